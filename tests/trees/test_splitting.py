@@ -1,0 +1,171 @@
+"""The split the engine chooses equals a brute-force search over every threshold."""
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st, HealthCheck
+
+from treeboost import DecisionTreeClassifier, DecisionTreeRegressor
+
+LOG2 = np.log(2)
+
+
+def term(stats, criterion):
+    """T(s) with s = per-class weights (classification) or (w, w*y) (regression)."""
+    if criterion == "squared_error":
+        w, s = stats
+        return 0.0 if w <= 0 else -s * s / w
+    w = stats.sum()
+    if w <= 0:
+        return 0.0
+    if criterion == "gini":
+        return w - (stats ** 2).sum() / w
+    p = stats[stats > 0]
+    return (w * np.log(w) - (p * np.log(p)).sum()) / LOG2
+
+
+def score(left_mask, y, w, criterion, n_classes):
+    """(score, decrease) of sending the rows of left_mask left."""
+    def stats(mask):
+        if criterion == "squared_error":
+            return np.array([w[mask].sum(), (w * y)[mask].sum()])
+        return np.bincount(y[mask], weights=w[mask], minlength=n_classes)
+    P, L, R = stats(np.ones_like(left_mask)), stats(left_mask), stats(~left_mask)
+    dec = term(P, criterion) - term(L, criterion) - term(R, criterion)
+    if criterion != "gain_ratio":
+        return dec, dec
+    wl, wr = w[left_mask].sum(), w[~left_mask].sum()
+    p, q = wl / (wl + wr), wr / (wl + wr)
+    iv = -(p * np.log2(p) + q * np.log2(q))
+    return dec / (wl + wr) / iv, dec
+
+
+def candidate_partitions(x, categorical):
+    """Every partition the engine may choose for one feature (NaN = missing)."""
+    miss = np.isnan(x)
+    vals = np.unique(x[~miss])
+    if categorical:
+        for r in range(1, len(vals)):
+            for subset in itertools.combinations(vals, r):
+                inside = np.isin(x, subset)
+                yield inside
+                if miss.any():
+                    yield inside | miss
+        if miss.any() and len(vals):
+            yield ~miss
+        return
+    for t in (vals[:-1] + vals[1:]) / 2:
+        left = x <= t
+        yield left
+        if miss.any():
+            yield left | miss
+    if miss.any() and len(vals):
+        yield ~miss
+
+
+def brute_force_best(X, y, w, criterion, n_classes, categorical):
+    best = -np.inf
+    for f in range(X.shape[1]):
+        for left in candidate_partitions(X[:, f], categorical):
+            if left.all() or not left.any():
+                continue
+            if w[left].sum() <= 0 or w[~left].sum() <= 0:
+                continue
+            best = max(best, score(left, y, w, criterion, n_classes)[0])
+    return best
+
+
+@st.composite
+def small_problem(draw, regression=False):
+    n = draw(st.integers(4, 25))
+    d = draw(st.integers(1, 3))
+    values = st.one_of(st.integers(0, 6).map(float), st.just(np.nan)) if draw(st.booleans()) \
+        else st.integers(0, 6).map(float)
+    X = np.array(draw(st.lists(st.lists(values, min_size=d, max_size=d), min_size=n,
+                               max_size=n)))
+    if regression:
+        y = np.array(draw(st.lists(st.integers(-5, 5), min_size=n, max_size=n)), float)
+    else:
+        y = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+    w = np.array(draw(st.lists(st.integers(1, 3), min_size=n, max_size=n)), float)
+    return X, y, w
+
+
+def _check_root(est, X, y, w, criterion, categorical):
+    if categorical:
+        Xfit = X
+    est.fit(X, y, sample_weight=w)
+    tree = est.tree_
+    n_classes = len(np.unique(y))
+    y_enc = np.unique(y, return_inverse=True)[1] if criterion != "squared_error" else y
+    best = brute_force_best(X, y_enc, w, criterion, n_classes, categorical)
+    if tree.node_count == 1:
+        # no split: only possible when no partition improves on a pure/constant node
+        assert best == -np.inf or np.isclose(term_total(y_enc, w, criterion, n_classes), 0,
+                                             atol=1e-9)
+        return
+    left_leaf = tree.apply(est._encoder.transform(X)) == tree.children_left[0]
+    chosen, dec = score(left_leaf, y_enc, w, criterion, n_classes)
+    assert chosen == pytest.approx(best, rel=1e-9, abs=1e-9)
+    assert tree.gain[0] == pytest.approx(dec, rel=1e-9, abs=1e-9)
+
+
+def term_total(y, w, criterion, n_classes):
+    if criterion == "squared_error":
+        return np.average((y - np.average(y, weights=w)) ** 2, weights=w)
+    p = np.bincount(y, weights=w, minlength=n_classes) / w.sum()
+    return 1 - (p ** 2).sum()
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "gain_ratio"])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem=small_problem())
+def test_classification_root_split_is_the_brute_force_best(criterion, problem):
+    X, y, w = problem
+    est = DecisionTreeClassifier(criterion=criterion, max_depth=1, max_bins=None)
+    _check_root(est, X, y, w, criterion, categorical=False)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem=small_problem(regression=True))
+def test_regression_root_split_is_the_brute_force_best(problem):
+    X, y, w = problem
+    est = DecisionTreeRegressor(max_depth=1, max_bins=None)
+    _check_root(est, X, y, w, "squared_error", categorical=False)
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error"])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem=small_problem(regression=True), data=st.data())
+def test_categorical_subset_split_is_optimal_for_two_classes_and_regression(
+        criterion, problem, data):
+    X, y, w = problem
+    if criterion == "squared_error":
+        est = DecisionTreeRegressor(max_depth=1, categorical_features=list(range(X.shape[1])))
+    else:
+        y = (y > 0).astype(int)
+        est = DecisionTreeClassifier(criterion=criterion, max_depth=1,
+                                     categorical_features=list(range(X.shape[1])))
+    _check_root(est, X, y, w, criterion, categorical=True)
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem=small_problem())
+def test_fully_grown_tree_fits_consistent_training_data(problem):
+    X, y, w = problem
+    # make the labels a function of the rows so no identical rows disagree
+    keys = np.unique(np.nan_to_num(X, nan=-1), axis=0, return_inverse=True)[1].ravel()
+    y = keys % 3
+    est = DecisionTreeClassifier(max_bins=None).fit(X, y, sample_weight=w)
+    np.testing.assert_array_equal(est.predict(X), y)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem=small_problem())
+def test_raw_prediction_follows_the_binned_path(problem):
+    X, y, w = problem
+    est = DecisionTreeClassifier(max_bins=4).fit(X, y)
+    Xe = est._encoder.transform(X)
+    Xb = est.bin_mapper_.transform(Xe)
+    np.testing.assert_array_equal(
+        est.tree_.apply(Xe), est.tree_.apply_binned(Xb, est.bin_mapper_.missing_values_code_))

@@ -1,0 +1,6 @@
+"""treeboost: decision trees and tree ensembles on one fast histogram engine."""
+from .trees import DecisionTreeClassifier, DecisionTreeRegressor
+
+__version__ = "0.1.0"
+
+__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "__version__"]

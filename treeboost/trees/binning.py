@@ -1,0 +1,243 @@
+"""BinMapper: the one-time discretisation of X that every tree of an estimator shares."""
+import numbers
+
+import numpy as np
+from numba import njit, prange
+
+MAX_CATEGORIES = 255
+
+
+def _midpoints(a, b):
+    """Midpoints of adjacent distinct values, kept strictly below ``b``.
+
+    ``a/2 + b/2`` does not overflow for huge values; when rounding puts the midpoint on
+    ``b`` (adjacent floats) the lower value is used so that ``x <= t`` still separates.
+    """
+    mid = a / 2.0 + b / 2.0
+    return np.where(mid >= b, a, mid)
+
+
+class BinMapper:
+    """Map each column of X to small integer codes, once per estimator.
+
+    Numeric columns: the distinct training values are cut into at most ``max_bins``
+    bins at quantiles of the data; every bin edge is the midpoint between two adjacent
+    distinct training values, so a split "code <= j" is the textbook bi-partition
+    ``x <= (a_i + a_{i+1}) / 2``.  With ``max_bins=None`` every distinct value gets its
+    own bin (exact CART).  A value ``x`` falls in bin ``j`` when
+    ``edge[j-1] < x <= edge[j]``.
+
+    Categorical columns (already encoded as category indices ``0..k-1`` by
+    :class:`~treeboost.trees.encoding.FeatureEncoder`) keep their index as code.
+
+    Missing values (NaN) get the reserved code ``missing_values_code_``, one past the
+    largest bin of any feature (255 for the default ``max_bins=255``).
+
+    Parameters
+    ----------
+    max_bins : int or None, default=255
+        Maximum number of bins for non-missing values of a numeric feature, in
+        ``[2, 65535]``, or None for one bin per distinct value.
+    is_categorical : array-like of bool of shape (n_features,), default=None
+        Which columns hold category indices.
+    subsample : int or None, default=200_000
+        Number of rows used to compute the quantiles when binning (all rows for None
+        and always for ``max_bins=None``).
+    random_state : int, RandomState instance or None
+        Seeds the subsample.
+
+    Attributes
+    ----------
+    bin_thresholds_ : list of ndarray
+        The bin edges of each numeric feature (empty for categorical ones).
+    n_bins_ : ndarray of shape (n_features,)
+        Number of non-missing bins per feature.
+    has_missing_ : ndarray of bool, shape (n_features,)
+        Whether the feature had missing values in the training data.
+    missing_values_code_ : int
+        The code of a missing value.
+    dtype_ : numpy dtype
+        ``uint8`` when every code fits, else ``uint16`` (``uint32`` for exact binning of
+        more than 65535 distinct values).
+    """
+
+    def __init__(self, max_bins=255, is_categorical=None, subsample=200_000,
+                 random_state=None):
+        self.max_bins = max_bins
+        self.is_categorical = is_categorical
+        self.subsample = subsample
+        self.random_state = random_state
+
+    def fit(self, X):
+        """Learn the bin edges of each feature from X (n_samples, n_features), NaN = missing."""
+        if self.max_bins is not None and (
+                not isinstance(self.max_bins, numbers.Integral) or isinstance(self.max_bins, bool)
+                or not 2 <= self.max_bins <= 65535):
+            raise ValueError(
+                f"max_bins must be an integer in [2, 65535] or None, got {self.max_bins!r}.")
+        n_samples, n_features = X.shape
+        is_cat = (np.zeros(n_features, bool) if self.is_categorical is None
+                  else np.asarray(self.is_categorical, bool))
+        rows = None
+        if (self.max_bins is not None and self.subsample is not None
+                and n_samples > self.subsample):
+            rng = np.random.default_rng(_seed(self.random_state))
+            rows = np.sort(rng.choice(n_samples, self.subsample, replace=False))
+        sample = X if rows is None else X[rows]
+        numeric = np.flatnonzero(~is_cat)
+        # one sorted copy of the numeric columns, sorted in parallel (NaN sort last)
+        sorted_cols = _sorted_columns(np.asarray(sample), numeric)
+        self.bin_thresholds_ = []
+        n_bins = np.zeros(n_features, np.int64)
+        col_of = {f: j for j, f in enumerate(numeric)}
+        for f in range(n_features):  # loop over columns; each column is vectorised
+            if is_cat[f]:
+                col = np.asarray(X[:, f], dtype=np.float64)
+                finite = col[~np.isnan(col)]
+                n_bins[f] = int(finite.max()) + 1 if finite.size else 1
+                self.bin_thresholds_.append(np.empty(0))
+                continue
+            col = sorted_cols[col_of[f]]
+            col = col[:np.searchsorted(col, np.nan)] if np.isnan(col[-1]) else col
+            if col.size:
+                new_value = np.empty(col.size, bool)
+                new_value[0] = True
+                np.not_equal(col[1:], col[:-1], out=new_value[1:])
+                starts = np.flatnonzero(new_value)
+                distinct = col[starts]
+                counts = np.diff(np.append(starts, col.size))
+            else:
+                distinct = counts = np.empty(0)
+            if distinct.size <= 1:
+                edges = np.empty(0)
+            elif self.max_bins is None or distinct.size <= self.max_bins:
+                edges = _midpoints(distinct[:-1], distinct[1:])
+            else:
+                # cut where the cumulative count crosses each quantile, between the
+                # distinct value reached and the next one
+                cum = np.cumsum(counts)
+                targets = cum[-1] * np.arange(1, self.max_bins) / self.max_bins
+                i = np.unique(np.searchsorted(cum, targets, side="left"))
+                i = i[i < distinct.size - 1]
+                edges = _midpoints(distinct[i], distinct[i + 1])
+            self.bin_thresholds_.append(edges)
+            n_bins[f] = edges.size + 1
+        self.n_bins_ = n_bins
+        self.has_missing_ = np.isnan(X).any(axis=0)
+        self.is_categorical_ = is_cat
+        self.missing_values_code_ = int(n_bins.max()) if n_features else 1
+        code = self.missing_values_code_
+        self.dtype_ = np.dtype(np.uint8 if code <= 255 else np.uint16 if code <= 65535
+                               else np.uint32)
+        return self
+
+    def transform(self, X):
+        """Codes of X, **feature-major**: shape (n_features, n_samples), C-contiguous,
+        so that each feature's column is contiguous for the histogram kernels."""
+        n_samples, n_features = X.shape
+        if n_features != self.n_bins_.shape[0]:
+            raise ValueError(f"X has {n_features} features, the BinMapper was fitted on "
+                             f"{self.n_bins_.shape[0]}.")
+        out = np.empty((n_features, n_samples), dtype=self.dtype_)
+        n_edges = np.array([e.size for e in self.bin_thresholds_], dtype=np.int64)
+        width = 16 * max(1, -(-int(n_edges.max(initial=0)) // 16))
+        edges = np.full((n_features, width), np.inf)
+        for f, e in enumerate(self.bin_thresholds_):
+            edges[f, :e.size] = e
+        coarse = np.ascontiguousarray(edges[:, 15::16])
+        _map_to_bins(X, edges, coarse, n_edges, self.is_categorical_, self.n_bins_,
+                     self.missing_values_code_, out)
+        return out
+
+    def fit_transform(self, X):
+        return self.fit(X).transform(X)
+
+    def threshold_of(self, feature, bin_threshold):
+        """Real threshold of the split "code <= bin_threshold" (inf past the last edge)."""
+        edges = self.bin_thresholds_[feature]
+        return edges[bin_threshold] if bin_threshold < edges.size else np.inf
+
+
+def _seed(random_state):
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(np.iinfo(np.int32).max))
+    return random_state
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _lower_bound(edges_f, coarse_f, x):
+    """Index of the first edge >= x in the +inf-padded row ``edges_f``.
+
+    Up to 256 edges: count the blocks of 16 whose last edge is < x, then the edges < x
+    inside the block; both counts are independent compares the CPU overlaps, unlike
+    the dependent loads of a binary search.  More edges: binary search.
+    """
+    nb = coarse_f.shape[0]
+    if nb <= 16:
+        blk = 0
+        for k in range(nb):
+            blk += coarse_f[k] < x
+        if blk == nb:
+            return edges_f.shape[0]
+        b0 = blk * 16
+        cnt = 0
+        for k in range(16):
+            cnt += edges_f[b0 + k] < x
+        return b0 + cnt
+    lo = 0
+    hi = edges_f.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if edges_f[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(nogil=True, cache=True, parallel=True)
+def _map_to_bins(X, edges, coarse, n_edges, is_cat, n_bins, missing_code, out):
+    """``out[f, i]`` = number of edges of feature ``f`` below ``X[i, f]``, the category
+    index for categorical features, ``missing_code`` for NaN (and for category indices
+    out of range).  Rows are split in chunks, one per task, so X is read row by row."""
+    n_samples, n_features = X.shape
+    chunk = 4096
+    n_chunks = (n_samples + chunk - 1) // chunk
+    for c in prange(n_chunks):
+        for i in range(c * chunk, min(n_samples, (c + 1) * chunk)):
+            for f in range(n_features):
+                x = X[i, f]
+                if np.isnan(x):
+                    out[f, i] = missing_code
+                elif is_cat[f]:
+                    if x >= 0 and x < n_bins[f]:
+                        out[f, i] = np.int64(x)
+                    else:
+                        out[f, i] = missing_code
+                else:
+                    b = _lower_bound(edges[f], coarse[f], x)
+                    out[f, i] = min(b, n_edges[f])
+
+
+def _sorted_columns(X, columns):
+    """Sorted copies of the given columns of X (NaN last): numpy's vectorised sort, one
+    chunk of columns per thread (it releases the GIL)."""
+    from concurrent.futures import ThreadPoolExecutor
+    out = np.empty((columns.shape[0], X.shape[0]))
+
+    def sort_chunk(js):
+        for j in js:
+            out[j] = np.sort(X[:, columns[j]])
+    n_threads = min(_cpu_count(), columns.shape[0])
+    if n_threads <= 1 or X.shape[0] < 10_000:
+        sort_chunk(range(columns.shape[0]))
+    else:
+        with ThreadPoolExecutor(n_threads) as pool:
+            list(pool.map(sort_chunk, np.array_split(np.arange(columns.shape[0]), n_threads)))
+    return out
+
+
+def _cpu_count():
+    import os
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+               else os.cpu_count() or 1)

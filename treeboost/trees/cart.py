@@ -1,0 +1,400 @@
+"""CART estimators: DecisionTreeClassifier and DecisionTreeRegressor.
+
+Both follow scikit-learn's estimator contract and grow their tree with the shared
+:class:`~treeboost.trees.grower.TreeGrower` on data binned once by
+:class:`~treeboost.trees.binning.BinMapper`.
+"""
+import numbers
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (_check_feature_names, _check_n_features,
+                                      _check_sample_weight, check_is_fitted, column_or_1d)
+
+from .binning import BinMapper
+from .criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
+from .encoding import FeatureEncoder
+from .grower import TreeGrower
+
+
+def resolve_max_features(max_features, n_features):
+    """Number of features sampled per node from scikit-learn's ``max_features`` forms."""
+    if max_features is None:
+        return n_features
+    if isinstance(max_features, str):
+        if max_features == "sqrt":
+            return max(1, int(np.sqrt(n_features)))
+        if max_features == "log2":
+            return max(1, int(np.log2(n_features)))
+        raise ValueError(f"max_features must be 'sqrt', 'log2', an int, a float or None, got "
+                         f"{max_features!r}.")
+    if isinstance(max_features, numbers.Integral):
+        if max_features > n_features:
+            raise ValueError(f"max_features={max_features} is larger than the number of "
+                             f"features ({n_features}).")
+        return int(max_features)
+    return max(1, int(max_features * n_features))
+
+
+def resolve_count(value, n_samples):
+    """An int count, or a float fraction of ``n_samples`` (ceil), as scikit-learn does."""
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    return int(np.ceil(value * n_samples))
+
+
+class BaseDecisionTree(BaseEstimator):
+    """Shared fitting and prediction of the CART estimators."""
+
+    _parameter_constraints = {
+        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        "min_samples_split": [Interval(Integral, 2, None, closed="left"),
+                              Interval(Real, 0.0, 1.0, closed="right")],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left"),
+                             Interval(Real, 0.0, 1.0, closed="neither")],
+        "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
+        "max_features": [Interval(Integral, 1, None, closed="left"),
+                         Interval(Real, 0.0, 1.0, closed="right"),
+                         StrOptions({"sqrt", "log2"}), None],
+        "random_state": ["random_state"],
+        "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
+        "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
+        "max_bins": [Interval(Integral, 2, 65535, closed="both"), None],
+        "categorical_features": ["array-like", StrOptions({"auto"}), None],
+    }
+
+    # -- input handling ---------------------------------------------------------------
+    def _encode_X(self, X, reset):
+        _check_feature_names(self, X, reset=reset)
+        if reset:
+            self._encoder = FeatureEncoder(self.categorical_features)
+            Xe = self._encoder.fit_transform(X)
+        else:
+            Xe = self._encoder.transform(X)
+        _check_n_features(self, Xe, reset=reset)
+        if reset and Xe.shape[0] == 0:
+            raise ValueError(f"Found array with 0 sample(s) (shape={Xe.shape}) while a minimum "
+                             f"of 1 is required.")
+        return Xe
+
+    def _stats(self, y, sample_weight):
+        raise NotImplementedError
+
+    def fit(self, X, y, sample_weight=None):
+        """Build the tree from the training set (X, y).
+
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+            NaN marks a missing value; pandas ``category`` / object / string columns (or
+            the columns named in ``categorical_features``) are categorical.
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights, not all zero.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        Xe = self._encode_X(X, reset=True)
+        y = self._validate_y(y, Xe.shape[0])
+        sample_weight = self._check_weights(sample_weight, Xe)
+        # zero-weight rows take no part in the fit, not even in the bin edges
+        positive = sample_weight > 0
+        self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_).fit(
+            Xe if positive.all() else Xe[positive])
+        Xb = self.bin_mapper_.transform(Xe)
+        stats, sq = self._stats(y, sample_weight)
+        self._grow(Xb, stats, sq, np.flatnonzero(positive),
+                   total_weight=sample_weight.sum(), parallel=True)
+        return self
+
+    def _check_weights(self, sample_weight, Xe):
+        sw = _check_sample_weight(sample_weight, Xe, dtype=np.float64,
+                                  ensure_non_negative=True)
+        if not np.all(np.isfinite(sw)):
+            raise ValueError("sample_weight must be finite.")
+        if sw.sum() <= 0:
+            raise ValueError("sample_weight sums to zero: at least one sample needs a "
+                             "positive weight.")
+        return sw
+
+    def _grower(self, n_samples, total_weight, seed, parallel):
+        n_features = self.n_features_in_
+        mss = resolve_count(self.min_samples_split, n_samples)
+        msl = resolve_count(self.min_samples_leaf, n_samples)
+        self.max_features_ = resolve_max_features(self.max_features, n_features)
+        return TreeGrower(
+            self.bin_mapper_, self._criterion_code(), self._n_stats(),
+            max_depth=self.max_depth, min_samples_split=max(mss, 2 * msl, 2),
+            min_samples_leaf=msl,
+            min_weight_leaf=self.min_weight_fraction_leaf * total_weight,
+            min_impurity_decrease=self.min_impurity_decrease,
+            max_features=self.max_features_, max_leaf_nodes=self.max_leaf_nodes,
+            random_state=seed, parallel=parallel)
+
+    def _grow(self, Xb, stats, sq, sample_indices, total_weight, parallel, seed=None):
+        """Grow ``tree_`` on already binned data (the ensembles call this directly)."""
+        if seed is None:
+            seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        grower = self._grower(sample_indices.shape[0], total_weight, seed, parallel)
+        self.tree_, _ = grower.grow(Xb, stats, sq, sample_indices)
+        return self
+
+    # -- prediction -------------------------------------------------------------------
+    def _transform(self, X):
+        check_is_fitted(self, "tree_")
+        return self._encode_X(X, reset=False)
+
+    def apply(self, X):
+        """Index of the leaf each sample ends up in."""
+        Xe = self._transform(X)
+        return self.tree_.apply(Xe)
+
+    def decision_path(self, X):
+        """Sparse indicator matrix of the nodes each sample goes through."""
+        Xe = self._transform(X)
+        return self.tree_.decision_path(Xe)
+
+    def get_depth(self):
+        """Depth of the tree (a single leaf has depth 0)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.max_depth
+
+    def get_n_leaves(self):
+        """Number of leaves of the tree."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self):
+        """Normalised total weighted impurity decrease brought by each feature."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.compute_feature_importances()
+
+    @property
+    def categories_(self):
+        """Categories of each categorical feature (None for numeric ones)."""
+        check_is_fitted(self, "tree_")
+        return self._encoder.categories_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
+    """A CART classification tree on histogram-binned features.
+
+    Parameters
+    ----------
+    criterion : {"gini", "entropy", "log_loss", "gain_ratio"}, default="gini"
+        Impurity ``Gini(D) = 1 - sum_k p_k^2``; ``Ent(D) = -sum_k p_k log2 p_k`` with the
+        split chosen by information gain ``Ent(D) - sum_v |D_v|/|D| Ent(D_v)``; or the gain
+        ratio, that gain divided by the split information of the binary partition.
+    max_depth : int, default=None
+        Maximum depth; None grows until leaves are pure or hit the other limits.
+    min_samples_split : int or float, default=2
+        Minimum number of samples (or fraction of them) to split a node.
+    min_samples_leaf : int or float, default=1
+        Minimum number of samples (or fraction) in each child.
+    min_weight_fraction_leaf : float, default=0.0
+        Minimum fraction of the total sample weight in each child.
+    max_features : int, float, {"sqrt", "log2"} or None, default=None
+        Number of features drawn at random at each node (all when None).  If none of
+        them gives a valid split, the remaining features are searched too.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the feature sampling.
+    max_leaf_nodes : int, default=None
+        Grow best-first (largest impurity decrease first) up to this many leaves.
+    min_impurity_decrease : float, default=0.0
+        Split only if ``N_t/N * (impurity - N_tL/N_t * impurity_L - N_tR/N_t * impurity_R)``
+        reaches this value (weighted counts).
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplied into ``sample_weight``.
+    max_bins : int or None, default=255
+        Bins per numeric feature, in [2, 65535]; None gives one bin per distinct value
+        (exact CART).  Thresholds are always midpoints between adjacent training values.
+    categorical_features : None, "auto" or array-like, default=None
+        Categorical columns (see :class:`~treeboost.trees.encoding.FeatureEncoder`);
+        by default the pandas columns of category, object or string dtype.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    n_classes_ : int
+    tree_ : Tree
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str (only when X has string column names)
+    bin_mapper_ : BinMapper
+    max_features_ : int
+    feature_importances_ : ndarray of shape (n_features,)
+
+    Notes
+    -----
+    Categorical features are split into two subsets of categories.  For two classes the
+    categories are ordered by their rate of the second class and the best prefix of that
+    order is taken, which is the optimal subset (Breiman et al., 1984); for ``K > 2``
+    classes the ``K`` orders by each class's rate are all tried (a heuristic).
+
+    A training set with a single class gives a single-leaf tree and a ``UserWarning``.
+    """
+
+    _parameter_constraints = {
+        **BaseDecisionTree._parameter_constraints,
+        "criterion": [StrOptions(set(CLASSIFICATION_CRITERIA))],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+    }
+
+    def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
+                 random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 class_weight=None, max_bins=255, categorical_features=None):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.class_weight = class_weight
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+
+    def _criterion_code(self):
+        return CLASSIFICATION_CRITERIA[self.criterion]
+
+    def _n_stats(self):
+        return self.n_classes_
+
+    def _validate_y(self, y, n_samples):
+        y = column_or_1d(y, warn=True)
+        if y.shape[0] != n_samples:
+            raise ValueError(f"X and y have inconsistent numbers of samples: {n_samples} and "
+                             f"{y.shape[0]}.")
+        if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+            raise ValueError("Input y contains NaN or infinity.")
+        check_classification_targets(y)
+        self.classes_, y_enc = np.unique(y, return_inverse=True)
+        self.n_classes_ = self.classes_.shape[0]
+        if self.n_classes_ == 1:
+            warnings.warn("y has a single class: the tree is a single leaf that predicts "
+                          f"{self.classes_[0]!r}.", UserWarning)
+        self._y_encoded = y_enc
+        return y_enc
+
+    def _stats(self, y, sample_weight):
+        if self.class_weight is not None:
+            sample_weight = sample_weight * compute_sample_weight(self.class_weight, y)
+        return class_stats(y, sample_weight, self.n_classes_), None
+
+    def predict_proba(self, X):
+        """Class probabilities: the weighted class fractions of the leaf reached."""
+        Xe = self._transform(X)
+        return self.tree_.predict(Xe)
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """Most probable class of the leaf reached."""
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+
+class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
+    """A CART regression tree on histogram-binned features.
+
+    Each split maximises the decrease of the weighted squared error,
+    ``S_L^2/W_L + S_R^2/W_R - S^2/W`` with ``S = sum w*y`` and ``W = sum w``; each leaf
+    predicts the weighted mean of its targets.  The other parameters are those of
+    :class:`DecisionTreeClassifier`.
+
+    Parameters
+    ----------
+    criterion : {"squared_error"}, default="squared_error"
+    max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
+    max_features, random_state, max_leaf_nodes, min_impurity_decrease, max_bins,
+    categorical_features
+        As in :class:`DecisionTreeClassifier`.
+    """
+
+    _parameter_constraints = {
+        **BaseDecisionTree._parameter_constraints,
+        "criterion": [StrOptions(set(REGRESSION_CRITERIA))],
+    }
+
+    def __init__(self, *, criterion="squared_error", max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
+                 random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 max_bins=255, categorical_features=None):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+
+    def _criterion_code(self):
+        return REGRESSION_CRITERIA[self.criterion]
+
+    def _n_stats(self):
+        return 2
+
+    def _validate_y(self, y, n_samples):
+        y = column_or_1d(y, warn=True)
+        if y.shape[0] != n_samples:
+            raise ValueError(f"X and y have inconsistent numbers of samples: {n_samples} and "
+                             f"{y.shape[0]}.")
+        try:
+            y = y.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"y must be numeric for a regressor, got dtype {y.dtype}.") \
+                from None
+        if not np.all(np.isfinite(y)):
+            raise ValueError("Input y contains NaN or infinity.")
+        return y
+
+    def _stats(self, y, sample_weight):
+        return regression_stats(y, sample_weight)
+
+    def predict(self, X):
+        """Weighted mean target of the leaf reached."""
+        Xe = self._transform(X)
+        return self.tree_.predict(Xe)[:, 0]
+
+
+def class_stats(y_encoded, sample_weight, n_classes):
+    """Per-sample statistics of classification: ``w`` in the column of the class, then
+    the count column."""
+    n = y_encoded.shape[0]
+    stats = np.zeros((n, n_classes + 1))
+    stats[np.arange(n), y_encoded] = sample_weight
+    stats[:, -1] = sample_weight > 0
+    return stats
+
+
+def regression_stats(y, sample_weight):
+    """Per-sample statistics of regression, ``(w, w*y, count)``, and ``w*y^2``."""
+    stats = np.empty((y.shape[0], 3))
+    stats[:, 0] = sample_weight
+    stats[:, 1] = sample_weight * y
+    stats[:, 2] = sample_weight > 0
+    return stats, sample_weight * y * y

@@ -1,0 +1,117 @@
+"""Impurity and gain formulas, one small numba function each.
+
+Every criterion works on a vector ``s`` of summed per-sample statistics
+(a histogram bin, a child, or a whole node):
+
+=================  ==========================  ===========================================
+criterion          statistics ``s``            node term ``T(s)`` (lower is purer)
+=================  ==========================  ===========================================
+``gini``           ``w_k`` per class           ``W - sum_k w_k^2 / W``   (``W * Gini``)
+``entropy``        ``w_k`` per class           ``W log2 W - sum_k w_k log2 w_k`` (``W * Ent``)
+``gain_ratio``     ``w_k`` per class           as ``entropy``; score = gain / split info
+``squared_error``  ``(w, w*y)``                ``-(sum w y)^2 / W`` (``W * variance`` minus
+                                               ``sum w y^2``, which cancels in a split)
+``newton``         ``(g, h)`` (gradient,       ``-1/2 G^2 / (H + lambda)``
+                   hessian, sample-weighted)
+=================  ==========================  ===========================================
+
+The weighted impurity decrease of a split of a parent ``P`` into ``L`` and ``R`` is
+``T(P) - T(L) - T(R)``.  Divided by the total weight of the root it is scikit-learn's
+``min_impurity_decrease`` quantity; for ``newton`` it is the second-order gain of
+XGBoost / LightGBM, ``1/2 [G_L^2/(H_L+l) + G_R^2/(H_R+l) - G^2/(H+l)]``.
+
+The gain ratio (C4.5) divides the information gain ``(T(P) - T(L) - T(R)) / W_P`` by the
+split information of the binary partition, ``IV = -sum_{c in L,R} W_c/W_P log2(W_c/W_P)``.
+"""
+import numpy as np
+from numba import njit
+
+GINI = 0
+ENTROPY = 1
+GAIN_RATIO = 2
+SQUARED_ERROR = 3
+NEWTON = 4
+
+CLASSIFICATION_CRITERIA = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY,
+                           "gain_ratio": GAIN_RATIO}
+REGRESSION_CRITERIA = {"squared_error": SQUARED_ERROR}
+
+_LOG2 = np.log(2.0)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def node_weight(s, crit, n_stats):
+    """Weight a node must keep for ``min_weight_leaf``: the sample weight for trees,
+    the hessian sum (``min_child_weight``) for ``newton``."""
+    if crit == NEWTON:
+        return s[1]
+    if crit == SQUARED_ERROR:
+        return s[0]
+    w = 0.0
+    for k in range(n_stats):
+        w += s[k]
+    return w
+
+
+@njit(nogil=True, cache=True)
+def node_term(s, crit, n_stats, l2):
+    """``T(s)`` of the table above, so that a split's decrease is ``T(P)-T(L)-T(R)``."""
+    if crit == NEWTON:
+        return -0.5 * s[0] * s[0] / (s[1] + l2)
+    if crit == SQUARED_ERROR:
+        if s[0] <= 0.0:
+            return 0.0
+        return -s[1] * s[1] / s[0]
+    w = 0.0
+    for k in range(n_stats):
+        w += s[k]
+    if w <= 0.0:
+        return 0.0
+    if crit == GINI:
+        sq = 0.0
+        for k in range(n_stats):
+            sq += s[k] * s[k]
+        return w - sq / w
+    # entropy and gain ratio
+    t = w * np.log(w)
+    for k in range(n_stats):
+        if s[k] > 0.0:
+            t -= s[k] * np.log(s[k])
+    return t / _LOG2
+
+
+@njit(nogil=True, cache=True)
+def node_impurity(s, sq_sum, crit, n_stats, l2):
+    """The impurity a fitted tree reports for a node (Gini index, entropy in bits,
+    weighted variance, or ``-1/2 G^2/(H+lambda)`` for ``newton``)."""
+    if crit == NEWTON:
+        return node_term(s, crit, n_stats, l2)
+    if crit == SQUARED_ERROR:
+        if s[0] <= 0.0:
+            return 0.0
+        mean = s[1] / s[0]
+        v = sq_sum / s[0] - mean * mean
+        return v if v > 0.0 else 0.0
+    w = node_weight(s, crit, n_stats)
+    if w <= 0.0:
+        return 0.0
+    return node_term(s, crit, n_stats, l2) / w
+
+
+@njit(nogil=True, cache=True)
+def split_score(decrease, w_left, w_right, crit):
+    """The number the split search maximises: the decrease itself, or for
+    ``gain_ratio`` the information gain over the split information."""
+    if crit != GAIN_RATIO:
+        return decrease
+    w = w_left + w_right
+    pl = w_left / w
+    pr = w_right / w
+    iv = 0.0
+    if pl > 0.0:
+        iv -= pl * np.log(pl) / _LOG2
+    if pr > 0.0:
+        iv -= pr * np.log(pr) / _LOG2
+    if iv <= 0.0:
+        return -np.inf
+    return (decrease / w) / iv

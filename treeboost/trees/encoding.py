@@ -1,0 +1,227 @@
+"""FeatureEncoder: raw X (numpy or pandas, numeric + categorical + NaN) to a float matrix.
+
+Categorical columns become category indices ``0..k-1`` (stored as floats, NaN for a
+missing value or a category never seen in training), numeric columns stay as they are.
+The trees then test numeric columns with ``x <= threshold`` and categorical ones with
+"index in the left subset", on this one matrix.
+"""
+import numpy as np
+from sklearn.utils.validation import check_array
+
+from .binning import MAX_CATEGORIES
+
+
+def _is_frame(X):
+    return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
+
+
+def _frame_is_categorical(dtype):
+    import pandas as pd
+    return (isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_object_dtype(dtype)
+            or pd.api.types.is_string_dtype(dtype))
+
+
+def _missing_mask(values):
+    """NaN / None mask of an object or numeric array (vectorised)."""
+    values = np.asarray(values)
+    if values.dtype.kind == "f":
+        return np.isnan(values)
+    if values.dtype.kind == "O":
+        return np.asarray((values != values) | np.equal(values, None), dtype=bool)
+    return np.zeros(values.shape, bool)
+
+
+class FeatureEncoder:
+    """Learn which columns are categorical and their categories; encode X as floats.
+
+    Parameters
+    ----------
+    categorical_features : None, "auto", array-like of bool, of int or of str
+        ``None`` / ``"auto"``: the pandas columns of ``category``, object or string dtype
+        (none for a numpy array).  A boolean mask, column indices or column names select
+        the categorical columns explicitly.
+
+    Attributes
+    ----------
+    is_categorical_ : ndarray of bool, shape (n_features,)
+    categories_ : list
+        For each feature, the sorted array of its categories (None for numeric ones).
+        Category ``categories_[f][i]`` is encoded as ``i``.
+    """
+
+    def __init__(self, categorical_features=None):
+        self.categorical_features = categorical_features
+
+    # -- which columns --------------------------------------------------------------
+    def _resolve_mask(self, X, n_features, names):
+        cf = self.categorical_features
+        if cf is None or (isinstance(cf, str) and cf == "auto"):
+            if _is_frame(X):
+                return np.array([_frame_is_categorical(dt) for dt in X.dtypes], bool)
+            return np.zeros(n_features, bool)
+        if isinstance(cf, str):
+            raise ValueError(
+                f"categorical_features must be None, 'auto' or an array-like of bool, int or "
+                f"str, got {cf!r}.")
+        cf = np.asarray(cf)
+        if cf.size == 0:
+            return np.zeros(n_features, bool)
+        if cf.dtype.kind == "b":
+            if cf.shape != (n_features,):
+                raise ValueError(
+                    f"categorical_features as a boolean mask must have shape ({n_features},), "
+                    f"got {cf.shape}.")
+            return cf.copy()
+        mask = np.zeros(n_features, bool)
+        if cf.dtype.kind in "iu":
+            if cf.min() < -n_features or cf.max() >= n_features:
+                raise ValueError(
+                    f"categorical_features has an index out of range [0, {n_features}): "
+                    f"{cf.tolist()}.")
+            mask[cf] = True
+            return mask
+        if cf.dtype.kind in "UO":
+            if names is None:
+                raise ValueError(
+                    "categorical_features given as names needs X as a pandas DataFrame.")
+            lookup = {n: i for i, n in enumerate(names)}
+            for name in cf:
+                if name not in lookup:
+                    raise ValueError(
+                        f"categorical_features names an unknown column {name!r}.")
+                mask[lookup[name]] = True
+            return mask
+        raise ValueError(
+            f"categorical_features must hold bool, int or str, got dtype {cf.dtype}.")
+
+    # -- fit / transform ---------------------------------------------------------------
+    def fit(self, X):
+        """Learn the categorical columns and their categories; returns self."""
+        self._fit_transform(X, fit=True)
+        return self
+
+    def fit_transform(self, X):
+        return self._fit_transform(X, fit=True)
+
+    def transform(self, X):
+        """Encode X with the categories learned in :meth:`fit`."""
+        return self._fit_transform(X, fit=False)
+
+    def _fit_transform(self, X, fit):
+        frame = _is_frame(X)
+        if not frame and (self.categorical_features is None or (
+                isinstance(self.categorical_features, str)
+                and self.categorical_features == "auto")):
+            Xn = check_array(X, dtype=[np.float64, np.float32],
+                             ensure_all_finite="allow-nan")
+            if fit:
+                self.is_categorical_ = np.zeros(Xn.shape[1], bool)
+                self.categories_ = [None] * Xn.shape[1]
+            elif self.is_categorical_.any():
+                raise ValueError(
+                    "X has no categorical columns here but the model was fitted on "
+                    "categorical data; pass the same kind of X as in fit.")
+            return Xn
+        if frame:
+            n_samples, n_features = X.shape
+            names = [str(c) for c in X.columns]
+            get = lambda f: X.iloc[:, f]  # noqa: E731
+        else:
+            Xa = check_array(X, dtype=None, ensure_all_finite=False)
+            n_samples, n_features = Xa.shape
+            names = None
+            get = lambda f: Xa[:, f]  # noqa: E731
+        if fit:
+            self.is_categorical_ = self._resolve_mask(X, n_features, names)
+            self.categories_ = [None] * n_features
+        elif n_features != self.is_categorical_.shape[0]:
+            raise ValueError(
+                f"X has {n_features} features, but the model was fitted on "
+                f"{self.is_categorical_.shape[0]} features.")
+        any_cat = self.is_categorical_.any()
+        out = np.empty((n_samples, n_features), dtype=np.float64)
+        for f in range(n_features):  # loop over columns, each one vectorised
+            col = get(f)
+            if self.is_categorical_[f]:
+                out[:, f] = self._encode_categorical(col, f, fit, names)
+            else:
+                out[:, f] = self._numeric(col, f, names)
+        if not any_cat and frame:
+            # keep float32 input as float32 (memory) when no column needs encoding
+            dts = set(np.dtype(dt) if not hasattr(dt, "numpy_dtype") else dt.numpy_dtype
+                      for dt in X.dtypes)
+            if dts == {np.dtype(np.float32)}:
+                out = out.astype(np.float32)
+        return out
+
+    def _numeric(self, col, f, names):
+        if hasattr(col, "to_numpy"):
+            try:
+                vals = col.to_numpy(dtype=np.float64, na_value=np.nan)
+            except (TypeError, ValueError):
+                vals = None
+        else:
+            try:
+                vals = np.asarray(col, dtype=np.float64)
+            except (TypeError, ValueError):
+                vals = None
+        if vals is None:
+            name = names[f] if names else f
+            raise ValueError(
+                f"Column {name!r} is not numeric; declare it in categorical_features or use a "
+                f"category dtype.")
+        if np.isinf(vals).any():
+            name = names[f] if names else f
+            raise ValueError(f"Input X contains infinity in column {name!r}.")
+        return vals
+
+    def _encode_categorical(self, col, f, fit, names):
+        if hasattr(col, "cat"):
+            values = np.asarray(col.astype(object))
+            pd_categories = np.asarray(col.cat.categories, dtype=object)
+        else:
+            values = np.asarray(col, dtype=object)
+            pd_categories = None
+        missing = _missing_mask(values)
+        name = names[f] if names else f
+        if fit:
+            present = values[~missing]
+            if pd_categories is not None:
+                cats = pd_categories
+            else:
+                try:
+                    cats = np.unique(present)
+                except TypeError:
+                    raise TypeError(
+                        f"Categorical column {name!r} mixes types that cannot be ordered "
+                        f"(for example str and int); convert it to one type.") from None
+            if len(cats) > MAX_CATEGORIES:
+                raise ValueError(
+                    f"Categorical column {name!r} has {len(cats)} categories; at most "
+                    f"{MAX_CATEGORIES} are supported. Group rare categories or treat the "
+                    f"column as numeric.")
+            self.categories_[f] = cats
+        cats = self.categories_[f]
+        codes = np.full(values.shape[0], np.nan)
+        if len(cats) == 0:
+            return codes
+        present = ~missing
+        vals = values[present]
+        try:
+            order = np.argsort(cats, kind="stable")
+            sorted_cats = cats[order]
+            pos = np.searchsorted(sorted_cats, vals)
+        except TypeError:
+            # values of another type than the categories: none of them is known
+            return codes
+        pos = np.minimum(pos, len(cats) - 1)
+        found = sorted_cats[pos] == vals
+        enc = np.where(found, order[pos], -1).astype(np.float64)
+        enc[enc < 0] = np.nan
+        codes[present] = enc
+        return codes
+
+    @property
+    def n_features_(self):
+        return self.is_categorical_.shape[0]
+

@@ -1,0 +1,510 @@
+"""TreeGrower: grows one tree on binned data from per-sample statistics.
+
+The whole growth loop runs in one numba function, so a fully grown tree with
+thousands of nodes pays no Python overhead per node.  Each node, when created, gets
+the best split of its features (:mod:`.splitting`); the open nodes are then expanded
+depth-first (a stack) or, when ``max_leaf_nodes`` is set, best-first (largest impurity
+decrease first, as LightGBM's leaf-wise growth and scikit-learn's best-first builder).
+
+Histograms: a node with at least ``dense_min_samples`` samples gets a dense histogram;
+of two children the smaller one's is built from its samples and the larger one's is the
+parent's minus the smaller one's, in the parent's buffer.  Small nodes use a sorted,
+compressed histogram instead (cheaper than zeroing and scanning every bin).  With
+per-node feature sampling (``max_features``) only the sampled features are built, with
+no subtraction (the parent's histogram would not cover the child's features).
+"""
+import numpy as np
+from numba import njit
+
+from .criteria import node_impurity, NEWTON, SQUARED_ERROR
+from .tree import Tree
+from .splitting import (BITSET_WORDS, MODE_BUILD, MODE_SORT, MODE_SUBTRACT,
+                        eval_features_parallel, eval_features_serial)
+
+
+@njit(nogil=True, cache=True)
+def _rand(state):
+    """xorshift64*: a small explicit-state generator, the same on every thread."""
+    x = state[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    state[0] = x
+    return x * np.uint64(2685821657736338717)
+
+
+@njit(nogil=True, cache=True)
+def _sample_features(perm, k, state):
+    n = perm.shape[0]
+    for i in range(k):
+        j = i + np.int64(_rand(state) % np.uint64(n - i))
+        t = perm[i]
+        perm[i] = perm[j]
+        perm[j] = t
+    return np.sort(perm[:k]), np.sort(perm[k:])
+
+
+@njit(nogil=True, cache=True)
+def _get_slot(pool, free, n_free):
+    """A free histogram buffer; the pool doubles when none is left."""
+    if n_free[0] == 0:
+        old = pool.shape[0]
+        new_pool = np.empty((2 * old,) + pool.shape[1:])
+        new_pool[:old] = pool
+        new_free = np.empty(2 * old, np.int64)
+        new_free[:free.shape[0]] = free
+        for s in range(old, 2 * old):
+            new_free[n_free[0]] = s
+            n_free[0] += 1
+        pool = new_pool
+        free = new_free
+    n_free[0] -= 1
+    return pool, free, free[n_free[0]]
+
+
+@njit(nogil=True, cache=True)
+def _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, stats, ostats,
+                start, end, total, n_bins, missing_code, is_cat, crit, n_stats, l2,
+                min_leaf, min_w, n_threads, parallel_min_work, scratch,
+                f_score, f_dec, f_bin, f_ml, f_bitset, f_left,
+                feature, bin_thr, missing_left, bitset, cand_left, gain):
+    """Best split of a node over ``feats`` (then ``rest`` if none is valid)."""
+    n = end - start
+    if mode != MODE_SUBTRACT:
+        for i in range(n):
+            s = idx[start + i]
+            for c in range(stats.shape[1]):
+                ostats[i, c] = stats[s, c]
+    codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits, vecs = scratch
+    hist = pool[max(slot, 0)]
+    sib = pool[max(sib_slot, 0)]
+    best = -1
+    best_score = -np.inf
+    for attempt in range(2):
+        fs = feats if attempt == 0 else rest
+        if fs.shape[0] == 0:
+            continue
+        if n_threads > 1 and n * fs.shape[0] >= parallel_min_work:
+            eval_features_parallel(fs, mode, hist, sib, Xb_T, idx, start, end, ostats, total,
+                                   n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf,
+                                   min_w, f_score, f_dec, f_bin, f_ml, f_bitset, f_left,
+                                   n_threads)
+        else:
+            eval_features_serial(fs, mode, hist, sib, Xb_T, idx, start, end, ostats, total,
+                                 n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf,
+                                 min_w, codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits,
+                                 vecs,
+                                 f_score, f_dec, f_bin, f_ml, f_bitset, f_left)
+        for i in range(fs.shape[0]):
+            f = fs[i]
+            if f_score[f] > best_score:
+                best_score = f_score[f]
+                best = f
+        if best >= 0:
+            break
+    feature[node] = best
+    if best >= 0:
+        bin_thr[node] = f_bin[best]
+        missing_left[node] = f_ml[best]
+        bitset[node] = f_bitset[best]
+        cand_left[node] = f_left[best]
+        gain[node] = f_dec[best]
+    return best
+
+
+@njit(nogil=True, cache=True)
+def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n_stats, l2,
+              max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
+              min_decrease, max_features, max_leaf_nodes, seed, dense_min_samples,
+              n_threads, parallel_min_work):
+    """Grow one tree; see :class:`TreeGrower` for the meaning of the arguments.
+
+    Returns the node arrays (children, split, statistics) and the samples in
+    partition order, so that node ``i`` holds ``idx[start[i]:end[i]]``.
+    """
+    n_features = Xb_T.shape[0]
+    n_cols = stats.shape[1]
+    cnt = n_cols - 1
+    n = sample_idx.shape[0]
+    cap = 2 * n + 1
+    if max_leaf_nodes > 0:
+        cap = min(cap, 2 * max_leaf_nodes + 1)
+    n_hist_bins = missing_code + 1
+
+    idx = sample_idx.copy()
+    buf = np.empty(n, np.int64)
+    ostats = np.empty((n, n_cols))
+    start = np.zeros(cap, np.int64)
+    end = np.zeros(cap, np.int64)
+    depth = np.zeros(cap, np.int32)
+    left_child = np.full(cap, -1, np.int32)
+    right_child = np.full(cap, -1, np.int32)
+    feature = np.full(cap, -1, np.int32)
+    bin_thr = np.zeros(cap, np.int32)
+    missing_left = np.zeros(cap, np.bool_)
+    bitset = np.zeros((cap, 4), np.uint64)
+    total = np.zeros((cap, n_cols))
+    sq_sum = np.zeros(cap)
+    impurity = np.zeros(cap)
+    gain = np.zeros(cap)
+    cand_left = np.zeros((cap, n_cols))
+    slot_of = np.full(cap, -1, np.int64)
+    complete = np.zeros(cap, np.bool_)
+
+    f_score = np.empty(n_features)
+    f_dec = np.empty(n_features)
+    f_bin = np.empty(n_features, np.int32)
+    f_ml = np.empty(n_features, np.bool_)
+    f_bitset = np.zeros((n_features, 4), np.uint64)
+    f_left = np.empty((n_features, n_cols))
+    width = max(n, n_hist_bins) + 1
+    scratch = (np.empty(width, np.int64), np.empty((width, n_cols)), np.empty(n_cols),
+               np.empty(width), np.empty(n + 1, np.int64), np.empty(33, np.int64),
+               np.zeros((256, n_cols)), np.zeros(4, np.uint64), np.empty((3, n_cols)))
+
+    pool = np.empty((1, n_features, n_hist_bins, n_cols))
+    free = np.zeros(1, np.int64)
+    n_free = np.ones(1, np.int64)
+    perm = np.arange(n_features)
+    all_feats = np.arange(n_features)
+    no_feats = np.empty(0, np.int64)
+    state = np.array([np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)])
+    sampling = max_features < n_features
+
+    # root statistics
+    for i in range(n):
+        s = idx[i]
+        for c in range(n_cols):
+            total[0, c] += stats[s, c]
+        sq_sum[0] += sq[s]
+    start[0] = 0
+    end[0] = n
+    root_w = 0.0
+    if crit == SQUARED_ERROR or crit == NEWTON:
+        root_w = total[0, 0] if crit == SQUARED_ERROR else total[0, 1]
+    else:
+        for k in range(n_stats):
+            root_w += total[0, k]
+    node_count = 1
+
+    open_nodes = np.empty(cap, np.int64)
+    n_open = 0
+    n_leaves = 1
+
+    # A node is examined when created: is it splittable, and what is its best split.
+    # `todo` holds (node, mode, slot, sibling slot) for the nodes just created.
+    todo = np.empty((2, 4), np.int64)
+    n_todo = 1
+    todo[0, 0] = 0
+    todo[0, 1] = MODE_BUILD if n >= dense_min_samples else MODE_SORT
+    todo[0, 2] = -1
+    todo[0, 3] = -1
+
+    while True:
+        for t in range(n_todo):
+            node = todo[t, 0]
+            mode = todo[t, 1]
+            slot = todo[t, 2]
+            sib_slot = todo[t, 3]
+            nn = end[node] - start[node]
+            impurity[node] = node_impurity(total[node], sq_sum[node], crit, n_stats, l2)
+            w_node = 0.0
+            if crit == SQUARED_ERROR:
+                w_node = total[node, 0]
+            elif crit == NEWTON:
+                w_node = total[node, 1]
+            else:
+                for k in range(n_stats):
+                    w_node += total[node, k]
+            pure = False
+            if crit == SQUARED_ERROR:
+                pure = impurity[node] <= 1e-12 * (sq_sum[node] / max(w_node, 1e-300))
+            elif crit != NEWTON:
+                n_nonzero = 0
+                for k in range(n_stats):
+                    if total[node, k] > 0.0:
+                        n_nonzero += 1
+                pure = n_nonzero <= 1
+            splittable = (not pure and (max_depth < 0 or depth[node] < max_depth)
+                          and nn >= min_samples_split and nn >= 2 * min_samples_leaf
+                          and w_node >= 2 * min_weight_leaf)
+            if not splittable:
+                feature[node] = -1
+                if slot >= 0:
+                    free[n_free[0]] = slot
+                    n_free[0] += 1
+                if t == 0 and n_todo == 2 and todo[1, 1] == MODE_SUBTRACT:
+                    # the sibling cannot subtract a histogram that was never built
+                    todo[1, 1] = MODE_BUILD
+                    todo[1, 3] = -1
+                continue
+            if sampling:
+                feats, rest = _sample_features(perm, max_features, state)
+            else:
+                feats, rest = all_feats, no_feats
+            if mode == MODE_BUILD and slot < 0:
+                pool, free, slot = _get_slot(pool, free, n_free)
+            best = _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, stats,
+                               ostats, start[node], end[node], total[node], n_bins,
+                               missing_code, is_cat, crit, n_stats, l2, min_samples_leaf,
+                               min_weight_leaf, n_threads, parallel_min_work, scratch,
+                               f_score, f_dec, f_bin, f_ml, f_bitset, f_left,
+                               feature, bin_thr, missing_left, bitset, cand_left, gain)
+            ok = best >= 0
+            if ok:
+                if crit == NEWTON:
+                    ok = gain[node] > 1e-15 and gain[node] >= min_decrease
+                else:
+                    ok = gain[node] + 1e-12 * root_w >= min_decrease * root_w
+            if ok:
+                open_nodes[n_open] = node
+                n_open += 1
+                slot_of[node] = slot
+                complete[node] = slot >= 0 and not sampling
+            else:
+                feature[node] = -1
+            if (not ok or sampling) and slot >= 0:
+                slot_of[node] = -1
+                free[n_free[0]] = slot
+                n_free[0] += 1
+        n_todo = 0
+
+        if n_open == 0:
+            break
+        if max_leaf_nodes > 0 and n_leaves >= max_leaf_nodes:
+            break
+        # choose the node to expand
+        pos = n_open - 1
+        if max_leaf_nodes > 0:
+            for j in range(n_open):
+                if gain[open_nodes[j]] > gain[open_nodes[pos]] or (
+                        gain[open_nodes[j]] == gain[open_nodes[pos]]
+                        and open_nodes[j] < open_nodes[pos]):
+                    pos = j
+        node = open_nodes[pos]
+        open_nodes[pos] = open_nodes[n_open - 1]
+        n_open -= 1
+
+        # partition the node's samples (stable), summing each child's statistics
+        f = feature[node]
+        col = Xb_T[f]
+        s0 = start[node]
+        e0 = end[node]
+        lc = node_count
+        rc = node_count + 1
+        node_count += 2
+        nl = 0
+        nr = 0
+        catf = is_cat[f]
+        for i in range(s0, e0):
+            s = idx[i]
+            b = col[s]
+            if b == missing_code:
+                go_left = missing_left[node]
+            elif catf:
+                go_left = (bitset[node, b >> 6] >> np.uint64(b & 63)) & np.uint64(1) == 1
+            else:
+                go_left = b <= bin_thr[node]
+            if go_left:
+                idx[s0 + nl] = s
+                nl += 1
+                for c in range(n_cols):
+                    total[lc, c] += stats[s, c]
+                sq_sum[lc] += sq[s]
+            else:
+                buf[nr] = s
+                nr += 1
+                for c in range(n_cols):
+                    total[rc, c] += stats[s, c]
+                sq_sum[rc] += sq[s]
+        for i in range(nr):
+            idx[s0 + nl + i] = buf[i]
+        start[lc] = s0
+        end[lc] = s0 + nl
+        start[rc] = s0 + nl
+        end[rc] = e0
+        depth[lc] = depth[node] + 1
+        depth[rc] = depth[node] + 1
+        left_child[node] = lc
+        right_child[node] = rc
+        n_leaves += 1
+
+        small, large = (lc, rc) if nl <= nr else (rc, lc)
+        n_large = max(nl, nr)
+        pslot = slot_of[node]
+        slot_of[node] = -1
+        n_todo = 2
+        if pslot >= 0 and complete[node] and n_large >= dense_min_samples:
+            pool, free, sslot = _get_slot(pool, free, n_free)
+            todo[0, 0] = small
+            todo[0, 1] = MODE_BUILD
+            todo[0, 2] = sslot
+            todo[0, 3] = -1
+            todo[1, 0] = large
+            todo[1, 1] = MODE_SUBTRACT
+            todo[1, 2] = pslot
+            todo[1, 3] = sslot
+        else:
+            if pslot >= 0:
+                free[n_free[0]] = pslot
+                n_free[0] += 1
+            todo[0, 0] = small
+            todo[1, 0] = large
+            for t in range(2):
+                nn = end[todo[t, 0]] - start[todo[t, 0]]
+                todo[t, 1] = MODE_BUILD if nn >= dense_min_samples else MODE_SORT
+                todo[t, 2] = -1
+                todo[t, 3] = -1
+
+    # nodes left open become leaves
+    for j in range(n_open):
+        feature[open_nodes[j]] = -1
+    return (node_count, left_child[:node_count], right_child[:node_count],
+            feature[:node_count], bin_thr[:node_count], missing_left[:node_count],
+            bitset[:node_count], total[:node_count], sq_sum[:node_count],
+            impurity[:node_count], gain[:node_count], depth[:node_count],
+            start[:node_count], end[:node_count], idx)
+
+
+class TreeGrower:
+    """Grow a :class:`~treeboost.trees.tree.Tree` from binned data and statistics.
+
+    Parameters
+    ----------
+    bin_mapper : BinMapper
+        The fitted mapper that produced the binned data (gives real thresholds).
+    criterion : int
+        One of the codes of :mod:`treeboost.trees.criteria`.
+    n_stats : int
+        Number of statistic columns before the count column: the number of classes,
+        or 2 for ``(w, w*y)`` and ``(g, h)``.
+    max_depth : int or None
+    min_samples_split, min_samples_leaf : int
+    min_weight_leaf : float
+        Minimum weight of a child (hessian sum for ``newton``, i.e. ``min_child_weight``).
+    min_impurity_decrease : float
+        A split must decrease the weighted impurity by this much times the root weight
+        (scikit-learn's definition); for ``newton``, the gain itself.
+    max_features : int or None
+        Number of features sampled at each node (all when None).
+    max_leaf_nodes : int or None
+        Grow best-first up to this many leaves; depth-first when None.
+    l2_regularization : float
+        The ``lambda`` of the second-order gain and leaf value.
+    random_state : int
+        Seed of the per-node feature sampling.
+    parallel : bool
+        Evaluate the features of large nodes on several threads (False inside a forest,
+        which is parallel over trees instead).
+    dense_min_samples : int or None
+        Nodes with at least this many samples use dense histograms (default: half the
+        number of histogram bins, at least 32).
+    """
+
+    def __init__(self, bin_mapper, criterion, n_stats, *, max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_weight_leaf=0.0, min_impurity_decrease=0.0,
+                 max_features=None, max_leaf_nodes=None, l2_regularization=0.0,
+                 random_state=0, parallel=True, dense_min_samples=None):
+        self.bin_mapper = bin_mapper
+        self.criterion = criterion
+        self.n_stats = n_stats
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_leaf = min_weight_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.l2_regularization = l2_regularization
+        self.random_state = random_state
+        self.parallel = parallel
+        self.dense_min_samples = dense_min_samples
+
+    def grow(self, X_binned_T, stats, sq=None, sample_indices=None):
+        """Grow the tree.
+
+        Parameters
+        ----------
+        X_binned_T : ndarray of shape (n_features, n_samples)
+            Feature-major codes from :meth:`BinMapper.transform`.
+        stats : ndarray of shape (n_samples, n_stats + 1)
+            Per-sample statistics; the last column is 1 for every sample that counts
+            towards ``n_node_samples`` (the count column).
+        sq : ndarray of shape (n_samples,), optional
+            ``w * y**2`` for the variance a regression tree reports.
+        sample_indices : ndarray of int, optional
+            The rows the tree sees (all rows by default).
+
+        Returns
+        -------
+        tree : Tree
+        leaf_of_sample : ndarray of shape (n_samples,)
+            Leaf id of every row, ``-1`` for rows not in ``sample_indices``.
+        """
+        bm = self.bin_mapper
+        n_features, n_samples = X_binned_T.shape
+        if sample_indices is None:
+            sample_indices = np.arange(n_samples, dtype=np.int64)
+        if sq is None:
+            sq = np.zeros(n_samples)
+        max_features = n_features if self.max_features is None else int(self.max_features)
+        dense_min = self.dense_min_samples
+        if dense_min is None:
+            dense_min = max(32, (bm.missing_values_code_ + 1) // 2)
+        out = grow_tree(
+            X_binned_T, np.ascontiguousarray(stats, dtype=np.float64), sq,
+            np.asarray(sample_indices, dtype=np.int64), bm.n_bins_,
+            bm.is_categorical_, bm.missing_values_code_, self.criterion, self.n_stats,
+            float(self.l2_regularization),
+            -1 if self.max_depth is None else int(self.max_depth),
+            int(self.min_samples_split), int(self.min_samples_leaf),
+            float(self.min_weight_leaf), float(self.min_impurity_decrease), max_features,
+            -1 if self.max_leaf_nodes is None else int(self.max_leaf_nodes),
+            int(self.random_state) & 0x7FFFFFFFFFFFFFFF, int(dense_min), _n_threads(self.parallel),
+            500)
+        (node_count, left, right, feature, bin_thr, missing_left, bitset, total, sq_sum,
+         impurity, gain, depth, start, end, idx) = out
+        leaf = left == -1
+        feature = feature.copy()
+        feature[leaf] = -1
+        gain = np.where(leaf, 0.0, gain)
+        is_cat = np.zeros(node_count, bool)
+        is_cat[~leaf] = bm.is_categorical_[feature[~leaf]]
+        threshold = np.full(node_count, np.nan)
+        for i in np.flatnonzero(~leaf & ~is_cat):
+            threshold[i] = bm.threshold_of(feature[i], bin_thr[i])
+        bitset = np.where(is_cat[:, None], bitset, np.uint64(0))
+        weight, value = self._node_values(total)
+        tree = Tree(n_features, value.shape[1], children_left=left, children_right=right,
+                    feature=feature, threshold=threshold, is_categorical=is_cat,
+                    categories_left=bitset, missing_go_left=missing_left,
+                    bin_threshold=bin_thr, value=value, impurity=impurity,
+                    n_node_samples=np.rint(total[:, -1]).astype(np.int64),
+                    weighted_n_node_samples=weight, gain=gain, depth=depth)
+        leaf_of_sample = np.full(n_samples, -1, np.int64)
+        leaves = np.flatnonzero(leaf)
+        leaf_of_sample[idx] = _leaf_ids(idx, start, end, leaves)
+        return tree, leaf_of_sample
+
+    def _node_values(self, total):
+        from .criteria import NEWTON, SQUARED_ERROR
+        k = self.n_stats
+        if self.criterion == NEWTON:
+            return total[:, 1], (-total[:, 0] / (total[:, 1] + self.l2_regularization))[:, None]
+        if self.criterion == SQUARED_ERROR:
+            w = total[:, 0]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return w, np.where(w > 0, total[:, 1] / np.where(w > 0, w, 1), 0.0)[:, None]
+        w = total[:, :k].sum(axis=1)
+        return w, total[:, :k] / np.where(w > 0, w, 1.0)[:, None]
+
+
+def _leaf_ids(idx, start, end, leaves):
+    """Leaf id of each partitioned sample: the leaves' ranges tile ``idx``."""
+    order = leaves[np.argsort(start[leaves], kind="stable")]
+    return np.repeat(order, end[order] - start[order])
+
+
+def _n_threads(parallel):
+    import numba
+    return numba.get_num_threads() if parallel else 1

@@ -1,0 +1,167 @@
+"""Numba kernels that build, subtract and compress per-feature histograms.
+
+A histogram of a node for feature ``f`` has one row per bin code (the last row is the
+missing-value code) and one column per statistic: the learner's statistics (class
+weights, ``(w, w*y)`` or ``(g, h)``) followed by a sample count.  The same kernels
+therefore serve classification, regression and boosting.
+
+For small nodes, zeroing and scanning a full histogram costs more than the samples
+themselves; :func:`gather_sorted` then builds the same compressed histogram (only the
+codes present in the node) by sorting the node's codes instead.
+"""
+import numpy as np
+from numba import njit
+
+
+@njit(nogil=True, cache=True)
+def build_histogram(hist_f, col, idx, start, end, ostats):
+    """``hist_f[b, c] = sum of ostats[i, c]`` over node samples whose code is ``b``.
+
+    ``ostats`` holds the statistics of the node's samples in node order
+    (``ostats[i] = stats[idx[start + i]]``) so that they are read sequentially.
+    """
+    n_stats = ostats.shape[1]
+    hist_f[:, :] = 0.0
+    for i in range(end - start):
+        b = col[idx[start + i]]
+        for c in range(n_stats):
+            hist_f[b, c] += ostats[i, c]
+
+
+@njit(nogil=True, cache=True)
+def subtract_histogram(parent_f, child_f):
+    """Sibling histogram by subtraction, in place: ``parent_f -= child_f``."""
+    nb, n_stats = parent_f.shape
+    for b in range(nb):
+        for c in range(n_stats):
+            parent_f[b, c] -= child_f[b, c]
+
+
+@njit(nogil=True, cache=True)
+def compress_histogram(hist_f, n_bins_f, missing_code, count_col, codes, cstats, miss):
+    """Copy the non-empty bins ``< n_bins_f`` of a dense histogram to ``codes`` /
+    ``cstats`` (ascending codes) and the missing bin to ``miss``; return their number."""
+    n_stats = hist_f.shape[1]
+    m = 0
+    for b in range(n_bins_f):
+        if hist_f[b, count_col] > 0.5:
+            codes[m] = b
+            for c in range(n_stats):
+                cstats[m, c] = hist_f[b, c]
+            m += 1
+    for c in range(n_stats):
+        miss[c] = hist_f[missing_code, c]
+    return m
+
+
+@njit(nogil=True, cache=True)
+def gather_sorted(col, idx, start, end, ostats, missing_code, tmp_codes, order_buf, codes,
+                  cstats, miss):
+    """Compressed histogram of one feature for a node, built by sorting its codes.
+
+    Costs ``O(n log n)`` for ``n`` node samples instead of ``O(n + n_bins)``, which is
+    what makes exact CART (one bin per distinct value) and deep trees fast.
+    """
+    n = end - start
+    n_stats = ostats.shape[1]
+    for i in range(n):
+        tmp_codes[i] = col[idx[start + i]]
+    if n <= 32:
+        # insertion sort: no allocation, fastest for the many tiny nodes of deep trees
+        order = order_buf[:n]
+        for i in range(n):
+            order[i] = i
+        for i in range(1, n):
+            o = order[i]
+            key = tmp_codes[o]
+            j = i - 1
+            while j >= 0 and tmp_codes[order[j]] > key:
+                order[j + 1] = order[j]
+                j -= 1
+            order[j + 1] = o
+    else:
+        order = np.argsort(tmp_codes[:n])
+    miss[:] = 0.0
+    m = 0
+    last = -1
+    for r in range(n):
+        i = order[r]
+        b = tmp_codes[i]
+        if b == missing_code:
+            for c in range(n_stats):
+                miss[c] += ostats[i, c]
+            continue
+        if b != last:
+            codes[m] = b
+            for c in range(n_stats):
+                cstats[m, c] = ostats[i, c]
+            m += 1
+            last = b
+        else:
+            for c in range(n_stats):
+                cstats[m - 1, c] += ostats[i, c]
+    return m
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _ctz(x):
+    """Number of trailing zero bits of a non-zero uint64 (binary search)."""
+    n = 0
+    if x & np.uint64(0xFFFFFFFF) == 0:
+        n += 32
+        x >>= np.uint64(32)
+    if x & np.uint64(0xFFFF) == 0:
+        n += 16
+        x >>= np.uint64(16)
+    if x & np.uint64(0xFF) == 0:
+        n += 8
+        x >>= np.uint64(8)
+    if x & np.uint64(0xF) == 0:
+        n += 4
+        x >>= np.uint64(4)
+    if x & np.uint64(0x3) == 0:
+        n += 2
+        x >>= np.uint64(2)
+    if x & np.uint64(0x1) == 0:
+        n += 1
+    return n
+
+
+@njit(nogil=True, cache=True)
+def gather_bitmap(col, idx, start, end, ostats, missing_code, sparse_hist, bits, codes, cstats,
+                  miss):
+    """Compressed histogram of one feature for a node with 8-bit codes, in ``O(n + m)``.
+
+    The bins touched are marked in a 256-bit set and summed in ``sparse_hist``, a
+    scratch histogram that is all zeros on entry and is left all zeros on exit (only
+    the touched bins are read back and cleared), so a node of ``n`` samples never pays
+    for the 256 bins it does not use.
+    """
+    n_stats = ostats.shape[1]
+    one = np.uint64(1)
+    for i in range(end - start):
+        b = col[idx[start + i]]
+        bits[b >> 6] |= one << np.uint64(b & 63)
+        for c in range(n_stats):
+            sparse_hist[b, c] += ostats[i, c]
+    for c in range(n_stats):
+        miss[c] = 0.0
+    m = 0
+    for w in range(4):
+        word = bits[w]
+        while word != 0:
+            low = word & (~word + one)
+            b = w * 64 + _ctz(low)
+            word ^= low
+            if b == missing_code:
+                for c in range(n_stats):
+                    miss[c] = sparse_hist[b, c]
+                    sparse_hist[b, c] = 0.0
+            else:
+                codes[m] = b
+                for c in range(n_stats):
+                    cstats[m, c] = sparse_hist[b, c]
+                    sparse_hist[b, c] = 0.0
+                m += 1
+        bits[w] = 0
+    return m

@@ -1,0 +1,295 @@
+"""Numba kernels that find the best split of a node.
+
+The search works on a *compressed histogram* of one feature: the bin codes present in
+the node in ascending order, their summed statistics, and the statistics of the
+node's missing values.  A numeric feature is cut between two consecutive codes; the
+missing values are tried on both sides (and alone on the right: "is missing").  A
+categorical feature is split into a subset of categories (left) and the rest: the
+categories are ordered by their statistic (the positive-class rate, the mean target,
+or ``G/(H+lambda)``) and every prefix of that order is tried, which finds the optimal
+subset for two classes, regression and boosting (Fisher 1958; Breiman et al. 1984).
+With ``K > 2`` classes the search tries the ``K`` orders by each class's rate and keeps
+the best prefix of any of them, a heuristic (the optimal subset is NP-hard in general).
+"""
+import numpy as np
+from numba import njit, prange
+
+from .criteria import node_term, NEWTON, SQUARED_ERROR, GINI, ENTROPY, _LOG2
+from .histogram import (build_histogram, subtract_histogram, compress_histogram, gather_sorted,
+                        gather_bitmap)
+
+BITSET_WORDS = 4          # categories are codes < 256
+MODE_SORT = 0             # compressed histogram by sorting the node's codes
+MODE_BUILD = 1            # dense histogram built from the node's samples
+MODE_SUBTRACT = 2         # dense histogram = parent - sibling (in the parent's buffer)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
+    """Score of sending ``left`` left and ``total - left`` right, ``-inf`` if a child
+    breaks ``min_samples_leaf`` / ``min_weight_leaf``.
+
+    Within one node the score is a monotone function of the impurity decrease
+    (:func:`decrease_from_score` recovers it), so no child array is written here:
+    gini ``sum_k l_k^2/W_L + sum_k r_k^2/W_R``; entropy ``-(T(L) + T(R))``; squared
+    error ``S_L^2/W_L + S_R^2/W_R``; newton ``G_L^2/(H_L+l) + G_R^2/(H_R+l)``;
+    gain ratio: the ratio itself.
+    """
+    cnt = total.shape[0] - 1
+    nl = left[cnt]
+    if nl < min_leaf or total[cnt] - nl < min_leaf:
+        return -np.inf
+    if crit == NEWTON:
+        hl = left[1]
+        hr = total[1] - hl
+        if hl < min_w or hr < min_w:
+            return -np.inf
+        gl = left[0]
+        gr = total[0] - gl
+        return gl * gl / (hl + l2) + gr * gr / (hr + l2)
+    if crit == SQUARED_ERROR:
+        wl = left[0]
+        wr = total[0] - wl
+        if wl < min_w or wr < min_w or wl <= 0.0 or wr <= 0.0:
+            return -np.inf
+        sl = left[1]
+        sr = total[1] - sl
+        return sl * sl / wl + sr * sr / wr
+    wl = 0.0
+    wr = 0.0
+    for k in range(n_stats):
+        wl += left[k]
+        wr += total[k] - left[k]
+    if wl < min_w or wr < min_w or wl <= 0.0 or wr <= 0.0:
+        return -np.inf
+    if crit == GINI:
+        ql = 0.0
+        qr = 0.0
+        for k in range(n_stats):
+            r = total[k] - left[k]
+            ql += left[k] * left[k]
+            qr += r * r
+        return ql / wl + qr / wr
+    tl = wl * np.log(wl)
+    tr = wr * np.log(wr)
+    for k in range(n_stats):
+        r = total[k] - left[k]
+        if left[k] > 0.0:
+            tl -= left[k] * np.log(left[k])
+        if r > 0.0:
+            tr -= r * np.log(r)
+    if crit == ENTROPY:
+        return -(tl + tr)
+    # gain ratio
+    w = wl + wr
+    ig = (node_term(total, crit, n_stats, l2) - (tl + tr) / _LOG2) / w
+    pl = wl / w
+    pr = wr / w
+    iv = -(pl * np.log(pl) + pr * np.log(pr)) / _LOG2
+    return ig / iv
+
+
+@njit(nogil=True, cache=True)
+def decrease_from_left(left, total, right, crit, n_stats, l2):
+    """Weighted impurity decrease ``T(P) - T(L) - T(R)`` of a split."""
+    for c in range(total.shape[0]):
+        right[c] = total[c] - left[c]
+    return (node_term(total, crit, n_stats, l2) - node_term(left, crit, n_stats, l2)
+            - node_term(right, crit, n_stats, l2))
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _pure_class(cstats, j, n_stats):
+    """The only class with weight in bin ``j``, or -1 when it holds several."""
+    found = -1
+    for k in range(n_stats):
+        if cstats[j, k] > 0.0:
+            if found >= 0:
+                return -1
+            found = k
+    return found
+
+
+@njit(nogil=True, cache=True)
+def _category_keys(cstats, m, crit, n_stats, l2, order_class, keys):
+    for j in range(m):
+        if crit == NEWTON:
+            keys[j] = cstats[j, 0] / (cstats[j, 1] + l2)
+        elif crit == SQUARED_ERROR:
+            keys[j] = cstats[j, 1] / cstats[j, 0] if cstats[j, 0] > 0 else 0.0
+        else:
+            w = 0.0
+            for k in range(n_stats):
+                w += cstats[j, k]
+            keys[j] = cstats[j, order_class] / w if w > 0 else 0.0
+
+
+@njit(nogil=True, cache=True)
+def scan_feature(codes, cstats, m, miss, total, is_cat, crit, n_stats, l2, min_leaf, min_w,
+                 keys, left, right, tmp, out_bitset, out_left):
+    """Best split of one feature from its compressed histogram.
+
+    Returns ``(score, decrease, bin_threshold, missing_left)``; ``score`` is ``-inf``
+    when no split satisfies the leaf constraints.  A numeric split sends codes
+    ``<= bin_threshold`` left; a categorical split sends the categories set in
+    ``out_bitset`` left.  ``out_left`` receives the left child's statistics.
+    Ties keep the first candidate found (lowest code, missing values right first).
+    """
+    n_cols = total.shape[0]
+    cnt = n_cols - 1
+    has_miss = miss[cnt] > 0.5
+    best_score = -np.inf
+    best_dec = 0.0
+    best_bin = -1
+    best_ml = False
+    best_ord = 0
+    best_pref = -1
+    if not is_cat:
+        # Gini and entropy are concave along a run of samples of one class, so the best
+        # cut lies at a class boundary (Fayyad & Irani, 1992): cuts between two runs that
+        # hold the same single class are skipped, unless leaf constraints could bind.
+        skip_ok = (crit == GINI or crit == ENTROPY) and min_leaf <= 1 and min_w <= 0.0
+        next_class = _pure_class(cstats, 0, n_stats) if skip_ok and m > 0 else -1
+        left[:] = 0.0
+        for j in range(m - 1):
+            for c in range(n_cols):
+                left[c] += cstats[j, c]
+            if skip_ok:
+                this_class = next_class
+                next_class = _pure_class(cstats, j + 1, n_stats)
+                if this_class >= 0 and this_class == next_class:
+                    continue
+            s = _score(left, total, crit, n_stats, l2, min_leaf, min_w)
+            if s > best_score:
+                best_score, best_bin, best_ml = s, codes[j], False
+                out_left[:] = left
+            if has_miss:
+                for c in range(n_cols):
+                    tmp[c] = left[c] + miss[c]
+                s = _score(tmp, total, crit, n_stats, l2, min_leaf, min_w)
+                if s > best_score:
+                    best_score, best_bin, best_ml = s, codes[j], True
+                    out_left[:] = tmp
+        if has_miss and m >= 1:
+            for c in range(n_cols):
+                tmp[c] = total[c] - miss[c]
+            s = _score(tmp, total, crit, n_stats, l2, min_leaf, min_w)
+            if s > best_score:
+                best_score, best_bin, best_ml = s, codes[m - 1], False
+                out_left[:] = tmp
+    else:
+        n_orders = n_stats if (crit != NEWTON and crit != SQUARED_ERROR and n_stats > 2) else 1
+        for o in range(n_orders):
+            _category_keys(cstats, m, crit, n_stats, l2, o if n_stats > 2 else 1, keys)
+            order = np.argsort(keys[:m], kind="mergesort")
+            left[:] = 0.0
+            for p in range(m - 1):
+                j = order[p]
+                for c in range(n_cols):
+                    left[c] += cstats[j, c]
+                s = _score(left, total, crit, n_stats, l2, min_leaf, min_w)
+                if s > best_score:
+                    best_score, best_ml, best_ord, best_pref = s, False, o, p
+                    out_left[:] = left
+                if has_miss:
+                    for c in range(n_cols):
+                        tmp[c] = left[c] + miss[c]
+                    s = _score(tmp, total, crit, n_stats, l2, min_leaf, min_w)
+                    if s > best_score:
+                        best_score, best_ml, best_ord, best_pref = s, True, o, p
+                        out_left[:] = tmp
+        if has_miss and m >= 1:
+            for c in range(n_cols):
+                tmp[c] = total[c] - miss[c]
+            s = _score(tmp, total, crit, n_stats, l2, min_leaf, min_w)
+            if s > best_score:
+                best_score, best_ml, best_pref = s, False, m - 1
+                best_ord = -1
+                out_left[:] = tmp
+        out_bitset[:] = 0
+        if best_pref >= 0:
+            if best_ord >= 0:
+                _category_keys(cstats, m, crit, n_stats, l2,
+                               best_ord if n_stats > 2 else 1, keys)
+                order = np.argsort(keys[:m], kind="mergesort")
+                for p in range(best_pref + 1):
+                    b = codes[order[p]]
+                    out_bitset[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+            else:
+                for p in range(m):
+                    b = codes[p]
+                    out_bitset[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+            best_bin = 0
+    if best_score > -np.inf:
+        best_dec = decrease_from_left(out_left, total, right, crit, n_stats, l2)
+    if best_score > -np.inf and not has_miss:
+        # No missing value seen here: at predict time NaN follows the larger child.
+        best_ml = out_left[cnt] >= total[cnt] - out_left[cnt]
+    return best_score, best_dec, best_bin, best_ml
+
+
+@njit(nogil=True, cache=True)
+def eval_feature(f, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total, n_bins,
+                 missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w,
+                 codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits, vecs,
+                 f_score, f_dec, f_bin, f_ml, f_bitset, f_left):
+    """Prepare feature ``f``'s histogram in the given mode and find its best split."""
+    count_col = ostats.shape[1] - 1
+    if mode == MODE_SORT and missing_code < 256:
+        m = gather_bitmap(Xb_T[f], idx, start, end, ostats, missing_code, sparse_hist, bits,
+                          codes, cstats, miss)
+    elif mode == MODE_SORT:
+        m = gather_sorted(Xb_T[f], idx, start, end, ostats, missing_code, tmp_codes,
+                          order_buf, codes, cstats, miss)
+    else:
+        if mode == MODE_BUILD:
+            build_histogram(hist[f], Xb_T[f], idx, start, end, ostats)
+        else:
+            subtract_histogram(hist[f], sib_hist[f])
+        m = compress_histogram(hist[f], n_bins[f], missing_code, count_col, codes, cstats, miss)
+    s, d, b, ml = scan_feature(codes, cstats, m, miss, total, is_cat[f], crit, n_stats, l2,
+                               min_leaf, min_w, keys, vecs[0], vecs[1], vecs[2],
+                               f_bitset[f], f_left[f])
+    f_score[f] = s
+    f_dec[f] = d
+    f_bin[f] = b
+    f_ml[f] = ml
+
+
+@njit(nogil=True, cache=True, parallel=True)
+def eval_features_parallel(feats, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total,
+                           n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w,
+                           f_score, f_dec, f_bin, f_ml, f_bitset, f_left, n_threads):
+    """:func:`eval_feature` over ``feats``, one chunk of features per thread."""
+    n_feats = feats.shape[0]
+    n_chunks = min(n_threads, n_feats)
+    n_cols = ostats.shape[1]
+    width = max(end - start, hist.shape[1]) + 1
+    for t in prange(n_chunks):
+        codes = np.empty(width, np.int64)
+        cstats = np.empty((width, n_cols))
+        miss = np.empty(n_cols)
+        keys = np.empty(width)
+        tmp_codes = np.empty(end - start + 1, np.int64)
+        order_buf = np.empty(33, np.int64)
+        sparse_hist = np.zeros((256, n_cols))
+        bits = np.zeros(4, np.uint64)
+        vecs = np.empty((3, n_cols))
+        for i in range(t, n_feats, n_chunks):
+            eval_feature(feats[i], mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total,
+                         n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w,
+                         codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits, vecs,
+                         f_score, f_dec, f_bin, f_ml, f_bitset, f_left)
+
+
+@njit(nogil=True, cache=True)
+def eval_features_serial(feats, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total,
+                         n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w,
+                         codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits, vecs,
+                         f_score, f_dec, f_bin, f_ml, f_bitset, f_left):
+    """:func:`eval_feature` over ``feats`` in the calling thread, with its scratch."""
+    for i in range(feats.shape[0]):
+        eval_feature(feats[i], mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total,
+                     n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w,
+                     codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits, vecs,
+                     f_score, f_dec, f_bin, f_ml, f_bitset, f_left)

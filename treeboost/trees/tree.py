@@ -1,0 +1,172 @@
+"""Tree: a fitted tree as flat arrays, with numba prediction on raw X."""
+import numpy as np
+from numba import njit, prange
+from scipy.sparse import csr_matrix
+
+TREE_LEAF = -1
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _goes_left(x, node, threshold, missing_left, is_cat, bitset):
+    if np.isnan(x):
+        return missing_left[node]
+    if is_cat[node]:
+        if x < 0 or x >= 256:
+            return missing_left[node]
+        c = np.int64(x)
+        return (bitset[node, c >> 6] >> np.uint64(c & 63)) & np.uint64(1) == 1
+    return x <= threshold[node]
+
+
+@njit(nogil=True, cache=True, parallel=True)
+def _apply_raw(X, left, right, feature, threshold, missing_left, is_cat, bitset, out):
+    for i in prange(X.shape[0]):
+        node = 0
+        while left[node] != TREE_LEAF:
+            if _goes_left(X[i, feature[node]], node, threshold, missing_left, is_cat, bitset):
+                node = left[node]
+            else:
+                node = right[node]
+        out[i] = node
+
+
+@njit(nogil=True, cache=True)
+def _apply_raw_serial(X, left, right, feature, threshold, missing_left, is_cat, bitset, out):
+    for i in range(X.shape[0]):
+        node = 0
+        while left[node] != TREE_LEAF:
+            if _goes_left(X[i, feature[node]], node, threshold, missing_left, is_cat, bitset):
+                node = left[node]
+            else:
+                node = right[node]
+        out[i] = node
+
+
+@njit(nogil=True, cache=True)
+def _apply_binned(Xb_T, left, right, feature, bin_threshold, missing_left, is_cat, bitset,
+                  missing_code, out):
+    for i in range(Xb_T.shape[1]):
+        node = 0
+        while left[node] != TREE_LEAF:
+            b = Xb_T[feature[node], i]
+            if b == missing_code:
+                go = missing_left[node]
+            elif is_cat[node]:
+                go = (bitset[node, b >> 6] >> np.uint64(b & 63)) & np.uint64(1) == 1
+            else:
+                go = b <= bin_threshold[node]
+            node = left[node] if go else right[node]
+        out[i] = node
+
+
+@njit(nogil=True, cache=True)
+def _decision_path(X, left, right, feature, threshold, missing_left, is_cat, bitset,
+                   max_depth):
+    n = X.shape[0]
+    indptr = np.zeros(n + 1, np.int64)
+    indices = np.empty(n * (max_depth + 1), np.int64)
+    k = 0
+    for i in range(n):
+        node = 0
+        while True:
+            indices[k] = node
+            k += 1
+            if left[node] == TREE_LEAF:
+                break
+            if _goes_left(X[i, feature[node]], node, threshold, missing_left, is_cat, bitset):
+                node = left[node]
+            else:
+                node = right[node]
+        indptr[i + 1] = k
+    return indptr, indices[:k]
+
+
+class Tree:
+    """A fitted binary tree stored as parallel arrays indexed by node id (root = 0).
+
+    Attributes
+    ----------
+    children_left, children_right : ndarray of int32
+        Child ids, ``-1`` for a leaf.
+    feature : ndarray of int32
+        Feature tested at each internal node (``-1`` at leaves).
+    threshold : ndarray of float64
+        Numeric split: a sample goes left when ``x <= threshold``; the threshold is the
+        midpoint of two adjacent distinct training values (``inf`` for "is missing").
+    is_categorical : ndarray of bool
+        Whether the node tests a categorical feature.
+    categories_left : ndarray of uint64, shape (node_count, 4)
+        Bitset of the category indices that go left at a categorical node.
+    missing_go_left : ndarray of bool
+        Side taken by NaN (and by categories never seen in training).
+    bin_threshold : ndarray of int32
+        The split on binned codes: ``code <= bin_threshold`` goes left.
+    value : ndarray of shape (node_count, n_outputs)
+        Class probabilities (classification), mean (regression) or leaf output
+        (boosting) of each node.
+    impurity, weighted_n_node_samples, gain : ndarray of float64
+        Node impurity, weight, and weighted impurity decrease of its split (0 at leaves).
+    n_node_samples, depth : ndarray of int
+    """
+
+    _arrays = ("children_left", "children_right", "feature", "threshold", "is_categorical",
+               "categories_left", "missing_go_left", "bin_threshold", "value", "impurity",
+               "n_node_samples", "weighted_n_node_samples", "gain", "depth")
+
+    def __init__(self, n_features, n_outputs, **arrays):
+        self.n_features = n_features
+        self.n_outputs = n_outputs
+        for name in self._arrays:
+            setattr(self, name, arrays[name])
+
+    @property
+    def node_count(self):
+        return self.children_left.shape[0]
+
+    @property
+    def n_leaves(self):
+        return int(np.sum(self.children_left == TREE_LEAF))
+
+    @property
+    def max_depth(self):
+        return int(self.depth.max()) if self.node_count else 0
+
+    def _args(self):
+        return (self.children_left, self.children_right, self.feature, self.threshold,
+                self.missing_go_left, self.is_categorical, self.categories_left)
+
+    def apply(self, X):
+        """Leaf id of each row of the encoded float matrix X."""
+        out = np.empty(X.shape[0], np.int64)
+        kernel = _apply_raw if X.shape[0] >= 2000 else _apply_raw_serial
+        kernel(X, *self._args(), out)
+        return out
+
+    def apply_binned(self, X_binned_T, missing_code):
+        """Leaf id of each column of the feature-major binned matrix."""
+        out = np.empty(X_binned_T.shape[1], np.int64)
+        _apply_binned(X_binned_T, self.children_left, self.children_right, self.feature,
+                      self.bin_threshold, self.missing_go_left, self.is_categorical,
+                      self.categories_left, missing_code, out)
+        return out
+
+    def predict(self, X):
+        """Value of the leaf each row reaches, shape (n_samples, n_outputs)."""
+        return self.value[self.apply(X)]
+
+    def decision_path(self, X):
+        """CSR indicator matrix (n_samples, node_count) of the nodes each row visits."""
+        indptr, indices = _decision_path(X, *self._args(), self.max_depth)
+        data = np.ones(indices.shape[0], dtype=np.int64)
+        return csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
+
+    def compute_feature_importances(self, normalize=True):
+        """Total weighted impurity decrease brought by each feature (normalised to 1)."""
+        internal = self.children_left != TREE_LEAF
+        imp = np.bincount(self.feature[internal], weights=self.gain[internal],
+                          minlength=self.n_features).astype(np.float64)
+        if normalize:
+            s = imp.sum()
+            if s > 0:
+                imp /= s
+        return imp
