@@ -67,6 +67,7 @@ class BaseDecisionTree(BaseEstimator):
         "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
         "max_bins": [Interval(Integral, 2, 65535, closed="both"), None],
         "categorical_features": ["array-like", StrOptions({"auto"}), None],
+        "splitter": [StrOptions({"best", "random"})],
     }
 
     # -- input handling ---------------------------------------------------------------
@@ -138,7 +139,7 @@ class BaseDecisionTree(BaseEstimator):
             min_weight_leaf=self.min_weight_fraction_leaf * total_weight,
             min_impurity_decrease=self.min_impurity_decrease,
             max_features=self.max_features_, max_leaf_nodes=self.max_leaf_nodes,
-            random_state=seed, parallel=parallel)
+            random_state=seed, parallel=parallel, splitter=self.splitter)
 
     def _grow(self, Xb, stats, sq, sample_indices, total_weight, parallel, seed=None):
         """Grow ``tree_`` on already binned data (the ensembles call this directly)."""
@@ -226,6 +227,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     categorical_features : None, "auto" or array-like, default=None
         Categorical columns (see :class:`~treeboost.trees.encoding.FeatureEncoder`);
         by default the pandas columns of category, object or string dtype.
+    splitter : {"best", "random"}, default="best"
+        "best" searches every cut; "random" draws one cut per numeric feature uniformly
+        between the node's smallest and largest bin (Extra-Trees).
 
     Attributes
     ----------
@@ -257,7 +261,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 class_weight=None, max_bins=255, categorical_features=None):
+                 class_weight=None, max_bins=255, categorical_features=None,
+                 splitter="best"):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -270,6 +275,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.class_weight = class_weight
         self.max_bins = max_bins
         self.categorical_features = categorical_features
+        self.splitter = splitter
 
     def _criterion_code(self):
         return CLASSIFICATION_CRITERIA[self.criterion]
@@ -327,7 +333,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     criterion : {"squared_error"}, default="squared_error"
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     max_features, random_state, max_leaf_nodes, min_impurity_decrease, max_bins,
-    categorical_features
+    categorical_features, splitter
         As in :class:`DecisionTreeClassifier`.
     """
 
@@ -339,7 +345,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     def __init__(self, *, criterion="squared_error", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 max_bins=255, categorical_features=None):
+                 max_bins=255, categorical_features=None,
+                 splitter="best"):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -351,6 +358,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.min_impurity_decrease = min_impurity_decrease
         self.max_bins = max_bins
         self.categorical_features = categorical_features
+        self.splitter = splitter
 
     def _criterion_code(self):
         return REGRESSION_CRITERIA[self.criterion]

@@ -66,7 +66,7 @@ def _get_slot(pool, free, n_free):
 def _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, stats, ostats,
                 start, end, total, n_bins, missing_code, is_cat, crit, n_stats, l2,
                 min_leaf, min_w, n_threads, parallel_min_work, scratch,
-                f_score, f_dec, f_bin, f_ml, f_bitset, f_left,
+                f_score, f_dec, f_bin, f_ml, f_bitset, f_left, f_rand,
                 feature, bin_thr, missing_left, bitset, cand_left, gain):
     """Best split of a node over ``feats`` (then ``rest`` if none is valid)."""
     n = end - start
@@ -88,13 +88,13 @@ def _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, stats,
             eval_features_parallel(fs, mode, hist, sib, Xb_T, idx, start, end, ostats, total,
                                    n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf,
                                    min_w, f_score, f_dec, f_bin, f_ml, f_bitset, f_left,
-                                   n_threads)
+                                   f_rand, n_threads)
         else:
             eval_features_serial(fs, mode, hist, sib, Xb_T, idx, start, end, ostats, total,
                                  n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf,
                                  min_w, codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits,
                                  vecs,
-                                 f_score, f_dec, f_bin, f_ml, f_bitset, f_left)
+                                 f_score, f_dec, f_bin, f_ml, f_bitset, f_left, f_rand)
         for i in range(fs.shape[0]):
             f = fs[i]
             if f_score[f] > best_score:
@@ -116,7 +116,7 @@ def _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, stats,
 def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n_stats, l2,
               max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
               min_decrease, max_features, max_leaf_nodes, seed, dense_min_samples,
-              n_threads, parallel_min_work):
+              n_threads, parallel_min_work, random_split):
     """Grow one tree; see :class:`TreeGrower` for the meaning of the arguments.
 
     Returns the node arrays (children, split, statistics) and the samples in
@@ -157,6 +157,7 @@ def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n
     f_ml = np.empty(n_features, np.bool_)
     f_bitset = np.zeros((n_features, 4), np.uint64)
     f_left = np.empty((n_features, n_cols))
+    f_rand = np.full(n_features, -1, np.int64)
     width = max(n, n_hist_bins) + 1
     scratch = (np.empty(width, np.int64), np.empty((width, n_cols)), np.empty(n_cols),
                np.empty(width), np.empty(n + 1, np.int64), np.empty(33, np.int64),
@@ -242,13 +243,16 @@ def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n
                 feats, rest = _sample_features(perm, max_features, state)
             else:
                 feats, rest = all_feats, no_feats
+            if random_split:
+                for f in range(n_features):
+                    f_rand[f] = np.int64(_rand(state) >> np.uint64(2))
             if mode == MODE_BUILD and slot < 0:
                 pool, free, slot = _get_slot(pool, free, n_free)
             best = _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, stats,
                                ostats, start[node], end[node], total[node], n_bins,
                                missing_code, is_cat, crit, n_stats, l2, min_samples_leaf,
                                min_weight_leaf, n_threads, parallel_min_work, scratch,
-                               f_score, f_dec, f_bin, f_ml, f_bitset, f_left,
+                               f_score, f_dec, f_bin, f_ml, f_bitset, f_left, f_rand,
                                feature, bin_thr, missing_left, bitset, cand_left, gain)
             ok = best >= 0
             if ok:
@@ -399,12 +403,15 @@ class TreeGrower:
     dense_min_samples : int or None
         Nodes with at least this many samples use dense histograms (default: half the
         number of histogram bins, at least 32).
+    splitter : {"best", "random"}
+        "random" draws one cut per numeric feature and node (Extra-Trees, Geurts et al.
+        2006) instead of searching every cut.
     """
 
     def __init__(self, bin_mapper, criterion, n_stats, *, max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_leaf=0.0, min_impurity_decrease=0.0,
                  max_features=None, max_leaf_nodes=None, l2_regularization=0.0,
-                 random_state=0, parallel=True, dense_min_samples=None):
+                 random_state=0, parallel=True, dense_min_samples=None, splitter="best"):
         self.bin_mapper = bin_mapper
         self.criterion = criterion
         self.n_stats = n_stats
@@ -419,6 +426,7 @@ class TreeGrower:
         self.random_state = random_state
         self.parallel = parallel
         self.dense_min_samples = dense_min_samples
+        self.splitter = splitter
 
     def grow(self, X_binned_T, stats, sq=None, sample_indices=None):
         """Grow the tree.
@@ -461,7 +469,7 @@ class TreeGrower:
             float(self.min_weight_leaf), float(self.min_impurity_decrease), max_features,
             -1 if self.max_leaf_nodes is None else int(self.max_leaf_nodes),
             int(self.random_state) & 0x7FFFFFFFFFFFFFFF, int(dense_min), _n_threads(self.parallel),
-            500)
+            500, self.splitter == "random")
         (node_count, left, right, feature, bin_thr, missing_left, bitset, total, sq_sum,
          impurity, gain, depth, start, end, idx) = out
         leaf = left == -1

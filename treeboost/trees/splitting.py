@@ -126,7 +126,7 @@ def _category_keys(cstats, m, crit, n_stats, l2, order_class, keys):
 
 @njit(nogil=True, cache=True)
 def scan_feature(codes, cstats, m, miss, total, is_cat, crit, n_stats, l2, min_leaf, min_w,
-                 keys, left, right, tmp, out_bitset, out_left):
+                 keys, left, right, tmp, out_bitset, out_left, random_draw):
     """Best split of one feature from its compressed histogram.
 
     Returns ``(score, decrease, bin_threshold, missing_left)``; ``score`` is ``-inf``
@@ -134,6 +134,11 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, crit, n_stats, l2, min_l
     ``<= bin_threshold`` left; a categorical split sends the categories set in
     ``out_bitset`` left.  ``out_left`` receives the left child's statistics.
     Ties keep the first candidate found (lowest code, missing values right first).
+
+    ``random_draw >= 0`` (Extra-Trees) replaces the search over cuts of a numeric
+    feature by one cut at a code drawn uniformly between the smallest and the largest
+    code of the node, ``codes[0] + random_draw % (codes[m-1] - codes[0])``; missing
+    values still go to the better side.  Categorical features keep the best subset.
     """
     n_cols = total.shape[0]
     cnt = n_cols - 1
@@ -144,7 +149,27 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, crit, n_stats, l2, min_l
     best_ml = False
     best_ord = 0
     best_pref = -1
-    if not is_cat:
+    if not is_cat and random_draw >= 0:
+        if m >= 2:
+            t = codes[0] + random_draw % (codes[m - 1] - codes[0])
+            left[:] = 0.0
+            j = 0
+            while j < m - 1 and codes[j] <= t:
+                for c in range(n_cols):
+                    left[c] += cstats[j, c]
+                j += 1
+            s = _score(left, total, crit, n_stats, l2, min_leaf, min_w)
+            if s > best_score:
+                best_score, best_bin, best_ml = s, codes[j - 1], False
+                out_left[:] = left
+            if has_miss:
+                for c in range(n_cols):
+                    tmp[c] = left[c] + miss[c]
+                s = _score(tmp, total, crit, n_stats, l2, min_leaf, min_w)
+                if s > best_score:
+                    best_score, best_bin, best_ml = s, codes[j - 1], True
+                    out_left[:] = tmp
+    elif not is_cat:
         # Gini and entropy are concave along a run of samples of one class, so the best
         # cut lies at a class boundary (Fayyad & Irani, 1992): cuts between two runs that
         # hold the same single class are skipped, unless leaf constraints could bind.
@@ -232,7 +257,7 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, crit, n_stats, l2, min_l
 def eval_feature(f, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total, n_bins,
                  missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w,
                  codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits, vecs,
-                 f_score, f_dec, f_bin, f_ml, f_bitset, f_left):
+                 f_score, f_dec, f_bin, f_ml, f_bitset, f_left, f_rand):
     """Prepare feature ``f``'s histogram in the given mode and find its best split."""
     count_col = ostats.shape[1] - 1
     if mode == MODE_SORT and missing_code < 256:
@@ -249,7 +274,7 @@ def eval_feature(f, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total, 
         m = compress_histogram(hist[f], n_bins[f], missing_code, count_col, codes, cstats, miss)
     s, d, b, ml = scan_feature(codes, cstats, m, miss, total, is_cat[f], crit, n_stats, l2,
                                min_leaf, min_w, keys, vecs[0], vecs[1], vecs[2],
-                               f_bitset[f], f_left[f])
+                               f_bitset[f], f_left[f], f_rand[f])
     f_score[f] = s
     f_dec[f] = d
     f_bin[f] = b
@@ -259,7 +284,7 @@ def eval_feature(f, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total, 
 @njit(nogil=True, cache=True, parallel=True)
 def eval_features_parallel(feats, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total,
                            n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w,
-                           f_score, f_dec, f_bin, f_ml, f_bitset, f_left, n_threads):
+                           f_score, f_dec, f_bin, f_ml, f_bitset, f_left, f_rand, n_threads):
     """:func:`eval_feature` over ``feats``, one chunk of features per thread."""
     n_feats = feats.shape[0]
     n_chunks = min(n_threads, n_feats)
@@ -279,17 +304,17 @@ def eval_features_parallel(feats, mode, hist, sib_hist, Xb_T, idx, start, end, o
             eval_feature(feats[i], mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total,
                          n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w,
                          codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits, vecs,
-                         f_score, f_dec, f_bin, f_ml, f_bitset, f_left)
+                         f_score, f_dec, f_bin, f_ml, f_bitset, f_left, f_rand)
 
 
 @njit(nogil=True, cache=True)
 def eval_features_serial(feats, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total,
                          n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w,
                          codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits, vecs,
-                         f_score, f_dec, f_bin, f_ml, f_bitset, f_left):
+                         f_score, f_dec, f_bin, f_ml, f_bitset, f_left, f_rand):
     """:func:`eval_feature` over ``feats`` in the calling thread, with its scratch."""
     for i in range(feats.shape[0]):
         eval_feature(feats[i], mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total,
                      n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w,
                      codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits, vecs,
-                     f_score, f_dec, f_bin, f_ml, f_bitset, f_left)
+                     f_score, f_dec, f_bin, f_ml, f_bitset, f_left, f_rand)
