@@ -14,12 +14,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (_check_feature_names, _check_n_features,
-                                      _check_sample_weight, check_is_fitted, column_or_1d)
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .binning import BinMapper
 from .criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
-from .encoding import FeatureEncoder
+from .encoding import EncoderMixin, check_weights
 from .grower import TreeGrower
 
 
@@ -49,7 +48,7 @@ def resolve_count(value, n_samples):
     return int(np.ceil(value * n_samples))
 
 
-class BaseDecisionTree(BaseEstimator):
+class BaseDecisionTree(EncoderMixin, BaseEstimator):
     """Shared fitting and prediction of the CART estimators."""
 
     _parameter_constraints = {
@@ -69,20 +68,6 @@ class BaseDecisionTree(BaseEstimator):
         "categorical_features": ["array-like", StrOptions({"auto"}), None],
         "splitter": [StrOptions({"best", "random"})],
     }
-
-    # -- input handling ---------------------------------------------------------------
-    def _encode_X(self, X, reset):
-        _check_feature_names(self, X, reset=reset)
-        if reset:
-            self._encoder = FeatureEncoder(self.categorical_features)
-            Xe = self._encoder.fit_transform(X)
-        else:
-            Xe = self._encoder.transform(X)
-        _check_n_features(self, Xe, reset=reset)
-        if reset and Xe.shape[0] == 0:
-            raise ValueError(f"Found array with 0 sample(s) (shape={Xe.shape}) while a minimum "
-                             f"of 1 is required.")
-        return Xe
 
     def _stats(self, y, sample_weight):
         raise NotImplementedError
@@ -106,7 +91,7 @@ class BaseDecisionTree(BaseEstimator):
         self._validate_params()
         Xe = self._encode_X(X, reset=True)
         y = self._validate_y(y, Xe.shape[0])
-        sample_weight = self._check_weights(sample_weight, Xe)
+        sample_weight = check_weights(sample_weight, Xe)
         # zero-weight rows take no part in the fit, not even in the bin edges
         positive = sample_weight > 0
         self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_).fit(
@@ -116,16 +101,6 @@ class BaseDecisionTree(BaseEstimator):
         self._grow(Xb, stats, sq, np.flatnonzero(positive),
                    total_weight=sample_weight.sum(), parallel=True)
         return self
-
-    def _check_weights(self, sample_weight, Xe):
-        sw = _check_sample_weight(sample_weight, Xe, dtype=np.float64,
-                                  ensure_non_negative=True)
-        if not np.all(np.isfinite(sw)):
-            raise ValueError("sample_weight must be finite.")
-        if sw.sum() <= 0:
-            raise ValueError("sample_weight sums to zero: at least one sample needs a "
-                             "positive weight.")
-        return sw
 
     def _grower(self, n_samples, total_weight, seed, parallel):
         n_features = self.n_features_in_

@@ -6,7 +6,8 @@ The trees then test numeric columns with ``x <= threshold`` and categorical ones
 "index in the left subset", on this one matrix.
 """
 import numpy as np
-from sklearn.utils.validation import check_array
+from sklearn.utils.validation import (_check_feature_names, _check_n_features,
+                                      _check_sample_weight, check_array)
 
 from .binning import MAX_CATEGORIES
 
@@ -225,3 +226,33 @@ class FeatureEncoder:
     def n_features_(self):
         return self.is_categorical_.shape[0]
 
+
+
+class EncoderMixin:
+    """Input handling shared by every treeboost estimator with a ``categorical_features``
+    parameter: feature names and count checked as scikit-learn does, X encoded by a
+    :class:`FeatureEncoder` learned at fit."""
+
+    def _encode_X(self, X, reset):
+        _check_feature_names(self, X, reset=reset)
+        if reset:
+            self._encoder = FeatureEncoder(self.categorical_features)
+            Xe = self._encoder.fit_transform(X)
+        else:
+            Xe = self._encoder.transform(X)
+        _check_n_features(self, Xe, reset=reset)
+        if reset and Xe.shape[0] == 0:
+            raise ValueError(f"Found array with 0 sample(s) (shape={Xe.shape}) while a minimum "
+                             f"of 1 is required.")
+        return Xe
+
+
+def check_weights(sample_weight, X):
+    """Validated float64 sample weights: finite, non-negative, not all zero."""
+    sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    if not np.all(np.isfinite(sw)):
+        raise ValueError("sample_weight must be finite.")
+    if sw.sum() <= 0:
+        raise ValueError("sample_weight sums to zero: at least one sample needs a positive "
+                         "weight.")
+    return sw
