@@ -18,7 +18,8 @@ from numba import njit
 
 from .criteria import node_impurity, NEWTON, SQUARED_ERROR
 from .tree import Tree
-from .splitting import (BITSET_WORDS, MODE_BUILD, MODE_SORT, MODE_SUBTRACT,
+from .histogram import build_histograms_parallel, build_histograms_serial
+from .splitting import (MODE_BUILD, MODE_READY, MODE_SORT, MODE_SUBTRACT,
                         eval_features_parallel, eval_features_serial)
 
 
@@ -84,13 +85,21 @@ def _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, stats,
         fs = feats if attempt == 0 else rest
         if fs.shape[0] == 0:
             continue
-        if n_threads > 1 and n * fs.shape[0] >= parallel_min_work:
-            eval_features_parallel(fs, mode, hist, sib, Xb_T, idx, start, end, ostats, total,
+        par = n_threads > 1 and n * fs.shape[0] >= parallel_min_work
+        m = mode
+        if mode == MODE_BUILD:
+            if par:
+                build_histograms_parallel(hist, Xb_T, fs, idx, start, end, ostats)
+            else:
+                build_histograms_serial(hist, Xb_T, fs, idx, start, end, ostats)
+            m = MODE_READY
+        if par:
+            eval_features_parallel(fs, m, hist, sib, Xb_T, idx, start, end, ostats, total,
                                    n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf,
                                    min_w, f_score, f_dec, f_bin, f_ml, f_bitset, f_left,
                                    f_rand, n_threads)
         else:
-            eval_features_serial(fs, mode, hist, sib, Xb_T, idx, start, end, ostats, total,
+            eval_features_serial(fs, m, hist, sib, Xb_T, idx, start, end, ostats, total,
                                  n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf,
                                  min_w, codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits,
                                  vecs,

@@ -10,7 +10,9 @@ themselves; :func:`gather_sorted` then builds the same compressed histogram (onl
 codes present in the node) by sorting the node's codes instead.
 """
 import numpy as np
-from numba import njit
+from numba import njit, prange
+
+FEATURE_BLOCK = 4
 
 
 @njit(nogil=True, cache=True)
@@ -22,10 +24,19 @@ def build_histogram(hist_f, col, idx, start, end, ostats):
     """
     n_stats = ostats.shape[1]
     hist_f[:, :] = 0.0
-    for i in range(end - start):
-        b = col[idx[start + i]]
-        for c in range(n_stats):
-            hist_f[b, c] += ostats[i, c]
+    n = end - start
+    # the usual widths unrolled: (w_0, w_1, count) and (g, h, count)
+    if n_stats == 3:
+        for i in range(n):
+            b = col[idx[start + i]]
+            hist_f[b, 0] += ostats[i, 0]
+            hist_f[b, 1] += ostats[i, 1]
+            hist_f[b, 2] += ostats[i, 2]
+    else:
+        for i in range(n):
+            b = col[idx[start + i]]
+            for c in range(n_stats):
+                hist_f[b, c] += ostats[i, c]
 
 
 @njit(nogil=True, cache=True)
@@ -165,3 +176,48 @@ def gather_bitmap(col, idx, start, end, ostats, missing_code, sparse_hist, bits,
                 m += 1
         bits[w] = 0
     return m
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _build_block(hist, Xb_T, feats, j0, j1, idx, start, end, ostats):
+    n_stats = ostats.shape[1]
+    for j in range(j0, j1):
+        hist[feats[j]][:, :] = 0.0
+    for i in range(end - start):
+        s = idx[start + i]
+        if n_stats == 3:
+            g0 = ostats[i, 0]
+            g1 = ostats[i, 1]
+            g2 = ostats[i, 2]
+            for j in range(j0, j1):
+                f = feats[j]
+                b = Xb_T[f, s]
+                hist[f, b, 0] += g0
+                hist[f, b, 1] += g1
+                hist[f, b, 2] += g2
+        else:
+            for j in range(j0, j1):
+                f = feats[j]
+                b = Xb_T[f, s]
+                for c in range(n_stats):
+                    hist[f, b, c] += ostats[i, c]
+
+
+@njit(nogil=True, cache=True, parallel=True)
+def build_histograms_parallel(hist, Xb_T, feats, idx, start, end, ostats):
+    """Dense histograms of ``feats`` for a node, ``FEATURE_BLOCK`` features per pass over
+    the samples: the node's statistics are read once per block instead of once per
+    feature, which is what bounds the speed on large nodes (memory traffic)."""
+    n_blocks = (feats.shape[0] + FEATURE_BLOCK - 1) // FEATURE_BLOCK
+    for blk in prange(n_blocks):
+        j0 = blk * FEATURE_BLOCK
+        _build_block(hist, Xb_T, feats, j0, min(j0 + FEATURE_BLOCK, feats.shape[0]), idx,
+                     start, end, ostats)
+
+
+@njit(nogil=True, cache=True)
+def build_histograms_serial(hist, Xb_T, feats, idx, start, end, ostats):
+    """:func:`build_histograms_parallel` in the calling thread."""
+    for j0 in range(0, feats.shape[0], FEATURE_BLOCK):
+        _build_block(hist, Xb_T, feats, j0, min(j0 + FEATURE_BLOCK, feats.shape[0]), idx,
+                     start, end, ostats)

@@ -22,6 +22,7 @@ BITSET_WORDS = 4          # categories are codes < 256
 MODE_SORT = 0             # compressed histogram by sorting the node's codes
 MODE_BUILD = 1            # dense histogram built from the node's samples
 MODE_SUBTRACT = 2         # dense histogram = parent - sibling (in the parent's buffer)
+MODE_READY = 3            # dense histogram already built (by the block builder)
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -269,7 +270,7 @@ def eval_feature(f, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total, 
     else:
         if mode == MODE_BUILD:
             build_histogram(hist[f], Xb_T[f], idx, start, end, ostats)
-        else:
+        elif mode == MODE_SUBTRACT:
             subtract_histogram(hist[f], sib_hist[f])
         m = compress_histogram(hist[f], n_bins[f], missing_code, count_col, codes, cstats, miss)
     s, d, b, ml = scan_feature(codes, cstats, m, miss, total, is_cat[f], crit, n_stats, l2,

@@ -1,0 +1,493 @@
+"""Gradient boosting of CART trees (Friedman 2001) on the shared histogram engine.
+
+Each iteration asks the :class:`~treeboost.losses.Loss` for the per-sample gradient
+``g`` and hessian ``h`` of the current raw scores, grows one tree per output on the
+binned data (binned once per ``fit``) from the statistics ``(w g, w h)`` with the
+second-order gain ``G_L^2/(H_L+l) + G_R^2/(H_R+l) - G^2/(H+l)`` (or, with
+``split_gain="gradient"``, a squared-error tree on the negative gradient), then sets each
+leaf to the loss's optimum (the Newton step ``-G/(H+l)`` for squared error and log-loss,
+medians and quantiles for the others) times ``learning_rate``.
+"""
+import time
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.model_selection import train_test_split
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from ..losses import (AbsoluteError, BinaryLogLoss, HuberLoss, MultinomialLogLoss,
+                      QuantileLoss, SquaredError)
+from ..trees.binning import BinMapper
+from ..trees.cart import resolve_max_features
+from ..trees.criteria import NEWTON, SQUARED_ERROR
+from ..trees.encoding import EncoderMixin, check_weights
+from ..trees.grower import TreeGrower
+from ..trees.tree import PackedTrees
+
+
+class BaseGradientBoosting(EncoderMixin, BaseEstimator):
+    """Fitting loop shared by the classifier and the regressor."""
+
+    _parameter_constraints = {
+        "learning_rate": [Interval(Real, 0.0, None, closed="neither")],
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+        "min_child_weight": [Interval(Real, 0.0, None, closed="left")],
+        "l2_regularization": [Interval(Real, 0.0, None, closed="left")],
+        "subsample": [Interval(Real, 0.0, 1.0, closed="right")],
+        "max_features": [Interval(Integral, 1, None, closed="left"),
+                         Interval(Real, 0.0, 1.0, closed="right"),
+                         StrOptions({"sqrt", "log2"}), None],
+        "max_bins": [Interval(Integral, 2, 255, closed="both")],
+        "categorical_features": ["array-like", StrOptions({"auto"}), None],
+        "split_gain": [StrOptions({"hessian", "gradient"})],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0.0, 1.0, closed="neither")],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0.0, None, closed="left")],
+        "warm_start": ["boolean"],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    # -- fitting -------------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None):
+        """Fit the boosted trees.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            NaN is a missing value; categorical columns as in the CART estimators.
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        warm = self.warm_start and hasattr(self, "trees_")
+        if warm and self.n_estimators < len(self.trees_):
+            raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
+                             f"{len(self.trees_)} iterations already fitted with "
+                             f"warm_start=True.")
+        Xe = self._encode_X(X, reset=not warm)
+        y = self._validate_target(y, Xe.shape[0], reset=not warm)
+        sw = check_weights(sample_weight, Xe)
+        rng = check_random_state(self.random_state)
+        loss = self._make_loss()
+        n = Xe.shape[0]
+
+        train, val = np.arange(n), None
+        if self.early_stopping:
+            stratify = y if isinstance(self, ClassifierMixin) else None
+            try:
+                train, val = train_test_split(np.arange(n), test_size=self.validation_fraction,
+                                              stratify=stratify,
+                                              random_state=rng.randint(2 ** 31 - 1))
+            except ValueError:  # a class too rare to stratify
+                train, val = train_test_split(np.arange(n), test_size=self.validation_fraction,
+                                              random_state=rng.randint(2 ** 31 - 1))
+            train.sort()
+            val.sort()
+        Xtr, ytr, wtr = Xe[train], y[train], sw[train]
+        if not warm:
+            positive = wtr > 0
+            self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_,
+                                         random_state=rng.randint(2 ** 31 - 1)).fit(
+                Xtr if positive.all() else Xtr[positive])
+            self.trees_ = []
+            self.train_score_ = []
+            self.validation_score_ = []
+            init = loss.init_raw(ytr, wtr)
+            self._init_raw = np.atleast_1d(np.asarray(init, dtype=np.float64))
+        Xb = self.bin_mapper_.transform(Xtr)
+        K = loss.n_outputs
+        raw = self._raw_from_trees(Xtr, K)
+        val_raw = Xb_val = None
+        if val is not None:
+            Xb_val = self.bin_mapper_.transform(Xe[val])
+            val_raw = self._raw_from_trees(Xe[val], K)
+
+        lr = self.learning_rate
+        newton = self.split_gain == "hessian"
+        grower = TreeGrower(
+            self.bin_mapper_, NEWTON if newton else SQUARED_ERROR, 2,
+            max_depth=self.max_depth, min_samples_split=2 * self.min_samples_leaf,
+            min_samples_leaf=self.min_samples_leaf,
+            min_weight_leaf=self.min_child_weight if newton else 0.0,
+            max_features=resolve_max_features(self.max_features, self.n_features_in_),
+            max_leaf_nodes=self.max_leaf_nodes, l2_regularization=self.l2_regularization,
+            parallel=True)
+        mc = self.bin_mapper_.missing_values_code_
+        positive_rows = np.flatnonzero(wtr > 0)
+        n_sub = max(1, int(round(self.subsample * positive_rows.size)))
+        stats = np.empty((Xtr.shape[0], 3))
+        stats[:, 2] = wtr > 0
+        t0 = time.perf_counter()
+        for it in range(len(self.trees_), self.n_estimators):
+            if isinstance(loss, HuberLoss):
+                loss.update_delta(ytr, raw[:, 0], wtr)
+            g, h = loss.gradient_hessian(ytr, raw if K > 1 else raw[:, 0])
+            g = g.reshape(-1, K)
+            h = h.reshape(-1, K)
+            rows = positive_rows
+            if n_sub < positive_rows.size:
+                rows = np.sort(rng.choice(positive_rows, n_sub, replace=False))
+            grower.random_state = rng.randint(2 ** 31 - 1)
+            trees = []
+            for k in range(K):
+                if newton:
+                    stats[:, 0] = wtr * g[:, k]
+                    stats[:, 1] = wtr * h[:, k]
+                else:   # Friedman's original: least squares on the negative gradient
+                    stats[:, 0] = wtr
+                    stats[:, 1] = -wtr * g[:, k]
+                tree, leaf = grower.grow(Xb, stats, None, rows)
+                values = self._leaf_values(loss, tree, leaf[rows], rows, ytr, raw, wtr, g[:, k],
+                                           h[:, k])
+                tree.value = (lr * values)[:, None]
+                if rows.size < Xtr.shape[0]:
+                    leaf = tree.apply_binned(Xb, mc)
+                raw[:, k] += tree.value[leaf, 0]
+                if val_raw is not None:
+                    val_raw[:, k] += tree.value[tree.apply_binned(Xb_val, mc), 0]
+                trees.append(tree)
+            self.trees_.append(trees)
+            self.train_score_.append(loss(ytr, raw if K > 1 else raw[:, 0], wtr))
+            if val_raw is not None:
+                self.validation_score_.append(
+                    loss(y[val], val_raw if K > 1 else val_raw[:, 0], sw[val]))
+            if self.verbose:
+                self._report(it, loss, time.perf_counter() - t0)
+            if val_raw is not None and self._should_stop():
+                break
+        self.n_estimators_ = len(self.trees_)
+        self.train_score_ = np.asarray(self.train_score_)
+        self.validation_score_ = np.asarray(self.validation_score_)
+        self._loss = loss
+        self._packed = None
+        return self
+
+    def _leaf_values(self, loss, tree, leaf, rows, y, raw, w, g, h):
+        """Value of every node of ``tree`` from the samples ``rows`` in its leaves."""
+        n_nodes = tree.node_count
+        if loss.newton_leaves:
+            G = np.bincount(leaf, weights=w[rows] * g[rows], minlength=n_nodes)
+            H = np.bincount(leaf, weights=w[rows] * h[rows], minlength=n_nodes)
+            # internal nodes hold no sample of `leaf`: their value is 0 (never used)
+            values = -np.divide(G, H + self.l2_regularization, out=np.zeros(n_nodes),
+                                where=H + self.l2_regularization > 0)
+            if isinstance(loss, MultinomialLogLoss):
+                values *= loss.newton_factor()
+            return values
+        return loss.leaf_values(leaf, n_nodes, y[rows], raw[rows, 0], w[rows],
+                                tree.value[:, 0])
+
+    def _should_stop(self):
+        k = self.n_iter_no_change
+        scores = self.validation_score_
+        if len(scores) <= k:
+            return False
+        reference = scores[-k - 1]
+        return min(scores[-k:]) > reference - self.tol
+
+    def _report(self, it, loss, elapsed):
+        name = self._metric_name(loss)
+        line = f"[{it + 1}]\ttraining's {name}: {self.train_score_[-1]:.6g}"
+        if len(self.validation_score_):
+            line += f"\tvalid's {name}: {self.validation_score_[-1]:.6g}"
+        print(line + f"\t({elapsed:.2f} s)", flush=True)
+
+    @staticmethod
+    def _metric_name(loss):
+        if isinstance(loss, BinaryLogLoss):
+            return "binary_logloss"
+        if isinstance(loss, MultinomialLogLoss):
+            return "multi_logloss"
+        return {"squared_error": "l2/2", "absolute_error": "l1", "huber": "huber",
+                "quantile": "quantile"}[loss.name]
+
+    # -- prediction --------------------------------------------------------------------------
+    def _raw_from_trees(self, Xe, K):
+        raw = np.tile(self._init_raw, (Xe.shape[0], 1)) if K > 1 or self._init_raw.size > 1 \
+            else np.full((Xe.shape[0], 1), self._init_raw[0])
+        if self.trees_:
+            self._packer().predict(Xe, K, out=raw)
+        return raw
+
+    def _packer(self):
+        packed = getattr(self, "_packed", None)
+        n = sum(len(t) for t in self.trees_)
+        if packed is None or packed[0] != n:
+            flat = [t for trees in self.trees_ for t in trees]
+            outputs = [k for trees in self.trees_ for k in range(len(trees))]
+            self._packed = (n, PackedTrees(flat, outputs))
+        return self._packed[1]
+
+    def _raw_predict(self, X):
+        check_is_fitted(self, "trees_")
+        Xe = self._encode_X(X, reset=False)
+        return self._raw_from_trees(Xe, self._loss.n_outputs)
+
+    def _staged_raw_predict(self, X):
+        check_is_fitted(self, "trees_")
+        Xe = self._encode_X(X, reset=False)
+        raw = np.tile(self._init_raw, (Xe.shape[0], 1))
+        for trees in self.trees_:
+            for k, tree in enumerate(trees):
+                raw[:, k] += tree.predict(Xe)[:, 0]
+            yield raw.copy()
+
+    @property
+    def feature_importances_(self):
+        """Total second-order gain (or squared-error decrease) of each feature over all
+        trees, normalised to sum to 1."""
+        check_is_fitted(self, "trees_")
+        total = np.zeros(self.n_features_in_)
+        for trees in self.trees_:
+            for tree in trees:
+                total += tree.compute_feature_importances(normalize=False)
+        s = total.sum()
+        return total / s if s > 0 else total
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+_COMMON_DOC = """
+    learning_rate : float, default=0.1
+        Shrinkage of every leaf value (> 0).
+    n_estimators : int, default=100
+        Number of boosting iterations (trees per output).
+    max_depth : int or None, default=None
+        Maximum depth of each tree (None: limited by ``max_leaf_nodes`` only).
+    max_leaf_nodes : int or None, default=31
+        Leaves per tree; trees grow best-first (leaf-wise, as LightGBM's ``num_leaves``).
+    min_samples_leaf : int, default=20
+        Minimum number of samples per leaf (LightGBM's ``min_data_in_leaf``).
+    min_child_weight : float, default=1e-3
+        Minimum hessian sum per leaf (``min_sum_hessian_in_leaf``).
+    l2_regularization : float, default=0.0
+        The ``lambda`` of the gain ``G^2/(H+lambda)`` and the leaf value ``-G/(H+lambda)``.
+    subsample : float in (0, 1], default=1.0
+        Fraction of rows drawn without replacement for each iteration (stochastic
+        gradient boosting).
+    max_features : int, float, {"sqrt", "log2"} or None, default=None
+        Features sampled at each node.
+    max_bins : int, default=255
+        Bins per numeric feature (X is binned once per ``fit``).
+    categorical_features : None, "auto" or array-like, default=None
+        As in :class:`~treeboost.DecisionTreeClassifier`.
+    split_gain : {"hessian", "gradient"}, default="hessian"
+        "hessian": second-order gain on ``(g, h)``; "gradient": each tree is a least-squares
+        fit of the negative gradient (Friedman's original).  Leaf values come from the
+        loss either way.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the data and stop when the validation loss has
+        not improved by ``tol`` for ``n_iter_no_change`` iterations (all fitted trees are
+        kept).
+    validation_fraction : float, default=0.1
+    n_iter_no_change : int, default=10
+    tol : float, default=1e-7
+    warm_start : bool, default=False
+        Keep the fitted trees and add iterations up to ``n_estimators``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds subsampling, feature sampling and the validation split.
+    verbose : int, default=0
+        Print the training (and validation) loss after every iteration, LightGBM-style.
+
+    Attributes
+    ----------
+    trees_ : list of list of Tree
+        ``trees_[i][k]``: the tree of iteration ``i`` for output ``k``.
+    n_estimators_ : int
+    train_score_, validation_score_ : ndarray
+        Loss after each iteration on the training data (and the validation data).
+    feature_importances_ : ndarray of shape (n_features,)
+    bin_mapper_ : BinMapper
+"""
+
+
+class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
+    __doc__ = """Gradient-boosted regression trees.
+
+    Parameters
+    ----------
+    loss : {"squared_error", "absolute_error", "huber", "quantile"}, default="squared_error"
+        See :mod:`treeboost.losses` for the gradient, hessian, initial score and leaf value
+        of each.
+    alpha : float in (0, 1), default=0.9
+        Quantile of ``loss="quantile"``; for ``"huber"``, the quantile of the absolute
+        residuals that sets ``delta``.""" + _COMMON_DOC
+
+    _parameter_constraints = {
+        **BaseGradientBoosting._parameter_constraints,
+        "loss": [StrOptions({"squared_error", "absolute_error", "huber", "quantile"})],
+        "alpha": [Interval(Real, 0.0, 1.0, closed="neither")],
+    }
+
+    def __init__(self, *, loss="squared_error", learning_rate=0.1, n_estimators=100,
+                 max_depth=None, max_leaf_nodes=31, min_samples_leaf=20, min_child_weight=1e-3,
+                 l2_regularization=0.0, subsample=1.0, max_features=None, max_bins=255,
+                 categorical_features=None, split_gain="hessian", alpha=0.9,
+                 early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
+                 tol=1e-7, warm_start=False, random_state=None, verbose=0):
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_samples_leaf = min_samples_leaf
+        self.min_child_weight = min_child_weight
+        self.l2_regularization = l2_regularization
+        self.subsample = subsample
+        self.max_features = max_features
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+        self.split_gain = split_gain
+        self.alpha = alpha
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.warm_start = warm_start
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _make_loss(self):
+        return {"squared_error": SquaredError, "absolute_error": AbsoluteError,
+                "huber": lambda: HuberLoss(self.alpha),
+                "quantile": lambda: QuantileLoss(self.alpha)}[self.loss]()
+
+    def _validate_target(self, y, n_samples, reset):
+        y = column_or_1d(y, warn=True)
+        if y.shape[0] != n_samples:
+            raise ValueError(f"X and y have inconsistent numbers of samples: {n_samples} and "
+                             f"{y.shape[0]}.")
+        try:
+            y = y.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"y must be numeric for a regressor, got dtype {y.dtype}.") \
+                from None
+        if not np.all(np.isfinite(y)):
+            raise ValueError("Input y contains NaN or infinity.")
+        return y
+
+    def predict(self, X):
+        """Sum of the initial score and every tree's leaf value."""
+        return self._raw_predict(X)[:, 0]
+
+    def staged_predict(self, X):
+        """Predictions after each iteration (a generator)."""
+        for raw in self._staged_raw_predict(X):
+            yield raw[:, 0]
+
+
+class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
+    __doc__ = """Gradient-boosted classification trees (log-loss).
+
+    Two classes: one tree per iteration on the log-odds, ``p = expit(F)``.  K > 2 classes:
+    K trees per iteration, ``p = softmax(F)``.
+
+    Parameters
+    ----------
+    loss : {"log_loss"}, default="log_loss"
+        A regression loss here is refused.""" + _COMMON_DOC
+
+    _parameter_constraints = {
+        **BaseGradientBoosting._parameter_constraints,
+        "loss": [StrOptions({"log_loss"})],
+    }
+
+    def __init__(self, *, loss="log_loss", learning_rate=0.1, n_estimators=100, max_depth=None,
+                 max_leaf_nodes=31, min_samples_leaf=20, min_child_weight=1e-3,
+                 l2_regularization=0.0, subsample=1.0, max_features=None, max_bins=255,
+                 categorical_features=None, split_gain="hessian", early_stopping=False,
+                 validation_fraction=0.1, n_iter_no_change=10, tol=1e-7, warm_start=False,
+                 random_state=None, verbose=0):
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_samples_leaf = min_samples_leaf
+        self.min_child_weight = min_child_weight
+        self.l2_regularization = l2_regularization
+        self.subsample = subsample
+        self.max_features = max_features
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+        self.split_gain = split_gain
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.warm_start = warm_start
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _make_loss(self):
+        if self.n_classes_ == 2:
+            return BinaryLogLoss()
+        return MultinomialLogLoss(self.n_classes_)
+
+    def _validate_target(self, y, n_samples, reset):
+        y = column_or_1d(y, warn=True)
+        if y.shape[0] != n_samples:
+            raise ValueError(f"X and y have inconsistent numbers of samples: {n_samples} and "
+                             f"{y.shape[0]}.")
+        if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+            raise ValueError("Input y contains NaN or infinity.")
+        check_classification_targets(y)
+        classes, y_enc = np.unique(y, return_inverse=True)
+        if classes.shape[0] < 2:
+            raise ValueError(f"log_loss needs at least 2 classes in y; got only "
+                             f"{classes.tolist()!r}.")
+        if reset:
+            self.classes_ = classes
+            self.n_classes_ = classes.shape[0]
+        elif not np.array_equal(classes, self.classes_):
+            raise ValueError("warm_start: y has other classes than the first fit.")
+        return y_enc
+
+    def decision_function(self, X):
+        """Raw scores: the log-odds (n_samples,) for two classes, else (n_samples, K)."""
+        raw = self._raw_predict(X)
+        return raw[:, 0] if self.n_classes_ == 2 else raw
+
+    def staged_decision_function(self, X):
+        for raw in self._staged_raw_predict(X):
+            yield raw[:, 0] if self.n_classes_ == 2 else raw
+
+    def _proba(self, raw):
+        return BinaryLogLoss.proba(raw[:, 0]) if self.n_classes_ == 2 else \
+            MultinomialLogLoss.proba(raw)
+
+    def predict_proba(self, X):
+        """Class probabilities ``expit(F)`` or ``softmax(F)``."""
+        return self._proba(self._raw_predict(X))
+
+    def predict_log_proba(self, X):
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def staged_predict_proba(self, X):
+        for raw in self._staged_raw_predict(X):
+            yield self._proba(raw)
+
+    def staged_predict(self, X):
+        for raw in self._staged_raw_predict(X):
+            yield self.classes_[np.argmax(self._proba(raw), axis=1)]

@@ -1,0 +1,22 @@
+"""Losses of gradient boosting: value, gradient, hessian, initial score and leaf value.
+
+=====================  =========================  ======================  ===========================
+loss                   for                        initial raw score       leaf value
+=====================  =========================  ======================  ===========================
+``squared_error``      regression                 weighted mean           Newton ``-G/H`` (mean residual)
+``absolute_error``     regression                 weighted median         weighted median of residuals
+``huber``              regression                 weighted median         Friedman's M-TreeBoost step
+``quantile``           regression                 weighted alpha-quantile alpha-quantile of residuals
+``log_loss`` (binary)  2 classes                  log-odds                Newton ``sum r / sum p(1-p)``
+``log_loss`` (K)       K classes, K trees / iter  log class priors        ``(K-1)/K`` Newton step
+=====================  =========================  ======================  ===========================
+"""
+from .absolute_error import AbsoluteError
+from .base import Loss
+from .huber import HuberLoss
+from .log_loss import BinaryLogLoss, MultinomialLogLoss
+from .quantile import QuantileLoss
+from .squared_error import SquaredError
+
+__all__ = ["AbsoluteError", "BinaryLogLoss", "HuberLoss", "Loss", "MultinomialLogLoss",
+           "QuantileLoss", "SquaredError"]

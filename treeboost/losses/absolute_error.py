@@ -1,0 +1,31 @@
+"""Absolute error ``L = |y - F|``."""
+import numpy as np
+
+from .base import Loss, grouped_weighted_quantile, weighted_quantile
+
+
+class AbsoluteError(Loss):
+    """``L = |y - F|``; ``g = sign(F - y)``; the hessian is 0, so the trees are grown on
+    the gradient with a unit hessian and each leaf is set to the weighted median of the
+    residuals ``y - F`` of its samples (the Newton step is undefined).
+
+    Initial score: the weighted median of y.
+    """
+
+    name = "absolute_error"
+    newton_leaves = False
+
+    def pointwise(self, y, raw):
+        return np.abs(y - raw)
+
+    def __call__(self, y, raw, sample_weight):
+        return self._mean(self.pointwise(y, raw), sample_weight)
+
+    def gradient_hessian(self, y, raw):
+        return np.sign(raw - y), np.ones_like(raw)
+
+    def init_raw(self, y, sample_weight):
+        return float(weighted_quantile(y, sample_weight, 0.5))
+
+    def leaf_values(self, leaf_of_sample, n_nodes, y, raw, sample_weight, newton):
+        return grouped_weighted_quantile(leaf_of_sample, y - raw, sample_weight, 0.5, n_nodes)
