@@ -1,6 +1,8 @@
 """treeboost: decision trees and tree ensembles on one fast histogram engine."""
+from .ensembles.gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from .trees import DecisionTreeClassifier, DecisionTreeRegressor
 
 __version__ = "0.1.0"
 
-__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "__version__"]
+__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "GradientBoostingClassifier",
+           "GradientBoostingRegressor", "__version__"]

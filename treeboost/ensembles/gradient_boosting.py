@@ -107,6 +107,9 @@ class BaseGradientBoosting(EncoderMixin, BaseEstimator):
             self.validation_score_ = []
             init = loss.init_raw(ytr, wtr)
             self._init_raw = np.atleast_1d(np.asarray(init, dtype=np.float64))
+        else:
+            self.train_score_ = list(self.train_score_)
+            self.validation_score_ = list(self.validation_score_)
         Xb = self.bin_mapper_.transform(Xtr)
         K = loss.n_outputs
         raw = self._raw_from_trees(Xtr, K)
@@ -143,13 +146,15 @@ class BaseGradientBoosting(EncoderMixin, BaseEstimator):
             grower.random_state = rng.randint(2 ** 31 - 1)
             trees = []
             for k in range(K):
+                sq = None
                 if newton:
                     stats[:, 0] = wtr * g[:, k]
                     stats[:, 1] = wtr * h[:, k]
                 else:   # Friedman's original: least squares on the negative gradient
                     stats[:, 0] = wtr
                     stats[:, 1] = -wtr * g[:, k]
-                tree, leaf = grower.grow(Xb, stats, None, rows)
+                    sq = wtr * g[:, k] ** 2
+                tree, leaf = grower.grow(Xb, stats, sq, rows)
                 values = self._leaf_values(loss, tree, leaf[rows], rows, ytr, raw, wtr, g[:, k],
                                            h[:, k])
                 tree.value = (lr * values)[:, None]
@@ -173,6 +178,7 @@ class BaseGradientBoosting(EncoderMixin, BaseEstimator):
         self.validation_score_ = np.asarray(self.validation_score_)
         self._loss = loss
         self._packed = None
+        self._packer()      # built now, so that predict never changes the estimator
         return self
 
     def _leaf_values(self, loss, tree, leaf, rows, y, raw, w, g, h):
@@ -450,7 +456,7 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
         check_classification_targets(y)
         classes, y_enc = np.unique(y, return_inverse=True)
         if classes.shape[0] < 2:
-            raise ValueError(f"log_loss needs at least 2 classes in y; got only "
+            raise ValueError(f"log_loss needs at least 2 classes in y; got only one class: "
                              f"{classes.tolist()!r}.")
         if reset:
             self.classes_ = classes
