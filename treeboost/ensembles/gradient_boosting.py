@@ -184,6 +184,12 @@ class BaseGradientBoosting(EncoderMixin, BaseEstimator):
     def _leaf_values(self, loss, tree, leaf, rows, y, raw, w, g, h):
         """Value of every node of ``tree`` from the samples ``rows`` in its leaves."""
         n_nodes = tree.node_count
+        if loss.newton_leaves and self.split_gain == "hessian":
+            # the grower's node values already are the Newton step -G/(H + lambda)
+            values = tree.value[:, 0].copy()
+            if isinstance(loss, MultinomialLogLoss):
+                values *= loss.newton_factor()
+            return values
         if loss.newton_leaves:
             G = np.bincount(leaf, weights=w[rows] * g[rows], minlength=n_nodes)
             H = np.bincount(leaf, weights=w[rows] * h[rows], minlength=n_nodes)

@@ -1,8 +1,31 @@
 """Binary and multinomial log-loss (deviance)."""
 import numpy as np
+from numba import njit, prange
 from scipy.special import expit, logsumexp, softmax
 
 from .base import Loss
+
+
+@njit(nogil=True, cache=True, parallel=True)
+def _binary_pointwise(y, raw, out):
+    # log(1 + exp(F)) - y F without overflow: max(F, 0) + log1p(exp(-|F|)) - y F
+    for i in prange(raw.shape[0]):
+        f = raw[i]
+        out[i] = max(f, 0.0) + np.log1p(np.exp(-abs(f))) - y[i] * f
+
+
+@njit(nogil=True, cache=True, parallel=True)
+def _binary_grad_hess(y, raw, g, h):
+    for i in prange(raw.shape[0]):
+        f = raw[i]
+        # expit without overflow
+        if f >= 0:
+            p = 1.0 / (1.0 + np.exp(-f))
+        else:
+            e = np.exp(f)
+            p = e / (1.0 + e)
+        g[i] = p - y[i]
+        h[i] = max(p * (1.0 - p), 1e-16)
 
 
 class BinaryLogLoss(Loss):
@@ -17,15 +40,20 @@ class BinaryLogLoss(Loss):
     is_classification = True
 
     def pointwise(self, y, raw):
-        # log(1 + exp(F)) - y F, computed stably
-        return np.logaddexp(0.0, raw) - y * raw
+        raw = np.ascontiguousarray(raw, dtype=np.float64)
+        out = np.empty_like(raw)
+        _binary_pointwise(np.ascontiguousarray(y, dtype=np.float64), raw, out)
+        return out
 
     def __call__(self, y, raw, sample_weight):
         return self._mean(self.pointwise(y, raw), sample_weight)
 
     def gradient_hessian(self, y, raw):
-        p = expit(raw)
-        return p - y, np.maximum(p * (1.0 - p), 1e-16)
+        raw = np.ascontiguousarray(raw, dtype=np.float64)
+        g = np.empty_like(raw)
+        h = np.empty_like(raw)
+        _binary_grad_hess(np.ascontiguousarray(y, dtype=np.float64), raw, g, h)
+        return g, h
 
     def init_raw(self, y, sample_weight):
         pos = float(np.sum(sample_weight * y))

@@ -152,6 +152,17 @@ class BinMapper:
     def fit_transform(self, X):
         return self.fit(X).transform(X)
 
+    def thresholds_of(self, features, bin_thresholds):
+        """Vectorised :meth:`threshold_of` for arrays of features and bin thresholds."""
+        table = getattr(self, "_edge_table", None)
+        if table is None:
+            width = max(1, max(e.size for e in self.bin_thresholds_)) + 1
+            table = np.full((len(self.bin_thresholds_), width), np.inf)
+            for f, e in enumerate(self.bin_thresholds_):
+                table[f, :e.size] = e
+            self._edge_table = table
+        return table[features, np.minimum(bin_thresholds, table.shape[1] - 1)]
+
     def threshold_of(self, feature, bin_threshold):
         """Real threshold of the split "code <= bin_threshold" (inf past the last edge)."""
         edges = self.bin_thresholds_[feature]

@@ -88,10 +88,12 @@ def _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, stats,
         par = n_threads > 1 and n * fs.shape[0] >= parallel_min_work
         m = mode
         if mode == MODE_BUILD:
+            # boosting's numeric features estimate counts from the hessian
+            count_of = is_cat | (crit != NEWTON)
             if par:
-                build_histograms_parallel(hist, Xb_T, fs, idx, start, end, ostats)
+                build_histograms_parallel(hist, Xb_T, fs, idx, start, end, ostats, count_of)
             else:
-                build_histograms_serial(hist, Xb_T, fs, idx, start, end, ostats)
+                build_histograms_serial(hist, Xb_T, fs, idx, start, end, ostats, count_of)
             m = MODE_READY
         if par:
             eval_features_parallel(fs, m, hist, sib, Xb_T, idx, start, end, ostats, total,
@@ -309,6 +311,9 @@ def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n
         nl = 0
         nr = 0
         catf = is_cat[f]
+        # boosting takes the children's (G, H) from the split search (no second read of
+        # the statistics); the trees sum them exactly, which keeps purity tests exact
+        sums = crit != NEWTON
         for i in range(s0, e0):
             s = idx[i]
             b = col[s]
@@ -321,15 +326,23 @@ def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n
             if go_left:
                 idx[s0 + nl] = s
                 nl += 1
-                for c in range(n_cols):
-                    total[lc, c] += stats[s, c]
-                sq_sum[lc] += sq[s]
+                if sums:
+                    for c in range(n_cols):
+                        total[lc, c] += stats[s, c]
+                    sq_sum[lc] += sq[s]
             else:
                 buf[nr] = s
                 nr += 1
-                for c in range(n_cols):
-                    total[rc, c] += stats[s, c]
-                sq_sum[rc] += sq[s]
+                if sums:
+                    for c in range(n_cols):
+                        total[rc, c] += stats[s, c]
+                    sq_sum[rc] += sq[s]
+        if not sums:
+            for c in range(n_cols - 1):
+                total[lc, c] = cand_left[node, c]
+                total[rc, c] = total[node, c] - cand_left[node, c]
+            total[lc, cnt] = nl
+            total[rc, cnt] = nr
         for i in range(nr):
             idx[s0 + nl + i] = buf[i]
         start[lc] = s0
@@ -488,8 +501,9 @@ class TreeGrower:
         is_cat = np.zeros(node_count, bool)
         is_cat[~leaf] = bm.is_categorical_[feature[~leaf]]
         threshold = np.full(node_count, np.nan)
-        for i in np.flatnonzero(~leaf & ~is_cat):
-            threshold[i] = bm.threshold_of(feature[i], bin_thr[i])
+        numeric = np.flatnonzero(~leaf & ~is_cat)
+        if numeric.size:
+            threshold[numeric] = bm.thresholds_of(feature[numeric], bin_thr[numeric])
         bitset = np.where(is_cat[:, None], bitset, np.uint64(0))
         weight, value = self._node_values(total)
         tree = Tree(n_features, value.shape[1], children_left=left, children_right=right,

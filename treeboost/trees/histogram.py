@@ -12,31 +12,38 @@ codes present in the node) by sorting the node's codes instead.
 import numpy as np
 from numba import njit, prange
 
-FEATURE_BLOCK = 4
 
 
 @njit(nogil=True, cache=True)
-def build_histogram(hist_f, col, idx, start, end, ostats):
+def build_histogram(hist_f, col, idx, start, end, ostats, with_count=True):
     """``hist_f[b, c] = sum of ostats[i, c]`` over node samples whose code is ``b``.
 
     ``ostats`` holds the statistics of the node's samples in node order
     (``ostats[i] = stats[idx[start + i]]``) so that they are read sequentially.
+    ``with_count=False`` leaves the count column at 0: boosting estimates counts from the
+    hessian instead (as LightGBM does), which saves a third of the scattered additions.
     """
     n_stats = ostats.shape[1]
-    hist_f[:, :] = 0.0
+    flat = hist_f.reshape(-1)      # flat offsets: cheaper than 2-d indexing in the hot loop
+    flat[:] = 0.0
     n = end - start
     # the usual widths unrolled: (w_0, w_1, count) and (g, h, count)
-    if n_stats == 3:
+    if n_stats == 3 and not with_count:
         for i in range(n):
-            b = col[idx[start + i]]
-            hist_f[b, 0] += ostats[i, 0]
-            hist_f[b, 1] += ostats[i, 1]
-            hist_f[b, 2] += ostats[i, 2]
+            o = col[idx[start + i]] * 3
+            flat[o] += ostats[i, 0]
+            flat[o + 1] += ostats[i, 1]
+    elif n_stats == 3:
+        for i in range(n):
+            o = col[idx[start + i]] * 3
+            flat[o] += ostats[i, 0]
+            flat[o + 1] += ostats[i, 1]
+            flat[o + 2] += ostats[i, 2]
     else:
         for i in range(n):
-            b = col[idx[start + i]]
+            o = col[idx[start + i]] * n_stats
             for c in range(n_stats):
-                hist_f[b, c] += ostats[i, c]
+                flat[o + c] += ostats[i, c]
 
 
 @njit(nogil=True, cache=True)
@@ -178,46 +185,18 @@ def gather_bitmap(col, idx, start, end, ostats, missing_code, sparse_hist, bits,
     return m
 
 
-@njit(nogil=True, cache=True, inline="always")
-def _build_block(hist, Xb_T, feats, j0, j1, idx, start, end, ostats):
-    n_stats = ostats.shape[1]
-    for j in range(j0, j1):
-        hist[feats[j]][:, :] = 0.0
-    for i in range(end - start):
-        s = idx[start + i]
-        if n_stats == 3:
-            g0 = ostats[i, 0]
-            g1 = ostats[i, 1]
-            g2 = ostats[i, 2]
-            for j in range(j0, j1):
-                f = feats[j]
-                b = Xb_T[f, s]
-                hist[f, b, 0] += g0
-                hist[f, b, 1] += g1
-                hist[f, b, 2] += g2
-        else:
-            for j in range(j0, j1):
-                f = feats[j]
-                b = Xb_T[f, s]
-                for c in range(n_stats):
-                    hist[f, b, c] += ostats[i, c]
-
-
 @njit(nogil=True, cache=True, parallel=True)
-def build_histograms_parallel(hist, Xb_T, feats, idx, start, end, ostats):
-    """Dense histograms of ``feats`` for a node, ``FEATURE_BLOCK`` features per pass over
-    the samples: the node's statistics are read once per block instead of once per
-    feature, which is what bounds the speed on large nodes (memory traffic)."""
-    n_blocks = (feats.shape[0] + FEATURE_BLOCK - 1) // FEATURE_BLOCK
-    for blk in prange(n_blocks):
-        j0 = blk * FEATURE_BLOCK
-        _build_block(hist, Xb_T, feats, j0, min(j0 + FEATURE_BLOCK, feats.shape[0]), idx,
-                     start, end, ostats)
+def build_histograms_parallel(hist, Xb_T, feats, idx, start, end, ostats, count_of):
+    """Dense histograms of ``feats`` for a node, one feature per task; ``count_of[f]``
+    tells whether feature ``f`` needs its count column."""
+    for j in prange(feats.shape[0]):
+        f = feats[j]
+        build_histogram(hist[f], Xb_T[f], idx, start, end, ostats, count_of[f])
 
 
 @njit(nogil=True, cache=True)
-def build_histograms_serial(hist, Xb_T, feats, idx, start, end, ostats):
+def build_histograms_serial(hist, Xb_T, feats, idx, start, end, ostats, count_of):
     """:func:`build_histograms_parallel` in the calling thread."""
-    for j0 in range(0, feats.shape[0], FEATURE_BLOCK):
-        _build_block(hist, Xb_T, feats, j0, min(j0 + FEATURE_BLOCK, feats.shape[0]), idx,
-                     start, end, ostats)
+    for j in range(feats.shape[0]):
+        f = feats[j]
+        build_histogram(hist[f], Xb_T[f], idx, start, end, ostats, count_of[f])
