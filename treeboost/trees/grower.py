@@ -174,9 +174,14 @@ def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n
                np.empty(width), np.empty(n + 1, np.int64), np.empty(33, np.int64),
                np.zeros((256, n_cols)), np.zeros(4, np.uint64), np.empty((3, n_cols)))
 
-    pool = np.empty((1, n_features, n_hist_bins, n_cols))
-    free = np.zeros(1, np.int64)
-    n_free = np.ones(1, np.int64)
+    # enough histogram buffers for the usual number of open nodes up front (a pool that
+    # grows by copying would move megabytes per tree), capped at ~64 MB
+    slot_bytes = n_features * n_hist_bins * n_cols * 8
+    want = max_leaf_nodes + 1 if max_leaf_nodes > 0 else 16
+    n_slots = max(1, min(want, (64 << 20) // max(slot_bytes, 1)))
+    pool = np.empty((n_slots, n_features, n_hist_bins, n_cols))
+    free = np.arange(n_slots)
+    n_free = np.full(1, n_slots, np.int64)
     perm = np.arange(n_features)
     all_feats = np.arange(n_features)
     no_feats = np.empty(0, np.int64)

@@ -176,17 +176,30 @@ class Tree:
 def _predict_packed(X, left, right, feature, threshold, missing_left, is_cat, bitset, value,
                     roots, output, out):
     """``out[i, output[t]] += value[leaf of row i in tree t]`` for every tree ``t``; the
-    trees' nodes are concatenated, ``roots[t]`` is the first node of tree ``t``."""
-    for i in prange(X.shape[0]):
+    trees' nodes are concatenated, ``roots[t]`` is the first node of tree ``t``.
+
+    Rows go in blocks of 64 and each block walks one tree after the other, so a tree's
+    nodes stay in cache while the block's rows use them."""
+    n = X.shape[0]
+    block = 64
+    for blk in prange((n + block - 1) // block):
+        lo = blk * block
+        hi = min(n, lo + block)
         for t in range(roots.shape[0]):
-            node = roots[t]
-            while left[node] != TREE_LEAF:
-                if _goes_left(X[i, feature[node]], node, threshold, missing_left, is_cat,
-                              bitset):
-                    node = left[node]
-                else:
-                    node = right[node]
-            out[i, output[t]] += value[node]
+            root = roots[t]
+            k = output[t]
+            for i in range(lo, hi):
+                node = root
+                while left[node] != TREE_LEAF:
+                    x = X[i, feature[node]]
+                    if is_cat[node]:
+                        go = _goes_left(x, node, threshold, missing_left, is_cat, bitset)
+                    elif missing_left[node]:
+                        go = not (x > threshold[node])     # NaN goes left
+                    else:
+                        go = x <= threshold[node]          # NaN goes right
+                    node = left[node] if go else right[node]
+                out[i, k] += value[node]
 
 
 class PackedTrees:
