@@ -14,7 +14,8 @@ loss                   for                        initial raw score       leaf v
 from .absolute_error import AbsoluteError
 from .base import Loss
 from .huber import HuberLoss
-from .log_loss import BinaryLogLoss, MultinomialLogLoss
+from .log_loss import BinaryLogLoss
+from .multinomial import MultinomialLogLoss
 from .quantile import QuantileLoss
 from .squared_error import SquaredError
 
