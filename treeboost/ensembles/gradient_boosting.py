@@ -19,6 +19,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from ..persistence import PersistenceMixin
 from ..losses import (AbsoluteError, BinaryLogLoss, HuberLoss, MultinomialLogLoss,
                       QuantileLoss, SquaredError)
 from ..trees.binning import BinMapper
@@ -29,7 +30,7 @@ from ..trees.grower import TreeGrower
 from ..trees.tree import PackedTrees
 
 
-class BaseGradientBoosting(EncoderMixin, BaseEstimator):
+class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
     """Fitting loop shared by the classifier and the regressor."""
 
     _parameter_constraints = {

@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .binning import BinMapper
 from .criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
+from ..persistence import PersistenceMixin
 from .encoding import EncoderMixin, check_weights
 from .grower import TreeGrower
 
@@ -48,7 +49,7 @@ def resolve_count(value, n_samples):
     return int(np.ceil(value * n_samples))
 
 
-class BaseDecisionTree(EncoderMixin, BaseEstimator):
+class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
     """Shared fitting and prediction of the CART estimators."""
 
     _parameter_constraints = {
@@ -271,7 +272,6 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         if self.n_classes_ == 1:
             warnings.warn("y has a single class: the tree is a single leaf that predicts "
                           f"{self.classes_[0]!r}.", UserWarning)
-        self._y_encoded = y_enc
         return y_enc
 
     def _stats(self, y, sample_weight):
