@@ -97,7 +97,8 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                                               random_state=rng.randint(2 ** 31 - 1))
             train.sort()
             val.sort()
-        Xtr, ytr, wtr = Xe[train], y[train], sw[train]
+        # without a validation split X is used as it is (no copy of a large X)
+        Xtr, ytr, wtr = (Xe, y, sw) if val is None else (Xe[train], y[train], sw[train])
         if not warm:
             positive = wtr > 0
             self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_,

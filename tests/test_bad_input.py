@@ -1,0 +1,161 @@
+"""The bad-input matrix: every public estimator against every kind of bad input.
+
+Each case either works correctly (finite predictions of the right shape) or raises a
+clear ValueError/TypeError; none crashes, hangs or returns NaN.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+import treeboost
+
+rng = np.random.RandomState(0)
+
+
+def _estimators():
+    ests = [treeboost.DecisionTreeClassifier(random_state=0),
+            treeboost.DecisionTreeRegressor(random_state=0),
+            treeboost.GradientBoostingClassifier(n_estimators=5, random_state=0),
+            treeboost.GradientBoostingRegressor(n_estimators=5, random_state=0)]
+    for name in ("RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
+                 "ExtraTreesRegressor", "BaggingClassifier", "BaggingRegressor",
+                 "AdaBoostClassifier", "AdaBoostRegressor"):
+        cls = getattr(treeboost, name, None)
+        if cls is not None:
+            params = {"n_estimators": 5, "random_state": 0}
+            ests.append(cls(**params))
+    return ests
+
+
+ESTIMATORS = _estimators()
+IDS = [type(e).__name__ for e in ESTIMATORS]
+
+
+def _is_classifier(est):
+    return getattr(est, "_estimator_type", None) == "classifier" or \
+        est.__sklearn_tags__().estimator_type == "classifier"
+
+
+def _data(est, n=60, d=3):
+    X = rng.normal(size=(n, d))
+    y = (X[:, 0] > 0).astype(int) if _is_classifier(est) else X[:, 0] * 3 + rng.normal(size=n)
+    return X, y
+
+
+def _check_ok(est, X, y, **fit):
+    from sklearn.base import clone
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = clone(est).fit(X, y, **fit)
+        pred = model.predict(X)
+    assert pred.shape == (X.shape[0],)
+    if hasattr(model, "predict_proba"):
+        proba = model.predict_proba(X)
+        assert np.all(np.isfinite(proba))
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    else:
+        assert np.all(np.isfinite(pred))
+    return model
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
+def test_non_finite_targets_and_inputs_are_refused(est):
+    X, y = _data(est)
+    yf = y.astype(float)
+    for bad in (np.nan, np.inf):
+        yb = yf.copy()
+        yb[3] = bad
+        with pytest.raises(ValueError, match="NaN|infinity|Input y"):
+            est.fit(X, yb)
+    Xb = X.copy()
+    Xb[2, 1] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        est.fit(Xb, y)
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
+def test_shape_errors(est):
+    X, y = _data(est)
+    with pytest.raises(ValueError, match="inconsistent|samples"):
+        est.fit(X, y[:-1])
+    with pytest.raises(ValueError, match="0 sample"):
+        est.fit(X[:0], y[:0])
+    model = _check_ok(est, X, y)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X[:, :2])
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
+def test_pandas_columns_in_another_order_are_refused(est):
+    pd = pytest.importorskip("pandas")
+    X, y = _data(est)
+    df = pd.DataFrame(X, columns=["a", "b", "c"])
+    model = _check_ok(est, df, y)
+    with pytest.raises(ValueError, match="feature names"):
+        model.predict(df[["c", "b", "a"]])
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
+def test_degenerate_but_valid_data_works(est):
+    X, y = _data(est)
+    _check_ok(est, X[:, :1], y)                         # one feature
+    _check_ok(est, np.ones_like(X), y)                  # all-constant features
+    _check_ok(est, X * 1e300, y)                        # huge feature values
+    _check_ok(est, X, y, sample_weight=np.full(len(y), 1e-300))   # tiny weights
+    Xn = X.copy()
+    Xn[::3, 0] = np.nan                                 # missing values
+    _check_ok(est, Xn, y)
+    if not _is_classifier(est):
+        _check_ok(est, X, y * 1e300)                    # huge targets
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
+def test_one_sample(est):
+    X, y = _data(est)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = est.fit(X[:1], y[:1])
+    except ValueError as exc:
+        assert "class" in str(exc) or "sample" in str(exc)
+        return
+    assert np.all(np.isfinite(model.predict(X[:2])))
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
+def test_bad_weights(est):
+    X, y = _data(est)
+    with pytest.raises(ValueError, match="(?i)negative"):
+        est.fit(X, y, sample_weight=-np.ones(len(y)))
+    with pytest.raises(ValueError, match="zero"):
+        est.fit(X, y, sample_weight=np.zeros(len(y)))
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
+def test_categorical_edge_cases(est):
+    pd = pytest.importorskip("pandas")
+    X, y = _data(est)
+    big = np.array([2 ** 62, -2 ** 62, 7], dtype=np.int64)[rng.randint(0, 3, len(y))]
+    df = pd.DataFrame({"code": pd.Categorical(big), "x": X[:, 0]})
+    _check_ok(est, df, y)                                # huge integer category labels
+    many = pd.DataFrame({"c": pd.Categorical([f"v{i}" for i in range(300)] * 2),
+                         "x": rng.normal(size=600)})
+    yy = np.arange(600) % 2 if _is_classifier(est) else rng.normal(size=600)
+    with pytest.raises(ValueError, match="categories"):
+        est.fit(many, yy)
+    obj = np.array([["a", 1.0], ["b", 2.0]] * 30, dtype=object)
+    with pytest.raises(ValueError):
+        est.fit(obj, y)                                  # strings that are not declared
+
+
+def test_single_class_and_a_class_only_in_the_validation_split():
+    X = rng.normal(size=(50, 2))
+    with pytest.raises(ValueError, match="one class"):
+        treeboost.GradientBoostingClassifier().fit(X, np.zeros(50))
+    y = np.zeros(50, int)
+    y[0] = 1          # one sample of class 1: it may land in the validation split only
+    model = treeboost.GradientBoostingClassifier(n_estimators=5, early_stopping=True,
+                                                 validation_fraction=0.2,
+                                                 random_state=0).fit(X, y)
+    assert np.all(np.isfinite(model.predict_proba(X)))
