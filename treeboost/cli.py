@@ -8,11 +8,21 @@ import sys
 import time
 
 
+FEATURES = ["Pclass", "Sex", "Age", "SibSp", "Parch", "Fare", "Embarked"]
+
+
 def _titanic_features():
+    """Titanic features as a DataFrame when pandas is there, else a numpy object array
+    with Sex and Embarked declared categorical (the demo needs no optional package)."""
     from .datasets import load_titanic
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        data = load_titanic(as_frame=False)
+        cols = [data.feature_names.index(c) for c in FEATURES]
+        return data.data[:, cols], data.target, [1, 6]
     data = load_titanic(as_frame=True)
-    X = data.data[["Pclass", "Sex", "Age", "SibSp", "Parch", "Fare", "Embarked"]]
-    return X, data.target
+    return data.data[FEATURES], data.target, None
 
 
 def demo(args):
@@ -22,19 +32,19 @@ def demo(args):
     from . import DecisionTreeClassifier
     from .trees.export import export_rules
 
-    X, y = _titanic_features()
+    X, y, categorical = _titanic_features()
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
-    tree = DecisionTreeClassifier(max_depth=args.max_depth, min_samples_leaf=5, random_state=0)
+    tree = DecisionTreeClassifier(max_depth=args.max_depth, min_samples_leaf=5, random_state=0,
+                                  categorical_features=categorical)
     t = time.perf_counter()
     scores = cross_val_score(tree, X, y, cv=cv)
     elapsed = time.perf_counter() - t
-    print(f"Titanic: {len(y)} passengers, features {', '.join(X.columns)}")
+    print(f"Titanic: {len(y)} passengers, features {', '.join(FEATURES)}")
     print(f"treeboost DecisionTreeClassifier(max_depth={args.max_depth}, min_samples_leaf=5): "
           f"5-fold CV accuracy {scores.mean():.3f} ± {scores.std():.3f} ({elapsed:.2f} s)")
     try:
         from sklearn.tree import DecisionTreeClassifier as SkTree
-        Xsk = X.assign(Sex=(X["Sex"] == "male").astype(float),
-                       Embarked=X["Embarked"].cat.codes.replace(-1, np.nan).astype(float))
+        Xsk = np.asarray(tree.fit(X, y)._encoder.transform(X))   # categories as codes
         sk = cross_val_score(SkTree(max_depth=args.max_depth, min_samples_leaf=5,
                                     random_state=0), Xsk, y, cv=cv)
         print(f"scikit-learn DecisionTreeClassifier (same settings, Sex/Embarked as codes): "
@@ -44,7 +54,7 @@ def demo(args):
     tree.fit(X, y)
     print(f"\nRules of the tree fitted on all {len(y)} passengers "
           f"(class 1 = survived):")
-    for rule in export_rules(tree, target_name="Survived"):
+    for rule in export_rules(tree, feature_names=FEATURES, target_name="Survived"):
         print("  " + rule)
     return 0
 
