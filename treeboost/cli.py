@@ -16,7 +16,7 @@ def _titanic_features():
     with Sex and Embarked declared categorical (the demo needs no optional package)."""
     from .datasets import load_titanic
     try:
-        import pandas  # noqa: F401
+        import pandas  # noqa: F401  (only checks that it is installed)
     except ImportError:
         data = load_titanic(as_frame=False)
         cols = [data.feature_names.index(c) for c in FEATURES]

@@ -16,8 +16,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import PersistenceMixin
 from ..losses import (AbsoluteError, BinaryLogLoss, HuberLoss, MultinomialLogLoss,
@@ -26,6 +25,7 @@ from ..trees.binning import BinMapper
 from ..trees.cart import resolve_max_features
 from ..trees.criteria import NEWTON, SQUARED_ERROR
 from ..trees.encoding import EncoderMixin, check_weights
+from ..trees.targets import check_regression_target, encode_classification_target
 from ..trees.grower import TreeGrower
 from ..trees.tree import PackedTrees
 
@@ -383,18 +383,7 @@ class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
                 "quantile": lambda: QuantileLoss(self.alpha)}[self.loss]()
 
     def _validate_target(self, y, n_samples, reset):
-        y = column_or_1d(y, warn=True)
-        if y.shape[0] != n_samples:
-            raise ValueError(f"X and y have inconsistent numbers of samples: {n_samples} and "
-                             f"{y.shape[0]}.")
-        try:
-            y = y.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"y must be numeric for a regressor, got dtype {y.dtype}.") \
-                from None
-        if not np.all(np.isfinite(y)):
-            raise ValueError("Input y contains NaN or infinity.")
-        return y
+        return check_regression_target(y, n_samples)
 
     def predict(self, X):
         """Sum of the initial score and every tree's leaf value."""
@@ -455,14 +444,7 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
         return MultinomialLogLoss(self.n_classes_)
 
     def _validate_target(self, y, n_samples, reset):
-        y = column_or_1d(y, warn=True)
-        if y.shape[0] != n_samples:
-            raise ValueError(f"X and y have inconsistent numbers of samples: {n_samples} and "
-                             f"{y.shape[0]}.")
-        if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-            raise ValueError("Input y contains NaN or infinity.")
-        check_classification_targets(y)
-        classes, y_enc = np.unique(y, return_inverse=True)
+        classes, y_enc = encode_classification_target(y, n_samples)
         if classes.shape[0] < 2:
             raise ValueError(f"log_loss needs at least 2 classes in y; got only one class: "
                              f"{classes.tolist()!r}.")

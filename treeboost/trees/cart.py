@@ -13,13 +13,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted
 
 from .binning import BinMapper
 from .criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ..persistence import PersistenceMixin
 from .encoding import EncoderMixin, check_weights
+from .targets import check_regression_target, encode_classification_target
 from .grower import TreeGrower
 
 
@@ -260,14 +260,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         return self.n_classes_
 
     def _validate_y(self, y, n_samples):
-        y = column_or_1d(y, warn=True)
-        if y.shape[0] != n_samples:
-            raise ValueError(f"X and y have inconsistent numbers of samples: {n_samples} and "
-                             f"{y.shape[0]}.")
-        if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-            raise ValueError("Input y contains NaN or infinity.")
-        check_classification_targets(y)
-        self.classes_, y_enc = np.unique(y, return_inverse=True)
+        self.classes_, y_enc = encode_classification_target(y, n_samples)
         self.n_classes_ = self.classes_.shape[0]
         if self.n_classes_ == 1:
             warnings.warn("y has a single class: the tree is a single leaf that predicts "
@@ -342,18 +335,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         return 2
 
     def _validate_y(self, y, n_samples):
-        y = column_or_1d(y, warn=True)
-        if y.shape[0] != n_samples:
-            raise ValueError(f"X and y have inconsistent numbers of samples: {n_samples} and "
-                             f"{y.shape[0]}.")
-        try:
-            y = y.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"y must be numeric for a regressor, got dtype {y.dtype}.") \
-                from None
-        if not np.all(np.isfinite(y)):
-            raise ValueError("Input y contains NaN or infinity.")
-        return y
+        return check_regression_target(y, n_samples)
 
     def _stats(self, y, sample_weight):
         return regression_stats(y, sample_weight)

@@ -1,0 +1,33 @@
+"""Validation of the target y, shared by every estimator."""
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
+
+
+def _as_1d(y, n_samples):
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] != n_samples:
+        raise ValueError(f"X and y have inconsistent numbers of samples: {n_samples} and "
+                         f"{y.shape[0]}.")
+    return y
+
+
+def check_regression_target(y, n_samples):
+    """y as finite float64 of length ``n_samples``; a clear ValueError otherwise."""
+    y = _as_1d(y, n_samples)
+    try:
+        y = y.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"y must be numeric for a regressor, got dtype {y.dtype}.") from None
+    if not np.all(np.isfinite(y)):
+        raise ValueError("Input y contains NaN or infinity.")
+    return y
+
+
+def encode_classification_target(y, n_samples):
+    """``(classes, y_encoded)`` of a classification target of length ``n_samples``."""
+    y = _as_1d(y, n_samples)
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError("Input y contains NaN or infinity.")
+    check_classification_targets(y)
+    return np.unique(y, return_inverse=True)
