@@ -1,0 +1,28 @@
+import numpy as np
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+
+from sklearn.datasets import load_breast_cancer  # noqa: E402
+
+from treeboost import DecisionTreeClassifier, GradientBoostingClassifier  # noqa: E402
+from treeboost.plotting import plot_importance, plot_learning_curve  # noqa: E402
+
+
+def test_plot_importance_and_learning_curves(tmp_path):
+    X, y = load_breast_cancer(return_X_y=True)
+    gb = GradientBoostingClassifier(n_estimators=20, early_stopping=True,
+                                    n_iter_no_change=50).fit(X, y)
+    ax = plot_importance(gb, max_features=5)
+    assert len(ax.patches) == 5
+    ax.figure.savefig(tmp_path / "imp.png")
+    ax = plot_learning_curve(gb)
+    assert [l.get_label() for l in ax.get_lines()] == ["training loss", "validation loss"]
+    ax = plot_learning_curve(gb, X, y)
+    assert len(ax.get_lines()[0].get_xdata()) == 20
+    with pytest.raises(ValueError, match="boosting"):
+        plot_learning_curve(DecisionTreeClassifier().fit(X, y))
+    with pytest.raises(ValueError, match="feature_names"):
+        plot_importance(gb, feature_names=["a"])
+    matplotlib.pyplot.close("all")
