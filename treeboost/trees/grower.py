@@ -19,6 +19,7 @@ from numba import njit
 from .criteria import node_impurity, NEWTON, SQUARED_ERROR
 from .tree import Tree
 from .histogram import build_histograms_parallel, build_histograms_serial
+from .partition import goes_left_binned, partition_parallel
 from .splitting import (MODE_BUILD, MODE_READY, MODE_SORT, MODE_SUBTRACT,
                         eval_features_parallel, eval_features_serial)
 
@@ -319,37 +320,36 @@ def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n
         # boosting takes the children's (G, H) from the split search (no second read of
         # the statistics); the trees sum them exactly, which keeps purity tests exact
         sums = crit != NEWTON
-        for i in range(s0, e0):
-            s = idx[i]
-            b = col[s]
-            if b == missing_code:
-                go_left = missing_left[node]
-            elif catf:
-                go_left = (bitset[node, b >> 6] >> np.uint64(b & 63)) & np.uint64(1) == 1
-            else:
-                go_left = b <= bin_thr[node]
-            if go_left:
-                idx[s0 + nl] = s
-                nl += 1
-                if sums:
-                    for c in range(n_cols):
-                        total[lc, c] += stats[s, c]
-                    sq_sum[lc] += sq[s]
-            else:
-                buf[nr] = s
-                nr += 1
-                if sums:
-                    for c in range(n_cols):
-                        total[rc, c] += stats[s, c]
-                    sq_sum[rc] += sq[s]
+        if not sums and n_threads > 1 and e0 - s0 >= 20_000:
+            nl = partition_parallel(idx, s0, e0, col, missing_code, missing_left[node], catf,
+                                    bitset[node], bin_thr[node], buf, n_threads)
+            nr = e0 - s0 - nl
+        else:
+            for i in range(s0, e0):
+                s = idx[i]
+                if goes_left_binned(col[s], missing_code, missing_left[node], catf,
+                                    bitset[node], bin_thr[node]):
+                    idx[s0 + nl] = s
+                    nl += 1
+                    if sums:
+                        for c in range(n_cols):
+                            total[lc, c] += stats[s, c]
+                        sq_sum[lc] += sq[s]
+                else:
+                    buf[nr] = s
+                    nr += 1
+                    if sums:
+                        for c in range(n_cols):
+                            total[rc, c] += stats[s, c]
+                        sq_sum[rc] += sq[s]
+            for i in range(nr):
+                idx[s0 + nl + i] = buf[i]
         if not sums:
             for c in range(n_cols - 1):
                 total[lc, c] = cand_left[node, c]
                 total[rc, c] = total[node, c] - cand_left[node, c]
             total[lc, cnt] = nl
             total[rc, cnt] = nr
-        for i in range(nr):
-            idx[s0 + nl + i] = buf[i]
         start[lc] = s0
         end[lc] = s0 + nl
         start[rc] = s0 + nl
