@@ -77,8 +77,8 @@ def main():
                     Xtr, ytr, Xte, yte, args.repeats))
     ref = {r[0].split()[0]: r for r in rows}
     base = ref.get("LightGBM", rows[0])
-    print(f"\n| model | fit (s) | predict (s) | test accuracy | fit time / LightGBM "
-          f"| predict time / LightGBM |")
+    print("\n| model | fit (s) | predict (s) | test accuracy | fit time / LightGBM "
+          "| predict time / LightGBM |")
     print("|---|---|---|---|---|---|")
     for name, f, p, acc in rows:
         print(f"| {name} | {f:.3f} | {p:.4f} | {acc:.4f} | {f / base[1]:.2f} | "

@@ -79,8 +79,8 @@ def main():
         pred_t, pred = best_time(lambda: model.predict(Xte), args.repeats)
         rows.append((name, fit_t, pred_t, np.mean(pred == yte), model.get_n_leaves()))
     sk_fit, sk_pred = rows[-1][1], rows[-1][2]
-    print(f"\n| model | fit (s) | predict (s) | test accuracy | leaves | fit speed-up vs sklearn "
-          f"| predict speed-up |")
+    print("\n| model | fit (s) | predict (s) | test accuracy | leaves | fit speed-up vs sklearn "
+          "| predict speed-up |")
     print("|---|---|---|---|---|---|---|")
     for name, f, p, acc, leaves in rows:
         print(f"| {name} | {f:.3f} | {p:.4f} | {acc:.4f} | {leaves} | {sk_fit / f:.1f}x "

@@ -2,7 +2,6 @@
 import threading
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from sklearn.base import clone
 

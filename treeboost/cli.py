@@ -36,9 +36,8 @@ def _titanic_features():
     """Titanic features as a DataFrame when pandas is there, else a numpy object array
     with Sex and Embarked declared categorical (the demo needs no optional package)."""
     from .datasets import load_titanic
-    try:
-        import pandas  # noqa: F401  (only checks that it is installed)
-    except ImportError:
+    import importlib.util
+    if importlib.util.find_spec("pandas") is None:
         data = load_titanic(as_frame=False)
         cols = [data.feature_names.index(c) for c in FEATURES]
         return data.data[:, cols], data.target, [1, 6]

@@ -1,5 +1,3 @@
-import warnings
-
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, make_regression

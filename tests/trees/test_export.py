@@ -21,7 +21,7 @@ def _fires(rule, Xe, categories):
 
 
 def test_exactly_one_rule_fires_per_row_and_agrees_with_the_tree():
-    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pandas")
     from treeboost.datasets import load_titanic
     data = load_titanic()
     X = data.data[["Pclass", "Sex", "Age", "SibSp", "Parch", "Fare", "Embarked"]]

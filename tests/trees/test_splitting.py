@@ -92,8 +92,6 @@ def small_problem(draw, regression=False):
 
 
 def _check_root(est, X, y, w, criterion, categorical):
-    if categorical:
-        Xfit = X
     est.fit(X, y, sample_weight=w)
     tree = est.tree_
     n_classes = len(np.unique(y))

@@ -96,22 +96,3 @@ def node_impurity(s, sq_sum, crit, n_stats, l2):
     if w <= 0.0:
         return 0.0
     return node_term(s, crit, n_stats, l2) / w
-
-
-@njit(nogil=True, cache=True)
-def split_score(decrease, w_left, w_right, crit):
-    """The number the split search maximises: the decrease itself, or for
-    ``gain_ratio`` the information gain over the split information."""
-    if crit != GAIN_RATIO:
-        return decrease
-    w = w_left + w_right
-    pl = w_left / w
-    pr = w_right / w
-    iv = 0.0
-    if pl > 0.0:
-        iv -= pl * np.log(pl) / _LOG2
-    if pr > 0.0:
-        iv -= pr * np.log(pr) / _LOG2
-    if iv <= 0.0:
-        return -np.inf
-    return (decrease / w) / iv

@@ -18,7 +18,6 @@ from .criteria import node_term, NEWTON, SQUARED_ERROR, GINI, ENTROPY, _LOG2
 from .histogram import (build_histogram, subtract_histogram, compress_histogram, gather_sorted,
                         gather_bitmap)
 
-BITSET_WORDS = 4          # categories are codes < 256
 MODE_SORT = 0             # compressed histogram by sorting the node's codes
 MODE_BUILD = 1            # dense histogram built from the node's samples
 MODE_SUBTRACT = 2         # dense histogram = parent - sibling (in the parent's buffer)
