@@ -139,6 +139,9 @@ def test_early_stopping_warm_start_subsample_verbose(capsys):
     GradientBoostingClassifier(n_estimators=3, verbose=1, early_stopping=True).fit(X, y)
     out = capsys.readouterr().out
     assert "[3]\ttraining's binary_logloss" in out and "valid's binary_logloss" in out
+    GradientBoostingClassifier(n_estimators=25, verbose=10).fit(X, y)
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("]")[0] for line in lines] == ["[10", "[20", "[25"]
 
 
 def test_pandas_categorical_and_missing_values():

@@ -171,7 +171,8 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             if val_raw is not None:
                 self.validation_score_.append(
                     loss(y[val], val_raw if K > 1 else val_raw[:, 0], sw[val]))
-            if self.verbose:
+            if self.verbose and ((it + 1) % int(self.verbose) == 0
+                                 or it + 1 == self.n_estimators):
                 self._report(it, loss, time.perf_counter() - t0)
             if val_raw is not None and self._should_stop():
                 break
@@ -317,7 +318,8 @@ _COMMON_DOC = """
     random_state : int, RandomState instance or None, default=None
         Seeds subsampling, feature sampling and the validation split.
     verbose : int, default=0
-        Print the training (and validation) loss after every iteration, LightGBM-style.
+        ``k > 0`` prints the training (and validation) loss every ``k`` iterations and at
+        the last one, LightGBM-style (``[10]  training's binary_logloss: ...``).
 
     Attributes
     ----------
