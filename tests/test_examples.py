@@ -36,3 +36,10 @@ def test_titanic_example_script_runs(capsys):
         sys.argv = sys_argv
     out = capsys.readouterr().out
     assert "4.29" in out and "| treeboost |" in out
+
+
+def test_single_tree_vs_ensembles_quick(tmp_path):
+    pytest.importorskip("matplotlib")
+    from single_tree_vs_ensembles import main
+    main(["--quick", "--out", str(tmp_path)])
+    assert (tmp_path / "error_vs_trees.png").exists() and (tmp_path / "variance.png").exists()
