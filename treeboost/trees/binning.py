@@ -123,7 +123,9 @@ class BinMapper:
             self.bin_thresholds_.append(edges)
             n_bins[f] = edges.size + 1
         self.n_bins_ = n_bins
-        self.has_missing_ = np.isnan(X).any(axis=0)
+        # column by column: a whole-matrix isnan would allocate n_samples x n_features
+        self.has_missing_ = np.array([bool(np.isnan(X[:, f]).any())
+                                      for f in range(n_features)], dtype=bool)
         self.is_categorical_ = is_cat
         self.missing_values_code_ = int(n_bins.max()) if n_features else 1
         code = self.missing_values_code_
