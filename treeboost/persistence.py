@@ -43,6 +43,7 @@ class _Encoder:
     def __init__(self):
         self.arrays = {}
         self.allowed = {v: k for k, v in _allowed_classes().items()}
+        self.objects = {}       # id -> reference number: shared parts stay shared
 
     def array(self, a):
         key = f"a{len(self.arrays)}"
@@ -77,15 +78,19 @@ class _Encoder:
             return {"__dict__": {k: self(v, f"{where}.{k}") for k, v in obj.items()}}
         if isinstance(obj, np.random.RandomState):
             return {"__randomstate__": self(obj.get_state(), where)}
+        if id(obj) in self.objects:
+            return {"__ref__": self.objects[id(obj)]}
         name = self.allowed.get(type(obj))
         if name is None:
             raise TypeError(
                 f"{where}: a {type(obj).__module__}.{type(obj).__qualname__} cannot be saved in "
                 f"the safe format (only treeboost's own classes can); use pickle or joblib "
                 f"for this model.")
+        ref = len(self.objects)
+        self.objects[id(obj)] = ref
         state = {k: self(v, f"{where}.{k}") for k, v in vars(obj).items()
                  if k not in _TRANSIENT}
-        return {"__object__": name, "state": state}
+        return {"__object__": name, "ref": ref, "state": state}
 
 
 def save(model, path):
@@ -106,6 +111,7 @@ class _Decoder:
     def __init__(self, arrays):
         self.arrays = arrays
         self.allowed = _allowed_classes()
+        self.objects = {}
 
     def __call__(self, obj):
         if isinstance(obj, list):
@@ -138,12 +144,18 @@ class _Decoder:
             rs = np.random.RandomState()
             rs.set_state(self(obj["__randomstate__"]))
             return rs
+        if "__ref__" in obj:
+            ref = obj["__ref__"]
+            if ref not in self.objects:
+                raise ValueError(f"the model file refers to an unknown object {ref!r}.")
+            return self.objects[ref]
         if "__object__" in obj:
             cls = self.allowed.get(obj["__object__"])
             if cls is None:
                 raise ValueError(f"the model file names a class that treeboost does not load: "
                                  f"{obj['__object__']!r}.")
             inst = cls.__new__(cls)
+            self.objects[obj.get("ref")] = inst     # registered first: references may follow
             inst.__dict__.update({k: self(v) for k, v in obj["state"].items()})
             return inst
         raise ValueError(f"unrecognised entry in the model file: {sorted(obj)[:3]}")

@@ -1,0 +1,62 @@
+"""What every tree ensemble shares: input handling, binning once, per-tree seeds."""
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from ..persistence import PersistenceMixin
+from ..trees.binning import BinMapper
+from ..trees.encoding import EncoderMixin
+
+
+class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
+    """Encode X and bin it once per ``fit``; every tree reuses the binned matrix."""
+
+    def _bin(self, Xe, sample_weight):
+        positive = sample_weight > 0
+        self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_).fit(
+            Xe if positive.all() else Xe[positive])
+        return self.bin_mapper_.transform(Xe)
+
+    def _seeds(self, n):
+        """One seed per tree, drawn up front in tree order: the same model whatever n_jobs."""
+        rng = check_random_state(self.random_state)
+        return rng.randint(np.iinfo(np.int32).max, size=n)
+
+    def _attach(self, tree):
+        """Give a sub-tree what it needs to predict on raw X by itself."""
+        tree.n_features_in_ = self.n_features_in_
+        if hasattr(self, "feature_names_in_"):
+            tree.feature_names_in_ = self.feature_names_in_
+        tree._encoder = self._encoder
+        tree.bin_mapper_ = self.bin_mapper_
+        if hasattr(self, "classes_"):
+            tree.classes_ = self.classes_
+            tree.n_classes_ = self.n_classes_
+        return tree
+
+    def _encoded(self, X):
+        check_is_fitted(self, "estimators_")
+        return self._encode_X(X, reset=False)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+def bootstrap_counts(seed, n_samples, n_draws):
+    """How many times each row is drawn in a bootstrap sample of ``n_draws`` rows."""
+    rng = np.random.RandomState(seed)
+    return np.bincount(rng.randint(0, n_samples, n_draws), minlength=n_samples)
+
+
+def resolve_max_samples(max_samples, n_samples):
+    if max_samples is None:
+        return n_samples
+    if isinstance(max_samples, (int, np.integer)) and not isinstance(max_samples, bool):
+        if max_samples > n_samples:
+            raise ValueError(f"max_samples={max_samples} is larger than the number of samples "
+                             f"({n_samples}).")
+        return int(max_samples)
+    return max(1, int(round(max_samples * n_samples)))

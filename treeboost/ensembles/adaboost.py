@@ -1,0 +1,297 @@
+"""AdaBoost: SAMME for classification (Zhu et al. 2009), AdaBoost.R2 for regression
+(Drucker 1997).
+
+Each round fits the learner to reweighted samples (or, with ``boosting="resample"``, to a
+sample drawn with probabilities proportional to the weights: low-weight samples are less
+likely to be drawn again), then raises the weights of the samples it got wrong.  With a
+treeboost tree as the learner, X is binned once and each round's tree is grown on the
+shared bins from the current weights.
+"""
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import ClassifierMixin, RegressorMixin, clone, is_classifier, is_regressor
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+
+from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
+from ..trees.encoding import check_weights
+from ..trees.targets import check_regression_target, encode_classification_target
+from ._base import BaseTreeEnsemble
+from .bagging import _takes_weight
+
+
+class BaseAdaBoost(BaseTreeEnsemble):
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict"]), None],
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0.0, None, closed="neither")],
+        "boosting": [StrOptions({"reweight", "resample"})],
+        "random_state": ["random_state"],
+        "max_bins": [Interval(Integral, 2, 65535, closed="both"), None],
+        "categorical_features": ["array-like", StrOptions({"auto"}), None],
+    }
+
+    def _learner(self, default_depth):
+        est = self.estimator
+        if est is None:
+            cls = DecisionTreeClassifier if isinstance(self, ClassifierMixin) \
+                else DecisionTreeRegressor
+            return cls(max_depth=default_depth, max_bins=self.max_bins,
+                       categorical_features=self.categorical_features)
+        if isinstance(self, ClassifierMixin) and not is_classifier(est):
+            raise ValueError(f"estimator={est!r} is not a classifier.")
+        if isinstance(self, RegressorMixin) and not is_regressor(est):
+            raise ValueError(f"estimator={est!r} is not a regressor.")
+        if self.boosting == "reweight" and not _takes_weight(est):
+            raise ValueError(f"estimator={est!r} does not accept sample_weight; AdaBoost "
+                             f"reweighting needs it (use boosting='resample').")
+        return est
+
+    def _fit_round(self, base, Xe, Xb, y, weights, rng):
+        """One learner fitted to the weighted (or resampled) data."""
+        est = clone(base)
+        if "random_state" in est.get_params():
+            est.set_params(random_state=int(rng.randint(np.iinfo(np.int32).max)))
+        if self.boosting == "resample":
+            draws = rng.choice(y.shape[0], y.shape[0], p=weights / weights.sum())
+            w = np.bincount(draws, minlength=y.shape[0]).astype(np.float64)
+        else:
+            w = weights
+        if isinstance(est, BaseDecisionTree):
+            self._attach(est)
+            stats, sq = est._stats(y, w)
+            est._grow(Xb, stats, sq, np.flatnonzero(w > 0), total_weight=w.sum(),
+                      parallel=True)
+        else:
+            yy = self.classes_[y] if isinstance(self, ClassifierMixin) else y
+            est.fit(Xe, yy, sample_weight=w)
+        return est
+
+    def _raw_member(self, est, Xe):
+        if isinstance(est, BaseDecisionTree) and getattr(est, "_encoder", None) is self._encoder:
+            out = est.tree_.predict(Xe)
+            return np.argmax(out, axis=1) if isinstance(self, ClassifierMixin) else out[:, 0]
+        pred = est.predict(Xe)
+        return np.searchsorted(self.classes_, pred) if isinstance(self, ClassifierMixin) \
+            else pred
+
+
+class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
+    """AdaBoost with the SAMME rule, two or more classes.
+
+    Round ``m`` has weighted error ``err_m``; its weight is
+    ``alpha_m = learning_rate * (log((1 - err_m) / err_m) + log(K - 1))`` and the weights of
+    the misclassified samples are multiplied by ``exp(alpha_m)``.  The prediction is the
+    class with the largest ``sum_m alpha_m [h_m(x) = k]``.  A perfect learner stops the
+    boosting (it gets weight 1); a learner no better than chance stops it too.
+
+    Parameters
+    ----------
+    estimator : classifier or None, default=None
+        Must accept ``sample_weight`` unless ``boosting="resample"``; default: a depth-1
+        treeboost tree (a stump).
+    n_estimators : int, default=50
+    learning_rate : float, default=1.0
+    boosting : {"reweight", "resample"}, default="reweight"
+    random_state : int, RandomState instance or None
+    max_bins, categorical_features
+        As in :class:`~treeboost.DecisionTreeClassifier`.
+
+    Attributes
+    ----------
+    estimators_, estimator_weights_, estimator_errors_, classes_
+    """
+
+    def __init__(self, estimator=None, n_estimators=50, *, learning_rate=1.0,
+                 boosting="reweight", random_state=None, max_bins=255,
+                 categorical_features=None):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.boosting = boosting
+        self.random_state = random_state
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit up to ``n_estimators`` rounds of SAMME."""
+        self._validate_params()
+        Xe = self._encode_X(X, reset=True)
+        self.classes_, y = encode_classification_target(y, Xe.shape[0])
+        self.n_classes_ = K = self.classes_.shape[0]
+        base = self._learner(1)
+        w = check_weights(sample_weight, Xe)
+        w = w / w.sum()
+        Xb = self._bin(Xe, w) if isinstance(base, BaseDecisionTree) else None
+        rng = check_random_state(self.random_state)
+        self.estimators_, weights, errors = [], [], []
+        for m in range(self.n_estimators):
+            est = self._fit_round(base, Xe, Xb, y, w, rng)
+            wrong = self._raw_member(est, Xe) != y
+            err = float(np.sum(w[wrong]) / np.sum(w))
+            if err <= 0:
+                self.estimators_.append(est)
+                weights.append(1.0)
+                errors.append(0.0)
+                break
+            if err >= 1 - 1 / K:
+                if not self.estimators_:
+                    raise ValueError(f"the first learner is no better than chance (weighted "
+                                     f"error {err:.3f}); AdaBoost cannot continue.")
+                break
+            alpha = self.learning_rate * (np.log((1 - err) / err) + np.log(K - 1))
+            self.estimators_.append(est)
+            weights.append(alpha)
+            errors.append(err)
+            w = w * np.exp(alpha * wrong)
+            w /= w.sum()
+        self.estimator_weights_ = np.array(weights)
+        self.estimator_errors_ = np.array(errors)
+        return self
+
+    def _staged_decision(self, X):
+        Xe = self._encoded(X)
+        total = np.zeros((Xe.shape[0], self.n_classes_))
+        norm = 0.0
+        for est, alpha in zip(self.estimators_, self.estimator_weights_):
+            total[np.arange(Xe.shape[0]), self._raw_member(est, Xe)] += alpha
+            norm += alpha
+            yield total / norm
+
+    def decision_function(self, X):
+        """``sum_m alpha_m [h_m(x) = k] / sum_m alpha_m`` per class (one column for two
+        classes: the second minus the first)."""
+        for d in self._staged_decision(X):
+            pass
+        return d[:, 1] - d[:, 0] if self.n_classes_ == 2 else d
+
+    def predict_proba(self, X):
+        """``softmax(decision / (K - 1))`` of the normalised SAMME decision, as
+        scikit-learn's AdaBoost."""
+        for d in self._staged_decision(X):
+            pass
+        return self._proba(d)
+
+    def _proba(self, d):
+        z = d / max(self.n_classes_ - 1, 1)
+        z = np.exp(z - z.max(axis=1, keepdims=True))
+        return z / z.sum(axis=1, keepdims=True)
+
+    def predict(self, X):
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def staged_predict(self, X):
+        """Predictions after each round."""
+        for d in self._staged_decision(X):
+            yield self.classes_[np.argmax(d, axis=1)]
+
+    def staged_predict_proba(self, X):
+        for d in self._staged_decision(X):
+            yield self._proba(d)
+
+    def staged_score(self, X, y, sample_weight=None):
+        """Accuracy after each round."""
+        from sklearn.metrics import accuracy_score
+        for pred in self.staged_predict(X):
+            yield accuracy_score(y, pred, sample_weight=sample_weight)
+
+
+class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
+    """AdaBoost.R2 (Drucker 1997).
+
+    Each round fits the learner to a sample drawn with probabilities proportional to the
+    weights (or to the weights themselves with ``boosting="reweight"``), computes every
+    sample's loss ``L_i`` in [0, 1] from ``e_i = |y_i - h(x_i)| / max_j e_j`` (``linear``
+    ``e``, ``square`` ``e^2``, ``exponential`` ``1 - exp(-e)``), the average loss
+    ``L = sum w_i L_i``, ``beta = L / (1 - L)``, the learner weight
+    ``learning_rate * log(1 / beta)`` and the new weights ``w_i * beta^((1 - L_i) * lr)``.
+    It stops when ``L >= 0.5``.  The prediction is the weighted median of the learners'
+    predictions.
+
+    Parameters
+    ----------
+    estimator : regressor or None, default=None (a depth-3 treeboost tree)
+    n_estimators : int, default=50
+    learning_rate : float, default=1.0
+    loss : {"linear", "square", "exponential"}, default="linear"
+    boosting : {"resample", "reweight"}, default="resample"
+    random_state, max_bins, categorical_features
+    """
+
+    _parameter_constraints = {**BaseAdaBoost._parameter_constraints,
+                              "loss": [StrOptions({"linear", "square", "exponential"})]}
+
+    def __init__(self, estimator=None, n_estimators=50, *, learning_rate=1.0, loss="linear",
+                 boosting="resample", random_state=None, max_bins=255,
+                 categorical_features=None):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.loss = loss
+        self.boosting = boosting
+        self.random_state = random_state
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+
+    def fit(self, X, y, sample_weight=None):
+        self._validate_params()
+        Xe = self._encode_X(X, reset=True)
+        y = check_regression_target(y, Xe.shape[0])
+        base = self._learner(3)
+        w = check_weights(sample_weight, Xe)
+        w = w / w.sum()
+        Xb = self._bin(Xe, w) if isinstance(base, BaseDecisionTree) else None
+        rng = check_random_state(self.random_state)
+        self.estimators_, weights, errors = [], [], []
+        for m in range(self.n_estimators):
+            est = self._fit_round(base, Xe, Xb, y, w, rng)
+            e = np.abs(self._raw_member(est, Xe) - y)
+            e_max = e.max()
+            if e_max > 0:
+                e = e / e_max
+            if self.loss == "square":
+                e = e ** 2
+            elif self.loss == "exponential":
+                e = 1.0 - np.exp(-e)
+            avg = float(np.sum(w * e))
+            if avg <= 0:
+                self.estimators_.append(est)
+                weights.append(1.0)
+                errors.append(0.0)
+                break
+            if avg >= 0.5:
+                if not self.estimators_:
+                    self.estimators_.append(est)
+                    weights.append(1.0)
+                    errors.append(avg)
+                break
+            beta = avg / (1 - avg)
+            self.estimators_.append(est)
+            weights.append(self.learning_rate * np.log(1 / beta))
+            errors.append(avg)
+            w = w * beta ** ((1 - e) * self.learning_rate)
+            w /= w.sum()
+        self.estimator_weights_ = np.array(weights)
+        self.estimator_errors_ = np.array(errors)
+        return self
+
+    def _median(self, preds, weights):
+        order = np.argsort(preds, axis=1)
+        sorted_w = weights[order]
+        cum = np.cumsum(sorted_w, axis=1)
+        pos = np.argmax(cum >= 0.5 * cum[:, -1:], axis=1)
+        return preds[np.arange(preds.shape[0]), order[np.arange(preds.shape[0]), pos]]
+
+    def predict(self, X):
+        """Weighted median of the learners' predictions."""
+        Xe = self._encoded(X)
+        preds = np.column_stack([self._raw_member(e, Xe) for e in self.estimators_])
+        return self._median(preds, np.asarray(self.estimator_weights_))
+
+    def staged_predict(self, X):
+        Xe = self._encoded(X)
+        preds = np.column_stack([self._raw_member(e, Xe) for e in self.estimators_])
+        for m in range(1, len(self.estimators_) + 1):
+            yield self._median(preds[:, :m], np.asarray(self.estimator_weights_[:m]))

@@ -1,0 +1,298 @@
+"""Bagging (Breiman 1996): the same learner fitted on bootstrap samples, then a vote.
+
+With the default estimator (a treeboost CART tree, or any treeboost tree given as
+``estimator``) X is binned once and every tree is grown on the shared bins from its
+bootstrap counts used as weights; any other scikit-learn estimator is cloned and fitted
+on the resampled rows (and columns) themselves.
+"""
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import ClassifierMixin, RegressorMixin, clone, is_classifier, is_regressor
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+
+from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
+from ..trees.encoding import check_weights
+from ..trees.targets import check_regression_target, encode_classification_target
+from ._base import BaseTreeEnsemble, resolve_max_samples
+from ._parallel import run_chunks
+
+
+def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, w):
+    out = []
+    for i in chunk:
+        est = members[i]
+        rows_counts, features = plans[i]
+        if isinstance(est, BaseDecisionTree) and features is None:
+            weights = w * rows_counts
+            stats, sq = est._stats(y, weights)
+            est._grow(Xb, stats, sq, np.flatnonzero(weights > 0), total_weight=weights.sum(),
+                      parallel=parallel, seed=int(bag._member_seeds[i]))
+        else:
+            rows = np.repeat(np.arange(y.shape[0]), rows_counts)
+            Xi = Xe[rows] if features is None else Xe[np.ix_(rows, features)]
+            yi = bag.classes_[y[rows]] if bag._is_classifier() else y[rows]
+            est.fit(Xi, yi, sample_weight=w[rows]) if _takes_weight(est) else est.fit(Xi, yi)
+        out.append(est)
+    return out
+
+
+def _takes_weight(est):
+    import inspect
+    try:
+        return "sample_weight" in inspect.signature(est.fit).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+class BaseBagging(BaseTreeEnsemble):
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict"]), None],
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "max_samples": [Interval(Integral, 1, None, closed="left"),
+                        Interval(Real, 0.0, 1.0, closed="right")],
+        "max_features": [Interval(Integral, 1, None, closed="left"),
+                         Interval(Real, 0.0, 1.0, closed="right")],
+        "bootstrap": ["boolean"],
+        "bootstrap_features": ["boolean"],
+        "oob_score": ["boolean"],
+        "warm_start": ["boolean"],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+        "max_bins": [Interval(Integral, 2, 65535, closed="both"), None],
+        "categorical_features": ["array-like", StrOptions({"auto"}), None],
+    }
+
+    def _is_classifier(self):
+        return isinstance(self, ClassifierMixin)
+
+    def _base_estimator(self):
+        if self.estimator is None:
+            return (DecisionTreeClassifier if self._is_classifier() else DecisionTreeRegressor)(
+                max_bins=self.max_bins, categorical_features=self.categorical_features)
+        if self._is_classifier() and not is_classifier(self.estimator):
+            raise ValueError(f"estimator={self.estimator!r} is not a classifier; "
+                             f"{type(self).__name__} needs one.")
+        if not self._is_classifier() and not is_regressor(self.estimator):
+            raise ValueError(f"estimator={self.estimator!r} is not a regressor; "
+                             f"{type(self).__name__} needs one.")
+        return self.estimator
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the members on bootstrap samples of rows (and of columns)."""
+        self._validate_params()
+        if self.oob_score and not self.bootstrap:
+            raise ValueError("oob_score=True needs bootstrap=True (out-of-bag samples exist "
+                             "only with bootstrap sampling).")
+        base = self._base_estimator()
+        warm = self.warm_start and hasattr(self, "estimators_")
+        if warm and self.n_estimators < len(self.estimators_):
+            raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
+                             f"{len(self.estimators_)} estimators already fitted.")
+        Xe = self._encode_X(X, reset=not warm)
+        y = self._validate_target(y, Xe.shape[0])
+        w = check_weights(sample_weight, Xe)
+        n, p = Xe.shape
+        n_rows = resolve_max_samples(self.max_samples, n)
+        if isinstance(self.max_features, (int, np.integer)):
+            if self.max_features > p:
+                raise ValueError(f"max_features={self.max_features} is larger than the number "
+                                 f"of features ({p}).")
+            n_feat = int(self.max_features)
+        else:
+            n_feat = max(1, int(round(self.max_features * p)))
+        seeds = self._seeds(self.n_estimators)
+        start = len(self.estimators_) if warm else 0
+        plans = []
+        for s in seeds[start:]:
+            rng = np.random.RandomState(s)
+            if self.bootstrap:
+                counts = np.bincount(rng.randint(0, n, n_rows), minlength=n)
+            else:
+                counts = np.zeros(n, np.int64)
+                counts[rng.permutation(n)[:n_rows]] = 1
+            features = None
+            if n_feat < p or self.bootstrap_features:
+                features = np.sort(rng.randint(0, p, n_feat) if self.bootstrap_features
+                                   else rng.permutation(p)[:n_feat])
+            plans.append((counts, features))
+        tree_path = isinstance(base, BaseDecisionTree)
+        Xb = (self.bin_mapper_.transform(Xe) if warm else self._bin(Xe, w)) \
+            if tree_path else None
+        self._member_seeds = seeds[start:]
+        members = []
+        for s, (_, feats) in zip(seeds[start:], plans):
+            est = clone(base)
+            if "random_state" in est.get_params():
+                est.set_params(random_state=int(s))
+            if tree_path and feats is None:
+                self._attach(est)
+                est.max_features_ = None
+            members.append(est)
+        fitted = run_chunks(_fit_members, len(members), self.n_jobs, verbose=self.verbose,
+                            bag=self, members=members, plans=plans, Xe=Xe, Xb=Xb, y=y, w=w)
+        if not warm:
+            self.estimators_, self.estimators_samples_, self.estimators_features_ = [], [], []
+        self.estimators_ += fitted
+        self.estimators_samples_ += [c for c, _ in plans]
+        self.estimators_features_ += [np.arange(p) if f is None else f for _, f in plans]
+        if self.oob_score:
+            self._set_oob(Xe, y)
+        return self
+
+    def _member_output(self, est, Xe, features):
+        """Class probabilities (classifier) or predictions (regressor) of one member."""
+        tree = getattr(est, "tree_", None)
+        full = features.shape[0] == self.n_features_in_ and np.all(features ==
+                                                                   np.arange(features.size))
+        if tree is not None and full and getattr(est, "_encoder", None) is self._encoder:
+            out = tree.predict(Xe)
+            return out if self._is_classifier() else out[:, 0]
+        Xi = Xe if full else Xe[:, features]
+        if not self._is_classifier():
+            return est.predict(Xi)
+        if getattr(self, "voting", "soft") == "soft" and hasattr(est, "predict_proba"):
+            proba = est.predict_proba(Xi)
+            full_proba = np.zeros((Xe.shape[0], self.n_classes_))
+            cols = np.searchsorted(self.classes_, est.classes_)
+            full_proba[:, cols] = proba
+            return full_proba
+        votes = np.zeros((Xe.shape[0], self.n_classes_))
+        votes[np.arange(Xe.shape[0]), np.searchsorted(self.classes_, est.predict(Xi))] = 1
+        return votes
+
+    def _aggregate(self, Xe):
+        total = None
+        for est, feats in zip(self.estimators_, self.estimators_features_):
+            out = self._member_output(est, Xe, feats)
+            if self._is_classifier() and getattr(self, "voting", "soft") == "hard":
+                hard = np.zeros_like(out)
+                hard[np.arange(out.shape[0]), np.argmax(out, axis=1)] = 1
+                out = hard
+            total = out if total is None else total + out
+        return total / len(self.estimators_)
+
+    def _set_oob(self, Xe, y):
+        total = None
+        seen = np.zeros(Xe.shape[0])
+        for est, counts, feats in zip(self.estimators_, self.estimators_samples_,
+                                      self.estimators_features_):
+            out = np.flatnonzero(counts == 0)
+            if out.size == 0:
+                continue
+            pred = self._member_output(est, Xe[out], feats)
+            if total is None:
+                total = np.zeros((Xe.shape[0],) + pred.shape[1:])
+            total[out] += pred
+            seen[out] += 1
+        has = seen > 0
+        if total is None or not has.any():
+            raise ValueError("no sample was out of bag: oob_score needs more estimators.")
+        avg = np.full_like(total, np.nan)
+        avg[has] = total[has] / (seen[has] if total.ndim == 1 else seen[has, None])
+        if self._is_classifier():
+            self.oob_decision_function_ = avg
+            self.oob_score_ = accuracy_score(y[has], np.argmax(avg[has], axis=1))
+        else:
+            self.oob_prediction_ = avg
+            self.oob_score_ = r2_score(y[has], avg[has])
+
+
+_DOC = """
+    Parameters
+    ----------
+    estimator : estimator or None, default=None
+        Any scikit-learn estimator (default: a treeboost CART tree grown on shared bins).
+    n_estimators : int, default=10
+    max_samples : int or float, default=1.0
+        Rows drawn per member.
+    max_features : int or float, default=1.0
+        Columns drawn per member.
+    bootstrap : bool, default=True
+        Rows with replacement.
+    bootstrap_features : bool, default=False
+        Columns with replacement.
+    oob_score : bool, default=False
+    warm_start : bool, default=False
+    n_jobs : int, default=None
+    random_state : int, RandomState instance or None
+    verbose : int, default=0
+    max_bins, categorical_features
+        As in :class:`~treeboost.DecisionTreeClassifier` (used for encoding and binning).
+
+    Attributes
+    ----------
+    estimators_, estimators_samples_ (bootstrap counts), estimators_features_
+    oob_score_, oob_decision_function_ / oob_prediction_
+"""
+
+
+class BaggingClassifier(ClassifierMixin, BaseBagging):
+    __doc__ = """Bagging of classifiers; ``voting="soft"`` averages ``predict_proba``,
+    ``"hard"`` takes the majority vote of the members' predictions (the textbook's
+    Bagging).""" + _DOC
+
+    _parameter_constraints = {**BaseBagging._parameter_constraints,
+                              "voting": [StrOptions({"soft", "hard"})]}
+
+    def __init__(self, estimator=None, n_estimators=10, *, max_samples=1.0, max_features=1.0,
+                 bootstrap=True, bootstrap_features=False, oob_score=False, warm_start=False,
+                 n_jobs=None, random_state=None, verbose=0, voting="soft", max_bins=255,
+                 categorical_features=None):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.max_samples = max_samples
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.bootstrap_features = bootstrap_features
+        self.oob_score = oob_score
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.voting = voting
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+
+    def _validate_target(self, y, n_samples):
+        self.classes_, y_enc = encode_classification_target(y, n_samples)
+        self.n_classes_ = self.classes_.shape[0]
+        return y_enc
+
+    def predict_proba(self, X):
+        """Mean class probabilities (soft voting) or vote shares (hard voting)."""
+        return self._aggregate(self._encoded(X))
+
+    def predict(self, X):
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+
+class BaggingRegressor(RegressorMixin, BaseBagging):
+    __doc__ = "Bagging of regressors: the mean of the members' predictions." + _DOC
+
+    def __init__(self, estimator=None, n_estimators=10, *, max_samples=1.0, max_features=1.0,
+                 bootstrap=True, bootstrap_features=False, oob_score=False, warm_start=False,
+                 n_jobs=None, random_state=None, verbose=0, max_bins=255,
+                 categorical_features=None):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.max_samples = max_samples
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.bootstrap_features = bootstrap_features
+        self.oob_score = oob_score
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+
+    def _validate_target(self, y, n_samples):
+        return check_regression_target(y, n_samples)
+
+    def predict(self, X):
+        return self._aggregate(self._encoded(X))

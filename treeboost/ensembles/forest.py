@@ -1,0 +1,362 @@
+"""Random forests (Breiman 2001) and Extra-Trees (Geurts et al. 2006).
+
+Each tree sees a bootstrap sample of the rows (as integer weights: a row drawn twice
+weighs 2) and draws ``max_features`` features at every node; Extra-Trees also draw the
+cut point at random and, by default, use all rows.  X is binned once; all trees share it.
+"""
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.class_weight import compute_sample_weight
+
+from ..trees.cart import (DecisionTreeClassifier, DecisionTreeRegressor, class_stats,
+                          regression_stats)
+from ..trees.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
+from ..trees.encoding import check_weights
+from ..trees.targets import check_regression_target, encode_classification_target
+from ._base import BaseTreeEnsemble, bootstrap_counts, resolve_max_samples
+from ._parallel import run_chunks
+
+_TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
+                "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
+                "min_impurity_decrease", "max_bins", "categorical_features")
+
+
+def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws):
+    """Fit ``trees[i]`` for ``i`` in ``chunk``; returns their bootstrap counts too."""
+    out = []
+    for i in chunk:
+        tree = trees[i]
+        counts = (bootstrap_counts(seeds[i], y.shape[0], n_draws) if forest.bootstrap
+                  else np.ones(y.shape[0], np.int64))
+        weights = w * counts
+        if getattr(forest, "class_weight", None) == "balanced_subsample":
+            drawn = counts > 0
+            cw = np.zeros_like(weights)
+            cw[drawn] = compute_sample_weight("balanced", y[drawn],
+                                              indices=None) if drawn.any() else 0
+            weights = weights * cw
+        stats, sq = forest._stats(y, weights)
+        rows = np.flatnonzero(weights > 0)
+        tree._grow(Xb, stats, sq, rows, total_weight=weights.sum(), parallel=parallel,
+                   seed=int(seeds[i]))
+        out.append((tree, counts))
+    return out
+
+
+class BaseForest(BaseTreeEnsemble):
+    """Bagged randomized trees on shared bins."""
+
+    _parameter_constraints = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        "min_samples_split": [Interval(Integral, 2, None, closed="left"),
+                              Interval(Real, 0.0, 1.0, closed="right")],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left"),
+                             Interval(Real, 0.0, 1.0, closed="neither")],
+        "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
+        "max_features": [Interval(Integral, 1, None, closed="left"),
+                         Interval(Real, 0.0, 1.0, closed="right"),
+                         StrOptions({"sqrt", "log2"}), None],
+        "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
+        "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
+        "bootstrap": ["boolean"],
+        "oob_score": ["boolean"],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+        "warm_start": ["boolean"],
+        "max_samples": [None, Interval(Integral, 1, None, closed="left"),
+                        Interval(Real, 0.0, 1.0, closed="right")],
+        "max_bins": [Interval(Integral, 2, 65535, closed="both"), None],
+        "categorical_features": ["array-like", StrOptions({"auto"}), None],
+    }
+    _splitter = "best"
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit ``n_estimators`` trees (more, with ``warm_start``) on bootstrap samples."""
+        self._validate_params()
+        if self.oob_score and not self.bootstrap:
+            raise ValueError("oob_score=True needs bootstrap=True (out-of-bag samples exist "
+                             "only with bootstrap sampling).")
+        if not self.bootstrap and self.max_samples is not None:
+            raise ValueError("max_samples can be set only with bootstrap=True.")
+        warm = self.warm_start and hasattr(self, "estimators_")
+        if warm and self.n_estimators < len(self.estimators_):
+            raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
+                             f"{len(self.estimators_)} trees already fitted with "
+                             f"warm_start=True.")
+        Xe = self._encode_X(X, reset=not warm)
+        y = self._validate_target(y, Xe.shape[0])
+        w = check_weights(sample_weight, Xe)
+        if self._is_classifier() and getattr(self, "class_weight", None) not in (
+                None, "balanced_subsample"):
+            w = w * compute_sample_weight(self.class_weight, y)
+        if warm:
+            Xb = self.bin_mapper_.transform(Xe)
+            seeds_all = self._seeds(self.n_estimators)
+            start = len(self.estimators_)
+        else:
+            Xb = self._bin(Xe, w)
+            seeds_all = self._seeds(self.n_estimators)
+            start = 0
+            self.estimators_ = []
+            self._counts = []
+        seeds = seeds_all[start:]
+        n_draws = resolve_max_samples(self.max_samples, Xe.shape[0]) if self.bootstrap \
+            else Xe.shape[0]
+        trees = [self._attach(self._make_tree(s)) for s in seeds]
+        fitted = run_chunks(_fit_trees, len(trees), self.n_jobs, verbose=self.verbose,
+                            forest=self, trees=trees, seeds=seeds, Xb=Xb, y=y, w=w,
+                            n_draws=n_draws)
+        self.estimators_ += [t for t, _ in fitted]
+        self._counts += [c.astype(np.int32) for _, c in fitted]
+        if self.oob_score:
+            self._set_oob(Xe, y)
+        return self
+
+    def _make_tree(self, seed):
+        params = {p: getattr(self, p) for p in _TREE_PARAMS}
+        if self._is_classifier():
+            return DecisionTreeClassifier(splitter=self._splitter, random_state=int(seed),
+                                          **params)
+        return DecisionTreeRegressor(splitter=self._splitter, random_state=int(seed), **params)
+
+    def _is_classifier(self):
+        return isinstance(self, ClassifierMixin)
+
+    def _tree_outputs(self, tree, Xe):
+        return tree.tree_.predict(Xe) if self._is_classifier() else tree.tree_.predict(Xe)[:, 0]
+
+    def _set_oob(self, Xe, y):
+        total = None
+        seen = np.zeros(Xe.shape[0])
+        for tree, counts in zip(self.estimators_, self._counts):
+            out = np.flatnonzero(counts == 0)
+            if out.size == 0:
+                continue
+            pred = self._tree_outputs(tree, Xe[out])
+            if total is None:
+                total = np.zeros((Xe.shape[0],) + pred.shape[1:])
+            total[out] += pred
+            seen[out] += 1
+        has = seen > 0
+        if total is None or not has.any():
+            raise ValueError("no sample was out of bag: oob_score needs more trees.")
+        avg = np.full_like(total, np.nan)
+        avg[has] = total[has] / (seen[has] if total.ndim == 1 else seen[has, None])
+        if self._is_classifier():
+            self.oob_decision_function_ = avg
+            self.oob_score_ = accuracy_score(y[has], np.argmax(avg[has], axis=1))
+        else:
+            self.oob_prediction_ = avg
+            self.oob_score_ = r2_score(y[has], avg[has])
+
+    @property
+    def feature_importances_(self):
+        """Mean over the trees of each tree's normalised impurity-decrease importances."""
+        from sklearn.utils.validation import check_is_fitted
+        check_is_fitted(self, "estimators_")
+        imp = np.mean([t.tree_.compute_feature_importances() for t in self.estimators_],
+                      axis=0)
+        s = imp.sum()
+        return imp / s if s > 0 else imp
+
+    def apply(self, X):
+        """Leaf index of each sample in each tree, shape (n_samples, n_estimators)."""
+        Xe = self._encoded(X)
+        return np.column_stack([t.tree_.apply(Xe) for t in self.estimators_])
+
+
+class _ForestClassifierMixin:
+    def _validate_target(self, y, n_samples):
+        self.classes_, y_enc = encode_classification_target(y, n_samples)
+        self.n_classes_ = self.classes_.shape[0]
+        return y_enc
+
+    def _stats(self, y, weights):
+        return class_stats(y, weights, self.n_classes_), None
+
+    def predict_proba(self, X):
+        """Mean of the trees' class probabilities."""
+        Xe = self._encoded(X)
+        proba = np.zeros((Xe.shape[0], self.n_classes_))
+        for t in self.estimators_:
+            proba += t.tree_.predict(Xe)
+        return proba / len(self.estimators_)
+
+    def predict_log_proba(self, X):
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+
+class _ForestRegressorMixin:
+    def _validate_target(self, y, n_samples):
+        return check_regression_target(y, n_samples)
+
+    def _stats(self, y, weights):
+        return regression_stats(y, weights)
+
+    def predict(self, X):
+        """Mean of the trees' predictions."""
+        Xe = self._encoded(X)
+        total = np.zeros(Xe.shape[0])
+        for t in self.estimators_:
+            total += t.tree_.predict(Xe)[:, 0]
+        return total / len(self.estimators_)
+
+
+_DOC = """
+    Parameters
+    ----------
+    n_estimators : int, default=100
+    criterion : str
+        As the CART estimators (``"gini"``, ``"entropy"``, ``"gain_ratio"`` /
+        ``"squared_error"``).
+    max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
+    max_leaf_nodes, min_impurity_decrease, max_bins, categorical_features
+        As in :class:`~treeboost.DecisionTreeClassifier`, for every tree.
+    max_features : int, float, {"sqrt", "log2"} or None
+        Features drawn at each node.
+    bootstrap : bool
+        Draw each tree's rows with replacement (as integer weights).
+    oob_score : bool, default=False
+        Score the out-of-bag predictions (accuracy or R²) in ``oob_score_``.
+    n_jobs : int, default=None
+        Trees fitted in parallel on threads (``-1``: all cores); see
+        :mod:`treeboost.ensembles._parallel`.
+    random_state : int, RandomState instance or None
+        Draws one seed per tree up front: the same model whatever ``n_jobs``.
+    verbose : int, default=0
+        joblib's progress messages.
+    warm_start : bool, default=False
+        Add trees to the fitted ones.
+    max_samples : int, float or None
+        Rows drawn per bootstrap sample (all by default).
+
+    Attributes
+    ----------
+    estimators_ : list of fitted trees (each can predict on raw X alone)
+    feature_importances_ : ndarray
+    oob_score_, oob_decision_function_ / oob_prediction_ : with ``oob_score=True``
+    bin_mapper_ : BinMapper shared by every tree
+"""
+
+
+class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest):
+    __doc__ = """A random forest of CART classification trees on shared bins.
+
+    class_weight : dict, "balanced", "balanced_subsample" or None
+        "balanced_subsample" reweights the classes within each bootstrap sample.
+    """ + _DOC
+
+    _parameter_constraints = {**BaseForest._parameter_constraints,
+                              "criterion": [StrOptions(set(CLASSIFICATION_CRITERIA))],
+                              "class_weight": [dict, StrOptions({"balanced",
+                                                                 "balanced_subsample"}), None]}
+
+    def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 bootstrap=True, oob_score=False, n_jobs=None, random_state=None, verbose=0,
+                 warm_start=False, class_weight=None, max_samples=None, max_bins=255,
+                 categorical_features=None):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.class_weight = class_weight
+        self.max_samples = max_samples
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+
+
+class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
+    __doc__ = "A random forest of CART regression trees on shared bins.\n" + _DOC
+
+    _parameter_constraints = {**BaseForest._parameter_constraints,
+                              "criterion": [StrOptions(set(REGRESSION_CRITERIA))]}
+
+    def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 bootstrap=True, oob_score=False, n_jobs=None, random_state=None, verbose=0,
+                 warm_start=False, max_samples=None, max_bins=255, categorical_features=None):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.max_samples = max_samples
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+
+
+class ExtraTreesClassifier(RandomForestClassifier):
+    __doc__ = """Extremely randomized trees: a random cut per sampled feature, all rows by
+    default (``bootstrap=False``).""" + _DOC
+    _splitter = "random"
+
+    def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 bootstrap=False, oob_score=False, n_jobs=None, random_state=None, verbose=0,
+                 warm_start=False, class_weight=None, max_samples=None, max_bins=255,
+                 categorical_features=None):
+        super().__init__(
+            n_estimators, criterion=criterion, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
+            max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
+            bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs, random_state=random_state,
+            verbose=verbose, warm_start=warm_start, class_weight=class_weight,
+            max_samples=max_samples, max_bins=max_bins,
+            categorical_features=categorical_features)
+
+
+class ExtraTreesRegressor(RandomForestRegressor):
+    __doc__ = """Extremely randomized regression trees (``bootstrap=False`` by default).""" \
+        + _DOC
+    _splitter = "random"
+
+    def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 bootstrap=False, oob_score=False, n_jobs=None, random_state=None, verbose=0,
+                 warm_start=False, max_samples=None, max_bins=255, categorical_features=None):
+        super().__init__(
+            n_estimators, criterion=criterion, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
+            max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
+            bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs, random_state=random_state,
+            verbose=verbose, warm_start=warm_start, max_samples=max_samples,
+            max_bins=max_bins, categorical_features=categorical_features)
