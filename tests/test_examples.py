@@ -43,3 +43,12 @@ def test_single_tree_vs_ensembles_quick(tmp_path):
     from single_tree_vs_ensembles import main
     main(["--quick", "--out", str(tmp_path)])
     assert (tmp_path / "error_vs_trees.png").exists() and (tmp_path / "variance.png").exists()
+
+
+def test_parallel_forest_quick(tmp_path, capsys):
+    from parallel_forest import main
+    main(["--quick", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "n_jobs=1" in out
+    if "Dask LocalCluster" in out:
+        assert "equal the local fit's: True" in out
