@@ -200,3 +200,13 @@ def test_bad_parameters_are_refused_clearly():
         tb.BaggingRegressor(GaussianNB()).fit(X, y)
     with pytest.raises(ValueError, match="not a regressor"):
         tb.AdaBoostRegressor(tb.DecisionTreeClassifier()).fit(X, y)
+
+
+def test_verbose_reports_progress_without_changing_the_model(capsys):
+    X, y = load_breast_cancer(return_X_y=True)
+    quiet = tb.RandomForestClassifier(n_estimators=6, random_state=0, n_jobs=2).fit(X, y)
+    loud = tb.RandomForestClassifier(n_estimators=6, random_state=0, n_jobs=2,
+                                     verbose=1).fit(X, y)
+    captured = capsys.readouterr()
+    assert "6" in captured.out + captured.err
+    np.testing.assert_array_equal(quiet.predict_proba(X), loud.predict_proba(X))

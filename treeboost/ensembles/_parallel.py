@@ -15,11 +15,33 @@ def n_workers(n_jobs, n_tasks):
     return max(1, min(effective_n_jobs(n_jobs), n_tasks))
 
 
-def run_chunks(func, n_items, n_jobs, verbose=0, **shared):
+def run_chunks(func, n_items, n_jobs, verbose=0, desc="trees", **shared):
     """``func(indices, parallel, **shared)`` over chunks of ``range(n_items)``; returns the
-    concatenated results in item order, whatever the number of workers."""
+    concatenated results in item order, whatever the number of workers.
+
+    With ``verbose``, the work is cut in smaller chunks and a progress bar (tqdm, when
+    installed) or one line per finished chunk reports it; the results do not change.
+    """
     workers = n_workers(n_jobs, n_items)
-    chunks = [c for c in np.array_split(np.arange(n_items), workers) if c.size]
-    results = Parallel(n_jobs=workers, prefer="threads", verbose=verbose)(
-        delayed(func)(chunk, False, **shared) for chunk in chunks)
-    return [r for chunk_result in results for r in chunk_result]
+    n_chunks = min(n_items, workers * 8) if verbose else workers
+    chunks = [c for c in np.array_split(np.arange(n_items), n_chunks) if c.size]
+    tasks = (delayed(func)(chunk, False, **shared) for chunk in chunks)
+    if not verbose:
+        results = Parallel(n_jobs=workers, prefer="threads")(tasks)
+        return [r for chunk_result in results for r in chunk_result]
+    results = Parallel(n_jobs=workers, prefer="threads", return_as="generator")(tasks)
+    out = []
+    try:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=n_items, desc=desc, unit="tree")
+    except ImportError:
+        bar = None
+    for chunk_result in results:
+        out.extend(chunk_result)
+        if bar is not None:
+            bar.update(len(chunk_result))
+        else:
+            print(f"{desc}: {len(out)}/{n_items} fitted", flush=True)
+    if bar is not None:
+        bar.close()
+    return out

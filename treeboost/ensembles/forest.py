@@ -104,7 +104,7 @@ class BaseForest(BaseTreeEnsemble):
             seeds_all = self._seeds(self.n_estimators)
             start = 0
             self.estimators_ = []
-            self._counts = []
+            self._oob_bits = []
         seeds = seeds_all[start:]
         n_draws = resolve_max_samples(self.max_samples, Xe.shape[0]) if self.bootstrap \
             else Xe.shape[0]
@@ -113,7 +113,8 @@ class BaseForest(BaseTreeEnsemble):
                             forest=self, trees=trees, seeds=seeds, Xb=Xb, y=y, w=w,
                             n_draws=n_draws)
         self.estimators_ += [t for t, _ in fitted]
-        self._counts += [c.astype(np.int32) for _, c in fitted]
+        # out-of-bag rows as bits: 1/32 of the memory of the counts
+        self._oob_bits += [np.packbits(c == 0) for _, c in fitted]
         if self.oob_score:
             self._set_oob(Xe, y)
         return self
@@ -134,8 +135,8 @@ class BaseForest(BaseTreeEnsemble):
     def _set_oob(self, Xe, y):
         total = None
         seen = np.zeros(Xe.shape[0])
-        for tree, counts in zip(self.estimators_, self._counts):
-            out = np.flatnonzero(counts == 0)
+        for tree, bits in zip(self.estimators_, self._oob_bits):
+            out = np.flatnonzero(np.unpackbits(bits, count=Xe.shape[0]))
             if out.size == 0:
                 continue
             pred = self._tree_outputs(tree, Xe[out])

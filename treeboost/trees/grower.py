@@ -499,8 +499,12 @@ class TreeGrower:
             500, self.splitter == "random")
         (node_count, left, right, feature, bin_thr, missing_left, bitset, total, sq_sum,
          impurity, gain, depth, start, end, idx) = out
+        # the kernel returns views of arrays sized for the worst case (2n + 1 nodes):
+        # copies let those go, so a forest keeps only what its trees use
+        left, right, feature, bin_thr, missing_left, bitset, total, impurity, depth = (
+            a.copy() for a in (left, right, feature, bin_thr, missing_left, bitset, total,
+                               impurity, depth))
         leaf = left == -1
-        feature = feature.copy()
         feature[leaf] = -1
         gain = np.where(leaf, 0.0, gain)
         is_cat = np.zeros(node_count, bool)
