@@ -140,9 +140,17 @@ def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n
     n_cols = stats.shape[1]
     cnt = n_cols - 1
     n = sample_idx.shape[0]
+    # node arrays sized for the largest tree the limits allow: leaves are bounded by the
+    # samples per leaf, max_leaf_nodes and 2^max_depth (a depth-12 tree on 2M rows needs
+    # 8191 nodes, not 4M)
     cap = 2 * n + 1
+    if crit != NEWTON:      # boosting estimates counts: its leaves may hold fewer samples
+        cap = min(cap, 2 * (n // max(min_samples_leaf, 1)) + 1)
     if max_leaf_nodes > 0:
         cap = min(cap, 2 * max_leaf_nodes + 1)
+    if 0 <= max_depth < 40:
+        cap = min(cap, 2 ** (max_depth + 1) - 1)
+    cap = max(cap, 1)
     n_hist_bins = missing_code + 1
 
     idx = sample_idx.copy()
@@ -295,6 +303,8 @@ def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n
         if n_open == 0:
             break
         if max_leaf_nodes > 0 and n_leaves >= max_leaf_nodes:
+            break
+        if node_count + 2 > cap:      # never write past the node arrays
             break
         # choose the node to expand
         pos = n_open - 1
