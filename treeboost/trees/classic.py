@@ -59,14 +59,14 @@ __all__ = ["ID3Classifier", "C45Classifier", "MultiwayTree", "entropy"]
 def entropy(counts):
     """``Ent = -sum_k p_k log2 p_k`` of each row of a (weighted) class-count array, in bits.
 
-    Rows that sum to zero have entropy 0.
+    Computed as ``log2 W - sum_k c_k log2 c_k / W`` (``W = sum_k c_k``); rows that sum to
+    zero have entropy 0.
     """
-    counts = np.asarray(counts, dtype=np.float64)
-    total = counts.sum(axis=-1, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = np.where(total > 0, counts / np.where(total > 0, total, 1.0), 0.0)
-        logp = np.where(p > 0, np.log2(np.where(p > 0, p, 1.0)), 0.0)
-    return -(p * logp).sum(axis=-1)
+    c = np.asarray(counts, dtype=np.float64)
+    total = c.sum(axis=-1)
+    safe = np.where(total > 0, total, 1.0)
+    clogc = (c * np.log2(np.where(c > 0, c, 1.0))).sum(axis=-1)
+    return np.maximum(np.log2(safe) - clogc / safe, 0.0)
 
 
 class MultiwayTree:
@@ -232,70 +232,76 @@ def _interval_labels(edges, decimals=4):
 
 # -- growth ----------------------------------------------------------------------------
 class _Grower:
-    """Grows a :class:`MultiwayTree` depth first from codes/values and class labels."""
+    """Grows a :class:`MultiwayTree` depth first from codes/values and class labels.
 
-    def __init__(self, X, kinds, n_categories, y, w, n_classes, criterion, priority,
-                 max_depth, min_samples_split, min_gain, feature_names):
+    Each row of a node carries its sample weight ``sw`` and its fraction ``f`` (the product
+    of the shares ``r_v`` of the branches it was sent down with a missing value): its
+    weight in the node is ``sw * f`` and it counts as ``f`` samples (Quinlan's fractional
+    cases) for ``min_samples_split`` and ``min_samples_leaf``.
+    """
+
+    def __init__(self, X, kinds, n_categories, y, sw, n_classes, criterion, priority,
+                 max_depth, min_samples_split, min_samples_leaf, min_gain):
         self.X = X
         self.cat = np.asarray(kinds) == "cat"
         self.n_categories = np.asarray(n_categories, dtype=np.int64)
         self.y = y
-        self.w = w
+        self.sw = sw
         self.K = n_classes
         self.criterion = criterion
         self.rank = np.empty(len(priority), np.int64)
         self.rank[np.asarray(priority)] = np.arange(len(priority))
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
         self.min_gain = min_gain
-        self.names = feature_names
-        cat_idx = np.flatnonzero(self.cat)
-        self.cat_idx = cat_idx
-        # offsets of each categorical attribute's (code, class) cells in one bincount
-        sizes = self.n_categories[cat_idx] * n_classes
-        self.cat_offset = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-        self.cat_cells = int(sizes.sum())
-        self.codes = (np.nan_to_num(X[:, cat_idx], nan=-1).astype(np.int64)
-                      if cat_idx.size else np.empty((X.shape[0], 0), np.int64))
+        self.cat_idx = np.flatnonzero(self.cat)
+        self.num_idx = np.flatnonzero(~self.cat)
+        # every categorical attribute gets a block of Vmax * K cells in one bincount
+        self.vmax = int(self.n_categories[self.cat_idx].max()) if self.cat_idx.size else 0
+        self.cat_offset = np.arange(self.cat_idx.size, dtype=np.int64) * self.vmax * self.K
+        self.codes = (np.nan_to_num(X[:, self.cat_idx], nan=-1).astype(np.int64)
+                      if self.cat_idx.size else np.empty((X.shape[0], 0), np.int64))
 
-    # per-attribute statistics ------------------------------------------------------------
-    def _categorical_stats(self, rows, w, y, allowed):
-        """Per categorical attribute: (gain, IV, branch weights, n non-empty)."""
-        out = {}
-        if not self.cat_idx.size:
-            return out
+    # per-attribute statistics (vectorised) ----------------------------------------------
+    def _scores(self, counts, W, n_counts):
+        """Gain (times rho), IV (missing as a branch) of partitions given as class counts
+        of shape (n_attributes, n_branches, K); ``n_counts`` the same in sample counts."""
+        nv = counts.sum(axis=2)
+        Wk = nv.sum(axis=1)
+        safe = np.where(Wk > 0, Wk, 1.0)
+        ent_known = entropy(counts.sum(axis=1))
+        cond = (nv * entropy(counts)).sum(axis=1) / safe
+        gain = np.where(Wk > 0, Wk / W * (ent_known - cond), 0.0)
+        missing = np.maximum(W - Wk, 0.0)
+        missing[missing <= 1e-12 * W] = 0.0
+        iv = entropy(np.concatenate([nv, missing[:, None]], axis=1))
+        # Quinlan's admissibility: two branches with at least min_samples_leaf samples
+        big = (n_counts >= self.min_samples_leaf - 1e-9) & (nv > 0)
+        return gain, iv, nv, big.sum(axis=1) >= 2
+
+    def _categorical(self, rows, w, f_rows, y, allowed):
+        p = self.cat_idx.size
+        if not p or not allowed[self.cat_idx].any():
+            return None
         codes = self.codes[rows]
         known = codes >= 0
-        cells = codes * self.K + y[:, None] + self.cat_offset[None, :]
-        counts = np.bincount(cells[known], weights=np.broadcast_to(w[:, None], codes.shape)
-                             [known], minlength=self.cat_cells)
-        W = w.sum()
-        for j, f in enumerate(self.cat_idx):
-            if not allowed[f]:
-                continue
-            V = self.n_categories[f]
-            c = counts[self.cat_offset[j]:self.cat_offset[j] + V * self.K].reshape(V, self.K)
-            out[int(f)] = self._score(c, W)
-        return out
+        cells = (codes * self.K + y[:, None] + self.cat_offset[None, :])[known]
+        size = p * self.vmax * self.K
+        shape = (p, self.vmax, self.K)
+        wk = np.broadcast_to(w[:, None], codes.shape)[known]
+        counts = np.bincount(cells, weights=wk, minlength=size).reshape(shape)
+        fk = np.broadcast_to(f_rows[:, None], codes.shape)[known]
+        n_counts = np.bincount(cells, weights=fk, minlength=size).reshape(shape).sum(axis=2)
+        gain, iv, nv, ok = self._scores(counts, w.sum(), n_counts)
+        ok &= allowed[self.cat_idx]
+        return gain, iv, nv, ok
 
-    def _score(self, branch_counts, W):
-        """Gain (times rho), IV (missing as a branch) and branch weights of a partition."""
-        nv = branch_counts.sum(axis=1)
-        Wk = nv.sum()
-        if Wk <= 0:
-            return 0.0, 0.0, nv, 0
-        ent_known = entropy(branch_counts.sum(axis=0))
-        cond = float((nv / Wk) @ entropy(branch_counts))
-        gain = (Wk / W) * (float(ent_known) - cond)
-        parts = nv if W - Wk <= 1e-12 * W else np.append(nv, W - Wk)
-        iv = float(entropy(parts))
-        return gain, iv, nv, int((nv > 0).sum())
-
-    def _numeric_stats(self, f, rows, w, y):
+    def _numeric(self, f, rows, w, f_rows, y):
         """Best bi-partition ``x <= t`` of a continuous attribute (largest gain)."""
         x = self.X[rows, f]
         known = ~np.isnan(x)
-        xk, wk, yk = x[known], w[known], y[known]
+        xk = x[known]
         if xk.size < 2:
             return None
         order = np.argsort(xk, kind="stable")
@@ -304,125 +310,132 @@ class _Grower:
         if not cut.size:
             return None
         onehot = np.zeros((xs.size, self.K))
-        onehot[np.arange(xs.size), yk[order]] = wk[order]
-        left = np.cumsum(onehot, axis=0)[cut]
-        total = left[-1] + onehot[cut[-1] + 1:].sum(axis=0)
-        right = total - left
-        WL, WR = left.sum(axis=1), right.sum(axis=1)
-        Wk = total.sum()
-        cond = (WL * entropy(left) + WR * entropy(right)) / Wk
-        gains = entropy(total) - cond
-        b = int(np.argmax(gains >= gains.max() - TIE_TOL))  # smallest cut among ties
-        t = (xs[cut[b]] + xs[cut[b] + 1]) / 2.0
-        counts = np.vstack([left[b], right[b]])
-        gain, iv, nv, nz = self._score(counts, w.sum())
-        return gain, iv, nv, nz, t
+        onehot[np.arange(xs.size), y[known][order]] = w[known][order]
+        cum = np.cumsum(onehot, axis=0)
+        left = cum[cut]
+        right = cum[-1] - left
+        nleft = np.cumsum(f_rows[known][order])[cut]
+        nright = f_rows[known].sum() - nleft
+        counts = np.stack([left, right], axis=1)                   # (n_cuts, 2, K)
+        gain, iv, nv, ok = self._scores(counts, w.sum(), np.stack([nleft, nright], 1))
+        if not ok.any():
+            return None
+        gain = np.where(ok, gain, -np.inf)
+        b = int(np.argmax(gain >= gain.max() - TIE_TOL))   # smallest cut among ties
+        return gain[b], iv[b], nv[b], (xs[cut[b]] + xs[cut[b] + 1]) / 2.0
+
+    def _stats(self, rows, w, f_rows, y, allowed):
+        """Arrays over all attributes: gain, IV, admissible, threshold; branch weights."""
+        p = self.X.shape[1]
+        gain = np.full(p, np.nan)
+        iv = np.full(p, np.nan)
+        ok = np.zeros(p, bool)
+        thr = np.full(p, np.nan)
+        branch = {}
+        cat = self._categorical(rows, w, f_rows, y, allowed)
+        if cat is not None:
+            gain[self.cat_idx], iv[self.cat_idx], nv, ok[self.cat_idx] = cat
+            for j in np.flatnonzero(cat[3]):
+                f = self.cat_idx[j]
+                branch[int(f)] = nv[j, :self.n_categories[f]]
+        for f in self.num_idx:
+            res = self._numeric(int(f), rows, w, f_rows, y)
+            if res is not None:
+                gain[f], iv[f], branch[int(f)], thr[f] = res
+                ok[f] = True
+        return gain, iv, ok, thr, branch
 
     # choice ----------------------------------------------------------------------------
-    def _best(self, stats):
-        """The chosen attribute among ``stats`` (see the module's tie-break rule)."""
-        cands = [f for f, s in stats.items() if s[3] >= 2]
-        if not cands:
+    def _best(self, gain, iv, ok):
+        """The chosen attribute (see the module's tie-break rule), or None."""
+        cands = np.flatnonzero(ok)
+        if not cands.size:
             return None
-        cands.sort(key=lambda f: self.rank[f])
-        gains = np.array([stats[f][0] for f in cands])
+        cands = cands[np.argsort(self.rank[cands], kind="stable")]
+        g = gain[cands]
         if self.criterion == "gain":
-            scores = gains
+            scores = g
         else:
-            ivs = np.array([stats[f][1] for f in cands])
-            eligible = gains >= gains.mean() - TIE_TOL
+            v = iv[cands]
             with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = np.where(ivs > 0, gains / np.where(ivs > 0, ivs, 1.0), 0.0)
-            scores = np.where(eligible, ratio, -np.inf)
-        best = scores.max()
-        return cands[int(np.argmax(scores >= best - TIE_TOL))]
+                ratio = np.where(v > 0, g / np.where(v > 0, v, 1.0), 0.0)
+            scores = np.where(g >= g.mean() - TIE_TOL, ratio, -np.inf)
+        return int(cands[int(np.argmax(scores >= scores.max() - TIE_TOL))])
 
     # growth ----------------------------------------------------------------------------
     def grow(self):
         n = self.X.shape[0]
-        nodes = []            # dicts, in creation order (parents first)
-        allowed0 = np.ones(self.X.shape[1], bool)
-        stack = [(np.arange(n), self.w, -1, 0, allowed0, None)]
+        nodes = []            # dicts, in creation order (parents first, depth first)
+        stack = [(np.arange(n), np.ones(n), -1, 0, np.ones(self.X.shape[1], bool), None)]
         while stack:
-            rows, w, parent, depth, allowed, inherited = stack.pop()
+            rows, frac, parent, depth, allowed, inherited = stack.pop()
             node = len(nodes)
             y = self.y[rows]
+            w = self.sw[rows] * frac
             counts = np.bincount(y, weights=w, minlength=self.K).astype(np.float64)
             W = counts.sum()
             value = counts / W if W > 0 else inherited
             rec = dict(feature=-1, is_cat=False, threshold=np.nan, children=[],
-                       fraction=[], value=value, weight=W, n=float(rows.size),
+                       fraction=[], value=value, weight=W, n=float(frac.sum()),
                        impurity=float(entropy(counts)), depth=depth, parent=parent,
                        report=None)
             nodes.append(rec)
             if parent >= 0:
                 nodes[parent]["children"].append(node)
-            split = self._split(rows, w, y, counts, depth, allowed)
+            split = self._split(rows, w, frac, y, counts, depth, allowed)
             if split is None:
                 continue
-            f, stats, report = split
-            rec.update(feature=f, is_cat=bool(self.cat[f]), report=report)
-            branches = self._partition(f, rows, w, stats)
-            rec["fraction"] = stats[2] / stats[2].sum()
-            child_allowed = allowed.copy()
-            if self.cat[f]:
+            f, threshold, nv, report = split
+            share = nv / nv.sum()
+            rec.update(feature=f, is_cat=bool(self.cat[f]), threshold=threshold,
+                       report=report, fraction=share)
+            child_allowed = allowed
+            if self.cat[f]:               # a categorical attribute is used once per path
+                child_allowed = allowed.copy()
                 child_allowed[f] = False
-            else:
-                rec["threshold"] = stats[4]
-            # push in reverse so that the children get consecutive ids in branch order
-            for r, cw in reversed(branches):
-                stack.append((r, cw, node, depth + 1, child_allowed, value))
+            branches = self._partition(f, rows, frac, threshold, share)
+            # pushed in reverse so that the children get ids in branch order
+            for r, fr in reversed(branches):
+                stack.append((r, fr, node, depth + 1, child_allowed, value))
         return self._build(nodes)
 
-    def _split(self, rows, w, y, counts, depth, allowed):
-        """(attribute, its stats, the report) or None when the node stays a leaf."""
+    def _split(self, rows, w, frac, y, counts, depth, allowed):
+        """(attribute, threshold, branch weights, report) or None for a leaf."""
         W = counts.sum()
-        if (np.count_nonzero(counts > 1e-12 * W) <= 1 or rows.size < self.min_samples_split
+        if (np.count_nonzero(counts > 1e-12 * W) <= 1
+                or frac.sum() < self.min_samples_split - 1e-9
                 or (self.max_depth is not None and depth >= self.max_depth)):
             return None
-        stats = self._categorical_stats(rows, w, y, allowed)
-        for f in np.flatnonzero(~self.cat & allowed):
-            s = self._numeric_stats(int(f), rows, w, y)
-            if s is not None:
-                stats[int(f)] = s
-        f = self._best(stats)
-        if f is None or stats[f][0] < self.min_gain:
+        gain, iv, ok, thr, branch = self._stats(rows, w, frac, y, allowed)
+        f = self._best(gain, iv, ok)
+        if f is None or gain[f] < self.min_gain:
             return None
-        return f, stats[f], self._report(stats, f, counts)
+        # the report keeps raw arrays; BaseClassicTree.split_report formats them
+        report = dict(entropy=float(entropy(counts)), gain=gain, split_info=iv,
+                      admissible=ok, threshold=thr, chosen=f, rank=self.rank)
+        return f, thr[f], branch[f], report
 
-    def _report(self, stats, chosen, counts):
-        gains = [s[0] for s in stats.values() if s[3] >= 2]
-        avg = float(np.mean(gains)) if gains else 0.0
-        rows = []
-        for f in sorted(stats, key=lambda f: self.rank[f]):
-            gain, iv, nv, nz = stats[f][:4]
-            rows.append(dict(
-                feature=self.names[f], gain=gain, split_info=iv,
-                gain_ratio=gain / iv if iv > 0 else np.nan,
-                threshold=stats[f][4] if len(stats[f]) > 4 else np.nan,
-                above_average_gain=bool(gain >= avg - TIE_TOL),
-                chosen=bool(f == chosen)))
-        return dict(entropy=float(entropy(counts)), average_gain=avg, attributes=rows)
-
-    def _partition(self, f, rows, w, stats):
+    def _partition(self, f, rows, frac, threshold, share):
+        """(rows, fractions) of each branch; missing values go down every branch."""
         x = self.X[rows, f]
         missing = np.isnan(x)
         if self.cat[f]:
             code = np.where(missing, -1, np.nan_to_num(x, nan=-1)).astype(np.int64)
-            n_branches = int(self.n_categories[f])
         else:
-            code = np.where(x <= stats[4], 0, 1)
-            n_branches = 2
-        frac = stats[2] / stats[2].sum()
-        mr, mw = rows[missing], w[missing]
+            code = np.where(missing, -1, np.where(x <= threshold, 0, 1))
+        n_branches = share.shape[0]
+        known = ~missing
+        order = np.argsort(code[known], kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(code[known],
+                                                            minlength=n_branches))])
+        kr, kf = rows[known][order], frac[known][order]
+        mr, mf = rows[missing], frac[missing]
         out = []
         for v in range(n_branches):
-            sel = (code == v) & ~missing
-            if mr.size and frac[v] > 0:
-                out.append((np.concatenate([rows[sel], mr]),
-                            np.concatenate([w[sel], mw * frac[v]])))
-            else:
-                out.append((rows[sel], w[sel]))
+            r, fr = kr[bounds[v]:bounds[v + 1]], kf[bounds[v]:bounds[v + 1]]
+            if mr.size and share[v] > 0:
+                r, fr = np.concatenate([r, mr]), np.concatenate([fr, mf * share[v]])
+            out.append((r, fr))
         return out
 
     def _build(self, nodes):
@@ -444,6 +457,7 @@ class BaseClassicTree(EncoderMixin, ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
         "min_samples_split": [Interval(Integral, 2, None, closed="left")],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
         "min_gain": [Interval(Real, 0.0, None, closed="left")],
         "tie_break": ["array-like", None],
         "categorical_features": ["array-like", StrOptions({"auto"}), None],
@@ -539,13 +553,11 @@ class BaseClassicTree(EncoderMixin, ClassifierMixin, BaseEstimator):
         self.n_classes_ = self.classes_.shape[0]
         w = check_weights(sample_weight, Xe)
         keep = w > 0
-        names = (list(self.feature_names_in_) if hasattr(self, "feature_names_in_")
-                 else [f"x{i}" for i in range(Xe.shape[1])])
         kinds = ["num" if c.kind == "num" else "cat" for c in self._columns]
         n_cat = [0 if c.kind == "num" else len(c.categories) for c in self._columns]
         grower = _Grower(Xe[keep], kinds, n_cat, y_enc[keep], w[keep], self.n_classes_,
                          self._criterion, self._priority(Xe.shape[1]), self.max_depth,
-                         self.min_samples_split, self.min_gain, names)
+                         self.min_samples_split, self.min_samples_leaf, self.min_gain)
         self.tree_ = grower.grow()
         self.pruning_report_ = []
         if self.pruning is not None:
@@ -608,28 +620,50 @@ class BaseClassicTree(EncoderMixin, ClassifierMixin, BaseEstimator):
     # -- reports ---------------------------------------------------------------------------
     @property
     def gains_(self):
-        """For each node, the split report (see :meth:`split_report`), None at leaves."""
+        """For each node, its split report as a list of dicts (see :meth:`split_report`);
+        None at leaves."""
         check_is_fitted(self, "tree_")
-        return self.tree_.report
+        return [None if r is None else self._report_rows(r) for r in self.tree_.report]
+
+    def _report_rows(self, rep):
+        names = (list(self.feature_names_in_) if hasattr(self, "feature_names_in_")
+                 else [f"x{i}" for i in range(self.n_features_in_)])
+        ok = rep["admissible"]
+        avg = float(np.mean(rep["gain"][ok])) if ok.any() else 0.0
+        rows = []
+        for f in range(len(names)):
+            gain, iv = rep["gain"][f], rep["split_info"][f]
+            if np.isnan(gain):          # not a candidate here (already used on the path)
+                continue
+            rows.append(dict(feature=names[f], gain=float(gain), split_info=float(iv),
+                             gain_ratio=float(gain / iv) if iv > 0 else np.nan,
+                             threshold=float(rep["threshold"][f]), admissible=bool(ok[f]),
+                             above_average_gain=bool(ok[f] and gain >= avg - TIE_TOL),
+                             chosen=f == rep["chosen"]))
+        return rows
 
     def split_report(self, node=0, as_frame=True):
-        """Each candidate attribute's Gain, IV and Gain_ratio at ``node``.
+        """Each candidate attribute's Gain, IV and Gain_ratio at ``node`` (column order).
 
         Columns: ``feature``, ``gain`` (``rho * Gain(D~, a)``), ``split_info`` (``IV(a)``),
         ``gain_ratio``, ``threshold`` (continuous attributes: the best cut),
-        ``above_average_gain`` (C4.5's eligibility) and ``chosen``.  Returns a pandas
-        DataFrame (or a list of dicts with ``as_frame=False``); its ``attrs`` hold the
-        node's ``entropy`` and ``average_gain``.
+        ``admissible`` (at least two non-empty branches), ``above_average_gain`` (C4.5's
+        eligibility) and ``chosen``.  Returns a pandas DataFrame (or a list of dicts with
+        ``as_frame=False``); its ``attrs`` hold the node's ``entropy`` (``Ent(D)``) and
+        ``average_gain``.
         """
         check_is_fitted(self, "tree_")
         rep = self.tree_.report[node]
         if rep is None:
             raise ValueError(f"Node {node} is a leaf: it has no split report.")
+        rows = self._report_rows(rep)
         if not as_frame:
-            return rep["attributes"]
+            return rows
         import pandas as pd
-        df = pd.DataFrame(rep["attributes"])
-        df.attrs.update(entropy=rep["entropy"], average_gain=rep["average_gain"])
+        df = pd.DataFrame(rows)
+        ok = rep["admissible"]
+        df.attrs.update(entropy=rep["entropy"],
+                        average_gain=float(np.mean(rep["gain"][ok])) if ok.any() else 0.0)
         return df
 
     def __sklearn_tags__(self):
@@ -653,7 +687,10 @@ _DOC_PARAMS = """
     max_depth : int or None, default=None
         Maximum depth (the root has depth 0).
     min_samples_split : int, default=2
-        A node with fewer rows (fractional copies included) stays a leaf.
+        A node with fewer (fractional) samples stays a leaf.
+    min_samples_leaf : int, default=1
+        A split is admissible only if at least two of its branches hold this many
+        (fractional) samples -- Quinlan's MINOBJS, 2 in his C4.5 program; 1 follows the book.
     min_gain : float, default=0.0
         A node whose chosen attribute gains less than this stays a leaf.
     tie_break : list of str or int, or None, default=None
@@ -715,11 +752,13 @@ class ID3Classifier(BaseClassicTree):
     _parameter_constraints = {**BaseClassicTree._parameter_constraints,
                               "n_bins": [Interval(Integral, 2, None, closed="left"), None]}
 
-    def __init__(self, *, max_depth=None, min_samples_split=2, min_gain=0.0, tie_break=None,
+    def __init__(self, *, max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                 min_gain=0.0, tie_break=None,
                  n_bins=None, categorical_features=None, pruning=None,
                  validation_fraction=0.3, confidence_factor=0.25, random_state=None):
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
         self.min_gain = min_gain
         self.tie_break = tie_break
         self.n_bins = n_bins
@@ -754,11 +793,13 @@ class C45Classifier(BaseClassicTree):
     _allow_continuous = True
     n_bins = None
 
-    def __init__(self, *, max_depth=None, min_samples_split=2, min_gain=0.0, tie_break=None,
+    def __init__(self, *, max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                 min_gain=0.0, tie_break=None,
                  categorical_features=None, pruning=None, validation_fraction=0.3,
                  confidence_factor=0.25, random_state=None):
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
         self.min_gain = min_gain
         self.tie_break = tie_break
         self.categorical_features = categorical_features

@@ -1,0 +1,301 @@
+"""IF-THEN rules of any treeboost tree, and a C4.5rules-style rule-list classifier.
+
+:func:`extract_rules` / :func:`export_rules` work for the CART trees (they call
+:func:`treeboost.trees.export.extract_rules`) and for the multiway ID3 / C4.5 trees (one
+rule per leaf, ``attribute = value`` for a categorical test and an interval for the
+continuous ones).  :func:`rule_coverage` tells which rows each rule fires on.
+
+For a multiway tree a rule does not fire on a row whose value of one of its attributes is
+missing (the tree itself spreads such a row over several leaves); for a CART tree the
+conditions say "(or missing)" on the side missing values follow, so exactly one rule fires
+on every row.
+
+:class:`RuleListClassifier` (after Quinlan's C4.5rules, *C4.5*, chapter 5): fit a tree,
+take one rule per leaf, generalise each rule by greedily dropping the antecedent whose
+removal gives the lowest pessimistic error rate ``U_CF(E, N)`` (N rows covered, E of them of
+another class; see :func:`treeboost.trees.pruning.pessimistic_errors`) as long as that rate
+does not go up, drop duplicate rules, order the rules by estimated accuracy ``1 - U_CF``
+(largest first; ties: more rows covered first), and predict with the first rule that
+fires, or the default class (the majority class of the training rows no rule covers).
+Quinlan's MDL selection of rule subsets per class is not done.
+"""
+import copy
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.validation import check_is_fitted
+
+from . import export as _export
+from .export import Condition, Rule
+from .pruning import _check_cf, pessimistic_errors
+
+__all__ = ["extract_rules", "export_rules", "rule_coverage", "RuleListClassifier"]
+
+
+def _is_multiway(estimator):
+    tree = getattr(estimator, "tree_", None)
+    return tree is not None and hasattr(tree, "children") and not hasattr(tree,
+                                                                         "children_left")
+
+
+def _names(estimator, feature_names):
+    if feature_names is None:
+        feature_names = getattr(estimator, "feature_names_in_", None)
+    if feature_names is None:
+        feature_names = [f"x{i}" for i in range(estimator.n_features_in_)]
+    return [str(n) for n in feature_names]
+
+
+def _multiway_rules(estimator, feature_names, class_names, target_name, decimals):
+    tree = estimator.tree_
+    names = _names(estimator, feature_names)
+    if len(names) != tree.n_features:
+        raise ValueError(f"feature_names has {len(names)} names, the tree has "
+                         f"{tree.n_features} features.")
+    cats = estimator.categories_
+    classes = np.asarray(class_names) if class_names is not None else estimator.classes_
+    rules = []
+    stack = [(0, {})]
+    while stack:
+        node, conds = stack.pop()
+        if tree.feature[node] < 0:
+            k = int(np.argmax(tree.value[node]))
+            rules.append(Rule([conds[f] for f in sorted(conds)], classes[k],
+                              float(tree.value[node, k]), node,
+                              int(round(tree.n_node_samples[node])),
+                              float(tree.weighted_n_node_samples[node]),
+                              target_name or "class", decimals))
+            continue
+        f = int(tree.feature[node])
+        for v, child in reversed(list(enumerate(tree.children[node]))):
+            new = dict(conds)
+            old = new.get(f)
+            if tree.is_categorical[node]:
+                c = Condition(f, names[f], categories=[cats[f][v]], missing=False,
+                              decimals=decimals)
+            else:
+                c = (Condition(f, names[f], missing=False, decimals=decimals) if old is None
+                     else copy.copy(old))
+                t = float(tree.threshold[node])
+                if v == 0:
+                    c.high = min(c.high, t)
+                else:
+                    c.low = max(c.low, t)
+            new[f] = c
+            stack.append((int(child), new))
+    rules.sort(key=lambda r: r.leaf)
+    return rules
+
+
+def extract_rules(estimator, feature_names=None, class_names=None, target_name=None,
+                  decimals=3):
+    """One :class:`~treeboost.trees.export.Rule` per leaf of any fitted treeboost tree.
+
+    CART trees: :func:`treeboost.trees.export.extract_rules`.  ID3 / C4.5 trees: the
+    path's tests, ``attribute = value`` (categorical) or an interval (continuous, the
+    thresholds of the path merged).
+    """
+    check_is_fitted(estimator, "tree_")
+    if _is_multiway(estimator):
+        return _multiway_rules(estimator, feature_names, class_names, target_name, decimals)
+    return _export.extract_rules(estimator, feature_names, class_names, target_name,
+                                 decimals)
+
+
+def export_rules(estimator, feature_names=None, class_names=None, target_name=None,
+                 decimals=3):
+    """The rules of :func:`extract_rules` as strings, ``IF ... THEN class = c [n=.., p=..]``.
+
+    Examples
+    --------
+    >>> from treeboost.datasets import load_watermelon
+    >>> from treeboost.trees.classic import ID3Classifier
+    >>> melons = load_watermelon()
+    >>> clf = ID3Classifier(max_depth=1).fit(melons.data, melons.target)
+    >>> print(export_rules(clf)[0])
+    IF 纹理 = 清晰 THEN class = 是 [n=9, p=0.778]
+    """
+    return [str(r) for r in extract_rules(estimator, feature_names, class_names,
+                                          target_name, decimals)]
+
+
+def _condition_mask(cond, Xe, categories):
+    """Rows of the encoded matrix ``Xe`` satisfying one condition."""
+    x = Xe[:, cond.feature]
+    missing = np.isnan(x)
+    if cond.categories is not None:
+        lookup = {v: i for i, v in enumerate(np.asarray(categories[cond.feature]).tolist())}
+        codes = [lookup[c] for c in cond.categories if c in lookup]
+        ok = np.isin(np.where(missing, -1, x), codes) & ~missing
+    elif np.isinf(cond.low) and np.isinf(cond.high):
+        return missing if cond.missing else ~missing
+    else:
+        ok = (x > cond.low) & (x <= cond.high) & ~missing
+    return ok | (missing & bool(cond.missing))
+
+
+def _categories(estimator):
+    cats = getattr(estimator, "categories_", None)
+    if cats is None:
+        enc = getattr(estimator, "_encoder", None)
+        cats = enc.categories_ if enc is not None else [None] * estimator.n_features_in_
+    return cats
+
+
+def rule_coverage(estimator, X, rules=None):
+    """Boolean matrix (n_samples, n_rules): which rules fire on which rows of ``X``.
+
+    ``rules`` defaults to :func:`extract_rules` of ``estimator``.
+    """
+    if rules is None:
+        rules = extract_rules(estimator)
+    Xe = estimator._transform(X)
+    cats = _categories(estimator)
+    out = np.ones((Xe.shape[0], len(rules)), bool)
+    for j, r in enumerate(rules):
+        for c in r.conditions:
+            out[:, j] &= _condition_mask(c, Xe, cats)
+    return out
+
+
+class RuleListClassifier(ClassifierMixin, BaseEstimator):
+    """An ordered list of IF-THEN rules generalised from a tree (C4.5rules style).
+
+    Parameters
+    ----------
+    estimator : treeboost tree classifier or None, default=None
+        The tree whose leaves give the initial rules (cloned and fitted);
+        ``None``: ``C45Classifier()``.
+    confidence_factor : float in (0, 0.5], default=0.25
+        CF of the pessimistic error rate used to drop antecedents and to order the rules.
+    generalize : bool, default=True
+        Drop antecedents (C4.5rules); False keeps the tree's rules as they are (still
+        ordered).
+
+    Attributes
+    ----------
+    estimator_ : the fitted tree
+    rules_ : list of Rule
+        The ordered rules; ``rule.extra`` holds ``estimated_accuracy`` (``1 - U_CF``),
+        ``coverage`` (training weight covered), ``dropped`` (antecedents removed) and
+        ``distribution`` (class distribution of the covered training rows).
+    default_class_ : the class predicted when no rule fires
+    classes_, n_features_in_, feature_names_in_
+    """
+
+    def __init__(self, estimator=None, *, confidence_factor=0.25, generalize=True):
+        self.estimator = estimator
+        self.confidence_factor = confidence_factor
+        self.generalize = generalize
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the tree, extract, generalise and order its rules.  Returns self."""
+        cf = _check_cf(self.confidence_factor)
+        if self.estimator is None:
+            from .classic import C45Classifier
+            est = C45Classifier()
+        else:
+            est = clone(self.estimator)
+        est.fit(X, y, sample_weight=sample_weight)
+        self.estimator_ = est
+        self.classes_ = est.classes_
+        self.n_features_in_ = est.n_features_in_
+        if hasattr(est, "feature_names_in_"):
+            self.feature_names_in_ = est.feature_names_in_
+        Xe = est._transform(X)
+        cats = _categories(est)
+        y_idx = np.searchsorted(self.classes_, np.asarray(y))
+        w = np.ones(Xe.shape[0]) if sample_weight is None else np.asarray(sample_weight,
+                                                                           float)
+        K = self.classes_.shape[0]
+        rules, seen = [], set()
+        for rule in extract_rules(est):
+            k = int(np.searchsorted(self.classes_, rule.prediction))
+            masks = [_condition_mask(c, Xe, cats) for c in rule.conditions]
+            keep, dropped = self._generalize(masks, y_idx == k, w, cf)
+            conds = [rule.conditions[i] for i in keep]
+            key = (tuple(str(c) for c in conds), k)
+            if key in seen:             # two leaves generalised to the same rule
+                continue
+            seen.add(key)
+            cover = np.logical_and.reduce([masks[i] for i in keep]) if keep else \
+                np.ones(Xe.shape[0], bool)
+            n = float(w[cover].sum())
+            e = n - float(w[cover & (y_idx == k)].sum())
+            dist = np.bincount(y_idx[cover], weights=w[cover], minlength=K)
+            acc = 1.0 - float(pessimistic_errors(n, e, cf)) / n if n > 0 else 0.0
+            new = Rule(conds, rule.prediction, float(dist[k] / n) if n > 0 else None,
+                       rule.leaf, int(cover.sum()), n, rule.target_name, rule.decimals,
+                       dict(estimated_accuracy=acc, coverage=n,
+                            dropped=[str(rule.conditions[i]) for i in dropped],
+                            distribution=dist / n if n > 0 else np.full(K, 1.0 / K)))
+            rules.append(new)
+        rules.sort(key=lambda r: (-r.extra["estimated_accuracy"], -r.extra["coverage"]))
+        self.rules_ = rules
+        fired = self._first_rule(Xe) >= 0
+        rest = ~fired if (~fired).any() else np.ones(Xe.shape[0], bool)
+        counts = np.bincount(y_idx[rest], weights=w[rest], minlength=K)
+        self.default_distribution_ = counts / counts.sum()
+        self.default_class_ = self.classes_[int(np.argmax(counts))]
+        return self
+
+    def _generalize(self, masks, correct, w, cf):
+        """Indices of the antecedents kept, and of those dropped (greedy, C4.5rules)."""
+        keep = list(range(len(masks)))
+        dropped = []
+        current = self._rate(masks, keep, correct, w, cf)
+        while self.generalize and keep:
+            rates = [self._rate(masks, [i for i in keep if i != j], correct, w, cf)
+                     for j in keep]
+            best = int(np.argmin(rates))
+            if rates[best] > current + 1e-12:
+                break
+            current = rates[best]
+            dropped.append(keep.pop(best))
+        return keep, dropped
+
+    @staticmethod
+    def _rate(masks, keep, correct, w, cf):
+        cover = np.logical_and.reduce([masks[i] for i in keep]) if keep else \
+            np.ones(correct.shape[0], bool)
+        n = float(w[cover].sum())
+        if n <= 0:
+            return 1.0
+        e = n - float(w[cover & correct].sum())
+        return float(pessimistic_errors(n, e, cf)) / n
+
+    def _first_rule(self, Xe):
+        """Index of the first rule firing on each row (-1: none)."""
+        cats = _categories(self.estimator_)
+        first = np.full(Xe.shape[0], -1)
+        for j, r in enumerate(self.rules_):
+            m = np.ones(Xe.shape[0], bool)
+            for c in r.conditions:
+                m &= _condition_mask(c, Xe, cats)
+            first[(first < 0) & m] = j
+        return first
+
+    def predict_proba(self, X):
+        """Class distribution (training rows) of the first rule that fires, or of the
+        rows no rule covers."""
+        check_is_fitted(self, "rules_")
+        first = self._first_rule(self.estimator_._transform(X))
+        table = np.vstack([r.extra["distribution"] for r in self.rules_]
+                          + [self.default_distribution_])
+        return table[np.where(first >= 0, first, len(self.rules_))]
+
+    def predict(self, X):
+        """Class of the first rule that fires, else ``default_class_``."""
+        check_is_fitted(self, "rules_")
+        first = self._first_rule(self.estimator_._transform(X))
+        labels = np.array([r.prediction for r in self.rules_] + [self.default_class_],
+                          dtype=self.classes_.dtype)
+        return labels[np.where(first >= 0, first, len(self.rules_))]
+
+    def export_text(self):
+        """The rule list, one rule per line, then the default class."""
+        check_is_fitted(self, "rules_")
+        lines = [f"{i + 1:>3}. {r} (est. accuracy {r.extra['estimated_accuracy']:.3f})"
+                 for i, r in enumerate(self.rules_)]
+        lines.append(f"     OTHERWISE class = {self.default_class_}")
+        return "\n".join(lines)
