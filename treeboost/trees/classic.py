@@ -596,10 +596,12 @@ class BaseClassicTree(EncoderMixin, ClassifierMixin, BaseEstimator):
     def predict_proba(self, X):
         """Class probabilities: the leaves' class distributions, averaged with the
         fractional weights of the branches a missing value goes down."""
-        return self.tree_.predict_proba(self._transform(X))
+        Xe = self._transform(X)
+        return self.tree_.predict_proba(Xe)
 
     def predict(self, X):
         """Most probable class (ties: the first of ``classes_``)."""
+        check_is_fitted(self, "tree_")
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
     def apply(self, X):

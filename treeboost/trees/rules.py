@@ -210,7 +210,8 @@ class RuleListClassifier(ClassifierMixin, BaseEstimator):
         K = self.classes_.shape[0]
         rules, seen = [], set()
         for rule in extract_rules(est):
-            k = int(np.searchsorted(self.classes_, rule.prediction))
+            # the class index from the leaf itself (CART rules carry it as text)
+            k = int(np.argmax(est.tree_.value[rule.leaf]))
             masks = [_condition_mask(c, Xe, cats) for c in rule.conditions]
             keep, dropped = self._generalize(masks, y_idx == k, w, cf)
             conds = [rule.conditions[i] for i in keep]
@@ -224,7 +225,7 @@ class RuleListClassifier(ClassifierMixin, BaseEstimator):
             e = n - float(w[cover & (y_idx == k)].sum())
             dist = np.bincount(y_idx[cover], weights=w[cover], minlength=K)
             acc = 1.0 - float(pessimistic_errors(n, e, cf)) / n if n > 0 else 0.0
-            new = Rule(conds, rule.prediction, float(dist[k] / n) if n > 0 else None,
+            new = Rule(conds, self.classes_[k], float(dist[k] / n) if n > 0 else None,
                        rule.leaf, int(cover.sum()), n, rule.target_name, rule.decimals,
                        dict(estimated_accuracy=acc, coverage=n,
                             dropped=[str(rule.conditions[i]) for i in dropped],
