@@ -28,7 +28,8 @@ CLASSIFIERS = [DecisionTreeClassifier(max_depth=5, random_state=0),
                treeboost.RandomForestClassifier(n_estimators=5, oob_score=True, random_state=0),
                treeboost.ExtraTreesClassifier(n_estimators=5, random_state=0),
                treeboost.BaggingClassifier(n_estimators=4, max_features=0.5, random_state=0),
-               treeboost.AdaBoostClassifier(n_estimators=5, random_state=0)]
+               treeboost.AdaBoostClassifier(n_estimators=5, random_state=0),
+               treeboost.C45Classifier()]
 REGRESSORS = [DecisionTreeRegressor(max_depth=4, random_state=0),
               GradientBoostingRegressor(loss="huber", n_estimators=10, random_state=0),
               GradientBoostingRegressor(loss="quantile", alpha=0.3, n_estimators=10),

@@ -4,11 +4,13 @@ from .ensembles import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier
                         GradientBoostingClassifier, GradientBoostingRegressor,
                         RandomForestClassifier, RandomForestRegressor)
 from .persistence import load, save
-from .trees import DecisionTreeClassifier, DecisionTreeRegressor
+from .trees import (C45Classifier, DecisionTreeClassifier, DecisionTreeRegressor,
+                    ID3Classifier, RuleListClassifier)
 
 __version__ = "0.1.0"
 
 __all__ = ["AdaBoostClassifier", "AdaBoostRegressor", "BaggingClassifier", "BaggingRegressor",
-           "DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreesClassifier",
-           "ExtraTreesRegressor", "GradientBoostingClassifier", "GradientBoostingRegressor",
-           "RandomForestClassifier", "RandomForestRegressor", "__version__", "load", "save"]
+           "C45Classifier", "DecisionTreeClassifier", "DecisionTreeRegressor",
+           "ExtraTreesClassifier", "ExtraTreesRegressor", "GradientBoostingClassifier",
+           "GradientBoostingRegressor", "ID3Classifier", "RandomForestClassifier",
+           "RandomForestRegressor", "RuleListClassifier", "__version__", "load", "save"]

@@ -26,7 +26,8 @@ def _allowed_classes():
     from .trees.binning import BinMapper
     from .trees.encoding import FeatureEncoder
     from .trees.tree import Tree
-    classes = [BinMapper, FeatureEncoder, Tree]
+    from .trees.classic import _Column
+    classes = [BinMapper, FeatureEncoder, Tree, _Column]
     classes += [getattr(losses, n) for n in losses.__all__]
     classes += [getattr(treeboost, n) for n in treeboost.__all__
                 if isinstance(getattr(treeboost, n), type)]

@@ -48,6 +48,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ..persistence import PersistenceMixin
 from .encoding import EncoderMixin, check_weights
 from .targets import encode_classification_target
 
@@ -447,7 +448,7 @@ class _Grower:
 
 
 # -- estimators ------------------------------------------------------------------------
-class BaseClassicTree(EncoderMixin, ClassifierMixin, BaseEstimator):
+class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstimator):
     """Shared fitting, prediction and reports of :class:`ID3Classifier` and
     :class:`C45Classifier`."""
 
