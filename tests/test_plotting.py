@@ -25,3 +25,14 @@ def test_plot_importance_and_learning_curves(tmp_path):
     with pytest.raises(ValueError, match="feature_names"):
         plot_importance(gb, feature_names=["a"])
     matplotlib.pyplot.close("all")
+
+
+def test_plot_tree_entry_point_draws_a_tree(tmp_path):
+    from treeboost import RandomForestClassifier
+    from treeboost.plotting import plot_tree
+    X, y = load_breast_cancer(return_X_y=True)
+    forest = RandomForestClassifier(n_estimators=3, max_depth=2, random_state=0).fit(X, y)
+    ax = plot_tree(forest, tree_index=1)
+    ax.figure.savefig(tmp_path / "tree.png")
+    assert (tmp_path / "tree.png").stat().st_size > 0
+    matplotlib.pyplot.close("all")

@@ -30,7 +30,13 @@ class BaseAdaBoost(BaseTreeEnsemble):
         "random_state": ["random_state"],
         "max_bins": [Interval(Integral, 2, 65535, closed="both"), None],
         "categorical_features": ["array-like", StrOptions({"auto"}), None],
+        "verbose": ["verbose"],
     }
+
+    def _report(self, m, err, weight):
+        if self.verbose:
+            print(f"[{m + 1}]\tweighted error {err:.6g}\testimator weight {weight:.6g}",
+                  flush=True)
 
     def _learner(self, default_depth):
         est = self.estimator
@@ -97,6 +103,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
     random_state : int, RandomState instance or None
     max_bins, categorical_features
         As in :class:`~treeboost.DecisionTreeClassifier`.
+    verbose : int, default=0
+        Print each round's weighted error and learner weight.
 
     Attributes
     ----------
@@ -105,7 +113,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
 
     def __init__(self, estimator=None, n_estimators=50, *, learning_rate=1.0,
                  boosting="reweight", random_state=None, max_bins=255,
-                 categorical_features=None):
+                 categorical_features=None, verbose=0):
+        self.verbose = verbose
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
@@ -141,6 +150,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
                                      f"error {err:.3f}); AdaBoost cannot continue.")
                 break
             alpha = self.learning_rate * (np.log((1 - err) / err) + np.log(K - 1))
+            self._report(m, err, alpha)
             self.estimators_.append(est)
             weights.append(alpha)
             errors.append(err)
@@ -217,7 +227,7 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
     learning_rate : float, default=1.0
     loss : {"linear", "square", "exponential"}, default="linear"
     boosting : {"resample", "reweight"}, default="resample"
-    random_state, max_bins, categorical_features
+    random_state, max_bins, categorical_features, verbose
     """
 
     _parameter_constraints = {**BaseAdaBoost._parameter_constraints,
@@ -225,7 +235,8 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
 
     def __init__(self, estimator=None, n_estimators=50, *, learning_rate=1.0, loss="linear",
                  boosting="resample", random_state=None, max_bins=255,
-                 categorical_features=None):
+                 categorical_features=None, verbose=0):
+        self.verbose = verbose
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
@@ -268,6 +279,7 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
                     errors.append(avg)
                 break
             beta = avg / (1 - avg)
+            self._report(m, avg, self.learning_rate * np.log(1 / beta))
             self.estimators_.append(est)
             weights.append(self.learning_rate * np.log(1 / beta))
             errors.append(avg)
