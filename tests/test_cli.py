@@ -90,3 +90,25 @@ def test_user_errors_give_one_line_and_status_2(titanic_csv, tmp_path, capsys):
     frame.drop(columns=["Age"]).assign(Extra=1).to_csv(other, index=False)
     assert "differ from training" in _error(["predict", str(model_path), str(other)], capsys)
     assert "out of range" in _error(["explain", str(model_path), "--tree", "5"], capsys)
+
+
+NO_PANDAS = """
+import builtins, importlib.util, sys
+real_import, real_find = builtins.__import__, importlib.util.find_spec
+def fake_import(name, *a, **k):
+    if name == "pandas" or name.startswith("pandas."):
+        raise ImportError("no pandas")
+    return real_import(name, *a, **k)
+builtins.__import__ = fake_import
+importlib.util.find_spec = lambda n, *a: None if n == "pandas" else real_find(n, *a)
+from treeboost.cli import main
+sys.exit(main(["demo", "--folds", "2", "--n-estimators", "5", "--no-plots"]))
+"""
+
+
+def test_demo_runs_without_pandas():
+    """The README's first command installs no pandas: the demo must not need it."""
+    out = subprocess.run([sys.executable, "-c", NO_PANDAS], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "| Bagging |" in out.stdout and "| AdaBoost |" in out.stdout

@@ -21,11 +21,11 @@ def demo_models(categorical, n_estimators=100):
     models = [("CART tree", treeboost.DecisionTreeClassifier(min_samples_leaf=5, random_state=0,
                                                             **cf))]
     specs = [("Bagging", "BaggingClassifier", dict(estimator=treeboost.DecisionTreeClassifier(
-                 min_samples_leaf=5, **cf))),
+                 min_samples_leaf=5, **cf), **cf)),
              ("RandomForest", "RandomForestClassifier", dict(min_samples_leaf=2, **cf)),
              ("ExtraTrees", "ExtraTreesClassifier", dict(min_samples_leaf=2, **cf)),
              ("AdaBoost", "AdaBoostClassifier", dict(estimator=treeboost.DecisionTreeClassifier(
-                 max_depth=2, **cf))),
+                 max_depth=2, **cf), **cf)),
              ("GradientBoosting", "GradientBoostingClassifier",
               dict(learning_rate=0.05, max_leaf_nodes=8, **cf))]
     for label, name, params in specs:
