@@ -1,6 +1,7 @@
 """What every tree ensemble shares: input handling, binning once, per-tree seeds."""
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -34,6 +35,31 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
             tree.classes_ = self.classes_
             tree.n_classes_ = self.n_classes_
         return tree
+
+    def _set_oob(self, Xe, y, members):
+        """Out-of-bag scores from ``(out_of_bag_rows, predict(rows))`` pairs: each row's
+        outputs averaged over the members that did not see it."""
+        total = None
+        seen = np.zeros(Xe.shape[0])
+        for out, predict in members:
+            if out.size == 0:
+                continue
+            pred = predict(Xe[out])
+            if total is None:
+                total = np.zeros((Xe.shape[0],) + pred.shape[1:])
+            total[out] += pred
+            seen[out] += 1
+        has = seen > 0
+        if total is None or not has.any():
+            raise ValueError("no sample was out of bag: oob_score needs more estimators.")
+        avg = np.full_like(total, np.nan)
+        avg[has] = total[has] / (seen[has] if total.ndim == 1 else seen[has, None])
+        if hasattr(self, "classes_"):
+            self.oob_decision_function_ = avg
+            self.oob_score_ = accuracy_score(y[has], np.argmax(avg[has], axis=1))
+        else:
+            self.oob_prediction_ = avg
+            self.oob_score_ = r2_score(y[has], avg[has])
 
     def _encoded(self, X):
         check_is_fitted(self, "estimators_")

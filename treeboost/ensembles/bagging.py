@@ -9,7 +9,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin, clone, is_classifier, is_regressor
-from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
@@ -175,29 +174,11 @@ class BaseBagging(BaseTreeEnsemble):
         return total / len(self.estimators_)
 
     def _set_oob(self, Xe, y):
-        total = None
-        seen = np.zeros(Xe.shape[0])
-        for est, counts, feats in zip(self.estimators_, self.estimators_samples_,
-                                      self.estimators_features_):
-            out = np.flatnonzero(counts == 0)
-            if out.size == 0:
-                continue
-            pred = self._member_output(est, Xe[out], feats)
-            if total is None:
-                total = np.zeros((Xe.shape[0],) + pred.shape[1:])
-            total[out] += pred
-            seen[out] += 1
-        has = seen > 0
-        if total is None or not has.any():
-            raise ValueError("no sample was out of bag: oob_score needs more estimators.")
-        avg = np.full_like(total, np.nan)
-        avg[has] = total[has] / (seen[has] if total.ndim == 1 else seen[has, None])
-        if self._is_classifier():
-            self.oob_decision_function_ = avg
-            self.oob_score_ = accuracy_score(y[has], np.argmax(avg[has], axis=1))
-        else:
-            self.oob_prediction_ = avg
-            self.oob_score_ = r2_score(y[has], avg[has])
+        super()._set_oob(Xe, y, (
+            (np.flatnonzero(counts == 0),
+             lambda rows, est=est, feats=feats: self._member_output(est, rows, feats))
+            for est, counts, feats in zip(self.estimators_, self.estimators_samples_,
+                                          self.estimators_features_)))
 
 
 _DOC = """

@@ -8,7 +8,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
-from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 
@@ -133,28 +132,11 @@ class BaseForest(BaseTreeEnsemble):
         return tree.tree_.predict(Xe) if self._is_classifier() else tree.tree_.predict(Xe)[:, 0]
 
     def _set_oob(self, Xe, y):
-        total = None
-        seen = np.zeros(Xe.shape[0])
-        for tree, bits in zip(self.estimators_, self._oob_bits):
-            out = np.flatnonzero(np.unpackbits(bits, count=Xe.shape[0]))
-            if out.size == 0:
-                continue
-            pred = self._tree_outputs(tree, Xe[out])
-            if total is None:
-                total = np.zeros((Xe.shape[0],) + pred.shape[1:])
-            total[out] += pred
-            seen[out] += 1
-        has = seen > 0
-        if total is None or not has.any():
-            raise ValueError("no sample was out of bag: oob_score needs more trees.")
-        avg = np.full_like(total, np.nan)
-        avg[has] = total[has] / (seen[has] if total.ndim == 1 else seen[has, None])
-        if self._is_classifier():
-            self.oob_decision_function_ = avg
-            self.oob_score_ = accuracy_score(y[has], np.argmax(avg[has], axis=1))
-        else:
-            self.oob_prediction_ = avg
-            self.oob_score_ = r2_score(y[has], avg[has])
+        n = Xe.shape[0]
+        super()._set_oob(Xe, y, (
+            (np.flatnonzero(np.unpackbits(bits, count=n)),
+             lambda rows, tree=tree: self._tree_outputs(tree, rows))
+            for tree, bits in zip(self.estimators_, self._oob_bits)))
 
     @property
     def feature_importances_(self):
