@@ -11,8 +11,8 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 
-from ..trees.cart import (DecisionTreeClassifier, DecisionTreeRegressor, class_stats,
-                          regression_stats)
+from ..trees.cart import (BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor,
+                          class_stats, regression_stats)
 from ..trees.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ..trees.encoding import check_weights
 from ..trees.targets import check_regression_target, encode_classification_target
@@ -49,19 +49,11 @@ def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws):
 class BaseForest(BaseTreeEnsemble):
     """Bagged randomized trees on shared bins."""
 
+    # the tree parameters are checked exactly as the CART estimators check them
     _parameter_constraints = {
+        **{p: BaseDecisionTree._parameter_constraints[p]
+           for p in _TREE_PARAMS if p != "criterion"},
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
-        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-        "min_samples_split": [Interval(Integral, 2, None, closed="left"),
-                              Interval(Real, 0.0, 1.0, closed="right")],
-        "min_samples_leaf": [Interval(Integral, 1, None, closed="left"),
-                             Interval(Real, 0.0, 1.0, closed="neither")],
-        "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
-        "max_features": [Interval(Integral, 1, None, closed="left"),
-                         Interval(Real, 0.0, 1.0, closed="right"),
-                         StrOptions({"sqrt", "log2"}), None],
-        "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
-        "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
         "bootstrap": ["boolean"],
         "oob_score": ["boolean"],
         "n_jobs": [Integral, None],
@@ -70,8 +62,6 @@ class BaseForest(BaseTreeEnsemble):
         "warm_start": ["boolean"],
         "max_samples": [None, Interval(Integral, 1, None, closed="left"),
                         Interval(Real, 0.0, 1.0, closed="right")],
-        "max_bins": [Interval(Integral, 2, 65535, closed="both"), None],
-        "categorical_features": ["array-like", StrOptions({"auto"}), None],
     }
     _splitter = "best"
 
