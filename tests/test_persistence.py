@@ -29,7 +29,9 @@ CLASSIFIERS = [DecisionTreeClassifier(max_depth=5, random_state=0),
                treeboost.ExtraTreesClassifier(n_estimators=5, random_state=0),
                treeboost.BaggingClassifier(n_estimators=4, max_features=0.5, random_state=0),
                treeboost.AdaBoostClassifier(n_estimators=5, random_state=0),
-               treeboost.C45Classifier()]
+               treeboost.C45Classifier(),
+               treeboost.ID3Classifier(n_bins=4, pruning="pessimistic"),
+               treeboost.RuleListClassifier()]
 REGRESSORS = [DecisionTreeRegressor(max_depth=4, random_state=0),
               GradientBoostingRegressor(loss="huber", n_estimators=10, random_state=0),
               GradientBoostingRegressor(loss="quantile", alpha=0.3, n_estimators=10),

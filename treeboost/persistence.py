@@ -6,7 +6,16 @@ read back with ``allow_pickle=False``).  ``load(path)`` rebuilds only classes fr
 allow-list of treeboost classes, never imports or calls anything named in the file, and
 checks every tree (children in range, each node reached once, features in range) before
 returning the model, so a crafted file cannot run code, crash or loop at predict time.
+
+Three kinds of model part are checked on load: the binary :class:`~treeboost.trees.tree.Tree`
+of the CART learners and ensembles (:func:`validate_tree`), the multiway
+:class:`~treeboost.trees.classic.MultiwayTree` of ``ID3Classifier`` / ``C45Classifier`` with
+the columns it tests (:func:`validate_multiway_tree`, :func:`validate_columns`), and the rule
+list of ``RuleListClassifier`` (:func:`validate_rule_list`).  A rule is stored as data (the
+:class:`~treeboost.trees.export.Rule` and ``Condition`` dataclasses: numbers, strings and
+category labels), never as code.
 """
+import inspect
 import io
 import json
 import zipfile
@@ -27,7 +36,9 @@ def _allowed_classes():
     from .trees.encoding import FeatureEncoder
     from .trees.tree import Tree
     from .trees.classic import _Column
-    classes = [BinMapper, FeatureEncoder, Tree, _Column]
+    from .trees.export import Condition, Rule
+    # Rule / Condition: the plain dataclasses a RuleListClassifier's rules are made of
+    classes = [BinMapper, FeatureEncoder, Tree, _Column, Condition, Rule]
     classes += [getattr(losses, n) for n in losses.__all__]
     classes += [getattr(treeboost, n) for n in treeboost.__all__
                 if isinstance(getattr(treeboost, n), type)]
@@ -155,11 +166,33 @@ class _Decoder:
             if cls is None:
                 raise ValueError(f"the model file names a class that treeboost does not load: "
                                  f"{obj['__object__']!r}.")
+            state = obj.get("state")
+            if not isinstance(state, dict):
+                raise ValueError(f"the model file has an object of {obj['__object__']!r} "
+                                 f"without a state.")
+            for k in state:
+                _check_state_key(cls, k)
             inst = cls.__new__(cls)
             self.objects[obj.get("ref")] = inst     # registered first: references may follow
-            inst.__dict__.update({k: self(v) for k, v in obj["state"].items()})
+            inst.__dict__.update({k: self(v) for k, v in state.items()})
             return inst
         raise ValueError(f"unrecognised entry in the model file: {sorted(obj)[:3]}")
+
+
+def _check_state_key(cls, key):
+    """Refuse a stored attribute that would shadow a method or property of ``cls``.
+
+    An instance attribute named like a method (``predict``, ``_route`` ...) would replace
+    it: the model would then fail (or behave differently) at predict time.  Nothing that
+    :func:`save` writes has such a name, so only a crafted file is refused.
+    """
+    if not isinstance(key, str) or (key.startswith("__") and key.endswith("__")):
+        raise ValueError(f"the model file gives {cls.__qualname__} an attribute named "
+                         f"{key!r}, which treeboost does not load.")
+    attr = inspect.getattr_static(cls, key, None)
+    if attr is not None and hasattr(type(attr), "__get__"):
+        raise ValueError(f"the model file gives {cls.__qualname__} an attribute {key!r} "
+                         f"that would replace its method or property of that name.")
 
 
 def load(path):
@@ -192,7 +225,10 @@ def load(path):
 
 
 def _validate(model):
-    """Check every tree reachable from the model; raise ValueError on inconsistency."""
+    """Check every tree and rule list reachable from the model; raise ValueError on
+    inconsistency."""
+    from .trees.classic import BaseClassicTree, MultiwayTree
+    from .trees.rules import RuleListClassifier
     from .trees.tree import Tree
     n_features = getattr(model, "n_features_in_", None)
     seen = set()
@@ -203,6 +239,9 @@ def _validate(model):
         seen.add(id(obj))
         if isinstance(obj, Tree):
             validate_tree(obj, n_features, where)
+        elif isinstance(obj, MultiwayTree):
+            # a multiway tree outside a classic estimator: its structure only
+            validate_multiway_tree(obj, obj.n_features, where=where)
         elif isinstance(obj, (list, tuple)):
             for i, v in enumerate(obj):
                 walk(v, f"{where}[{i}]")
@@ -210,8 +249,14 @@ def _validate(model):
             for k, v in obj.items():
                 walk(v, f"{where}.{k}")
         elif hasattr(obj, "__dict__") and type(obj).__module__.startswith("treeboost"):
+            if isinstance(obj, BaseClassicTree):
+                # its trees are checked against its columns and classes, then skipped
+                for name in _validate_classic(obj, where):
+                    seen.add(id(getattr(obj, name)))
             for k, v in vars(obj).items():
                 walk(v, f"{where}.{k}")
+            if isinstance(obj, RuleListClassifier):
+                validate_rule_list(obj, where)      # after its tree, which it reads
     walk(model, "model")
 
 
@@ -253,6 +298,355 @@ def validate_tree(tree, n_features, where="tree"):
         raise ValueError(f"{where}: value must be 2-dimensional.")
     if arrays["categories_left"].ndim != 2 or arrays["categories_left"].shape[1] != 4:
         raise ValueError(f"{where}: categories_left must have shape (n_nodes, 4).")
+
+
+def _int_array(a, where, name, ndim=1):
+    if not isinstance(a, np.ndarray) or a.dtype.kind not in "iu" or a.ndim != ndim:
+        raise ValueError(f"{where}: {name} must be a {ndim}-dimensional integer array.")
+    return a
+
+
+def _float_array(a, where, name, ndim=1, finite=True):
+    if not isinstance(a, np.ndarray) or a.dtype.kind not in "iuf" or a.ndim != ndim:
+        raise ValueError(f"{where}: {name} must be a {ndim}-dimensional array of numbers.")
+    if finite and not np.all(np.isfinite(a)):
+        raise ValueError(f"{where}: {name} has NaN or infinite values.")
+    return a
+
+
+def _is_int(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _is_real(v):
+    return isinstance(v, (int, float, np.integer, np.floating)) and \
+        not isinstance(v, (bool, np.bool_))
+
+
+#: keys of the split report of an internal multiway node (see classic._Grower._split)
+_REPORT_ARRAYS = ("gain", "split_info", "admissible", "threshold", "rank")
+
+
+def validate_multiway_tree(tree, n_features, n_classes=None, columns=None, where="tree"):
+    """Raise ValueError unless ``tree`` is a well-formed :class:`MultiwayTree`.
+
+    Parameters
+    ----------
+    tree : MultiwayTree
+    n_features : int
+        Number of input columns; every tested attribute must be below it.
+    n_classes : int or None, default=None
+        Number of classes of the estimator (the columns of ``value``).
+    columns : list of _Column or None, default=None
+        The estimator's columns (already checked by :func:`validate_columns`): a
+        categorical node must test a categorical column and have one branch per category,
+        a continuous node a continuous column, two branches and a finite threshold.
+    where : str
+        Where the tree sits in the model, for the error message.
+
+    Notes
+    -----
+    Node ids must satisfy ``child > parent`` (the grower and :meth:`MultiwayTree.subtree`
+    number parents first), and every node but the root must be the child of exactly one
+    node.  Together these rule out cycles, shared and unreachable nodes, so that
+    ``node_weights`` (one pass over the nodes in id order) and the pruning and rule
+    walks visit each node once.
+    """
+    state = vars(tree)
+    needed = ("n_features", "feature", "is_categorical", "threshold", "children",
+              "branch_fraction", "value", "weighted_n_node_samples", "n_node_samples",
+              "impurity", "depth", "parent", "report")
+    missing = [k for k in needed if k not in state]
+    if missing:
+        raise ValueError(f"{where}: incomplete multiway tree (no {', '.join(missing)}).")
+    if not _is_int(tree.n_features) or tree.n_features != n_features:
+        raise ValueError(f"{where}: the tree has n_features={tree.n_features!r}, the model "
+                         f"has {n_features} features.")
+    feature = _int_array(tree.feature, where, "feature")
+    n = feature.shape[0]
+    if n == 0:
+        raise ValueError(f"{where}: empty tree.")
+    is_cat = tree.is_categorical
+    if not isinstance(is_cat, np.ndarray) or is_cat.dtype != bool or is_cat.ndim != 1:
+        raise ValueError(f"{where}: is_categorical must be a 1-dimensional boolean array.")
+    per_node = {"is_categorical": is_cat,
+                "threshold": _float_array(tree.threshold, where, "threshold", finite=False),
+                "value": _float_array(tree.value, where, "value", ndim=2),
+                "depth": _int_array(tree.depth, where, "depth"),
+                "parent": _int_array(tree.parent, where, "parent")}
+    for name in ("weighted_n_node_samples", "n_node_samples", "impurity"):
+        per_node[name] = _float_array(getattr(tree, name), where, name)
+    for name in ("children", "branch_fraction", "report"):
+        if not isinstance(getattr(tree, name), list):
+            raise ValueError(f"{where}: {name} must be a list (one entry per node).")
+        per_node[name] = getattr(tree, name)
+    if "node_map_" in state:
+        per_node["node_map_"] = _int_array(tree.node_map_, where, "node_map_")
+    for name, a in per_node.items():
+        if len(a) != n:
+            raise ValueError(f"{where}: {name} has {len(a)} entries, the tree has {n} nodes.")
+    value = per_node["value"]
+    if n_classes is not None and value.shape[1] != n_classes:
+        raise ValueError(f"{where}: value has {value.shape[1]} columns, the model has "
+                         f"{n_classes} classes.")
+    if np.any(value < 0) or np.any(value.sum(axis=1) <= 0):
+        raise ValueError(f"{where}: a node's class distribution is negative or empty.")
+    threshold, depth, parent = per_node["threshold"], per_node["depth"], per_node["parent"]
+    if parent[0] != -1 or depth[0] != 0:
+        raise ValueError(f"{where}: the root (node 0) must have parent -1 and depth 0.")
+
+    n_children = 0
+    for i in range(n):
+        kids, frac, rep = tree.children[i], tree.branch_fraction[i], tree.report[i]
+        kids = _int_array(kids, where, f"children[{i}]")
+        frac = _float_array(frac, where, f"branch_fraction[{i}]")
+        f = int(feature[i])
+        if f < 0:
+            if f != -1 or kids.size or frac.size or is_cat[i] or not np.isnan(threshold[i]) \
+                    or rep is not None:
+                raise ValueError(f"{where}: leaf {i} must have feature -1, no children, no "
+                                 f"branch fractions, no threshold and no split report.")
+            continue
+        if f >= n_features:
+            raise ValueError(f"{where}: node {i} tests feature index {f}, outside "
+                             f"[0, {n_features}).")
+        if kids.size < 2:
+            raise ValueError(f"{where}: internal node {i} has {kids.size} children (a split "
+                             f"has at least two branches).")
+        # children after their parent: no cycle is possible, and every id is in range
+        if np.any(kids <= i) or np.any(kids >= n):
+            raise ValueError(f"{where}: node {i} has a child index out of range or pointing "
+                             f"backwards ({kids.tolist()}; the tree has {n} nodes).")
+        if is_cat[i]:
+            if not np.isnan(threshold[i]):
+                raise ValueError(f"{where}: categorical node {i} has a threshold "
+                                 f"({threshold[i]!r}); a categorical test has none.")
+        elif kids.size != 2 or not np.isfinite(threshold[i]):
+            raise ValueError(f"{where}: continuous node {i} must have two children and a "
+                             f"finite threshold.")
+        if columns is not None:
+            col = columns[f]
+            if is_cat[i] != (col.kind != "num"):
+                raise ValueError(
+                    f"{where}: node {i} makes a {'categorical' if is_cat[i] else 'threshold'} "
+                    f"test on the {'continuous' if col.kind == 'num' else 'categorical'} "
+                    f"column {f}.")
+            if is_cat[i] and kids.size != len(col.categories):
+                raise ValueError(f"{where}: categorical node {i} has {kids.size} branches, "
+                                 f"column {f} has {len(col.categories)} categories (one "
+                                 f"branch per category).")
+        if frac.shape != kids.shape or np.any(frac < 0) or abs(frac.sum() - 1.0) > 1e-6:
+            raise ValueError(f"{where}: branch_fraction[{i}] must hold one share >= 0 per "
+                             f"branch ({kids.size}), summing to 1.")
+        if np.any(parent[kids] != i) or np.any(depth[kids] != depth[i] + 1):
+            raise ValueError(f"{where}: parent / depth of the children of node {i} do not "
+                             f"match the children lists.")
+        _check_report(rep, n_features, f, where, i)
+        n_children += kids.size
+    # each node but the root is the child of exactly one node: no shared or lost node
+    parents_of = np.concatenate([np.asarray(tree.children[i]) for i in range(n)
+                                 if feature[i] >= 0] or [np.empty(0, np.int64)])
+    if n_children != n - 1 or np.unique(parents_of).size != parents_of.size:
+        raise ValueError(f"{where}: the nodes do not form a tree (a node reachable twice, or "
+                         f"an unreachable node).")
+
+
+def _check_report(rep, n_features, f, where, i):
+    """The split report of internal node ``i`` (read by ``split_report`` / ``gains_``)."""
+    bad = ValueError(f"{where}: the split report of node {i} is malformed.")
+    if not isinstance(rep, dict) or not {"entropy", "chosen", *_REPORT_ARRAYS} <= set(rep):
+        raise bad
+    for name in _REPORT_ARRAYS:
+        a = rep[name]
+        if not isinstance(a, np.ndarray) or a.shape != (n_features,) or \
+                a.dtype.kind not in ("b" if name == "admissible" else "iuf"):
+            raise bad
+    if not _is_real(rep["entropy"]) or not _is_int(rep["chosen"]) or rep["chosen"] != f:
+        raise bad
+
+
+_COLUMN_KINDS = ("cat", "int", "bin", "num")
+
+
+def validate_columns(columns, n_features, allow_continuous=True, encoder=None,
+                     where="model._columns"):
+    """Raise ValueError unless ``columns`` describe ``n_features`` inputs of a classic tree.
+
+    ``"cat"`` columns hold the encoder's categories (the codes it emits index the
+    branches), ``"int"`` columns the sorted distinct values (found by binary search),
+    ``"bin"`` columns sorted finite cut points and one label per interval, ``"num"``
+    columns (C4.5 only) nothing.
+    """
+    from .trees.classic import _Column
+    if not isinstance(columns, list) or len(columns) != n_features:
+        raise ValueError(f"{where}: must be a list of {n_features} columns.")
+    enc_cat = getattr(encoder, "is_categorical_", None)
+    enc_cats = getattr(encoder, "categories_", None)
+    for f, col in enumerate(columns):
+        w = f"{where}[{f}]"
+        if type(col) is not _Column or set(vars(col)) != {"kind", "categories", "edges"}:
+            raise ValueError(f"{w}: not a column description.")
+        if col.kind not in _COLUMN_KINDS:
+            raise ValueError(f"{w}: unknown column kind {col.kind!r} (expected one of "
+                             f"{', '.join(_COLUMN_KINDS)}).")
+        if col.kind == "num":
+            if not allow_continuous:
+                raise ValueError(f"{w}: ID3 has no continuous columns.")
+            if col.categories is not None or col.edges is not None:
+                raise ValueError(f"{w}: a continuous column has no categories or edges.")
+            continue
+        cats = col.categories
+        if not isinstance(cats, np.ndarray) or cats.ndim != 1:
+            raise ValueError(f"{w}: the categories must be a 1-dimensional array.")
+        if col.kind == "int":
+            _float_array(cats, w, "categories")
+            if col.edges is not None or np.any(np.diff(cats) <= 0):
+                raise ValueError(f"{w}: integer values must be sorted and distinct.")
+        elif col.kind == "bin":
+            edges = _float_array(col.edges, w, "edges")
+            if np.any(np.diff(edges) <= 0) or len(cats) != edges.size + 1:
+                raise ValueError(f"{w}: bin edges must be sorted and distinct, with one "
+                                 f"label per interval.")
+        elif col.edges is not None:
+            raise ValueError(f"{w}: a categorical column has no edges.")
+        if encoder is not None:
+            # the encoder turns categorical input into codes; the others stay numbers
+            is_cat = col.kind == "cat"
+            if enc_cat is None or enc_cats is None or len(enc_cat) != n_features or \
+                    bool(enc_cat[f]) != is_cat or (is_cat and (
+                        enc_cats[f] is None or len(enc_cats[f]) != len(cats))):
+                raise ValueError(f"{w}: the column does not match the input encoder.")
+
+
+def _validate_classic(est, where):
+    """Check a fitted ID3 / C4.5 estimator: columns, classes and its tree(s).
+
+    Returns the names of the tree attributes it checked.
+    """
+    from .trees.classic import MultiwayTree
+    names = [k for k in ("tree_", "unpruned_tree_") if k in vars(est)]
+    if not names:
+        return names             # not fitted: check_is_fitted refuses it at predict
+    n_features = getattr(est, "n_features_in_", None)
+    classes = getattr(est, "classes_", None)
+    if not _is_int(n_features) or n_features < 1:
+        raise ValueError(f"{where}: n_features_in_ must be a positive integer.")
+    if not isinstance(classes, np.ndarray) or classes.ndim != 1 or classes.size < 1:
+        raise ValueError(f"{where}: classes_ must be a 1-dimensional array.")
+    if getattr(est, "n_classes_", None) != classes.size:
+        raise ValueError(f"{where}: n_classes_ does not match classes_.")
+    encoder = getattr(est, "_encoder", None)
+    if encoder is None or "_columns" not in vars(est):
+        raise ValueError(f"{where}: a fitted tree without its input encoder or columns.")
+    validate_columns(est._columns, n_features, type(est)._allow_continuous, encoder,
+                     f"{where}._columns")
+    for name in names:
+        tree = getattr(est, name)
+        if type(tree) is not MultiwayTree:
+            raise ValueError(f"{where}.{name}: not a MultiwayTree.")
+        validate_multiway_tree(tree, n_features, classes.size, est._columns,
+                               f"{where}.{name}")
+    return names
+
+
+def validate_rule_list(model, where="model"):
+    """Raise ValueError unless a loaded :class:`RuleListClassifier` has well-formed rules.
+
+    Every rule must be a :class:`~treeboost.trees.export.Rule` of
+    :class:`~treeboost.trees.export.Condition` (nothing else, and no extra attributes),
+    test a feature in range (a category test only on a column with categories), predict
+    one of ``classes_``, and carry a finite class distribution over ``classes_``.
+    """
+    import dataclasses
+
+    from .trees.export import Condition, Rule
+    from .trees.rules import _categories
+    state = vars(model)
+    if "rules_" not in state:
+        return                   # not fitted: check_is_fitted refuses it at predict
+    est = state.get("estimator_")
+    classes = state.get("classes_")
+    if est is None or not hasattr(est, "_transform") or "tree_" not in vars(est):
+        raise ValueError(f"{where}: a rule list needs its fitted tree (estimator_).")
+    if not isinstance(classes, np.ndarray) or classes.ndim != 1 or \
+            not np.array_equal(classes, est.classes_):
+        raise ValueError(f"{where}: classes_ must be the classes of estimator_.")
+    n_features = state.get("n_features_in_")
+    if not _is_int(n_features) or n_features != est.n_features_in_:
+        raise ValueError(f"{where}: n_features_in_ does not match estimator_.")
+    try:
+        cats = _categories(est)
+    except AttributeError:
+        raise ValueError(f"{where}.estimator_: a fitted tree without its encoder.") from None
+    K = classes.size
+    labels = set(classes.tolist())
+
+    def distribution(d, w):
+        if not isinstance(d, np.ndarray) or d.shape != (K,) or d.dtype.kind != "f" or \
+                not np.all(np.isfinite(d)) or np.any(d < 0):
+            raise ValueError(f"{w}: the class distribution must be {K} finite "
+                             f"non-negative numbers.")
+
+    def same_fields(obj, cls, w):
+        if type(obj) is not cls or set(vars(obj)) != {f.name for f in dataclasses.fields(cls)}:
+            raise ValueError(f"{w}: not a {cls.__name__} (or with other attributes).")
+
+    rules = state["rules_"]
+    if not isinstance(rules, list):
+        raise ValueError(f"{where}.rules_: must be a list of rules.")
+    for j, r in enumerate(rules):
+        w = f"{where}.rules_[{j}]"
+        same_fields(r, Rule, w)
+        if not isinstance(r.conditions, list):
+            raise ValueError(f"{w}: conditions must be a list.")
+        for c in r.conditions:
+            same_fields(c, Condition, w)
+            if not _is_int(c.feature) or not 0 <= c.feature < n_features:
+                raise ValueError(f"{w}: a condition tests feature index {c.feature!r}, "
+                                 f"outside [0, {n_features}).")
+            if not isinstance(c.name, str) or not _is_int(c.decimals) or \
+                    not isinstance(c.missing, (bool, np.bool_)):
+                raise ValueError(f"{w}: a condition has a malformed name, decimals or "
+                                 f"missing flag.")
+            if not _is_real(c.low) or not _is_real(c.high) or np.isnan(c.low) or \
+                    np.isnan(c.high):
+                raise ValueError(f"{w}: a condition's interval bounds must be numbers.")
+            if c.categories is not None:
+                if cats[c.feature] is None:
+                    raise ValueError(f"{w}: a category test on feature {c.feature}, which "
+                                     f"has no categories.")
+                if not isinstance(c.categories, list) or not all(
+                        v is None or isinstance(v, (str, int, float, np.generic))
+                        for v in c.categories):
+                    raise ValueError(f"{w}: a condition's categories must be a list of "
+                                     f"labels.")
+        if not _is_hashable(r.prediction) or r.prediction not in labels:
+            raise ValueError(f"{w}: predicts {r.prediction!r}, which is not one of "
+                             f"classes_.")
+        if not isinstance(r.extra, dict) or not {"distribution", "estimated_accuracy",
+                                                 "coverage", "dropped"} <= set(r.extra):
+            raise ValueError(f"{w}: extra must hold distribution, estimated_accuracy, "
+                             f"coverage and dropped.")
+        distribution(r.extra["distribution"], w)
+        if not _is_real(r.extra["estimated_accuracy"]) or not _is_real(r.extra["coverage"]):
+            raise ValueError(f"{w}: estimated_accuracy and coverage must be numbers.")
+        if not (r.confidence is None or _is_real(r.confidence)) or not _is_int(r.leaf) or \
+                not _is_int(r.n_samples) or not _is_real(r.weight) or \
+                not isinstance(r.target_name, str) or not _is_int(r.decimals):
+            raise ValueError(f"{w}: malformed confidence, leaf, n_samples, weight, "
+                             f"target_name or decimals.")
+    distribution(state.get("default_distribution_"), f"{where}.default_distribution_")
+    default = state.get("default_class_")
+    if not _is_hashable(default) or default not in labels:
+        raise ValueError(f"{where}: default_class_ {default!r} is not one of classes_.")
+
+
+def _is_hashable(v):
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
 
 
 class PersistenceMixin:

@@ -25,6 +25,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from ..persistence import PersistenceMixin
 from . import export as _export
 from .export import Condition, Rule
 from .pruning import _check_cf, pessimistic_errors
@@ -158,7 +159,7 @@ def rule_coverage(estimator, X, rules=None):
     return out
 
 
-class RuleListClassifier(ClassifierMixin, BaseEstimator):
+class RuleListClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
     """An ordered list of IF-THEN rules generalised from a tree (C4.5rules style).
 
     Parameters
