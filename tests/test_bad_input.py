@@ -25,6 +25,10 @@ def _estimators():
         if cls is not None:
             params = {"n_estimators": 5, "random_state": 0}
             ests.append(cls(**params))
+    # the classic multiway learners; ID3 gets continuous columns here, which it cuts
+    # into quantile bins with n_bins (without it, see test_id3_continuous_column_...)
+    ests += [treeboost.ID3Classifier(n_bins=4), treeboost.C45Classifier(),
+             treeboost.RuleListClassifier()]
     return ests
 
 
@@ -159,3 +163,96 @@ def test_single_class_and_a_class_only_in_the_validation_split():
                                                  validation_fraction=0.2,
                                                  random_state=0).fit(X, y)
     assert np.all(np.isfinite(model.predict_proba(X)))
+
+
+# -- the classic learners: their own parameters and inputs -----------------------------------
+
+CLASSIC = [treeboost.ID3Classifier(n_bins=4), treeboost.C45Classifier()]
+CLASSIC_IDS = [type(e).__name__ for e in CLASSIC]
+
+
+def test_id3_continuous_column_is_refused_by_name():
+    X, y = _data(treeboost.ID3Classifier())
+    with pytest.raises(ValueError, match="column 'x1' is continuous.*n_bins"):
+        treeboost.ID3Classifier().fit(np.column_stack([np.round(X[:, 0]), X[:, 1]]), y)
+    Xi = np.round(X * 2)                                # integer-valued: categorical
+    _check_ok(treeboost.ID3Classifier(), Xi, y)
+
+
+@pytest.mark.parametrize("est", CLASSIC, ids=CLASSIC_IDS)
+def test_classic_bad_parameters_name_themselves(est):
+    from sklearn.base import clone
+    X, y = _data(est)
+    for params, message in [({"tie_break": [True]}, "tie_break .* got True"),
+                            ({"tie_break": [7]}, "tie_break index 7"),
+                            ({"tie_break": ["nope"]}, "tie_break names an unknown column"),
+                            ({"tie_break": "x0"}, "'tie_break' parameter"),
+                            ({"max_depth": 0}, "'max_depth' parameter"),
+                            ({"min_gain": np.nan}, "'min_gain' parameter"),
+                            ({"pruning": "later"}, "'pruning' parameter"),
+                            ({"confidence_factor": 0.9}, "'confidence_factor' parameter"),
+                            ({"validation_fraction": 1.0}, "'validation_fraction' param")]:
+        with pytest.raises(ValueError, match=message):
+            clone(est).set_params(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("est", CLASSIC, ids=CLASSIC_IDS)
+def test_classic_validation_set_is_used_or_refused(est):
+    from sklearn.base import clone
+    X, y = _data(est)
+    with pytest.raises(ValueError, match="X_val and y_val must be given together"):
+        clone(est).set_params(pruning="post").fit(X, y, y_val=y[:10])
+    for pruning in (None, "pessimistic"):                 # a set they would ignore
+        with pytest.raises(ValueError, match=f"pruning={pruning!r} does not use them"):
+            clone(est).set_params(pruning=pruning).fit(X, y, X_val=X[:10], y_val=y[:10])
+    with pytest.raises(ValueError, match="X_val has 10 rows but y_val has 9"):
+        clone(est).set_params(pruning="pre").fit(X, y, X_val=X[:10], y_val=y[:9])
+    with pytest.raises(ValueError, match="features"):
+        clone(est).set_params(pruning="pre").fit(X, y, X_val=X[:10, :2], y_val=y[:10])
+    _check_ok(clone(est).set_params(pruning="post"), X, y, X_val=X[:20], y_val=y[:20])
+
+
+@pytest.mark.parametrize("est", CLASSIC + [treeboost.RuleListClassifier()],
+                         ids=CLASSIC_IDS + ["RuleListClassifier"])
+def test_huge_total_weight_is_refused_not_nan(est):
+    X, y = _data(est)
+    with pytest.raises(ValueError, match="sample_weight sums to inf"):
+        est.fit(X, y, sample_weight=np.full(len(y), 1e308))
+    _check_ok(est, X, y, sample_weight=np.full(len(y), 1e297))    # large but usable
+
+
+@pytest.mark.parametrize("est", CLASSIC, ids=CLASSIC_IDS)
+def test_split_report_node_out_of_range(est):
+    X, y = _data(est)
+    model = _check_ok(est, X, y)
+    n = model.tree_.node_count
+    for node in (n, -1, "0", 1.0, True):
+        with pytest.raises(ValueError, match=rf"node must be a node id in \[0, {n}\)"):
+            model.split_report(node)
+    leaf = int(np.flatnonzero(model.tree_.is_leaf)[0])
+    with pytest.raises(ValueError, match=f"Node {leaf} is a leaf"):
+        model.split_report(leaf)
+
+
+def test_rule_list_bad_parameters():
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.exceptions import NotFittedError
+    X, y = _data(treeboost.RuleListClassifier())
+    RL = treeboost.RuleListClassifier
+    for est, message in [(LogisticRegression(), "treeboost tree classifier.*LogisticReg"),
+                         (treeboost.GradientBoostingClassifier(), "GradientBoosting"),
+                         (treeboost.C45Classifier, "the class C45Classifier")]:
+        with pytest.raises(TypeError, match=message):
+            RL(est).fit(X, y)
+    with pytest.raises(ValueError, match="'estimator' parameter"):
+        RL(treeboost.DecisionTreeRegressor()).fit(X, y)     # no predict_proba
+    with pytest.raises(ValueError, match="'generalize' parameter"):
+        RL(generalize="yes").fit(X, y)
+    with pytest.raises(ValueError, match="'confidence_factor' parameter"):
+        RL(confidence_factor=0).fit(X, y)
+    with pytest.raises(NotFittedError):
+        RL().predict(X)
+    with pytest.warns(Warning, match="column-vector y"):    # flattened, as the tree does
+        model = RL().fit(X, y[:, None])
+    np.testing.assert_array_equal(model.predict(X), RL().fit(X, y).predict(X))
+    _check_ok(RL(treeboost.DecisionTreeClassifier(max_depth=3)), X, y)

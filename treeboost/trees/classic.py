@@ -57,6 +57,24 @@ TIE_TOL = 1e-12
 __all__ = ["ID3Classifier", "C45Classifier", "MultiwayTree", "entropy"]
 
 
+#: largest total sample weight: ``c log2 c`` of the class weights must not overflow, or the
+#: entropies (and so the class distributions) become NaN
+MAX_TOTAL_WEIGHT = 1e300
+
+
+def check_total_weight(w):
+    """``w`` (validated sample weights) unless their sum is too large to compute with.
+
+    The weights are not rescaled: pessimistic pruning reads them as counts of cases.
+    """
+    with np.errstate(over="ignore"):          # an overflow to inf is what we look for
+        total = float(np.sum(w))
+    if not total <= MAX_TOTAL_WEIGHT:
+        raise ValueError(f"sample_weight sums to {total:.3g}; the total weight must be at "
+                         f"most {MAX_TOTAL_WEIGHT:.0e} (rescale the weights).")
+    return w
+
+
 def entropy(counts):
     """``Ent = -sum_k p_k log2 p_k`` of each row of a (weighted) class-count array, in bits.
 
@@ -516,6 +534,10 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         names = list(getattr(self, "feature_names_in_", []))
         first = []
         for item in self.tie_break:
+            if isinstance(item, (bool, np.bool_)):
+                # True / False are Integral: refused, or [True] would mean column 1
+                raise ValueError(f"tie_break must list column names or indices, got "
+                                 f"{item!r}.")
             if isinstance(item, (Integral, np.integer)):
                 idx = int(item)
             elif item in names:
@@ -539,20 +561,34 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
             ``categorical_features``) branch once per category; NaN is a missing value.
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative, not all zero, summing to at most ``1e300``.
         X_val, y_val : validation set for ``pruning="pre"`` / ``"post"``; when not given,
-            a ``validation_fraction`` of (X, y) is held out (stratified) instead.
+            a ``validation_fraction`` of (X, y) is held out (stratified) instead.  Both
+            or neither must be given, and only with those two pruning modes.
+
+        Raises
+        ------
+        ValueError
+            On invalid parameters, input or weights, and on a validation set that the
+            ``pruning`` mode does not use.
 
         Returns
         -------
         self
         """
         self._validate_params()
+        if (X_val is None) != (y_val is None):
+            raise ValueError("X_val and y_val must be given together (or neither).")
+        if X_val is not None and self.pruning not in ("pre", "post"):
+            # silently ignoring a validation set would hide a mistake
+            raise ValueError(f"X_val / y_val are used by pruning='pre' or 'post' only; "
+                             f"pruning={self.pruning!r} does not use them.")
         if self.pruning in ("pre", "post") and X_val is None:
             X, y, sample_weight, X_val, y_val = self._hold_out(X, y, sample_weight)
         Xe = self._encode(X, reset=True)
         self.classes_, y_enc = encode_classification_target(y, Xe.shape[0])
         self.n_classes_ = self.classes_.shape[0]
-        w = check_weights(sample_weight, Xe)
+        w = check_total_weight(check_weights(sample_weight, Xe))
         keep = w > 0
         kinds = ["num" if c.kind == "num" else "cat" for c in self._columns]
         n_cat = [0 if c.kind == "num" else len(c.categories) for c in self._columns]
@@ -656,7 +692,12 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         ``average_gain``.
         """
         check_is_fitted(self, "tree_")
-        rep = self.tree_.report[node]
+        n_nodes = self.tree_.node_count
+        if not isinstance(node, (Integral, np.integer)) or isinstance(node, (bool, np.bool_)) \
+                or not 0 <= node < n_nodes:
+            # a negative index would silently mean a node counted from the end
+            raise ValueError(f"node must be a node id in [0, {n_nodes}), got {node!r}.")
+        rep = self.tree_.report[int(node)]
         if rep is None:
             raise ValueError(f"Node {node} is a leaf: it has no split report.")
         rows = self._report_rows(rep)

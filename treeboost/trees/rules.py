@@ -14,19 +14,24 @@ on every row.
 take one rule per leaf, generalise each rule by greedily dropping the antecedent whose
 removal gives the lowest pessimistic error rate ``U_CF(E, N)`` (N rows covered, E of them of
 another class; see :func:`treeboost.trees.pruning.pessimistic_errors`) as long as that rate
-does not go up, drop duplicate rules, order the rules by estimated accuracy ``1 - U_CF``
+does not go up, let each rule predict the majority class of the training rows it covers
+(ties: the first of ``classes_``; this is the leaf's class unless generalising moved the
+majority), drop duplicate rules, order the rules by estimated accuracy ``1 - U_CF``
 (largest first; ties: more rows covered first), and predict with the first rule that
 fires, or the default class (the majority class of the training rows no rule covers).
 Quinlan's MDL selection of rule subsets per class is not done.
 """
 import copy
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ..persistence import PersistenceMixin
 from . import export as _export
+from .encoding import check_weights
 from .export import Condition, Rule
 from .pruning import _check_cf, pessimistic_errors
 
@@ -184,19 +189,59 @@ class RuleListClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
     classes_, n_features_in_, feature_names_in_
     """
 
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict_proba"]), None],
+        "confidence_factor": [Interval(Real, 0.0, 0.5, closed="right")],
+        "generalize": ["boolean"],
+    }
+
     def __init__(self, estimator=None, *, confidence_factor=0.25, generalize=True):
         self.estimator = estimator
         self.confidence_factor = confidence_factor
         self.generalize = generalize
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit the tree, extract, generalise and order its rules.  Returns self."""
-        cf = _check_cf(self.confidence_factor)
+    def _make_tree(self):
+        """An unfitted clone of ``estimator``; only treeboost's classifier trees have the
+        rules (and the encoded input) that a rule list is made of."""
+        from .cart import DecisionTreeClassifier
+        from .classic import BaseClassicTree, C45Classifier
         if self.estimator is None:
-            from .classic import C45Classifier
-            est = C45Classifier()
-        else:
-            est = clone(self.estimator)
+            return C45Classifier()
+        if not isinstance(self.estimator, (DecisionTreeClassifier, BaseClassicTree)):
+            got = (f"the class {self.estimator.__name__} (pass an instance)"
+                   if isinstance(self.estimator, type) else type(self.estimator).__name__)
+            raise TypeError(
+                f"estimator must be a treeboost tree classifier (DecisionTreeClassifier, "
+                f"ID3Classifier or C45Classifier) or None, got {got}.")
+        return clone(self.estimator)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the tree, extract, generalise and order its rules.
+
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+            As for ``estimator``.
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative, not all zero, summing to at most ``1e300`` (the rules' error
+            estimates count the weights as cases).
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        TypeError
+            If ``estimator`` is not a treeboost tree classifier.
+        ValueError
+            On invalid parameters, input or weights.
+        """
+        from .classic import check_total_weight
+        self._validate_params()
+        cf = _check_cf(self.confidence_factor)
+        est = self._make_tree()
         est.fit(X, y, sample_weight=sample_weight)
         self.estimator_ = est
         self.classes_ = est.classes_
@@ -205,9 +250,12 @@ class RuleListClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
             self.feature_names_in_ = est.feature_names_in_
         Xe = est._transform(X)
         cats = _categories(est)
-        y_idx = np.searchsorted(self.classes_, np.asarray(y))
-        w = np.ones(Xe.shape[0]) if sample_weight is None else np.asarray(sample_weight,
-                                                                           float)
+        # the tree validated y; a column vector is flattened as the tree did, and the
+        # labels get the tree's class indices (classes_ is np.unique(y) there too)
+        classes, y_idx = np.unique(column_or_1d(y), return_inverse=True)
+        if not np.array_equal(classes, self.classes_):
+            raise ValueError("y has other classes than the fitted tree.")
+        w = check_total_weight(check_weights(sample_weight, Xe))
         K = self.classes_.shape[0]
         rules, seen = [], set()
         for rule in extract_rules(est):
@@ -216,21 +264,33 @@ class RuleListClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
             masks = [_condition_mask(c, Xe, cats) for c in rule.conditions]
             keep, dropped = self._generalize(masks, y_idx == k, w, cf)
             conds = [rule.conditions[i] for i in keep]
+            cover = np.logical_and.reduce([masks[i] for i in keep]) if keep else \
+                np.ones(Xe.shape[0], bool)
+            n = float(w[cover].sum())
+            dist = np.bincount(y_idx[cover], weights=w[cover], minlength=K)
+            if n > 0:
+                distribution = dist / n
+            else:
+                # no training row satisfies the rule (a multiway leaf reached only by
+                # fractions of rows with a missing value): the leaf's own distribution
+                leaf = np.asarray(est.tree_.value[rule.leaf], dtype=np.float64).ravel()
+                distribution = leaf / leaf.sum()
+            # the rule predicts the class most of its rows have (ties: the first of
+            # classes_, as a leaf does), so that predict agrees with predict_proba; this
+            # is the leaf's class unless generalising, or rows that a multiway leaf only
+            # got fractions of, changed the majority
+            k = int(np.argmax(distribution))
             key = (tuple(str(c) for c in conds), k)
             if key in seen:             # two leaves generalised to the same rule
                 continue
             seen.add(key)
-            cover = np.logical_and.reduce([masks[i] for i in keep]) if keep else \
-                np.ones(Xe.shape[0], bool)
-            n = float(w[cover].sum())
-            e = n - float(w[cover & (y_idx == k)].sum())
-            dist = np.bincount(y_idx[cover], weights=w[cover], minlength=K)
+            e = n - float(dist[k])
             acc = 1.0 - float(pessimistic_errors(n, e, cf)) / n if n > 0 else 0.0
             new = Rule(conds, self.classes_[k], float(dist[k] / n) if n > 0 else None,
                        rule.leaf, int(cover.sum()), n, rule.target_name, rule.decimals,
                        dict(estimated_accuracy=acc, coverage=n,
                             dropped=[str(rule.conditions[i]) for i in dropped],
-                            distribution=dist / n if n > 0 else np.full(K, 1.0 / K)))
+                            distribution=distribution))
             rules.append(new)
         rules.sort(key=lambda r: (-r.extra["estimated_accuracy"], -r.extra["coverage"]))
         self.rules_ = rules
@@ -293,6 +353,12 @@ class RuleListClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
         labels = np.array([r.prediction for r in self.rules_] + [self.default_class_],
                           dtype=self.classes_.dtype)
         return labels[np.where(first >= 0, first, len(self.rules_))]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # both kinds of tree take NaN as a missing value (a rule does not fire on it)
+        tags.input_tags.allow_nan = True
+        return tags
 
     def export_text(self):
         """The rule list, one rule per line, then the default class."""
