@@ -216,11 +216,18 @@ def load(path):
     except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
         raise ValueError(f"{path}: the arrays of the model file are unreadable ({exc}).") \
             from None
-    model = _Decoder(arrays)(doc["model"])
-    _validate(model)
-    if hasattr(model, "_packer") and hasattr(model, "trees_"):
-        model._packed = None
-        model._packer()
+    try:
+        model = _Decoder(arrays)(doc["model"])
+        _validate(model)
+        if hasattr(model, "_packer") and hasattr(model, "trees_"):
+            model._packed = None
+            model._packer()
+    except (TypeError, KeyError, IndexError, AttributeError, OverflowError,
+            RecursionError) as exc:
+        # a value of the wrong type or shape somewhere in a hand-edited file: nothing was
+        # run (the decoder only builds data), so this is one more malformed file
+        raise ValueError(f"{path}: malformed model file ({type(exc).__name__}: {exc}).") \
+            from None
     return model
 
 
@@ -228,6 +235,8 @@ def _validate(model):
     """Check every tree and rule list reachable from the model; raise ValueError on
     inconsistency."""
     from .trees.classic import BaseClassicTree, MultiwayTree
+    from .trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
+    from .trees.encoding import FeatureEncoder
     from .trees.rules import RuleListClassifier
     from .trees.tree import Tree
     n_features = getattr(model, "n_features_in_", None)
@@ -249,6 +258,16 @@ def _validate(model):
             for k, v in obj.items():
                 walk(v, f"{where}.{k}")
         elif hasattr(obj, "__dict__") and type(obj).__module__.startswith("treeboost"):
+            _check_feature_names(obj, where)
+            if isinstance(obj, FeatureEncoder):
+                _check_encoder(obj, where)
+            # the parts every fitted estimator calls at predict must be of their class
+            state = vars(obj)
+            if "_encoder" in state and not isinstance(state["_encoder"], FeatureEncoder):
+                raise ValueError(f"{where}._encoder: not an input encoder.")
+            if isinstance(obj, (DecisionTreeClassifier, DecisionTreeRegressor)) and \
+                    "tree_" in state and not isinstance(state["tree_"], Tree):
+                raise ValueError(f"{where}.tree_: not a Tree.")
             if isinstance(obj, BaseClassicTree):
                 # its trees are checked against its columns and classes, then skipped
                 for name in _validate_classic(obj, where):
@@ -258,6 +277,43 @@ def _validate(model):
             if isinstance(obj, RuleListClassifier):
                 validate_rule_list(obj, where)      # after its tree, which it reads
     walk(model, "model")
+
+
+def _check_encoder(enc, where):
+    """A fitted :class:`FeatureEncoder`: one flag and one category array (or None) per
+    column, the categories being labels (they are sorted and searched at predict)."""
+    state = vars(enc)
+    if "is_categorical_" not in state:
+        return                   # not fitted
+    flags, cats = enc.is_categorical_, state.get("categories_")
+    if not isinstance(flags, np.ndarray) or flags.dtype != bool or flags.ndim != 1 or \
+            not isinstance(cats, list) or len(cats) != flags.shape[0]:
+        raise ValueError(f"{where}: the input encoder needs one categorical flag and one "
+                         f"category list per column.")
+    for f, (flag, c) in enumerate(zip(flags.tolist(), cats)):
+        if (c is None) == flag or (flag and (not isinstance(c, np.ndarray) or c.ndim != 1
+                                             or not _labels_ok(c))):
+            raise ValueError(f"{where}: column {f} of the input encoder has malformed "
+                             f"categories.")
+
+
+def _check_feature_names(obj, where):
+    """``n_features_in_`` / ``feature_names_in_`` of a fitted estimator (read by
+    scikit-learn's input checks at every predict)."""
+    state = vars(obj)
+    if "n_features_in_" in state and (not _is_int(obj.n_features_in_)
+                                      or obj.n_features_in_ < 1):
+        raise ValueError(f"{where}: n_features_in_ must be a positive integer.")
+    if "feature_names_in_" in state:
+        names = obj.feature_names_in_
+        if not isinstance(names, np.ndarray) or names.ndim != 1 or \
+                names.shape[0] != state.get("n_features_in_") or \
+                not all(isinstance(v, str) for v in names.tolist()):
+            raise ValueError(f"{where}: feature_names_in_ must hold one name (a string) "
+                             f"per feature.")
+    if "classes_" in state and (not isinstance(obj.classes_, np.ndarray)
+                                or obj.classes_.ndim != 1 or obj.classes_.size < 1):
+        raise ValueError(f"{where}: classes_ must be a non-empty 1-dimensional array.")
 
 
 def validate_tree(tree, n_features, where="tree"):
@@ -496,8 +552,9 @@ def validate_columns(columns, n_features, allow_continuous=True, encoder=None,
                 raise ValueError(f"{w}: a continuous column has no categories or edges.")
             continue
         cats = col.categories
-        if not isinstance(cats, np.ndarray) or cats.ndim != 1:
-            raise ValueError(f"{w}: the categories must be a 1-dimensional array.")
+        if not isinstance(cats, np.ndarray) or cats.ndim != 1 or not _labels_ok(cats):
+            raise ValueError(f"{w}: the categories must be a 1-dimensional array of "
+                             f"labels (strings or numbers).")
         if col.kind == "int":
             _float_array(cats, w, "categories")
             if col.edges is not None or np.any(np.diff(cats) <= 0):
@@ -514,7 +571,8 @@ def validate_columns(columns, n_features, allow_continuous=True, encoder=None,
             is_cat = col.kind == "cat"
             if enc_cat is None or enc_cats is None or len(enc_cat) != n_features or \
                     bool(enc_cat[f]) != is_cat or (is_cat and (
-                        enc_cats[f] is None or len(enc_cats[f]) != len(cats))):
+                        enc_cats[f] is None or len(enc_cats[f]) != len(cats)
+                        or list(enc_cats[f]) != list(cats))):
                 raise ValueError(f"{w}: the column does not match the input encoder.")
 
 
@@ -615,9 +673,10 @@ def validate_rule_list(model, where="model"):
                 if cats[c.feature] is None:
                     raise ValueError(f"{w}: a category test on feature {c.feature}, which "
                                      f"has no categories.")
-                if not isinstance(c.categories, list) or not all(
-                        v is None or isinstance(v, (str, int, float, np.generic))
-                        for v in c.categories):
+                if not _labels_ok(cats[c.feature]):     # looked up in a dict at predict
+                    raise ValueError(f"{w}: the categories of feature {c.feature} must be "
+                                     f"labels (strings or numbers).")
+                if not isinstance(c.categories, list) or not _labels_ok(c.categories):
                     raise ValueError(f"{w}: a condition's categories must be a list of "
                                      f"labels.")
         if not _is_hashable(r.prediction) or r.prediction not in labels:
@@ -639,6 +698,12 @@ def validate_rule_list(model, where="model"):
     default = state.get("default_class_")
     if not _is_hashable(default) or default not in labels:
         raise ValueError(f"{where}: default_class_ {default!r} is not one of classes_.")
+
+
+def _labels_ok(values):
+    """Whether every element is a category label (str, number, numpy scalar or None)."""
+    items = values.ravel().tolist() if isinstance(values, np.ndarray) else list(values)
+    return all(v is None or isinstance(v, (str, int, float, np.generic)) for v in items)
 
 
 def _is_hashable(v):
