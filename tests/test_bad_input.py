@@ -137,6 +137,38 @@ def test_bad_weights(est):
 
 
 @pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
+def test_weights_out_of_range_are_refused_by_name(est):
+    """Weights that would overflow (or underflow) the node sums are refused with an error
+    naming sample_weight, never turned into NaN probabilities or an IndexError."""
+    X, y = _data(est)
+    n = len(y)
+    for w, message in [(np.full(n, 1e308), "sample_weight sums to inf.*at most 1e"),
+                       (np.full(n, 1e299), "sample_weight sums to 6e.*at most 1e"),
+                       (np.r_[1e308, 1e308, np.ones(n - 2)], "sample_weight sums to inf"),
+                       (np.full(n, 5e-324), "sample_weight sums to .*at least 1e-300"),
+                       (np.r_[np.inf, np.ones(n - 1)], "sample_weight contains infinity"),
+                       (np.r_[np.nan, np.ones(n - 1)], "sample_weight contains NaN"),
+                       (np.r_[-1.0, np.ones(n - 1)], "(?i)negative.*sample_weight"),
+                       (np.array(["a"] * n), "sample_weight must hold numbers.*string")]:
+        with pytest.raises(ValueError, match=message):
+            est.fit(X, y, sample_weight=w)
+    _check_ok(est, X, y, sample_weight=np.full(n, 1e297))       # large but usable
+    _check_ok(est, X, y, sample_weight=np.r_[np.full(n - 1, 5e-324), 1e-300])
+
+
+def test_weighted_regression_target_that_would_overflow_is_refused():
+    """Gradient boosting regression: sum(w * |y|) above 1e306 overflows the gradient sums
+    (NaN predictions before); within the bound the predictions stay finite."""
+    X, y = _data(treeboost.GradientBoostingRegressor())
+    n = len(y)
+    est = treeboost.GradientBoostingRegressor(n_estimators=5, random_state=0)
+    with pytest.raises(ValueError, match=r"sample_weight times \|y\| sums to inf"):
+        est.fit(X, y * 1e10, sample_weight=np.full(n, 1e298))
+    _check_ok(est, X, y * 1e5, sample_weight=np.full(n, 1e298))
+    _check_ok(est, X, y * 1e300)                         # unit weights: huge y is fine
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
 def test_categorical_edge_cases(est):
     pd = pytest.importorskip("pandas")
     X, y = _data(est)

@@ -80,7 +80,10 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                              f"warm_start=True.")
         Xe = self._encode_X(X, reset=not warm)
         y = self._validate_target(y, Xe.shape[0], reset=not warm)
-        sw = check_weights(sample_weight, Xe)
+        # a regression target also bounds the weights: the sums of w * gradient must not
+        # overflow (a classifier's y holds class indices)
+        sw = check_weights(sample_weight, Xe,
+                           None if isinstance(self, ClassifierMixin) else y)
         rng = check_random_state(self.random_state)
         loss = self._make_loss()
         n = Xe.shape[0]
