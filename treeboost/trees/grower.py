@@ -16,12 +16,13 @@ no subtraction (the parent's histogram would not cover the child's features).
 import numpy as np
 from numba import njit
 
+from ._borrow import borrow
 from .criteria import node_impurity, NEWTON, SQUARED_ERROR
 from .tree import Tree
 from .histogram import build_histograms_parallel, build_histograms_serial
 from .partition import goes_left_binned, partition_parallel
 from .splitting import (MODE_BUILD, MODE_READY, MODE_SORT, MODE_SUBTRACT,
-                        eval_features_parallel, eval_features_serial)
+                        eval_features_parallel, eval_features_serial, make_scratch)
 
 
 @njit(nogil=True, cache=True)
@@ -66,20 +67,24 @@ def _get_slot(pool, free, n_free):
     return pool, free, free[n_free[0]]
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
 def _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, stats, ostats,
                 start, end, total, n_bins, missing_code, is_cat, crit, n_stats, l2,
-                min_leaf, min_w, n_threads, parallel_min_work, scratch,
-                f_score, f_dec, f_bin, f_ml, f_bitset, f_left, f_rand,
-                feature, bin_thr, missing_left, bitset, cand_left, gain):
-    """Best split of a node over ``feats`` (then ``rest`` if none is valid)."""
+                min_leaf, min_w, n_threads, parallel_min_work, scratch, result, split):
+    """Best split of a node over ``feats`` (then ``rest`` if none is valid).
+
+    ``result`` holds the per-feature candidates (see :func:`eval_feature`); the winner
+    is written to row ``node`` of the node arrays ``split = (feature, bin_threshold,
+    missing_left, bitset, left_stats, gain)``.
+    """
+    f_score, f_dec, f_bin, f_ml, f_bitset, f_left, f_rand = result
+    feature, bin_thr, missing_left, bitset, cand_left, gain = split
     n = end - start
     if mode != MODE_SUBTRACT:
         for i in range(n):
             s = idx[start + i]
             for c in range(stats.shape[1]):
                 ostats[i, c] = stats[s, c]
-    codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits, vecs = scratch
     hist = pool[max(slot, 0)]
     sib = pool[max(sib_slot, 0)]
     best = -1
@@ -101,14 +106,11 @@ def _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, stats,
         if par:
             eval_features_parallel(fs, m, hist, sib, Xb_T, idx, start, end, ostats, total,
                                    n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf,
-                                   min_w, f_score, f_dec, f_bin, f_ml, f_bitset, f_left,
-                                   f_rand, n_threads)
+                                   min_w, result, n_threads)
         else:
             eval_features_serial(fs, m, hist, sib, Xb_T, idx, start, end, ostats, total,
                                  n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf,
-                                 min_w, codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits,
-                                 vecs,
-                                 f_score, f_dec, f_bin, f_ml, f_bitset, f_left, f_rand)
+                                 min_w, scratch, result)
         for i in range(fs.shape[0]):
             f = fs[i]
             if f_score[f] > best_score:
@@ -127,77 +129,26 @@ def _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, stats,
 
 
 @njit(nogil=True, cache=True)
-def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n_stats, l2,
-              max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
-              min_decrease, max_features, max_leaf_nodes, seed, dense_min_samples,
-              n_threads, parallel_min_work, random_split):
-    """Grow one tree; see :class:`TreeGrower` for the meaning of the arguments.
-
-    Returns the node arrays (children, split, statistics) and the samples in
-    partition order, so that node ``i`` holds ``idx[start[i]:end[i]]``.
-    """
+def _grow_nodes(owners, Xb_T, stats, sq, n_bins, is_cat, work, nodes, result, scratch, pool,
+                free, n_free, cap, missing_code, crit, n_stats, l2, max_depth, min_samples_split,
+                min_samples_leaf, min_weight_leaf, min_decrease, max_features, max_leaf_nodes,
+                dense_min_samples, n_threads, parallel_min_work, random_split):
+    """The growth loop of :func:`grow_tree` on borrowed views of its arrays (``owners``
+    holds the originals); returns the node count."""
+    (start, end, depth, left_child, right_child, feature, bin_thr, missing_left, bitset,
+     total, sq_sum, impurity, gain, cand_left, slot_of, complete) = nodes
+    idx, buf, ostats, perm, all_feats, no_feats, state, open_nodes = work
+    f_rand = result[6]
+    split = (feature, bin_thr, missing_left, bitset, cand_left, gain)
     n_features = Xb_T.shape[0]
     n_cols = stats.shape[1]
     cnt = n_cols - 1
-    n = sample_idx.shape[0]
-    # node arrays sized for the largest tree the limits allow: leaves are bounded by the
-    # samples per leaf, max_leaf_nodes and 2^max_depth (a depth-12 tree on 2M rows needs
-    # 8191 nodes, not 4M)
-    cap = 2 * n + 1
-    if crit != NEWTON:      # boosting estimates counts: its leaves may hold fewer samples
-        cap = min(cap, 2 * (n // max(min_samples_leaf, 1)) + 1)
-    if max_leaf_nodes > 0:
-        cap = min(cap, 2 * max_leaf_nodes + 1)
-    if 0 <= max_depth < 40:
-        cap = min(cap, 2 ** (max_depth + 1) - 1)
-    cap = max(cap, 1)
-    n_hist_bins = missing_code + 1
-
-    idx = sample_idx.copy()
-    buf = np.empty(n, np.int64)
-    ostats = np.empty((n, n_cols))
-    start = np.zeros(cap, np.int64)
-    end = np.zeros(cap, np.int64)
-    depth = np.zeros(cap, np.int32)
-    left_child = np.full(cap, -1, np.int32)
-    right_child = np.full(cap, -1, np.int32)
-    feature = np.full(cap, -1, np.int32)
-    bin_thr = np.zeros(cap, np.int32)
-    missing_left = np.zeros(cap, np.bool_)
-    bitset = np.zeros((cap, 4), np.uint64)
-    total = np.zeros((cap, n_cols))
-    sq_sum = np.zeros(cap)
-    impurity = np.zeros(cap)
-    gain = np.zeros(cap)
-    cand_left = np.zeros((cap, n_cols))
-    slot_of = np.full(cap, -1, np.int64)
-    complete = np.zeros(cap, np.bool_)
-
-    f_score = np.empty(n_features)
-    f_dec = np.empty(n_features)
-    f_bin = np.empty(n_features, np.int32)
-    f_ml = np.empty(n_features, np.bool_)
-    f_bitset = np.zeros((n_features, 4), np.uint64)
-    f_left = np.empty((n_features, n_cols))
-    f_rand = np.full(n_features, -1, np.int64)
-    width = max(n, n_hist_bins) + 1
-    scratch = (np.empty(width, np.int64), np.empty((width, n_cols)), np.empty(n_cols),
-               np.empty(width), np.empty(n + 1, np.int64), np.empty(33, np.int64),
-               np.zeros((256, n_cols)), np.zeros(4, np.uint64), np.empty((3, n_cols)))
-
-    # enough histogram buffers for the usual number of open nodes up front (a pool that
-    # grows by copying would move megabytes per tree), capped at ~64 MB
-    slot_bytes = n_features * n_hist_bins * n_cols * 8
-    want = max_leaf_nodes + 1 if max_leaf_nodes > 0 else 16
-    n_slots = max(1, min(want, (64 << 20) // max(slot_bytes, 1)))
-    pool = np.empty((n_slots, n_features, n_hist_bins, n_cols))
-    free = np.arange(n_slots)
-    n_free = np.full(1, n_slots, np.int64)
-    perm = np.arange(n_features)
-    all_feats = np.arange(n_features)
-    no_feats = np.empty(0, np.int64)
-    state = np.array([np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)])
+    n = idx.shape[0]
     sampling = max_features < n_features
+    if sampling and missing_code < 256:
+        # without subtraction a dense histogram only adds the cost of zeroing and scanning
+        # every bin to what the bitmap gather does in O(samples + codes present)
+        dense_min_samples = n + 1
 
     # root statistics
     for i in range(n):
@@ -215,7 +166,6 @@ def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n
             root_w += total[0, k]
     node_count = 1
 
-    open_nodes = np.empty(cap, np.int64)
     n_open = 0
     n_leaves = 1
 
@@ -278,9 +228,8 @@ def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n
             best = _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, stats,
                                ostats, start[node], end[node], total[node], n_bins,
                                missing_code, is_cat, crit, n_stats, l2, min_samples_leaf,
-                               min_weight_leaf, n_threads, parallel_min_work, scratch,
-                               f_score, f_dec, f_bin, f_ml, f_bitset, f_left, f_rand,
-                               feature, bin_thr, missing_left, bitset, cand_left, gain)
+                               min_weight_leaf, n_threads, parallel_min_work, scratch, result,
+                               split)
             ok = best >= 0
             if ok:
                 if crit == NEWTON:
@@ -332,15 +281,19 @@ def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n
         # boosting takes the children's (G, H) from the split search (no second read of
         # the statistics); the trees sum them exactly, which keeps purity tests exact
         sums = crit != NEWTON
+        # the split read once: a row view taken inside the loop would cost an atomic
+        # reference count increment and decrement per sample
+        ml_node = missing_left[node]
+        bs_node = bitset[node]
+        thr_node = bin_thr[node]
         if not sums and n_threads > 1 and e0 - s0 >= 20_000:
-            nl = partition_parallel(idx, s0, e0, col, missing_code, missing_left[node], catf,
-                                    bitset[node], bin_thr[node], buf, n_threads)
+            nl = partition_parallel(idx, s0, e0, col, missing_code, ml_node, catf, bs_node,
+                                    thr_node, buf, n_threads)
             nr = e0 - s0 - nl
         else:
             for i in range(s0, e0):
                 s = idx[i]
-                if goes_left_binned(col[s], missing_code, missing_left[node], catf,
-                                    bitset[node], bin_thr[node]):
+                if goes_left_binned(col[s], missing_code, ml_node, catf, bs_node, thr_node):
                     idx[s0 + nl] = s
                     nl += 1
                     if sums:
@@ -402,6 +355,88 @@ def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n
     # nodes left open become leaves
     for j in range(n_open):
         feature[open_nodes[j]] = -1
+    return node_count
+
+
+@njit(nogil=True, cache=True)
+def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n_stats, l2,
+              max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
+              min_decrease, max_features, max_leaf_nodes, seed, dense_min_samples,
+              n_threads, parallel_min_work, random_split):
+    """Grow one tree; see :class:`TreeGrower` for the meaning of the arguments.
+
+    Returns the node arrays (children, split, statistics) and the samples in
+    partition order, so that node ``i`` holds ``idx[start[i]:end[i]]``.
+    """
+    n_features = Xb_T.shape[0]
+    n_cols = stats.shape[1]
+    cnt = n_cols - 1
+    n = sample_idx.shape[0]
+    # node arrays sized for the largest tree the limits allow: leaves are bounded by the
+    # samples per leaf, max_leaf_nodes and 2^max_depth (a depth-12 tree on 2M rows needs
+    # 8191 nodes, not 4M)
+    cap = 2 * n + 1
+    if crit != NEWTON:      # boosting estimates counts: its leaves may hold fewer samples
+        cap = min(cap, 2 * (n // max(min_samples_leaf, 1)) + 1)
+    if max_leaf_nodes > 0:
+        cap = min(cap, 2 * max_leaf_nodes + 1)
+    if 0 <= max_depth < 40:
+        cap = min(cap, 2 ** (max_depth + 1) - 1)
+    cap = max(cap, 1)
+    n_hist_bins = missing_code + 1
+
+    idx = sample_idx.copy()
+    buf = np.empty(n, np.int64)
+    ostats = np.empty((n, n_cols))
+    start = np.zeros(cap, np.int64)
+    end = np.zeros(cap, np.int64)
+    depth = np.zeros(cap, np.int32)
+    left_child = np.full(cap, -1, np.int32)
+    right_child = np.full(cap, -1, np.int32)
+    feature = np.full(cap, -1, np.int32)
+    bin_thr = np.zeros(cap, np.int32)
+    missing_left = np.zeros(cap, np.bool_)
+    bitset = np.zeros((cap, 4), np.uint64)
+    total = np.zeros((cap, n_cols))
+    sq_sum = np.zeros(cap)
+    impurity = np.zeros(cap)
+    gain = np.zeros(cap)
+    cand_left = np.zeros((cap, n_cols))
+    slot_of = np.full(cap, -1, np.int64)
+    complete = np.zeros(cap, np.bool_)
+
+    # the best split of each feature at the node being examined
+    result = (np.empty(n_features), np.empty(n_features), np.empty(n_features, np.int32),
+              np.empty(n_features, np.bool_), np.zeros((n_features, 4), np.uint64),
+              np.empty((n_features, n_cols)), np.full(n_features, -1, np.int64))
+    scratch = make_scratch(n, n_hist_bins, n_cols)
+
+    # enough histogram buffers for the usual number of open nodes up front (a pool that
+    # grows by copying would move megabytes per tree), capped at ~64 MB
+    slot_bytes = n_features * n_hist_bins * n_cols * 8
+    want = max_leaf_nodes + 1 if max_leaf_nodes > 0 else 16
+    n_slots = max(1, min(want, (64 << 20) // max(slot_bytes, 1)))
+    pool = np.empty((n_slots, n_features, n_hist_bins, n_cols))
+    free = np.arange(n_slots)
+    n_free = np.full(1, n_slots, np.int64)
+    perm = np.arange(n_features)
+    all_feats = np.arange(n_features)
+    no_feats = np.empty(0, np.int64)
+    state = np.array([np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)])
+    open_nodes = np.empty(cap, np.int64)
+
+    # the growth loop works on borrowed views (see ._borrow); passing the owners along
+    # keeps them alive until it returns
+    nodes = (start, end, depth, left_child, right_child, feature, bin_thr, missing_left,
+             bitset, total, sq_sum, impurity, gain, cand_left, slot_of, complete)
+    work = (idx, buf, ostats, perm, all_feats, no_feats, state, open_nodes)
+    owners = (work, nodes, result, scratch, pool)
+    node_count = _grow_nodes(
+        owners, borrow(Xb_T), borrow(stats), borrow(sq), borrow(n_bins), borrow(is_cat),
+        borrow(work), borrow(nodes), borrow(result), borrow(scratch), borrow(pool), free,
+        n_free, cap, missing_code, crit, n_stats, l2, max_depth, min_samples_split,
+        min_samples_leaf, min_weight_leaf, min_decrease, max_features, max_leaf_nodes,
+        dense_min_samples, n_threads, parallel_min_work, random_split)
     return (node_count, left_child[:node_count], right_child[:node_count],
             feature[:node_count], bin_thr[:node_count], missing_left[:node_count],
             bitset[:node_count], total[:node_count], sq_sum[:node_count],

@@ -324,10 +324,16 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
 
 @njit(nogil=True, cache=True)
 def eval_feature(f, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total, n_bins,
-                 missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w,
-                 codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits, vecs,
-                 f_score, f_dec, f_bin, f_ml, f_bitset, f_left, f_rand):
-    """Prepare feature ``f``'s histogram in the given mode and find its best split."""
+                 missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w, scratch, result):
+    """Prepare feature ``f``'s histogram in the given mode and find its best split.
+
+    ``scratch`` is ``(codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits,
+    vecs)``, the work arrays of one thread; ``result`` is ``(f_score, f_dec, f_bin, f_ml,
+    f_bitset, f_left, f_rand)``, indexed by feature (tuples keep the calls short enough
+    for numba to inline).
+    """
+    codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits, vecs = scratch
+    f_score, f_dec, f_bin, f_ml, f_bitset, f_left, f_rand = result
     count_col = ostats.shape[1] - 1
     if (crit == NEWTON and not is_cat[f] and mode != MODE_SORT and f_rand[f] < 0
             and count_col == 2):
@@ -351,7 +357,7 @@ def eval_feature(f, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total, 
                           order_buf, codes, cstats, miss)
     else:
         if mode == MODE_BUILD:
-            build_histogram(hist[f], Xb_T[f], idx, start, end, ostats)
+            build_histogram(hist[f], Xb_T[f], idx, start, end, ostats, True)
         elif mode == MODE_SUBTRACT:
             subtract_histogram(hist[f], sib_hist[f])
         m = compress_histogram(hist[f], n_bins[f], missing_code, count_col, codes, cstats, miss)
@@ -364,40 +370,34 @@ def eval_feature(f, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total, 
     f_ml[f] = ml
 
 
-@njit(nogil=True, cache=True, parallel=True)
-def eval_features_parallel(feats, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total,
-                           n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w,
-                           f_score, f_dec, f_bin, f_ml, f_bitset, f_left, f_rand, n_threads):
-    """:func:`eval_feature` over ``feats``, one chunk of features per thread."""
-    n_feats = feats.shape[0]
-    n_chunks = min(n_threads, n_feats)
-    n_cols = ostats.shape[1]
-    width = max(end - start, hist.shape[1]) + 1
-    for t in prange(n_chunks):
-        codes = np.empty(width, np.int64)
-        cstats = np.empty((width, n_cols))
-        miss = np.empty(n_cols)
-        keys = np.empty(width)
-        tmp_codes = np.empty(end - start + 1, np.int64)
-        order_buf = np.empty(33, np.int64)
-        sparse_hist = np.zeros((256, n_cols))
-        bits = np.zeros(4, np.uint64)
-        vecs = np.empty((3, n_cols))
-        for i in range(t, n_feats, n_chunks):
-            eval_feature(feats[i], mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total,
-                         n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w,
-                         codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits, vecs,
-                         f_score, f_dec, f_bin, f_ml, f_bitset, f_left, f_rand)
+@njit(nogil=True, cache=True)
+def make_scratch(n_samples, n_hist_bins, n_cols):
+    """The work arrays of :func:`eval_feature` for nodes of up to ``n_samples`` samples."""
+    width = max(n_samples, n_hist_bins) + 1
+    return (np.empty(width, np.int64), np.empty((width, n_cols)), np.empty(n_cols),
+            np.empty(width), np.empty(n_samples + 1, np.int64), np.empty(33, np.int64),
+            np.zeros((256, n_cols)), np.zeros(4, np.uint64), np.empty((3, n_cols)))
 
 
 @njit(nogil=True, cache=True)
 def eval_features_serial(feats, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total,
                          n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w,
-                         codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits, vecs,
-                         f_score, f_dec, f_bin, f_ml, f_bitset, f_left, f_rand):
+                         scratch, result):
     """:func:`eval_feature` over ``feats`` in the calling thread, with its scratch."""
     for i in range(feats.shape[0]):
         eval_feature(feats[i], mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total,
                      n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w,
-                     codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits, vecs,
-                     f_score, f_dec, f_bin, f_ml, f_bitset, f_left, f_rand)
+                     scratch, result)
+
+
+@njit(nogil=True, cache=True, parallel=True)
+def eval_features_parallel(feats, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total,
+                           n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w,
+                           result, n_threads):
+    """:func:`eval_feature` over ``feats``, one chunk of features per thread."""
+    n_chunks = min(n_threads, feats.shape[0])
+    for t in prange(n_chunks):
+        scratch = make_scratch(end - start, hist.shape[1], ostats.shape[1])
+        eval_features_serial(feats[t::n_chunks], mode, hist, sib_hist, Xb_T, idx, start, end,
+                             ostats, total, n_bins, missing_code, is_cat, crit, n_stats, l2,
+                             min_leaf, min_w, scratch, result)

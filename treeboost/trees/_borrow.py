@@ -1,0 +1,45 @@
+"""Borrowed array views for the hot loops of the grower.
+
+Numba keeps every array alive with an atomic reference count in its memory-info block,
+and it updates that count around every call that passes the array and every view it
+takes: two atomic instructions per array per call.  The split search calls its helpers
+once per feature per node with some twenty arrays, so on the many small nodes of a
+fully grown tree the reference counting cost more than the search (a third of a random
+forest's fit time, measured with perf), and worse when threads grow trees on the same
+binned matrix, whose count then bounces between cores.
+
+:func:`borrow` returns a view of an array (or of each array in a tuple) without a
+memory-info block, as :func:`numba.carray` does for foreign memory: counting it is a
+null-pointer test.  The caller must keep the original alive for as long as the view is
+used, which the grower does by allocating in :func:`~.grower.grow_tree` and borrowing
+only for the duration of one call to the growth loop; no borrowed view is ever
+returned to Python.
+"""
+from numba import types
+from numba.extending import intrinsic
+from numba.np.arrayobj import make_array
+
+
+def _unowned(context, builder, ty, value):
+    src = make_array(ty)(context, builder, value=value)
+    out = make_array(ty)(context, builder)
+    context.populate_array(out, data=src.data, shape=src.shape, strides=src.strides,
+                           itemsize=src.itemsize, meminfo=None)
+    return out._getvalue()
+
+
+@intrinsic
+def borrow(typingctx, x):
+    """A view of array ``x`` (or of each array of tuple ``x``) that is not reference
+    counted; valid only while the original is alive."""
+    if isinstance(x, types.Array):
+        def codegen(context, builder, sig, args):
+            return _unowned(context, builder, x, args[0])
+        return x(x), codegen
+    if isinstance(x, types.BaseTuple) and all(isinstance(t, types.Array) for t in x):
+        def codegen(context, builder, sig, args):
+            items = [_unowned(context, builder, t, builder.extract_value(args[0], i))
+                     for i, t in enumerate(x)]
+            return context.make_tuple(builder, x, items)
+        return x(x), codegen
+    return None
