@@ -185,6 +185,34 @@ def test_categorical_edge_cases(est):
         est.fit(obj, y)                                  # strings that are not declared
 
 
+@pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
+def test_strings_in_a_numeric_column_name_the_column(est):
+    """numpy's bare "could not convert string to float" becomes an error naming the
+    column (its index, or its pandas name) and categorical_features, at fit and predict."""
+    pd = pytest.importorskip("pandas")
+    X, y = _data(est)
+    obj = X.astype(object)
+    obj[5, 2] = "oops"
+    with pytest.raises(ValueError, match=r"Column 2 is not numeric \(could not convert "
+                                         r"string to float: 'oops'\); declare it in "
+                                         r"categorical_features \(e.g. "
+                                         r"categorical_features=\[2\]\)"):
+        est.fit(obj, y)
+    with pytest.raises(ValueError, match=r"Column 1 is not numeric.*categorical_features"):
+        est.fit([[0.5, "a", 1.0]] * len(y), y)                # a list of rows
+    df = pd.DataFrame(X, columns=["a", "b", "c"]).astype({"b": object})
+    df.loc[3, "b"] = "oops"
+    if "categorical_features" in est.get_params():        # a frame with a declared column
+        from sklearn.base import clone
+        with pytest.raises(ValueError, match=r"Column 'b' is not numeric.*"
+                                             r"categorical_features=\['b'\]"):
+            clone(est).set_params(categorical_features=[0]).fit(df, y)
+    model = _check_ok(est, X, y)
+    with pytest.raises(ValueError, match=r"Column 2 is not numeric.*fitted with it numeric"
+                                         r".*refit with categorical_features=\[2\]"):
+        model.predict(obj)
+
+
 def test_single_class_and_a_class_only_in_the_validation_split():
     X = rng.normal(size=(50, 2))
     with pytest.raises(ValueError, match="one class"):

@@ -32,6 +32,57 @@ def _missing_mask(values):
     return np.zeros(values.shape, bool)
 
 
+def _first_non_numeric_column(X):
+    """Index of the first column of ``X`` that does not convert to float, or None."""
+    try:
+        A = np.asarray(X, dtype=object)
+    except (TypeError, ValueError):          # ragged rows: not a column problem
+        return None
+    if A.ndim != 2:
+        return None
+    for f in range(A.shape[1]):
+        try:
+            A[:, f].astype(np.float64)
+        except (TypeError, ValueError):
+            return f
+    return None
+
+
+def _not_numeric(f, names, fit, cause=None):
+    """The ValueError for a column of non-numbers where numbers are expected.
+
+    Parameters
+    ----------
+    f : int
+        Index of the column.
+    names : list of str or None
+        Column names of a DataFrame (the error then names the column), else None.
+    fit : bool
+        Whether the error arises in fit (declare the column categorical) or at predict
+        (the model learned it as numeric: refit to treat it as categorical).
+    cause : Exception or None
+        The conversion error, quoted for its offending value.
+
+    Returns
+    -------
+    ValueError or TypeError
+        A TypeError when ``cause`` is one, else a ValueError.
+    """
+    name = names[f] if names else f
+    detail = f" ({cause})" if cause is not None else ""
+    if fit:
+        hint = f"declare it in categorical_features (e.g. categorical_features=[{name!r}])"
+        if names:
+            hint += " or give it a category dtype"
+    else:
+        hint = (f"the model was fitted with it numeric; to treat it as categorical, refit "
+                f"with categorical_features=[{name!r}]")
+    # the type of the conversion error is kept: a TypeError (an object such as a dict)
+    # stays one, as scikit-learn's input checks expect
+    cls = TypeError if isinstance(cause, TypeError) else ValueError
+    return cls(f"Column {name!r} is not numeric{detail}; {hint}.")
+
+
 class FeatureEncoder:
     """Learn which columns are categorical and their categories; encode X as floats.
 
@@ -113,8 +164,16 @@ class FeatureEncoder:
         if not frame and (self.categorical_features is None or (
                 isinstance(self.categorical_features, str)
                 and self.categorical_features == "auto")):
-            Xn = check_array(X, dtype=[np.float64, np.float32],
-                             ensure_all_finite="allow-nan")
+            try:
+                Xn = check_array(X, dtype=[np.float64, np.float32],
+                                 ensure_all_finite="allow-nan")
+            except (TypeError, ValueError) as exc:
+                # numpy's "could not convert string to float" names neither the column
+                # nor the remedy; find the column and say both
+                f = _first_non_numeric_column(X)
+                if f is None:
+                    raise
+                raise _not_numeric(f, None, fit, exc) from None
             if fit:
                 self.is_categorical_ = np.zeros(Xn.shape[1], bool)
                 self.categories_ = [None] * Xn.shape[1]
@@ -146,7 +205,7 @@ class FeatureEncoder:
             if self.is_categorical_[f]:
                 out[:, f] = self._encode_categorical(col, f, fit, names)
             else:
-                out[:, f] = self._numeric(col, f, names)
+                out[:, f] = self._numeric(col, f, names, fit)
         if not any_cat and frame:
             # keep float32 input as float32 (memory) when no column needs encoding
             dts = set(np.dtype(dt) if not hasattr(dt, "numpy_dtype") else dt.numpy_dtype
@@ -155,7 +214,7 @@ class FeatureEncoder:
                 out = out.astype(np.float32)
         return out
 
-    def _numeric(self, col, f, names):
+    def _numeric(self, col, f, names, fit):
         if hasattr(col, "to_numpy"):
             try:
                 vals = col.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -167,10 +226,7 @@ class FeatureEncoder:
             except (TypeError, ValueError):
                 vals = None
         if vals is None:
-            name = names[f] if names else f
-            raise ValueError(
-                f"Column {name!r} is not numeric; declare it in categorical_features or use a "
-                f"category dtype.")
+            raise _not_numeric(f, names, fit)
         if np.isinf(vals).any():
             name = names[f] if names else f
             raise ValueError(f"Input X contains infinity in column {name!r}.")
