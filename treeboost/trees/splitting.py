@@ -322,6 +322,91 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
     return best, best_bin, best_ml
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _gini2(l0, l1, lc, t0, t1, tc, min_leaf, min_w):
+    """:func:`_score` for Gini with two classes on scalars, the same operations in the
+    same order (so the same bits)."""
+    if lc < min_leaf or tc - lc < min_leaf:
+        return -np.inf
+    r0 = t0 - l0
+    r1 = t1 - l1
+    wl = l0 + l1
+    wr = r0 + r1
+    if wl < min_w or wr < min_w or wl <= 0.0 or wr <= 0.0:
+        return -np.inf
+    return (l0 * l0 + l1 * l1) / wl + (r0 * r0 + r1 * r1) / wr
+
+
+@njit(nogil=True, cache=True)
+def scan_gini_binary(rows, codes, m, dense, miss, total, min_leaf, min_w, out_left):
+    """:func:`scan_feature` specialised for the forests' hot path: a numeric feature,
+    Gini impurity, two classes, running sums in registers.
+
+    ``rows`` is either a dense histogram ``(w_0, w_1, count)`` of ``m`` bins, the empty
+    ones skipped (``dense``), or the compressed rows of the codes ``codes[:m]``.  Same
+    candidates, order, tie-breaking and class-boundary skipping as :func:`scan_feature`.
+    Returns ``(score, bin_threshold, missing_left)``; ``out_left`` gets the left sums.
+    """
+    t0 = total[0]
+    t1 = total[1]
+    tc = total[2]
+    m0 = miss[0]
+    m1 = miss[1]
+    mc = miss[2]
+    has_miss = mc > 0.5
+    skip_ok = min_leaf <= 1 and min_w <= 0.0
+    best = -np.inf
+    best_bin = -1
+    best_ml = False
+    b0 = 0.0
+    b1 = 0.0
+    bc = 0.0
+    l0 = 0.0
+    l1 = 0.0
+    lc = 0.0
+    last = -1
+    last_class = -1
+    for j in range(m):
+        c0 = rows[j, 0]
+        c1 = rows[j, 1]
+        cc = rows[j, 2]
+        if dense and cc <= 0.5:
+            continue
+        b = j if dense else codes[j]
+        this_class = -1
+        if c0 > 0.0 and not c1 > 0.0:
+            this_class = 0
+        elif c1 > 0.0 and not c0 > 0.0:
+            this_class = 1
+        if last >= 0 and not (skip_ok and last_class >= 0 and last_class == this_class):
+            sc = _gini2(l0, l1, lc, t0, t1, tc, min_leaf, min_w)
+            if sc > best:
+                best, best_bin, best_ml, b0, b1, bc = sc, last, False, l0, l1, lc
+            if has_miss:
+                sc = _gini2(l0 + m0, l1 + m1, lc + mc, t0, t1, tc, min_leaf, min_w)
+                if sc > best:
+                    best, best_bin, best_ml = sc, last, True
+                    b0, b1, bc = l0 + m0, l1 + m1, lc + mc
+        l0 += c0
+        l1 += c1
+        lc += cc
+        last = b
+        last_class = this_class
+    if has_miss and last >= 0:
+        # every present value left, the missing ones right ("is missing")
+        sc = _gini2(t0 - m0, t1 - m1, tc - mc, t0, t1, tc, min_leaf, min_w)
+        if sc > best:
+            best, best_bin, best_ml = sc, last, False
+            b0, b1, bc = t0 - m0, t1 - m1, tc - mc
+    out_left[0] = b0
+    out_left[1] = b1
+    out_left[2] = bc
+    if best > -np.inf and not has_miss:
+        # no missing value seen here: at predict time NaN follows the larger child
+        best_ml = bc >= tc - bc
+    return best, best_bin, best_ml
+
+
 @njit(nogil=True, cache=True)
 def eval_feature(f, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total, n_bins,
                  missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w, scratch, result):
@@ -343,6 +428,30 @@ def eval_feature(f, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total, 
             subtract_histogram(hist[f], sib_hist[f])
         s, b, ml = scan_newton_dense(hist[f], n_bins[f], missing_code, total, l2, min_leaf,
                                      min_w, f_left[f])
+        f_score[f] = s
+        f_bin[f] = b
+        f_ml[f] = ml
+        f_dec[f] = decrease_from_left(f_left[f], total, vecs[1], crit, n_stats, l2) \
+            if s > -np.inf else 0.0
+        return
+    if crit == GINI and n_stats == 2 and not is_cat[f] and f_rand[f] < 0:
+        if mode == MODE_SORT:
+            if missing_code < 256:
+                m = gather_bitmap(Xb_T[f], idx, start, end, ostats, missing_code, sparse_hist,
+                                  bits, codes, cstats, miss)
+            else:
+                m = gather_sorted(Xb_T[f], idx, start, end, ostats, missing_code, tmp_codes,
+                                  order_buf, codes, cstats, miss)
+            s, b, ml = scan_gini_binary(cstats, codes, m, False, miss, total, min_leaf,
+                                        min_w, f_left[f])
+        else:
+            if mode == MODE_BUILD:
+                build_histogram(hist[f], Xb_T[f], idx, start, end, ostats, True)
+            elif mode == MODE_SUBTRACT:
+                subtract_histogram(hist[f], sib_hist[f])
+            s, b, ml = scan_gini_binary(hist[f], codes, n_bins[f], True,
+                                        hist[f][missing_code], total, min_leaf, min_w,
+                                        f_left[f])
         f_score[f] = s
         f_bin[f] = b
         f_ml[f] = ml
