@@ -232,17 +232,22 @@ def load(path):
 
 
 def _validate(model):
-    """Check every tree and rule list reachable from the model; raise ValueError on
-    inconsistency."""
+    """Check every estimator, tree and rule list reachable from the model; raise ValueError
+    on inconsistency.
+
+    Each estimator's parameters are checked against its constraints and its fitted
+    attributes against each other (:func:`_validate_fitted`); each binary tree is checked
+    against the number of features of the nearest estimator that holds it (a bagging
+    member fitted on a subset of the columns predicts on that subset only).
+    """
     from .trees.classic import BaseClassicTree, MultiwayTree
     from .trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
     from .trees.encoding import FeatureEncoder
     from .trees.rules import RuleListClassifier
     from .trees.tree import Tree
-    n_features = getattr(model, "n_features_in_", None)
     seen = set()
 
-    def walk(obj, where):
+    def walk(obj, where, n_features):
         if id(obj) in seen:
             return
         seen.add(id(obj))
@@ -253,10 +258,10 @@ def _validate(model):
             validate_multiway_tree(obj, obj.n_features, where=where)
         elif isinstance(obj, (list, tuple)):
             for i, v in enumerate(obj):
-                walk(v, f"{where}[{i}]")
+                walk(v, f"{where}[{i}]", n_features)
         elif isinstance(obj, dict):
             for k, v in obj.items():
-                walk(v, f"{where}.{k}")
+                walk(v, f"{where}.{k}", n_features)
         elif hasattr(obj, "__dict__") and type(obj).__module__.startswith("treeboost"):
             _check_feature_names(obj, where)
             if isinstance(obj, FeatureEncoder):
@@ -268,15 +273,299 @@ def _validate(model):
             if isinstance(obj, (DecisionTreeClassifier, DecisionTreeRegressor)) and \
                     "tree_" in state and not isinstance(state["tree_"], Tree):
                 raise ValueError(f"{where}.tree_: not a Tree.")
+            _check_params(obj, where)
+            _validate_fitted(obj, where)
             if isinstance(obj, BaseClassicTree):
                 # its trees are checked against its columns and classes, then skipped
                 for name in _validate_classic(obj, where):
                     seen.add(id(getattr(obj, name)))
+            nf = state.get("n_features_in_", n_features)
             for k, v in vars(obj).items():
-                walk(v, f"{where}.{k}")
+                walk(v, f"{where}.{k}", nf)
             if isinstance(obj, RuleListClassifier):
                 validate_rule_list(obj, where)      # after its tree, which it reads
-    walk(model, "model")
+    walk(model, "model", getattr(model, "n_features_in_", None))
+
+
+def _check_params(est, where):
+    """The hyperparameters of a loaded estimator, checked as ``fit`` checks them.
+
+    ``fit`` would refuse a bad value only at the next (warm-start) fit; some are read
+    elsewhere too (``voting``, ``learning_rate`` ...), so a file with one is refused now.
+    """
+    from sklearn.base import BaseEstimator
+    from sklearn.utils._param_validation import InvalidParameterError
+    if not isinstance(est, BaseEstimator) or not hasattr(type(est), "_parameter_constraints"):
+        return
+    try:
+        est._validate_params()
+    except InvalidParameterError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def _validate_fitted(est, where):
+    """Check the fitted attributes of a CART tree or an ensemble against each other.
+
+    Only the estimator's own attributes: its trees and members are checked when the walk
+    of :func:`_validate` reaches them.  Raises ValueError naming the attribute.
+    """
+    from .ensembles.adaboost import BaseAdaBoost
+    from .ensembles.bagging import BaseBagging
+    from .ensembles.forest import BaseForest
+    from .ensembles.gradient_boosting import BaseGradientBoosting
+    from .trees.cart import BaseDecisionTree
+    if isinstance(est, BaseDecisionTree) and "tree_" in vars(est):
+        _check_cart(est, where)
+    elif isinstance(est, BaseGradientBoosting) and "trees_" in vars(est):
+        _check_gradient_boosting(est, where)
+    elif isinstance(est, (BaseForest, BaseBagging, BaseAdaBoost)) and \
+            "estimators_" in vars(est):
+        _check_members(est, where)
+        if isinstance(est, BaseForest):
+            _check_forest(est, where)
+        elif isinstance(est, BaseBagging):
+            _check_bagging(est, where)
+        else:
+            _check_adaboost(est, where)
+
+
+def _check_classes(est, where, at_least=1):
+    """``classes_`` (sorted distinct labels: predictions index it, searchsorted maps
+    members' labels into it) and ``n_classes_``; returns the number of classes."""
+    classes = vars(est).get("classes_")
+    if not isinstance(classes, np.ndarray) or classes.ndim != 1 or \
+            classes.size < at_least or not _labels_ok(classes):
+        raise ValueError(f"{where}.classes_: must be a 1-dimensional array of at least "
+                         f"{at_least} labels.")
+    try:
+        ordered = np.all(classes[1:] > classes[:-1])
+    except TypeError:
+        ordered = False
+    if not ordered:
+        raise ValueError(f"{where}.classes_: the labels must be sorted and distinct.")
+    n = vars(est).get("n_classes_")
+    if not _is_int(n) or n != classes.size:
+        raise ValueError(f"{where}.n_classes_: must be the number of classes_ "
+                         f"({classes.size}), got {n!r}.")
+    return classes.size
+
+
+def _tree_value(tree, where, width, finite):
+    """The leaf values of a binary tree: ``width`` columns of numbers."""
+    value = getattr(tree, "value", None)
+    if not isinstance(value, np.ndarray) or value.ndim != 2 or value.shape[1] != width or \
+            value.dtype.kind != "f" or (finite and not np.all(np.isfinite(value))):
+        raise ValueError(f"{where}.value: must be a float array with {width} column(s)"
+                         f"{' of finite numbers' if finite else ''}.")
+
+
+def _check_cart(est, where):
+    """A fitted CART tree: one value column per class (finite class fractions) or one
+    column (the regression mean)."""
+    from sklearn.base import ClassifierMixin
+    if isinstance(est, ClassifierMixin):
+        K = _check_classes(est, where)
+        _tree_value(est.tree_, f"{where}.tree_", K, finite=True)
+        value = est.tree_.value
+        # predict_proba returns these rows (averaged by the ensembles) as they are
+        if np.any(value < 0) or np.any(np.abs(value.sum(axis=1) - 1) > 1e-6):
+            raise ValueError(f"{where}.tree_.value: class fractions must be >= 0 and sum "
+                             f"to 1 in every node.")
+    else:
+        _tree_value(est.tree_, f"{where}.tree_", 1, finite=False)
+
+
+def _known_losses():
+    from . import losses
+    # loss class -> the instance attributes it has (nothing else may be set: a stored
+    # ``n_outputs`` would override the class's)
+    return {losses.SquaredError: set(), losses.AbsoluteError: set(),
+            losses.HuberLoss: {"alpha", "delta"}, losses.QuantileLoss: {"alpha"},
+            losses.BinaryLogLoss: set(), losses.MultinomialLogLoss: {"n_classes", "n_outputs"}}
+
+
+def _check_loss(loss, where, n_classes):
+    """``_loss`` of a gradient-boosting model: a known loss of the right kind (binary or
+    multinomial log-loss over ``n_classes`` for a classifier, a regression loss when
+    ``n_classes`` is None) with valid parameters; returns its number of outputs."""
+    from . import losses
+    known = _known_losses()
+    if type(loss) not in known or set(vars(loss)) != known[type(loss)]:
+        raise ValueError(f"{where}: not one of treeboost's losses "
+                         f"({', '.join(c.__name__ for c in known)}) with its attributes.")
+    if n_classes is None:
+        if loss.is_classification or type(loss) in (losses.BinaryLogLoss,
+                                                    losses.MultinomialLogLoss):
+            raise ValueError(f"{where}: a regressor needs a regression loss, got "
+                             f"{type(loss).__name__}.")
+    elif n_classes == 2:
+        if type(loss) is not losses.BinaryLogLoss:
+            raise ValueError(f"{where}: two classes need BinaryLogLoss, got "
+                             f"{type(loss).__name__}.")
+    elif type(loss) is not losses.MultinomialLogLoss or not _is_int(loss.n_classes) or \
+            loss.n_classes != n_classes or loss.n_outputs != n_classes:
+        raise ValueError(f"{where}: {n_classes} classes need MultinomialLogLoss with "
+                         f"n_classes = n_outputs = {n_classes}.")
+    if "alpha" in vars(loss) and not (_is_real(loss.alpha) and 0 < loss.alpha < 1):
+        raise ValueError(f"{where}.alpha: must be a number in (0, 1), got {loss.alpha!r}.")
+    if "delta" in vars(loss) and not (loss.delta is None or (
+            _is_real(loss.delta) and np.isfinite(loss.delta) and loss.delta >= 0)):
+        raise ValueError(f"{where}.delta: must be None or a finite number >= 0, got "
+                         f"{loss.delta!r}.")
+    return loss.n_outputs
+
+
+def _check_gradient_boosting(est, where):
+    """``trees_`` (one list of K trees per iteration, one value column each), ``_loss``,
+    ``_init_raw`` (K finite scores), ``n_estimators_`` and the score arrays."""
+    from sklearn.base import ClassifierMixin
+    from .trees.binning import BinMapper
+    from .trees.tree import Tree
+    state = vars(est)
+    n_classes = _check_classes(est, where, at_least=2) \
+        if isinstance(est, ClassifierMixin) else None
+    if "_loss" not in state:
+        raise ValueError(f"{where}: a fitted model without its _loss.")
+    K = _check_loss(state["_loss"], f"{where}._loss", n_classes)
+    init = state.get("_init_raw")
+    if not isinstance(init, np.ndarray) or init.shape != (K,) or init.dtype.kind != "f" or \
+            not np.all(np.isfinite(init)):
+        raise ValueError(f"{where}._init_raw: must be {K} finite float score(s).")
+    trees = state["trees_"]
+    if not isinstance(trees, list) or any(
+            not isinstance(t, list) or len(t) != K or
+            not all(isinstance(tree, Tree) for tree in t) for t in trees):
+        raise ValueError(f"{where}.trees_: must be a list holding, per iteration, a list of "
+                         f"{K} Tree(s) (one per output).")
+    for i, t in enumerate(trees):
+        for k, tree in enumerate(t):
+            _tree_value(tree, f"{where}.trees_[{i}][{k}]", 1, finite=False)
+    n_iter = state.get("n_estimators_")
+    if not _is_int(n_iter) or n_iter != len(trees):
+        raise ValueError(f"{where}.n_estimators_: must be the number of iterations in "
+                         f"trees_ ({len(trees)}), got {n_iter!r}.")
+    for name, most in (("train_score_", len(trees)), ("validation_score_", len(trees))):
+        a = state.get(name)
+        if not isinstance(a, np.ndarray) or a.ndim != 1 or a.dtype.kind not in "f" or \
+                a.size > most or (name == "train_score_" and a.size != most):
+            raise ValueError(f"{where}.{name}: must be a 1-dimensional float array of one "
+                             f"score per iteration.")
+    if not isinstance(state.get("bin_mapper_"), BinMapper):
+        raise ValueError(f"{where}.bin_mapper_: not a BinMapper.")
+
+
+def _check_members(est, where):
+    """``estimators_`` of a forest, bagging or AdaBoost model: a non-empty list of fitted
+    treeboost estimators of the ensemble's kind (classifier or regressor)."""
+    from sklearn.base import BaseEstimator, ClassifierMixin, is_classifier, is_regressor
+    members = vars(est)["estimators_"]
+    if not isinstance(members, list) or not members:
+        raise ValueError(f"{where}.estimators_: must be a non-empty list of estimators.")
+    classifier = isinstance(est, ClassifierMixin)
+    if classifier:
+        _check_classes(est, where)
+    for i, m in enumerate(members):
+        kind_ok = isinstance(m, BaseEstimator) and (
+            is_classifier(m) if classifier else is_regressor(m))
+        if not kind_ok or "n_features_in_" not in vars(m):
+            raise ValueError(f"{where}.estimators_[{i}]: not a fitted "
+                             f"{'classifier' if classifier else 'regressor'}.")
+        if classifier:
+            mc = vars(m).get("classes_")
+            # members' labels are mapped into classes_ with searchsorted
+            if not isinstance(mc, np.ndarray) or mc.ndim != 1 or \
+                    not set(_hashable_labels(mc)) <= set(_hashable_labels(est.classes_)):
+                raise ValueError(f"{where}.estimators_[{i}].classes_: must be among the "
+                                 f"ensemble's classes_.")
+
+
+def _hashable_labels(a):
+    return [v if _is_hashable(v) else repr(v) for v in a.tolist()]
+
+
+def _check_same_input(est, m, where):
+    """A member that predicts on the ensemble's encoded input directly (its tree reads
+    it): same number of features, and the same classes for a classifier."""
+    if m.n_features_in_ != est.n_features_in_:
+        raise ValueError(f"{where}.n_features_in_: the member has {m.n_features_in_} "
+                         f"features, the ensemble {est.n_features_in_}.")
+    if "classes_" in vars(est) and not np.array_equal(m.classes_, est.classes_):
+        raise ValueError(f"{where}.classes_: the member's classes differ from the "
+                         f"ensemble's.")
+
+
+def _check_forest(est, where):
+    """Forest members are CART trees of the forest's kind on the forest's encoded input
+    (their ``tree_`` is read directly); ``_oob_bits`` holds one packed mask per tree."""
+    from sklearn.base import ClassifierMixin
+    from .trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
+    cls = DecisionTreeClassifier if isinstance(est, ClassifierMixin) else DecisionTreeRegressor
+    for i, m in enumerate(est.estimators_):
+        if type(m) is not cls or "tree_" not in vars(m):
+            raise ValueError(f"{where}.estimators_[{i}]: not a fitted {cls.__name__}.")
+        _check_same_input(est, m, f"{where}.estimators_[{i}]")
+    bits = vars(est).get("_oob_bits")
+    if not isinstance(bits, list) or len(bits) != len(est.estimators_) or any(
+            not isinstance(b, np.ndarray) or b.dtype != np.uint8 or b.ndim != 1
+            for b in bits):
+        raise ValueError(f"{where}._oob_bits: must hold one uint8 array per tree.")
+
+
+def _check_bagging(est, where):
+    """``estimators_samples_`` (bootstrap counts) and ``estimators_features_`` (the
+    columns each member reads: in range, as many as the member has features) match
+    ``estimators_`` one for one."""
+    state = vars(est)
+    members = est.estimators_
+    n = len(members)
+    samples, feats = state.get("estimators_samples_"), state.get("estimators_features_")
+    if not isinstance(samples, list) or len(samples) != n or any(
+            not isinstance(c, np.ndarray) or c.ndim != 1 or c.dtype.kind not in "iu" or
+            c.shape != samples[0].shape or np.any(c < 0) for c in samples):
+        raise ValueError(f"{where}.estimators_samples_: must hold one array of "
+                         f"non-negative counts per member, all of the same length.")
+    if not isinstance(feats, list) or len(feats) != n:
+        raise ValueError(f"{where}.estimators_features_: must hold one array of column "
+                         f"indices per member.")
+    p = est.n_features_in_
+    for i, (m, f) in enumerate(zip(members, feats)):
+        w = f"{where}.estimators_features_[{i}]"
+        if not isinstance(f, np.ndarray) or f.ndim != 1 or f.dtype.kind not in "iu" or \
+                f.size < 1 or np.any(f < 0) or np.any(f >= p):
+            raise ValueError(f"{w}: must be a non-empty array of column indices in "
+                             f"[0, {p}).")
+        if m.n_features_in_ != f.size:
+            raise ValueError(f"{w}: the member reads {f.size} column(s) but has "
+                             f"{m.n_features_in_} features.")
+        full = f.size == p and np.array_equal(f, np.arange(p))
+        if full and getattr(m, "_encoder", None) is est._encoder and \
+                getattr(m, "tree_", None) is not None:
+            _check_same_input(est, m, f"{where}.estimators_[{i}]")
+
+
+def _check_adaboost(est, where):
+    """``estimator_weights_`` (one positive finite weight per member: the vote and the
+    weighted median divide by their running sum) and ``estimator_errors_``."""
+    from .trees.cart import BaseDecisionTree
+    state = vars(est)
+    n = len(est.estimators_)
+    weights, errors = state.get("estimator_weights_"), state.get("estimator_errors_")
+    if not isinstance(weights, np.ndarray) or weights.shape != (n,) or \
+            weights.dtype.kind != "f" or not np.all(np.isfinite(weights)) or \
+            np.any(weights <= 0):
+        raise ValueError(f"{where}.estimator_weights_: must hold {n} finite positive "
+                         f"weight(s), one per member.")
+    if not isinstance(errors, np.ndarray) or errors.shape != (n,) or \
+            errors.dtype.kind != "f":
+        raise ValueError(f"{where}.estimator_errors_: must hold {n} error(s), one per "
+                         f"member.")
+    for i, m in enumerate(est.estimators_):
+        w = f"{where}.estimators_[{i}]"
+        if isinstance(m, BaseDecisionTree) and getattr(m, "_encoder", None) is est._encoder:
+            _check_same_input(est, m, w)       # its tree reads the ensemble's input
+        elif m.n_features_in_ != est.n_features_in_:
+            raise ValueError(f"{w}.n_features_in_: the member has {m.n_features_in_} "
+                             f"features, the ensemble {est.n_features_in_}.")
 
 
 def _check_encoder(enc, where):
@@ -304,6 +593,13 @@ def _check_feature_names(obj, where):
     if "n_features_in_" in state and (not _is_int(obj.n_features_in_)
                                       or obj.n_features_in_ < 1):
         raise ValueError(f"{where}: n_features_in_ must be a positive integer.")
+    enc = state.get("_encoder")
+    flags = vars(enc).get("is_categorical_") if hasattr(enc, "__dict__") else None
+    if "n_features_in_" in state and isinstance(flags, np.ndarray) and \
+            flags.shape[:1] != (obj.n_features_in_,):
+        # the encoder emits one column per feature it learned; the trees read them
+        raise ValueError(f"{where}.n_features_in_: {obj.n_features_in_} features, but the "
+                         f"input encoder has {flags.shape[0] if flags.ndim else 0} columns.")
     if "feature_names_in_" in state:
         names = obj.feature_names_in_
         if not isinstance(names, np.ndarray) or names.ndim != 1 or \
