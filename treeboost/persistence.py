@@ -11,7 +11,11 @@ Three kinds of model part are checked on load: the binary :class:`~treeboost.tre
 of the CART learners and ensembles (:func:`validate_tree`), the multiway
 :class:`~treeboost.trees.classic.MultiwayTree` of ``ID3Classifier`` / ``C45Classifier`` with
 the columns it tests (:func:`validate_multiway_tree`, :func:`validate_columns`), and the rule
-list of ``RuleListClassifier`` (:func:`validate_rule_list`).  A rule is stored as data (the
+list of ``RuleListClassifier`` (:func:`validate_rule_list`).  Every estimator's
+hyperparameters are checked against its constraints, and the fitted attributes of the CART
+trees and ensembles against each other (:func:`_validate_fitted`: the gradient-boosting
+loss, initial score and trees per iteration; the members, their columns, classes and
+weights of forests, bagging and AdaBoost).  A rule is stored as data (the
 :class:`~treeboost.trees.export.Rule` and ``Condition`` dataclasses: numbers, strings and
 category labels), never as code.
 """

@@ -49,7 +49,7 @@ def _first_non_numeric_column(X):
 
 
 def _not_numeric(f, names, fit, cause=None):
-    """The ValueError for a column of non-numbers where numbers are expected.
+    """The error for a column of non-numbers where numbers are expected.
 
     Parameters
     ----------
