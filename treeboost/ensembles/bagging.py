@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 from ..trees.encoding import check_weights
+from ..trees.grower import GrowerWorkspace
 from ..trees.targets import check_regression_target, encode_classification_target
 from ._base import BaseTreeEnsemble, resolve_max_samples
 from ._parallel import run_chunks
@@ -20,6 +21,7 @@ from ._parallel import run_chunks
 
 def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, w):
     out = []
+    workspace = GrowerWorkspace(min_rows=y.shape[0])
     for i in chunk:
         est = members[i]
         rows_counts, features = plans[i]
@@ -27,7 +29,7 @@ def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, w):
             weights = w * rows_counts
             stats, sq = est._stats(y, weights)
             est._grow(Xb, stats, sq, np.flatnonzero(weights > 0), total_weight=weights.sum(),
-                      parallel=parallel, seed=int(bag._member_seeds[i]))
+                      parallel=parallel, seed=int(bag._member_seeds[i]), workspace=workspace)
         else:
             rows = np.repeat(np.arange(y.shape[0]), rows_counts)
             Xi = Xe[rows] if features is None else Xe[np.ix_(rows, features)]

@@ -26,7 +26,7 @@ from ..trees.cart import resolve_max_features
 from ..trees.criteria import NEWTON, SQUARED_ERROR
 from ..trees.encoding import EncoderMixin, check_weights
 from ..trees.targets import check_regression_target, encode_classification_target
-from ..trees.grower import TreeGrower
+from ..trees.grower import GrowerWorkspace, TreeGrower
 from ..trees.tree import PackedTrees
 
 
@@ -138,6 +138,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         n_sub = max(1, int(round(self.subsample * positive_rows.size)))
         stats = np.empty((Xtr.shape[0], 3))
         stats[:, 2] = wtr > 0
+        workspace = GrowerWorkspace(min_rows=positive_rows.size)
         t0 = time.perf_counter()
         for it in range(len(self.trees_), self.n_estimators):
             if isinstance(loss, HuberLoss):
@@ -159,7 +160,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                     stats[:, 0] = wtr
                     stats[:, 1] = -wtr * g[:, k]
                     sq = wtr * g[:, k] ** 2
-                tree, leaf = grower.grow(Xb, stats, sq, rows)
+                tree, leaf = grower.grow(Xb, stats, sq, rows, workspace)
                 values = self._leaf_values(loss, tree, leaf[rows], rows, ytr, raw, wtr, g[:, k],
                                            h[:, k])
                 tree.value = (lr * values)[:, None]

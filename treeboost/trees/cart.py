@@ -117,12 +117,14 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
             max_features=self.max_features_, max_leaf_nodes=self.max_leaf_nodes,
             random_state=seed, parallel=parallel, splitter=self.splitter)
 
-    def _grow(self, Xb, stats, sq, sample_indices, total_weight, parallel, seed=None):
-        """Grow ``tree_`` on already binned data (the ensembles call this directly)."""
+    def _grow(self, Xb, stats, sq, sample_indices, total_weight, parallel, seed=None,
+              workspace=None):
+        """Grow ``tree_`` on already binned data (the ensembles call this directly, with
+        a :class:`~treeboost.trees.grower.GrowerWorkspace` per worker)."""
         if seed is None:
             seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         grower = self._grower(sample_indices.shape[0], total_weight, seed, parallel)
-        self.tree_, _ = grower.grow(Xb, stats, sq, sample_indices)
+        self.tree_, _ = grower.grow(Xb, stats, sq, sample_indices, workspace)
         return self
 
     # -- prediction -------------------------------------------------------------------

@@ -81,10 +81,17 @@ def _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, stats,
     feature, bin_thr, missing_left, bitset, cand_left, gain = split
     n = end - start
     if mode != MODE_SUBTRACT:
-        for i in range(n):
-            s = idx[start + i]
-            for c in range(stats.shape[1]):
-                ostats[i, c] = stats[s, c]
+        if stats.shape[1] == 3:
+            for i in range(n):
+                s = idx[start + i]
+                ostats[i, 0] = stats[s, 0]
+                ostats[i, 1] = stats[s, 1]
+                ostats[i, 2] = stats[s, 2]
+        else:
+            for i in range(n):
+                s = idx[start + i]
+                for c in range(stats.shape[1]):
+                    ostats[i, c] = stats[s, c]
     hist = pool[max(slot, 0)]
     sib = pool[max(sib_slot, 0)]
     best = -1
@@ -122,8 +129,10 @@ def _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, stats,
     if best >= 0:
         bin_thr[node] = f_bin[best]
         missing_left[node] = f_ml[best]
-        bitset[node] = f_bitset[best]
-        cand_left[node] = f_left[best]
+        if is_cat[best]:
+            bitset[node] = f_bitset[best]
+        if crit == NEWTON:
+            cand_left[node] = f_left[best]
         gain[node] = f_dec[best]
     return best
 
@@ -284,7 +293,7 @@ def _grow_nodes(owners, Xb_T, stats, sq, n_bins, is_cat, work, nodes, result, sc
         # the split read once: a row view taken inside the loop would cost an atomic
         # reference count increment and decrement per sample
         ml_node = missing_left[node]
-        bs_node = bitset[node]
+        bs_node = bitset[node] if catf else bitset[0]
         thr_node = bin_thr[node]
         if not sums and n_threads > 1 and e0 - s0 >= 20_000:
             nl = partition_parallel(idx, s0, e0, col, missing_code, ml_node, catf, bs_node,
@@ -359,22 +368,10 @@ def _grow_nodes(owners, Xb_T, stats, sq, n_bins, is_cat, work, nodes, result, sc
 
 
 @njit(nogil=True, cache=True)
-def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n_stats, l2,
-              max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
-              min_decrease, max_features, max_leaf_nodes, seed, dense_min_samples,
-              n_threads, parallel_min_work, random_split):
-    """Grow one tree; see :class:`TreeGrower` for the meaning of the arguments.
-
-    Returns the node arrays (children, split, statistics) and the samples in
-    partition order, so that node ``i`` holds ``idx[start[i]:end[i]]``.
-    """
-    n_features = Xb_T.shape[0]
-    n_cols = stats.shape[1]
-    cnt = n_cols - 1
-    n = sample_idx.shape[0]
-    # node arrays sized for the largest tree the limits allow: leaves are bounded by the
-    # samples per leaf, max_leaf_nodes and 2^max_depth (a depth-12 tree on 2M rows needs
-    # 8191 nodes, not 4M)
+def node_capacity(n, crit, min_samples_leaf, max_leaf_nodes, max_depth):
+    """Nodes of the largest tree the limits allow on ``n`` samples: leaves are bounded
+    by the samples per leaf, ``max_leaf_nodes`` and ``2^max_depth`` (a depth-12 tree on
+    2M rows needs 8191 nodes, not 4M)."""
     cap = 2 * n + 1
     if crit != NEWTON:      # boosting estimates counts: its leaves may hold fewer samples
         cap = min(cap, 2 * (n // max(min_samples_leaf, 1)) + 1)
@@ -382,66 +379,145 @@ def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n
         cap = min(cap, 2 * max_leaf_nodes + 1)
     if 0 <= max_depth < 40:
         cap = min(cap, 2 ** (max_depth + 1) - 1)
-    cap = max(cap, 1)
-    n_hist_bins = missing_code + 1
+    return max(cap, 1)
 
-    idx = sample_idx.copy()
-    buf = np.empty(n, np.int64)
-    ostats = np.empty((n, n_cols))
-    start = np.zeros(cap, np.int64)
-    end = np.zeros(cap, np.int64)
-    depth = np.zeros(cap, np.int32)
-    left_child = np.full(cap, -1, np.int32)
-    right_child = np.full(cap, -1, np.int32)
-    feature = np.full(cap, -1, np.int32)
-    bin_thr = np.zeros(cap, np.int32)
-    missing_left = np.zeros(cap, np.bool_)
-    bitset = np.zeros((cap, 4), np.uint64)
-    total = np.zeros((cap, n_cols))
-    sq_sum = np.zeros(cap)
-    impurity = np.zeros(cap)
-    gain = np.zeros(cap)
-    cand_left = np.zeros((cap, n_cols))
-    slot_of = np.full(cap, -1, np.int64)
-    complete = np.zeros(cap, np.bool_)
 
+@njit(nogil=True, cache=True)
+def make_workspace(n_rows, cap, n_features, n_cols, n_hist_bins, n_slots, categorical,
+                   newton):
+    """The work arrays of :func:`grow_tree` for trees of up to ``n_rows`` samples and
+    ``cap`` nodes: ``(rows, nodes, result, scratch, pool, open_nodes, used)``.
+
+    The per-node category sets (32 bytes) exist only with ``categorical`` features and
+    the per-node left sums only for ``newton`` (boosting); otherwise they have one row.
+    """
+    cat_cap = cap if categorical else 1
+    left_cap = cap if newton else 1
+    rows = (np.empty(n_rows, np.int64), np.empty(n_rows, np.int64),
+            np.empty((n_rows, n_cols)))
+    nodes = (np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int32),
+             np.full(cap, -1, np.int32), np.full(cap, -1, np.int32),
+             np.full(cap, -1, np.int32), np.zeros(cap, np.int32), np.zeros(cap, np.bool_),
+             np.zeros((cat_cap, 4), np.uint64), np.zeros((cap, n_cols)), np.zeros(cap),
+             np.zeros(cap), np.zeros(cap), np.zeros((left_cap, n_cols)),
+             np.full(cap, -1, np.int64), np.zeros(cap, np.bool_))
     # the best split of each feature at the node being examined
     result = (np.empty(n_features), np.empty(n_features), np.empty(n_features, np.int32),
               np.empty(n_features, np.bool_), np.zeros((n_features, 4), np.uint64),
               np.empty((n_features, n_cols)), np.full(n_features, -1, np.int64))
-    scratch = make_scratch(n, n_hist_bins, n_cols)
-
-    # enough histogram buffers for the usual number of open nodes up front (a pool that
-    # grows by copying would move megabytes per tree), capped at ~64 MB
-    slot_bytes = n_features * n_hist_bins * n_cols * 8
-    want = max_leaf_nodes + 1 if max_leaf_nodes > 0 else 16
-    n_slots = max(1, min(want, (64 << 20) // max(slot_bytes, 1)))
+    scratch = make_scratch(n_rows, n_hist_bins, n_cols)
     pool = np.empty((n_slots, n_features, n_hist_bins, n_cols))
+    return rows, nodes, result, scratch, pool, np.empty(cap, np.int64), np.zeros(1, np.int64)
+
+
+@njit(nogil=True, cache=True)
+def _reset_nodes(nodes, k):
+    """Give the first ``k`` nodes (those of the previous tree) their initial values."""
+    (start, end, depth, left_child, right_child, feature, bin_thr, missing_left, bitset,
+     total, sq_sum, impurity, gain, cand_left, slot_of, complete) = nodes
+    start[:k] = 0
+    end[:k] = 0
+    depth[:k] = 0
+    left_child[:k] = -1
+    right_child[:k] = -1
+    feature[:k] = -1
+    bin_thr[:k] = 0
+    missing_left[:k] = False
+    bitset[:k] = 0
+    total[:k] = 0.0
+    sq_sum[:k] = 0.0
+    impurity[:k] = 0.0
+    gain[:k] = 0.0
+    cand_left[:k] = 0.0
+    slot_of[:k] = -1
+    complete[:k] = False
+
+
+@njit(nogil=True, cache=True)
+def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n_stats, l2,
+              max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
+              min_decrease, max_features, max_leaf_nodes, seed, dense_min_samples,
+              n_threads, parallel_min_work, random_split, ws):
+    """Grow one tree in workspace ``ws`` (:func:`make_workspace`); see
+    :class:`TreeGrower` for the meaning of the arguments.
+
+    Returns the node arrays (children, split, statistics) and the samples in
+    partition order, so that node ``i`` holds ``idx[start[i]:end[i]]``; they are views of
+    the workspace, valid until it grows the next tree.
+    """
+    n_features = Xb_T.shape[0]
+    n = sample_idx.shape[0]
+    cap = node_capacity(n, crit, min_samples_leaf, max_leaf_nodes, max_depth)
+    rows, nodes, result, scratch, pool, open_nodes, used = ws
+    _reset_nodes(nodes, used[0])
+    result[6][:] = -1
+    (start, end, depth, left_child, right_child, feature, bin_thr, missing_left, bitset,
+     total, sq_sum, impurity, gain, cand_left, slot_of, complete) = nodes
+    idx = rows[0][:n]
+    idx[:] = sample_idx
+    buf = rows[1][:n]
+    ostats = rows[2][:n]
+    n_slots = pool.shape[0]
     free = np.arange(n_slots)
     n_free = np.full(1, n_slots, np.int64)
     perm = np.arange(n_features)
     all_feats = np.arange(n_features)
     no_feats = np.empty(0, np.int64)
     state = np.array([np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)])
-    open_nodes = np.empty(cap, np.int64)
 
     # the growth loop works on borrowed views (see ._borrow); passing the owners along
     # keeps them alive until it returns
-    nodes = (start, end, depth, left_child, right_child, feature, bin_thr, missing_left,
-             bitset, total, sq_sum, impurity, gain, cand_left, slot_of, complete)
     work = (idx, buf, ostats, perm, all_feats, no_feats, state, open_nodes)
-    owners = (work, nodes, result, scratch, pool)
+    owners = (work, ws)
     node_count = _grow_nodes(
         owners, borrow(Xb_T), borrow(stats), borrow(sq), borrow(n_bins), borrow(is_cat),
         borrow(work), borrow(nodes), borrow(result), borrow(scratch), borrow(pool), free,
         n_free, cap, missing_code, crit, n_stats, l2, max_depth, min_samples_split,
         min_samples_leaf, min_weight_leaf, min_decrease, max_features, max_leaf_nodes,
         dense_min_samples, n_threads, parallel_min_work, random_split)
+    used[0] = node_count
     return (node_count, left_child[:node_count], right_child[:node_count],
             feature[:node_count], bin_thr[:node_count], missing_left[:node_count],
             bitset[:node_count], total[:node_count], sq_sum[:node_count],
             impurity[:node_count], gain[:node_count], depth[:node_count],
             start[:node_count], end[:node_count], idx)
+
+
+class GrowerWorkspace:
+    """Work arrays kept from one tree to the next (a forest's worker, the boosting loop).
+
+    Growing a tree needs arrays sized for the largest tree the data allows (a few MB
+    to tens of MB); allocating them afresh for every tree cost page faults and zeroing
+    (a tenth of a forest's fit) and left the C heap fragmented between the trees' own
+    arrays.  :meth:`get` returns arrays at least as large as asked for, allocating only
+    when the request outgrows them.
+
+    Parameters
+    ----------
+    min_rows : int, default=0
+        Size the arrays for at least this many samples from the start (a forest passes
+        the training set size, so that bootstrap samples of varying size never grow it).
+    """
+
+    def __init__(self, min_rows=0):
+        self.min_rows = min_rows
+        self._arrays = None
+        self._dims = None
+
+    def get(self, n_rows, capacity, n_features, n_cols, n_hist_bins, n_slots, categorical,
+            newton):
+        """The work arrays for a tree of ``n_rows`` samples and at most ``capacity(n)``
+        nodes (``capacity`` maps a sample count to a node count); see
+        :func:`make_workspace` for the rest."""
+        d = self._dims
+        if (d is None or n_rows > d[0] or (n_features, n_cols, n_hist_bins) != d[2:5]
+                or n_slots > d[5] or (categorical, newton) != d[6:]):
+            rows = max(n_rows, self.min_rows)
+            d = (rows, capacity(rows), n_features, n_cols, n_hist_bins, n_slots,
+                 categorical, newton)
+            self._arrays = make_workspace(*d)
+            self._dims = d
+        return self._arrays
 
 
 class TreeGrower:
@@ -502,7 +578,7 @@ class TreeGrower:
         self.dense_min_samples = dense_min_samples
         self.splitter = splitter
 
-    def grow(self, X_binned_T, stats, sq=None, sample_indices=None):
+    def grow(self, X_binned_T, stats, sq=None, sample_indices=None, workspace=None):
         """Grow the tree.
 
         Parameters
@@ -516,6 +592,8 @@ class TreeGrower:
             ``w * y**2`` for the variance a regression tree reports.
         sample_indices : ndarray of int, optional
             The rows the tree sees (all rows by default).
+        workspace : GrowerWorkspace, optional
+            Work arrays to reuse from the previous tree (fresh ones by default).
 
         Returns
         -------
@@ -533,21 +611,33 @@ class TreeGrower:
         dense_min = self.dense_min_samples
         if dense_min is None:
             dense_min = max(32, (bm.missing_values_code_ + 1) // 2)
+        stats = np.ascontiguousarray(stats, dtype=np.float64)
+        max_depth = -1 if self.max_depth is None else int(self.max_depth)
+        max_leaf_nodes = -1 if self.max_leaf_nodes is None else int(self.max_leaf_nodes)
+        min_leaf = int(self.min_samples_leaf)
+        n_hist_bins = bm.missing_values_code_ + 1
+        n_cols = stats.shape[1]
+        # enough histogram buffers for the usual number of open nodes up front (a pool
+        # that grows by copying would move megabytes per tree), capped at ~64 MB
+        slot_bytes = n_features * n_hist_bins * n_cols * 8
+        want = max_leaf_nodes + 1 if max_leaf_nodes > 0 else 16
+        n_slots = max(1, min(want, (64 << 20) // max(slot_bytes, 1)))
+        ws = (workspace or GrowerWorkspace()).get(
+            len(sample_indices),
+            lambda n: node_capacity(n, self.criterion, min_leaf, max_leaf_nodes, max_depth),
+            n_features, n_cols, n_hist_bins, n_slots, bool(bm.is_categorical_.any()),
+            self.criterion == NEWTON)
         out = grow_tree(
-            X_binned_T, np.ascontiguousarray(stats, dtype=np.float64), sq,
-            np.asarray(sample_indices, dtype=np.int64), bm.n_bins_,
+            X_binned_T, stats, sq, np.asarray(sample_indices, dtype=np.int64), bm.n_bins_,
             bm.is_categorical_, bm.missing_values_code_, self.criterion, self.n_stats,
-            float(self.l2_regularization),
-            -1 if self.max_depth is None else int(self.max_depth),
-            int(self.min_samples_split), int(self.min_samples_leaf),
+            float(self.l2_regularization), max_depth, int(self.min_samples_split), min_leaf,
             float(self.min_weight_leaf), float(self.min_impurity_decrease), max_features,
-            -1 if self.max_leaf_nodes is None else int(self.max_leaf_nodes),
-            int(self.random_state) & 0x7FFFFFFFFFFFFFFF, int(dense_min), _n_threads(self.parallel),
-            500, self.splitter == "random")
+            max_leaf_nodes, int(self.random_state) & 0x7FFFFFFFFFFFFFFF, int(dense_min),
+            _n_threads(self.parallel), 500, self.splitter == "random", ws)
         (node_count, left, right, feature, bin_thr, missing_left, bitset, total, sq_sum,
          impurity, gain, depth, start, end, idx) = out
-        # the kernel returns views of arrays sized for the worst case (2n + 1 nodes):
-        # copies let those go, so a forest keeps only what its trees use
+        # the kernel returns views of the workspace, sized for the worst case (2n + 1
+        # nodes) and reused by the next tree: the tree keeps copies of what it uses
         left, right, feature, bin_thr, missing_left, bitset, total, impurity, depth = (
             a.copy() for a in (left, right, feature, bin_thr, missing_left, bitset, total,
                                impurity, depth))
