@@ -143,7 +143,9 @@ def _grow_nodes(owners, Xb_T, stats, sq, n_bins, is_cat, work, nodes, result, sc
                 min_samples_leaf, min_weight_leaf, min_decrease, max_features, max_leaf_nodes,
                 dense_min_samples, n_threads, parallel_min_work, random_split):
     """The growth loop of :func:`grow_tree` on borrowed views of its arrays (``owners``
-    holds the originals); returns the node count."""
+    holds the originals); returns the node count and whether the node arrays (``cap``
+    nodes) ran out before the tree was complete."""
+    truncated = False
     (start, end, depth, left_child, right_child, feature, bin_thr, missing_left, bitset,
      total, sq_sum, impurity, gain, cand_left, slot_of, complete) = nodes
     idx, buf, ostats, perm, all_feats, no_feats, state, open_nodes = work
@@ -263,6 +265,7 @@ def _grow_nodes(owners, Xb_T, stats, sq, n_bins, is_cat, work, nodes, result, sc
         if max_leaf_nodes > 0 and n_leaves >= max_leaf_nodes:
             break
         if node_count + 2 > cap:      # never write past the node arrays
+            truncated = True
             break
         # choose the node to expand
         pos = n_open - 1
@@ -364,7 +367,7 @@ def _grow_nodes(owners, Xb_T, stats, sq, n_bins, is_cat, work, nodes, result, sc
     # nodes left open become leaves
     for j in range(n_open):
         feature[open_nodes[j]] = -1
-    return node_count
+    return node_count, truncated
 
 
 @njit(nogil=True, cache=True)
@@ -437,17 +440,17 @@ def _reset_nodes(nodes, k):
 def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n_stats, l2,
               max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
               min_decrease, max_features, max_leaf_nodes, seed, dense_min_samples,
-              n_threads, parallel_min_work, random_split, ws):
+              n_threads, parallel_min_work, random_split, cap, ws):
     """Grow one tree in workspace ``ws`` (:func:`make_workspace`); see
     :class:`TreeGrower` for the meaning of the arguments.
 
-    Returns the node arrays (children, split, statistics) and the samples in
-    partition order, so that node ``i`` holds ``idx[start[i]:end[i]]``; they are views of
-    the workspace, valid until it grows the next tree.
+    The tree stops at ``cap`` nodes, which the workspace must hold.  Returns whether it
+    was cut short that way, the node arrays (children, split, statistics) and the
+    samples in partition order, so that node ``i`` holds ``idx[start[i]:end[i]]``; the
+    arrays are views of the workspace, valid until it grows the next tree.
     """
     n_features = Xb_T.shape[0]
     n = sample_idx.shape[0]
-    cap = node_capacity(n, crit, min_samples_leaf, max_leaf_nodes, max_depth)
     rows, nodes, result, scratch, pool, open_nodes, used = ws
     _reset_nodes(nodes, used[0])
     result[6][:] = -1
@@ -469,14 +472,14 @@ def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n
     # keeps them alive until it returns
     work = (idx, buf, ostats, perm, all_feats, no_feats, state, open_nodes)
     owners = (work, ws)
-    node_count = _grow_nodes(
+    node_count, truncated = _grow_nodes(
         owners, borrow(Xb_T), borrow(stats), borrow(sq), borrow(n_bins), borrow(is_cat),
         borrow(work), borrow(nodes), borrow(result), borrow(scratch), borrow(pool), free,
         n_free, cap, missing_code, crit, n_stats, l2, max_depth, min_samples_split,
         min_samples_leaf, min_weight_leaf, min_decrease, max_features, max_leaf_nodes,
         dense_min_samples, n_threads, parallel_min_work, random_split)
     used[0] = node_count
-    return (node_count, left_child[:node_count], right_child[:node_count],
+    return (truncated, node_count, left_child[:node_count], right_child[:node_count],
             feature[:node_count], bin_thr[:node_count], missing_left[:node_count],
             bitset[:node_count], total[:node_count], sq_sum[:node_count],
             impurity[:node_count], gain[:node_count], depth[:node_count],
@@ -506,18 +509,22 @@ class GrowerWorkspace:
 
     def get(self, n_rows, capacity, n_features, n_cols, n_hist_bins, n_slots, categorical,
             newton):
-        """The work arrays for a tree of ``n_rows`` samples and at most ``capacity(n)``
-        nodes (``capacity`` maps a sample count to a node count); see
-        :func:`make_workspace` for the rest."""
+        """Work arrays for trees of ``n_rows`` samples and ``capacity`` nodes, at least;
+        see :func:`make_workspace` for the rest."""
         d = self._dims
-        if (d is None or n_rows > d[0] or (n_features, n_cols, n_hist_bins) != d[2:5]
-                or n_slots > d[5] or (categorical, newton) != d[6:]):
-            rows = max(n_rows, self.min_rows)
-            d = (rows, capacity(rows), n_features, n_cols, n_hist_bins, n_slots,
-                 categorical, newton)
+        if (d is None or n_rows > d[0] or capacity > d[1]
+                or (n_features, n_cols, n_hist_bins) != d[2:5] or n_slots > d[5]
+                or (categorical, newton) != d[6:]):
+            d = (max(n_rows, self.min_rows), max(capacity, d[1] if d else 0), n_features,
+                 n_cols, n_hist_bins, n_slots, categorical, newton)
             self._arrays = make_workspace(*d)
             self._dims = d
         return self._arrays
+
+    @property
+    def capacity(self):
+        """Nodes the arrays hold now (0 before the first tree)."""
+        return self._dims[1] if self._dims else 0
 
 
 class TreeGrower:
@@ -622,18 +629,28 @@ class TreeGrower:
         slot_bytes = n_features * n_hist_bins * n_cols * 8
         want = max_leaf_nodes + 1 if max_leaf_nodes > 0 else 16
         n_slots = max(1, min(want, (64 << 20) // max(slot_bytes, 1)))
-        ws = (workspace or GrowerWorkspace()).get(
-            len(sample_indices),
-            lambda n: node_capacity(n, self.criterion, min_leaf, max_leaf_nodes, max_depth),
-            n_features, n_cols, n_hist_bins, n_slots, bool(bm.is_categorical_.any()),
-            self.criterion == NEWTON)
-        out = grow_tree(
-            X_binned_T, stats, sq, np.asarray(sample_indices, dtype=np.int64), bm.n_bins_,
-            bm.is_categorical_, bm.missing_values_code_, self.criterion, self.n_stats,
-            float(self.l2_regularization), max_depth, int(self.min_samples_split), min_leaf,
-            float(self.min_weight_leaf), float(self.min_impurity_decrease), max_features,
-            max_leaf_nodes, int(self.random_state) & 0x7FFFFFFFFFFFFFFF, int(dense_min),
-            _n_threads(self.parallel), 500, self.splitter == "random", ws)
+        workspace = workspace or GrowerWorkspace()
+        n = len(sample_indices)
+        max_nodes = node_capacity(n, self.criterion, min_leaf, max_leaf_nodes, max_depth)
+        # start from what the workspace holds (at least _FIRST_CAPACITY nodes) rather than
+        # the worst case, 2n + 1 nodes, which a fully grown forest tree on 100k rows
+        # overestimates 14 times; a tree that outgrows it is grown again in twice the room
+        cap = min(max_nodes, max(workspace.capacity, _FIRST_CAPACITY))
+        while True:
+            ws = workspace.get(n, cap, n_features, n_cols, n_hist_bins, n_slots,
+                               bool(bm.is_categorical_.any()), self.criterion == NEWTON)
+            out = grow_tree(
+                X_binned_T, stats, sq, np.asarray(sample_indices, dtype=np.int64),
+                bm.n_bins_, bm.is_categorical_, bm.missing_values_code_, self.criterion,
+                self.n_stats, float(self.l2_regularization), max_depth,
+                int(self.min_samples_split), min_leaf, float(self.min_weight_leaf),
+                float(self.min_impurity_decrease), max_features, max_leaf_nodes,
+                int(self.random_state) & 0x7FFFFFFFFFFFFFFF, int(dense_min),
+                _n_threads(self.parallel), 500, self.splitter == "random", cap, ws)
+            if not out[0] or cap >= max_nodes:
+                break
+            cap = min(max_nodes, 2 * cap + 1)
+        out = out[1:]
         (node_count, left, right, feature, bin_thr, missing_left, bitset, total, sq_sum,
          impurity, gain, depth, start, end, idx) = out
         # the kernel returns views of the workspace, sized for the worst case (2n + 1
@@ -650,7 +667,8 @@ class TreeGrower:
         numeric = np.flatnonzero(~leaf & ~is_cat)
         if numeric.size:
             threshold[numeric] = bm.thresholds_of(feature[numeric], bin_thr[numeric])
-        bitset = np.where(is_cat[:, None], bitset, np.uint64(0))
+        bitset = (np.where(is_cat[:, None], bitset, np.uint64(0)) if is_cat.any()
+                  else np.zeros((0, 4), np.uint64))
         weight, value = self._node_values(total)
         tree = Tree(n_features, value.shape[1], children_left=left, children_right=right,
                     feature=feature, threshold=threshold, is_categorical=is_cat,
@@ -674,6 +692,11 @@ class TreeGrower:
                 return w, np.where(w > 0, total[:, 1] / np.where(w > 0, w, 1), 0.0)[:, None]
         w = total[:, :k].sum(axis=1)
         return w, total[:, :k] / np.where(w > 0, w, 1.0)[:, None]
+
+
+#: Node capacity of a new workspace: the trees of the usual forests and depth-limited
+#: trees fit, the odd larger tree costs one regrowth per doubling.
+_FIRST_CAPACITY = 16383
 
 
 def _leaf_ids(idx, start, end, leaves):

@@ -4,6 +4,7 @@ from numba import njit, prange
 from scipy.sparse import csr_matrix
 
 TREE_LEAF = -1
+_NO_CATEGORIES = np.zeros((1, 4), np.uint64)
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -96,7 +97,9 @@ class Tree:
     is_categorical : ndarray of bool
         Whether the node tests a categorical feature.
     categories_left : ndarray of uint64, shape (node_count, 4)
-        Bitset of the category indices that go left at a categorical node.
+        Bitset of the category indices that go left at a categorical node (zeros
+        elsewhere; a tree without categorical splits stores none, which saves 32 bytes
+        per node, and returns zeros).
     missing_go_left : ndarray of bool
         Side taken by NaN (and by categories never seen in training).
     bin_threshold : ndarray of int32
@@ -120,6 +123,27 @@ class Tree:
             setattr(self, name, arrays[name])
 
     @property
+    def categories_left(self):
+        c = self._categories_left
+        if c.ndim == 2 and c.shape[0] == 0 and self.node_count:
+            return np.zeros((self.node_count, 4), np.uint64)
+        return c
+
+    @categories_left.setter
+    def categories_left(self, value):
+        value = np.asarray(value)
+        if (value.ndim == 2 and value.shape[0] > 0 and value.shape[1] == 4
+                and value.dtype == np.uint64 and not value.any()):
+            value = np.zeros((0, 4), np.uint64)
+        self._categories_left = value
+
+    def _bitsets(self):
+        """``categories_left`` for the kernels, which read it only at categorical nodes:
+        one row of zeros stands in for a tree without categorical splits."""
+        c = self._categories_left
+        return _NO_CATEGORIES if c.ndim == 2 and c.shape[0] == 0 else c
+
+    @property
     def node_count(self):
         return self.children_left.shape[0]
 
@@ -133,7 +157,7 @@ class Tree:
 
     def _args(self):
         return (self.children_left, self.children_right, self.feature, self.threshold,
-                self.missing_go_left, self.is_categorical, self.categories_left)
+                self.missing_go_left, self.is_categorical, self._bitsets())
 
     def apply(self, X):
         """Leaf id of each row of the encoded float matrix X."""
@@ -147,7 +171,7 @@ class Tree:
         out = np.empty(X_binned_T.shape[1], np.int64)
         _apply_binned(X_binned_T, self.children_left, self.children_right, self.feature,
                       self.bin_threshold, self.missing_go_left, self.is_categorical,
-                      self.categories_left, missing_code, out)
+                      self._bitsets(), missing_code, out)
         return out
 
     def predict(self, X):
@@ -228,7 +252,8 @@ class PackedTrees:
         self.threshold = cat("threshold")
         self.missing_left = cat("missing_go_left")
         self.is_cat = cat("is_categorical")
-        self.bitset = np.concatenate([t.categories_left for t in trees])
+        self.bitset = (np.concatenate([t.categories_left for t in trees])
+                       if any(t.is_categorical.any() for t in trees) else _NO_CATEGORIES)
         self.value = np.concatenate([t.value[:, 0] for t in trees])
         self.roots = offsets
         self.output = np.asarray(outputs, dtype=np.int64)
