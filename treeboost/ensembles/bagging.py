@@ -94,7 +94,7 @@ class BaseBagging(BaseTreeEnsemble):
                              f"{len(self.estimators_)} estimators already fitted.")
         Xe = self._encode_X(X, reset=not warm)
         y = self._validate_target(y, Xe.shape[0])
-        w = check_weights(sample_weight, Xe)
+        w = check_weights(sample_weight, Xe, None if self._is_classifier() else y)
         n, p = Xe.shape
         n_rows = resolve_max_samples(self.max_samples, n)
         if isinstance(self.max_features, (int, np.integer)):

@@ -84,7 +84,7 @@ class BaseForest(BaseTreeEnsemble):
                              f"warm_start=True.")
         Xe = self._encode_X(X, reset=not warm)
         y = self._validate_target(y, Xe.shape[0])
-        w = check_weights(sample_weight, Xe)
+        w = check_weights(sample_weight, Xe, None if self._is_classifier() else y)
         if self._is_classifier() and getattr(self, "class_weight", None) not in (
                 None, "balanced_subsample"):
             w = w * compute_sample_weight(self.class_weight, y)

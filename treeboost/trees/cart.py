@@ -9,7 +9,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
@@ -92,7 +92,9 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         self._validate_params()
         Xe = self._encode_X(X, reset=True)
         y = self._validate_y(y, Xe.shape[0])
-        sample_weight = check_weights(sample_weight, Xe)
+        # a regression target also bounds the weights (sums of w * y must not overflow)
+        sample_weight = check_weights(sample_weight, Xe,
+                                      None if is_classifier(self) else y)
         # zero-weight rows take no part in the fit, not even in the bin edges
         positive = sample_weight > 0
         self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_).fit(

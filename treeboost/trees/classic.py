@@ -57,24 +57,6 @@ TIE_TOL = 1e-12
 __all__ = ["ID3Classifier", "C45Classifier", "MultiwayTree", "entropy"]
 
 
-#: largest total sample weight: ``c log2 c`` of the class weights must not overflow, or the
-#: entropies (and so the class distributions) become NaN
-MAX_TOTAL_WEIGHT = 1e300
-
-
-def check_total_weight(w):
-    """``w`` (validated sample weights) unless their sum is too large to compute with.
-
-    The weights are not rescaled: pessimistic pruning reads them as counts of cases.
-    """
-    with np.errstate(over="ignore"):          # an overflow to inf is what we look for
-        total = float(np.sum(w))
-    if not total <= MAX_TOTAL_WEIGHT:
-        raise ValueError(f"sample_weight sums to {total:.3g}; the total weight must be at "
-                         f"most {MAX_TOTAL_WEIGHT:.0e} (rescale the weights).")
-    return w
-
-
 def entropy(counts):
     """``Ent = -sum_k p_k log2 p_k`` of each row of a (weighted) class-count array, in bits.
 
@@ -588,7 +570,9 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         Xe = self._encode(X, reset=True)
         self.classes_, y_enc = encode_classification_target(y, Xe.shape[0])
         self.n_classes_ = self.classes_.shape[0]
-        w = check_total_weight(check_weights(sample_weight, Xe))
+        # check_weights bounds the total at 1e300, so that c log2 c of the class
+        # weights (the entropies) cannot overflow
+        w = check_weights(sample_weight, Xe)
         keep = w > 0
         kinds = ["num" if c.kind == "num" else "cat" for c in self._columns]
         n_cat = [0 if c.kind == "num" else len(c.categories) for c in self._columns]

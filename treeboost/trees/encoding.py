@@ -305,9 +305,9 @@ class EncoderMixin:
 
 #: Bounds on the total sample weight.  The trees sum weights (and weight times gradient,
 #: hessian or target) over nodes; above ``MAX_TOTAL_WEIGHT`` such sums overflow to inf and
-#: the leaf values become NaN, below ``MIN_TOTAL_WEIGHT`` the products of weight and
-#: hessian underflow to zero and a leaf's Newton step divides by zero.  The same upper
-#: bound as the classic learners (``classic.MAX_TOTAL_WEIGHT``).
+#: the leaf values become NaN (and the classic learners' entropies ``c log2 c``), below
+#: ``MIN_TOTAL_WEIGHT`` the products of weight and hessian underflow to zero and a leaf's
+#: Newton step divides by zero.
 MAX_TOTAL_WEIGHT = 1e300
 MIN_TOTAL_WEIGHT = 1e-300
 #: Bound on ``sum(w * |y|)`` of a regression target: node sums of ``w * y`` (and of

@@ -238,7 +238,6 @@ class RuleListClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
         ValueError
             On invalid parameters, input or weights.
         """
-        from .classic import check_total_weight
         self._validate_params()
         cf = _check_cf(self.confidence_factor)
         est = self._make_tree()
@@ -255,7 +254,7 @@ class RuleListClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
         classes, y_idx = np.unique(column_or_1d(y), return_inverse=True)
         if not np.array_equal(classes, self.classes_):
             raise ValueError("y has other classes than the fitted tree.")
-        w = check_total_weight(check_weights(sample_weight, Xe))
+        w = check_weights(sample_weight, Xe)
         K = self.classes_.shape[0]
         rules, seen = [], set()
         for rule in extract_rules(est):
