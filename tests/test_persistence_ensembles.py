@@ -15,6 +15,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import treeboost as tb
 
+from .test_persistence_classic import json_paths
+
 rng = np.random.RandomState(0)
 X = rng.normal(size=(80, 3))
 X[::7, 1] = np.nan
@@ -258,26 +260,13 @@ JUNK_ARRAYS = [np.array([]), np.zeros(1), np.array([np.nan]), np.array([-1]),
 _COVERED = ("trees.tree.Tree", "trees.binning.BinMapper", "trees.encoding.FeatureEncoder")
 
 
-def _json_paths(obj, path=()):
-    if isinstance(obj, dict):
-        if str(obj.get("__object__", "")).endswith(_COVERED):
-            return
-        for k, v in obj.items():
-            yield from _json_paths(v, path + (k,))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            yield from _json_paths(v, path + (i,))
-    if path:
-        yield path
-
-
 _DOCS = {}
 
 
 def _doc(name):
     if name not in _DOCS:
         doc, arrays = _saved(name)
-        _DOCS[name] = (json.dumps(doc), arrays, list(_json_paths(doc["model"])))
+        _DOCS[name] = (json.dumps(doc), arrays, list(json_paths(doc["model"], skip=_COVERED)))
     return _DOCS[name]
 
 

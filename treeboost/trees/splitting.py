@@ -420,44 +420,12 @@ def eval_feature(f, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total, 
     codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits, vecs = scratch
     f_score, f_dec, f_bin, f_ml, f_bitset, f_left, f_rand = result
     count_col = ostats.shape[1] - 1
-    if (crit == NEWTON and not is_cat[f] and mode != MODE_SORT and f_rand[f] < 0
-            and count_col == 2):
-        if mode == MODE_BUILD:
-            build_histogram(hist[f], Xb_T[f], idx, start, end, ostats, False)
-        elif mode == MODE_SUBTRACT:
-            subtract_histogram(hist[f], sib_hist[f])
-        s, b, ml = scan_newton_dense(hist[f], n_bins[f], missing_code, total, l2, min_leaf,
-                                     min_w, f_left[f])
-        f_score[f] = s
-        f_bin[f] = b
-        f_ml[f] = ml
-        f_dec[f] = decrease_from_left(f_left[f], total, vecs[1], crit, n_stats, l2) \
-            if s > -np.inf else 0.0
-        return
-    if crit == GINI and n_stats == 2 and not is_cat[f] and f_rand[f] < 0:
-        if mode == MODE_SORT:
-            if missing_code < 256:
-                m = gather_bitmap(Xb_T[f], idx, start, end, ostats, missing_code, sparse_hist,
-                                  bits, codes, cstats, miss)
-            else:
-                m = gather_sorted(Xb_T[f], idx, start, end, ostats, missing_code, tmp_codes,
-                                  order_buf, codes, cstats, miss)
-            s, b, ml = scan_gini_binary(cstats, codes, m, False, miss, total, min_leaf,
-                                        min_w, f_left[f])
-        else:
-            if mode == MODE_BUILD:
-                build_histogram(hist[f], Xb_T[f], idx, start, end, ostats, True)
-            elif mode == MODE_SUBTRACT:
-                subtract_histogram(hist[f], sib_hist[f])
-            s, b, ml = scan_gini_binary(hist[f], codes, n_bins[f], True,
-                                        hist[f][missing_code], total, min_leaf, min_w,
-                                        f_left[f])
-        f_score[f] = s
-        f_bin[f] = b
-        f_ml[f] = ml
-        f_dec[f] = decrease_from_left(f_left[f], total, vecs[1], crit, n_stats, l2) \
-            if s > -np.inf else 0.0
-        return
+    numeric = not is_cat[f] and f_rand[f] < 0
+    # the two hot paths read a dense histogram directly: boosting (no count column is
+    # built, counts are estimated from the hessian) and two-class Gini
+    newton_dense = crit == NEWTON and numeric and mode != MODE_SORT and count_col == 2
+    gini2 = crit == GINI and n_stats == 2 and numeric
+    m = 0
     if mode == MODE_SORT and missing_code < 256:
         m = gather_bitmap(Xb_T[f], idx, start, end, ostats, missing_code, sparse_hist, bits,
                           codes, cstats, miss)
@@ -466,13 +434,29 @@ def eval_feature(f, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total, 
                           order_buf, codes, cstats, miss)
     else:
         if mode == MODE_BUILD:
-            build_histogram(hist[f], Xb_T[f], idx, start, end, ostats, True)
+            build_histogram(hist[f], Xb_T[f], idx, start, end, ostats, not newton_dense)
         elif mode == MODE_SUBTRACT:
             subtract_histogram(hist[f], sib_hist[f])
-        m = compress_histogram(hist[f], n_bins[f], missing_code, count_col, codes, cstats, miss)
-    s, d, b, ml = scan_feature(codes, cstats, m, miss, total, is_cat[f], crit, n_stats, l2,
-                               min_leaf, min_w, keys, vecs[0], vecs[1], vecs[2],
-                               f_bitset[f], f_left[f], f_rand[f])
+        if not (newton_dense or gini2):
+            m = compress_histogram(hist[f], n_bins[f], missing_code, count_col, codes, cstats,
+                                   miss)
+    if newton_dense or gini2:
+        if newton_dense:
+            s, b, ml = scan_newton_dense(hist[f], n_bins[f], missing_code, total, l2,
+                                         min_leaf, min_w, f_left[f])
+        elif mode == MODE_SORT:
+            s, b, ml = scan_gini_binary(cstats, codes, m, False, miss, total, min_leaf,
+                                        min_w, f_left[f])
+        else:
+            s, b, ml = scan_gini_binary(hist[f], codes, n_bins[f], True,
+                                        hist[f][missing_code], total, min_leaf, min_w,
+                                        f_left[f])
+        d = decrease_from_left(f_left[f], total, vecs[1], crit, n_stats, l2) \
+            if s > -np.inf else 0.0
+    else:
+        s, d, b, ml = scan_feature(codes, cstats, m, miss, total, is_cat[f], crit, n_stats,
+                                   l2, min_leaf, min_w, keys, vecs[0], vecs[1], vecs[2],
+                                   f_bitset[f], f_left[f], f_rand[f])
     f_score[f] = s
     f_dec[f] = d
     f_bin[f] = b
