@@ -156,6 +156,8 @@ def _grow_nodes(owners, Xb_T, stats, sq, n_bins, is_cat, work, nodes, result, sc
     cnt = n_cols - 1
     n = idx.shape[0]
     sampling = max_features < n_features
+    # only the squared error reads w * y^2 (the others get a one-element placeholder)
+    use_sq = crit == SQUARED_ERROR
     if sampling and missing_code < 256:
         # without subtraction a dense histogram only adds the cost of zeroing and scanning
         # every bin to what the bitmap gather does in O(samples + codes present)
@@ -166,7 +168,8 @@ def _grow_nodes(owners, Xb_T, stats, sq, n_bins, is_cat, work, nodes, result, sc
         s = idx[i]
         for c in range(n_cols):
             total[0, c] += stats[s, c]
-        sq_sum[0] += sq[s]
+        if use_sq:
+            sq_sum[0] += sq[s]
     start[0] = 0
     end[0] = n
     root_w = 0.0
@@ -311,14 +314,16 @@ def _grow_nodes(owners, Xb_T, stats, sq, n_bins, is_cat, work, nodes, result, sc
                     if sums:
                         for c in range(n_cols):
                             total[lc, c] += stats[s, c]
-                        sq_sum[lc] += sq[s]
+                        if use_sq:
+                            sq_sum[lc] += sq[s]
                 else:
                     buf[nr] = s
                     nr += 1
                     if sums:
                         for c in range(n_cols):
                             total[rc, c] += stats[s, c]
-                        sq_sum[rc] += sq[s]
+                        if use_sq:
+                            sq_sum[rc] += sq[s]
             for i in range(nr):
                 idx[s0 + nl + i] = buf[i]
         if not sums:
@@ -613,7 +618,7 @@ class TreeGrower:
         if sample_indices is None:
             sample_indices = np.arange(n_samples, dtype=np.int64)
         if sq is None:
-            sq = np.zeros(n_samples)
+            sq = np.zeros(n_samples if self.criterion == SQUARED_ERROR else 1)
         max_features = n_features if self.max_features is None else int(self.max_features)
         dense_min = self.dense_min_samples
         if dense_min is None:

@@ -465,10 +465,17 @@ def eval_feature(f, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total, 
 
 @njit(nogil=True, cache=True)
 def make_scratch(n_samples, n_hist_bins, n_cols):
-    """The work arrays of :func:`eval_feature` for nodes of up to ``n_samples`` samples."""
-    width = max(n_samples, n_hist_bins) + 1
+    """The work arrays of :func:`eval_feature` for nodes of up to ``n_samples`` samples.
+
+    A compressed histogram holds at most one row per bin; only the sorting gather of
+    codes wider than 8 bits (``max_bins=None``) needs rows for every sample of the node
+    (96 bytes per sample: 190 MB per worker on 2M rows, had it always been allocated).
+    """
+    exact = n_hist_bins > 256
+    width = (max(n_samples, n_hist_bins) if exact else n_hist_bins) + 1
     return (np.empty(width, np.int64), np.empty((width, n_cols)), np.empty(n_cols),
-            np.empty(width), np.empty(n_samples + 1, np.int64), np.empty(33, np.int64),
+            np.empty(width), np.empty(n_samples + 1 if exact else 1, np.int64),
+            np.empty(33, np.int64),
             np.zeros((256, n_cols)), np.zeros(4, np.uint64), np.empty((3, n_cols)))
 
 
