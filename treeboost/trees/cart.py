@@ -126,7 +126,8 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         if seed is None:
             seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         grower = self._grower(sample_indices.shape[0], total_weight, seed, parallel)
-        self.tree_, _ = grower.grow(Xb, stats, sq, sample_indices, workspace)
+        self.tree_, _ = grower.grow(Xb, stats, sq, sample_indices, workspace,
+                                    return_leaves=False)
         return self
 
     # -- prediction -------------------------------------------------------------------

@@ -590,7 +590,8 @@ class TreeGrower:
         self.dense_min_samples = dense_min_samples
         self.splitter = splitter
 
-    def grow(self, X_binned_T, stats, sq=None, sample_indices=None, workspace=None):
+    def grow(self, X_binned_T, stats, sq=None, sample_indices=None, workspace=None,
+             return_leaves=True):
         """Grow the tree.
 
         Parameters
@@ -606,12 +607,16 @@ class TreeGrower:
             The rows the tree sees (all rows by default).
         workspace : GrowerWorkspace, optional
             Work arrays to reuse from the previous tree (fresh ones by default).
+        return_leaves : bool, default=True
+            Whether to map the rows to their leaves (boosting needs it; a forest does not,
+            and saves an array of n_samples integers per worker).
 
         Returns
         -------
         tree : Tree
-        leaf_of_sample : ndarray of shape (n_samples,)
-            Leaf id of every row, ``-1`` for rows not in ``sample_indices``.
+        leaf_of_sample : ndarray of shape (n_samples,) or None
+            Leaf id of every row, ``-1`` for rows not in ``sample_indices`` (None
+            without ``return_leaves``).
         """
         bm = self.bin_mapper
         n_features, n_samples = X_binned_T.shape
@@ -681,6 +686,8 @@ class TreeGrower:
                     bin_threshold=bin_thr, value=value, impurity=impurity,
                     n_node_samples=np.rint(total[:, -1]).astype(np.int64),
                     weighted_n_node_samples=weight, gain=gain, depth=depth)
+        if not return_leaves:
+            return tree, None
         leaf_of_sample = np.full(n_samples, -1, np.int64)
         leaves = np.flatnonzero(leaf)
         leaf_of_sample[idx] = _leaf_ids(idx, start, end, leaves)
