@@ -161,7 +161,7 @@ class _ForestClassifierMixin:
         Xe = self._encoded(X)
         proba = np.zeros((Xe.shape[0], self.n_classes_))
         for t in self.estimators_:
-            proba += t.tree_.predict(Xe)
+            t.tree_.add_predictions(Xe, proba)
         return proba / len(self.estimators_)
 
     def predict_log_proba(self, X):
@@ -183,10 +183,10 @@ class _ForestRegressorMixin:
     def predict(self, X):
         """Mean of the trees' predictions."""
         Xe = self._encoded(X)
-        total = np.zeros(Xe.shape[0])
+        total = np.zeros((Xe.shape[0], 1))
         for t in self.estimators_:
-            total += t.tree_.predict(Xe)[:, 0]
-        return total / len(self.estimators_)
+            t.tree_.add_predictions(Xe, total)
+        return total[:, 0] / len(self.estimators_)
 
 
 _DOC = """

@@ -43,6 +43,22 @@ def _apply_raw_serial(X, left, right, feature, threshold, missing_left, is_cat, 
         out[i] = node
 
 
+@njit(nogil=True, cache=True, parallel=True)
+def _accumulate_raw(X, left, right, feature, threshold, missing_left, is_cat, bitset, value,
+                    out):
+    """``out[i] += value[leaf of row i]``: a forest sums its trees' outputs without a leaf
+    array and a gathered copy of the values per tree."""
+    for i in prange(X.shape[0]):
+        node = 0
+        while left[node] != TREE_LEAF:
+            if _goes_left(X[i, feature[node]], node, threshold, missing_left, is_cat, bitset):
+                node = left[node]
+            else:
+                node = right[node]
+        for k in range(value.shape[1]):
+            out[i, k] += value[node, k]
+
+
 @njit(nogil=True, cache=True)
 def _apply_binned(Xb_T, left, right, feature, bin_threshold, missing_left, is_cat, bitset,
                   missing_code, out):
@@ -177,6 +193,13 @@ class Tree:
     def predict(self, X):
         """Value of the leaf each row reaches, shape (n_samples, n_outputs)."""
         return self.value[self.apply(X)]
+
+    def add_predictions(self, X, out):
+        """``out += self.predict(X)``, in place and without temporaries (``out`` is a
+        C-contiguous float64 array of shape (n_samples, n_outputs))."""
+        _accumulate_raw(X, *self._args(), np.ascontiguousarray(self.value, dtype=np.float64),
+                        out)
+        return out
 
     def decision_path(self, X):
         """CSR indicator matrix (n_samples, node_count) of the nodes each row visits."""
