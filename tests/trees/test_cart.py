@@ -228,3 +228,18 @@ def test_nan_in_X_is_missing_not_an_error():
     X[::5, 0] = np.nan
     clf = DecisionTreeClassifier().fit(X, y)
     assert np.isfinite(clf.predict_proba(X)).all()
+
+
+def test_add_predictions_adds_exactly_what_predict_returns():
+    """The forests' in-place accumulation equals adding predict's output, bit for bit,
+    with NaN in X and for float32 X."""
+    rng = np.random.RandomState(3)
+    X = rng.normal(size=(3000, 4))
+    X[rng.rand(*X.shape) < 0.1] = np.nan
+    y = rng.randint(0, 3, 3000)
+    tree = DecisionTreeClassifier(max_depth=8, random_state=0).fit(X, y).tree_
+    for Xq in (X, X.astype(np.float32)):
+        start = rng.normal(size=(3000, 3))
+        out = start.copy()
+        tree.add_predictions(Xq, out)
+        np.testing.assert_array_equal(out, start + tree.predict(Xq))
