@@ -7,8 +7,33 @@ it.  Inside a worker each tree runs its kernels on one thread (``parallel=False`
 core, as in scikit-learn).  Under
 ``joblib.parallel_config(backend="dask")`` the same tasks run on the cluster's workers.
 """
+import ctypes
+
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
+
+
+def _find_malloc_trim():
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (AttributeError, OSError, TypeError):     # not glibc: nothing to do
+        return None
+
+
+_malloc_trim = _find_malloc_trim()
+
+
+def release_free_memory():
+    """Return the C heap's free pages to the operating system (glibc; a no-op elsewhere).
+
+    Each worker thread allocates from its own glibc arena; a tree's short-lived arrays
+    (bootstrap counts, weights, statistics) end up between the arrays the fitted trees
+    keep, and glibc holds the freed pages between them.  Trimming after each tree took
+    34 MB off the peak of a 100-tree forest on 100k rows (477 -> 443 MiB) for about 3 %
+    of the fit time.
+    """
+    if _malloc_trim is not None:
+        _malloc_trim(0)
 
 
 def n_workers(n_jobs, n_tasks):

@@ -16,7 +16,7 @@ from ..trees.encoding import check_weights
 from ..trees.grower import GrowerWorkspace
 from ..trees.targets import check_regression_target, encode_classification_target
 from ._base import BaseTreeEnsemble, resolve_max_samples
-from ._parallel import run_chunks
+from ._parallel import release_free_memory, run_chunks
 
 
 def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, w):
@@ -30,6 +30,8 @@ def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, w):
             stats, sq = est._stats(y, weights)
             est._grow(Xb, stats, sq, np.flatnonzero(weights > 0), total_weight=weights.sum(),
                       parallel=parallel, seed=int(bag._member_seeds[i]), workspace=workspace)
+            del weights, stats, sq
+            release_free_memory()
         else:
             rows = np.repeat(np.arange(y.shape[0]), rows_counts)
             Xi = Xe[rows] if features is None else Xe[np.ix_(rows, features)]

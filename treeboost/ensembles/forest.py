@@ -18,7 +18,7 @@ from ..trees.encoding import check_weights
 from ..trees.grower import GrowerWorkspace
 from ..trees.targets import check_regression_target, encode_classification_target
 from ._base import BaseTreeEnsemble, bootstrap_counts, resolve_max_samples
-from ._parallel import run_chunks
+from ._parallel import release_free_memory, run_chunks
 
 _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
                 "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
@@ -47,6 +47,8 @@ def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws):
         tree._grow(Xb, stats, sq, rows, total_weight=weights.sum(), parallel=parallel,
                    seed=int(seeds[i]), workspace=workspace)
         out.append((tree, np.packbits(counts == 0)))
+        del counts, weights, stats, sq, rows
+        release_free_memory()
     return out
 
 
