@@ -10,8 +10,13 @@ Histograms: a node with at least ``dense_min_samples`` samples gets a dense hist
 of two children the smaller one's is built from its samples and the larger one's is the
 parent's minus the smaller one's, in the parent's buffer.  Small nodes use a sorted,
 compressed histogram instead (cheaper than zeroing and scanning every bin).  With
-per-node feature sampling (``max_features``) only the sampled features are built, with
-no subtraction (the parent's histogram would not cover the child's features).
+per-node feature sampling (``max_features``) no subtraction is possible (the parent's
+histogram would not cover the child's features), so every node gathers compressed
+histograms of its sampled features straight from its samples.
+
+Memory: :func:`grow_tree` works in a :class:`GrowerWorkspace` that consecutive trees
+reuse, and its loop runs on borrowed array views (:mod:`._borrow`) so that numba does not
+reference-count the arrays it passes around.
 """
 import numpy as np
 from numba import njit
