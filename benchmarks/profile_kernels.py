@@ -1,0 +1,130 @@
+"""Where a fit spends its time inside the numba kernels, by function (Linux, perf).
+
+    python benchmarks/profile_kernels.py forest|bagging|gbdt|tree [--n-estimators N]
+
+perf sees numba's compiled code as anonymous addresses.  This script compiles the kernels
+afresh in a private cache directory (so that their object code is at hand), fits the model
+under ``perf record`` attached to itself, then writes ``/tmp/perf-<pid>.map`` from the
+symbol tables of the compiled objects and prints ``perf report`` by function.  Inlined
+helpers count towards their caller.  The first run compiles everything (about a minute).
+The NRT_incref / NRT_decref of numba's runtime show up as unnamed addresses.
+"""
+import argparse
+import os
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+# before numba is imported: a fresh cache keeps the object code of every kernel in memory
+os.environ.setdefault("NUMBA_CACHE_DIR", tempfile.mkdtemp(prefix="tb-prof-"))
+
+import numpy as np  # noqa: E402
+from sklearn.datasets import make_classification  # noqa: E402
+
+import treeboost as tb  # noqa: E402
+
+
+def elf_functions(obj):
+    """(name, size) of the defined functions in an ELF64 little-endian object file."""
+    shoff, = struct.unpack_from("<Q", obj, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", obj, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + i * shentsize)
+                for i in range(shnum)]
+    out = []
+    for sh_name, sh_type, _, _, off, size, link, _, _, entsize in sections:
+        if sh_type != 2:                         # SHT_SYMTAB
+            continue
+        stroff = sections[link][4]
+        for k in range(size // entsize):
+            st_name, st_info, _, st_shndx, _, st_size = struct.unpack_from(
+                "<IBBHQQ", obj, off + k * entsize)
+            if st_info & 0xF == 2 and st_shndx != 0 and st_size:     # defined STT_FUNC
+                end = obj.index(b"\0", stroff + st_name)
+                out.append((obj[stroff + st_name:end].decode(), st_size))
+    return out
+
+
+def short_name(symbol):
+    """``module.function`` from a numba symbol (Itanium-style nested name)."""
+    i = symbol.find("N") + 1 if symbol.startswith("_ZN") else 0
+    names = []
+    while i < len(symbol) and symbol[i].isdigit():
+        j = i
+        while j < len(symbol) and symbol[j].isdigit():
+            j += 1
+        k = int(symbol[i:j])
+        names.append(symbol[j:j + k])
+        i = j + k
+    if "treeboost" in names:
+        return ".".join(names[names.index("treeboost") + 2:][:2]) or symbol[:40]
+    return ".".join(names[-2:]) if names else symbol[:40]
+
+
+def write_perf_map():
+    """/tmp/perf-<pid>.map for every compiled treeboost kernel (and what it inlined)."""
+    from numba.core.registry import CPUDispatcher
+    entries = {}
+    for modname, mod in list(sys.modules.items()):
+        if not modname.startswith("treeboost"):
+            continue
+        for obj in vars(mod).values():
+            if not isinstance(obj, CPUDispatcher):
+                continue
+            for cres in obj.overloads.values():
+                lib = cres.library
+                try:
+                    code = lib._get_compiled_object()
+                except Exception:       # loaded from an older cache: no object code
+                    continue
+                for sym, size in elf_functions(code):
+                    try:
+                        addr = lib._codegen._engine.get_function_address(sym)
+                    except Exception:
+                        addr = 0
+                    if addr:
+                        entries[addr] = (size, short_name(sym))
+    with open(f"/tmp/perf-{os.getpid()}.map", "w") as fh:
+        for addr in sorted(entries):
+            size, name = entries[addr]
+            fh.write(f"{addr:x} {size:x} {name}\n")
+    return len(entries)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("model", choices=["forest", "bagging", "gbdt", "tree"])
+    ap.add_argument("--n-estimators", type=int, default=20)
+    ap.add_argument("--n-samples", type=int, default=100_000)
+    args = ap.parse_args()
+    X, y = make_classification(n_samples=args.n_samples, n_features=40, n_informative=20,
+                               random_state=0)
+    n = args.n_estimators
+    make = {"forest": lambda: tb.RandomForestClassifier(n_estimators=n, n_jobs=1,
+                                                        random_state=0),
+            "bagging": lambda: tb.BaggingClassifier(n_estimators=n, n_jobs=1, random_state=0),
+            "gbdt": lambda: tb.GradientBoostingClassifier(n_estimators=n, random_state=0),
+            "tree": lambda: tb.DecisionTreeClassifier(random_state=0)}[args.model]
+    make().fit(X[:2000], y[:2000])               # compile
+    out = tempfile.mktemp(suffix=".perf.data")
+    perf = subprocess.Popen(["perf", "record", "-F", "2999", "-o", out, "-p",
+                             str(os.getpid())], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    time.sleep(1.0)
+    t = time.perf_counter()
+    make().fit(X, y)
+    fit = time.perf_counter() - t
+    perf.send_signal(signal.SIGINT)
+    perf.wait()
+    n_syms = write_perf_map()
+    print(f"{args.model}: fit {fit:.2f} s; {n_syms} kernel symbols mapped\n")
+    report = subprocess.run(["perf", "report", "-i", out, "--no-children", "--sort",
+                             "symbol", "--stdio"], capture_output=True, text=True).stdout
+    rows = [line for line in report.splitlines() if "%" in line and not line.startswith("#")]
+    print("\n".join(line.rstrip()[:100] for line in rows[:20]))
+
+
+if __name__ == "__main__":
+    main()
