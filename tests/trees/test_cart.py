@@ -243,3 +243,13 @@ def test_add_predictions_adds_exactly_what_predict_returns():
         out = start.copy()
         tree.add_predictions(Xq, out)
         np.testing.assert_array_equal(out, start + tree.predict(Xq))
+
+
+def test_add_predictions_refuses_an_out_array_of_the_wrong_shape():
+    rng = np.random.RandomState(4)
+    X = rng.normal(size=(50, 3))
+    tree = DecisionTreeClassifier(random_state=0).fit(X, rng.randint(0, 2, 50)).tree_
+    for out in (np.zeros((49, 2)), np.zeros((50, 3)), np.zeros((50, 2), np.float32),
+                np.zeros((2, 50)).T, [[0.0, 0.0]] * 50):
+        with pytest.raises(ValueError, match="out must be"):
+            tree.add_predictions(X, out)

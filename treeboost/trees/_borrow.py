@@ -11,9 +11,9 @@ binned matrix, whose count then bounces between cores.
 :func:`borrow` returns a view of an array (or of each array in a tuple) without a
 memory-info block, as :func:`numba.carray` does for foreign memory: counting it is a
 null-pointer test.  The caller must keep the original alive for as long as the view is
-used, which the grower does by allocating in :func:`~.grower.grow_tree` and borrowing
-only for the duration of one call to the growth loop; no borrowed view is ever
-returned to Python.
+used: :func:`~.grower.grow_tree` borrows the workspace's arrays (owned by a
+:class:`~.grower.GrowerWorkspace`) and its inputs only for one call to the growth loop,
+to which it also passes the owners, and never returns a borrowed view to Python.
 """
 from numba import types
 from numba.extending import intrinsic

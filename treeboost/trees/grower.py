@@ -86,17 +86,10 @@ def _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, stats,
     feature, bin_thr, missing_left, bitset, cand_left, gain = split
     n = end - start
     if mode != MODE_SUBTRACT:
-        if stats.shape[1] == 3:
-            for i in range(n):
-                s = idx[start + i]
-                ostats[i, 0] = stats[s, 0]
-                ostats[i, 1] = stats[s, 1]
-                ostats[i, 2] = stats[s, 2]
-        else:
-            for i in range(n):
-                s = idx[start + i]
-                for c in range(stats.shape[1]):
-                    ostats[i, c] = stats[s, c]
+        for i in range(n):
+            s = idx[start + i]
+            for c in range(stats.shape[1]):
+                ostats[i, c] = stats[s, c]
     hist = pool[max(slot, 0)]
     sib = pool[max(sib_slot, 0)]
     best = -1

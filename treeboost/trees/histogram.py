@@ -157,20 +157,11 @@ def gather_bitmap(col, idx, start, end, ostats, missing_code, sparse_hist, bits,
     """
     n_stats = ostats.shape[1]
     one = np.uint64(1)
-    if n_stats == 3:
-        # the usual width (two classes, or (w, w*y), plus the count) unrolled
-        for i in range(end - start):
-            b = col[idx[start + i]]
-            bits[b >> 6] |= one << np.uint64(b & 63)
-            sparse_hist[b, 0] += ostats[i, 0]
-            sparse_hist[b, 1] += ostats[i, 1]
-            sparse_hist[b, 2] += ostats[i, 2]
-    else:
-        for i in range(end - start):
-            b = col[idx[start + i]]
-            bits[b >> 6] |= one << np.uint64(b & 63)
-            for c in range(n_stats):
-                sparse_hist[b, c] += ostats[i, c]
+    for i in range(end - start):
+        b = col[idx[start + i]]
+        bits[b >> 6] |= one << np.uint64(b & 63)
+        for c in range(n_stats):
+            sparse_hist[b, c] += ostats[i, c]
     for c in range(n_stats):
         miss[c] = 0.0
     m = 0

@@ -19,28 +19,30 @@ def _goes_left(x, node, threshold, missing_left, is_cat, bitset):
     return x <= threshold[node]
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat, bitset):
+    """The leaf row ``i`` of the raw matrix ``X`` reaches."""
+    node = 0
+    while left[node] != TREE_LEAF:
+        if _goes_left(X[i, feature[node]], node, threshold, missing_left, is_cat, bitset):
+            node = left[node]
+        else:
+            node = right[node]
+    return node
+
+
 @njit(nogil=True, cache=True, parallel=True)
 def _apply_raw(X, left, right, feature, threshold, missing_left, is_cat, bitset, out):
     for i in prange(X.shape[0]):
-        node = 0
-        while left[node] != TREE_LEAF:
-            if _goes_left(X[i, feature[node]], node, threshold, missing_left, is_cat, bitset):
-                node = left[node]
-            else:
-                node = right[node]
-        out[i] = node
+        out[i] = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat,
+                              bitset)
 
 
 @njit(nogil=True, cache=True)
 def _apply_raw_serial(X, left, right, feature, threshold, missing_left, is_cat, bitset, out):
     for i in range(X.shape[0]):
-        node = 0
-        while left[node] != TREE_LEAF:
-            if _goes_left(X[i, feature[node]], node, threshold, missing_left, is_cat, bitset):
-                node = left[node]
-            else:
-                node = right[node]
-        out[i] = node
+        out[i] = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat,
+                              bitset)
 
 
 @njit(nogil=True, cache=True, parallel=True)
@@ -49,12 +51,8 @@ def _accumulate_raw(X, left, right, feature, threshold, missing_left, is_cat, bi
     """``out[i] += value[leaf of row i]``: a forest sums its trees' outputs without a leaf
     array and a gathered copy of the values per tree."""
     for i in prange(X.shape[0]):
-        node = 0
-        while left[node] != TREE_LEAF:
-            if _goes_left(X[i, feature[node]], node, threshold, missing_left, is_cat, bitset):
-                node = left[node]
-            else:
-                node = right[node]
+        node = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat,
+                            bitset)
         for k in range(value.shape[1]):
             out[i, k] += value[node, k]
 
@@ -197,6 +195,15 @@ class Tree:
     def add_predictions(self, X, out):
         """``out += self.predict(X)``, in place and without temporaries (``out`` is a
         C-contiguous float64 array of shape (n_samples, n_outputs))."""
+        # the kernel writes out[i, k] unchecked: a wrong shape must not reach it
+        if (not isinstance(out, np.ndarray) or out.dtype != np.float64
+                or not out.flags.c_contiguous
+                or out.shape != (X.shape[0], self.value.shape[1])):
+            raise ValueError(
+                f"out must be a C-contiguous float64 array of shape "
+                f"({X.shape[0]}, {self.value.shape[1]}), got "
+                f"{getattr(out, 'dtype', type(out).__name__)} of shape "
+                f"{getattr(out, 'shape', None)}.")
         _accumulate_raw(X, *self._args(), np.ascontiguousarray(self.value, dtype=np.float64),
                         out)
         return out
