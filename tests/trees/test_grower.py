@@ -35,8 +35,8 @@ def test_a_reused_workspace_grows_the_same_trees_as_fresh_ones():
     deep = DecisionTreeClassifier(random_state=0).fit(X, y)
     for est in (deep, shallow, deep):
         g = est._grower(X.shape[0], float(X.shape[0]), 0, parallel=False)
-        stats, sq = est._stats(np.searchsorted(est.classes_, y), np.ones(X.shape[0]))
+        stats = est._stats(np.searchsorted(est.classes_, y), np.ones(X.shape[0]))
         Xb = est.bin_mapper_.transform(est._encoder.transform(X))
-        tree, _ = g.grow(Xb, stats, sq, None, ws)
-        fresh, _ = g.grow(Xb, stats, sq, None, None)
+        tree, _ = g.grow(Xb, stats, None, None, ws)
+        fresh, _ = g.grow(Xb, stats, None, None, None)
         _same_tree(tree, fresh)

@@ -71,10 +71,17 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
         return tags
 
 
-def bootstrap_counts(seed, n_samples, n_draws):
-    """How many times each row is drawn in a bootstrap sample of ``n_draws`` rows."""
-    rng = np.random.RandomState(seed)
-    return np.bincount(rng.randint(0, n_samples, n_draws), minlength=n_samples)
+def in_bag_rows(n_samples, n_draws):
+    """A bound on the distinct rows of a bootstrap sample of ``n_draws`` rows that is
+    rarely exceeded: the expectation ``n (1 - (1 - 1/n)^draws)`` (63 % of n when
+    ``draws = n``) plus ``4 sqrt(n) + 64``, over ten standard deviations (the standard
+    deviation is about ``0.31 sqrt(n)`` when ``draws = n``).
+
+    A forest sizes each worker's row buffers by it, not by ``n``; a sample that
+    exceeds it only makes the buffers grow for the next trees."""
+    expected = n_samples * -np.expm1(n_draws * np.log1p(-1.0 / n_samples)) \
+        if n_samples > 1 else float(n_samples)
+    return int(min(n_samples, np.ceil(expected + 4.0 * np.sqrt(n_samples) + 64)))
 
 
 def resolve_max_samples(max_samples, n_samples):

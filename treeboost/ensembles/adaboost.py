@@ -66,8 +66,7 @@ class BaseAdaBoost(BaseTreeEnsemble):
             w = weights
         if isinstance(est, BaseDecisionTree):
             self._attach(est)
-            stats, sq = est._stats(y, w)
-            est._grow(Xb, stats, sq, np.flatnonzero(w > 0), total_weight=w.sum(),
+            est._grow(Xb, est._stats(y, w), np.flatnonzero(w > 0), total_weight=w.sum(),
                       parallel=True)
         else:
             yy = self.classes_[y] if isinstance(self, ClassifierMixin) else y

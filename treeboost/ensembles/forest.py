@@ -11,14 +11,18 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 
-from ..trees.cart import (BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor,
-                          class_stats, regression_stats)
+from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 from ..trees.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ..trees.encoding import check_weights
 from ..trees.grower import GrowerWorkspace
+from ..trees.statistics import SampleStatistics
 from ..trees.targets import check_regression_target, encode_classification_target
-from ._base import BaseTreeEnsemble, bootstrap_counts, resolve_max_samples
+from ._base import BaseTreeEnsemble, in_bag_rows, resolve_max_samples
+from ._bootstrap import bootstrap_weights
 from ._parallel import release_free_memory, run_chunks
+
+#: ``sample_weight`` of :func:`bootstrap_weights` for unit weights
+_UNIT = np.empty(0)
 
 _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
                 "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
@@ -28,28 +32,51 @@ _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf
 def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws):
     """Fit ``trees[i]`` for ``i`` in ``chunk``; returns each with its out-of-bag rows as
     bits (1/64 of the memory of the counts, which for 100 trees on 100k rows held 80 MB
-    until the last tree was done)."""
+    until the last tree was done).  ``y`` is float64 (class codes for a classifier), as
+    the kernels read it, so that no tree converts it again; ``w`` is None for unit
+    weights (no array of n ones).
+
+    The worker's only per-row buffers are the bootstrap weights, the rows drawn and its
+    :class:`GrowerWorkspace`, all reused from tree to tree."""
     out = []
-    workspace = GrowerWorkspace(min_rows=y.shape[0])
+    n = y.shape[0]
+    workspace = GrowerWorkspace(min_rows=in_bag_rows(n, n_draws) if forest.bootstrap else n)
+    weights = np.empty(n)
+    subsample = getattr(forest, "class_weight", None) == "balanced_subsample"
     for i in chunk:
         tree = trees[i]
-        counts = (bootstrap_counts(seeds[i], y.shape[0], n_draws) if forest.bootstrap
-                  else np.ones(y.shape[0], np.int64))
-        weights = w * counts
-        if getattr(forest, "class_weight", None) == "balanced_subsample":
-            drawn = counts > 0
-            cw = np.zeros_like(weights)
-            cw[drawn] = compute_sample_weight("balanced", y[drawn],
-                                              indices=None) if drawn.any() else 0
-            weights = weights * cw
-        stats, sq = forest._stats(y, weights)
-        rows = np.flatnonzero(weights > 0)
-        tree._grow(Xb, stats, sq, rows, total_weight=weights.sum(), parallel=parallel,
-                   seed=int(seeds[i]), workspace=workspace)
-        out.append((tree, np.packbits(counts == 0)))
-        del counts, weights, stats, sq, rows
+        bits = np.zeros((n + 7) // 8, np.uint8)
+        # with balanced_subsample the class weights come from the draw counts
+        sw = _UNIT if w is None or subsample else w
+        if forest.bootstrap:
+            bootstrap_weights(int(seeds[i]), n_draws, sw, weights, bits)
+        else:
+            weights[:] = 1.0 if sw is _UNIT else sw
+        tree_weights = weights
+        if subsample:
+            tree_weights = _balance_subsample(y, weights, forest.n_classes_)
+            if w is not None:
+                tree_weights *= w
+        rows = np.flatnonzero(tree_weights > 0)
+        tree._grow(Xb, forest._stats(y, tree_weights), rows,
+                   total_weight=tree_weights.sum(), parallel=parallel, seed=int(seeds[i]),
+                   workspace=workspace)
+        out.append((tree, bits))
+        del rows, tree_weights
         release_free_memory()
     return out
+
+
+def _balance_subsample(y, counts, n_classes):
+    """``counts * n_drawn / (n_present * n_k)`` with ``n_k`` the draws of row ``i``'s class
+    and ``n_present`` the classes drawn: every class weighs the same in the sample
+    (scikit-learn's "balanced_subsample", which counts repeated draws)."""
+    codes = y.astype(np.intp)
+    per_class = np.bincount(codes, weights=counts, minlength=n_classes)
+    present = per_class > 0
+    class_weight = np.zeros(n_classes)
+    class_weight[present] = per_class.sum() / (present.sum() * per_class[present])
+    return counts * class_weight[codes]
 
 
 class BaseForest(BaseTreeEnsemble):
@@ -85,11 +112,14 @@ class BaseForest(BaseTreeEnsemble):
                              f"{len(self.estimators_)} trees already fitted with "
                              f"warm_start=True.")
         Xe = self._encode_X(X, reset=not warm)
-        y = self._validate_target(y, Xe.shape[0])
+        # one float64 target (class codes for a classifier): the kernels read it as such
+        y = np.asarray(self._validate_target(y, Xe.shape[0]), dtype=np.float64)
         w = check_weights(sample_weight, Xe, None if self._is_classifier() else y)
         if self._is_classifier() and getattr(self, "class_weight", None) not in (
                 None, "balanced_subsample"):
-            w = w * compute_sample_weight(self.class_weight, y)
+            # a dict names the classes by their labels, not by their codes
+            w = w * compute_sample_weight(self.class_weight,
+                                          self.classes_[y.astype(np.intp)])
         if warm:
             Xb = self.bin_mapper_.transform(Xe)
             seeds_all = self._seeds(self.n_estimators)
@@ -101,6 +131,10 @@ class BaseForest(BaseTreeEnsemble):
             self.estimators_ = []
             self._oob_bits = []
         seeds = seeds_all[start:]
+        unit = sample_weight is None and getattr(self, "class_weight", None) in (
+            None, "balanced_subsample")
+        if unit:
+            w = None    # n ones: the workers take None for them
         n_draws = resolve_max_samples(self.max_samples, Xe.shape[0]) if self.bootstrap \
             else Xe.shape[0]
         trees = [self._attach(self._make_tree(s)) for s in seeds]
@@ -156,7 +190,7 @@ class _ForestClassifierMixin:
         return y_enc
 
     def _stats(self, y, weights):
-        return class_stats(y, weights, self.n_classes_), None
+        return SampleStatistics.classes(y, weights, self.n_classes_)
 
     def predict_proba(self, X):
         """Mean of the trees' class probabilities."""
@@ -180,7 +214,7 @@ class _ForestRegressorMixin:
         return check_regression_target(y, n_samples)
 
     def _stats(self, y, weights):
-        return regression_stats(y, weights)
+        return SampleStatistics.regression(y, weights)
 
     def predict(self, X):
         """Mean of the trees' predictions."""

@@ -21,6 +21,7 @@ from ..persistence import PersistenceMixin
 from .encoding import EncoderMixin, check_weights
 from .targets import check_regression_target, encode_classification_target
 from .grower import TreeGrower
+from .statistics import SampleStatistics
 
 
 def resolve_max_features(max_features, n_features):
@@ -100,8 +101,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_).fit(
             Xe if positive.all() else Xe[positive])
         Xb = self.bin_mapper_.transform(Xe)
-        stats, sq = self._stats(y, sample_weight)
-        self._grow(Xb, stats, sq, np.flatnonzero(positive),
+        self._grow(Xb, self._stats(y, sample_weight), np.flatnonzero(positive),
                    total_weight=sample_weight.sum(), parallel=True)
         return self
 
@@ -119,14 +119,14 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
             max_features=self.max_features_, max_leaf_nodes=self.max_leaf_nodes,
             random_state=seed, parallel=parallel, splitter=self.splitter)
 
-    def _grow(self, Xb, stats, sq, sample_indices, total_weight, parallel, seed=None,
+    def _grow(self, Xb, stats, sample_indices, total_weight, parallel, seed=None,
               workspace=None):
         """Grow ``tree_`` on already binned data (the ensembles call this directly, with
         a :class:`~treeboost.trees.grower.GrowerWorkspace` per worker)."""
         if seed is None:
             seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         grower = self._grower(sample_indices.shape[0], total_weight, seed, parallel)
-        self.tree_, _ = grower.grow(Xb, stats, sq, sample_indices, workspace,
+        self.tree_, _ = grower.grow(Xb, stats, None, sample_indices, workspace,
                                     return_leaves=False)
         return self
 
@@ -274,8 +274,10 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def _stats(self, y, sample_weight):
         if self.class_weight is not None:
-            sample_weight = sample_weight * compute_sample_weight(self.class_weight, y)
-        return class_stats(y, sample_weight, self.n_classes_), None
+            # a dict names the classes by their labels, not by their codes
+            sample_weight = sample_weight * compute_sample_weight(
+                self.class_weight, self.classes_[np.asarray(y, dtype=np.intp)])
+        return SampleStatistics.classes(y, sample_weight, self.n_classes_)
 
     def predict_proba(self, X):
         """Class probabilities: the weighted class fractions of the leaf reached."""
@@ -343,28 +345,9 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         return check_regression_target(y, n_samples)
 
     def _stats(self, y, sample_weight):
-        return regression_stats(y, sample_weight)
+        return SampleStatistics.regression(y, sample_weight)
 
     def predict(self, X):
         """Weighted mean target of the leaf reached."""
         Xe = self._transform(X)
         return self.tree_.predict(Xe)[:, 0]
-
-
-def class_stats(y_encoded, sample_weight, n_classes):
-    """Per-sample statistics of classification: ``w`` in the column of the class, then
-    the count column."""
-    n = y_encoded.shape[0]
-    stats = np.zeros((n, n_classes + 1))
-    stats[np.arange(n), y_encoded] = sample_weight
-    stats[:, -1] = sample_weight > 0
-    return stats
-
-
-def regression_stats(y, sample_weight):
-    """Per-sample statistics of regression, ``(w, w*y, count)``, and ``w*y^2``."""
-    stats = np.empty((y.shape[0], 3))
-    stats[:, 0] = sample_weight
-    stats[:, 1] = sample_weight * y
-    stats[:, 2] = sample_weight > 0
-    return stats, sample_weight * y * y

@@ -26,6 +26,7 @@ from .criteria import node_impurity, NEWTON, SQUARED_ERROR
 from .tree import Tree
 from .histogram import build_histograms_parallel, build_histograms_serial
 from .partition import goes_left_binned, partition_parallel
+from .statistics import SampleStatistics, add_sample, copy_sample, sample_sq
 from .splitting import (MODE_BUILD, MODE_READY, MODE_SORT, MODE_SUBTRACT,
                         eval_features_parallel, eval_features_serial, make_scratch)
 
@@ -73,7 +74,7 @@ def _get_slot(pool, free, n_free):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, stats, ostats,
+def _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, source, src, ostats,
                 start, end, total, n_bins, missing_code, is_cat, crit, n_stats, l2,
                 min_leaf, min_w, n_threads, parallel_min_work, scratch, result, split):
     """Best split of a node over ``feats`` (then ``rest`` if none is valid).
@@ -87,9 +88,7 @@ def _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, stats,
     n = end - start
     if mode != MODE_SUBTRACT:
         for i in range(n):
-            s = idx[start + i]
-            for c in range(stats.shape[1]):
-                ostats[i, c] = stats[s, c]
+            copy_sample(ostats, i, source, src, idx[start + i])
     hist = pool[max(slot, 0)]
     sib = pool[max(sib_slot, 0)]
     best = -1
@@ -136,7 +135,7 @@ def _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, stats,
 
 
 @njit(nogil=True, cache=True)
-def _grow_nodes(owners, Xb_T, stats, sq, n_bins, is_cat, work, nodes, result, scratch, pool,
+def _grow_nodes(owners, Xb_T, source, src, n_bins, is_cat, work, nodes, result, scratch, pool,
                 free, n_free, cap, missing_code, crit, n_stats, l2, max_depth, min_samples_split,
                 min_samples_leaf, min_weight_leaf, min_decrease, max_features, max_leaf_nodes,
                 dense_min_samples, n_threads, parallel_min_work, random_split):
@@ -150,7 +149,7 @@ def _grow_nodes(owners, Xb_T, stats, sq, n_bins, is_cat, work, nodes, result, sc
     f_rand = result[6]
     split = (feature, bin_thr, missing_left, bitset, cand_left, gain)
     n_features = Xb_T.shape[0]
-    n_cols = stats.shape[1]
+    n_cols = ostats.shape[1]
     cnt = n_cols - 1
     n = idx.shape[0]
     sampling = max_features < n_features
@@ -164,10 +163,9 @@ def _grow_nodes(owners, Xb_T, stats, sq, n_bins, is_cat, work, nodes, result, sc
     # root statistics
     for i in range(n):
         s = idx[i]
-        for c in range(n_cols):
-            total[0, c] += stats[s, c]
+        add_sample(total, 0, source, src, s)
         if use_sq:
-            sq_sum[0] += sq[s]
+            sq_sum[0] += sample_sq(source, src, s)
     start[0] = 0
     end[0] = n
     root_w = 0.0
@@ -237,8 +235,8 @@ def _grow_nodes(owners, Xb_T, stats, sq, n_bins, is_cat, work, nodes, result, sc
                     f_rand[f] = np.int64(_rand(state) >> np.uint64(2))
             if mode == MODE_BUILD and slot < 0:
                 pool, free, slot = _get_slot(pool, free, n_free)
-            best = _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, stats,
-                               ostats, start[node], end[node], total[node], n_bins,
+            best = _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx,
+                               source, src, ostats, start[node], end[node], total[node], n_bins,
                                missing_code, is_cat, crit, n_stats, l2, min_samples_leaf,
                                min_weight_leaf, n_threads, parallel_min_work, scratch, result,
                                split)
@@ -310,18 +308,16 @@ def _grow_nodes(owners, Xb_T, stats, sq, n_bins, is_cat, work, nodes, result, sc
                     idx[s0 + nl] = s
                     nl += 1
                     if sums:
-                        for c in range(n_cols):
-                            total[lc, c] += stats[s, c]
+                        add_sample(total, lc, source, src, s)
                         if use_sq:
-                            sq_sum[lc] += sq[s]
+                            sq_sum[lc] += sample_sq(source, src, s)
                 else:
                     buf[nr] = s
                     nr += 1
                     if sums:
-                        for c in range(n_cols):
-                            total[rc, c] += stats[s, c]
+                        add_sample(total, rc, source, src, s)
                         if use_sq:
-                            sq_sum[rc] += sq[s]
+                            sq_sum[rc] += sample_sq(source, src, s)
             for i in range(nr):
                 idx[s0 + nl + i] = buf[i]
         if not sums:
@@ -396,10 +392,12 @@ def make_workspace(n_rows, cap, n_features, n_cols, n_hist_bins, n_slots, catego
 
     The per-node category sets (32 bytes) exist only with ``categorical`` features and
     the per-node left sums only for ``newton`` (boosting); otherwise they have one row.
+    Row indices are int32, 8 bytes per row less than int64 in the two row arrays
+    (:meth:`TreeGrower.grow` refuses more than ``2**31 - 1`` samples).
     """
     cat_cap = cap if categorical else 1
     left_cap = cap if newton else 1
-    rows = (np.empty(n_rows, np.int64), np.empty(n_rows, np.int64),
+    rows = (np.empty(n_rows, np.int32), np.empty(n_rows, np.int32),
             np.empty((n_rows, n_cols)))
     nodes = (np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int32),
              np.full(cap, -1, np.int32), np.full(cap, -1, np.int32),
@@ -440,7 +438,7 @@ def _reset_nodes(nodes, k):
 
 
 @njit(nogil=True, cache=True)
-def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n_stats, l2,
+def grow_tree(Xb_T, source, src, sample_idx, n_bins, is_cat, missing_code, crit, n_stats, l2,
               max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
               min_decrease, max_features, max_leaf_nodes, seed, dense_min_samples,
               n_threads, parallel_min_work, random_split, cap, ws):
@@ -476,7 +474,7 @@ def grow_tree(Xb_T, stats, sq, sample_idx, n_bins, is_cat, missing_code, crit, n
     work = (idx, buf, ostats, perm, all_feats, no_feats, state, open_nodes)
     owners = (work, ws)
     node_count, truncated = _grow_nodes(
-        owners, borrow(Xb_T), borrow(stats), borrow(sq), borrow(n_bins), borrow(is_cat),
+        owners, borrow(Xb_T), source, borrow(src), borrow(n_bins), borrow(is_cat),
         borrow(work), borrow(nodes), borrow(result), borrow(scratch), borrow(pool), free,
         n_free, cap, missing_code, crit, n_stats, l2, max_depth, min_samples_split,
         min_samples_leaf, min_weight_leaf, min_decrease, max_features, max_leaf_nodes,
@@ -596,11 +594,13 @@ class TreeGrower:
         ----------
         X_binned_T : ndarray of shape (n_features, n_samples)
             Feature-major codes from :meth:`BinMapper.transform`.
-        stats : ndarray of shape (n_samples, n_stats + 1)
-            Per-sample statistics; the last column is 1 for every sample that counts
-            towards ``n_node_samples`` (the count column).
+        stats : SampleStatistics or ndarray of shape (n_samples, n_stats + 1)
+            Per-sample statistics (:mod:`.statistics`); an array is taken as given rows,
+            whose last column is 1 for every sample that counts towards
+            ``n_node_samples`` (the count column).
         sq : ndarray of shape (n_samples,), optional
-            ``w * y**2`` for the variance a regression tree reports.
+            ``w * y**2`` for the variance a regression tree reports, with given rows
+            (zeros when missing).
         sample_indices : ndarray of int, optional
             The rows the tree sees (all rows by default).
         workspace : GrowerWorkspace, optional
@@ -618,20 +618,30 @@ class TreeGrower:
         """
         bm = self.bin_mapper
         n_features, n_samples = X_binned_T.shape
+        if n_samples > _MAX_ROWS:
+            raise ValueError(f"X has {n_samples} samples; a tree takes at most {_MAX_ROWS} "
+                             f"(its row indices are int32).")
         if sample_indices is None:
             sample_indices = np.arange(n_samples, dtype=np.int64)
-        if sq is None:
-            sq = np.zeros(n_samples if self.criterion == SQUARED_ERROR else 1)
+        if not isinstance(stats, SampleStatistics):
+            if sq is None and self.criterion == SQUARED_ERROR:
+                sq = np.zeros(n_samples)
+            stats = SampleStatistics.given(stats, sq)
+        elif sq is not None:
+            raise TypeError("sq goes with stats given as an array, not with "
+                            "SampleStatistics.")
+        if stats.n_samples != n_samples:
+            raise ValueError(f"stats describe {stats.n_samples} samples, X_binned_T has "
+                             f"{n_samples}.")
         max_features = n_features if self.max_features is None else int(self.max_features)
         dense_min = self.dense_min_samples
         if dense_min is None:
             dense_min = max(32, (bm.missing_values_code_ + 1) // 2)
-        stats = np.ascontiguousarray(stats, dtype=np.float64)
         max_depth = -1 if self.max_depth is None else int(self.max_depth)
         max_leaf_nodes = -1 if self.max_leaf_nodes is None else int(self.max_leaf_nodes)
         min_leaf = int(self.min_samples_leaf)
         n_hist_bins = bm.missing_values_code_ + 1
-        n_cols = stats.shape[1]
+        n_cols = stats.n_cols
         # enough histogram buffers for the usual number of open nodes up front (a pool
         # that grows by copying would move megabytes per tree), capped at ~64 MB
         slot_bytes = n_features * n_hist_bins * n_cols * 8
@@ -648,7 +658,8 @@ class TreeGrower:
             ws = workspace.get(n, cap, n_features, n_cols, n_hist_bins, n_slots,
                                bool(bm.is_categorical_.any()), self.criterion == NEWTON)
             out = grow_tree(
-                X_binned_T, stats, sq, np.asarray(sample_indices, dtype=np.int64),
+                X_binned_T, stats.source, stats.arrays,
+                np.asarray(sample_indices, dtype=np.int64),
                 bm.n_bins_, bm.is_categorical_, bm.missing_values_code_, self.criterion,
                 self.n_stats, float(self.l2_regularization), max_depth,
                 int(self.min_samples_split), min_leaf, float(self.min_weight_leaf),
@@ -703,6 +714,9 @@ class TreeGrower:
         w = total[:, :k].sum(axis=1)
         return w, total[:, :k] / np.where(w > 0, w, 1.0)[:, None]
 
+
+#: Most samples a tree takes: the workspace indexes rows with int32.
+_MAX_ROWS = 2 ** 31 - 1
 
 #: Node capacity of a new workspace: the trees of the usual forests and depth-limited
 #: trees fit, the odd larger tree costs one regrowth per doubling.
