@@ -19,7 +19,7 @@ from ._base import BaseTreeEnsemble, resolve_max_samples
 from ._parallel import release_free_memory, run_chunks
 
 
-def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, y_float, w):
+def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, w):
     out = []
     workspace = GrowerWorkspace(min_rows=y.shape[0])
     for i in chunk:
@@ -27,7 +27,7 @@ def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, y_float, w)
         rows_counts, features = plans[i]
         if isinstance(est, BaseDecisionTree) and features is None:
             weights = w * rows_counts
-            est._grow(Xb, est._stats(y_float, weights), np.flatnonzero(weights > 0),
+            est._grow(Xb, est._stats(y, weights), np.flatnonzero(weights > 0),
                       total_weight=weights.sum(), parallel=parallel,
                       seed=int(bag._member_seeds[i]), workspace=workspace)
             del weights
@@ -135,8 +135,7 @@ class BaseBagging(BaseTreeEnsemble):
                 est.max_features_ = None
             members.append(est)
         fitted = run_chunks(_fit_members, len(members), self.n_jobs, verbose=self.verbose,
-                            bag=self, members=members, plans=plans, Xe=Xe, Xb=Xb, y=y,
-                            y_float=np.asarray(y, dtype=np.float64), w=w)
+                            bag=self, members=members, plans=plans, Xe=Xe, Xb=Xb, y=y, w=w)
         if not warm:
             self.estimators_, self.estimators_samples_, self.estimators_features_ = [], [], []
         self.estimators_ += fitted

@@ -32,9 +32,9 @@ _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf
 def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws):
     """Fit ``trees[i]`` for ``i`` in ``chunk``; returns each with its out-of-bag rows as
     bits (1/64 of the memory of the counts, which for 100 trees on 100k rows held 80 MB
-    until the last tree was done).  ``y`` is float64 (class codes for a classifier), as
-    the kernels read it, so that no tree converts it again; ``w`` is None for unit
-    weights (no array of n ones).
+    until the last tree was done).  ``y`` holds int64 class codes (classifier) or float64
+    targets, as the kernels read them; ``w`` is None for unit weights (no array of n
+    ones).
 
     The worker's only per-row buffers are the bootstrap weights, the rows drawn and its
     :class:`GrowerWorkspace`, all reused from tree to tree."""
@@ -112,8 +112,7 @@ class BaseForest(BaseTreeEnsemble):
                              f"{len(self.estimators_)} trees already fitted with "
                              f"warm_start=True.")
         Xe = self._encode_X(X, reset=not warm)
-        # one float64 target (class codes for a classifier): the kernels read it as such
-        y = np.asarray(self._validate_target(y, Xe.shape[0]), dtype=np.float64)
+        y = self._validate_target(y, Xe.shape[0])
         w = check_weights(sample_weight, Xe, None if self._is_classifier() else y)
         if self._is_classifier() and getattr(self, "class_weight", None) not in (
                 None, "balanced_subsample"):

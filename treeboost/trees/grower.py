@@ -26,7 +26,7 @@ from .criteria import node_impurity, NEWTON, SQUARED_ERROR
 from .tree import Tree
 from .histogram import build_histograms_parallel, build_histograms_serial
 from .partition import goes_left_binned, partition_parallel
-from .statistics import SampleStatistics, add_sample, copy_sample, sample_sq
+from .statistics import SampleStatistics, add_sample, gather_samples, sample_sq
 from .splitting import (MODE_BUILD, MODE_READY, MODE_SORT, MODE_SUBTRACT,
                         eval_features_parallel, eval_features_serial, make_scratch)
 
@@ -74,7 +74,7 @@ def _get_slot(pool, free, n_free):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, source, src, ostats,
+def _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, src, ostats,
                 start, end, total, n_bins, missing_code, is_cat, crit, n_stats, l2,
                 min_leaf, min_w, n_threads, parallel_min_work, scratch, result, split):
     """Best split of a node over ``feats`` (then ``rest`` if none is valid).
@@ -87,8 +87,7 @@ def _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, source
     feature, bin_thr, missing_left, bitset, cand_left, gain = split
     n = end - start
     if mode != MODE_SUBTRACT:
-        for i in range(n):
-            copy_sample(ostats, i, source, src, idx[start + i])
+        gather_samples(ostats, idx, start, n, src)
     hist = pool[max(slot, 0)]
     sib = pool[max(sib_slot, 0)]
     best = -1
@@ -135,7 +134,7 @@ def _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, source
 
 
 @njit(nogil=True, cache=True)
-def _grow_nodes(owners, Xb_T, source, src, n_bins, is_cat, work, nodes, result, scratch, pool,
+def _grow_nodes(owners, Xb_T, src, n_bins, is_cat, work, nodes, result, scratch, pool,
                 free, n_free, cap, missing_code, crit, n_stats, l2, max_depth, min_samples_split,
                 min_samples_leaf, min_weight_leaf, min_decrease, max_features, max_leaf_nodes,
                 dense_min_samples, n_threads, parallel_min_work, random_split):
@@ -163,9 +162,9 @@ def _grow_nodes(owners, Xb_T, source, src, n_bins, is_cat, work, nodes, result, 
     # root statistics
     for i in range(n):
         s = idx[i]
-        add_sample(total, 0, source, src, s)
+        add_sample(total, 0, src, s)
         if use_sq:
-            sq_sum[0] += sample_sq(source, src, s)
+            sq_sum[0] += sample_sq(src, s)
     start[0] = 0
     end[0] = n
     root_w = 0.0
@@ -236,7 +235,7 @@ def _grow_nodes(owners, Xb_T, source, src, n_bins, is_cat, work, nodes, result, 
             if mode == MODE_BUILD and slot < 0:
                 pool, free, slot = _get_slot(pool, free, n_free)
             best = _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx,
-                               source, src, ostats, start[node], end[node], total[node], n_bins,
+                               src, ostats, start[node], end[node], total[node], n_bins,
                                missing_code, is_cat, crit, n_stats, l2, min_samples_leaf,
                                min_weight_leaf, n_threads, parallel_min_work, scratch, result,
                                split)
@@ -308,16 +307,16 @@ def _grow_nodes(owners, Xb_T, source, src, n_bins, is_cat, work, nodes, result, 
                     idx[s0 + nl] = s
                     nl += 1
                     if sums:
-                        add_sample(total, lc, source, src, s)
+                        add_sample(total, lc, src, s)
                         if use_sq:
-                            sq_sum[lc] += sample_sq(source, src, s)
+                            sq_sum[lc] += sample_sq(src, s)
                 else:
                     buf[nr] = s
                     nr += 1
                     if sums:
-                        add_sample(total, rc, source, src, s)
+                        add_sample(total, rc, src, s)
                         if use_sq:
-                            sq_sum[rc] += sample_sq(source, src, s)
+                            sq_sum[rc] += sample_sq(src, s)
             for i in range(nr):
                 idx[s0 + nl + i] = buf[i]
         if not sums:
@@ -438,7 +437,7 @@ def _reset_nodes(nodes, k):
 
 
 @njit(nogil=True, cache=True)
-def grow_tree(Xb_T, source, src, sample_idx, n_bins, is_cat, missing_code, crit, n_stats, l2,
+def grow_tree(Xb_T, src, sample_idx, n_bins, is_cat, missing_code, crit, n_stats, l2,
               max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
               min_decrease, max_features, max_leaf_nodes, seed, dense_min_samples,
               n_threads, parallel_min_work, random_split, cap, ws):
@@ -474,7 +473,7 @@ def grow_tree(Xb_T, source, src, sample_idx, n_bins, is_cat, missing_code, crit,
     work = (idx, buf, ostats, perm, all_feats, no_feats, state, open_nodes)
     owners = (work, ws)
     node_count, truncated = _grow_nodes(
-        owners, borrow(Xb_T), source, borrow(src), borrow(n_bins), borrow(is_cat),
+        owners, borrow(Xb_T), borrow(src), borrow(n_bins), borrow(is_cat),
         borrow(work), borrow(nodes), borrow(result), borrow(scratch), borrow(pool), free,
         n_free, cap, missing_code, crit, n_stats, l2, max_depth, min_samples_split,
         min_samples_leaf, min_weight_leaf, min_decrease, max_features, max_leaf_nodes,
@@ -658,7 +657,7 @@ class TreeGrower:
             ws = workspace.get(n, cap, n_features, n_cols, n_hist_bins, n_slots,
                                bool(bm.is_categorical_.any()), self.criterion == NEWTON)
             out = grow_tree(
-                X_binned_T, stats.source, stats.arrays,
+                X_binned_T, stats.arrays,
                 np.asarray(sample_indices, dtype=np.int64),
                 bm.n_bins_, bm.is_categorical_, bm.missing_values_code_, self.criterion,
                 self.n_stats, float(self.l2_regularization), max_depth,

@@ -14,9 +14,15 @@ the weights, where they are read: a forest would otherwise materialise
 ``n_samples x (n_stats + 1)`` doubles per tree (24 bytes per sample for two classes, plus
 as many temporaries) next to the bootstrap weights it has anyway.  Boosting's gradients
 change every iteration and are given as an array.
+
+The kernels tell the sources apart by the types of the arrays (:attr:`SampleStatistics.
+arrays`): ``(stats 2-d, sq)``, ``(int class codes, w)``, ``(float y, w)``.  Each source
+thus gets its own compiled grower with straight-line per-sample code; a source tested
+at run time in those loops made a forest's fit a fifth slower.
 """
 import numpy as np
-from numba import njit
+from numba import types
+from numba.extending import overload
 
 SOURCE_ARRAY, SOURCE_CLASSES, SOURCE_REGRESSION = 0, 1, 2
 
@@ -34,35 +40,35 @@ class SampleStatistics:
         ``SOURCE_CLASSES``, ``SOURCE_REGRESSION`` or ``SOURCE_ARRAY``.
     n_cols : int
         Statistic columns, the count column included.
-    arrays : tuple of ndarray
-        ``(stats, sq, y, w)`` for the kernels; what a source does not read is a
-        one-element placeholder.
+    arrays : tuple of two ndarrays
+        What the kernels read: ``(stats, sq)`` (float64, 2-d and 1-d; ``sq`` is a
+        one-element placeholder when not given), ``(y, w)`` with int64 class codes or
+        float64 targets, and float64 weights.
     """
 
-    def __init__(self, source, n_cols, stats, sq, y, w):
+    def __init__(self, source, n_cols, arrays):
         self.source = source
         self.n_cols = n_cols
-        self.arrays = (stats, sq, y, w)
+        self.arrays = arrays
 
     @property
     def n_samples(self):
-        stats, _, y, _ = self.arrays
-        return stats.shape[0] if self.source == SOURCE_ARRAY else y.shape[0]
+        return self.arrays[0].shape[0]
 
     @classmethod
     def classes(cls, y_encoded, sample_weight, n_classes):
         """Class ``y_encoded[i]`` (in ``0 .. n_classes - 1``) with weight
         ``sample_weight[i]``."""
-        return cls(SOURCE_CLASSES, n_classes + 1, np.zeros((1, n_classes + 1)), _NONE_1D,
-                   np.ascontiguousarray(y_encoded, dtype=np.float64),
-                   np.ascontiguousarray(sample_weight, dtype=np.float64))
+        return cls(SOURCE_CLASSES, n_classes + 1,
+                   (np.ascontiguousarray(y_encoded, dtype=np.int64),
+                    np.ascontiguousarray(sample_weight, dtype=np.float64)))
 
     @classmethod
     def regression(cls, y, sample_weight):
         """Target ``y[i]`` with weight ``sample_weight[i]``."""
-        return cls(SOURCE_REGRESSION, 3, np.zeros((1, 3)), _NONE_1D,
-                   np.ascontiguousarray(y, dtype=np.float64),
-                   np.ascontiguousarray(sample_weight, dtype=np.float64))
+        return cls(SOURCE_REGRESSION, 3,
+                   (np.ascontiguousarray(y, dtype=np.float64),
+                    np.ascontiguousarray(sample_weight, dtype=np.float64)))
 
     @classmethod
     def given(cls, stats, sq=None):
@@ -70,18 +76,19 @@ class SampleStatistics:
         ``w*y^2`` (the squared-error criterion's variance)."""
         stats = np.ascontiguousarray(stats, dtype=np.float64)
         sq = _NONE_1D if sq is None else np.ascontiguousarray(sq, dtype=np.float64)
-        return cls(SOURCE_ARRAY, stats.shape[1], stats, sq, _NONE_1D, _NONE_1D)
+        return cls(SOURCE_ARRAY, stats.shape[1], (stats, sq))
 
     def materialize(self):
         """The rows as an array of shape (n_samples, n_cols) and ``w*y^2`` (None for
         classification): what the kernels read, for tests and inspection."""
-        stats, sq, y, w = self.arrays
         if self.source == SOURCE_ARRAY:
+            stats, sq = self.arrays
             return stats, (None if sq is _NONE_1D else sq)
+        y, w = self.arrays
         n = y.shape[0]
         out = np.zeros((n, self.n_cols))
         if self.source == SOURCE_CLASSES:
-            out[np.arange(n), y.astype(np.int64)] = w
+            out[np.arange(n), y] = w
             out[:, -1] = w > 0
             return out, None
         out[:, 0] = w
@@ -90,50 +97,102 @@ class SampleStatistics:
         return out, w * y * y
 
 
-@njit(nogil=True, cache=True, inline="always")
-def add_sample(dst, j, source, arrays, s):
-    """``dst[j, :] +=`` the statistics of sample ``s``."""
-    stats, sq, y, w = arrays
+def _source_of(arrays):
+    """The source a tuple of array types stands for (at compile time)."""
+    first = arrays[0]
+    if first.ndim == 2:
+        return SOURCE_ARRAY
+    return SOURCE_CLASSES if isinstance(first.dtype, types.Integer) else SOURCE_REGRESSION
+
+
+def add_sample(dst, j, arrays, s):
+    """``dst[j, :] +=`` the statistics of sample ``s`` (in the kernels)."""
+    raise NotImplementedError("a numba kernel helper")
+
+
+def gather_samples(ostats, idx, start, n, arrays):
+    """``ostats[i, :] =`` the statistics of sample ``idx[start + i]`` for ``i < n``: the
+    node's rows in partition order, for the histograms to read sequentially (in the
+    kernels)."""
+    raise NotImplementedError("a numba kernel helper")
+
+
+def sample_sq(arrays, s):
+    """``w*y^2`` of sample ``s``, read by the squared-error criterion only (in the
+    kernels)."""
+    raise NotImplementedError("a numba kernel helper")
+
+
+@overload(add_sample)
+def _add_sample(dst, j, arrays, s):
+    source = _source_of(arrays)
     if source == SOURCE_ARRAY:
-        for c in range(dst.shape[1]):
-            dst[j, c] += stats[s, c]
+        def impl(dst, j, arrays, s):
+            stats = arrays[0]
+            for c in range(dst.shape[1]):
+                dst[j, c] += stats[s, c]
     elif source == SOURCE_CLASSES:
-        ws = w[s]
-        dst[j, np.int64(y[s])] += ws
-        if ws > 0.0:
-            dst[j, dst.shape[1] - 1] += 1.0
+        def impl(dst, j, arrays, s):
+            y, w = arrays
+            ws = w[s]
+            dst[j, y[s]] += ws
+            if ws > 0.0:
+                dst[j, dst.shape[1] - 1] += 1.0
     else:
-        ws = w[s]
-        dst[j, 0] += ws
-        dst[j, 1] += ws * y[s]
-        if ws > 0.0:
-            dst[j, 2] += 1.0
+        def impl(dst, j, arrays, s):
+            y, w = arrays
+            ws = w[s]
+            dst[j, 0] += ws
+            dst[j, 1] += ws * y[s]
+            if ws > 0.0:
+                dst[j, 2] += 1.0
+    return impl
 
 
-@njit(nogil=True, cache=True, inline="always")
-def copy_sample(dst, i, source, arrays, s):
-    """``dst[i, :] =`` the statistics of sample ``s``."""
-    stats, sq, y, w = arrays
+@overload(gather_samples)
+def _gather_samples(ostats, idx, start, n, arrays):
+    source = _source_of(arrays)
     if source == SOURCE_ARRAY:
-        for c in range(dst.shape[1]):
-            dst[i, c] = stats[s, c]
+        def impl(ostats, idx, start, n, arrays):
+            stats = arrays[0]
+            for i in range(n):
+                s = idx[start + i]
+                for c in range(ostats.shape[1]):
+                    ostats[i, c] = stats[s, c]
     elif source == SOURCE_CLASSES:
-        ws = w[s]
-        for c in range(dst.shape[1]):
-            dst[i, c] = 0.0
-        dst[i, np.int64(y[s])] = ws
-        dst[i, dst.shape[1] - 1] = 1.0 if ws > 0.0 else 0.0
+        def impl(ostats, idx, start, n, arrays):
+            y, w = arrays
+            last = ostats.shape[1] - 1
+            for i in range(n):
+                s = idx[start + i]
+                ws = w[s]
+                for c in range(last):
+                    ostats[i, c] = 0.0
+                ostats[i, y[s]] = ws
+                ostats[i, last] = 1.0 if ws > 0.0 else 0.0
     else:
-        ws = w[s]
-        dst[i, 0] = ws
-        dst[i, 1] = ws * y[s]
-        dst[i, 2] = 1.0 if ws > 0.0 else 0.0
+        def impl(ostats, idx, start, n, arrays):
+            y, w = arrays
+            for i in range(n):
+                s = idx[start + i]
+                ws = w[s]
+                ostats[i, 0] = ws
+                ostats[i, 1] = ws * y[s]
+                ostats[i, 2] = 1.0 if ws > 0.0 else 0.0
+    return impl
 
 
-@njit(nogil=True, cache=True, inline="always")
-def sample_sq(source, arrays, s):
-    """``w*y^2`` of sample ``s`` (read by the squared-error criterion only)."""
-    stats, sq, y, w = arrays
-    if source == SOURCE_REGRESSION:
-        return w[s] * y[s] * y[s]
-    return sq[s]
+@overload(sample_sq)
+def _sample_sq(arrays, s):
+    source = _source_of(arrays)
+    if source == SOURCE_ARRAY:
+        def impl(arrays, s):
+            return arrays[1][s]
+    elif source == SOURCE_REGRESSION:
+        def impl(arrays, s):
+            y, w = arrays
+            return w[s] * y[s] * y[s]
+    else:
+        def impl(arrays, s):
+            return 0.0
+    return impl
