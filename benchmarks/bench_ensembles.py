@@ -6,14 +6,11 @@ the same run.
 Task: make_classification(n_samples, n_features=40, n_informative=20, random_state=0),
 75/25 split, ``n_jobs=-1`` for both libraries.  RandomForestClassifier(n_estimators=100),
 BaggingClassifier(n_estimators=50) of fully grown trees, AdaBoostClassifier(n_estimators=100)
-of stumps; the forest with n_jobs=1 and 2; the peak memory of each forest fit, measured in
-a fresh subprocess (ru_maxrss).  One timed fit each after a warm-up on 2000 rows.
+of stumps; the forest with n_jobs=1 and 2; the memory of each forest fit, measured in a
+fresh subprocess (``_memory.py``).  One timed fit each after a warm-up on 2000 rows.
 """
 import argparse
 import os
-import re
-import subprocess
-import sys
 import time
 
 import numpy as np
@@ -23,6 +20,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier as SkTree
 
 import treeboost as tb
+from _memory import fit_memory
 
 
 def timed(make, Xtr, ytr, Xte, yte):
@@ -35,24 +33,12 @@ def timed(make, Xtr, ytr, Xte, yte):
     return fit, time.perf_counter() - t, acc
 
 
-MEMORY = """
+MEMORY_DATA = """
 import numpy as np
 from sklearn.datasets import make_classification
 X, y = make_classification(n_samples={n}, n_features=40, n_informative=20, random_state=0)
-{make}
+{imp}
 """
-
-
-def peak_memory(make_src, n, rows=None):
-    """Peak RSS (MiB) of a fresh process that builds the data and, if given, fits; run
-    under /usr/bin/time so that the high-water mark is the child's own."""
-    fit = f"{make_src}.fit(X, y)" if make_src else ""
-    if make_src and rows:
-        fit = f"{make_src}.fit(X[:{rows}], y[:{rows}])"
-    proc = subprocess.run(["/usr/bin/time", "-v", sys.executable, "-c",
-                           MEMORY.format(n=n, make=fit)], capture_output=True, text=True,
-                          check=True)
-    return int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)[1]) / 1024
 
 
 def main():
@@ -105,21 +91,22 @@ def main():
     print(f"| n_jobs | fit (s) |\n|---|---|\n| 1 | {t1:.2f} |\n| 2 | {t2:.2f} |\n"
           f"speed-up {t1 / t2:.2f}x")
 
-    print(f"\nPeak memory of the forest fit on all {n} rows (fresh processes, /usr/bin/time; "
-          f"'library loaded' = the same process fitting 200 rows: Python, the library, its "
-          f"compiled kernels and the data):")
-    print("| fit | peak RSS (MiB) | library loaded (MiB) | the fit itself (MiB) |")
+    print(f"\nMemory of the forest fit on all {n} rows (fresh process per library, see "
+          f"benchmarks/_memory.py: 'fit peak' = high-water mark during the fit minus the "
+          f"resident size before it, after a 200-row fit has loaded the library and its "
+          f"kernels; 'process peak' = the whole process: Python, libraries, data, fit):")
+    print("| fit | fit peak (MiB) | process peak (MiB) | resident before the fit (MiB) |")
     print("|---|---|---|---|")
-    for name, src in [
-            ("treeboost", f"__import__('treeboost').RandomForestClassifier(n_estimators={n_rf}, "
-                          "n_jobs=-1, random_state=0)"),
-            ("scikit-learn", "__import__('sklearn.ensemble', fromlist=['x'])."
-                             f"RandomForestClassifier(n_estimators={n_rf}, n_jobs=-1, "
-                             "random_state=0)")]:
-        peak = peak_memory(src, n)
-        loaded = peak_memory(src, n, rows=200)
-        print(f"| {name} | {peak:.0f} | {loaded:.0f} | {peak - loaded:.0f} |", flush=True)
-
+    for name, imp, make in [
+            ("treeboost", "import treeboost",
+             f"treeboost.RandomForestClassifier(n_estimators={n_rf}, n_jobs=-1, "
+             "random_state=0)"),
+            ("scikit-learn", "import sklearn.ensemble",
+             f"sklearn.ensemble.RandomForestClassifier(n_estimators={n_rf}, n_jobs=-1, "
+             "random_state=0)")]:
+        m = fit_memory(MEMORY_DATA.format(n=n, imp=imp), make)
+        print(f"| {name} | {m['fit_peak']:.0f} | {m['process_peak']:.0f} "
+              f"| {m['before']:.0f} |", flush=True)
 
 if __name__ == "__main__":
     main()
