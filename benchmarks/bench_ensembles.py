@@ -91,22 +91,28 @@ def main():
     print(f"| n_jobs | fit (s) |\n|---|---|\n| 1 | {t1:.2f} |\n| 2 | {t2:.2f} |\n"
           f"speed-up {t1 / t2:.2f}x")
 
-    print(f"\nMemory of the forest fit on all {n} rows (fresh process per library, see "
+    print(f"\nMemory of the fits on all {n} rows (fresh process per fit, see "
           f"benchmarks/_memory.py: 'fit peak' = high-water mark during the fit minus the "
           f"resident size before it, after a 200-row fit has loaded the library and its "
-          f"kernels; 'process peak' = the whole process: Python, libraries, data, fit):")
-    print("| fit | fit peak (MiB) | process peak (MiB) | resident before the fit (MiB) |")
-    print("|---|---|---|---|")
+          f"kernels; 'process peak' = the whole process: Python, libraries, data, fit; "
+          f"'retained' = what the fitted model holds):")
+    print("| fit | fit peak (MiB) | retained (MiB) | process peak (MiB) "
+          "| resident before the fit (MiB) |")
+    print("|---|---|---|---|---|")
+    rf = f"RandomForestClassifier(n_estimators={n_rf}, n_jobs=-1, random_state=0)"
+    bag = f"BaggingClassifier({{}}n_estimators={n_bag}, n_jobs=-1, random_state=0)"
     for name, imp, make in [
-            ("treeboost", "import treeboost",
-             f"treeboost.RandomForestClassifier(n_estimators={n_rf}, n_jobs=-1, "
-             "random_state=0)"),
-            ("scikit-learn", "import sklearn.ensemble",
-             f"sklearn.ensemble.RandomForestClassifier(n_estimators={n_rf}, n_jobs=-1, "
-             "random_state=0)")]:
+            (f"treeboost RandomForest({n_rf})", "import treeboost", "treeboost." + rf),
+            (f"scikit-learn RandomForest({n_rf})", "import sklearn.ensemble",
+             "sklearn.ensemble." + rf),
+            (f"treeboost Bagging({n_bag})", "import treeboost",
+             "treeboost." + bag.format("")),
+            (f"scikit-learn Bagging({n_bag})", "import sklearn.ensemble, sklearn.tree",
+             "sklearn.ensemble." + bag.format("sklearn.tree.DecisionTreeClassifier(), "))]:
         m = fit_memory(MEMORY_DATA.format(n=n, imp=imp), make)
-        print(f"| {name} | {m['fit_peak']:.0f} | {m['process_peak']:.0f} "
-              f"| {m['before']:.0f} |", flush=True)
+        print(f"| {name} | {m['fit_peak']:.0f} | {m['retained']:.0f} "
+              f"| {m['process_peak']:.0f} | {m['before']:.0f} |", flush=True)
+
 
 if __name__ == "__main__":
     main()

@@ -210,3 +210,27 @@ def test_verbose_reports_progress_without_changing_the_model(capsys):
     captured = capsys.readouterr()
     assert "6" in captured.out + captured.err
     np.testing.assert_array_equal(quiet.predict_proba(X), loud.predict_proba(X))
+
+
+def test_bagging_samples_are_the_draw_counts_that_grew_each_member():
+    """estimators_samples_ holds each member's draw count of every row (uint8): a tree
+    fitted alone with those counts as weights partitions the drawn rows as the member
+    does; the out-of-bag rows are exactly the rows some member did not draw."""
+    X, y = load_digits(return_X_y=True)     # integer pixels: the same bins either way
+    bag = tb.BaggingClassifier(n_estimators=4, max_samples=0.5, oob_score=True,
+                               random_state=0).fit(X, y)
+    n_rows = round(0.5 * len(y))
+    for member, counts in zip(bag.estimators_, bag.estimators_samples_):
+        assert counts.dtype == np.uint8 and counts.sum() == n_rows
+        alone = tb.DecisionTreeClassifier(random_state=member.random_state).fit(
+            X, y, sample_weight=counts.astype(float))
+        drawn = counts > 0
+        np.testing.assert_allclose(member.predict_proba(X[drawn]),
+                                   alone.predict_proba(X[drawn]))
+    never_out = np.all(np.array(bag.estimators_samples_) > 0, axis=0)
+    assert np.all(np.isnan(bag.oob_decision_function_[never_out]))
+    assert np.all(np.isfinite(bag.oob_decision_function_[~never_out]))
+    plain = tb.BaggingRegressor(n_estimators=3, max_samples=100, bootstrap=False,
+                                random_state=0).fit(X, y.astype(float))
+    for counts in plain.estimators_samples_:
+        assert set(np.unique(counts)) == {0, 1} and counts.sum() == 100

@@ -15,30 +15,49 @@ from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeR
 from ..trees.encoding import check_weights
 from ..trees.grower import GrowerWorkspace
 from ..trees.targets import check_regression_target, encode_classification_target
-from ._base import BaseTreeEnsemble, resolve_max_samples
+from ._base import BaseTreeEnsemble, in_bag_rows, resolve_max_samples
 from ._parallel import release_free_memory, run_chunks
 
 
-def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, w):
+def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, w, in_bag):
+    """Fit ``members[i]`` for ``i`` in ``chunk`` on its plan ``(counts, features)``;
+    ``w`` is None for unit weights.  A treeboost tree on all the columns is grown on the
+    shared bins with the counts as weights (no resampled copy of X); any other estimator
+    is fitted on the drawn rows and columns themselves."""
     out = []
-    workspace = GrowerWorkspace(min_rows=y.shape[0])
+    workspace = GrowerWorkspace(min_rows=in_bag)
     for i in chunk:
         est = members[i]
-        rows_counts, features = plans[i]
+        counts, features = plans[i]
         if isinstance(est, BaseDecisionTree) and features is None:
-            weights = w * rows_counts
+            weights = counts.astype(np.float64) if w is None else w * counts
             est._grow(Xb, est._stats(y, weights), np.flatnonzero(weights > 0),
                       total_weight=weights.sum(), parallel=parallel,
                       seed=int(bag._member_seeds[i]), workspace=workspace)
             del weights
             release_free_memory()
         else:
-            rows = np.repeat(np.arange(y.shape[0]), rows_counts)
+            rows = np.repeat(np.arange(y.shape[0]), counts)
             Xi = Xe[rows] if features is None else Xe[np.ix_(rows, features)]
             yi = bag.classes_[y[rows]] if bag._is_classifier() else y[rows]
-            est.fit(Xi, yi, sample_weight=w[rows]) if _takes_weight(est) else est.fit(Xi, yi)
+            if w is not None and _takes_weight(est):
+                est.fit(Xi, yi, sample_weight=w[rows])
+            else:
+                est.fit(Xi, yi)
         out.append(est)
     return out
+
+
+def _draw_counts(rng, n, n_rows, bootstrap):
+    """How many times each of the ``n`` rows is drawn, in the smallest unsigned integer
+    type that holds the counts (uint8 but for freak draws): the ensemble keeps one such
+    array per member as ``estimators_samples_``, 1/8 of the memory of int64 counts."""
+    if bootstrap:
+        counts = np.bincount(rng.randint(0, n, n_rows), minlength=n)
+    else:
+        counts = np.zeros(n, np.int64)
+        counts[rng.permutation(n)[:n_rows]] = 1
+    return counts.astype(np.min_scalar_type(int(counts.max())))
 
 
 def _takes_weight(est):
@@ -111,11 +130,7 @@ class BaseBagging(BaseTreeEnsemble):
         plans = []
         for s in seeds[start:]:
             rng = np.random.RandomState(s)
-            if self.bootstrap:
-                counts = np.bincount(rng.randint(0, n, n_rows), minlength=n)
-            else:
-                counts = np.zeros(n, np.int64)
-                counts[rng.permutation(n)[:n_rows]] = 1
+            counts = _draw_counts(rng, n, n_rows, self.bootstrap)
             features = None
             if n_feat < p or self.bootstrap_features:
                 features = np.sort(rng.randint(0, p, n_feat) if self.bootstrap_features
@@ -134,8 +149,12 @@ class BaseBagging(BaseTreeEnsemble):
                 self._attach(est)
                 est.max_features_ = None
             members.append(est)
+        # unit weights: the workers take None for the n ones
+        unit = sample_weight is None
         fitted = run_chunks(_fit_members, len(members), self.n_jobs, verbose=self.verbose,
-                            bag=self, members=members, plans=plans, Xe=Xe, Xb=Xb, y=y, w=w)
+                            bag=self, members=members, plans=plans, Xe=Xe, Xb=Xb, y=y,
+                            w=None if unit else w,
+                            in_bag=in_bag_rows(n, n_rows) if self.bootstrap else n_rows)
         if not warm:
             self.estimators_, self.estimators_samples_, self.estimators_features_ = [], [], []
         self.estimators_ += fitted
@@ -209,7 +228,8 @@ _DOC = """
 
     Attributes
     ----------
-    estimators_, estimators_samples_ (bootstrap counts), estimators_features_
+    estimators_, estimators_samples_ (each member's draw count of every row, in the
+    smallest unsigned integer type that holds them), estimators_features_
     oob_score_, oob_decision_function_ / oob_prediction_
 """
 
