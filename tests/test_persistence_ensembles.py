@@ -157,6 +157,8 @@ EDITS = [
                                       ["__array__"], np.full((1, 3), np.nan)),
      r"estimators_\[2\]\.tree_: value has 1 rows|estimators_\[2\]\.tree_\.value"),
     ("rf", lambda s, a: s["_oob_bits"].pop(), "_oob_bits: must hold one uint8 array per tree"),
+    ("rf", lambda s, a: a[s["_bootstrap_draws"]["__array__"]].__setitem__((0, 0), 81),
+     r"_bootstrap_draws: must hold \(rows, draws\) per tree"),
     ("rf", lambda s, a: s.update(n_estimators=0), "'n_estimators' parameter"),
     ("et-reg", lambda s, a: s["estimators_"].__setitem__(
         0, _obj(tb.DecisionTreeClassifier, {"n_features_in_": 3})),
@@ -167,8 +169,8 @@ EDITS = [
     ("bag", lambda s, a: s["estimators_features_"].__setitem__(1, _arr(a, [0, 1, 2])),
      r"estimators_features_\[1\]: the member reads 3 column\(s\) but has 2 features"),
     ("bag", lambda s, a: s["estimators_features_"].pop(), "estimators_features_: must hold"),
-    ("bag", lambda s, a: s["estimators_samples_"].__setitem__(0, _arr(a, [1, 2])),
-     "estimators_samples_: must hold one array"),
+    ("bag", lambda s, a: s["_draw_counts"].__setitem__(0, _arr(a, [1, 2])),
+     "_draw_counts: must hold one array"),
     ("bag", lambda s, a: s.update(voting="majority"), "'voting' parameter"),
     ("bag", lambda s, a: s["estimators_"][0]["state"].update(
         classes_=_arr(a, ["a", "z"]), n_classes_=2),
@@ -216,6 +218,9 @@ def test_unedited_files_load(name):
     loaded = _load(*_saved(name))
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
     _sound(loaded)
+    if hasattr(model, "estimators_samples_"):
+        for a, b in zip(loaded.estimators_samples_, model.estimators_samples_):
+            np.testing.assert_array_equal(a, b)
 
 
 def test_bagging_member_trees_are_checked_against_the_member_columns():

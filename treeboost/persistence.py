@@ -500,7 +500,8 @@ def _check_same_input(est, m, where):
 
 def _check_forest(est, where):
     """Forest members are CART trees of the forest's kind on the forest's encoded input
-    (their ``tree_`` is read directly); ``_oob_bits`` holds one packed mask per tree."""
+    (their ``tree_`` is read directly); ``_oob_bits`` holds one packed mask per tree,
+    ``_bootstrap_draws`` the size of its sample."""
     from sklearn.base import ClassifierMixin
     from .trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
     cls = DecisionTreeClassifier if isinstance(est, ClassifierMixin) else DecisionTreeRegressor
@@ -513,20 +514,27 @@ def _check_forest(est, where):
             not isinstance(b, np.ndarray) or b.dtype != np.uint8 or b.ndim != 1
             for b in bits):
         raise ValueError(f"{where}._oob_bits: must hold one uint8 array per tree.")
+    draws = vars(est).get("_bootstrap_draws")
+    if not isinstance(draws, np.ndarray) or draws.dtype.kind not in "iu" or \
+            draws.shape != (len(est.estimators_), 2) or np.any(draws < 0) or \
+            np.any(draws[:, 0] < 1) or any(b.size != (n + 7) // 8
+                                           for b, n in zip(bits, draws[:, 0])):
+        raise ValueError(f"{where}._bootstrap_draws: must hold (rows, draws) per tree, "
+                         f"the rows matching its out-of-bag mask.")
 
 
 def _check_bagging(est, where):
-    """``estimators_samples_`` (bootstrap counts) and ``estimators_features_`` (the
+    """``_draw_counts`` (each member's draw counts) and ``estimators_features_`` (the
     columns each member reads: in range, as many as the member has features) match
     ``estimators_`` one for one."""
     state = vars(est)
     members = est.estimators_
     n = len(members)
-    samples, feats = state.get("estimators_samples_"), state.get("estimators_features_")
+    samples, feats = state.get("_draw_counts"), state.get("estimators_features_")
     if not isinstance(samples, list) or len(samples) != n or any(
             not isinstance(c, np.ndarray) or c.ndim != 1 or c.dtype.kind not in "iu" or
             c.shape != samples[0].shape or np.any(c < 0) for c in samples):
-        raise ValueError(f"{where}.estimators_samples_: must hold one array of "
+        raise ValueError(f"{where}._draw_counts: must hold one array of "
                          f"non-negative counts per member, all of the same length.")
     if not isinstance(feats, list) or len(feats) != n:
         raise ValueError(f"{where}.estimators_features_: must hold one array of column "

@@ -212,25 +212,61 @@ def test_verbose_reports_progress_without_changing_the_model(capsys):
     np.testing.assert_array_equal(quiet.predict_proba(X), loud.predict_proba(X))
 
 
-def test_bagging_samples_are_the_draw_counts_that_grew_each_member():
-    """estimators_samples_ holds each member's draw count of every row (uint8): a tree
-    fitted alone with those counts as weights partitions the drawn rows as the member
-    does; the out-of-bag rows are exactly the rows some member did not draw."""
+def _grown_alone(member, X, y, rows):
+    """A tree fitted by itself with the draw counts of ``rows`` as weights."""
+    counts = np.bincount(rows, minlength=len(y)).astype(float)
+    return type(member)(random_state=member.random_state).fit(X, y, sample_weight=counts), \
+        counts > 0
+
+
+def test_bagging_samples_are_the_rows_that_grew_each_member():
+    """estimators_samples_ lists each member's rows as scikit-learn does (indices, a row
+    drawn twice listed twice): a tree fitted alone with those draws as weights partitions
+    the drawn rows as the member does; the draws are stored as uint8 counts; the
+    out-of-bag rows are exactly the rows some member did not draw."""
     X, y = load_digits(return_X_y=True)     # integer pixels: the same bins either way
     bag = tb.BaggingClassifier(n_estimators=4, max_samples=0.5, oob_score=True,
                                random_state=0).fit(X, y)
     n_rows = round(0.5 * len(y))
-    for member, counts in zip(bag.estimators_, bag.estimators_samples_):
-        assert counts.dtype == np.uint8 and counts.sum() == n_rows
-        alone = tb.DecisionTreeClassifier(random_state=member.random_state).fit(
-            X, y, sample_weight=counts.astype(float))
-        drawn = counts > 0
+    assert all(c.dtype == np.uint8 for c in bag._draw_counts)
+    for member, rows in zip(bag.estimators_, bag.estimators_samples_):
+        assert rows.shape == (n_rows,) and np.all(np.diff(rows) >= 0)
+        alone, drawn = _grown_alone(member, X, y, rows)
         np.testing.assert_allclose(member.predict_proba(X[drawn]),
                                    alone.predict_proba(X[drawn]))
-    never_out = np.all(np.array(bag.estimators_samples_) > 0, axis=0)
-    assert np.all(np.isnan(bag.oob_decision_function_[never_out]))
-    assert np.all(np.isfinite(bag.oob_decision_function_[~never_out]))
+    in_all = np.ones(len(y), bool)
+    for rows in bag.estimators_samples_:
+        in_all &= np.isin(np.arange(len(y)), rows)
+    assert np.all(np.isnan(bag.oob_decision_function_[in_all]))
+    assert np.all(np.isfinite(bag.oob_decision_function_[~in_all]))
     plain = tb.BaggingRegressor(n_estimators=3, max_samples=100, bootstrap=False,
                                 random_state=0).fit(X, y.astype(float))
-    for counts in plain.estimators_samples_:
-        assert set(np.unique(counts)) == {0, 1} and counts.sum() == 100
+    for rows in plain.estimators_samples_:
+        assert np.unique(rows).size == 100 == rows.size
+
+
+def test_forest_samples_are_drawn_again_from_each_trees_seed():
+    """A forest stores no samples: estimators_samples_ draws each again from the tree's
+    seed, and it is the sample the tree was grown on (a tree grown alone on it partitions
+    the drawn rows the same way) and the complement of its out-of-bag rows."""
+    X, y = load_digits(return_X_y=True)
+    forest = tb.RandomForestClassifier(n_estimators=4, max_features=None, max_samples=0.7,
+                                       oob_score=True, random_state=0).fit(X, y)
+    f2 = tb.RandomForestClassifier(n_estimators=4, max_features=None, max_samples=0.7,
+                                   warm_start=True, random_state=0)
+    f2.fit(X, y).set_params(n_estimators=6).fit(X, y)
+    samples = forest.estimators_samples_
+    for a, b in zip(samples, f2.estimators_samples_):
+        np.testing.assert_array_equal(a, b)
+    assert len(f2.estimators_samples_) == 6
+    for tree, rows in zip(forest.estimators_, samples):
+        assert rows.shape == (round(0.7 * len(y)),)
+        alone, drawn = _grown_alone(tree, X, y, rows)
+        np.testing.assert_allclose(tree.predict_proba(X[drawn]), alone.predict_proba(X[drawn]))
+    in_all = np.ones(len(y), bool)
+    for rows in samples:
+        in_all &= np.isin(np.arange(len(y)), rows)
+    assert np.array_equal(np.isnan(forest.oob_decision_function_[:, 0]), in_all)
+    extra = tb.ExtraTreesClassifier(n_estimators=2, random_state=0).fit(X, y)
+    for rows in extra.estimators_samples_:
+        np.testing.assert_array_equal(rows, np.arange(len(y)))

@@ -51,7 +51,7 @@ def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, w, in_bag):
 def _draw_counts(rng, n, n_rows, bootstrap):
     """How many times each of the ``n`` rows is drawn, in the smallest unsigned integer
     type that holds the counts (uint8 but for freak draws): the ensemble keeps one such
-    array per member as ``estimators_samples_``, 1/8 of the memory of int64 counts."""
+    array per member for its out-of-bag rows, 1/8 of the memory of int64 counts."""
     if bootstrap:
         counts = np.bincount(rng.randint(0, n, n_rows), minlength=n)
     else:
@@ -156,9 +156,9 @@ class BaseBagging(BaseTreeEnsemble):
                             w=None if unit else w,
                             in_bag=in_bag_rows(n, n_rows) if self.bootstrap else n_rows)
         if not warm:
-            self.estimators_, self.estimators_samples_, self.estimators_features_ = [], [], []
+            self.estimators_, self._draw_counts, self.estimators_features_ = [], [], []
         self.estimators_ += fitted
-        self.estimators_samples_ += [c for c, _ in plans]
+        self._draw_counts += [c for c, _ in plans]
         self.estimators_features_ += [np.arange(p) if f is None else f for _, f in plans]
         if self.oob_score:
             self._set_oob(Xe, y)
@@ -200,8 +200,17 @@ class BaseBagging(BaseTreeEnsemble):
         super()._set_oob(Xe, y, (
             (np.flatnonzero(counts == 0),
              lambda rows, est=est, feats=feats: self._member_output(est, rows, feats))
-            for est, counts, feats in zip(self.estimators_, self.estimators_samples_,
+            for est, counts, feats in zip(self.estimators_, self._draw_counts,
                                           self.estimators_features_)))
+
+    @property
+    def estimators_samples_(self):
+        """The rows each member was fitted on, as scikit-learn gives them: one array of
+        row indices per member, a row drawn ``k`` times listed ``k`` times (in row order;
+        built on demand from the stored draw counts)."""
+        from sklearn.utils.validation import check_is_fitted
+        check_is_fitted(self, "estimators_")
+        return [np.repeat(np.arange(c.shape[0]), c) for c in self._draw_counts]
 
 
 _DOC = """
@@ -228,8 +237,7 @@ _DOC = """
 
     Attributes
     ----------
-    estimators_, estimators_samples_ (each member's draw count of every row, in the
-    smallest unsigned integer type that holds them), estimators_features_
+    estimators_, estimators_samples_ (each member's rows, with repeats), estimators_features_
     oob_score_, oob_decision_function_ / oob_prediction_
 """
 

@@ -129,6 +129,7 @@ class BaseForest(BaseTreeEnsemble):
             start = 0
             self.estimators_ = []
             self._oob_bits = []
+            self._bootstrap_draws = np.empty((0, 2), np.int64)
         seeds = seeds_all[start:]
         unit = sample_weight is None and getattr(self, "class_weight", None) in (
             None, "balanced_subsample")
@@ -142,6 +143,10 @@ class BaseForest(BaseTreeEnsemble):
                             n_draws=n_draws)
         self.estimators_ += [t for t, _ in fitted]
         self._oob_bits += [bits for _, bits in fitted]
+        # (rows, draws) of each tree's bootstrap, 0 draws for all rows: with the tree's
+        # seed they give its sample again (estimators_samples_)
+        self._bootstrap_draws = np.vstack([self._bootstrap_draws, np.tile(
+            [Xe.shape[0], n_draws if self.bootstrap else 0], (len(fitted), 1))])
         if self.oob_score:
             self._set_oob(Xe, y)
         return self
@@ -165,6 +170,24 @@ class BaseForest(BaseTreeEnsemble):
             (np.flatnonzero(np.unpackbits(bits, count=n)),
              lambda rows, tree=tree: self._tree_outputs(tree, rows))
             for tree, bits in zip(self.estimators_, self._oob_bits)))
+
+    @property
+    def estimators_samples_(self):
+        """The rows each tree was grown on, as scikit-learn gives them: one array of row
+        indices per tree, a row drawn ``k`` times listed ``k`` times (in row order).  The
+        samples are not stored: each is drawn again from the tree's seed."""
+        from sklearn.utils.validation import check_is_fitted
+        check_is_fitted(self, "estimators_")
+        out = []
+        for tree, (n, n_draws) in zip(self.estimators_, self._bootstrap_draws):
+            if n_draws == 0:
+                out.append(np.arange(n))
+                continue
+            counts = np.empty(n)
+            bootstrap_weights(int(tree.random_state), int(n_draws), _UNIT, counts,
+                              np.empty((n + 7) // 8, np.uint8))
+            out.append(np.repeat(np.arange(n), counts.astype(np.intp)))
+        return out
 
     @property
     def feature_importances_(self):
