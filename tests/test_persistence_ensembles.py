@@ -223,6 +223,36 @@ def test_unedited_files_load(name):
             np.testing.assert_array_equal(a, b)
 
 
+def test_format_version_1_files_are_migrated():
+    """Version 1 kept bagging's draw counts as ``estimators_samples_`` (now a property)
+    and no sample sizes for forests: such files load and predict; the forest says its
+    samples are unknown, and a warm start still adds trees."""
+    for name in ("bag", "rf"):
+        doc, arrays = _saved(name)
+        assert doc["format_version"] == 2
+        doc["format_version"] = 1
+        state = doc["model"]["state"]
+        if name == "bag":
+            state["estimators_samples_"] = state.pop("_draw_counts")
+        else:
+            del state["_bootstrap_draws"]
+        loaded = _load(doc, arrays)
+        model = _fitted(name)
+        np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+        if name == "bag":
+            for a, b in zip(loaded.estimators_samples_, model.estimators_samples_):
+                np.testing.assert_array_equal(a, b)
+        else:
+            with pytest.raises(AttributeError, match="format version 1"):
+                loaded.estimators_samples_
+            loaded.set_params(warm_start=True, n_estimators=5).fit(X, Y3)
+            assert len(loaded.estimators_) == 5
+    doc, arrays = _saved("bag")
+    doc["model"]["state"]["estimators_samples_"] = doc["model"]["state"].pop("_draw_counts")
+    with pytest.raises(ValueError, match="estimators_samples_"):
+        _load(doc, arrays)      # a version-2 file with the old name is not migrated
+
+
 def test_bagging_member_trees_are_checked_against_the_member_columns():
     """A member fitted on 2 of the 3 columns must not test column 2: it predicts on its
     own 2 columns (the check used the ensemble's 3 before)."""

@@ -27,7 +27,9 @@ import zipfile
 import numpy as np
 
 FORMAT = "treeboost-model"
-FORMAT_VERSION = 1
+#: 2: Bagging keeps its draw counts as ``_draw_counts`` (``estimators_samples_`` became a
+#: property) and forests ``_bootstrap_draws``; version-1 files are migrated on load
+FORMAT_VERSION = 2
 #: attributes rebuilt after loading instead of stored (caches)
 _TRANSIENT = {"_packed", "_edge_table"}
 
@@ -221,6 +223,8 @@ def load(path):
         raise ValueError(f"{path}: the arrays of the model file are unreadable ({exc}).") \
             from None
     try:
+        if version < 2:
+            _migrate_v1(doc["model"])
         model = _Decoder(arrays)(doc["model"])
         _validate(model)
         if hasattr(model, "_packer") and hasattr(model, "trees_"):
@@ -233,6 +237,22 @@ def load(path):
         raise ValueError(f"{path}: malformed model file ({type(exc).__name__}: {exc}).") \
             from None
     return model
+
+
+def _migrate_v1(obj):
+    """Version 1 stored a bagging ensemble's draw counts as ``estimators_samples_``, now a
+    property (renamed to ``_draw_counts``).  Its forests lack ``_bootstrap_draws``: they
+    load and predict, only their ``estimators_samples_`` is unknown."""
+    if isinstance(obj, list):
+        for v in obj:
+            _migrate_v1(v)
+    elif isinstance(obj, dict):
+        state = obj.get("state")
+        if isinstance(state, dict) and str(obj.get("__object__", "")).startswith(
+                "treeboost.ensembles.bagging.") and "estimators_samples_" in state:
+            state["_draw_counts"] = state.pop("estimators_samples_")
+        for v in obj.values():
+            _migrate_v1(v)
 
 
 def _validate(model):
@@ -514,7 +534,9 @@ def _check_forest(est, where):
             not isinstance(b, np.ndarray) or b.dtype != np.uint8 or b.ndim != 1
             for b in bits):
         raise ValueError(f"{where}._oob_bits: must hold one uint8 array per tree.")
-    draws = vars(est).get("_bootstrap_draws")
+    if "_bootstrap_draws" not in vars(est):
+        return      # a version-1 file: it predicts; estimators_samples_ says it is unknown
+    draws = est._bootstrap_draws
     if not isinstance(draws, np.ndarray) or draws.dtype.kind not in "iu" or \
             draws.shape != (len(est.estimators_), 2) or np.any(draws < 0) or \
             np.any(draws[:, 0] < 1) or any(b.size != (n + 7) // 8

@@ -145,8 +145,9 @@ class BaseForest(BaseTreeEnsemble):
         self._oob_bits += [bits for _, bits in fitted]
         # (rows, draws) of each tree's bootstrap, 0 draws for all rows: with the tree's
         # seed they give its sample again (estimators_samples_)
-        self._bootstrap_draws = np.vstack([self._bootstrap_draws, np.tile(
-            [Xe.shape[0], n_draws if self.bootstrap else 0], (len(fitted), 1))])
+        if hasattr(self, "_bootstrap_draws"):   # not in a forest of a version-1 file
+            self._bootstrap_draws = np.vstack([self._bootstrap_draws, np.tile(
+                [Xe.shape[0], n_draws if self.bootstrap else 0], (len(fitted), 1))])
         if self.oob_score:
             self._set_oob(Xe, y)
         return self
@@ -178,6 +179,10 @@ class BaseForest(BaseTreeEnsemble):
         samples are not stored: each is drawn again from the tree's seed."""
         from sklearn.utils.validation import check_is_fitted
         check_is_fitted(self, "estimators_")
+        if not hasattr(self, "_bootstrap_draws"):
+            raise AttributeError("estimators_samples_ is unknown for this forest: it was "
+                                 "saved by a treeboost that did not keep its sample sizes "
+                                 "(model format version 1); fit it again to get them.")
         out = []
         for tree, (n, n_draws) in zip(self.estimators_, self._bootstrap_draws):
             if n_draws == 0:
