@@ -55,5 +55,7 @@ def fit_memory(data_src, make_src, warm_rows=200):
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr.strip().splitlines()[-1][:200])
-    line = next(l for l in proc.stdout.splitlines() if l.startswith("MEMORY_JSON"))
+    line = next((l for l in proc.stdout.splitlines() if l.startswith("MEMORY_JSON")), None)
+    if line is None:
+        raise RuntimeError("the child process printed no measurement")
     return json.loads(line.split(" ", 1)[1])

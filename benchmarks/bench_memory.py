@@ -67,7 +67,7 @@ def main():
             continue
         try:
             m = fit_memory(DATA.format(**fmt) + imp, make.format(**fmt))
-        except (RuntimeError, StopIteration) as exc:
+        except RuntimeError as exc:
             print(f"| {name} | failed: {exc} | | |", flush=True)
             continue
         print(f"| {name} | {m['fit_peak']:.0f} | {m['process_peak']:.0f} "

@@ -219,6 +219,11 @@ def _grown_alone(member, X, y, rows):
         counts > 0
 
 
+def _drawn_by_every_member(samples, n):
+    """Rows in every member's sample: the rows with no out-of-bag prediction."""
+    return np.all([np.isin(np.arange(n), rows) for rows in samples], axis=0)
+
+
 def test_bagging_samples_are_the_rows_that_grew_each_member():
     """estimators_samples_ lists each member's rows as scikit-learn does (indices, a row
     drawn twice listed twice): a tree fitted alone with those draws as weights partitions
@@ -234,9 +239,7 @@ def test_bagging_samples_are_the_rows_that_grew_each_member():
         alone, drawn = _grown_alone(member, X, y, rows)
         np.testing.assert_allclose(member.predict_proba(X[drawn]),
                                    alone.predict_proba(X[drawn]))
-    in_all = np.ones(len(y), bool)
-    for rows in bag.estimators_samples_:
-        in_all &= np.isin(np.arange(len(y)), rows)
+    in_all = _drawn_by_every_member(bag.estimators_samples_, len(y))
     assert np.all(np.isnan(bag.oob_decision_function_[in_all]))
     assert np.all(np.isfinite(bag.oob_decision_function_[~in_all]))
     plain = tb.BaggingRegressor(n_estimators=3, max_samples=100, bootstrap=False,
@@ -263,9 +266,7 @@ def test_forest_samples_are_drawn_again_from_each_trees_seed():
         assert rows.shape == (round(0.7 * len(y)),)
         alone, drawn = _grown_alone(tree, X, y, rows)
         np.testing.assert_allclose(tree.predict_proba(X[drawn]), alone.predict_proba(X[drawn]))
-    in_all = np.ones(len(y), bool)
-    for rows in samples:
-        in_all &= np.isin(np.arange(len(y)), rows)
+    in_all = _drawn_by_every_member(samples, len(y))
     assert np.array_equal(np.isnan(forest.oob_decision_function_[:, 0]), in_all)
     extra = tb.ExtraTreesClassifier(n_estimators=2, random_state=0).fit(X, y)
     for rows in extra.estimators_samples_:

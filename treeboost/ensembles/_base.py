@@ -84,6 +84,12 @@ def in_bag_rows(n_samples, n_draws):
     return int(min(n_samples, np.ceil(expected + 4.0 * np.sqrt(n_samples) + 64)))
 
 
+def drawn_rows(counts):
+    """Row indices from draw counts, as scikit-learn's ``estimators_samples_`` lists them:
+    row ``i`` repeated ``counts[i]`` times, in row order."""
+    return np.repeat(np.arange(counts.shape[0]), counts)
+
+
 def resolve_max_samples(max_samples, n_samples):
     if max_samples is None:
         return n_samples

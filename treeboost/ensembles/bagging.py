@@ -15,7 +15,7 @@ from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeR
 from ..trees.encoding import check_weights
 from ..trees.grower import GrowerWorkspace
 from ..trees.targets import check_regression_target, encode_classification_target
-from ._base import BaseTreeEnsemble, in_bag_rows, resolve_max_samples
+from ._base import BaseTreeEnsemble, drawn_rows, in_bag_rows, resolve_max_samples
 from ._parallel import release_free_memory, run_chunks
 
 
@@ -37,7 +37,7 @@ def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, w, in_bag):
             del weights
             release_free_memory()
         else:
-            rows = np.repeat(np.arange(y.shape[0]), counts)
+            rows = drawn_rows(counts)
             Xi = Xe[rows] if features is None else Xe[np.ix_(rows, features)]
             yi = bag.classes_[y[rows]] if bag._is_classifier() else y[rows]
             if w is not None and _takes_weight(est):
@@ -210,7 +210,7 @@ class BaseBagging(BaseTreeEnsemble):
         built on demand from the stored draw counts)."""
         from sklearn.utils.validation import check_is_fitted
         check_is_fitted(self, "estimators_")
-        return [np.repeat(np.arange(c.shape[0]), c) for c in self._draw_counts]
+        return [drawn_rows(c) for c in self._draw_counts]
 
 
 _DOC = """

@@ -17,7 +17,7 @@ from ..trees.encoding import check_weights
 from ..trees.grower import GrowerWorkspace
 from ..trees.statistics import SampleStatistics
 from ..trees.targets import check_regression_target, encode_classification_target
-from ._base import BaseTreeEnsemble, in_bag_rows, resolve_max_samples
+from ._base import BaseTreeEnsemble, drawn_rows, in_bag_rows, resolve_max_samples
 from ._bootstrap import bootstrap_weights
 from ._parallel import release_free_memory, run_chunks
 
@@ -191,7 +191,7 @@ class BaseForest(BaseTreeEnsemble):
             counts = np.empty(n)
             bootstrap_weights(int(tree.random_state), int(n_draws), _UNIT, counts,
                               np.empty((n + 7) // 8, np.uint8))
-            out.append(np.repeat(np.arange(n), counts.astype(np.intp)))
+            out.append(drawn_rows(counts.astype(np.intp)))
         return out
 
     @property
