@@ -292,7 +292,7 @@ JUNK_ARRAYS = [np.array([]), np.zeros(1), np.array([np.nan]), np.array([-1]),
 
 #: parts whose own checks have their own tests (test_persistence*.py): the random JSON
 #: edits go to the ensembles' attributes and parameters instead
-_COVERED = ("trees.tree.Tree", "trees.binning.BinMapper", "trees.encoding.FeatureEncoder")
+_COVERED = ("engine.tree.Tree", "engine.binning.BinMapper", "trees.encoding.FeatureEncoder")
 
 
 _DOCS = {}

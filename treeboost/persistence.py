@@ -7,7 +7,7 @@ allow-list of treeboost classes, never imports or calls anything named in the fi
 checks every tree (children in range, each node reached once, features in range) before
 returning the model, so a crafted file cannot run code, crash or loop at predict time.
 
-Three kinds of model part are checked on load: the binary :class:`~treeboost.trees.tree.Tree`
+Three kinds of model part are checked on load: the binary :class:`~treeboost.engine.tree.Tree`
 of the CART learners and ensembles (:func:`validate_tree`), the multiway
 :class:`~treeboost.trees.classic.MultiwayTree` of ``ID3Classifier`` / ``C45Classifier`` with
 the columns it tests (:func:`validate_multiway_tree`, :func:`validate_columns`), and the rule
@@ -38,9 +38,9 @@ def _allowed_classes():
     """Classes a model file may name: treeboost's estimators and their parts."""
     import treeboost
     from . import losses
-    from .trees.binning import BinMapper
+    from .engine.binning import BinMapper
     from .trees.encoding import FeatureEncoder
-    from .trees.tree import Tree
+    from .engine.tree import Tree
     from .trees.classic import _Column
     from .trees.export import Condition, Rule
     # Rule / Condition: the plain dataclasses a RuleListClassifier's rules are made of
@@ -54,13 +54,26 @@ def _allowed_classes():
             obj = getattr(mod, n, None)
             if isinstance(obj, type):
                 classes.append(obj)
-    return {f"{c.__module__}.{c.__qualname__}": c for c in classes}
+    allowed = {f"{c.__module__}.{c.__qualname__}": c for c in classes}
+    # files written before the engine became its own package name its classes by their
+    # old modules
+    for old, new in _MOVED_MODULES.items():
+        for name, cls in list(allowed.items()):
+            if name.startswith(new + "."):
+                allowed.setdefault(old + name[len(new):], cls)
+    return allowed
+
+
+#: modules that moved, old name -> new name (files keep naming the old one)
+_MOVED_MODULES = {f"treeboost.trees.{m}": f"treeboost.engine.{m}"
+                  for m in ("binning", "tree", "grower", "statistics")}
 
 
 class _Encoder:
     def __init__(self):
         self.arrays = {}
-        self.allowed = {v: k for k, v in _allowed_classes().items()}
+        # canonical names come first; the aliases of moved modules are for reading only
+        self.allowed = {v: k for k, v in reversed(list(_allowed_classes().items()))}
         self.objects = {}       # id -> reference number: shared parts stay shared
 
     def array(self, a):
@@ -268,7 +281,7 @@ def _validate(model):
     from .trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
     from .trees.encoding import FeatureEncoder
     from .trees.rules import RuleListClassifier
-    from .trees.tree import Tree
+    from .engine.tree import Tree
     seen = set()
 
     def walk(obj, where, n_features):
@@ -443,8 +456,8 @@ def _check_gradient_boosting(est, where):
     """``trees_`` (one list of K trees per iteration, one value column each), ``_loss``,
     ``_init_raw`` (K finite scores), ``n_estimators_`` and the score arrays."""
     from sklearn.base import ClassifierMixin
-    from .trees.binning import BinMapper
-    from .trees.tree import Tree
+    from .engine.binning import BinMapper
+    from .engine.tree import Tree
     state = vars(est)
     n_classes = _check_classes(est, where, at_least=2) \
         if isinstance(est, ClassifierMixin) else None

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from treeboost.trees.binning import BinMapper
+from treeboost.engine.binning import BinMapper
 
 
 def test_exact_bins_are_midpoints_of_adjacent_values():

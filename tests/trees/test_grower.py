@@ -3,7 +3,7 @@ nothing in the trees."""
 import numpy as np
 import pytest
 
-import treeboost.trees.grower as grower_module
+import treeboost.engine.grower as grower_module
 from treeboost import DecisionTreeClassifier, DecisionTreeRegressor
 
 
@@ -47,9 +47,9 @@ def test_a_reused_workspace_grows_the_same_trees_as_fresh_ones():
 def test_statistics_derived_in_the_kernel_equal_the_materialised_rows(kind, max_features):
     """SampleStatistics.classes / .regression grow exactly the tree the same rows, given
     as an array, grow (the kernels derive the rows where they read them)."""
-    from treeboost.trees.binning import BinMapper
-    from treeboost.trees.criteria import GINI, SQUARED_ERROR
-    from treeboost.trees.statistics import SampleStatistics
+    from treeboost.engine.binning import BinMapper
+    from treeboost.engine.criteria import GINI, SQUARED_ERROR
+    from treeboost.engine.statistics import SampleStatistics
     rng = np.random.RandomState(3)
     n = 700
     X = rng.normal(size=(n, 5))

@@ -194,9 +194,9 @@ def test_binary_gini_scan_equals_the_general_scan(problem):
     """The forests' specialised two-class Gini scan chooses exactly what the general scan
     chooses (score, cut, side of the missing values, left sums), from a dense histogram
     and from its compressed rows."""
-    from treeboost.trees.criteria import GINI
-    from treeboost.trees.histogram import compress_histogram
-    from treeboost.trees.splitting import scan_feature, scan_gini_binary
+    from treeboost.engine.criteria import GINI
+    from treeboost.engine.histogram import compress_histogram
+    from treeboost.engine.splitting import scan_feature, scan_gini_binary
     hist, min_leaf, min_w = problem
     n_bins = hist.shape[0] - 1
     total = hist.sum(axis=0)

@@ -6,7 +6,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import PersistenceMixin
-from ..trees.binning import BinMapper
+from ..engine.binning import BinMapper
 from ..trees.encoding import EncoderMixin
 
 

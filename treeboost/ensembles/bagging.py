@@ -13,7 +13,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 from ..trees.encoding import check_weights
-from ..trees.grower import GrowerWorkspace
+from ..engine.grower import GrowerWorkspace
 from ..trees.targets import check_regression_target, encode_classification_target
 from ._base import BaseTreeEnsemble, drawn_rows, in_bag_rows, resolve_max_samples
 from ._parallel import release_free_memory, run_chunks

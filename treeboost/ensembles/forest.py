@@ -12,10 +12,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
-from ..trees.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
+from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ..trees.encoding import check_weights
-from ..trees.grower import GrowerWorkspace
-from ..trees.statistics import SampleStatistics
+from ..engine.grower import GrowerWorkspace
+from ..engine.statistics import SampleStatistics
 from ..trees.targets import check_regression_target, encode_classification_target
 from ._base import BaseTreeEnsemble, drawn_rows, in_bag_rows, resolve_max_samples
 from ._bootstrap import bootstrap_weights

@@ -21,13 +21,13 @@ from sklearn.utils.validation import check_is_fitted
 from ..persistence import PersistenceMixin
 from ..losses import (AbsoluteError, BinaryLogLoss, HuberLoss, MultinomialLogLoss,
                       QuantileLoss, SquaredError)
-from ..trees.binning import BinMapper
+from ..engine.binning import BinMapper
 from ..trees.cart import resolve_max_features
-from ..trees.criteria import NEWTON, SQUARED_ERROR
+from ..engine.criteria import NEWTON, SQUARED_ERROR
 from ..trees.encoding import EncoderMixin, check_weights
 from ..trees.targets import check_regression_target, encode_classification_target
-from ..trees.grower import GrowerWorkspace, TreeGrower
-from ..trees.tree import PackedTrees
+from ..engine.grower import GrowerWorkspace, TreeGrower
+from ..engine.tree import PackedTrees
 
 
 class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):

@@ -1,14 +1,14 @@
 """The base learners: binning, histograms, split search, growth, the CART estimators, the
 classic multiway trees (ID3, C4.5), pruning, rules and pictures."""
-from .binning import BinMapper
+from ..engine.binning import BinMapper
 from .cart import DecisionTreeClassifier, DecisionTreeRegressor
 from .classic import C45Classifier, ID3Classifier, MultiwayTree
 from .encoding import FeatureEncoder
-from .grower import TreeGrower
+from ..engine.grower import TreeGrower
 from .pruning import (cost_complexity_pruning_path, pessimistic_pruning, pre_pruning,
                       prune_ccp, reduced_error_pruning)
 from .rules import RuleListClassifier
-from .tree import Tree
+from ..engine.tree import Tree
 
 __all__ = ["BinMapper", "C45Classifier", "DecisionTreeClassifier", "DecisionTreeRegressor",
            "FeatureEncoder", "ID3Classifier", "MultiwayTree", "RuleListClassifier", "Tree",

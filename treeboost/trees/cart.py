@@ -1,8 +1,8 @@
 """CART estimators: DecisionTreeClassifier and DecisionTreeRegressor.
 
 Both follow scikit-learn's estimator contract and grow their tree with the shared
-:class:`~treeboost.trees.grower.TreeGrower` on data binned once by
-:class:`~treeboost.trees.binning.BinMapper`.
+:class:`~treeboost.engine.grower.TreeGrower` on data binned once by
+:class:`~treeboost.engine.binning.BinMapper`.
 """
 import numbers
 import warnings
@@ -15,13 +15,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
-from .binning import BinMapper
-from .criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
+from ..engine.binning import BinMapper
+from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ..persistence import PersistenceMixin
 from .encoding import EncoderMixin, check_weights
 from .targets import check_regression_target, encode_classification_target
-from .grower import TreeGrower
-from .statistics import SampleStatistics
+from ..engine.grower import TreeGrower
+from ..engine.statistics import SampleStatistics
 
 
 def resolve_max_features(max_features, n_features):
@@ -122,7 +122,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
     def _grow(self, Xb, stats, sample_indices, total_weight, parallel, seed=None,
               workspace=None):
         """Grow ``tree_`` on already binned data (the ensembles call this directly, with
-        a :class:`~treeboost.trees.grower.GrowerWorkspace` per worker)."""
+        a :class:`~treeboost.engine.grower.GrowerWorkspace` per worker)."""
         if seed is None:
             seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         grower = self._grower(sample_indices.shape[0], total_weight, seed, parallel)

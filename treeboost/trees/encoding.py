@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.utils.validation import (_check_feature_names, _check_n_features,
                                       _check_sample_weight, check_array)
 
-from .binning import MAX_CATEGORIES
+from ..engine.binning import MAX_CATEGORIES
 
 
 def _is_frame(X):

@@ -528,14 +528,14 @@ class GrowerWorkspace:
 
 
 class TreeGrower:
-    """Grow a :class:`~treeboost.trees.tree.Tree` from binned data and statistics.
+    """Grow a :class:`~treeboost.engine.tree.Tree` from binned data and statistics.
 
     Parameters
     ----------
     bin_mapper : BinMapper
         The fitted mapper that produced the binned data (gives real thresholds).
     criterion : int
-        One of the codes of :mod:`treeboost.trees.criteria`.
+        One of the codes of :mod:`treeboost.engine.criteria`.
     n_stats : int
         Number of statistic columns before the count column: the number of classes,
         or 2 for ``(w, w*y)`` and ``(g, h)``.
