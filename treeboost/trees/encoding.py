@@ -5,6 +5,8 @@ missing value or a category never seen in training), numeric columns stay as the
 The trees then test numeric columns with ``x <= threshold`` and categorical ones with
 "index in the left subset", on this one matrix.
 """
+import sys
+
 import numpy as np
 from sklearn.utils.validation import (_check_feature_names, _check_n_features,
                                       _check_sample_weight, check_array)
@@ -23,11 +25,25 @@ def _frame_is_categorical(dtype):
 
 
 def _missing_mask(values):
-    """NaN / None mask of an object or numeric array (vectorised)."""
+    """Missing-value mask (NaN, None, ``pd.NA``, ``NaT``) of an object or numeric array.
+
+    Parameters
+    ----------
+    values : array-like of shape (n,)
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+    """
     values = np.asarray(values)
     if values.dtype.kind == "f":
         return np.isnan(values)
     if values.dtype.kind == "O":
+        # pd.NA answers `!=` with NA, whose truth value raises: only pandas can test it.
+        # A pd.NA can only exist once pandas is imported, so pandas is never imported here.
+        pd = sys.modules.get("pandas")
+        if pd is not None:
+            return np.asarray(pd.isna(values), dtype=bool)
         return np.asarray((values != values) | np.equal(values, None), dtype=bool)
     return np.zeros(values.shape, bool)
 
@@ -215,18 +231,15 @@ class FeatureEncoder:
         return out
 
     def _numeric(self, col, f, names, fit):
-        if hasattr(col, "to_numpy"):
-            try:
+        # a text column of numbers (pandas `str`/`string`, or object) converts; a cell that
+        # is not a number is quoted in the error
+        try:
+            if hasattr(col, "to_numpy"):
                 vals = col.to_numpy(dtype=np.float64, na_value=np.nan)
-            except (TypeError, ValueError):
-                vals = None
-        else:
-            try:
+            else:
                 vals = np.asarray(col, dtype=np.float64)
-            except (TypeError, ValueError):
-                vals = None
-        if vals is None:
-            raise _not_numeric(f, names, fit)
+        except (TypeError, ValueError) as exc:
+            raise _not_numeric(f, names, fit, exc) from None
         if np.isinf(vals).any():
             name = names[f] if names else f
             raise ValueError(f"Input X contains infinity in column {name!r}.")
