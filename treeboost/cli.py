@@ -6,14 +6,25 @@
     treeboost predict MODEL DATA.csv [-o OUT.csv]
     treeboost explain MODEL [--tree N]
 
-Mistakes (a missing file, an unknown column, a one-valued target, a file that is not a
-treeboost model, columns that differ from training) print one ``treeboost: error:`` line
-and exit with status 2; they never print a traceback.
+Mistakes (a missing file, an unknown column, a one-valued target, a bad ``--param``, a cell
+holding infinity or text where numbers are expected, too few rows, a file that is not a
+treeboost model, columns that differ from training, an output that cannot be written or
+that is one of the inputs) print one ``treeboost: error:`` line and exit with status 2;
+they never print a traceback.
+
+Every file the command writes (model, predictions, pictures) is written to a temporary file
+in the same directory and then moved onto its name: a failure midway leaves the old file as
+it was, and the output is checked to be writable before the (possibly long) fit starts.
 """
 import argparse
 import ast
+import contextlib
+import os
 import sys
+import tempfile
 import time
+import warnings
+import zipfile
 
 FEATURES = ["Pclass", "Sex", "Age", "SibSp", "Parch", "Fare", "Embarked"]
 
@@ -29,6 +40,103 @@ MODELS = {
 
 class UserError(Exception):
     """A mistake of the user's, reported as one line."""
+
+
+# -- output files -----------------------------------------------------------------------------
+def _new_file_mode(path):
+    """Permission bits for ``path``: those of the file it replaces, else the umask's."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0)      # reading the umask means setting it; put it straight back
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+def write_atomically(path, write):
+    """Write ``path`` through a temporary file in its directory, then ``os.replace``.
+
+    A reader of ``path`` sees the old file or the complete new one; a failure midway (disk
+    full, an exception in ``write``) leaves the old file untouched and no temporary file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write.
+    write : callable
+        ``write(tmp_path)`` writes the whole content to ``tmp_path``.
+
+    Returns
+    -------
+    str
+        ``path``.
+    """
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.",
+                               suffix=".tmp")
+    os.close(fd)
+    try:
+        write(tmp)
+        # mkstemp's 0600 would make the output private to its writer
+        os.chmod(tmp, _new_file_mode(path))
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)        # the data is on disk before the name points at it
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def _same_file(a, b):
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)       # hard links
+    except OSError:
+        return False
+
+
+def _probe_directory(directory, what):
+    """Refuse ``directory`` unless a file can be created in it (tried, not guessed: the
+    permission bits say nothing for root or on a read-only file system)."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".treeboost-probe.")
+    except OSError as exc:
+        raise UserError(f"cannot write {what}: {exc.strerror or exc} ({directory})") from None
+    os.close(fd)
+    os.unlink(tmp)
+
+
+def _check_output(path, inputs=()):
+    """Refuse an output that is a directory, one of ``inputs``, or not writable."""
+    if os.path.isdir(path):
+        raise UserError(f"the output {path} is a directory; give a file name")
+    for inp in inputs:
+        if _same_file(path, inp):
+            raise UserError(f"the output {path} is the input {inp}; writing it would destroy "
+                            f"the input: choose another output file")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise UserError(f"cannot write {path}: the directory {directory} does not exist")
+    _probe_directory(directory, path)
+
+
+def _check_output_directory(path):
+    """Refuse a folder for pictures that cannot be created or written."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise UserError(f"--out {path} exists and is not a directory")
+    parent = os.path.abspath(path)
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise UserError(f"cannot create --out {path}: {parent} is not a directory")
+    _probe_directory(parent, f"--out {path}")
 
 
 # -- demo ------------------------------------------------------------------------------------
@@ -47,38 +155,86 @@ def _titanic_features():
 
 def demo(args):
     from .demo import run_demo
+    if args.folds < 2:
+        raise UserError(f"--folds must be at least 2, got {args.folds}")
+    if args.n_estimators < 1:
+        raise UserError(f"--n-estimators must be at least 1, got {args.n_estimators}")
+    if not args.no_plots:
+        _check_output_directory(args.out)
     X, y, categorical = _titanic_features()
-    return run_demo(X, y, categorical, FEATURES, out=args.out, folds=args.folds,
-                    n_estimators=args.n_estimators, plots=not args.no_plots)
+    try:
+        return run_demo(X, y, categorical, FEATURES, out=args.out, folds=args.folds,
+                        n_estimators=args.n_estimators, plots=not args.no_plots)
+    except OSError as exc:      # the folder vanished or filled up during the run
+        raise UserError(f"cannot write the pictures to {args.out}: "
+                        f"{exc.strerror or exc}") from None
 
 
 # -- fit / predict / explain ------------------------------------------------------------------
-def _read_csv(path):
+def _pandas():
     try:
         import pandas as pd
     except ImportError:
         raise UserError("reading CSV files needs pandas: pip install pandas") from None
+    return pd
+
+
+def _read_csv(path, **kwargs):
+    pd = _pandas()
+    if os.path.isdir(path):
+        raise UserError(f"{path} is a directory, not a CSV file")
     try:
-        return pd.read_csv(path)
+        return pd.read_csv(path, **kwargs)
     except FileNotFoundError:
         raise UserError(f"no such file: {path}") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise UserError(f"cannot read {path} as CSV ({exc})") from None
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _is_numeric(series):
+    """Numbers (not booleans): what the trees split with ``x <= threshold``."""
+    pd = _pandas()
+    return (pd.api.types.is_numeric_dtype(series.dtype)
+            and not pd.api.types.is_bool_dtype(series.dtype))
 
 
 def _prepare_features(frame):
-    """Object columns become categorical; missing values stay missing."""
+    """Every column that is not numbers (text of any pandas dtype: object, ``string``,
+    pandas 3's ``str``; booleans) becomes categorical; missing values stay missing."""
     for col in frame.columns:
-        if frame[col].dtype == object or str(frame[col].dtype) in ("string", "bool"):
+        if not _is_numeric(frame[col]):
             frame[col] = frame[col].astype("category")
     return frame
 
 
+def _refuse_infinity(frame, columns, path):
+    """A cell holding ``inf`` (which pandas reads as a number) is refused by column and
+    row: the trees cannot place it, and the estimators' error would not name the file."""
+    import numpy as np
+    for col in columns:
+        if not _is_numeric(frame[col]):
+            continue
+        values = frame[col].to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = np.flatnonzero(np.isinf(values))
+        if bad.size:
+            raise UserError(f"column {col!r} of {path} holds {values[bad[0]]} in data row "
+                            f"{_row_number(frame, bad[0])} ({bad.size} infinite cell(s)); "
+                            f"leave the cell empty for a missing value")
+
+
+def _row_number(frame, position):
+    """1-based data row of ``frame``'s row at ``position`` (read_csv's index, kept through
+    dropped rows)."""
+    return int(frame.index[position]) + 1
+
+
 def _detect_task(y):
     import numpy as np
-    if y.dtype == object or str(y.dtype) in ("category", "bool", "string"):
+    if not _is_numeric(y):
         return "classification"
-    values = y.dropna().to_numpy()
+    values = y.dropna().to_numpy(dtype=np.float64)
     if np.all(np.mod(values, 1) == 0) and np.unique(values).size <= 10:
         return "classification"
     return "regression"
@@ -92,95 +248,250 @@ def _parse_params(pairs):
         key, value = pair.split("=", 1)
         try:
             params[key] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             params[key] = value
     return params
 
 
-def fit(args):
-    import numpy as np
-    import treeboost
-    from sklearn import metrics
-    from sklearn.model_selection import train_test_split
+def _make_model(name, cls, pairs):
+    """The estimator with the ``--param`` values, its parameters checked before any fit."""
+    try:
+        model = cls(**_parse_params(pairs))
+    except TypeError as exc:
+        raise UserError(f"bad --param for {name}: {exc}") from None
+    if hasattr(model, "_parameter_constraints"):
+        try:
+            model._validate_params()
+        except (ValueError, TypeError) as exc:
+            raise UserError(f"bad --param for {name}: {exc}") from None
+    return model
 
+
+def _target(frame, args):
+    """``(y, task)`` with y as a numpy array; text labels as Python str."""
+    import numpy as np
+    y = frame[args.target]
+    task = _detect_task(y) if args.task == "auto" else args.task
+    if task == "regression":
+        if not _is_numeric(y):
+            example = y.dropna().iloc[0]
+            raise UserError(f"--task regression needs numbers in the target {args.target!r}, "
+                            f"but it holds text such as {example!r}; use --task "
+                            f"classification")
+        values = y.to_numpy(dtype=np.float64)
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            raise UserError(f"the target {args.target!r} holds {values[bad[0]]} in data row "
+                            f"{_row_number(frame, bad[0])}")
+        return values, task
+    if _is_numeric(y):
+        return y.to_numpy(), task
+    if y.dtype == bool:
+        return y.to_numpy(dtype=bool), task
+    # pandas 3 reads text as its `str` dtype; the model's classes_ (and the predictions
+    # written later) are plain Python strings
+    return y.astype(str).to_numpy(dtype=object), task
+
+
+def _split(X, y, task, args, n_rows):
+    import numpy as np
+    from sklearn.model_selection import train_test_split
+    stratify = None
+    if task == "classification":
+        _, counts = np.unique(y, return_counts=True)
+        stratify = y if counts.min() >= 2 else None
+    try:
+        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=args.test_size,
+                                              stratify=stratify,
+                                              random_state=args.random_state)
+    except ValueError as exc:
+        raise UserError(f"{args.data} has {n_rows} rows with a target: too few to hold out "
+                        f"--test-size {args.test_size} ({exc})") from None
+    if np.unique(ytr).size < 2:
+        raise UserError(f"{args.data} has {n_rows} rows with a target: the training part "
+                        f"({len(ytr)} rows after holding out --test-size {args.test_size}) "
+                        f"has a single target value; nothing to learn")
+    return Xtr, Xte, ytr, yte
+
+
+def _report(model, task, yte, pred, Xte):
+    import numpy as np
+    from sklearn import metrics
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    def show(label, score):
+        # a metric undefined on this hold-out (one class in it) is said, not warned
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", UndefinedMetricWarning)
+                value = score()
+        except (ValueError, UndefinedMetricWarning):
+            print(f"  {label:<9} undefined on this hold-out")
+            return
+        print(f"  {label:<9} {value:.4f}")
+
+    if task == "classification":
+        show("accuracy", lambda: metrics.accuracy_score(yte, pred))
+        if hasattr(model, "predict_proba"):
+            proba = model.predict_proba(Xte)
+            if proba.shape[1] == 2:
+                show("ROC AUC", lambda: metrics.roc_auc_score(yte == model.classes_[1],
+                                                              proba[:, 1]))
+            show("log loss", lambda: metrics.log_loss(yte, proba, labels=model.classes_))
+    else:
+        show("R2", lambda: metrics.r2_score(yte, pred))
+        show("MAE", lambda: metrics.mean_absolute_error(yte, pred))
+        show("RMSE", lambda: np.sqrt(metrics.mean_squared_error(yte, pred)))
+
+
+def fit(args):
+    import treeboost
+
+    if not 0 < args.test_size < 1:
+        raise UserError(f"--test-size must be a fraction strictly between 0 and 1, got "
+                        f"{args.test_size}")
+    _check_output(args.output, inputs=[args.data])
     frame = _read_csv(args.data)
     if args.target not in frame.columns:
         raise UserError(f"column {args.target!r} is not in {args.data} (columns: "
                         f"{', '.join(map(str, frame.columns))})")
     frame = frame.dropna(subset=[args.target])
-    y = frame[args.target]
-    if y.nunique() < 2:
+    if frame[args.target].nunique() < 2:
         raise UserError(f"the target {args.target!r} has a single value; nothing to learn")
-    X = _prepare_features(frame.drop(columns=[args.target]))
-    task = _detect_task(y) if args.task == "auto" else args.task
+    if frame.shape[1] < 2:
+        raise UserError(f"{args.data} has no column besides the target {args.target!r}")
+    y, task = _target(frame, args)
+    features = [c for c in frame.columns if c != args.target]
+    _refuse_infinity(frame, features, args.data)
+    X = _prepare_features(frame[features].copy())
     name = MODELS[args.model][0 if task == "classification" else 1]
     cls = getattr(treeboost, name, None)
     if cls is None:
         raise UserError(f"--model {args.model} is not available in this treeboost")
-    try:
-        model = cls(**_parse_params(args.param))
-    except TypeError as exc:
-        raise UserError(f"bad --param for {name}: {exc}") from None
-    if task == "classification":
-        y = y.astype(str) if y.dtype == object else y
-    stratify = y if task == "classification" and y.value_counts().min() >= 2 else None
-    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=args.test_size, stratify=stratify,
-                                          random_state=args.random_state)
+    model = _make_model(name, cls, args.param)
+    Xtr, Xte, ytr, yte = _split(X, y, task, args, len(y))
     t = time.perf_counter()
-    model.fit(Xtr, ytr)
+    try:
+        model.fit(Xtr, ytr)
+    except ValueError as exc:
+        raise UserError(f"cannot fit {name} on {args.data}: {exc}") from None
     fit_time = time.perf_counter() - t
     print(f"{name} fitted on {len(ytr)} rows x {X.shape[1]} columns in {fit_time:.2f} s; "
           f"hold-out {len(yte)} rows:")
-    pred = model.predict(Xte)
-    if task == "classification":
-        print(f"  accuracy  {metrics.accuracy_score(yte, pred):.4f}")
-        if hasattr(model, "predict_proba"):
-            proba = model.predict_proba(Xte)
-            if proba.shape[1] == 2:
-                print(f"  ROC AUC   {metrics.roc_auc_score(yte == model.classes_[1], proba[:, 1]):.4f}")
-            print(f"  log loss  {metrics.log_loss(yte, proba, labels=model.classes_):.4f}")
-    else:
-        print(f"  R2        {metrics.r2_score(yte, pred):.4f}")
-        print(f"  MAE       {metrics.mean_absolute_error(yte, pred):.4f}")
-        print(f"  RMSE      {np.sqrt(metrics.mean_squared_error(yte, pred)):.4f}")
+    _report(model, task, yte, model.predict(Xte), Xte)
     model.treeboost_cli_ = {"target": args.target, "task": task,
                             "columns": [str(c) for c in X.columns]}
-    treeboost.save(model, args.output)
+    try:
+        write_atomically(args.output, lambda tmp: treeboost.save(model, tmp))
+    except OSError as exc:
+        raise UserError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     print(f"model saved to {args.output}")
     return 0
 
 
+#: What a damaged or crafted file can raise from the ZIP and JSON readers besides the
+#: ValueError that :func:`treeboost.load` promises (encrypted or unknown-compression
+#: entries, deep nesting); the command reports them as one line as well.
+_LOAD_ERRORS = (ValueError, zipfile.BadZipFile, EOFError, RuntimeError, NotImplementedError,
+                RecursionError, OverflowError)
+
+
 def _load_model(path):
     import treeboost
+    from sklearn.base import BaseEstimator
+    if os.path.isdir(path):
+        raise UserError(f"{path} is a directory, not a model file")
     try:
-        return treeboost.load(path)
+        model = treeboost.load(path)
     except FileNotFoundError:
         raise UserError(f"no such file: {path}") from None
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except _LOAD_ERRORS as exc:
+        text = str(exc)
+        if isinstance(exc, ValueError) and str(path) in text:
+            raise UserError(text) from None
+        raise UserError(f"{path} is not a usable treeboost model ({text})") from None
+    if not isinstance(model, BaseEstimator) or not hasattr(model, "predict"):
+        raise UserError(f"{path} holds a {type(model).__name__}, not a fitted treeboost "
+                        f"model")
+    return model
+
+
+def _categorical_columns(model, columns):
+    """Columns the model learned as categorical with text categories: read as text at
+    predict, so that a code such as ``007`` stays ``'007'`` even where the file has no
+    letter in that column."""
+    enc = getattr(model, "_encoder", None)
+    flags = getattr(enc, "is_categorical_", None)
+    cats = getattr(enc, "categories_", None)
+    if flags is None or cats is None or len(flags) != len(columns):
+        return []
+    return [c for c, flag, cat in zip(columns, flags, cats)
+            if flag and cat is not None and len(cat) and all(isinstance(v, str) for v in cat)]
+
+
+def _refuse_text_in_numbers(frame, model, columns, path):
+    """A column the model learned as numbers must hold numbers: name the first cell that
+    does not (the estimator's error would not say which file or row)."""
+    pd = _pandas()
+    enc = getattr(model, "_encoder", None)
+    flags = getattr(enc, "is_categorical_", None)
+    if flags is None or len(flags) != len(columns):
+        return
+    for col, flag in zip(columns, flags):
+        if flag or _is_numeric(frame[col]):
+            continue
+        values = frame[col]
+        numbers = pd.to_numeric(values, errors="coerce")
+        bad = (numbers.isna() & values.notna()).to_numpy()
+        if bad.any():
+            i = int(bad.argmax())
+            raise UserError(f"column {col!r} of {path} holds text ({values.iloc[i]!r} in data "
+                            f"row {_row_number(frame, i)}) but the model was fitted with "
+                            f"numbers in it")
+        frame[col] = numbers
 
 
 def predict(args):
+    inputs = [args.model, args.data]
+    if args.output:
+        _check_output(args.output, inputs=inputs)
     model = _load_model(args.model)
-    info = getattr(model, "treeboost_cli_", {})
-    frame = _read_csv(args.data)
-    frame = frame.drop(columns=[info.get("target")], errors="ignore")
-    columns = info.get("columns") or list(getattr(model, "feature_names_in_", frame.columns))
+    info = getattr(model, "treeboost_cli_", None)
+    info = info if isinstance(info, dict) else {}
+    header = _read_csv(args.data, nrows=0)
+    target = info.get("target")
+    columns = info.get("columns") or list(getattr(model, "feature_names_in_",
+                                                  [c for c in header.columns if c != target]))
+    columns = [str(c) for c in columns]
+    text = [c for c in _categorical_columns(model, columns) if c in header.columns]
+    frame = _read_csv(args.data, dtype={c: str for c in text})
+    frame = frame.drop(columns=[target], errors="ignore")
     missing = [c for c in columns if c not in frame.columns]
     extra = [c for c in frame.columns if c not in columns]
     if missing or extra:
         raise UserError(f"the columns of {args.data} differ from training: "
                         + "; ".join(p for p in (f"missing {missing}" if missing else "",
                                                 f"unexpected {extra}" if extra else "") if p))
-    X = _prepare_features(frame[columns])
+    frame = frame[columns].copy()
+    _refuse_text_in_numbers(frame, model, columns, args.data)
+    _refuse_infinity(frame, columns, args.data)
+    X = _prepare_features(frame)
     out = frame[[]].copy()
-    out["prediction"] = model.predict(X)
-    if hasattr(model, "predict_proba"):
-        proba = model.predict_proba(X)
-        for k, c in enumerate(model.classes_):
-            out[f"proba_{c}"] = proba[:, k]
+    try:
+        out["prediction"] = model.predict(X)
+        if hasattr(model, "predict_proba"):
+            proba = model.predict_proba(X)
+            for k, c in enumerate(model.classes_):
+                out[f"proba_{c}"] = proba[:, k]
+    except ValueError as exc:
+        raise UserError(f"cannot predict {args.data} with {args.model}: {exc}") from None
     if args.output:
-        out.to_csv(args.output, index=False)
+        try:
+            write_atomically(args.output, lambda tmp: out.to_csv(tmp, index=False))
+        except OSError as exc:
+            raise UserError(f"cannot write {args.output}: {exc.strerror or exc}") from None
         print(f"{len(out)} predictions written to {args.output}")
     else:
         out.to_csv(sys.stdout, index=False)
@@ -278,7 +589,9 @@ def main(argv=None):
     try:
         return args.func(args)
     except UserError as exc:
-        print(f"treeboost: error: {exc}", file=sys.stderr)
+        # one line whatever the message quotes (numpy and scikit-learn errors may span
+        # several)
+        print(f"treeboost: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
 
 
