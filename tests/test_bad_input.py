@@ -220,6 +220,59 @@ def test_strings_in_a_numeric_column_name_the_column(est):
         model.predict(obj)
 
 
+def _string_dtypes():
+    pd = pytest.importorskip("pandas")
+    dtypes = ["object", "string", "category"]
+    if pd.__version__ >= "3":
+        dtypes.append("str")                             # pandas 3's default for text
+    try:
+        import pyarrow  # noqa: F401
+        dtypes.append("string[pyarrow]")
+    except ImportError:
+        pass
+    return dtypes
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
+def test_text_columns_with_missing_values_are_categorical(est):
+    """pd.NA, NaN and None in a text column of any pandas dtype are missing values (they
+    raised "boolean value of NA is ambiguous"); fit and predict agree across the dtypes."""
+    pd = pytest.importorskip("pandas")
+    X, y = _data(est)
+    text = np.where(X[:, 1] > 0, "hi", "lo").astype(object)
+    text[::7], text[3::11], text[5::13] = pd.NA, None, np.nan
+    first = None
+    for dtype in _string_dtypes():
+        df = pd.DataFrame({"x": X[:, 0], "t": pd.Series(text).astype(dtype)})
+        assert df["t"].isna().sum() > 0
+        model = _check_ok(est, df, y)
+        pred = model.predict(df)
+        if first is None:
+            first = pred
+        np.testing.assert_array_equal(pred, first, err_msg=dtype)
+        # the model fitted on one text dtype predicts a frame of another
+        other = df.assign(t=pd.Series(text, dtype=object))
+        np.testing.assert_array_equal(model.predict(other), first, err_msg=dtype)
+
+
+def test_text_of_numbers_in_a_numeric_column_at_predict():
+    """A numeric feature given as text at predict: numbers are converted, anything else
+    is a ValueError naming the column and the value."""
+    pd = pytest.importorskip("pandas")
+    X = rng.normal(size=(40, 2))
+    y = (X[:, 0] > 0).astype(int)
+    df = pd.DataFrame(X, columns=["a", "b"])
+    model = treeboost.DecisionTreeClassifier(random_state=0).fit(df, y)
+    as_text = df.assign(a=df["a"].map(repr).astype("string"))
+    as_text.loc[2, "a"] = pd.NA
+    expected = model.predict(df.assign(a=df["a"].where(df.index != 2)))
+    np.testing.assert_array_equal(model.predict(as_text), expected)
+    as_text.loc[4, "a"] = "n/a"
+    with pytest.raises(ValueError, match=r"Column 'a' is not numeric.*'n/a'.*fitted with it "
+                                         r"numeric"):
+        model.predict(as_text)
+
+
 def test_single_class_and_a_class_only_in_the_validation_split():
     X = rng.normal(size=(50, 2))
     with pytest.raises(ValueError, match="one class"):

@@ -224,9 +224,9 @@ class FeatureEncoder:
                 out[:, f] = self._numeric(col, f, names, fit)
         if not any_cat and frame:
             # keep float32 input as float32 (memory) when no column needs encoding
-            dts = set(np.dtype(dt) if not hasattr(dt, "numpy_dtype") else dt.numpy_dtype
-                      for dt in X.dtypes)
-            if dts == {np.dtype(np.float32)}:
+            # (a text column of numbers has a pandas dtype that np.dtype refuses)
+            dts = [getattr(dt, "numpy_dtype", dt) for dt in X.dtypes]
+            if all(isinstance(dt, np.dtype) and dt == np.float32 for dt in dts):
                 out = out.astype(np.float32)
         return out
 
