@@ -5,7 +5,7 @@ import pytest
 
 from treeboost.losses import (AbsoluteError, BinaryLogLoss, HuberLoss, MultinomialLogLoss,
                               QuantileLoss, SquaredError)
-from treeboost.losses.base import grouped_weighted_quantile, weighted_quantile
+from treeboost.losses.base import LeafSamples, grouped_weighted_quantile, weighted_quantile
 
 rng = np.random.RandomState(0)
 Y_REG = rng.normal(size=40) * 3
@@ -62,6 +62,11 @@ def test_multinomial_gradient_and_hessian():
         np.testing.assert_allclose(h[:, k], num_h, rtol=1e-4, atol=1e-7)
 
 
+def _samples(leaf, n_nodes, y, raw, g, h, w=W, l2=0.0, rows=None):
+    rows = np.arange(len(y)) if rows is None else rows
+    return LeafSamples(leaf, n_nodes, rows, y, raw, w, g, h, l2)
+
+
 def _brute_min(f, candidates):
     vals = [f(c) for c in candidates]
     return candidates[int(np.argmin(vals))], min(vals)
@@ -85,9 +90,7 @@ def test_leaf_values_minimise_the_loss_in_each_leaf(loss):
     raw = np.random.RandomState(3).normal(size=40)
     leaf = np.random.RandomState(4).randint(0, 4, size=40)
     g, h = loss.gradient_hessian(Y_REG, raw)
-    G = np.bincount(leaf, weights=W * g, minlength=4)
-    H = np.bincount(leaf, weights=W * h, minlength=4)
-    values = loss.leaf_values(leaf, 4, Y_REG, raw, W, -G / H)
+    values = loss.leaf_values(_samples(leaf, 4, Y_REG, raw, g, h))
     for l in range(4):
         m = leaf == l
         f = lambda c: loss(Y_REG[m], raw[m] + c, W[m])  # noqa: E731
@@ -112,7 +115,8 @@ def test_huber_leaf_is_friedmans_m_treeboost_step():
     loss = _huber()
     raw = np.zeros_like(Y_REG)
     leaf = np.zeros(40, dtype=int)
-    value = loss.leaf_values(leaf, 1, Y_REG, raw, W, None)[0]
+    g, h = loss.gradient_hessian(Y_REG, raw)
+    value = loss.leaf_values(_samples(leaf, 1, Y_REG, raw, g, h))[0]
     r = Y_REG - raw
     med = weighted_quantile(r, W, 0.5)
     expected = med + np.average(np.sign(r - med) * np.minimum(loss.delta, np.abs(r - med)),

@@ -4,11 +4,14 @@ Each iteration asks the :class:`~treeboost.losses.Loss` for the per-sample gradi
 ``g`` and hessian ``h`` of the current raw scores, grows one tree per output on the
 binned data (binned once per ``fit``) from the statistics ``(w g, w h)`` with the
 second-order gain ``G_L^2/(H_L+l) + G_R^2/(H_R+l) - G^2/(H+l)`` (or, with
-``split_gain="gradient"``, a squared-error tree on the negative gradient), then sets each
-leaf to the loss's optimum (the Newton step ``-G/(H+l)`` for squared error and log-loss,
-medians and quantiles for the others) times ``learning_rate``.
+``split_gain="gradient"``, a squared-error tree on the negative gradient), then asks the
+loss for each leaf's value (the Newton step ``-G/(H+l)`` for squared error and log-loss,
+medians and quantiles for the others), times ``learning_rate``.  Whatever differs between
+losses (a parameter re-estimated every iteration, the leaf values, the initial score, the
+name of the metric) is the loss's: the booster never asks which loss it holds.
 """
 import time
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -18,9 +21,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..persistence import PersistenceMixin
+from ..persistence import PersistenceMixin, register
 from ..losses import (AbsoluteError, BinaryLogLoss, HuberLoss, MultinomialLogLoss,
                       QuantileLoss, SquaredError)
+from ..losses.base import LeafSamples
 from ..engine.binning import BinMapper
 from ..trees.cart import resolve_max_features
 from ..engine.criteria import NEWTON, SQUARED_ERROR
@@ -28,6 +32,11 @@ from ..trees.encoding import EncoderMixin, check_weights
 from ..trees.targets import check_regression_target, encode_classification_target
 from ..engine.grower import GrowerWorkspace, TreeGrower
 from ..engine.tree import PackedTrees
+
+
+def _per_output(raw):
+    """The raw scores as a loss takes them: (n,) for one output, (n, K) for K."""
+    return raw[:, 0] if raw.shape[1] == 1 else raw
 
 
 class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
@@ -118,6 +127,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         Xb = self.bin_mapper_.transform(Xtr)
         K = loss.n_outputs
         raw = self._raw_from_trees(Xtr, K)
+        self._check_loss_is_finite(loss, ytr, raw, wtr)
         val_raw = Xb_val = None
         if val is not None:
             Xb_val = self.bin_mapper_.transform(Xe[val])
@@ -140,74 +150,84 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         stats[:, 2] = wtr > 0
         workspace = GrowerWorkspace(min_rows=positive_rows.size)
         t0 = time.perf_counter()
-        for it in range(len(self.trees_), self.n_estimators):
-            if isinstance(loss, HuberLoss):
-                loss.update_delta(ytr, raw[:, 0], wtr)
-            g, h = loss.gradient_hessian(ytr, raw if K > 1 else raw[:, 0])
-            g = g.reshape(-1, K)
-            h = h.reshape(-1, K)
-            rows = positive_rows
-            if n_sub < positive_rows.size:
-                rows = np.sort(rng.choice(positive_rows, n_sub, replace=False))
-            grower.random_state = rng.randint(2 ** 31 - 1)
-            trees = []
-            for k in range(K):
-                sq = None
-                if newton:
-                    stats[:, 0] = wtr * g[:, k]
-                    stats[:, 1] = wtr * h[:, k]
-                else:   # Friedman's original: least squares on the negative gradient
-                    stats[:, 0] = wtr
-                    stats[:, 1] = -wtr * g[:, k]
-                    sq = wtr * g[:, k] ** 2
-                tree, leaf = grower.grow(Xb, stats, sq, rows, workspace)
-                values = self._leaf_values(loss, tree, leaf[rows], rows, ytr, raw, wtr, g[:, k],
-                                           h[:, k])
-                tree.value = (lr * values)[:, None]
-                if rows.size < Xtr.shape[0]:
-                    leaf = tree.apply_binned(Xb, mc)
-                raw[:, k] += tree.value[leaf, 0]
-                if val_raw is not None:
-                    val_raw[:, k] += tree.value[tree.apply_binned(Xb_val, mc), 0]
-                trees.append(tree)
-            self.trees_.append(trees)
-            self.train_score_.append(loss(ytr, raw if K > 1 else raw[:, 0], wtr))
-            if val_raw is not None:
-                self.validation_score_.append(
-                    loss(y[val], val_raw if K > 1 else val_raw[:, 0], sw[val]))
-            if self.verbose and ((it + 1) % int(self.verbose) == 0
-                                 or it + 1 == self.n_estimators):
-                self._report(it, loss, time.perf_counter() - t0)
-            if val_raw is not None and self._should_stop():
-                break
+        # a diverging fit overflows to inf / NaN in the scores and the loss; the loss of
+        # every iteration is tested below instead of letting numpy warn along the way
+        with np.errstate(over="ignore", invalid="ignore"):
+            for it in range(len(self.trees_), self.n_estimators):
+                loss.start_iteration(ytr, _per_output(raw), wtr)
+                g, h = loss.gradient_hessian(ytr, _per_output(raw))
+                g = g.reshape(-1, K)
+                h = h.reshape(-1, K)
+                rows = positive_rows
+                if n_sub < positive_rows.size:
+                    rows = np.sort(rng.choice(positive_rows, n_sub, replace=False))
+                grower.random_state = rng.randint(2 ** 31 - 1)
+                trees = []
+                for k in range(K):
+                    sq = None
+                    if newton:
+                        stats[:, 0] = wtr * g[:, k]
+                        stats[:, 1] = wtr * h[:, k]
+                    else:   # Friedman's original: least squares on the negative gradient
+                        stats[:, 0] = wtr
+                        stats[:, 1] = -wtr * g[:, k]
+                        sq = wtr * g[:, k] ** 2
+                    tree, leaf = grower.grow(Xb, stats, sq, rows, workspace)
+                    # the second-order gain's node values already are the Newton step
+                    samples = LeafSamples(leaf[rows], tree.node_count, rows, ytr, raw[:, k],
+                                          wtr, g[:, k], h[:, k], self.l2_regularization,
+                                          tree.value[:, 0] if newton else None)
+                    tree.value = (lr * loss.leaf_values(samples))[:, None]
+                    if rows.size < Xtr.shape[0]:
+                        leaf = tree.apply_binned(Xb, mc)
+                    raw[:, k] += tree.value[leaf, 0]
+                    if val_raw is not None:
+                        val_raw[:, k] += tree.value[tree.apply_binned(Xb_val, mc), 0]
+                    trees.append(tree)
+                train_score = loss(ytr, _per_output(raw), wtr)
+                val_score = None if val_raw is None else \
+                    loss(y[val], _per_output(val_raw), sw[val])
+                if not np.isfinite(train_score) or not np.isfinite(
+                        0.0 if val_score is None else val_score):
+                    self._warn_diverged(it, "training" if not np.isfinite(train_score)
+                                        else "validation")
+                    break
+                self.trees_.append(trees)
+                self.train_score_.append(train_score)
+                if val_score is not None:
+                    self.validation_score_.append(val_score)
+                if self.verbose and ((it + 1) % int(self.verbose) == 0
+                                     or it + 1 == self.n_estimators):
+                    self._report(it, loss, time.perf_counter() - t0)
+                if val_raw is not None and self._should_stop():
+                    break
         self.n_estimators_ = len(self.trees_)
-        self.train_score_ = np.asarray(self.train_score_)
-        self.validation_score_ = np.asarray(self.validation_score_)
+        self.train_score_ = np.asarray(self.train_score_, dtype=np.float64)
+        self.validation_score_ = np.asarray(self.validation_score_, dtype=np.float64)
         self._loss = loss
         self._packed = None
         self._packer()      # built now, so that predict never changes the estimator
         return self
 
-    def _leaf_values(self, loss, tree, leaf, rows, y, raw, w, g, h):
-        """Value of every node of ``tree`` from the samples ``rows`` in its leaves."""
-        n_nodes = tree.node_count
-        if loss.newton_leaves and self.split_gain == "hessian":
-            # the grower's node values already are the Newton step -G/(H + lambda)
-            values = tree.value[:, 0].copy()
-            if isinstance(loss, MultinomialLogLoss):
-                values *= loss.newton_factor()
-            return values
-        if loss.newton_leaves:
-            G = np.bincount(leaf, weights=w[rows] * g[rows], minlength=n_nodes)
-            H = np.bincount(leaf, weights=w[rows] * h[rows], minlength=n_nodes)
-            # internal nodes hold no sample of `leaf`: their value is 0 (never used)
-            values = -np.divide(G, H + self.l2_regularization, out=np.zeros(n_nodes),
-                                where=H + self.l2_regularization > 0)
-            if isinstance(loss, MultinomialLogLoss):
-                values *= loss.newton_factor()
-            return values
-        return loss.leaf_values(leaf, n_nodes, y[rows], raw[rows, 0], w[rows],
-                                tree.value[:, 0])
+    @staticmethod
+    def _check_loss_is_finite(loss, y, raw, sample_weight):
+        """Refuse a target whose loss at the start of the fit overflows float64 (the
+        squared error of a target near 1e300): the training loss of every iteration would
+        be infinite, and the gradient sums of the split search overflow with it."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            value = loss(y, _per_output(raw), sample_weight)
+        if not np.isfinite(value):
+            raise ValueError(
+                f"y is too large for loss={loss.name!r}: the loss of the initial scores "
+                f"overflows float64 (largest |y| = {float(np.max(np.abs(y))):.3g}). Rescale y, "
+                f"for example divide it by its standard deviation.")
+
+    def _warn_diverged(self, it, which):
+        warnings.warn(
+            f"Boosting diverged at iteration {it + 1}: the {which} loss is not finite (the "
+            f"raw scores overflow; learning_rate={self.learning_rate!r} may be too large). "
+            f"The fit stopped and keeps the {len(self.trees_)} iteration(s) before it.",
+            RuntimeWarning, stacklevel=3)
 
     def _should_stop(self):
         k = self.n_iter_no_change
@@ -218,20 +238,11 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         return min(scores[-k:]) > reference - self.tol
 
     def _report(self, it, loss, elapsed):
-        name = self._metric_name(loss)
+        name = loss.metric_name
         line = f"[{it + 1}]\ttraining's {name}: {self.train_score_[-1]:.6g}"
         if len(self.validation_score_):
             line += f"\tvalid's {name}: {self.validation_score_[-1]:.6g}"
         print(line + f"\t({elapsed:.2f} s)", flush=True)
-
-    @staticmethod
-    def _metric_name(loss):
-        if isinstance(loss, BinaryLogLoss):
-            return "binary_logloss"
-        if isinstance(loss, MultinomialLogLoss):
-            return "multi_logloss"
-        return {"squared_error": "l2/2", "absolute_error": "l1", "huber": "huber",
-                "quantile": "quantile"}[loss.name]
 
     # -- prediction --------------------------------------------------------------------------
     def _raw_from_trees(self, Xe, K):
@@ -280,6 +291,75 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         return tags
+
+    # -- the state read from a model file ---------------------------------------------------
+
+    _persist_attributes = ("classes_", "n_classes_", "bin_mapper_", "trees_", "_init_raw",
+                           "_loss", "n_estimators_", "train_score_", "validation_score_")
+    #: the packed trees of predict, rebuilt on demand
+    _persist_transient = ("_packed",)
+
+    def _validate_state(self, where="model", **context):
+        """Check a loaded booster: its loss (the log-loss of its number of classes, or a
+        regression loss), ``_init_raw`` (one finite score per output), ``trees_`` (one
+        list of one tree per output per iteration, each on the booster's bins) whose
+        leaf values, added to the initial score, stay finite, and the score arrays."""
+        from ..persistence import check_array, check_classes, check_fitted, check_int, \
+            validate_part
+        from ..engine.tree import Tree
+        from ..losses.base import Loss
+        super()._validate_state(where, **context)
+        classifier = isinstance(self, ClassifierMixin)
+        required = ["n_features_in_", "_encoder", "bin_mapper_", "trees_", "_init_raw",
+                    "_loss", "n_estimators_", "train_score_", "validation_score_"]
+        if classifier:
+            required += ["classes_", "n_classes_"]
+        if not check_fitted(self, where, required):
+            return
+        n = self.n_features_in_
+        flags = self._encoder.is_categorical_
+        validate_part(self.bin_mapper_, f"{where}.bin_mapper_", expect=BinMapper,
+                      n_features=n, categorical=flags)
+        loss = self._loss
+        if not isinstance(loss, Loss):
+            raise ValueError(f"{where}._loss: not a loss.")
+        validate_part(loss, f"{where}._loss")
+        if classifier:
+            n_classes = check_classes(self, where, at_least=2)
+            want = BinaryLogLoss if n_classes == 2 else MultinomialLogLoss
+            if type(loss) is not want or (n_classes > 2 and loss.n_classes != n_classes):
+                raise ValueError(f"{where}._loss: {n_classes} classes need {want.__name__}"
+                                 f"{'' if n_classes == 2 else f' of {n_classes} classes'}, "
+                                 f"got {type(loss).__name__}.")
+        elif loss.is_classification:
+            raise ValueError(f"{where}._loss: a regressor needs a regression loss, got "
+                             f"{type(loss).__name__}.")
+        K = loss.n_outputs
+        init = check_array(self._init_raw, f"{where}._init_raw", "float64", (K,), finite=True)
+        trees = self.trees_
+        if not isinstance(trees, list) or any(not isinstance(t, list) or len(t) != K
+                                              for t in trees):
+            raise ValueError(f"{where}.trees_: must be a list holding, per iteration, a list "
+                             f"of {K} tree(s) (one per output).")
+        bound = np.abs(init)
+        for i, per_output in enumerate(trees):
+            for k, tree in enumerate(per_output):
+                validate_part(tree, f"{where}.trees_[{i}][{k}]", expect=Tree, n_features=n,
+                              n_outputs=1, categorical=flags, bin_mapper=self.bin_mapper_)
+                bound[k] += np.abs(tree.value).max()
+        if not np.all(bound < 1e300):
+            raise ValueError(f"{where}.trees_: the initial score and the leaf values sum to "
+                             f"more than 1e300 (the raw scores would overflow).")
+        n_iter = check_int(self.n_estimators_, f"{where}.n_estimators_")
+        if n_iter != len(trees):
+            raise ValueError(f"{where}.n_estimators_: must be the number of iterations in "
+                             f"trees_ ({len(trees)}), got {n_iter}.")
+        check_array(self.train_score_, f"{where}.train_score_", "float64", (len(trees),))
+        val = check_array(self.validation_score_, f"{where}.validation_score_", "float64",
+                          ndim=1)
+        if val.size > len(trees):
+            raise ValueError(f"{where}.validation_score_: more scores ({val.size}) than "
+                             f"iterations ({len(trees)}).")
 
 
 _COMMON_DOC = """
@@ -471,8 +551,7 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
             yield raw[:, 0] if self.n_classes_ == 2 else raw
 
     def _proba(self, raw):
-        return BinaryLogLoss.proba(raw[:, 0]) if self.n_classes_ == 2 else \
-            MultinomialLogLoss.proba(raw)
+        return self._loss.proba(_per_output(raw))
 
     def predict_proba(self, X):
         """Class probabilities ``expit(F)`` or ``softmax(F)``."""
@@ -493,3 +572,7 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
     def staged_predict(self, X):
         for raw in self._staged_raw_predict(X):
             yield self.classes_[np.argmax(self._proba(raw), axis=1)]
+
+
+register(GradientBoostingClassifier, GradientBoostingRegressor, AbsoluteError, BinaryLogLoss,
+         HuberLoss, MultinomialLogLoss, QuantileLoss, SquaredError)

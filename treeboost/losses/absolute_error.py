@@ -13,13 +13,10 @@ class AbsoluteError(Loss):
     """
 
     name = "absolute_error"
-    newton_leaves = False
+    metric_name = "l1"
 
     def pointwise(self, y, raw):
         return np.abs(y - raw)
-
-    def __call__(self, y, raw, sample_weight):
-        return self._mean(self.pointwise(y, raw), sample_weight)
 
     def gradient_hessian(self, y, raw):
         return np.sign(raw - y), np.ones_like(raw)
@@ -27,5 +24,7 @@ class AbsoluteError(Loss):
     def init_raw(self, y, sample_weight):
         return float(weighted_quantile(y, sample_weight, 0.5))
 
-    def leaf_values(self, leaf_of_sample, n_nodes, y, raw, sample_weight, newton):
-        return grouped_weighted_quantile(leaf_of_sample, y - raw, sample_weight, 0.5, n_nodes)
+    def leaf_values(self, samples):
+        """Weighted median of the residuals ``y - F`` of each leaf."""
+        return grouped_weighted_quantile(samples.node, samples.residual(), samples.weight(),
+                                         0.5, samples.n_nodes)

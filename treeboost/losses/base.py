@@ -1,4 +1,5 @@
-"""The Loss interface every gradient-boosting loss implements."""
+"""The Loss interface every gradient-boosting loss implements, and the samples of a grown
+tree from which a loss sets the tree's leaf values."""
 import numpy as np
 
 
@@ -33,46 +34,161 @@ def grouped_weighted_quantile(groups, values, weights, alpha, n_groups):
     return out
 
 
+class LeafSamples:
+    """The training samples of one freshly grown tree, from which a loss sets the value of
+    every node (:meth:`Loss.leaf_values`).
+
+    The per-sample arrays cover every training row; the tree was grown on ``rows`` only
+    (the rows of positive weight, or the iteration's subsample), and the accessors index
+    them on demand, so that a loss pays only for what it reads.
+
+    Parameters
+    ----------
+    node : ndarray of int of shape (n_rows,)
+        The leaf (node id) of each row of ``rows``.
+    n_nodes : int
+        Number of nodes of the tree.
+    rows : ndarray of int of shape (n_rows,)
+    y : ndarray of shape (n_samples,)
+        The (encoded) target.
+    raw : ndarray of shape (n_samples,)
+        The raw scores of the output the tree fits, before the tree is added.
+    sample_weight, gradient, hessian : ndarray of shape (n_samples,)
+        ``gradient`` and ``hessian`` of the output the tree fits.
+    l2_regularization : float
+        The ``lambda`` of the Newton step.
+    node_newton : ndarray of shape (n_nodes,) or None, default=None
+        The grower's node values when they already are the Newton step (trees grown on the
+        second-order gain); computed from the samples when None.
+    """
+
+    __slots__ = ("node", "n_nodes", "rows", "y", "raw", "sample_weight", "gradient",
+                 "hessian", "l2_regularization", "_newton")
+
+    def __init__(self, node, n_nodes, rows, y, raw, sample_weight, gradient, hessian,
+                 l2_regularization, node_newton=None):
+        self.node = node
+        self.n_nodes = n_nodes
+        self.rows = rows
+        self.y = y
+        self.raw = raw
+        self.sample_weight = sample_weight
+        self.gradient = gradient
+        self.hessian = hessian
+        self.l2_regularization = l2_regularization
+        self._newton = node_newton
+
+    def newton_step(self):
+        """``-G / (H + lambda)`` of every node, ``G = sum w g`` and ``H = sum w h`` over
+        its samples (0 where ``H + lambda`` is 0: internal nodes hold no sample of
+        ``node`` and their value is never used)."""
+        if self._newton is None:
+            w = self.sample_weight[self.rows]
+            G = np.bincount(self.node, weights=w * self.gradient[self.rows],
+                            minlength=self.n_nodes)
+            H = np.bincount(self.node, weights=w * self.hessian[self.rows],
+                            minlength=self.n_nodes) + self.l2_regularization
+            self._newton = -np.divide(G, H, out=np.zeros(self.n_nodes), where=H > 0)
+        return self._newton
+
+    def residual(self):
+        """``y - raw`` of the rows."""
+        return self.y[self.rows] - self.raw[self.rows]
+
+    def weight(self):
+        """``sample_weight`` of the rows."""
+        return self.sample_weight[self.rows]
+
+
 class Loss:
     """A differentiable loss ``L(y, F)`` of a raw score ``F``.
 
     Gradient boosting fits each tree to the negative gradient ``-dL/dF`` (or, with the
     second-order gain, to ``(g, h) = (dL/dF, d2L/dF2)``), then sets each leaf to the
     value that minimises the loss of its samples, as the table of the module lists.
+    Everything the booster does differently for one loss is a method or an attribute
+    here, so that the booster never asks which loss it holds.
 
-    Subclasses define ``name``, ``__call__`` (weighted mean loss), :meth:`gradient_hessian`,
-    :meth:`init_raw` and, when the Newton step ``-sum g / sum h`` is not the leaf value,
-    :meth:`leaf_values`.
+    ``raw`` is of shape (n_samples,) for a loss of one output, (n_samples, n_outputs)
+    otherwise.
+
+    Subclasses define :meth:`pointwise`, :meth:`gradient_hessian`, :meth:`init_raw`,
+    ``name`` and ``metric_name``, and, when it differs from the defaults,
+    :meth:`start_iteration`, ``leaf_scale`` or :meth:`leaf_values`.
+
+    Attributes
+    ----------
+    name : str
+        The estimators' ``loss`` parameter that selects this loss.
+    metric_name : str
+        The name of the loss in the verbose trace (LightGBM's metric names).
+    is_classification : bool
+    n_outputs : int
+        Raw scores per sample, hence trees per boosting iteration.
+    leaf_scale : float
+        Factor of the Newton step in :meth:`leaf_values` (1).
     """
 
     name = None
+    metric_name = None
     is_classification = False
-    #: whether the Newton step -G/(H + lambda) is the loss's leaf value
-    newton_leaves = True
     n_outputs = 1
+    leaf_scale = 1.0
 
     def __call__(self, y, raw, sample_weight):
-        """Weighted mean loss."""
-        raise NotImplementedError
+        """Weighted mean loss ``sum_i w_i L(y_i, F_i) / sum_i w_i``."""
+        return float(np.average(self.pointwise(y, raw), weights=sample_weight))
 
     def pointwise(self, y, raw):
+        """``L(y_i, F_i)`` of every sample."""
         raise NotImplementedError
 
     def gradient_hessian(self, y, raw):
-        """``(g, h)``: first and second derivative of the loss in ``raw``, per sample."""
+        """``(g, h)``: first and second derivative of the loss in ``raw``, per sample
+        (``raw``'s shape)."""
         raise NotImplementedError
 
     def init_raw(self, y, sample_weight):
-        """The constant raw score that minimises the weighted loss."""
+        """The constant raw score (one per output) that minimises the weighted loss."""
         raise NotImplementedError
 
-    def leaf_values(self, leaf_of_sample, n_leaves_total, y, raw, sample_weight, newton):
-        """Leaf values given the samples of each leaf (ids ``0..n_nodes-1``).
+    def start_iteration(self, y, raw, sample_weight):
+        """Called at the start of every boosting iteration, before :meth:`gradient_hessian`,
+        with the current raw scores: a loss whose parameters follow the fit re-estimates
+        them here.  Does nothing by default."""
 
-        ``newton`` holds the Newton step of every node; losses whose optimum in a leaf is
-        not the Newton step (absolute error, Huber, quantile) override this.
+    def leaf_values(self, samples):
+        """Value of every node of a grown tree from the samples of its leaves.
+
+        The default is the scaled Newton step ``leaf_scale * -G / (H + lambda)``; losses
+        whose optimum in a leaf is not the Newton step (absolute error, Huber, quantile)
+        override this.
+
+        Parameters
+        ----------
+        samples : LeafSamples
+
+        Returns
+        -------
+        ndarray of shape (samples.n_nodes,)
+            Values of the leaves (the values of internal nodes are never used), before
+            the learning rate.
         """
-        return newton
+        if self.leaf_scale == 1.0:
+            return samples.newton_step().copy()
+        return self.leaf_scale * samples.newton_step()
 
-    def _mean(self, values, sample_weight):
-        return float(np.average(values, weights=sample_weight))
+    # -- the state read from a model file ---------------------------------------------------
+
+    #: the attributes an instance saves: its parameters (the class holds the rest)
+    _persist_attributes = ()
+
+    def _validate_state(self, where="loss", n_outputs=None):
+        """Raise ValueError unless the loss has exactly its parameters, valid ones
+        (subclasses with parameters extend this), and ``n_outputs`` outputs."""
+        from ..persistence import check_attributes
+        check_attributes(self, where, required=self._persist_attributes,
+                         allowed=self._persist_attributes)
+        if n_outputs is not None and self.n_outputs != n_outputs:
+            raise ValueError(f"{where}: {type(self).__name__} has {self.n_outputs!r:.20} "
+                             f"output(s), the model {n_outputs}.")

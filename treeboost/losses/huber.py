@@ -7,38 +7,51 @@ from .base import Loss, grouped_weighted_quantile, weighted_quantile
 class HuberLoss(Loss):
     """``L = r^2/2`` for ``|r| <= delta``, ``delta (|r| - delta/2)`` beyond, ``r = y - F``.
 
-    ``delta`` is the weighted ``alpha``-quantile of ``|y - F|``, recomputed at every
-    iteration (:meth:`update_delta`).  The trees fit the clipped negative gradient
+    ``delta`` is the weighted ``alpha``-quantile of ``|y - F|``, re-estimated at the start
+    of every iteration (:meth:`start_iteration`), so it follows the scale of the
+    residuals (and of y).  The trees fit the clipped negative gradient
     ``clip(r, -delta, delta)`` (unit hessian); each leaf is set as in Friedman's
     M-TreeBoost (2001, algorithm 4):
     ``gamma = median(r) + mean(sign(r - median(r)) * min(delta, |r - median(r)|))``
     (weighted median and mean over the leaf).  Initial score: the weighted median of y.
+
+    Parameters
+    ----------
+    alpha : float in (0, 1), default=0.9
+
+    Attributes
+    ----------
+    delta : float or None
+        The threshold of the last iteration (None before the first); the loss value and
+        the gradients use it.
     """
 
     name = "huber"
-    newton_leaves = False
+    metric_name = "huber"
 
     def __init__(self, alpha=0.9):
         self.alpha = alpha
         self.delta = None
 
     def update_delta(self, y, raw, sample_weight):
+        """Set ``delta`` to the weighted ``alpha``-quantile of ``|y - raw|``."""
         self.delta = float(weighted_quantile(np.abs(y - raw), sample_weight, self.alpha))
         return self.delta
 
-    def _delta(self, y, raw, sample_weight=None):
+    def start_iteration(self, y, raw, sample_weight):
+        """Re-estimate ``delta`` from the current residuals."""
+        self.update_delta(y, raw, sample_weight)
+
+    def _delta(self, y, raw):
+        # outside a fit (no iteration has set it), delta comes from these residuals
         if self.delta is None:
-            self.update_delta(y, raw, np.ones_like(y) if sample_weight is None
-                              else sample_weight)
+            self.update_delta(y, raw, np.ones_like(y))
         return self.delta
 
     def pointwise(self, y, raw):
         r = np.abs(y - raw)
         d = self._delta(y, raw)
         return np.where(r <= d, 0.5 * r * r, d * (r - 0.5 * d))
-
-    def __call__(self, y, raw, sample_weight):
-        return self._mean(self.pointwise(y, raw), sample_weight)
 
     def gradient_hessian(self, y, raw):
         d = self._delta(y, raw)
@@ -47,11 +60,27 @@ class HuberLoss(Loss):
     def init_raw(self, y, sample_weight):
         return float(weighted_quantile(y, sample_weight, 0.5))
 
-    def leaf_values(self, leaf_of_sample, n_nodes, y, raw, sample_weight, newton):
-        r = y - raw
-        med = grouped_weighted_quantile(leaf_of_sample, r, sample_weight, 0.5, n_nodes)
-        dev = r - med[leaf_of_sample]
-        clipped = np.sign(dev) * np.minimum(self.delta, np.abs(dev))
-        wsum = np.bincount(leaf_of_sample, weights=sample_weight, minlength=n_nodes)
-        csum = np.bincount(leaf_of_sample, weights=sample_weight * clipped, minlength=n_nodes)
+    def leaf_values(self, samples):
+        """Friedman's M-TreeBoost step of each leaf (see the class)."""
+        node, n_nodes = samples.node, samples.n_nodes
+        r = samples.residual()
+        w = samples.weight()
+        delta = self._delta(samples.y[samples.rows], samples.raw[samples.rows]) \
+            if self.delta is None else self.delta
+        med = grouped_weighted_quantile(node, r, w, 0.5, n_nodes)
+        dev = r - med[node]
+        clipped = np.sign(dev) * np.minimum(delta, np.abs(dev))
+        wsum = np.bincount(node, weights=w, minlength=n_nodes)
+        csum = np.bincount(node, weights=w * clipped, minlength=n_nodes)
         return med + np.divide(csum, wsum, out=np.zeros(n_nodes), where=wsum > 0)
+
+    _persist_attributes = ("alpha", "delta")
+
+    def _validate_state(self, where="loss", n_outputs=None):
+        """``alpha`` in (0, 1); ``delta`` None (estimated at each iteration) or a finite
+        number >= 0."""
+        from ..persistence import check_real
+        super()._validate_state(where, n_outputs)
+        check_real(self.alpha, f"{where}.alpha", 0, 1, low_open=True, high_open=True)
+        if self.delta is not None:
+            check_real(self.delta, f"{where}.delta", low=0)

@@ -25,6 +25,7 @@ def _binary_grad_hess(y, raw, g, h):
             e = np.exp(f)
             p = e / (1.0 + e)
         g[i] = p - y[i]
+        # a floor keeps the Newton step finite where p is 0 or 1
         h[i] = max(p * (1.0 - p), 1e-16)
 
 
@@ -37,6 +38,7 @@ class BinaryLogLoss(Loss):
     """
 
     name = "log_loss"
+    metric_name = "binary_logloss"
     is_classification = True
 
     def pointwise(self, y, raw):
@@ -44,9 +46,6 @@ class BinaryLogLoss(Loss):
         out = np.empty_like(raw)
         _binary_pointwise(np.ascontiguousarray(y, dtype=np.float64), raw, out)
         return out
-
-    def __call__(self, y, raw, sample_weight):
-        return self._mean(self.pointwise(y, raw), sample_weight)
 
     def gradient_hessian(self, y, raw):
         raw = np.ascontiguousarray(raw, dtype=np.float64)
@@ -63,5 +62,6 @@ class BinaryLogLoss(Loss):
 
     @staticmethod
     def proba(raw):
+        """``[1 - expit(F), expit(F)]`` of raw scores of shape (n_samples,)."""
         p = expit(raw)
         return np.column_stack([1.0 - p, p])

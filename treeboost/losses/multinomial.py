@@ -10,27 +10,38 @@ class MultinomialLogLoss(Loss):
 
     One tree per class and iteration, fitted to ``g_k = p_k - y_k`` with the diagonal
     hessian ``h_k = p_k (1 - p_k)``; leaf value ``(K-1)/K * sum(w (y_k - p_k)) /
-    sum(w p_k (1 - p_k))`` (Friedman 2001, algorithm 6).  Initial scores: the log of the
-    weighted class priors.
+    sum(w p_k (1 - p_k))`` (Friedman 2001, algorithm 6: the Newton step scaled by
+    ``leaf_scale = (K-1)/K``, because the K trees of an iteration move the scores of a
+    sample together and softmax ignores their common part).  Initial scores: the log of
+    the weighted class priors.
+
+    Parameters
+    ----------
+    n_classes : int
+        K; y holds class indices ``0..K-1``.
     """
 
     name = "log_loss"
+    metric_name = "multi_logloss"
     is_classification = True
 
     def __init__(self, n_classes):
         self.n_classes = n_classes
         self.n_outputs = n_classes
 
+    @property
+    def leaf_scale(self):
+        """``(K-1)/K``."""
+        return (self.n_classes - 1) / self.n_classes
+
     def pointwise(self, y, raw):
         return logsumexp(raw, axis=1) - raw[np.arange(raw.shape[0]), y]
-
-    def __call__(self, y, raw, sample_weight):
-        return self._mean(self.pointwise(y, raw), sample_weight)
 
     def gradient_hessian(self, y, raw):
         p = softmax(raw, axis=1)
         g = p.copy()
         g[np.arange(raw.shape[0]), y] -= 1.0
+        # a floor keeps the Newton step finite where a class's probability is 0 or 1
         return g, np.maximum(p * (1.0 - p), 1e-16)
 
     def init_raw(self, y, sample_weight):
@@ -38,12 +49,18 @@ class MultinomialLogLoss(Loss):
         prior = np.maximum(prior / prior.sum(), np.finfo(float).eps)
         return np.log(prior)
 
-    def newton_factor(self):
-        return (self.n_classes - 1) / self.n_classes
-
     @staticmethod
     def proba(raw):
+        """``softmax(F)`` of raw scores of shape (n_samples, K)."""
         return softmax(raw, axis=1)
 
+    _persist_attributes = ("n_classes", "n_outputs")
 
-
+    def _validate_state(self, where="loss", n_outputs=None):
+        """``n_classes`` an integer >= 3 (two classes use the binary log-loss), one
+        output per class."""
+        from ..persistence import check_int
+        check_int(self.n_classes, f"{where}.n_classes", low=3)
+        super()._validate_state(where, n_outputs)
+        if self.n_outputs != self.n_classes:
+            raise ValueError(f"{where}.n_outputs: must be n_classes ({self.n_classes}).")

@@ -10,10 +10,14 @@ class QuantileLoss(Loss):
     ``g = (1 - alpha)`` where ``F > y`` and ``-alpha`` elsewhere; unit hessian for the
     splits; leaf value: the weighted ``alpha``-quantile of the leaf's residuals.
     Initial score: the weighted ``alpha``-quantile of y.
+
+    Parameters
+    ----------
+    alpha : float in (0, 1), default=0.9
     """
 
     name = "quantile"
-    newton_leaves = False
+    metric_name = "quantile"
 
     def __init__(self, alpha=0.9):
         self.alpha = alpha
@@ -22,15 +26,21 @@ class QuantileLoss(Loss):
         d = y - raw
         return np.where(d >= 0, self.alpha * d, (self.alpha - 1.0) * d)
 
-    def __call__(self, y, raw, sample_weight):
-        return self._mean(self.pointwise(y, raw), sample_weight)
-
     def gradient_hessian(self, y, raw):
         return np.where(raw > y, 1.0 - self.alpha, -self.alpha), np.ones_like(raw)
 
     def init_raw(self, y, sample_weight):
         return float(weighted_quantile(y, sample_weight, self.alpha))
 
-    def leaf_values(self, leaf_of_sample, n_nodes, y, raw, sample_weight, newton):
-        return grouped_weighted_quantile(leaf_of_sample, y - raw, sample_weight, self.alpha,
-                                         n_nodes)
+    def leaf_values(self, samples):
+        """Weighted ``alpha``-quantile of the residuals ``y - F`` of each leaf."""
+        return grouped_weighted_quantile(samples.node, samples.residual(), samples.weight(),
+                                         self.alpha, samples.n_nodes)
+
+    _persist_attributes = ("alpha",)
+
+    def _validate_state(self, where="loss", n_outputs=None):
+        """``alpha`` in (0, 1)."""
+        from ..persistence import check_real
+        super()._validate_state(where, n_outputs)
+        check_real(self.alpha, f"{where}.alpha", 0, 1, low_open=True, high_open=True)

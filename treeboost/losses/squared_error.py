@@ -8,16 +8,15 @@ class SquaredError(Loss):
     """``L = 1/2 (y - F)^2``; ``g = F - y``, ``h = 1``.
 
     Initial score: the weighted mean of y.  Leaf value: the Newton step
-    ``-sum(w g) / sum(w h)``, i.e. the weighted mean residual of the leaf.
+    ``-sum(w g) / (sum(w h) + lambda)``, i.e. the weighted mean residual of the leaf when
+    ``lambda = 0``.
     """
 
     name = "squared_error"
+    metric_name = "l2/2"
 
     def pointwise(self, y, raw):
         return 0.5 * (y - raw) ** 2
-
-    def __call__(self, y, raw, sample_weight):
-        return self._mean(self.pointwise(y, raw), sample_weight)
 
     def gradient_hessian(self, y, raw):
         return raw - y, np.ones_like(raw)
