@@ -170,6 +170,85 @@ class BinMapper:
         edges = self.bin_thresholds_[feature]
         return edges[bin_threshold] if bin_threshold < edges.size else np.inf
 
+    # -- the state read from a model file ---------------------------------------------------
+
+    _persist_attributes = ("max_bins", "is_categorical", "subsample", "random_state",
+                           "bin_thresholds_", "n_bins_", "has_missing_", "is_categorical_",
+                           "missing_values_code_", "dtype_")
+    #: a cache of :meth:`thresholds_of`, rebuilt on demand
+    _persist_transient = ("_edge_table",)
+
+    def _validate_state(self, where="bin_mapper", n_features=None, categorical=None):
+        """Raise ValueError unless the fitted bins are what :meth:`fit` makes.
+
+        :func:`_map_to_bins` and the grower write and index with these numbers: per
+        feature, sorted finite edges and ``n_bins_`` one more than their count (a
+        categorical feature: no edges, at most 256 codes, which index a 256-bit set),
+        ``missing_values_code_`` the largest ``n_bins_`` (the last histogram row) and
+        ``dtype_`` the smallest unsigned type that holds it.
+
+        Parameters
+        ----------
+        where : str
+        n_features : int or None
+            The owner's number of features.
+        categorical : ndarray of bool or None
+            The owner's categorical flags (its input encoder's).
+        """
+        from ..persistence import check_array, check_int
+        state = vars(self)
+        if "n_bins_" not in state:
+            raise ValueError(f"{where}: a bin mapper that was never fitted.")
+        for name in self._persist_attributes:
+            if name not in state:
+                raise ValueError(f"{where}: incomplete bin mapper (no {name}).")
+        if self.max_bins is not None:
+            check_int(self.max_bins, f"{where}.max_bins", 2, 65535)
+        if self.subsample is not None:
+            check_int(self.subsample, f"{where}.subsample", 1)
+        n_bins = check_array(self.n_bins_, f"{where}.n_bins_", "int64", ndim=1)
+        p = n_bins.shape[0]
+        if p == 0 or (n_features is not None and p != n_features):
+            raise ValueError(f"{where}.n_bins_: {p} features, the model has "
+                             f"{n_features if n_features is not None else 'at least 1'}.")
+        is_cat = check_array(self.is_categorical_, f"{where}.is_categorical_", "bool", (p,))
+        check_array(self.has_missing_, f"{where}.has_missing_", "bool", (p,))
+        if categorical is not None and not np.array_equal(is_cat, categorical):
+            raise ValueError(f"{where}.is_categorical_: the categorical features differ from "
+                             f"the input encoder's.")
+        if self.is_categorical is not None and not (
+                isinstance(self.is_categorical, np.ndarray)
+                and np.array_equal(np.asarray(self.is_categorical, bool), is_cat)):
+            raise ValueError(f"{where}.is_categorical: must match is_categorical_.")
+        edges = self.bin_thresholds_
+        if not isinstance(edges, list) or len(edges) != p:
+            raise ValueError(f"{where}.bin_thresholds_: must be a list of {p} arrays.")
+        most = 65535 if self.max_bins is None else self.max_bins
+        for f, e in enumerate(edges):
+            w = f"{where}.bin_thresholds_[{f}]"
+            check_array(e, w, "float64", ndim=1, finite=True)
+            if is_cat[f]:
+                if e.size or not 1 <= n_bins[f] <= MAX_CATEGORIES + 1:
+                    raise ValueError(f"{where}: categorical feature {f} must have no edges "
+                                     f"and 1 to {MAX_CATEGORIES + 1} codes, got {e.size} "
+                                     f"edges and n_bins_ {int(n_bins[f])}.")
+                continue
+            if np.any(np.diff(e) <= 0):
+                raise ValueError(f"{w}: the edges must be increasing.")
+            if n_bins[f] != e.size + 1 or (self.max_bins is not None and n_bins[f] > most):
+                raise ValueError(f"{where}.n_bins_[{f}]: must be one more than the "
+                                 f"{e.size} edges of the feature (at most {most}), got "
+                                 f"{int(n_bins[f])}.")
+        code = check_int(self.missing_values_code_, f"{where}.missing_values_code_")
+        if code != int(n_bins.max()):
+            raise ValueError(f"{where}.missing_values_code_: must be {int(n_bins.max())} "
+                             f"(one past the largest code), got {code}.")
+        dtype = np.dtype(np.uint8 if code <= 255 else np.uint16 if code <= 65535
+                         else np.uint32)
+        if not isinstance(self.dtype_, np.dtype) or self.dtype_ != dtype:
+            raise ValueError(f"{where}.dtype_: must be {dtype} for missing code {code}, got "
+                             f"{self.dtype_!r}.")
+
 
 def _seed(random_state):
     if isinstance(random_state, np.random.RandomState):

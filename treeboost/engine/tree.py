@@ -225,6 +225,165 @@ class Tree:
                 imp /= s
         return imp
 
+    # -- the state read from a model file ---------------------------------------------------
+
+    #: what a model file stores of a tree
+    _persist_attributes = ("n_features", "n_outputs", "_categories_left") + tuple(
+        a for a in _arrays if a != "categories_left")
+    #: dtype and shape of each stored array, as the kernels above read them; a file is
+    #: checked against it before its arrays are read (named sizes must agree)
+    _persist_arrays = {
+        "children_left": ("int32", ("n_nodes",)),
+        "children_right": ("int32", ("n_nodes",)),
+        "feature": ("int32", ("n_nodes",)),
+        "threshold": ("float64", ("n_nodes",)),
+        "is_categorical": ("bool", ("n_nodes",)),
+        "_categories_left": ("uint64", (("n_nodes", 0), 4)),
+        "missing_go_left": ("bool", ("n_nodes",)),
+        "bin_threshold": ("int32", ("n_nodes",)),
+        "value": ("float64", ("n_nodes", "n_outputs")),
+        "impurity": ("float64", ("n_nodes",)),
+        "n_node_samples": ("int64", ("n_nodes",)),
+        "weighted_n_node_samples": ("float64", ("n_nodes",)),
+        "gain": ("float64", ("n_nodes",)),
+        "depth": ("int32", ("n_nodes",)),
+    }
+
+    def _validate_state(self, where="tree", n_features=None, n_outputs=None,
+                        categorical=None, bin_mapper=None):
+        """Raise ValueError unless the tree's arrays are safe for every kernel above.
+
+        The kernels index without bounds checks: ``children_*`` and ``feature`` are read
+        as indices, ``depth`` sizes the buffer of :meth:`decision_path`, a categorical
+        node reads its row of ``categories_left``.  So: exact dtypes, one row per node,
+        children after their parent and each node (but the root) the child of exactly
+        one node, ``depth`` that of the children, features below ``n_features``,
+        categorical splits only on categorical features and with their bitsets,
+        numeric thresholds that are numbers (``+inf``: "is missing"), finite values,
+        weights and gains.
+
+        Parameters
+        ----------
+        where : str
+            Where the tree sits in the model, for messages.
+        n_features : int or None
+            Number of input features of the owner (``self.n_features`` must match).
+        n_outputs : int or None
+            Number of value columns the owner reads.
+        categorical : ndarray of bool of shape (n_features,) or None
+            Which features are categorical (the owner's encoder / bin mapper).
+        bin_mapper : BinMapper or None
+            The bin mapper the tree was grown on: the binned thresholds must be codes of
+            their feature and the thresholds its edges.
+        """
+        from ..persistence import check_array, check_int
+        for name in ("n_features", "n_outputs", "_categories_left") + self._arrays:
+            if name != "categories_left" and name not in vars(self):
+                raise ValueError(f"{where}: incomplete tree (no {name}).")
+        nf = check_int(self.n_features, f"{where}.n_features", 1, 2 ** 31 - 1)
+        if n_features is not None and nf != n_features:
+            raise ValueError(f"{where}.n_features: the tree reads {nf} features, its owner "
+                             f"has {n_features}.")
+        k = check_int(self.n_outputs, f"{where}.n_outputs", 1)
+        if n_outputs is not None and k != n_outputs:
+            raise ValueError(f"{where}.n_outputs: {k}, the owner reads {n_outputs} "
+                             f"output(s).")
+        left = self.children_left
+        n = check_array(left, f"{where}.children_left", "int32", ndim=1).shape[0]
+        if n == 0:
+            raise ValueError(f"{where}: a tree has at least one node (the root).")
+        arrays = {}
+        for name, (dtype, shape) in self._persist_arrays.items():
+            want = tuple({"n_nodes": n, "n_outputs": k}.get(s, None) if isinstance(s, str)
+                         else None if isinstance(s, tuple) else s for s in shape)
+            arrays[name] = check_array(getattr(self, name), f"{where}.{name}", dtype, want)
+        right, feature, depth = arrays["children_right"], arrays["feature"], arrays["depth"]
+        bits = arrays["_categories_left"]
+        if bits.shape[0] not in (0, n):
+            raise ValueError(f"{where}._categories_left: must have {n} rows (or none), got "
+                             f"{bits.shape[0]}.")
+        leaf = left == TREE_LEAF
+        if np.any(leaf != (right == TREE_LEAF)):
+            raise ValueError(f"{where}: node {int(np.argmax(leaf != (right == TREE_LEAF)))} "
+                             f"has exactly one child.")
+        internal = np.flatnonzero(~leaf)
+        # children after their parent: no cycle is possible, and every id is in range
+        for name, child in (("children_left", left), ("children_right", right)):
+            c = child[internal]
+            bad = (c <= internal) | (c >= n)
+            if bad.any():
+                i = int(internal[np.argmax(bad)])
+                raise ValueError(f"{where}.{name}: node {i} has child {int(child[i])}, out of "
+                                 f"range or pointing backwards (the tree has {n} nodes).")
+        kids = np.concatenate([left[internal], right[internal]])
+        if kids.size != n - 1 or np.unique(kids).size != kids.size:
+            raise ValueError(f"{where}: the nodes do not form a tree (a node with two "
+                             f"parents or an unreachable node).")
+        if depth[0] != 0 or np.any(depth[left[internal]] != depth[internal] + 1) or \
+                np.any(depth[right[internal]] != depth[internal] + 1):
+            raise ValueError(f"{where}.depth: must be 0 at the root and one more than the "
+                             f"parent's at every other node.")
+        f_int = feature[internal]
+        if f_int.size and (f_int.min() < 0 or f_int.max() >= nf):
+            bad = f_int[(f_int < 0) | (f_int >= nf)][0]
+            raise ValueError(f"{where}.feature: a split feature index {int(bad)} is outside "
+                             f"[0, {nf}).")
+        is_cat = arrays["is_categorical"]
+        if is_cat[leaf].any():
+            raise ValueError(f"{where}.is_categorical: a leaf is flagged categorical.")
+        cat_nodes = internal[is_cat[internal]]
+        if cat_nodes.size and bits.shape[0] != n:
+            raise ValueError(f"{where}._categories_left: the tree has categorical splits but "
+                             f"no category sets.")
+        if categorical is not None:
+            categorical = np.asarray(categorical, bool)
+            if categorical.shape != (nf,):
+                raise ValueError(f"{where}: the owner's categorical flags do not cover the "
+                                 f"tree's {nf} features.")
+            wrong = is_cat[internal] != categorical[f_int]
+            if wrong.any():
+                i = int(internal[np.argmax(wrong)])
+                raise ValueError(f"{where}.is_categorical: node {i} makes a "
+                                 f"{'categorical' if is_cat[i] else 'numeric'} split on "
+                                 f"feature {int(feature[i])}, which is not "
+                                 f"{'categorical' if is_cat[i] else 'numeric'}.")
+        num_nodes = internal[~is_cat[internal]]
+        thr = arrays["threshold"][num_nodes]
+        bad = np.isnan(thr) | np.isneginf(thr)
+        if bad.any():
+            raise ValueError(f"{where}.threshold: node {int(num_nodes[np.argmax(bad)])} has "
+                             f"threshold {thr[np.argmax(bad)]!r} (a number or +inf, the "
+                             f"\"is missing\" split, is needed).")
+        check_array(arrays["value"], f"{where}.value", "float64", finite=True)
+        for name in ("impurity", "weighted_n_node_samples", "gain"):
+            check_array(arrays[name], f"{where}.{name}", "float64", finite=True)
+        check_array(arrays["weighted_n_node_samples"], f"{where}.weighted_n_node_samples",
+                    "float64", low=0)
+        check_array(arrays["n_node_samples"], f"{where}.n_node_samples", "int64", low=0)
+        if not np.isfinite(np.abs(arrays["gain"]).sum()):
+            raise ValueError(f"{where}.gain: the gains must sum to a finite number.")
+        if bin_mapper is not None:
+            n_bins = bin_mapper.n_bins_
+            if n_bins.shape != (nf,):
+                raise ValueError(f"{where}: the tree has {nf} features, its bin mapper "
+                                 f"{n_bins.shape[0]}.")
+            bt = arrays["bin_threshold"][num_nodes]
+            f_num = feature[num_nodes]
+            bad = (bt < 0) | (bt >= n_bins[f_num])
+            if bad.any():
+                i = int(num_nodes[np.argmax(bad)])
+                raise ValueError(f"{where}.bin_threshold: node {i} splits feature "
+                                 f"{int(feature[i])} at code {int(arrays['bin_threshold'][i])}"
+                                 f", outside its {int(n_bins[feature[i]])} bins.")
+            if num_nodes.size:
+                expected = bin_mapper.thresholds_of(f_num, bt)
+                bad = expected != thr
+                if bad.any():
+                    i = int(num_nodes[np.argmax(bad)])
+                    raise ValueError(f"{where}.threshold: node {i} has threshold "
+                                     f"{arrays['threshold'][i]!r}, the bin mapper's edge for "
+                                     f"its binned threshold is {expected[np.argmax(bad)]!r}.")
+
 
 @njit(nogil=True, cache=True, parallel=True)
 def _predict_packed(X, left, right, feature, threshold, missing_left, is_cat, bitset, value,

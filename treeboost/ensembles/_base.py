@@ -1,11 +1,12 @@
 """What every tree ensemble shares: input handling, binning once, per-tree seeds."""
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, is_classifier, is_regressor
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..persistence import PersistenceMixin
+from ..persistence import (PersistenceMixin, check_array, check_classes, check_fitted,
+                           check_real, is_hashable, validate_part)
 from ..engine.binning import BinMapper
 from ..trees.encoding import EncoderMixin
 
@@ -69,6 +70,78 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         return tags
+
+    # -- the state read from a model file ---------------------------------------------------
+
+    _persist_attributes = ("bin_mapper_", "classes_", "n_classes_", "estimators_",
+                           "oob_score_", "oob_decision_function_", "oob_prediction_")
+
+    def _validate_ensemble(self, where, required=()):
+        """The checks every ensemble of members shares; returns whether it is fitted.
+
+        The input encoder and bin mapper, ``classes_``, and ``estimators_``: a
+        non-empty list of fitted treeboost estimators of the ensemble's kind, each
+        checked on its own; a classifier member's labels among the ensemble's (they are
+        mapped into ``classes_`` with searchsorted); the out-of-bag results.
+        """
+        classifier = is_classifier(self)
+        needed = ["n_features_in_", "_encoder", "estimators_", *required]
+        if classifier:
+            needed += ["classes_", "n_classes_"]
+        if not check_fitted(self, where, needed):
+            return False
+        n = self.n_features_in_
+        flags = self._encoder.is_categorical_
+        if "bin_mapper_" in vars(self):
+            validate_part(self.bin_mapper_, f"{where}.bin_mapper_", expect=BinMapper,
+                          n_features=n, categorical=flags)
+        K = check_classes(self, where) if classifier else None
+        members = self.estimators_
+        if not isinstance(members, list) or not members:
+            raise ValueError(f"{where}.estimators_: must be a non-empty list of estimators.")
+        for i, m in enumerate(members):
+            w = f"{where}.estimators_[{i}]"
+            validate_part(m, w)
+            kind_ok = hasattr(m, "get_params") and (
+                is_classifier(m) if classifier else is_regressor(m))
+            if not kind_ok or "n_features_in_" not in vars(m):
+                raise ValueError(f"{w}: not a fitted "
+                                 f"{'classifier' if classifier else 'regressor'}.")
+            if classifier and not set(_labels(m.classes_)) <= set(_labels(self.classes_)):
+                raise ValueError(f"{w}.classes_: must be among the ensemble's classes_.")
+        if "oob_score_" in vars(self):
+            check_real(self.oob_score_, f"{where}.oob_score_", finite=False)
+        for name in ("oob_decision_function_", "oob_prediction_"):
+            if name in vars(self):
+                check_array(getattr(self, name), f"{where}.{name}", "float64",
+                            ndim=2 if classifier else 1)
+        if classifier and "oob_decision_function_" in vars(self) and \
+                self.oob_decision_function_.shape[1] != K:
+            raise ValueError(f"{where}.oob_decision_function_: must have {K} columns.")
+        return True
+
+    def _check_same_input(self, m, where):
+        """A member whose tree reads the ensemble's encoded input directly: same encoder
+        and bin mapper, number of features and classes."""
+        if m._encoder is not self._encoder or m.n_features_in_ != self.n_features_in_:
+            raise ValueError(f"{where}: a member predicting on the ensemble's input must "
+                             f"share its input encoder and {self.n_features_in_} features.")
+        if "classes_" in vars(self) and not (
+                np.array_equal(m.classes_, self.classes_)
+                and m.classes_.dtype == self.classes_.dtype):
+            raise ValueError(f"{where}.classes_: the member's classes differ from the "
+                             f"ensemble's.")
+
+    def _check_output_bound(self, where, trees):
+        """The ensemble sums its trees' leaf values: the sum must stay finite."""
+        bound = sum(float(np.abs(t.value).max()) for t in trees)
+        if not np.isfinite(bound) or bound > 1e300:
+            raise ValueError(f"{where}: the leaf values of the members sum to more than "
+                             f"1e300 (the predictions would overflow).")
+
+
+def _labels(a):
+    return [v if is_hashable(v) else repr(v) for v in a.tolist()]
 
 
 def in_bag_rows(n_samples, n_draws):

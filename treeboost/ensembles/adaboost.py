@@ -14,6 +14,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin, clone, is_classifier, 
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
+from ..persistence import register
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 from ..trees.encoding import check_weights
 from ..trees.targets import check_regression_target, encode_classification_target
@@ -80,6 +81,34 @@ class BaseAdaBoost(BaseTreeEnsemble):
         pred = est.predict(Xe)
         return np.searchsorted(self.classes_, pred) if isinstance(self, ClassifierMixin) \
             else pred
+
+    # -- the state read from a model file ---------------------------------------------------
+
+    _persist_attributes = ("estimator_weights_", "estimator_errors_")
+
+    def _validate_state(self, where="model", **context):
+        """Check a loaded AdaBoost model: one finite positive weight per member (the vote
+        and the weighted median divide by their running sum, which must stay finite), one
+        error per member, and members whose tree reads the ensemble's input on it."""
+        from ..persistence import check_array
+        super()._validate_state(where, **context)
+        if not self._validate_ensemble(where, required=("estimator_weights_",
+                                                        "estimator_errors_")):
+            return
+        n = len(self.estimators_)
+        weights = check_array(self.estimator_weights_, f"{where}.estimator_weights_",
+                              "float64", (n,), finite=True)
+        if np.any(weights <= 0) or not weights.sum() < 1e300:
+            raise ValueError(f"{where}.estimator_weights_: must hold {n} positive weight(s) "
+                             f"with a finite sum.")
+        check_array(self.estimator_errors_, f"{where}.estimator_errors_", "float64", (n,))
+        for i, m in enumerate(self.estimators_):
+            w = f"{where}.estimators_[{i}]"
+            if isinstance(m, BaseDecisionTree) and m._encoder is self._encoder:
+                self._check_same_input(m, w)       # its tree reads the ensemble's input
+            elif m.n_features_in_ != self.n_features_in_:
+                raise ValueError(f"{w}.n_features_in_: the member has {m.n_features_in_} "
+                                 f"features, the ensemble {self.n_features_in_}.")
 
 
 class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
@@ -306,3 +335,6 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
         preds = np.column_stack([self._raw_member(e, Xe) for e in self.estimators_])
         for m in range(1, len(self.estimators_) + 1):
             yield self._median(preds[:, :m], np.asarray(self.estimator_weights_[:m]))
+
+
+register(AdaBoostClassifier, AdaBoostRegressor)

@@ -11,6 +11,7 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin, clone, is_classifier, is_regressor
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
+from ..persistence import check_array, register
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 from ..trees.encoding import check_weights
 from ..engine.grower import GrowerWorkspace
@@ -212,6 +213,49 @@ class BaseBagging(BaseTreeEnsemble):
         check_is_fitted(self, "estimators_")
         return [drawn_rows(c) for c in self._draw_counts]
 
+    # -- the state read from a model file ---------------------------------------------------
+
+    _persist_attributes = ("_draw_counts", "estimators_features_", "_member_seeds")
+
+    def _validate_state(self, where="model", **context):
+        """Check a loaded bagging ensemble: ``_draw_counts`` (each member's uint8 draw
+        counts, one per training row) and ``estimators_features_`` (the columns each
+        member reads: in range, as many as the member has features) match
+        ``estimators_`` one for one; a member on all the columns and the ensemble's
+        encoder has its tree read the ensemble's input directly."""
+        super()._validate_state(where, **context)
+        if not self._validate_ensemble(where, required=("_draw_counts",
+                                                        "estimators_features_")):
+            return
+        members = self.estimators_
+        n = len(members)
+        counts, feats = self._draw_counts, self.estimators_features_
+        if not isinstance(counts, list) or len(counts) != n:
+            raise ValueError(f"{where}._draw_counts: must hold one array of draw counts per "
+                             f"member ({n}).")
+        for i, c in enumerate(counts):
+            check_array(c, f"{where}._draw_counts[{i}]", "uint8",
+                        (counts[0].shape[0] if isinstance(counts[0], np.ndarray) else None,))
+        if not isinstance(feats, list) or len(feats) != n:
+            raise ValueError(f"{where}.estimators_features_: must hold one array of column "
+                             f"indices per member ({n}).")
+        p = self.n_features_in_
+        trees = []
+        for i, (m, f) in enumerate(zip(members, feats)):
+            w = f"{where}.estimators_features_[{i}]"
+            check_array(f, w, ("int64", "int32"), ndim=1, low=0, high=p - 1)
+            if f.size < 1 or m.n_features_in_ != f.size:
+                raise ValueError(f"{w}: the member reads {f.size} column(s) but has "
+                                 f"{m.n_features_in_} features.")
+            full = f.size == p and np.array_equal(f, np.arange(p))
+            if full and getattr(m, "_encoder", None) is self._encoder and \
+                    "tree_" in vars(m):
+                self._check_same_input(m, f"{where}.estimators_[{i}]")
+            if "tree_" in vars(m) and hasattr(m.tree_, "children_left"):
+                trees.append(m.tree_)
+        if not self._is_classifier() and trees:
+            self._check_output_bound(where, trees)
+
 
 _DOC = """
     Parameters
@@ -309,3 +353,6 @@ class BaggingRegressor(RegressorMixin, BaseBagging):
 
     def predict(self, X):
         return self._aggregate(self._encoded(X))
+
+
+register(BaggingClassifier, BaggingRegressor)

@@ -11,6 +11,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 
+from ..persistence import check_array, register
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ..trees.encoding import check_weights
@@ -209,6 +210,50 @@ class BaseForest(BaseTreeEnsemble):
         Xe = self._encoded(X)
         return np.column_stack([t.tree_.apply(Xe) for t in self.estimators_])
 
+    # -- the state read from a model file ---------------------------------------------------
+
+    _persist_attributes = ("_oob_bits", "_bootstrap_draws")
+
+    def _validate_state(self, where="model", **context):
+        """Check a loaded forest: members are CART trees of its kind on its encoded input
+        (their ``tree_`` is read directly), ``_oob_bits`` one packed mask per tree and
+        ``_bootstrap_draws`` the (rows, draws) of each tree's sample, at most as many
+        draws as rows (``estimators_samples_`` draws them again)."""
+        super()._validate_state(where, **context)
+        if not self._validate_ensemble(where, required=("bin_mapper_", "_oob_bits")):
+            return
+        cls = DecisionTreeClassifier if self._is_classifier() else DecisionTreeRegressor
+        members = self.estimators_
+        for i, m in enumerate(members):
+            w = f"{where}.estimators_[{i}]"
+            if type(m) is not cls or "tree_" not in vars(m):
+                raise ValueError(f"{w}: not a fitted {cls.__name__}.")
+            self._check_same_input(m, w)
+            if m.bin_mapper_ is not self.bin_mapper_:
+                raise ValueError(f"{w}.bin_mapper_: must be the forest's.")
+        if not self._is_classifier():
+            self._check_output_bound(where, [m.tree_ for m in members])
+        bits = self._oob_bits
+        if not isinstance(bits, list) or len(bits) != len(members):
+            raise ValueError(f"{where}._oob_bits: must hold one uint8 array per tree.")
+        for i, b in enumerate(bits):
+            check_array(b, f"{where}._oob_bits[{i}]", "uint8", ndim=1)
+        if "_bootstrap_draws" not in vars(self):
+            return      # a version-1 file: it predicts; estimators_samples_ says it is unknown
+        draws = check_array(self._bootstrap_draws, f"{where}._bootstrap_draws", "int64",
+                            (len(members), 2), low=0)
+        rows, n_draws = draws[:, 0], draws[:, 1]
+        if np.any(rows < 1) or np.any(n_draws > rows) or any(
+                b.size != (r + 7) // 8 for b, r in zip(bits, rows.tolist())):
+            raise ValueError(f"{where}._bootstrap_draws: must hold (rows, draws) per tree, "
+                             f"at most as many draws as rows, the rows matching the tree's "
+                             f"out-of-bag mask.")
+        for i, m in enumerate(members):
+            seed = m.random_state
+            if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2 ** 63:
+                raise ValueError(f"{where}.estimators_[{i}].random_state: the seed of the "
+                                 f"tree's sample must be an integer >= 0, got {seed!r:.40}.")
+
 
 class _ForestClassifierMixin:
     def _validate_target(self, y, n_samples):
@@ -399,3 +444,7 @@ class ExtraTreesRegressor(RandomForestRegressor):
             bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs, random_state=random_state,
             verbose=verbose, warm_start=warm_start, max_samples=max_samples,
             max_bins=max_bins, categorical_features=categorical_features)
+
+
+register(RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier,
+         ExtraTreesRegressor)

@@ -17,11 +17,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..engine.binning import BinMapper
 from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
-from ..persistence import PersistenceMixin
-from .encoding import EncoderMixin, check_weights
+from ..persistence import (PersistenceMixin, check_classes, check_fitted, check_int,
+                           register, validate_part)
+from .encoding import EncoderMixin, FeatureEncoder, check_weights
 from .targets import check_regression_target, encode_classification_target
 from ..engine.grower import TreeGrower
 from ..engine.statistics import SampleStatistics
+from ..engine.tree import Tree
 
 
 def resolve_max_features(max_features, n_features):
@@ -171,6 +173,36 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         return tags
+
+    # -- the state read from a model file ---------------------------------------------------
+
+    _persist_attributes = ("classes_", "n_classes_", "bin_mapper_", "max_features_", "tree_")
+
+    def _validate_state(self, where="model", **context):
+        """Check a loaded tree: its encoder, bin mapper and classes, and its ``tree_``
+        against them (features, categorical splits, bins, one value column per class
+        holding class fractions, or one for the regression mean)."""
+        super()._validate_state(where, **context)
+        required = ["n_features_in_", "_encoder", "bin_mapper_", "max_features_", "tree_"]
+        if is_classifier(self):
+            required += ["classes_", "n_classes_"]
+        if not check_fitted(self, where, required):
+            return
+        n = self.n_features_in_
+        flags = self._encoder.is_categorical_
+        validate_part(self.bin_mapper_, f"{where}.bin_mapper_", expect=BinMapper, n_features=n,
+                      categorical=flags)
+        if self.max_features_ is not None:
+            check_int(self.max_features_, f"{where}.max_features_", 1, n)
+        K = check_classes(self, where) if is_classifier(self) else 1
+        validate_part(self.tree_, f"{where}.tree_", expect=Tree, n_features=n, n_outputs=K,
+                      categorical=flags, bin_mapper=self.bin_mapper_)
+        if is_classifier(self):
+            value = self.tree_.value
+            # predict_proba returns these rows (averaged by the ensembles) as they are
+            if np.any(value < 0) or np.any(np.abs(value.sum(axis=1) - 1) > 1e-6):
+                raise ValueError(f"{where}.tree_.value: class fractions must be >= 0 and sum "
+                                 f"to 1 in every node.")
 
 
 class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
@@ -351,3 +383,6 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         """Weighted mean target of the leaf reached."""
         Xe = self._transform(X)
         return self.tree_.predict(Xe)[:, 0]
+
+
+register(DecisionTreeClassifier, DecisionTreeRegressor, Tree, BinMapper, FeatureEncoder)

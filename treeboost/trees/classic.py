@@ -48,7 +48,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..persistence import PersistenceMixin
+from ..persistence import PersistenceMixin, register
 from .encoding import EncoderMixin, check_weights
 from .targets import encode_classification_target
 
@@ -213,6 +213,146 @@ class MultiwayTree:
         tree.node_map_ = keep
         return tree
 
+    # -- the state read from a model file ---------------------------------------------------
+
+    _persist_attributes = ("n_features", "feature", "is_categorical", "threshold", "children",
+                           "branch_fraction", "value", "weighted_n_node_samples",
+                           "n_node_samples", "impurity", "depth", "parent", "report",
+                           "node_map_")
+
+    def _validate_state(self, where="tree", n_features=None, n_classes=None, columns=None,
+                        n_original=None):
+        """Raise ValueError unless the tree is one the routing and pruning code can walk.
+
+        Node ids must satisfy ``child > parent`` (the grower and :meth:`subtree` number
+        parents first), and every node but the root must be the child of exactly one
+        node: no cycle, shared or unreachable node, so that :meth:`node_weights` (one pass
+        over the nodes in id order) and the pruning and rule walks visit each node once.
+
+        Parameters
+        ----------
+        where : str
+        n_features : int or None
+            Number of input columns; every tested attribute must be below it.
+        n_classes : int or None
+            Number of classes of the estimator (the columns of ``value``).
+        columns : list of _Column or None
+            The estimator's columns (already checked): a categorical node must test a
+            categorical column and have one branch per category, a continuous node a
+            continuous column, two branches and a finite threshold.
+        n_original : int or None
+            Node count of the unpruned tree that ``node_map_`` refers to.
+        """
+        from ..persistence import check_array, check_int
+        state = vars(self)
+        missing = [k for k in self._persist_attributes if k not in state and k != "node_map_"]
+        if missing:
+            raise ValueError(f"{where}: incomplete multiway tree (no {', '.join(missing)}).")
+        nf = check_int(self.n_features, f"{where}.n_features", 1)
+        if n_features is not None and nf != n_features:
+            raise ValueError(f"{where}.n_features: the tree has {nf}, the model "
+                             f"{n_features} features.")
+        feature = check_array(self.feature, f"{where}.feature", "int64", ndim=1)
+        n = feature.shape[0]
+        if n == 0:
+            raise ValueError(f"{where}: empty tree.")
+        is_cat = check_array(self.is_categorical, f"{where}.is_categorical", "bool", (n,))
+        threshold = check_array(self.threshold, f"{where}.threshold", "float64", (n,))
+        value = check_array(self.value, f"{where}.value", "float64", (n, n_classes),
+                            finite=True, low=0)
+        for name in ("weighted_n_node_samples", "n_node_samples", "impurity"):
+            check_array(getattr(self, name), f"{where}.{name}", "float64", (n,), finite=True)
+        depth = check_array(self.depth, f"{where}.depth", "int64", (n,))
+        parent = check_array(self.parent, f"{where}.parent", "int64", (n,))
+        if "node_map_" in state:
+            check_array(self.node_map_, f"{where}.node_map_", "int64", (n,), low=0,
+                        high=None if n_original is None else n_original - 1)
+        for name in ("children", "branch_fraction", "report"):
+            if not isinstance(getattr(self, name), list) or len(getattr(self, name)) != n:
+                raise ValueError(f"{where}.{name}: must be a list of {n} entries (one per "
+                                 f"node).")
+        if np.any(value.sum(axis=1) <= 0) or not np.all(np.isfinite(value.sum(axis=1))):
+            raise ValueError(f"{where}.value: a node's class distribution is empty or its "
+                             f"sum is not finite.")
+        if parent[0] != -1 or depth[0] != 0:
+            raise ValueError(f"{where}: the root (node 0) must have parent -1 and depth 0.")
+        n_children, all_kids = 0, []
+        for i in range(n):
+            rep = self.report[i]
+            kids = check_array(self.children[i], f"{where}.children[{i}]", "int64", ndim=1)
+            frac = check_array(self.branch_fraction[i], f"{where}.branch_fraction[{i}]",
+                               "float64", ndim=1, finite=True)
+            f = int(feature[i])
+            if f < 0:
+                if f != -1 or kids.size or frac.size or is_cat[i] or \
+                        not np.isnan(threshold[i]) or rep is not None:
+                    raise ValueError(f"{where}: leaf {i} must have feature -1, no children, "
+                                     f"no branch fractions, no threshold and no split "
+                                     f"report.")
+                continue
+            if f >= nf:
+                raise ValueError(f"{where}.feature: node {i} tests feature index {f}, "
+                                 f"outside [0, {nf}).")
+            if kids.size < 2:
+                raise ValueError(f"{where}.children[{i}]: internal node {i} has {kids.size} "
+                                 f"children (a split has at least two branches).")
+            # children after their parent: no cycle is possible, and every id is in range
+            if np.any(kids <= i) or np.any(kids >= n):
+                raise ValueError(f"{where}.children[{i}]: a child index is out of range or "
+                                 f"points backwards ({kids.tolist()[:8]}; the tree has {n} "
+                                 f"nodes).")
+            if is_cat[i]:
+                if not np.isnan(threshold[i]):
+                    raise ValueError(f"{where}.threshold: categorical node {i} has a "
+                                     f"threshold ({threshold[i]!r}); a categorical test has "
+                                     f"none.")
+            elif kids.size != 2 or not np.isfinite(threshold[i]):
+                raise ValueError(f"{where}: continuous node {i} must have two children and "
+                                 f"a finite threshold.")
+            if columns is not None:
+                col = columns[f]
+                if is_cat[i] != (col.kind != "num"):
+                    raise ValueError(
+                        f"{where}: node {i} makes a "
+                        f"{'categorical' if is_cat[i] else 'threshold'} test on the "
+                        f"{'continuous' if col.kind == 'num' else 'categorical'} column {f}.")
+                if is_cat[i] and kids.size != len(col.categories):
+                    raise ValueError(f"{where}: categorical node {i} has {kids.size} "
+                                     f"branches, column {f} has {len(col.categories)} "
+                                     f"categories (one branch per category).")
+            if frac.shape != kids.shape or np.any(frac < 0) or abs(frac.sum() - 1.0) > 1e-6:
+                raise ValueError(f"{where}.branch_fraction[{i}]: must hold one share >= 0 per "
+                                 f"branch ({kids.size}), summing to 1.")
+            if np.any(parent[kids] != i) or np.any(depth[kids] != depth[i] + 1):
+                raise ValueError(f"{where}: parent / depth of the children of node {i} do not "
+                                 f"match the children lists.")
+            _check_report(rep, nf, f, f"{where}.report[{i}]")
+            n_children += kids.size
+            all_kids.append(kids)
+        kids = np.concatenate(all_kids) if all_kids else np.empty(0, np.int64)
+        if n_children != n - 1 or np.unique(kids).size != kids.size:
+            raise ValueError(f"{where}: the nodes do not form a tree (a node reachable twice, "
+                             f"or an unreachable node).")
+
+
+#: keys of the split report of an internal multiway node (see _Grower._split)
+_REPORT_ARRAYS = ("gain", "split_info", "admissible", "threshold", "rank")
+
+
+def _check_report(rep, n_features, f, where):
+    """The split report of an internal node (read by ``split_report`` / ``gains_``)."""
+    from ..persistence import is_int, is_real
+    bad = ValueError(f"{where}: the split report is malformed.")
+    if not isinstance(rep, dict) or set(rep) != {"entropy", "chosen", *_REPORT_ARRAYS}:
+        raise bad
+    for name in _REPORT_ARRAYS:
+        a = rep[name]
+        if not isinstance(a, np.ndarray) or a.shape != (n_features,) or \
+                a.dtype.kind not in ("b" if name == "admissible" else "iuf"):
+            raise bad
+    if not is_real(rep["entropy"]) or not is_int(rep["chosen"]) or rep["chosen"] != f:
+        raise bad
+
 
 # -- input encoding --------------------------------------------------------------------
 class _Column:
@@ -222,6 +362,43 @@ class _Column:
         self.kind = kind                 # "cat" (encoder codes), "int" (values), "bin", "num"
         self.categories = categories
         self.edges = edges
+
+    _persist_attributes = ("kind", "categories", "edges")
+    _KINDS = ("cat", "int", "bin", "num")
+
+    def _validate_state(self, where="column", allow_continuous=True, categories=None):
+        """``"cat"`` columns hold the encoder's categories (``categories``: the codes it
+        emits index the branches), ``"int"`` columns sorted distinct values (found by
+        binary search), ``"bin"`` columns sorted finite cut points and one label per
+        interval, ``"num"`` columns (C4.5 only) nothing."""
+        from ..persistence import check_array, check_labels
+        if set(vars(self)) != set(self._persist_attributes):
+            raise ValueError(f"{where}: not a column description.")
+        if self.kind not in self._KINDS:
+            raise ValueError(f"{where}.kind: unknown column kind {self.kind!r:.40} (expected "
+                             f"one of {', '.join(self._KINDS)}).")
+        if self.kind == "num":
+            if not allow_continuous:
+                raise ValueError(f"{where}: ID3 has no continuous columns.")
+            if self.categories is not None or self.edges is not None:
+                raise ValueError(f"{where}: a continuous column has no categories or edges.")
+            return
+        cats = check_labels(self.categories, f"{where}.categories")
+        if self.kind == "int":
+            check_array(cats, f"{where}.categories", ("int64", "float64"), finite=True)
+            if self.edges is not None or np.any(np.diff(cats) <= 0):
+                raise ValueError(f"{where}: integer values must be sorted and distinct.")
+        elif self.kind == "bin":
+            edges = check_array(self.edges, f"{where}.edges", "float64", ndim=1, finite=True)
+            if np.any(np.diff(edges) <= 0) or len(cats) != edges.size + 1:
+                raise ValueError(f"{where}: bin edges must be sorted and distinct, with one "
+                                 f"label per interval.")
+        elif self.edges is not None:
+            raise ValueError(f"{where}: a categorical column has no edges.")
+        else:
+            if categories is None or len(categories) != len(cats) or \
+                    list(categories) != list(cats):
+                raise ValueError(f"{where}: the column does not match the input encoder.")
 
 
 def _interval_labels(edges, decimals=4):
@@ -699,6 +876,49 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         tags.input_tags.allow_nan = True
         return tags
 
+    # -- the state read from a model file ---------------------------------------------------
+
+    _persist_attributes = ("classes_", "n_classes_", "_columns", "tree_", "unpruned_tree_",
+                           "pruning_report_")
+
+    def _validate_state(self, where="model", **context):
+        """Check a loaded ID3 / C4.5 model: its columns against the input encoder, its
+        classes, its tree(s) against both, and the pruning report."""
+        from ..persistence import check_classes, check_fitted, validate_part
+        super()._validate_state(where, **context)
+        required = ["n_features_in_", "_encoder", "classes_", "n_classes_", "_columns",
+                    "tree_", "pruning_report_"]
+        if not check_fitted(self, where, required):
+            return
+        n = self.n_features_in_
+        K = check_classes(self, where)
+        enc = self._encoder
+        cols = self._columns
+        if not isinstance(cols, list) or len(cols) != n:
+            raise ValueError(f"{where}._columns: must be a list of {n} columns.")
+        for f, col in enumerate(cols):
+            is_cat = bool(enc.is_categorical_[f])
+            if type(col) is not _Column or (col.kind == "cat") != is_cat:
+                raise ValueError(f"{where}._columns[{f}]: the column does not match the input "
+                                 f"encoder.")
+            validate_part(col, f"{where}._columns[{f}]", expect=_Column,
+                          allow_continuous=type(self)._allow_continuous,
+                          categories=enc.categories_[f])
+        original = None
+        if "unpruned_tree_" in vars(self):
+            validate_part(self.unpruned_tree_, f"{where}.unpruned_tree_", expect=MultiwayTree,
+                          n_features=n, n_classes=K, columns=cols)
+            original = self.unpruned_tree_.node_count
+        validate_part(self.tree_, f"{where}.tree_", expect=MultiwayTree, n_features=n,
+                      n_classes=K, columns=cols, n_original=original)
+        report = self.pruning_report_
+        if not isinstance(report, list) or not all(
+                isinstance(r, dict) and all(isinstance(k, str) and (
+                    v is None or isinstance(v, (str, int, float, bool)))
+                    for k, v in r.items()) for r in report):
+            raise ValueError(f"{where}.pruning_report_: must be a list of records of numbers "
+                             f"and strings.")
+
 
 def _lookup(values, x):
     """Index of each x in the sorted ``values`` (NaN when absent or missing)."""
@@ -835,3 +1055,6 @@ class C45Classifier(BaseClassicTree):
         self.validation_fraction = validation_fraction
         self.confidence_factor = confidence_factor
         self.random_state = random_state
+
+
+register(ID3Classifier, C45Classifier, MultiwayTree, _Column)

@@ -295,6 +295,44 @@ class FeatureEncoder:
     def n_features_(self):
         return self.is_categorical_.shape[0]
 
+    # -- the state read from a model file ---------------------------------------------------
+
+    _persist_attributes = ("categorical_features", "is_categorical_", "categories_")
+
+    def _validate_state(self, where="encoder", n_features=None):
+        """Raise ValueError unless the learned columns can encode X for the model.
+
+        One flag per feature (``n_features`` of the owner), and per categorical feature a
+        1-dimensional array of at most ``MAX_CATEGORIES`` labels (their positions are the
+        codes the trees' 256-bit category sets are indexed with), None for the others.
+        """
+        from ..persistence import check_array, check_labels
+        cf = self.categorical_features
+        if not (cf is None or isinstance(cf, str) or (
+                isinstance(cf, (list, tuple, np.ndarray))
+                and all(isinstance(v, (bool, int, str, np.generic)) for v in np.ravel(cf)))):
+            raise ValueError(f"{where}.categorical_features: must be None, 'auto' or a list "
+                             f"of column flags, indices or names, got {cf!r:.60}.")
+        if "is_categorical_" not in vars(self):
+            return
+        flags = check_array(self.is_categorical_, f"{where}.is_categorical_", "bool", ndim=1)
+        p = flags.shape[0]
+        if n_features is not None and p != n_features:
+            raise ValueError(f"{where}.is_categorical_: {p} columns, the model has "
+                             f"{n_features} features.")
+        cats = vars(self).get("categories_")
+        if not isinstance(cats, list) or len(cats) != p:
+            raise ValueError(f"{where}.categories_: must be a list of {p} entries.")
+        for f, (flag, c) in enumerate(zip(flags.tolist(), cats)):
+            w = f"{where}.categories_[{f}]"
+            if not flag:
+                if c is not None:
+                    raise ValueError(f"{w}: a numeric column has no categories.")
+                continue
+            check_labels(c, w)
+            if c.shape[0] > MAX_CATEGORIES:
+                raise ValueError(f"{w}: {c.shape[0]} categories, at most {MAX_CATEGORIES}.")
+
 
 
 class EncoderMixin:

@@ -78,6 +78,33 @@ class Condition:
     def _d(self, v):
         return _fmt(v, self.decimals)
 
+    # the state read from a model file: a condition is data, never code
+    _persist_attributes = ("feature", "name", "low", "high", "categories", "missing",
+                           "decimals")
+
+    def _validate_state(self, where="condition", n_features=None, categories=None):
+        """Raise ValueError unless the condition tests a feature in range with number
+        bounds, or a category test on a feature with categories (``categories``: the
+        owner's category arrays, one per feature, None for numeric ones)."""
+        from ..persistence import check_int, is_int, is_real, labels_ok
+        if set(vars(self)) != set(self._persist_attributes):
+            raise ValueError(f"{where}: not a Condition (or with other attributes).")
+        check_int(self.feature, f"{where}.feature", 0,
+                  None if n_features is None else n_features - 1)
+        if not isinstance(self.name, str) or not is_int(self.decimals) or \
+                not isinstance(self.missing, (bool, np.bool_)):
+            raise ValueError(f"{where}: a condition has a malformed name, decimals or "
+                             f"missing flag.")
+        if not is_real(self.low) or not is_real(self.high) or np.isnan(self.low) or \
+                np.isnan(self.high):
+            raise ValueError(f"{where}: a condition's interval bounds must be numbers.")
+        if self.categories is not None:
+            if categories is not None and categories[self.feature] is None:
+                raise ValueError(f"{where}: a category test on feature {self.feature}, which "
+                                 f"has no categories.")
+            if not isinstance(self.categories, list) or not labels_ok(self.categories):
+                raise ValueError(f"{where}.categories: must be a list of labels.")
+
 
 @dataclass
 class Rule:
@@ -91,6 +118,41 @@ class Rule:
     target_name: str = "class"
     decimals: int = 3
     extra: dict = field(default_factory=dict)
+
+    # the state read from a model file: a rule is data, never code
+    _persist_attributes = ("conditions", "prediction", "confidence", "leaf", "n_samples",
+                           "weight", "target_name", "decimals", "extra")
+
+    def _validate_state(self, where="rule", n_features=None, categories=None, classes=None):
+        """Raise ValueError unless the rule's conditions are valid, it predicts one of
+        ``classes`` and carries a finite class distribution over them."""
+        from ..persistence import check_array, is_hashable, is_int, is_real, validate_part
+        if set(vars(self)) != set(self._persist_attributes):
+            raise ValueError(f"{where}: not a Rule (or with other attributes).")
+        if not isinstance(self.conditions, list):
+            raise ValueError(f"{where}.conditions: must be a list.")
+        for j, c in enumerate(self.conditions):
+            validate_part(c, f"{where}.conditions[{j}]", expect=Condition,
+                          n_features=n_features, categories=categories)
+        if classes is not None and (not is_hashable(self.prediction)
+                                    or self.prediction not in set(classes.tolist())):
+            raise ValueError(f"{where}: predicts {self.prediction!r:.40}, which is not one of "
+                             f"classes_.")
+        extra = self.extra
+        if not isinstance(extra, dict) or not {"distribution", "estimated_accuracy",
+                                               "coverage", "dropped"} <= set(extra):
+            raise ValueError(f"{where}.extra: must hold distribution, estimated_accuracy, "
+                             f"coverage and dropped.")
+        check_array(extra["distribution"], f"{where}.extra['distribution']", "float64",
+                    (None if classes is None else classes.size,), finite=True, low=0)
+        if not is_real(extra["estimated_accuracy"]) or not is_real(extra["coverage"]):
+            raise ValueError(f"{where}: estimated_accuracy and coverage must be numbers.")
+        if not (self.confidence is None or is_real(self.confidence)) or \
+                not is_int(self.leaf) or not is_int(self.n_samples) or \
+                not is_real(self.weight) or not isinstance(self.target_name, str) or \
+                not is_int(self.decimals):
+            raise ValueError(f"{where}: malformed confidence, leaf, n_samples, weight, "
+                             f"target_name or decimals.")
 
     def __str__(self):
         lhs = " AND ".join(str(c) for c in self.conditions) or "TRUE"

@@ -29,7 +29,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ..persistence import PersistenceMixin
+from ..persistence import PersistenceMixin, register
 from . import export as _export
 from .encoding import check_weights
 from .export import Condition, Rule
@@ -359,6 +359,50 @@ class RuleListClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.allow_nan = True
         return tags
 
+    # -- the state read from a model file ---------------------------------------------------
+
+    _persist_attributes = ("estimator_", "classes_", "n_features_in_", "feature_names_in_",
+                           "rules_", "default_distribution_", "default_class_")
+
+    def _validate_state(self, where="model", **context):
+        """Check a loaded rule list: its fitted tree (``estimator_``), then every rule
+        (a :class:`~treeboost.trees.export.Rule` of
+        :class:`~treeboost.trees.export.Condition`: data, tested on features in range,
+        predicting one of ``classes_`` with a finite distribution over them) and the
+        default class."""
+        from ..persistence import check_array, check_fitted, is_hashable, validate_part
+        from .cart import DecisionTreeClassifier
+        from .classic import C45Classifier, ID3Classifier
+        super()._validate_state(where, **context)
+        required = ["estimator_", "classes_", "n_features_in_", "rules_",
+                    "default_distribution_", "default_class_"]
+        if not check_fitted(self, where, required):
+            return
+        est = self.estimator_
+        validate_part(est, f"{where}.estimator_",
+                      expect=(DecisionTreeClassifier, C45Classifier, ID3Classifier))
+        if "tree_" not in vars(est):
+            raise ValueError(f"{where}.estimator_: a rule list needs its fitted tree.")
+        classes = self.classes_
+        if not isinstance(classes, np.ndarray) or not np.array_equal(classes, est.classes_) \
+                or classes.dtype != est.classes_.dtype:
+            raise ValueError(f"{where}.classes_: must be the classes of estimator_.")
+        if self.n_features_in_ != est.n_features_in_:
+            raise ValueError(f"{where}.n_features_in_: {self.n_features_in_!r:.20}, "
+                             f"estimator_ has {est.n_features_in_}.")
+        cats = _categories(est)
+        if not isinstance(self.rules_, list):
+            raise ValueError(f"{where}.rules_: must be a list of rules.")
+        for j, r in enumerate(self.rules_):
+            validate_part(r, f"{where}.rules_[{j}]", expect=Rule,
+                          n_features=self.n_features_in_, categories=cats, classes=classes)
+        check_array(self.default_distribution_, f"{where}.default_distribution_", "float64",
+                    (classes.size,), finite=True, low=0)
+        if not is_hashable(self.default_class_) or \
+                self.default_class_ not in set(classes.tolist()):
+            raise ValueError(f"{where}.default_class_: {self.default_class_!r:.40} is not one "
+                             f"of classes_.")
+
     def export_text(self):
         """The rule list, one rule per line, then the default class."""
         check_is_fitted(self, "rules_")
@@ -366,3 +410,6 @@ class RuleListClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
                  for i, r in enumerate(self.rules_)]
         lines.append(f"     OTHERWISE class = {self.default_class_}")
         return "\n".join(lines)
+
+
+register(RuleListClassifier, Rule, Condition)

@@ -1,0 +1,123 @@
+"""The registry of classes a model file may name, and what each of them saves.
+
+A class is persistable when it is registered here (:func:`register`) and defines
+``_validate_state(self, where, **context)``, which raises ``ValueError`` unless the
+instance's state, as read from a file, is one that the class's methods can use safely.
+The class also says which attributes it saves: the names listed in ``_persist_attributes``
+along its MRO (plus, for scikit-learn estimators, their constructor parameters).  Caches
+named in ``_persist_transient`` are dropped on save.
+
+This module imports nothing from the rest of treeboost: the estimator modules register
+themselves and their parts, so the package stays free of import cycles.
+"""
+import contextvars
+
+__all__ = ["register", "registered_classes", "lookup", "class_name", "persisted_attributes",
+           "transient_attributes", "validate_part"]
+
+_REGISTRY = {}
+
+#: modules that moved, old name -> new name (files written before the move name the old one)
+_MOVED_MODULES = {f"treeboost.trees.{m}": f"treeboost.engine.{m}"
+                  for m in ("binning", "tree", "grower", "statistics")}
+
+
+def class_name(cls):
+    """The name a file gives ``cls``: ``module.qualname``."""
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def register(*classes):
+    """Declare ``classes`` loadable from a model file; usable as a class decorator.
+
+    Each class must define ``_validate_state``.  Returns the first class.
+    """
+    for cls in classes:
+        if not callable(getattr(cls, "_validate_state", None)):
+            raise TypeError(f"{class_name(cls)} has no _validate_state method: a class whose "
+                            f"state is not checked on load cannot be registered.")
+        _REGISTRY[class_name(cls)] = cls
+    return classes[0] if classes else None
+
+
+def registered_classes():
+    """A copy of the registry: file name of the class -> class."""
+    return dict(_REGISTRY)
+
+
+def lookup(name):
+    """The registered class a file names (the old module of a moved class included)."""
+    if not isinstance(name, str):
+        return None
+    cls = _REGISTRY.get(name)
+    if cls is None:
+        for old, new in _MOVED_MODULES.items():
+            if name.startswith(old + "."):
+                cls = _REGISTRY.get(new + name[len(old):])
+                break
+    return cls
+
+
+def _along_mro(cls, attribute):
+    names = []
+    for klass in reversed(cls.__mro__):
+        names.extend(klass.__dict__.get(attribute, ()))
+    return names
+
+
+def persisted_attributes(cls):
+    """The attribute names an instance of ``cls`` may carry in a file."""
+    names = set(_along_mro(cls, "_persist_attributes"))
+    get_params = getattr(cls, "_get_param_names", None)
+    if callable(get_params):
+        names.update(get_params())
+    return names
+
+
+def transient_attributes(cls):
+    """Caches that are rebuilt on demand, never saved."""
+    return set(_along_mro(cls, "_persist_transient"))
+
+
+#: ids of the objects checked during the current load (a part shared by several owners is
+#: checked by each, with each owner's context; the loader checks the rest on their own)
+_validated = contextvars.ContextVar("treeboost_validated", default=None)
+
+
+def validate_part(obj, where, expect=None, **context):
+    """Check a part of a model as its owner sees it: ``obj._validate_state(where, **context)``.
+
+    Owners call this for each part they hold, passing what they know of it (the number
+    of features, the bin mapper ...).
+
+    Parameters
+    ----------
+    obj : object
+    where : str
+        Where the part sits in the model, for messages.
+    expect : class, str, tuple of those, or None
+        The classes the part may be of (a str is a registered name, so that this package
+        need not import the class); ``None``: any registered class.
+    **context
+        Passed to ``_validate_state``.
+
+    Raises
+    ------
+    ValueError
+        ``obj`` is not of a registered (expected) class, or its state is inconsistent.
+    """
+    cls = type(obj)
+    if lookup(class_name(cls)) is not cls:
+        raise ValueError(f"{where}: a {cls.__module__}.{cls.__qualname__} is not a part of "
+                         f"a treeboost model.")
+    if expect is not None:
+        options = expect if isinstance(expect, tuple) else (expect,)
+        classes = [lookup(e) if isinstance(e, str) else e for e in options]
+        if cls not in classes:
+            names = " or ".join(e.rsplit(".", 1)[-1] if isinstance(e, str) else e.__name__
+                                for e in options)
+            raise ValueError(f"{where}: must be a {names}, got a {cls.__qualname__}.")
+    seen = _validated.get()
+    if seen is not None:
+        seen.add(id(obj))
+    obj._validate_state(where, **context)
