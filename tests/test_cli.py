@@ -1,6 +1,8 @@
 """The treeboost command: demo, fit -> predict round trip, explain, and user errors."""
+import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -112,3 +114,185 @@ def test_demo_runs_without_pandas():
                          timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "| Bagging |" in out.stdout and "| AdaBoost |" in out.stdout
+
+
+# -- CSV files as people download them; pandas 3 reads their text as the `str` dtype ------------
+CSV = """age,income,city,member,label
+34,52000,Paris,yes,buy
+51,,Lyon,no,skip
+23,31000,,yes,buy
+45,61000,Paris,,skip
+38,47000,Nice,yes,buy
+29,,Lyon,no,skip
+62,83000,Nice,yes,buy
+41,39000,Paris,no,skip
+33,58000,,yes,buy
+57,72000,Lyon,no,skip
+26,29000,Nice,yes,buy
+48,66000,Paris,no,skip
+"""
+
+
+@pytest.fixture
+def text_csv(tmp_path):
+    pytest.importorskip("pandas")
+    path = tmp_path / "customers.csv"
+    header, *rows = CSV.splitlines()
+    path.write_text("\n".join([header] + rows * 3) + "\n")
+    return path
+
+
+def test_text_labels_and_text_columns_with_empty_cells(text_csv, tmp_path, capsys):
+    import pandas as pd
+    import treeboost
+    model_path = tmp_path / "m.tbm"
+    assert main(["fit", str(text_csv), "--target", "label", "--model", "tree", "-o",
+                 str(model_path)]) == 0
+    assert "accuracy" in capsys.readouterr().out
+    model = treeboost.load(model_path)
+    assert list(model.classes_) == ["buy", "skip"]
+    pred_path = tmp_path / "pred.csv"
+    assert main(["predict", str(model_path), str(text_csv), "-o", str(pred_path)]) == 0
+    written = pd.read_csv(pred_path)
+    assert set(written["prediction"]) <= {"buy", "skip"}
+    assert list(written.columns) == ["prediction", "proba_buy", "proba_skip"]
+    # a new file in which a text column happens to hold no text is read as text
+    capsys.readouterr()
+    new = tmp_path / "new.csv"
+    new.write_text("age,income,city,member\n30,40000,75001,yes\n50,,,no\n")
+    assert main(["predict", str(model_path), str(new)]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "prediction,proba_buy,proba_skip"
+
+
+def test_outputs_are_checked_before_fitting(text_csv, tmp_path, capsys, monkeypatch):
+    import treeboost
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("fit ran before the output was checked")
+
+    monkeypatch.setattr(treeboost.DecisionTreeClassifier, "fit", no_fit)
+    before = text_csv.read_bytes()
+    fit = ["fit", str(text_csv), "--target", "label", "--model", "tree", "-o"]
+    assert "is the input" in _error(fit + [str(text_csv)], capsys)
+    assert "is the input" in _error(fit + [str(tmp_path / "." / text_csv.name)], capsys)
+    link = tmp_path / "link.csv"
+    os.link(text_csv, link)                                    # a hard link
+    assert "is the input" in _error(fit + [str(link)], capsys)
+    link = tmp_path / "symlink.csv"
+    link.symlink_to(text_csv)
+    assert "is the input" in _error(fit + [str(link)], capsys)
+    assert text_csv.read_bytes() == before
+    assert "does not exist" in _error(fit + [str(tmp_path / "nope" / "m.tbm")], capsys)
+    assert "is not a directory" in _error(fit + [str(text_csv / "m.tbm")], capsys)
+    assert "is a directory" in _error(fit + [str(tmp_path)], capsys)
+    if os.geteuid() != 0:                     # root writes anywhere
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        assert "cannot write" in _error(fit + [str(locked / "m.tbm")], capsys)
+    assert not list(tmp_path.glob("**/*.tbm"))
+
+
+def test_predict_refuses_to_overwrite_its_inputs(text_csv, tmp_path, capsys):
+    model_path = tmp_path / "m.tbm"
+    assert main(["fit", str(text_csv), "--target", "label", "--model", "tree", "-o",
+                 str(model_path)]) == 0
+    model_bytes, data_bytes = model_path.read_bytes(), text_csv.read_bytes()
+    for out in (text_csv, model_path):
+        assert "is the input" in _error(["predict", str(model_path), str(text_csv), "-o",
+                                         str(out)], capsys)
+    assert model_path.read_bytes() == model_bytes and text_csv.read_bytes() == data_bytes
+
+
+def test_a_failed_write_leaves_the_old_file(text_csv, tmp_path, capsys, monkeypatch):
+    """Outputs go through a temporary file and os.replace: a save that dies midway (disk
+    full) keeps the old model and leaves no temporary file."""
+    import treeboost
+    model_path = tmp_path / "m.tbm"
+    fit = ["fit", str(text_csv), "--target", "label", "--model", "tree", "-o",
+           str(model_path)]
+    assert main(fit) == 0
+    old = model_path.read_bytes()
+    assert oct(model_path.stat().st_mode & 0o777) != oct(0o600)     # not mkstemp's mode
+
+    def disk_full(model, path):
+        with open(path, "wb") as fh:
+            fh.write(b"PK\x03\x04 half a model")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(treeboost, "save", disk_full)
+    assert "No space left on device" in _error(fit, capsys)
+    assert model_path.read_bytes() == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["customers.csv", "m.tbm"]
+
+
+@pytest.mark.parametrize("case", ["param-type", "param-range", "test-size-0",
+                                  "test-size-1.5", "inf", "two-rows", "regression-on-text"])
+def test_fit_mistakes_are_one_line(case, text_csv, tmp_path, capsys):
+    data = text_csv
+    args = ["--model", "tree"]
+    expected = {"param-type": "max_depth", "param-range": "min_samples_leaf",
+                "test-size-0": "--test-size", "test-size-1.5": "--test-size",
+                "inf": "'income'", "two-rows": "2 rows",
+                "regression-on-text": "--task regression"}[case]
+    if case == "param-type":
+        args += ["--param", "max_depth=abc"]
+    elif case == "param-range":
+        args += ["--param", "min_samples_leaf=-3"]
+    elif case.startswith("test-size"):
+        args += ["--test-size", case.split("-")[-1]]
+    elif case == "inf":
+        data = tmp_path / "inf.csv"
+        data.write_text(CSV.replace("52000", "inf", 1))
+    elif case == "two-rows":
+        data = tmp_path / "two.csv"
+        data.write_text("\n".join(CSV.splitlines()[:3]) + "\n")
+    else:
+        args += ["--task", "regression"]
+    line = _error(["fit", str(data), "--target", "label", *args, "-o",
+                   str(tmp_path / "m.tbm")], capsys)
+    assert expected in line
+    assert not (tmp_path / "m.tbm").exists()
+
+
+def test_predict_and_model_mistakes_are_one_line(text_csv, tmp_path, capsys):
+    model_path = tmp_path / "m.tbm"
+    assert main(["fit", str(text_csv), "--target", "label", "--model", "tree", "-o",
+                 str(model_path)]) == 0
+    capsys.readouterr()
+    bad = tmp_path / "bad.csv"
+    bad.write_text("age,income,city,member\n30,40000,Paris,yes\n31,lots,Lyon,no\n")
+    line = _error(["predict", str(model_path), str(bad)], capsys)
+    assert "'income'" in line and "'lots'" in line and "row 2" in line
+    bad.write_text("age,income,city,member\n30,-inf,Paris,yes\n")
+    assert "'income'" in _error(["predict", str(model_path), str(bad)], capsys)
+    assert "is a directory" in _error(["predict", str(tmp_path), str(text_csv)], capsys)
+    assert "is a directory" in _error(["explain", str(tmp_path)], capsys)
+    # crafted files: a ZIP whose model.json is not a model, one whose entry uses a
+    # compression method that zipfile does not know, a truncated model
+    crafted = tmp_path / "crafted.tbm"
+    with zipfile.ZipFile(crafted, "w") as zf:
+        zf.writestr("model.json", '{"format": "treeboost-model", "model": [[[[[]]]]]}')
+        zf.writestr("arrays.npz", b"")
+    _error(["predict", str(crafted), str(text_csv)], capsys)
+    raw = bytearray(model_path.read_bytes())
+    for sig in (b"PK\x03\x04", b"PK\x01\x02"):
+        at = raw.find(sig)
+        while at >= 0:
+            # compression method field: 8 bytes into a local header, 10 into a central one
+            offset = 8 if sig == b"PK\x03\x04" else 10
+            raw[at + offset:at + offset + 2] = (97).to_bytes(2, "little")
+            at = raw.find(sig, at + 4)
+    crafted.write_bytes(bytes(raw))
+    _error(["predict", str(crafted), str(text_csv)], capsys)
+    crafted.write_bytes(model_path.read_bytes()[:200])
+    _error(["predict", str(crafted), str(text_csv)], capsys)
+
+
+def test_demo_out_that_cannot_be_written(tmp_path, capsys):
+    afile = tmp_path / "a-file"
+    afile.write_text("")
+    assert "not a directory" in _error(["demo", "--folds", "2", "--n-estimators", "2",
+                                        "--out", str(afile / "pictures")], capsys)
+    assert "not a directory" in _error(["demo", "--folds", "2", "--n-estimators", "2",
+                                        "--out", str(afile)], capsys)
+    assert "--folds" in _error(["demo", "--folds", "1"], capsys)

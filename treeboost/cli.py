@@ -123,7 +123,8 @@ def _check_output(path, inputs=()):
                             f"the input: choose another output file")
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
-        raise UserError(f"cannot write {path}: the directory {directory} does not exist")
+        why = "is not a directory" if os.path.exists(directory) else "does not exist"
+        raise UserError(f"cannot write {path}: {directory} {why}")
     _probe_directory(directory, path)
 
 

@@ -109,6 +109,13 @@ def run_demo(X, y, categorical, feature_names, out="treeboost-demo", folds=5,
     return 0
 
 
+def _save_picture(fig, path):
+    """Write ``fig`` as a PNG through a temporary file (an interrupted run leaves no
+    half-written picture)."""
+    from .cli import write_atomically
+    write_atomically(path, lambda tmp: fig.savefig(tmp, format="png", dpi=120))
+
+
 def _pictures(models, X, y, split, oof, feature_names, out):
     try:
         import matplotlib
@@ -136,7 +143,7 @@ def _pictures(models, X, y, split, oof, feature_names, out):
     ax.set_title("Titanic: accuracy against the number of trees")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "accuracy_vs_trees.png"), dpi=120)
+    _save_picture(fig, os.path.join(out, "accuracy_vs_trees.png"))
     plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(5.5, 5))
@@ -149,7 +156,7 @@ def _pictures(models, X, y, split, oof, feature_names, out):
     ax.set_title("Titanic: ROC curves (out-of-fold)")
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "roc_curves.png"), dpi=120)
+    _save_picture(fig, os.path.join(out, "roc_curves.png"))
     plt.close(fig)
 
     with_imp = [(label, m) for label, m in fitted if hasattr(m, "feature_importances_")]
@@ -164,7 +171,7 @@ def _pictures(models, X, y, split, oof, feature_names, out):
     ax.set_title("Titanic: feature importances (first fold)")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "feature_importances.png"), dpi=120)
+    _save_picture(fig, os.path.join(out, "feature_importances.png"))
     plt.close(fig)
     print(f"\nPictures written to {out}/: accuracy_vs_trees.png, roc_curves.png, "
           f"feature_importances.png")
