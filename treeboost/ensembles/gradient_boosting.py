@@ -219,13 +219,13 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         if not np.isfinite(value):
             raise ValueError(
                 f"y is too large for loss={loss.name!r}: the loss of the initial scores "
-                f"overflows float64 (largest |y| = {float(np.max(np.abs(y))):.3g}). Rescale y, "
-                f"for example divide it by its standard deviation.")
+                f"overflows float64 (largest |y| = {float(np.max(np.abs(y))):.3g}). Rescale y "
+                f"(divide it by a constant such as its largest absolute value).")
 
     def _warn_diverged(self, it, which):
         warnings.warn(
-            f"Boosting diverged at iteration {it + 1}: the {which} loss is not finite (the "
-            f"raw scores overflow; learning_rate={self.learning_rate!r} may be too large). "
+            f"Boosting diverged at iteration {it + 1}: the {which} loss overflows "
+            f"(learning_rate={self.learning_rate!r} may be too large). "
             f"The fit stopped and keeps the {len(self.trees_)} iteration(s) before it.",
             RuntimeWarning, stacklevel=3)
 
@@ -258,7 +258,9 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         if packed is None or packed[0] != n:
             flat = [t for trees in self.trees_ for t in trees]
             outputs = [k for trees in self.trees_ for k in range(len(trees))]
-            self._packed = (n, PackedTrees(flat, outputs))
+            # a fit that diverged at its first iteration keeps no tree: predict returns
+            # the initial score without packed trees
+            self._packed = (n, PackedTrees(flat, outputs) if n else None)
         return self._packed[1]
 
     def _raw_predict(self, X):
