@@ -186,3 +186,75 @@ def test_bad_parameters_and_targets():
         GradientBoostingClassifier().fit(X, np.zeros(len(y)))
     with pytest.raises(ValueError, match="n_estimators"):
         GradientBoostingClassifier(n_estimators=0).fit(X, y)
+
+
+# -- the booster asks its loss ---------------------------------------------------------------
+
+def test_a_loss_the_booster_does_not_know_works_through_the_interface(capsys):
+    """Everything loss-specific is asked of the loss: a new loss needs no change in the
+    booster (its per-iteration hook, leaf scale and metric name are used)."""
+    from treeboost.losses import SquaredError
+
+    class HalfStepSquaredError(SquaredError):
+        metric_name = "half_l2"
+        leaf_scale = 0.5
+
+        def start_iteration(self, y, raw, sample_weight):
+            self.started += 1
+
+    class Booster(GradientBoostingRegressor):
+        def _make_loss(self):
+            loss = HalfStepSquaredError()
+            loss.started = 0
+            return loss
+
+    X, y = make_regression(n_samples=200, n_features=4, noise=1, random_state=0)
+    for split_gain in ("hessian", "gradient"):
+        kw = dict(n_estimators=4, learning_rate=1.0, max_leaf_nodes=4, split_gain=split_gain)
+        m = Booster(verbose=1, **kw).fit(X, y)
+        assert m._loss.started == 4
+        assert "training's half_l2" in capsys.readouterr().out
+        plain = GradientBoostingRegressor(**kw).fit(X, y)
+        first, reference = m.trees_[0][0], plain.trees_[0][0]
+        np.testing.assert_array_equal(first.feature, reference.feature)
+        leaves = first.feature < 0
+        np.testing.assert_allclose(first.value[leaves], 0.5 * reference.value[leaves])
+
+
+def test_fitting_and_predicting_ask_no_isinstance_of_a_loss():
+    import inspect
+    import re
+    from treeboost.ensembles import gradient_boosting as gb
+    for cls in (gb.BaseGradientBoosting, gb.GradientBoostingClassifier,
+                gb.GradientBoostingRegressor):
+        for name, member in vars(cls).items():
+            # a model file's loss is untrusted: its loader checks the class it names
+            if name == "_validate_state" or not inspect.isfunction(member):
+                continue
+            source = inspect.getsource(member)
+            assert not re.search(r"(isinstance|type)\(\s*(self\.)?_?loss\b", source), name
+            assert not re.search(r"\b(Binary|Multinomial)LogLoss\.", source), name
+
+
+@pytest.mark.parametrize("split_gain", ["hessian", "gradient"])
+def test_multinomial_leaves_are_the_scaled_newton_step(split_gain):
+    """Friedman's algorithm 6: (K-1)/K sum(y_k - p_k) / sum(p_k (1 - p_k)) per leaf."""
+    X, y = load_digits(n_class=4, return_X_y=True)
+    m = GradientBoostingClassifier(n_estimators=1, learning_rate=1.0, max_leaf_nodes=4,
+                                   split_gain=split_gain).fit(X, y)
+    p = np.exp(m._init_raw) / np.exp(m._init_raw).sum()
+    for k, tree in enumerate(m.trees_[0]):
+        leaves = tree.apply(X)
+        for leaf in np.unique(leaves):
+            yk = (y[leaves == leaf] == k)
+            expected = 3 / 4 * np.sum(yk - p[k]) / (yk.size * p[k] * (1 - p[k]))
+            assert tree.value[leaf, 0] == pytest.approx(expected, rel=1e-9)
+
+
+def test_huber_delta_follows_the_residuals_of_each_iteration():
+    from treeboost.losses.base import weighted_quantile
+    X, y = make_regression(n_samples=300, n_features=4, noise=5, random_state=2)
+    m = GradientBoostingRegressor(loss="huber", alpha=0.8, n_estimators=6).fit(X, y)
+    before_last = list(m.staged_predict(X))[-2]
+    assert m._loss.delta == pytest.approx(
+        weighted_quantile(np.abs(y - before_last), np.ones_like(y), 0.8), rel=1e-12)

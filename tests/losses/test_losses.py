@@ -136,3 +136,64 @@ def test_grouped_quantile_equals_per_group_quantile():
         m = groups == g
         expected = weighted_quantile(values[m], w[m], 0.3) if m.any() else 0.0
         assert out[g] == expected
+
+
+# -- the interface the booster uses ---------------------------------------------------------
+
+Y_CLS = np.random.RandomState(6).randint(0, 3, size=40)
+RAW_CLS = np.random.RandomState(7).normal(size=(40, 3))
+EVERY_LOSS = [(SquaredError(), Y_REG), (AbsoluteError(), Y_REG), (_huber(), Y_REG),
+              (QuantileLoss(0.3), Y_REG), (BinaryLogLoss(), Y_BIN),
+              (MultinomialLogLoss(3), Y_CLS)]
+
+
+@pytest.mark.parametrize("loss, y", EVERY_LOSS, ids=lambda v: type(v).__name__)
+def test_the_loss_value_is_the_weighted_mean_written_once_in_the_base_class(loss, y):
+    assert "__call__" not in vars(type(loss))
+    raw = RAW_CLS if loss.n_outputs > 1 else np.random.RandomState(8).normal(size=40)
+    expected = np.sum(W * loss.pointwise(y, raw)) / np.sum(W)
+    assert loss(y, raw, W) == pytest.approx(expected, rel=1e-12)
+
+
+def test_each_loss_names_its_metric_and_its_leaf_scale():
+    names = {type(loss).__name__: (loss.metric_name, loss.leaf_scale) for loss, _ in EVERY_LOSS}
+    assert names == {"SquaredError": ("l2/2", 1.0), "AbsoluteError": ("l1", 1.0),
+                     "HuberLoss": ("huber", 1.0), "QuantileLoss": ("quantile", 1.0),
+                     "BinaryLogLoss": ("binary_logloss", 1.0),
+                     "MultinomialLogLoss": ("multi_logloss", 2 / 3)}
+
+
+def test_huber_start_iteration_re_estimates_delta():
+    loss = HuberLoss(alpha=0.8)
+    for raw in (np.zeros(40), Y_REG * 0.5):
+        loss.start_iteration(Y_REG, raw, W)
+        assert loss.delta == weighted_quantile(np.abs(Y_REG - raw), W, 0.8)
+
+
+def test_newton_step_of_the_samples_of_the_rows_with_l2():
+    """Computed from the rows the tree was grown on, ``-G / (H + lambda)``; the grower's
+    values are taken as they are when given."""
+    rng = np.random.RandomState(9)
+    rows = np.sort(rng.choice(40, 25, replace=False))
+    leaf = rng.randint(1, 4, size=25)             # node 0 is internal: no sample
+    g, h = BinaryLogLoss().gradient_hessian(Y_BIN, RAW_CLS[:, 0])
+    step = _samples(leaf, 4, Y_BIN, RAW_CLS[:, 0], g, h, l2=2.0, rows=rows).newton_step()
+    for node in range(4):
+        r = rows[leaf == node]
+        expected = -np.sum(W[r] * g[r]) / (np.sum(W[r] * h[r]) + 2.0)
+        assert step[node] == pytest.approx(expected, rel=1e-12)
+    given = np.arange(4.0)
+    samples = LeafSamples(leaf, 4, rows, Y_BIN, RAW_CLS[:, 0], W, g, h, 0.0, given)
+    values = BinaryLogLoss().leaf_values(samples)
+    np.testing.assert_array_equal(values, given)
+    assert values is not given          # the tree's own array is never aliased
+    np.testing.assert_array_equal(MultinomialLogLoss(4).leaf_values(samples), 0.75 * given)
+
+
+def test_robust_leaves_read_only_the_rows_of_the_tree():
+    rows = np.arange(0, 40, 2)
+    leaf = np.zeros(20, dtype=int)
+    raw = np.zeros(40)
+    g, h = AbsoluteError().gradient_hessian(Y_REG, raw)
+    value = AbsoluteError().leaf_values(_samples(leaf, 1, Y_REG, raw, g, h, rows=rows))[0]
+    assert value == weighted_quantile(Y_REG[rows], W[rows], 0.5)
