@@ -7,6 +7,7 @@ likely to be drawn again), then raises the weights of the samples it got wrong. 
 treeboost tree as the learner, X is binned once and each round's tree is grown on the
 shared bins from the current weights.
 """
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -20,6 +21,33 @@ from ..trees.encoding import check_weights
 from ..trees.targets import check_regression_target, encode_classification_target
 from ._base import BaseTreeEnsemble
 from .bagging import _takes_weight
+
+
+#: Bound on the sum of the learner weights: the vote (and the weighted median) divides by
+#: their running sum, which must stay finite.
+MAX_TOTAL_ESTIMATOR_WEIGHT = 1e300
+
+
+def _weight_fits(alpha, weights):
+    """Whether a learner of weight ``alpha`` keeps the learner weights' sum finite."""
+    return bool(np.isfinite(alpha) and sum(weights) + alpha < MAX_TOTAL_ESTIMATOR_WEIGHT)
+
+
+def _normalise(w):
+    """Scale the sample weights ``w`` in place to sum to 1; False (``w`` unusable) when
+    their sum overflowed or underflowed to zero."""
+    total = float(np.sum(w))
+    if not (np.isfinite(total) and total > 0):
+        return False
+    w /= total
+    return True
+
+
+def _warn_stopped(model, m, why):
+    warnings.warn(f"{type(model).__name__}: boosting stopped at round {m + 1} of "
+                  f"{model.n_estimators} because {why} (learning_rate={model.learning_rate}); "
+                  f"{len(model.estimators_)} learner(s) kept. A smaller learning_rate boosts "
+                  f"further.", UserWarning, stacklevel=3)
 
 
 class BaseAdaBoost(BaseTreeEnsemble):
@@ -118,7 +146,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
     ``alpha_m = learning_rate * (log((1 - err_m) / err_m) + log(K - 1))`` and the weights of
     the misclassified samples are multiplied by ``exp(alpha_m)``.  The prediction is the
     class with the largest ``sum_m alpha_m [h_m(x) = k]``.  A perfect learner stops the
-    boosting (it gets weight 1); a learner no better than chance stops it too.
+    boosting (it gets weight 1); a learner no better than chance stops it too.  With a large
+    ``learning_rate`` the sample weights can overflow: boosting then stops with a
+    ``UserWarning``, keeping the learners fitted so far (as scikit-learn does).
 
     Parameters
     ----------
@@ -178,12 +208,25 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
                                      f"error {err:.3f}); AdaBoost cannot continue.")
                 break
             alpha = self.learning_rate * (np.log((1 - err) / err) + np.log(K - 1))
+            if not _weight_fits(alpha, weights):
+                if not self.estimators_:    # the vote is scale-free: one learner, weight 1
+                    self.estimators_.append(est)
+                    weights.append(1.0)
+                    errors.append(err)
+                _warn_stopped(self, m, "its learner weight would overflow")
+                break
             self._report(m, err, alpha)
             self.estimators_.append(est)
             weights.append(alpha)
             errors.append(err)
-            w = w * np.exp(alpha * wrong)
-            w /= w.sum()
+            # exp(alpha) overflows with a large learning_rate and a near-perfect learner:
+            # then the round's learner is kept (its weight is finite) and boosting stops,
+            # before an infinite weight turns every later weight into NaN
+            with np.errstate(over="ignore"):
+                w = w * np.exp(alpha * wrong)
+            if not _normalise(w):
+                _warn_stopped(self, m, "the sample weights overflowed")
+                break
         self.estimator_weights_ = np.array(weights)
         self.estimator_errors_ = np.array(errors)
         return self
@@ -307,12 +350,24 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
                     errors.append(avg)
                 break
             beta = avg / (1 - avg)
-            self._report(m, avg, self.learning_rate * np.log(1 / beta))
+            alpha = self.learning_rate * np.log(1 / beta)
+            if not _weight_fits(alpha, weights):
+                if not self.estimators_:    # the median is scale-free: one learner, weight 1
+                    self.estimators_.append(est)
+                    weights.append(1.0)
+                    errors.append(avg)
+                _warn_stopped(self, m, "its learner weight would overflow")
+                break
+            self._report(m, avg, alpha)
             self.estimators_.append(est)
-            weights.append(self.learning_rate * np.log(1 / beta))
+            weights.append(alpha)
             errors.append(avg)
-            w = w * beta ** ((1 - e) * self.learning_rate)
-            w /= w.sum()
+            # beta ** large underflows: every weight but the worst-fitted sample's may reach 0
+            with np.errstate(under="ignore"):
+                w = w * beta ** ((1 - e) * self.learning_rate)
+            if not _normalise(w):
+                _warn_stopped(self, m, "the sample weights underflowed to zero")
+                break
         self.estimator_weights_ = np.array(weights)
         self.estimator_errors_ = np.array(errors)
         return self
