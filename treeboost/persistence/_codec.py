@@ -286,5 +286,6 @@ def check_array_headers(doc, headers):
                         ok = ok or got == sizes[w]
                 if not ok:
                     expect = " or ".join(str(sizes.get(w, w)) for w in options)
-                    raise ValueError(f"{part}: dimension {dim} has {got} rows, the "
-                                     f"{cls.__qualname__} needs {expect}.")
+                    what = "rows" if dim == 0 else "columns" if dim == 1 else "entries"
+                    raise ValueError(f"{part}: has {got} {what}, the {cls.__qualname__} "
+                                     f"needs {expect}.")
