@@ -80,6 +80,21 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Raises
+        ------
+        ValueError
+            Besides bad parameters and input: a regression target so large that its loss
+            at the initial score overflows float64 (the squared error or Huber loss of a
+            target near 1e300); absolute error and quantile loss take it.
+
+        Warns
+        -----
+        RuntimeWarning
+            When the training (or validation) loss of an iteration overflows, the fit
+            diverged (a learning rate far above 1): boosting stops, that iteration is
+            dropped and the model keeps the iterations before it (``n_estimators_`` says
+            how many), whose predictions of the training data are finite.
         """
         self._validate_params()
         warm = self.warm_start and hasattr(self, "trees_")
@@ -399,6 +414,9 @@ _COMMON_DOC = """
     validation_fraction : float, default=0.1
     n_iter_no_change : int, default=10
     tol : float, default=1e-7
+        The improvement of the validation loss that counts, in the loss's own units (an
+        absolute tolerance, as scikit-learn's): for a target of a very small scale, lower
+        it with the loss (to 0, say).
     warm_start : bool, default=False
         Keep the fitted trees and add iterations up to ``n_estimators``.
     random_state : int, RandomState instance or None, default=None
@@ -412,6 +430,8 @@ _COMMON_DOC = """
     trees_ : list of list of Tree
         ``trees_[i][k]``: the tree of iteration ``i`` for output ``k``.
     n_estimators_ : int
+        Iterations fitted: fewer than ``n_estimators`` after early stopping or a fit that
+        diverged.
     train_score_, validation_score_ : ndarray
         Loss after each iteration on the training data (and the validation data).
     feature_importances_ : ndarray of shape (n_features,)

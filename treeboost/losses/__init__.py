@@ -10,6 +10,13 @@ loss                   for                        initial raw score       leaf v
 ``log_loss`` (binary)  2 classes                  log-odds                Newton ``sum r / sum p(1-p)``
 ``log_loss`` (K)       K classes, K trees / iter  log class priors        ``(K-1)/K`` Newton step
 =====================  =========================  ======================  ===========================
+
+Each loss is a :class:`~treeboost.losses.base.Loss`: the booster asks it for everything that
+differs between losses and never for its class: the value ``__call__`` (the weighted mean of
+``pointwise``, written once in the base class), ``gradient_hessian``, ``init_raw``, the hook
+``start_iteration`` (Huber re-estimates ``delta`` there), ``leaf_values`` from the samples of
+a grown tree (the Newton step times ``leaf_scale`` unless overridden), ``metric_name`` and, for
+classification, ``proba``.  One loss per module.
 """
 from .absolute_error import AbsoluteError
 from .base import Loss
