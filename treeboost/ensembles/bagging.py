@@ -255,6 +255,10 @@ class BaseBagging(BaseTreeEnsemble):
                 trees.append(m.tree_)
         if not self._is_classifier() and trees:
             self._check_output_bound(where, trees)
+        if "_member_seeds" in vars(self):
+            # the seeds of the last fit's members (read by the fit workers only)
+            check_array(self._member_seeds, f"{where}._member_seeds", ("int64", "int32"),
+                        ndim=1, low=0)
 
 
 _DOC = """
