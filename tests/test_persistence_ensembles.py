@@ -119,7 +119,8 @@ def _tree_value(st, arrays):
 # the message expected)
 EDITS = [
     # gradient boosting: loss, initial score, trees per iteration, bookkeeping, parameters
-    ("gb-binary", lambda s, a: s.update(_init_raw=_arr(a, [0.1, 0.2])), r"_init_raw: must have shape \(1\)"),
+    ("gb-binary", lambda s, a: s.update(_init_raw=_arr(a, [0.1, 0.2])),
+     r"_init_raw: must have shape \(1\)"),
     ("gb-binary", lambda s, a: a[s["_init_raw"]["__array__"]].fill(np.nan), "_init_raw"),
     ("gb-binary", lambda s, a: s.update(_init_raw=0.5), "_init_raw"),
     ("gb-binary", lambda s, a: s.update(_loss=_obj(tb.losses.SquaredError, {})),
@@ -140,14 +141,16 @@ EDITS = [
     ("gb-binary", lambda s, a: a.__setitem__(s["trees_"][1][0]["state"]["value"]["__array__"],
                                              np.zeros((3, 2))),
      r"Tree\.value\): has 3 rows, the Tree needs"),
-    ("gb-binary", lambda s, a: s.update(bin_mapper_=None), r"bin_mapper_: a builtins.NoneType is not a part"),
+    ("gb-binary", lambda s, a: s.update(bin_mapper_=None),
+     r"bin_mapper_: a builtins.NoneType is not a part"),
     ("gb-multi", lambda s, a: s["trees_"][1].pop(), r"trees_: must be a list holding, per "
      r"iteration, a list of 3 tree"),
     ("gb-multi", lambda s, a: s["_loss"]["state"].update(n_classes=4),
      r"_loss\.n_outputs: must be n_classes"),
     ("gb-multi", lambda s, a: s.update(_loss=_obj(tb.losses.BinaryLogLoss, {})),
      "3 classes need MultinomialLogLoss"),
-    ("gb-multi", lambda s, a: s.update(_init_raw=_arr(a, [0.0, 0.0])), "_init_raw: must have shape \\(3\\)"),
+    ("gb-multi", lambda s, a: s.update(_init_raw=_arr(a, [0.0, 0.0])),
+     r"_init_raw: must have shape \(3\)"),
     ("gb-huber", lambda s, a: s["_loss"]["state"].update(alpha=1.5),
      r"_loss\.alpha: must be in \(0, 1\)"),
     ("gb-huber", lambda s, a: s["_loss"]["state"].update(delta="x"), r"_loss\.delta"),

@@ -217,9 +217,9 @@ def _read(zf, path, file_size, check_arrays):
     names = [i.filename for i in infos]
     if sorted(names) != sorted(_ENTRIES):
         extra = sorted(set(names) - set(_ENTRIES))
+        unexpected = f" (unexpected: {', '.join(extra[:3])})" if extra else ""
         raise _fail(path, "ZIP", f"a model file holds exactly model.json and arrays.npz, "
-                                 f"this one {', '.join(names[:5]) or 'nothing'}"
-                                 f"{' (unexpected: ' + ', '.join(extra[:3]) + ')' if extra else ''}.")
+                                 f"this one {', '.join(names[:5]) or 'nothing'}{unexpected}.")
     info = {i.filename: i for i in infos}
     _check_entry(info["model.json"], path, "model.json", MAX_JSON_BYTES)
     budget = max(MIN_ARRAY_BUDGET, MAX_EXPANSION * file_size)
