@@ -197,3 +197,17 @@ def test_robust_leaves_read_only_the_rows_of_the_tree():
     g, h = AbsoluteError().gradient_hessian(Y_REG, raw)
     value = AbsoluteError().leaf_values(_samples(leaf, 1, Y_REG, raw, g, h, rows=rows))[0]
     assert value == weighted_quantile(Y_REG[rows], W[rows], 0.5)
+
+
+@pytest.mark.parametrize("scale", [2.0 ** -990, 2.0 ** -60, 2.0 ** 60])
+def test_initial_scores_do_not_depend_on_the_scale_of_the_weights(scale):
+    """No absolute floor on a weight sum: weights scaled by a power of two (exact in
+    float64, so that the weighted quantiles break their ties alike) give the same scores."""
+    for loss, y in EVERY_LOSS:
+        np.testing.assert_allclose(loss.init_raw(y, W * scale), loss.init_raw(y, W),
+                                   rtol=1e-12, err_msg=type(loss).__name__)
+    # a class without weight: the same large negative log-odds at every scale (its
+    # floor, eps of the total, is subnormal at the smallest scale)
+    none = np.zeros(40)
+    assert BinaryLogLoss().init_raw(none, W * scale) == pytest.approx(
+        BinaryLogLoss().init_raw(none, W), rel=1e-6)

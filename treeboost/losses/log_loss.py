@@ -57,8 +57,10 @@ class BinaryLogLoss(Loss):
     def init_raw(self, y, sample_weight):
         pos = float(np.sum(sample_weight * y))
         neg = float(np.sum(sample_weight * (1 - y)))
-        eps = np.finfo(float).eps
-        return float(np.log(max(pos, eps) / max(neg, eps)))
+        # a class without weight gets eps of the total, not an absolute eps: the log-odds
+        # of weights of any scale stay those of their proportions
+        floor = np.finfo(float).eps * (pos + neg)
+        return float(np.log(max(pos, floor) / max(neg, floor)))
 
     @staticmethod
     def proba(raw):
