@@ -12,13 +12,15 @@ X, Y = make_regression(n_samples=1000, n_features=5, noise=1.0, random_state=0)
 TRAIN, TEST = slice(0, 700), slice(700, None)
 
 
+@pytest.mark.parametrize("split_gain", ["hessian", "gradient"])
 @pytest.mark.parametrize("loss", ["squared_error", "huber"])
-def test_a_tiny_target_is_learned_as_well_as_the_unit_target(loss):
+def test_a_tiny_target_is_learned_as_well_as_the_unit_target(loss, split_gain):
     """Gradient boosting is scale-equivariant in y: a target times 1e-9 or 1e-10 gives the
     same test R^2 (no absolute tolerance on gains, deltas or leaf values)."""
     r2 = []
     for scale in (1.0, 1e-9, 1e-10):
-        m = GradientBoostingRegressor(loss=loss, n_estimators=50, random_state=0)
+        m = GradientBoostingRegressor(loss=loss, n_estimators=50, split_gain=split_gain,
+                                      random_state=0)
         m.fit(X[TRAIN], Y[TRAIN] * scale)
         r2.append(r2_score(Y[TEST] * scale, m.predict(X[TEST])))
     assert r2[0] > 0.9
