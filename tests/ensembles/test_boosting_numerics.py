@@ -80,3 +80,19 @@ def test_divergence_is_also_caught_with_a_validation_split_and_at_the_first_iter
     assert _fit_warning(first, x, y)
     assert first.n_estimators_ == 0 and first.train_score_.shape == (0,)
     np.testing.assert_array_equal(first.predict(x), np.full(len(x), np.mean(y)))
+
+
+def test_a_refused_target_leaves_the_estimator_unfitted():
+    from sklearn.exceptions import NotFittedError
+    m = GradientBoostingRegressor(n_estimators=5)
+    with pytest.raises(ValueError, match="too large"):
+        m.fit(X, Y * 1e300)
+    assert not hasattr(m, "trees_") and not hasattr(m, "bin_mapper_")
+    with pytest.raises(NotFittedError):
+        m.predict(X)
+    # a warm start onto a target the fitted scores cannot follow is refused as well
+    m = GradientBoostingRegressor(n_estimators=5, warm_start=True).fit(X, Y)
+    before = m.predict(X)
+    with pytest.raises(ValueError, match="too large"):
+        m.set_params(n_estimators=10).fit(X, Y * 1e300)
+    np.testing.assert_array_equal(m.predict(X), before)

@@ -127,6 +127,10 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         # without a validation split X is used as it is (no copy of a large X)
         Xtr, ytr, wtr = (Xe, y, sw) if val is None else (Xe[train], y[train], sw[train])
         if not warm:
+            init = np.atleast_1d(np.asarray(loss.init_raw(ytr, wtr), dtype=np.float64))
+            raw = np.tile(init, (ytr.shape[0], 1))
+            # refused before any fitted attribute is set
+            self._check_loss_is_finite(loss, ytr, raw, wtr)
             positive = wtr > 0
             self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_,
                                          random_state=rng.randint(2 ** 31 - 1)).fit(
@@ -134,15 +138,14 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             self.trees_ = []
             self.train_score_ = []
             self.validation_score_ = []
-            init = loss.init_raw(ytr, wtr)
-            self._init_raw = np.atleast_1d(np.asarray(init, dtype=np.float64))
+            self._init_raw = init
         else:
+            raw = self._raw_from_trees(Xtr, loss.n_outputs)
+            self._check_loss_is_finite(loss, ytr, raw, wtr)
             self.train_score_ = list(self.train_score_)
             self.validation_score_ = list(self.validation_score_)
         Xb = self.bin_mapper_.transform(Xtr)
         K = loss.n_outputs
-        raw = self._raw_from_trees(Xtr, K)
-        self._check_loss_is_finite(loss, ytr, raw, wtr)
         val_raw = Xb_val = None
         if val is not None:
             Xb_val = self.bin_mapper_.transform(Xe[val])
@@ -226,14 +229,15 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
 
     @staticmethod
     def _check_loss_is_finite(loss, y, raw, sample_weight):
-        """Refuse a target whose loss at the start of the fit overflows float64 (the
-        squared error of a target near 1e300): the training loss of every iteration would
-        be infinite, and the gradient sums of the split search overflow with it."""
+        """Refuse a target whose loss at the start of the fit (``raw``: the initial score,
+        or a warm start's current scores) overflows float64, the squared error of a target
+        near 1e300: the training loss of every iteration would be infinite, and the
+        gradient sums of the split search overflow with it."""
         with np.errstate(over="ignore", invalid="ignore"):
             value = loss(y, _per_output(raw), sample_weight)
         if not np.isfinite(value):
             raise ValueError(
-                f"y is too large for loss={loss.name!r}: the loss of the initial scores "
+                f"y is too large for loss={loss.name!r}: its loss at the start of the fit "
                 f"overflows float64 (largest |y| = {float(np.max(np.abs(y))):.3g}). Rescale y "
                 f"(divide it by a constant such as its largest absolute value).")
 
