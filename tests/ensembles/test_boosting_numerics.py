@@ -96,3 +96,16 @@ def test_a_refused_target_leaves_the_estimator_unfitted():
     with pytest.raises(ValueError, match="too large"):
         m.set_params(n_estimators=10).fit(X, Y * 1e300)
     np.testing.assert_array_equal(m.predict(X), before)
+
+
+def test_a_diverged_model_saves_and_loads(tmp_path):
+    import treeboost
+    x, y = X[:300], Y[:300]
+    for lr in (10, 1e300):          # some iterations kept; none kept
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            m = GradientBoostingRegressor(learning_rate=lr, n_estimators=400).fit(x, y)
+        treeboost.save(m, tmp_path / "m.tbm")
+        loaded = treeboost.load(tmp_path / "m.tbm")
+        assert loaded.n_estimators_ == m.n_estimators_
+        np.testing.assert_array_equal(loaded.predict(x), m.predict(x))
