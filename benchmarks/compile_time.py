@@ -22,7 +22,9 @@ import sys
 import tempfile
 
 CHILD = r"""
-import json, sys, time
+import json, os, sys, time
+if os.environ.get("TB_COMPILE_CLOCK") == "cpu":
+    time.perf_counter = time.thread_time      # this thread's CPU seconds
 t0 = time.perf_counter()
 from numba.core import event
 records = []
@@ -68,8 +70,8 @@ ORDER = ["DecisionTreeClassifier", "GradientBoostingClassifier", "RandomForestCl
          "ExtraTreesClassifier", "BaggingClassifier", "AdaBoostClassifier"]
 
 
-def run(names, cache_dir):
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+def run(names, cache_dir, clock="wall"):
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, TB_COMPILE_CLOCK=clock)
     out = subprocess.run([sys.executable, "-c", CHILD, ",".join(names)], env=env,
                          capture_output=True, text=True, check=True)
     line = [ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")][-1]
@@ -108,11 +110,23 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mode", choices=["sequence", "each", "both"], default="both")
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--only", help="comma-separated estimators: one cold process running "
+                    "just these, with its kernel table")
+    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                    help="cpu: the main thread's CPU seconds, which other processes on the "
+                    "machine do not inflate")
     args = ap.parse_args()
+    if args.only:
+        with tempfile.TemporaryDirectory() as cache:
+            res = run(args.only.split(","), cache, args.clock)
+        for name, t in res["steps"]:
+            print(f"{name}: {t:.1f} s")
+        print_kernels(res["records"], args.top)
+        return
     if args.mode in ("sequence", "both"):
         with tempfile.TemporaryDirectory() as cache:
-            cold = run(ORDER, cache)
-            warm = run(ORDER, cache)
+            cold = run(ORDER, cache, args.clock)
+            warm = run(ORDER, cache, args.clock)
         print("One process, empty numba cache, then again on the warm cache (s):\n")
         print("| step | cold cache | warm cache |\n|---|---|---|")
         for (name, c), (_, w) in zip(cold["steps"], warm["steps"]):

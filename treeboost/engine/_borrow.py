@@ -11,9 +11,9 @@ binned matrix, whose count then bounces between cores.
 :func:`borrow` returns a view of an array (or of each array in a tuple) without a
 memory-info block, as :func:`numba.carray` does for foreign memory: counting it is a
 null-pointer test.  The caller must keep the original alive for as long as the view is
-used: :func:`~.grower.grow_tree` borrows the workspace's arrays (owned by a
-:class:`~.grower.GrowerWorkspace`) and its inputs only for one call to the growth loop,
-to which it also passes the owners, and never returns a borrowed view to Python.
+used: :func:`~.grower.grow_tree` borrows its inputs and the workspace's arrays (owned by
+a :class:`~.grower.GrowerWorkspace`), which its Python caller holds for the whole call,
+and never returns a borrowed view.
 """
 from numba import types
 from numba.extending import intrinsic
@@ -30,16 +30,23 @@ def _unowned(context, builder, ty, value):
 
 @intrinsic
 def borrow(typingctx, x):
-    """A view of array ``x`` (or of each array of tuple ``x``) that is not reference
-    counted; valid only while the original is alive."""
+    """A view of array ``x`` (or of each array of tuple or record ``x``) that is not
+    reference counted; valid only while the original is alive."""
     if isinstance(x, types.Array):
         def codegen(context, builder, sig, args):
             return _unowned(context, builder, x, args[0])
         return x(x), codegen
-    if isinstance(x, types.BaseTuple) and all(isinstance(t, types.Array) for t in x):
+    if isinstance(x, types.BaseTuple):
+        # a record (named tuple) may mix arrays with scalars: only the arrays change
         def codegen(context, builder, sig, args):
-            items = [_unowned(context, builder, t, builder.extract_value(args[0], i))
-                     for i, t in enumerate(x)]
+            items = []
+            for i, t in enumerate(x):
+                item = builder.extract_value(args[0], i)
+                if isinstance(t, types.Array):
+                    item = _unowned(context, builder, t, item)
+                else:
+                    context.nrt.incref(builder, t, item)
+                items.append(item)
             return context.make_tuple(builder, x, items)
         return x(x), codegen
     return None

@@ -1,34 +1,87 @@
 """TreeGrower: grows one tree on binned data from per-sample statistics.
 
-The whole growth loop runs in one numba function, so a fully grown tree with
-thousands of nodes pays no Python overhead per node.  Each node, when created, gets
-the best split of its features (:mod:`.splitting`); the open nodes are then expanded
-depth-first (a stack) or, when ``max_leaf_nodes`` is set, best-first (largest impurity
-decrease first, as LightGBM's leaf-wise growth and scikit-learn's best-first builder).
+The whole growth runs in one numba function, :func:`grow_tree`, so a fully grown tree
+with thousands of nodes pays no Python overhead per node.  The loop is four steps, each
+its own kernel:
+
+1. :func:`_examine_node`: a node just created gets its impurity and, when the stopping
+   rules allow, the best split of its features (:mod:`.splitting`); a node with a split
+   joins the open nodes;
+2. :func:`_pick_next`: the open node to expand, depth-first (a stack) or, when
+   ``max_leaf_nodes`` is set, best-first (largest gain first, as LightGBM's leaf-wise
+   growth and scikit-learn's best-first builder);
+3. :func:`_split_node`: its samples are partitioned between the two children
+   (:mod:`.partition`) and the children get their statistics;
+4. :func:`_schedule_children`: how each child's histograms will be obtained.
 
 Histograms: a node with at least ``dense_min_samples`` samples gets a dense histogram;
 of two children the smaller one's is built from its samples and the larger one's is the
-parent's minus the smaller one's, in the parent's buffer.  Small nodes use a sorted,
+parent's minus the smaller one's, in the parent's buffer.  Small nodes gather a
 compressed histogram instead (cheaper than zeroing and scanning every bin).  With
 per-node feature sampling (``max_features``) no subtraction is possible (the parent's
 histogram would not cover the child's features), so every node gathers compressed
 histograms of its sampled features straight from its samples.
 
-Memory: :func:`grow_tree` works in a :class:`GrowerWorkspace` that consecutive trees
-reuse, and its loop runs on borrowed array views (:mod:`._borrow`) so that numba does not
-reference-count the arrays it passes around.
+State: the arrays travel in the named records of :mod:`.layout`.  :func:`grow_tree` works
+in a :class:`~.layout.Workspace` that consecutive trees reuse, on borrowed views of it
+(:mod:`._borrow`) so that numba does not reference-count the arrays it passes around.
+
+Compilation: one compiled grower serves every statistics source (:mod:`.statistics`) and
+every criterion.  It is compiled in two copies from one source (:func:`_make_grow_tree`):
+:func:`grow_tree_serial`, which holds no parallel region at all (small data, and the
+workers of a forest, which is parallel over trees already), and
+:func:`grow_tree_parallel`, which evaluates the features of large nodes on several
+threads and is compiled only when a tree is large enough to use it
+(:data:`PARALLEL_GROWER_MIN_WORK`).  The steps are inlined into the copy that calls
+them: numba compiles each kernel once and then again inside every kernel that calls it,
+so a chain of small compiled steps would compile the split search once per link.
 """
+from collections import namedtuple
+
+import numba
 import numpy as np
 from numba import njit
 
 from ._borrow import borrow
-from .criteria import node_impurity, NEWTON, SQUARED_ERROR
+from .criteria import NEWTON, SQUARED_ERROR, node_impurity, node_weight
+from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, NodeArrays,
+                     Pending, RowBuffers, SplitCandidates, Workspace)
+from .partition import partition_parallel, partition_serial
+from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into, evaluate_features,
+                        evaluate_features_parallel, make_scratch)
+from .statistics import SampleStatistics, gather_rows, sum_rows, sum_sq
 from .tree import Tree
-from .histogram import build_histograms_parallel, build_histograms_serial
-from .partition import goes_left_binned, partition_parallel
-from .statistics import SampleStatistics, add_sample, gather_samples, sample_sq
-from .splitting import (MODE_BUILD, MODE_READY, MODE_SORT, MODE_SUBTRACT,
-                        eval_features_parallel, eval_features_serial, make_scratch)
+
+#: node samples from which a partition runs on several threads: a partition pass is
+#: cheap per sample, so only large nodes repay the second pass and the thread start
+PARALLEL_PARTITION_MIN_ROWS = 20_000
+#: rows x features of a tree from which :class:`TreeGrower` uses the parallel grower:
+#: smaller trees take milliseconds, which thread start-ups would only add to, and they
+#: then never pay for compiling the parallel copy
+PARALLEL_GROWER_MIN_WORK = 50_000
+#: a regularised second-order gain must exceed this fraction of the split's score
+#: ``G_L^2/(H_L+l) + G_R^2/(H_R+l)``: below it the gain is rounding error, at any scale
+#: of the gradients
+NEWTON_GAIN_RTOL = 1e-12
+#: an impurity decrease within this fraction of the root weight of zero still counts
+#: (ties of exactly equal impurity must not be lost to rounding)
+DECREASE_ATOL = 1e-12
+#: a regression node is pure when its variance is this small relative to its mean
+#: squared target
+PURE_RTOL = 1e-12
+
+#: a kernel only other kernels call: no Python or C entry point is generated for it,
+#: whose boxing of the records it takes would cost more to compile than its body
+internal = njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+step = njit(nogil=True, cache=True, inline="always")
+
+#: what :func:`_examine_node` found
+UNSPLITTABLE, NO_SPLIT, OPENED = 0, 1, 2
+
+#: everything the steps of the grower read: the inputs, the workspace's records, the
+#: feature sampler and the number of threads the parallel grower may use
+GrowContext = namedtuple("GrowContext", ["data", "src", "rows", "nodes", "candidates",
+                                         "scratch", "params", "sampler", "n_threads"])
 
 
 @njit(nogil=True, cache=True)
@@ -42,333 +95,425 @@ def _rand(state):
     return x * np.uint64(2685821657736338717)
 
 
-@njit(nogil=True, cache=True)
-def _sample_features(perm, k, state):
+@internal
+def _sample_features(sampler, k):
+    """Draw ``k`` features; returns them in ascending order (ties between equal gains go
+    to the lowest feature index, as without sampling), and the others, searched only
+    when none of the drawn ones splits, as a view in draw order."""
+    perm = sampler.perm
     n = perm.shape[0]
     for i in range(k):
-        j = i + np.int64(_rand(state) % np.uint64(n - i))
+        j = i + np.int64(_rand(sampler.state) % np.uint64(n - i))
         t = perm[i]
         perm[i] = perm[j]
         perm[j] = t
-    # the sampled features sorted (ties go to the lowest index); the rest, searched only
-    # when none of them splits, stays a view in draw order (no copy, no sort per node)
-    return np.sort(perm[:k]), perm[k:]
+    # ascending order by marking: O(n_features), no sort per node
+    drawn = sampler.drawn
+    for i in range(k):
+        drawn[perm[i]] = True
+    out = sampler.sorted_draw
+    m = 0
+    for f in range(n):
+        if drawn[f]:
+            out[m] = f
+            m += 1
+            drawn[f] = False
+    return out[:k], perm[k:]
 
 
-@njit(nogil=True, cache=True)
-def _get_slot(pool, free, n_free):
-    """A free histogram buffer; the pool doubles when none is left."""
-    if n_free[0] == 0:
-        old = pool.shape[0]
-        new_pool = np.empty((2 * old,) + pool.shape[1:])
-        new_pool[:old] = pool
-        new_free = np.empty(2 * old, np.int64)
-        new_free[:free.shape[0]] = free
+@internal
+def _acquire(pool):
+    """A free histogram buffer: ``(pool, slot)``; the pool doubles when none is left."""
+    if pool.n_free[0] == 0:
+        old = pool.buffers.shape[0]
+        buffers = np.empty((2 * old,) + pool.buffers.shape[1:])
+        flat_old = pool.buffers.reshape(-1)
+        flat_new = buffers.reshape(-1)
+        for i in range(flat_old.shape[0]):
+            flat_new[i] = flat_old[i]
+        free = np.empty(2 * old, np.int64)
+        for i in range(pool.free.shape[0]):
+            free[i] = pool.free[i]
+        n_free = pool.n_free
         for s in range(old, 2 * old):
-            new_free[n_free[0]] = s
+            free[n_free[0]] = s
             n_free[0] += 1
-        pool = new_pool
-        free = new_free
-    n_free[0] -= 1
-    return pool, free, free[n_free[0]]
+        pool = HistogramPool(buffers, free, n_free)
+    pool.n_free[0] -= 1
+    return pool, pool.free[pool.n_free[0]]
 
 
-@njit(nogil=True, cache=True, inline="always")
-def _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx, src, ostats,
-                start, end, total, n_bins, missing_code, is_cat, crit, n_stats, l2,
-                min_leaf, min_w, n_threads, parallel_min_work, scratch, result, split):
-    """Best split of a node over ``feats`` (then ``rest`` if none is valid).
+@internal
+def _release(pool, slot):
+    if slot >= 0:
+        pool.free[pool.n_free[0]] = slot
+        pool.n_free[0] += 1
 
-    ``result`` holds the per-feature candidates (see :func:`eval_feature`); the winner
-    is written to row ``node`` of the node arrays ``split = (feature, bin_threshold,
-    missing_left, bitset, left_stats, gain)``.
+
+@internal
+def _is_pure(total, sq_sum, impurity, params):
+    """A node nothing can improve: one class, or a regression target with no variance
+    (boosting nodes never are: their gain decides)."""
+    crit = params.criterion
+    if crit == NEWTON:
+        return False
+    if crit == SQUARED_ERROR:
+        return impurity <= PURE_RTOL * (sq_sum / max(total[0], 1e-300))
+    n_nonzero = 0
+    for k in range(params.n_stats):
+        if total[k] > 0.0:
+            n_nonzero += 1
+    return n_nonzero <= 1
+
+
+@step
+def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel):
+    """Step 1: the impurity of a new node and, if the stopping rules let it split, its
+    best split.  Returns ``(pool, status)``: :data:`UNSPLITTABLE` (its histogram was not
+    built), :data:`NO_SPLIT` or :data:`OPENED` (it joins the open nodes).
+
+    ``parallel`` is a constant of the compiled grower (:func:`_make_grow_tree`): with
+    True, large nodes evaluate their features on ``g.n_threads`` threads.
     """
-    f_score, f_dec, f_bin, f_ml, f_bitset, f_left, f_rand = result
-    feature, bin_thr, missing_left, bitset, cand_left, gain = split
-    n = end - start
+    nodes = g.nodes
+    params = g.params
+    cands = g.candidates
+    crit = params.criterion
+    start = nodes.start[node]
+    end = nodes.end[node]
+    total = nodes.stats[node]
+    n_node = end - start
+    nodes.impurity[node] = node_impurity(total, nodes.sq_sum[node], crit, params.n_stats,
+                                         params.l2)
+    w_node = node_weight(total, crit, params.n_stats)
+    splittable = (not _is_pure(total, nodes.sq_sum[node], nodes.impurity[node], params)
+                  and (params.max_depth < 0 or nodes.depth[node] < params.max_depth)
+                  and n_node >= params.min_samples_split
+                  and n_node >= 2 * params.min_samples_leaf
+                  and w_node >= 2 * params.min_weight_leaf)
+    nodes.feature[node] = -1
+    if not splittable:
+        _release(pool, slot)
+        return pool, UNSPLITTABLE
+    n_features = g.data.codes_T.shape[0]
+    sampling = params.max_features < n_features
+    if sampling:
+        feats, rest = _sample_features(g.sampler, params.max_features)
+    else:
+        feats, rest = g.sampler.all_features, g.sampler.no_features
+    if params.random_split:
+        for f in range(n_features):
+            cands.random_draw[f] = np.int64(_rand(g.sampler.state) >> np.uint64(2))
+    if mode == MODE_BUILD and slot < 0:
+        pool, slot = _acquire(pool)
+    rows = g.rows
     if mode != MODE_SUBTRACT:
-        gather_samples(ostats, idx, start, n, src)
-    hist = pool[max(slot, 0)]
-    sib = pool[max(sib_slot, 0)]
+        gather_rows(rows.ostats, g.src, rows.idx, start, n_node)
+    hist = pool.buffers[max(slot, 0)]
+    sib_hist = pool.buffers[max(sib_slot, 0)]
     best = -1
     best_score = -np.inf
     for attempt in range(2):
         fs = feats if attempt == 0 else rest
         if fs.shape[0] == 0:
             continue
-        par = n_threads > 1 and n * fs.shape[0] >= parallel_min_work
-        m = mode
-        if mode == MODE_BUILD:
-            # boosting's numeric features estimate counts from the hessian
-            count_of = is_cat | (crit != NEWTON)
-            if par:
-                build_histograms_parallel(hist, Xb_T, fs, idx, start, end, ostats, count_of)
-            else:
-                build_histograms_serial(hist, Xb_T, fs, idx, start, end, ostats, count_of)
-            m = MODE_READY
-        if par:
-            eval_features_parallel(fs, m, hist, sib, Xb_T, idx, start, end, ostats, total,
-                                   n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf,
-                                   min_w, result, n_threads)
+        if parallel:
+            evaluate_features_parallel(g.n_threads, fs, mode, hist, sib_hist, g.data, rows,
+                                       start, end, total, params, g.scratch, cands)
         else:
-            eval_features_serial(fs, m, hist, sib, Xb_T, idx, start, end, ostats, total,
-                                 n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf,
-                                 min_w, scratch, result)
+            evaluate_features(fs, mode, hist, sib_hist, g.data, rows, start, end, total,
+                              params, g.scratch, cands)
         for i in range(fs.shape[0]):
             f = fs[i]
-            if f_score[f] > best_score:
-                best_score = f_score[f]
+            if cands.score[f] > best_score:
+                best_score = cands.score[f]
                 best = f
         if best >= 0:
             break
-    feature[node] = best
-    if best >= 0:
-        bin_thr[node] = f_bin[best]
-        missing_left[node] = f_ml[best]
-        if is_cat[best]:
-            bitset[node] = f_bitset[best]
+    ok = best >= 0
+    if ok:
+        gain = cands.decrease[best]
         if crit == NEWTON:
-            cand_left[node] = f_left[best]
-        gain[node] = f_dec[best]
-    return best
+            ok = gain > NEWTON_GAIN_RTOL * best_score and gain >= params.min_decrease
+        else:
+            ok = gain + DECREASE_ATOL * root_w >= params.min_decrease * root_w
+    if ok:
+        nodes.feature[node] = best
+        nodes.bin_threshold[node] = cands.bin_threshold[best]
+        nodes.missing_go_left[node] = cands.missing_go_left[best]
+        if g.data.is_categorical[best]:
+            copy_into(nodes.categories[node], cands.categories[best])
+        if crit == NEWTON:
+            copy_into(nodes.left_stats[node], cands.left_stats[best])
+        nodes.gain[node] = cands.decrease[best]
+        # a histogram of sampled features cannot be subtracted from
+        keep = slot >= 0 and not sampling
+        nodes.hist_slot[node] = slot if keep else -1
+        nodes.hist_complete[node] = keep
+        if not keep:
+            _release(pool, slot)
+        return pool, OPENED
+    _release(pool, slot)
+    return pool, NO_SPLIT
 
 
-@njit(nogil=True, cache=True)
-def _grow_nodes(owners, Xb_T, src, n_bins, is_cat, work, nodes, result, scratch, pool,
-                free, n_free, cap, missing_code, crit, n_stats, l2, max_depth, min_samples_split,
-                min_samples_leaf, min_weight_leaf, min_decrease, max_features, max_leaf_nodes,
-                dense_min_samples, n_threads, parallel_min_work, random_split):
-    """The growth loop of :func:`grow_tree` on borrowed views of its arrays (``owners``
-    holds the originals); returns the node count and whether the node arrays (``cap``
-    nodes) ran out before the tree was complete."""
-    truncated = False
-    (start, end, depth, left_child, right_child, feature, bin_thr, missing_left, bitset,
-     total, sq_sum, impurity, gain, cand_left, slot_of, complete) = nodes
-    idx, buf, ostats, perm, all_feats, no_feats, state, open_nodes = work
-    f_rand = result[6]
-    split = (feature, bin_thr, missing_left, bitset, cand_left, gain)
-    n_features = Xb_T.shape[0]
-    n_cols = ostats.shape[1]
-    cnt = n_cols - 1
-    n = idx.shape[0]
-    sampling = max_features < n_features
-    # only the squared error reads w * y^2 (the others get a one-element placeholder)
-    use_sq = crit == SQUARED_ERROR
-    if sampling and missing_code < 256:
-        # without subtraction a dense histogram only adds the cost of zeroing and scanning
-        # every bin to what the bitmap gather does in O(samples + codes present)
-        dense_min_samples = n + 1
+@step
+def _pick_next(nodes, open_nodes, n_open, best_first):
+    """Step 2: the position in ``open_nodes`` of the node to expand: the last one
+    (depth-first) or the one of largest gain, the lowest id among equals (best-first)."""
+    pos = n_open - 1
+    if best_first:
+        for j in range(n_open):
+            a = open_nodes[j]
+            b = open_nodes[pos]
+            if nodes.gain[a] > nodes.gain[b] or (nodes.gain[a] == nodes.gain[b] and a < b):
+                pos = j
+    return pos
 
-    # root statistics
-    for i in range(n):
-        s = idx[i]
-        add_sample(total, 0, src, s)
-        if use_sq:
-            sq_sum[0] += sample_sq(src, s)
-    start[0] = 0
-    end[0] = n
-    root_w = 0.0
-    if crit == SQUARED_ERROR or crit == NEWTON:
-        root_w = total[0, 0] if crit == SQUARED_ERROR else total[0, 1]
+
+@step
+def _partition(g, node, parallel):
+    """The samples of ``node`` that go left first, both sides in their order; returns
+    the left count.  Large nodes are partitioned on several threads in the parallel
+    grower (``parallel`` is a constant of the compiled grower)."""
+    nodes = g.nodes
+    idx = g.rows.idx
+    s0 = nodes.start[node]
+    e0 = nodes.end[node]
+    f = nodes.feature[node]
+    col = g.data.codes_T[f]
+    catf = g.data.is_categorical[f]
+    # a tree without categorical splits has one row of categories: read it only then
+    cats = nodes.categories[node] if catf else nodes.categories[0]
+    if parallel:
+        if g.n_threads > 1 and e0 - s0 >= PARALLEL_PARTITION_MIN_ROWS:
+            return partition_parallel(idx, s0, e0, col, g.data.missing_code,
+                                      nodes.missing_go_left[node], catf, cats,
+                                      nodes.bin_threshold[node], g.rows.buf, g.n_threads)
+    return partition_serial(idx, s0, e0, col, g.data.missing_code,
+                            nodes.missing_go_left[node], catf, cats,
+                            nodes.bin_threshold[node], g.rows.buf)
+
+
+@step
+def _split_node(g, node, lc, rc, parallel):
+    """Step 3: partition the samples of ``node`` between its children ``lc`` and ``rc``
+    and give the children their statistics; returns the left child's sample count."""
+    nodes = g.nodes
+    idx = g.rows.idx
+    s0 = nodes.start[node]
+    e0 = nodes.end[node]
+    nl = _partition(g, node, parallel)
+    if g.params.criterion == NEWTON:
+        # boosting takes the children's (G, H) from the split search (no second read of
+        # the statistics); counts are exact
+        last = nodes.stats.shape[1] - 1
+        for c in range(last):
+            nodes.stats[lc, c] = nodes.left_stats[node, c]
+            nodes.stats[rc, c] = nodes.stats[node, c] - nodes.left_stats[node, c]
+        nodes.stats[lc, last] = nl
+        nodes.stats[rc, last] = e0 - s0 - nl
     else:
-        for k in range(n_stats):
-            root_w += total[0, k]
-    node_count = 1
+        # the trees sum their children exactly, which keeps the purity tests exact
+        sum_rows(nodes.stats[lc], g.src, idx, s0, s0 + nl)
+        sum_rows(nodes.stats[rc], g.src, idx, s0 + nl, e0)
+        if g.params.criterion == SQUARED_ERROR:
+            nodes.sq_sum[lc] = sum_sq(g.src, idx, s0, s0 + nl)
+            nodes.sq_sum[rc] = sum_sq(g.src, idx, s0 + nl, e0)
+    nodes.start[lc] = s0
+    nodes.end[lc] = s0 + nl
+    nodes.start[rc] = s0 + nl
+    nodes.end[rc] = e0
+    nodes.depth[lc] = nodes.depth[node] + 1
+    nodes.depth[rc] = nodes.depth[node] + 1
+    nodes.children_left[node] = lc
+    nodes.children_right[node] = rc
+    return nl
 
-    n_open = 0
-    n_leaves = 1
 
-    # A node is examined when created: is it splittable, and what is its best split.
-    # `todo` holds (node, mode, slot, sibling slot) for the nodes just created.
-    todo = np.empty((2, 4), np.int64)
-    n_todo = 1
-    todo[0, 0] = 0
-    todo[0, 1] = MODE_BUILD if n >= dense_min_samples else MODE_SORT
-    todo[0, 2] = -1
-    todo[0, 3] = -1
+@step
+def _schedule_children(nodes, node, lc, rc, dense_min_samples, pool, pending):
+    """Step 4: how each child's histograms will be had.  With the parent's complete
+    dense histogram at hand, the smaller child builds its own and the larger one
+    subtracts it from the parent's; otherwise each child builds (large) or gathers
+    (small) its own.  The smaller child is examined first.  Returns the pool."""
+    nl = nodes.end[lc] - nodes.start[lc]
+    nr = nodes.end[rc] - nodes.start[rc]
+    small, large = (lc, rc) if nl <= nr else (rc, lc)
+    pslot = nodes.hist_slot[node]
+    nodes.hist_slot[node] = -1
+    pending.node[0] = small
+    pending.node[1] = large
+    if pslot >= 0 and nodes.hist_complete[node] and max(nl, nr) >= dense_min_samples:
+        pool, sslot = _acquire(pool)
+        pending.mode[0] = MODE_BUILD
+        pending.slot[0] = sslot
+        pending.sibling_slot[0] = -1
+        pending.mode[1] = MODE_SUBTRACT
+        pending.slot[1] = pslot
+        pending.sibling_slot[1] = sslot
+        return pool
+    _release(pool, pslot)
+    for t in range(2):
+        child = pending.node[t]
+        n_child = nodes.end[child] - nodes.start[child]
+        pending.mode[t] = MODE_BUILD if n_child >= dense_min_samples else MODE_SORT
+        pending.slot[t] = -1
+        pending.sibling_slot[t] = -1
+    return pool
+
+
+@internal
+def _reset_nodes(nodes, k):
+    """Give the first ``k`` nodes (those of the previous tree) their initial values."""
+    nodes.start[:k] = 0
+    nodes.end[:k] = 0
+    nodes.depth[:k] = 0
+    nodes.children_left[:k] = -1
+    nodes.children_right[:k] = -1
+    nodes.feature[:k] = -1
+    nodes.bin_threshold[:k] = 0
+    nodes.missing_go_left[:k] = False
+    nodes.categories[:min(k, nodes.categories.shape[0])] = 0
+    nodes.stats[:k] = 0.0
+    nodes.sq_sum[:k] = 0.0
+    nodes.impurity[:k] = 0.0
+    nodes.gain[:k] = 0.0
+    nodes.left_stats[:min(k, nodes.left_stats.shape[0])] = 0.0
+    nodes.hist_slot[:k] = -1
+    nodes.hist_complete[:k] = False
+
+
+def _make_grow_tree(parallel):
+    """The grower compiled with the constant ``parallel`` (see the module docstring)."""
+
+    @njit(nogil=True, cache=True)
+    def grow_tree(data, src, sample_idx, params, seed, cap, ws, n_threads):
+        """Grow one tree in workspace ``ws`` (a :class:`~.layout.Workspace` from
+        :func:`make_workspace`).
+
+        ``data`` is the :class:`~.layout.BinnedData`, ``src`` the
+        :class:`~.statistics.StatisticSource`, ``sample_idx`` the rows of the tree,
+        ``params`` its :class:`~.layout.GrowthParams`; the parallel grower uses up to
+        ``n_threads`` threads.  The tree stops at ``cap`` nodes, which the workspace
+        must hold.
+
+        Returns whether the tree was cut short at ``cap`` nodes, and its node count.
+        The tree is in the workspace's node arrays (``ws.nodes``) and its samples in
+        partition order in ``ws.rows.idx`` (node ``i`` holds ``idx[start[i]:end[i]]``),
+        valid until the workspace grows the next tree.  (Nothing else is returned: boxing
+        the records for Python would cost as much to compile as a step of the loop.)
+        """
+        return _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel,
+                     examine_node)
+    examine_node = _make_examine_node(parallel)
+    return grow_tree
+
+
+def _make_examine_node(parallel):
+    """:func:`_examine_node` compiled on its own, with the constant ``parallel``."""
+    @njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+    def examine_node(g, node, mode, slot, sib_slot, pool, root_w):
+        return _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel)
+    return examine_node
+
+
+@step
+def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel, examine_node):
+    """The body of the growers of :func:`_make_grow_tree`."""
+    n = sample_idx.shape[0]
+    n_features = data.codes_T.shape[0]
+    _reset_nodes(ws.nodes, ws.used[0])
+    ws.candidates.random_draw[:] = -1
+    for i in range(n):
+        ws.rows.idx[i] = sample_idx[i]
+    n_slots = ws.buffers.shape[0]
+    state = np.empty(1, np.uint64)
+    state[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
+    sampler = FeatureSampler(np.arange(n_features), np.arange(n_features),
+                             np.empty(0, np.int64), state, np.zeros(n_features, np.bool_),
+                             np.empty(n_features, np.int64))
+    # the caller holds data, src and ws for the whole call: their views need no reference
+    # counting (see ._borrow); the sampler's arrays are this function's own and stay
+    # counted (a borrowed view would outlive them)
+    g = GrowContext(
+        BinnedData(borrow(data.codes_T), borrow(data.n_bins), borrow(data.is_categorical),
+                   data.missing_code),
+        borrow(src), RowBuffers(borrow(ws.rows.idx[:n]), borrow(ws.rows.buf[:n]),
+                                borrow(ws.rows.ostats[:n])),
+        borrow(ws.nodes), borrow(ws.candidates), borrow(ws.scratch), params, sampler,
+        n_threads)
+    pool = HistogramPool(borrow(ws.buffers), np.arange(n_slots),
+                         np.full(1, n_slots, np.int64))
+    nodes = g.nodes
+    open_nodes = borrow(ws.open_nodes)
+
+    # counters start as np.int64: a literal 0 or 1 would compile every kernel they are
+    # passed to once more, for the literal's own type
+    zero = np.int64(0)
+    sum_rows(nodes.stats[0], g.src, g.rows.idx, zero, n)
+    if params.criterion == SQUARED_ERROR:
+        nodes.sq_sum[0] = sum_sq(g.src, g.rows.idx, zero, n)
+    nodes.start[0] = 0
+    nodes.end[0] = n
+    root_w = node_weight(nodes.stats[0], params.criterion, params.n_stats)
+    node_count = np.int64(1)
+    n_open = np.int64(0)
+    n_leaves = np.int64(1)
+    truncated = False
+    best_first = params.max_leaf_nodes > 0
+    pending = Pending(np.zeros(2, np.int64), np.zeros(2, np.int64), np.full(2, -1, np.int64),
+                      np.full(2, -1, np.int64))
+    n_pending = np.int64(1)
+    pending.mode[0] = MODE_BUILD if n >= params.dense_min_samples else MODE_SORT
 
     while True:
-        for t in range(n_todo):
-            node = todo[t, 0]
-            mode = todo[t, 1]
-            slot = todo[t, 2]
-            sib_slot = todo[t, 3]
-            nn = end[node] - start[node]
-            impurity[node] = node_impurity(total[node], sq_sum[node], crit, n_stats, l2)
-            w_node = 0.0
-            if crit == SQUARED_ERROR:
-                w_node = total[node, 0]
-            elif crit == NEWTON:
-                w_node = total[node, 1]
-            else:
-                for k in range(n_stats):
-                    w_node += total[node, k]
-            pure = False
-            if crit == SQUARED_ERROR:
-                pure = impurity[node] <= 1e-12 * (sq_sum[node] / max(w_node, 1e-300))
-            elif crit != NEWTON:
-                n_nonzero = 0
-                for k in range(n_stats):
-                    if total[node, k] > 0.0:
-                        n_nonzero += 1
-                pure = n_nonzero <= 1
-            splittable = (not pure and (max_depth < 0 or depth[node] < max_depth)
-                          and nn >= min_samples_split and nn >= 2 * min_samples_leaf
-                          and w_node >= 2 * min_weight_leaf)
-            if not splittable:
-                feature[node] = -1
-                if slot >= 0:
-                    free[n_free[0]] = slot
-                    n_free[0] += 1
-                if t == 0 and n_todo == 2 and todo[1, 1] == MODE_SUBTRACT:
-                    # the sibling cannot subtract a histogram that was never built
-                    todo[1, 1] = MODE_BUILD
-                    todo[1, 3] = -1
-                continue
-            if sampling:
-                feats, rest = _sample_features(perm, max_features, state)
-            else:
-                feats, rest = all_feats, no_feats
-            if random_split:
-                for f in range(n_features):
-                    f_rand[f] = np.int64(_rand(state) >> np.uint64(2))
-            if mode == MODE_BUILD and slot < 0:
-                pool, free, slot = _get_slot(pool, free, n_free)
-            best = _find_split(node, mode, slot, sib_slot, feats, rest, pool, Xb_T, idx,
-                               src, ostats, start[node], end[node], total[node], n_bins,
-                               missing_code, is_cat, crit, n_stats, l2, min_samples_leaf,
-                               min_weight_leaf, n_threads, parallel_min_work, scratch, result,
-                               split)
-            ok = best >= 0
-            if ok:
-                if crit == NEWTON:
-                    ok = gain[node] > 1e-15 and gain[node] >= min_decrease
-                else:
-                    ok = gain[node] + 1e-12 * root_w >= min_decrease * root_w
-            if ok:
+        for t in range(n_pending):
+            node = pending.node[t]
+            pool, status = examine_node(g, node, pending.mode[t], pending.slot[t],
+                                        pending.sibling_slot[t], pool, root_w)
+            if status == OPENED:
                 open_nodes[n_open] = node
                 n_open += 1
-                slot_of[node] = slot
-                complete[node] = slot >= 0 and not sampling
-            else:
-                feature[node] = -1
-            if (not ok or sampling) and slot >= 0:
-                slot_of[node] = -1
-                free[n_free[0]] = slot
-                n_free[0] += 1
-        n_todo = 0
-
+            elif (status == UNSPLITTABLE and t == 0 and n_pending == 2
+                  and pending.mode[1] == MODE_SUBTRACT):
+                # the sibling cannot subtract a histogram that was never built
+                pending.mode[1] = MODE_BUILD
+                pending.sibling_slot[1] = -1
+        n_pending = zero
         if n_open == 0:
             break
-        if max_leaf_nodes > 0 and n_leaves >= max_leaf_nodes:
+        if best_first and n_leaves >= params.max_leaf_nodes:
             break
         if node_count + 2 > cap:      # never write past the node arrays
             truncated = True
             break
-        # choose the node to expand
-        pos = n_open - 1
-        if max_leaf_nodes > 0:
-            for j in range(n_open):
-                if gain[open_nodes[j]] > gain[open_nodes[pos]] or (
-                        gain[open_nodes[j]] == gain[open_nodes[pos]]
-                        and open_nodes[j] < open_nodes[pos]):
-                    pos = j
+        pos = _pick_next(nodes, open_nodes, n_open, best_first)
         node = open_nodes[pos]
         open_nodes[pos] = open_nodes[n_open - 1]
         n_open -= 1
-
-        # partition the node's samples (stable), summing each child's statistics
-        f = feature[node]
-        col = Xb_T[f]
-        s0 = start[node]
-        e0 = end[node]
         lc = node_count
         rc = node_count + 1
         node_count += 2
-        nl = 0
-        nr = 0
-        catf = is_cat[f]
-        # boosting takes the children's (G, H) from the split search (no second read of
-        # the statistics); the trees sum them exactly, which keeps purity tests exact
-        sums = crit != NEWTON
-        # the split read once: a row view taken inside the loop would cost an atomic
-        # reference count increment and decrement per sample
-        ml_node = missing_left[node]
-        bs_node = bitset[node] if catf else bitset[0]
-        thr_node = bin_thr[node]
-        if not sums and n_threads > 1 and e0 - s0 >= 20_000:
-            nl = partition_parallel(idx, s0, e0, col, missing_code, ml_node, catf, bs_node,
-                                    thr_node, buf, n_threads)
-            nr = e0 - s0 - nl
-        else:
-            for i in range(s0, e0):
-                s = idx[i]
-                if goes_left_binned(col[s], missing_code, ml_node, catf, bs_node, thr_node):
-                    idx[s0 + nl] = s
-                    nl += 1
-                    if sums:
-                        add_sample(total, lc, src, s)
-                        if use_sq:
-                            sq_sum[lc] += sample_sq(src, s)
-                else:
-                    buf[nr] = s
-                    nr += 1
-                    if sums:
-                        add_sample(total, rc, src, s)
-                        if use_sq:
-                            sq_sum[rc] += sample_sq(src, s)
-            for i in range(nr):
-                idx[s0 + nl + i] = buf[i]
-        if not sums:
-            for c in range(n_cols - 1):
-                total[lc, c] = cand_left[node, c]
-                total[rc, c] = total[node, c] - cand_left[node, c]
-            total[lc, cnt] = nl
-            total[rc, cnt] = nr
-        start[lc] = s0
-        end[lc] = s0 + nl
-        start[rc] = s0 + nl
-        end[rc] = e0
-        depth[lc] = depth[node] + 1
-        depth[rc] = depth[node] + 1
-        left_child[node] = lc
-        right_child[node] = rc
         n_leaves += 1
-
-        small, large = (lc, rc) if nl <= nr else (rc, lc)
-        n_large = max(nl, nr)
-        pslot = slot_of[node]
-        slot_of[node] = -1
-        n_todo = 2
-        if pslot >= 0 and complete[node] and n_large >= dense_min_samples:
-            pool, free, sslot = _get_slot(pool, free, n_free)
-            todo[0, 0] = small
-            todo[0, 1] = MODE_BUILD
-            todo[0, 2] = sslot
-            todo[0, 3] = -1
-            todo[1, 0] = large
-            todo[1, 1] = MODE_SUBTRACT
-            todo[1, 2] = pslot
-            todo[1, 3] = sslot
-        else:
-            if pslot >= 0:
-                free[n_free[0]] = pslot
-                n_free[0] += 1
-            todo[0, 0] = small
-            todo[1, 0] = large
-            for t in range(2):
-                nn = end[todo[t, 0]] - start[todo[t, 0]]
-                todo[t, 1] = MODE_BUILD if nn >= dense_min_samples else MODE_SORT
-                todo[t, 2] = -1
-                todo[t, 3] = -1
+        _split_node(g, node, lc, rc, parallel)
+        pool = _schedule_children(nodes, node, lc, rc, params.dense_min_samples, pool,
+                                  pending)
+        n_pending = np.int64(2)
 
     # nodes left open become leaves
     for j in range(n_open):
-        feature[open_nodes[j]] = -1
-    return node_count, truncated
+        nodes.feature[open_nodes[j]] = -1
+    ws.used[0] = node_count
+    return truncated, node_count
 
 
-@njit(nogil=True, cache=True)
+#: the grower without any parallel region
+grow_tree_serial = _make_grow_tree(False)
+#: the grower that evaluates the features of large nodes on several threads
+grow_tree_parallel = _make_grow_tree(True)
+
+
 def node_capacity(n, crit, min_samples_leaf, max_leaf_nodes, max_depth):
     """Nodes of the largest tree the limits allow on ``n`` samples: leaves are bounded
     by the samples per leaf, ``max_leaf_nodes`` and ``2^max_depth`` (a depth-12 tree on
@@ -383,11 +528,10 @@ def node_capacity(n, crit, min_samples_leaf, max_leaf_nodes, max_depth):
     return max(cap, 1)
 
 
-@njit(nogil=True, cache=True)
 def make_workspace(n_rows, cap, n_features, n_cols, n_hist_bins, n_slots, categorical,
-                   newton):
-    """The work arrays of :func:`grow_tree` for trees of up to ``n_rows`` samples and
-    ``cap`` nodes: ``(rows, nodes, result, scratch, pool, open_nodes, used)``.
+                   newton, n_threads=1):
+    """A :class:`~.layout.Workspace` for trees of up to ``n_rows`` samples and ``cap``
+    nodes, grown on up to ``n_threads`` threads.
 
     The per-node category sets (32 bytes) exist only with ``categorical`` features and
     the per-node left sums only for ``newton`` (boosting); otherwise they have one row.
@@ -396,94 +540,22 @@ def make_workspace(n_rows, cap, n_features, n_cols, n_hist_bins, n_slots, catego
     """
     cat_cap = cap if categorical else 1
     left_cap = cap if newton else 1
-    rows = (np.empty(n_rows, np.int32), np.empty(n_rows, np.int32),
-            np.empty((n_rows, n_cols)))
-    nodes = (np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int32),
-             np.full(cap, -1, np.int32), np.full(cap, -1, np.int32),
-             np.full(cap, -1, np.int32), np.zeros(cap, np.int32), np.zeros(cap, np.bool_),
-             np.zeros((cat_cap, 4), np.uint64), np.zeros((cap, n_cols)), np.zeros(cap),
-             np.zeros(cap), np.zeros(cap), np.zeros((left_cap, n_cols)),
-             np.full(cap, -1, np.int64), np.zeros(cap, np.bool_))
-    # the best split of each feature at the node being examined
-    result = (np.empty(n_features), np.empty(n_features), np.empty(n_features, np.int32),
-              np.empty(n_features, np.bool_), np.zeros((n_features, 4), np.uint64),
-              np.empty((n_features, n_cols)), np.full(n_features, -1, np.int64))
-    scratch = make_scratch(n_rows, n_hist_bins, n_cols)
-    pool = np.empty((n_slots, n_features, n_hist_bins, n_cols))
-    return rows, nodes, result, scratch, pool, np.empty(cap, np.int64), np.zeros(1, np.int64)
-
-
-@njit(nogil=True, cache=True)
-def _reset_nodes(nodes, k):
-    """Give the first ``k`` nodes (those of the previous tree) their initial values."""
-    (start, end, depth, left_child, right_child, feature, bin_thr, missing_left, bitset,
-     total, sq_sum, impurity, gain, cand_left, slot_of, complete) = nodes
-    start[:k] = 0
-    end[:k] = 0
-    depth[:k] = 0
-    left_child[:k] = -1
-    right_child[:k] = -1
-    feature[:k] = -1
-    bin_thr[:k] = 0
-    missing_left[:k] = False
-    bitset[:k] = 0
-    total[:k] = 0.0
-    sq_sum[:k] = 0.0
-    impurity[:k] = 0.0
-    gain[:k] = 0.0
-    cand_left[:k] = 0.0
-    slot_of[:k] = -1
-    complete[:k] = False
-
-
-@njit(nogil=True, cache=True)
-def grow_tree(Xb_T, src, sample_idx, n_bins, is_cat, missing_code, crit, n_stats, l2,
-              max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
-              min_decrease, max_features, max_leaf_nodes, seed, dense_min_samples,
-              n_threads, parallel_min_work, random_split, cap, ws):
-    """Grow one tree in workspace ``ws`` (:func:`make_workspace`); see
-    :class:`TreeGrower` for the meaning of the arguments.
-
-    The tree stops at ``cap`` nodes, which the workspace must hold.  Returns whether it
-    was cut short that way, the node arrays (children, split, statistics) and the
-    samples in partition order, so that node ``i`` holds ``idx[start[i]:end[i]]``; the
-    arrays are views of the workspace, valid until it grows the next tree.
-    """
-    n_features = Xb_T.shape[0]
-    n = sample_idx.shape[0]
-    rows, nodes, result, scratch, pool, open_nodes, used = ws
-    _reset_nodes(nodes, used[0])
-    result[6][:] = -1
-    (start, end, depth, left_child, right_child, feature, bin_thr, missing_left, bitset,
-     total, sq_sum, impurity, gain, cand_left, slot_of, complete) = nodes
-    idx = rows[0][:n]
-    idx[:] = sample_idx
-    buf = rows[1][:n]
-    ostats = rows[2][:n]
-    n_slots = pool.shape[0]
-    free = np.arange(n_slots)
-    n_free = np.full(1, n_slots, np.int64)
-    perm = np.arange(n_features)
-    all_feats = np.arange(n_features)
-    no_feats = np.empty(0, np.int64)
-    state = np.array([np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)])
-
-    # the growth loop works on borrowed views (see ._borrow); passing the owners along
-    # keeps them alive until it returns
-    work = (idx, buf, ostats, perm, all_feats, no_feats, state, open_nodes)
-    owners = (work, ws)
-    node_count, truncated = _grow_nodes(
-        owners, borrow(Xb_T), borrow(src), borrow(n_bins), borrow(is_cat),
-        borrow(work), borrow(nodes), borrow(result), borrow(scratch), borrow(pool), free,
-        n_free, cap, missing_code, crit, n_stats, l2, max_depth, min_samples_split,
-        min_samples_leaf, min_weight_leaf, min_decrease, max_features, max_leaf_nodes,
-        dense_min_samples, n_threads, parallel_min_work, random_split)
-    used[0] = node_count
-    return (truncated, node_count, left_child[:node_count], right_child[:node_count],
-            feature[:node_count], bin_thr[:node_count], missing_left[:node_count],
-            bitset[:node_count], total[:node_count], sq_sum[:node_count],
-            impurity[:node_count], gain[:node_count], depth[:node_count],
-            start[:node_count], end[:node_count], idx)
+    rows = RowBuffers(np.empty(n_rows, np.int32), np.empty(n_rows, np.int32),
+                      np.empty((n_rows, n_cols)))
+    nodes = NodeArrays(
+        np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int32),
+        np.full(cap, -1, np.int32), np.full(cap, -1, np.int32), np.full(cap, -1, np.int32),
+        np.zeros(cap, np.int32), np.zeros(cap, np.bool_), np.zeros((cat_cap, 4), np.uint64),
+        np.zeros((cap, n_cols)), np.zeros(cap), np.zeros(cap), np.zeros(cap),
+        np.zeros((left_cap, n_cols)), np.full(cap, -1, np.int64), np.zeros(cap, np.bool_))
+    cands = SplitCandidates(
+        np.empty(n_features), np.empty(n_features), np.empty(n_features, np.int32),
+        np.empty(n_features, np.bool_), np.zeros((n_features, 4), np.uint64),
+        np.empty((n_features, n_cols)), np.full(n_features, -1, np.int64))
+    return Workspace(rows, nodes, cands,
+                     make_scratch(n_threads, n_rows, n_hist_bins, n_cols),
+                     np.empty((n_slots, n_features, n_hist_bins, n_cols)),
+                     np.empty(cap, np.int64), np.zeros(1, np.int64))
 
 
 class GrowerWorkspace:
@@ -508,15 +580,15 @@ class GrowerWorkspace:
         self._dims = None
 
     def get(self, n_rows, capacity, n_features, n_cols, n_hist_bins, n_slots, categorical,
-            newton):
+            newton, n_threads=1):
         """Work arrays for trees of ``n_rows`` samples and ``capacity`` nodes, at least;
         see :func:`make_workspace` for the rest."""
         d = self._dims
         if (d is None or n_rows > d[0] or capacity > d[1]
                 or (n_features, n_cols, n_hist_bins) != d[2:5] or n_slots > d[5]
-                or (categorical, newton) != d[6:]):
+                or (categorical, newton) != d[6:8] or n_threads > d[8]):
             d = (max(n_rows, self.min_rows), max(capacity, d[1] if d else 0), n_features,
-                 n_cols, n_hist_bins, n_slots, categorical, newton)
+                 n_cols, n_hist_bins, n_slots, categorical, newton, n_threads)
             self._arrays = make_workspace(*d)
             self._dims = d
         return self._arrays
@@ -639,43 +711,52 @@ class TreeGrower:
         max_depth = -1 if self.max_depth is None else int(self.max_depth)
         max_leaf_nodes = -1 if self.max_leaf_nodes is None else int(self.max_leaf_nodes)
         min_leaf = int(self.min_samples_leaf)
+        # every field has one type whatever the caller passed, so that one compiled
+        # grower serves every estimator
+        params = GrowthParams(
+            int(self.criterion), int(self.n_stats), float(self.l2_regularization), max_depth,
+            int(self.min_samples_split), min_leaf, float(self.min_weight_leaf),
+            float(self.min_impurity_decrease), max_features, max_leaf_nodes, int(dense_min),
+            bool(self.splitter == "random"))
+        data = BinnedData(np.ascontiguousarray(X_binned_T), bm.n_bins_, bm.is_categorical_,
+                          int(bm.missing_values_code_))
         n_hist_bins = bm.missing_values_code_ + 1
         n_cols = stats.n_cols
         # enough histogram buffers for the usual number of open nodes up front (a pool
-        # that grows by copying would move megabytes per tree), capped at ~64 MB
+        # that grows by copying would move megabytes per tree), within a memory bound
         slot_bytes = n_features * n_hist_bins * n_cols * 8
-        want = max_leaf_nodes + 1 if max_leaf_nodes > 0 else 16
-        n_slots = max(1, min(want, (64 << 20) // max(slot_bytes, 1)))
+        want = max_leaf_nodes + 1 if max_leaf_nodes > 0 else _DEPTH_FIRST_SLOTS
+        n_slots = max(1, min(want, _POOL_BYTES // max(slot_bytes, 1)))
         workspace = workspace or GrowerWorkspace()
+        sample_indices = np.ascontiguousarray(sample_indices, dtype=np.int64)
         n = len(sample_indices)
+        n_threads = self._n_threads(n, n_features)
+        grow_tree = grow_tree_parallel if n_threads > 1 else grow_tree_serial
         max_nodes = node_capacity(n, self.criterion, min_leaf, max_leaf_nodes, max_depth)
         # start from what the workspace holds (at least _FIRST_CAPACITY nodes) rather than
-        # the worst case, 2n + 1 nodes, which a fully grown forest tree on 100k rows
-        # overestimates 14 times; a tree that outgrows it is grown again in twice the room
+        # the worst case, 2n + 1 nodes, which a fully grown forest tree overestimates
+        # many times; a tree that outgrows it is grown again in twice the room
         cap = min(max_nodes, max(workspace.capacity, _FIRST_CAPACITY))
         while True:
             ws = workspace.get(n, cap, n_features, n_cols, n_hist_bins, n_slots,
-                               bool(bm.is_categorical_.any()), self.criterion == NEWTON)
-            out = grow_tree(
-                X_binned_T, stats.arrays,
-                np.asarray(sample_indices, dtype=np.int64),
-                bm.n_bins_, bm.is_categorical_, bm.missing_values_code_, self.criterion,
-                self.n_stats, float(self.l2_regularization), max_depth,
-                int(self.min_samples_split), min_leaf, float(self.min_weight_leaf),
-                float(self.min_impurity_decrease), max_features, max_leaf_nodes,
-                int(self.random_state) & 0x7FFFFFFFFFFFFFFF, int(dense_min),
-                _n_threads(self.parallel), 500, self.splitter == "random", cap, ws)
-            if not out[0] or cap >= max_nodes:
+                               bool(bm.is_categorical_.any()), self.criterion == NEWTON,
+                               n_threads)
+            truncated, node_count = grow_tree(
+                data, stats.arrays, sample_indices, params,
+                int(self.random_state) & 0x7FFFFFFFFFFFFFFF, cap, ws, n_threads)
+            if not truncated or cap >= max_nodes:
                 break
             cap = min(max_nodes, 2 * cap + 1)
-        out = out[1:]
-        (node_count, left, right, feature, bin_thr, missing_left, bitset, total, sq_sum,
-         impurity, gain, depth, start, end, idx) = out
-        # the kernel returns views of the workspace, sized for the worst case (2n + 1
-        # nodes) and reused by the next tree: the tree keeps copies of what it uses
-        left, right, feature, bin_thr, missing_left, bitset, total, impurity, depth = (
-            a.copy() for a in (left, right, feature, bin_thr, missing_left, bitset, total,
-                               impurity, depth))
+        nodes = ws.nodes
+        idx = ws.rows.idx[:n]
+        # the kernel returns views of the workspace, which the next tree reuses: the tree
+        # keeps copies of what it uses
+        left, right, feature, bin_thr, missing_left, total, impurity, depth = (
+            a[:node_count].copy() for a in (
+                nodes.children_left, nodes.children_right, nodes.feature,
+                nodes.bin_threshold, nodes.missing_go_left, nodes.stats, nodes.impurity,
+                nodes.depth))
+        gain = nodes.gain[:node_count]
         leaf = left == -1
         feature[leaf] = -1
         gain = np.where(leaf, 0.0, gain)
@@ -685,8 +766,8 @@ class TreeGrower:
         numeric = np.flatnonzero(~leaf & ~is_cat)
         if numeric.size:
             threshold[numeric] = bm.thresholds_of(feature[numeric], bin_thr[numeric])
-        bitset = (np.where(is_cat[:, None], bitset, np.uint64(0)) if is_cat.any()
-                  else np.zeros((0, 4), np.uint64))
+        bitset = (np.where(is_cat[:, None], nodes.categories[:node_count], np.uint64(0))
+                  if is_cat.any() else np.zeros((0, 4), np.uint64))
         weight, value = self._node_values(total)
         tree = Tree(n_features, value.shape[1], children_left=left, children_right=right,
                     feature=feature, threshold=threshold, is_categorical=is_cat,
@@ -698,11 +779,19 @@ class TreeGrower:
             return tree, None
         leaf_of_sample = np.full(n_samples, -1, np.int64)
         leaves = np.flatnonzero(leaf)
-        leaf_of_sample[idx] = _leaf_ids(idx, start, end, leaves)
+        leaf_of_sample[idx] = _leaf_ids(idx, nodes.start[:node_count],
+                                        nodes.end[:node_count], leaves)
         return tree, leaf_of_sample
 
+    def _n_threads(self, n_rows, n_features):
+        """Threads for the tree: numba's thread count for a tree large enough to share its
+        nodes' work (and ``parallel=True``), else 1 (the serial grower)."""
+        n_threads = numba.get_num_threads() if self.parallel else 1
+        if n_threads > 1 and n_rows * n_features >= PARALLEL_GROWER_MIN_WORK:
+            return n_threads
+        return 1
+
     def _node_values(self, total):
-        from .criteria import NEWTON, SQUARED_ERROR
         k = self.n_stats
         if self.criterion == NEWTON:
             return total[:, 1], (-total[:, 0] / (total[:, 1] + self.l2_regularization))[:, None]
@@ -721,13 +810,17 @@ _MAX_ROWS = 2 ** 31 - 1
 #: trees fit, the odd larger tree costs one regrowth per doubling.
 _FIRST_CAPACITY = 16383
 
+#: Histogram buffers of a depth-first grower at the start: one per open node that keeps
+#: its histogram for its children, which is about one per level of the open path; the
+#: pool doubles when a deeper tree needs more
+_DEPTH_FIRST_SLOTS = 16
+
+#: Memory the initial histogram buffers may take
+_POOL_BYTES = 64 << 20
+
 
 def _leaf_ids(idx, start, end, leaves):
     """Leaf id of each partitioned sample: the leaves' ranges tile ``idx``."""
     order = leaves[np.argsort(start[leaves], kind="stable")]
     return np.repeat(order, end[order] - start[order])
 
-
-def _n_threads(parallel):
-    import numba
-    return numba.get_num_threads() if parallel else 1

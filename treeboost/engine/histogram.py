@@ -10,8 +10,11 @@ themselves; :func:`gather_sorted` then builds the same compressed histogram (onl
 codes present in the node) by sorting the node's codes instead.
 """
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+#: nodes of at most this many samples sort their codes by insertion: no allocation, and
+#: faster than a library sort for the many tiny nodes of deep trees
+SMALL_NODE_SORT = 32
 
 
 @njit(nogil=True, cache=True)
@@ -73,38 +76,75 @@ def compress_histogram(hist_f, n_bins_f, missing_code, count_col, codes, cstats,
 
 
 @njit(nogil=True, cache=True)
-def gather_sorted(col, idx, start, end, ostats, missing_code, tmp_codes, order_buf, codes,
-                  cstats, miss):
+def insertion_order(keys, m, order):
+    """``order[:m]`` = the positions of ``keys[:m]`` sorted ascending, equal keys in
+    their order and NaN last (numpy's stable argsort), by insertion: no allocation, and
+    the fastest sort for the few keys it is used for (the codes of a tiny node, the
+    categories of a feature)."""
+    for i in range(m):
+        order[i] = i
+    for i in range(1, m):
+        o = order[i]
+        key = keys[o]
+        j = i - 1
+        while j >= 0 and (keys[order[j]] > key
+                          or (np.isnan(keys[order[j]]) and not np.isnan(key))):
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = o
+
+
+@njit(nogil=True, cache=True)
+def _radix_order(keys, n, order, tmp):
+    """``order[:n]`` = the positions of ``keys[:n]`` (values below 65536) in ascending
+    order, stable: two counting passes of 8 bits, ``O(n + 256)`` each."""
+    counts = np.zeros(257, np.int64)
+    for i in range(n):
+        counts[(keys[i] & 255) + 1] += 1
+    for b in range(256):
+        counts[b + 1] += counts[b]
+    for i in range(n):
+        b = keys[i] & 255
+        tmp[counts[b]] = i
+        counts[b] += 1
+    counts[:] = 0
+    for i in range(n):
+        counts[(keys[i] >> 8) + 1] += 1
+    for b in range(256):
+        counts[b + 1] += counts[b]
+    for j in range(n):
+        i = tmp[j]
+        b = keys[i] >> 8
+        order[counts[b]] = i
+        counts[b] += 1
+
+
+@njit(nogil=True, cache=True)
+def gather_sorted(col, idx, start, end, ostats, missing_code, scratch, codes, cstats, miss):
     """Compressed histogram of one feature for a node, built by sorting its codes.
 
-    Costs ``O(n log n)`` for ``n`` node samples instead of ``O(n + n_bins)``, which is
-    what makes exact CART (one bin per distinct value) and deep trees fast.
+    Costs ``O(n)`` for ``n`` node samples (a radix sort; insertion below
+    :data:`SMALL_NODE_SORT` samples) instead of ``O(n + n_bins)``, which is what makes
+    exact CART (one bin per distinct value, codes wider than 8 bits) and deep trees
+    fast.  ``scratch`` is the thread's :class:`~.layout.Scratch`.
     """
     n = end - start
     n_stats = ostats.shape[1]
+    keys = scratch.tmp_codes
+    order = scratch.order
     for i in range(n):
-        tmp_codes[i] = col[idx[start + i]]
-    if n <= 32:
-        # insertion sort: no allocation, fastest for the many tiny nodes of deep trees
-        order = order_buf[:n]
-        for i in range(n):
-            order[i] = i
-        for i in range(1, n):
-            o = order[i]
-            key = tmp_codes[o]
-            j = i - 1
-            while j >= 0 and tmp_codes[order[j]] > key:
-                order[j + 1] = order[j]
-                j -= 1
-            order[j + 1] = o
+        keys[i] = col[idx[start + i]]
+    if n <= SMALL_NODE_SORT:
+        insertion_order(keys, n, order)
     else:
-        order = np.argsort(tmp_codes[:n])
-    miss[:] = 0.0
+        _radix_order(keys, n, order, scratch.radix)
+    for c in range(n_stats):
+        miss[c] = 0.0
     m = 0
     last = -1
     for r in range(n):
         i = order[r]
-        b = tmp_codes[i]
+        b = keys[i]
         if b == missing_code:
             for c in range(n_stats):
                 miss[c] += ostats[i, c]
@@ -183,20 +223,3 @@ def gather_bitmap(col, idx, start, end, ostats, missing_code, sparse_hist, bits,
                 m += 1
         bits[w] = 0
     return m
-
-
-@njit(nogil=True, cache=True, parallel=True)
-def build_histograms_parallel(hist, Xb_T, feats, idx, start, end, ostats, count_of):
-    """Dense histograms of ``feats`` for a node, one feature per task; ``count_of[f]``
-    tells whether feature ``f`` needs its count column."""
-    for j in prange(feats.shape[0]):
-        f = feats[j]
-        build_histogram(hist[f], Xb_T[f], idx, start, end, ostats, count_of[f])
-
-
-@njit(nogil=True, cache=True)
-def build_histograms_serial(hist, Xb_T, feats, idx, start, end, ostats, count_of):
-    """:func:`build_histograms_parallel` in the calling thread."""
-    for j in range(feats.shape[0]):
-        f = feats[j]
-        build_histogram(hist[f], Xb_T[f], idx, start, end, ostats, count_of[f])

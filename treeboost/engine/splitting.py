@@ -15,16 +15,17 @@ import numpy as np
 from numba import njit, prange
 
 from .criteria import node_term, NEWTON, SQUARED_ERROR, GINI, ENTROPY, _LOG2
-from .histogram import (build_histogram, subtract_histogram, compress_histogram, gather_sorted,
-                        gather_bitmap)
+from .histogram import (SMALL_NODE_SORT, build_histogram, compress_histogram, gather_bitmap,
+                        gather_sorted, insertion_order, subtract_histogram)
+from .layout import Scratch
 
-MODE_SORT = 0             # compressed histogram by sorting the node's codes
+#: how a node's histogram of a feature is obtained
+MODE_SORT = 0             # compressed histogram by gathering the node's codes
 MODE_BUILD = 1            # dense histogram built from the node's samples
 MODE_SUBTRACT = 2         # dense histogram = parent - sibling (in the parent's buffer)
-MODE_READY = 3            # dense histogram already built (by the block builder)
 
 
-@njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True)
 def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
     """Score of sending ``left`` left and ``total - left`` right, ``-inf`` if a child
     breaks ``min_samples_leaf`` / ``min_weight_leaf``.
@@ -111,6 +112,14 @@ def _pure_class(cstats, j, n_stats):
 
 
 @njit(nogil=True, cache=True)
+def copy_into(dst, src):
+    """``dst[:] = src`` for two vectors of one length: an explicit loop, which compiles
+    to far less than numpy's broadcasting assignment and its error paths."""
+    for c in range(dst.shape[0]):
+        dst[c] = src[c]
+
+
+@njit(nogil=True, cache=True)
 def _category_keys(cstats, m, crit, n_stats, l2, order_class, keys):
     for j in range(m):
         if crit == NEWTON:
@@ -125,8 +134,8 @@ def _category_keys(cstats, m, crit, n_stats, l2, order_class, keys):
 
 
 @njit(nogil=True, cache=True)
-def scan_feature(codes, cstats, m, miss, total, is_cat, crit, n_stats, l2, min_leaf, min_w,
-                 keys, left, right, tmp, out_bitset, out_left, random_draw):
+def scan_feature(codes, cstats, m, miss, total, is_cat, params, scratch, out_bitset, out_left,
+                 random_draw):
     """Best split of one feature from its compressed histogram.
 
     Returns ``(score, decrease, bin_threshold, missing_left)``; ``score`` is ``-inf``
@@ -139,117 +148,104 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, crit, n_stats, l2, min_l
     feature by one cut at a code drawn uniformly between the smallest and the largest
     code of the node, ``codes[0] + random_draw % (codes[m-1] - codes[0])``; missing
     values still go to the better side.  Categorical features keep the best subset.
+
+    ``params`` is the tree's :class:`~.layout.GrowthParams`, ``scratch`` the thread's
+    :class:`~.layout.Scratch` (its ``keys``, ``left``, ``right`` and ``tmp`` are used).
     """
+    crit = params.criterion
+    n_stats = params.n_stats
+    l2 = params.l2
+    min_leaf = params.min_samples_leaf
+    min_w = params.min_weight_leaf
+    keys = scratch.keys
+    order = scratch.rank
+    left = scratch.left
+    tmp = scratch.tmp
     n_cols = total.shape[0]
     cnt = n_cols - 1
     has_miss = miss[cnt] > 0.5
+    # Every kind of feature is the same search: the codes present in some order, and a
+    # cut after each prefix of it (the prefix goes left).  Numeric codes keep their
+    # order; categories are ordered by their statistic (one order per class for K > 2
+    # classes); Extra-Trees keeps one cut, the one after the drawn code.
+    random = not is_cat and random_draw >= 0
+    n_orders = 1
+    if is_cat and crit != NEWTON and crit != SQUARED_ERROR and n_stats > 2:
+        n_orders = n_stats
+    only = -1
+    if random:
+        if m < 2:
+            n_orders = 0
+        else:
+            t = codes[0] + random_draw % (codes[m - 1] - codes[0])
+            only = 0
+            while only + 1 < m - 1 and codes[only + 1] <= t:
+                only += 1
+    # Gini and entropy are concave along a run of samples of one class, so the best
+    # numeric cut lies at a class boundary (Fayyad & Irani, 1992): cuts between two runs
+    # that hold the same single class are skipped, unless leaf constraints could bind.
+    skip_ok = (not is_cat and not random and (crit == GINI or crit == ENTROPY)
+               and min_leaf <= 1 and min_w <= 0.0)
     best_score = -np.inf
-    best_dec = 0.0
-    best_bin = -1
     best_ml = False
     best_ord = 0
-    best_pref = -1
-    if not is_cat and random_draw >= 0:
-        if m >= 2:
-            t = codes[0] + random_draw % (codes[m - 1] - codes[0])
-            left[:] = 0.0
-            j = 0
-            while j < m - 1 and codes[j] <= t:
-                for c in range(n_cols):
-                    left[c] += cstats[j, c]
-                j += 1
-            s = _score(left, total, crit, n_stats, l2, min_leaf, min_w)
-            if s > best_score:
-                best_score, best_bin, best_ml = s, codes[j - 1], False
-                out_left[:] = left
-            if has_miss:
-                for c in range(n_cols):
-                    tmp[c] = left[c] + miss[c]
-                s = _score(tmp, total, crit, n_stats, l2, min_leaf, min_w)
-                if s > best_score:
-                    best_score, best_bin, best_ml = s, codes[j - 1], True
-                    out_left[:] = tmp
-    elif not is_cat:
-        # Gini and entropy are concave along a run of samples of one class, so the best
-        # cut lies at a class boundary (Fayyad & Irani, 1992): cuts between two runs that
-        # hold the same single class are skipped, unless leaf constraints could bind.
-        skip_ok = (crit == GINI or crit == ENTROPY) and min_leaf <= 1 and min_w <= 0.0
+    best_pos = -1
+    for o in range(n_orders):
+        if is_cat:
+            _category_keys(cstats, m, crit, n_stats, l2, o if n_stats > 2 else 1, keys)
+            insertion_order(keys, m, order)
         next_class = _pure_class(cstats, 0, n_stats) if skip_ok and m > 0 else -1
         left[:] = 0.0
-        for j in range(m - 1):
+        for p in range(m - 1):
+            j = order[p] if is_cat else p
             for c in range(n_cols):
                 left[c] += cstats[j, c]
+            if random and p != only:
+                continue
             if skip_ok:
                 this_class = next_class
-                next_class = _pure_class(cstats, j + 1, n_stats)
+                next_class = _pure_class(cstats, p + 1, n_stats)
                 if this_class >= 0 and this_class == next_class:
                     continue
-            s = _score(left, total, crit, n_stats, l2, min_leaf, min_w)
-            if s > best_score:
-                best_score, best_bin, best_ml = s, codes[j], False
-                out_left[:] = left
+            sc = _score(left, total, crit, n_stats, l2, min_leaf, min_w)
+            if sc > best_score:
+                best_score, best_ml, best_ord, best_pos = sc, False, o, p
+                copy_into(out_left, left)
             if has_miss:
                 for c in range(n_cols):
                     tmp[c] = left[c] + miss[c]
-                s = _score(tmp, total, crit, n_stats, l2, min_leaf, min_w)
-                if s > best_score:
-                    best_score, best_bin, best_ml = s, codes[j], True
-                    out_left[:] = tmp
-        if has_miss and m >= 1:
-            for c in range(n_cols):
-                tmp[c] = total[c] - miss[c]
-            s = _score(tmp, total, crit, n_stats, l2, min_leaf, min_w)
-            if s > best_score:
-                best_score, best_bin, best_ml = s, codes[m - 1], False
-                out_left[:] = tmp
-    else:
-        n_orders = n_stats if (crit != NEWTON and crit != SQUARED_ERROR and n_stats > 2) else 1
-        for o in range(n_orders):
-            _category_keys(cstats, m, crit, n_stats, l2, o if n_stats > 2 else 1, keys)
-            order = np.argsort(keys[:m], kind="mergesort")
-            left[:] = 0.0
-            for p in range(m - 1):
-                j = order[p]
-                for c in range(n_cols):
-                    left[c] += cstats[j, c]
-                s = _score(left, total, crit, n_stats, l2, min_leaf, min_w)
-                if s > best_score:
-                    best_score, best_ml, best_ord, best_pref = s, False, o, p
-                    out_left[:] = left
-                if has_miss:
-                    for c in range(n_cols):
-                        tmp[c] = left[c] + miss[c]
-                    s = _score(tmp, total, crit, n_stats, l2, min_leaf, min_w)
-                    if s > best_score:
-                        best_score, best_ml, best_ord, best_pref = s, True, o, p
-                        out_left[:] = tmp
-        if has_miss and m >= 1:
-            for c in range(n_cols):
-                tmp[c] = total[c] - miss[c]
-            s = _score(tmp, total, crit, n_stats, l2, min_leaf, min_w)
-            if s > best_score:
-                best_score, best_ml, best_pref = s, False, m - 1
-                best_ord = -1
-                out_left[:] = tmp
+                sc = _score(tmp, total, crit, n_stats, l2, min_leaf, min_w)
+                if sc > best_score:
+                    best_score, best_ml, best_ord, best_pos = sc, True, o, p
+                    copy_into(out_left, tmp)
+    if has_miss and m >= 1 and not random:
+        # every present code left, the missing values alone right ("is missing")
+        for c in range(n_cols):
+            tmp[c] = total[c] - miss[c]
+        sc = _score(tmp, total, crit, n_stats, l2, min_leaf, min_w)
+        if sc > best_score:
+            best_score, best_ml, best_ord, best_pos = sc, False, -1, m - 1
+            copy_into(out_left, tmp)
+    best_bin = -1
+    if is_cat:
         out_bitset[:] = 0
-        if best_pref >= 0:
+        if best_pos >= 0:
             if best_ord >= 0:
-                _category_keys(cstats, m, crit, n_stats, l2,
-                               best_ord if n_stats > 2 else 1, keys)
-                order = np.argsort(keys[:m], kind="mergesort")
-                for p in range(best_pref + 1):
-                    b = codes[order[p]]
-                    out_bitset[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
-            else:
-                for p in range(m):
-                    b = codes[p]
-                    out_bitset[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+                _category_keys(cstats, m, crit, n_stats, l2, best_ord if n_stats > 2 else 1,
+                               keys)
+                insertion_order(keys, m, order)
+            for p in range(best_pos + 1):
+                b = codes[order[p]] if best_ord >= 0 else codes[p]
+                out_bitset[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
             best_bin = 0
+    elif best_pos >= 0:
+        best_bin = codes[best_pos]
+    best_dec = 0.0
     if best_score > -np.inf:
-        best_dec = decrease_from_left(out_left, total, right, crit, n_stats, l2)
-    if best_score > -np.inf and not has_miss:
-        # No missing value seen here: at predict time NaN follows the larger child.
-        best_ml = out_left[cnt] >= total[cnt] - out_left[cnt]
+        best_dec = decrease_from_left(out_left, total, scratch.right, crit, n_stats, l2)
+        if not has_miss:
+            # no missing value seen here: at predict time NaN follows the larger child
+            best_ml = out_left[cnt] >= total[cnt] - out_left[cnt]
     return best_score, best_dec, best_bin, best_ml
 
 
@@ -407,97 +403,150 @@ def scan_gini_binary(rows, codes, m, dense, miss, total, min_leaf, min_w, out_le
     return best, best_bin, best_ml
 
 
-@njit(nogil=True, cache=True)
-def eval_feature(f, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total, n_bins,
-                 missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w, scratch, result):
-    """Prepare feature ``f``'s histogram in the given mode and find its best split.
+@njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def eval_feature(f, mode, hist, sib_hist, data, rows, start, end, total, params, scratch,
+                 cands):
+    """Prepare feature ``f``'s histogram of the node ``rows.idx[start:end]`` in the given
+    mode and write its best split to row ``f`` of ``cands``
+    (:class:`~.layout.SplitCandidates`).
 
-    ``scratch`` is ``(codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits,
-    vecs)``, the work arrays of one thread; ``result`` is ``(f_score, f_dec, f_bin, f_ml,
-    f_bitset, f_left, f_rand)``, indexed by feature (tuples keep the calls short enough
-    for numba to inline).
+    ``hist`` / ``sib_hist`` are the node's and its sibling's dense histogram buffers
+    (read in the dense modes only); ``data`` is the :class:`~.layout.BinnedData`.
     """
-    codes, cstats, miss, keys, tmp_codes, order_buf, sparse_hist, bits, vecs = scratch
-    f_score, f_dec, f_bin, f_ml, f_bitset, f_left, f_rand = result
-    count_col = ostats.shape[1] - 1
-    numeric = not is_cat[f] and f_rand[f] < 0
+    count_col = rows.ostats.shape[1] - 1
+    col = data.codes_T[f]
+    n_bins_f = data.n_bins[f]
+    missing_code = data.missing_code
+    crit = params.criterion
+    numeric = not data.is_categorical[f] and cands.random_draw[f] < 0
     # the two hot paths read a dense histogram directly: boosting (no count column is
     # built, counts are estimated from the hessian) and two-class Gini
     newton_dense = crit == NEWTON and numeric and mode != MODE_SORT and count_col == 2
-    gini2 = crit == GINI and n_stats == 2 and numeric
-    m = 0
+    gini2 = crit == GINI and params.n_stats == 2 and numeric
+    codes = scratch.codes
+    cstats = scratch.cstats
+    miss = scratch.missing
+    m = np.int64(0)
     if mode == MODE_SORT and missing_code < 256:
-        m = gather_bitmap(Xb_T[f], idx, start, end, ostats, missing_code, sparse_hist, bits,
-                          codes, cstats, miss)
+        m = gather_bitmap(col, rows.idx, start, end, rows.ostats, missing_code,
+                          scratch.sparse_hist, scratch.bits, codes, cstats, miss)
     elif mode == MODE_SORT:
-        m = gather_sorted(Xb_T[f], idx, start, end, ostats, missing_code, tmp_codes,
-                          order_buf, codes, cstats, miss)
+        m = gather_sorted(col, rows.idx, start, end, rows.ostats, missing_code, scratch,
+                          codes, cstats, miss)
     else:
         if mode == MODE_BUILD:
-            build_histogram(hist[f], Xb_T[f], idx, start, end, ostats, not newton_dense)
-        elif mode == MODE_SUBTRACT:
+            build_histogram(hist[f], col, rows.idx, start, end, rows.ostats,
+                            not newton_dense)
+        else:
             subtract_histogram(hist[f], sib_hist[f])
         if not (newton_dense or gini2):
-            m = compress_histogram(hist[f], n_bins[f], missing_code, count_col, codes, cstats,
+            m = compress_histogram(hist[f], n_bins_f, missing_code, count_col, codes, cstats,
                                    miss)
+    out_left = cands.left_stats[f]
     if newton_dense or gini2:
         if newton_dense:
-            s, b, ml = scan_newton_dense(hist[f], n_bins[f], missing_code, total, l2,
-                                         min_leaf, min_w, f_left[f])
-        elif mode == MODE_SORT:
-            s, b, ml = scan_gini_binary(cstats, codes, m, False, miss, total, min_leaf,
-                                        min_w, f_left[f])
+            s, b, ml = scan_newton_dense(hist[f], n_bins_f, missing_code, total, params.l2,
+                                         params.min_samples_leaf, params.min_weight_leaf,
+                                         out_left)
         else:
-            s, b, ml = scan_gini_binary(hist[f], codes, n_bins[f], True,
-                                        hist[f][missing_code], total, min_leaf, min_w,
-                                        f_left[f])
-        d = decrease_from_left(f_left[f], total, vecs[1], crit, n_stats, l2) \
-            if s > -np.inf else 0.0
+            # one call site: the dense histogram's rows or the compressed ones
+            dense = mode != MODE_SORT
+            rows_g = hist[f] if dense else cstats
+            s, b, ml = scan_gini_binary(rows_g, codes, n_bins_f if dense else m, dense,
+                                        hist[f][missing_code] if dense else miss, total,
+                                        params.min_samples_leaf, params.min_weight_leaf,
+                                        out_left)
+        d = 0.0
+        if s > -np.inf:
+            d = decrease_from_left(out_left, total, scratch.right, crit, params.n_stats,
+                                   params.l2)
     else:
-        s, d, b, ml = scan_feature(codes, cstats, m, miss, total, is_cat[f], crit, n_stats,
-                                   l2, min_leaf, min_w, keys, vecs[0], vecs[1], vecs[2],
-                                   f_bitset[f], f_left[f], f_rand[f])
-    f_score[f] = s
-    f_dec[f] = d
-    f_bin[f] = b
-    f_ml[f] = ml
+        s, d, b, ml = scan_feature(codes, cstats, m, miss, total, data.is_categorical[f],
+                                   params, scratch, cands.categories[f], out_left,
+                                   cands.random_draw[f])
+    cands.score[f] = s
+    cands.decrease[f] = d
+    cands.bin_threshold[f] = b
+    cands.missing_go_left[f] = ml
 
 
-@njit(nogil=True, cache=True)
-def make_scratch(n_samples, n_hist_bins, n_cols):
-    """The work arrays of :func:`eval_feature` for nodes of up to ``n_samples`` samples.
+def make_scratch(n_threads, n_samples, n_hist_bins, n_cols):
+    """The work arrays of :func:`eval_feature` for ``n_threads`` threads and nodes of up
+    to ``n_samples`` samples: a :class:`~.layout.Scratch` whose arrays have one row per
+    thread (:func:`thread_scratch` takes a thread's).
 
     A compressed histogram holds at most one row per bin; only the sorting gather of
-    codes wider than 8 bits (``max_bins=None``) needs rows for every sample of the node
-    (96 bytes per sample: 190 MB per worker on 2M rows, had it always been allocated).
+    codes wider than 8 bits (``max_bins=None``) needs rows for every sample of a node.
     """
     exact = n_hist_bins > 256
     width = (max(n_samples, n_hist_bins) if exact else n_hist_bins) + 1
-    return (np.empty(width, np.int64), np.empty((width, n_cols)), np.empty(n_cols),
-            np.empty(width), np.empty(n_samples + 1 if exact else 1, np.int64),
-            np.empty(33, np.int64),
-            np.zeros((256, n_cols)), np.zeros(4, np.uint64), np.empty((3, n_cols)))
+    per_sample = n_samples + 1 if exact else 1
+    t = n_threads
+    return Scratch(np.empty((t, width), np.int64), np.empty((t, width, n_cols)),
+                   np.empty((t, n_cols)), np.empty((t, width)), np.empty((t, width), np.int64),
+                   np.empty((t, per_sample), np.int64),
+                   np.empty((t, max(per_sample, SMALL_NODE_SORT + 1)), np.int64),
+                   np.empty((t, per_sample), np.int64), np.zeros((t, 256, n_cols)),
+                   np.zeros((t, 4), np.uint64), np.empty((t, n_cols)), np.empty((t, n_cols)),
+                   np.empty((t, n_cols)))
+
+
+@njit(nogil=True, cache=True, inline="always")
+def thread_scratch(scratch, t):
+    """Thread ``t``'s :class:`~.layout.Scratch` (views) of one made by
+    :func:`make_scratch`."""
+    return Scratch(scratch.codes[t], scratch.cstats[t], scratch.missing[t], scratch.keys[t],
+                   scratch.rank[t], scratch.tmp_codes[t], scratch.order[t], scratch.radix[t],
+                   scratch.sparse_hist[t], scratch.bits[t], scratch.left[t], scratch.right[t],
+                   scratch.tmp[t])
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _evaluate_range(first, step, feats, mode, hist, sib_hist, data, rows, start, end, total,
+                    params, scratch, cands):
+    """:func:`eval_feature` for ``feats[first::step]``: the body both executions share."""
+    for i in range(first, feats.shape[0], step):
+        eval_feature(feats[i], mode, hist, sib_hist, data, rows, start, end, total, params,
+                     scratch, cands)
+
+
+@njit(nogil=True, cache=True, parallel=True, no_cpython_wrapper=True,
+      no_cfunc_wrapper=True)
+def _evaluate_parallel(feats, mode, hist, sib_hist, data, rows, start, end, total, params,
+                       scratch, cands, n_threads):
+    """:func:`_evaluate_range` with one interleaved share of the features per thread,
+    each thread with its own rows of ``scratch`` (see :func:`make_scratch`)."""
+    n_chunks = min(n_threads, feats.shape[0], scratch.codes.shape[0])
+    for t in prange(n_chunks):
+        _evaluate_range(t, n_chunks, feats, mode, hist, sib_hist, data, rows, start, end,
+                        total, params, thread_scratch(scratch, t), cands)
+
+
+#: node samples x features from which a node's features are evaluated on several
+#: threads (in the parallel grower): below it starting the threads costs more than the
+#: work they share
+PARALLEL_MIN_WORK = 500
+
+
+@njit(nogil=True, cache=True, inline="always")
+def evaluate_features(feats, mode, hist, sib_hist, data, rows, start, end, total, params,
+                      scratch, cands):
+    """Best split of each feature of ``feats`` at the node ``rows.idx[start:end]``, into
+    ``cands``, in the calling thread (with row 0 of ``scratch``, see
+    :func:`make_scratch`)."""
+    _evaluate_range(np.int64(0), np.int64(1), feats, mode, hist, sib_hist, data, rows, start,
+                    end, total, params, thread_scratch(scratch, 0), cands)
 
 
 @njit(nogil=True, cache=True)
-def eval_features_serial(feats, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total,
-                         n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w,
-                         scratch, result):
-    """:func:`eval_feature` over ``feats`` in the calling thread, with its scratch."""
-    for i in range(feats.shape[0]):
-        eval_feature(feats[i], mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total,
-                     n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w,
-                     scratch, result)
-
-
-@njit(nogil=True, cache=True, parallel=True)
-def eval_features_parallel(feats, mode, hist, sib_hist, Xb_T, idx, start, end, ostats, total,
-                           n_bins, missing_code, is_cat, crit, n_stats, l2, min_leaf, min_w,
-                           result, n_threads):
-    """:func:`eval_feature` over ``feats``, one chunk of features per thread."""
-    n_chunks = min(n_threads, feats.shape[0])
-    for t in prange(n_chunks):
-        scratch = make_scratch(end - start, hist.shape[1], ostats.shape[1])
-        eval_features_serial(feats[t::n_chunks], mode, hist, sib_hist, Xb_T, idx, start, end,
-                             ostats, total, n_bins, missing_code, is_cat, crit, n_stats, l2,
-                             min_leaf, min_w, scratch, result)
+def evaluate_features_parallel(n_threads, feats, mode, hist, sib_hist, data, rows, start, end,
+                               total, params, scratch, cands):
+    """:func:`evaluate_features` on ``n_threads`` threads when the node has at least
+    :data:`PARALLEL_MIN_WORK` samples x features to share, else in the calling thread."""
+    if (n_threads > 1 and feats.shape[0] > 1
+            and (end - start) * feats.shape[0] >= PARALLEL_MIN_WORK):
+        _evaluate_parallel(feats, mode, hist, sib_hist, data, rows, start, end, total, params,
+                           scratch, cands, n_threads)
+    else:
+        evaluate_features(feats, mode, hist, sib_hist, data, rows, start, end, total, params,
+                          scratch, cands)

@@ -11,22 +11,31 @@ and per histogram bin; the last column counts the sample (1 when its weight is p
 
 Classification and regression rows are derived inside the kernels from the targets and
 the weights, where they are read: a forest would otherwise materialise
-``n_samples x (n_stats + 1)`` doubles per tree (24 bytes per sample for two classes, plus
-as many temporaries) next to the bootstrap weights it has anyway.  Boosting's gradients
-change every iteration and are given as an array.
+``n_samples x (n_stats + 1)`` doubles per tree next to the bootstrap weights it has
+anyway.  Boosting's gradients change every iteration and are given as an array.
 
-The kernels tell the sources apart by the types of the arrays (:attr:`SampleStatistics.
-arrays`): ``(stats 2-d, sq)``, ``(int class codes, w)``, ``(float y, w)``.  Each source
-thus gets its own compiled grower with straight-line per-sample code; a source tested
-at run time in those loops made a forest's fit a fifth slower.
+Every source travels in one record of one type, :class:`StatisticSource` (the arrays a
+source does not use are empty), so that one compiled grower serves them all; the
+kernels below test the source once per call, outside their loops over samples.
 """
+from collections import namedtuple
+
 import numpy as np
-from numba import types
-from numba.extending import overload
+from numba import njit
 
 SOURCE_ARRAY, SOURCE_CLASSES, SOURCE_REGRESSION = 0, 1, 2
 
-_NONE_1D = np.zeros(1)
+StatisticSource = namedtuple("StatisticSource", [
+    "kind",         # SOURCE_*
+    "stats",        # (n, n_cols) float64 given rows (SOURCE_ARRAY), else (0, n_cols)
+    "sq",           # (n,) w * y^2 given with the rows, else empty
+    "labels",       # (n,) int64 class codes (SOURCE_CLASSES), else empty
+    "targets",      # (n,) float64 targets (SOURCE_REGRESSION), else empty
+    "weights",      # (n,) float64 sample weights (classes and regression), else empty
+])
+
+_EMPTY_F = np.zeros(0)
+_EMPTY_I = np.zeros(0, np.int64)
 
 
 class SampleStatistics:
@@ -40,10 +49,8 @@ class SampleStatistics:
         ``SOURCE_CLASSES``, ``SOURCE_REGRESSION`` or ``SOURCE_ARRAY``.
     n_cols : int
         Statistic columns, the count column included.
-    arrays : tuple of two ndarrays
-        What the kernels read: ``(stats, sq)`` (float64, 2-d and 1-d; ``sq`` is a
-        one-element placeholder when not given), ``(y, w)`` with int64 class codes or
-        float64 targets, and float64 weights.
+    arrays : StatisticSource
+        What the kernels read.
     """
 
     def __init__(self, source, n_cols, arrays):
@@ -53,38 +60,43 @@ class SampleStatistics:
 
     @property
     def n_samples(self):
-        return self.arrays[0].shape[0]
+        a = self.arrays
+        return (a.stats if a.kind == SOURCE_ARRAY else a.weights).shape[0]
 
     @classmethod
     def classes(cls, y_encoded, sample_weight, n_classes):
         """Class ``y_encoded[i]`` (in ``0 .. n_classes - 1``) with weight
         ``sample_weight[i]``."""
-        return cls(SOURCE_CLASSES, n_classes + 1,
-                   (np.ascontiguousarray(y_encoded, dtype=np.int64),
-                    np.ascontiguousarray(sample_weight, dtype=np.float64)))
+        return cls(SOURCE_CLASSES, n_classes + 1, StatisticSource(
+            SOURCE_CLASSES, np.zeros((0, n_classes + 1)), _EMPTY_F,
+            np.ascontiguousarray(y_encoded, dtype=np.int64), _EMPTY_F,
+            np.ascontiguousarray(sample_weight, dtype=np.float64)))
 
     @classmethod
     def regression(cls, y, sample_weight):
         """Target ``y[i]`` with weight ``sample_weight[i]``."""
-        return cls(SOURCE_REGRESSION, 3,
-                   (np.ascontiguousarray(y, dtype=np.float64),
-                    np.ascontiguousarray(sample_weight, dtype=np.float64)))
+        return cls(SOURCE_REGRESSION, 3, StatisticSource(
+            SOURCE_REGRESSION, np.zeros((0, 3)), _EMPTY_F, _EMPTY_I,
+            np.ascontiguousarray(y, dtype=np.float64),
+            np.ascontiguousarray(sample_weight, dtype=np.float64)))
 
     @classmethod
     def given(cls, stats, sq=None):
         """Rows given as an array of shape (n_samples, n_stats + 1), and optionally
         ``w*y^2`` (the squared-error criterion's variance)."""
         stats = np.ascontiguousarray(stats, dtype=np.float64)
-        sq = _NONE_1D if sq is None else np.ascontiguousarray(sq, dtype=np.float64)
-        return cls(SOURCE_ARRAY, stats.shape[1], (stats, sq))
+        sq = _EMPTY_F if sq is None else np.ascontiguousarray(sq, dtype=np.float64)
+        return cls(SOURCE_ARRAY, stats.shape[1], StatisticSource(
+            SOURCE_ARRAY, stats, sq, _EMPTY_I, _EMPTY_F, _EMPTY_F))
 
     def materialize(self):
         """The rows as an array of shape (n_samples, n_cols) and ``w*y^2`` (None for
         classification): what the kernels read, for tests and inspection."""
+        a = self.arrays
         if self.source == SOURCE_ARRAY:
-            stats, sq = self.arrays
-            return stats, (None if sq is _NONE_1D else sq)
-        y, w = self.arrays
+            return a.stats, (a.sq if a.sq.shape[0] else None)
+        w = a.weights
+        y = a.labels if self.source == SOURCE_CLASSES else a.targets
         n = y.shape[0]
         out = np.zeros((n, self.n_cols))
         if self.source == SOURCE_CLASSES:
@@ -97,102 +109,72 @@ class SampleStatistics:
         return out, w * y * y
 
 
-def _source_of(arrays):
-    """The source a tuple of array types stands for (at compile time)."""
-    first = arrays[0]
-    if first.ndim == 2:
-        return SOURCE_ARRAY
-    return SOURCE_CLASSES if isinstance(first.dtype, types.Integer) else SOURCE_REGRESSION
+@njit(nogil=True, cache=True)
+def sum_rows(dst, src, idx, start, end):
+    """``dst +=`` the statistics of samples ``idx[start:end]`` (``dst`` has ``n_cols``)."""
+    last = dst.shape[0] - 1
+    if src.kind == SOURCE_ARRAY:
+        for i in range(start, end):
+            s = idx[i]
+            for c in range(dst.shape[0]):
+                dst[c] += src.stats[s, c]
+    elif src.kind == SOURCE_CLASSES:
+        for i in range(start, end):
+            s = idx[i]
+            ws = src.weights[s]
+            dst[src.labels[s]] += ws
+            if ws > 0.0:
+                dst[last] += 1.0
+    else:
+        for i in range(start, end):
+            s = idx[i]
+            ws = src.weights[s]
+            dst[0] += ws
+            dst[1] += ws * src.targets[s]
+            if ws > 0.0:
+                dst[2] += 1.0
 
 
-def add_sample(dst, j, arrays, s):
-    """``dst[j, :] +=`` the statistics of sample ``s`` (in the kernels)."""
-    raise NotImplementedError("a numba kernel helper")
+@njit(nogil=True, cache=True)
+def sum_sq(src, idx, start, end):
+    """Summed ``w * y^2`` of samples ``idx[start:end]``: the variance a regression tree
+    reports (0 for classification)."""
+    t = 0.0
+    if src.kind == SOURCE_ARRAY:
+        if src.sq.shape[0] > 0:
+            for i in range(start, end):
+                t += src.sq[idx[i]]
+    elif src.kind == SOURCE_REGRESSION:
+        for i in range(start, end):
+            s = idx[i]
+            y = src.targets[s]
+            t += src.weights[s] * y * y
+    return t
 
 
-def gather_samples(ostats, idx, start, n, arrays):
+@njit(nogil=True, cache=True)
+def gather_rows(ostats, src, idx, start, n):
     """``ostats[i, :] =`` the statistics of sample ``idx[start + i]`` for ``i < n``: the
-    node's rows in partition order, for the histograms to read sequentially (in the
-    kernels)."""
-    raise NotImplementedError("a numba kernel helper")
-
-
-def sample_sq(arrays, s):
-    """``w*y^2`` of sample ``s``, read by the squared-error criterion only (in the
-    kernels)."""
-    raise NotImplementedError("a numba kernel helper")
-
-
-@overload(add_sample)
-def _add_sample(dst, j, arrays, s):
-    source = _source_of(arrays)
-    if source == SOURCE_ARRAY:
-        def impl(dst, j, arrays, s):
-            stats = arrays[0]
-            for c in range(dst.shape[1]):
-                dst[j, c] += stats[s, c]
-    elif source == SOURCE_CLASSES:
-        def impl(dst, j, arrays, s):
-            y, w = arrays
-            ws = w[s]
-            dst[j, y[s]] += ws
-            if ws > 0.0:
-                dst[j, dst.shape[1] - 1] += 1.0
+    node's rows in partition order, for the histograms to read sequentially."""
+    n_cols = ostats.shape[1]
+    last = n_cols - 1
+    if src.kind == SOURCE_ARRAY:
+        for i in range(n):
+            s = idx[start + i]
+            for c in range(n_cols):
+                ostats[i, c] = src.stats[s, c]
+    elif src.kind == SOURCE_CLASSES:
+        for i in range(n):
+            s = idx[start + i]
+            ws = src.weights[s]
+            for c in range(last):
+                ostats[i, c] = 0.0
+            ostats[i, src.labels[s]] = ws
+            ostats[i, last] = 1.0 if ws > 0.0 else 0.0
     else:
-        def impl(dst, j, arrays, s):
-            y, w = arrays
-            ws = w[s]
-            dst[j, 0] += ws
-            dst[j, 1] += ws * y[s]
-            if ws > 0.0:
-                dst[j, 2] += 1.0
-    return impl
-
-
-@overload(gather_samples)
-def _gather_samples(ostats, idx, start, n, arrays):
-    source = _source_of(arrays)
-    if source == SOURCE_ARRAY:
-        def impl(ostats, idx, start, n, arrays):
-            stats = arrays[0]
-            for i in range(n):
-                s = idx[start + i]
-                for c in range(ostats.shape[1]):
-                    ostats[i, c] = stats[s, c]
-    elif source == SOURCE_CLASSES:
-        def impl(ostats, idx, start, n, arrays):
-            y, w = arrays
-            last = ostats.shape[1] - 1
-            for i in range(n):
-                s = idx[start + i]
-                ws = w[s]
-                for c in range(last):
-                    ostats[i, c] = 0.0
-                ostats[i, y[s]] = ws
-                ostats[i, last] = 1.0 if ws > 0.0 else 0.0
-    else:
-        def impl(ostats, idx, start, n, arrays):
-            y, w = arrays
-            for i in range(n):
-                s = idx[start + i]
-                ws = w[s]
-                ostats[i, 0] = ws
-                ostats[i, 1] = ws * y[s]
-                ostats[i, 2] = 1.0 if ws > 0.0 else 0.0
-    return impl
-
-
-@overload(sample_sq)
-def _sample_sq(arrays, s):
-    source = _source_of(arrays)
-    if source == SOURCE_ARRAY:
-        def impl(arrays, s):
-            return arrays[1][s]
-    elif source == SOURCE_REGRESSION:
-        def impl(arrays, s):
-            y, w = arrays
-            return w[s] * y[s] * y[s]
-    else:
-        def impl(arrays, s):
-            return 0.0
-    return impl
+        for i in range(n):
+            s = idx[start + i]
+            ws = src.weights[s]
+            ostats[i, 0] = ws
+            ostats[i, 1] = ws * src.targets[s]
+            ostats[i, 2] = 1.0 if ws > 0.0 else 0.0

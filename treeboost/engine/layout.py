@@ -1,0 +1,116 @@
+"""Named records of the grower's state, shared by the numba kernels.
+
+Each record is a :func:`~collections.namedtuple`: numba compiles attribute access to a
+field into a plain load, so a kernel takes one record instead of a dozen positional
+arrays, and every array has one name everywhere.
+
+=====================  ==================================================================
+record                 what it holds
+=====================  ==================================================================
+:class:`BinnedData`    the feature-major codes and what the binning says of each feature
+:class:`GrowthParams`  the stopping rules and the criterion, fixed for one tree
+:class:`NodeArrays`    one row per node of the tree being grown
+:class:`SplitCandidates`  the best split of each feature at the node being examined
+:class:`RowBuffers`    the tree's samples in partition order, and their statistics
+:class:`Scratch`       the work arrays of one thread's split search
+:class:`HistogramPool`  dense histogram buffers and their free list
+:class:`Pending`       the (at most two) nodes created and not yet examined
+:class:`Workspace`     everything above that consecutive trees reuse
+=====================  ==================================================================
+
+"""
+from collections import namedtuple
+
+BinnedData = namedtuple("BinnedData", [
+    "codes_T",          # (n_features, n_samples) uint8/uint16 codes, feature-major
+    "n_bins",           # (n_features,) codes below this are values; see missing_code
+    "is_categorical",   # (n_features,) bool
+    "missing_code",     # int: the code of a missing value (the last histogram row)
+])
+
+GrowthParams = namedtuple("GrowthParams", [
+    "criterion",            # a code of engine.criteria
+    "n_stats",              # statistic columns before the count column
+    "l2",                   # lambda of the second-order gain and leaf value
+    "max_depth",            # -1: unlimited
+    "min_samples_split",
+    "min_samples_leaf",
+    "min_weight_leaf",      # hessian sum for newton (min_child_weight)
+    "min_decrease",         # scikit-learn's min_impurity_decrease (gain for newton)
+    "max_features",         # features sampled per node (n_features: all)
+    "max_leaf_nodes",       # -1: depth-first growth; else best-first up to this many
+    "dense_min_samples",    # nodes with at least this many samples get dense histograms
+    "random_split",         # bool: one random cut per numeric feature (Extra-Trees)
+])
+
+NodeArrays = namedtuple("NodeArrays", [
+    "start", "end",         # the node's samples are rows.idx[start:end]
+    "depth",
+    "children_left", "children_right",      # -1 at leaves
+    "feature",              # -1 at leaves
+    "bin_threshold",        # codes <= bin_threshold go left (numeric splits)
+    "missing_go_left",
+    "categories",           # (n, 4) uint64 bitset of the codes that go left (categorical)
+    "stats",                # (n, n_cols) summed statistics of the node
+    "sq_sum",               # summed w * y^2 (squared error's variance)
+    "impurity",
+    "gain",                 # weighted impurity decrease of the node's split
+    "left_stats",           # (n, n_cols) the left child's sums from the split search
+    "hist_slot",            # the pool buffer holding the node's histogram, -1: none
+    "hist_complete",        # whether that histogram covers every feature
+])
+
+SplitCandidates = namedtuple("SplitCandidates", [
+    "score",                # -inf: no valid split of the feature
+    "decrease",
+    "bin_threshold",
+    "missing_go_left",
+    "categories",           # (n_features, 4) uint64
+    "left_stats",           # (n_features, n_cols)
+    "random_draw",          # >= 0: Extra-Trees' draw for the feature's cut, -1: search
+])
+
+RowBuffers = namedtuple("RowBuffers", [
+    "idx",                  # int32 sample ids in partition order
+    "buf",                  # int32 partition buffer
+    "ostats",               # (n, n_cols) statistics of idx[start + i], in node order
+])
+
+Scratch = namedtuple("Scratch", [
+    "codes",                # the codes present in a node's compressed histogram
+    "cstats",               # their summed statistics
+    "missing",              # the node's missing values' statistics
+    "keys",                 # category sort keys
+    "rank",                 # categories in the order of their keys
+    "tmp_codes",            # node codes for the sorting gather (wide codes only)
+    "order",                # their sorted order (wide codes only)
+    "radix",                # the order after the low byte (wide codes only)
+    "sparse_hist",          # (256, n_cols) all zeros between calls (bitmap gather)
+    "bits",                 # 256-bit set of the codes present (bitmap gather)
+    "left", "right", "tmp",     # (n_cols,) running sums of the scans
+])
+
+HistogramPool = namedtuple("HistogramPool", [
+    "buffers",              # (n_slots, n_features, n_hist_bins, n_cols)
+    "free",                 # ids of the free buffers in free[:n_free[0]]
+    "n_free",               # (1,) int64
+])
+
+Pending = namedtuple("Pending", [
+    "node", "mode", "slot", "sibling_slot",     # (2,) int64 each
+])
+
+Workspace = namedtuple("Workspace", [
+    "rows", "nodes", "candidates", "scratch", "buffers",
+    "open_nodes",           # the nodes that have a split and wait for it
+    "used",                 # (1,) nodes the previous tree wrote (reset lazily)
+])
+
+FeatureSampler = namedtuple("FeatureSampler", [
+    "perm",                 # a permutation of the features, drawn in place
+    "all_features",         # 0 .. n_features - 1
+    "no_features",          # empty
+    "state",                # (1,) uint64 generator state
+    "drawn",                # (n_features,) bool, all False between draws
+    "sorted_draw",          # (n_features,) the drawn features in ascending order
+])
