@@ -349,3 +349,20 @@ def test_the_persistence_package_imports_no_estimator():
                     ["__version__"], (src.name, node.module)
             if isinstance(node, ast.ImportFrom) and node.level == 0:
                 assert not (node.module or "").startswith("treeboost"), src.name
+
+
+def test_command_line_record_is_saved_and_checked(saved, tmp_path):
+    """The ``treeboost`` command stores its record of the training data in the model."""
+    (models, X) = saved
+    model = models["cart"][1]
+    model.treeboost_cli_ = {"target": "label", "task": "classification",
+                            "columns": ["a", "b", "c", "d"]}
+    try:
+        path = model.save(tmp_path / "m.tbm")
+    finally:
+        del model.treeboost_cli_
+    assert treeboost.load(path).treeboost_cli_["columns"] == ["a", "b", "c", "d"]
+
+    def edit(d, a):
+        d["model"]["state"]["treeboost_cli_"]["__dict__"]["columns"] = ["a"]
+    _refused(_copy_edit(path, tmp_path / "bad.tbm", edit), "treeboost_cli_")

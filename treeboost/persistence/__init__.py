@@ -157,7 +157,10 @@ class PersistenceMixin:
     parameters are saved too) and extend :meth:`_validate_state`.
     """
 
-    _persist_attributes = ("n_features_in_", "feature_names_in_", "_encoder")
+    #: ``treeboost_cli_``: what the ``treeboost`` command records of the training data
+    #: (target column, task, feature columns) in the models it saves
+    _persist_attributes = ("n_features_in_", "feature_names_in_", "_encoder",
+                           "treeboost_cli_")
 
     def save(self, path):
         """Write the fitted model to ``path`` in treeboost's safe format (no pickle).
@@ -214,9 +217,26 @@ class PersistenceMixin:
                     not all(isinstance(v, str) for v in names.tolist()):
                 raise ValueError(f"{where}.feature_names_in_: must hold one name (a string) "
                                  f"per feature ({n}).")
+        if "treeboost_cli_" in state:
+            _check_cli_record(state["treeboost_cli_"], f"{where}.treeboost_cli_", n)
         if "_encoder" in state:
             if n is None:
                 raise ValueError(f"{where}: an input encoder without n_features_in_.")
             validate_part(state["_encoder"], f"{where}._encoder", expect=_ENCODER, n_features=n)
 
 
+def _check_cli_record(info, where, n_features):
+    """The command line's record: a dict of the target name, the task and the feature
+    columns (one name per feature), all strings."""
+    if not isinstance(info, dict) or not set(info) <= {"target", "task", "columns"}:
+        raise ValueError(f"{where}: must be a dict of target, task and columns.")
+    for key in ("target", "task"):
+        if info.get(key) is not None and not isinstance(info[key], str):
+            raise ValueError(f"{where}['{key}']: must be a string, got "
+                             f"{type(info[key]).__name__}.")
+    cols = info.get("columns")
+    if cols is not None and (not isinstance(cols, list) or not all(
+            isinstance(c, str) for c in cols) or (n_features is not None
+                                                  and len(cols) != n_features)):
+        raise ValueError(f"{where}['columns']: must be a list of {n_features} column "
+                         f"names.")
