@@ -161,6 +161,9 @@ class PersistenceMixin:
     #: (target column, task, feature columns) in the models it saves
     _persist_attributes = ("n_features_in_", "feature_names_in_", "_encoder",
                            "treeboost_cli_")
+    #: scikit-learn's routing and output configuration (``set_fit_request``,
+    #: ``set_output``): settings of the calling code, not of the model
+    _persist_transient = ("_metadata_request", "_sklearn_output_config")
 
     def save(self, path):
         """Write the fitted model to ``path`` in treeboost's safe format (no pickle).
