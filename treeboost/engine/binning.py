@@ -156,13 +156,16 @@ class BinMapper:
 
     def thresholds_of(self, features, bin_thresholds):
         """Vectorised :meth:`threshold_of` for arrays of features and bin thresholds."""
-        table = getattr(self, "_edge_table", None)
-        if table is None:
-            width = max(1, max(e.size for e in self.bin_thresholds_)) + 1
-            table = np.full((len(self.bin_thresholds_), width), np.inf)
-            for f, e in enumerate(self.bin_thresholds_):
+        edges = self.bin_thresholds_
+        cached = getattr(self, "_edge_table", None)
+        # keyed on the edges it was built from: a refit of this mapper makes a new list
+        if cached is None or cached[0] is not edges:
+            width = max(1, max(e.size for e in edges)) + 1
+            table = np.full((len(edges), width), np.inf)
+            for f, e in enumerate(edges):
                 table[f, :e.size] = e
-            self._edge_table = table
+            cached = self._edge_table = (edges, table)
+        table = cached[1]
         return table[features, np.minimum(bin_thresholds, table.shape[1] - 1)]
 
     def threshold_of(self, feature, bin_threshold):

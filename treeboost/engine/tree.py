@@ -446,11 +446,28 @@ class PackedTrees:
         self.value = np.concatenate([t.value[:, 0] for t in trees])
         self.roots = offsets
         self.output = np.asarray(outputs, dtype=np.int64)
+        # what the kernel indexes, bounded once here and checked at every predict
+        self.n_outputs_used = int(self.output.max()) + 1 if self.output.size else 0
+        internal = self.left != TREE_LEAF
+        self.n_features_used = int(self.feature[internal].max()) + 1 if internal.any() else 0
 
     def predict(self, X, n_outputs, out=None):
         """Sum of the leaf values of every tree, shape (n_samples, n_outputs)."""
         if out is None:
             out = np.zeros((X.shape[0], n_outputs))
+        # the kernel reads X[i, feature] and writes out[i, output] unchecked: a buffer of
+        # another model's shape (a refit racing a predict) must not reach it
+        if X.ndim != 2 or X.shape[1] < self.n_features_used:
+            raise ValueError(f"X must be 2-dimensional with at least {self.n_features_used} "
+                             f"columns for these trees, got shape {X.shape}.")
+        if (not isinstance(out, np.ndarray) or out.dtype != np.float64
+                or not out.flags.c_contiguous or out.shape != (X.shape[0], n_outputs)
+                or n_outputs < self.n_outputs_used):
+            raise ValueError(
+                f"out must be a C-contiguous float64 array of shape ({X.shape[0]}, "
+                f"{max(n_outputs, self.n_outputs_used)}), got "
+                f"{getattr(out, 'dtype', type(out).__name__)} of shape "
+                f"{getattr(out, 'shape', None)} for {n_outputs} outputs.")
         _predict_packed(X, self.left, self.right, self.feature, self.threshold,
                         self.missing_left, self.is_cat, self.bitset, self.value, self.roots,
                         self.output, out)

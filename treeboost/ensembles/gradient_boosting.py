@@ -272,14 +272,16 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         return raw
 
     def _packer(self):
+        flat = [t for trees in self.trees_ for t in trees]
         packed = getattr(self, "_packed", None)
-        n = sum(len(t) for t in self.trees_)
-        if packed is None or packed[0] != n:
-            flat = [t for trees in self.trees_ for t in trees]
+        # keyed on the trees themselves, not their count: packed trees of another fit
+        # (a refit or warm start with as many trees) are never reused
+        if packed is None or len(packed[0]) != len(flat) \
+                or any(a is not b for a, b in zip(packed[0], flat)):
             outputs = [k for trees in self.trees_ for k in range(len(trees))]
             # a fit that diverged at its first iteration keeps no tree: predict returns
             # the initial score without packed trees
-            self._packed = (n, PackedTrees(flat, outputs) if n else None)
+            self._packed = (tuple(flat), PackedTrees(flat, outputs) if flat else None)
         return self._packed[1]
 
     def _raw_predict(self, X):

@@ -11,6 +11,7 @@ import numpy as np
 from sklearn.utils.validation import (_check_feature_names, _check_n_features,
                                       _check_sample_weight, check_array)
 
+from .._atomic import AtomicRefitMixin
 from ..engine.binning import MAX_CATEGORIES
 
 
@@ -335,10 +336,17 @@ class FeatureEncoder:
 
 
 
-class EncoderMixin:
+class EncoderMixin(AtomicRefitMixin):
     """Input handling shared by every treeboost estimator with a ``categorical_features``
     parameter: feature names and count checked as scikit-learn does, X encoded by a
-    :class:`FeatureEncoder` learned at fit."""
+    :class:`FeatureEncoder` learned at fit.
+
+    Through :class:`~treeboost._atomic.AtomicRefitMixin`, a refit installs its new state at
+    once and predict reads one consistent state, even with other threads."""
+
+    #: what ``treeboost fit`` records of the data (target name, task, columns), saved with
+    #: the model; only the command reads it back, and checks it first (it comes from a file)
+    _persist_attributes = ("treeboost_cli_",)
 
     def _encode_X(self, X, reset):
         _check_feature_names(self, X, reset=reset)
