@@ -454,13 +454,28 @@ def _refuse_text_in_numbers(frame, model, columns, path):
         frame[col] = numbers
 
 
+def _cli_info(model):
+    """What ``fit`` recorded in the model (target name, columns), the sound parts only:
+    the record comes from a file."""
+    info = getattr(model, "treeboost_cli_", None)
+    if not isinstance(info, dict):
+        return {}
+    sound = {}
+    if isinstance(info.get("target"), str):
+        sound["target"] = info["target"]
+    columns = info.get("columns")
+    if isinstance(columns, list) and all(isinstance(c, str) for c in columns) \
+            and len(columns) == getattr(model, "n_features_in_", None):
+        sound["columns"] = columns
+    return sound
+
+
 def predict(args):
     inputs = [args.model, args.data]
     if args.output:
         _check_output(args.output, inputs=inputs)
     model = _load_model(args.model)
-    info = getattr(model, "treeboost_cli_", None)
-    info = info if isinstance(info, dict) else {}
+    info = _cli_info(model)
     header = _read_csv(args.data, nrows=0)
     target = info.get("target")
     columns = info.get("columns") or list(getattr(model, "feature_names_in_",
@@ -510,7 +525,7 @@ def explain(args):
             raise UserError(f"--tree {args.tree} is out of range: the model has {len(trees)} "
                             f"trees")
         view = _TreeView(model, trees[args.tree])
-        target = getattr(model, "treeboost_cli_", {}).get("target")
+        target = _cli_info(model).get("target")
         print(f"Rules of tree {args.tree} of {len(trees)}:")
         for rule in export_rules(view, feature_names=names, target_name=target):
             print("  " + rule)
