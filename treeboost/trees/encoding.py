@@ -344,10 +344,6 @@ class EncoderMixin(AtomicRefitMixin):
     Through :class:`~treeboost._atomic.AtomicRefitMixin`, a refit installs its new state at
     once and predict reads one consistent state, even with other threads."""
 
-    #: what ``treeboost fit`` records of the data (target name, task, columns), saved with
-    #: the model; only the command reads it back, and checks it first (it comes from a file)
-    _persist_attributes = ("treeboost_cli_",)
-
     def _encode_X(self, X, reset):
         _check_feature_names(self, X, reset=reset)
         if reset:
