@@ -140,7 +140,7 @@ EDITS = [
     ("gb-binary", lambda s, a: s.update(validation_score_=[]), "validation_score_"),
     ("gb-binary", lambda s, a: a.__setitem__(s["trees_"][1][0]["state"]["value"]["__array__"],
                                              np.zeros((3, 2))),
-     r"Tree\.value\): has 3 rows, the Tree needs"),
+     r"Tree\.value\): has (3 rows|2 columns), the Tree needs"),
     ("gb-binary", lambda s, a: s.update(bin_mapper_=None),
      r"bin_mapper_: a builtins.NoneType is not a part"),
     ("gb-multi", lambda s, a: s["trees_"][1].pop(), r"trees_: must be a list holding, per "
