@@ -204,25 +204,27 @@ def test_predict_refuses_to_overwrite_its_inputs(text_csv, tmp_path, capsys):
 
 
 def test_a_failed_write_leaves_the_old_file(text_csv, tmp_path, capsys, monkeypatch):
-    """Outputs go through a temporary file and os.replace: a save that dies midway (disk
-    full) keeps the old model and leaves no temporary file."""
-    import treeboost
-    model_path = tmp_path / "m.tbm"
+    """Outputs go through a temporary file and os.replace: a write that dies midway (disk
+    full) keeps the old model or predictions and leaves no temporary file."""
+    import pandas as pd
+    model_path, pred_path = tmp_path / "m.tbm", tmp_path / "pred.csv"
     fit = ["fit", str(text_csv), "--target", "label", "--model", "tree", "-o",
            str(model_path)]
-    assert main(fit) == 0
-    old = model_path.read_bytes()
+    predict = ["predict", str(model_path), str(text_csv), "-o", str(pred_path)]
+    assert main(fit) == 0 and main(predict) == 0
+    old_model, old_pred = model_path.read_bytes(), pred_path.read_bytes()
     assert oct(model_path.stat().st_mode & 0o777) != oct(0o600)     # not mkstemp's mode
 
-    def disk_full(model, path):
-        with open(path, "wb") as fh:
-            fh.write(b"PK\x03\x04 half a model")
+    def disk_full(self, *args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(treeboost, "save", disk_full)
+    monkeypatch.setattr(zipfile.ZipFile, "writestr", disk_full)
     assert "No space left on device" in _error(fit, capsys)
-    assert model_path.read_bytes() == old
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["customers.csv", "m.tbm"]
+    monkeypatch.setattr(pd.DataFrame, "to_csv", disk_full)
+    assert "No space left on device" in _error(predict, capsys)
+    assert model_path.read_bytes() == old_model and pred_path.read_bytes() == old_pred
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["customers.csv", "m.tbm",
+                                                          "pred.csv"]
 
 
 @pytest.mark.parametrize("case", ["param-type", "param-range", "test-size-0",

@@ -18,7 +18,6 @@ it was, and the output is checked to be writable before the (possibly long) fit 
 """
 import argparse
 import ast
-import contextlib
 import os
 import sys
 import tempfile
@@ -43,56 +42,6 @@ class UserError(Exception):
 
 
 # -- output files -----------------------------------------------------------------------------
-def _new_file_mode(path):
-    """Permission bits for ``path``: those of the file it replaces, else the umask's."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        mask = os.umask(0)      # reading the umask means setting it; put it straight back
-        os.umask(mask)
-        return 0o666 & ~mask
-
-
-def write_atomically(path, write):
-    """Write ``path`` through a temporary file in its directory, then ``os.replace``.
-
-    A reader of ``path`` sees the old file or the complete new one; a failure midway (disk
-    full, an exception in ``write``) leaves the old file untouched and no temporary file.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The file to write.
-    write : callable
-        ``write(tmp_path)`` writes the whole content to ``tmp_path``.
-
-    Returns
-    -------
-    str
-        ``path``.
-    """
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.",
-                               suffix=".tmp")
-    os.close(fd)
-    try:
-        write(tmp)
-        # mkstemp's 0600 would make the output private to its writer
-        os.chmod(tmp, _new_file_mode(path))
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)        # the data is on disk before the name points at it
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return path
-
-
 def _same_file(a, b):
     if os.path.realpath(a) == os.path.realpath(b):
         return True
@@ -383,7 +332,7 @@ def fit(args):
     model.treeboost_cli_ = {"target": args.target, "task": task,
                             "columns": [str(c) for c in X.columns]}
     try:
-        write_atomically(args.output, lambda tmp: treeboost.save(model, tmp))
+        treeboost.save(model, args.output)      # atomic: a failure keeps the old file
     except OSError as exc:
         raise UserError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     print(f"model saved to {args.output}")
@@ -504,8 +453,10 @@ def predict(args):
     except ValueError as exc:
         raise UserError(f"cannot predict {args.data} with {args.model}: {exc}") from None
     if args.output:
+        from .persistence import atomic_write
         try:
-            write_atomically(args.output, lambda tmp: out.to_csv(tmp, index=False))
+            with atomic_write(args.output, "w", newline="") as fh:
+                out.to_csv(fh, index=False)
         except OSError as exc:
             raise UserError(f"cannot write {args.output}: {exc.strerror or exc}") from None
         print(f"{len(out)} predictions written to {args.output}")

@@ -112,8 +112,9 @@ def run_demo(X, y, categorical, feature_names, out="treeboost-demo", folds=5,
 def _save_picture(fig, path):
     """Write ``fig`` as a PNG through a temporary file (an interrupted run leaves no
     half-written picture)."""
-    from .cli import write_atomically
-    write_atomically(path, lambda tmp: fig.savefig(tmp, format="png", dpi=120))
+    from .persistence import atomic_write
+    with atomic_write(path) as fh:
+        fig.savefig(fh, format="png", dpi=120)
 
 
 def _pictures(models, X, y, split, oof, feature_names, out):
