@@ -35,9 +35,12 @@ def _working_copy(model):
     ``warm_start`` the arrays and random states, which a warm start may update in place,
     are copied as well.
     """
-    warm = bool(model.__dict__.get("warm_start", False))
+    # one copy of the dict first: a predict in another thread may add a cache to it
+    # meanwhile, which would break an iteration over the live dict
+    current = model.__dict__.copy()
+    warm = bool(current.get("warm_start", False))
     state = {}
-    for key, value in model.__dict__.items():
+    for key, value in current.items():
         if isinstance(value, (list, dict, set)):
             value = value.copy()
         elif warm and isinstance(value, (np.ndarray, np.random.RandomState,
