@@ -46,7 +46,7 @@ from ._borrow import borrow
 from .criteria import NEWTON, SQUARED_ERROR, node_impurity, node_weight
 from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, NodeArrays,
                      Pending, RowBuffers, SplitCandidates, Workspace)
-from .partition import partition_parallel, partition_serial
+from .partition import BinnedSplit, partition_parallel, partition_serial
 from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into, evaluate_features,
                         evaluate_features_parallel, make_scratch)
 from .statistics import SampleStatistics, gather_rows, sum_rows, sum_sq
@@ -284,15 +284,12 @@ def _partition(g, node, parallel):
     col = g.data.codes_T[f]
     catf = g.data.is_categorical[f]
     # a tree without categorical splits has one row of categories: read it only then
-    cats = nodes.categories[node] if catf else nodes.categories[0]
+    split = BinnedSplit(g.data.missing_code, nodes.missing_go_left[node], catf,
+                        nodes.categories, node if catf else 0, nodes.bin_threshold[node])
     if parallel:
         if g.n_threads > 1 and e0 - s0 >= PARALLEL_PARTITION_MIN_ROWS:
-            return partition_parallel(idx, s0, e0, col, g.data.missing_code,
-                                      nodes.missing_go_left[node], catf, cats,
-                                      nodes.bin_threshold[node], g.rows.buf, g.n_threads)
-    return partition_serial(idx, s0, e0, col, g.data.missing_code,
-                            nodes.missing_go_left[node], catf, cats,
-                            nodes.bin_threshold[node], g.rows.buf)
+            return partition_parallel(idx, s0, e0, col, split, g.rows.buf, g.n_threads)
+    return partition_serial(idx, s0, e0, col, split, g.rows.buf)
 
 
 @step

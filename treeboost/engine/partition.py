@@ -3,35 +3,48 @@
 :func:`goes_left_binned` is the one predicate on bin codes: the grower's partition and
 :func:`~.tree.Tree.apply_binned` both use it.
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
 
 
 @njit(nogil=True, cache=True, inline="always")
-def goes_left_binned(code, missing_code, missing_go_left, is_categorical, categories,
+def goes_left_binned(code, missing_code, missing_go_left, is_categorical, categories, row,
                      bin_threshold):
-    """Does a sample with bin ``code`` go left at a split?  ``categories`` is the split's
-    256-bit set of the category codes that go left (read for categorical splits only)."""
+    """Does a sample with bin ``code`` go left at a split?  ``categories[row]`` is the
+    split's 256-bit set of the category codes that go left (read for categorical splits
+    only)."""
     if code == missing_code:
         return missing_go_left
     if is_categorical:
-        return (categories[code >> 6] >> np.uint64(code & 63)) & np.uint64(1) == 1
+        return (categories[row, code >> 6] >> np.uint64(code & 63)) & np.uint64(1) == 1
     return code <= bin_threshold
 
 
+#: a split as the partition reads it: ``categories[row]`` is its category set
+BinnedSplit = namedtuple("BinnedSplit", ["missing_code", "missing_go_left", "is_categorical",
+                                         "categories", "row", "bin_threshold"])
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _goes_left(code, split):
+    return goes_left_binned(code, split.missing_code, split.missing_go_left,
+                            split.is_categorical, split.categories, split.row,
+                            split.bin_threshold)
+
+
 @njit(nogil=True, cache=True)
-def _scatter(idx, lo, hi, col, missing_code, missing_go_left, is_categorical, categories,
-             bin_threshold, left_out, left_at, right_out, right_at):
-    """Write ``idx[lo:hi]`` in order, the left-going samples to ``left_out`` from
-    ``left_at`` on, the others to ``right_out`` from ``right_at`` on; returns the number
-    that went left.  ``left_out`` may be ``idx`` itself with ``left_at <= lo``: a write
-    never overtakes the read."""
+def _scatter(idx, lo, hi, col, split, left_out, left_at, right_out, right_at):
+    """Write ``idx[lo:hi]`` in order, the samples that go left at ``split`` (a
+    :class:`BinnedSplit`) to ``left_out`` from ``left_at`` on, the others to
+    ``right_out`` from ``right_at`` on; returns the number that went left.  ``left_out``
+    may be ``idx`` itself with ``left_at <= lo``: a write never overtakes the read."""
     n_left = 0
     n_right = 0
     for i in range(lo, hi):
         s = idx[i]
-        if goes_left_binned(col[s], missing_code, missing_go_left, is_categorical, categories,
-                            bin_threshold):
+        if _goes_left(col[s], split):
             left_out[left_at + n_left] = s
             n_left += 1
         else:
@@ -41,31 +54,26 @@ def _scatter(idx, lo, hi, col, missing_code, missing_go_left, is_categorical, ca
 
 
 @njit(nogil=True, cache=True)
-def _count_left(idx, lo, hi, col, missing_code, missing_go_left, is_categorical, categories,
-                bin_threshold):
+def _count_left(idx, lo, hi, col, split):
     n_left = 0
     for i in range(lo, hi):
-        if goes_left_binned(col[idx[i]], missing_code, missing_go_left, is_categorical,
-                            categories, bin_threshold):
+        if _goes_left(col[idx[i]], split):
             n_left += 1
     return n_left
 
 
 @njit(nogil=True, cache=True)
-def partition_serial(idx, s0, e0, col, missing_code, missing_go_left, is_categorical,
-                     categories, bin_threshold, buf):
-    """Stable partition of ``idx[s0:e0]``: the left samples in place, the right ones
-    through ``buf``; returns the left count."""
-    n_left = _scatter(idx, s0, e0, col, missing_code, missing_go_left, is_categorical,
-                      categories, bin_threshold, idx, s0, buf, np.int64(0))
+def partition_serial(idx, s0, e0, col, split, buf):
+    """Stable partition of ``idx[s0:e0]`` at ``split``: the left samples in place, the
+    right ones through ``buf``; returns the left count."""
+    n_left = _scatter(idx, s0, e0, col, split, idx, s0, buf, np.int64(0))
     for i in range(e0 - s0 - n_left):
         idx[s0 + n_left + i] = buf[i]
     return n_left
 
 
 @njit(nogil=True, cache=True, parallel=True)
-def partition_parallel(idx, s0, e0, col, missing_code, missing_go_left, is_categorical,
-                       categories, bin_threshold, buf, n_chunks):
+def partition_parallel(idx, s0, e0, col, split, buf, n_chunks):
     """:func:`partition_serial` on ``n_chunks`` threads: each chunk counts its left
     samples, prefix sums give every chunk its place in the left and right parts, and a
     second pass writes them to ``buf``, copied back at the end."""
@@ -74,8 +82,7 @@ def partition_parallel(idx, s0, e0, col, missing_code, missing_go_left, is_categ
     counts = np.zeros(n_chunks, np.int64)
     for t in prange(n_chunks):
         counts[t] = _count_left(idx, min(e0, s0 + t * chunk), min(e0, s0 + (t + 1) * chunk),
-                                col, missing_code, missing_go_left, is_categorical,
-                                categories, bin_threshold)
+                                col, split)
     n_left = counts.sum()
     left_at = np.zeros(n_chunks, np.int64)
     right_at = np.zeros(n_chunks, np.int64)
@@ -84,8 +91,7 @@ def partition_parallel(idx, s0, e0, col, missing_code, missing_go_left, is_categ
         left_at[t] = left_at[t - 1] + counts[t - 1]
         right_at[t] = right_at[t - 1] + size - counts[t - 1]
     for t in prange(n_chunks):
-        _scatter(idx, min(e0, s0 + t * chunk), min(e0, s0 + (t + 1) * chunk), col,
-                 missing_code, missing_go_left, is_categorical, categories, bin_threshold,
+        _scatter(idx, min(e0, s0 + t * chunk), min(e0, s0 + (t + 1) * chunk), col, split,
                  buf, left_at[t], buf, n_left + right_at[t])
     for t in prange(n_chunks):
         for i in range(t * chunk, min(n, (t + 1) * chunk)):

@@ -244,8 +244,10 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, scratch, out_bit
     if best_score > -np.inf:
         best_dec = decrease_from_left(out_left, total, scratch.right, crit, n_stats, l2)
         if not has_miss:
-            # no missing value seen here: at predict time NaN follows the larger child
-            best_ml = out_left[cnt] >= total[cnt] - out_left[cnt]
+            # no missing value seen here: at predict time NaN follows the larger child, by
+            # samples (by hessian for boosting, as its dense scan, which has no counts)
+            mass = 1 if crit == NEWTON else cnt
+            best_ml = out_left[mass] >= total[mass] - out_left[mass]
     return best_score, best_dec, best_bin, best_ml
 
 

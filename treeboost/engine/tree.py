@@ -3,20 +3,35 @@ import numpy as np
 from numba import njit, prange
 from scipy.sparse import csr_matrix
 
+from .partition import goes_left_binned
+
 TREE_LEAF = -1
 _NO_CATEGORIES = np.zeros((1, 4), np.uint64)
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _goes_left(x, node, threshold, missing_left, is_cat, bitset):
+def goes_left_raw(x, missing_go_left, is_categorical, categories, row, threshold):
+    """Does a raw value ``x`` go left at a split?  The one predicate of every walk on raw
+    values (apply, decision path, packed prediction); :func:`~.partition.goes_left_binned`
+    is its twin on bin codes.  ``categories[row]`` is the split's 256-bit set of the
+    categories that go left (read for categorical splits only).  NaN, and a category
+    code outside 0..255 (never seen in training), take the missing values' side."""
     if np.isnan(x):
-        return missing_left[node]
-    if is_cat[node]:
+        return missing_go_left
+    if is_categorical:
         if x < 0 or x >= 256:
-            return missing_left[node]
+            return missing_go_left
         c = np.int64(x)
-        return (bitset[node, c >> 6] >> np.uint64(c & 63)) & np.uint64(1) == 1
-    return x <= threshold[node]
+        return (categories[row, c >> 6] >> np.uint64(c & 63)) & np.uint64(1) == 1
+    return x <= threshold
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _goes_left(x, node, threshold, missing_go_left, is_cat, bitset):
+    """:func:`goes_left_raw` at ``node`` of a tree's arrays (the category set is read
+    at categorical nodes only: a tree without any has a single row of them)."""
+    return goes_left_raw(x, missing_go_left[node], is_cat[node], bitset, node,
+                         threshold[node])
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -63,13 +78,8 @@ def _apply_binned(Xb_T, left, right, feature, bin_threshold, missing_left, is_ca
     for i in range(Xb_T.shape[1]):
         node = 0
         while left[node] != TREE_LEAF:
-            b = Xb_T[feature[node], i]
-            if b == missing_code:
-                go = missing_left[node]
-            elif is_cat[node]:
-                go = (bitset[node, b >> 6] >> np.uint64(b & 63)) & np.uint64(1) == 1
-            else:
-                go = b <= bin_threshold[node]
+            go = goes_left_binned(Xb_T[feature[node], i], missing_code, missing_left[node],
+                                  is_cat[node], bitset, node, bin_threshold[node])
             node = left[node] if go else right[node]
         out[i] = node
 
@@ -404,13 +414,8 @@ def _predict_packed(X, left, right, feature, threshold, missing_left, is_cat, bi
             for i in range(lo, hi):
                 node = root
                 while left[node] != TREE_LEAF:
-                    x = X[i, feature[node]]
-                    if is_cat[node]:
-                        go = _goes_left(x, node, threshold, missing_left, is_cat, bitset)
-                    elif missing_left[node]:
-                        go = not (x > threshold[node])     # NaN goes left
-                    else:
-                        go = x <= threshold[node]          # NaN goes right
+                    go = _goes_left(X[i, feature[node]], node, threshold, missing_left,
+                                    is_cat, bitset)
                     node = left[node] if go else right[node]
                 out[i, k] += value[node]
 

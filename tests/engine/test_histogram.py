@@ -1,0 +1,94 @@
+"""Histogram kernels against numpy references: build, subtract, compress, and the two
+gathers (bitmap for 8-bit codes, sorting for wider ones) give the same compressed
+histogram; the orders they sort with equal numpy's stable argsort."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from treeboost.engine.histogram import (build_histogram, compress_histogram, gather_bitmap,
+                                        gather_sorted, insertion_order, subtract_histogram,
+                                        _radix_order)
+from treeboost.engine.layout import Scratch
+from treeboost.engine.splitting import make_scratch
+
+
+def _node(seed, n_rows, n_codes, missing_code):
+    rng = np.random.RandomState(seed)
+    col = rng.randint(0, n_codes, n_rows).astype(np.uint8 if missing_code < 256
+                                                 else np.uint16)
+    col[rng.rand(n_rows) < 0.1] = missing_code
+    idx = rng.permutation(n_rows).astype(np.int32)
+    start, end = 3, n_rows - 2
+    # integer statistics: every summation order gives the same bits; the last column
+    # counts the sample (a gather sees the codes present, a dense histogram the counts)
+    ostats = rng.randint(0, 4, (end - start, 3)).astype(float)
+    ostats[:, 2] = 1.0
+    return col, idx, start, end, ostats
+
+
+def _reference(col, idx, start, end, ostats, n_hist_bins):
+    hist = np.zeros((n_hist_bins, ostats.shape[1]))
+    np.add.at(hist, col[idx[start:end]], ostats)
+    return hist
+
+
+@pytest.mark.parametrize("missing_code", [40, 255, 600])
+def test_build_and_subtract_equal_the_reference(missing_code):
+    col, idx, start, end, ostats = _node(0, 300, min(missing_code, 50), missing_code)
+    hist = np.empty((missing_code + 1, 3))
+    build_histogram(hist, col, idx, start, end, ostats, True)
+    ref = _reference(col, idx, start, end, ostats, missing_code + 1)
+    np.testing.assert_array_equal(hist, ref)
+    # without the count column (boosting) only the last column stays 0
+    build_histogram(hist, col, idx, start, end, ostats, False)
+    np.testing.assert_array_equal(hist[:, :2], ref[:, :2])
+    assert not hist[:, 2].any()
+    child = _reference(col, idx, start, start + 100, ostats[:100], missing_code + 1)
+    parent = ref.copy()
+    subtract_histogram(parent, child)
+    np.testing.assert_array_equal(parent, ref - child)
+
+
+@pytest.mark.parametrize("missing_code", [40, 255, 600])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_gathers_equal_the_compressed_dense_histogram(missing_code, seed):
+    n_codes = min(missing_code, 90)
+    col, idx, start, end, ostats = _node(seed, 400, n_codes, missing_code)
+    n_hist = missing_code + 1
+    hist = _reference(col, idx, start, end, ostats, n_hist)
+    width = max(400, n_hist) + 1
+    codes, cstats, miss = np.empty(width, np.int64), np.empty((width, 3)), np.empty(3)
+    m = compress_histogram(hist, n_codes, missing_code, 2, codes, cstats, miss)
+    scratch = Scratch(*(a[0] for a in make_scratch(1, 400, n_hist, 3)))
+    codes2, cstats2, miss2 = np.empty(width, np.int64), np.empty((width, 3)), np.empty(3)
+    if missing_code < 256:
+        m2 = gather_bitmap(col, idx, start, end, ostats, missing_code, scratch.sparse_hist,
+                           scratch.bits, codes2, cstats2, miss2)
+        # the bitmap gather leaves its scratch as it found it: all zeros
+        assert not scratch.sparse_hist.any() and not scratch.bits.any()
+    else:
+        m2 = gather_sorted(col, idx, start, end, ostats, missing_code, scratch, codes2,
+                           cstats2, miss2)
+    assert m2 == m
+    np.testing.assert_array_equal(codes2[:m], codes[:m])
+    np.testing.assert_array_equal(cstats2[:m], cstats[:m])
+    np.testing.assert_array_equal(miss2, miss)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 65535), min_size=0, max_size=300))
+def test_radix_order_is_the_stable_argsort(values):
+    keys = np.array(values, np.int64)
+    n = keys.shape[0]
+    order, tmp = np.empty(n + 1, np.int64), np.empty(n + 1, np.int64)
+    _radix_order(keys, n, order, tmp)
+    np.testing.assert_array_equal(order[:n], np.argsort(keys, kind="stable"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.integers(-3, 3).map(float), st.just(np.nan)), max_size=40))
+def test_insertion_order_is_the_stable_argsort_with_nan_last(values):
+    keys = np.array(values, float)
+    order = np.empty(len(values) + 1, np.int64)
+    insertion_order(keys, len(values), order)
+    np.testing.assert_array_equal(order[:len(values)], np.argsort(keys, kind="stable"))
