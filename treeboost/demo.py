@@ -71,7 +71,12 @@ def run_demo(X, y, categorical, feature_names, out="treeboost-demo", folds=5,
     splits = list(cv.split(np.zeros(len(y)), y))
     rows, oof = [], {}
     t_all = time.perf_counter()
+    # said first: on a fresh machine the first fits also compile the numba kernels
+    print(f"Fitting {len(models)} models, {folds} folds each (the first run on a machine "
+          f"also compiles treeboost's kernels, once: they are cached on disk) ...",
+          flush=True)
     for label, est in models:
+        t_model = time.perf_counter()
         accs, aucs, fit_t, pred_t = [], [], [], []
         proba_oof = np.zeros(len(y))
         for train, test in splits:
@@ -86,10 +91,11 @@ def run_demo(X, y, categorical, feature_names, out="treeboost-demo", folds=5,
             accs.append(accuracy_score(y[test], (proba > 0.5).astype(int)))
             aucs.append(roc_auc_score(y[test], proba))
         oof[label] = proba_oof
+        print(f"  {label}: {time.perf_counter() - t_model:.1f} s", flush=True)
         # the median, because the first fold of a fresh process also compiles the kernels
         rows.append((label, np.mean(accs), np.std(accs), np.mean(aucs), np.median(fit_t),
                      np.median(pred_t)))
-    print(f"Titanic: {len(y)} passengers; features {', '.join(feature_names)}; "
+    print(f"\nTitanic: {len(y)} passengers; features {', '.join(feature_names)}; "
           f"{folds}-fold cross-validation, {n_estimators} trees per ensemble\n")
     print("| model | accuracy | ROC AUC | fit time (s) | predict time (s) |")
     print("|---|---|---|---|---|")

@@ -155,7 +155,8 @@ class BinMapper:
         return self.fit(X).transform(X)
 
     def thresholds_of(self, features, bin_thresholds):
-        """Vectorised :meth:`threshold_of` for arrays of features and bin thresholds."""
+        """Real thresholds of the splits "code <= bin_threshold" of ``features`` (inf past
+        a feature's last edge)."""
         edges = self.bin_thresholds_
         cached = getattr(self, "_edge_table", None)
         # keyed on the edges it was built from: a refit of this mapper makes a new list
@@ -167,11 +168,6 @@ class BinMapper:
             cached = self._edge_table = (edges, table)
         table = cached[1]
         return table[features, np.minimum(bin_thresholds, table.shape[1] - 1)]
-
-    def threshold_of(self, feature, bin_threshold):
-        """Real threshold of the split "code <= bin_threshold" (inf past the last edge)."""
-        edges = self.bin_thresholds_[feature]
-        return edges[bin_threshold] if bin_threshold < edges.size else np.inf
 
     # -- the state read from a model file ---------------------------------------------------
 

@@ -558,10 +558,9 @@ def make_workspace(n_rows, cap, n_features, n_cols, n_hist_bins, n_slots, catego
 class GrowerWorkspace:
     """Work arrays kept from one tree to the next (a forest's worker, the boosting loop).
 
-    Growing a tree needs arrays sized for the largest tree the data allows (a few MB
-    to tens of MB); allocating them afresh for every tree cost page faults and zeroing
-    (a tenth of a forest's fit) and left the C heap fragmented between the trees' own
-    arrays.  :meth:`get` returns arrays at least as large as asked for, allocating only
+    Growing a tree needs arrays sized for the largest tree the data allows; allocating
+    them afresh for every tree costs page faults and zeroing, and leaves the C heap
+    fragmented between the trees' own arrays.  :meth:`get` returns arrays at least as large as asked for, allocating only
     when the request outgrows them.
 
     Parameters

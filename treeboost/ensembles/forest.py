@@ -32,8 +32,8 @@ _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf
 
 def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws):
     """Fit ``trees[i]`` for ``i`` in ``chunk``; returns each with its out-of-bag rows as
-    bits (1/64 of the memory of the counts, which for 100 trees on 100k rows held 80 MB
-    until the last tree was done).  ``y`` holds int64 class codes (classifier) or float64
+    bits (1/64 of the memory of the counts, which would otherwise be held until the last
+    tree is done; benchmarks/README.md has the measurement).  ``y`` holds int64 class codes (classifier) or float64
     targets, as the kernels read them; ``w`` is None for unit weights (no array of n
     ones).
 

@@ -292,10 +292,6 @@ class FeatureEncoder:
         codes[present] = enc
         return codes
 
-    @property
-    def n_features_(self):
-        return self.is_categorical_.shape[0]
-
     # -- the state read from a model file ---------------------------------------------------
 
     _persist_attributes = ("categorical_features", "is_categorical_", "categories_")
