@@ -45,7 +45,7 @@ from numba import njit
 from ._borrow import borrow
 from .criteria import NEWTON, SQUARED_ERROR, node_impurity, node_weight
 from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, NodeArrays,
-                     Pending, RowBuffers, SplitCandidates, Workspace)
+                     NodeView, Pending, RowBuffers, SplitCandidates, Workspace)
 from .partition import BinnedSplit, partition_parallel, partition_serial
 from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into, evaluate_features,
                         evaluate_features_parallel, make_scratch)
@@ -209,8 +209,8 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel):
     rows = g.rows
     if mode != MODE_SUBTRACT:
         gather_rows(rows.ostats, g.src, rows.idx, start, n_node)
-    hist = pool.buffers[max(slot, 0)]
-    sib_hist = pool.buffers[max(sib_slot, 0)]
+    view = NodeView(start, end, total, mode, pool.buffers[max(slot, 0)],
+                    pool.buffers[max(sib_slot, 0)])
     best = -1
     best_score = -np.inf
     for attempt in range(2):
@@ -218,11 +218,10 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel):
         if fs.shape[0] == 0:
             continue
         if parallel:
-            evaluate_features_parallel(g.n_threads, fs, mode, hist, sib_hist, g.data, rows,
-                                       start, end, total, params, g.scratch, cands)
+            evaluate_features_parallel(g.n_threads, fs, view, g.data, rows, params,
+                                       g.scratch, cands)
         else:
-            evaluate_features(fs, mode, hist, sib_hist, g.data, rows, start, end, total,
-                              params, g.scratch, cands)
+            evaluate_features(fs, view, g.data, rows, params, g.scratch, cands)
         for i in range(fs.shape[0]):
             f = fs[i]
             if cands.score[f] > best_score:

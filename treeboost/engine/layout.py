@@ -10,6 +10,7 @@ record                 what it holds
 :class:`BinnedData`    the feature-major codes and what the binning says of each feature
 :class:`GrowthParams`  the stopping rules and the criterion, fixed for one tree
 :class:`NodeArrays`    one row per node of the tree being grown
+:class:`NodeView`      the node whose split is being searched
 :class:`SplitCandidates`  the best split of each feature at the node being examined
 :class:`RowBuffers`    the tree's samples in partition order, and their statistics
 :class:`Scratch`       the work arrays of one thread's split search
@@ -58,6 +59,14 @@ NodeArrays = namedtuple("NodeArrays", [
     "left_stats",           # (n, n_cols) the left child's sums from the split search
     "hist_slot",            # the pool buffer holding the node's histogram, -1: none
     "hist_complete",        # whether that histogram covers every feature
+])
+
+NodeView = namedtuple("NodeView", [
+    "start", "end",         # the node's samples are rows.idx[start:end]
+    "total",                # (n_cols,) its summed statistics
+    "mode",                 # how its histograms are obtained (splitting.MODE_*)
+    "hist",                 # (n_features, n_hist_bins, n_cols) its dense histograms
+    "sibling_hist",         # its sibling's, subtracted from the parent's (MODE_SUBTRACT)
 ])
 
 SplitCandidates = namedtuple("SplitCandidates", [

@@ -406,15 +406,16 @@ def scan_gini_binary(rows, codes, m, dense, miss, total, min_leaf, min_w, out_le
 
 
 @njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def eval_feature(f, mode, hist, sib_hist, data, rows, start, end, total, params, scratch,
-                 cands):
-    """Prepare feature ``f``'s histogram of the node ``rows.idx[start:end]`` in the given
-    mode and write its best split to row ``f`` of ``cands``
-    (:class:`~.layout.SplitCandidates`).
-
-    ``hist`` / ``sib_hist`` are the node's and its sibling's dense histogram buffers
-    (read in the dense modes only); ``data`` is the :class:`~.layout.BinnedData`.
+def eval_feature(f, node, data, rows, params, scratch, cands):
+    """Prepare feature ``f``'s histogram of ``node`` (a :class:`~.layout.NodeView`) in
+    the node's mode and write its best split to row ``f`` of ``cands``
+    (:class:`~.layout.SplitCandidates`); ``data`` is the :class:`~.layout.BinnedData`.
     """
+    mode = node.mode
+    hist = node.hist
+    start = node.start
+    end = node.end
+    total = node.total
     count_col = rows.ostats.shape[1] - 1
     col = data.codes_T[f]
     n_bins_f = data.n_bins[f]
@@ -440,7 +441,7 @@ def eval_feature(f, mode, hist, sib_hist, data, rows, start, end, total, params,
             build_histogram(hist[f], col, rows.idx, start, end, rows.ostats,
                             not newton_dense)
         else:
-            subtract_histogram(hist[f], sib_hist[f])
+            subtract_histogram(hist[f], node.sibling_hist[f])
         if not (newton_dense or gini2):
             m = compress_histogram(hist[f], n_bins_f, missing_code, count_col, codes, cstats,
                                    miss)
@@ -504,24 +505,21 @@ def thread_scratch(scratch, t):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _evaluate_range(first, step, feats, mode, hist, sib_hist, data, rows, start, end, total,
-                    params, scratch, cands):
+def _evaluate_range(first, step, feats, node, data, rows, params, scratch, cands):
     """:func:`eval_feature` for ``feats[first::step]``: the body both executions share."""
     for i in range(first, feats.shape[0], step):
-        eval_feature(feats[i], mode, hist, sib_hist, data, rows, start, end, total, params,
-                     scratch, cands)
+        eval_feature(feats[i], node, data, rows, params, scratch, cands)
 
 
 @njit(nogil=True, cache=True, parallel=True, no_cpython_wrapper=True,
       no_cfunc_wrapper=True)
-def _evaluate_parallel(feats, mode, hist, sib_hist, data, rows, start, end, total, params,
-                       scratch, cands, n_threads):
+def _evaluate_parallel(feats, node, data, rows, params, scratch, cands, n_threads):
     """:func:`_evaluate_range` with one interleaved share of the features per thread,
     each thread with its own rows of ``scratch`` (see :func:`make_scratch`)."""
     n_chunks = min(n_threads, feats.shape[0], scratch.codes.shape[0])
     for t in prange(n_chunks):
-        _evaluate_range(t, n_chunks, feats, mode, hist, sib_hist, data, rows, start, end,
-                        total, params, thread_scratch(scratch, t), cands)
+        _evaluate_range(t, n_chunks, feats, node, data, rows, params,
+                        thread_scratch(scratch, t), cands)
 
 
 #: node samples x features from which a node's features are evaluated on several
@@ -531,24 +529,20 @@ PARALLEL_MIN_WORK = 500
 
 
 @njit(nogil=True, cache=True, inline="always")
-def evaluate_features(feats, mode, hist, sib_hist, data, rows, start, end, total, params,
-                      scratch, cands):
-    """Best split of each feature of ``feats`` at the node ``rows.idx[start:end]``, into
-    ``cands``, in the calling thread (with row 0 of ``scratch``, see
+def evaluate_features(feats, node, data, rows, params, scratch, cands):
+    """Best split of each feature of ``feats`` at ``node`` (a :class:`~.layout.NodeView`),
+    into ``cands``, in the calling thread (with row 0 of ``scratch``, see
     :func:`make_scratch`)."""
-    _evaluate_range(np.int64(0), np.int64(1), feats, mode, hist, sib_hist, data, rows, start,
-                    end, total, params, thread_scratch(scratch, 0), cands)
+    _evaluate_range(np.int64(0), np.int64(1), feats, node, data, rows, params,
+                    thread_scratch(scratch, 0), cands)
 
 
 @njit(nogil=True, cache=True)
-def evaluate_features_parallel(n_threads, feats, mode, hist, sib_hist, data, rows, start, end,
-                               total, params, scratch, cands):
+def evaluate_features_parallel(n_threads, feats, node, data, rows, params, scratch, cands):
     """:func:`evaluate_features` on ``n_threads`` threads when the node has at least
     :data:`PARALLEL_MIN_WORK` samples x features to share, else in the calling thread."""
     if (n_threads > 1 and feats.shape[0] > 1
-            and (end - start) * feats.shape[0] >= PARALLEL_MIN_WORK):
-        _evaluate_parallel(feats, mode, hist, sib_hist, data, rows, start, end, total, params,
-                           scratch, cands, n_threads)
+            and (node.end - node.start) * feats.shape[0] >= PARALLEL_MIN_WORK):
+        _evaluate_parallel(feats, node, data, rows, params, scratch, cands, n_threads)
     else:
-        evaluate_features(feats, mode, hist, sib_hist, data, rows, start, end, total, params,
-                          scratch, cands)
+        evaluate_features(feats, node, data, rows, params, scratch, cands)
