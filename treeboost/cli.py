@@ -560,6 +560,14 @@ def main(argv=None):
         # several)
         print(f"treeboost: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader of our output stopped early (`treeboost predict m.tbm x.csv | head`):
+        # no traceback; stdout goes to devnull so that Python's final flush fails quietly
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):       # a stdout without a file descriptor
+            pass
+        return 1
 
 
 if __name__ == "__main__":
