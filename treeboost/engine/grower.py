@@ -400,22 +400,27 @@ def _make_grow_tree(parallel):
         valid until the workspace grows the next tree.  (Nothing else is returned: boxing
         the records for Python would cost as much to compile as a step of the loop.)
         """
-        return _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel,
-                     examine_node)
-    examine_node = _make_examine_node(parallel)
+        return _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel)
     return grow_tree
 
 
 def _make_examine_node(parallel):
-    """:func:`_examine_node` compiled on its own, with the constant ``parallel``."""
+    """:func:`_examine_node` compiled on its own (not inlined into the grower: see the
+    module docstring), with the constant ``parallel``."""
     @njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
     def examine_node(g, node, mode, slot, sib_slot, pool, root_w):
         return _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel)
     return examine_node
 
 
+# module globals, not closure variables of the growers: numba keys a cached closure by
+# its variables' pickled values, and a dispatcher's differs from process to process
+_examine_node_serial = _make_examine_node(False)
+_examine_node_parallel = _make_examine_node(True)
+
+
 @step
-def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel, examine_node):
+def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel):
     """The body of the growers of :func:`_make_grow_tree`."""
     n = sample_idx.shape[0]
     n_features = data.codes_T.shape[0]
@@ -466,8 +471,13 @@ def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel, exa
     while True:
         for t in range(n_pending):
             node = pending.node[t]
-            pool, status = examine_node(g, node, pending.mode[t], pending.slot[t],
-                                        pending.sibling_slot[t], pool, root_w)
+            if parallel:
+                pool, status = _examine_node_parallel(g, node, pending.mode[t],
+                                                      pending.slot[t],
+                                                      pending.sibling_slot[t], pool, root_w)
+            else:
+                pool, status = _examine_node_serial(g, node, pending.mode[t], pending.slot[t],
+                                                    pending.sibling_slot[t], pool, root_w)
             if status == OPENED:
                 open_nodes[n_open] = node
                 n_open += 1
