@@ -109,3 +109,19 @@ def test_a_diverged_model_saves_and_loads(tmp_path):
         loaded = treeboost.load(tmp_path / "m.tbm")
         assert loaded.n_estimators_ == m.n_estimators_
         np.testing.assert_array_equal(loaded.predict(x), m.predict(x))
+
+
+def test_huge_uniform_weights_grow_the_trees_of_unit_weights():
+    """Weights near 1e297 scale every gradient and hessian alike: the split gains are
+    computed as G (G/(H+l)) so that G^2 does not overflow, and the model is the one of
+    unit weights (a model of single leaves would mean the gains overflowed)."""
+    from treeboost import GradientBoostingClassifier
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(400, 3))
+    y = (X[:, 0] + 0.3 * rng.normal(size=400) > 0).astype(int)
+    unit = GradientBoostingClassifier(n_estimators=10, random_state=0).fit(X, y)
+    huge = GradientBoostingClassifier(n_estimators=10, random_state=0).fit(
+        X, y, sample_weight=np.full(400, 1e297))
+    assert max(t.node_count for stage in huge.trees_ for t in stage) > 1
+    np.testing.assert_allclose(huge.decision_function(X), unit.decision_function(X),
+                               rtol=1e-6, atol=1e-6)

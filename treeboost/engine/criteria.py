@@ -57,7 +57,8 @@ def node_weight(s, crit, n_stats):
 def node_term(s, crit, n_stats, l2):
     """``T(s)`` of the table above, so that a split's decrease is ``T(P)-T(L)-T(R)``."""
     if crit == NEWTON:
-        return -0.5 * s[0] * s[0] / (s[1] + l2)
+        # G (G/(H+l)): G^2 alone would overflow for gradients near 1e155 and above
+        return -0.5 * s[0] * (s[0] / (s[1] + l2))
     if crit == SQUARED_ERROR:
         if s[0] <= 0.0:
             return 0.0

@@ -33,7 +33,9 @@ def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
     Within one node the score is a monotone function of the impurity decrease
     (:func:`decrease_from_score` recovers it), so no child array is written here:
     gini ``sum_k l_k^2/W_L + sum_k r_k^2/W_R``; entropy ``-(T(L) + T(R))``; squared
-    error ``S_L^2/W_L + S_R^2/W_R``; newton ``G_L^2/(H_L+l) + G_R^2/(H_R+l)``;
+    error ``S_L^2/W_L + S_R^2/W_R``; newton ``G_L^2/(H_L+l) + G_R^2/(H_R+l)``, computed
+    as ``G (G/(H+l))`` so that huge gradients (sample weights near 1e300) do not
+    overflow;
     gain ratio: the ratio itself.
     """
     cnt = total.shape[0] - 1
@@ -47,7 +49,7 @@ def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
             return -np.inf
         gl = left[0]
         gr = total[0] - gl
-        return gl * gl / (hl + l2) + gr * gr / (hr + l2)
+        return gl * (gl / (hl + l2)) + gr * (gr / (hr + l2))
     if crit == SQUARED_ERROR:
         wl = left[0]
         wr = total[0] - wl
@@ -289,7 +291,7 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
             hr = th - hl
             cl = hl * per_h
             if cl >= min_leaf and tc - cl >= min_leaf and hl >= min_w and hr >= min_w:
-                sc = gl * gl / (hl + l2) + gr * gr / (hr + l2)
+                sc = gl * (gl / (hl + l2)) + gr * (gr / (hr + l2))
                 if sc > best:
                     best, best_bin, best_ml, bg, bh = sc, last, False, gl, hl
             if has_miss:
@@ -299,7 +301,7 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
                 hr = th - h2
                 c2 = h2 * per_h
                 if c2 >= min_leaf and tc - c2 >= min_leaf and h2 >= min_w and hr >= min_w:
-                    sc = g2 * g2 / (h2 + l2) + gr * gr / (hr + l2)
+                    sc = g2 * (g2 / (h2 + l2)) + gr * (gr / (hr + l2))
                     if sc > best:
                         best, best_bin, best_ml, bg, bh = sc, last, True, g2, h2
         gl += hist_f[b, 0]
@@ -309,7 +311,7 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
         # every present value left, missing values right ("is missing")
         cl = hl * per_h
         if cl >= min_leaf and mc >= min_leaf and hl >= min_w and mh >= min_w:
-            sc = gl * gl / (hl + l2) + mg * mg / (mh + l2)
+            sc = gl * (gl / (hl + l2)) + mg * (mg / (mh + l2))
             if sc > best:
                 best, best_bin, best_ml, bg, bh = sc, last, False, gl, hl
     out_left[0] = bg
