@@ -24,7 +24,7 @@ def build_histogram(hist_f, col, idx, start, end, ostats, with_count=True):
     ``ostats`` holds the statistics of the node's samples in node order
     (``ostats[i] = stats[idx[start + i]]``) so that they are read sequentially.
     ``with_count=False`` leaves the count column at 0: boosting estimates counts from the
-    hessian instead (as LightGBM does), which saves a third of the scattered additions.
+    hessian instead (as LightGBM does), which saves one scattered addition in three.
     """
     n_stats = ostats.shape[1]
     flat = hist_f.reshape(-1)      # flat offsets: cheaper than 2-d indexing in the hot loop
