@@ -14,8 +14,9 @@ from treeboost.engine.splitting import make_scratch
 
 def _node(seed, n_rows, n_codes, missing_code):
     rng = np.random.RandomState(seed)
-    col = rng.randint(0, n_codes, n_rows).astype(np.uint8 if missing_code < 256
-                                                 else np.uint16)
+    dtype = np.uint8 if missing_code < 256 else np.uint16 if missing_code < 65536 \
+        else np.uint32
+    col = rng.randint(0, n_codes, n_rows).astype(dtype)
     col[rng.rand(n_rows) < 0.1] = missing_code
     idx = rng.permutation(n_rows).astype(np.int32)
     start, end = 3, n_rows - 2
@@ -49,10 +50,10 @@ def test_build_and_subtract_equal_the_reference(missing_code):
     np.testing.assert_array_equal(parent, ref - child)
 
 
-@pytest.mark.parametrize("missing_code", [40, 255, 600])
+@pytest.mark.parametrize("missing_code", [40, 255, 600, 70_000])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_gathers_equal_the_compressed_dense_histogram(missing_code, seed):
-    n_codes = min(missing_code, 90)
+    n_codes = min(missing_code, 90) if missing_code < 65536 else missing_code - 1
     col, idx, start, end, ostats = _node(seed, 400, n_codes, missing_code)
     n_hist = missing_code + 1
     hist = _reference(col, idx, start, end, ostats, n_hist)
@@ -76,8 +77,10 @@ def test_gathers_equal_the_compressed_dense_histogram(missing_code, seed):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(0, 65535), min_size=0, max_size=300))
+@given(st.lists(st.integers(0, 2 ** 20), min_size=0, max_size=300) | st.lists(
+    st.integers(0, 255), min_size=0, max_size=300))
 def test_radix_order_is_the_stable_argsort(values):
+    """One to three byte passes (exact binning's codes can exceed 16 bits)."""
     keys = np.array(values, np.int64)
     n = keys.shape[0]
     order, tmp = np.empty(n + 1, np.int64), np.empty(n + 1, np.int64)

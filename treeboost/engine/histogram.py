@@ -96,27 +96,38 @@ def insertion_order(keys, m, order):
 
 @njit(nogil=True, cache=True)
 def _radix_order(keys, n, order, tmp):
-    """``order[:n]`` = the positions of ``keys[:n]`` (values below 65536) in ascending
-    order, stable: two counting passes of 8 bits, ``O(n + 256)`` each."""
+    """``order[:n]`` = the positions of ``keys[:n]`` (non-negative integers) in ascending
+    order, stable: one counting pass per byte of the largest key, ``O(n + 256)`` each
+    (exact binning's codes can exceed 16 bits)."""
+    largest = 0
+    for i in range(n):
+        largest = max(largest, keys[i])
+    for i in range(n):
+        order[i] = i
     counts = np.zeros(257, np.int64)
-    for i in range(n):
-        counts[(keys[i] & 255) + 1] += 1
-    for b in range(256):
-        counts[b + 1] += counts[b]
-    for i in range(n):
-        b = keys[i] & 255
-        tmp[counts[b]] = i
-        counts[b] += 1
-    counts[:] = 0
-    for i in range(n):
-        counts[(keys[i] >> 8) + 1] += 1
-    for b in range(256):
-        counts[b + 1] += counts[b]
-    for j in range(n):
-        i = tmp[j]
-        b = keys[i] >> 8
-        order[counts[b]] = i
-        counts[b] += 1
+    src = order
+    dst = tmp
+    shift = 0
+    passes = 0
+    while True:
+        counts[:] = 0
+        for j in range(n):
+            counts[((keys[src[j]] >> shift) & 255) + 1] += 1
+        for b in range(256):
+            counts[b + 1] += counts[b]
+        for j in range(n):
+            i = src[j]
+            b = (keys[i] >> shift) & 255
+            dst[counts[b]] = i
+            counts[b] += 1
+        src, dst = dst, src
+        passes += 1
+        shift += 8
+        if (largest >> shift) == 0:
+            break
+    if passes % 2 == 1:         # the last pass wrote to tmp
+        for j in range(n):
+            order[j] = tmp[j]
 
 
 @njit(nogil=True, cache=True)
