@@ -123,24 +123,14 @@ def _sample_features(sampler, k):
 
 @internal
 def _acquire(pool):
-    """A free histogram buffer: ``(pool, slot)``; the pool doubles when none is left."""
+    """A free histogram buffer, or -1 when every buffer is taken: the node then gathers
+    compressed histograms instead (the same sums; only its children lose the subtraction).
+    A pool that never grows is never reallocated inside the loop, so its views stay
+    borrowed (see ._borrow)."""
     if pool.n_free[0] == 0:
-        old = pool.buffers.shape[0]
-        buffers = np.empty((2 * old,) + pool.buffers.shape[1:])
-        flat_old = pool.buffers.reshape(-1)
-        flat_new = buffers.reshape(-1)
-        for i in range(flat_old.shape[0]):
-            flat_new[i] = flat_old[i]
-        free = np.empty(2 * old, np.int64)
-        for i in range(pool.free.shape[0]):
-            free[i] = pool.free[i]
-        n_free = pool.n_free
-        for s in range(old, 2 * old):
-            free[n_free[0]] = s
-            n_free[0] += 1
-        pool = HistogramPool(buffers, free, n_free)
+        return np.int64(-1)
     pool.n_free[0] -= 1
-    return pool, pool.free[pool.n_free[0]]
+    return pool.free[pool.n_free[0]]
 
 
 @internal
@@ -169,7 +159,7 @@ def _is_pure(total, sq_sum, impurity, params):
 @step
 def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel):
     """Step 1: the impurity of a new node and, if the stopping rules let it split, its
-    best split.  Returns ``(pool, status)``: :data:`UNSPLITTABLE` (its histogram was not
+    best split.  Returns its status: :data:`UNSPLITTABLE` (its histogram was not
     built), :data:`NO_SPLIT` or :data:`OPENED` (it joins the open nodes).
 
     ``parallel`` is a constant of the compiled grower (:func:`_make_grow_tree`): with
@@ -194,7 +184,7 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel):
     nodes.feature[node] = -1
     if not splittable:
         _release(pool, slot)
-        return pool, UNSPLITTABLE
+        return UNSPLITTABLE
     n_features = g.data.codes_T.shape[0]
     sampling = params.max_features < n_features
     if sampling:
@@ -205,7 +195,9 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel):
         for f in range(n_features):
             cands.random_draw[f] = np.int64(_rand(g.sampler.state) >> np.uint64(2))
     if mode == MODE_BUILD and slot < 0:
-        pool, slot = _acquire(pool)
+        slot = _acquire(pool)
+        if slot < 0:
+            mode = MODE_SORT
     rows = g.rows
     if mode != MODE_SUBTRACT:
         gather_rows(rows.ostats, g.src, rows.idx, start, n_node)
@@ -251,9 +243,9 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel):
         nodes.hist_complete[node] = keep
         if not keep:
             _release(pool, slot)
-        return pool, OPENED
+        return OPENED
     _release(pool, slot)
-    return pool, NO_SPLIT
+    return NO_SPLIT
 
 
 @step
@@ -332,7 +324,7 @@ def _schedule_children(nodes, node, lc, rc, dense_min_samples, pool, pending):
     """Step 4: how each child's histograms will be had.  With the parent's complete
     dense histogram at hand, the smaller child builds its own and the larger one
     subtracts it from the parent's; otherwise each child builds (large) or gathers
-    (small) its own.  The smaller child is examined first.  Returns the pool."""
+    (small) its own.  The smaller child is examined first."""
     nl = nodes.end[lc] - nodes.start[lc]
     nr = nodes.end[rc] - nodes.start[rc]
     small, large = (lc, rc) if nl <= nr else (rc, lc)
@@ -340,15 +332,17 @@ def _schedule_children(nodes, node, lc, rc, dense_min_samples, pool, pending):
     nodes.hist_slot[node] = -1
     pending.node[0] = small
     pending.node[1] = large
+    sslot = np.int64(-1)
     if pslot >= 0 and nodes.hist_complete[node] and max(nl, nr) >= dense_min_samples:
-        pool, sslot = _acquire(pool)
+        sslot = _acquire(pool)
+    if sslot >= 0:
         pending.mode[0] = MODE_BUILD
         pending.slot[0] = sslot
         pending.sibling_slot[0] = -1
         pending.mode[1] = MODE_SUBTRACT
         pending.slot[1] = pslot
         pending.sibling_slot[1] = sslot
-        return pool
+        return
     _release(pool, pslot)
     for t in range(2):
         child = pending.node[t]
@@ -356,7 +350,6 @@ def _schedule_children(nodes, node, lc, rc, dense_min_samples, pool, pending):
         pending.mode[t] = MODE_BUILD if n_child >= dense_min_samples else MODE_SORT
         pending.slot[t] = -1
         pending.sibling_slot[t] = -1
-    return pool
 
 
 @internal
@@ -429,23 +422,23 @@ def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel):
     for i in range(n):
         ws.rows.idx[i] = sample_idx[i]
     n_slots = ws.buffers.shape[0]
-    state = np.empty(1, np.uint64)
-    state[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
-    sampler = FeatureSampler(np.arange(n_features), np.arange(n_features),
-                             np.empty(0, np.int64), state, np.zeros(n_features, np.bool_),
-                             np.empty(n_features, np.int64))
+    sampler = ws.sampler
+    for f in range(n_features):
+        sampler.perm[f] = f
+    sampler.state[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
+    for k in range(n_slots):
+        ws.free_slots[k] = k
+    ws.n_free[0] = n_slots
     # the caller holds data, src and ws for the whole call: their views need no reference
-    # counting (see ._borrow); the sampler's arrays are this function's own and stay
-    # counted (a borrowed view would outlive them)
+    # counting (see ._borrow)
     g = GrowContext(
         BinnedData(borrow(data.codes_T), borrow(data.n_bins), borrow(data.is_categorical),
                    data.missing_code),
         borrow(src), RowBuffers(borrow(ws.rows.idx[:n]), borrow(ws.rows.buf[:n]),
                                 borrow(ws.rows.ostats[:n])),
-        borrow(ws.nodes), borrow(ws.candidates), borrow(ws.scratch), params, sampler,
-        n_threads)
-    pool = HistogramPool(borrow(ws.buffers), np.arange(n_slots),
-                         np.full(1, n_slots, np.int64))
+        borrow(ws.nodes), borrow(ws.candidates), borrow(ws.scratch), params,
+        borrow(sampler), n_threads)
+    pool = HistogramPool(borrow(ws.buffers), borrow(ws.free_slots), borrow(ws.n_free))
     nodes = g.nodes
     open_nodes = borrow(ws.open_nodes)
 
@@ -472,11 +465,11 @@ def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel):
         for t in range(n_pending):
             node = pending.node[t]
             if parallel:
-                pool, status = _examine_node_parallel(g, node, pending.mode[t],
+                status = _examine_node_parallel(g, node, pending.mode[t],
                                                       pending.slot[t],
                                                       pending.sibling_slot[t], pool, root_w)
             else:
-                pool, status = _examine_node_serial(g, node, pending.mode[t], pending.slot[t],
+                status = _examine_node_serial(g, node, pending.mode[t], pending.slot[t],
                                                     pending.sibling_slot[t], pool, root_w)
             if status == OPENED:
                 open_nodes[n_open] = node
@@ -503,7 +496,7 @@ def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel):
         node_count += 2
         n_leaves += 1
         _split_node(g, node, lc, rc, parallel)
-        pool = _schedule_children(nodes, node, lc, rc, params.dense_min_samples, pool,
+        _schedule_children(nodes, node, lc, rc, params.dense_min_samples, pool,
                                   pending)
         n_pending = np.int64(2)
 
@@ -558,9 +551,13 @@ def make_workspace(n_rows, cap, n_features, n_cols, n_hist_bins, n_slots, catego
         np.empty(n_features), np.empty(n_features), np.empty(n_features, np.int32),
         np.empty(n_features, np.bool_), np.zeros((n_features, 4), np.uint64),
         np.empty((n_features, n_cols)), np.full(n_features, -1, np.int64))
+    sampler = FeatureSampler(np.arange(n_features), np.arange(n_features),
+                             np.empty(0, np.int64), np.zeros(1, np.uint64),
+                             np.zeros(n_features, np.bool_), np.empty(n_features, np.int64))
     return Workspace(rows, nodes, cands,
                      make_scratch(n_threads, n_rows, n_hist_bins, n_cols),
                      np.empty((n_slots, n_features, n_hist_bins, n_cols)),
+                     np.arange(n_slots), np.zeros(1, np.int64), sampler,
                      np.empty(cap, np.int64), np.zeros(1, np.int64))
 
 
@@ -727,8 +724,7 @@ class TreeGrower:
                           int(bm.missing_values_code_))
         n_hist_bins = bm.missing_values_code_ + 1
         n_cols = stats.n_cols
-        # enough histogram buffers for the usual number of open nodes up front (a pool
-        # that grows by copying would move megabytes per tree), within a memory bound
+        # histogram buffers for the usual number of open nodes, within a memory bound
         slot_bytes = n_features * n_hist_bins * n_cols * 8
         want = max_leaf_nodes + 1 if max_leaf_nodes > 0 else _DEPTH_FIRST_SLOTS
         n_slots = max(1, min(want, _POOL_BYTES // max(slot_bytes, 1)))
@@ -815,10 +811,10 @@ _MAX_ROWS = 2 ** 31 - 1
 #: trees fit, the odd larger tree costs one regrowth per doubling.
 _FIRST_CAPACITY = 16383
 
-#: Histogram buffers of a depth-first grower at the start: one per open node that keeps
-#: its histogram for its children, which is about one per level of the open path; the
-#: pool doubles when a deeper tree needs more
-_DEPTH_FIRST_SLOTS = 16
+#: Histogram buffers of a depth-first grower: one per open node that keeps its histogram
+#: for its children, which is about one per level of the open path; the nodes of a
+#: deeper path gather compressed histograms instead (within _POOL_BYTES)
+_DEPTH_FIRST_SLOTS = 32
 
 #: Memory the initial histogram buffers may take
 _POOL_BYTES = 64 << 20

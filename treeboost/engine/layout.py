@@ -100,7 +100,7 @@ Scratch = namedtuple("Scratch", [
 ])
 
 HistogramPool = namedtuple("HistogramPool", [
-    "buffers",              # (n_slots, n_features, n_hist_bins, n_cols)
+    "buffers",              # (n_slots, n_features, n_hist_bins, n_cols), never reallocated
     "free",                 # ids of the free buffers in free[:n_free[0]]
     "n_free",               # (1,) int64
 ])
@@ -110,7 +110,10 @@ Pending = namedtuple("Pending", [
 ])
 
 Workspace = namedtuple("Workspace", [
-    "rows", "nodes", "candidates", "scratch", "buffers",
+    "rows", "nodes", "candidates", "scratch",
+    "buffers",              # the histogram pool's buffers (see HistogramPool)
+    "free_slots", "n_free",     # its free list
+    "sampler",              # a FeatureSampler
     "open_nodes",           # the nodes that have a split and wait for it
     "used",                 # (1,) nodes the previous tree wrote (reset lazily)
 ])
