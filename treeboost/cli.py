@@ -125,7 +125,7 @@ def _pandas():
     try:
         import pandas as pd
     except ImportError:
-        raise UserError("reading CSV files needs pandas: pip install pandas") from None
+        raise UserError("reading CSV files needs pandas: pip install treeboost[pandas]") from None
     return pd
 
 
