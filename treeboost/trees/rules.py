@@ -29,6 +29,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from .._atomic import AtomicRefitMixin
 from ..persistence import PersistenceMixin, register
 from . import export as _export
 from .encoding import check_weights
@@ -164,7 +165,7 @@ def rule_coverage(estimator, X, rules=None):
     return out
 
 
-class RuleListClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
+class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, BaseEstimator):
     """An ordered list of IF-THEN rules generalised from a tree (C4.5rules style).
 
     Parameters
