@@ -15,21 +15,14 @@ from treeboost.trees import pruning
 
 pd = pytest.importorskip("pandas")
 
+from ._model_files import read_parts as _read, used_only as _used_only, write_parts
 
 
-def _used_only(doc, arrays):
-    """The arrays ``doc`` refers to: an edit that replaces an array's reference leaves the
-    old array behind, which the loader refuses first (an unused entry)."""
-    used, stack = set(), [doc]
-    while stack:
-        obj = stack.pop()
-        if isinstance(obj, dict):
-            if isinstance(obj.get("__array__"), str):
-                used.add(obj["__array__"])
-            stack.extend(obj.values())
-        elif isinstance(obj, list):
-            stack.extend(obj)
-    return {k: v for k, v in arrays.items() if k in used}
+def _write(path, doc, arrays):
+    write_parts(path, doc, _used_only(doc, arrays), compression=zipfile.ZIP_STORED)
+
+
+
 
 def _data(n=120, seed=0):
     """Two categorical columns (3 and 2 categories), a continuous and an integer one."""
@@ -149,20 +142,6 @@ def _object_names(obj):
 
 # -- crafted files: multiway trees ----------------------------------------------------------
 
-def _read(path):
-    with zipfile.ZipFile(path) as zf:
-        doc = json.loads(zf.read("model.json"))
-        with np.load(io.BytesIO(zf.read("arrays.npz"))) as npz:
-            arrays = {k: npz[k] for k in npz.files}
-    return doc, arrays
-
-
-def _write(path, doc, arrays):
-    buf = io.BytesIO()
-    np.savez(buf, **_used_only(doc, arrays))
-    with zipfile.ZipFile(path, "w") as zf:
-        zf.writestr("model.json", json.dumps(doc))
-        zf.writestr("arrays.npz", buf.getvalue())
 
 
 class _Edit:

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import treeboost as tb
 
+from ._model_files import used_only as _used_only
 from .test_persistence_classic import json_paths
 
 rng = np.random.RandomState(0)
@@ -45,19 +46,6 @@ _FITTED = {}
 
 
 
-def _used_only(doc, arrays):
-    """The arrays ``doc`` refers to: an edit that replaces an array's reference leaves the
-    old array behind, which the loader refuses first (an unused entry)."""
-    used, stack = set(), [doc]
-    while stack:
-        obj = stack.pop()
-        if isinstance(obj, dict):
-            if isinstance(obj.get("__array__"), str):
-                used.add(obj["__array__"])
-            stack.extend(obj.values())
-        elif isinstance(obj, list):
-            stack.extend(obj)
-    return {k: v for k, v in arrays.items() if k in used}
 
 def _fitted(name):
     if name not in _FITTED:

@@ -5,7 +5,6 @@ that :func:`treeboost.load` raises a ``ValueError`` naming the file and the part
 mutation test, ``tests/test_mutation.py``, covers the rest systematically).
 """
 import ast
-import io
 import json
 import os
 import pathlib
@@ -18,6 +17,8 @@ from sklearn.datasets import load_iris
 
 import treeboost
 from treeboost import persistence
+
+from ._model_files import read_parts as _read, write_parts as _write
 
 
 def _iris():
@@ -48,20 +49,6 @@ def saved(tmp_path_factory):
     return {k: (m.save(d / f"{k}.tbm"), m) for k, m in models.items()}, X
 
 
-def _read(path):
-    with zipfile.ZipFile(path) as zf:
-        doc = json.loads(zf.read("model.json"))
-        with np.load(io.BytesIO(zf.read("arrays.npz"))) as npz:
-            arrays = {k: npz[k] for k in npz.files}
-    return doc, arrays
-
-
-def _write(path, doc, arrays, json_text=None):
-    buf = io.BytesIO()
-    np.savez(buf, **arrays)
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr("model.json", json.dumps(doc) if json_text is None else json_text)
-        zf.writestr("arrays.npz", buf.getvalue())
 
 
 def _copy_edit(src, dst, edit):
