@@ -2,7 +2,7 @@
 
 The whole growth runs in one numba function, :func:`grow_tree`, so a fully grown tree
 with thousands of nodes pays no Python overhead per node.  The loop is four steps, each
-its own kernel:
+its own function (inlined, but for the first: see Compilation below):
 
 1. :func:`_examine_node`: a node just created gets its impurity and, when the stopping
    rules allow, the best split of its features (:mod:`.splitting`); a node with a split
@@ -73,6 +73,7 @@ PURE_RTOL = 1e-12
 #: a kernel only other kernels call: no Python or C entry point is generated for it,
 #: whose boxing of the records it takes would cost more to compile than its body
 internal = njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+#: a step of the loop, inlined into the grower that calls it (no compiled copy of its own)
 step = njit(nogil=True, cache=True, inline="always")
 
 #: what :func:`_examine_node` found
@@ -236,7 +237,7 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel):
             copy_into(nodes.categories[node], cands.categories[best])
         if crit == NEWTON:
             copy_into(nodes.left_stats[node], cands.left_stats[best])
-        nodes.gain[node] = cands.decrease[best]
+        nodes.gain[node] = gain
         # a histogram of sampled features cannot be subtracted from
         keep = slot >= 0 and not sampling
         nodes.hist_slot[node] = slot if keep else -1
@@ -465,12 +466,11 @@ def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel):
         for t in range(n_pending):
             node = pending.node[t]
             if parallel:
-                status = _examine_node_parallel(g, node, pending.mode[t],
-                                                      pending.slot[t],
-                                                      pending.sibling_slot[t], pool, root_w)
+                status = _examine_node_parallel(g, node, pending.mode[t], pending.slot[t],
+                                                pending.sibling_slot[t], pool, root_w)
             else:
                 status = _examine_node_serial(g, node, pending.mode[t], pending.slot[t],
-                                                    pending.sibling_slot[t], pool, root_w)
+                                              pending.sibling_slot[t], pool, root_w)
             if status == OPENED:
                 open_nodes[n_open] = node
                 n_open += 1
@@ -496,8 +496,7 @@ def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel):
         node_count += 2
         n_leaves += 1
         _split_node(g, node, lc, rc, parallel)
-        _schedule_children(nodes, node, lc, rc, params.dense_min_samples, pool,
-                                  pending)
+        _schedule_children(nodes, node, lc, rc, params.dense_min_samples, pool, pending)
         n_pending = np.int64(2)
 
     # nodes left open become leaves
@@ -697,8 +696,7 @@ class TreeGrower:
         if sample_indices is None:
             sample_indices = np.arange(n_samples, dtype=np.int64)
         if not isinstance(stats, SampleStatistics):
-            if sq is None and self.criterion == SQUARED_ERROR:
-                sq = np.zeros(n_samples)
+            # without sq, the reported variance reads w * y^2 as 0 (sum_sq)
             stats = SampleStatistics.given(stats, sq)
         elif sq is not None:
             raise TypeError("sq goes with stats given as an array, not with "
@@ -750,8 +748,8 @@ class TreeGrower:
             cap = min(max_nodes, 2 * cap + 1)
         nodes = ws.nodes
         idx = ws.rows.idx[:n]
-        # the kernel returns views of the workspace, which the next tree reuses: the tree
-        # keeps copies of what it uses
+        # the tree is in the workspace's arrays, which the next tree reuses: the tree keeps
+        # copies of what it uses
         left, right, feature, bin_thr, missing_left, total, impurity, depth = (
             a[:node_count].copy() for a in (
                 nodes.children_left, nodes.children_right, nodes.feature,

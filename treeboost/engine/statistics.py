@@ -45,18 +45,23 @@ class SampleStatistics:
 
     Attributes
     ----------
-    source : int
-        ``SOURCE_CLASSES``, ``SOURCE_REGRESSION`` or ``SOURCE_ARRAY``.
-    n_cols : int
-        Statistic columns, the count column included.
     arrays : StatisticSource
         What the kernels read.
     """
 
-    def __init__(self, source, n_cols, arrays):
-        self.source = source
-        self.n_cols = n_cols
+    def __init__(self, arrays):
         self.arrays = arrays
+
+    @property
+    def source(self):
+        """``SOURCE_CLASSES``, ``SOURCE_REGRESSION`` or ``SOURCE_ARRAY``."""
+        return self.arrays.kind
+
+    @property
+    def n_cols(self):
+        """Statistic columns, the count column included (the width of ``stats``, which
+        derived sources give as an empty array of that width)."""
+        return self.arrays.stats.shape[1]
 
     @property
     def n_samples(self):
@@ -67,7 +72,7 @@ class SampleStatistics:
     def classes(cls, y_encoded, sample_weight, n_classes):
         """Class ``y_encoded[i]`` (in ``0 .. n_classes - 1``) with weight
         ``sample_weight[i]``."""
-        return cls(SOURCE_CLASSES, n_classes + 1, StatisticSource(
+        return cls(StatisticSource(
             SOURCE_CLASSES, np.zeros((0, n_classes + 1)), _EMPTY_F,
             np.ascontiguousarray(y_encoded, dtype=np.int64), _EMPTY_F,
             np.ascontiguousarray(sample_weight, dtype=np.float64)))
@@ -75,7 +80,7 @@ class SampleStatistics:
     @classmethod
     def regression(cls, y, sample_weight):
         """Target ``y[i]`` with weight ``sample_weight[i]``."""
-        return cls(SOURCE_REGRESSION, 3, StatisticSource(
+        return cls(StatisticSource(
             SOURCE_REGRESSION, np.zeros((0, 3)), _EMPTY_F, _EMPTY_I,
             np.ascontiguousarray(y, dtype=np.float64),
             np.ascontiguousarray(sample_weight, dtype=np.float64)))
@@ -86,7 +91,7 @@ class SampleStatistics:
         ``w*y^2`` (the squared-error criterion's variance)."""
         stats = np.ascontiguousarray(stats, dtype=np.float64)
         sq = _EMPTY_F if sq is None else np.ascontiguousarray(sq, dtype=np.float64)
-        return cls(SOURCE_ARRAY, stats.shape[1], StatisticSource(
+        return cls(StatisticSource(
             SOURCE_ARRAY, stats, sq, _EMPTY_I, _EMPTY_F, _EMPTY_F))
 
     def materialize(self):
