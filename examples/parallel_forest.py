@@ -51,6 +51,7 @@ def main(argv=None):
         fig.tight_layout()
         fig.savefig(os.path.join(args.out, "forest_n_jobs.png"), dpi=110)
         plt.close(fig)
+        print(f"picture written to {os.path.join(args.out, 'forest_n_jobs.png')}")
     except ImportError:
         print("(plot skipped: matplotlib is not installed)")
     try:
