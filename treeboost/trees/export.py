@@ -12,38 +12,26 @@ def _bitset_members(bitset_row, n_categories):
     return codes[((words >> (codes & 63).astype(np.uint64)) & np.uint64(1)) == 1]
 
 
-def _context(estimator, feature_names, class_names):
-    tree = estimator.tree_
-    if feature_names is None:
-        feature_names = getattr(estimator, "feature_names_in_", None)
-    if feature_names is None:
-        feature_names = [f"x{i}" for i in range(tree.n_features)]
-    feature_names = [str(n) for n in feature_names]
-    if len(feature_names) != tree.n_features:
-        raise ValueError(f"feature_names has {len(feature_names)} names, the tree has "
-                         f"{tree.n_features} features.")
-    encoder = getattr(estimator, "_encoder", None)
-    categories = encoder.categories_ if encoder is not None else [None] * tree.n_features
-    classes = getattr(estimator, "classes_", None)
-    if class_names is not None:
-        classes = np.asarray(class_names)
-    bm = getattr(estimator, "bin_mapper_", None)
-    # mention missing values only for features that had some in training
-    show_missing = (np.ones(tree.n_features, bool) if bm is None
-                    else np.asarray(bm.has_missing_, bool))
-    return tree, feature_names, categories, classes, show_missing
-
-
 def _fmt(v, decimals):
     return f"{v:.{decimals}f}".rstrip("0").rstrip(".") if np.isfinite(v) else str(v)
 
 
-def _leaf_text(tree, node, classes, decimals):
-    value = tree.value[node]
-    if classes is not None and tree.value.shape[1] == len(classes) and len(classes) > 0:
+def _leaf_text(view, node, decimals):
+    """(prediction, confidence) of a leaf: the majority class and its fraction for a
+    classifier's tree, else the value (a boosting tree's raw score)."""
+    value = view.tree.value[node]
+    if view.classes is not None and len(view.classes) > 0:
         k = int(np.argmax(value))
-        return str(classes[k]), float(value[k])
+        return str(view.classes[k]), float(value[k])
     return _fmt(float(value[0]), decimals), None
+
+
+def tree_view(model, feature_names=None, class_names=None, tree_index=0, class_index=None):
+    """The :class:`~treeboost.trees._tree_view.TreeView` every export reads (see that
+    module for what ``tree_index`` and ``class_index`` pick)."""
+    from ._tree_view import named_view, select_tree
+    return named_view(select_tree(model, tree_index, class_index), feature_names,
+                      class_names)
 
 
 @dataclass
@@ -58,6 +46,12 @@ class Condition:
     missing: bool = True
 
     def __str__(self):
+        return self.text()
+
+    def text(self, fmt=None):
+        """The condition as text; ``fmt(condition, bound)`` formats an interval bound
+        (default: the number with ``decimals`` decimals), e.g. as a date."""
+        d = self._d if fmt is None else (lambda v: fmt(self, v))
         if self.categories is not None:
             cats = ", ".join(str(c) for c in self.categories)
             text = (f"{self.name} = {self.categories[0]}" if len(self.categories) == 1
@@ -66,11 +60,11 @@ class Condition:
             text = f"{self.name} is missing" if self.missing else f"{self.name} is not missing"
             return text
         elif np.isinf(self.low):
-            text = f"{self.name} <= {self._d(self.high)}"
+            text = f"{self.name} <= {d(self.high)}"
         elif np.isinf(self.high):
-            text = f"{self.name} > {self._d(self.low)}"
+            text = f"{self.name} > {d(self.low)}"
         else:
-            text = f"{self._d(self.low)} < {self.name} <= {self._d(self.high)}"
+            text = f"{d(self.low)} < {self.name} <= {d(self.high)}"
         return text + (" (or missing)" if self.missing else "")
 
     decimals: int = 3
@@ -155,52 +149,103 @@ class Rule:
                              f"target_name or decimals.")
 
     def __str__(self):
-        lhs = " AND ".join(str(c) for c in self.conditions) or "TRUE"
+        return self.text()
+
+    def text(self, fmt=None):
+        """The rule as text; ``fmt`` formats the conditions' bounds (see
+        :meth:`Condition.text`)."""
+        lhs = " AND ".join(c.text(fmt) for c in self.conditions) or "TRUE"
         conf = "" if self.confidence is None else f", p={self.confidence:.{self.decimals}f}"
         return (f"IF {lhs} THEN {self.target_name} = {self.prediction} "
                 f"[n={self.n_samples}{conf}]")
 
 
+_INDEX_DOC = """tree_index : int or (int, int), default=0
+        Which tree of ``model``: 0 for a single tree; the member of a forest, bagging or
+        AdaBoost ensemble (``estimators_[tree_index]``, a treeboost tree); the iteration
+        of gradient boosting, or ``(iteration, class)`` for K classes.
+    class_index : int or None, default=None
+        The class of K-class gradient boosting's tree (None: 0, or the class given in
+        ``tree_index``).  An index out of range, or a member that is not a treeboost tree,
+        raises ValueError."""
+
+
+def index_doc(function):
+    """Put the description of ``tree_index`` and ``class_index`` in ``function``'s
+    docstring (its ``%(tree_index)s``)."""
+    function.__doc__ = function.__doc__.replace("%(tree_index)s", _INDEX_DOC)
+    return function
+
+
+@index_doc
 def extract_rules(estimator, feature_names=None, class_names=None, target_name=None,
-                  decimals=3):
-    """The rules of a fitted tree, one :class:`Rule` per leaf, in leaf order.
+                  decimals=3, *, tree_index=0, class_index=None):
+    """The rules of one tree of a fitted model, one :class:`Rule` per leaf, in leaf order.
 
     Tests on the same feature along a path are merged: numeric thresholds into one
     interval ``low < x <= high``, categorical subsets into their intersection, and a
-    condition says "(or missing)" when a missing value follows the same path.
+    condition says "(or missing)" when a missing value follows the same path.  A
+    condition's ``feature`` is the model's column.  A boosting tree's rule predicts the
+    leaf's raw score (``target_name`` "value (raw score)"), which the model adds to
+    ``init_score_`` and the other trees' scores.  ID3 / C4.5 trees: see
+    :func:`treeboost.trees.rules.extract_rules` (this function calls it).
+
+    Parameters
+    ----------
+    estimator : fitted treeboost tree or ensemble
+    feature_names : list of str, optional
+        One name per column of the model (``n_features_in_``).
+    class_names : list, optional
+        One label per class of a classifier's tree.
+    target_name : str, optional
+        Default: "class", "value", or "value (raw score)" for a boosting tree.
+    decimals : int, default=3
+    %(tree_index)s
     """
-    tree, names, categories, classes, show_missing = _context(estimator, feature_names,
-                                                              class_names)
+    view = tree_view(estimator, feature_names, class_names, tree_index, class_index)
+    return rules_of_view(view, target_name, decimals)
+
+
+def rules_of_view(view, target_name=None, decimals=3):
+    """The rules of the tree of a :class:`~treeboost.trees._tree_view.TreeView`."""
+    if view.multiway:
+        from .rules import multiway_rules
+        return multiway_rules(view, target_name, decimals)
+    tree = view.tree
+    names = view.feature_names
     if target_name is None:
-        target_name = "class" if classes is not None else "value"
+        target_name = view.value_label
     rules = []
-    stack = [(0, {})]
+    # a path's state: its Condition per feature, and the category codes still allowed
+    stack = [(0, {}, {})]
     while stack:
-        node, conds = stack.pop()
+        node, conds, codes = stack.pop()
         if tree.children_left[node] == TREE_LEAF:
-            pred, conf = _leaf_text(tree, node, classes, decimals)
+            pred, conf = _leaf_text(view, node, decimals)
             ordered = [conds[f] for f in sorted(conds)]
             rules.append(Rule(ordered, pred, conf, node, int(tree.n_node_samples[node]),
                               float(tree.weighted_n_node_samples[node]), target_name,
                               decimals))
             continue
-        f = int(tree.feature[node])
+        j = int(tree.feature[node])
+        f = int(view.columns[j])
         for go_left, child in ((False, tree.children_right[node]),
                                (True, tree.children_left[node])):
-            new = dict(conds)
+            new, new_codes = dict(conds), dict(codes)
             c = new.get(f)
-            c = Condition(f, names[f], missing=bool(show_missing[f]),
+            c = Condition(f, names[j], missing=bool(view.show_missing[j]),
                           decimals=decimals) if c is None else Condition(
                 c.feature, c.name, c.low, c.high,
                 None if c.categories is None else list(c.categories), c.missing, decimals)
             c.missing = c.missing and bool(tree.missing_go_left[node]) == go_left
             if tree.is_categorical[node]:
-                cats = categories[f]
-                left = set(_bitset_members(tree.categories_left[node], len(cats)).tolist())
-                side = left if go_left else set(range(len(cats))) - left
-                allowed = side if c.categories is None else {
-                    i for i, v in enumerate(cats) if v in c.categories} & side
-                c.categories = [cats[i] for i in sorted(allowed)]
+                left = _bitset_members(tree.categories_left[node], 256)
+                n_codes = view.n_codes(j, left)
+                left = set(left.tolist())
+                side = left if go_left else set(range(n_codes)) - left
+                allowed = side if j not in codes else codes[j] & side
+                new_codes[j] = allowed
+                c.categories = view.category_labels(j, sorted(allowed))
             else:
                 t = float(tree.threshold[node])
                 if go_left:
@@ -208,14 +253,29 @@ def extract_rules(estimator, feature_names=None, class_names=None, target_name=N
                 else:
                     c.low = max(c.low, t)
             new[f] = c
-            stack.append((int(child), new))
+            stack.append((int(child), new, new_codes))
     rules.sort(key=lambda r: r.leaf)
     return rules
 
 
+def rule_texts(view, rules):
+    """The rules as strings, their bounds formatted by the view (dates as dates)."""
+    def fmt(condition, value):
+        return view.column_threshold_text(condition.feature, value, condition.decimals)
+    return [r.text(fmt) for r in rules]
+
+
+@index_doc
 def export_rules(estimator, feature_names=None, class_names=None, target_name=None,
-                 decimals=3):
-    """IF-THEN rules of a fitted tree as strings, one per leaf (see :func:`extract_rules`).
+                 decimals=3, *, tree_index=0, class_index=None):
+    """IF-THEN rules of one tree of a fitted model as strings, one per leaf (see
+    :func:`extract_rules`; the parameters are the same).
+
+    Parameters
+    ----------
+    estimator : fitted treeboost tree or ensemble
+    feature_names, class_names, target_name, decimals : as :func:`extract_rules`
+    %(tree_index)s
 
     Examples
     --------
@@ -226,13 +286,30 @@ def export_rules(estimator, feature_names=None, class_names=None, target_name=No
     IF x0 <= 1.5 THEN class = 0 [n=2, p=1.000]
     IF x0 > 1.5 THEN class = 1 [n=2, p=1.000]
     """
-    return [str(r) for r in extract_rules(estimator, feature_names, class_names, target_name,
-                                          decimals)]
+    view = tree_view(estimator, feature_names, class_names, tree_index, class_index)
+    return rule_texts(view, rules_of_view(view, target_name, decimals))
 
 
+@index_doc
 def export_text(estimator, feature_names=None, class_names=None, decimals=3,
-                show_weights=False):
-    """An indented text picture of a fitted tree, one line per test and per leaf.
+                show_weights=False, *, tree_index=0, class_index=None):
+    """An indented text picture of one tree of a fitted model, one line per test and
+    per leaf.
+
+    A leaf shows its class (a classifier's tree), its value (a regressor's), or its
+    ``value (raw score)`` (a boosting tree: the model's raw score is ``init_score_`` plus
+    one such value per tree).  Categories print as their labels, dates as dates.
+
+    Parameters
+    ----------
+    estimator : fitted treeboost tree or ensemble
+    feature_names : list of str, optional
+        One name per column of the model (``n_features_in_``).
+    class_names : list, optional
+    decimals : int, default=3
+    show_weights : bool, default=False
+        Also print each leaf's value times its weight (a classifier's class weights).
+    %(tree_index)s
 
     Examples
     --------
@@ -245,17 +322,19 @@ def export_text(estimator, feature_names=None, class_names=None, decimals=3,
     |--- x0 >  1.5
     |   |--- class: 1
     """
-    tree, names, categories, classes, show_missing = _context(estimator, feature_names,
-                                                              class_names)
+    view = tree_view(estimator, feature_names, class_names, tree_index, class_index)
+    if view.multiway:
+        raise ValueError(f"export_text draws binary trees; {type(estimator).__name__}'s "
+                         f"tree is multiway: use export_rules, export_graphviz or plot_tree.")
+    tree, names = view.tree, view.feature_names
     lines = []
 
     def leaf_line(node, indent):
-        pred, _ = _leaf_text(tree, node, classes, decimals)
-        label = "class" if classes is not None else "value"
+        pred, _ = _leaf_text(view, node, decimals)
         extra = ""
         if show_weights:
             extra = f" (weights: {np.round(tree.value[node] * tree.weighted_n_node_samples[node], decimals).tolist()})"
-        lines.append(f"{indent}|--- {label}: {pred}{extra}")
+        lines.append(f"{indent}|--- {view.value_label}: {pred}{extra}")
 
     stack = [(0, 0, None)]
     while stack:
@@ -269,15 +348,15 @@ def export_text(estimator, feature_names=None, class_names=None, decimals=3,
             leaf_line(node, indent)
             continue
         f = int(tree.feature[node])
-        miss_l = " (or missing)" if show_missing[f] and tree.missing_go_left[node] else ""
-        miss_r = " (or missing)" if show_missing[f] and not tree.missing_go_left[node] else ""
+        miss = bool(view.show_missing[f])
+        miss_l = " (or missing)" if miss and tree.missing_go_left[node] else ""
+        miss_r = " (or missing)" if miss and not tree.missing_go_left[node] else ""
         if tree.is_categorical[node]:
-            cats = categories[f]
-            left = _bitset_members(tree.categories_left[node], len(cats))
-            lset = "{" + ", ".join(str(cats[i]) for i in left) + "}"
+            left = _bitset_members(tree.categories_left[node], 256)
+            lset = "{" + ", ".join(str(v) for v in view.category_labels(f, left)) + "}"
             lt, rt = f"{names[f]} in {lset}", f"{names[f]} not in {lset}"
         else:
-            t = _fmt(float(tree.threshold[node]), decimals)
+            t = view.threshold_text(f, float(tree.threshold[node]), decimals)
             lt, rt = f"{names[f]} <= {t}", f"{names[f]} >  {t}"
         stack.append((int(tree.children_right[node]), depth, rt + miss_r))
         stack.append((int(tree.children_left[node]), depth, lt + miss_l))

@@ -1,8 +1,10 @@
 """Pictures of any treeboost tree: Graphviz DOT text and a matplotlib drawing.
 
 Both work for the CART trees (``DecisionTreeClassifier`` / ``Regressor``), the multiway
-ID3 / C4.5 trees, and one tree of a fitted ensemble (``tree_index``; for gradient
-boosting with K classes, ``class_index`` picks the tree of one class).
+ID3 / C4.5 trees, and one tree of a fitted ensemble (``tree_index``: the member, or the
+iteration of gradient boosting; for K classes ``class_index`` picks the tree of one
+class, or ``tree_index=(iteration, class)``), as :func:`~treeboost.trees.export.export_text`
+and :func:`~treeboost.trees.rules.export_rules` do.
 
 * :func:`export_graphviz` returns DOT text (no graphviz binary needed to produce it;
   ``dot -Tpng tree.dot -o tree.png`` renders it).
@@ -10,15 +12,16 @@ boosting with K classes, ``class_index`` picks the tree of one class).
   ``pip install treeboost[plot]``).
 
 A node shows its test (``feature <= t``, ``feature in {...}`` or, for a multiway node, the
-attribute's name), its impurity, number of samples, class counts (or value) and the class
-it predicts; each edge is labelled by the branch it stands for (True/False for a binary
-test, the category or interval for a multiway one).
+attribute's name), its impurity, number of samples, class counts (or value; a boosting
+tree's ``value (raw score)``) and the class it predicts; each edge is labelled by the
+branch it stands for (True/False for a binary test, the category or interval for a
+multiway one).
 """
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .export import _bitset_members, _fmt
+from .export import _bitset_members, _fmt, index_doc, tree_view
 
 __all__ = ["export_graphviz", "plot_tree"]
 
@@ -35,36 +38,6 @@ class _Node:
     color: str = "#ffffff"
 
 
-# -- which tree, with which names ------------------------------------------------------
-def _resolve(model, tree_index, class_index):
-    """(tree, feature names, categories, classes or None, kind) of the tree to draw."""
-    if hasattr(model, "tree_"):
-        est = model
-    elif hasattr(model, "estimators_") and len(getattr(model, "estimators_", [])):
-        est = model.estimators_[tree_index]
-        if not hasattr(est, "tree_"):
-            raise ValueError(f"{type(est).__name__} in estimators_ is not a treeboost tree.")
-    elif hasattr(model, "trees_"):
-        tree = model.trees_[tree_index][class_index]
-        names = getattr(model, "feature_names_in_", None)
-        enc = getattr(model, "_encoder", None)
-        return (tree, names, enc.categories_ if enc is not None else None, None, "boosting")
-    else:
-        raise ValueError(f"{type(model).__name__} is not a fitted treeboost tree or "
-                         f"ensemble.")
-    tree = est.tree_
-    names = getattr(est, "feature_names_in_", None)
-    if names is None:
-        names = getattr(model, "feature_names_in_", None)
-        if names is not None and len(names) != tree.n_features:
-            names = None
-    cats = getattr(est, "categories_", None)
-    classes = getattr(est, "classes_", None)
-    kind = "multiway" if hasattr(tree, "children") and not hasattr(tree, "children_left") \
-        else "binary"
-    return tree, names, cats, classes, kind
-
-
 def _color(value, classes, vmin, vmax):
     """Class colour faded by impurity (classification); blue by value (regression)."""
     if classes is not None and value.shape[0] == len(classes) and len(classes) > 1:
@@ -79,70 +52,62 @@ def _color(value, classes, vmin, vmax):
     return "#" + "".join(f"{c:02x}" for c in mixed)
 
 
-def _nodes(model, feature_names=None, class_names=None, tree_index=0, class_index=0,
+def _nodes(model, feature_names=None, class_names=None, tree_index=0, class_index=None,
            decimals=3, impurity=True):
-    tree, names, cats, classes, kind = _resolve(model, tree_index, class_index)
-    if feature_names is not None:
-        names = feature_names
-    if names is None:
-        names = [f"x{i}" for i in range(tree.n_features)]
-    names = [str(n) for n in names]
-    if len(names) != tree.n_features:
-        raise ValueError(f"feature_names has {len(names)} names, the tree has "
-                         f"{tree.n_features} features.")
-    if class_names is not None:
-        classes = np.asarray(class_names)
+    view = tree_view(model, feature_names, class_names, tree_index, class_index)
+    tree, classes = view.tree, view.classes
     value = tree.value
     vmin, vmax = float(value[:, 0].min()), float(value[:, 0].max())
-    crit = "entropy" if kind == "multiway" else "impurity"
+    crit = "entropy" if view.multiway else "impurity"
     out = []
     for node in range(value.shape[0]):
         w = float(tree.weighted_n_node_samples[node])
         info = []
-        if impurity and kind != "boosting":    # a boosting node's impurity is -G^2/2H
+        if impurity and not view.raw_score:    # a boosting node's impurity is -G^2/2H
             info.append(f"{crit} = {_fmt(float(tree.impurity[node]), decimals)}")
         info.append(f"samples = {_fmt(float(tree.n_node_samples[node]), decimals)}")
-        if classes is not None and value.shape[1] == len(classes):
+        if classes is not None:
             counts = ", ".join(_fmt(v, decimals) for v in value[node] * w)
             info.append(f"value = [{counts}]")
             info.append(f"class = {classes[int(np.argmax(value[node]))]}")
         else:
-            info.append(f"value = {_fmt(float(value[node, 0]), decimals)}")
+            info.append(f"{view.value_label} = {_fmt(float(value[node, 0]), decimals)}")
         n = _Node(node, "", info, color=_color(value[node], classes, vmin, vmax))
-        if kind == "multiway":
-            _multiway_test(tree, node, n, names, cats, decimals)
+        if view.multiway:
+            _multiway_test(view, node, n, decimals)
         else:
-            _binary_test(tree, node, n, names, cats, decimals)
+            _binary_test(view, node, n, decimals)
         out.append(n)
     return out
 
 
-def _binary_test(tree, node, n, names, cats, decimals):
+def _binary_test(view, node, n, decimals):
+    tree, names = view.tree, view.feature_names
     if tree.children_left[node] == -1:
         return
     f = int(tree.feature[node])
     if tree.is_categorical[node]:
-        labels = cats[f] if cats is not None and cats[f] is not None else None
-        k = len(labels) if labels is not None else 256
-        left = _bitset_members(tree.categories_left[node], k)
-        shown = [str(labels[i]) if labels is not None else str(i) for i in left]
+        left = _bitset_members(tree.categories_left[node], 256)
+        shown = [str(v) for v in view.category_labels(f, left)]
         n.test = f"{names[f]} in {{{', '.join(shown)}}}"
     else:
-        n.test = f"{names[f]} <= {_fmt(float(tree.threshold[node]), decimals)}"
+        n.test = f"{names[f]} <= {view.threshold_text(f, float(tree.threshold[node]), decimals)}"
     miss = "missing" if tree.missing_go_left[node] else ""
     n.children = [(int(tree.children_left[node]), "True" + (f" / {miss}" if miss else "")),
                   (int(tree.children_right[node]), "False" + ("" if miss else " / missing"))]
 
 
-def _multiway_test(tree, node, n, names, cats, decimals):
+def _multiway_test(view, node, n, decimals):
+    tree, names = view.tree, view.feature_names
     if tree.feature[node] < 0:
         return
     f = int(tree.feature[node])
     if tree.is_categorical[node]:
         n.test = f"{names[f]} = ?"
-        n.children = [(int(c), str(cats[f][v])) for v, c in enumerate(tree.children[node])]
+        labels = view.category_labels(f, range(len(tree.children[node])))
+        n.children = [(int(c), str(label)) for c, label in zip(tree.children[node], labels)]
     else:
-        t = _fmt(float(tree.threshold[node]), decimals)
+        t = view.threshold_text(f, float(tree.threshold[node]), decimals)
         n.test = f"{names[f]} <= {t} ?"
         n.children = [(int(tree.children[node][0]), f"<= {t}"),
                       (int(tree.children[node][1]), f"> {t}")]
@@ -153,17 +118,20 @@ def _dot_escape(text):
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
+@index_doc
 def export_graphviz(model, out_file=None, *, feature_names=None, class_names=None,
-                    tree_index=0, class_index=0, decimals=3, impurity=True, filled=True,
+                    tree_index=0, class_index=None, decimals=3, impurity=True, filled=True,
                     fontname="helvetica", rankdir="TB"):
     """The tree as Graphviz DOT text.
 
     Parameters
     ----------
-    model : fitted treeboost tree, or ensemble (one tree: ``tree_index``, ``class_index``)
+    model : fitted treeboost tree or ensemble
     out_file : str, path or None, default=None
         Also write the text there (UTF-8).
-    feature_names, class_names : optional names overriding the fitted ones.
+    feature_names, class_names : optional names overriding the fitted ones
+        (``feature_names``: one per column of the model).
+    %(tree_index)s
     decimals : int, default=3
     impurity, filled : bool, default=True
         Show the impurity line; fill nodes with the colour of their class (paler when
@@ -231,15 +199,17 @@ def _layout(nodes):
     return x, depth, counter[0]
 
 
-def plot_tree(model, *, feature_names=None, class_names=None, tree_index=0, class_index=0,
+@index_doc
+def plot_tree(model, *, feature_names=None, class_names=None, tree_index=0, class_index=None,
               decimals=2, impurity=True, filled=True, max_depth=None, fontsize=None,
               fontfamily=None, ax=None):
     """Draw a tree with matplotlib.
 
     Parameters
     ----------
-    model : fitted treeboost tree, or ensemble (one tree: ``tree_index``, ``class_index``)
+    model : fitted treeboost tree or ensemble
     feature_names, class_names, decimals, impurity, filled : as :func:`export_graphviz`.
+    %(tree_index)s
     max_depth : int or None
         Draw only the nodes up to this depth ("..." marks a cut subtree).
     fontsize : float or None

@@ -39,28 +39,12 @@ from .pruning import _check_cf, pessimistic_errors
 __all__ = ["extract_rules", "export_rules", "rule_coverage", "RuleListClassifier"]
 
 
-def _is_multiway(estimator):
-    tree = getattr(estimator, "tree_", None)
-    return tree is not None and hasattr(tree, "children") and not hasattr(tree,
-                                                                         "children_left")
-
-
-def _names(estimator, feature_names):
-    if feature_names is None:
-        feature_names = getattr(estimator, "feature_names_in_", None)
-    if feature_names is None:
-        feature_names = [f"x{i}" for i in range(estimator.n_features_in_)]
-    return [str(n) for n in feature_names]
-
-
-def _multiway_rules(estimator, feature_names, class_names, target_name, decimals):
-    tree = estimator.tree_
-    names = _names(estimator, feature_names)
-    if len(names) != tree.n_features:
-        raise ValueError(f"feature_names has {len(names)} names, the tree has "
-                         f"{tree.n_features} features.")
-    cats = estimator.categories_
-    classes = np.asarray(class_names) if class_names is not None else estimator.classes_
+def multiway_rules(view, target_name=None, decimals=3):
+    """One rule per leaf of the multiway tree of a
+    :class:`~treeboost.trees._tree_view.TreeView`."""
+    tree = view.tree
+    names = view.feature_names
+    classes = view.classes
     rules = []
     stack = [(0, {})]
     while stack:
@@ -73,15 +57,16 @@ def _multiway_rules(estimator, feature_names, class_names, target_name, decimals
                               float(tree.weighted_n_node_samples[node]),
                               target_name or "class", decimals))
             continue
-        f = int(tree.feature[node])
+        j = int(tree.feature[node])
+        f = int(view.columns[j])
         for v, child in reversed(list(enumerate(tree.children[node]))):
             new = dict(conds)
             old = new.get(f)
             if tree.is_categorical[node]:
-                c = Condition(f, names[f], categories=[cats[f][v]], missing=False,
-                              decimals=decimals)
+                c = Condition(f, names[j], categories=view.category_labels(j, [v]),
+                              missing=False, decimals=decimals)
             else:
-                c = (Condition(f, names[f], missing=False, decimals=decimals) if old is None
+                c = (Condition(f, names[j], missing=False, decimals=decimals) if old is None
                      else copy.copy(old))
                 t = float(tree.threshold[node])
                 if v == 0:
@@ -94,24 +79,38 @@ def _multiway_rules(estimator, feature_names, class_names, target_name, decimals
     return rules
 
 
+@_export.index_doc
 def extract_rules(estimator, feature_names=None, class_names=None, target_name=None,
-                  decimals=3):
-    """One :class:`~treeboost.trees.export.Rule` per leaf of any fitted treeboost tree.
+                  decimals=3, *, tree_index=0, class_index=None):
+    """One :class:`~treeboost.trees.export.Rule` per leaf of one tree of any fitted
+    treeboost model.
 
-    CART trees: :func:`treeboost.trees.export.extract_rules`.  ID3 / C4.5 trees: the
-    path's tests, ``attribute = value`` (categorical) or an interval (continuous, the
-    thresholds of the path merged).
+    CART trees (and the trees of ensembles): :func:`treeboost.trees.export.extract_rules`.
+    ID3 / C4.5 trees: the path's tests, ``attribute = value`` (categorical) or an
+    interval (continuous, the thresholds of the path merged).
+
+    Parameters
+    ----------
+    estimator : fitted treeboost tree or ensemble
+    feature_names, class_names, target_name, decimals :
+        As :func:`treeboost.trees.export.extract_rules`.
+    %(tree_index)s
     """
-    check_is_fitted(estimator, "tree_")
-    if _is_multiway(estimator):
-        return _multiway_rules(estimator, feature_names, class_names, target_name, decimals)
-    return _export.extract_rules(estimator, feature_names, class_names, target_name,
-                                 decimals)
+    view = _export.tree_view(estimator, feature_names, class_names, tree_index,
+                             class_index)
+    return _export.rules_of_view(view, target_name, decimals)
 
 
+@_export.index_doc
 def export_rules(estimator, feature_names=None, class_names=None, target_name=None,
-                 decimals=3):
+                 decimals=3, *, tree_index=0, class_index=None):
     """The rules of :func:`extract_rules` as strings, ``IF ... THEN class = c [n=.., p=..]``.
+
+    Parameters
+    ----------
+    estimator : fitted treeboost tree or ensemble
+    feature_names, class_names, target_name, decimals : as :func:`extract_rules`.
+    %(tree_index)s
 
     Examples
     --------
@@ -122,8 +121,9 @@ def export_rules(estimator, feature_names=None, class_names=None, target_name=No
     >>> print(export_rules(clf)[0])
     IF 纹理 = 清晰 THEN class = 是 [n=9, p=0.778]
     """
-    return [str(r) for r in extract_rules(estimator, feature_names, class_names,
-                                          target_name, decimals)]
+    view = _export.tree_view(estimator, feature_names, class_names, tree_index,
+                             class_index)
+    return _export.rule_texts(view, _export.rules_of_view(view, target_name, decimals))
 
 
 def _condition_mask(cond, Xe, categories):

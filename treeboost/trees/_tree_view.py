@@ -1,0 +1,320 @@
+"""One tree of any fitted treeboost model, with the names and labels to print it.
+
+Every text and picture of a tree (:func:`~treeboost.trees.export.export_text`,
+:func:`~treeboost.trees.rules.export_rules`, :func:`~treeboost.trees.plotting.export_graphviz`,
+:func:`~treeboost.trees.plotting.plot_tree`) and
+:func:`~treeboost.inspection.trees_to_dataframe` read a tree through a :class:`TreeView`,
+so that they all pick trees with the same ``tree_index`` and print the same names:
+
+* a single tree (CART, ID3, C4.5): ``tree_index=0`` only;
+* forests, bagging and AdaBoost: ``tree_index`` is the member's position in
+  ``estimators_``; every member must be a treeboost tree;
+* gradient boosting: ``tree_index`` is the iteration and ``class_index`` the class
+  (output) of K-class boosting, or ``tree_index=(iteration, class)``; two classes and
+  regression have one tree per iteration (``class_index`` 0).
+
+A bagging member fitted on a subset of the columns (``max_features < 1`` or
+``bootstrap_features``) tests its own column ``j``, which is the model's column
+``estimators_features_[i][j]``: the view names it, and labels its categories, by the
+model's column.
+"""
+from dataclasses import dataclass, replace
+from numbers import Integral
+
+import numpy as np
+
+__all__ = ["TreeView", "named_view", "select_tree", "tree_views"]
+
+
+@dataclass(frozen=True)
+class TreeView:
+    """One tree of a fitted model and how to name what it tests.
+
+    Attributes
+    ----------
+    tree : Tree or MultiwayTree
+    multiway : bool
+        An ID3 / C4.5 tree (one branch per category or two per cut).
+    feature_names : tuple of str
+        The name of each feature the tree tests (``tree.feature`` indexes it).
+    columns : ndarray of int
+        The model's column of each of the tree's features.
+    n_columns : int
+        The model's number of columns (``n_features_in_``).
+    classes : ndarray or None
+        The labels of ``tree.value``'s columns for a classifier's tree (class fractions),
+        None for regression and boosting trees.
+    raw_score : bool
+        A boosting tree: its leaf values are raw scores, summed over the trees with
+        ``init_score_`` (log-odds for two classes, one score per class for K).
+    show_missing : ndarray of bool
+        Per feature: whether training had missing values in it (a split then says
+        where they go).
+    index : dict
+        Where the tree sits: ``{"tree_index": i}``, for boosting also ``"iteration"`` and
+        ``"class"`` (``tree_index`` then counts ``iteration * K + class``, as LightGBM).
+    encoder : FeatureEncoder or None
+        The model's input encoder (category labels, thresholds of date columns).
+    own_categories : list
+        Per feature, the labels the tree's category codes index when the tree learned
+        them itself from the model's encoded columns (a bagging or AdaBoost member
+        fitted on encoded data), else None.
+    """
+    tree: object
+    multiway: bool
+    feature_names: tuple
+    columns: np.ndarray
+    n_columns: int
+    classes: object
+    raw_score: bool
+    show_missing: np.ndarray
+    index: dict
+    encoder: object
+    own_categories: list
+
+    @property
+    def value_label(self):
+        """What a leaf's number is: ``"class"``, ``"value"`` or ``"value (raw score)"``."""
+        if self.classes is not None:
+            return "class"
+        return "value (raw score)" if self.raw_score else "value"
+
+    def n_codes(self, j, members=()):
+        """Number of category codes of the tree's feature ``j`` (at least one past the
+        largest code in ``members``)."""
+        own = self.own_categories[j]
+        if own is not None:
+            n = len(own)
+        else:
+            cats = self._model_categories(self.columns[j])
+            n = 0 if cats is None else len(cats)
+        return max([n] + [int(c) + 1 for c in members])
+
+    def _model_categories(self, col):
+        if self.encoder is None:
+            return None
+        return self.encoder.categories_[col]
+
+    def category_labels(self, j, codes):
+        """The labels of the category codes ``codes`` of the tree's feature ``j``."""
+        codes = [int(c) for c in codes]
+        own = self.own_categories[j]
+        col = int(self.columns[j])
+        if own is not None:
+            labels = [own[c] if c < len(own) else c for c in codes]
+            # the member's labels are the model's codes of this column
+            if self._model_categories(col) is None or not all(
+                    isinstance(v, (Integral, float, np.floating, np.integer))
+                    and float(v) == int(v) for v in labels):
+                return labels
+            codes = [int(v) for v in labels]
+        return _encoder_labels(self.encoder, col, codes)
+
+    def threshold_text(self, j, value, decimals):
+        """A numeric threshold of feature ``j`` as text: a date for a date column (the
+        encoder's ``format_threshold``), else the number with ``decimals`` decimals."""
+        from .export import _fmt
+        col = int(self.columns[j])
+        fmt = getattr(self.encoder, "format_threshold", None)
+        # a member's threshold on the model's category codes stays a number
+        if fmt is not None and self.own_categories[j] is None and \
+                self._model_categories(col) is None and np.isfinite(value):
+            text = fmt(col, float(value))
+            if text is not None:
+                return str(text)
+        return _fmt(float(value), decimals)
+
+    def column_threshold_text(self, column, value, decimals):
+        """:meth:`threshold_text` of the tree's feature that reads the model's
+        ``column``."""
+        j = np.flatnonzero(self.columns == column)
+        if j.size == 0:
+            from .export import _fmt
+            return _fmt(float(value), decimals)
+        return self.threshold_text(int(j[0]), value, decimals)
+
+
+def named_view(view, feature_names=None, class_names=None):
+    """``view`` with the user's names: ``feature_names`` one per column of the model
+    (``n_features_in_``; a bagging member's subset picks its own), ``class_names`` one per
+    class (a classifier's tree only)."""
+    if feature_names is not None:
+        names = [str(v) for v in feature_names]
+        if len(names) != view.n_columns:
+            raise ValueError(f"feature_names has {len(names)} names, the model has "
+                             f"{view.n_columns} features.")
+        view = replace(view, feature_names=tuple(names[c] for c in view.columns))
+    if class_names is not None and view.classes is not None:
+        classes = np.asarray(class_names)
+        if classes.shape != (len(view.classes),):
+            raise ValueError(f"class_names has {classes.size} names, the tree has "
+                             f"{len(view.classes)} classes.")
+        view = replace(view, classes=classes)
+    return view
+
+
+def _encoder_labels(encoder, col, codes):
+    names = getattr(encoder, "category_names", None)
+    if names is not None:
+        return list(names(col, np.asarray(codes, dtype=np.int64)))
+    cats = encoder.categories_[col] if encoder is not None else None
+    if cats is None:
+        return list(codes)
+    return [cats[c] if c < len(cats) else c for c in codes]
+
+
+# -- which trees a model has -------------------------------------------------------------
+def _kind(model):
+    """"tree", "boosting" or "ensemble": how a fitted model holds its trees."""
+    state = vars(model)
+    if "tree_" in state:
+        return "tree"
+    if "trees_" in state:
+        return "boosting"
+    if "estimators_" in state and isinstance(state["estimators_"], list):
+        return "ensemble"
+    from sklearn.exceptions import NotFittedError
+    # NotFittedError is a ValueError: an unfitted estimator, or another object
+    raise NotFittedError(f"model: {type(model).__name__} is not a fitted treeboost tree or "
+                         f"tree ensemble.")
+
+
+def _names(model, n):
+    names = getattr(model, "feature_names_in_", None)
+    if names is None or len(names) != n:
+        return [f"x{i}" for i in range(n)]
+    return [str(v) for v in names]
+
+
+def _model_width(model):
+    n = getattr(model, "n_features_in_", None)
+    if n is None:
+        n = model.tree_.n_features
+    return int(n)
+
+
+def _view(model, est, tree, index, columns, raw_score=False):
+    """The view of ``tree`` (of the estimator ``est``, part of ``model``) whose feature
+    ``j`` is the model's column ``columns[j]``."""
+    multiway = hasattr(tree, "children") and not hasattr(tree, "children_left")
+    width = _model_width(model)
+    names = _names(model, width)
+    encoder = getattr(model, "_encoder", None)
+    own_encoder = getattr(est, "_encoder", None) if est is not None else None
+    n = tree.n_features
+    own = [None] * n
+    if multiway:
+        # ID3 / C4.5 columns: encoder categories, integer values or interval labels
+        own = list(est.categories_)
+        if own_encoder is encoder:
+            own = [None if encoder.categories_[columns[j]] is not None else own[j]
+                   for j in range(n)]
+    elif own_encoder is not None and own_encoder is not encoder:
+        own = list(own_encoder.categories_)
+    classes = None
+    if not raw_score:
+        classes = getattr(est, "classes_", None)
+        if classes is not None and tree.value.shape[1] != len(classes):
+            classes = None
+    bm = getattr(est if est is not None else model, "bin_mapper_", None)
+    show = np.ones(n, bool) if bm is None or multiway else np.asarray(bm.has_missing_, bool)
+    return TreeView(tree=tree, multiway=multiway,
+                    feature_names=tuple(names[c] for c in columns),
+                    columns=np.asarray(columns, dtype=np.int64), n_columns=width,
+                    classes=classes,
+                    raw_score=raw_score, show_missing=show, index=index, encoder=encoder,
+                    own_categories=own)
+
+
+def _member_view(model, i):
+    est = model.estimators_[i]
+    if "tree_" not in vars(est):
+        raise ValueError(f"model.estimators_[{i}] is a {type(est).__name__}, not a treeboost "
+                         f"tree: only trees can be shown.")
+    feats = getattr(model, "estimators_features_", None)
+    n = est.tree_.n_features
+    columns = np.asarray(feats[i]) if feats is not None else np.arange(n)
+    if columns.shape[0] != n:
+        raise ValueError(f"model.estimators_[{i}] tests {n} features but reads "
+                         f"{columns.shape[0]} columns.")
+    return _view(model, est, est.tree_, {"tree_index": i}, columns)
+
+
+def _boosting_view(model, it, k):
+    K = len(model.trees_[it])
+    n = model.trees_[it][k].n_features
+    return _view(model, None, model.trees_[it][k],
+                 {"tree_index": it * K + k, "iteration": it, "class": k}, np.arange(n),
+                 raw_score=True)
+
+
+def _check_index(value, name, n, what):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Integral, np.integer)):
+        raise TypeError(f"{name} must be an int, got {value!r:.60}.")
+    if not 0 <= value < n:
+        raise ValueError(f"{name}={value!r} is out of range: the model has {n} {what} "
+                         f"(0 to {n - 1}).")
+    return int(value)
+
+
+def select_tree(model, tree_index=0, class_index=None):
+    """The :class:`TreeView` of one tree of ``model``.
+
+    Parameters
+    ----------
+    model : fitted treeboost tree or ensemble
+    tree_index : int or (int, int), default=0
+        The member of a forest, bagging or AdaBoost ensemble; the iteration of gradient
+        boosting, or ``(iteration, class)``; 0 for a single tree.
+    class_index : int or None, default=None
+        The class (output) of K-class gradient boosting (None: 0, or the second item of
+        ``tree_index``).
+
+    Raises
+    ------
+    ValueError
+        An index out of range, a model that is not a fitted treeboost tree or ensemble,
+        a member that is not a treeboost tree, ``class_index`` on a model without
+        classes of trees, or a ``(iteration, class)`` pair that disagrees with
+        ``class_index``.
+    TypeError
+        An index that is not an int (or a pair of ints for boosting).
+    """
+    kind = _kind(model)
+    if isinstance(tree_index, tuple):
+        if kind != "boosting" or len(tree_index) != 2:
+            raise ValueError(f"tree_index={tree_index!r}: a pair (iteration, class) picks a "
+                             f"tree of gradient boosting only; give an int.")
+        pair_class = tree_index[1]
+        if class_index is not None and class_index != pair_class:
+            raise ValueError(f"class_index={class_index!r} disagrees with tree_index="
+                             f"{tree_index!r}; give the class once.")
+        tree_index, class_index = tree_index
+    if kind == "boosting":
+        it = _check_index(tree_index, "tree_index", len(model.trees_), "iteration(s)")
+        K = len(model.trees_[it])
+        k = _check_index(0 if class_index is None else class_index, "class_index", K,
+                         "tree(s) per iteration")
+        return _boosting_view(model, it, k)
+    if class_index not in (None, 0):
+        raise ValueError(f"class_index={class_index!r}: only gradient boosting of K classes "
+                         f"has one tree per class; {type(model).__name__} has one tree per "
+                         f"index.")
+    if kind == "tree":
+        _check_index(tree_index, "tree_index", 1, "tree")
+        n = model.tree_.n_features
+        return _view(model, model, model.tree_, {"tree_index": 0}, np.arange(n))
+    i = _check_index(tree_index, "tree_index", len(model.estimators_), "member(s)")
+    return _member_view(model, i)
+
+
+def tree_views(model):
+    """The :class:`TreeView` of every tree of ``model``, in ``tree_index`` order (for
+    boosting: iteration by iteration, class by class)."""
+    kind = _kind(model)
+    if kind == "tree":
+        return [select_tree(model)]
+    if kind == "boosting":
+        return [_boosting_view(model, it, k) for it in range(len(model.trees_))
+                for k in range(len(model.trees_[it]))]
+    return [_member_view(model, i) for i in range(len(model.estimators_))]
