@@ -1,0 +1,358 @@
+"""Exact path-dependent TreeSHAP (Lundberg et al., 2020, Algorithm 2) over packed trees.
+
+For a tree ``f`` and a row ``x``, the SHAP value of feature ``i`` is its Shapley value in
+the game whose value of a coalition ``S`` is ``f_S(x)``, the path-dependent expectation:
+at a node splitting on a feature of ``S`` follow ``x``; at any other node take the
+children's expectations weighted by their covers ``r_left / (r_left + r_right)`` and
+``r_right / (r_left + r_right)`` (the trees' ``weighted_n_node_samples``)::
+
+    phi_i = sum over S not holding i of  |S|! (M - |S| - 1)! / M!  (f_{S+i}(x) - f_S(x))
+
+They add up exactly: ``sum_i phi_i = f(x) - f_{}(x)``, and ``f_{}`` (the same for every
+row) is the expected value.  The algorithm does not enumerate the ``2^M`` coalitions: one
+depth-first walk of the tree carries, along the path to each node, the features met so
+far with the fraction of the cover that flows that way (``z``) and whether ``x`` flows
+that way (``o``), and the weights of the coalition sizes as a polynomial
+(EXTEND adds a feature to the path, UNWIND removes one).  At a leaf, each feature of the
+path receives ``w (o - z) v`` with ``w`` the weight the path has without it, ``v`` the
+leaf value.  Cost per row and tree: ``O(leaves depth^2)``.
+
+The trees are packed into one set of arrays (:class:`ShapTrees`) and one numba kernel
+walks every tree for a block of rows, rows in parallel.
+"""
+from collections import namedtuple
+
+import numpy as np
+from numba import njit, prange
+
+from .tree import TREE_LEAF, _NO_CATEGORIES, goes_left_raw
+
+#: rows per parallel task: each task allocates its path buffers once for its block
+_BLOCK = 32
+
+#: the packed trees as the kernels read them (every per-node array concatenated over the
+#: trees, ``roots[t]`` the first node of tree ``t``).  ``feature`` is the column of X a
+#: node reads, ``player`` the feature its SHAP value goes to (the same but for members of
+#: a bagging ensemble that read a subset of the columns); ``frac_left`` the fraction of
+#: the node's cover that goes left; ``value`` the leaf values, ``V`` columns per tree
+#: added to outputs ``output[t] .. output[t] + V - 1``; ``max_depth`` sizes the path
+#: buffers.
+ShapForest = namedtuple("ShapForest", [
+    "left", "right", "feature", "player", "threshold", "missing_left", "is_cat", "bitset",
+    "frac_left", "value", "roots", "output", "max_depth"])
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _extend(pd, pz, po, pw, lev, length, z, o, d):
+    """EXTEND: append feature ``d`` with zero fraction ``z`` and one fraction ``o`` to
+    the path of level ``lev``, which holds elements ``0 .. length - 1``; the weights of
+    coalition sizes become ``w_j (length - j) z / (length + 1)`` (feature left out) plus
+    ``w_{j-1} j o / (length + 1)`` (feature in)."""
+    pd[lev, length] = d
+    pz[lev, length] = z
+    po[lev, length] = o
+    pw[lev, length] = 1.0 if length == 0 else 0.0
+    for j in range(length - 1, -1, -1):
+        pw[lev, j + 1] += o * pw[lev, j] * (j + 1) / (length + 1)
+        pw[lev, j] = z * pw[lev, j] * (length - j) / (length + 1)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _unwind(pd, pz, po, pw, lev, last, k):
+    """UNWIND: remove element ``k`` from the path ``0 .. last`` of level ``lev`` (the
+    inverse of its EXTEND, solved from the top weight down when ``o != 0``, from each
+    weight when ``o = 0``, then ``z != 0``: a path never holds ``z = o = 0``)."""
+    o = po[lev, k]
+    z = pz[lev, k]
+    nxt = pw[lev, last]
+    for j in range(last - 1, -1, -1):
+        if o != 0.0:
+            t = pw[lev, j]
+            pw[lev, j] = nxt * (last + 1) / ((j + 1) * o)
+            nxt = t - pw[lev, j] * z * (last - j) / (last + 1)
+        else:
+            pw[lev, j] = pw[lev, j] * (last + 1) / (z * (last - j))
+    for j in range(k, last):
+        pd[lev, j] = pd[lev, j + 1]
+        pz[lev, j] = pz[lev, j + 1]
+        po[lev, j] = po[lev, j + 1]
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _unwound_sum(pz, po, pw, lev, last, k):
+    """Total weight of the path ``0 .. last`` of level ``lev`` without element ``k``
+    (what :func:`_unwind` would leave, summed, without changing the path)."""
+    o = po[lev, k]
+    z = pz[lev, k]
+    total = 0.0
+    if o != 0.0:
+        nxt = pw[lev, last]
+        for j in range(last - 1, -1, -1):
+            t = nxt / ((j + 1) * o)
+            total += t
+            nxt = pw[lev, j] - t * z * (last - j)
+    else:
+        for j in range(last - 1, -1, -1):
+            total += pw[lev, j] / (z * (last - j))
+    return total * (last + 1)
+
+
+@njit(nogil=True, cache=True)
+def _shap_one(X, i, f, t, phi, pd, pz, po, pw, plen, s_node, s_lev, s_z, s_o, s_d):
+    """Add the SHAP values of row ``i`` of ``X`` in tree ``t`` of ``f`` (a
+    :class:`ShapForest`) to ``phi`` (n_players, n_outputs).
+
+    Depth first with an explicit stack; the path of a node lives in row ``lev`` (its
+    depth) of the path buffers, copied from its parent's row: the parent's row stays
+    intact until every node below it is done, since the next node at its depth is
+    visited only then."""
+    n_values = f.value.shape[1]
+    out0 = f.output[t]
+    top = 1
+    s_node[0] = f.roots[t]
+    s_lev[0] = 0
+    s_z[0] = 1.0
+    s_o[0] = 1.0
+    s_d[0] = -1
+    while top > 0:
+        top -= 1
+        node = s_node[top]
+        lev = s_lev[top]
+        length = 0 if lev == 0 else plen[lev - 1] + 1
+        for j in range(length):
+            pd[lev, j] = pd[lev - 1, j]
+            pz[lev, j] = pz[lev - 1, j]
+            po[lev, j] = po[lev - 1, j]
+            pw[lev, j] = pw[lev - 1, j]
+        _extend(pd, pz, po, pw, lev, length, s_z[top], s_o[top], s_d[top])
+        last = length        # the path is 0 .. last; element 0 stands for no feature
+        left = f.left[node]
+        if left == TREE_LEAF:
+            for k in range(1, last + 1):
+                w = _unwound_sum(pz, po, pw, lev, last, k) * (po[lev, k] - pz[lev, k])
+                p = pd[lev, k]
+                for c in range(n_values):
+                    phi[p, out0 + c] += w * f.value[node, c]
+            continue
+        right = f.right[node]
+        d = f.player[node]
+        go_left = goes_left_raw(X[i, f.feature[node]], f.missing_left[node],
+                                f.is_cat[node], f.bitset, node, f.threshold[node])
+        # a feature met again on the path: its earlier element leaves the path and its
+        # fractions multiply the new ones
+        iz = 1.0
+        io = 1.0
+        for k in range(1, last + 1):
+            if pd[lev, k] == d:
+                iz = pz[lev, k]
+                io = po[lev, k]
+                _unwind(pd, pz, po, pw, lev, last, k)
+                last -= 1
+                break
+        plen[lev] = last
+        fl = f.frac_left[node]
+        hot_z = iz * (fl if go_left else 1.0 - fl)
+        cold_z = iz * (1.0 - fl if go_left else fl)
+        # a child that neither x nor any cover reaches (z = o = 0) zeroes every weight
+        # below it: it adds nothing and would divide by its zero fraction
+        if cold_z != 0.0:
+            s_node[top] = right if go_left else left
+            s_lev[top] = lev + 1
+            s_z[top] = cold_z
+            s_o[top] = 0.0
+            s_d[top] = d
+            top += 1
+        if hot_z != 0.0 or io != 0.0:
+            s_node[top] = left if go_left else right
+            s_lev[top] = lev + 1
+            s_z[top] = hot_z
+            s_o[top] = io
+            s_d[top] = d
+            top += 1
+
+
+@njit(nogil=True, cache=True, parallel=True)
+def _tree_shap(X, f, out):
+    """``out[i] +=`` the SHAP values of row ``i`` in every tree of ``f``, shape
+    (n_samples, n_players, n_outputs).  Blocks of rows in parallel, each with its own
+    path buffers; a block walks one tree after the other."""
+    n = X.shape[0]
+    size = f.max_depth + 2
+    n_trees = f.roots.shape[0]
+    for b in prange((n + _BLOCK - 1) // _BLOCK):
+        lo = b * _BLOCK
+        hi = min(n, lo + _BLOCK)
+        pd = np.empty((size, size), np.int64)
+        pz = np.empty((size, size))
+        po = np.empty((size, size))
+        pw = np.empty((size, size))
+        plen = np.empty(size, np.int64)
+        s_node = np.empty(size + 1, np.int64)
+        s_lev = np.empty(size + 1, np.int64)
+        s_z = np.empty(size + 1)
+        s_o = np.empty(size + 1)
+        s_d = np.empty(size + 1, np.int64)
+        for t in range(n_trees):
+            for i in range(lo, hi):
+                _shap_one(X, i, f, t, out[i], pd, pz, po, pw, plen, s_node, s_lev, s_z, s_o,
+                          s_d)
+
+
+@njit(nogil=True, cache=True)
+def _expected_values(f, out):
+    """``out[output[t] + c] +=`` the cover-weighted mean leaf value of every tree ``t``:
+    the expectation of the empty coalition, bottom-up (children come after their
+    parent)."""
+    n_trees = f.roots.shape[0]
+    n_values = f.value.shape[1]
+    for t in range(n_trees):
+        root = f.roots[t]
+        end = f.roots[t + 1] if t + 1 < n_trees else f.left.shape[0]
+        mean = np.empty((end - root, n_values))
+        for node in range(end - 1, root - 1, -1):
+            left = f.left[node]
+            if left == TREE_LEAF:
+                for c in range(n_values):
+                    mean[node - root, c] = f.value[node, c]
+            else:
+                fl = f.frac_left[node]
+                right = f.right[node]
+                for c in range(n_values):
+                    mean[node - root, c] = (fl * mean[left - root, c]
+                                            + (1.0 - fl) * mean[right - root, c])
+        for c in range(n_values):
+            out[f.output[t] + c] += mean[0, c]
+
+
+def _check_tree(tree, values, where):
+    """What the kernels index, checked: children after their node and inside the tree,
+    a depth one more at each child (it sizes the path buffers), the category sets of
+    categorical nodes, one row of values per node."""
+    left = np.asarray(tree.children_left)
+    right = np.asarray(tree.children_right)
+    n = left.shape[0]
+    depth = np.asarray(tree.depth)
+    if n == 0 or right.shape != (n,) or depth.shape != (n,) or values.shape[0] != n:
+        raise ValueError(f"{where}: the tree's arrays do not have one row per node.")
+    leaf = left == TREE_LEAF
+    internal = np.flatnonzero(~leaf)
+    if np.any(leaf != (right == TREE_LEAF)):
+        raise ValueError(f"{where}: a node has exactly one child.")
+    for child in (left[internal], right[internal]):
+        if np.any(child <= internal) or np.any(child >= n):
+            raise ValueError(f"{where}: a child points outside the tree or backwards.")
+    if depth[0] != 0 or np.any(depth[left[internal]] != depth[internal] + 1) \
+            or np.any(depth[right[internal]] != depth[internal] + 1):
+        raise ValueError(f"{where}: the depths do not follow the children.")
+    if np.asarray(tree.is_categorical)[internal].any() and tree._bitsets().shape[0] != n:
+        raise ValueError(f"{where}: categorical splits without their category sets.")
+
+
+class ShapTrees:
+    """Trees packed for :func:`_tree_shap`: their node arrays concatenated, the cover
+    fractions computed once.
+
+    Parameters
+    ----------
+    trees : list of Tree
+    values : list of ndarray of shape (node_count, V)
+        The leaf values each tree adds to the explained output (already scaled: a forest
+        passes its trees' values divided by their number); the same ``V`` for every tree.
+    outputs : array-like of int
+        Tree ``t`` adds its ``V`` values to outputs ``outputs[t] .. outputs[t] + V - 1``.
+    players : list of (ndarray of int or None), optional
+        Per tree, the feature each column it reads stands for (its SHAP value goes
+        there); None: the column itself.
+
+    Notes
+    -----
+    A node's cover fraction is ``r_left / (r_left + r_right)`` of its children's
+    ``weighted_n_node_samples`` (one half when both are zero), which is
+    ``r_left / r_node`` whenever the children's covers add up to the node's.
+    """
+
+    def __init__(self, trees, values, outputs, players=None):
+        if not trees:
+            raise ValueError("trees: at least one tree is needed.")
+        if players is None:
+            players = [None] * len(trees)
+        n_values = values[0].shape[1]
+        for t, (tree, v) in enumerate(zip(trees, values)):
+            if v.ndim != 2 or v.shape[1] != n_values:
+                raise ValueError(f"values[{t}]: must have shape (node_count, {n_values}), "
+                                 f"got {v.shape}.")
+            _check_tree(tree, v, f"trees[{t}]")
+        sizes = np.array([t.node_count for t in trees], dtype=np.int64)
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        shift = np.repeat(offsets, sizes)
+        cat = lambda name: np.concatenate([getattr(t, name) for t in trees])  # noqa: E731
+        left = cat("children_left").astype(np.int64)
+        right = cat("children_right").astype(np.int64)
+        leaf = left == TREE_LEAF
+        feature = cat("feature").astype(np.int64)
+        player = np.concatenate([
+            np.asarray(t.feature, np.int64) if p is None
+            else np.where(np.asarray(t.feature) >= 0,
+                          np.asarray(p, np.int64)[np.maximum(t.feature, 0)], -1)
+            for t, p in zip(trees, players)])
+        cover = cat("weighted_n_node_samples").astype(np.float64)
+        lc = cover[np.where(leaf, 0, left + shift)]
+        rc = cover[np.where(leaf, 0, right + shift)]
+        total = lc + rc
+        with np.errstate(invalid="ignore", divide="ignore"):
+            frac = np.where(total > 0, lc / np.where(total > 0, total, 1.0), 0.5)
+        bitset = (np.concatenate([t.categories_left for t in trees])
+                  if any(np.asarray(t.is_categorical).any() for t in trees) else _NO_CATEGORIES)
+        self.forest = ShapForest(
+            left=np.where(leaf, TREE_LEAF, left + shift),
+            right=np.where(leaf, TREE_LEAF, right + shift),
+            feature=np.where(leaf, 0, feature), player=np.where(leaf, 0, player),
+            threshold=cat("threshold").astype(np.float64),
+            missing_left=cat("missing_go_left").astype(np.bool_),
+            is_cat=cat("is_categorical").astype(np.bool_), bitset=bitset,
+            frac_left=np.ascontiguousarray(frac, dtype=np.float64),
+            value=np.ascontiguousarray(np.concatenate(values), dtype=np.float64),
+            roots=offsets, output=np.asarray(outputs, dtype=np.int64),
+            max_depth=int(max(int(np.max(t.depth)) for t in trees)))
+        if self.forest.output.shape != (len(trees),) or self.forest.output.min() < 0:
+            raise ValueError(f"outputs: must hold one index >= 0 per tree, got "
+                             f"{self.forest.output!r}.")
+        internal = ~leaf
+        #: the bounds of what the kernel reads from X and writes to the output
+        self.n_columns_used = int(feature[internal].max()) + 1 if internal.any() else 0
+        self.n_players_used = int(player[internal].max()) + 1 if internal.any() else 0
+        if internal.any() and (feature[internal].min() < 0 or player[internal].min() < 0):
+            raise ValueError("trees: a split feature (or its player) is negative.")
+        self.n_outputs_used = int(self.forest.output.max()) + n_values
+
+    def shap_values(self, X, n_players, n_outputs, out=None):
+        """SHAP values of the rows of the encoded float matrix ``X``, added to ``out`` (a
+        new array of zeros when None) of shape (n_samples, n_players, n_outputs)."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] < self.n_columns_used:
+            raise ValueError(f"X must be 2-dimensional with at least {self.n_columns_used} "
+                             f"columns for these trees, got shape {X.shape}.")
+        shape = (X.shape[0], n_players, n_outputs)
+        if out is None:
+            out = np.zeros(shape)
+        # the kernel writes out[i, player, output] unchecked
+        if (not isinstance(out, np.ndarray) or out.dtype != np.float64
+                or not out.flags.c_contiguous or out.shape != shape
+                or n_players < self.n_players_used or n_outputs < self.n_outputs_used):
+            raise ValueError(
+                f"out must be a C-contiguous float64 array of shape {shape} with at least "
+                f"{self.n_players_used} players and {self.n_outputs_used} outputs, got "
+                f"{getattr(out, 'dtype', type(out).__name__)} of shape "
+                f"{getattr(out, 'shape', None)}.")
+        if X.shape[0]:
+            _tree_shap(X, self.forest, out)
+        return out
+
+    def expected_values(self, n_outputs):
+        """Cover-weighted mean output of the trees, shape (n_outputs,)."""
+        if n_outputs < self.n_outputs_used:
+            raise ValueError(f"n_outputs must be at least {self.n_outputs_used}, got "
+                             f"{n_outputs}.")
+        out = np.zeros(n_outputs)
+        _expected_values(self.forest, out)
+        return out
