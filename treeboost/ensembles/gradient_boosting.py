@@ -299,6 +299,42 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             yield raw.copy()
 
     @property
+    def init_score_(self):
+        """The initial raw score ``F0``, one per output, shape (n_outputs,): the loss's
+        best constant on the training rows (without the validation split of early
+        stopping): the log-odds ``ln(sum w y / sum w (1 - y))`` for two classes, the log
+        of each class's weight share for K, the weighted mean of ``y`` (squared error),
+        its median (absolute error, Huber) or ``alpha``-quantile (quantile loss).  The raw score of a row is ``init_score_`` plus the leaf
+        value of every tree it reaches (``decision_function`` for a classifier,
+        ``predict`` for a regressor)."""
+        check_is_fitted(self, "trees_")
+        return self._init_raw.copy()
+
+    def apply(self, X):
+        """The leaf each row reaches in each tree, as scikit-learn's gradient boosting
+        gives it.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        leaves : ndarray of int64, shape (n_samples, n_estimators_, n_outputs)
+            ``leaves[i, m, k]``: the node id (a row of ``trees_[m][k]``'s arrays) of the
+            leaf row ``i`` reaches in iteration ``m``'s tree of output ``k`` (one output
+            for two classes and for regression, K for K classes).
+        """
+        check_is_fitted(self, "trees_")
+        Xe = self._encode_X(X, reset=False)
+        K = self._init_raw.shape[0]
+        out = np.empty((Xe.shape[0], len(self.trees_), K), np.int64)
+        for m, trees in enumerate(self.trees_):
+            for k, tree in enumerate(trees):
+                out[:, m, k] = tree.apply(Xe)
+        return out
+
+    @property
     def feature_importances_(self):
         """Total second-order gain (or squared-error decrease) of each feature over all
         trees, normalised to sum to 1."""
@@ -435,6 +471,8 @@ _COMMON_DOC = """
     ----------
     trees_ : list of list of Tree
         ``trees_[i][k]``: the tree of iteration ``i`` for output ``k``.
+    init_score_ : ndarray of shape (n_outputs,)
+        The initial raw score ``F0`` every row starts from (read-only).
     n_estimators_ : int
         Iterations fitted: fewer than ``n_estimators`` after early stopping or a fit that
         diverged.
