@@ -1,9 +1,13 @@
-"""FeatureEncoder: raw X (numpy or pandas, numeric + categorical + NaN) to a float matrix.
+"""FeatureEncoder: raw X (numpy or pandas, numeric + categorical + datetime + NaN) to a
+float matrix.
 
-Categorical columns become category indices ``0..k-1`` (stored as floats, NaN for a
-missing value or a category never seen in training), numeric columns stay as they are.
-The trees then test numeric columns with ``x <= threshold`` and categorical ones with
-"index in the left subset", on this one matrix.
+Categorical columns become category codes ``0..k-1`` (stored as floats, NaN for a
+missing value or a category never seen in training); a column of more than 255 categories
+keeps codes for its frequent categories and gives its rare ones one shared code (the rule
+is in :mod:`treeboost.trees._rare_categories`).  Datetime columns become seconds since the
+epoch (:mod:`treeboost.trees._datetimes`), numeric columns stay as they are.  The trees
+then test numeric columns with ``x <= threshold`` and categorical ones with "code in the
+left subset", on this one matrix.
 """
 import sys
 
@@ -13,6 +17,8 @@ from sklearn.utils.validation import (_check_feature_names, _check_n_features,
 
 from .._atomic import AtomicRefitMixin
 from ..engine.binning import MAX_CATEGORIES
+from ._datetimes import format_epoch_seconds, is_datetime, is_tz_aware, to_epoch_seconds
+from ._rare_categories import describe_other, group_categories
 
 
 def _is_frame(X):
@@ -114,8 +120,27 @@ class FeatureEncoder:
     ----------
     is_categorical_ : ndarray of bool, shape (n_features,)
     categories_ : list
-        For each feature, the sorted array of its categories (None for numeric ones).
-        Category ``categories_[f][i]`` is encoded as ``i``.
+        For each feature, the label of each of its codes (None for numeric ones): its
+        categories, sorted (or in the order of a pandas ``category`` dtype); category
+        ``categories_[f][i]`` is encoded as ``i``.  A column of more than 255 categories
+        keeps codes for at most 254 frequent ones (see
+        :mod:`~treeboost.trees._rare_categories`) and its last label, ``"other (rare)"``,
+        names the code its rare categories share.
+    rare_categories_ : list
+        For each feature, the categories that share the last code of a grouped column
+        (None for the other columns).
+    is_datetime_ : ndarray of bool, shape (n_features,)
+        The columns of datetimes, encoded as seconds since 1970-01-01 (UTC for a
+        zone-aware column), ``NaT`` as missing.
+    datetime_tz_aware_ : ndarray of bool, shape (n_features,)
+        The datetime columns that had a time zone at fit.
+
+    Notes
+    -----
+    A datetime column must come back as a datetime column at predict, of any unit and,
+    when it had a time zone at fit, of any time zone (the instants are compared in UTC).
+    A zone-aware column where a naive one was fitted, or the reverse, is refused: a naive
+    time may be local time or UTC, and guessing would shift every instant by the offset.
     """
 
     def __init__(self, categorical_features=None):
@@ -178,9 +203,12 @@ class FeatureEncoder:
 
     def _fit_transform(self, X, fit):
         frame = _is_frame(X)
+        # datetime64 arrays take the column path: check_array would turn them into numbers
+        # of their unit
         if not frame and (self.categorical_features is None or (
                 isinstance(self.categorical_features, str)
-                and self.categorical_features == "auto")):
+                and self.categorical_features == "auto")) and not is_datetime(X) and (
+                fit or not self._any_datetime()):
             try:
                 Xn = check_array(X, dtype=[np.float64, np.float32],
                                  ensure_all_finite="allow-nan")
@@ -192,8 +220,7 @@ class FeatureEncoder:
                     raise
                 raise _not_numeric(f, None, fit, exc) from None
             if fit:
-                self.is_categorical_ = np.zeros(Xn.shape[1], bool)
-                self.categories_ = [None] * Xn.shape[1]
+                self._reset(np.zeros(Xn.shape[1], bool))
             elif self.is_categorical_.any():
                 raise ValueError(
                     "X has no categorical columns here but the model was fitted on "
@@ -209,8 +236,7 @@ class FeatureEncoder:
             names = None
             get = lambda f: Xa[:, f]  # noqa: E731
         if fit:
-            self.is_categorical_ = self._resolve_mask(X, n_features, names)
-            self.categories_ = [None] * n_features
+            self._reset(self._resolve_mask(X, n_features, names))
         elif n_features != self.is_categorical_.shape[0]:
             raise ValueError(
                 f"X has {n_features} features, but the model was fitted on "
@@ -222,7 +248,7 @@ class FeatureEncoder:
             if self.is_categorical_[f]:
                 out[:, f] = self._encode_categorical(col, f, fit, names)
             else:
-                out[:, f] = self._numeric(col, f, names, fit)
+                out[:, f] = self._numeric_or_datetime(col, f, names, fit)
         if not any_cat and frame:
             # keep float32 input as float32 (memory) when no column needs encoding
             # (a text column of numbers has a pandas dtype that np.dtype refuses)
@@ -230,6 +256,59 @@ class FeatureEncoder:
             if all(isinstance(dt, np.dtype) and dt == np.float32 for dt in dts):
                 out = out.astype(np.float32)
         return out
+
+    def _reset(self, is_categorical):
+        p = is_categorical.shape[0]
+        self.is_categorical_ = is_categorical
+        self.categories_ = [None] * p
+        self.rare_categories_ = [None] * p
+        self.is_datetime_ = np.zeros(p, bool)
+        self.datetime_tz_aware_ = np.zeros(p, bool)
+
+    def _any_datetime(self):
+        flags = vars(self).get("is_datetime_")
+        return flags is not None and bool(flags.any())
+
+    def _rare(self, f):
+        # a model file from before grouped columns has no rare_categories_
+        rare = vars(self).get("rare_categories_")
+        return None if rare is None else rare[f]
+
+    def _numeric_or_datetime(self, col, f, names, fit):
+        found = is_datetime(col)
+        if fit:
+            if found:
+                self.is_datetime_[f] = True
+                self.datetime_tz_aware_[f] = is_tz_aware(col)
+                return to_epoch_seconds(col)
+            return self._numeric(col, f, names, fit)
+        flags = vars(self).get("is_datetime_")
+        if flags is None:
+            # a model file from before datetime columns: it learned their integer
+            # representation, which it still gets
+            return self._numeric(col, f, names, fit)
+        name = names[f] if names else f
+        if flags[f]:
+            aware = bool(self.datetime_tz_aware_[f])
+            if not found:
+                raise ValueError(
+                    f"Column {name!r} held datetimes in fit but has dtype "
+                    f"{getattr(col, 'dtype', type(col).__name__)} here; pass it as datetimes "
+                    f"(numpy datetime64 or pandas datetime64"
+                    f"{' with a time zone' if aware else ''}).")
+            if is_tz_aware(col) != aware:
+                have, had = ("zone-aware", "naive") if not aware else ("naive", "zone-aware")
+                raise ValueError(
+                    f"Column {name!r} holds {have} datetimes ({col.dtype}) but was fitted "
+                    f"with {had} ones; a naive time may be local time or UTC, so convert "
+                    f"the column as in fit"
+                    f"{' (tz_localize the zone the times are in)' if aware else ' (e.g. dt.tz_convert(None) for UTC times)'}.")
+            return to_epoch_seconds(col)
+        if found:
+            raise ValueError(
+                f"Column {name!r} holds datetimes ({col.dtype}) but the model was fitted with "
+                f"it numeric; refit with the datetime column to use it as instants.")
+        return self._numeric(col, f, names, fit)
 
     def _numeric(self, col, f, names, fit):
         # a text column of numbers (pandas `str`/`string`, or object) converts; a cell that
@@ -254,54 +333,144 @@ class FeatureEncoder:
             values = np.asarray(col, dtype=object)
             pd_categories = None
         missing = _missing_mask(values)
-        name = names[f] if names else f
         if fit:
-            present = values[~missing]
             if pd_categories is not None:
+                codes = col.cat.codes.to_numpy()
                 cats = pd_categories
+                counts = np.bincount(codes[codes >= 0], minlength=cats.shape[0])
             else:
                 try:
-                    cats = np.unique(present)
+                    cats, counts = np.unique(values[~missing], return_counts=True)
                 except TypeError:
+                    name = names[f] if names else f
                     raise TypeError(
                         f"Categorical column {name!r} mixes types that cannot be ordered "
                         f"(for example str and int); convert it to one type.") from None
-            if len(cats) > MAX_CATEGORIES:
-                raise ValueError(
-                    f"Categorical column {name!r} has {len(cats)} categories; at most "
-                    f"{MAX_CATEGORIES} are supported. Group rare categories or treat the "
-                    f"column as numeric.")
-            self.categories_[f] = cats
-        cats = self.categories_[f]
+            grouping = group_categories(cats, counts)
+            self.categories_[f] = grouping.labels
+            self.rare_categories_[f] = grouping.rare
+        keys, key_codes = self._lookup_table(f)
         codes = np.full(values.shape[0], np.nan)
-        if len(cats) == 0:
+        if keys.shape[0] == 0:
             return codes
         present = ~missing
         vals = values[present]
         try:
-            order = np.argsort(cats, kind="stable")
-            sorted_cats = cats[order]
-            pos = np.searchsorted(sorted_cats, vals)
+            order = np.argsort(keys, kind="stable")
+            sorted_keys = keys[order]
+            pos = np.searchsorted(sorted_keys, vals)
         except TypeError:
             # values of another type than the categories: none of them is known
             return codes
-        pos = np.minimum(pos, len(cats) - 1)
-        found = sorted_cats[pos] == vals
-        enc = np.where(found, order[pos], -1).astype(np.float64)
-        enc[enc < 0] = np.nan
-        codes[present] = enc
+        pos = np.minimum(pos, keys.shape[0] - 1)
+        found = sorted_keys[pos] == vals
+        codes[present] = np.where(found, key_codes[order[pos]], np.nan)
         return codes
+
+    def _lookup_table(self, f):
+        """``(keys, codes)``: every category seen at fit and its code (the shared one for
+        the rare categories of a grouped column)."""
+        labels = self.categories_[f]
+        rare = self._rare(f)
+        if rare is None:
+            return labels, np.arange(labels.shape[0], dtype=np.float64)
+        k = labels.shape[0] - 1
+        keys = np.concatenate([np.asarray(labels[:k], dtype=object),
+                               np.asarray(rare, dtype=object)])
+        codes = np.concatenate([np.arange(k, dtype=np.float64), np.full(rare.shape[0], k,
+                                                                          np.float64)])
+        return keys, codes
+
+    # -- labels for exports ---------------------------------------------------------------
+    def _fitted_column(self, f):
+        if "is_categorical_" not in vars(self):
+            raise ValueError("This FeatureEncoder is not fitted yet; call fit first.")
+        p = self.is_categorical_.shape[0]
+        if isinstance(f, (bool, np.bool_)) or not isinstance(f, (int, np.integer)) or \
+                not 0 <= f < p:
+            raise ValueError(f"f must be a column index in [0, {p}), got {f!r}.")
+        return int(f)
+
+    def category_names(self, f, codes=None):
+        """Readable labels of category codes of column ``f``, for rules and exports.
+
+        Parameters
+        ----------
+        f : int
+            A categorical column.
+        codes : array-like of int or None, default=None
+            Codes of the column (``0 <= code < len(categories_[f])``); None: all of them.
+
+        Returns
+        -------
+        list of str
+            ``str(categories_[f][code])``, and for the shared code of a grouped column
+            ``"other (n rare: a, b, c, …)"`` (the number of categories it stands for and
+            the first three of them).
+
+        Raises
+        ------
+        ValueError
+            ``f`` is not a categorical column, or a code is out of range.
+        """
+        f = self._fitted_column(f)
+        if not self.is_categorical_[f]:
+            raise ValueError(f"f={f} is a numeric column; it has no categories.")
+        labels = self.categories_[f]
+        n = labels.shape[0]
+        codes = np.arange(n) if codes is None else np.asarray(codes)
+        if codes.size == 0:
+            return []
+        if codes.ndim != 1 or codes.dtype.kind not in "iu" or codes.min() < 0 or \
+                codes.max() >= n:
+            raise ValueError(f"codes must be a 1-dimensional array of integers in "
+                             f"[0, {n}), got {codes!r:.80}.")
+        rare = self._rare(f)
+        other = n - 1 if rare is not None else -1
+        return [describe_other(rare) if c == other else str(labels[c])
+                for c in codes.tolist()]
+
+    def format_threshold(self, f, value):
+        """A threshold of column ``f`` as a date or time, for a datetime column.
+
+        Parameters
+        ----------
+        f : int
+        value : float
+            Seconds since 1970-01-01 (the column's encoding).
+
+        Returns
+        -------
+        str or None
+            ``YYYY-MM-DD`` when the instant is a midnight, else ``YYYY-MM-DD HH:MM:SS``
+            (with ``.fff`` or ``.ffffff`` for a fraction of a second), followed by
+            `` UTC`` for a column fitted with a time zone; None for a column that is not
+            a datetime column, or a value that is not a finite time.
+        """
+        f = self._fitted_column(f)
+        flags = vars(self).get("is_datetime_")
+        if flags is None or not flags[f]:
+            return None
+        return format_epoch_seconds(float(value), utc=bool(self.datetime_tz_aware_[f]))
 
     # -- the state read from a model file ---------------------------------------------------
 
-    _persist_attributes = ("categorical_features", "is_categorical_", "categories_")
+    _persist_attributes = ("categorical_features", "is_categorical_", "categories_",
+                           "rare_categories_", "is_datetime_", "datetime_tz_aware_")
 
     def _validate_state(self, where="encoder", n_features=None):
         """Raise ValueError unless the learned columns can encode X for the model.
 
         One flag per feature (``n_features`` of the owner), and per categorical feature a
-        1-dimensional array of at most ``MAX_CATEGORIES`` labels (their positions are the
-        codes the trees' 256-bit category sets are indexed with), None for the others.
+        1-dimensional array of at most ``MAX_CATEGORIES`` distinct labels (their positions
+        are the codes the trees' 256-bit category sets are indexed with), None for the
+        others.  A grouped column (``rare_categories_[f]`` not None) has a non-empty
+        array of rare categories, distinct and none of them a label of its own code, and
+        a string as its last label (the shared code's).  Datetime flags mark numeric
+        columns only, and a time zone only a datetime column.  A file written before
+        grouped or datetime columns lacks the last three attributes: no column is
+        grouped, and datetime columns are read as their integer representation, as that
+        model learned them.
         """
         from ..persistence import check_array, check_labels
         cf = self.categorical_features
@@ -310,26 +479,60 @@ class FeatureEncoder:
                 and all(isinstance(v, (bool, int, str, np.generic)) for v in np.ravel(cf)))):
             raise ValueError(f"{where}.categorical_features: must be None, 'auto' or a list "
                              f"of column flags, indices or names, got {cf!r:.60}.")
-        if "is_categorical_" not in vars(self):
+        state = vars(self)
+        if "is_categorical_" not in state:
             return
         flags = check_array(self.is_categorical_, f"{where}.is_categorical_", "bool", ndim=1)
         p = flags.shape[0]
         if n_features is not None and p != n_features:
             raise ValueError(f"{where}.is_categorical_: {p} columns, the model has "
                              f"{n_features} features.")
-        cats = vars(self).get("categories_")
+        cats = state.get("categories_")
         if not isinstance(cats, list) or len(cats) != p:
             raise ValueError(f"{where}.categories_: must be a list of {p} entries.")
-        for f, (flag, c) in enumerate(zip(flags.tolist(), cats)):
+        rares = state.get("rare_categories_", [None] * p)
+        if not isinstance(rares, list) or len(rares) != p:
+            raise ValueError(f"{where}.rare_categories_: must be a list of {p} entries.")
+        for f, (flag, c, rare) in enumerate(zip(flags.tolist(), cats, rares)):
             w = f"{where}.categories_[{f}]"
             if not flag:
-                if c is not None:
+                if c is not None or rare is not None:
                     raise ValueError(f"{w}: a numeric column has no categories.")
                 continue
             check_labels(c, w)
             if c.shape[0] > MAX_CATEGORIES:
                 raise ValueError(f"{w}: {c.shape[0]} categories, at most {MAX_CATEGORIES}.")
+            if rare is None:
+                continue
+            wr = f"{where}.rare_categories_[{f}]"
+            check_labels(rare, wr, at_least=1)
+            if c.shape[0] == 0 or not isinstance(c[-1], str):
+                raise ValueError(f"{w}: a grouped column ends with the label of its shared "
+                                 f"code (a string).")
+            own = c[:-1].tolist()
+            rare_list = rare.tolist()
+            if not _distinct(own + rare_list):
+                raise ValueError(f"{wr}: the rare categories must be distinct and differ "
+                                 f"from the categories with a code of their own.")
+        if "is_datetime_" not in state and "datetime_tz_aware_" not in state:
+            return
+        dt = check_array(state.get("is_datetime_"), f"{where}.is_datetime_", "bool", (p,))
+        tz = check_array(state.get("datetime_tz_aware_"), f"{where}.datetime_tz_aware_",
+                         "bool", (p,))
+        if np.any(dt & flags):
+            raise ValueError(f"{where}.is_datetime_: a categorical column is not a datetime "
+                             f"column.")
+        if np.any(tz & ~dt):
+            raise ValueError(f"{where}.datetime_tz_aware_: only a datetime column has a time "
+                             f"zone.")
 
+
+def _distinct(labels):
+    """Whether no two labels are equal (as a Python set sees them)."""
+    try:
+        return len(set(labels)) == len(labels)
+    except TypeError:           # an unhashable label is not a category label
+        return False
 
 
 class EncoderMixin(AtomicRefitMixin):
