@@ -6,8 +6,11 @@ did not, and walks one step of gradient boosting with learning rate 0.1:
 residuals, each leaf's output by the Taylor (Newton) approximation of the log-loss
 ``gamma = sum(r) / sum(p (1 - p))``, then ``F1 = F0 + 0.1 * gamma`` and ``p1 = expit(F1)``.
 
-Every number printed here is read from the fitted ``GradientBoostingClassifier``; the
-hand formulas are printed beside them (and a test checks they agree to 1e-12).
+Every number printed here is read from the fitted ``GradientBoostingClassifier`` through
+its public attributes (``init_score_``, ``trees_``, ``apply``, ``decision_function``);
+the hand formulas are printed beside them (and a test checks they agree to 1e-12).
+The six passengers' SHAP values (``treeboost.inspection.shap_values``) then split each
+``F1`` into the expected value plus one share per feature.
 
 Run:  python examples/titanic_gbdt.py [--folds 5]
 """
@@ -18,6 +21,7 @@ from scipy.special import expit
 
 from treeboost import GradientBoostingClassifier
 from treeboost.datasets import load_titanic
+from treeboost.inspection import shap_values
 from treeboost.trees.export import export_text
 
 #: PassengerId of the six passengers: 2, 3, 4, 9 survived; 5 and 15 did not
@@ -40,11 +44,10 @@ def walkthrough(verbose=True):
                                        max_depth=1, max_leaf_nodes=None, min_samples_leaf=1,
                                        min_child_weight=0.0).fit(X, y)
     tree = model.trees_[0][0]
-    Xe = model._encoder.transform(X)
-    leaves = tree.apply(Xe)
+    leaves = model.apply(X)[:, 0, 0]                      # iteration 0, the one output
     yv = y.to_numpy().astype(float)
 
-    F0 = float(model._init_raw[0])                        # the model's initial raw score
+    F0 = float(model.init_score_[0])                      # the model's initial raw score
     p0 = expit(F0)
     residuals = yv - p0
     gamma_model = tree.value[:, 0] / LEARNING_RATE         # leaf outputs before shrinkage
@@ -56,9 +59,12 @@ def walkthrough(verbose=True):
     hand_gamma = {int(l): residuals[leaves == l].sum() / (p0 * (1 - p0) * (leaves == l).sum())
                   for l in np.unique(leaves)}
     hand_F1 = F0 + LEARNING_RATE * np.array([hand_gamma[int(l)] for l in leaves])
+    # each F1 split into the expected value plus one share per feature
+    shap, expected = shap_values(model, X)
     out = dict(F0=F0, p0=p0, residuals=residuals, leaves=leaves, gamma=gamma_model,
                F1=F1, p1=p1, hand=hand, hand_gamma=hand_gamma, hand_F1=hand_F1,
-               hand_p1=expit(hand_F1), tree=tree, model=model, X=X, y=yv)
+               hand_p1=expit(hand_F1), tree=tree, model=model, X=X, y=yv, shap=shap,
+               expected_value=expected)
     if verbose:
         print("Six passengers (PassengerId):", PASSENGERS, " survived:", yv.astype(int).tolist())
         print(X.assign(Survived=yv.astype(int)).to_string())
@@ -66,7 +72,7 @@ def walkthrough(verbose=True):
         print(f"p  = expit(F0) = {p0:.6f}   (by hand 4/6 = {hand['p0']:.6f})")
         print("residuals y - p:", np.round(residuals, 6).tolist())
         print("\nThe regression tree fitted to the residuals (values are 0.1 * gamma):")
-        print(export_text(model_tree_view(model, tree), decimals=6))
+        print(export_text(model, tree_index=0, decimals=6))
         for l, g in hand_gamma.items():
             members = np.flatnonzero(leaves == l)
             print(f"leaf {l}: passengers {[PASSENGERS[i] for i in members]}, "
@@ -89,19 +95,28 @@ def walkthrough(verbose=True):
         print("\nAfter one step, per passenger:")
         for i, pid in enumerate(PASSENGERS):
             print(f"  {pid:3d}: F1 = {F1[i]:.6f}  p1 = {p1[i]:.6f}")
+        _print_shap(out)
     return out
 
 
-def model_tree_view(model, tree):
-    """A light object that export_text accepts for one boosting tree."""
-    class View:
-        pass
-    v = View()
-    v.tree_ = tree
-    v.feature_names_in_ = model.feature_names_in_
-    v._encoder = model._encoder
-    v.bin_mapper_ = model.bin_mapper_
-    return v
+def _print_shap(r):
+    """The SHAP table: per passenger its leaf, the leaf's value, each feature's share."""
+    shap, expected, leaves = r["shap"], r["expected_value"], r["leaves"]
+    names = list(r["X"].columns)
+    print(f"\nSHAP values (treeboost.inspection.shap_values): F1 = expected value "
+          f"{expected:.6f} + the shares of {', '.join(names)}.  The expected value is F0 "
+          f"plus the mean of the tree's leaf values weighted by their cover (the nodes' "
+          f"weighted_n_node_samples, here the sums of p(1-p): three passengers each, so "
+          f"+0.15 and -0.15 cancel); a tree of one split gives a passenger's whole "
+          f"deviation from it to the feature it splits on.")
+    head = "".join(f"{n:>10}" for n in names)
+    print(f"  {'id':>3} {'leaf':>4} {'leaf value':>11}{head} {'expected + sum':>15} "
+          f"{'F1':>10}")
+    for i, pid in enumerate(PASSENGERS):
+        cells = "".join(f"{v:>10.6f}" for v in shap[i])
+        leaf = int(leaves[i])
+        print(f"  {pid:3d} {leaf:>4} {r['tree'].value[leaf, 0]:>11.6f}{cells} "
+              f"{expected + shap[i].sum():>15.6f} {r['F1'][i]:>10.6f}")
 
 
 def full_data(folds=5, n_estimators=100, verbose=True):

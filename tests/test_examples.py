@@ -24,6 +24,31 @@ def test_titanic_walkthrough_model_equals_hand_formula():
     three = [l for l in r["hand_gamma"] if (r["leaves"] == l).sum() == 3
              and r["y"][r["leaves"] == l].all()]
     assert three and abs(r["gamma"][three[0]] - 1.5) < 1e-12
+    # the public names give the same numbers: F0 is init_score_, the leaves are apply's
+    np.testing.assert_array_equal(r["model"].init_score_, [r["F0"]])
+    tree = r["tree"]
+    assert r["model"].apply(r["X"]).shape == (6, 1, 1)
+    f = int(tree.feature[0])
+    np.testing.assert_array_equal(r["leaves"], np.where(
+        r["X"].iloc[:, f].to_numpy() <= tree.threshold[0], tree.children_left[0],
+        tree.children_right[0]))
+
+
+def test_titanic_walkthrough_shap_values_add_up_to_the_decision_function():
+    pytest.importorskip("pandas")
+    from titanic_gbdt import walkthrough
+    r = walkthrough(verbose=False)
+    shap, expected = r["shap"], r["expected_value"]
+    assert shap.shape == (6, 4)
+    # the six passengers' SHAP values add up to F1 = F0 + 0.1 gamma(leaf)
+    np.testing.assert_allclose(expected + shap.sum(axis=1), r["F1"], atol=1e-12)
+    np.testing.assert_allclose(expected + shap.sum(axis=1), r["hand_F1"], atol=1e-12)
+    # one split on Fare: the other features get nothing, Fare the leaf's deviation from
+    # the cover-weighted mean of the leaf values (3 and 3 passengers of equal p(1-p): F0)
+    fare = list(r["X"].columns).index("Fare")
+    np.testing.assert_allclose(np.delete(shap, fare, axis=1), 0.0, atol=1e-15)
+    assert abs(expected - r["F0"]) < 1e-12
+    np.testing.assert_allclose(shap[:, fare], r["tree"].value[r["leaves"], 0], atol=1e-12)
 
 
 def test_titanic_example_script_runs(capsys):
@@ -36,6 +61,7 @@ def test_titanic_example_script_runs(capsys):
         sys.argv = sys_argv
     out = capsys.readouterr().out
     assert "4.29" in out and "| treeboost |" in out
+    assert "value (raw score): 0.15" in out and "SHAP values" in out
 
 
 def test_single_tree_vs_ensembles_quick(tmp_path):
