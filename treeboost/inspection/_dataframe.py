@@ -3,7 +3,6 @@ import numpy as np
 
 from ..engine.tree import TREE_LEAF
 from ..trees._tree_view import tree_views
-from ..trees.export import _bitset_members
 
 __all__ = ["trees_to_dataframe"]
 
@@ -112,18 +111,23 @@ def _binary_columns(view):
     parent = np.full(n, -1, np.int64)
     parent[left[internal]] = internal
     parent[right[internal]] = internal
-    is_cat = np.asarray(tree.is_categorical, bool)
-    names = np.asarray(view.feature_names + (None,), dtype=object)
+    # a member cutting the model's category codes as numbers shows its category set too
+    enc = view.encoder
+    on_categories = np.array([enc is not None and enc.categories_[c] is not None
+                              for c in view.columns] + [False], bool)
     feature = np.where(left != TREE_LEAF, tree.feature, len(view.feature_names))
+    candidates = internal[np.asarray(tree.is_categorical, bool)[internal]
+                          | on_categories[feature[internal]]]
+    sets = {int(node): view.category_split(node) for node in candidates}
+    is_cat = np.zeros(n, bool)
+    is_cat[[node for node, codes in sets.items() if codes is not None]] = True
+    names = np.asarray(view.feature_names + (None,), dtype=object)
     split_type = np.full(n, None, dtype=object)
     split_type[internal] = np.where(is_cat[internal], "categorical", "numeric")
     numeric = (left != TREE_LEAF) & ~is_cat
     categories = np.full(n, None, dtype=object)
-    bitsets = tree.categories_left
-    for node in np.flatnonzero((left != TREE_LEAF) & is_cat):
-        j = int(tree.feature[node])
-        codes = _bitset_members(bitsets[node], 256)
-        categories[node] = tuple(view.category_labels(j, codes))
+    for node in np.flatnonzero(is_cat):
+        categories[node] = tuple(view.category_labels(int(tree.feature[node]), sets[node]))
     missing = np.full(n, None, dtype=object)
     missing[internal] = np.asarray(tree.missing_go_left, bool)[internal]
     return {

@@ -95,6 +95,23 @@ class TreeView:
             return None
         return self.encoder.categories_[col]
 
+    def category_split(self, node):
+        """The category codes going left at binary ``node`` when it splits a categorical
+        column of the model, else None (a numeric split).
+
+        Besides a tree's category sets, this is a bagging or AdaBoost member fitted on
+        the model's encoded columns that cuts a category code as a number,
+        ``code <= t``: its left side is the codes up to ``t``."""
+        from .export import _bitset_members
+        tree = self.tree
+        j = int(tree.feature[node])
+        if tree.is_categorical[node]:
+            return _bitset_members(tree.categories_left[node], 256)
+        cats = self._model_categories(int(self.columns[j]))
+        if self.own_categories[j] is None and cats is not None:
+            return np.flatnonzero(np.arange(len(cats)) <= tree.threshold[node])
+        return None
+
     def category_labels(self, j, codes):
         """The labels of the category codes ``codes`` of the tree's feature ``j``."""
         codes = [int(c) for c in codes]

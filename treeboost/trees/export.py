@@ -238,8 +238,8 @@ def rules_of_view(view, target_name=None, decimals=3):
                 c.feature, c.name, c.low, c.high,
                 None if c.categories is None else list(c.categories), c.missing, decimals)
             c.missing = c.missing and bool(tree.missing_go_left[node]) == go_left
-            if tree.is_categorical[node]:
-                left = _bitset_members(tree.categories_left[node], 256)
+            left = view.category_split(node)
+            if left is not None:
                 n_codes = view.n_codes(j, left)
                 left = set(left.tolist())
                 side = left if go_left else set(range(n_codes)) - left
@@ -333,7 +333,8 @@ def export_text(estimator, feature_names=None, class_names=None, decimals=3,
         pred, _ = _leaf_text(view, node, decimals)
         extra = ""
         if show_weights:
-            extra = f" (weights: {np.round(tree.value[node] * tree.weighted_n_node_samples[node], decimals).tolist()})"
+            weights = tree.value[node] * tree.weighted_n_node_samples[node]
+            extra = f" (weights: {np.round(weights, decimals).tolist()})"
         lines.append(f"{indent}|--- {view.value_label}: {pred}{extra}")
 
     stack = [(0, 0, None)]
@@ -351,8 +352,8 @@ def export_text(estimator, feature_names=None, class_names=None, decimals=3,
         miss = bool(view.show_missing[f])
         miss_l = " (or missing)" if miss and tree.missing_go_left[node] else ""
         miss_r = " (or missing)" if miss and not tree.missing_go_left[node] else ""
-        if tree.is_categorical[node]:
-            left = _bitset_members(tree.categories_left[node], 256)
+        left = view.category_split(node)
+        if left is not None:
             lset = "{" + ", ".join(str(v) for v in view.category_labels(f, left)) + "}"
             lt, rt = f"{names[f]} in {lset}", f"{names[f]} not in {lset}"
         else:

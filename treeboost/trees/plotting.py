@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .export import _bitset_members, _fmt, index_doc, tree_view
+from .export import _fmt, index_doc, tree_view
 
 __all__ = ["export_graphviz", "plot_tree"]
 
@@ -86,8 +86,8 @@ def _binary_test(view, node, n, decimals):
     if tree.children_left[node] == -1:
         return
     f = int(tree.feature[node])
-    if tree.is_categorical[node]:
-        left = _bitset_members(tree.categories_left[node], 256)
+    left = view.category_split(node)
+    if left is not None:
         shown = [str(v) for v in view.category_labels(f, left)]
         n.test = f"{names[f]} in {{{', '.join(shown)}}}"
     else:
