@@ -1,8 +1,9 @@
 """Pictures of fitted models (needs matplotlib: ``pip install treeboost[plot]``).
 
 ``plot_importance`` (bar chart of ``feature_importances_``), ``plot_learning_curve``
-(the boosting trace, or staged scores of any ensemble on given data) and ``plot_tree``
-(a drawing of one tree).
+(the boosting trace, or staged scores of any ensemble on given data), ``plot_tree``
+(a drawing of one tree) and ``plot_shap_summary`` (every row's SHAP value of every
+feature, coloured by the feature's value).
 """
 import numpy as np
 
@@ -102,3 +103,112 @@ def plot_tree(model, **kwargs):
     """Draw one tree with matplotlib (see :func:`treeboost.trees.plotting.plot_tree`)."""
     from .trees import plotting
     return plotting.plot_tree(model, **kwargs)
+
+
+def plot_shap_summary(values, X, feature_names=None, max_display=20, ax=None):
+    """SHAP summary plot: one dot per row and feature at its SHAP value.
+
+    Features are ranked by their mean absolute SHAP value ``mean_i |phi_ij|`` (largest on
+    top, the first ``max_display`` shown); each feature's row of dots is spread
+    vertically so that dense regions show, and each dot is coloured by the row's value of
+    the feature, from low to high (scaled between the feature's 5th and 95th
+    percentiles; a colour bar gives the scale).  Values of categorical or other
+    non-numeric features, and missing values, are grey.
+
+    Parameters
+    ----------
+    values : array-like of shape (n_samples, n_features)
+        SHAP values, e.g. the first result of :func:`treeboost.inspection.shap_values`
+        (for a model with several outputs pick one: ``values[:, :, k]``).
+    X : array-like or pandas DataFrame of shape (n_samples, n_features)
+        The rows explained, as given to ``shap_values``.
+    feature_names : sequence of str, default=None
+        Defaults to the columns of a DataFrame, else ``x0, x1, ...``.
+    max_display : int, default=20
+        Number of features shown.
+    ax : matplotlib Axes, default=None
+        Drawn into a new figure when None.
+
+    Returns
+    -------
+    ax : matplotlib Axes
+    """
+    plt = _plt()
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 2:
+        raise ValueError(f"values must have shape (n_samples, n_features), got "
+                         f"{values.shape}; for several outputs pass one: values[:, :, k].")
+    n, p = values.shape
+    columns, names = _columns_of(X)
+    if len(columns) != p or any(c.shape[0] != n for c in columns):
+        raise ValueError(f"X must have the shape of values {values.shape}, got "
+                         f"({len(columns[0]) if columns else 0}, {len(columns)}).")
+    if feature_names is None:
+        feature_names = names if names is not None else [f"x{j}" for j in range(p)]
+    if len(feature_names) != p:
+        raise ValueError(f"feature_names has {len(feature_names)} names, values has {p} "
+                         f"features.")
+    if isinstance(max_display, bool) or not isinstance(max_display, (int, np.integer)) \
+            or max_display < 1:
+        raise ValueError(f"max_display must be an int >= 1, got {max_display!r}.")
+    order = np.argsort(-np.abs(values).mean(axis=0), kind="stable")[:max_display]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 0.4 * len(order) + 1.5))
+    cmap = plt.get_cmap("coolwarm")
+    rng = np.random.default_rng(0)
+    for rank, j in enumerate(order):
+        y = len(order) - 1 - rank + rng.uniform(-0.3, 0.3, n)
+        shade = _shade(columns[j])
+        grey = np.isnan(shade)
+        ax.scatter(values[grey, j], y[grey], s=8, c="0.6", alpha=0.8, linewidths=0)
+        ax.scatter(values[~grey, j], y[~grey], s=8, c=shade[~grey], cmap=cmap, vmin=0.0,
+                   vmax=1.0, alpha=0.8, linewidths=0)
+    ax.axvline(0.0, color="0.4", linewidth=0.8, zorder=0)
+    ax.set_yticks(np.arange(len(order)))
+    ax.set_yticklabels([str(feature_names[j]) for j in order[::-1]])
+    ax.set_ylim(-0.6, len(order) - 0.4)
+    ax.set_xlabel("SHAP value (effect on the model's output)")
+    bar = ax.figure.colorbar(ScalarMappable(norm=Normalize(0.0, 1.0), cmap=cmap), ax=ax,
+                             ticks=[0.0, 1.0], aspect=40, pad=0.02)
+    bar.ax.set_yticklabels(["low", "high"])
+    bar.set_label("feature value")
+    ax.figure.tight_layout()
+    return ax
+
+
+def _columns_of(X):
+    """The columns of X as 1-d arrays, and their names (a DataFrame's) or None; a frame's
+    non-numeric columns (category, text) come as ``None`` values, which are grey."""
+    if hasattr(X, "columns") and hasattr(X, "iloc"):
+        from pandas.api.types import is_numeric_dtype
+        columns = []
+        for j in range(X.shape[1]):
+            col = X.iloc[:, j]
+            columns.append(col.to_numpy(dtype=np.float64, na_value=np.nan)
+                           if is_numeric_dtype(col.dtype)
+                           else np.full(len(col), None, dtype=object))
+        return columns, [str(c) for c in X.columns]
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-dimensional, got shape {X.shape}.")
+    return [X[:, j] for j in range(X.shape[1])], None
+
+
+def _shade(column):
+    """Colour positions in [0, 1] of a column's values between its 5th and 95th
+    percentiles; NaN where the value is missing or not a number."""
+    try:
+        x = np.asarray(column, dtype=np.float64)
+    except (TypeError, ValueError):
+        return np.full(column.shape[0], np.nan)
+    finite = np.isfinite(x)
+    if not finite.any():
+        return np.full(x.shape[0], np.nan)
+    lo, hi = np.percentile(x[finite], [5, 95])
+    if hi <= lo:
+        lo, hi = x[finite].min(), x[finite].max()
+    out = np.full(x.shape[0], np.nan)
+    out[finite] = 0.5 if hi <= lo else np.clip((x[finite] - lo) / (hi - lo), 0.0, 1.0)
+    return out
