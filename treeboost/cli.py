@@ -2,9 +2,17 @@
 
     treeboost demo [--out DIR]                      single tree against the ensembles
     treeboost fit DATA.csv --target COL [--model gbdt|rf|tree|bagging|adaboost|extratrees]
-                  [--param k=v ...] [--test-size 0.2] [--task auto] -o MODEL
-    treeboost predict MODEL DATA.csv [-o OUT.csv]
+                  [--param k=v ...] [--drop COL,...] [--keep-ids] [--test-size 0.2]
+                  [--task auto] -o MODEL
+    treeboost predict MODEL DATA.csv [--id COL] [-o OUT.csv]
     treeboost explain MODEL [--tree N]
+    treeboost explain MODEL DATA.csv --shap [--top K] [--id COL]
+
+``fit`` takes a CSV file as downloaded: columns that identify rows rather than describe
+them (:func:`identifier_columns`: text or integer columns in which no value repeats, such
+as a passenger id or a name) are not used as features, and a line names them; ``--drop``
+leaves out others.  The model keeps the names of the columns it was fitted with, and
+``predict`` and ``explain`` read those columns of their file, whatever else it holds.
 
 Mistakes (a missing file, an unknown column, a one-valued target, a bad ``--param``, a cell
 holding infinity or text where numbers are expected, too few rows, a file that is not a
@@ -24,6 +32,7 @@ import tempfile
 import time
 import warnings
 import zipfile
+from typing import Any, NamedTuple
 
 FEATURES = ["Pclass", "Sex", "Age", "SibSp", "Parch", "Fare", "Embarked"]
 
@@ -180,6 +189,83 @@ def _row_number(frame, position):
     return int(frame.index[position]) + 1
 
 
+#: A column needs at least this many non-missing values to be taken for an identifier: in
+#: a small file the values of a genuine feature (yes / no) are all distinct by chance.
+MIN_IDENTIFIER_VALUES = 20
+
+
+def identifier_columns(frame, exclude=()):
+    """Columns of ``frame`` that identify rows rather than describe them.
+
+    A column is an identifier when
+
+    * it holds text (any non-numeric, non-boolean dtype) or integers: a float column of
+      distinct values is a measurement (a fare, a weight) and stays a feature;
+    * no non-missing value occurs twice (``nunique == count``): a text category seen once
+      cannot be learned from, and an integer that differs on every row is a row number
+      or a key;
+    * it has at least :data:`MIN_IDENTIFIER_VALUES` non-missing values.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    exclude : iterable of str
+        Columns never returned (the target).
+
+    Returns
+    -------
+    list of str
+        In the order of ``frame``'s columns.
+    """
+    pd = _pandas()
+    found = []
+    for col in frame.columns:
+        if col in exclude:
+            continue
+        series = frame[col]
+        dtype = series.dtype
+        if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_float_dtype(dtype):
+            continue
+        if _is_numeric(series) and not pd.api.types.is_integer_dtype(dtype):
+            continue        # complex numbers, or anything else numeric but not integer
+        count = int(series.count())
+        if count >= MIN_IDENTIFIER_VALUES and series.nunique(dropna=True) == count:
+            found.append(col)
+    return found
+
+
+def _split_names(values):
+    """``--drop a,b --drop c`` -> ``['a', 'b', 'c']`` (blanks ignored)."""
+    return [n.strip() for v in values or [] for n in v.split(",") if n.strip()]
+
+
+def _feature_columns(frame, args):
+    """The columns ``fit`` learns from: all but the target, the ``--drop`` columns and,
+    unless ``--keep-ids``, the identifier columns (a line names them)."""
+    columns = [str(c) for c in frame.columns]
+    drop = _split_names(args.drop)
+    unknown = [c for c in drop if c not in columns]
+    if unknown:
+        raise UserError(f"--drop {', '.join(unknown)}: no such column in {args.data} "
+                        f"(columns: {', '.join(columns)})")
+    if args.target in drop:
+        raise UserError(f"--drop {args.target}: that is the target")
+    ids = [] if args.keep_ids else [c for c in identifier_columns(frame, [args.target])
+                                    if c not in drop]
+    if ids:
+        print(f"not used as features, they identify rows (no value repeats): "
+              f"{', '.join(ids)} (--keep-ids keeps them)")
+    if drop:
+        print(f"not used as features (--drop): {', '.join(drop)}")
+    features = [c for c in frame.columns if c != args.target and c not in drop
+                and c not in ids]
+    if not features:
+        raise UserError(f"{args.data} has no feature column left besides the target "
+                        f"{args.target!r}" + (" after --drop" if drop else "")
+                        + (" and the identifier columns" if ids else ""))
+    return features
+
+
 def _detect_task(y):
     import numpy as np
     if not _is_numeric(y):
@@ -205,9 +291,16 @@ def _parse_params(pairs):
 
 def _make_model(name, cls, pairs):
     """The estimator with the ``--param`` values, its parameters checked before any fit."""
+    params = _parse_params(pairs)
+    model = cls()
+    known = model.get_params(deep=True)
+    unknown = [k for k in params if k not in known and "__" not in k]
+    if unknown:
+        raise UserError(f"bad --param for {name}: no parameter {', '.join(unknown)} (its "
+                        f"parameters: {', '.join(sorted(model.get_params(deep=False)))})")
     try:
-        model = cls(**_parse_params(pairs))
-    except TypeError as exc:
+        model.set_params(**params)          # also nested ones: estimator__max_depth=3
+    except (TypeError, ValueError, AttributeError) as exc:
         raise UserError(f"bad --param for {name}: {exc}") from None
     if hasattr(model, "_parameter_constraints"):
         try:
@@ -311,7 +404,7 @@ def fit(args):
     if frame.shape[1] < 2:
         raise UserError(f"{args.data} has no column besides the target {args.target!r}")
     y, task = _target(frame, args)
-    features = [c for c in frame.columns if c != args.target]
+    features = _feature_columns(frame, args)
     _refuse_infinity(frame, features, args.data)
     X = _prepare_features(frame[features].copy())
     name = MODELS[args.model][0 if task == "classification" else 1]
@@ -323,7 +416,7 @@ def fit(args):
     t = time.perf_counter()
     try:
         model.fit(Xtr, ytr)
-    except ValueError as exc:
+    except (ValueError, TypeError) as exc:
         raise UserError(f"cannot fit {name} on {args.data}: {exc}") from None
     fit_time = time.perf_counter() - t
     print(f"{name} fitted on {len(ytr)} rows x {X.shape[1]} columns in {fit_time:.2f} s; "
@@ -419,31 +512,53 @@ def _cli_info(model):
     return sound
 
 
+class ModelInput(NamedTuple):
+    """The rows of a CSV file as a model reads them."""
+    X: Any              #: the model's columns, text ones categorical
+    ids: Any            #: the ``--id`` column as written in the file (a Series), or None
+    ignored: list       #: columns of the file the model does not use
+
+
+def _read_model_input(model, path, id_column=None):
+    """Read the columns ``model`` was fitted with (its CLI record, else
+    ``feature_names_in_``) from ``path``; other columns (the identifiers ``fit`` left out,
+    the target) are ignored, a missing one is refused."""
+    info = _cli_info(model)
+    header = _read_csv(path, nrows=0)
+    target = info.get("target")
+    columns = info.get("columns") or list(getattr(model, "feature_names_in_",
+                                                  [c for c in header.columns if c != target]))
+    columns = [str(c) for c in columns]
+    if id_column is not None and id_column not in header.columns:
+        raise UserError(f"--id {id_column}: no such column in {path} (columns: "
+                        f"{', '.join(map(str, header.columns))})")
+    missing = [c for c in columns if c not in header.columns]
+    if missing:
+        raise UserError(f"the columns of {path} differ from training: missing {missing} "
+                        f"(the model was fitted with {columns})")
+    text = [c for c in _categorical_columns(model, columns) if c in header.columns]
+    # the id is carried through as written (leading zeros kept); a feature column read
+    # as text is turned back into numbers below when the model learned numbers
+    dtypes = {c: str for c in text + ([id_column] if id_column is not None else [])}
+    frame = _read_csv(path, dtype=dtypes)
+    ids = frame[id_column].copy() if id_column is not None else None
+    ignored = [str(c) for c in frame.columns if c not in columns]
+    frame = frame[columns].copy()
+    _refuse_text_in_numbers(frame, model, columns, path)
+    _refuse_infinity(frame, columns, path)
+    return ModelInput(_prepare_features(frame), ids, ignored)
+
+
 def predict(args):
     inputs = [args.model, args.data]
     if args.output:
         _check_output(args.output, inputs=inputs)
     model = _load_model(args.model)
-    info = _cli_info(model)
-    header = _read_csv(args.data, nrows=0)
-    target = info.get("target")
-    columns = info.get("columns") or list(getattr(model, "feature_names_in_",
-                                                  [c for c in header.columns if c != target]))
-    columns = [str(c) for c in columns]
-    text = [c for c in _categorical_columns(model, columns) if c in header.columns]
-    frame = _read_csv(args.data, dtype={c: str for c in text})
-    frame = frame.drop(columns=[target], errors="ignore")
-    missing = [c for c in columns if c not in frame.columns]
-    extra = [c for c in frame.columns if c not in columns]
-    if missing or extra:
-        raise UserError(f"the columns of {args.data} differ from training: "
-                        + "; ".join(p for p in (f"missing {missing}" if missing else "",
-                                                f"unexpected {extra}" if extra else "") if p))
-    frame = frame[columns].copy()
-    _refuse_text_in_numbers(frame, model, columns, args.data)
-    _refuse_infinity(frame, columns, args.data)
-    X = _prepare_features(frame)
-    out = frame[[]].copy()
+    data = _read_model_input(model, args.data, args.id)
+    X = data.X
+    out = X[[]].copy()
+    if data.ids is not None:
+        out[args.id] = data.ids
     try:
         out["prediction"] = model.predict(X)
         if hasattr(model, "predict_proba"):
@@ -459,6 +574,9 @@ def predict(args):
                 out.to_csv(fh, index=False)
         except OSError as exc:
             raise UserError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+        unused = [c for c in data.ignored if c != args.id]
+        if unused:
+            print(f"columns of {args.data} the model does not use: {', '.join(unused)}")
         print(f"{len(out)} predictions written to {args.output}")
     else:
         out.to_csv(sys.stdout, index=False)
@@ -466,9 +584,73 @@ def predict(args):
 
 
 def explain(args):
+    if args.top < 1:
+        raise UserError(f"--top must be at least 1, got {args.top}")
+    if args.shap and args.data is None:
+        raise UserError("--shap needs a DATA.csv whose rows to explain: treeboost explain "
+                        "MODEL DATA.csv --shap")
+    if args.id is not None and args.data is None:
+        raise UserError("--id names the rows of a DATA.csv: treeboost explain MODEL "
+                        "DATA.csv --shap --id COL")
+    model = _load_model(args.model)
+    if args.data is not None:
+        return _explain_rows(model, args)
+    return _explain_model(model, args)
+
+
+def _explain_rows(model, args):
+    """Each row's largest SHAP values (see :mod:`treeboost._cli_shap`)."""
+    from ._cli_shap import shap_lines
+    try:
+        from .inspection import shap_values
+    except ImportError as exc:      # a build without the SHAP module
+        raise UserError(f"SHAP values are not available in this treeboost ({exc})") from None
+    data = _read_model_input(model, args.data, args.id)
+    try:
+        values, expected = shap_values(model, data.X)
+    except (ValueError, TypeError) as exc:
+        raise UserError(f"cannot compute SHAP values of {args.model} on {args.data}: "
+                        f"{exc}") from None
+    names = None
+    if data.ids is not None:
+        names = [f"{args.id} {v}" for v in data.ids.fillna("(missing)").astype(str)]
+    target = _cli_info(model).get("target") or "y"
+    for line in shap_lines(model, data.X, values, expected, top=args.top, row_names=names,
+                           target=target, source=args.data):
+        print(line)
+    return 0
+
+
+def _raw_score_note(model, trees, index):
+    """What the leaf values of a boosting tree are: raw scores, not probabilities."""
+    import numpy as np
+    init = getattr(model, "init_score_", getattr(model, "_init_raw", None))
+    per_iteration = len(model.trees_[0]) if getattr(model, "trees_", None) else 1
+    iteration, k = divmod(index, per_iteration)
+    init_text = ""
+    if init is not None:
+        init = [float(v) for v in np.ravel(init)]
+        k_init = init[k] if k < len(init) else init[0]
+        init_text = f" initial score {k_init:.6f} plus"
+    if not hasattr(model, "classes_"):
+        return (f"(tree {index} is iteration {iteration}.  Leaf values are raw scores in the "
+                f"target's units, learning rate included: a prediction is the{init_text} "
+                f"the sum of the leaf values of every tree.)")
+    if per_iteration == 1:
+        return (f"(tree {index} is iteration {iteration}.  Leaf values are raw scores, "
+                f"log-odds of {model.classes_[-1]}, learning rate included, not "
+                f"probabilities: the log-odds of a row are the{init_text} the sum of its "
+                f"leaf values over all trees, and its probability is 1 / (1 + exp(-log-odds)).)")
+    return (f"(tree {index} is iteration {iteration}, class {model.classes_[k]}.  Leaf "
+            f"values are raw scores, learning rate included, not probabilities: a class's "
+            f"score is the{init_text} the sum of its trees' leaf values, and softmax over "
+            f"the classes' scores gives the probabilities.)")
+
+
+def _explain_model(model, args):
+    """One tree's rules, the feature importances and the boosting trace."""
     import numpy as np
     from .trees.export import export_rules
-    model = _load_model(args.model)
     names = list(getattr(model, "feature_names_in_", [])) or None
     trees = _trees_of(model)
     if trees:
@@ -478,6 +660,8 @@ def explain(args):
         view = _TreeView(model, trees[args.tree])
         target = _cli_info(model).get("target")
         print(f"Rules of tree {args.tree} of {len(trees)}:")
+        if hasattr(model, "trees_"):
+            print(_raw_score_note(model, trees, args.tree))
         for rule in export_rules(view, feature_names=names, target_name=target):
             print("  " + rule)
     imp = getattr(model, "feature_importances_", None)
@@ -517,34 +701,106 @@ class _TreeView:
 
 
 # -- entry point ------------------------------------------------------------------------------
+class _HelpFormatter(argparse.HelpFormatter):
+    """Each option's default after its help (when it has one: not for flags, required
+    options or options that are off unless given)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        default = action.default
+        if not (default is None or default is False or default == argparse.SUPPRESS
+                or action.required or "%(default)" in text):
+            text += " (default: %(default)s)"
+        return text
+
+
+class _MainHelpFormatter(_HelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """The examples after the command list keep their lines."""
+
+
 def _parser():
-    parser = argparse.ArgumentParser(prog="treeboost",
-                                     description="Decision trees and tree ensembles.")
-    sub = parser.add_subparsers(dest="command")
-    p = sub.add_parser("demo", help="a single tree against the ensembles on Titanic")
-    p.add_argument("--out", default="treeboost-demo", help="folder for the pictures")
-    p.add_argument("--folds", type=int, default=5)
-    p.add_argument("--n-estimators", type=int, default=100)
-    p.add_argument("--no-plots", action="store_true")
+    fmt = {"formatter_class": _HelpFormatter}
+    parser = argparse.ArgumentParser(
+        prog="treeboost", description="Decision trees and tree ensembles: fit a model on a\n"
+        "CSV file, predict, explain; or run the demo (the default command).",
+        epilog="Run `treeboost COMMAND --help` for a command's options.  Example:\n"
+               "  treeboost fit train.csv --target Survived -o model.tbm\n"
+               "  treeboost predict model.tbm test.csv --id PassengerId -o pred.csv\n"
+               "  treeboost explain model.tbm test.csv --shap --top 3",
+        formatter_class=_MainHelpFormatter)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    p = sub.add_parser("demo", help="a single tree against the ensembles on Titanic",
+                       description="Cross-validate a single CART tree and every ensemble "
+                       "on the bundled Titanic data: one table, and three pictures.", **fmt)
+    p.add_argument("--out", default="treeboost-demo", metavar="DIR",
+                   help="folder for the pictures (created if needed)")
+    p.add_argument("--folds", type=int, default=5, help="cross-validation folds (>= 2)")
+    p.add_argument("--n-estimators", type=int, default=100, metavar="N",
+                   help="trees per ensemble")
+    p.add_argument("--no-plots", action="store_true", help="print the table only")
     p.set_defaults(func=demo)
-    p = sub.add_parser("fit", help="fit a model on a CSV file and save it")
-    p.add_argument("data")
-    p.add_argument("--target", required=True)
-    p.add_argument("--model", choices=sorted(MODELS), default="gbdt")
-    p.add_argument("--param", action="append", metavar="KEY=VALUE")
-    p.add_argument("--test-size", type=float, default=0.2)
-    p.add_argument("--task", choices=["auto", "classification", "regression"], default="auto")
-    p.add_argument("--random-state", type=int, default=0)
-    p.add_argument("-o", "--output", required=True)
+
+    p = sub.add_parser(
+        "fit", help="fit a model on a CSV file and save it",
+        description="Fit a model on a CSV file, print its metrics on a held-out part "
+        "(accuracy, ROC AUC, log loss; or R2, MAE, RMSE) and save the model fitted on the "
+        "rest.  Text columns become categorical, empty cells stay missing.  Columns that "
+        "identify rows (text or integers in which no value repeats, at least "
+        f"{MIN_IDENTIFIER_VALUES} values: an id, a name) are not used as features; a line "
+        "names them.", **fmt)
+    p.add_argument("data", metavar="DATA.csv", help="the training data, one row per sample")
+    p.add_argument("--target", required=True, metavar="COL", help="the column to predict")
+    p.add_argument("--model", choices=sorted(MODELS), default="gbdt",
+                   help="gbdt: gradient boosting, rf: random forest, extratrees, bagging, "
+                        "adaboost, tree: one CART tree")
+    p.add_argument("--param", action="append", metavar="KEY=VALUE",
+                   help="a parameter of the estimator, e.g. learning_rate=0.05 "
+                        "(repeatable; values are Python literals)")
+    p.add_argument("--drop", action="append", metavar="COL[,COL]",
+                   help="columns not to use as features (repeatable)")
+    p.add_argument("--keep-ids", action="store_true",
+                   help="use the identifier columns as features too")
+    p.add_argument("--test-size", type=float, default=0.2, metavar="FRACTION",
+                   help="fraction of the rows held out for the printed metrics")
+    p.add_argument("--task", choices=["auto", "classification", "regression"], default="auto",
+                   help="auto: classification for text, booleans or at most 10 distinct "
+                        "integers in the target, else regression")
+    p.add_argument("--random-state", type=int, default=0, metavar="SEED",
+                   help="seed of the hold-out split")
+    p.add_argument("-o", "--output", required=True, metavar="MODEL",
+                   help="the model file to write (e.g. model.tbm)")
     p.set_defaults(func=fit)
-    p = sub.add_parser("predict", help="predict a CSV file with a saved model")
-    p.add_argument("model")
-    p.add_argument("data")
-    p.add_argument("-o", "--output")
+
+    p = sub.add_parser(
+        "predict", help="predict a CSV file with a saved model",
+        description="Predict every row of a CSV file: one prediction column and, for "
+        "classifiers, one probability column per class.  The file must hold the columns "
+        "the model was fitted with; its other columns are ignored.", **fmt)
+    p.add_argument("model", metavar="MODEL", help="a model file written by fit")
+    p.add_argument("data", metavar="DATA.csv", help="the rows to predict")
+    p.add_argument("--id", metavar="COL",
+                   help="a column copied as is into the output, first (to join the "
+                        "predictions back), e.g. PassengerId")
+    p.add_argument("-o", "--output", metavar="OUT.csv",
+                   help="where to write the predictions (default: standard output)")
     p.set_defaults(func=predict)
-    p = sub.add_parser("explain", help="rules, importances and trace of a saved model")
-    p.add_argument("model")
-    p.add_argument("--tree", type=int, default=0)
+
+    p = sub.add_parser(
+        "explain", help="rules, importances and trace of a saved model; SHAP values of rows",
+        description="Without DATA.csv: the rules of one tree, the feature importances and "
+        "the boosting trace.  With DATA.csv (and --shap): for each row, the features with "
+        "the largest SHAP values (exact TreeSHAP: the row's output is the expected value "
+        "plus the sum of its features' SHAP values).", **fmt)
+    p.add_argument("model", metavar="MODEL", help="a model file written by fit")
+    p.add_argument("data", metavar="DATA.csv", nargs="?",
+                   help="rows to explain with SHAP values")
+    p.add_argument("--tree", type=int, default=0, metavar="N",
+                   help="which tree's rules to print (0 = the first)")
+    p.add_argument("--shap", action="store_true",
+                   help="print each row's SHAP values (implied by DATA.csv)")
+    p.add_argument("--top", type=int, default=5, metavar="K",
+                   help="SHAP values shown per row: the K largest in absolute value")
+    p.add_argument("--id", metavar="COL", help="a column of DATA.csv that names each row")
     p.set_defaults(func=explain)
     return parser
 
@@ -554,7 +810,11 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv or ["demo"])
     try:
-        return args.func(args)
+        code = args.func(args)
+        # a reader that stopped early (`| head -1`) is found here rather than at exit,
+        # where Python would print the BrokenPipeError
+        sys.stdout.flush()
+        return code
     except UserError as exc:
         # one line whatever the message quotes (numpy and scikit-learn errors may span
         # several)
