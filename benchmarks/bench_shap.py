@@ -48,8 +48,8 @@ def main():
 
     tb = GradientBoostingClassifier(n_estimators=100, max_leaf_nodes=31,
                                     learning_rate=0.1).fit(X, y)
-    tb_t, (tb_v, tb_e) = best_time(lambda: shap_values(tb, Xs), lambda: shap_values(tb, Xs[:200]),
-                                    args.repeats)
+    tb_t, (tb_v, tb_e) = best_time(lambda: shap_values(tb, Xs),
+                                   lambda: shap_values(tb, Xs[:200]), args.repeats)
     err = np.abs(tb_v.sum(axis=1) + tb_e - tb.decision_function(Xs)).max()
     depth = max(t.max_depth for it in tb.trees_ for t in it)
     rows = [("treeboost shap_values (GradientBoostingClassifier)", tb_t, err, depth)]

@@ -222,12 +222,14 @@ def _bagging(model):
 
 
 def _adaboost(model):
-    """SAMME's decision: ``sum_m alpha_m [h_m(x) = k] / sum_m alpha_m`` per class, the
-    second column minus the first for two classes."""
+    """SAMME's decision as scikit-learn codes it: ``d_k = sum_m a_m c_mk`` with
+    ``a_m = alpha_m / sum alpha``, ``c_mk = 1`` when learner ``m`` predicts class ``k``
+    and ``-1 / (K - 1)`` otherwise, i.e. ``a_m (K [h_m = k] - 1) / (K - 1)`` per tree;
+    two classes give one output, ``d_1 - d_0 = sum_m 2 a_m ([h_m = 1] - [h_m = 0])``."""
     alpha = np.asarray(model.estimator_weights_, dtype=np.float64)
     alpha = alpha / alpha.sum()
-    K = model.n_classes_
-    binary = K == 2
+    K = int(model.n_classes_)
+    n_out = 1 if K <= 2 else K
     shared = _Part([], [], [])
     parts = [shared]
     for i, (est, a) in enumerate(zip(model.estimators_, alpha)):
@@ -236,7 +238,12 @@ def _adaboost(model):
         votes = _one_hot_argmax(tree.value)
         if not direct:
             votes = _class_columns(model, est, votes)
-        value = a * (votes[:, 1:2] - votes[:, 0:1] if binary else votes)
+        if K == 1:      # a single class: every decision is 0
+            value = np.zeros((votes.shape[0], 1))
+        elif K == 2:
+            value = 2.0 * a * (votes[:, 1:2] - votes[:, 0:1])
+        else:
+            value = a * (K * votes - 1.0) / (K - 1)
         if direct:
             shared.trees.append(tree)
             shared.values.append(value)
@@ -244,4 +251,4 @@ def _adaboost(model):
         else:
             parts.append(_Part([tree], [value], [0], None,
                                lambda Xe, est=est: est._transform(Xe)))
-    return _Additive(1 if binary else K, np.zeros(1 if binary else K), parts)
+    return _Additive(n_out, np.zeros(n_out), parts)
