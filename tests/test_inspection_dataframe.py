@@ -269,3 +269,24 @@ def test_errors(titanic):
     with pytest.raises(ValueError, match=r"estimators_\[0\] is a LogisticRegression, not a "
                                          r"treeboost tree"):
         trees_to_dataframe(bag)
+
+
+def test_rare_categories_and_dates():
+    """A split on the shared code of rare categories lists them all, so the frame alone
+    still sends a rare category to its side; dates are the encoder's seconds."""
+    rng = np.random.RandomState(0)
+    city = [f"c{i}" for i in range(10)] * 50 + [f"r{i}" for i in range(300)]
+    day = pd.to_datetime("2024-01-01") + pd.to_timedelta(rng.randint(0, 60, len(city)),
+                                                         unit="D")
+    X = pd.DataFrame({"city": pd.Series(city, dtype="category"), "day": day})
+    y = (X["city"].isin(["c1", "c3", "c5"]) | X["city"].str.startswith("r")).to_numpy() \
+        ^ (X["day"] > "2024-02-01").to_numpy()
+    clf = DecisionTreeClassifier(max_depth=2).fit(X, y)
+    df = trees_to_dataframe(clf)
+    _check_against_arrays(clf, df)
+    sets = [set(c) for c in df["categories"].dropna()]
+    assert any({f"r{i}" for i in range(300)} <= s and "other (rare)" not in s for s in sets)
+    Xn = X.assign(day=(X["day"] - pd.Timestamp("1970-01-01")) / pd.Timedelta(seconds=1))
+    rows = [0, 3, 500, 650, 799]                      # frequent and rare cities
+    np.testing.assert_array_equal(_leaf_values(df, Xn, rows)[:, 0],
+                                  clf.predict_proba(X.iloc[rows]))

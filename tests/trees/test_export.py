@@ -182,3 +182,52 @@ def test_tree_index_errors(titanic):
     matplotlib.use("Agg")
     with pytest.raises(ValueError, match="out of range"):
         plot_tree(gb, tree_index=(0, 1))
+
+
+def _cities_and_days():
+    """A category column with 300 rare categories (one row each: they share one code)
+    and a date column; the target depends on both."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    city = [f"c{i}" for i in range(10)] * 50 + [f"r{i}" for i in range(300)]
+    day = pd.to_datetime("2024-01-01") + pd.to_timedelta(rng.randint(0, 60, len(city)),
+                                                         unit="D")
+    X = pd.DataFrame({"city": pd.Series(city, dtype="category"), "day": day})
+    y = (X["city"].isin(["c1", "c3", "c5"]) | X["city"].str.startswith("r")).to_numpy() \
+        ^ (X["day"] > "2024-02-01").to_numpy()
+    return X, y.astype(int)
+
+
+def test_dates_print_as_dates_and_rare_categories_as_the_encoders_names():
+    from treeboost import GradientBoostingClassifier
+    from treeboost.trees.plotting import export_graphviz
+    from treeboost.trees.rules import rule_coverage
+    X, y = _cities_and_days()
+    for model, index in ((DecisionTreeClassifier(max_depth=2), {}),
+                         (GradientBoostingClassifier(n_estimators=2, max_depth=2,
+                                                     max_leaf_nodes=None), {"tree_index": 1})):
+        model.fit(X, y)
+        enc = model._encoder
+        tree = model.tree_ if hasattr(model, "tree_") else model.trees_[1][0]
+        shared = len(model._encoder.categories_[0]) - 1
+        assert enc.categories_[0][shared] == "other (rare)"     # the grouped column
+        internal = np.flatnonzero(tree.children_left != -1)
+        days = [enc.format_threshold(1, t) for t in tree.threshold[internal][
+            tree.feature[internal] == 1]]
+        assert days and all(d.startswith("2024-") for d in days)
+        other = enc.category_names(0, [shared])[0]
+        assert other.startswith("other (300 rare: ")
+        text = export_text(model, **index)
+        rules = "\n".join(export_rules(model, **index))
+        dot = export_graphviz(model, **index)
+        for d in days:
+            assert f"day <= {d}" in text and d in rules and f"day <= {d}" in dot
+        assert other in text and other in rules and other in dot
+        assert "1.70" not in text + rules + dot           # no seconds since 1970
+    # rules keep the labels of X: each row of X is covered by exactly its leaf's rule
+    clf = DecisionTreeClassifier(max_depth=2).fit(X, y)
+    rules = extract_rules(clf)
+    fired = rule_coverage(clf, X)
+    np.testing.assert_array_equal(fired.sum(axis=1), 1)
+    np.testing.assert_array_equal(np.array([r.leaf for r in rules])[fired.argmax(axis=1)],
+                                  clf.apply(X))

@@ -37,9 +37,12 @@ def trees_to_dataframe(model):
           named by the model's columns), missing at leaves;
         * ``split_type`` -- "numeric", "categorical", missing at leaves;
         * ``threshold`` -- a numeric split's ``x <= threshold`` going left (``inf``: "is
-          missing"), NaN otherwise;
-        * ``categories`` -- a categorical split's labels going left, as a tuple (an ID3 /
-          C4.5 node: the labels of its branches, in branch order), None otherwise;
+          missing"; a date column: seconds since 1970-01-01, as the encoder codes it),
+          NaN otherwise;
+        * ``categories`` -- a categorical split's categories going left, as a tuple of
+          the values of X (a shared code of rare categories stands for all of them, so
+          ``x in categories`` tells the side); an ID3 / C4.5 node: one label per branch,
+          in branch order; None otherwise;
         * ``missing_go_left`` -- nullable bool, ``<NA>`` at leaves and at multiway nodes
           (which send a missing value down every branch);
         * ``value`` -- the node's output (the mean, or a boosting tree's raw score added
@@ -127,7 +130,7 @@ def _binary_columns(view):
     numeric = (left != TREE_LEAF) & ~is_cat
     categories = np.full(n, None, dtype=object)
     for node in np.flatnonzero(is_cat):
-        categories[node] = tuple(view.category_labels(int(tree.feature[node]), sets[node]))
+        categories[node] = tuple(view.category_members(int(tree.feature[node]), sets[node]))
     missing = np.full(n, None, dtype=object)
     missing[internal] = np.asarray(tree.missing_go_left, bool)[internal]
     return {
@@ -171,9 +174,8 @@ def _multiway_columns(view):
             gain[node] = float(report["gain"][j])
         if tree.is_categorical[node]:
             split_type[node] = "categorical"
-            labels = view.category_labels(j, range(len(kids)))
-            categories[node] = tuple(labels)
-            branch[kids] = _object_array([str(v) for v in labels])
+            categories[node] = tuple(view.category_values(j, range(len(kids))))
+            branch[kids] = _object_array(view.category_labels(j, range(len(kids))))
         else:
             split_type[node] = "numeric"
             left[node], right[node] = int(kids[0]), int(kids[1])

@@ -54,7 +54,9 @@ class TreeView:
         Where the tree sits: ``{"tree_index": i}``, for boosting also ``"iteration"`` and
         ``"class"`` (``tree_index`` then counts ``iteration * K + class``, as LightGBM).
     encoder : FeatureEncoder or None
-        The model's input encoder (category labels, thresholds of date columns).
+        The model's input encoder: category labels (``category_names``: the shared code
+        of rare categories described) and thresholds of date columns
+        (``format_threshold``).
     own_categories : list
         Per feature, the labels the tree's category codes index when the tree learned
         them itself from the model's encoded columns (a bagging or AdaBoost member
@@ -112,31 +114,79 @@ class TreeView:
             return np.flatnonzero(np.arange(len(cats)) <= tree.threshold[node])
         return None
 
-    def category_labels(self, j, codes):
-        """The labels of the category codes ``codes`` of the tree's feature ``j``."""
+    def _model_codes(self, j, codes):
+        """(model column, its codes) of the category codes ``codes`` of the tree's
+        feature ``j``, or (column, None) when the tree's own labels are not the model's
+        codes (an ID3 / C4.5 column of integers or intervals, a numeric model column)."""
         codes = [int(c) for c in codes]
-        own = self.own_categories[j]
         col = int(self.columns[j])
-        if own is not None:
-            labels = [own[c] if c < len(own) else c for c in codes]
-            # the member's labels are the model's codes of this column
-            if self._model_categories(col) is None or not all(
-                    isinstance(v, (Integral, float, np.floating, np.integer))
-                    and float(v) == int(v) for v in labels):
-                return labels
-            codes = [int(v) for v in labels]
-        return _encoder_labels(self.encoder, col, codes)
+        own = self.own_categories[j]
+        if own is None:
+            return col, codes
+        labels = [own[c] for c in codes]
+        # a member fitted on the model's encoded columns: its labels are the model's codes
+        if self._model_categories(col) is None or not all(
+                isinstance(v, (Integral, float, np.floating, np.integer))
+                and float(v) == int(v) for v in labels):
+            return col, None
+        return col, [int(v) for v in labels]
+
+    def category_values(self, j, codes):
+        """The category labels (the values in X) of the codes ``codes`` of the tree's
+        feature ``j``; the shared code of a grouped column is its label ``other (rare)``."""
+        col, model_codes = self._model_codes(j, codes)
+        if model_codes is None:
+            return [self.own_categories[j][int(c)] for c in codes]
+        cats = self._model_categories(col)
+        if cats is None:
+            return model_codes
+        return [cats[c] for c in model_codes]
+
+    def category_members(self, j, codes):
+        """:meth:`category_values`, the shared code of a grouped column replaced by the
+        rare categories it stands for: the values of X that take these branches."""
+        col, model_codes = self._model_codes(j, codes)
+        values = self.category_values(j, codes)
+        rare = vars(self.encoder).get("rare_categories_") if self.encoder is not None \
+            else None
+        if model_codes is None or rare is None or rare[col] is None:
+            return values
+        shared = len(self._model_categories(col)) - 1
+        out = []
+        for c, v in zip(model_codes, values):
+            out.extend(rare[col].tolist() if c == shared else [v])
+        return out
+
+    def category_labels(self, j, codes):
+        """Readable labels of the codes ``codes`` of the tree's feature ``j``: the
+        encoder's ``category_names`` (the shared code of a grouped column says how many
+        rare categories it stands for and names a few)."""
+        col, model_codes = self._model_codes(j, codes)
+        if model_codes is None or self._model_categories(col) is None:
+            return [str(v) for v in self.category_values(j, codes)]
+        return list(self.encoder.category_names(col, np.asarray(model_codes, np.int64)))
+
+    def column_category_text(self, column, values):
+        """:meth:`category_labels` of category labels ``values`` of the model's
+        ``column`` (a rule's condition holds labels)."""
+        cats = self._model_categories(column)
+        if cats is None:
+            return [str(v) for v in values]
+        lookup = {v: i for i, v in enumerate(cats.tolist())}
+        codes = [lookup.get(v) for v in values]
+        if any(c is None for c in codes):      # an ID3 / C4.5 column's own labels
+            return [str(v) for v in values]
+        return list(self.encoder.category_names(column, np.asarray(codes, np.int64)))
 
     def threshold_text(self, j, value, decimals):
         """A numeric threshold of feature ``j`` as text: a date for a date column (the
         encoder's ``format_threshold``), else the number with ``decimals`` decimals."""
         from .export import _fmt
         col = int(self.columns[j])
-        fmt = getattr(self.encoder, "format_threshold", None)
         # a member's threshold on the model's category codes stays a number
-        if fmt is not None and self.own_categories[j] is None and \
+        if self.encoder is not None and self.own_categories[j] is None and \
                 self._model_categories(col) is None and np.isfinite(value):
-            text = fmt(col, float(value))
+            text = self.encoder.format_threshold(col, float(value))
             if text is not None:
                 return str(text)
         return _fmt(float(value), decimals)
@@ -168,16 +218,6 @@ def named_view(view, feature_names=None, class_names=None):
                              f"{len(view.classes)} classes.")
         view = replace(view, classes=classes)
     return view
-
-
-def _encoder_labels(encoder, col, codes):
-    names = getattr(encoder, "category_names", None)
-    if names is not None:
-        return list(names(col, np.asarray(codes, dtype=np.int64)))
-    cats = encoder.categories_[col] if encoder is not None else None
-    if cats is None:
-        return list(codes)
-    return [cats[c] if c < len(cats) else c for c in codes]
 
 
 # -- which trees a model has -------------------------------------------------------------

@@ -48,14 +48,18 @@ class Condition:
     def __str__(self):
         return self.text()
 
-    def text(self, fmt=None):
-        """The condition as text; ``fmt(condition, bound)`` formats an interval bound
-        (default: the number with ``decimals`` decimals), e.g. as a date."""
+    def text(self, fmt=None, labels=None):
+        """The condition as text.
+
+        ``fmt(condition, bound)`` formats an interval bound (default: the number with
+        ``decimals`` decimals), e.g. as a date; ``labels(condition)`` gives the text of
+        each category (default: ``str`` of each), e.g. the encoder's description of a
+        shared code of rare categories."""
         d = self._d if fmt is None else (lambda v: fmt(self, v))
         if self.categories is not None:
-            cats = ", ".join(str(c) for c in self.categories)
-            text = (f"{self.name} = {self.categories[0]}" if len(self.categories) == 1
-                    else f"{self.name} in {{{cats}}}")
+            shown = [str(c) for c in self.categories] if labels is None else labels(self)
+            text = (f"{self.name} = {shown[0]}" if len(shown) == 1
+                    else f"{self.name} in {{{', '.join(shown)}}}")
         elif np.isinf(self.low) and np.isinf(self.high):
             text = f"{self.name} is missing" if self.missing else f"{self.name} is not missing"
             return text
@@ -151,10 +155,10 @@ class Rule:
     def __str__(self):
         return self.text()
 
-    def text(self, fmt=None):
-        """The rule as text; ``fmt`` formats the conditions' bounds (see
-        :meth:`Condition.text`)."""
-        lhs = " AND ".join(c.text(fmt) for c in self.conditions) or "TRUE"
+    def text(self, fmt=None, labels=None):
+        """The rule as text; ``fmt`` and ``labels`` format the conditions' bounds and
+        categories (see :meth:`Condition.text`)."""
+        lhs = " AND ".join(c.text(fmt, labels) for c in self.conditions) or "TRUE"
         conf = "" if self.confidence is None else f", p={self.confidence:.{self.decimals}f}"
         return (f"IF {lhs} THEN {self.target_name} = {self.prediction} "
                 f"[n={self.n_samples}{conf}]")
@@ -245,7 +249,7 @@ def rules_of_view(view, target_name=None, decimals=3):
                 side = left if go_left else set(range(n_codes)) - left
                 allowed = side if j not in codes else codes[j] & side
                 new_codes[j] = allowed
-                c.categories = view.category_labels(j, sorted(allowed))
+                c.categories = view.category_values(j, sorted(allowed))
             else:
                 t = float(tree.threshold[node])
                 if go_left:
@@ -259,10 +263,14 @@ def rules_of_view(view, target_name=None, decimals=3):
 
 
 def rule_texts(view, rules):
-    """The rules as strings, their bounds formatted by the view (dates as dates)."""
+    """The rules as strings, their bounds and categories formatted by the view's encoder
+    (dates as dates, the shared code of rare categories described)."""
     def fmt(condition, value):
         return view.column_threshold_text(condition.feature, value, condition.decimals)
-    return [r.text(fmt) for r in rules]
+
+    def labels(condition):
+        return view.column_category_text(condition.feature, condition.categories)
+    return [r.text(fmt, labels) for r in rules]
 
 
 @index_doc

@@ -63,7 +63,7 @@ def multiway_rules(view, target_name=None, decimals=3):
             new = dict(conds)
             old = new.get(f)
             if tree.is_categorical[node]:
-                c = Condition(f, names[j], categories=view.category_labels(j, [v]),
+                c = Condition(f, names[j], categories=view.category_values(j, [v]),
                               missing=False, decimals=decimals)
             else:
                 c = (Condition(f, names[j], missing=False, decimals=decimals) if old is None
