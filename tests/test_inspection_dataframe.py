@@ -290,3 +290,14 @@ def test_rare_categories_and_dates():
     rows = [0, 3, 500, 650, 799]                      # frequent and rare cities
     np.testing.assert_array_equal(_leaf_values(df, Xn, rows)[:, 0],
                                   clf.predict_proba(X.iloc[rows]))
+
+
+def test_booster_without_trees_has_the_columns_and_no_row():
+    X = np.random.RandomState(0).rand(50, 2)
+    with pytest.warns(RuntimeWarning, match="diverged"):
+        empty = GradientBoostingRegressor(n_estimators=2, min_samples_leaf=1,
+                                          learning_rate=1e200).fit(X, X[:, 0])
+    fitted = GradientBoostingRegressor(n_estimators=2, min_samples_leaf=1).fit(X, X[:, 0])
+    df = trees_to_dataframe(empty)
+    assert len(df) == 0
+    assert list(df.columns) == list(trees_to_dataframe(fitted).columns)

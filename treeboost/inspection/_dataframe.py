@@ -73,6 +73,9 @@ def trees_to_dataframe(model):
     import pandas as pd
     views = tree_views(model)
     parts = [_multiway_columns(v) if v.multiway else _binary_columns(v) for v in views]
+    if not parts:
+        # a boosting fit that diverged at its first iteration keeps no tree
+        parts = [_no_tree()]
     columns = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
     frame = pd.DataFrame(columns)
     for name in ("parent", "left_child", "right_child"):
@@ -82,6 +85,17 @@ def trees_to_dataframe(model):
     frame["missing_go_left"] = pd.array(
         [None if v is None else bool(v) for v in frame["missing_go_left"]], dtype="boolean")
     return frame
+
+
+def _no_tree():
+    """The columns of a booster's frame, without rows."""
+    ints = ("tree_index", "iteration", "class", "node", "parent", "left_child",
+            "right_child", "depth", "count")
+    objects = ("feature", "split_type", "categories", "missing_go_left")
+    names = ints[:8] + ("feature", "split_type", "threshold", "categories",
+                        "missing_go_left", "value", "weight", "count", "impurity", "gain")
+    return {name: np.empty(0, np.int64 if name in ints else object if name in objects
+                           else np.float64) for name in names}
 
 
 def _index_columns(view, n):
