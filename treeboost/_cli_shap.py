@@ -6,6 +6,7 @@ numbers out.  A row's output is ``expected_value + sum(values[row])`` (TreeSHAP'
 additivity), which is the model's own output: it is printed once per row, the expected
 value once for all rows.
 """
+import textwrap
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -150,10 +151,11 @@ def shap_lines(model, X, values, expected_value, top=5, row_names=None, target="
     names = [str(c) for c in X.columns]
     top = min(top, n_features)
     proba = model.predict_proba(X) if hasattr(model, "predict_proba") else None
-    yield (f"SHAP values of {type(model).__name__} on {n} rows of {source}; "
-           f"{shap.meaning}.")
-    yield "Each row's output = the expected value + the sum of its features' SHAP values; "
-    yield f"shown: the {top} feature(s) of largest |SHAP value| per row."
+    heading = (f"SHAP values (exact TreeSHAP) of {type(model).__name__} on {n} rows of "
+               f"{source}.  The {shap.meaning}; each row's output is the expected value "
+               f"plus the sum of its features' SHAP values.  Shown: the {top} feature(s) "
+               f"of largest |SHAP value| per row.")
+    yield from textwrap.wrap(heading, width=88)
     if np.unique(shap.expected).size == 1:
         yield f"expected value: {shap.expected[0]:.6f}"
     # the largest |value| first; a stable sort keeps column order among ties

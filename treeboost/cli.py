@@ -294,13 +294,18 @@ def _make_model(name, cls, pairs):
     params = _parse_params(pairs)
     model = cls()
     known = model.get_params(deep=True)
-    unknown = [k for k in params if k not in known and "__" not in k]
+    unknown = [k.split("__")[0] for k in params if k.split("__")[0] not in known]
     if unknown:
         raise UserError(f"bad --param for {name}: no parameter {', '.join(unknown)} (its "
                         f"parameters: {', '.join(sorted(model.get_params(deep=False)))})")
+    for key in params:
+        owner = key.split("__")[0]
+        if "__" in key and known.get(owner) is None:
+            raise UserError(f"bad --param for {name}: {key} sets a parameter of {owner}, "
+                            f"which is None here")
     try:
         model.set_params(**params)          # also nested ones: estimator__max_depth=3
-    except (TypeError, ValueError, AttributeError) as exc:
+    except (TypeError, ValueError) as exc:
         raise UserError(f"bad --param for {name}: {exc}") from None
     if hasattr(model, "_parameter_constraints"):
         try:
@@ -621,30 +626,33 @@ def _explain_rows(model, args):
     return 0
 
 
-def _raw_score_note(model, trees, index):
+def _raw_score_note(model, index, target):
     """What the leaf values of a boosting tree are: raw scores, not probabilities."""
+    import textwrap
     import numpy as np
     init = getattr(model, "init_score_", getattr(model, "_init_raw", None))
     per_iteration = len(model.trees_[0]) if getattr(model, "trees_", None) else 1
     iteration, k = divmod(index, per_iteration)
-    init_text = ""
+    total = "the sum"
     if init is not None:
-        init = [float(v) for v in np.ravel(init)]
-        k_init = init[k] if k < len(init) else init[0]
-        init_text = f" initial score {k_init:.6f} plus"
+        init = np.ravel(np.asarray(init, dtype=np.float64))
+        total = f"the initial score {init[min(k, init.size - 1)]:.6f} plus the sum"
     if not hasattr(model, "classes_"):
-        return (f"(tree {index} is iteration {iteration}.  Leaf values are raw scores in the "
-                f"target's units, learning rate included: a prediction is the{init_text} "
-                f"the sum of the leaf values of every tree.)")
-    if per_iteration == 1:
-        return (f"(tree {index} is iteration {iteration}.  Leaf values are raw scores, "
-                f"log-odds of {model.classes_[-1]}, learning rate included, not "
-                f"probabilities: the log-odds of a row are the{init_text} the sum of its "
-                f"leaf values over all trees, and its probability is 1 / (1 + exp(-log-odds)).)")
-    return (f"(tree {index} is iteration {iteration}, class {model.classes_[k]}.  Leaf "
-            f"values are raw scores, learning rate included, not probabilities: a class's "
-            f"score is the{init_text} the sum of its trees' leaf values, and softmax over "
-            f"the classes' scores gives the probabilities.)")
+        text = (f"Tree {index} is iteration {iteration}.  Leaf values are raw scores in the "
+                f"target's units, learning rate included: a prediction is {total} of the "
+                f"leaf values of every tree.")
+    elif per_iteration == 1:
+        text = (f"Tree {index} is iteration {iteration}.  Leaf values are raw scores, "
+                f"log-odds of {target} = {model.classes_[-1]}, learning rate included, not "
+                f"probabilities: the log-odds of a row are {total} of its leaf values over "
+                f"all trees, and its probability is 1 / (1 + exp(-log-odds)).")
+    else:
+        text = (f"Tree {index} is iteration {iteration}, class {model.classes_[k]}.  Leaf "
+                f"values are raw scores of {target} = {model.classes_[k]}, learning rate "
+                f"included, not probabilities: a class's score is {total} of its trees' "
+                f"leaf values, and softmax over the classes' scores gives the "
+                f"probabilities.")
+    return textwrap.fill(text, width=88, initial_indent="  ", subsequent_indent="  ")
 
 
 def _explain_model(model, args):
@@ -661,7 +669,7 @@ def _explain_model(model, args):
         target = _cli_info(model).get("target")
         print(f"Rules of tree {args.tree} of {len(trees)}:")
         if hasattr(model, "trees_"):
-            print(_raw_score_note(model, trees, args.tree))
+            print(_raw_score_note(model, args.tree, target or "y"))
         for rule in export_rules(view, feature_names=names, target_name=target):
             print("  " + rule)
     imp = getattr(model, "feature_importances_", None)
