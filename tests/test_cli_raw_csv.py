@@ -156,7 +156,7 @@ def test_predict_carries_the_id_through(fitted, tmp_path, capsys):
     assert main(["predict", str(path), str(TITANIC), "--id", "PassengerId", "-o",
                  str(out_path)]) == 0
     out = capsys.readouterr().out
-    assert "the model does not use: Survived, Name" in out          # not PassengerId
+    assert "the model does not use: Name\n" in out     # nor the target, nor the id
     written = pd.read_csv(out_path)
     raw = pd.read_csv(TITANIC)
     assert list(written.columns) == ["PassengerId", "prediction", "proba_0", "proba_1"]
@@ -294,7 +294,7 @@ def test_explain_shap_prints_each_rows_largest_values(fitted, tmp_path, capsys, 
     decision = model.decision_function(X)
     for i in range(6):
         at = next(k for k, line in enumerate(out) if line.startswith(f"PassengerId {i + 1}:"))
-        assert f"log-odds of Survived = 1 {decision[i]:.6f}" in out[at]
+        assert f"log-odds(Survived = 1) = {decision[i]:.6f}" in out[at]
         shown = out[at + 1:at + 1 + top]
         assert all(line.startswith("  ") for line in shown)
         assert at + 1 + top == len(out) or not out[at + 1 + top].startswith("  ")
@@ -316,7 +316,7 @@ def test_explain_shap_of_a_forest_on_probabilities(tmp_path, capsys):
     assert main(["explain", str(path), str(data), "--top", "2"]) == 0
     out = capsys.readouterr().out
     assert "outputs are predicted probabilities" in " ".join(out.split())
-    assert "row 1: probability of Survived = 1" in out
+    assert "row 1: probability(Survived = 1) = " in out
 
 
 def test_explain_shap_mistakes(fitted, capsys):

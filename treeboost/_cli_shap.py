@@ -21,7 +21,7 @@ class ShapOutput(NamedTuple):
     values: Any         #: (n_rows, n_features): each row's values on its explained output
     expected: Any       #: (n_rows,): the expected value of each row's explained output
     output: Any         #: (n_rows,): expected + the sum of the row's values
-    label: Any          #: (n_rows,) of str: what ``output`` is, e.g. "log-odds of y = 1"
+    label: Any          #: (n_rows,) of str: what ``output`` is, e.g. "log-odds(y = 1)"
     meaning: str        #: one sentence saying what the outputs are
 
 
@@ -74,10 +74,9 @@ def explained_output(model, X, values, expected_value, target="y"):
         cls = names[k] if n_out == len(names) else np.full(n, names[-1], dtype=object)
         what = "probability" if kind == "probability" else (
             "log-odds" if n_out == 1 else "raw score")
-        label = np.asarray([f"{what} of {target} = {c}" for c in cls], dtype=object)
+        label = np.asarray([f"{what}({target} = {c})" for c in cls], dtype=object)
     elif kind == "decision function" and classes is not None:
-        label = np.full(n, f"decision function (toward {target} = {classes[-1]})",
-                        dtype=object)
+        label = np.full(n, f"decision function({target} = {classes[-1]})", dtype=object)
     else:
         label = np.full(n, f"predicted {target}" if kind == "prediction" else kind,
                         dtype=object)
@@ -168,7 +167,7 @@ def shap_lines(model, X, values, expected_value, top=5, row_names=None, target="
         if proba is not None:
             pred = model.classes_[int(np.argmax(proba[i]))]
             extra = f"; predicted {target} = {pred} (probability {proba[i].max():.3f})"
-        head = f"\n{name}: {shap.label[i]} {shap.output[i]:.6f}"
+        head = f"\n{name}: {shap.label[i]} = {shap.output[i]:.6f}"
         if np.unique(shap.expected).size > 1:
             head += f" (expected value {shap.expected[i]:.6f})"
         yield head + extra

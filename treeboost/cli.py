@@ -579,7 +579,8 @@ def predict(args):
                 out.to_csv(fh, index=False)
         except OSError as exc:
             raise UserError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-        unused = [c for c in data.ignored if c != args.id]
+        target = _cli_info(model).get("target")
+        unused = [c for c in data.ignored if c not in (args.id, target)]
         if unused:
             print(f"columns of {args.data} the model does not use: {', '.join(unused)}")
         print(f"{len(out)} predictions written to {args.output}")
