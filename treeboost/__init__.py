@@ -5,12 +5,14 @@ from .ensembles import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier
                         RandomForestClassifier, RandomForestRegressor)
 from .persistence import load, save
 from .trees import (C45Classifier, DecisionTreeClassifier, DecisionTreeRegressor,
-                    ID3Classifier, RuleListClassifier)
+                    ExtraTreeClassifier, ExtraTreeRegressor, ID3Classifier,
+                    RuleListClassifier)
 
 __version__ = "0.1.0"
 
 __all__ = ["AdaBoostClassifier", "AdaBoostRegressor", "BaggingClassifier", "BaggingRegressor",
            "C45Classifier", "DecisionTreeClassifier", "DecisionTreeRegressor",
-           "ExtraTreesClassifier", "ExtraTreesRegressor", "GradientBoostingClassifier",
-           "GradientBoostingRegressor", "ID3Classifier", "RandomForestClassifier",
-           "RandomForestRegressor", "RuleListClassifier", "__version__", "load", "save"]
+           "ExtraTreeClassifier", "ExtraTreeRegressor", "ExtraTreesClassifier",
+           "ExtraTreesRegressor", "GradientBoostingClassifier", "GradientBoostingRegressor",
+           "ID3Classifier", "RandomForestClassifier", "RandomForestRegressor",
+           "RuleListClassifier", "__version__", "load", "save"]

@@ -8,7 +8,38 @@ from sklearn.utils.validation import check_is_fitted
 from ..persistence import (PersistenceMixin, check_array, check_classes, check_fitted,
                            check_real, is_hashable, validate_part)
 from ..engine.binning import BinMapper
+from ..trees.cart import BaseDecisionTree
 from ..trees.encoding import EncoderMixin
+
+#: the attributes an out-of-bag evaluation sets
+OOB_ATTRIBUTES = ("oob_score_", "oob_decision_function_", "oob_prediction_")
+
+
+def grows_on_shared_bins(estimator):
+    """Whether an ensemble may grow ``estimator`` directly on its shared bins.
+
+    True for treeboost's CART trees (and subclasses) whose ``fit`` is the base one; a
+    subclass that overrides ``fit`` may do anything there, so it is fitted through that
+    ``fit`` like any other estimator."""
+    return isinstance(estimator, BaseDecisionTree) and \
+        type(estimator).fit is BaseDecisionTree.fit
+
+
+def set_random_states(estimator, random_state):
+    """Set every ``random_state`` parameter of ``estimator``, nested ones
+    (``step__random_state``) included, to an int drawn from ``random_state``, one per
+    parameter in the sorted order of their names.
+
+    What scikit-learn's ensembles do (its ``sklearn.ensemble._base._set_random_states``,
+    which is private): a member refitted alone on its sample grows the same model.
+    """
+    rng = check_random_state(random_state)
+    to_set = {key: int(rng.randint(np.iinfo(np.int32).max))
+              for key in sorted(estimator.get_params(deep=True))
+              if key == "random_state" or key.endswith("__random_state")}
+    if to_set:
+        estimator.set_params(**to_set)
+    return estimator
 
 
 class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
@@ -37,9 +68,35 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
             tree.n_classes_ = self.n_classes_
         return tree
 
-    def _set_oob(self, Xe, y, members):
+    def _drop_oob(self):
+        """Forget a previous fit's out-of-bag results (a refit without ``oob_score``, or
+        on other rows, must not keep them)."""
+        for name in OOB_ATTRIBUTES:
+            self.__dict__.pop(name, None)
+
+    # -- the members as a sequence, as scikit-learn's ensembles give them ------------------
+
+    def __len__(self):
+        """Number of fitted members (AttributeError before ``fit``, as in scikit-learn)."""
+        return len(self.estimators_)
+
+    def __iter__(self):
+        """The fitted members, in ``estimators_`` order."""
+        return iter(self.estimators_)
+
+    def __bool__(self):
+        # an estimator is true whether fitted or not (``__len__`` would decide otherwise)
+        return True
+
+    def __getitem__(self, index):
+        """``estimators_[index]``."""
+        return self.estimators_[index]
+
+    def _set_oob(self, Xe, y, members, scoring=True):
         """Out-of-bag scores from ``(out_of_bag_rows, predict(rows))`` pairs: each row's
-        outputs averaged over the members that did not see it."""
+        outputs averaged over the members that did not see it, scored on the rows some
+        member left out by accuracy / R², or by ``scoring(y, pred)`` when it is a
+        callable."""
         total = None
         seen = np.zeros(Xe.shape[0])
         for out, predict in members:
@@ -57,10 +114,11 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
         avg[has] = total[has] / (seen[has] if total.ndim == 1 else seen[has, None])
         if hasattr(self, "classes_"):
             self.oob_decision_function_ = avg
-            self.oob_score_ = accuracy_score(y[has], np.argmax(avg[has], axis=1))
+            score, pred = accuracy_score, np.argmax(avg[has], axis=1)
         else:
             self.oob_prediction_ = avg
-            self.oob_score_ = r2_score(y[has], avg[has])
+            score, pred = r2_score, avg[has]
+        self.oob_score_ = float((scoring if callable(scoring) else score)(y[has], pred))
 
     def _encoded(self, X):
         check_is_fitted(self, "estimators_")

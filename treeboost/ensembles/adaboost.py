@@ -11,15 +11,17 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+from scipy.special import softmax
 from sklearn.base import ClassifierMixin, RegressorMixin, clone, is_classifier, is_regressor
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import register
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 from ..trees.encoding import check_weights
 from ..trees.targets import check_regression_target, encode_classification_target
-from ._base import BaseTreeEnsemble
+from ._base import BaseTreeEnsemble, grows_on_shared_bins, set_random_states
 from .bagging import _takes_weight
 
 
@@ -84,23 +86,58 @@ class BaseAdaBoost(BaseTreeEnsemble):
         return est
 
     def _fit_round(self, base, Xe, Xb, y, weights, rng):
-        """One learner fitted to the weighted (or resampled) data."""
-        est = clone(base)
-        if "random_state" in est.get_params():
-            est.set_params(random_state=int(rng.randint(np.iinfo(np.int32).max)))
+        """One learner fitted to the weighted (or resampled) data.
+
+        Every ``random_state`` of the learner (nested ones too) is drawn from ``rng``.
+        A resampled round fits the learner to the drawn rows without weights; a tree
+        grown on the shared bins takes the draw counts as weights instead (the same
+        tree, without a copy of the rows)."""
+        est = set_random_states(clone(base), rng)
+        draws = None
         if self.boosting == "resample":
             draws = rng.choice(y.shape[0], y.shape[0], p=weights / weights.sum())
             w = np.bincount(draws, minlength=y.shape[0]).astype(np.float64)
         else:
             w = weights
-        if isinstance(est, BaseDecisionTree):
+        if Xb is not None and grows_on_shared_bins(est):
             self._attach(est)
             est._grow(Xb, est._stats(y, w), np.flatnonzero(w > 0), total_weight=w.sum(),
                       parallel=True)
         else:
             yy = self.classes_[y] if isinstance(self, ClassifierMixin) else y
-            est.fit(Xe, yy, sample_weight=w)
+            if draws is None:
+                est.fit(Xe, yy, sample_weight=w)
+            else:
+                est.fit(Xe[draws], yy[draws])
         return est
+
+    @property
+    def estimator_(self):
+        """The learner every round copies: ``estimator``, or the default treeboost tree
+        (scikit-learn's name)."""
+        check_is_fitted(self, "estimators_")
+        return self._learner(1 if isinstance(self, ClassifierMixin) else 3)
+
+    @property
+    def feature_importances_(self):
+        """``sum_m alpha_m importances_m / sum_m alpha_m``: the learners' feature
+        importances weighted by their learner weights ``alpha_m``, as scikit-learn's."""
+        check_is_fitted(self, "estimators_")
+        weights = np.asarray(self.estimator_weights_, dtype=np.float64)
+        try:
+            total = sum(a * est.feature_importances_
+                        for a, est in zip(weights, self.estimators_))
+        except AttributeError as exc:
+            raise AttributeError("feature_importances_ needs learners that have "
+                                 "feature_importances_ (trees do).") from exc
+        return total / weights.sum()
+
+    def __sklearn_tags__(self):
+        # NaN is the learner's to accept: a treeboost tree routes it, most others refuse it
+        tags = super().__sklearn_tags__()
+        if self.estimator is not None:
+            tags.input_tags.allow_nan = get_tags(self.estimator).input_tags.allow_nan
+        return tags
 
     def _raw_member(self, est, Xe):
         if isinstance(est, BaseDecisionTree) and getattr(est, "_encoder", None) is self._encoder:
@@ -145,7 +182,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
     Round ``m`` has weighted error ``err_m``; its weight is
     ``alpha_m = learning_rate * (log((1 - err_m) / err_m) + log(K - 1))`` and the weights of
     the misclassified samples are multiplied by ``exp(alpha_m)``.  The prediction is the
-    class with the largest ``sum_m alpha_m [h_m(x) = k]``.  A perfect learner stops the
+    class with the largest ``sum_m alpha_m [h_m(x) = k]``; ``decision_function`` and
+    ``predict_proba`` code the votes as scikit-learn's SAMME does (``1`` for the predicted
+    class, ``-1 / (K - 1)`` for the others) and give its numbers.  A perfect learner stops the
     boosting (it gets weight 1); a learner no better than chance stops it too.  With a large
     ``learning_rate`` the sample weights can overflow: boosting then stops with a
     ``UserWarning``, keeping the learners fitted so far (as scikit-learn does).
@@ -190,7 +229,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
         base = self._learner(1)
         w = check_weights(sample_weight, Xe)
         w = w / w.sum()
-        Xb = self._bin(Xe, w) if isinstance(base, BaseDecisionTree) else None
+        Xb = self._bin(Xe, w) if grows_on_shared_bins(base) else None
         rng = check_random_state(self.random_state)
         self.estimators_, weights, errors = [], [], []
         for m in range(self.n_estimators):
@@ -232,36 +271,66 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
         return self
 
     def _staged_decision(self, X):
+        """SAMME's decision per class after each round, scikit-learn's coding:
+        ``d_k = sum_m alpha_m c_mk / sum_m alpha_m`` with ``c_mk = 1`` when learner ``m``
+        predicts class ``k`` and ``-1 / (K - 1)`` otherwise, that is
+        ``d_k = (K v_k - 1) / (K - 1)`` with ``v_k`` the class's share of the vote."""
         Xe = self._encoded(X)
-        total = np.zeros((Xe.shape[0], self.n_classes_))
+        K = self.n_classes_
+        rows = np.arange(Xe.shape[0])
+        votes = np.zeros((Xe.shape[0], K))
         norm = 0.0
         for est, alpha in zip(self.estimators_, self.estimator_weights_):
-            total[np.arange(Xe.shape[0]), self._raw_member(est, Xe)] += alpha
+            votes[rows, self._raw_member(est, Xe)] += alpha
             norm += alpha
-            yield total / norm
+            # a single class: no vote to code, every decision is 0 (as scikit-learn's)
+            yield (K * votes / norm - 1) / (K - 1) if K > 1 else np.zeros_like(votes)
 
-    def decision_function(self, X):
-        """``sum_m alpha_m [h_m(x) = k] / sum_m alpha_m`` per class (one column for two
-        classes: the second minus the first)."""
-        for d in self._staged_decision(X):
-            pass
+    def _decision(self, d):
+        """One column for two classes, ``d_1 - d_0``; the ``K`` columns otherwise."""
         return d[:, 1] - d[:, 0] if self.n_classes_ == 2 else d
 
+    def decision_function(self, X):
+        """SAMME's decision ``d_k = sum_m alpha_m c_mk / sum_m alpha_m`` per class,
+        ``c_mk = 1`` when learner ``m`` predicts class ``k`` and ``-1 / (K - 1)``
+        otherwise; for two classes one column, ``d_1 - d_0`` (positive for the second
+        class).  The same numbers as scikit-learn's ``AdaBoostClassifier``."""
+        for d in self._staged_decision(X):
+            pass
+        return self._decision(d)
+
+    def staged_decision_function(self, X):
+        """:meth:`decision_function` after each round."""
+        for d in self._staged_decision(X):
+            yield self._decision(d)
+
     def predict_proba(self, X):
-        """``softmax(decision / (K - 1))`` of the normalised SAMME decision, as
-        scikit-learn's AdaBoost."""
+        """``softmax(d / (K - 1))`` of the decision ``d`` of :meth:`decision_function`
+        (for two classes ``softmax([-d, d] / 2)``), as scikit-learn's AdaBoost."""
         for d in self._staged_decision(X):
             pass
         return self._proba(d)
 
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
     def _proba(self, d):
-        z = d / max(self.n_classes_ - 1, 1)
-        z = np.exp(z - z.max(axis=1, keepdims=True))
-        return z / z.sum(axis=1, keepdims=True)
+        K = self.n_classes_
+        if K == 1:
+            return np.ones_like(d)
+        if K == 2:
+            # scikit-learn's stack of [-d, d] / 2 with d = d_1 - d_0
+            dec = (d[:, 1] - d[:, 0]) / 2
+            return softmax(np.column_stack([-dec, dec]), axis=1)
+        return softmax(d / (K - 1), axis=1)
 
     def predict(self, X):
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
+        """The class of the largest decision (of the largest vote share)."""
+        for d in self._staged_decision(X):
+            pass
+        return self.classes_[np.argmax(d, axis=1)]
 
     def staged_predict(self, X):
         """Predictions after each round."""
@@ -269,6 +338,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
             yield self.classes_[np.argmax(d, axis=1)]
 
     def staged_predict_proba(self, X):
+        """:meth:`predict_proba` after each round."""
         for d in self._staged_decision(X):
             yield self._proba(d)
 
@@ -324,7 +394,7 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
         base = self._learner(3)
         w = check_weights(sample_weight, Xe)
         w = w / w.sum()
-        Xb = self._bin(Xe, w) if isinstance(base, BaseDecisionTree) else None
+        Xb = self._bin(Xe, w) if grows_on_shared_bins(base) else None
         rng = check_random_state(self.random_state)
         self.estimators_, weights, errors = [], [], []
         for m in range(self.n_estimators):
@@ -386,10 +456,17 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
         return self._median(preds, np.asarray(self.estimator_weights_))
 
     def staged_predict(self, X):
+        """Predictions after each round."""
         Xe = self._encoded(X)
         preds = np.column_stack([self._raw_member(e, Xe) for e in self.estimators_])
         for m in range(1, len(self.estimators_) + 1):
             yield self._median(preds[:, :m], np.asarray(self.estimator_weights_[:m]))
+
+    def staged_score(self, X, y, sample_weight=None):
+        """R² after each round."""
+        from sklearn.metrics import r2_score
+        for pred in self.staged_predict(X):
+            yield r2_score(y, pred, sample_weight=sample_weight)
 
 
 register(AdaBoostClassifier, AdaBoostRegressor)

@@ -8,15 +8,20 @@ on the resampled rows (and columns) themselves.
 from numbers import Integral, Real
 
 import numpy as np
+from scipy import sparse
 from sklearn.base import ClassifierMixin, RegressorMixin, clone, is_classifier, is_regressor
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils import get_tags
+from sklearn.utils._available_if import available_if
+from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import check_array, register
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 from ..trees.encoding import check_weights
 from ..engine.grower import GrowerWorkspace
 from ..trees.targets import check_regression_target, encode_classification_target
-from ._base import BaseTreeEnsemble, drawn_rows, in_bag_rows, resolve_max_samples
+from ._base import (BaseTreeEnsemble, drawn_rows, grows_on_shared_bins, in_bag_rows,
+                    resolve_max_samples, set_random_states)
 from ._parallel import release_free_memory, run_chunks
 
 
@@ -30,11 +35,11 @@ def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, w, in_bag):
     for i in chunk:
         est = members[i]
         counts, features = plans[i]
-        if isinstance(est, BaseDecisionTree) and features is None:
+        if Xb is not None and grows_on_shared_bins(est) and features is None:
             weights = counts.astype(np.float64) if w is None else w * counts
+            # the grower's seed comes from the tree's random_state, as in its own fit
             est._grow(Xb, est._stats(y, weights), np.flatnonzero(weights > 0),
-                      total_weight=weights.sum(), parallel=parallel,
-                      seed=int(bag._member_seeds[i]), workspace=workspace)
+                      total_weight=weights.sum(), parallel=parallel, workspace=workspace)
             del weights
             release_free_memory()
         else:
@@ -74,9 +79,9 @@ class BaseBagging(BaseTreeEnsemble):
         "estimator": [HasMethods(["fit", "predict"]), None],
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "max_samples": [Interval(Integral, 1, None, closed="left"),
-                        Interval(Real, 0.0, 1.0, closed="right")],
+                        Interval(RealNotInt, 0.0, 1.0, closed="right")],
         "max_features": [Interval(Integral, 1, None, closed="left"),
-                         Interval(Real, 0.0, 1.0, closed="right")],
+                         Interval(RealNotInt, 0.0, 1.0, closed="right")],
         "bootstrap": ["boolean"],
         "bootstrap_features": ["boolean"],
         "oob_score": ["boolean"],
@@ -110,6 +115,7 @@ class BaseBagging(BaseTreeEnsemble):
             raise ValueError("oob_score=True needs bootstrap=True (out-of-bag samples exist "
                              "only with bootstrap sampling).")
         base = self._base_estimator()
+        self._drop_oob()
         warm = self.warm_start and hasattr(self, "estimators_")
         if warm and self.n_estimators < len(self.estimators_):
             raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
@@ -137,15 +143,15 @@ class BaseBagging(BaseTreeEnsemble):
                 features = np.sort(rng.randint(0, p, n_feat) if self.bootstrap_features
                                    else rng.permutation(p)[:n_feat])
             plans.append((counts, features))
-        tree_path = isinstance(base, BaseDecisionTree)
-        Xb = (self.bin_mapper_.transform(Xe) if warm else self._bin(Xe, w)) \
-            if tree_path else None
-        self._member_seeds = seeds[start:]
+        tree_path = grows_on_shared_bins(base)
+        if tree_path and (not warm or "bin_mapper_" in vars(self)):
+            Xb = self.bin_mapper_.transform(Xe) if warm else self._bin(Xe, w)
+        else:
+            Xb, tree_path = None, False
         members = []
         for s, (_, feats) in zip(seeds[start:], plans):
-            est = clone(base)
-            if "random_state" in est.get_params():
-                est.set_params(random_state=int(s))
+            # every random_state of the member, nested ones too, from the member's seed
+            est = set_random_states(clone(base), int(s))
             if tree_path and feats is None:
                 self._attach(est)
                 est.max_features_ = None
@@ -185,6 +191,51 @@ class BaseBagging(BaseTreeEnsemble):
         votes = np.zeros((Xe.shape[0], self.n_classes_))
         votes[np.arange(Xe.shape[0]), np.searchsorted(self.classes_, est.predict(Xi))] = 1
         return votes
+
+    @property
+    def estimator_(self):
+        """The learner the members are copies of: ``estimator``, or the default
+        treeboost CART tree (scikit-learn's name)."""
+        check_is_fitted(self, "estimators_")
+        return self._base_estimator()
+
+    def __sklearn_tags__(self):
+        # NaN is the member's to accept: a treeboost tree routes it, most others refuse it
+        tags = super().__sklearn_tags__()
+        if self.estimator is not None:
+            tags.input_tags.allow_nan = get_tags(self.estimator).input_tags.allow_nan
+        return tags
+
+    def _member_call(self, est, Xe, features, method):
+        """``est.<method>`` on the columns the member reads; a member whose tree reads
+        the ensemble's encoded input calls its tree (the input is encoded already)."""
+        full = features.shape[0] == self.n_features_in_ and np.array_equal(
+            features, np.arange(features.size))
+        if full and "tree_" in vars(est) and getattr(est, "_encoder", None) is self._encoder:
+            return getattr(est.tree_, method)(Xe)
+        return getattr(est, method)(Xe if full else Xe[:, features])
+
+    def apply(self, X):
+        """Leaf index of each sample in each member, shape (n_samples, n_estimators)
+        (members with an ``apply`` method: trees)."""
+        Xe = self._encoded(X)
+        return np.column_stack([self._member_call(e, Xe, f, "apply") for e, f in
+                                zip(self.estimators_, self.estimators_features_)])
+
+    def decision_path(self, X):
+        """The nodes each sample goes through in every member (trees).
+
+        Returns
+        -------
+        indicator : sparse CSR matrix of shape (n_samples, n_nodes)
+            The nodes of member ``k`` are the columns ``n_nodes_ptr[k]:n_nodes_ptr[k+1]``.
+        n_nodes_ptr : ndarray of shape (n_estimators + 1,)
+        """
+        Xe = self._encoded(X)
+        paths = [self._member_call(e, Xe, f, "decision_path") for e, f in
+                 zip(self.estimators_, self.estimators_features_)]
+        n_nodes_ptr = np.cumsum([0] + [p.shape[1] for p in paths])
+        return sparse.hstack(paths, format="csr"), n_nodes_ptr
 
     def _aggregate(self, Xe):
         total = None
@@ -256,7 +307,8 @@ class BaseBagging(BaseTreeEnsemble):
         if not self._is_classifier() and trees:
             self._check_output_bound(where, trees)
         if "_member_seeds" in vars(self):
-            # the seeds of the last fit's members (read by the fit workers only)
+            # the seeds of the last fit's members, in files of older versions (not read:
+            # the members grow from their own random_state now)
             check_array(self._member_seeds, f"{where}._member_seeds", ("int64", "int32"),
                         ndim=1, low=0)
 
@@ -325,6 +377,31 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
     def predict_proba(self, X):
         """Mean class probabilities (soft voting) or vote shares (hard voting)."""
         return self._aggregate(self._encoded(X))
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba` (``-inf`` for a class of probability 0)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def _member_has_decision_function(self):
+        if "estimators_" in vars(self):
+            return hasattr(self.estimators_[0], "decision_function")
+        return hasattr(self.estimator, "decision_function")    # None: a tree has none
+
+    @available_if(_member_has_decision_function)
+    def decision_function(self, X):
+        """Mean of the members' ``decision_function`` (when the member has one), as
+        scikit-learn's bagging: shape (n_samples,) for two classes, else
+        (n_samples, n_classes); every member must have seen every class."""
+        Xe = self._encoded(X)
+        total = 0.0
+        for est, feats in zip(self.estimators_, self.estimators_features_):
+            if est.classes_.shape[0] != self.n_classes_:
+                raise ValueError("decision_function needs every member to have seen all "
+                                 f"{self.n_classes_} classes; a bootstrap sample missed "
+                                 "some (more rows per member would help).")
+            total = total + self._member_call(est, Xe, feats, "decision_function")
+        return total / len(self.estimators_)
 
     def predict(self, X):
         proba = self.predict_proba(X)

@@ -7,9 +7,11 @@ cut point at random and, by default, use all rows.  X is binned once; all trees 
 from numbers import Integral, Real
 
 import numpy as np
+from scipy import sparse
 from sklearn.base import ClassifierMixin, RegressorMixin
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import check_array, register
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
@@ -59,9 +61,10 @@ def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws):
             if w is not None:
                 tree_weights *= w
         rows = np.flatnonzero(tree_weights > 0)
+        # the grower's seed comes from the tree's random_state, as in the tree's own
+        # fit: the tree refitted alone on its sample grows the same tree
         tree._grow(Xb, forest._stats(y, tree_weights), rows,
-                   total_weight=tree_weights.sum(), parallel=parallel, seed=int(seeds[i]),
-                   workspace=workspace)
+                   total_weight=tree_weights.sum(), parallel=parallel, workspace=workspace)
         out.append((tree, bits))
         del rows, tree_weights
         release_free_memory()
@@ -89,13 +92,13 @@ class BaseForest(BaseTreeEnsemble):
            for p in _TREE_PARAMS if p != "criterion"},
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "bootstrap": ["boolean"],
-        "oob_score": ["boolean"],
+        "oob_score": ["boolean", callable],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         "warm_start": ["boolean"],
         "max_samples": [None, Interval(Integral, 1, None, closed="left"),
-                        Interval(Real, 0.0, 1.0, closed="right")],
+                        Interval(RealNotInt, 0.0, 1.0, closed="right")],
     }
     _splitter = "best"
 
@@ -112,6 +115,7 @@ class BaseForest(BaseTreeEnsemble):
             raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
                              f"{len(self.estimators_)} trees already fitted with "
                              f"warm_start=True.")
+        self._drop_oob()
         Xe = self._encode_X(X, reset=not warm)
         y = self._validate_target(y, Xe.shape[0])
         w = check_weights(sample_weight, Xe, None if self._is_classifier() else y)
@@ -155,10 +159,23 @@ class BaseForest(BaseTreeEnsemble):
 
     def _make_tree(self, seed):
         params = {p: getattr(self, p) for p in _TREE_PARAMS}
-        if self._is_classifier():
-            return DecisionTreeClassifier(splitter=self._splitter, random_state=int(seed),
-                                          **params)
-        return DecisionTreeRegressor(splitter=self._splitter, random_state=int(seed), **params)
+        cls = DecisionTreeClassifier if self._is_classifier() else DecisionTreeRegressor
+        return cls(splitter=self._splitter,
+                   random_state=None if seed is None else int(seed), **params)
+
+    @property
+    def estimator(self):
+        """The kind of tree the forest grows, unfitted and with its default parameters
+        (scikit-learn's name; not a parameter: the trees take the forest's)."""
+        cls = DecisionTreeClassifier if self._is_classifier() else DecisionTreeRegressor
+        return cls(splitter=self._splitter)
+
+    @property
+    def estimator_(self):
+        """The template of the trees: the forest's tree parameters, no seed (each tree
+        of ``estimators_`` is a copy with its own ``random_state``)."""
+        check_is_fitted(self, "estimators_")
+        return self._make_tree(None)
 
     def _is_classifier(self):
         return isinstance(self, ClassifierMixin)
@@ -168,7 +185,7 @@ class BaseForest(BaseTreeEnsemble):
 
     def _set_oob(self, Xe, y):
         n = Xe.shape[0]
-        super()._set_oob(Xe, y, (
+        super()._set_oob(Xe, y, scoring=self.oob_score, members=(
             (np.flatnonzero(np.unpackbits(bits, count=n)),
              lambda rows, tree=tree: self._tree_outputs(tree, rows))
             for tree, bits in zip(self.estimators_, self._oob_bits)))
@@ -209,6 +226,21 @@ class BaseForest(BaseTreeEnsemble):
         """Leaf index of each sample in each tree, shape (n_samples, n_estimators)."""
         Xe = self._encoded(X)
         return np.column_stack([t.tree_.apply(Xe) for t in self.estimators_])
+
+    def decision_path(self, X):
+        """The nodes each sample goes through, in every tree.
+
+        Returns
+        -------
+        indicator : sparse CSR matrix of shape (n_samples, n_nodes)
+            Entry ``(i, j)`` is 1 when sample ``i`` goes through node ``j``; the nodes of
+            tree ``k`` are the columns ``n_nodes_ptr[k]:n_nodes_ptr[k + 1]``.
+        n_nodes_ptr : ndarray of shape (n_estimators + 1,)
+        """
+        Xe = self._encoded(X)
+        paths = [t.tree_.decision_path(Xe) for t in self.estimators_]
+        n_nodes_ptr = np.cumsum([0] + [p.shape[1] for p in paths])
+        return sparse.hstack(paths, format="csr"), n_nodes_ptr
 
     # -- the state read from a model file ---------------------------------------------------
 
@@ -311,8 +343,12 @@ _DOC = """
         Features drawn at each node.
     bootstrap : bool
         Draw each tree's rows with replacement (as integer weights).
-    oob_score : bool, default=False
-        Score the out-of-bag predictions (accuracy or R²) in ``oob_score_``.
+    oob_score : bool or callable, default=False
+        Score the out-of-bag predictions in ``oob_score_``: accuracy or R², or
+        ``oob_score(y, pred)`` of a callable (``pred`` the class codes
+        ``argmax(oob_decision_function_)`` of a classifier, ``oob_prediction_`` of a
+        regressor; ``y`` the training targets, class codes for a classifier), as in
+        scikit-learn.
     n_jobs : int, default=None
         Trees fitted in parallel on threads (``-1``: all cores); see
         :mod:`treeboost.ensembles._parallel`.

@@ -1,7 +1,8 @@
 """The base learners: binning, histograms, split search, growth, the CART estimators, the
 classic multiway trees (ID3, C4.5), pruning, rules and pictures."""
 from ..engine.binning import BinMapper
-from .cart import DecisionTreeClassifier, DecisionTreeRegressor
+from .cart import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
+                   ExtraTreeRegressor)
 from .classic import C45Classifier, ID3Classifier, MultiwayTree
 from .encoding import FeatureEncoder
 from ..engine.grower import TreeGrower
@@ -11,6 +12,7 @@ from .rules import RuleListClassifier
 from ..engine.tree import Tree
 
 __all__ = ["BinMapper", "C45Classifier", "DecisionTreeClassifier", "DecisionTreeRegressor",
-           "FeatureEncoder", "ID3Classifier", "MultiwayTree", "RuleListClassifier", "Tree",
+           "ExtraTreeClassifier", "ExtraTreeRegressor", "FeatureEncoder", "ID3Classifier",
+           "MultiwayTree", "RuleListClassifier", "Tree",
            "TreeGrower", "cost_complexity_pruning_path", "pessimistic_pruning", "pre_pruning",
            "prune_ccp", "reduced_error_pruning"]

@@ -11,7 +11,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
@@ -57,13 +57,15 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
 
     _parameter_constraints = {
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        # a fraction is a float (RealNotInt): the integer 1 is a count, and a split
+        # needs at least 2 samples, as in scikit-learn
         "min_samples_split": [Interval(Integral, 2, None, closed="left"),
-                              Interval(Real, 0.0, 1.0, closed="right")],
+                              Interval(RealNotInt, 0.0, 1.0, closed="right")],
         "min_samples_leaf": [Interval(Integral, 1, None, closed="left"),
-                             Interval(Real, 0.0, 1.0, closed="neither")],
+                             Interval(RealNotInt, 0.0, 1.0, closed="neither")],
         "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
         "max_features": [Interval(Integral, 1, None, closed="left"),
-                         Interval(Real, 0.0, 1.0, closed="right"),
+                         Interval(RealNotInt, 0.0, 1.0, closed="right"),
                          StrOptions({"sqrt", "log2"}), None],
         "random_state": ["random_state"],
         "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
@@ -385,4 +387,67 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         return self.tree_.predict(Xe)[:, 0]
 
 
-register(DecisionTreeClassifier, DecisionTreeRegressor, Tree, BinMapper, FeatureEncoder)
+class ExtraTreeClassifier(DecisionTreeClassifier):
+    """One extremely randomized classification tree (Geurts et al. 2006).
+
+    A :class:`DecisionTreeClassifier` with scikit-learn's defaults for a single
+    Extra-Tree: ``splitter="random"`` (one cut drawn uniformly between the node's
+    smallest and largest bin of each sampled numeric feature; the best of those cuts is
+    taken) and ``max_features="sqrt"``.  Meant as the member of an ensemble
+    (:class:`~treeboost.ExtraTreesClassifier`, :class:`~treeboost.BaggingClassifier`).
+
+    Parameters
+    ----------
+    criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
+    random_state, max_leaf_nodes, min_impurity_decrease, class_weight, max_bins,
+    categorical_features
+        As in :class:`DecisionTreeClassifier`.
+    splitter : {"random", "best"}, default="random"
+    max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
+    """
+
+    def __init__(self, *, criterion="gini", splitter="random", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features="sqrt", random_state=None, max_leaf_nodes=None,
+                 min_impurity_decrease=0.0, class_weight=None, max_bins=255,
+                 categorical_features=None):
+        super().__init__(
+            criterion=criterion, splitter=splitter, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
+            random_state=random_state, max_leaf_nodes=max_leaf_nodes,
+            min_impurity_decrease=min_impurity_decrease, class_weight=class_weight,
+            max_bins=max_bins, categorical_features=categorical_features)
+
+
+class ExtraTreeRegressor(DecisionTreeRegressor):
+    """One extremely randomized regression tree (Geurts et al. 2006).
+
+    A :class:`DecisionTreeRegressor` with scikit-learn's defaults for a single
+    Extra-Tree: ``splitter="random"`` and ``max_features=1.0`` (see
+    :class:`ExtraTreeClassifier`).
+
+    Parameters
+    ----------
+    criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
+    random_state, max_leaf_nodes, min_impurity_decrease, max_bins, categorical_features
+        As in :class:`DecisionTreeRegressor`.
+    splitter : {"random", "best"}, default="random"
+    max_features : int, float, {"sqrt", "log2"} or None, default=1.0
+    """
+
+    def __init__(self, *, criterion="squared_error", splitter="random", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=1.0, random_state=None, max_leaf_nodes=None,
+                 min_impurity_decrease=0.0, max_bins=255, categorical_features=None):
+        super().__init__(
+            criterion=criterion, splitter=splitter, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
+            random_state=random_state, max_leaf_nodes=max_leaf_nodes,
+            min_impurity_decrease=min_impurity_decrease, max_bins=max_bins,
+            categorical_features=categorical_features)
+
+
+register(DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
+         ExtraTreeRegressor, Tree, BinMapper, FeatureEncoder)
