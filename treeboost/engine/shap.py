@@ -36,138 +36,207 @@ _BLOCK = 32
 #: a bagging ensemble that read a subset of the columns); ``frac_left`` the fraction of
 #: the node's cover that goes left; ``value`` the leaf values, ``V`` columns per tree
 #: added to outputs ``output[t] .. output[t] + V - 1``; ``max_depth`` sizes the path
-#: buffers.
+#: buffers; ``repeats`` whether an ancestor of the node splits on its player.
 ShapForest = namedtuple("ShapForest", [
     "left", "right", "feature", "player", "threshold", "missing_left", "is_cat", "bitset",
-    "frac_left", "value", "roots", "output", "max_depth"])
+    "frac_left", "value", "roots", "output", "max_depth", "repeats"])
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _extend(pd, pz, po, pw, lev, length, z, o, d):
-    """EXTEND: append feature ``d`` with zero fraction ``z`` and one fraction ``o`` to
-    the path of level ``lev``, which holds elements ``0 .. length - 1``; the weights of
-    coalition sizes become ``w_j (length - j) z / (length + 1)`` (feature left out) plus
-    ``w_{j-1} j o / (length + 1)`` (feature in)."""
+def _extend(b, lev, length, z, o, d):
+    """EXTEND: row ``lev`` of the path becomes row ``lev - 1`` (elements
+    ``0 .. length - 1``) with feature ``d`` appended, of zero fraction ``z`` and one
+    fraction ``o``; the weights of coalition sizes become ``w_j (length - j) z /
+    (length + 1)`` (feature left out) plus ``w_{j-1} j o / (length + 1)`` (feature in).
+    The copy and the update are one pass; ``b.inv[k] = 1 / k``: the kernels multiply by
+    reciprocals of these small integers instead of dividing."""
+    pd, pz, po, pw = b.pd, b.pz, b.po, b.pw
+    for j in range(length):
+        pd[lev, j] = pd[lev - 1, j]
+        pz[lev, j] = pz[lev - 1, j]
+        po[lev, j] = po[lev - 1, j]
     pd[lev, length] = d
     pz[lev, length] = z
     po[lev, length] = o
-    pw[lev, length] = 1.0 if length == 0 else 0.0
-    for j in range(length - 1, -1, -1):
-        pw[lev, j + 1] += o * pw[lev, j] * (j + 1) / (length + 1)
-        pw[lev, j] = z * pw[lev, j] * (length - j) / (length + 1)
+    if length == 0:
+        pw[lev, 0] = 1.0
+        return
+    scale = b.inv[length + 1]
+    pw[lev, length] = 0.0
+    if o != 0.0:
+        for j in range(length - 1, -1, -1):
+            w = pw[lev - 1, j]
+            pw[lev, j + 1] += o * w * (j + 1) * scale
+            pw[lev, j] = z * w * (length - j) * scale
+    else:
+        for j in range(length - 1, -1, -1):
+            pw[lev, j] = z * pw[lev - 1, j] * (length - j) * scale
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _unwind(pd, pz, po, pw, lev, last, k):
+def _unwind(pd, pz, po, pw, lev, last, k, inv):
     """UNWIND: remove element ``k`` from the path ``0 .. last`` of level ``lev`` (the
     inverse of its EXTEND, solved from the top weight down when ``o != 0``, from each
     weight when ``o = 0``, then ``z != 0``: a path never holds ``z = o = 0``)."""
     o = po[lev, k]
     z = pz[lev, k]
     nxt = pw[lev, last]
-    for j in range(last - 1, -1, -1):
-        if o != 0.0:
+    if o != 0.0:
+        top = (last + 1) / o
+        for j in range(last - 1, -1, -1):
             t = pw[lev, j]
-            pw[lev, j] = nxt * (last + 1) / ((j + 1) * o)
-            nxt = t - pw[lev, j] * z * (last - j) / (last + 1)
-        else:
-            pw[lev, j] = pw[lev, j] * (last + 1) / (z * (last - j))
+            pw[lev, j] = nxt * top * inv[j + 1]
+            nxt = t - pw[lev, j] * z * (last - j) * inv[last + 1]
+    else:
+        top = (last + 1) / z
+        for j in range(last - 1, -1, -1):
+            pw[lev, j] = pw[lev, j] * top * inv[last - j]
     for j in range(k, last):
         pd[lev, j] = pd[lev, j + 1]
         pz[lev, j] = pz[lev, j + 1]
         po[lev, j] = po[lev, j + 1]
 
 
-@njit(nogil=True, cache=True, inline="always")
-def _unwound_sum(pz, po, pw, lev, last, k):
-    """Total weight of the path ``0 .. last`` of level ``lev`` without element ``k``
-    (what :func:`_unwind` would leave, summed, without changing the path)."""
-    o = po[lev, k]
-    z = pz[lev, k]
-    total = 0.0
-    if o != 0.0:
-        nxt = pw[lev, last]
-        for j in range(last - 1, -1, -1):
-            t = nxt / ((j + 1) * o)
-            total += t
-            nxt = pw[lev, j] - t * z * (last - j)
-    else:
-        for j in range(last - 1, -1, -1):
-            total += pw[lev, j] / (z * (last - j))
-    return total * (last + 1)
+#: a parallel task's scratch arrays.  Path rows ``pd`` (feature), ``pz`` (zero
+#: fraction), ``po`` (one fraction), ``pw`` (weight of each coalition size), one row per
+#: depth, ``plen[lev]`` the last index of row ``lev`` after its node's UNWIND; the stack
+#: of nodes to visit with their level and the (z, o, feature) they extend their path
+#: with; ``inv[k] = 1 / k``; the leaf's scratch for the elements with ``o != 0``.
+PathBuffers = namedtuple("PathBuffers", [
+    "pd", "pz", "po", "pw", "plen", "s_node", "s_lev", "s_z", "s_o", "s_d", "inv",
+    "one_at", "one_next", "one_total", "one_z", "one_inv"])
 
 
 @njit(nogil=True, cache=True)
-def _shap_one(X, i, f, t, phi, pd, pz, po, pw, plen, s_node, s_lev, s_z, s_o, s_d):
+def _path_buffers(max_depth):
+    size = max_depth + 2
+    inv = np.empty(size + 2)
+    inv[0] = 0.0
+    for k in range(1, size + 2):
+        inv[k] = 1.0 / k
+    return PathBuffers(
+        np.empty((size, size), np.int64), np.empty((size, size)), np.empty((size, size)),
+        np.empty((size, size)), np.empty(size, np.int64), np.empty(size + 1, np.int64),
+        np.empty(size + 1, np.int64), np.empty(size + 1), np.empty(size + 1),
+        np.empty(size + 1, np.int64), inv, np.empty(size, np.int64), np.empty(size),
+        np.empty(size), np.empty(size), np.empty(size))
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _leaf(phi, b, lev, last, value, node, out0):
+    """A leaf's share: each element ``k`` of the path gets ``w_k (o_k - z_k) v`` with
+    ``w_k`` the path's total weight without it (:func:`_unwound_sum`).
+
+    Two shortcuts of the same sums: for ``o_k = 0``, ``w_k = (last + 1) / z_k
+    sum_j pw_j / (last - j)``, so ``w_k (0 - z_k)`` is one number for all of them; the
+    elements with ``o_k != 0`` run their recurrences side by side (independent
+    iterations, which the processor overlaps)."""
+    n_one = 0
+    n_zero = 0
+    top_w = b.pw[lev, last]
+    for k in range(1, last + 1):
+        o = b.po[lev, k]
+        if o != 0.0:
+            b.one_at[n_one] = k
+            b.one_next[n_one] = top_w
+            b.one_total[n_one] = 0.0
+            b.one_z[n_one] = b.pz[lev, k]
+            b.one_inv[n_one] = 1.0 / o
+            n_one += 1
+        else:
+            n_zero += 1
+    zero_share = 0.0
+    if n_zero:
+        for j in range(last - 1, -1, -1):
+            zero_share += b.pw[lev, j] * b.inv[last - j]
+        zero_share *= -(last + 1)
+    for j in range(last - 1, -1, -1):
+        a = b.inv[j + 1]
+        c = last - j
+        w = b.pw[lev, j]
+        for m in range(n_one):
+            t = b.one_next[m] * a * b.one_inv[m]
+            b.one_total[m] += t
+            b.one_next[m] = w - t * b.one_z[m] * c
+    for m in range(n_one):
+        k = b.one_at[m]
+        share = b.one_total[m] * (last + 1) * (b.po[lev, k] - b.one_z[m])
+        p = b.pd[lev, k]
+        for c in range(value.shape[1]):
+            phi[p, out0 + c] += share * value[node, c]
+    if n_zero:
+        for k in range(1, last + 1):
+            if b.po[lev, k] == 0.0:
+                p = b.pd[lev, k]
+                for c in range(value.shape[1]):
+                    phi[p, out0 + c] += zero_share * value[node, c]
+
+
+@njit(nogil=True, cache=True)
+def _shap_one(X, i, f, t, phi, b):
     """Add the SHAP values of row ``i`` of ``X`` in tree ``t`` of ``f`` (a
-    :class:`ShapForest`) to ``phi`` (n_players, n_outputs).
+    :class:`ShapForest`) to ``phi`` (n_players, n_outputs), with the scratch arrays
+    ``b`` (:class:`PathBuffers`).
 
     Depth first with an explicit stack; the path of a node lives in row ``lev`` (its
     depth) of the path buffers, copied from its parent's row: the parent's row stays
     intact until every node below it is done, since the next node at its depth is
     visited only then."""
-    n_values = f.value.shape[1]
+    pd, pz, po, pw = b.pd, b.pz, b.po, b.pw
     out0 = f.output[t]
     top = 1
-    s_node[0] = f.roots[t]
-    s_lev[0] = 0
-    s_z[0] = 1.0
-    s_o[0] = 1.0
-    s_d[0] = -1
+    b.s_node[0] = f.roots[t]
+    b.s_lev[0] = 0
+    b.s_z[0] = 1.0
+    b.s_o[0] = 1.0
+    b.s_d[0] = -1
     while top > 0:
         top -= 1
-        node = s_node[top]
-        lev = s_lev[top]
-        length = 0 if lev == 0 else plen[lev - 1] + 1
-        for j in range(length):
-            pd[lev, j] = pd[lev - 1, j]
-            pz[lev, j] = pz[lev - 1, j]
-            po[lev, j] = po[lev - 1, j]
-            pw[lev, j] = pw[lev - 1, j]
-        _extend(pd, pz, po, pw, lev, length, s_z[top], s_o[top], s_d[top])
+        node = b.s_node[top]
+        lev = b.s_lev[top]
+        length = 0 if lev == 0 else b.plen[lev - 1] + 1
+        _extend(b, lev, length, b.s_z[top], b.s_o[top], b.s_d[top])
         last = length        # the path is 0 .. last; element 0 stands for no feature
         left = f.left[node]
         if left == TREE_LEAF:
-            for k in range(1, last + 1):
-                w = _unwound_sum(pz, po, pw, lev, last, k) * (po[lev, k] - pz[lev, k])
-                p = pd[lev, k]
-                for c in range(n_values):
-                    phi[p, out0 + c] += w * f.value[node, c]
+            _leaf(phi, b, lev, last, f.value, node, out0)
             continue
         right = f.right[node]
         d = f.player[node]
         go_left = goes_left_raw(X[i, f.feature[node]], f.missing_left[node],
                                 f.is_cat[node], f.bitset, node, f.threshold[node])
         # a feature met again on the path: its earlier element leaves the path and its
-        # fractions multiply the new ones
+        # fractions multiply the new ones (whether an ancestor splits on the node's
+        # feature is a property of the tree, known before the walk)
         iz = 1.0
         io = 1.0
-        for k in range(1, last + 1):
-            if pd[lev, k] == d:
-                iz = pz[lev, k]
-                io = po[lev, k]
-                _unwind(pd, pz, po, pw, lev, last, k)
-                last -= 1
-                break
-        plen[lev] = last
+        if f.repeats[node]:
+            for k in range(1, last + 1):
+                if pd[lev, k] == d:
+                    iz = pz[lev, k]
+                    io = po[lev, k]
+                    _unwind(pd, pz, po, pw, lev, last, k, b.inv)
+                    last -= 1
+                    break
+        b.plen[lev] = last
         fl = f.frac_left[node]
         hot_z = iz * (fl if go_left else 1.0 - fl)
         cold_z = iz * (1.0 - fl if go_left else fl)
         # a child that neither x nor any cover reaches (z = o = 0) zeroes every weight
         # below it: it adds nothing and would divide by its zero fraction
         if cold_z != 0.0:
-            s_node[top] = right if go_left else left
-            s_lev[top] = lev + 1
-            s_z[top] = cold_z
-            s_o[top] = 0.0
-            s_d[top] = d
+            b.s_node[top] = right if go_left else left
+            b.s_lev[top] = lev + 1
+            b.s_z[top] = cold_z
+            b.s_o[top] = 0.0
+            b.s_d[top] = d
             top += 1
         if hot_z != 0.0 or io != 0.0:
-            s_node[top] = left if go_left else right
-            s_lev[top] = lev + 1
-            s_z[top] = hot_z
-            s_o[top] = io
-            s_d[top] = d
+            b.s_node[top] = left if go_left else right
+            b.s_lev[top] = lev + 1
+            b.s_z[top] = hot_z
+            b.s_o[top] = io
+            b.s_d[top] = d
             top += 1
 
 
@@ -177,25 +246,14 @@ def _tree_shap(X, f, out):
     (n_samples, n_players, n_outputs).  Blocks of rows in parallel, each with its own
     path buffers; a block walks one tree after the other."""
     n = X.shape[0]
-    size = f.max_depth + 2
     n_trees = f.roots.shape[0]
-    for b in prange((n + _BLOCK - 1) // _BLOCK):
-        lo = b * _BLOCK
+    for blk in prange((n + _BLOCK - 1) // _BLOCK):
+        lo = blk * _BLOCK
         hi = min(n, lo + _BLOCK)
-        pd = np.empty((size, size), np.int64)
-        pz = np.empty((size, size))
-        po = np.empty((size, size))
-        pw = np.empty((size, size))
-        plen = np.empty(size, np.int64)
-        s_node = np.empty(size + 1, np.int64)
-        s_lev = np.empty(size + 1, np.int64)
-        s_z = np.empty(size + 1)
-        s_o = np.empty(size + 1)
-        s_d = np.empty(size + 1, np.int64)
+        b = _path_buffers(f.max_depth)
         for t in range(n_trees):
             for i in range(lo, hi):
-                _shap_one(X, i, f, t, out[i], pd, pz, po, pw, plen, s_node, s_lev, s_z, s_o,
-                          s_d)
+                _shap_one(X, i, f, t, out[i], b)
 
 
 @njit(nogil=True, cache=True)
@@ -222,6 +280,38 @@ def _expected_values(f, out):
                                             + (1.0 - fl) * mean[right - root, c])
         for c in range(n_values):
             out[f.output[t] + c] += mean[0, c]
+
+
+@njit(nogil=True, cache=True)
+def _repeated_players(left, right, player, roots, max_depth):
+    """Per node, whether one of its ancestors splits on its player: depth-first over
+    each tree with the players of the current path by depth."""
+    n_nodes = left.shape[0]
+    repeats = np.zeros(n_nodes, np.bool_)
+    on_path = np.empty(max_depth + 1, np.int64)
+    stack = np.empty(max_depth + 2, np.int64)
+    depth_of = np.empty(max_depth + 2, np.int64)
+    for t in range(roots.shape[0]):
+        top = 1
+        stack[0] = roots[t]
+        depth_of[0] = 0
+        while top > 0:
+            top -= 1
+            node = stack[top]
+            dep = depth_of[top]
+            if left[node] == TREE_LEAF:
+                continue
+            for k in range(dep):
+                if on_path[k] == player[node]:
+                    repeats[node] = True
+                    break
+            on_path[dep] = player[node]
+            stack[top] = right[node]
+            depth_of[top] = dep + 1
+            stack[top + 1] = left[node]
+            depth_of[top + 1] = dep + 1
+            top += 2
+    return repeats
 
 
 def _check_tree(tree, values, where):
@@ -313,7 +403,11 @@ class ShapTrees:
             frac_left=np.ascontiguousarray(frac, dtype=np.float64),
             value=np.ascontiguousarray(np.concatenate(values), dtype=np.float64),
             roots=offsets, output=np.asarray(outputs, dtype=np.int64),
-            max_depth=int(max(int(np.max(t.depth)) for t in trees)))
+            max_depth=int(max(int(np.max(t.depth)) for t in trees)),
+            repeats=np.zeros(0, np.bool_))
+        f = self.forest
+        self.forest = f._replace(repeats=_repeated_players(f.left, f.right, f.player,
+                                                           f.roots, f.max_depth))
         if self.forest.output.shape != (len(trees),) or self.forest.output.min() < 0:
             raise ValueError(f"outputs: must hold one index >= 0 per tree, got "
                              f"{self.forest.output!r}.")
