@@ -239,14 +239,14 @@ def test_crafted_encoder_state_is_refused(grouped_file, tmp_path, case):
 
 def test_a_file_without_the_new_state_loads_as_before(tmp_path):
     """A model file written before grouped and datetime columns (no rare_categories_,
-    is_datetime_, datetime_tz_aware_) loads and predicts as the model did."""
+    datetime_zones_) loads and predicts as the model did."""
     X = pd.DataFrame({"c": list("abcab") * 20, "x": np.arange(100.0)})
     y = np.arange(100) % 2
     model = treeboost.DecisionTreeClassifier(max_depth=3).fit(X, y)
     path = model.save(tmp_path / "new.tbm")
 
     def drop(st):
-        for name in ("rare_categories_", "is_datetime_", "datetime_tz_aware_"):
+        for name in ("rare_categories_", "datetime_zones_"):
             del st[name]
     old = _edit_encoder(path, tmp_path / "old.tbm", drop)
     doc, _ = read_parts(old)

@@ -34,7 +34,7 @@ def test_conversion_by_hand_and_nat_is_missing():
     X, y = _data()
     enc = FeatureEncoder().fit(X)
     np.testing.assert_array_equal(enc.transform(X), _seconds_frame(X).to_numpy())
-    assert enc.is_datetime_.tolist() == [True, False]
+    assert enc.datetime_zones_ == ["naive", None]
     # known numbers: 1970-01-02T00:00:01.5 is 86401.5 s
     t = np.array(["1970-01-02T00:00:01.5", "NaT", "1969-12-31T23:59:59"],
                  dtype="datetime64[ms]")
@@ -82,7 +82,7 @@ def test_time_zones_compare_instants():
     # the zone-aware instants are the naive UTC ones
     naive = treeboost.RandomForestClassifier(5, max_depth=4, random_state=0).fit(X, y)
     np.testing.assert_array_equal(naive.predict_proba(X), model.predict_proba(utc))
-    assert model._encoder.datetime_tz_aware_.tolist() == [True, False]
+    assert model._encoder.datetime_zones_ == ["UTC", None]
 
 
 def test_mismatches_at_predict_are_refused():
@@ -113,25 +113,26 @@ def test_model_file_round_trip(tmp_path):
     model = treeboost.GradientBoostingClassifier(n_estimators=5).fit(X, y)
     loaded = treeboost.load(model.save(tmp_path / "m.tbm"))
     np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
-    assert loaded._encoder.is_datetime_.tolist() == [True, False]
-    assert loaded._encoder.datetime_tz_aware_.tolist() == [True, False]
+    assert loaded._encoder.datetime_zones_ == ["UTC", None]
     with pytest.raises(ValueError, match="naive datetimes"):
         loaded.predict(X.assign(when=X["when"].dt.tz_localize(None)))
 
 
 @pytest.mark.parametrize("edit, message", [
-    (lambda st, a: a[st["datetime_tz_aware_"]["__array__"]].__setitem__(1, True),
-     "datetime_tz_aware_: only a datetime column has a time zone"),
-    (lambda st, a: st.__setitem__("is_datetime_", [True, False]),
-     "is_datetime_: must be an array of dtype bool"),
-    (lambda st, a: st.pop("datetime_tz_aware_"),
-     "datetime_tz_aware_: must be an array of dtype bool"),
+    (lambda st: st["datetime_zones_"].__setitem__(1, "Europe/Paris"),
+     "datetime_zones_: must be a list of 2 entries, each None, 'naive' or 'UTC'"),
+    (lambda st: st["datetime_zones_"].__setitem__(1, 1),
+     "datetime_zones_: must be a list of 2 entries"),
+    (lambda st: st["datetime_zones_"].append(None),
+     "datetime_zones_: must be a list of 2 entries"),
+    (lambda st: st.__setitem__("datetime_zones_", {"__tuple__": ["naive", None]}),
+     "datetime_zones_: must be a list of 2 entries"),
 ])
 def test_crafted_datetime_state_is_refused(tmp_path, edit, message):
     X, y = _data()
     model = treeboost.DecisionTreeClassifier(max_depth=3).fit(X, y)
     doc, arrays = read_parts(model.save(tmp_path / "m.tbm"))
-    edit(doc["model"]["state"]["_encoder"]["state"], arrays)
+    edit(doc["model"]["state"]["_encoder"]["state"])
     write_parts(tmp_path / "bad.tbm", doc, used_only(doc, arrays))
     with pytest.raises(ValueError, match="bad.tbm") as info:
         treeboost.load(tmp_path / "bad.tbm")
@@ -140,7 +141,7 @@ def test_crafted_datetime_state_is_refused(tmp_path, edit, message):
 
 def test_datetime_flag_on_a_categorical_column_is_refused():
     enc = FeatureEncoder([0]).fit(np.array([["a", 1.0], ["b", 2.0]], dtype=object))
-    enc.is_datetime_[0] = True
+    enc.datetime_zones_[0] = "naive"
     with pytest.raises(ValueError, match="a categorical column is not a datetime column"):
         enc._validate_state()
 

@@ -21,6 +21,11 @@ from ._datetimes import format_epoch_seconds, is_datetime, is_tz_aware, to_epoch
 from ._rare_categories import describe_other, group_categories
 
 
+#: ``datetime_zones_`` of a column of datetimes without / with a time zone
+_NAIVE = "naive"
+_UTC = "UTC"
+
+
 def _is_frame(X):
     return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
 
@@ -129,11 +134,11 @@ class FeatureEncoder:
     rare_categories_ : list
         For each feature, the categories that share the last code of a grouped column
         (None for the other columns).
-    is_datetime_ : ndarray of bool, shape (n_features,)
-        The columns of datetimes, encoded as seconds since 1970-01-01 (UTC for a
-        zone-aware column), ``NaT`` as missing.
-    datetime_tz_aware_ : ndarray of bool, shape (n_features,)
-        The datetime columns that had a time zone at fit.
+    datetime_zones_ : list
+        For each feature, ``"naive"`` for a column of datetimes without a time zone,
+        ``"UTC"`` for one with a time zone (of any zone: its instants are compared in
+        UTC), None for the other columns.  Datetime columns are encoded as seconds since
+        1970-01-01, ``NaT`` as missing.
 
     Notes
     -----
@@ -262,12 +267,11 @@ class FeatureEncoder:
         self.is_categorical_ = is_categorical
         self.categories_ = [None] * p
         self.rare_categories_ = [None] * p
-        self.is_datetime_ = np.zeros(p, bool)
-        self.datetime_tz_aware_ = np.zeros(p, bool)
+        self.datetime_zones_ = [None] * p
 
     def _any_datetime(self):
-        flags = vars(self).get("is_datetime_")
-        return flags is not None and bool(flags.any())
+        zones = vars(self).get("datetime_zones_")
+        return zones is not None and any(z is not None for z in zones)
 
     def _rare(self, f):
         # a model file from before grouped columns has no rare_categories_
@@ -278,18 +282,17 @@ class FeatureEncoder:
         found = is_datetime(col)
         if fit:
             if found:
-                self.is_datetime_[f] = True
-                self.datetime_tz_aware_[f] = is_tz_aware(col)
+                self.datetime_zones_[f] = _UTC if is_tz_aware(col) else _NAIVE
                 return to_epoch_seconds(col)
             return self._numeric(col, f, names, fit)
-        flags = vars(self).get("is_datetime_")
-        if flags is None:
+        zones = vars(self).get("datetime_zones_")
+        if zones is None:
             # a model file from before datetime columns: it learned their integer
             # representation, which it still gets
             return self._numeric(col, f, names, fit)
         name = names[f] if names else f
-        if flags[f]:
-            aware = bool(self.datetime_tz_aware_[f])
+        if zones[f] is not None:
+            aware = zones[f] == _UTC
             if not found:
                 raise ValueError(
                     f"Column {name!r} held datetimes in fit but has dtype "
@@ -448,15 +451,15 @@ class FeatureEncoder:
             a datetime column, or a value that is not a finite time.
         """
         f = self._fitted_column(f)
-        flags = vars(self).get("is_datetime_")
-        if flags is None or not flags[f]:
+        zones = vars(self).get("datetime_zones_")
+        if zones is None or zones[f] is None:
             return None
-        return format_epoch_seconds(float(value), utc=bool(self.datetime_tz_aware_[f]))
+        return format_epoch_seconds(float(value), utc=zones[f] == _UTC)
 
     # -- the state read from a model file ---------------------------------------------------
 
     _persist_attributes = ("categorical_features", "is_categorical_", "categories_",
-                           "rare_categories_", "is_datetime_", "datetime_tz_aware_")
+                           "rare_categories_", "datetime_zones_")
 
     def _validate_state(self, where="encoder", n_features=None):
         """Raise ValueError unless the learned columns can encode X for the model.
@@ -466,9 +469,9 @@ class FeatureEncoder:
         are the codes the trees' 256-bit category sets are indexed with), None for the
         others.  A grouped column (``rare_categories_[f]`` not None) has a non-empty
         array of rare categories, distinct and none of them a label of its own code, and
-        a string as its last label (the shared code's).  Datetime flags mark numeric
-        columns only, and a time zone only a datetime column.  A file written before
-        grouped or datetime columns lacks the last three attributes: no column is
+        a string as its last label (the shared code's).  ``datetime_zones_`` marks
+        numeric columns only, with ``"naive"`` or ``"UTC"``.  A file written before
+        grouped or datetime columns lacks the last two attributes: no column is
         grouped, and datetime columns are read as their integer representation, as that
         model learned them.
         """
@@ -514,17 +517,16 @@ class FeatureEncoder:
             if not _distinct(own + rare_list):
                 raise ValueError(f"{wr}: the rare categories must be distinct and differ "
                                  f"from the categories with a code of their own.")
-        if "is_datetime_" not in state and "datetime_tz_aware_" not in state:
+        if "datetime_zones_" not in state:
             return
-        dt = check_array(state.get("is_datetime_"), f"{where}.is_datetime_", "bool", (p,))
-        tz = check_array(state.get("datetime_tz_aware_"), f"{where}.datetime_tz_aware_",
-                         "bool", (p,))
-        if np.any(dt & flags):
-            raise ValueError(f"{where}.is_datetime_: a categorical column is not a datetime "
-                             f"column.")
-        if np.any(tz & ~dt):
-            raise ValueError(f"{where}.datetime_tz_aware_: only a datetime column has a time "
-                             f"zone.")
+        zones = state["datetime_zones_"]
+        if not isinstance(zones, list) or len(zones) != p or \
+                not all(z is None or z in (_NAIVE, _UTC) for z in zones):
+            raise ValueError(f"{where}.datetime_zones_: must be a list of {p} entries, each "
+                             f"None, {_NAIVE!r} or {_UTC!r}.")
+        if any(z is not None and flag for z, flag in zip(zones, flags.tolist())):
+            raise ValueError(f"{where}.datetime_zones_: a categorical column is not a "
+                             f"datetime column.")
 
 
 def _distinct(labels):
