@@ -300,12 +300,13 @@ class FeatureEncoder:
                     f"(numpy datetime64 or pandas datetime64"
                     f"{' with a time zone' if aware else ''}).")
             if is_tz_aware(col) != aware:
-                have, had = ("zone-aware", "naive") if not aware else ("naive", "zone-aware")
+                have, had = ("naive", "zone-aware") if aware else ("zone-aware", "naive")
+                hint = ("localize it to the zone its times are in (Series.dt.tz_localize)"
+                        if aware else "make it naive as in fit (Series.dt.tz_convert(None) "
+                        "gives UTC times)")
                 raise ValueError(
                     f"Column {name!r} holds {have} datetimes ({col.dtype}) but was fitted "
-                    f"with {had} ones; a naive time may be local time or UTC, so convert "
-                    f"the column as in fit"
-                    f"{' (tz_localize the zone the times are in)' if aware else ' (e.g. dt.tz_convert(None) for UTC times)'}.")
+                    f"with {had} ones, and a naive time may be local time or UTC: {hint}.")
             return to_epoch_seconds(col)
         if found:
             raise ValueError(
