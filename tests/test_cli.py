@@ -298,3 +298,22 @@ def test_demo_out_that_cannot_be_written(tmp_path, capsys):
     assert "not a directory" in _error(["demo", "--folds", "2", "--n-estimators", "2",
                                         "--out", str(afile)], capsys)
     assert "--folds" in _error(["demo", "--folds", "1"], capsys)
+
+
+def test_demo_table_auc_is_the_pooled_out_of_fold_auc(capsys):
+    """The table's ROC AUC is the one the ROC picture shows: that of the pooled
+    out-of-fold probabilities (not the mean of the folds' AUCs)."""
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+    from treeboost.cli import FEATURES, _titanic_features
+    from treeboost.demo import demo_models, run_demo
+    X, y, categorical = _titanic_features()
+    y = np.asarray(y)
+    run_demo(X, y, categorical, FEATURES, folds=3, n_estimators=5, plots=False)
+    out = capsys.readouterr().out
+    assert "| ROC AUC (pooled out-of-fold) |" in out
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    for label, est in demo_models(categorical, 5)[:2]:
+        proba = cross_val_predict(est, X, y, cv=cv, method="predict_proba")[:, 1]
+        row = next(line for line in out.splitlines() if line.startswith(f"| {label} |"))
+        assert row.split("|")[3].strip() == f"{roc_auc_score(y, proba):.3f}", row
