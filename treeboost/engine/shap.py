@@ -125,12 +125,15 @@ def _path_buffers(max_depth):
 @njit(nogil=True, cache=True, inline="always")
 def _leaf(phi, b, lev, last, value, node, out0):
     """A leaf's share: each element ``k`` of the path gets ``w_k (o_k - z_k) v`` with
-    ``w_k`` the path's total weight without it (:func:`_unwound_sum`).
+    ``w_k`` the total weight the path would have without it (the weights
+    :func:`_unwind` would leave, summed, the path unchanged).
 
-    Two shortcuts of the same sums: for ``o_k = 0``, ``w_k = (last + 1) / z_k
-    sum_j pw_j / (last - j)``, so ``w_k (0 - z_k)`` is one number for all of them; the
-    elements with ``o_k != 0`` run their recurrences side by side (independent
-    iterations, which the processor overlaps)."""
+    For ``o_k != 0`` that sum runs UNWIND's recurrence from the top weight down,
+    ``t_j = n_{j+1} / ((j + 1) o_k)``, ``n_j = pw_j - t_j z_k (last - j)``,
+    ``w_k = (last + 1) sum_j t_j``; these elements run theirs side by side
+    (independent iterations, which the processor overlaps).  For ``o_k = 0``,
+    ``w_k = (last + 1) / z_k sum_j pw_j / (last - j)``, so ``w_k (0 - z_k)`` is one
+    number for all of them (and no division by ``z_k``)."""
     n_one = 0
     n_zero = 0
     top_w = b.pw[lev, last]
