@@ -93,7 +93,8 @@ def test_hold_out_metrics_are_those_of_the_hold_out(tmp_path, capsys):
     X = _frame_as_model_reads_it(list(model.feature_names_in_))
     y = _frame_as_model_reads_it(["Survived"])["Survived"].to_numpy()
     _, Xte, _, yte = train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
-    assert "hold-out 179 rows" in out
+    assert "Scores on the 179 held-out rows (--test-size 0.2)" in out
+    assert "baseline  0.6145  (accuracy of always predicting 0" in out    # 110 / 179
     # the saved model is the one fitted on the training part: its hold-out scores
     assert f"accuracy  {accuracy_score(yte, model.predict(Xte)):.4f}" in out
     assert f"ROC AUC   {roc_auc_score(yte, model.predict_proba(Xte)[:, 1]):.4f}" in out

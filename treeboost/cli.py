@@ -16,8 +16,8 @@ leaves out others.  The model keeps the names of the columns it was fitted with,
 
 Mistakes (a missing file, an unknown column, a one-valued target, a bad ``--param``, a cell
 holding infinity or text where numbers are expected, too few rows, a file that is not a
-treeboost model, columns that differ from training, an output that cannot be written or
-that is one of the inputs) print one ``treeboost: error:`` line and exit with status 2;
+treeboost model, a training column missing from the file, an unknown ``--drop`` column, an
+output that cannot be written or that is one of the inputs) print one ``treeboost: error:`` line and exit with status 2;
 they never print a traceback.
 
 Every file the command writes (model, predictions, pictures) is written to a temporary file
@@ -362,7 +362,7 @@ def _split(X, y, task, args, n_rows):
     return Xtr, Xte, ytr, yte
 
 
-def _report(model, task, yte, pred, Xte):
+def _report(model, task, yte, pred, Xte, ytr):
     import numpy as np
     from sklearn import metrics
     from sklearn.exceptions import UndefinedMetricWarning
@@ -380,6 +380,11 @@ def _report(model, task, yte, pred, Xte):
 
     if task == "classification":
         show("accuracy", lambda: metrics.accuracy_score(yte, pred))
+        # what accuracy means here: that of always answering the training's commonest class
+        labels, counts = np.unique(ytr, return_counts=True)
+        common = labels[np.argmax(counts)]
+        print(f"  {'baseline':<9} {np.mean(yte == common):.4f}  (accuracy of always "
+              f"predicting {common}, the most frequent class)")
         if hasattr(model, "predict_proba"):
             proba = model.predict_proba(Xte)
             if proba.shape[1] == 2:
@@ -424,9 +429,10 @@ def fit(args):
     except (ValueError, TypeError) as exc:
         raise UserError(f"cannot fit {name} on {args.data}: {exc}") from None
     fit_time = time.perf_counter() - t
-    print(f"{name} fitted on {len(ytr)} rows x {X.shape[1]} columns in {fit_time:.2f} s; "
-          f"hold-out {len(yte)} rows:")
-    _report(model, task, yte, model.predict(Xte), Xte)
+    print(f"{name} fitted on {len(ytr)} rows x {X.shape[1]} columns in {fit_time:.2f} s.")
+    print(f"Scores on the {len(yte)} held-out rows (--test-size {args.test_size:g}), which "
+          f"the fit did not see:")
+    _report(model, task, yte, model.predict(Xte), Xte, ytr)
     model.treeboost_cli_ = {"target": args.target, "task": task,
                             "columns": [str(c) for c in X.columns]}
     try:
