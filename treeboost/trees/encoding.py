@@ -339,9 +339,9 @@ class FeatureEncoder:
         missing = _missing_mask(values)
         if fit:
             if pd_categories is not None:
-                codes = col.cat.codes.to_numpy()
+                pd_codes = col.cat.codes.to_numpy()
                 cats = pd_categories
-                counts = np.bincount(codes[codes >= 0], minlength=cats.shape[0])
+                counts = np.bincount(pd_codes[pd_codes >= 0], minlength=cats.shape[0])
             else:
                 try:
                     cats, counts = np.unique(values[~missing], return_counts=True)
@@ -470,7 +470,9 @@ class FeatureEncoder:
         are the codes the trees' 256-bit category sets are indexed with), None for the
         others.  A grouped column (``rare_categories_[f]`` not None) has a non-empty
         array of rare categories, distinct and none of them a label of its own code, and
-        a string as its last label (the shared code's).  ``datetime_zones_`` marks
+        a string as its last label (the shared code's); the codes are positions, so
+        they are in range by construction, and the rare categories, looked up by binary
+        search only, are bounded by the size of the file.  ``datetime_zones_`` marks
         numeric columns only, with ``"naive"`` or ``"UTC"``.  A file written before
         grouped or datetime columns lacks the last two attributes: no column is
         grouped, and datetime columns are read as their integer representation, as that
