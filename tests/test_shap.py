@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings, strategies as st
 from sklearn.base import is_classifier
 from sklearn.exceptions import NotFittedError
 
@@ -147,6 +148,65 @@ def test_zero_cover_children_give_finite_values_equal_to_brute_force():
             lambda S: _conditional(tree, Xe[r], S, ident)[0], 4), atol=1e-12)
     expected = packed.expected_values(1)[0]
     np.testing.assert_allclose(values.sum(axis=1) + expected, tree.predict(Xe)[:, 0],
+                               atol=1e-9)
+
+
+def _random_tree(rng, n_features, n_outputs, max_depth):
+    """A random binary tree in preorder: numeric and categorical splits, both missing
+    sides, features repeated along paths, covers that are sometimes zero."""
+    from treeboost.engine.tree import Tree
+    categorical = rng.random(n_features) < 0.4
+    nodes = []
+
+    def grow(depth):
+        node = len(nodes)
+        nodes.append(None)
+        if depth == max_depth or (depth > 0 and rng.random() < 0.25):
+            nodes[node] = (-1, -1, -1, depth)
+            return node
+        f = int(rng.integers(n_features))
+        left = grow(depth + 1)
+        right = grow(depth + 1)
+        nodes[node] = (left, right, f, depth)
+        return node
+    grow(0)
+    n = len(nodes)
+    left, right, feature, depth = (np.array(c) for c in zip(*nodes))
+    internal = left != -1
+    is_cat = internal & categorical[np.maximum(feature, 0)]
+    bits = np.zeros((n, 4), np.uint64)
+    bits[is_cat, 0] = rng.integers(0, 16, is_cat.sum()).astype(np.uint64)
+    weight = rng.choice([0.0, 0.5, 1.0, 3.0, 7.0], n, p=[0.1, 0.2, 0.3, 0.2, 0.2])
+    return Tree(n_features, n_outputs, children_left=left.astype(np.int32),
+                children_right=right.astype(np.int32),
+                feature=np.where(internal, feature, -1).astype(np.int32),
+                threshold=np.where(internal & ~is_cat, rng.normal(size=n), np.nan),
+                is_categorical=is_cat, categories_left=bits,
+                missing_go_left=rng.random(n) < 0.5, bin_threshold=np.zeros(n, np.int32),
+                value=rng.normal(size=(n, n_outputs)), impurity=np.zeros(n),
+                n_node_samples=np.ones(n, np.int64), weighted_n_node_samples=weight,
+                gain=np.zeros(n), depth=depth.astype(np.int32))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), n_features=st.integers(1, 4),
+       n_outputs=st.integers(1, 2), max_depth=st.integers(0, 6))
+def test_random_trees_equal_brute_force(seed, n_features, n_outputs, max_depth):
+    rng = np.random.default_rng(seed)
+    trees = [_random_tree(rng, n_features, n_outputs, max_depth) for _ in range(2)]
+    X = np.where(rng.random((4, n_features)) < 0.2, np.nan,
+                 np.where(rng.random((4, n_features)) < 0.5, rng.integers(0, 5, (4, 4))[
+                     :, :n_features], rng.normal(size=(4, n_features))))
+    packed = ShapTrees(trees, [t.value for t in trees], [0, 0])
+    values = packed.shap_values(X, n_features, n_outputs)
+    ident = np.arange(n_features)
+
+    def game(x, S):
+        return sum(_conditional(t, x, S, ident) for t in trees)
+    for r in range(X.shape[0]):
+        np.testing.assert_allclose(values[r], _brute_force(lambda S: game(X[r], S),
+                                                           n_features), atol=1e-9)
+    np.testing.assert_allclose(packed.expected_values(n_outputs), game(X[0], set()),
                                atol=1e-9)
 
 

@@ -337,7 +337,8 @@ def _check_tree(tree, values, where):
     if depth[0] != 0 or np.any(depth[left[internal]] != depth[internal] + 1) \
             or np.any(depth[right[internal]] != depth[internal] + 1):
         raise ValueError(f"{where}: the depths do not follow the children.")
-    if np.asarray(tree.is_categorical)[internal].any() and tree._bitsets().shape[0] != n:
+    if np.asarray(tree.is_categorical)[internal].any() and \
+            np.shape(tree.categories_left) != (n, 4):
         raise ValueError(f"{where}: categorical splits without their category sets.")
 
 
