@@ -11,9 +11,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-#: Tolerance of the match between ``expected_value + sum(values)`` and a model method's
-#: output, when naming what the SHAP values add up to.
-_MATCH_ATOL = 1e-6
+#: Tolerance (relative and absolute) of the match between ``expected_value + sum(values)``
+#: and a model method's output, when naming what the SHAP values add up to.
+_MATCH_TOL = 1e-6
 
 
 class ShapOutput(NamedTuple):
@@ -69,14 +69,12 @@ def explained_output(model, X, values, expected_value, target="y"):
     rows = np.arange(n)
     kind, meaning = _name_outputs(model, X, outputs)
     classes = getattr(model, "classes_", None)
-    if kind in ("probability", "raw score") and classes is not None:
+    if kind in ("probability", "raw score", "decision function") and classes is not None:
+        # one output per class, or one for two classes: that of the second
         names = np.asarray([str(c) for c in classes], dtype=object)
         cls = names[k] if n_out == len(names) else np.full(n, names[-1], dtype=object)
-        what = "probability" if kind == "probability" else (
-            "log-odds" if n_out == 1 else "raw score")
+        what = "log-odds" if kind == "raw score" and n_out == 1 else kind
         label = np.asarray([f"{what}({target} = {c})" for c in cls], dtype=object)
-    elif kind == "decision function" and classes is not None:
-        label = np.full(n, f"decision function({target} = {classes[-1]})", dtype=object)
     else:
         label = np.full(n, f"predicted {target}" if kind == "prediction" else kind,
                         dtype=object)
@@ -97,8 +95,8 @@ def _name_outputs(model, X, outputs):
         candidates.append(("prediction", model.predict))
     for kind, method in candidates:
         got = _as_rows(method(X), n)
-        if got.shape == outputs.shape and np.allclose(got, outputs, rtol=0,
-                                                      atol=_MATCH_ATOL):
+        if got.shape == outputs.shape and np.allclose(got, outputs, rtol=_MATCH_TOL,
+                                                      atol=_MATCH_TOL):
             return kind, _MEANINGS[kind]
     return "model output", _MEANINGS["model output"]
 
