@@ -268,6 +268,21 @@ def test_a_numpy_matrix_and_a_single_row_are_explained_as_predict_reads_them():
         shap_values(model, X[:0])
 
 
+def test_a_loaded_model_is_explained_as_the_fitted_one(tmp_path):
+    X, y = _frame(13, n=200)
+    for model, output in ((tb.BaggingClassifier(n_estimators=3, max_features=0.75,
+                                                random_state=0), "predict_proba"),
+                          (tb.AdaBoostClassifier(n_estimators=3, random_state=0),
+                           "decision_function")):
+        model.fit(X, _classes(y, 3))
+        model.save(tmp_path / "model.tbm")
+        loaded = tb.load(tmp_path / "model.tbm")
+        values, expected = shap_values(loaded, X)
+        np.testing.assert_array_equal(values, shap_values(model, X)[0])
+        np.testing.assert_allclose(values.sum(axis=1) + expected,
+                                   getattr(loaded, output)(X), atol=1e-9)
+
+
 # -- the shap package on the same trees ---------------------------------------------------
 
 def test_agrees_with_the_shap_package_on_the_same_trees():
