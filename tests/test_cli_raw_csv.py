@@ -325,3 +325,36 @@ def test_explain_shap_mistakes(fitted, capsys):
     assert "--shap needs" in _error(["explain", str(path), "--shap"], capsys)
     assert "--top" in _error(["explain", str(path), str(TITANIC), "--top", "0"], capsys)
     assert "--id" in _error(["explain", str(path), "--id", "PassengerId"], capsys)
+
+
+@needs_shap
+@pytest.mark.parametrize("target,model", [("Fare", "gbdt"), ("Embarked", "tree"),
+                                          ("Embarked", "gbdt")])
+def test_explain_shap_output_is_the_models(target, model, tmp_path, capsys):
+    """Regression: the prediction; K classes: each row's predicted class, on the output
+    the SHAP values add up to (probability for a tree, raw score for boosting)."""
+    import pandas as pd
+    import treeboost
+    path = tmp_path / "m.tbm"
+    assert main(["fit", str(TITANIC), "--target", target, "--model", model, "--param",
+                 "n_estimators=5" if model == "gbdt" else "max_depth=3", "--drop", "Cabin",
+                 "-o", str(path)]) == 0
+    rows = pd.read_csv(TITANIC).head(8)
+    data = tmp_path / "rows.csv"
+    rows.to_csv(data, index=False)
+    capsys.readouterr()
+    assert main(["explain", str(path), str(data), "--top", "1"]) == 0
+    heads = [line for line in capsys.readouterr().out.splitlines() if line.startswith("row ")]
+    fitted = treeboost.load(path)
+    X = _frame_as_model_reads_it(list(fitted.feature_names_in_)).head(8)
+    assert len(heads) == 8
+    if target == "Fare":
+        expect = [f"predicted Fare = {v:.6f}" for v in fitted.predict(X)]
+    else:
+        out = fitted.predict_proba(X) if model == "tree" else fitted.decision_function(X)
+        kind = "probability" if model == "tree" else "raw score"
+        k = out.argmax(axis=1)
+        expect = [f"{kind}(Embarked = {fitted.classes_[j]}) = {out[i, j]:.6f}"
+                  for i, j in enumerate(k)]
+    for head, text in zip(heads, expect):
+        assert text in head, (head, text)
