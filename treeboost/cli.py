@@ -397,6 +397,29 @@ def _report(model, task, yte, pred, Xte, ytr):
         show("RMSE", lambda: np.sqrt(metrics.mean_squared_error(yte, pred)))
 
 
+#: A categorical column is named after the scores when at least this share of its held-out
+#: values (and at least ``UNSEEN_MIN_ROWS`` of them) never occur in the training part.
+UNSEEN_SHARE = 0.2
+UNSEEN_MIN_ROWS = 5
+
+
+def _unseen_categories(Xtr, Xte):
+    """Lines naming the categorical columns whose held-out values the training part mostly
+    never saw: the model reads an unseen category as a missing value, which is what the
+    held-out scores then measure."""
+    lines = []
+    for col in Xte.columns:
+        if not hasattr(Xte[col], "cat"):
+            continue
+        held = Xte[col].dropna()
+        unseen = int((~held.isin(Xtr[col].dropna().unique())).sum())
+        if unseen >= UNSEEN_MIN_ROWS and unseen >= UNSEEN_SHARE * len(held):
+            lines.append(f"note: {unseen} of the {len(held)} held-out values of {col} never "
+                         f"occur in the training part; the model reads them as missing "
+                         f"values")
+    return lines
+
+
 def fit(args):
     import treeboost
 
@@ -433,6 +456,8 @@ def fit(args):
     print(f"Scores on the {len(yte)} held-out rows (--test-size {args.test_size:g}), which "
           f"the fit did not see:")
     _report(model, task, yte, model.predict(Xte), Xte, ytr)
+    for line in _unseen_categories(Xtr, Xte):
+        print(line)
     model.treeboost_cli_ = {"target": args.target, "task": task,
                             "columns": [str(c) for c in X.columns]}
     try:
