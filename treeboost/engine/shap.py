@@ -27,7 +27,8 @@ from numba import njit, prange
 
 from .tree import TREE_LEAF, _NO_CATEGORIES, goes_left_raw
 
-#: rows per parallel task: each task allocates its path buffers once for its block
+#: rows walked together: every tree is walked once per block, its path shared by the
+#: block's rows (only the one fractions and the weights differ between rows)
 _BLOCK = 32
 
 #: the packed trees as the kernels read them (every per-node array concatenated over the
@@ -41,206 +42,215 @@ ShapForest = namedtuple("ShapForest", [
     "left", "right", "feature", "player", "threshold", "missing_left", "is_cat", "bitset",
     "frac_left", "value", "roots", "output", "max_depth", "repeats"])
 
-
-@njit(nogil=True, cache=True, inline="always")
-def _extend(b, lev, length, z, o, d):
-    """EXTEND: row ``lev`` of the path becomes row ``lev - 1`` (elements
-    ``0 .. length - 1``) with feature ``d`` appended, of zero fraction ``z`` and one
-    fraction ``o``; the weights of coalition sizes become ``w_j (length - j) z /
-    (length + 1)`` (feature left out) plus ``w_{j-1} j o / (length + 1)`` (feature in).
-    The copy and the update are one pass; ``b.inv[k] = 1 / k``: the kernels multiply by
-    reciprocals of these small integers instead of dividing."""
-    pd, pz, po, pw = b.pd, b.pz, b.po, b.pw
-    for j in range(length):
-        pd[lev, j] = pd[lev - 1, j]
-        pz[lev, j] = pz[lev - 1, j]
-        po[lev, j] = po[lev - 1, j]
-    pd[lev, length] = d
-    pz[lev, length] = z
-    po[lev, length] = o
-    if length == 0:
-        pw[lev, 0] = 1.0
-        return
-    scale = b.inv[length + 1]
-    pw[lev, length] = 0.0
-    if o != 0.0:
-        for j in range(length - 1, -1, -1):
-            w = pw[lev - 1, j]
-            pw[lev, j + 1] += o * w * (j + 1) * scale
-            pw[lev, j] = z * w * (length - j) * scale
-    else:
-        for j in range(length - 1, -1, -1):
-            pw[lev, j] = z * pw[lev - 1, j] * (length - j) * scale
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _unwind(pd, pz, po, pw, lev, last, k, inv):
-    """UNWIND: remove element ``k`` from the path ``0 .. last`` of level ``lev`` (the
-    inverse of its EXTEND, solved from the top weight down when ``o != 0``, from each
-    weight when ``o = 0``, then ``z != 0``: a path never holds ``z = o = 0``)."""
-    o = po[lev, k]
-    z = pz[lev, k]
-    nxt = pw[lev, last]
-    if o != 0.0:
-        top = (last + 1) / o
-        for j in range(last - 1, -1, -1):
-            t = pw[lev, j]
-            pw[lev, j] = nxt * top * inv[j + 1]
-            nxt = t - pw[lev, j] * z * (last - j) * inv[last + 1]
-    else:
-        top = (last + 1) / z
-        for j in range(last - 1, -1, -1):
-            pw[lev, j] = pw[lev, j] * top * inv[last - j]
-    for j in range(k, last):
-        pd[lev, j] = pd[lev, j + 1]
-        pz[lev, j] = pz[lev, j + 1]
-        po[lev, j] = po[lev, j + 1]
-
-
-#: a parallel task's scratch arrays.  Path rows ``pd`` (feature), ``pz`` (zero
-#: fraction), ``po`` (one fraction), ``pw`` (weight of each coalition size), one row per
-#: depth, ``plen[lev]`` the last index of row ``lev`` after its node's UNWIND; the stack
-#: of nodes to visit with their level and the (z, o, feature) they extend their path
-#: with; ``inv[k] = 1 / k``; the leaf's scratch for the elements with ``o != 0``.
+#: a parallel task's scratch arrays for a block of ``R`` rows.  The path, one row per
+#: depth: ``pd`` (feature) and ``pz`` (zero fraction), the same for every row of the
+#: block; ``po`` (one fraction, 0 or 1) and ``pw`` (weight of each coalition size), one
+#: per row (last axis); ``plen[lev]`` the last index of row ``lev`` after its node's
+#: UNWIND.  The stack of nodes to visit with their level and the (z, o, feature) they
+#: extend their path with.  ``inv[k] = 1 / k``.  Per-row scratch: ``goes`` (the row
+#: goes left), ``io`` (one fraction carried over from a repeated feature), ``next``,
+#: ``total``, ``zero`` (a leaf's sums).
 PathBuffers = namedtuple("PathBuffers", [
-    "pd", "pz", "po", "pw", "plen", "s_node", "s_lev", "s_z", "s_o", "s_d", "inv",
-    "one_at", "one_next", "one_total", "one_z", "one_inv"])
+    "pd", "pz", "po", "pw", "plen", "s_node", "s_lev", "s_z", "s_o", "s_d", "inv", "goes",
+    "io", "next", "total", "zero"])
 
 
 @njit(nogil=True, cache=True)
-def _path_buffers(max_depth):
+def _path_buffers(max_depth, rows):
     size = max_depth + 2
     inv = np.empty(size + 2)
     inv[0] = 0.0
     for k in range(1, size + 2):
         inv[k] = 1.0 / k
     return PathBuffers(
-        np.empty((size, size), np.int64), np.empty((size, size)), np.empty((size, size)),
-        np.empty((size, size)), np.empty(size, np.int64), np.empty(size + 1, np.int64),
-        np.empty(size + 1, np.int64), np.empty(size + 1), np.empty(size + 1),
-        np.empty(size + 1, np.int64), inv, np.empty(size, np.int64), np.empty(size),
-        np.empty(size), np.empty(size), np.empty(size))
+        np.empty((size, size), np.int64), np.empty((size, size)),
+        np.empty((size, size, rows)), np.empty((size, size, rows)),
+        np.empty(size, np.int64), np.empty(size + 1, np.int64), np.empty(size + 1, np.int64),
+        np.empty(size + 1), np.empty((size + 1, rows)), np.empty(size + 1, np.int64), inv,
+        np.empty(rows, np.bool_), np.empty(rows), np.empty(rows), np.empty(rows),
+        np.empty(rows))
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _leaf(phi, b, lev, last, value, node, out0):
+def _extend(b, lev, length, z, top, d, R):
+    """EXTEND: row ``lev`` of the path becomes row ``lev - 1`` (elements
+    ``0 .. length - 1``) with feature ``d`` appended, of zero fraction ``z`` and the one
+    fractions ``o = b.s_o[top]`` of the rows; the weights of coalition sizes become
+    ``w_j (length - j) z / (length + 1)`` (feature left out) plus
+    ``w_{j-1} j o / (length + 1)`` (feature in).  The copy and the update are one pass;
+    the kernels multiply by the reciprocals ``b.inv[k] = 1 / k`` instead of dividing."""
+    pd, pz, po, pw = b.pd, b.pz, b.po, b.pw
+    for j in range(length):
+        pd[lev, j] = pd[lev - 1, j]
+        pz[lev, j] = pz[lev - 1, j]
+        for r in range(R):
+            po[lev, j, r] = po[lev - 1, j, r]
+    pd[lev, length] = d
+    pz[lev, length] = z
+    for r in range(R):
+        po[lev, length, r] = b.s_o[top, r]
+    if length == 0:
+        for r in range(R):
+            pw[lev, 0, r] = 1.0
+        return
+    scale = b.inv[length + 1]
+    for r in range(R):
+        pw[lev, length, r] = 0.0
+    for j in range(length - 1, -1, -1):
+        a = (j + 1) * scale
+        c = z * (length - j) * scale
+        for r in range(R):
+            w = pw[lev - 1, j, r]
+            pw[lev, j + 1, r] += po[lev, length, r] * w * a
+            pw[lev, j, r] = w * c
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _unwind(b, lev, last, k, R):
+    """UNWIND: remove element ``k`` from the path ``0 .. last`` of level ``lev`` (the
+    inverse of its EXTEND).  A row with ``o = 1`` solves it from the top weight down; a
+    row with ``o = 0`` from each weight, dividing by ``z``, or, when ``z = 0`` too, has
+    only zero weights, which stay zero."""
+    pd, pz, po, pw = b.pd, b.pz, b.po, b.pw
+    z = pz[lev, k]
+    nxt = b.next
+    for r in range(R):
+        nxt[r] = pw[lev, last, r]
+    for j in range(last - 1, -1, -1):
+        a = (last + 1) * b.inv[j + 1]
+        c = z * (last - j) * b.inv[last + 1]
+        e = (last + 1) * b.inv[last - j] / z if z != 0.0 else 0.0
+        for r in range(R):
+            w = pw[lev, j, r]
+            if po[lev, k, r] != 0.0:
+                nw = nxt[r] * a
+                nxt[r] = w - nw * c
+            else:
+                nw = w * e
+            pw[lev, j, r] = nw
+    for j in range(k, last):
+        pd[lev, j] = pd[lev, j + 1]
+        pz[lev, j] = pz[lev, j + 1]
+        for r in range(R):
+            po[lev, j, r] = po[lev, j + 1, r]
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _leaf(out, lo, R, b, lev, last, value, node, out0):
     """A leaf's share: each element ``k`` of the path gets ``w_k (o_k - z_k) v`` with
     ``w_k`` the total weight the path would have without it (the weights
     :func:`_unwind` would leave, summed, the path unchanged).
 
-    For ``o_k != 0`` that sum runs UNWIND's recurrence from the top weight down,
-    ``t_j = n_{j+1} / ((j + 1) o_k)``, ``n_j = pw_j - t_j z_k (last - j)``,
-    ``w_k = (last + 1) sum_j t_j``; these elements run theirs side by side
-    (independent iterations, which the processor overlaps).  For ``o_k = 0``,
+    For ``o_k = 1`` that sum runs UNWIND's recurrence from the top weight down,
+    ``t_j = n_{j+1} / (j + 1)``, ``n_j = pw_j - t_j z_k (last - j)``,
+    ``w_k = (last + 1) sum_j t_j``.  For ``o_k = 0``,
     ``w_k = (last + 1) / z_k sum_j pw_j / (last - j)``, so ``w_k (0 - z_k)`` is one
-    number for all of them (and no division by ``z_k``)."""
-    n_one = 0
-    n_zero = 0
-    top_w = b.pw[lev, last]
-    for k in range(1, last + 1):
-        o = b.po[lev, k]
-        if o != 0.0:
-            b.one_at[n_one] = k
-            b.one_next[n_one] = top_w
-            b.one_total[n_one] = 0.0
-            b.one_z[n_one] = b.pz[lev, k]
-            b.one_inv[n_one] = 1.0 / o
-            n_one += 1
-        else:
-            n_zero += 1
-    zero_share = 0.0
-    if n_zero:
-        for j in range(last - 1, -1, -1):
-            zero_share += b.pw[lev, j] * b.inv[last - j]
-        zero_share *= -(last + 1)
+    number for all such elements of a row (and no division by ``z_k``)."""
+    pz, po, pw = b.pz, b.po, b.pw
+    zero = b.zero
+    for r in range(R):
+        zero[r] = 0.0
     for j in range(last - 1, -1, -1):
-        a = b.inv[j + 1]
-        c = last - j
-        w = b.pw[lev, j]
-        for m in range(n_one):
-            t = b.one_next[m] * a * b.one_inv[m]
-            b.one_total[m] += t
-            b.one_next[m] = w - t * b.one_z[m] * c
-    for m in range(n_one):
-        k = b.one_at[m]
-        share = b.one_total[m] * (last + 1) * (b.po[lev, k] - b.one_z[m])
+        c = b.inv[last - j]
+        for r in range(R):
+            zero[r] += pw[lev, j, r] * c
+    for r in range(R):
+        zero[r] *= -(last + 1)
+    nxt = b.next
+    total = b.total
+    for k in range(1, last + 1):
+        z = pz[lev, k]
         p = b.pd[lev, k]
-        for c in range(value.shape[1]):
-            phi[p, out0 + c] += share * value[node, c]
-    if n_zero:
-        for k in range(1, last + 1):
-            if b.po[lev, k] == 0.0:
-                p = b.pd[lev, k]
-                for c in range(value.shape[1]):
-                    phi[p, out0 + c] += zero_share * value[node, c]
+        n_one = 0
+        for r in range(R):
+            n_one += po[lev, k, r] != 0.0
+        if n_one:
+            for r in range(R):
+                nxt[r] = pw[lev, last, r]
+                total[r] = 0.0
+            for j in range(last - 1, -1, -1):
+                a = b.inv[j + 1]
+                c = z * (last - j)
+                for r in range(R):
+                    t = nxt[r] * a
+                    total[r] += t
+                    nxt[r] = pw[lev, j, r] - t * c
+            for r in range(R):
+                total[r] *= (last + 1) * (1.0 - z)
+        for r in range(R):
+            share = total[r] if po[lev, k, r] != 0.0 else zero[r]
+            for c in range(value.shape[1]):
+                out[lo + r, p, out0 + c] += share * value[node, c]
 
 
 @njit(nogil=True, cache=True)
-def _shap_one(X, i, f, t, phi, b):
-    """Add the SHAP values of row ``i`` of ``X`` in tree ``t`` of ``f`` (a
-    :class:`ShapForest`) to ``phi`` (n_players, n_outputs), with the scratch arrays
-    ``b`` (:class:`PathBuffers`).
+def _shap_block(X, lo, R, f, t, out, b):
+    """Add the SHAP values of rows ``lo .. lo + R - 1`` of ``X`` in tree ``t`` of ``f``
+    (a :class:`ShapForest`) to ``out`` (n_samples, n_players, n_outputs), with the
+    scratch arrays ``b`` (:class:`PathBuffers`).
 
-    Depth first with an explicit stack; the path of a node lives in row ``lev`` (its
-    depth) of the path buffers, copied from its parent's row: the parent's row stays
-    intact until every node below it is done, since the next node at its depth is
-    visited only then."""
-    pd, pz, po, pw = b.pd, b.pz, b.po, b.pw
+    Every node is visited once for the block: its path's features and zero fractions
+    depend on the tree only, the rows differ in their one fractions (whether the row
+    follows the path) and the weights.  Depth first with an explicit stack; the path of
+    a node lives in row ``lev`` (its depth) of the path buffers, copied from its
+    parent's row: the parent's row stays intact until every node below it is done, since
+    the next node at its depth is visited only then.  A child whose zero fraction is 0
+    and that no row follows adds nothing (all its weights are 0) and is skipped."""
+    pd, pz, po = b.pd, b.pz, b.po
     out0 = f.output[t]
     top = 1
     b.s_node[0] = f.roots[t]
     b.s_lev[0] = 0
     b.s_z[0] = 1.0
-    b.s_o[0] = 1.0
     b.s_d[0] = -1
+    for r in range(R):
+        b.s_o[0, r] = 1.0
     while top > 0:
         top -= 1
         node = b.s_node[top]
         lev = b.s_lev[top]
         length = 0 if lev == 0 else b.plen[lev - 1] + 1
-        _extend(b, lev, length, b.s_z[top], b.s_o[top], b.s_d[top])
+        _extend(b, lev, length, b.s_z[top], top, b.s_d[top], R)
         last = length        # the path is 0 .. last; element 0 stands for no feature
         left = f.left[node]
         if left == TREE_LEAF:
-            _leaf(phi, b, lev, last, f.value, node, out0)
+            _leaf(out, lo, R, b, lev, last, f.value, node, out0)
             continue
         right = f.right[node]
         d = f.player[node]
-        go_left = goes_left_raw(X[i, f.feature[node]], f.missing_left[node],
-                                f.is_cat[node], f.bitset, node, f.threshold[node])
+        col = f.feature[node]
+        for r in range(R):
+            b.goes[r] = goes_left_raw(X[lo + r, col], f.missing_left[node], f.is_cat[node],
+                                      f.bitset, node, f.threshold[node])
         # a feature met again on the path: its earlier element leaves the path and its
         # fractions multiply the new ones (whether an ancestor splits on the node's
         # feature is a property of the tree, known before the walk)
         iz = 1.0
-        io = 1.0
+        for r in range(R):
+            b.io[r] = 1.0
         if f.repeats[node]:
             for k in range(1, last + 1):
                 if pd[lev, k] == d:
                     iz = pz[lev, k]
-                    io = po[lev, k]
-                    _unwind(pd, pz, po, pw, lev, last, k, b.inv)
+                    for r in range(R):
+                        b.io[r] = po[lev, k, r]
+                    _unwind(b, lev, last, k, R)
                     last -= 1
                     break
         b.plen[lev] = last
         fl = f.frac_left[node]
-        hot_z = iz * (fl if go_left else 1.0 - fl)
-        cold_z = iz * (1.0 - fl if go_left else fl)
-        # a child that neither x nor any cover reaches (z = o = 0) zeroes every weight
-        # below it: it adds nothing and would divide by its zero fraction
-        if cold_z != 0.0:
-            b.s_node[top] = right if go_left else left
-            b.s_lev[top] = lev + 1
-            b.s_z[top] = cold_z
-            b.s_o[top] = 0.0
-            b.s_d[top] = d
-            top += 1
-        if hot_z != 0.0 or io != 0.0:
-            b.s_node[top] = left if go_left else right
-            b.s_lev[top] = lev + 1
-            b.s_z[top] = hot_z
-            b.s_o[top] = io
-            b.s_d[top] = d
-            top += 1
+        for child, z, side in ((right, iz * (1.0 - fl), False), (left, iz * fl, True)):
+            follows = 0
+            for r in range(R):
+                o = b.io[r] if b.goes[r] == side else 0.0
+                b.s_o[top, r] = o
+                follows += o != 0.0
+            if z != 0.0 or follows:
+                b.s_node[top] = child
+                b.s_lev[top] = lev + 1
+                b.s_z[top] = z
+                b.s_d[top] = d
+                top += 1
 
 
 @njit(nogil=True, cache=True, parallel=True)
@@ -252,11 +262,10 @@ def _tree_shap(X, f, out):
     n_trees = f.roots.shape[0]
     for blk in prange((n + _BLOCK - 1) // _BLOCK):
         lo = blk * _BLOCK
-        hi = min(n, lo + _BLOCK)
-        b = _path_buffers(f.max_depth)
+        R = min(n, lo + _BLOCK) - lo
+        b = _path_buffers(f.max_depth, R)
         for t in range(n_trees):
-            for i in range(lo, hi):
-                _shap_one(X, i, f, t, out[i], b)
+            _shap_block(X, lo, R, f, t, out, b)
 
 
 @njit(nogil=True, cache=True)
