@@ -210,6 +210,41 @@ def test_random_trees_equal_brute_force(seed, n_features, n_outputs, max_depth):
                                atol=1e-9)
 
 
+def test_a_deep_chain_over_few_features_equals_brute_force():
+    # 300 levels, two features: the path buffers are as long as the distinct features
+    from treeboost.engine.tree import Tree
+    depth = 300
+    n = 2 * depth + 1
+    left = np.full(n, -1, np.int32)
+    right = np.full(n, -1, np.int32)
+    internal = np.arange(0, 2 * depth, 2)
+    left[internal] = internal + 2               # the chain goes on to the left
+    right[internal] = internal + 1              # and a leaf hangs on the right
+    node_depth = np.zeros(n, np.int32)
+    node_depth[1:] = (np.arange(1, n) + 1) // 2
+    rng = np.random.default_rng(14)
+    feature = np.full(n, -1, np.int32)
+    feature[internal] = np.arange(depth) % 2
+    threshold = np.full(n, np.nan)
+    threshold[internal] = np.linspace(3, -3, depth)
+    tree = Tree(2, 1, children_left=left, children_right=right, feature=feature,
+                threshold=threshold, is_categorical=np.zeros(n, bool),
+                categories_left=np.zeros((0, 4), np.uint64),
+                missing_go_left=rng.random(n) < 0.5, bin_threshold=np.zeros(n, np.int32),
+                value=rng.normal(size=(n, 1)), impurity=np.zeros(n),
+                n_node_samples=np.ones(n, np.int64),
+                weighted_n_node_samples=rng.uniform(0.5, 2, n), gain=np.zeros(n),
+                depth=node_depth)
+    packed = ShapTrees([tree], [tree.value], [0])
+    assert packed.forest.max_unique == 2
+    X = np.array([[0.0, 1.0], [-2.5, np.nan], [2.9, -2.9]])
+    values = packed.shap_values(X, 2, 1)
+    ident = np.arange(2)
+    for r in range(3):
+        np.testing.assert_allclose(values[r], _brute_force(
+            lambda S: _conditional(tree, X[r], S, ident), 2), atol=1e-9)
+
+
 # -- additivity: every family adds up to its explained output ----------------------------
 
 FAMILIES = [

@@ -36,11 +36,12 @@ _BLOCK = 32
 #: node reads, ``player`` the feature its SHAP value goes to (the same but for members of
 #: a bagging ensemble that read a subset of the columns); ``frac_left`` the fraction of
 #: the node's cover that goes left; ``value`` the leaf values, ``V`` columns per tree
-#: added to outputs ``output[t] .. output[t] + V - 1``; ``max_depth`` sizes the path
-#: buffers; ``repeats`` whether an ancestor of the node splits on its player.
+#: added to outputs ``output[t] .. output[t] + V - 1``; ``max_depth`` and
+#: ``max_unique`` (the most distinct players a path holds, at most ``max_depth``) size
+#: the path buffers; ``repeats`` whether an ancestor of the node splits on its player.
 ShapForest = namedtuple("ShapForest", [
     "left", "right", "feature", "player", "threshold", "missing_left", "is_cat", "bitset",
-    "frac_left", "value", "roots", "output", "max_depth", "repeats"])
+    "frac_left", "value", "roots", "output", "max_depth", "max_unique", "repeats"])
 
 #: a parallel task's scratch arrays for a block of ``R`` rows.  The path, one row per
 #: depth: ``pd`` (feature) and ``pz`` (zero fraction), the same for every row of the
@@ -56,15 +57,18 @@ PathBuffers = namedtuple("PathBuffers", [
 
 
 @njit(nogil=True, cache=True)
-def _path_buffers(max_depth, rows):
+def _path_buffers(max_depth, max_unique, rows):
+    """One row per depth, each as long as the longest path of distinct players (element
+    0, no feature, and one per player)."""
     size = max_depth + 2
+    width = max_unique + 2
     inv = np.empty(size + 2)
     inv[0] = 0.0
     for k in range(1, size + 2):
         inv[k] = 1.0 / k
     return PathBuffers(
-        np.empty((size, size), np.int64), np.empty((size, size)),
-        np.empty((size, size, rows)), np.empty((size, size, rows)),
+        np.empty((size, width), np.int64), np.empty((size, width)),
+        np.empty((size, width, rows)), np.empty((size, width, rows)),
         np.empty(size, np.int64), np.empty(size + 1, np.int64), np.empty(size + 1, np.int64),
         np.empty(size + 1), np.empty((size + 1, rows)), np.empty(size + 1, np.int64), inv,
         np.empty(rows, np.bool_), np.empty(rows), np.empty(rows), np.empty(rows),
@@ -263,7 +267,7 @@ def _tree_shap(X, f, out):
     for blk in prange((n + _BLOCK - 1) // _BLOCK):
         lo = blk * _BLOCK
         R = min(n, lo + _BLOCK) - lo
-        b = _path_buffers(f.max_depth, R)
+        b = _path_buffers(f.max_depth, f.max_unique, R)
         for t in range(n_trees):
             _shap_block(X, lo, R, f, t, out, b)
 
@@ -404,6 +408,13 @@ class ShapTrees:
         total = lc + rc
         with np.errstate(invalid="ignore", divide="ignore"):
             frac = np.where(total > 0, lc / np.where(total > 0, total, 1.0), 0.5)
+        internal = ~leaf
+        if internal.any() and (feature[internal].min() < 0 or player[internal].min() < 0):
+            raise ValueError("trees: a split feature (or its player) is negative.")
+        #: the bounds of what the kernel reads from X and writes to the output
+        self.n_columns_used = int(feature[internal].max()) + 1 if internal.any() else 0
+        self.n_players_used = int(player[internal].max()) + 1 if internal.any() else 0
+        max_depth = int(max(int(np.max(t.depth)) for t in trees))
         bitset = (np.concatenate([t.categories_left for t in trees])
                   if any(np.asarray(t.is_categorical).any() for t in trees) else _NO_CATEGORIES)
         self.forest = ShapForest(
@@ -416,7 +427,7 @@ class ShapTrees:
             frac_left=np.ascontiguousarray(frac, dtype=np.float64),
             value=np.ascontiguousarray(np.concatenate(values), dtype=np.float64),
             roots=offsets, output=np.asarray(outputs, dtype=np.int64),
-            max_depth=int(max(int(np.max(t.depth)) for t in trees)),
+            max_depth=max_depth, max_unique=min(max_depth, self.n_players_used),
             repeats=np.zeros(0, np.bool_))
         f = self.forest
         self.forest = f._replace(repeats=_repeated_players(f.left, f.right, f.player,
@@ -424,12 +435,6 @@ class ShapTrees:
         if self.forest.output.shape != (len(trees),) or self.forest.output.min() < 0:
             raise ValueError(f"outputs: must hold one index >= 0 per tree, got "
                              f"{self.forest.output!r}.")
-        internal = ~leaf
-        #: the bounds of what the kernel reads from X and writes to the output
-        self.n_columns_used = int(feature[internal].max()) + 1 if internal.any() else 0
-        self.n_players_used = int(player[internal].max()) + 1 if internal.any() else 0
-        if internal.any() and (feature[internal].min() < 0 or player[internal].min() < 0):
-            raise ValueError("trees: a split feature (or its player) is negative.")
         self.n_outputs_used = int(self.forest.output.max()) + n_values
 
     def shap_values(self, X, n_players, n_outputs, out=None):
