@@ -1,4 +1,8 @@
 """treeboost: decision trees and tree ensembles on one fast histogram engine."""
+from .engine._threads import prefer_passive_wait
+
+prefer_passive_wait()   # before numba loads OpenMP (see engine/_threads.py)
+
 from .ensembles import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,
                         BaggingRegressor, ExtraTreesClassifier, ExtraTreesRegressor,
                         GradientBoostingClassifier, GradientBoostingRegressor,

@@ -209,7 +209,7 @@ def test_binary_gini_scan_equals_the_general_scan(problem):
     params = GrowthParams(GINI, 2, 0.0, -1, 2, min_leaf, float(min_w), 0.0, 1, -1, 32, False)
     scratch = Scratch(*(a[0] for a in make_scratch(1, n_bins + 1, n_bins + 1, 3)))
     s, dec, b, ml = scan_feature(codes, cstats, m, miss, total, False, params, scratch,
-                                 np.zeros(4, np.uint64), left, -1)
+                                 np.zeros(4, np.uint64), left)
     for rows, mm, dense in ((cstats, m, False), (hist, n_bins, True)):
         out = np.zeros(3)
         s2, b2, ml2 = scan_gini_binary(rows, codes, mm, dense, hist[n_bins], total,

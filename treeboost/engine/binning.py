@@ -7,6 +7,18 @@ from numba import njit, prange
 MAX_CATEGORIES = 255
 
 
+def _bin_centers(distinct, edges):
+    """``(min + max) / 2`` of the sorted distinct values of each bin cut by ``edges``."""
+    if distinct.size == 0:
+        return np.zeros(1)
+    code = np.searchsorted(edges, distinct, side="left")
+    first = np.flatnonzero(np.r_[True, code[1:] != code[:-1]])
+    last = np.r_[first[1:] - 1, distinct.size - 1]
+    out = np.zeros(edges.size + 1)
+    out[code[first]] = distinct[first] / 2.0 + distinct[last] / 2.0
+    return out
+
+
 def _midpoints(a, b):
     """Midpoints of adjacent distinct values, kept strictly below ``b``.
 
@@ -90,6 +102,7 @@ class BinMapper:
         self.bin_thresholds_ = []
         n_bins = np.zeros(n_features, np.int64)
         col_of = {f: j for j, f in enumerate(numeric)}
+        centers = {}
         for f in range(n_features):  # loop over columns; each column is vectorised
             if is_cat[f]:
                 col = np.asarray(X[:, f], dtype=np.float64)
@@ -122,7 +135,9 @@ class BinMapper:
                 edges = _midpoints(distinct[i], distinct[i + 1])
             self.bin_thresholds_.append(edges)
             n_bins[f] = edges.size + 1
+            centers[f] = _bin_centers(distinct, edges)
         self.n_bins_ = n_bins
+        self._centers = (self.bin_thresholds_, centers)
         # column by column: a whole-matrix isnan would allocate n_samples x n_features
         self.has_missing_ = np.array([bool(np.isnan(X[:, f]).any())
                                       for f in range(n_features)], dtype=bool)
@@ -169,13 +184,40 @@ class BinMapper:
         table = cached[1]
         return table[features, np.minimum(bin_thresholds, table.shape[1] - 1)]
 
+    def bin_centers(self):
+        """``(n_features, missing_values_code_ + 1)`` array: the middle of the training
+        values of each bin, ``(min + max) / 2`` (the value itself for a bin of one
+        distinct value; 0 for categorical features and unused bins).
+
+        Extra-Trees draw their cut uniformly between the centers of a node's smallest and
+        largest bin.  A mapper read from a model file, which keeps no training values,
+        places each center between its bin's edges instead.
+        """
+        edges = self.bin_thresholds_
+        table = getattr(self, "_center_table", None)
+        if table is not None and table[0] is edges:
+            return table[1]
+        cached = getattr(self, "_centers", None)
+        known = cached[1] if cached is not None and cached[0] is edges else {}
+        table = np.zeros((len(edges), self.missing_values_code_ + 1))
+        for f, e in enumerate(edges):
+            if f in known:
+                c = known[f]
+            elif e.size:
+                c = np.concatenate([[e[0]], _midpoints(e[:-1], e[1:]), [e[-1]]])
+            else:
+                continue
+            table[f, :c.size] = c
+        self._center_table = (edges, table)
+        return table
+
     # -- the state read from a model file ---------------------------------------------------
 
     _persist_attributes = ("max_bins", "is_categorical", "subsample", "random_state",
                            "bin_thresholds_", "n_bins_", "has_missing_", "is_categorical_",
                            "missing_values_code_", "dtype_")
     #: a cache of :meth:`thresholds_of`, rebuilt on demand
-    _persist_transient = ("_edge_table",)
+    _persist_transient = ("_edge_table", "_centers", "_center_table")
 
     def _validate_state(self, where="bin_mapper", n_features=None, categorical=None):
         """Raise ValueError unless the fitted bins are what :meth:`fit` makes.

@@ -45,10 +45,12 @@ from numba import njit
 from ._borrow import borrow
 from .criteria import NEWTON, SQUARED_ERROR, node_impurity, node_weight
 from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, NodeArrays,
-                     NodeView, Pending, RowBuffers, SplitCandidates, Workspace)
+                     NodeView, Pending, RandomCuts, RowBuffers, SplitCandidates, Workspace)
 from .partition import BinnedSplit, partition_parallel, partition_serial
-from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into, evaluate_features,
-                        evaluate_features_parallel, make_scratch)
+from .random_cuts import cut_ranges, cut_sums, draw_cut, score_cut
+from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into, eval_feature,
+                        evaluate_features, evaluate_features_parallel, make_scratch,
+                        thread_scratch)
 from .statistics import SampleStatistics, gather_rows, sum_rows, sum_sq
 from .tree import Tree
 
@@ -82,7 +84,8 @@ UNSPLITTABLE, NO_SPLIT, OPENED = 0, 1, 2
 #: everything the steps of the grower read: the inputs, the workspace's records, the
 #: feature sampler and the number of threads the parallel grower may use
 GrowContext = namedtuple("GrowContext", ["data", "src", "rows", "nodes", "candidates",
-                                         "scratch", "params", "sampler", "n_threads"])
+                                         "scratch", "params", "sampler", "n_threads",
+                                         "random_cuts"])
 
 
 @njit(nogil=True, cache=True)
@@ -120,6 +123,67 @@ def _sample_features(sampler, k):
             m += 1
             drawn[f] = False
     return out[:k], perm[k:]
+
+
+@internal
+def _random_search(g, view):
+    """Extra-Trees' search at a node: features in random order until ``max_features`` of
+    them are not constant in the node (constant ones do not count, as in Geurts et al.
+    2006 and scikit-learn), each with one random cut (:mod:`.random_cuts`, a batch of
+    features per pass over the samples); a categorical feature gets its best subset.
+    Returns the best feature (-1: none) and its score; ties keep the first scored."""
+    sampler = g.sampler
+    cands = g.candidates
+    cuts = g.random_cuts
+    data = g.data
+    perm = sampler.perm
+    n = perm.shape[0]
+    max_features = g.params.max_features
+    scratch = thread_scratch(g.scratch, 0)
+    best = np.int64(-1)
+    best_score = -np.inf
+    found = 0
+    i = 0
+    while i < n and found < max_features:
+        nb = 0
+        while i < n and found + nb < max_features:
+            j = i + np.int64(_rand(sampler.state) % np.uint64(n - i))
+            f = perm[j]
+            perm[j] = perm[i]
+            perm[i] = f
+            i += 1
+            if data.is_categorical[f]:
+                eval_feature(f, view, data, g.rows, g.params, scratch, cands)
+                found += 1
+                if cands.score[f] > best_score:
+                    best_score = cands.score[f]
+                    best = f
+            else:
+                cuts.feature[nb] = f
+                nb += 1
+        if nb == 0:
+            continue
+        cut_ranges(cuts, nb, view.start, view.end, data, g.rows.idx)
+        m = 0
+        for j in range(nb):
+            f = cuts.feature[j]
+            cands.score[f] = -np.inf
+            if cuts.hi[j] > cuts.lo[j]:
+                draw = np.int64(_rand(sampler.state) >> np.uint64(2))
+                cuts.feature[m] = f
+                cuts.lo[m] = cuts.lo[j]
+                cuts.n_missing[m] = cuts.n_missing[j]
+                cuts.cut[m] = draw_cut(data.bin_centers[f], cuts.lo[j], cuts.hi[j], draw)
+                m += 1
+        found += m
+        cut_sums(cuts, m, view.start, view.end, data, g.rows.idx, g.rows.ostats)
+        for j in range(m):
+            score_cut(cuts, j, view.total, g.params, scratch, cands)
+            f = cuts.feature[j]
+            if cands.score[f] > best_score:
+                best_score = cands.score[f]
+                best = f
+    return best, best_score
 
 
 @internal
@@ -188,14 +252,10 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel):
         return UNSPLITTABLE
     n_features = g.data.codes_T.shape[0]
     sampling = params.max_features < n_features
-    if sampling:
-        feats, rest = _sample_features(g.sampler, params.max_features)
-    else:
-        feats, rest = g.sampler.all_features, g.sampler.no_features
     if params.random_split:
-        for f in range(n_features):
-            cands.random_draw[f] = np.int64(_rand(g.sampler.state) >> np.uint64(2))
-    if mode == MODE_BUILD and slot < 0:
+        # a random cut reads the node's samples, not a histogram (splitting.random_cut)
+        mode = MODE_SORT
+    elif mode == MODE_BUILD and slot < 0:
         slot = _acquire(pool)
         if slot < 0:
             mode = MODE_SORT
@@ -206,22 +266,29 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel):
                     pool.buffers[max(sib_slot, 0)])
     best = -1
     best_score = -np.inf
-    for attempt in range(2):
-        fs = feats if attempt == 0 else rest
-        if fs.shape[0] == 0:
-            continue
-        if parallel:
-            evaluate_features_parallel(g.n_threads, fs, view, g.data, rows, params,
-                                       g.scratch, cands)
+    if params.random_split:
+        best, best_score = _random_search(g, view)
+    else:
+        if sampling:
+            feats, rest = _sample_features(g.sampler, params.max_features)
         else:
-            evaluate_features(fs, view, g.data, rows, params, g.scratch, cands)
-        for i in range(fs.shape[0]):
-            f = fs[i]
-            if cands.score[f] > best_score:
-                best_score = cands.score[f]
-                best = f
-        if best >= 0:
-            break
+            feats, rest = g.sampler.all_features, g.sampler.no_features
+        for attempt in range(2):
+            fs = feats if attempt == 0 else rest
+            if fs.shape[0] == 0:
+                continue
+            if parallel:
+                evaluate_features_parallel(g.n_threads, fs, view, g.data, rows, params,
+                                           g.scratch, cands)
+            else:
+                evaluate_features(fs, view, g.data, rows, params, g.scratch, cands)
+            for i in range(fs.shape[0]):
+                f = fs[i]
+                if cands.score[f] > best_score:
+                    best_score = cands.score[f]
+                    best = f
+            if best >= 0:
+                break
     ok = best >= 0
     if ok:
         gain = cands.decrease[best]
@@ -419,7 +486,6 @@ def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel):
     n = sample_idx.shape[0]
     n_features = data.codes_T.shape[0]
     _reset_nodes(ws.nodes, ws.used[0])
-    ws.candidates.random_draw[:] = -1
     for i in range(n):
         ws.rows.idx[i] = sample_idx[i]
     n_slots = ws.buffers.shape[0]
@@ -434,11 +500,11 @@ def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel):
     # counting (see ._borrow)
     g = GrowContext(
         BinnedData(borrow(data.codes_T), borrow(data.n_bins), borrow(data.is_categorical),
-                   data.missing_code),
+                   data.missing_code, borrow(data.bin_centers), borrow(data.codes_rows)),
         borrow(src), RowBuffers(borrow(ws.rows.idx[:n]), borrow(ws.rows.buf[:n]),
                                 borrow(ws.rows.ostats[:n])),
         borrow(ws.nodes), borrow(ws.candidates), borrow(ws.scratch), params,
-        borrow(sampler), n_threads)
+        borrow(sampler), n_threads, borrow(ws.random_cuts))
     pool = HistogramPool(borrow(ws.buffers), borrow(ws.free_slots), borrow(ws.n_free))
     nodes = g.nodes
     open_nodes = borrow(ws.open_nodes)
@@ -549,15 +615,17 @@ def make_workspace(n_rows, cap, n_features, n_cols, n_hist_bins, n_slots, catego
     cands = SplitCandidates(
         np.empty(n_features), np.empty(n_features), np.empty(n_features, np.int32),
         np.empty(n_features, np.bool_), np.zeros((n_features, 4), np.uint64),
-        np.empty((n_features, n_cols)), np.full(n_features, -1, np.int64))
+        np.empty((n_features, n_cols)))
     sampler = FeatureSampler(np.arange(n_features), np.arange(n_features),
                              np.empty(0, np.int64), np.zeros(1, np.uint64),
                              np.zeros(n_features, np.bool_), np.empty(n_features, np.int64))
+    cuts = RandomCuts(*(np.zeros(n_features, np.int64) for _ in range(5)),
+                      np.zeros((n_features, n_cols)), np.zeros((n_features, n_cols)))
     return Workspace(rows, nodes, cands,
                      make_scratch(n_threads, n_rows, n_hist_bins, n_cols),
                      np.empty((n_slots, n_features, n_hist_bins, n_cols)),
                      np.arange(n_slots), np.zeros(1, np.int64), sampler,
-                     np.empty(cap, np.int64), np.zeros(1, np.int64))
+                     np.empty(cap, np.int64), np.zeros(1, np.int64), cuts)
 
 
 class GrowerWorkspace:
@@ -579,6 +647,15 @@ class GrowerWorkspace:
         self.min_rows = min_rows
         self._arrays = None
         self._dims = None
+        self._codes_rows = None
+
+    def codes_rows(self, X_binned_T):
+        """The codes of ``X_binned_T`` sample-major (``.T``, C-contiguous), made once for
+        the trees of one estimator that reuse this workspace."""
+        kept = self._codes_rows
+        if kept is None or kept[0] is not X_binned_T:
+            kept = self._codes_rows = (X_binned_T, np.ascontiguousarray(X_binned_T.T))
+        return kept[1]
 
     def get(self, n_rows, capacity, n_features, n_cols, n_hist_bins, n_slots, categorical,
             newton, n_threads=1):
@@ -718,15 +795,22 @@ class TreeGrower:
             int(self.min_samples_split), min_leaf, float(self.min_weight_leaf),
             float(self.min_impurity_decrease), max_features, max_leaf_nodes, int(dense_min),
             bool(self.splitter == "random"))
-        data = BinnedData(np.ascontiguousarray(X_binned_T), bm.n_bins_, bm.is_categorical_,
-                          int(bm.missing_values_code_))
+        X_binned_T = np.ascontiguousarray(X_binned_T)
+        workspace = workspace or GrowerWorkspace()
+        if params.random_split:
+            centers = bm.bin_centers()
+            codes_rows = workspace.codes_rows(X_binned_T)
+        else:
+            centers = _NO_CENTERS
+            codes_rows = np.empty((0, n_features), X_binned_T.dtype)
+        data = BinnedData(X_binned_T, bm.n_bins_, bm.is_categorical_,
+                          int(bm.missing_values_code_), centers, codes_rows)
         n_hist_bins = bm.missing_values_code_ + 1
         n_cols = stats.n_cols
         # histogram buffers for the usual number of open nodes, within a memory bound
         slot_bytes = n_features * n_hist_bins * n_cols * 8
         want = max_leaf_nodes + 1 if max_leaf_nodes > 0 else _DEPTH_FIRST_SLOTS
         n_slots = max(1, min(want, _POOL_BYTES // max(slot_bytes, 1)))
-        workspace = workspace or GrowerWorkspace()
         sample_indices = np.ascontiguousarray(sample_indices, dtype=np.int64)
         n = len(sample_indices)
         n_threads = self._n_threads(n, n_features)
@@ -801,6 +885,9 @@ class TreeGrower:
         w = total[:, :k].sum(axis=1)
         return w, total[:, :k] / np.where(w > 0, w, 1.0)[:, None]
 
+
+#: BinnedData.bin_centers of a tree that draws no random cut
+_NO_CENTERS = np.zeros((1, 1))
 
 #: Most samples a tree takes: the workspace indexes rows with int32.
 _MAX_ROWS = 2 ** 31 - 1

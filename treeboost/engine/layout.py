@@ -15,6 +15,7 @@ record                 what it holds
 :class:`RowBuffers`    the tree's samples in partition order, and their statistics
 :class:`Scratch`       the work arrays of one thread's split search
 :class:`HistogramPool`  dense histogram buffers and their free list
+:class:`RandomCuts`    Extra-Trees' cuts of a batch of features at one node
 :class:`Pending`       the (at most two) nodes created and not yet examined
 :class:`Workspace`     everything above that consecutive trees reuse
 =====================  ==================================================================
@@ -27,6 +28,10 @@ BinnedData = namedtuple("BinnedData", [
     "n_bins",           # (n_features,) codes below this are values; see missing_code
     "is_categorical",   # (n_features,) bool
     "missing_code",     # int: the code of a missing value (the last histogram row)
+    "bin_centers",      # (n_features, n_hist_bins) middle value of each bin (Extra-Trees'
+                        # random cuts; (1, 1) when the tree draws none)
+    "codes_rows",       # (n_samples, n_features) the same codes sample-major, for the
+                        # random cuts (no rows when the tree draws none)
 ])
 
 GrowthParams = namedtuple("GrowthParams", [
@@ -76,7 +81,6 @@ SplitCandidates = namedtuple("SplitCandidates", [
     "missing_go_left",
     "categories",           # (n_features, 4) uint64
     "left_stats",           # (n_features, n_cols)
-    "random_draw",          # >= 0: Extra-Trees' draw for the feature's cut, -1: search
 ])
 
 RowBuffers = namedtuple("RowBuffers", [
@@ -109,6 +113,15 @@ Pending = namedtuple("Pending", [
     "node", "mode", "slot", "sibling_slot",     # (2,) int64 each
 ])
 
+RandomCuts = namedtuple("RandomCuts", [
+    "feature",              # the batch's features, in the order they were drawn
+    "lo", "hi",             # smallest and largest code present in the node
+    "n_missing",            # the node's samples with a missing value
+    "cut",                  # codes <= cut go left
+    "left",                 # (n_features, n_cols) statistics of the left side
+    "missing",              # (n_features, n_cols) statistics of the missing values
+])
+
 Workspace = namedtuple("Workspace", [
     "rows", "nodes", "candidates", "scratch",
     "buffers",              # the histogram pool's buffers (see HistogramPool)
@@ -116,6 +129,7 @@ Workspace = namedtuple("Workspace", [
     "sampler",              # a FeatureSampler
     "open_nodes",           # the nodes that have a split and wait for it
     "used",                 # (1,) nodes the previous tree wrote (reset lazily)
+    "random_cuts",          # a RandomCuts
 ])
 
 FeatureSampler = namedtuple("FeatureSampler", [

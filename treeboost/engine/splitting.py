@@ -136,8 +136,7 @@ def _category_keys(cstats, m, crit, n_stats, l2, order_class, keys):
 
 
 @njit(nogil=True, cache=True)
-def scan_feature(codes, cstats, m, miss, total, is_cat, params, scratch, out_bitset, out_left,
-                 random_draw):
+def scan_feature(codes, cstats, m, miss, total, is_cat, params, scratch, out_bitset, out_left):
     """Best split of one feature from its compressed histogram.
 
     Returns ``(score, decrease, bin_threshold, missing_left)``; ``score`` is ``-inf``
@@ -146,10 +145,7 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, scratch, out_bit
     ``out_bitset`` left.  ``out_left`` receives the left child's statistics.
     Ties keep the first candidate found (lowest code, missing values right first).
 
-    ``random_draw >= 0`` (Extra-Trees) replaces the search over cuts of a numeric
-    feature by one cut at a code drawn uniformly between the smallest and the largest
-    code of the node, ``codes[0] + random_draw % (codes[m-1] - codes[0])``; missing
-    values still go to the better side.  Categorical features keep the best subset.
+    (Extra-Trees' numeric features draw their cut in :func:`random_cut` instead.)
 
     ``params`` is the tree's :class:`~.layout.GrowthParams`, ``scratch`` the thread's
     :class:`~.layout.Scratch` (its ``keys``, ``left``, ``right`` and ``tmp`` are used).
@@ -169,24 +165,14 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, scratch, out_bit
     # Every kind of feature is the same search: the codes present in some order, and a
     # cut after each prefix of it (the prefix goes left).  Numeric codes keep their
     # order; categories are ordered by their statistic (one order per class for K > 2
-    # classes); Extra-Trees keeps one cut, the one after the drawn code.
-    random = not is_cat and random_draw >= 0
+    # classes).
     n_orders = 1
     if is_cat and crit != NEWTON and crit != SQUARED_ERROR and n_stats > 2:
         n_orders = n_stats
-    only = -1
-    if random:
-        if m < 2:
-            n_orders = 0
-        else:
-            t = codes[0] + random_draw % (codes[m - 1] - codes[0])
-            only = 0
-            while only + 1 < m - 1 and codes[only + 1] <= t:
-                only += 1
     # Gini and entropy are concave along a run of samples of one class, so the best
     # numeric cut lies at a class boundary (Fayyad & Irani, 1992): cuts between two runs
     # that hold the same single class are skipped, unless leaf constraints could bind.
-    skip_ok = (not is_cat and not random and (crit == GINI or crit == ENTROPY)
+    skip_ok = (not is_cat and (crit == GINI or crit == ENTROPY)
                and min_leaf <= 1 and min_w <= 0.0)
     best_score = -np.inf
     best_ml = False
@@ -202,8 +188,6 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, scratch, out_bit
             j = order[p] if is_cat else p
             for c in range(n_cols):
                 left[c] += cstats[j, c]
-            if random and p != only:
-                continue
             if skip_ok:
                 this_class = next_class
                 next_class = _pure_class(cstats, p + 1, n_stats)
@@ -220,7 +204,7 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, scratch, out_bit
                 if sc > best_score:
                     best_score, best_ml, best_ord, best_pos = sc, True, o, p
                     copy_into(out_left, tmp)
-    if has_miss and m >= 1 and not random:
+    if has_miss and m >= 1:
         # every present code left, the missing values alone right ("is missing")
         for c in range(n_cols):
             tmp[c] = total[c] - miss[c]
@@ -423,7 +407,7 @@ def eval_feature(f, node, data, rows, params, scratch, cands):
     n_bins_f = data.n_bins[f]
     missing_code = data.missing_code
     crit = params.criterion
-    numeric = not data.is_categorical[f] and cands.random_draw[f] < 0
+    numeric = not data.is_categorical[f]
     # the two hot paths read a dense histogram directly: boosting (no count column is
     # built, counts are estimated from the hessian) and two-class Gini
     newton_dense = crit == NEWTON and numeric and mode != MODE_SORT and count_col == 2
@@ -467,8 +451,7 @@ def eval_feature(f, node, data, rows, params, scratch, cands):
                                    params.l2)
     else:
         s, d, b, ml = scan_feature(codes, cstats, m, miss, total, data.is_categorical[f],
-                                   params, scratch, cands.categories[f], out_left,
-                                   cands.random_draw[f])
+                                   params, scratch, cands.categories[f], out_left)
     cands.score[f] = s
     cands.decrease[f] = d
     cands.bin_threshold[f] = b
