@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from sklearn import ensemble as sk
 from sklearn import tree as sktree
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.datasets import load_iris, make_regression
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import balanced_accuracy_score, mean_absolute_error
@@ -185,3 +185,79 @@ _RANDOM_CUT_XFAIL = {"check_sample_weight_equivalence_on_dense_data":
                              est, tb.ExtraTreeClassifier) else {})
 def test_extra_tree_estimator_contract(estimator, check):
     check(estimator)
+
+
+# -- warnings, messages and dtypes in scikit-learn's words -----------------------------------
+
+class _Untagged(BaseEstimator):
+    """A learner that says neither classifier nor regressor (no scikit-learn mixin)."""
+
+    def __init__(self, estimator=None):
+        self.estimator = estimator
+
+    def fit(self, X, y, sample_weight=None):
+        self.model_ = clone(self.estimator).fit(X, y, sample_weight=sample_weight)
+        self.classes_ = getattr(self.model_, "classes_", None)
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def predict(self, X):
+        return self.model_.predict(X)
+
+
+class _NoWeight(ClassifierMixin, BaseEstimator):
+    def fit(self, X, y):
+        return self
+
+    def predict(self, X):
+        return np.zeros(X.shape[0])
+
+
+def test_untagged_learners_are_taken_at_their_word(iris):
+    X, y = iris
+    bag = tb.BaggingClassifier(_Untagged(tb.DecisionTreeClassifier()), n_estimators=3,
+                               voting="hard", random_state=0).fit(X, y)
+    assert bag.score(X, y) > 0.9
+    ada = tb.AdaBoostRegressor(_Untagged(tb.DecisionTreeRegressor(max_depth=3)),
+                               n_estimators=3, boosting="reweight",
+                               random_state=0).fit(X, y.astype(float))
+    assert ada.score(X, y) > 0.5
+    with pytest.raises(ValueError, match="not a regressor"):
+        tb.BaggingRegressor(LogisticRegression()).fit(X, y)
+    with pytest.raises(ValueError, match="not a classifier"):
+        tb.AdaBoostClassifier(tb.DecisionTreeRegressor()).fit(X, y)
+
+
+@pytest.mark.parametrize("model, words", [
+    (tb.RandomForestClassifier(2, oob_score=True, random_state=0), "trees were used"),
+    (tb.BaggingClassifier(n_estimators=2, oob_score=True, random_state=0),
+     "estimators were used")])
+def test_few_members_warn_about_oob_rows(iris, model, words):
+    X, y = iris
+    with pytest.warns(UserWarning, match=f"Some inputs do not have OOB scores.*{words}"):
+        model.fit(X, y)
+    assert np.isnan(getattr(model, "oob_decision_function_")[:, 0]).any()
+
+
+@pytest.mark.parametrize("model", [tb.RandomForestClassifier(3, warm_start=True),
+                                   tb.BaggingClassifier(n_estimators=3, warm_start=True)])
+def test_warm_start_without_new_members_warns(iris, model):
+    X, y = iris
+    first = model.fit(X, y).estimators_
+    with pytest.warns(UserWarning, match="without increasing n_estimators"):
+        model.fit(X, y)
+    assert model.estimators_ == first
+
+
+def test_sklearn_error_words(iris):
+    X, y = iris
+    with pytest.raises(ValueError, match="only available if bootstrap=True"):
+        tb.RandomForestClassifier(oob_score=True, bootstrap=False).fit(X, y)
+    with pytest.raises(ValueError, match="cannot be set if `bootstrap=False`"):
+        tb.ExtraTreesClassifier(max_samples=0.5).fit(X, y)
+    with pytest.raises(ValueError, match="doesn't support sample_weight"):
+        tb.AdaBoostClassifier(_NoWeight()).fit(X, y)
+    rf = tb.RandomForestClassifier(2, random_state=0).fit(X, y)
+    bag = tb.BaggingClassifier(n_estimators=2, random_state=0).fit(X, y)
+    for model in (rf, bag):
+        assert all(s.dtype == np.int32 for s in model.estimators_samples_)

@@ -1,4 +1,6 @@
 """What every tree ensemble shares: input handling, binning once, per-tree seeds."""
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, is_classifier, is_regressor
 from sklearn.metrics import accuracy_score, r2_score
@@ -51,6 +53,11 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
             Xe if positive.all() else Xe[positive])
         return self.bin_mapper_.transform(Xe)
 
+    def _warn_no_new_members(self):
+        """A warm start asked for no new member: say so (scikit-learn's words)."""
+        warnings.warn("Warm-start fitting without increasing n_estimators does not fit new "
+                      "trees.", UserWarning)
+
     def _seeds(self, n):
         """One seed per tree, drawn up front in tree order: the same model whatever n_jobs."""
         rng = check_random_state(self.random_state)
@@ -92,6 +99,10 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
         """``estimators_[index]``."""
         return self.estimators_[index]
 
+    #: the end of the warning on rows in every sample, in the words of scikit-learn's
+    #: counterpart (its users filter the warning by them)
+    _oob_warning = "trees were used to compute any reliable OOB estimates"
+
     def _set_oob(self, Xe, y, members, scoring=True):
         """Out-of-bag scores from ``(out_of_bag_rows, predict(rows))`` pairs: each row's
         outputs averaged over the members that did not see it, scored on the rows some
@@ -110,6 +121,11 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
         has = seen > 0
         if total is None or not has.any():
             raise ValueError("no sample was out of bag: oob_score needs more estimators.")
+        if not has.all():
+            warnings.warn(f"Some inputs do not have OOB scores. This probably means too few "
+                          f"{self._oob_warning} ({int((~has).sum())} of {has.size} rows "
+                          f"were in every sample; oob_score_ is computed on the others).",
+                          UserWarning)
         avg = np.full_like(total, np.nan)
         avg[has] = total[has] / (seen[has] if total.ndim == 1 else seen[has, None])
         if hasattr(self, "classes_"):
@@ -217,8 +233,11 @@ def in_bag_rows(n_samples, n_draws):
 
 def drawn_rows(counts):
     """Row indices from draw counts, as scikit-learn's ``estimators_samples_`` lists them:
-    row ``i`` repeated ``counts[i]`` times, in row order."""
-    return np.repeat(np.arange(counts.shape[0]), counts)
+    row ``i`` repeated ``counts[i]`` times, in row order, int32 like scikit-learn's when
+    the rows fit in it."""
+    n = counts.shape[0]
+    dtype = np.int32 if n <= np.iinfo(np.int32).max else np.int64
+    return np.repeat(np.arange(n, dtype=dtype), counts)
 
 
 def resolve_max_samples(max_samples, n_samples):

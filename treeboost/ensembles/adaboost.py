@@ -76,13 +76,16 @@ class BaseAdaBoost(BaseTreeEnsemble):
                 else DecisionTreeRegressor
             return cls(max_depth=default_depth, max_bins=self.max_bins,
                        categorical_features=self.categorical_features)
-        if isinstance(self, ClassifierMixin) and not is_classifier(est):
+        # refused when it says it is of the other kind; an estimator that does not say
+        # (no classifier or regressor tag) is taken at its word, as scikit-learn does
+        if isinstance(self, ClassifierMixin) and is_regressor(est):
             raise ValueError(f"estimator={est!r} is not a classifier.")
-        if isinstance(self, RegressorMixin) and not is_regressor(est):
+        if isinstance(self, RegressorMixin) and is_classifier(est):
             raise ValueError(f"estimator={est!r} is not a regressor.")
         if self.boosting == "reweight" and not _takes_weight(est):
-            raise ValueError(f"estimator={est!r} does not accept sample_weight; AdaBoost "
-                             f"reweighting needs it (use boosting='resample').")
+            raise ValueError(f"{type(est).__name__} doesn't support sample_weight: "
+                             f"estimator={est!r} does not accept sample_weight, which "
+                             f"AdaBoost reweighting needs (use boosting='resample').")
         return est
 
     def _fit_round(self, base, Xe, Xb, y, weights, rng):
@@ -243,8 +246,10 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
                 break
             if err >= 1 - 1 / K:
                 if not self.estimators_:
-                    raise ValueError(f"the first learner is no better than chance (weighted "
-                                     f"error {err:.3f}); AdaBoost cannot continue.")
+                    raise ValueError(f"BaseClassifier in AdaBoostClassifier ensemble is worse "
+                                     f"than random, ensemble can not be fit: the first "
+                                     f"learner is no better than chance (weighted error "
+                                     f"{err:.3f}); AdaBoost cannot continue.")
                 break
             alpha = self.learning_rate * (np.log((1 - err) / err) + np.log(K - 1))
             if not _weight_fits(alpha, weights):
@@ -264,7 +269,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
             with np.errstate(over="ignore"):
                 w = w * np.exp(alpha * wrong)
             if not _normalise(w):
-                _warn_stopped(self, m, "the sample weights overflowed")
+                _warn_stopped(self, m, "the sample weights overflowed (Sample weights have "
+                              "reached infinite values)")
                 break
         self.estimator_weights_ = np.array(weights)
         self.estimator_errors_ = np.array(errors)
@@ -278,13 +284,17 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
         Xe = self._encoded(X)
         K = self.n_classes_
         rows = np.arange(Xe.shape[0])
-        votes = np.zeros((Xe.shape[0], K))
+        total = np.zeros((Xe.shape[0], K))
+        other = -1.0 / (K - 1) if K > 1 else 0.0
         norm = 0.0
         for est, alpha in zip(self.estimators_, self.estimator_weights_):
-            votes[rows, self._raw_member(est, Xe)] += alpha
+            # summed in scikit-learn's order, so that the numbers are its own
+            code = np.full((Xe.shape[0], K), other * alpha)
+            code[rows, self._raw_member(est, Xe)] = alpha
+            total += code
             norm += alpha
             # a single class: no vote to code, every decision is 0 (as scikit-learn's)
-            yield (K * votes / norm - 1) / (K - 1) if K > 1 else np.zeros_like(votes)
+            yield total / norm if K > 1 else np.zeros_like(total)
 
     def _decision(self, d):
         """One column for two classes, ``d_1 - d_0``; the ``K`` columns otherwise."""

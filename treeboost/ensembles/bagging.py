@@ -75,6 +75,7 @@ def _takes_weight(est):
 
 
 class BaseBagging(BaseTreeEnsemble):
+    _oob_warning = "estimators were used to compute any reliable oob estimates"
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "predict"]), None],
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
@@ -100,10 +101,12 @@ class BaseBagging(BaseTreeEnsemble):
         if self.estimator is None:
             return (DecisionTreeClassifier if self._is_classifier() else DecisionTreeRegressor)(
                 max_bins=self.max_bins, categorical_features=self.categorical_features)
-        if self._is_classifier() and not is_classifier(self.estimator):
+        # refused when it says it is of the other kind; an estimator that does not say
+        # (no classifier or regressor tag) is taken at its word, as scikit-learn does
+        if self._is_classifier() and is_regressor(self.estimator):
             raise ValueError(f"estimator={self.estimator!r} is not a classifier; "
                              f"{type(self).__name__} needs one.")
-        if not self._is_classifier() and not is_regressor(self.estimator):
+        if not self._is_classifier() and is_classifier(self.estimator):
             raise ValueError(f"estimator={self.estimator!r} is not a regressor; "
                              f"{type(self).__name__} needs one.")
         return self.estimator
@@ -112,14 +115,18 @@ class BaseBagging(BaseTreeEnsemble):
         """Fit the members on bootstrap samples of rows (and of columns)."""
         self._validate_params()
         if self.oob_score and not self.bootstrap:
-            raise ValueError("oob_score=True needs bootstrap=True (out-of-bag samples exist "
+            raise ValueError("Out of bag estimation only available if bootstrap=True: "
+                             "oob_score=True needs bootstrap=True (out-of-bag samples exist "
                              "only with bootstrap sampling).")
         base = self._base_estimator()
-        self._drop_oob()
         warm = self.warm_start and hasattr(self, "estimators_")
         if warm and self.n_estimators < len(self.estimators_):
             raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
                              f"{len(self.estimators_)} estimators already fitted.")
+        if warm and self.n_estimators == len(self.estimators_):
+            self._warn_no_new_members()
+            return self
+        self._drop_oob()
         Xe = self._encode_X(X, reset=not warm)
         y = self._validate_target(y, Xe.shape[0])
         w = check_weights(sample_weight, Xe, None if self._is_classifier() else y)

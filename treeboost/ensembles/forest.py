@@ -106,15 +106,20 @@ class BaseForest(BaseTreeEnsemble):
         """Fit ``n_estimators`` trees (more, with ``warm_start``) on bootstrap samples."""
         self._validate_params()
         if self.oob_score and not self.bootstrap:
-            raise ValueError("oob_score=True needs bootstrap=True (out-of-bag samples exist "
+            raise ValueError("Out of bag estimation only available if bootstrap=True: "
+                             "oob_score=True needs bootstrap=True (out-of-bag samples exist "
                              "only with bootstrap sampling).")
         if not self.bootstrap and self.max_samples is not None:
-            raise ValueError("max_samples can be set only with bootstrap=True.")
+            raise ValueError("`max_sample` cannot be set if `bootstrap=False`. Either switch "
+                             "to `bootstrap=True` or set `max_sample=None` (max_samples can "
+                             "be set only with bootstrap=True).")
         warm = self.warm_start and hasattr(self, "estimators_")
         if warm and self.n_estimators < len(self.estimators_):
             raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
                              f"{len(self.estimators_)} trees already fitted with "
                              f"warm_start=True.")
+        if warm and self.n_estimators == len(self.estimators_):
+            self._warn_no_new_members()
         self._drop_oob()
         Xe = self._encode_X(X, reset=not warm)
         y = self._validate_target(y, Xe.shape[0])
