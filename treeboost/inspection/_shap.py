@@ -103,7 +103,7 @@ def shap_values(model, X):
                            out=values)
         expected = expected + packed.expected_values(K)
     if K == 1:
-        return values[:, :, 0], float(expected[0])
+        return np.ascontiguousarray(values[:, :, 0]), float(expected[0])
     return values, expected
 
 
