@@ -303,6 +303,23 @@ def test_a_numpy_matrix_and_a_single_row_are_explained_as_predict_reads_them():
         shap_values(model, X[:0])
 
 
+def test_text_columns_and_a_booster_without_trees():
+    X, y = _frame(15, n=200)
+    X["c"] = X["c"].astype(object).where(X["c"].notna(), None)     # text, not category
+    model = tb.GradientBoostingClassifier(n_estimators=3).fit(X, _classes(y, 2))
+    values, expected = shap_values(model, X)
+    np.testing.assert_allclose(values.sum(axis=1) + expected, model.decision_function(X),
+                               atol=1e-9)
+    assert np.abs(values[:, 2]).max() > 0          # the text column is split on
+    # a fit that diverged at its first iteration keeps no tree: the initial score alone
+    empty = copy.deepcopy(model)
+    empty.trees_ = []
+    empty._packed = None
+    values, expected = shap_values(empty, X)
+    assert not values.any() and expected == pytest.approx(model.init_score_[0])
+    np.testing.assert_allclose(expected, empty.decision_function(X))
+
+
 def test_a_loaded_model_is_explained_as_the_fitted_one(tmp_path):
     X, y = _frame(13, n=200)
     for model, output in ((tb.BaggingClassifier(n_estimators=3, max_features=0.75,
