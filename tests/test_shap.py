@@ -77,7 +77,9 @@ def test_single_trees_equal_brute_force_shapley_values(seed):
         model.fit(X, _classes(y, 3) if is_classifier(model) else y)
         values, expected = shap_values(model, rows)
         tree = model.tree_
+        assert tree.is_categorical.any()           # the brute force covers category sets
         Xe = model._encoder.transform(rows)
+        assert np.isnan(Xe).any()                  # and missing values
         ident = np.arange(4)
         for r in range(len(rows)):
             phi = _brute_force(lambda S: _conditional(tree, Xe[r], S, ident), 4)
@@ -113,7 +115,7 @@ def test_bagging_feature_subsets_equal_brute_force_on_the_model_features():
     X = rng.normal(size=(300, 4))
     X[rng.random(X.shape) < 0.1] = np.nan
     y = np.nan_to_num(X[:, 0]) + 2 * np.nan_to_num(X[:, 1]) * np.nan_to_num(X[:, 2])
-    model = tb.BaggingRegressor(tb.DecisionTreeRegressor(max_depth=4), n_estimators=3,
+    model = tb.BaggingRegressor(tb.DecisionTreeRegressor(max_depth=4), n_estimators=6,
                                 max_features=3, bootstrap_features=True,
                                 random_state=0).fit(X, y)
     assert any(np.unique(f).size < f.size for f in model.estimators_features_)
