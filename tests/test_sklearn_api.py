@@ -258,6 +258,8 @@ def test_sklearn_error_words(iris):
     with pytest.raises(ValueError, match="doesn't support sample_weight"):
         tb.AdaBoostClassifier(_NoWeight()).fit(X, y)
     rf = tb.RandomForestClassifier(2, random_state=0).fit(X, y)
+    et = tb.ExtraTreesClassifier(2, random_state=0).fit(X, y)      # no bootstrap
     bag = tb.BaggingClassifier(n_estimators=2, random_state=0).fit(X, y)
-    for model in (rf, bag):
+    np.testing.assert_array_equal(et.estimators_samples_[0], np.arange(X.shape[0]))
+    for model in (rf, et, bag):
         assert all(s.dtype == np.int32 for s in model.estimators_samples_)

@@ -209,7 +209,7 @@ class BaseForest(BaseTreeEnsemble):
         out = []
         for tree, (n, n_draws) in zip(self.estimators_, self._bootstrap_draws):
             if n_draws == 0:
-                out.append(np.arange(n))
+                out.append(drawn_rows(np.ones(n, np.uint8)))     # every row once
                 continue
             counts = np.empty(n)
             bootstrap_weights(int(tree.random_state), int(n_draws), _UNIT, counts,
