@@ -27,7 +27,6 @@ import argparse
 import ast
 import collections
 import datetime
-import fnmatch
 import json
 import os
 import re

@@ -5,7 +5,7 @@ With the default estimator (a treeboost CART tree, or any treeboost tree given a
 bootstrap counts used as weights; any other scikit-learn estimator is cloned and fitted
 on the resampled rows (and columns) themselves.
 """
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from scipy import sparse
@@ -16,7 +16,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, St
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import check_array, register
-from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
+from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
 from ..trees.encoding import check_weights
 from ..engine.grower import GrowerWorkspace
 from ..trees.targets import check_regression_target, encode_classification_target

@@ -4,7 +4,7 @@ Each tree sees a bootstrap sample of the rows (as integer weights: a row drawn t
 weighs 2) and draws ``max_features`` features at every node; Extra-Trees also draw the
 cut point at random and, by default, use all rows.  X is binned once; all trees share it.
 """
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from scipy import sparse
