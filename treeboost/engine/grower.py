@@ -85,7 +85,7 @@ UNSPLITTABLE, NO_SPLIT, OPENED = 0, 1, 2
 #: feature sampler and the number of threads the parallel grower may use
 GrowContext = namedtuple("GrowContext", ["data", "src", "rows", "nodes", "candidates",
                                          "scratch", "params", "sampler", "n_threads",
-                                         "random_cuts"])
+                                         "random_cuts", "scratch0"])
 
 
 @njit(nogil=True, cache=True)
@@ -97,6 +97,13 @@ def _rand(state):
     x ^= x >> np.uint64(27)
     state[0] = x
     return x * np.uint64(2685821657736338717)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _below(state, n):
+    """A draw in ``[0, n)`` for ``n < 2**32``: the high 32 bits of a draw times ``n``,
+    shifted (Lemire 2019), which needs no division."""
+    return np.int64(((_rand(state) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
 @internal
@@ -139,7 +146,7 @@ def _random_search(g, view):
     perm = sampler.perm
     n = perm.shape[0]
     max_features = g.params.max_features
-    scratch = thread_scratch(g.scratch, 0)
+    scratch = g.scratch0
     best = np.int64(-1)
     best_score = -np.inf
     found = 0
@@ -147,7 +154,7 @@ def _random_search(g, view):
     while i < n and found < max_features:
         nb = 0
         while i < n and found + nb < max_features:
-            j = i + np.int64(_rand(sampler.state) % np.uint64(n - i))
+            j = i + _below(sampler.state, n - i)
             f = perm[j]
             perm[j] = perm[i]
             perm[i] = f
@@ -340,15 +347,18 @@ def _partition(g, node, parallel):
     s0 = nodes.start[node]
     e0 = nodes.end[node]
     f = nodes.feature[node]
-    col = g.data.codes_T[f]
     catf = g.data.is_categorical[f]
+    # Extra-Trees have just read the node's samples sample-major (random_cuts)
+    sample_major = g.params.random_split
+    codes = g.data.codes_rows if sample_major else g.data.codes_T
     # a tree without categorical splits has one row of categories: read it only then
     split = BinnedSplit(g.data.missing_code, nodes.missing_go_left[node], catf,
-                        nodes.categories, node if catf else 0, nodes.bin_threshold[node])
+                        nodes.categories, node if catf else 0, nodes.bin_threshold[node],
+                        np.int64(f), sample_major)
     if parallel:
         if g.n_threads > 1 and e0 - s0 >= PARALLEL_PARTITION_MIN_ROWS:
-            return partition_parallel(idx, s0, e0, col, split, g.rows.buf, g.n_threads)
-    return partition_serial(idx, s0, e0, col, split, g.rows.buf)
+            return partition_parallel(idx, s0, e0, codes, split, g.rows.buf, g.n_threads)
+    return partition_serial(idx, s0, e0, codes, split, g.rows.buf)
 
 
 @step
@@ -504,7 +514,8 @@ def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel):
         borrow(src), RowBuffers(borrow(ws.rows.idx[:n]), borrow(ws.rows.buf[:n]),
                                 borrow(ws.rows.ostats[:n])),
         borrow(ws.nodes), borrow(ws.candidates), borrow(ws.scratch), params,
-        borrow(sampler), n_threads, borrow(ws.random_cuts))
+        borrow(sampler), n_threads, borrow(ws.random_cuts),
+        thread_scratch(borrow(ws.scratch), 0))
     pool = HistogramPool(borrow(ws.buffers), borrow(ws.free_slots), borrow(ws.n_free))
     nodes = g.nodes
     open_nodes = borrow(ws.open_nodes)
