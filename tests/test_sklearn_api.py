@@ -174,8 +174,8 @@ def test_extra_tree_single_estimators(iris, tmp_path):
 
 
 # the random cut is drawn between the node's smallest and largest value: repeating a row
-# instead of weighting it changes the draws: the classifier's check fails, the regressor's
-# data happens to pass (scikit-learn marks the check xfail for its ExtraTree estimators)
+# instead of weighting it may change the draws, so the check passes or fails with the
+# data and the cut kernel (not strict; scikit-learn marks it xfail for its ExtraTrees)
 _RANDOM_CUT_XFAIL = {"check_sample_weight_equivalence_on_dense_data":
                      "a random cut is drawn again when rows are repeated"}
 
