@@ -7,41 +7,37 @@ from treeboost.engine.partition import (BinnedSplit, goes_left_binned, partition
                                         partition_serial)
 
 
-def _split(kind, missing_go_left, sample_major=False):
+def _split(kind, missing_go_left):
     cats = np.zeros((2, 4), np.uint64)
     for c in (1, 5, 70, 200):
         cats[1, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
     if kind == "numeric":
-        return BinnedSplit(255, missing_go_left, False, cats, 0, 100, 2, sample_major)
-    return BinnedSplit(255, missing_go_left, True, cats, 1, 0, 2, sample_major)
+        return BinnedSplit(255, missing_go_left, False, cats, 0, 100)
+    return BinnedSplit(255, missing_go_left, True, cats, 1, 0)
 
 
 def _goes_left(codes, split):
-    return np.array([goes_left_binned(c, *split[:6]) for c in codes])
+    return np.array([goes_left_binned(c, *split) for c in codes])
 
 
 @pytest.mark.parametrize("kind", ["numeric", "categorical"])
 @pytest.mark.parametrize("missing_go_left", [False, True])
-@pytest.mark.parametrize("sample_major", [False, True])
 @pytest.mark.parametrize("n_chunks", [0, 1, 2, 3])
-def test_partition_is_stable_and_complete(kind, missing_go_left, n_chunks, sample_major):
+def test_partition_is_stable_and_complete(kind, missing_go_left, n_chunks):
     rng = np.random.RandomState(0)
     n = 1000
     col = rng.choice([1, 5, 70, 99, 100, 101, 200, 254, 255], n).astype(np.uint8)
     idx = rng.permutation(n).astype(np.int32)
     s0, e0 = 17, 901
-    split = _split(kind, missing_go_left, sample_major)
+    split = _split(kind, missing_go_left)
     left = _goes_left(col[idx[s0:e0]], split)
-    # the split reads feature 2 of three; the others hold codes that would split otherwise
-    codes = np.stack([255 - col, np.zeros_like(col), col])
-    codes = np.ascontiguousarray(codes.T) if sample_major else codes
     expected = np.concatenate([idx[s0:e0][left], idx[s0:e0][~left]])
     before, after = idx[:s0].copy(), idx[e0:].copy()
     buf = np.empty(n, np.int32)
     if n_chunks == 0:
-        n_left = partition_serial(idx, s0, e0, codes, split, buf)
+        n_left = partition_serial(idx, s0, e0, col, split, buf)
     else:
-        n_left = partition_parallel(idx, s0, e0, codes, split, buf, n_chunks)
+        n_left = partition_parallel(idx, s0, e0, col, split, buf, n_chunks)
     assert n_left == left.sum()
     np.testing.assert_array_equal(idx[s0:e0], expected)
     np.testing.assert_array_equal(idx[:s0], before)

@@ -77,3 +77,19 @@ def test_bin_centers(max_bins):
     for b in range(bm.n_bins_[0]):
         vals = x[codes == b]
         assert centers[b] == pytest.approx((vals.min() + vals.max()) / 2)
+
+
+def test_categorical_features_keep_their_best_subset():
+    # y is decided by the category (a, c vs b, d); the numeric columns are noise: the
+    # random-cut trees still split the root on the category set {a, c}
+    import pandas as pd
+    rng = np.random.RandomState(0)
+    cat = rng.choice(list("abcd"), 400)
+    frame = pd.DataFrame({"noise1": rng.rand(400), "cat": pd.Categorical(cat),
+                          "noise2": rng.rand(400)})
+    y = np.isin(cat, ["a", "c"]).astype(int)
+    est = ExtraTreesClassifier(n_estimators=5, max_features=None, random_state=0).fit(frame, y)
+    for member in est.estimators_:
+        tree = member.tree_
+        assert tree.feature[0] == 1 and tree.is_categorical[0]
+    assert est.score(frame, y) == 1.0

@@ -48,7 +48,7 @@ from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, No
                      NodeView, Pending, RandomCuts, RowBuffers, SplitCandidates, Workspace)
 from .partition import BinnedSplit, partition_parallel, partition_serial
 from .random_cuts import cut_ranges, cut_sums, draw_cut, score_cut
-from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into, eval_feature,
+from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into,
                         evaluate_features, evaluate_features_parallel, make_scratch,
                         thread_scratch)
 from .statistics import SampleStatistics, gather_rows, sum_rows, sum_sq
@@ -85,7 +85,7 @@ UNSPLITTABLE, NO_SPLIT, OPENED = 0, 1, 2
 #: feature sampler and the number of threads the parallel grower may use
 GrowContext = namedtuple("GrowContext", ["data", "src", "rows", "nodes", "candidates",
                                          "scratch", "params", "sampler", "n_threads",
-                                         "random_cuts", "scratch0"])
+                                         "random_cuts"])
 
 
 @njit(nogil=True, cache=True)
@@ -97,13 +97,6 @@ def _rand(state):
     x ^= x >> np.uint64(27)
     state[0] = x
     return x * np.uint64(2685821657736338717)
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _below(state, n):
-    """A draw in ``[0, n)`` for ``n < 2**32``: the high 32 bits of a draw times ``n``,
-    shifted (Lemire 2019), which needs no division."""
-    return np.int64(((_rand(state) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
 @internal
@@ -136,9 +129,11 @@ def _sample_features(sampler, k):
 def _random_search(g, view):
     """Extra-Trees' search at a node: features in random order until ``max_features`` of
     them are not constant in the node (constant ones do not count, as in Geurts et al.
-    2006 and scikit-learn), each with one random cut (:mod:`.random_cuts`, a batch of
-    features per pass over the samples); a categorical feature gets its best subset.
-    Returns the best feature (-1: none) and its score; ties keep the first scored."""
+    2006 and scikit-learn), each numeric one with one random cut (:mod:`.random_cuts`, a
+    batch of features per pass over the samples).  Returns the best numeric feature (-1:
+    none), its score, and how many categorical features were drawn: they are in
+    ``sampler.sorted_draw[:n]``, for the caller to search for their best subset (with
+    the split search it compiles anyway)."""
     sampler = g.sampler
     cands = g.candidates
     cuts = g.random_cuts
@@ -146,25 +141,24 @@ def _random_search(g, view):
     perm = sampler.perm
     n = perm.shape[0]
     max_features = g.params.max_features
-    scratch = g.scratch0
+    scratch = thread_scratch(g.scratch, 0)
     best = np.int64(-1)
     best_score = -np.inf
     found = 0
+    n_cat = 0
     i = 0
     while i < n and found < max_features:
         nb = 0
         while i < n and found + nb < max_features:
-            j = i + _below(sampler.state, n - i)
+            j = i + np.int64(_rand(sampler.state) % np.uint64(n - i))
             f = perm[j]
             perm[j] = perm[i]
             perm[i] = f
             i += 1
             if data.is_categorical[f]:
-                eval_feature(f, view, data, g.rows, g.params, scratch, cands)
+                sampler.sorted_draw[n_cat] = f
+                n_cat += 1
                 found += 1
-                if cands.score[f] > best_score:
-                    best_score = cands.score[f]
-                    best = f
             else:
                 cuts.feature[nb] = f
                 nb += 1
@@ -190,7 +184,7 @@ def _random_search(g, view):
             if cands.score[f] > best_score:
                 best_score = cands.score[f]
                 best = f
-    return best, best_score
+    return best, best_score, n_cat
 
 
 @internal
@@ -260,7 +254,7 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel):
     n_features = g.data.codes_T.shape[0]
     sampling = params.max_features < n_features
     if params.random_split:
-        # a random cut reads the node's samples, not a histogram (splitting.random_cut)
+        # a random cut reads the node's samples, not a histogram (random_cuts)
         mode = MODE_SORT
     elif mode == MODE_BUILD and slot < 0:
         slot = _acquire(pool)
@@ -271,31 +265,34 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel):
         gather_rows(rows.ostats, g.src, rows.idx, start, n_node)
     view = NodeView(start, end, total, mode, pool.buffers[max(slot, 0)],
                     pool.buffers[max(sib_slot, 0)])
-    best = -1
-    best_score = -np.inf
     if params.random_split:
-        best, best_score = _random_search(g, view)
+        # the numeric features drawn get a random cut each; the categorical ones drawn
+        # are searched below like any feature
+        best, best_score, n_cat = _random_search(g, view)
+        feats, rest = g.sampler.sorted_draw[:n_cat], g.sampler.no_features
     else:
+        best = np.int64(-1)
+        best_score = -np.inf
         if sampling:
             feats, rest = _sample_features(g.sampler, params.max_features)
         else:
             feats, rest = g.sampler.all_features, g.sampler.no_features
-        for attempt in range(2):
-            fs = feats if attempt == 0 else rest
-            if fs.shape[0] == 0:
-                continue
-            if parallel:
-                evaluate_features_parallel(g.n_threads, fs, view, g.data, rows, params,
-                                           g.scratch, cands)
-            else:
-                evaluate_features(fs, view, g.data, rows, params, g.scratch, cands)
-            for i in range(fs.shape[0]):
-                f = fs[i]
-                if cands.score[f] > best_score:
-                    best_score = cands.score[f]
-                    best = f
-            if best >= 0:
-                break
+    for attempt in range(2):
+        fs = feats if attempt == 0 else rest
+        if fs.shape[0] == 0:
+            continue
+        if parallel:
+            evaluate_features_parallel(g.n_threads, fs, view, g.data, rows, params,
+                                       g.scratch, cands)
+        else:
+            evaluate_features(fs, view, g.data, rows, params, g.scratch, cands)
+        for i in range(fs.shape[0]):
+            f = fs[i]
+            if cands.score[f] > best_score:
+                best_score = cands.score[f]
+                best = f
+        if best >= 0:
+            break
     ok = best >= 0
     if ok:
         gain = cands.decrease[best]
@@ -347,18 +344,15 @@ def _partition(g, node, parallel):
     s0 = nodes.start[node]
     e0 = nodes.end[node]
     f = nodes.feature[node]
+    col = g.data.codes_T[f]
     catf = g.data.is_categorical[f]
-    # Extra-Trees have just read the node's samples sample-major (random_cuts)
-    sample_major = g.params.random_split
-    codes = g.data.codes_rows if sample_major else g.data.codes_T
     # a tree without categorical splits has one row of categories: read it only then
     split = BinnedSplit(g.data.missing_code, nodes.missing_go_left[node], catf,
-                        nodes.categories, node if catf else 0, nodes.bin_threshold[node],
-                        np.int64(f), sample_major)
+                        nodes.categories, node if catf else 0, nodes.bin_threshold[node])
     if parallel:
         if g.n_threads > 1 and e0 - s0 >= PARALLEL_PARTITION_MIN_ROWS:
-            return partition_parallel(idx, s0, e0, codes, split, g.rows.buf, g.n_threads)
-    return partition_serial(idx, s0, e0, codes, split, g.rows.buf)
+            return partition_parallel(idx, s0, e0, col, split, g.rows.buf, g.n_threads)
+    return partition_serial(idx, s0, e0, col, split, g.rows.buf)
 
 
 @step
@@ -514,8 +508,7 @@ def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel):
         borrow(src), RowBuffers(borrow(ws.rows.idx[:n]), borrow(ws.rows.buf[:n]),
                                 borrow(ws.rows.ostats[:n])),
         borrow(ws.nodes), borrow(ws.candidates), borrow(ws.scratch), params,
-        borrow(sampler), n_threads, borrow(ws.random_cuts),
-        thread_scratch(borrow(ws.scratch), 0))
+        borrow(sampler), n_threads, borrow(ws.random_cuts))
     pool = HistogramPool(borrow(ws.buffers), borrow(ws.free_slots), borrow(ws.n_free))
     nodes = g.nodes
     open_nodes = borrow(ws.open_nodes)

@@ -22,12 +22,9 @@ def goes_left_binned(code, missing_code, missing_go_left, is_categorical, catego
     return code <= bin_threshold
 
 
-#: a split as the partition reads it: ``categories[row]`` is its category set; the codes
-#: of its ``feature`` are read from ``codes[feature]`` or, ``sample_major``, from
-#: ``codes[:, feature]`` (the samples of a deep node share cache lines there)
+#: a split as the partition reads it: ``categories[row]`` is its category set
 BinnedSplit = namedtuple("BinnedSplit", ["missing_code", "missing_go_left", "is_categorical",
-                                         "categories", "row", "bin_threshold", "feature",
-                                         "sample_major"])
+                                         "categories", "row", "bin_threshold"])
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -37,17 +34,8 @@ def _goes_left(code, split):
                             split.bin_threshold)
 
 
-@njit(nogil=True, cache=True, inline="always")
-def _code(codes, split, s):
-    """Sample ``s``'s code of the split's feature, from feature-major or sample-major
-    codes."""
-    if split.sample_major:
-        return codes[s, split.feature]
-    return codes[split.feature, s]
-
-
 @njit(nogil=True, cache=True)
-def _scatter(idx, lo, hi, codes, split, left_out, left_at, right_out, right_at):
+def _scatter(idx, lo, hi, col, split, left_out, left_at, right_out, right_at):
     """Write ``idx[lo:hi]`` in order, the samples that go left at ``split`` (a
     :class:`BinnedSplit`) to ``left_out`` from ``left_at`` on, the others to
     ``right_out`` from ``right_at`` on; returns the number that went left.  ``left_out``
@@ -56,7 +44,7 @@ def _scatter(idx, lo, hi, codes, split, left_out, left_at, right_out, right_at):
     n_right = 0
     for i in range(lo, hi):
         s = idx[i]
-        if _goes_left(_code(codes, split, s), split):
+        if _goes_left(col[s], split):
             left_out[left_at + n_left] = s
             n_left += 1
         else:
@@ -66,26 +54,26 @@ def _scatter(idx, lo, hi, codes, split, left_out, left_at, right_out, right_at):
 
 
 @njit(nogil=True, cache=True)
-def _count_left(idx, lo, hi, codes, split):
+def _count_left(idx, lo, hi, col, split):
     n_left = 0
     for i in range(lo, hi):
-        if _goes_left(_code(codes, split, idx[i]), split):
+        if _goes_left(col[idx[i]], split):
             n_left += 1
     return n_left
 
 
 @njit(nogil=True, cache=True)
-def partition_serial(idx, s0, e0, codes, split, buf):
+def partition_serial(idx, s0, e0, col, split, buf):
     """Stable partition of ``idx[s0:e0]`` at ``split``: the left samples in place, the
     right ones through ``buf``; returns the left count."""
-    n_left = _scatter(idx, s0, e0, codes, split, idx, s0, buf, np.int64(0))
+    n_left = _scatter(idx, s0, e0, col, split, idx, s0, buf, np.int64(0))
     for i in range(e0 - s0 - n_left):
         idx[s0 + n_left + i] = buf[i]
     return n_left
 
 
 @njit(nogil=True, cache=True, parallel=True)
-def partition_parallel(idx, s0, e0, codes, split, buf, n_chunks):
+def partition_parallel(idx, s0, e0, col, split, buf, n_chunks):
     """:func:`partition_serial` on ``n_chunks`` threads: each chunk counts its left
     samples, prefix sums give every chunk its place in the left and right parts, and a
     second pass writes them to ``buf``, copied back at the end."""
@@ -94,7 +82,7 @@ def partition_parallel(idx, s0, e0, codes, split, buf, n_chunks):
     counts = np.zeros(n_chunks, np.int64)
     for t in prange(n_chunks):
         counts[t] = _count_left(idx, min(e0, s0 + t * chunk), min(e0, s0 + (t + 1) * chunk),
-                                codes, split)
+                                col, split)
     n_left = counts.sum()
     left_at = np.zeros(n_chunks, np.int64)
     right_at = np.zeros(n_chunks, np.int64)
@@ -103,7 +91,7 @@ def partition_parallel(idx, s0, e0, codes, split, buf, n_chunks):
         left_at[t] = left_at[t - 1] + counts[t - 1]
         right_at[t] = right_at[t - 1] + size - counts[t - 1]
     for t in prange(n_chunks):
-        _scatter(idx, min(e0, s0 + t * chunk), min(e0, s0 + (t + 1) * chunk), codes, split,
+        _scatter(idx, min(e0, s0 + t * chunk), min(e0, s0 + (t + 1) * chunk), col, split,
                  buf, left_at[t], buf, n_left + right_at[t])
     for t in prange(n_chunks):
         for i in range(t * chunk, min(n, (t + 1) * chunk)):

@@ -31,27 +31,21 @@ def cut_ranges(cuts, nb, start, end, data, idx):
     """``cuts.lo/hi/n_missing[j]`` of the ``nb`` features ``cuts.feature[:nb]`` over
     the samples ``idx[start:end]``."""
     mc = np.int64(data.missing_code)
-    # flat offsets: no row view per sample in the hot loop
-    flat = data.codes_rows.reshape(-1)
-    width = data.codes_rows.shape[1]
-    feature = cuts.feature
-    lo = cuts.lo
-    hi = cuts.hi
-    n_missing = cuts.n_missing
+    rows = data.codes_rows
     for j in range(nb):
         cuts.lo[j] = mc
         cuts.hi[j] = -1
         cuts.n_missing[j] = 0
     for i in range(start, end):
-        base = np.int64(idx[i]) * width
+        r = rows[idx[i]]
         for j in range(nb):
-            c = np.int64(flat[base + feature[j]])
+            c = np.int64(r[cuts.feature[j]])
             # selects rather than branches: a node's codes follow no pattern a branch
             # predictor could learn
             is_miss = c == mc
-            n_missing[j] += is_miss
-            lo[j] = min(lo[j], c)
-            hi[j] = max(hi[j], -1 if is_miss else c)
+            cuts.n_missing[j] += is_miss
+            cuts.lo[j] = min(cuts.lo[j], c)
+            cuts.hi[j] = max(cuts.hi[j], -1 if is_miss else c)
 
 
 @internal
@@ -76,11 +70,7 @@ def cut_sums(cuts, nb, start, end, data, idx, ostats):
     """``cuts.left[j]`` (codes ``<= cuts.cut[j]``) and ``cuts.missing[j]`` of the ``nb``
     features of the batch; ``ostats`` holds the node's statistics in node order."""
     mc = np.int64(data.missing_code)
-    flat = data.codes_rows.reshape(-1)
-    width = data.codes_rows.shape[1]
-    feature = cuts.feature
-    cut = cuts.cut
-    left = cuts.left
+    rows = data.codes_rows
     n_cols = ostats.shape[1]
     any_missing = False
     for j in range(nb):
@@ -91,22 +81,22 @@ def cut_sums(cuts, nb, start, end, data, idx, ostats):
     if n_cols == 3 and not any_missing:
         # the usual statistics, (w_0, w_1, count) or (w, w y, count), without branches
         for i in range(start, end):
-            base = np.int64(idx[i]) * width
+            r = rows[idx[i]]
             o = i - start
             s0 = ostats[o, 0]
             s1 = ostats[o, 1]
             s2 = ostats[o, 2]
             for j in range(nb):
-                x = 1.0 if np.int64(flat[base + feature[j]]) <= cut[j] else 0.0
-                left[j, 0] += x * s0
-                left[j, 1] += x * s1
-                left[j, 2] += x * s2
+                x = 1.0 if np.int64(r[cuts.feature[j]]) <= cuts.cut[j] else 0.0
+                cuts.left[j, 0] += x * s0
+                cuts.left[j, 1] += x * s1
+                cuts.left[j, 2] += x * s2
         return
     for i in range(start, end):
-        base = np.int64(idx[i]) * width
+        r = rows[idx[i]]
         o = i - start
         for j in range(nb):
-            c = np.int64(flat[base + feature[j]])
+            c = np.int64(r[cuts.feature[j]])
             if c <= cuts.cut[j]:
                 for k in range(n_cols):
                     cuts.left[j, k] += ostats[o, k]
