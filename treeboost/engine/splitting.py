@@ -11,7 +11,6 @@ subset for two classes, regression and boosting (Fisher 1958; Breiman et al. 198
 With ``K > 2`` classes the search tries the ``K`` orders by each class's rate and keeps
 the best prefix of any of them, a heuristic (the optimal subset is NP-hard in general).
 """
-import numba
 import numpy as np
 from numba import njit, prange
 
@@ -500,20 +499,12 @@ def _evaluate_range(first, step, feats, node, data, rows, params, scratch, cands
 @njit(nogil=True, cache=True, parallel=True, no_cpython_wrapper=True,
       no_cfunc_wrapper=True)
 def _evaluate_parallel(feats, node, data, rows, params, scratch, cands, n_threads):
-    """:func:`eval_feature` of each of ``feats`` on the threads, each thread with its own
-    row of ``scratch`` (see :func:`make_scratch`).
-
-    The features are handed out one at a time to whichever thread is free (a chunk
-    size of 1), not in equal shares fixed in advance: when another process holds a
-    core, its thread falls behind by one feature at most, and the others take the rest.
-    """
-    previous = numba.set_parallel_chunksize(1)
-    for i in prange(feats.shape[0]):
-        # a thread of this region has an id below the thread count the scratch was made
-        # for (TreeGrower makes it for numba.get_num_threads())
-        t = min(numba.get_thread_id(), scratch.codes.shape[0] - 1)
-        eval_feature(feats[i], node, data, rows, params, thread_scratch(scratch, t), cands)
-    numba.set_parallel_chunksize(previous)
+    """:func:`_evaluate_range` with one interleaved share of the features per thread,
+    each thread with its own rows of ``scratch`` (see :func:`make_scratch`)."""
+    n_chunks = min(n_threads, feats.shape[0], scratch.codes.shape[0])
+    for t in prange(n_chunks):
+        _evaluate_range(t, n_chunks, feats, node, data, rows, params,
+                        thread_scratch(scratch, t), cands)
 
 
 #: node samples x features from which a node's features are evaluated on several
