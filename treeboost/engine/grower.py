@@ -54,9 +54,10 @@ from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into,
 from .statistics import SampleStatistics, gather_rows, sum_rows, sum_sq
 from .tree import Tree
 
-#: node samples from which a partition runs on several threads: a partition pass is
-#: cheap per sample, so only large nodes repay the second pass and the thread start
-PARALLEL_PARTITION_MIN_ROWS = 20_000
+#: node samples from which a partition runs on several threads: a partition pass costs
+#: little per sample, so only very large nodes repay its second pass and its three
+#: wake-ups of the (passively waiting) workers
+PARALLEL_PARTITION_MIN_ROWS = 500_000
 #: rows x features of a tree from which :class:`TreeGrower` uses the parallel grower:
 #: smaller trees take milliseconds, which thread start-ups would only add to, and they
 #: then never pay for compiling the parallel copy

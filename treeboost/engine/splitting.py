@@ -508,9 +508,9 @@ def _evaluate_parallel(feats, node, data, rows, params, scratch, cands, n_thread
 
 
 #: node samples x features from which a node's features are evaluated on several
-#: threads (in the parallel grower): below it starting the threads costs more than the
-#: work they share
-PARALLEL_MIN_WORK = 500
+#: threads (in the parallel grower): waking OpenMP's workers, which wait passively
+#: (engine/_threads.py), costs tens of microseconds, more than a smaller node's work
+PARALLEL_MIN_WORK = 100_000
 
 
 @njit(nogil=True, cache=True, inline="always")
