@@ -317,3 +317,24 @@ def test_demo_table_auc_is_the_pooled_out_of_fold_auc(capsys):
         proba = cross_val_predict(est, X, y, cv=cv, method="predict_proba")[:, 1]
         row = next(line for line in out.splitlines() if line.startswith(f"| {label} |"))
         assert row.split("|")[3].strip() == f"{roc_auc_score(y, proba):.3f}", row
+
+
+def test_explain_names_a_bagging_members_column_subset(tmp_path, capsys):
+    # a member fitted on 3 of the 6 columns is named by the model's columns (the CLI's
+    # own stand-in of a tree once passed all 6 names to it and failed)
+    import numpy as np
+    import pandas as pd
+    from treeboost.cli import main
+    rng = np.random.RandomState(0)
+    df = pd.DataFrame(rng.rand(200, 6), columns=list("abcdef"))
+    df["y"] = (df.a + df.b > 1).astype(int)
+    df.to_csv(tmp_path / "t.csv", index=False)
+    assert main(["fit", str(tmp_path / "t.csv"), "--target", "y", "--model", "bagging",
+                 "--param", "max_features=0.5", "--param", "random_state=0",
+                 "-o", str(tmp_path / "b.tbm")]) == 0
+    capsys.readouterr()
+    assert main(["explain", str(tmp_path / "b.tbm"), "--tree", "2"]) == 0
+    rules = [line for line in capsys.readouterr().out.splitlines() if "IF " in line]
+    assert rules
+    used = {tok for line in rules for tok in line.replace("(", " ").split() if tok in "abcdef"}
+    assert 0 < len(used) <= 3

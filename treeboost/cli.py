@@ -697,12 +697,16 @@ def _explain_model(model, args):
         if not 0 <= args.tree < len(trees):
             raise UserError(f"--tree {args.tree} is out of range: the model has {len(trees)} "
                             f"trees")
-        view = _TreeView(model, trees[args.tree])
         target = _cli_info(model).get("target")
         print(f"Rules of tree {args.tree} of {len(trees)}:")
         if hasattr(model, "trees_"):
             print(_raw_score_note(model, args.tree, target or "y"))
-        for rule in export_rules(view, feature_names=names, target_name=target):
+            k = len(model.trees_[0])
+            index = (args.tree // k, args.tree % k)      # (iteration, class)
+        else:
+            index = args.tree
+        # the exporters name a member's features itself (bagging may give it a subset)
+        for rule in export_rules(model, target_name=target, tree_index=index):
             print("  " + rule)
     imp = getattr(model, "feature_importances_", None)
     if imp is not None:
@@ -726,18 +730,6 @@ def _trees_of(model):
     if hasattr(model, "trees_"):
         return [t for trees in model.trees_ for t in trees]
     return [e.tree_ for e in getattr(model, "estimators_", []) if hasattr(e, "tree_")]
-
-
-class _TreeView:
-    """What the exporters need of one tree of a model."""
-
-    def __init__(self, model, tree):
-        self.tree_ = tree
-        self._encoder = getattr(model, "_encoder", None)
-        self.bin_mapper_ = getattr(model, "bin_mapper_", None)
-        classes = getattr(model, "classes_", None)
-        if classes is not None and tree.value.shape[1] == len(classes):
-            self.classes_ = classes
 
 
 # -- entry point ------------------------------------------------------------------------------
