@@ -2,6 +2,8 @@
 tree from which a loss sets the tree's leaf values."""
 import numpy as np
 
+from ..engine.quantile import grouped_weighted_quantile as _grouped_quantile
+
 
 def weighted_quantile(values, weights, alpha):
     """Smallest ``v`` of ``values`` whose cumulative weight reaches ``alpha`` of the total
@@ -13,25 +15,15 @@ def weighted_quantile(values, weights, alpha):
 
 
 def grouped_weighted_quantile(groups, values, weights, alpha, n_groups):
-    """:func:`weighted_quantile` of ``values`` within each group ``0..n_groups-1`` at once.
-
-    One lexicographic sort by (group, value), then one ``searchsorted`` on the running
-    weight: no loop over samples or groups.  Groups with no member get 0.
-    """
-    order = np.lexsort((values, groups))
-    g = groups[order]
-    v = values[order]
-    cw = np.cumsum(weights[order])
-    counts = np.bincount(g, minlength=n_groups)
-    ends = np.cumsum(counts)
-    starts = ends - counts
-    base = np.where(starts > 0, cw[np.maximum(starts - 1, 0)], 0.0)
-    total = np.where(counts > 0, cw[np.maximum(ends - 1, 0)] - base, 0.0)
-    target = base + alpha * total
-    pos = np.searchsorted(cw, target, side="left")
-    pos = np.clip(pos, starts, np.maximum(ends - 1, starts))
-    out = np.where(counts > 0, v[np.minimum(pos, len(v) - 1)], 0.0)
-    return out
+    """:func:`weighted_quantile` of ``values`` within each group ``0..n_groups-1`` at once
+    (0 for a group with no member), in one numba kernel
+    (:func:`treeboost.engine.quantile.grouped_weighted_quantile`)."""
+    groups = np.ascontiguousarray(groups, dtype=np.int64)
+    if groups.size and (groups.min() < 0 or groups.max() >= n_groups):
+        raise ValueError(f"groups must lie in [0, {n_groups}).")
+    return _grouped_quantile(groups, np.ascontiguousarray(values, dtype=np.float64),
+                             np.ascontiguousarray(weights, dtype=np.float64), float(alpha),
+                             int(n_groups))
 
 
 class LeafSamples:
