@@ -243,8 +243,10 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Categorical columns (see :class:`~treeboost.trees.encoding.FeatureEncoder`);
         by default the pandas columns of category, object or string dtype.
     splitter : {"best", "random"}, default="best"
-        "best" searches every cut; "random" draws one cut per numeric feature uniformly
-        between the node's smallest and largest bin (Extra-Trees).
+        "best" searches every cut; "random" draws one cut per numeric feature uniformly in
+        value between the node's smallest and largest value (Extra-Trees, Geurts et al.
+        2006; the values are bin centers, exact up to ``max_bins`` distinct values), and
+        constant features do not count towards ``max_features``.
 
     Attributes
     ----------
