@@ -271,3 +271,18 @@ def test_forest_samples_are_drawn_again_from_each_trees_seed():
     extra = tb.ExtraTreesClassifier(n_estimators=2, random_state=0).fit(X, y)
     for rows in extra.estimators_samples_:
         np.testing.assert_array_equal(rows, np.arange(len(y)))
+
+
+@pytest.mark.parametrize("cls", ["RandomForestClassifier", "ExtraTreesRegressor"])
+def test_forest_predicts_the_same_on_threads_over_trees(cls):
+    # n_jobs workers share the trees out (serial walks), one worker runs each tree on
+    # numba's threads: the same sums
+    import treeboost
+    from sklearn.datasets import make_classification
+    X, y = make_classification(n_samples=3000, n_features=10, random_state=0)
+    X[::11, 3] = np.nan
+    est = getattr(treeboost, cls)(n_estimators=7, random_state=0, n_jobs=2).fit(X, y)
+    many = est.predict_proba(X) if hasattr(est, "predict_proba") else est.predict(X)
+    est.set_params(n_jobs=1)
+    one = est.predict_proba(X) if hasattr(est, "predict_proba") else est.predict(X)
+    np.testing.assert_allclose(many, one, rtol=1e-12, atol=1e-15)

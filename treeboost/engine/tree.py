@@ -183,10 +183,11 @@ class Tree:
         return (self.children_left, self.children_right, self.feature, self.threshold,
                 self.missing_go_left, self.is_categorical, self._bitsets())
 
-    def apply(self, X):
-        """Leaf id of each row of the encoded float matrix X."""
+    def apply(self, X, parallel=True):
+        """Leaf id of each row of the encoded float matrix X (on numba's threads for 2000
+        rows or more, unless ``parallel=False``: the caller is one of several threads)."""
         out = np.empty(X.shape[0], np.int64)
-        kernel = _apply_raw if X.shape[0] >= 2000 else _apply_raw_serial
+        kernel = _apply_raw if parallel and X.shape[0] >= 2000 else _apply_raw_serial
         kernel(X, *self._args(), out)
         return out
 
