@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from .criteria import NEWTON
-from .splitting import _score, copy_into, decrease_from_left
+from .splitting import _score, copy_into, decrease_from_left, nan_goes_left
 
 #: the 53 random bits of a draw that make a uniform number in [0, 1)
 _UNIT_BITS = np.int64((1 << 53) - 1)
@@ -121,7 +121,6 @@ def score_cut(cuts, j, total, params, scratch, cands):
     ml = False
     copy_into(out_left, left)
     n_cols = total.shape[0]
-    cnt = n_cols - 1
     has_miss = cuts.n_missing[j] > 0
     if has_miss:
         tmp = scratch.tmp
@@ -138,9 +137,7 @@ def score_cut(cuts, j, total, params, scratch, cands):
     if best == -np.inf:
         return
     if not has_miss:
-        # no missing value seen here: at predict time NaN follows the larger child
-        mass = 1 if crit == NEWTON else cnt
-        ml = out_left[mass] >= total[mass] - out_left[mass]
+        ml = nan_goes_left(out_left, total, crit)
     cands.decrease[f] = decrease_from_left(out_left, total, scratch.right, crit, n_stats, l2)
     cands.bin_threshold[f] = cuts.cut[j]
     cands.missing_go_left[f] = ml

@@ -113,6 +113,15 @@ def _pure_class(cstats, j, n_stats):
     return found
 
 
+@njit(nogil=True, cache=True, inline="always")
+def nan_goes_left(left, total, crit):
+    """The side of NaN at a split that saw no missing value in training: the larger
+    child, by samples (by hessian for boosting, as its dense scan, which has no counts).
+    ``left`` and ``total`` are the left child's and the node's statistics."""
+    mass = 1 if crit == NEWTON else total.shape[0] - 1
+    return left[mass] >= total[mass] - left[mass]
+
+
 @njit(nogil=True, cache=True)
 def copy_into(dst, src):
     """``dst[:] = src`` for two vectors of one length: an explicit loop, which compiles
@@ -230,10 +239,7 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, scratch, out_bit
     if best_score > -np.inf:
         best_dec = decrease_from_left(out_left, total, scratch.right, crit, n_stats, l2)
         if not has_miss:
-            # no missing value seen here: at predict time NaN follows the larger child, by
-            # samples (by hessian for boosting, as its dense scan, which has no counts)
-            mass = 1 if crit == NEWTON else cnt
-            best_ml = out_left[mass] >= total[mass] - out_left[mass]
+            best_ml = nan_goes_left(out_left, total, crit)
     return best_score, best_dec, best_bin, best_ml
 
 
