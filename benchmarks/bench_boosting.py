@@ -12,7 +12,6 @@ training rows (it is too slow for the full set) against treeboost with the same 
 """
 import argparse
 import os
-import time
 
 import numpy as np
 from sklearn.datasets import make_classification
@@ -23,14 +22,7 @@ from sklearn.model_selection import train_test_split
 import numba
 from treeboost import GradientBoostingClassifier
 
-
-def best_time(fn, repeats):
-    times, out = [], None
-    for _ in range(repeats):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return min(times), out
+from _timing import best_time
 
 
 def run(name, make, Xtr, ytr, Xte, yte, repeats):

@@ -22,7 +22,6 @@ ceiling of any model on those codes.
 """
 import argparse
 import os
-import time
 
 from typing import NamedTuple
 
@@ -32,6 +31,8 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import train_test_split
 
 from treeboost import GradientBoostingClassifier
+
+from _timing import best_time
 
 
 def make_data(n, k, shape, seed=0):
@@ -71,15 +72,6 @@ def grouped_oracle(model, X, effect, p):
     mixed = (1.0 / (1.0 + np.exp(-(effect[r][None, :] + lin[is_rare, None])))) @ w
     prob[is_rare] = mixed
     return prob
-
-
-def best_time(fn, repeats):
-    times, out = [], None
-    for _ in range(repeats):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return min(times), out
 
 
 def run(make, Xtr, ytr, Xte, yte, repeats):

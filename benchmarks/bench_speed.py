@@ -18,12 +18,15 @@ import argparse
 import time
 
 import treeboost as tb  # noqa: I001  (first: see the docstring)
+import numba
 import numpy as np
 from sklearn import ensemble as sk
 from sklearn.datasets import make_classification, make_regression
 from sklearn.metrics import r2_score
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier as SkTree
+
+from _timing import best_time
 
 
 def _lgbm(**kw):
@@ -82,12 +85,7 @@ def _data(task, n, n_classes):
 
 def _fit(make, Xtr, ytr, repeats):
     make().fit(Xtr[:2000], ytr[:2000])
-    best, model = np.inf, None
-    for _ in range(repeats):
-        t = time.perf_counter()
-        model = make().fit(Xtr, ytr)
-        best = min(best, time.perf_counter() - t)
-    return best, model
+    return best_time(lambda: make().fit(Xtr, ytr), repeats)
 
 
 def _score(task, model, Xte, yte):
@@ -106,7 +104,7 @@ def main():
     unknown = sorted(set(names) - set(ROWS))
     if unknown:
         ap.error(f"unknown rows {unknown}; choose from {list(ROWS)}")
-    print(f"{time.strftime('%Y-%m-%d')}, numba threads {tb.engine.grower.numba.get_num_threads()}")
+    print(f"{time.strftime('%Y-%m-%d')}, numba threads {numba.get_num_threads()}")
     print("| task | rows | treeboost fit (s) | reference | reference fit (s) | ratio | "
           "score (tb vs ref) |")
     print("|---|---|---|---|---|---|---|")
