@@ -10,6 +10,8 @@ import pytest
 
 from treeboost.cli import main
 
+from ._helpers import cli_error as _error
+
 TITANIC = Path(__file__).resolve().parents[1] / "treeboost" / "datasets" / "data" / "titanic.csv"
 
 
@@ -62,14 +64,6 @@ def test_regression_is_detected(titanic_csv, tmp_path, capsys):
     assert main(["fit", str(path), "--target", "Fare", "--model", "gbdt", "-o",
                  str(tmp_path / "r.tbm")]) == 0
     assert "R2" in capsys.readouterr().out
-
-
-def _error(argv, capsys):
-    code = main(argv)
-    err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2
-    assert len(err) == 1 and err[0].startswith("treeboost: error:"), err
-    return err[0]
 
 
 def test_user_errors_give_one_line_and_status_2(titanic_csv, tmp_path, capsys):

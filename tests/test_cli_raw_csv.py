@@ -12,18 +12,12 @@ import pytest
 
 from treeboost.cli import _parser, identifier_columns, main
 
+from ._helpers import cli_error as _error
+
 ROOT = Path(__file__).resolve().parents[1]
 TITANIC = ROOT / "treeboost" / "datasets" / "data" / "titanic.csv"
 FEATURES = ["Pclass", "Sex", "Age", "SibSp", "Parch", "Ticket", "Fare", "Cabin", "Embarked"]
 QUICK = ["--param", "n_estimators=20"]
-
-
-def _error(argv, capsys):
-    code = main(argv)
-    err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2
-    assert len(err) == 1 and err[0].startswith("treeboost: error:"), err
-    return err[0]
 
 
 @pytest.fixture(scope="module")

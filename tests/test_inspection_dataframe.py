@@ -13,6 +13,8 @@ from treeboost import (AdaBoostClassifier, BaggingClassifier, BaggingRegressor, 
 from treeboost.datasets import load_titanic, load_watermelon  # noqa: E402
 from treeboost.inspection import trees_to_dataframe  # noqa: E402
 
+from ._helpers import cities_and_days  # noqa: E402
+
 FEATURES = ["Pclass", "Sex", "Age", "SibSp", "Parch", "Fare", "Embarked"]
 
 
@@ -274,13 +276,7 @@ def test_errors(titanic):
 def test_rare_categories_and_dates():
     """A split on the shared code of rare categories lists them all, so the frame alone
     still sends a rare category to its side; dates are the encoder's seconds."""
-    rng = np.random.RandomState(0)
-    city = [f"c{i}" for i in range(10)] * 50 + [f"r{i}" for i in range(300)]
-    day = pd.to_datetime("2024-01-01") + pd.to_timedelta(rng.randint(0, 60, len(city)),
-                                                         unit="D")
-    X = pd.DataFrame({"city": pd.Series(city, dtype="category"), "day": day})
-    y = (X["city"].isin(["c1", "c3", "c5"]) | X["city"].str.startswith("r")).to_numpy() \
-        ^ (X["day"] > "2024-02-01").to_numpy()
+    X, y = cities_and_days()
     clf = DecisionTreeClassifier(max_depth=2).fit(X, y)
     df = trees_to_dataframe(clf)
     _check_against_arrays(clf, df)

@@ -4,6 +4,8 @@ import pytest
 from treeboost import DecisionTreeClassifier, DecisionTreeRegressor
 from treeboost.trees.export import export_rules, export_text, extract_rules
 
+from .._helpers import cities_and_days
+
 
 def _fires(rule, Xe, categories):
     """Does each encoded row satisfy the rule (evaluated independently of the tree)?"""
@@ -184,25 +186,12 @@ def test_tree_index_errors(titanic):
         plot_tree(gb, tree_index=(0, 1))
 
 
-def _cities_and_days():
-    """A category column with 300 rare categories (one row each: they share one code)
-    and a date column; the target depends on both."""
-    pd = pytest.importorskip("pandas")
-    rng = np.random.RandomState(0)
-    city = [f"c{i}" for i in range(10)] * 50 + [f"r{i}" for i in range(300)]
-    day = pd.to_datetime("2024-01-01") + pd.to_timedelta(rng.randint(0, 60, len(city)),
-                                                         unit="D")
-    X = pd.DataFrame({"city": pd.Series(city, dtype="category"), "day": day})
-    y = (X["city"].isin(["c1", "c3", "c5"]) | X["city"].str.startswith("r")).to_numpy() \
-        ^ (X["day"] > "2024-02-01").to_numpy()
-    return X, y.astype(int)
-
-
 def test_dates_print_as_dates_and_rare_categories_as_the_encoders_names():
     from treeboost import GradientBoostingClassifier
     from treeboost.trees.plotting import export_graphviz
     from treeboost.trees.rules import rule_coverage
-    X, y = _cities_and_days()
+    pytest.importorskip("pandas")
+    X, y = cities_and_days()
     for model, index in ((DecisionTreeClassifier(max_depth=2), {}),
                          (GradientBoostingClassifier(n_estimators=2, max_depth=2,
                                                      max_leaf_nodes=None), {"tree_index": 1})):
