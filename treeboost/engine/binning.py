@@ -8,15 +8,16 @@ MAX_CATEGORIES = 255
 
 
 def _bin_centers(distinct, edges):
-    """``(min + max) / 2`` of the sorted distinct values of each bin cut by ``edges``."""
+    """``(min + max) / 2`` of the sorted distinct values of each bin cut by ``edges``.
+
+    Every bin holds at least one distinct value (each edge lies between two of them), so
+    bin ``j`` spans ``distinct[first[j]:first[j + 1]]``: one binary search per edge,
+    not per value."""
     if distinct.size == 0:
         return np.zeros(1)
-    code = np.searchsorted(edges, distinct, side="left")
-    first = np.flatnonzero(np.r_[True, code[1:] != code[:-1]])
-    last = np.r_[first[1:] - 1, distinct.size - 1]
-    out = np.zeros(edges.size + 1)
-    out[code[first]] = distinct[first] / 2.0 + distinct[last] / 2.0
-    return out
+    first = np.concatenate([[0], np.searchsorted(distinct, edges, side="right")])
+    last = np.concatenate([first[1:], [distinct.size]]) - 1
+    return distinct[first] / 2.0 + distinct[last] / 2.0
 
 
 def _midpoints(a, b):
