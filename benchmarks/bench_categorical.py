@@ -1,7 +1,7 @@
 """A categorical feature of 1,000 categories: treeboost's grouping against LightGBM.
 
     python benchmarks/bench_categorical.py [--n-samples 40000] [--n-categories 1000]
-                                           [--repeats 1]
+                                           [--repeats 1] [--seed 0]
 
 Task: a column ``cat`` of ``--n-categories`` categories, each with its own random effect
 ``b_c ~ N(0, 1)`` on the log-odds, two numeric features and noise:
@@ -16,9 +16,9 @@ in two shapes of the category frequencies: *uniform* (every category equally lik
 leaf; fit time (best of ``--repeats`` after a warm-up), test accuracy and ROC AUC, and
 treeboost / LightGBM ratios.  The ``oracle`` line is the accuracy of the true model
 (``P(y = 1) > 1/2``), the ceiling of both; ``oracle, 255 codes`` the true model that sees
-only the codes of treeboost's encoder (the 254 categories with own codes, and for a rare
-category the frequency-weighted mean of ``P(y = 1 | c, x)`` over the rare ones): the
-ceiling of any model on those codes.
+only the codes of treeboost's encoder (for a code that stands for several categories, the
+frequency-weighted mean of ``P(y = 1 | c, x)`` over them): the ceiling of any model on
+those codes.
 """
 import argparse
 import os
@@ -57,20 +57,22 @@ def make_data(n, k, shape, seed=0):
 
 
 def grouped_oracle(model, X, effect, p):
-    """True P(y = 1) given only the encoder's code of ``cat``: a rare category's rows get
-    the mean over the rare categories, weighted by their probabilities."""
+    """True P(y = 1) given only the encoder's code of ``cat``: the rows of a code that
+    stands for several categories get the mean over them, weighted by their
+    probabilities."""
     enc = model._encoder
-    rare = enc.rare_categories_[0]
     cat = X["cat"].cat.codes.to_numpy()
     lin = 0.8 * X["x1"].to_numpy() - 0.6 * X["x2"].to_numpy()
     prob = 1.0 / (1.0 + np.exp(-(effect[cat] + lin)))
-    if rare is None:
-        return prob
-    r = np.array([int(c[1:]) for c in rare])
-    w = p[r] / p[r].sum()
-    is_rare = np.isin(cat, r)
-    mixed = (1.0 / (1.0 + np.exp(-(effect[r][None, :] + lin[is_rare, None])))) @ w
-    prob[is_rare] = mixed
+    code_of = np.full(effect.shape[0], -1)
+    for code in range(len(enc.categories_[0])):
+        members = np.array([int(c[1:]) for c in enc.code_members(0, code)], dtype=np.int64)
+        code_of[members] = code
+        rows = np.isin(cat, members)
+        if members.shape[0] > 1 and rows.any():
+            w = p[members] / p[members].sum()
+            prob[rows] = (1.0 / (1.0 + np.exp(-(effect[members][None, :]
+                                                 + lin[rows, None])))) @ w
     return prob
 
 
@@ -96,6 +98,7 @@ def main():
     ap.add_argument("--n-samples", type=int, default=40_000)
     ap.add_argument("--n-categories", type=int, default=1000)
     ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=0, help="seed of the data (default 0)")
     args = ap.parse_args()
     import lightgbm as lgb
     tb = lambda: GradientBoostingClassifier(n_estimators=100, max_leaf_nodes=31,  # noqa: E731
@@ -107,7 +110,7 @@ def main():
     print("| frequencies | model | fit (s) | accuracy | ROC AUC |")
     print("|---|---|---|---|---|")
     for shape in ("uniform", "zipf"):
-        X, y, prob, effect, p = make_data(args.n_samples, args.n_categories, shape)
+        X, y, prob, effect, p = make_data(args.n_samples, args.n_categories, shape, args.seed)
         Xtr, Xte, ytr, yte, _, pte = train_test_split(X, y, prob, test_size=0.25,
                                                       random_state=0)
         a, model = run(tb, Xtr, ytr, Xte, yte, args.repeats)

@@ -306,9 +306,9 @@ def test_a_numpy_matrix_and_a_single_row_are_explained_as_predict_reads_them():
 
 
 def test_text_columns_and_a_booster_without_trees():
-    X, y = _frame(15, n=200)
+    X, y = _frame(15, n=1000)     # rows enough for a regularised categorical split
     X["c"] = X["c"].astype(object).where(X["c"].notna(), None)     # text, not category
-    model = tb.GradientBoostingClassifier(n_estimators=3).fit(X, _classes(y, 2))
+    model = tb.GradientBoostingClassifier(n_estimators=10).fit(X, _classes(y, 2))
     values, expected = shap_values(model, X)
     np.testing.assert_allclose(values.sum(axis=1) + expected, model.decision_function(X),
                                atol=1e-9)

@@ -24,6 +24,22 @@ MODE_SORT = 0             # compressed histogram by gathering the node's codes
 MODE_BUILD = 1            # dense histogram built from the node's samples
 MODE_SUBTRACT = 2         # dense histogram = parent - sibling (in the parent's buffer)
 
+# Boosting's categorical splits are regularised as LightGBM's (its defaults, same names):
+# with many categories and few rows each, the best prefix of the order by G/(H + l2)
+# mostly fits noise, which the four rules below hold back.
+#: categories ordered by ``G / (H + CAT_SMOOTH)``; one with fewer rows in the node is
+#: left out of the search (it goes right, with the categories never seen)
+CAT_SMOOTH = 10.0
+#: added to ``l2`` in the gain of a categorical split (not of the leaves)
+CAT_L2 = 10.0
+#: at most this many categories on the side that is searched (both ends of the order)
+MAX_CAT_THRESHOLD = 32
+#: rows each side of a categorical split keeps
+MIN_DATA_PER_GROUP = 100
+#: a node with at most this many categories present keeps the exact optimal-subset scan
+#: without the rules above (the order's every prefix, Fisher 1958), as trees do
+MAX_CAT_EXACT = 4
+
 
 @njit(nogil=True, cache=True)
 def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
@@ -145,6 +161,71 @@ def _category_keys(cstats, m, crit, n_stats, l2, order_class, keys):
 
 
 @njit(nogil=True, cache=True)
+def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_bitset,
+                           out_left):
+    """Boosting's best split of a categorical feature with more than ``MAX_CAT_EXACT``
+    categories in the node, LightGBM's search and regularisation.
+
+    The categories with at least ``CAT_SMOOTH`` rows are ordered by
+    ``G_c / (H_c + CAT_SMOOTH)``; the left side is a prefix of that order taken from
+    either end, of at most ``min(MAX_CAT_THRESHOLD, (u + 1) // 2)`` of the ``u`` ordered
+    categories, and each side keeps at least ``MIN_DATA_PER_GROUP`` rows.  Candidates
+    are scored with ``lambda + CAT_L2``, so the score ``G_L^2/(H_L+l') + G_R^2/(H_R+l')``
+    competes with the numeric features' (lower for the same partition), and the decrease
+    is ``1/2 score - 1/2 G^2/(H + lambda)``.  The missing values are tried on both
+    sides.  Same returns as :func:`scan_feature`.
+    """
+    l2 = params.l2 + CAT_L2
+    min_leaf = params.min_samples_leaf
+    min_w = params.min_weight_leaf
+    keys = scratch.keys
+    order = scratch.rank
+    left = scratch.left
+    tmp = scratch.tmp
+    n_cols = total.shape[0]
+    cnt = n_cols - 1
+    has_miss = miss[cnt] > 0.5
+    used = 0
+    for j in range(m):
+        if cstats[j, cnt] >= CAT_SMOOTH:
+            keys[j] = cstats[j, 0] / (cstats[j, 1] + CAT_SMOOTH)
+            used += 1
+        else:
+            keys[j] = np.nan            # sorted last, never searched
+    insertion_order(keys, m, order)
+    max_left = min(MAX_CAT_THRESHOLD, (used + 1) // 2)
+    best_score = -np.inf
+    best_ml = False
+    best_end = 0
+    best_pos = -1
+    for end in range(2):
+        left[:] = 0.0
+        for i in range(max_left):
+            j = order[i] if end == 0 else order[used - 1 - i]
+            for c in range(n_cols):
+                left[c] += cstats[j, c]
+            for with_miss in range(2 if has_miss else 1):
+                for c in range(n_cols):
+                    tmp[c] = left[c] + miss[c] if with_miss == 1 else left[c]
+                if tmp[cnt] < MIN_DATA_PER_GROUP or total[cnt] - tmp[cnt] < MIN_DATA_PER_GROUP:
+                    continue
+                sc = _score(tmp, total, NEWTON, 2, l2, min_leaf, min_w)
+                if sc > best_score:
+                    best_score, best_ml, best_end, best_pos = sc, with_miss == 1, end, i
+                    copy_into(out_left, tmp)
+    out_bitset[:] = 0
+    if best_pos < 0:
+        return -np.inf, 0.0, -1, False
+    for i in range(best_pos + 1):
+        b = codes[order[i]] if best_end == 0 else codes[order[used - 1 - i]]
+        out_bitset[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+    best_dec = 0.5 * best_score + node_term(total, NEWTON, 2, params.l2)
+    if not has_miss:
+        best_ml = nan_goes_left(out_left, total, NEWTON)
+    return best_score, best_dec, 0, best_ml
+
+
+@njit(nogil=True, cache=True)
 def scan_feature(codes, cstats, m, miss, total, is_cat, params, scratch, out_bitset, out_left):
     """Best split of one feature from its compressed histogram.
 
@@ -160,6 +241,9 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, scratch, out_bit
     :class:`~.layout.Scratch` (its ``keys``, ``left``, ``right`` and ``tmp`` are used).
     """
     crit = params.criterion
+    if is_cat and crit == NEWTON and m > MAX_CAT_EXACT:
+        return scan_categories_newton(codes, cstats, m, miss, total, params, scratch,
+                                      out_bitset, out_left)
     n_stats = params.n_stats
     l2 = params.l2
     min_leaf = params.min_samples_leaf

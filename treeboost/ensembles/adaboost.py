@@ -226,7 +226,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
     def fit(self, X, y, sample_weight=None):
         """Fit up to ``n_estimators`` rounds of SAMME."""
         self._validate_params()
-        Xe = self._encode_X(X, reset=True)
+        Xe = self._encode_X(X, reset=True, y=y, sample_weight=sample_weight)
         self.classes_, y = encode_classification_target(y, Xe.shape[0])
         self.n_classes_ = K = self.classes_.shape[0]
         base = self._learner(1)
@@ -399,7 +399,7 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
 
     def fit(self, X, y, sample_weight=None):
         self._validate_params()
-        Xe = self._encode_X(X, reset=True)
+        Xe = self._encode_X(X, reset=True, y=y, sample_weight=sample_weight)
         y = check_regression_target(y, Xe.shape[0])
         base = self._learner(3)
         w = check_weights(sample_weight, Xe)

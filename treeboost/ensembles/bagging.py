@@ -127,7 +127,7 @@ class BaseBagging(BaseTreeEnsemble):
             self._warn_no_new_members()
             return self
         self._drop_oob()
-        Xe = self._encode_X(X, reset=not warm)
+        Xe = self._encode_X(X, reset=not warm, y=y, sample_weight=sample_weight)
         y = self._validate_target(y, Xe.shape[0])
         w = check_weights(sample_weight, Xe, None if self._is_classifier() else y)
         n, p = Xe.shape

@@ -121,7 +121,7 @@ class BaseForest(BaseTreeEnsemble):
         if warm and self.n_estimators == len(self.estimators_):
             self._warn_no_new_members()
         self._drop_oob()
-        Xe = self._encode_X(X, reset=not warm)
+        Xe = self._encode_X(X, reset=not warm, y=y, sample_weight=sample_weight)
         y = self._validate_target(y, Xe.shape[0])
         w = check_weights(sample_weight, Xe, None if self._is_classifier() else y)
         if self._is_classifier() and getattr(self, "class_weight", None) not in (

@@ -102,7 +102,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
                              f"{len(self.trees_)} iterations already fitted with "
                              f"warm_start=True.")
-        Xe = self._encode_X(X, reset=not warm)
+        Xe = self._encode_X(X, reset=not warm, y=y, sample_weight=sample_weight)
         y = self._validate_target(y, Xe.shape[0], reset=not warm)
         # a regression target also bounds the weights: the sums of w * gradient must not
         # overflow (a classifier's y holds class indices)

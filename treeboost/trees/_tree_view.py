@@ -143,18 +143,17 @@ class TreeView:
         return [cats[c] for c in model_codes]
 
     def category_members(self, j, codes):
-        """:meth:`category_values`, the shared code of a grouped column replaced by the
-        rare categories it stands for: the values of X that take these branches."""
+        """:meth:`category_values`, each code of a grouped column replaced by the
+        categories it stands for: the values of X that take these branches."""
         col, model_codes = self._model_codes(j, codes)
         values = self.category_values(j, codes)
         rare = vars(self.encoder).get("rare_categories_") if self.encoder is not None \
             else None
         if model_codes is None or rare is None or rare[col] is None:
             return values
-        shared = len(self._model_categories(col)) - 1
         out = []
-        for c, v in zip(model_codes, values):
-            out.extend(rare[col].tolist() if c == shared else [v])
+        for c in model_codes:
+            out.extend(self.encoder.code_members(col, int(c)))
         return out
 
     def category_labels(self, j, codes):

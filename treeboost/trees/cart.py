@@ -95,7 +95,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         self
         """
         self._validate_params()
-        Xe = self._encode_X(X, reset=True)
+        Xe = self._encode_X(X, reset=True, y=y, sample_weight=sample_weight)
         y = self._validate_y(y, Xe.shape[0])
         # a regression target also bounds the weights (sums of w * y must not overflow)
         sample_weight = check_weights(sample_weight, Xe,

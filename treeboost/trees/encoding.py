@@ -3,8 +3,8 @@ float matrix.
 
 Categorical columns become category codes ``0..k-1`` (stored as floats, NaN for a
 missing value or a category never seen in training); a column of more than 255 categories
-keeps codes for its frequent categories and gives its rare ones one shared code (the rule
-is in :mod:`treeboost.trees._rare_categories`).  Datetime columns become seconds since the
+is grouped into at most 255 codes, by the categories' target means when a target is
+given, else by frequency (the rules are in :mod:`treeboost.trees._rare_categories`).  Datetime columns become seconds since the
 epoch (:mod:`treeboost.trees._datetimes`), numeric columns stay as they are.  The trees
 then test numeric columns with ``x <= threshold`` and categorical ones with "code in the
 left subset", on this one matrix.
@@ -18,7 +18,7 @@ from sklearn.utils.validation import (_check_feature_names, _check_n_features,
 from .._atomic import AtomicRefitMixin
 from ..engine.binning import MAX_CATEGORIES
 from ._datetimes import format_epoch_seconds, is_datetime, is_tz_aware, to_epoch_seconds
-from ._rare_categories import describe_other, group_categories
+from ._rare_categories import describe_group, describe_other, group_by_target, group_categories
 
 
 #: ``datetime_zones_`` of a column of datetimes without / with a time zone
@@ -128,12 +128,17 @@ class FeatureEncoder:
         For each feature, the label of each of its codes (None for numeric ones): its
         categories, sorted (or in the order of a pandas ``category`` dtype); category
         ``categories_[f][i]`` is encoded as ``i``.  A column of more than 255 categories
-        keeps codes for at most 254 frequent ones (see
-        :mod:`~treeboost.trees._rare_categories`) and its last label, ``"other (rare)"``,
-        names the code its rare categories share.
+        is grouped (see :mod:`~treeboost.trees._rare_categories`): by frequency, it
+        keeps codes for at most 254 frequent ones and its last label, ``"other (rare)"``,
+        names the code its rare categories share; by target, its labels are
+        ``"target group g"`` (and ``"other (rare)"`` for the categories of too few rows).
     rare_categories_ : list
-        For each feature, the categories that share the last code of a grouped column
-        (None for the other columns).
+        For each feature, the categories without a code of their own in a grouped column
+        (every category of a column grouped by target), None for the other columns.
+    rare_codes_ : list
+        For each feature, the code of each of ``rare_categories_[f]`` in a column
+        grouped by target; None for the other columns (in a column grouped by frequency
+        the rare categories share the last code).
     datetime_zones_ : list
         For each feature, ``"naive"`` for a column of datetimes without a time zone,
         ``"UTC"`` for one with a time zone (of any zone: its instants are compared in
@@ -194,19 +199,30 @@ class FeatureEncoder:
             f"categorical_features must hold bool, int or str, got dtype {cf.dtype}.")
 
     # -- fit / transform ---------------------------------------------------------------
-    def fit(self, X):
-        """Learn the categorical columns and their categories; returns self."""
-        self._fit_transform(X, fit=True)
+    def fit(self, X, target=None, sample_weight=None):
+        """Learn the categorical columns and their categories; returns self.
+
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+        target : array-like of float, shape (n_samples,), default=None
+            What columns of more than 255 categories are grouped by: a regression
+            target, or 1.0 for the rows of one class of two.  None: by frequency.
+        sample_weight : array-like of shape (n_samples,), default=None
+            The rows' weights in the target means (None: 1 each).
+        """
+        self._fit_transform(X, fit=True, target=target, sample_weight=sample_weight)
         return self
 
-    def fit_transform(self, X):
-        return self._fit_transform(X, fit=True)
+    def fit_transform(self, X, target=None, sample_weight=None):
+        """:meth:`fit`, then :meth:`transform` of the same X."""
+        return self._fit_transform(X, fit=True, target=target, sample_weight=sample_weight)
 
     def transform(self, X):
         """Encode X with the categories learned in :meth:`fit`."""
         return self._fit_transform(X, fit=False)
 
-    def _fit_transform(self, X, fit):
+    def _fit_transform(self, X, fit, target=None, sample_weight=None):
         frame = _is_frame(X)
         # datetime64 arrays take the column path: check_array would turn them into numbers
         # of their unit
@@ -251,7 +267,8 @@ class FeatureEncoder:
         for f in range(n_features):  # loop over columns, each one vectorised
             col = get(f)
             if self.is_categorical_[f]:
-                out[:, f] = self._encode_categorical(col, f, fit, names)
+                out[:, f] = self._encode_categorical(col, f, fit, names, target,
+                                                     sample_weight)
             else:
                 out[:, f] = self._numeric_or_datetime(col, f, names, fit)
         if not any_cat and frame:
@@ -267,6 +284,7 @@ class FeatureEncoder:
         self.is_categorical_ = is_categorical
         self.categories_ = [None] * p
         self.rare_categories_ = [None] * p
+        self.rare_codes_ = [None] * p
         self.datetime_zones_ = [None] * p
 
     def _any_datetime(self):
@@ -277,6 +295,11 @@ class FeatureEncoder:
         # a model file from before grouped columns has no rare_categories_
         rare = vars(self).get("rare_categories_")
         return None if rare is None else rare[f]
+
+    def _rare_codes(self, f):
+        # nor one from before columns grouped by target rare_codes_
+        codes = vars(self).get("rare_codes_")
+        return None if codes is None else codes[f]
 
     def _numeric_or_datetime(self, col, f, names, fit):
         found = is_datetime(col)
@@ -329,7 +352,7 @@ class FeatureEncoder:
             raise ValueError(f"Input X contains infinity in column {name!r}.")
         return vals
 
-    def _encode_categorical(self, col, f, fit, names):
+    def _encode_categorical(self, col, f, fit, names, target=None, sample_weight=None):
         if hasattr(col, "cat"):
             values = np.asarray(col.astype(object))
             pd_categories = np.asarray(col.cat.categories, dtype=object)
@@ -341,18 +364,27 @@ class FeatureEncoder:
             if pd_categories is not None:
                 pd_codes = col.cat.codes.to_numpy()
                 cats = pd_categories
-                counts = np.bincount(pd_codes[pd_codes >= 0], minlength=cats.shape[0])
+                row_category = pd_codes[~missing].astype(np.int64)
             else:
                 try:
-                    cats, counts = np.unique(values[~missing], return_counts=True)
+                    cats, row_category = np.unique(values[~missing], return_inverse=True)
                 except TypeError:
                     name = names[f] if names else f
                     raise TypeError(
                         f"Categorical column {name!r} mixes types that cannot be ordered "
                         f"(for example str and int); convert it to one type.") from None
-            grouping = group_categories(cats, counts)
+            if cats.shape[0] > MAX_CATEGORIES and target is not None:
+                target, sample_weight = self._target(target, sample_weight,
+                                                     values.shape[0])
+            if cats.shape[0] > MAX_CATEGORIES and target is not None:
+                grouping = group_by_target(cats, row_category, target[~missing],
+                                           sample_weight[~missing])
+            else:
+                counts = np.bincount(row_category, minlength=cats.shape[0])
+                grouping = group_categories(cats, counts)
             self.categories_[f] = grouping.labels
             self.rare_categories_[f] = grouping.rare
+            self.rare_codes_[f] = grouping.rare_codes
         keys, key_codes = self._lookup_table(f)
         codes = np.full(values.shape[0], np.nan)
         if keys.shape[0] == 0:
@@ -371,6 +403,22 @@ class FeatureEncoder:
         codes[present] = np.where(found, key_codes[order[pos]], np.nan)
         return codes
 
+    @staticmethod
+    def _target(target, sample_weight, n):
+        """``(target, weight)`` as float arrays of ``n`` rows; ``target`` may be a function
+        returning both (estimators compute theirs only for a column that needs it), and
+        a function may return ``(None, None)``: no target to group by."""
+        if callable(target):
+            target, sample_weight = target()
+            if target is None or target.shape != (n,):
+                return None, None       # the estimator's own checks of y speak later
+        target = np.asarray(target, dtype=np.float64)
+        if target.shape != (n,) or not np.isfinite(target).all():
+            raise ValueError(f"target must be {n} finite numbers, one per row of X, got "
+                             f"shape {target.shape}.")
+        w = _check_sample_weight(sample_weight, np.empty((n, 0)))
+        return target, w
+
     def _lookup_table(self, f):
         """``(keys, codes)``: every category seen at fit and its code (the shared one for
         the rare categories of a grouped column)."""
@@ -378,6 +426,9 @@ class FeatureEncoder:
         rare = self._rare(f)
         if rare is None:
             return labels, np.arange(labels.shape[0], dtype=np.float64)
+        rare_codes = self._rare_codes(f)
+        if rare_codes is not None:
+            return rare, rare_codes.astype(np.float64)
         k = labels.shape[0] - 1
         keys = np.concatenate([np.asarray(labels[:k], dtype=object),
                                np.asarray(rare, dtype=object)])
@@ -410,7 +461,8 @@ class FeatureEncoder:
         list of str
             ``str(categories_[f][code])``, and for the shared code of a grouped column
             ``"other (n rare: a, b, c, …)"`` (the number of categories it stands for and
-            the first three of them).
+            the first three of them); a code of a column grouped by target reads
+            ``"target group g (n: a, b, c, …)"``.
 
         Raises
         ------
@@ -430,9 +482,26 @@ class FeatureEncoder:
             raise ValueError(f"codes must be a 1-dimensional array of integers in "
                              f"[0, {n}), got {codes!r:.80}.")
         rare = self._rare(f)
+        rare_codes = self._rare_codes(f)
+        if rare_codes is not None:
+            return [describe_group(str(labels[c]), rare[rare_codes == c])
+                    for c in codes.tolist()]
         other = n - 1 if rare is not None else -1
         return [describe_other(rare) if c == other else str(labels[c])
                 for c in codes.tolist()]
+
+    def code_members(self, f, code):
+        """The categories of column ``f`` that take code ``code``: the category itself,
+        or the categories a code of a grouped column stands for."""
+        f = self._fitted_column(f)
+        labels = self.categories_[f]
+        rare = self._rare(f)
+        if rare is None:
+            return [labels[code]]
+        rare_codes = self._rare_codes(f)
+        if rare_codes is not None:
+            return rare[rare_codes == code].tolist()
+        return rare.tolist() if code == labels.shape[0] - 1 else [labels[code]]
 
     def format_threshold(self, f, value):
         """A threshold of column ``f`` as a date or time, for a datetime column.
@@ -460,7 +529,7 @@ class FeatureEncoder:
     # -- the state read from a model file ---------------------------------------------------
 
     _persist_attributes = ("categorical_features", "is_categorical_", "categories_",
-                           "rare_categories_", "datetime_zones_")
+                           "rare_categories_", "rare_codes_", "datetime_zones_")
 
     def _validate_state(self, where="encoder", n_features=None):
         """Raise ValueError unless the learned columns can encode X for the model.
@@ -472,7 +541,10 @@ class FeatureEncoder:
         array of rare categories, distinct and none of them a label of its own code, and
         a string as its last label (the shared code's); the codes are positions, so
         they are in range by construction, and the rare categories, looked up by binary
-        search only, are bounded by the size of the file.  ``datetime_zones_`` marks
+        search only, are bounded by the size of the file.  A column grouped by target
+        (``rare_codes_[f]`` not None) has only string labels, one per code, and one code
+        per rare category, each a position in its labels: these codes reach the trees'
+        category sets, so they are checked.  ``datetime_zones_`` marks
         numeric columns only, with ``"naive"`` or ``"UTC"``.  A file written before
         grouped or datetime columns lacks the last two attributes: no column is
         grouped, and datetime columns are read as their integer representation, as that
@@ -499,19 +571,35 @@ class FeatureEncoder:
         rares = state.get("rare_categories_", [None] * p)
         if not isinstance(rares, list) or len(rares) != p:
             raise ValueError(f"{where}.rare_categories_: must be a list of {p} entries.")
-        for f, (flag, c, rare) in enumerate(zip(flags.tolist(), cats, rares)):
+        rare_codes = state.get("rare_codes_", [None] * p)
+        if not isinstance(rare_codes, list) or len(rare_codes) != p:
+            raise ValueError(f"{where}.rare_codes_: must be a list of {p} entries.")
+        for f, (flag, c, rare, rc) in enumerate(zip(flags.tolist(), cats, rares,
+                                                    rare_codes)):
             w = f"{where}.categories_[{f}]"
             if not flag:
-                if c is not None or rare is not None:
+                if c is not None or rare is not None or rc is not None:
                     raise ValueError(f"{w}: a numeric column has no categories.")
                 continue
             check_labels(c, w)
             if c.shape[0] > MAX_CATEGORIES:
                 raise ValueError(f"{w}: {c.shape[0]} categories, at most {MAX_CATEGORIES}.")
             if rare is None:
+                if rc is not None:
+                    raise ValueError(f"{where}.rare_codes_[{f}]: a column without rare "
+                                     f"categories has no codes for them.")
                 continue
             wr = f"{where}.rare_categories_[{f}]"
             check_labels(rare, wr, at_least=1)
+            if rc is not None:
+                if not all(isinstance(v, str) for v in c.tolist()) or c.shape[0] == 0:
+                    raise ValueError(f"{w}: a column grouped by target has one string "
+                                     f"label per code.")
+                check_array(rc, f"{where}.rare_codes_[{f}]", "int64",
+                            shape=(rare.shape[0],), low=0, high=c.shape[0] - 1)
+                if not _distinct(rare.tolist()):
+                    raise ValueError(f"{wr}: the categories must be distinct.")
+                continue
             if c.shape[0] == 0 or not isinstance(c[-1], str):
                 raise ValueError(f"{w}: a grouped column ends with the label of its shared "
                                  f"code (a string).")
@@ -548,11 +636,15 @@ class EncoderMixin(AtomicRefitMixin):
     Through :class:`~treeboost._atomic.AtomicRefitMixin`, a refit installs its new state at
     once and predict reads one consistent state, even with other threads."""
 
-    def _encode_X(self, X, reset):
+    def _encode_X(self, X, reset, y=None, sample_weight=None):
+        """X encoded; at a fit (``reset``), ``y`` and ``sample_weight`` rank the
+        categories of a column of more than 255 (regression, or two classes)."""
         _check_feature_names(self, X, reset=reset)
         if reset:
             self._encoder = FeatureEncoder(self.categorical_features)
-            Xe = self._encoder.fit_transform(X)
+            Xe = self._encoder.fit_transform(
+                X, target=lambda: _grouping_target(self, y, sample_weight),
+                sample_weight=None)
         else:
             Xe = self._encoder.transform(X)
         _check_n_features(self, Xe, reset=reset)
@@ -560,6 +652,36 @@ class EncoderMixin(AtomicRefitMixin):
             raise ValueError(f"Found array with 0 sample(s) (shape={Xe.shape}) while a minimum "
                              f"of 1 is required.")
         return Xe
+
+
+def _grouping_target(est, y, sample_weight):
+    """``(target, weight)`` that rank categories for ``est``: ``y`` as floats for a
+    regressor, 1.0 for the second of exactly two classes of a classifier; ``(None,
+    None)`` when there is none to rank by (no ``y``, more than two classes, or a ``y``
+    or weights that the estimator's own checks will refuse after this)."""
+    from sklearn.base import is_classifier
+    if y is None:
+        return None, None
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1:
+        return None, None
+    try:
+        if is_classifier(est):
+            classes = np.unique(y)
+            if classes.shape[0] != 2:
+                return None, None
+            target = (y == classes[1]).astype(np.float64)
+        else:
+            target = y.astype(np.float64)
+        w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None, None
+    if not np.isfinite(target).all() or (w is not None and (
+            w.shape != target.shape or not np.isfinite(w).all() or (w < 0).any())):
+        return None, None
+    return target, w
 
 
 #: Bounds on the total sample weight.  The trees sum weights (and weight times gradient,
