@@ -185,7 +185,7 @@ def test_bad_parameters_are_refused_clearly():
     with pytest.raises(ValueError, match="max_samples"):
         tb.RandomForestClassifier(max_samples=1.5).fit(X, y)
     with pytest.raises(ValueError, match="max_samples"):
-        tb.BaggingClassifier(max_samples=10 ** 6).fit(X, y)
+        tb.BaggingClassifier(max_samples=10 ** 6, bootstrap=False).fit(X, y)
     with pytest.raises(ValueError, match="max_features"):
         tb.RandomForestClassifier(max_features=0.0).fit(X, y)
     with pytest.raises(ValueError, match="max_features"):

@@ -3,8 +3,15 @@
 With the default estimator (a treeboost CART tree, or any treeboost tree given as
 ``estimator``) X is binned once and every tree is grown on the shared bins from its
 bootstrap counts used as weights; any other scikit-learn estimator is cloned and fitted
-on the resampled rows (and columns) themselves.
+with its draw counts as sample weights when its ``fit`` takes them, else on the resampled
+rows themselves (and columns), as scikit-learn's bagging does.
+
+The draws are scikit-learn's (same random calls for the same member seed): the columns
+first, then the rows; with ``sample_weight`` the rows are drawn with probabilities
+proportional to their weights and the member sees only the draw counts, so that a weight
+of ``k`` means what ``k`` copies of the row mean (frequency semantics).
 """
+import warnings
 from numbers import Integral
 
 import numpy as np
@@ -13,6 +20,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin, clone, is_classifier, 
 from sklearn.utils import get_tags
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
+from sklearn.utils.random import sample_without_replacement
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import check_array, register
@@ -21,49 +29,86 @@ from ..trees.encoding import check_weights
 from ..engine.grower import GrowerWorkspace
 from ..trees.targets import check_regression_target, encode_classification_target
 from ._base import (BaseTreeEnsemble, drawn_rows, grows_on_shared_bins, in_bag_rows,
-                    resolve_max_samples, set_random_states)
+                    set_random_states)
 from ._parallel import release_free_memory, run_chunks
 
 
-def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, w, in_bag):
-    """Fit ``members[i]`` for ``i`` in ``chunk`` on its plan ``(counts, features)``;
-    ``w`` is None for unit weights.  A treeboost tree on all the columns is grown on the
-    shared bins with the counts as weights (no resampled copy of X); any other estimator
-    is fitted on the drawn rows and columns themselves."""
+def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, in_bag):
+    """Fit ``members[i]`` for ``i`` in ``chunk`` on its plan ``(counts, features)``.  A
+    treeboost tree on all the columns is grown on the shared bins with the counts as
+    weights (no resampled copy of X); any other estimator is fitted on all the rows with
+    the counts as weights when it takes weights, else on the drawn rows themselves."""
     out = []
     workspace = GrowerWorkspace(min_rows=in_bag)
+    labels = (lambda rows: bag.classes_[y[rows]]) if bag._is_classifier() else \
+        (lambda rows: y[rows])
     for i in chunk:
         est = members[i]
         counts, features = plans[i]
         if Xb is not None and grows_on_shared_bins(est) and features is None:
-            weights = counts.astype(np.float64) if w is None else w * counts
+            weights = counts.astype(np.float64)
             # the grower's seed comes from the tree's random_state, as in its own fit
             est._grow(Xb, est._stats(y, weights), np.flatnonzero(weights > 0),
                       total_weight=weights.sum(), parallel=parallel, workspace=workspace)
             del weights
             release_free_memory()
+        elif _takes_weight(est):
+            Xi = Xe if features is None else Xe[:, features]
+            est.fit(Xi, labels(slice(None)), sample_weight=counts.astype(np.float64))
         else:
             rows = drawn_rows(counts)
             Xi = Xe[rows] if features is None else Xe[np.ix_(rows, features)]
-            yi = bag.classes_[y[rows]] if bag._is_classifier() else y[rows]
-            if w is not None and _takes_weight(est):
-                est.fit(Xi, yi, sample_weight=w[rows])
-            else:
-                est.fit(Xi, yi)
+            est.fit(Xi, labels(rows))
         out.append(est)
     return out
 
 
-def _draw_counts(rng, n, n_rows, bootstrap):
-    """How many times each of the ``n`` rows is drawn, in the smallest unsigned integer
-    type that holds the counts (uint8 but for freak draws): the ensemble keeps one such
-    array per member for its out-of-bag rows, 1/8 of the memory of int64 counts."""
-    if bootstrap:
-        counts = np.bincount(rng.randint(0, n, n_rows), minlength=n)
+def _n_draws(max_samples, n, sample_weight, bootstrap):
+    """Rows drawn per member, scikit-learn's rule: ``n`` for None, the integer itself,
+    else ``max(1, int(max_samples * W))`` with ``W`` the number of rows or, with
+    weights, their sum (a fraction of the weighted rows)."""
+    if max_samples is None:
+        k = n
+    elif isinstance(max_samples, Integral):
+        k = int(max_samples)
     else:
-        counts = np.zeros(n, np.int64)
-        counts[rng.permutation(n)[:n_rows]] = 1
-    return counts.astype(np.min_scalar_type(int(counts.max())))
+        total = n if sample_weight is None else float(sample_weight.sum())
+        k = max(int(max_samples * total), 1)
+        if k < max(10, n ** (1 / 3)):
+            what = (f"the number of samples is {total} " if sample_weight is None else
+                    f"the total sum of sample weights is {total} ")
+            warnings.warn(f"Using the fractional value max_samples={max_samples} when "
+                          f"{what}results in a low number ({k}) of bootstrap samples. We "
+                          f"recommend passing `max_samples` as an integer instead.",
+                          UserWarning, stacklevel=3)
+    if not bootstrap and k > n:
+        raise ValueError(f"Effective max_samples={k} must be <= n_samples={n} to be able to "
+                         f"sample without replacement.")
+    return k
+
+
+def _draw(seed, n, k, p, n_feat, bootstrap, bootstrap_features, sample_weight):
+    """One member's ``(counts, features)``, drawn as scikit-learn draws them from the
+    member's seed: the columns first (all of them are drawn even when all are kept),
+    then ``k`` rows, with probabilities proportional to ``sample_weight`` when given.
+
+    ``counts`` (how many times each row is drawn) is in the smallest unsigned integer
+    type that holds it: the ensemble keeps one such array per member for its
+    out-of-bag rows.  ``features`` is None for all the columns in their order."""
+    rng = np.random.RandomState(seed)
+    features = (rng.randint(0, p, n_feat) if bootstrap_features
+                else sample_without_replacement(p, n_feat, random_state=rng))
+    if sample_weight is not None:
+        rows = rng.choice(n, k, replace=bootstrap, p=sample_weight / sample_weight.sum())
+    elif bootstrap:
+        rows = rng.randint(0, n, k)
+    else:
+        rows = sample_without_replacement(n, k, random_state=rng)
+    counts = np.bincount(rows, minlength=n)
+    counts = counts.astype(np.min_scalar_type(int(counts.max())))
+    if n_feat == p and not bootstrap_features:
+        features = None
+    return counts, (None if features is None else features.astype(np.int64))
 
 
 def _takes_weight(est):
@@ -79,7 +124,7 @@ class BaseBagging(BaseTreeEnsemble):
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "predict"]), None],
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
-        "max_samples": [Interval(Integral, 1, None, closed="left"),
+        "max_samples": [None, Interval(Integral, 1, None, closed="left"),
                         Interval(RealNotInt, 0.0, 1.0, closed="right")],
         "max_features": [Interval(Integral, 1, None, closed="left"),
                          Interval(RealNotInt, 0.0, 1.0, closed="right")],
@@ -129,30 +174,28 @@ class BaseBagging(BaseTreeEnsemble):
         self._drop_oob()
         Xe = self._encode_X(X, reset=not warm, y=y, sample_weight=sample_weight)
         y = self._validate_target(y, Xe.shape[0])
-        w = check_weights(sample_weight, Xe, None if self._is_classifier() else y)
+        weights = check_weights(sample_weight, Xe, None if self._is_classifier() else y)
+        w = None if sample_weight is None else weights
+        if w is not None and not self.bootstrap:
+            warnings.warn(f"When fitting {type(self).__name__} with sample_weight it is "
+                          f"recommended to use bootstrap=True, got {self.bootstrap}.",
+                          UserWarning, stacklevel=2)
         n, p = Xe.shape
-        n_rows = resolve_max_samples(self.max_samples, n)
+        n_rows = _n_draws(self.max_samples, n, w, self.bootstrap)
         if isinstance(self.max_features, (int, np.integer)):
             if self.max_features > p:
                 raise ValueError(f"max_features={self.max_features} is larger than the number "
                                  f"of features ({p}).")
             n_feat = int(self.max_features)
         else:
-            n_feat = max(1, int(round(self.max_features * p)))
+            n_feat = max(1, int(self.max_features * p))
         seeds = self._seeds(self.n_estimators)
         start = len(self.estimators_) if warm else 0
-        plans = []
-        for s in seeds[start:]:
-            rng = np.random.RandomState(s)
-            counts = _draw_counts(rng, n, n_rows, self.bootstrap)
-            features = None
-            if n_feat < p or self.bootstrap_features:
-                features = np.sort(rng.randint(0, p, n_feat) if self.bootstrap_features
-                                   else rng.permutation(p)[:n_feat])
-            plans.append((counts, features))
+        plans = [_draw(s, n, n_rows, p, n_feat, self.bootstrap, self.bootstrap_features, w)
+                 for s in seeds[start:]]
         tree_path = grows_on_shared_bins(base)
         if tree_path and (not warm or "bin_mapper_" in vars(self)):
-            Xb = self.bin_mapper_.transform(Xe) if warm else self._bin(Xe, w)
+            Xb = self.bin_mapper_.transform(Xe) if warm else self._bin(Xe, weights)
         else:
             Xb, tree_path = None, False
         members = []
@@ -163,12 +206,10 @@ class BaseBagging(BaseTreeEnsemble):
                 self._attach(est)
                 est.max_features_ = None
             members.append(est)
-        # unit weights: the workers take None for the n ones
-        unit = sample_weight is None
         fitted = run_chunks(_fit_members, len(members), self.n_jobs, verbose=self.verbose,
                             bag=self, members=members, plans=plans, Xe=Xe, Xb=Xb, y=y,
-                            w=None if unit else w,
-                            in_bag=in_bag_rows(n, n_rows) if self.bootstrap else n_rows)
+                            in_bag=min(n, in_bag_rows(n, n_rows) if self.bootstrap
+                                       else n_rows))
         if not warm:
             self.estimators_, self._draw_counts, self.estimators_features_ = [], [], []
         self.estimators_ += fitted
@@ -263,6 +304,13 @@ class BaseBagging(BaseTreeEnsemble):
                                           self.estimators_features_)))
 
     @property
+    def _max_samples(self):
+        """The rows drawn per member in the last fit (scikit-learn's validated
+        ``max_samples``)."""
+        check_is_fitted(self, "estimators_")
+        return int(self._draw_counts[-1].sum())
+
+    @property
     def estimators_samples_(self):
         """The rows each member was fitted on, as scikit-learn gives them: one array of
         row indices per member, a row drawn ``k`` times listed ``k`` times (in row order;
@@ -276,7 +324,7 @@ class BaseBagging(BaseTreeEnsemble):
     _persist_attributes = ("_draw_counts", "estimators_features_", "_member_seeds")
 
     def _validate_state(self, where="model", **context):
-        """Check a loaded bagging ensemble: ``_draw_counts`` (each member's uint8 draw
+        """Check a loaded bagging ensemble: ``_draw_counts`` (each member's unsigned draw
         counts, one per training row) and ``estimators_features_`` (the columns each
         member reads: in range, as many as the member has features) match
         ``estimators_`` one for one; a member on all the columns and the ensemble's
@@ -292,7 +340,7 @@ class BaseBagging(BaseTreeEnsemble):
             raise ValueError(f"{where}._draw_counts: must hold one array of draw counts per "
                              f"member ({n}).")
         for i, c in enumerate(counts):
-            check_array(c, f"{where}._draw_counts[{i}]", "uint8",
+            check_array(c, f"{where}._draw_counts[{i}]", ("uint8", "uint16", "uint32"),
                         (counts[0].shape[0] if isinstance(counts[0], np.ndarray) else None,))
         if not isinstance(feats, list) or len(feats) != n:
             raise ValueError(f"{where}.estimators_features_: must hold one array of column "
@@ -326,8 +374,11 @@ _DOC = """
     estimator : estimator or None, default=None
         Any scikit-learn estimator (default: a treeboost CART tree grown on shared bins).
     n_estimators : int, default=10
-    max_samples : int or float, default=1.0
-        Rows drawn per member.
+    max_samples : int, float or None, default=None
+        Rows drawn per member: ``n_samples`` for None, the number itself for an int, a
+        fraction of ``n_samples`` (of the sum of ``sample_weight`` when given) for a
+        float.  With ``sample_weight`` the rows are drawn with probabilities proportional
+        to their weights and each member sees its draw counts as weights.
     max_features : int or float, default=1.0
         Columns drawn per member.
     bootstrap : bool, default=True
@@ -357,7 +408,7 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
     _parameter_constraints = {**BaseBagging._parameter_constraints,
                               "voting": [StrOptions({"soft", "hard"})]}
 
-    def __init__(self, estimator=None, n_estimators=10, *, max_samples=1.0, max_features=1.0,
+    def __init__(self, estimator=None, n_estimators=10, *, max_samples=None, max_features=1.0,
                  bootstrap=True, bootstrap_features=False, oob_score=False, warm_start=False,
                  n_jobs=None, random_state=None, verbose=0, voting="soft", max_bins=255,
                  categorical_features=None):
@@ -418,7 +469,7 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
 class BaggingRegressor(RegressorMixin, BaseBagging):
     __doc__ = "Bagging of regressors: the mean of the members' predictions." + _DOC
 
-    def __init__(self, estimator=None, n_estimators=10, *, max_samples=1.0, max_features=1.0,
+    def __init__(self, estimator=None, n_estimators=10, *, max_samples=None, max_features=1.0,
                  bootstrap=True, bootstrap_features=False, oob_score=False, warm_start=False,
                  n_jobs=None, random_state=None, verbose=0, max_bins=255,
                  categorical_features=None):
