@@ -1,18 +1,98 @@
-"""Weighted quantiles of many groups at once: the leaf values of the absolute-error,
-Huber and quantile losses (the median or alpha-quantile of each leaf's residuals)."""
+"""Weighted quantiles by selection: the leaf values of the absolute-error, Huber and
+quantile losses (the median or alpha-quantile of each leaf's residuals) and Huber's
+threshold (a quantile of all the residuals), at every boosting iteration.
+
+The weighted ``alpha``-quantile of values ``v_i`` with weights ``w_i`` is the smallest
+value ``v`` whose cumulative weight ``sum_{v_i <= v} w_i`` reaches ``alpha sum_i w_i``
+(the inverted empirical CDF, as scikit-learn's weighted percentile).  It is found by
+quickselect (Hoare 1961) with a three-way partition that carries the weights along: each
+round keeps the part that holds the quantile, so the work is ``O(n)`` expected, where a
+sort costs ``O(n log n)``.
+"""
 import numpy as np
 from numba import njit
+
+#: ranges this short are finished by insertion sort and a scan
+_SMALL = 16
+
+
+@njit(nogil=True, cache=True)
+def _select(vals, wts, lo, hi, target):
+    """The weighted quantile of ``vals[lo:hi]`` (weights ``wts[lo:hi]``) whose cumulative
+    weight reaches ``target``; both arrays are reordered in place.  The largest value
+    when the weights never reach ``target`` (rounding)."""
+    below = 0.0                    # weight of the values known to lie below the range
+    while hi - lo > _SMALL:
+        a = vals[lo]
+        b = vals[(lo + hi) >> 1]
+        c = vals[hi - 1]
+        pivot = max(min(a, b), min(max(a, b), c))          # median of three
+        # Dijkstra's three-way partition: [lo, lt) < pivot, [lt, i) == pivot, (gt, hi) >
+        lt = lo
+        i = lo
+        gt = hi - 1
+        w_less = 0.0
+        w_equal = 0.0
+        while i <= gt:
+            x = vals[i]
+            if x < pivot:
+                w_less += wts[i]
+                vals[i], vals[lt] = vals[lt], x
+                wts[i], wts[lt] = wts[lt], wts[i]
+                lt += 1
+                i += 1
+            elif x > pivot:
+                vals[i], vals[gt] = vals[gt], x
+                wts[i], wts[gt] = wts[gt], wts[i]
+                gt -= 1
+            else:
+                w_equal += wts[i]
+                i += 1
+        if lt > lo and below + w_less >= target:
+            hi = lt
+        elif below + w_less + w_equal >= target or gt + 1 == hi:
+            return pivot
+        else:
+            below += w_less + w_equal
+            lo = gt + 1
+    for j in range(lo + 1, hi):
+        x = vals[j]
+        y = wts[j]
+        k = j - 1
+        while k >= lo and vals[k] > x:
+            vals[k + 1] = vals[k]
+            wts[k + 1] = wts[k]
+            k -= 1
+        vals[k + 1] = x
+        wts[k + 1] = y
+    acc = below
+    for j in range(lo, hi):
+        acc += wts[j]
+        if acc >= target:
+            return vals[j]
+    return vals[hi - 1]
+
+
+@njit(nogil=True, cache=True)
+def weighted_quantile(values, weights, alpha):
+    """The weighted ``alpha``-quantile of ``values`` (see the module docstring); the
+    inputs are not modified."""
+    vals = values.copy()
+    wts = weights.copy()
+    total = 0.0
+    for i in range(wts.shape[0]):
+        total += wts[i]
+    return _select(vals, wts, 0, vals.shape[0], alpha * total)
 
 
 @njit(nogil=True, cache=True)
 def grouped_weighted_quantile(groups, values, weights, alpha, n_groups):
-    """For each group ``g`` of ``0..n_groups-1``: the smallest value ``v`` of its members
-    whose cumulative weight (members in ascending order of value) reaches ``alpha`` of the
-    group's total weight; 0 for a group with no member.
+    """For each group ``g`` of ``0..n_groups-1``: the weighted ``alpha``-quantile of its
+    members' values (see the module docstring); 0 for a group with no member.
 
-    The members are bucketed by group in one counting pass, then each group alone is
-    sorted: ``sum_g n_g log n_g`` instead of a sort of all ``n`` by (group, value).
-    ``groups`` must hold integers in ``[0, n_groups)`` (the caller's leaf ids).
+    The members are bucketed by group in one counting pass, then each group's quantile is
+    selected in its bucket.  ``groups`` must hold integers in ``[0, n_groups)`` (the
+    caller's leaf ids).
     """
     n = groups.shape[0]
     counts = np.zeros(n_groups + 1, np.int64)
@@ -21,31 +101,17 @@ def grouped_weighted_quantile(groups, values, weights, alpha, n_groups):
     for g in range(n_groups):
         counts[g + 1] += counts[g]
     fill = counts[:n_groups].copy()
-    member = np.empty(n, np.int64)
+    vals = np.empty(n)
+    wts = np.empty(n)
+    total = np.zeros(n_groups)
     for i in range(n):
         g = groups[i]
-        member[fill[g]] = i
+        vals[fill[g]] = values[i]
+        wts[fill[g]] = weights[i]
+        total[g] += weights[i]
         fill[g] += 1
     out = np.zeros(n_groups)
     for g in range(n_groups):
-        start = counts[g]
-        end = counts[g + 1]
-        if end == start:
-            continue
-        vals = np.empty(end - start)
-        for j in range(start, end):
-            vals[j - start] = values[member[j]]
-        order = np.argsort(vals, kind="mergesort")
-        total = 0.0
-        for j in range(start, end):
-            total += weights[member[j]]
-        target = alpha * total
-        acc = 0.0
-        pick = order[order.shape[0] - 1]
-        for k in range(order.shape[0]):
-            acc += weights[member[start + order[k]]]
-            if acc >= target:
-                pick = order[k]
-                break
-        out[g] = vals[pick]
+        if counts[g + 1] > counts[g]:
+            out[g] = _select(vals, wts, counts[g], counts[g + 1], alpha * total[g])
     return out

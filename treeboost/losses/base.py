@@ -3,15 +3,19 @@ tree from which a loss sets the tree's leaf values."""
 import numpy as np
 
 from ..engine.quantile import grouped_weighted_quantile as _grouped_quantile
+from ..engine.quantile import weighted_quantile as _quantile
 
 
 def weighted_quantile(values, weights, alpha):
     """Smallest ``v`` of ``values`` whose cumulative weight reaches ``alpha`` of the total
-    (the inverted empirical CDF, as scikit-learn's weighted percentile)."""
-    order = np.argsort(values, kind="stable")
-    cw = np.cumsum(weights[order])
-    i = np.searchsorted(cw, alpha * cw[-1], side="left")
-    return values[order[min(i, len(values) - 1)]]
+    (the inverted empirical CDF, as scikit-learn's weighted percentile), by selection in
+    a numba kernel (:func:`treeboost.engine.quantile.weighted_quantile`)."""
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    if values.ndim != 1 or values.size == 0 or weights.shape != values.shape:
+        raise ValueError(f"weighted_quantile needs one weight per value and at least one "
+                         f"value, got shapes {values.shape} and {weights.shape}.")
+    return _quantile(values, weights, float(alpha))
 
 
 def grouped_weighted_quantile(groups, values, weights, alpha, n_groups):
@@ -19,11 +23,14 @@ def grouped_weighted_quantile(groups, values, weights, alpha, n_groups):
     (0 for a group with no member), in one numba kernel
     (:func:`treeboost.engine.quantile.grouped_weighted_quantile`)."""
     groups = np.ascontiguousarray(groups, dtype=np.int64)
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    if groups.ndim != 1 or values.shape != groups.shape or weights.shape != groups.shape:
+        raise ValueError(f"groups, values and weights must be 1-dimensional of one length, "
+                         f"got shapes {groups.shape}, {values.shape}, {weights.shape}.")
     if groups.size and (groups.min() < 0 or groups.max() >= n_groups):
         raise ValueError(f"groups must lie in [0, {n_groups}).")
-    return _grouped_quantile(groups, np.ascontiguousarray(values, dtype=np.float64),
-                             np.ascontiguousarray(weights, dtype=np.float64), float(alpha),
-                             int(n_groups))
+    return _grouped_quantile(groups, values, weights, float(alpha), int(n_groups))
 
 
 class LeafSamples:
