@@ -338,6 +338,30 @@ class BinMapper:
                              f"{self.dtype_!r}.")
 
 
+def fit_transform_weighted(mapper, X, sample_weight):
+    """Fit ``mapper`` on the rows of X of positive weight and return the codes of every
+    row (zero-weight rows take no part in the fit, not even in the bin edges).
+
+    A scipy.sparse X is converted to CSC once, for both.
+
+    Parameters
+    ----------
+    mapper : BinMapper
+    X : ndarray or scipy.sparse matrix / array of shape (n_samples, n_features)
+    sample_weight : ndarray of shape (n_samples,)
+
+    Returns
+    -------
+    ndarray of shape (n_features, n_samples)
+        :meth:`BinMapper.transform` of X.
+    """
+    if issparse(X):
+        X = to_csc(X)
+    positive = sample_weight > 0
+    mapper.fit(X if positive.all() else X[positive])
+    return mapper.transform(X)
+
+
 def _seed(random_state):
     if isinstance(random_state, np.random.RandomState):
         return int(random_state.randint(np.iinfo(np.int32).max))

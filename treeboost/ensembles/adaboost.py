@@ -136,10 +136,11 @@ class BaseAdaBoost(BaseTreeEnsemble):
         return total / weights.sum()
 
     def __sklearn_tags__(self):
-        # NaN is the learner's to accept: a treeboost tree routes it, most others refuse it
+        # NaN and a sparse X are the learner's to accept (a treeboost tree takes both)
         tags = super().__sklearn_tags__()
         if self.estimator is not None:
             tags.input_tags.allow_nan = get_tags(self.estimator).input_tags.allow_nan
+            tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
         return tags
 
     def _raw_member(self, est, Xe):

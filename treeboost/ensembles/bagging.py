@@ -207,10 +207,11 @@ class BaseBagging(BaseTreeEnsemble):
         return self._base_estimator()
 
     def __sklearn_tags__(self):
-        # NaN is the member's to accept: a treeboost tree routes it, most others refuse it
+        # NaN and a sparse X are the member's to accept (a treeboost tree takes both)
         tags = super().__sklearn_tags__()
         if self.estimator is not None:
             tags.input_tags.allow_nan = get_tags(self.estimator).input_tags.allow_nan
+            tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
         return tags
 
     def _member_call(self, est, Xe, features, method):

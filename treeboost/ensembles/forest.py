@@ -18,6 +18,7 @@ from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeR
 from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ..trees.encoding import check_weights
 from ..engine.grower import GrowerWorkspace
+from ..engine.row_blocks import by_row_blocks
 from ..engine.statistics import SampleStatistics
 from ..trees.targets import check_regression_target, encode_classification_target
 from ._base import BaseTreeEnsemble, drawn_rows, in_bag_rows, resolve_max_samples
@@ -260,6 +261,9 @@ class BaseForest(BaseTreeEnsemble):
         in cache, and no parallel region starts per tree (as scikit-learn's forests
         predict).  With one worker each tree runs on numba's threads instead.
         """
+        if sparse.issparse(Xe):
+            # every tree walks one dense block of rows before the next block is made
+            return by_row_blocks(lambda block: self._sum_members(block, n_outputs), Xe)
         trees = [est.tree_ for est in self.estimators_]
         if n_workers(self.n_jobs, len(trees)) == 1:
             total = np.zeros((Xe.shape[0], n_outputs))

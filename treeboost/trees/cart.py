@@ -15,7 +15,7 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
-from ..engine.binning import BinMapper
+from ..engine.binning import BinMapper, fit_transform_weighted
 from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ..persistence import (PersistenceMixin, check_classes, check_fitted, check_int,
                            register, validate_part)
@@ -100,12 +100,9 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         # a regression target also bounds the weights (sums of w * y must not overflow)
         sample_weight = check_weights(sample_weight, Xe,
                                       None if is_classifier(self) else y)
-        # zero-weight rows take no part in the fit, not even in the bin edges
-        positive = sample_weight > 0
-        self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_).fit(
-            Xe if positive.all() else Xe[positive])
-        Xb = self.bin_mapper_.transform(Xe)
-        self._grow(Xb, self._stats(y, sample_weight), np.flatnonzero(positive),
+        self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_)
+        Xb = fit_transform_weighted(self.bin_mapper_, Xe, sample_weight)
+        self._grow(Xb, self._stats(y, sample_weight), np.flatnonzero(sample_weight > 0),
                    total_weight=sample_weight.sum(), parallel=True)
         return self
 
@@ -174,6 +171,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
         return tags
 
     # -- the state read from a model file ---------------------------------------------------
