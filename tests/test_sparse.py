@@ -215,7 +215,8 @@ def test_empty_categorical_spec_is_no_categorical_feature():
     dense = tb.DecisionTreeClassifier(random_state=0).fit(X, y)
     model = tb.DecisionTreeClassifier(categorical_features=[], random_state=0).fit(
         sp.csr_matrix(X), y)
-    np.testing.assert_array_equal(dense.predict_proba(X), model.predict_proba(sp.csr_matrix(X)))
+    np.testing.assert_array_equal(dense.predict_proba(X),
+                                  model.predict_proba(sp.csr_matrix(X)))
 
 
 def test_bagging_gives_other_learners_the_sparse_matrix_as_passed():
@@ -247,3 +248,14 @@ def test_tags_say_sparse_is_accepted():
             tags.input_tags.sparse = False
             return tags
     assert not get_tags(tb.BaggingClassifier(Dense())).input_tags.sparse
+
+
+def test_shap_values_of_sparse_x_equal_dense():
+    from treeboost.inspection import shap_values
+    X, y, _ = _data(n=80)
+    for model in (tb.RandomForestClassifier(3, random_state=0),
+                  tb.BaggingClassifier(n_estimators=3, max_features=0.6, random_state=0)):
+        model.fit(sp.csr_matrix(X), y)
+        dense, sparse_ = shap_values(model, X), shap_values(model, sp.csc_matrix(X))
+        np.testing.assert_array_equal(dense[0], sparse_[0])
+        np.testing.assert_array_equal(dense[1], sparse_[1])

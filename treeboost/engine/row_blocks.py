@@ -13,6 +13,9 @@ from scipy import sparse
 BLOCK_ROWS = 4096
 #: values of one dense block, at most (32 MiB of float64): a wide X takes fewer rows
 BLOCK_VALUES = 1 << 22
+#: values of a block that stays in a core's cache (512 KiB of float64) while many trees
+#: walk it one after the other
+CACHE_BLOCK_VALUES = 1 << 16
 
 
 def to_csr(X):
@@ -20,18 +23,20 @@ def to_csr(X):
     return X if X.format == "csr" else X.tocsr()
 
 
-def block_rows(n_features):
+def block_rows(n_features, max_values=None):
     """Rows of a dense block of ``n_features`` columns: ``BLOCK_ROWS``, fewer for a wide
-    X (at least one)."""
-    return int(max(1, min(BLOCK_ROWS, BLOCK_VALUES // max(1, n_features))))
+    X (at least one), so that a block holds at most ``max_values`` values
+    (``BLOCK_VALUES`` when None)."""
+    max_values = BLOCK_VALUES if max_values is None else max_values
+    return int(max(1, min(BLOCK_ROWS, max_values // max(1, n_features))))
 
 
-def dense_row_blocks(X):
+def dense_row_blocks(X, max_values=None):
     """``(start, block)`` pairs: the rows ``start:start + len(block)`` of a sparse X as a
-    dense C-contiguous array of X's dtype, in row order.  No block for a matrix of no
-    rows."""
+    dense C-contiguous array of X's dtype, in row order, each of at most ``max_values``
+    values (see :func:`block_rows`).  No block for a matrix of no rows."""
     Xr = to_csr(X)
-    step = block_rows(Xr.shape[1])
+    step = block_rows(Xr.shape[1], max_values)
     for start in range(0, Xr.shape[0], step):
         yield start, Xr[start:start + step].toarray()
 
@@ -62,13 +67,14 @@ def by_row_blocks(func, X):
     return np.concatenate(parts, axis=0)
 
 
-def into_row_blocks(func, X, out):
+def into_row_blocks(func, X, out, max_values=None):
     """``func(X, out)`` writing row ``i`` of ``out`` from row ``i`` of X, called on each
-    dense block of rows of a sparse X with the matching rows of ``out`` (a view: a row
-    slice of a C-contiguous array stays C-contiguous).  Returns ``out``."""
+    dense block of rows of a sparse X (of at most ``max_values`` values, see
+    :func:`block_rows`) with the matching rows of ``out`` (a view: a row slice of a
+    C-contiguous array stays C-contiguous).  Returns ``out``."""
     if not sparse.issparse(X):
         func(X, out)
         return out
-    for start, block in dense_row_blocks(X):
+    for start, block in dense_row_blocks(X, max_values):
         func(block, out[start:start + block.shape[0]])
     return out

@@ -464,7 +464,8 @@ class PackedTrees:
         self.n_features_used = int(self.feature[internal].max()) + 1 if internal.any() else 0
 
     def predict(self, X, n_outputs, out=None):
-        """Sum of the leaf values of every tree, shape (n_samples, n_outputs)."""
+        """Sum of the leaf values of every tree, shape (n_samples, n_outputs); a
+        scipy.sparse X is walked in dense blocks of rows (:mod:`.row_blocks`)."""
         if out is None:
             out = np.zeros((X.shape[0], n_outputs))
         # the kernel reads X[i, feature] and writes out[i, output] unchecked: a buffer of

@@ -225,7 +225,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
         self.categorical_features = categorical_features
 
     def fit(self, X, y, sample_weight=None):
-        """Fit up to ``n_estimators`` rounds of SAMME."""
+        """Fit up to ``n_estimators`` rounds of SAMME (X may be sparse, as in
+        :meth:`~treeboost.DecisionTreeClassifier.fit`; a learner that is not a treeboost
+        tree gets the sparse matrix itself)."""
         self._validate_params()
         Xe = self._encode_X(X, reset=True)
         self.classes_, y = encode_classification_target(y, Xe.shape[0])
@@ -399,6 +401,8 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
         self.categorical_features = categorical_features
 
     def fit(self, X, y, sample_weight=None):
+        """Fit up to ``n_estimators`` rounds of AdaBoost.R2 (X may be sparse, as in
+        :meth:`AdaBoostClassifier.fit`)."""
         self._validate_params()
         Xe = self._encode_X(X, reset=True)
         y = check_regression_target(y, Xe.shape[0])

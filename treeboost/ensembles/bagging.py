@@ -112,7 +112,12 @@ class BaseBagging(BaseTreeEnsemble):
         return self.estimator
 
     def fit(self, X, y, sample_weight=None):
-        """Fit the members on bootstrap samples of rows (and of columns)."""
+        """Fit the members on bootstrap samples of rows (and of columns).
+
+        X may be sparse: treeboost trees grow on its bins as in
+        :meth:`~treeboost.DecisionTreeClassifier.fit`; any other learner gets the
+        drawn rows (and columns) of the sparse matrix in its own format, as
+        scikit-learn's bagging passes them."""
         self._validate_params()
         if self.oob_score and not self.bootstrap:
             raise ValueError("Out of bag estimation only available if bootstrap=True: "

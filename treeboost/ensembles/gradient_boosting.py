@@ -72,8 +72,9 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            NaN is a missing value; categorical columns as in the CART estimators.
+        X : array-like, DataFrame or scipy.sparse matrix of shape (n_samples, n_features)
+            NaN is a missing value; categorical columns and sparse X as in the CART
+            estimators (:meth:`~treeboost.DecisionTreeClassifier.fit`).
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
 

@@ -83,9 +83,14 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+        X : array-like, DataFrame or scipy.sparse matrix, shape (n_samples, n_features)
             NaN marks a missing value; pandas ``category`` / object / string columns (or
-            the columns named in ``categorical_features``) are categorical.
+            the columns named in ``categorical_features``) are categorical.  A sparse X
+            (CSR or CSC, matrix or array; numeric columns only, a stored NaN is missing)
+            is binned without a dense copy of its floats, but the binned codes are
+            dense (``n_samples x n_features`` bytes): memory in proportion to the
+            non-zeros is not reached.  Predict takes it in dense blocks of rows, with
+            the results of its dense form.
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights, not all zero.

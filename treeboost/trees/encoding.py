@@ -1,6 +1,10 @@
 """FeatureEncoder: raw X (numpy or pandas, numeric + categorical + datetime + NaN) to a
 float matrix.
 
+A scipy.sparse X (numeric columns only) is checked and kept sparse: the engine bins it
+column by column (:mod:`treeboost.engine.sparse_binning`) and predicts it in dense blocks
+of rows (:mod:`treeboost.engine.row_blocks`).
+
 Categorical columns become category codes ``0..k-1`` (stored as floats, NaN for a
 missing value or a category never seen in training); a column of more than 255 categories
 keeps codes for its frequent categories and gives its rare ones one shared code (the rule
