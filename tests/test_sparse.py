@@ -259,3 +259,14 @@ def test_shap_values_of_sparse_x_equal_dense():
         dense, sparse_ = shap_values(model, X), shap_values(model, sp.csc_matrix(X))
         np.testing.assert_array_equal(dense[0], sparse_[0])
         np.testing.assert_array_equal(dense[1], sparse_[1])
+
+
+def test_rule_list_of_a_cart_tree_takes_sparse_x():
+    X, y, _ = _data(n=80)
+    tree = tb.DecisionTreeClassifier(max_depth=3, random_state=0)
+    dense = tb.RuleListClassifier(tree).fit(X, y)
+    model = tb.RuleListClassifier(tree).fit(sp.csr_matrix(X), y)
+    np.testing.assert_array_equal(dense.predict_proba(X),
+                                  model.predict_proba(sp.csc_matrix(X)))
+    assert get_tags(tb.RuleListClassifier(tree)).input_tags.sparse
+    assert not get_tags(tb.RuleListClassifier()).input_tags.sparse
