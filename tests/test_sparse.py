@@ -190,10 +190,11 @@ def test_predict_on_another_number_of_columns_names_the_features():
 def test_what_sparse_input_does_not_support_is_refused_clearly():
     X, y, _ = _data()
     S = sp.csr_matrix(X)
-    for est in (tb.DecisionTreeClassifier(), tb.RandomForestRegressor(2)):
-        with pytest.raises(ValueError, match="sparse multilabel-indicator for y is not "
-                                             "supported"):
-            est.fit(S, sp.csr_matrix(y[:, None]))
+    # as in scikit-learn: a TypeError from the trees, a ValueError from the forests
+    with pytest.raises(TypeError, match="Sparse data was passed for y"):
+        tb.DecisionTreeClassifier().fit(S, sp.csr_matrix(y[:, None]))
+    with pytest.raises(ValueError, match="sparse multilabel-indicator for y is not supported"):
+        tb.RandomForestRegressor(2).fit(S, sp.csr_matrix(y[:, None]))
     with pytest.raises(TypeError, match="sparse X cannot have categorical features"):
         tb.RandomForestClassifier(2, categorical_features=[0]).fit(S, y)
     with pytest.raises(TypeError, match="does not accept a sparse X"):

@@ -125,6 +125,9 @@ class BaseForest(BaseTreeEnsemble):
                              f"warm_start=True.")
         if warm and self.n_estimators == len(self.estimators_):
             self._warn_no_new_members()
+        if sparse.issparse(y):
+            # scikit-learn's forests say this (its trees raise a TypeError, as ours do)
+            raise ValueError("sparse multilabel-indicator for y is not supported.")
         self._drop_oob()
         Xe = self._encode_X(X, reset=not warm)
         y = self._validate_target(y, Xe.shape[0])

@@ -1,16 +1,10 @@
 """Validation of the target y, shared by every estimator."""
 import numpy as np
-from scipy.sparse import issparse
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 
 def _as_1d(y, n_samples):
-    if issparse(y):
-        # scikit-learn's words: a sparse y is a multilabel indicator matrix
-        raise ValueError("sparse multilabel-indicator for y is not supported: y must be a "
-                         "1-dimensional array (a scipy.sparse y is refused; X may be "
-                         "sparse).")
     y = column_or_1d(y, warn=True)
     if y.shape[0] != n_samples:
         raise ValueError(f"X and y have inconsistent numbers of samples: {n_samples} and "
