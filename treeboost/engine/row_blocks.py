@@ -11,8 +11,9 @@ from scipy import sparse
 
 #: rows of one dense block, at most
 BLOCK_ROWS = 4096
-#: values of one dense block, at most (32 MiB of float64): a wide X takes fewer rows
-BLOCK_VALUES = 1 << 22
+#: values of one dense block, at most (2 MiB of float64; a wide X takes fewer rows): a
+#: block the walk reads while it is still in cache from ``toarray`` writing it
+BLOCK_VALUES = 1 << 18
 #: values of a block that stays in a core's cache (512 KiB of float64) while many trees
 #: walk it one after the other
 CACHE_BLOCK_VALUES = 1 << 16
