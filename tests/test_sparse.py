@@ -271,3 +271,13 @@ def test_rule_list_of_a_cart_tree_takes_sparse_x():
                                   model.predict_proba(sp.csc_matrix(X)))
     assert get_tags(tb.RuleListClassifier(tree)).input_tags.sparse
     assert not get_tags(tb.RuleListClassifier()).input_tags.sparse
+
+
+def test_a_model_fitted_on_sparse_x_saves_as_any_model(tmp_path):
+    X, y, _ = _data()
+    model = tb.GradientBoostingClassifier(n_estimators=3, random_state=0).fit(
+        sp.csr_matrix(X), y)
+    tb.save(model, tmp_path / "m.tbm")
+    loaded = tb.load(tmp_path / "m.tbm")
+    np.testing.assert_array_equal(loaded.predict_proba(sp.csr_matrix(X)),
+                                  model.predict_proba(X))
