@@ -11,10 +11,12 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import treeboost as tb
 
+_WEIGHT_REASON = ("sample_weight is not equivalent to removing/repeating samples (random "
+                  "resampling; scikit-learn marks the same check xfail for its counterparts)")
 WEIGHT_XFAIL = {
-    "check_sample_weight_equivalence_on_dense_data":
-        "sample_weight is not equivalent to removing/repeating samples (random resampling; "
-        "scikit-learn marks the same check xfail for its counterparts)",
+    "check_sample_weight_equivalence_on_dense_data": _WEIGHT_REASON,
+    # the same fits on the sparse form of the same data
+    "check_sample_weight_equivalence_on_sparse_data": _WEIGHT_REASON,
 }
 
 

@@ -3,6 +3,11 @@ import numbers
 
 import numpy as np
 from numba import njit, prange
+from scipy.sparse import issparse
+
+from .bin_codes import value_code
+from .sparse_binning import (add_zeros, map_sparse_to_bins, sorted_stored_values,
+                             sparse_missing_columns, to_csc)
 
 MAX_CATEGORIES = 255
 
@@ -28,6 +33,36 @@ def _midpoints(a, b):
     """
     mid = a / 2.0 + b / 2.0
     return np.where(mid >= b, a, mid)
+
+
+def _distinct_counts(col):
+    """Distinct values and their counts of a sorted column, NaN (sorted last) dropped."""
+    col = col[:np.searchsorted(col, np.nan)] if col.size and np.isnan(col[-1]) else col
+    if not col.size:
+        return np.empty(0), np.empty(0, np.int64)
+    new_value = np.empty(col.size, bool)
+    new_value[0] = True
+    np.not_equal(col[1:], col[:-1], out=new_value[1:])
+    starts = np.flatnonzero(new_value)
+    return col[starts], np.diff(np.append(starts, col.size))
+
+
+def _edges(distinct, counts, max_bins):
+    """Bin edges of a numeric column from its sorted distinct values and their counts:
+    the midpoints between adjacent distinct values, all of them when they fit in
+    ``max_bins`` bins (or ``max_bins`` is None), else those where the cumulative count
+    crosses each quantile."""
+    if distinct.size <= 1:
+        return np.empty(0)
+    if max_bins is None or distinct.size <= max_bins:
+        return _midpoints(distinct[:-1], distinct[1:])
+    # cut where the cumulative count crosses each quantile, between the distinct value
+    # reached and the next one
+    cum = np.cumsum(counts)
+    targets = cum[-1] * np.arange(1, max_bins) / max_bins
+    i = np.unique(np.searchsorted(cum, targets, side="left"))
+    i = i[i < distinct.size - 1]
+    return _midpoints(distinct[i], distinct[i + 1])
 
 
 class BinMapper:
@@ -82,15 +117,26 @@ class BinMapper:
         self.random_state = random_state
 
     def fit(self, X):
-        """Learn the bin edges of each feature from X (n_samples, n_features), NaN = missing."""
+        """Learn the bin edges of each feature from X (n_samples, n_features), NaN = missing.
+
+        X may be a scipy.sparse matrix or array of numeric features: each column's
+        edges are then learned from its stored values and its implicit zeros (see
+        :mod:`treeboost.engine.sparse_binning`), the same edges as from ``X.toarray()``.
+        """
         if self.max_bins is not None and (
                 not isinstance(self.max_bins, numbers.Integral) or isinstance(self.max_bins, bool)
                 or not 2 <= self.max_bins <= 65535):
             raise ValueError(
                 f"max_bins must be an integer in [2, 65535] or None, got {self.max_bins!r}.")
+        sparse_input = issparse(X)
+        if sparse_input:
+            X = to_csc(X)
         n_samples, n_features = X.shape
         is_cat = (np.zeros(n_features, bool) if self.is_categorical is None
                   else np.asarray(self.is_categorical, bool))
+        if sparse_input and is_cat.any():
+            raise TypeError("Categorical features of a sparse X are not supported; pass a "
+                            "dense X to use categorical_features.")
         rows = None
         if (self.max_bins is not None and self.subsample is not None
                 and n_samples > self.subsample):
@@ -98,11 +144,19 @@ class BinMapper:
             rows = np.sort(rng.choice(n_samples, self.subsample, replace=False))
         sample = X if rows is None else X[rows]
         numeric = np.flatnonzero(~is_cat)
-        # one sorted copy of the numeric columns, sorted in parallel (NaN sort last)
-        sorted_cols = _sorted_columns(np.asarray(sample), numeric)
+        if sparse_input:
+            sample = to_csc(sample)
+
+            def distinct_of(f):
+                values, n_zeros = sorted_stored_values(sample, f)
+                return add_zeros(*_distinct_counts(values), n_zeros)
+        else:
+            # one sorted copy of the numeric columns, sorted in parallel (NaN sort last)
+            sorted_cols = _sorted_columns(np.asarray(sample), numeric)
+            col_of = {f: j for j, f in enumerate(numeric)}
+            distinct_of = lambda f: _distinct_counts(sorted_cols[col_of[f]])  # noqa: E731
         self.bin_thresholds_ = []
         n_bins = np.zeros(n_features, np.int64)
-        col_of = {f: j for j, f in enumerate(numeric)}
         centers = {}
         for f in range(n_features):  # loop over columns; each column is vectorised
             if is_cat[f]:
@@ -111,37 +165,19 @@ class BinMapper:
                 n_bins[f] = int(finite.max()) + 1 if finite.size else 1
                 self.bin_thresholds_.append(np.empty(0))
                 continue
-            col = sorted_cols[col_of[f]]
-            col = col[:np.searchsorted(col, np.nan)] if np.isnan(col[-1]) else col
-            if col.size:
-                new_value = np.empty(col.size, bool)
-                new_value[0] = True
-                np.not_equal(col[1:], col[:-1], out=new_value[1:])
-                starts = np.flatnonzero(new_value)
-                distinct = col[starts]
-                counts = np.diff(np.append(starts, col.size))
-            else:
-                distinct = counts = np.empty(0)
-            if distinct.size <= 1:
-                edges = np.empty(0)
-            elif self.max_bins is None or distinct.size <= self.max_bins:
-                edges = _midpoints(distinct[:-1], distinct[1:])
-            else:
-                # cut where the cumulative count crosses each quantile, between the
-                # distinct value reached and the next one
-                cum = np.cumsum(counts)
-                targets = cum[-1] * np.arange(1, self.max_bins) / self.max_bins
-                i = np.unique(np.searchsorted(cum, targets, side="left"))
-                i = i[i < distinct.size - 1]
-                edges = _midpoints(distinct[i], distinct[i + 1])
+            distinct, counts = distinct_of(f)
+            edges = _edges(distinct, counts, self.max_bins)
             self.bin_thresholds_.append(edges)
             n_bins[f] = edges.size + 1
             centers[f] = _bin_centers(distinct, edges)
         self.n_bins_ = n_bins
         self._centers = (self.bin_thresholds_, centers)
-        # column by column: a whole-matrix isnan would allocate n_samples x n_features
-        self.has_missing_ = np.array([bool(np.isnan(X[:, f]).any())
-                                      for f in range(n_features)], dtype=bool)
+        if sparse_input:
+            self.has_missing_ = sparse_missing_columns(X)
+        else:
+            # column by column: a whole-matrix isnan would allocate n_samples x n_features
+            self.has_missing_ = np.array([bool(np.isnan(X[:, f]).any())
+                                          for f in range(n_features)], dtype=bool)
         self.is_categorical_ = is_cat
         self.missing_values_code_ = int(n_bins.max()) if n_features else 1
         code = self.missing_values_code_
@@ -151,7 +187,13 @@ class BinMapper:
 
     def transform(self, X):
         """Codes of X, **feature-major**: shape (n_features, n_samples), C-contiguous,
-        so that each feature's column is contiguous for the histogram kernels."""
+        so that each feature's column is contiguous for the histogram kernels.
+
+        A scipy.sparse X is written column by column from its CSC form (the code of 0
+        everywhere, then the stored entries), never as a dense float matrix; the codes
+        are those of ``X.toarray()``."""
+        if issparse(X):
+            X = to_csc(X)
         n_samples, n_features = X.shape
         if n_features != self.n_bins_.shape[0]:
             raise ValueError(f"X has {n_features} features, the BinMapper was fitted on "
@@ -163,8 +205,12 @@ class BinMapper:
         for f, e in enumerate(self.bin_thresholds_):
             edges[f, :e.size] = e
         coarse = np.ascontiguousarray(edges[:, 15::16])
-        _map_to_bins(X, edges, coarse, n_edges, self.is_categorical_, self.n_bins_,
-                     self.missing_values_code_, out)
+        if issparse(X):
+            map_sparse_to_bins(X, edges, coarse, n_edges, self.is_categorical_,
+                               self.n_bins_, self.missing_values_code_, out)
+        else:
+            _map_to_bins(X, edges, coarse, n_edges, self.is_categorical_, self.n_bins_,
+                         self.missing_values_code_, out)
         return out
 
     def fit_transform(self, X):
@@ -292,65 +338,48 @@ class BinMapper:
                              f"{self.dtype_!r}.")
 
 
+def fit_transform_weighted(mapper, X, sample_weight):
+    """Fit ``mapper`` on the rows of X of positive weight and return the codes of every
+    row (zero-weight rows take no part in the fit, not even in the bin edges).
+
+    A scipy.sparse X is converted to CSC once, for both.
+
+    Parameters
+    ----------
+    mapper : BinMapper
+    X : ndarray or scipy.sparse matrix / array of shape (n_samples, n_features)
+    sample_weight : ndarray of shape (n_samples,)
+
+    Returns
+    -------
+    ndarray of shape (n_features, n_samples)
+        :meth:`BinMapper.transform` of X.
+    """
+    if issparse(X):
+        X = to_csc(X)
+    positive = sample_weight > 0
+    mapper.fit(X if positive.all() else X[positive])
+    return mapper.transform(X)
+
+
 def _seed(random_state):
     if isinstance(random_state, np.random.RandomState):
         return int(random_state.randint(np.iinfo(np.int32).max))
     return random_state
 
 
-@njit(nogil=True, cache=True, inline="always")
-def _lower_bound(edges_f, coarse_f, x):
-    """Index of the first edge >= x in the +inf-padded row ``edges_f``.
-
-    Up to 256 edges: count the blocks of 16 whose last edge is < x, then the edges < x
-    inside the block; both counts are independent compares the CPU overlaps, unlike
-    the dependent loads of a binary search.  More edges: binary search.
-    """
-    nb = coarse_f.shape[0]
-    if nb <= 16:
-        blk = 0
-        for k in range(nb):
-            blk += coarse_f[k] < x
-        if blk == nb:
-            return edges_f.shape[0]
-        b0 = blk * 16
-        cnt = 0
-        for k in range(16):
-            cnt += edges_f[b0 + k] < x
-        return b0 + cnt
-    lo = 0
-    hi = edges_f.shape[0]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if edges_f[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
 @njit(nogil=True, cache=True, parallel=True)
 def _map_to_bins(X, edges, coarse, n_edges, is_cat, n_bins, missing_code, out):
-    """``out[f, i]`` = number of edges of feature ``f`` below ``X[i, f]``, the category
-    index for categorical features, ``missing_code`` for NaN (and for category indices
-    out of range).  Rows are split in chunks, one per task, so X is read row by row."""
+    """``out[f, i]`` = :func:`~.bin_codes.value_code` of ``X[i, f]``.  Rows are split in
+    chunks, one per task, so X is read row by row."""
     n_samples, n_features = X.shape
     chunk = 4096
     n_chunks = (n_samples + chunk - 1) // chunk
     for c in prange(n_chunks):
         for i in range(c * chunk, min(n_samples, (c + 1) * chunk)):
             for f in range(n_features):
-                x = X[i, f]
-                if np.isnan(x):
-                    out[f, i] = missing_code
-                elif is_cat[f]:
-                    if x >= 0 and x < n_bins[f]:
-                        out[f, i] = np.int64(x)
-                    else:
-                        out[f, i] = missing_code
-                else:
-                    b = _lower_bound(edges[f], coarse[f], x)
-                    out[f, i] = min(b, n_edges[f])
+                out[f, i] = value_code(X[i, f], f, edges, coarse, n_edges, is_cat, n_bins,
+                                       missing_code)
 
 
 def _sorted_columns(X, columns):

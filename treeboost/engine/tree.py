@@ -4,6 +4,7 @@ from numba import njit, prange
 from scipy.sparse import csr_matrix
 
 from .partition import goes_left_binned
+from .row_blocks import by_row_blocks, into_row_blocks
 
 TREE_LEAF = -1
 _NO_CATEGORIES = np.zeros((1, 4), np.uint64)
@@ -185,11 +186,14 @@ class Tree:
 
     def apply(self, X, parallel=True):
         """Leaf id of each row of the encoded float matrix X (on numba's threads for 2000
-        rows or more, unless ``parallel=False``: the caller is one of several threads)."""
+        rows or more, unless ``parallel=False``: the caller is one of several threads).
+        A scipy.sparse X is walked in dense blocks of rows (:mod:`.row_blocks`)."""
         out = np.empty(X.shape[0], np.int64)
-        kernel = _apply_raw if parallel and X.shape[0] >= 2000 else _apply_raw_serial
-        kernel(X, *self._args(), out)
-        return out
+
+        def walk(Xd, out_rows):
+            kernel = _apply_raw if parallel and Xd.shape[0] >= 2000 else _apply_raw_serial
+            kernel(Xd, *self._args(), out_rows)
+        return into_row_blocks(walk, X, out)
 
     def apply_binned(self, X_binned_T, missing_code):
         """Leaf id of each column of the feature-major binned matrix."""
@@ -215,15 +219,17 @@ class Tree:
                 f"({X.shape[0]}, {self.value.shape[1]}), got "
                 f"{getattr(out, 'dtype', type(out).__name__)} of shape "
                 f"{getattr(out, 'shape', None)}.")
-        _accumulate_raw(X, *self._args(), np.ascontiguousarray(self.value, dtype=np.float64),
-                        out)
-        return out
+        value = np.ascontiguousarray(self.value, dtype=np.float64)
+        return into_row_blocks(
+            lambda Xd, out_rows: _accumulate_raw(Xd, *self._args(), value, out_rows), X, out)
 
     def decision_path(self, X):
         """CSR indicator matrix (n_samples, node_count) of the nodes each row visits."""
-        indptr, indices = _decision_path(X, *self._args(), self.max_depth)
-        data = np.ones(indices.shape[0], dtype=np.int64)
-        return csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
+        def paths(Xd):
+            indptr, indices = _decision_path(Xd, *self._args(), self.max_depth)
+            data = np.ones(indices.shape[0], dtype=np.int64)
+            return csr_matrix((data, indices, indptr), shape=(Xd.shape[0], self.node_count))
+        return by_row_blocks(paths, X)
 
     def compute_feature_importances(self, normalize=True):
         """Total weighted impurity decrease brought by each feature (normalised to 1)."""
@@ -458,7 +464,8 @@ class PackedTrees:
         self.n_features_used = int(self.feature[internal].max()) + 1 if internal.any() else 0
 
     def predict(self, X, n_outputs, out=None):
-        """Sum of the leaf values of every tree, shape (n_samples, n_outputs)."""
+        """Sum of the leaf values of every tree, shape (n_samples, n_outputs); a
+        scipy.sparse X is walked in dense blocks of rows (:mod:`.row_blocks`)."""
         if out is None:
             out = np.zeros((X.shape[0], n_outputs))
         # the kernel reads X[i, feature] and writes out[i, output] unchecked: a buffer of
@@ -474,7 +481,9 @@ class PackedTrees:
                 f"{max(n_outputs, self.n_outputs_used)}), got "
                 f"{getattr(out, 'dtype', type(out).__name__)} of shape "
                 f"{getattr(out, 'shape', None)} for {n_outputs} outputs.")
-        _predict_packed(X, self.left, self.right, self.feature, self.threshold,
-                        self.missing_left, self.is_cat, self.bitset, self.value, self.roots,
-                        self.output, out)
-        return out
+        # a sparse X: every tree walks one dense block of rows before the next block
+        return into_row_blocks(
+            lambda Xd, out_rows: _predict_packed(
+                Xd, self.left, self.right, self.feature, self.threshold, self.missing_left,
+                self.is_cat, self.bitset, self.value, self.roots, self.output, out_rows),
+            X, out)

@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import (PersistenceMixin, check_array, check_classes, check_fitted,
                            check_real, is_hashable, validate_part)
-from ..engine.binning import BinMapper
+from ..engine.binning import BinMapper, fit_transform_weighted
 from ..trees.cart import BaseDecisionTree
 from ..trees.encoding import EncoderMixin
 
@@ -48,10 +48,8 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
     """Encode X and bin it once per ``fit``; every tree reuses the binned matrix."""
 
     def _bin(self, Xe, sample_weight):
-        positive = sample_weight > 0
-        self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_).fit(
-            Xe if positive.all() else Xe[positive])
-        return self.bin_mapper_.transform(Xe)
+        self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_)
+        return fit_transform_weighted(self.bin_mapper_, Xe, sample_weight)
 
     def _warn_no_new_members(self):
         """A warm start asked for no new member: say so (scikit-learn's words)."""
@@ -143,6 +141,7 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
         return tags
 
     # -- the state read from a model file ---------------------------------------------------

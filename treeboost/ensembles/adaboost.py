@@ -136,10 +136,11 @@ class BaseAdaBoost(BaseTreeEnsemble):
         return total / weights.sum()
 
     def __sklearn_tags__(self):
-        # NaN is the learner's to accept: a treeboost tree routes it, most others refuse it
+        # NaN and a sparse X are the learner's to accept (a treeboost tree takes both)
         tags = super().__sklearn_tags__()
         if self.estimator is not None:
             tags.input_tags.allow_nan = get_tags(self.estimator).input_tags.allow_nan
+            tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
         return tags
 
     def _raw_member(self, est, Xe):
@@ -224,7 +225,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
         self.categorical_features = categorical_features
 
     def fit(self, X, y, sample_weight=None):
-        """Fit up to ``n_estimators`` rounds of SAMME."""
+        """Fit up to ``n_estimators`` rounds of SAMME (X may be sparse, as in
+        :meth:`~treeboost.DecisionTreeClassifier.fit`; a learner that is not a treeboost
+        tree gets the sparse matrix itself)."""
         self._validate_params()
         Xe = self._encode_X(X, reset=True, y=y, sample_weight=sample_weight)
         self.classes_, y = encode_classification_target(y, Xe.shape[0])
@@ -398,6 +401,8 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
         self.categorical_features = categorical_features
 
     def fit(self, X, y, sample_weight=None):
+        """Fit up to ``n_estimators`` rounds of AdaBoost.R2 (X may be sparse, as in
+        :meth:`AdaBoostClassifier.fit`)."""
         self._validate_params()
         Xe = self._encode_X(X, reset=True, y=y, sample_weight=sample_weight)
         y = check_regression_target(y, Xe.shape[0])

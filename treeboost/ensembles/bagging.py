@@ -157,7 +157,12 @@ class BaseBagging(BaseTreeEnsemble):
         return self.estimator
 
     def fit(self, X, y, sample_weight=None):
-        """Fit the members on bootstrap samples of rows (and of columns)."""
+        """Fit the members on bootstrap samples of rows (and of columns).
+
+        X may be sparse: treeboost trees grow on its bins as in
+        :meth:`~treeboost.DecisionTreeClassifier.fit`; any other learner gets the
+        drawn rows (and columns) of the sparse matrix in its own format, as
+        scikit-learn's bagging passes them."""
         self._validate_params()
         if self.oob_score and not self.bootstrap:
             raise ValueError("Out of bag estimation only available if bootstrap=True: "
@@ -248,10 +253,11 @@ class BaseBagging(BaseTreeEnsemble):
         return self._base_estimator()
 
     def __sklearn_tags__(self):
-        # NaN is the member's to accept: a treeboost tree routes it, most others refuse it
+        # NaN and a sparse X are the member's to accept (a treeboost tree takes both)
         tags = super().__sklearn_tags__()
         if self.estimator is not None:
             tags.input_tags.allow_nan = get_tags(self.estimator).input_tags.allow_nan
+            tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
         return tags
 
     def _member_call(self, est, Xe, features, method):

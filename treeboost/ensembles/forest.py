@@ -18,6 +18,7 @@ from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeR
 from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ..trees.encoding import check_weights
 from ..engine.grower import GrowerWorkspace
+from ..engine.row_blocks import CACHE_BLOCK_VALUES, into_row_blocks
 from ..engine.statistics import SampleStatistics
 from ..trees.targets import check_regression_target, encode_classification_target
 from ._base import BaseTreeEnsemble, drawn_rows, in_bag_rows, resolve_max_samples
@@ -103,7 +104,11 @@ class BaseForest(BaseTreeEnsemble):
     _splitter = "best"
 
     def fit(self, X, y, sample_weight=None):
-        """Fit ``n_estimators`` trees (more, with ``warm_start``) on bootstrap samples."""
+        """Fit ``n_estimators`` trees (more, with ``warm_start``) on bootstrap samples.
+
+        X may be sparse, as for the CART estimators
+        (:meth:`~treeboost.DecisionTreeClassifier.fit`): binned once without a dense
+        copy of its floats, predicted in dense blocks of rows."""
         self._validate_params()
         if self.oob_score and not self.bootstrap:
             raise ValueError("Out of bag estimation only available if bootstrap=True: "
@@ -120,6 +125,9 @@ class BaseForest(BaseTreeEnsemble):
                              f"warm_start=True.")
         if warm and self.n_estimators == len(self.estimators_):
             self._warn_no_new_members()
+        if sparse.issparse(y):
+            # scikit-learn's forests say this (its trees raise a TypeError, as ours do)
+            raise ValueError("sparse multilabel-indicator for y is not supported.")
         self._drop_oob()
         Xe = self._encode_X(X, reset=not warm, y=y, sample_weight=sample_weight)
         y = self._validate_target(y, Xe.shape[0])
@@ -259,18 +267,26 @@ class BaseForest(BaseTreeEnsemble):
         its trees one after the other over all the rows, serially: one tree's nodes stay
         in cache, and no parallel region starts per tree (as scikit-learn's forests
         predict).  With one worker each tree runs on numba's threads instead.
+
+        A sparse X takes the workers' path, one worker or more: each worker makes small
+        dense blocks of rows and walks all its trees over a block while the block stays
+        in the core's cache (deep trees jump between a row's columns; a large block
+        would be read from memory once per tree).  The sums are those of the dense X.
         """
         trees = [est.tree_ for est in self.estimators_]
-        if n_workers(self.n_jobs, len(trees)) == 1:
+        is_sparse = sparse.issparse(Xe)
+        if n_workers(self.n_jobs, len(trees)) == 1 and not is_sparse:
             total = np.zeros((Xe.shape[0], n_outputs))
             for tree in trees:
                 tree.add_predictions(Xe, total)
             return total
 
         def part(chunk, parallel):
+            def walk(Xd, out_rows):
+                for i in chunk:
+                    out_rows += trees[i].value[trees[i].apply(Xd, parallel=False)]
             out = np.zeros((Xe.shape[0], n_outputs))
-            for i in chunk:
-                out += trees[i].value[trees[i].apply(Xe, parallel=False)]
+            into_row_blocks(walk, Xe, out, max_values=CACHE_BLOCK_VALUES)
             return [out]
         return np.sum(run_chunks(part, len(trees), self.n_jobs), axis=0)
 

@@ -25,7 +25,7 @@ from ..persistence import PersistenceMixin, register
 from ..losses import (AbsoluteError, BinaryLogLoss, HuberLoss, MultinomialLogLoss,
                       QuantileLoss, SquaredError)
 from ..losses.base import LeafSamples
-from ..engine.binning import BinMapper
+from ..engine.binning import BinMapper, fit_transform_weighted
 from ..trees.cart import resolve_max_features
 from ..engine.criteria import NEWTON, SQUARED_ERROR
 from ..trees.encoding import EncoderMixin, check_weights
@@ -72,8 +72,9 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            NaN is a missing value; categorical columns as in the CART estimators.
+        X : array-like, DataFrame or scipy.sparse matrix of shape (n_samples, n_features)
+            NaN is a missing value; categorical columns and sparse X as in the CART
+            estimators (:meth:`~treeboost.DecisionTreeClassifier.fit`).
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
 
@@ -131,10 +132,9 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             raw = np.tile(init, (ytr.shape[0], 1))
             # refused before any fitted attribute is set
             self._check_loss_is_finite(loss, ytr, raw, wtr)
-            positive = wtr > 0
             self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_,
-                                         random_state=rng.randint(2 ** 31 - 1)).fit(
-                Xtr if positive.all() else Xtr[positive])
+                                         random_state=rng.randint(2 ** 31 - 1))
+            Xb = fit_transform_weighted(self.bin_mapper_, Xtr, wtr)
             self.trees_ = []
             self.train_score_ = []
             self.validation_score_ = []
@@ -144,7 +144,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             self._check_loss_is_finite(loss, ytr, raw, wtr)
             self.train_score_ = list(self.train_score_)
             self.validation_score_ = list(self.validation_score_)
-        Xb = self.bin_mapper_.transform(Xtr)
+            Xb = self.bin_mapper_.transform(Xtr)
         K = loss.n_outputs
         val_raw = Xb_val = None
         if val is not None:
@@ -349,6 +349,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
         return tags
 
     # -- the state read from a model file ---------------------------------------------------

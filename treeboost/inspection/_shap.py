@@ -11,6 +11,7 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.utils.validation import check_is_fitted
 
+from ..engine.row_blocks import into_row_blocks
 from ..engine.shap import ShapTrees
 from ..ensembles.adaboost import AdaBoostClassifier, AdaBoostRegressor
 from ..ensembles.bagging import BaseBagging
@@ -66,9 +67,10 @@ def shap_values(model, X):
         ``AdaBoostClassifier`` with treeboost CART trees.  ``AdaBoostRegressor`` (a
         weighted median of its trees, not a sum) and the multiway ID3 / C4.5 trees are
         refused.
-    X : array-like or pandas DataFrame of shape (n_samples, n_features)
+    X : array-like, pandas DataFrame or scipy.sparse matrix of shape (n_samples, n_features)
         Checked and encoded as ``predict`` does (feature names and count, categorical
-        columns; NaN is a missing value).
+        columns; NaN is a missing value); a sparse X is explained in dense blocks of
+        rows.
 
     Returns
     -------
@@ -99,8 +101,10 @@ def shap_values(model, X):
         if not part.trees:
             continue
         packed = ShapTrees(part.trees, part.values, part.outputs, part.players)
-        packed.shap_values(Xe if part.encode is None else part.encode(Xe), n_features, K,
-                           out=values)
+        # a sparse X is explained in dense blocks of rows, as predict walks it
+        into_row_blocks(
+            lambda Xd, out, packed=packed, encode=part.encode: packed.shap_values(
+                Xd if encode is None else encode(Xd), n_features, K, out=out), Xe, values)
         expected = expected + packed.expected_values(K)
     if K == 1:
         return np.ascontiguousarray(values[:, :, 0]), float(expected[0])

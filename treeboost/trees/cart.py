@@ -15,7 +15,7 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
-from ..engine.binning import BinMapper
+from ..engine.binning import BinMapper, fit_transform_weighted
 from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ..persistence import (PersistenceMixin, check_classes, check_fitted, check_int,
                            register, validate_part)
@@ -83,9 +83,14 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+        X : array-like, DataFrame or scipy.sparse matrix, shape (n_samples, n_features)
             NaN marks a missing value; pandas ``category`` / object / string columns (or
-            the columns named in ``categorical_features``) are categorical.
+            the columns named in ``categorical_features``) are categorical.  A sparse X
+            (CSR or CSC, matrix or array; numeric columns only, a stored NaN is missing)
+            is binned without a dense copy of its floats, but the binned codes are
+            dense (``n_samples x n_features`` bytes): memory in proportion to the
+            non-zeros is not reached.  Predict takes it in dense blocks of rows, with
+            the results of its dense form.
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights, not all zero.
@@ -100,12 +105,9 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         # a regression target also bounds the weights (sums of w * y must not overflow)
         sample_weight = check_weights(sample_weight, Xe,
                                       None if is_classifier(self) else y)
-        # zero-weight rows take no part in the fit, not even in the bin edges
-        positive = sample_weight > 0
-        self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_).fit(
-            Xe if positive.all() else Xe[positive])
-        Xb = self.bin_mapper_.transform(Xe)
-        self._grow(Xb, self._stats(y, sample_weight), np.flatnonzero(positive),
+        self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_)
+        Xb = fit_transform_weighted(self.bin_mapper_, Xe, sample_weight)
+        self._grow(Xb, self._stats(y, sample_weight), np.flatnonzero(sample_weight > 0),
                    total_weight=sample_weight.sum(), parallel=True)
         return self
 
@@ -174,6 +176,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
         return tags
 
     # -- the state read from a model file ---------------------------------------------------

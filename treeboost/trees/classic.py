@@ -631,6 +631,8 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
 
     _criterion = "gain"
     _allow_continuous = False
+    # the multiway learners read their columns whole: a sparse X is refused
+    _accepts_sparse = False
 
     _parameter_constraints = {
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
@@ -997,6 +999,8 @@ class ID3Classifier(BaseClassicTree):
 
     _criterion = "gain"
     _allow_continuous = False
+    # the multiway learners read their columns whole: a sparse X is refused
+    _accepts_sparse = False
     _parameter_constraints = {**BaseClassicTree._parameter_constraints,
                               "n_bins": [Interval(Integral, 2, None, closed="left"), None]}
 

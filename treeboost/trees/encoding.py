@@ -1,6 +1,10 @@
 """FeatureEncoder: raw X (numpy or pandas, numeric + categorical + datetime + NaN) to a
 float matrix.
 
+A scipy.sparse X (numeric columns only) is checked and kept sparse: the engine bins it
+column by column (:mod:`treeboost.engine.sparse_binning`) and predicts it in dense blocks
+of rows (:mod:`treeboost.engine.row_blocks`).
+
 Categorical columns become category codes ``0..k-1`` (stored as floats, NaN for a
 missing value or a category never seen in training); a column of more than 255 categories
 is grouped into at most 255 codes, by the categories' target means when a target is
@@ -12,6 +16,7 @@ left subset", on this one matrix.
 import sys
 
 import numpy as np
+from scipy.sparse import issparse
 from sklearn.utils.validation import (_check_feature_names, _check_n_features,
                                       _check_sample_weight, check_array)
 
@@ -223,6 +228,8 @@ class FeatureEncoder:
         return self._fit_transform(X, fit=False)
 
     def _fit_transform(self, X, fit, target=None, sample_weight=None):
+        if issparse(X):
+            return self._sparse(X, fit)
         frame = _is_frame(X)
         # datetime64 arrays take the column path: check_array would turn them into numbers
         # of their unit
@@ -278,6 +285,31 @@ class FeatureEncoder:
             if all(isinstance(dt, np.dtype) and dt == np.float32 for dt in dts):
                 out = out.astype(np.float32)
         return out
+
+    def _sparse(self, X, fit):
+        """A scipy.sparse X: numeric columns only, checked without a dense copy.
+
+        Returns it in its own format at fit (CSR or CSC; other formats become CSR), so
+        that a learner fitted on it gets the matrix a scikit-learn ensemble would pass,
+        and as CSR at predict, whose rows are walked in blocks.  A stored NaN is a
+        missing value; infinity is refused as in a dense X.
+        """
+        if fit:
+            mask = self._resolve_mask(X, X.shape[1], None) if X.ndim == 2 else None
+            if mask is not None and mask.any():
+                raise TypeError(
+                    "A sparse X cannot have categorical features (categorical_features="
+                    f"{self.categorical_features!r}); pass a dense X (X.toarray()) or a "
+                    "DataFrame to use categorical features.")
+        elif self.is_categorical_.any() or self._any_datetime():
+            raise TypeError("The model was fitted with categorical or datetime columns; a "
+                            "sparse X cannot hold them: pass the same kind of X as in fit.")
+        Xs = check_array(X, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32],
+                         ensure_all_finite="allow-nan")
+        if fit:
+            self._reset(np.zeros(Xs.shape[1], bool))
+            return Xs
+        return Xs if Xs.format == "csr" else Xs.tocsr()
 
     def _reset(self, is_categorical):
         p = is_categorical.shape[0]
@@ -636,9 +668,15 @@ class EncoderMixin(AtomicRefitMixin):
     Through :class:`~treeboost._atomic.AtomicRefitMixin`, a refit installs its new state at
     once and predict reads one consistent state, even with other threads."""
 
+    #: whether X may be a scipy.sparse matrix or array (numeric features only)
+    _accepts_sparse = True
+
     def _encode_X(self, X, reset, y=None, sample_weight=None):
         """X encoded; at a fit (``reset``), ``y`` and ``sample_weight`` rank the
         categories of a column of more than 255 (regression, or two classes)."""
+        if issparse(X) and not self._accepts_sparse:
+            raise TypeError(f"{type(self).__name__} does not accept a sparse X "
+                            f"({type(X).__name__}); pass a dense array (X.toarray()).")
         _check_feature_names(self, X, reset=reset)
         if reset:
             self._encoder = FeatureEncoder(self.categorical_features)

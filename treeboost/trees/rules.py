@@ -25,8 +25,10 @@ import copy
 from numbers import Real
 
 import numpy as np
+from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._atomic import AtomicRefitMixin
@@ -127,8 +129,9 @@ def export_rules(estimator, feature_names=None, class_names=None, target_name=No
 
 
 def _condition_mask(cond, Xe, categories):
-    """Rows of the encoded matrix ``Xe`` satisfying one condition."""
-    x = Xe[:, cond.feature]
+    """Rows of the encoded matrix ``Xe`` satisfying one condition (a sparse ``Xe``, of
+    a CART tree fitted on sparse X, gives its column as a dense vector)."""
+    x = Xe[:, [cond.feature]].toarray().ravel() if issparse(Xe) else Xe[:, cond.feature]
     missing = np.isnan(x)
     if cond.categories is not None:
         lookup = {v: i for i, v in enumerate(np.asarray(categories[cond.feature]).tolist())}
@@ -358,6 +361,10 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         tags = super().__sklearn_tags__()
         # both kinds of tree take NaN as a missing value (a rule does not fire on it)
         tags.input_tags.allow_nan = True
+        # a sparse X is the tree's to accept (CART takes it, the default C4.5 does not)
+        est = self.estimator
+        tags.input_tags.sparse = (est is not None and not isinstance(est, type)
+                                  and get_tags(est).input_tags.sparse)
         return tags
 
     # -- the state read from a model file ---------------------------------------------------
