@@ -1,0 +1,211 @@
+"""scikit-learn's ``HistGradientBoostingClassifier`` / ``Regressor``: the parameter names
+and defaults of scikit-learn's histogram boosting (LightGBM's: 31 leaves grown best-first,
+20 samples per leaf, the second-order gain), on treeboost's one boosting loop
+(:class:`~treeboost.ensembles.gradient_boosting.BaseGradientBoosting`)."""
+from numbers import Integral, Real
+
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from ..persistence import register
+from .gradient_boosting import (BaseGradientBoosting, BoostedClassifier, BoostedRegressor,
+                                BoostingPlan)
+
+#: scikit-learn's "auto": early stopping above this many rows
+AUTO_EARLY_STOPPING_ROWS = 10_000
+
+
+class _HistGradientBoosting:
+    """The mapping of HistGradientBoosting's parameters onto the boosting loop."""
+
+    _n_iter_name = "max_iter"
+
+    _parameter_constraints = {
+        **BaseGradientBoosting._parameter_constraints,
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+        "max_features": [Interval(Real, 0.0, 1.0, closed="right")],
+        "categorical_features": ["array-like", StrOptions({"auto", "from_dtype"}), None],
+        "early_stopping": [StrOptions({"auto"}), "boolean"],
+        "scoring": [StrOptions({"loss"})],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0.0, None, closed="left")],
+    }
+
+    def _plan(self):
+        def early_stopping(n_samples):
+            if self.early_stopping == "auto":
+                return n_samples > AUTO_EARLY_STOPPING_ROWS
+            return bool(self.early_stopping)
+        return BoostingPlan(
+            n_iter=self.max_iter, max_depth=self.max_depth,
+            max_leaf_nodes=self.max_leaf_nodes, min_samples_split=2,
+            min_samples_leaf=self.min_samples_leaf, min_weight_fraction_leaf=0.0,
+            min_impurity_decrease=0.0, min_child_weight=self.min_child_weight,
+            l2_regularization=self.l2_regularization, max_features=self.max_features,
+            subsample=1.0, split_gain=self.split_gain, init=None,
+            early_stopping=early_stopping, validation_fraction=self.validation_fraction,
+            n_iter_no_change=self.n_iter_no_change, tol=self.tol)
+
+    @property
+    def n_iter_(self):
+        """Iterations fitted (fewer than ``max_iter`` after early stopping)."""
+        return self.n_estimators_
+
+
+_HIST_DOC = """
+    learning_rate : float, default=0.1
+        Shrinkage of every leaf value (> 0).
+    max_iter : int, default=100
+        Number of boosting iterations (trees per output).
+    max_leaf_nodes : int or None, default=31
+        Leaves per tree, grown best-first (LightGBM's ``num_leaves``).
+    max_depth : int or None, default=None
+        Maximum depth of each tree (None: limited by ``max_leaf_nodes`` only).
+    min_samples_leaf : int, default=20
+        Minimum number of samples per leaf.
+    l2_regularization : float, default=0.0
+        The ``lambda`` of the gain ``G^2/(H+lambda)`` and the leaf value ``-G/(H+lambda)``.
+    max_features : float in (0, 1], default=1.0
+        Fraction of the features sampled at each node.
+    max_bins : int, default=255
+        Bins per numeric feature (X is binned once per ``fit``).
+    categorical_features : None, "from_dtype", "auto" or array-like, default="from_dtype"
+        "from_dtype" (as "auto"): the categorical columns of a DataFrame; otherwise as in
+        :class:`~treeboost.DecisionTreeClassifier`.
+    warm_start : bool, default=False
+        Keep the fitted trees and add iterations up to ``max_iter``.
+    early_stopping : "auto" or bool, default="auto"
+        Hold out ``validation_fraction`` of the rows and stop when the validation loss has
+        not improved by more than ``tol`` for ``n_iter_no_change`` iterations; "auto": on
+        above 10,000 rows.
+    scoring : "loss", default="loss"
+        What early stopping watches: the loss (the only choice here).
+    validation_fraction : float, default=0.1
+    n_iter_no_change : int, default=10
+    tol : float, default=1e-7
+        The improvement of the validation loss that counts, in the loss's own units.
+    verbose : int, default=0
+        ``k > 0`` prints the training (and validation) loss every ``k`` iterations and at
+        the last one, LightGBM-style (``[10]  training's binary_logloss: ...``).
+    random_state : int, RandomState instance or None, default=None
+        Seeds feature sampling and the validation split.
+    min_child_weight : float, default=1e-3
+        Minimum hessian sum per leaf (scikit-learn's fixed ``min_hessian_to_split``).
+    split_gain : {"hessian", "gradient"}, default="hessian"
+        "hessian": second-order gain on ``(g, h)``; "gradient": each tree is a least-squares
+        fit of the negative gradient.
+
+    Attributes
+    ----------
+    n_iter_ : int
+        Iterations fitted.
+    trees_ : list of list of Tree
+        ``trees_[i][k]``: the tree of iteration ``i`` for output ``k``.
+    init_score_ : ndarray of shape (n_outputs,)
+        The initial raw score (the loss's best constant).
+    train_score_, validation_score_ : ndarray
+        The loss after each iteration on the training rows (and the validation rows),
+        unlike scikit-learn's (the negated loss, with the initial one first, recorded
+        with early stopping only).
+    feature_importances_ : ndarray of shape (n_features,)
+    bin_mapper_ : BinMapper
+"""
+
+
+class HistGradientBoostingRegressor(_HistGradientBoosting, BoostedRegressor):
+    __doc__ = """Histogram gradient boosting for regression with scikit-learn's
+    ``HistGradientBoostingRegressor`` parameters and defaults.
+
+    Parameters
+    ----------
+    loss : {"squared_error", "absolute_error", "quantile"}, default="squared_error"
+    quantile : float in (0, 1) or None, default=None
+        The quantile of ``loss="quantile"``.""" + _HIST_DOC
+
+    _parameter_constraints = {
+        **_HistGradientBoosting._parameter_constraints,
+        "loss": [StrOptions({"squared_error", "absolute_error", "quantile"})],
+        "quantile": [Interval(Real, 0.0, 1.0, closed="neither"), None],
+    }
+
+    def __init__(self, loss="squared_error", *, quantile=None, learning_rate=0.1,
+                 max_iter=100, max_leaf_nodes=31, max_depth=None, min_samples_leaf=20,
+                 l2_regularization=0.0, max_features=1.0, max_bins=255,
+                 categorical_features="from_dtype", warm_start=False, early_stopping="auto",
+                 scoring="loss", validation_fraction=0.1, n_iter_no_change=10, tol=1e-7,
+                 verbose=0, random_state=None, min_child_weight=1e-3, split_gain="hessian"):
+        self.loss = loss
+        self.quantile = quantile
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.l2_regularization = l2_regularization
+        self.max_features = max_features
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+        self.warm_start = warm_start
+        self.early_stopping = early_stopping
+        self.scoring = scoring
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.verbose = verbose
+        self.random_state = random_state
+        self.min_child_weight = min_child_weight
+        self.split_gain = split_gain
+
+    def _alpha(self):
+        if self.loss == "quantile" and self.quantile is None:
+            raise ValueError("The quantile must be set when loss='quantile'.")
+        return self.quantile
+
+    def _make_loss(self):
+        self._alpha()
+        return super()._make_loss()
+
+
+class HistGradientBoostingClassifier(_HistGradientBoosting, BoostedClassifier):
+    __doc__ = """Histogram gradient boosting for classification with scikit-learn's
+    ``HistGradientBoostingClassifier`` parameters and defaults (log-loss: one tree per
+    iteration for two classes, K for K classes).
+
+    Parameters
+    ----------
+    loss : {"log_loss"}, default="log_loss" """ + _HIST_DOC
+
+    _parameter_constraints = {
+        **_HistGradientBoosting._parameter_constraints,
+        "loss": [StrOptions({"log_loss"})],
+    }
+
+    def __init__(self, loss="log_loss", *, learning_rate=0.1, max_iter=100,
+                 max_leaf_nodes=31, max_depth=None, min_samples_leaf=20,
+                 l2_regularization=0.0, max_features=1.0, max_bins=255,
+                 categorical_features="from_dtype", warm_start=False, early_stopping="auto",
+                 scoring="loss", validation_fraction=0.1, n_iter_no_change=10, tol=1e-7,
+                 verbose=0, random_state=None, min_child_weight=1e-3, split_gain="hessian"):
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.l2_regularization = l2_regularization
+        self.max_features = max_features
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+        self.warm_start = warm_start
+        self.early_stopping = early_stopping
+        self.scoring = scoring
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.verbose = verbose
+        self.random_state = random_state
+        self.min_child_weight = min_child_weight
+        self.split_gain = split_gain
+
+
+register(HistGradientBoostingClassifier, HistGradientBoostingRegressor)
