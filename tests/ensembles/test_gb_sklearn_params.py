@@ -1,0 +1,165 @@
+"""Gradient boosting's scikit-learn parameters and attributes: min_samples_split,
+min_impurity_decrease, min_weight_fraction_leaf, init, loss="exponential", estimators_,
+max_features_, the out-of-bag attributes, monitor, the verbose table, train_score_'s scale,
+early stopping by n_iter_no_change, and the HistGradientBoosting classes."""
+import numpy as np
+import pytest
+from scipy.special import expit
+from sklearn.datasets import make_classification, make_regression
+from sklearn.dummy import DummyClassifier
+from sklearn.linear_model import LinearRegression
+from sklearn.metrics import log_loss, mean_squared_error
+
+from treeboost import (DecisionTreeRegressor, GradientBoostingClassifier,
+                       GradientBoostingRegressor, HistGradientBoostingClassifier,
+                       HistGradientBoostingRegressor)
+from treeboost.losses import ExponentialLoss
+
+X, y = make_classification(n_samples=200, n_features=5, random_state=0)
+Xr, yr = make_regression(n_samples=200, n_features=5, noise=5, random_state=0)
+
+
+def test_scikit_learn_defaults():
+    for cls in (GradientBoostingClassifier, GradientBoostingRegressor):
+        p = cls().get_params()
+        assert (p["max_depth"], p["max_leaf_nodes"], p["min_samples_leaf"],
+                p["min_samples_split"], p["learning_rate"], p["n_estimators"], p["subsample"],
+                p["n_iter_no_change"], p["validation_fraction"], p["tol"]) == \
+            (3, None, 1, 2, 0.1, 100, 1.0, None, 0.1, 1e-4)
+    for cls in (HistGradientBoostingClassifier, HistGradientBoostingRegressor):
+        p = cls().get_params()
+        assert (p["max_iter"], p["max_leaf_nodes"], p["max_depth"], p["min_samples_leaf"],
+                p["l2_regularization"], p["max_bins"], p["early_stopping"],
+                p["n_iter_no_change"], p["tol"], p["scoring"]) == \
+            (100, 31, None, 20, 0.0, 255, "auto", 10, 1e-7, "loss")
+
+
+def test_growth_parameters_limit_the_trees():
+    def leaves(**kw):
+        m = GradientBoostingRegressor(n_estimators=3, max_depth=None, **kw).fit(Xr, yr)
+        return max(int((t.feature < 0).sum()) for trees in m.trees_ for t in trees)
+    free = leaves()
+    assert leaves(min_samples_split=60) < free
+    assert leaves(min_impurity_decrease=50.0) < free
+    assert leaves(min_weight_fraction_leaf=0.2) <= 5
+    with pytest.raises(ValueError, match="split_gain='gradient'"):
+        GradientBoostingRegressor(min_weight_fraction_leaf=0.1, split_gain="hessian").fit(Xr, yr)
+    with pytest.raises(ValueError, match="min_samples_split"):
+        GradientBoostingRegressor(min_samples_split=1).fit(Xr, yr)
+
+
+def test_init_zero_and_an_estimator():
+    zero = GradientBoostingRegressor(n_estimators=5, init="zero").fit(Xr, yr)
+    np.testing.assert_array_equal(zero.init_score_, [0.0])
+    lin = GradientBoostingRegressor(n_estimators=5, init=LinearRegression()).fit(Xr, yr)
+    # the trees start from the linear model's predictions
+    start = lin.init_.predict(Xr)
+    np.testing.assert_allclose(lin.predict(Xr), start + sum(
+        m.predict(Xr) for m in lin.estimators_[:, 0]))
+    prior = DummyClassifier(strategy="prior")
+    clf = GradientBoostingClassifier(n_estimators=3, init=prior).fit(X, y)
+    const = GradientBoostingClassifier(n_estimators=3).fit(X, y)
+    np.testing.assert_allclose(clf.predict_proba(X), const.predict_proba(X), atol=1e-12)
+    with pytest.raises(ValueError, match="predict_proba"):
+        GradientBoostingClassifier(init=LinearRegression()).fit(X, y)
+    with pytest.raises(ValueError, match="does not support sample weights"):
+        GradientBoostingRegressor(init=_NoWeights()).fit(Xr, yr, sample_weight=np.ones(200))
+
+
+class _NoWeights(LinearRegression):
+    def fit(self, X, y):
+        return super().fit(X, y)
+
+
+def test_exponential_loss():
+    loss = ExponentialLoss()
+    yb = np.array([0, 1, 1])
+    raw = np.array([0.5, -0.2, 1.0])
+    u = 2 * yb - 1
+    np.testing.assert_allclose(loss.pointwise(yb, raw), np.exp(-u * raw))
+    g, h = loss.gradient_hessian(yb, raw)
+    np.testing.assert_allclose(g, -u * np.exp(-u * raw))
+    np.testing.assert_allclose(h, np.exp(-u * raw))
+    assert loss.init_raw(yb, np.ones(3)) == pytest.approx(0.5 * np.log(2))
+    m = GradientBoostingClassifier(loss="exponential", n_estimators=20).fit(X, y)
+    assert m.score(X, y) > 0.9
+    np.testing.assert_allclose(m.predict_proba(X)[:, 1], expit(2 * m.decision_function(X)))
+    with pytest.raises(ValueError, match="only suitable for a binary"):
+        GradientBoostingClassifier(loss="exponential").fit(X, y + (X[:, 0] > 1))
+
+
+def test_estimators_are_lazy_trees_sharing_the_engine_trees():
+    m = GradientBoostingClassifier(n_estimators=4).fit(X, y)
+    assert "_estimators" not in vars(m)
+    est = m.estimators_
+    assert est.shape == (4, 1) and isinstance(est[0, 0], DecisionTreeRegressor)
+    assert est[2, 0].tree_ is m.trees_[2][0] and m.estimators_ is est
+    np.testing.assert_allclose(m.decision_function(X), m.init_score_[0] + sum(
+        e.predict(X) for e in est[:, 0]))
+    assert m.max_features_ == 5 and len(m) == 4
+    K = GradientBoostingClassifier(n_estimators=2).fit(X, y + (X[:, 0] > 1)).estimators_
+    assert K.shape == (2, 3)
+
+
+def test_out_of_bag_attributes_only_with_subsampling():
+    m = GradientBoostingRegressor(n_estimators=20, subsample=0.5, random_state=0).fit(Xr, yr)
+    assert m.oob_scores_.shape == m.oob_improvement_.shape == (20,)
+    assert m.oob_score_ == m.oob_scores_[-1]
+    assert m.oob_improvement_[0] > 0
+    m.set_params(subsample=1.0).fit(Xr, yr)
+    assert not hasattr(m, "oob_scores_") and not hasattr(m, "oob_score_")
+
+
+def test_monitor_stops_and_sees_the_estimator():
+    seen = []
+
+    def monitor(i, est, local):
+        seen.append((i, len(est.trees_), "raw" in local))
+        return i == 4
+    m = GradientBoostingClassifier(n_estimators=20).fit(X, y, monitor=monitor)
+    assert m.n_estimators_ == 5 and m.train_score_.shape == (5,)
+    assert seen[-1] == (4, 5, True)
+
+
+def test_verbose_prints_scikit_learns_table(capsys):
+    GradientBoostingClassifier(n_estimators=3, subsample=0.5, verbose=2).fit(X, y)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["Iter", "Train", "Loss", "OOB", "Improve", "Remaining", "Time"]
+    assert [line.split()[0] for line in lines[1:]] == ["1", "2", "3"]
+
+
+def test_train_score_is_scikit_learns_loss():
+    m = GradientBoostingRegressor(n_estimators=5).fit(Xr, yr)
+    assert m.train_score_[-1] == pytest.approx(mean_squared_error(yr, m.predict(Xr)))
+    c = GradientBoostingClassifier(n_estimators=5).fit(X, y)
+    assert c.train_score_[-1] == pytest.approx(2 * log_loss(y, c.predict_proba(X)))
+
+
+def test_errors_scikit_learn_raises():
+    with pytest.raises(ValueError, match="1 class after sample_weight"):
+        GradientBoostingClassifier().fit(X, y, sample_weight=(y == 1).astype(float))
+    with pytest.raises(ValueError, match="n_iter_no_change"):
+        GradientBoostingClassifier(n_iter_no_change=0).fit(X, y)
+
+
+def test_early_stopping_by_n_iter_no_change():
+    m = GradientBoostingRegressor(n_estimators=500, learning_rate=0.5, n_iter_no_change=3,
+                                  random_state=0).fit(Xr, yr)
+    assert m.n_estimators_ < 500 and m.validation_score_.shape == (m.n_estimators_,)
+    assert not GradientBoostingRegressor(n_estimators=5).fit(Xr, yr).validation_score_.size
+
+
+def test_hist_gradient_boosting_is_the_former_default_booster():
+    hist = HistGradientBoostingClassifier(max_iter=10, random_state=0).fit(X, y)
+    same = GradientBoostingClassifier(n_estimators=10, max_depth=None, max_leaf_nodes=31,
+                                      min_samples_leaf=20, split_gain="hessian",
+                                      random_state=0).fit(X, y)
+    np.testing.assert_array_equal(hist.predict_proba(X), same.predict_proba(X))
+    assert hist.n_iter_ == 10
+    big = np.repeat(Xr, 51, axis=0)
+    auto = HistGradientBoostingRegressor(max_iter=200, learning_rate=0.5, n_iter_no_change=2)
+    assert auto.fit(big, np.repeat(yr, 51)).n_iter_ < 200   # "auto": on above 10,000 rows
+    with pytest.raises(ValueError, match="quantile must be set"):
+        HistGradientBoostingRegressor(loss="quantile").fit(Xr, yr)
+    q = HistGradientBoostingRegressor(loss="quantile", quantile=0.8, max_iter=30).fit(Xr, yr)
+    assert 0.7 < np.mean(yr <= q.predict(Xr)) < 0.95
