@@ -13,7 +13,8 @@ from tests._model_files import read_parts, write_parts
 #: the former defaults, which former files store explicitly
 FORMER = dict(max_depth=None, max_leaf_nodes=31, min_samples_leaf=20, split_gain="hessian",
               tol=1e-7)
-NEW = ("min_samples_split", "min_weight_fraction_leaf", "min_impurity_decrease", "init")
+NEW = ("min_samples_split", "min_weight_fraction_leaf", "min_impurity_decrease", "init",
+       "criterion")
 
 
 def _as_former_file(path, early_stopping):

@@ -19,7 +19,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils import _safe_indexing, check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
+from sklearn.utils._param_validation import (HasMethods, Hidden, Interval, RealNotInt,
+                                             StrOptions)
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import PersistenceMixin, register
@@ -140,6 +141,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             how many), whose predictions of the training data are finite.
         """
         self._validate_params()
+        self._warn_deprecated()
         plan = self._plan()
         classifier = isinstance(self, ClassifierMixin)
         warm = self.warm_start and hasattr(self, "trees_")
@@ -327,6 +329,9 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         self._packer()      # built now, so that predict never changes the estimator
         return self
 
+    def _warn_deprecated(self):
+        """Warn of deprecated parameters set at fit (none here)."""
+
     def _fit_init(self, init, X, y, sample_weight, weighted):
         """``init_``: None (the loss's best constant), ``"zero"``, or ``init`` fitted."""
         if init is None or (isinstance(init, str) and init == "zero"):
@@ -453,7 +458,8 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         leaves : ndarray of int64, shape (n_samples, n_estimators_, n_outputs)
             ``leaves[i, m, k]``: the node id (a row of ``trees_[m][k]``'s arrays) of the
             leaf row ``i`` reaches in iteration ``m``'s tree of output ``k`` (one output
-            for two classes and for regression, K for K classes).
+            for two classes, K for K classes); a regressor's, as scikit-learn's, of shape
+            (n_samples, n_estimators_).
         """
         check_is_fitted(self, "trees_")
         Xe = self._encode_X(X, reset=False)
@@ -621,6 +627,11 @@ class BoostedRegressor(RegressorMixin, BaseGradientBoosting):
         """Sum of the initial score and every tree's leaf value."""
         return self._raw_predict(X)[:, 0]
 
+    def apply(self, X):
+        return super().apply(X)[:, :, 0]
+
+    apply.__doc__ = BaseGradientBoosting.apply.__doc__
+
     def staged_predict(self, X):
         """Predictions after each iteration (a generator)."""
         for raw in self._staged_raw_predict(X):
@@ -708,7 +719,16 @@ class _SklearnGradientBoosting:
                          StrOptions({"sqrt", "log2"}), None],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left"), None],
         "tol": [Interval(Real, 0.0, None, closed="left")],
+        # scikit-learn 1.9 deprecated it: the trees always fit the squared error
+        "criterion": [StrOptions({"squared_error"}),
+                      Hidden(StrOptions({"deprecated", "friedman_mse"}))],
     }
+
+    def _warn_deprecated(self):
+        if self.criterion != "deprecated":
+            warnings.warn("The parameter `criterion` is deprecated and will be removed in "
+                          "1.11. It has no effect. Leave it to its default value to avoid "
+                          "this warning.", FutureWarning, stacklevel=3)
 
     def _plan(self):
         return BoostingPlan(
@@ -749,6 +769,9 @@ _GB_DOC = """
     subsample : float in (0, 1], default=1.0
         Fraction of rows drawn without replacement for each iteration (stochastic
         gradient boosting); below 1 the out-of-bag attributes are set.
+    criterion : "deprecated", default="deprecated"
+        Deprecated by scikit-learn 1.9 and without effect (another value warns): the
+        trees fit the negative gradient by least squares.
     min_samples_split : int or float, default=2
         Minimum number of samples of a node to split (a float: a fraction of the rows).
     min_samples_leaf : int or float, default=1
@@ -855,7 +878,8 @@ class GradientBoostingRegressor(_SklearnGradientBoosting, BoostedRegressor):
     }
 
     def __init__(self, *, loss="squared_error", learning_rate=0.1, n_estimators=100,
-                 subsample=1.0, min_samples_split=2, min_samples_leaf=1,
+                 subsample=1.0, criterion="deprecated", min_samples_split=2,
+                 min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_depth=3, min_impurity_decrease=0.0,
                  init=None, random_state=None, max_features=None, alpha=0.9, verbose=0,
                  max_leaf_nodes=None, warm_start=False, validation_fraction=0.1,
@@ -866,6 +890,7 @@ class GradientBoostingRegressor(_SklearnGradientBoosting, BoostedRegressor):
         self.learning_rate = learning_rate
         self.n_estimators = n_estimators
         self.subsample = subsample
+        self.criterion = criterion
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
@@ -911,7 +936,8 @@ class GradientBoostingClassifier(_SklearnGradientBoosting, BoostedClassifier):
     }
 
     def __init__(self, *, loss="log_loss", learning_rate=0.1, n_estimators=100,
-                 subsample=1.0, min_samples_split=2, min_samples_leaf=1,
+                 subsample=1.0, criterion="deprecated", min_samples_split=2,
+                 min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_depth=3, min_impurity_decrease=0.0,
                  init=None, random_state=None, max_features=None, verbose=0,
                  max_leaf_nodes=None, warm_start=False, validation_fraction=0.1,
@@ -922,6 +948,7 @@ class GradientBoostingClassifier(_SklearnGradientBoosting, BoostedClassifier):
         self.learning_rate = learning_rate
         self.n_estimators = n_estimators
         self.subsample = subsample
+        self.criterion = criterion
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.min_weight_fraction_leaf = min_weight_fraction_leaf

@@ -132,8 +132,9 @@ class Loss:
     leaf_scale = 1.0
     score_scale = 1.0
 
-    def __call__(self, y, raw, sample_weight):
-        """Weighted mean loss ``sum_i w_i L(y_i, F_i) / sum_i w_i``."""
+    def __call__(self, y, raw, sample_weight=None):
+        """Weighted mean loss ``sum_i w_i L(y_i, F_i) / sum_i w_i`` (unit weights when
+        ``sample_weight`` is None)."""
         return float(np.average(self.pointwise(y, raw), weights=sample_weight))
 
     def pointwise(self, y, raw):

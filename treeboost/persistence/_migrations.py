@@ -3,7 +3,7 @@
 Those files hold a ``GradientBoostingClassifier`` / ``Regressor`` with treeboost's former
 parameters: an ``early_stopping`` flag (early stopping is now on when ``n_iter_no_change``
 is set, as in scikit-learn) and none of ``min_samples_split``, ``min_weight_fraction_leaf``,
-``min_impurity_decrease`` and ``init``.  Their other parameters (the former defaults
+``min_impurity_decrease``, ``init`` and ``criterion``.  Their other parameters (the former defaults
 included: 31 leaves, 20 rows a leaf, ``split_gain="hessian"``, ``tol=1e-7``) are stored, so
 the model loads with the values it was fitted with; ``train_score_`` and
 ``validation_score_`` are brought to scikit-learn's scale (:attr:`Loss.score_scale`).
@@ -18,7 +18,7 @@ _BOOSTERS = ("treeboost.ensembles.gradient_boosting.GradientBoostingClassifier",
 #: (a node of 2 * min_samples_leaf rows was always split; no weight floor; no decrease
 #: floor; the loss's constant initial score)
 _NEW_PARAMETERS = {"min_samples_split": 2, "min_weight_fraction_leaf": 0.0,
-                   "min_impurity_decrease": 0.0, "init": None}
+                   "min_impurity_decrease": 0.0, "init": None, "criterion": "deprecated"}
 
 #: losses that scikit-learn reports at twice treeboost's former scores
 _DOUBLED = ("treeboost.losses.squared_error.SquaredError",
