@@ -163,3 +163,13 @@ def test_hist_gradient_boosting_is_the_former_default_booster():
         HistGradientBoostingRegressor(loss="quantile").fit(Xr, yr)
     q = HistGradientBoostingRegressor(loss="quantile", quantile=0.8, max_iter=30).fit(Xr, yr)
     assert 0.7 < np.mean(yr <= q.predict(Xr)) < 0.95
+
+
+def test_shap_refuses_an_initial_estimator():
+    from treeboost.inspection import shap_values
+    m = GradientBoostingRegressor(n_estimators=3, init=LinearRegression()).fit(Xr, yr)
+    with pytest.raises(ValueError, match="TreeSHAP does not apply"):
+        shap_values(m, Xr)
+    zero = GradientBoostingRegressor(n_estimators=3, init="zero").fit(Xr, yr)
+    values, expected = shap_values(zero, Xr)
+    np.testing.assert_allclose(values.sum(axis=1) + expected, zero.predict(Xr), atol=1e-8)

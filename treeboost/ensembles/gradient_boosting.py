@@ -439,9 +439,11 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         best constant on the training rows (without the validation split of early
         stopping): the log-odds ``ln(sum w y / sum w (1 - y))`` for two classes, the log
         of each class's weight share for K, the weighted mean of ``y`` (squared error),
-        its median (absolute error, Huber) or ``alpha``-quantile (quantile loss).  The raw score of a row is ``init_score_`` plus the leaf
-        value of every tree it reaches (``decision_function`` for a classifier,
-        ``predict`` for a regressor)."""
+        its median (absolute error, Huber) or ``alpha``-quantile (quantile loss); 0 with
+        ``init="zero"`` or an initial estimator.  The raw score of a row is
+        ``init_score_`` (plus the initial estimator's raw score) plus the leaf value of
+        every tree it reaches (``decision_function`` for a classifier, ``predict`` for a
+        regressor)."""
         check_is_fitted(self, "trees_")
         return self._init_raw.copy()
 
@@ -488,7 +490,9 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         (n_estimators_, n_outputs): ``estimators_[i, k]`` predicts the leaf values of
         ``trees_[i][k]``, the engine tree it shares (built on first access, not by
         ``fit``).  Unlike scikit-learn's, its leaf values hold the learning rate already:
-        the raw score is the initial score plus the sum of their predictions."""
+        the raw score is the initial score plus the sum of their predictions; and its
+        parameters are the estimator's current ones (after a warm start with other
+        parameters, also those of the earlier iterations)."""
         check_is_fitted(self, "trees_")
         cached = getattr(self, "_estimators", None)
         flat = [t for trees in self.trees_ for t in trees]
