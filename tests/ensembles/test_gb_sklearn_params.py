@@ -173,3 +173,16 @@ def test_shap_refuses_an_initial_estimator():
     zero = GradientBoostingRegressor(n_estimators=3, init="zero").fit(Xr, yr)
     values, expected = shap_values(zero, Xr)
     np.testing.assert_allclose(values.sum(axis=1) + expected, zero.predict(Xr), atol=1e-8)
+
+
+def test_hist_and_initialised_boosters_save_and_load(tmp_path):
+    import treeboost
+    for model, data in ((HistGradientBoostingClassifier(max_iter=5, max_features=1), (X, y)),
+                        (GradientBoostingRegressor(n_estimators=5, subsample=0.7,
+                                                   init="zero", random_state=0), (Xr, yr))):
+        model.fit(*data)
+        model.save(tmp_path / "m.tbm")
+        loaded = treeboost.load(tmp_path / "m.tbm")
+        assert loaded.get_params() == model.get_params()
+        np.testing.assert_array_equal(loaded.predict(data[0]), model.predict(data[0]))
+    np.testing.assert_array_equal(loaded.oob_scores_, model.oob_scores_)

@@ -41,7 +41,8 @@ class _HistGradientBoosting:
             max_leaf_nodes=self.max_leaf_nodes, min_samples_split=2,
             min_samples_leaf=self.min_samples_leaf, min_weight_fraction_leaf=0.0,
             min_impurity_decrease=0.0, min_child_weight=self.min_child_weight,
-            l2_regularization=self.l2_regularization, max_features=self.max_features,
+            # a fraction of the features, also when given as the integer 1
+            l2_regularization=self.l2_regularization, max_features=float(self.max_features),
             subsample=1.0, split_gain=self.split_gain, init=None,
             early_stopping=early_stopping, validation_fraction=self.validation_fraction,
             n_iter_no_change=self.n_iter_no_change, tol=self.tol)
