@@ -11,8 +11,7 @@ from treeboost.plotting import plot_importance, plot_learning_curve  # noqa: E40
 
 def test_plot_importance_and_learning_curves(tmp_path):
     X, y = load_breast_cancer(return_X_y=True)
-    gb = GradientBoostingClassifier(n_estimators=20, early_stopping=True,
-                                    n_iter_no_change=50).fit(X, y)
+    gb = GradientBoostingClassifier(n_estimators=20, n_iter_no_change=50).fit(X, y)
     ax = plot_importance(gb, max_features=5)
     assert len(ax.patches) == 5
     ax.figure.savefig(tmp_path / "imp.png")
