@@ -31,6 +31,7 @@ import treeboost as tb  # noqa: E402
 #: profiled
 LGBM_TREES = dict(max_depth=None, max_leaf_nodes=31, min_samples_leaf=20, split_gain="hessian")
 
+
 def elf_functions(obj):
     """(name, size) of the defined functions in an ELF64 little-endian object file."""
     shoff, = struct.unpack_from("<Q", obj, 0x28)
