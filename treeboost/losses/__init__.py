@@ -28,5 +28,5 @@ from .multinomial import MultinomialLogLoss
 from .quantile import QuantileLoss
 from .squared_error import SquaredError
 
-__all__ = ["AbsoluteError", "BinaryLogLoss", "ExponentialLoss", "HuberLoss", "Loss", "MultinomialLogLoss",
-           "QuantileLoss", "SquaredError"]
+__all__ = ["AbsoluteError", "BinaryLogLoss", "ExponentialLoss", "HuberLoss", "Loss",
+           "MultinomialLogLoss", "QuantileLoss", "SquaredError"]
