@@ -186,3 +186,11 @@ def test_hist_and_initialised_boosters_save_and_load(tmp_path):
         assert loaded.get_params() == model.get_params()
         np.testing.assert_array_equal(loaded.predict(data[0]), model.predict(data[0]))
     np.testing.assert_array_equal(loaded.oob_scores_, model.oob_scores_)
+
+
+def test_hist_is_categorical_():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"a": Xr[:, 0], "b": pd.Categorical(np.where(Xr[:, 1] > 0, "x", "y"))})
+    m = HistGradientBoostingRegressor(max_iter=3).fit(frame, yr)
+    np.testing.assert_array_equal(m.is_categorical_, [False, True])
+    assert HistGradientBoostingRegressor(max_iter=3).fit(Xr, yr).is_categorical_ is None

@@ -4,7 +4,9 @@ and defaults of scikit-learn's histogram boosting (LightGBM's: 31 leaves grown b
 (:class:`~treeboost.ensembles.gradient_boosting.BaseGradientBoosting`)."""
 from numbers import Integral, Real
 
+import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import register
 from .gradient_boosting import (BaseGradientBoosting, BoostedClassifier, BoostedRegressor,
@@ -51,6 +53,13 @@ class _HistGradientBoosting:
     def n_iter_(self):
         """Iterations fitted (fewer than ``max_iter`` after early stopping)."""
         return self.n_estimators_
+
+    @property
+    def is_categorical_(self):
+        """Boolean mask of the categorical features, or None when there is none."""
+        check_is_fitted(self, "trees_")
+        mask = np.asarray(self._encoder.is_categorical_, dtype=bool)
+        return mask.copy() if mask.any() else None
 
 
 _HIST_DOC = """
@@ -100,6 +109,8 @@ _HIST_DOC = """
     ----------
     n_iter_ : int
         Iterations fitted.
+    is_categorical_ : ndarray of bool of shape (n_features,) or None
+        The categorical features (None when there is none).
     trees_ : list of list of Tree
         ``trees_[i][k]``: the tree of iteration ``i`` for output ``k``.
     init_score_ : ndarray of shape (n_outputs,)
