@@ -194,3 +194,23 @@ def test_hist_is_categorical_():
     m = HistGradientBoostingRegressor(max_iter=3).fit(frame, yr)
     np.testing.assert_array_equal(m.is_categorical_, [False, True])
     assert HistGradientBoostingRegressor(max_iter=3).fit(Xr, yr).is_categorical_ is None
+
+
+def test_hist_validation_data_given_or_the_training_rows():
+    Xt, Xv, yt, yv = Xr[:150], Xr[150:], yr[:150], yr[150:]
+    m = HistGradientBoostingRegressor(max_iter=50, early_stopping=True, min_samples_leaf=5)
+    m.fit(Xt, yt, X_val=Xv, y_val=yv)
+    last = np.mean((yv - m.predict(Xv)) ** 2) / 2
+    assert m.validation_score_[-1] == pytest.approx(last)
+    on_train = HistGradientBoostingRegressor(max_iter=5, early_stopping=True,
+                                             validation_fraction=None).fit(Xt, yt)
+    np.testing.assert_allclose(on_train.validation_score_, on_train.train_score_)
+    with pytest.raises(ValueError, match="y_val was not provided"):
+        m.fit(Xt, yt, X_val=Xv)
+    with pytest.raises(ValueError, match="early_stopping is False"):
+        m.set_params(early_stopping=False).fit(Xt, yt, X_val=Xv, y_val=yv)
+    clf = HistGradientBoostingClassifier(max_iter=5, early_stopping=True)
+    labels = np.array(["a", "b"])[y]
+    clf.fit(X[:150], labels[:150], X_val=X[150:], y_val=labels[150:])
+    with pytest.raises(ValueError, match="classes not in y"):
+        clf.fit(X[:150], labels[:150], X_val=X[150:], y_val=np.full(50, "c"))

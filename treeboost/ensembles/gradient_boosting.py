@@ -140,6 +140,11 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             dropped and the model keeps the iterations before it (``n_estimators_`` says
             how many), whose predictions of the training data are finite.
         """
+        return self._fit(X, y, sample_weight, monitor=monitor)
+
+    def _fit(self, X, y, sample_weight, monitor=None, validation=None):
+        """:meth:`fit`; ``validation``: ``(X_val, y_val, sample_weight_val)`` given to
+        early stopping instead of a split of ``X`` (HistGradientBoosting's ``fit``)."""
         self._validate_params()
         self._warn_deprecated()
         plan = self._plan()
@@ -170,8 +175,10 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         n = Xe.shape[0]
         self.max_features_ = resolve_max_features(plan.max_features, self.n_features_in_)
 
+        external = validation is not None and validation[0] is not None
         train, val = np.arange(n), None
-        if plan.early_stopping(n):
+        early = plan.early_stopping(n) or external
+        if early and not external and plan.validation_fraction is not None:
             train, val = train_test_split(np.arange(n), test_size=plan.validation_fraction,
                                           stratify=y if classifier else None,
                                           random_state=self._split_seed(rng))
@@ -213,9 +220,18 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             oob_improvement = list(getattr(self, "oob_improvement_", np.zeros(done)))
         Xb = self.bin_mapper_.transform(Xtr)
         val_raw = Xb_val = None
-        if val is not None:
-            Xb_val = self.bin_mapper_.transform(Xe[val])
-            val_raw = self._raw_from_trees(Xe[val], K, _safe_indexing(X, val), loss)
+        if early:
+            if external:        # checked as the training data, against the fitted encoder
+                X_v = validation[0]
+                Xe_v = self._encode_X(X_v, reset=False)
+                y_v = self._validate_validation_target(validation[1], Xe_v.shape[0])
+                sw_v = check_weights(validation[2], Xe_v, None if classifier else y_v)
+            elif val is not None:
+                X_v, Xe_v, y_v, sw_v = _safe_indexing(X, val), Xe[val], y[val], sw[val]
+            else:               # validation_fraction=None: the training rows themselves
+                X_v, Xe_v, y_v, sw_v = X_init, Xtr, ytr, wtr
+            Xb_val = self.bin_mapper_.transform(Xe_v)
+            val_raw = self._raw_from_trees(Xe_v, K, X_v, loss)
 
         lr = self.learning_rate
         newton = plan.split_gain == "hessian"
@@ -287,7 +303,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                 # with subsampling, scikit-learn's training loss is that of the in-bag rows
                 train_score = _masked_loss(loss, ytr, raw, wtr, inbag)
                 val_score = None if val_raw is None else \
-                    loss(y[val], _per_output(val_raw), sw[val])
+                    loss(y_v, _per_output(val_raw), sw_v)
                 if not np.isfinite(train_score) or not np.isfinite(
                         0.0 if val_score is None else val_score):
                     self._warn_diverged(it, "training" if not np.isfinite(train_score)
@@ -627,6 +643,9 @@ class BoostedRegressor(RegressorMixin, BaseGradientBoosting):
     def _validate_target(self, y, n_samples, reset):
         return check_regression_target(y, n_samples)
 
+    def _validate_validation_target(self, y, n_samples):
+        return check_regression_target(y, n_samples)
+
     def predict(self, X):
         """Sum of the initial score and every tree's leaf value."""
         return self._raw_predict(X)[:, 0]
@@ -667,6 +686,15 @@ class BoostedClassifier(ClassifierMixin, BaseGradientBoosting):
         elif not np.array_equal(classes, self.classes_):
             raise ValueError("warm_start: y has other classes than the first fit.")
         return y_enc
+
+    def _validate_validation_target(self, y, n_samples):
+        """``y_val`` as indices of ``classes_``; a class not in ``y`` is refused."""
+        classes, y_enc = encode_classification_target(y, n_samples)
+        index = np.clip(np.searchsorted(self.classes_, classes), 0, self.n_classes_ - 1)
+        unknown = classes[self.classes_[index] != classes]
+        if unknown.size:
+            raise ValueError(f"y_val has classes not in y: {unknown.tolist()!r}.")
+        return index[y_enc]
 
     def decision_function(self, X):
         """Raw scores: the log-odds (n_samples,) for two classes, else (n_samples, K)."""

@@ -5,7 +5,7 @@ and defaults of scikit-learn's histogram boosting (LightGBM's: 31 leaves grown b
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import register
@@ -31,6 +31,9 @@ class _HistGradientBoosting:
         "scoring": [StrOptions({"loss"})],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0.0, None, closed="left")],
+        # an integer is a number of rows; None validates on the training rows
+        "validation_fraction": [Interval(RealNotInt, 0.0, 1.0, closed="neither"),
+                                Interval(Integral, 1, None, closed="left"), None],
     }
 
     def _plan(self):
@@ -48,6 +51,41 @@ class _HistGradientBoosting:
             subsample=1.0, split_gain=self.split_gain, init=None,
             early_stopping=early_stopping, validation_fraction=self.validation_fraction,
             n_iter_no_change=self.n_iter_no_change, tol=self.tol)
+
+    def fit(self, X, y, sample_weight=None, *, X_val=None, y_val=None,
+            sample_weight_val=None):
+        """Fit the boosted trees.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+        X_val, y_val : array-like, default=None
+            Validation data for early stopping instead of ``validation_fraction`` of X
+            (both or neither; not with ``early_stopping=False``).
+        sample_weight_val : array-like of shape (n_val_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        if (X_val is None) != (y_val is None):
+            given, missing = ("X_val", "y_val") if y_val is None else ("y_val", "X_val")
+            raise ValueError(f"{given} is provided, but {missing} was not provided.")
+        if X_val is not None and self.early_stopping is False:
+            raise ValueError("X_val and y_val are passed to fit while at the same time "
+                             "early_stopping is False. When passing X_val and y_val to "
+                             "fit, early_stopping should be set to either 'auto' or True.")
+        return self._fit(X, y, sample_weight, validation=(X_val, y_val, sample_weight_val))
+
+    def _score_scale(self, loss):
+        # HistGradientBoosting reports the loss itself (half the squared error)
+        return 1.0
+
+    def _split_seed(self, rng):
+        # scikit-learn's draw
+        return rng.randint(np.iinfo(np.uint32).max, dtype="u8")
 
     @property
     def n_iter_(self):
@@ -90,7 +128,9 @@ _HIST_DOC = """
         above 10,000 rows.
     scoring : "loss", default="loss"
         What early stopping watches: the loss (the only choice here).
-    validation_fraction : float, default=0.1
+    validation_fraction : float, int or None, default=0.1
+        The share (an int: the number) of rows held out for early stopping; None: the
+        training rows are the validation rows.
     n_iter_no_change : int, default=10
     tol : float, default=1e-7
         The improvement of the validation loss that counts, in the loss's own units.
