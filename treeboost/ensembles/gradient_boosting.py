@@ -54,6 +54,25 @@ def _masked_loss(loss, y, raw, sample_weight, mask=None):
 
 
 @dataclass(frozen=True)
+class ScoringData:
+    """The data of one fit that early-stopping scores read: whether early stopping is
+    on and has validation rows of its own, the loss, the training rows as given (``X``),
+    encoded targets and weights, and their current raw scores (updated in place), and
+    the same of the validation rows."""
+    early: bool
+    has_validation: bool
+    loss: object
+    X: object
+    y: object
+    sample_weight: object
+    raw: object
+    X_val: object
+    y_val: object
+    sample_weight_val: object
+    raw_val: object
+
+
+@dataclass(frozen=True)
 class BoostingPlan:
     """What one fit reads from an estimator's hyperparameters, in the engine's terms, so
     that scikit-learn's ``GradientBoosting*`` and ``HistGradientBoosting*`` (other names,
@@ -260,6 +279,13 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         reporter = None
         if self.verbose:
             reporter = self._reporter(plan, subsampled, len(self.trees_))
+        # what the early-stopping scores of a subclass may read (HistGradientBoosting's
+        # scorers predict the original rows)
+        scoring = ScoringData(early, external or val is not None, loss, X_init, ytr, wtr,
+                              raw, X_v if early else None, y_v if early else None,
+                              sw_v if early else None, val_raw)
+        self._loss = loss       # a scorer predicts with the trees fitted so far
+        self._start_scores(scoring)
         t0 = time.perf_counter()
         # a diverging fit overflows to inf / NaN in the scores and the loss; the loss of
         # every iteration is tested below instead of letting numpy warn along the way
@@ -310,7 +336,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                                         else "validation")
                     break
                 self.trees_.append(trees)
-                self.train_score_.append(scale * train_score)
+                stop = self._record_scores(train_score, val_score, scale, plan, scoring)
                 if subsampled:
                     oob_after = _masked_loss(loss, ytr, raw, wtr, ~inbag)
                     oob_scores.append(scale * oob_after)
@@ -318,17 +344,14 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                 else:
                     oob_scores.append(0.0)
                     oob_improvement.append(0.0)
-                if val_score is not None:
-                    self.validation_score_.append(scale * val_score)
                 if reporter is not None:
                     reporter.update(it, self.train_score_[-1], oob_improvement[-1])
                 elif self.verbose and ((it + 1) % int(self.verbose) == 0
                                        or it + 1 == plan.n_iter):
-                    self._report(it, loss, time.perf_counter() - t0)
+                    self._report(it, loss, time.perf_counter() - t0, train_score, val_score)
                 if monitor is not None and monitor(it, self, locals()):
                     break
-                if val_raw is not None and self._should_stop(self.validation_score_,
-                                                             plan.n_iter_no_change, plan.tol):
+                if stop:
                     break
         self.n_estimators_ = len(self.trees_)
         self.train_score_ = np.asarray(self.train_score_, dtype=np.float64)
@@ -407,12 +430,35 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         :meth:`_report`."""
         return None
 
-    def _report(self, it, loss, elapsed):
+    def _report(self, it, loss, elapsed, train_loss, val_loss):
         name = loss.metric_name
-        line = f"[{it + 1}]\ttraining's {name}: {self.train_score_[-1]:.6g}"
-        if len(self.validation_score_):
-            line += f"\tvalid's {name}: {self.validation_score_[-1]:.6g}"
+        line = f"[{it + 1}]\ttraining's {name}: {train_loss:.6g}"
+        if val_loss is not None:
+            line += f"\tvalid's {name}: {val_loss:.6g}"
         print(line + f"\t({elapsed:.2f} s)", flush=True)
+
+    def _start_scores(self, data):
+        """Record the scores before the first iteration of this fit (none here)."""
+
+    def _record_scores(self, train_loss, val_loss, scale, plan, data):
+        """Append one iteration's ``train_score_`` (and ``validation_score_``): the
+        losses times ``scale``; return whether early stopping stops here."""
+        self.train_score_.append(scale * train_loss)
+        if val_loss is None:
+            return False
+        self.validation_score_.append(scale * val_loss)
+        return self._should_stop(self.validation_score_, plan.n_iter_no_change, plan.tol)
+
+    def _check_scores(self, where, n_iter):
+        """Check the loaded ``train_score_`` and ``validation_score_`` of ``n_iter``
+        iterations."""
+        from ..persistence import check_array
+        check_array(self.train_score_, f"{where}.train_score_", "float64", (n_iter,))
+        val = check_array(self.validation_score_, f"{where}.validation_score_", "float64",
+                          ndim=1)
+        if val.size > n_iter:
+            raise ValueError(f"{where}.validation_score_: more scores ({val.size}) than "
+                             f"iterations ({n_iter}).")
 
     # -- prediction --------------------------------------------------------------------------
     def _raw_from_trees(self, Xe, K, X, loss):
@@ -614,12 +660,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         if n_iter != len(trees):
             raise ValueError(f"{where}.n_estimators_: must be the number of iterations in "
                              f"trees_ ({len(trees)}), got {n_iter}.")
-        check_array(self.train_score_, f"{where}.train_score_", "float64", (len(trees),))
-        val = check_array(self.validation_score_, f"{where}.validation_score_", "float64",
-                          ndim=1)
-        if val.size > len(trees):
-            raise ValueError(f"{where}.validation_score_: more scores ({val.size}) than "
-                             f"iterations ({len(trees)}).")
+        self._check_scores(where, len(trees))
         for name in ("oob_scores_", "oob_improvement_"):
             if hasattr(self, name):
                 check_array(getattr(self, name), f"{where}.{name}", "float64", (len(trees),))
