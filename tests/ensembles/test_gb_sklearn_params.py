@@ -201,10 +201,17 @@ def test_hist_validation_data_given_or_the_training_rows():
     m = HistGradientBoostingRegressor(max_iter=50, early_stopping=True, min_samples_leaf=5)
     m.fit(Xt, yt, X_val=Xv, y_val=yv)
     last = np.mean((yv - m.predict(Xv)) ** 2) / 2
-    assert m.validation_score_[-1] == pytest.approx(last)
+    # scikit-learn's scores: minus the loss, the initial one first
+    assert m.validation_score_[-1] == pytest.approx(-last)
+    assert m.validation_score_.shape == m.train_score_.shape == (m.n_iter_ + 1,)
     on_train = HistGradientBoostingRegressor(max_iter=5, early_stopping=True,
                                              validation_fraction=None).fit(Xt, yt)
-    np.testing.assert_allclose(on_train.validation_score_, on_train.train_score_)
+    assert on_train.validation_score_.size == 0 and on_train.train_score_.size == 6
+    assert not HistGradientBoostingRegressor(max_iter=3).fit(Xt, yt).train_score_.size
+    scored = HistGradientBoostingClassifier(max_iter=30, early_stopping=True,
+                                            scoring="accuracy", n_iter_no_change=2)
+    scored.fit(X, y)
+    assert np.all((scored.validation_score_ >= 0) & (scored.validation_score_ <= 1))
     with pytest.raises(ValueError, match="y_val was not provided"):
         m.fit(Xt, yt, X_val=Xv)
     with pytest.raises(ValueError, match="early_stopping is False"):
@@ -214,3 +221,11 @@ def test_hist_validation_data_given_or_the_training_rows():
     clf.fit(X[:150], labels[:150], X_val=X[150:], y_val=labels[150:])
     with pytest.raises(ValueError, match="classes not in y"):
         clf.fit(X[:150], labels[:150], X_val=X[150:], y_val=np.full(50, "c"))
+
+
+def test_hist_with_a_scorer_saves_and_loads(tmp_path):
+    import treeboost
+    m = HistGradientBoostingClassifier(max_iter=5, early_stopping=True, scoring="accuracy")
+    m.fit(X, y).save(tmp_path / "m.tbm")
+    loaded = treeboost.load(tmp_path / "m.tbm")
+    np.testing.assert_array_equal(loaded.validation_score_, m.validation_score_)

@@ -5,6 +5,10 @@ and defaults of scikit-learn's histogram boosting (LightGBM's: 31 leaves grown b
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.base import is_classifier
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import train_test_split
+from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
@@ -14,12 +18,17 @@ from .gradient_boosting import (BaseGradientBoosting, BoostedClassifier, Boosted
 
 #: scikit-learn's "auto": early stopping above this many rows
 AUTO_EARLY_STOPPING_ROWS = 10_000
+#: a scorer other than the loss scores the training data on at most this many rows
+SMALL_TRAINSET_ROWS = 10_000
 
 
 class _HistGradientBoosting:
     """The mapping of HistGradientBoosting's parameters onto the boosting loop."""
 
     _n_iter_name = "max_iter"
+    #: the early-stopping scorer of the last fit and its rows of the training data
+    _persist_transient = BaseGradientBoosting._persist_transient + ("_scorer",
+                                                                    "_small_train")
 
     _parameter_constraints = {
         **BaseGradientBoosting._parameter_constraints,
@@ -28,7 +37,7 @@ class _HistGradientBoosting:
         "max_features": [Interval(Real, 0.0, 1.0, closed="right")],
         "categorical_features": ["array-like", StrOptions({"auto", "from_dtype"}), None],
         "early_stopping": [StrOptions({"auto"}), "boolean"],
-        "scoring": [StrOptions({"loss"})],
+        "scoring": [str, callable, None],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0.0, None, closed="left")],
         # an integer is a number of rows; None validates on the training rows
@@ -79,9 +88,72 @@ class _HistGradientBoosting:
                              "fit, early_stopping should be set to either 'auto' or True.")
         return self._fit(X, y, sample_weight, validation=(X_val, y_val, sample_weight_val))
 
-    def _score_scale(self, loss):
-        # HistGradientBoosting reports the loss itself (half the squared error)
-        return 1.0
+    # -- scikit-learn's early-stopping scores ---------------------------------------------
+    def _start_scores(self, data):
+        """Without early stopping no score is kept; with it, the scores before the first
+        iteration come first (once: a warm start continues the lists)."""
+        if not data.early:
+            self.train_score_, self.validation_score_ = [], []
+            return
+        self._scorer = None if self.scoring == "loss" else check_scoring(self, self.scoring)
+        self._small_train = None
+        n = data.y.shape[0]
+        if self._scorer is not None and n > SMALL_TRAINSET_ROWS:
+            # scikit-learn scores the training data on a subset of this size
+            rows = np.arange(n)
+            stratify = data.y if is_classifier(self) else None
+            self._small_train, _ = train_test_split(
+                rows, train_size=SMALL_TRAINSET_ROWS, stratify=stratify,
+                random_state=check_random_state(self.random_state).randint(2 ** 31 - 1))
+        if not len(self.train_score_):
+            self.train_score_.append(self._score(data, False, None))
+            if data.has_validation:
+                self.validation_score_.append(self._score(data, True, None))
+
+    def _score(self, data, validation, loss_value):
+        """Minus the loss (``scoring="loss"``), else the scorer's value of the model
+        fitted so far."""
+        if validation:
+            X, y, w, raw = data.X_val, data.y_val, data.sample_weight_val, data.raw_val
+        else:
+            X, y, w, raw = data.X, data.y, data.sample_weight, data.raw
+        if self._scorer is None:
+            if loss_value is None:
+                loss_value = data.loss(y, raw[:, 0] if raw.shape[1] == 1 else raw, w)
+            return -float(loss_value)
+        if not validation and self._small_train is not None:
+            X, y, w = (_safe_indexing(X, self._small_train), y[self._small_train],
+                       w[self._small_train])
+        labels = self.classes_[y] if is_classifier(self) else y
+        if np.all(w == 1.0):
+            return float(self._scorer(self, X, labels))
+        return float(self._scorer(self, X, labels, sample_weight=w))
+
+    def _record_scores(self, train_loss, val_loss, scale, plan, data):
+        if not data.early:
+            return False
+        self.train_score_.append(self._score(data, False, train_loss))
+        if not data.has_validation:
+            return self._should_stop(self.train_score_)
+        self.validation_score_.append(self._score(data, True, val_loss))
+        return self._should_stop(self.validation_score_)
+
+    def _should_stop(self, scores):
+        """scikit-learn's rule on scores (higher is better): stop when none of the last
+        ``n_iter_no_change`` scores exceeds the one before them by more than ``tol``."""
+        reference_position = self.n_iter_no_change + 1
+        if len(scores) < reference_position:
+            return False
+        reference = scores[-reference_position] + self.tol
+        return not any(score > reference for score in scores[-reference_position + 1:])
+
+    def _check_scores(self, where, n_iter):
+        from ..persistence import check_array
+        for name in ("train_score_", "validation_score_"):
+            scores = check_array(getattr(self, name), f"{where}.{name}", "float64", ndim=1)
+            if scores.size > n_iter + 1:
+                raise ValueError(f"{where}.{name}: more scores ({scores.size}) than "
+                                 f"iterations ({n_iter}) and the initial one.")
 
     def _split_seed(self, rng):
         # scikit-learn's draw
@@ -126,8 +198,10 @@ _HIST_DOC = """
         Hold out ``validation_fraction`` of the rows and stop when the validation loss has
         not improved by more than ``tol`` for ``n_iter_no_change`` iterations; "auto": on
         above 10,000 rows.
-    scoring : "loss", default="loss"
-        What early stopping watches: the loss (the only choice here).
+    scoring : str, callable or None, default="loss"
+        What early stopping watches: "loss" (minus the loss), a scikit-learn scorer
+        name or callable ``scorer(estimator, X, y)``, or None (the estimator's ``score``);
+        a scorer scores the training data on at most 10,000 rows.
     validation_fraction : float, int or None, default=0.1
         The share (an int: the number) of rows held out for early stopping; None: the
         training rows are the validation rows.
@@ -155,10 +229,12 @@ _HIST_DOC = """
         ``trees_[i][k]``: the tree of iteration ``i`` for output ``k``.
     init_score_ : ndarray of shape (n_outputs,)
         The initial raw score (the loss's best constant).
-    train_score_, validation_score_ : ndarray
-        The loss after each iteration on the training rows (and the validation rows),
-        unlike scikit-learn's (the negated loss, with the initial one first, recorded
-        with early stopping only).
+    train_score_ : ndarray of shape (n_iter_ + 1,) or (0,)
+        With early stopping: the score (``scoring``; minus the loss for "loss") on the
+        training rows before the first iteration and after each; empty without.
+    validation_score_ : ndarray of shape (n_iter_ + 1,) or (0,)
+        The same on the validation rows; empty without early stopping or with
+        ``validation_fraction=None`` (early stopping then watches ``train_score_``).
     feature_importances_ : ndarray of shape (n_features,)
     bin_mapper_ : BinMapper
 """
