@@ -19,6 +19,11 @@ def test_plot_importance_and_learning_curves(tmp_path):
     assert [l.get_label() for l in ax.get_lines()] == ["training loss", "validation loss"]
     ax = plot_learning_curve(gb, X, y)
     assert len(ax.get_lines()[0].get_xdata()) == 20
+    from treeboost import HistGradientBoostingClassifier
+    hist = HistGradientBoostingClassifier(max_iter=5, early_stopping=True).fit(X, y)
+    ax = plot_learning_curve(hist)      # scores, the one before the first iteration first
+    assert [l.get_label() for l in ax.get_lines()] == ["training score", "validation score"]
+    assert list(ax.get_lines()[0].get_xdata()) == list(range(hist.n_iter_ + 1))
     with pytest.raises(ValueError, match="boosting"):
         plot_learning_curve(DecisionTreeClassifier().fit(X, y))
     with pytest.raises(ValueError, match="feature_names"):

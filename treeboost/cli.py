@@ -725,10 +725,14 @@ def _explain_model(model, args):
             print(f"  {names[i]:<20} {imp[i]:.4f}")
     if hasattr(model, "train_score_") and len(getattr(model, "train_score_", [])):
         val = getattr(model, "validation_score_", [])
-        print("\nBoosting trace (loss per iteration):")
+        # HistGradientBoosting's early-stopping scores start before the first iteration
+        first = 0 if len(model.train_score_) == getattr(model, "n_estimators_", -1) + 1 \
+            else 1
+        print("\nBoosting trace (" + ("early-stopping score" if first == 0 else "loss")
+              + " per iteration):")
         for i, tr in enumerate(model.train_score_):
             v = f"  validation {val[i]:.6f}" if len(val) > i else ""
-            print(f"  [{i + 1}] training {tr:.6f}{v}")
+            print(f"  [{i + first}] training {tr:.6f}{v}")
     return 0
 
 
