@@ -1,4 +1,7 @@
-"""Gradient boosting of CART trees (Friedman 2001) on the shared histogram engine.
+"""Gradient boosting of CART trees (Friedman 2001) on the shared histogram engine:
+scikit-learn's ``GradientBoostingClassifier`` / ``Regressor`` (their parameters and
+defaults, depth-3 trees on the negative gradient) and the one boosting loop
+(:class:`BaseGradientBoosting`) that :mod:`.hist_gradient_boosting` shares.
 
 Each iteration asks the :class:`~treeboost.losses.Loss` for the per-sample gradient
 ``g`` and hessian ``h`` of the current raw scores, grows one tree per output on the
@@ -208,7 +211,10 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                                  "missing some classes. Try using another random seed.")
         # without a validation split X is used as it is (no copy of a large X)
         Xtr, ytr, wtr = (Xe, y, sw) if val is None else (Xe[train], y[train], sw[train])
-        X_init = X if val is None else _safe_indexing(X, train)
+        # the rows as given are copied only for what reads them (an initial estimator, a
+        # scorer): early stopping otherwise copies the encoded rows alone, as before
+        keep_X = self._needs_input_rows(plan)
+        X_init = X if val is None or not keep_X else _safe_indexing(X, train)
         K = loss.n_outputs
         if not warm:
             self.init_ = self._fit_init(plan.init, X_init, ytr, wtr, sample_weight is not None)
@@ -246,7 +252,8 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                 y_v = self._validate_validation_target(validation[1], Xe_v.shape[0])
                 sw_v = check_weights(validation[2], Xe_v, None if classifier else y_v)
             elif val is not None:
-                X_v, Xe_v, y_v, sw_v = _safe_indexing(X, val), Xe[val], y[val], sw[val]
+                X_v = _safe_indexing(X, val) if keep_X else None
+                Xe_v, y_v, sw_v = Xe[val], y[val], sw[val]
             else:               # validation_fraction=None: the training rows themselves
                 X_v, Xe_v, y_v, sw_v = X_init, Xtr, ytr, wtr
             Xb_val = self.bin_mapper_.transform(Xe_v)
@@ -370,6 +377,12 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
 
     def _warn_deprecated(self):
         """Warn of deprecated parameters set at fit (none here)."""
+
+    def _needs_input_rows(self, plan):
+        """Whether the fit reads the rows of X as given (beyond the encoded ones): for an
+        initial estimator (this fit's, or a warm start's earlier one)."""
+        return any(init is not None and not isinstance(init, str)
+                   for init in (plan.init, getattr(self, "init_", None)))
 
     def _fit_init(self, init, X, y, sample_weight, weighted):
         """``init_``: None (the loss's best constant), ``"zero"``, or ``init`` fitted."""

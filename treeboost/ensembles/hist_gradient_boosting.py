@@ -110,6 +110,10 @@ class _HistGradientBoosting:
             if data.has_validation:
                 self.validation_score_.append(self._score(data, True, None))
 
+    def _needs_input_rows(self, plan):
+        # a scorer predicts the rows as given
+        return self.scoring != "loss" or super()._needs_input_rows(plan)
+
     def _score(self, data, validation, loss_value):
         """Minus the loss (``scoring="loss"``), else the scorer's value of the model
         fitted so far."""
