@@ -229,3 +229,14 @@ def test_hist_with_a_scorer_saves_and_loads(tmp_path):
     m.fit(X, y).save(tmp_path / "m.tbm")
     loaded = treeboost.load(tmp_path / "m.tbm")
     np.testing.assert_array_equal(loaded.validation_score_, m.validation_score_)
+
+
+def test_deprecated_criterion_warns_and_changes_nothing():
+    with pytest.warns(FutureWarning, match="criterion"):
+        warned = GradientBoostingRegressor(n_estimators=3, criterion="friedman_mse").fit(Xr, yr)
+    plain = GradientBoostingRegressor(n_estimators=3).fit(Xr, yr)
+    np.testing.assert_array_equal(warned.predict(Xr), plain.predict(Xr))
+    with pytest.raises(ValueError, match="criterion"):
+        GradientBoostingRegressor(criterion="gini").fit(Xr, yr)
+    with pytest.raises(ValueError, match="scoring"):
+        HistGradientBoostingRegressor(scoring=3).fit(Xr, yr)
