@@ -46,6 +46,8 @@ def main():
 
     rows = [run("treeboost GradientBoostingClassifier",
                 lambda: GradientBoostingClassifier(n_estimators=100, max_leaf_nodes=31,
+                                                   max_depth=None, min_samples_leaf=20,
+                                                   split_gain="hessian",
                                                    learning_rate=0.1), Xtr, ytr, Xte, yte,
                 args.repeats)]
     try:
@@ -81,7 +83,8 @@ def main():
           f"on the first {n} training rows:")
     sk_rows = [run("treeboost (max_depth=3, max_leaf_nodes=None, min_samples_leaf=1)",
                    lambda: GradientBoostingClassifier(n_estimators=100, max_depth=3,
-                                                      max_leaf_nodes=None, min_samples_leaf=1),
+                                                      max_leaf_nodes=None, min_samples_leaf=1,
+                                                      split_gain="hessian"),
                    Xtr[:n], ytr[:n], Xte, yte, 1),
                run("scikit-learn GradientBoostingClassifier",
                    lambda: SkGBC(n_estimators=100, max_depth=3, random_state=0),

@@ -102,7 +102,8 @@ def main():
     args = ap.parse_args()
     import lightgbm as lgb
     tb = lambda: GradientBoostingClassifier(n_estimators=100, max_leaf_nodes=31,  # noqa: E731
-                                            learning_rate=0.1, min_samples_leaf=20)
+                                            learning_rate=0.1, min_samples_leaf=20,
+                                            max_depth=None, split_gain="hessian")
     lg = lambda: lgb.LGBMClassifier(n_estimators=100, num_leaves=31,  # noqa: E731
                                     learning_rate=0.1, min_child_samples=20, verbose=-1)
     print(f"{args.n_samples} rows, {args.n_categories} categories, 75/25 split; "

@@ -26,7 +26,8 @@ y = (X[:, :5].sum(axis=1) + rng.standard_normal({rows}, dtype=np.float32) > 0).a
 #: name: (import, expression building the unfitted model)
 MODELS = {
     "treeboost GradientBoostingClassifier": (
-        "import treeboost", "treeboost.GradientBoostingClassifier(n_estimators={gbdt_iters})"),
+        "import treeboost", "treeboost.GradientBoostingClassifier(n_estimators={gbdt_iters}, "
+        "max_depth=None, max_leaf_nodes=31, min_samples_leaf=20, split_gain='hessian')"),
     "LightGBM LGBMClassifier": (
         "import lightgbm", "lightgbm.LGBMClassifier(n_estimators={gbdt_iters}, verbose=-1)"),
     "scikit-learn HistGradientBoostingClassifier": (

@@ -52,7 +52,10 @@ X = data.data[["Pclass", "Sex", "Age", "SibSp", "Parch", "Fare", "Embarked"]]
 y = np.asarray(data.target)
 STEPS = {
     "DecisionTreeClassifier": lambda: treeboost.DecisionTreeClassifier(max_depth=3),
-    "GradientBoostingClassifier": lambda: treeboost.GradientBoostingClassifier(n_estimators=10),
+    # the second-order (Newton) kernels of LightGBM-style trees
+    "GradientBoostingClassifier": lambda: treeboost.GradientBoostingClassifier(
+        n_estimators=10, max_depth=None, max_leaf_nodes=31, min_samples_leaf=20,
+        split_gain="hessian"),
     "RandomForestClassifier": lambda: treeboost.RandomForestClassifier(n_estimators=10),
     "ExtraTreesClassifier": lambda: treeboost.ExtraTreesClassifier(n_estimators=10),
     "BaggingClassifier": lambda: treeboost.BaggingClassifier(n_estimators=10),

@@ -1,13 +1,13 @@
 """scikit-learn's own tests run against treeboost: how much of its behaviour we match.
 
 scikit-learn ships the tests of its trees and ensembles inside the installed package.
-This script copies five of those modules into a temporary directory, points the
+This script copies six of those modules into a temporary directory, points the
 ``from sklearn.tree import ...`` / ``from sklearn.ensemble import ...`` lines of the
 classes treeboost has at treeboost (the other names stay scikit-learn's), leaves out the
 tests that cannot say anything about treeboost, runs the rest with pytest in a
 subprocess and counts the results from its junit XML::
 
-    python benchmarks/sklearn_conformance.py                  # all five modules
+    python benchmarks/sklearn_conformance.py                  # all six modules
     python benchmarks/sklearn_conformance.py -m forest -m bagging --failures
 
 A test is left out, with its reason, when
@@ -48,13 +48,21 @@ MODULES = {
     "bagging": "ensemble/tests/test_bagging.py",
     "weight_boosting": "ensemble/tests/test_weight_boosting.py",
     "gradient_boosting": "ensemble/tests/test_gradient_boosting.py",
+    "hist_gradient_boosting": "ensemble/_hist_gradient_boosting/tests/test_gradient_boosting.py",
 }
+
+
+def module_stem(name):
+    """The file name (without .py) a module is run as: ``test_<name>``, so that two
+    modules of the same file name (scikit-learn's two ``test_gradient_boosting.py``)
+    do not overwrite each other."""
+    return f"test_{name}"
 
 #: the packages whose classes are pointed at treeboost when treeboost has them
 ESTIMATOR_PACKAGES = ("sklearn.tree", "sklearn.ensemble")
 
 #: scikit-learn's implementation modules: a test using them tests scikit-learn itself
-PRIVATE_PATH = re.compile(r"\bsklearn\.(?:tree|ensemble)\._\w+")
+PRIVATE_PATH = re.compile(r"\bsklearn\.(?:tree|ensemble)\._\w+(?:\.\w+)*")
 
 
 @dataclass(frozen=True)
@@ -128,12 +136,16 @@ def rewrite_imports(source, ours):
 
 
 def private_names(source):
-    """Names bound by ``from sklearn.tree._x|sklearn.ensemble._x import ...``."""
+    """Names bound by ``from sklearn.tree._x[.y] import ...`` (and the ensemble's), or
+    by ``import sklearn.ensemble._x.y as name``."""
     out = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and node.module and \
                 PRIVATE_PATH.fullmatch(node.module):
             out |= {a.asname or a.name for a in node.names}
+        elif isinstance(node, ast.Import):
+            out |= {a.asname for a in node.names
+                    if a.asname and PRIVATE_PATH.fullmatch(a.name)}
     return out
 
 
@@ -244,7 +256,7 @@ def prepare(workdir, names, ours):
     for name in names:
         text = (src / MODULES[name]).read_text()
         new, kept = rewrite_imports(text, ours)
-        mod = Path(MODULES[name]).stem
+        mod = module_stem(name)
         (workdir / f"{mod}.py").write_text(new)
         theirs[mod] = sorted(kept)
         private[mod] = sorted(private_names(text))
@@ -258,7 +270,7 @@ def prepare(workdir, names, ours):
 
 
 def run_module(workdir, name, timeout, root=ROOT):
-    mod = Path(MODULES[name]).stem
+    mod = module_stem(name)
     xml = workdir / f"{mod}.xml"
     left = workdir / f"{mod}.left_out.json"
     env = dict(os.environ, TB_CONFORMANCE_SPEC=str(workdir / "spec.json"),
@@ -357,7 +369,7 @@ def reasons(results):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-m", "--module", action="append", choices=sorted(MODULES),
-                        help="run only this module (repeatable); default: all five")
+                        help="run only this module (repeatable); default: all six")
     parser.add_argument("--failures", action="store_true",
                         help="also print the failures grouped by their first error line")
     parser.add_argument("--left-out", action="store_true",

@@ -18,6 +18,11 @@ from sklearn.model_selection import train_test_split
 import treeboost
 from treeboost.demo import staged_proba
 
+#: the LightGBM-style trees this comparison has always boosted (31 leaves grown
+#: best-first, 20 rows a leaf, second-order gain), not scikit-learn's depth-3 defaults
+LGBM_TREES = dict(max_depth=None, max_leaf_nodes=31, min_samples_leaf=20,
+                  split_gain="hessian")
+
 
 def tasks(quick):
     from treeboost.cli import _titanic_features
@@ -36,7 +41,7 @@ def ensembles(categorical, n_estimators):
             ("Bagging", "BaggingClassifier", {}),
             ("RandomForest", "RandomForestClassifier", {}),
             ("AdaBoost", "AdaBoostClassifier", {}),
-            ("GradientBoosting", "GradientBoostingClassifier", {"learning_rate": 0.1})]:
+            ("GradientBoosting", "GradientBoostingClassifier", {"learning_rate": 0.1, **LGBM_TREES})]:
         cls = getattr(treeboost, name, None)
         if cls is None:
             continue
@@ -86,7 +91,8 @@ def prediction_variance(X, y, categorical, n_refits, n_estimators):
         makers.append(("RandomForest", lambda s: forest_cls(
             n_estimators=n_estimators, random_state=s, categorical_features=categorical)))
     makers.append(("GradientBoosting", lambda s: treeboost.GradientBoostingClassifier(
-        n_estimators=n_estimators, random_state=s, categorical_features=categorical)))
+        n_estimators=n_estimators, random_state=s, categorical_features=categorical,
+        **LGBM_TREES)))
     result = {}
     for label, make in makers:
         preds = []

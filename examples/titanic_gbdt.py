@@ -42,7 +42,7 @@ def walkthrough(verbose=True):
     X, y = six_passengers()
     model = GradientBoostingClassifier(n_estimators=1, learning_rate=LEARNING_RATE,
                                        max_depth=1, max_leaf_nodes=None, min_samples_leaf=1,
-                                       min_child_weight=0.0).fit(X, y)
+                                       min_child_weight=0.0, split_gain="hessian").fit(X, y)
     tree = model.trees_[0][0]
     leaves = model.apply(X)[:, 0, 0]                      # iteration 0, the one output
     yv = y.to_numpy().astype(float)
@@ -130,7 +130,7 @@ def full_data(folds=5, n_estimators=100, verbose=True):
     cv = StratifiedKFold(folds, shuffle=True, random_state=0)
     ours = GradientBoostingClassifier(n_estimators=n_estimators, learning_rate=0.1,
                                       max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
-                                      random_state=0)
+                                      split_gain="hessian", random_state=0)
     # scikit-learn's GradientBoostingClassifier takes finite numbers only: Sex and
     # Embarked as codes (a missing Embarked is code -1), a missing Age as -1 (a value a
     # tree can isolate, the usual stand-in)

@@ -112,7 +112,7 @@ EDITS = [
     ("gb-binary", lambda s, a: a[s["_init_raw"]["__array__"]].fill(np.nan), "_init_raw"),
     ("gb-binary", lambda s, a: s.update(_init_raw=0.5), "_init_raw"),
     ("gb-binary", lambda s, a: s.update(_loss=_obj(tb.losses.SquaredError, {})),
-     r"_loss: 2 classes need BinaryLogLoss, got SquaredError"),
+     r"_loss: 2 classes need BinaryLogLoss or ExponentialLoss, got SquaredError"),
     ("gb-binary", lambda s, a: s["_loss"]["state"].update(n_outputs=3),
      r"model\._loss: BinaryLogLoss has no saved attribute"),
     ("gb-binary", lambda s, a: s.update(_loss=None), r"model\._loss: not a loss"),

@@ -11,8 +11,7 @@ from treeboost.plotting import plot_importance, plot_learning_curve  # noqa: E40
 
 def test_plot_importance_and_learning_curves(tmp_path):
     X, y = load_breast_cancer(return_X_y=True)
-    gb = GradientBoostingClassifier(n_estimators=20, early_stopping=True,
-                                    n_iter_no_change=50).fit(X, y)
+    gb = GradientBoostingClassifier(n_estimators=20, n_iter_no_change=50).fit(X, y)
     ax = plot_importance(gb, max_features=5)
     assert len(ax.patches) == 5
     ax.figure.savefig(tmp_path / "imp.png")
@@ -20,6 +19,11 @@ def test_plot_importance_and_learning_curves(tmp_path):
     assert [l.get_label() for l in ax.get_lines()] == ["training loss", "validation loss"]
     ax = plot_learning_curve(gb, X, y)
     assert len(ax.get_lines()[0].get_xdata()) == 20
+    from treeboost import HistGradientBoostingClassifier
+    hist = HistGradientBoostingClassifier(max_iter=5, early_stopping=True).fit(X, y)
+    ax = plot_learning_curve(hist)      # scores, the one before the first iteration first
+    assert [l.get_label() for l in ax.get_lines()] == ["training score", "validation score"]
+    assert list(ax.get_lines()[0].get_xdata()) == list(range(hist.n_iter_ + 1))
     with pytest.raises(ValueError, match="boosting"):
         plot_learning_curve(DecisionTreeClassifier().fit(X, y))
     with pytest.raises(ValueError, match="feature_names"):

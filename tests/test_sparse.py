@@ -30,8 +30,10 @@ ESTIMATORS = [
     tb.AdaBoostClassifier(n_estimators=5, random_state=0),
     tb.AdaBoostRegressor(n_estimators=5, random_state=0),
     tb.GradientBoostingClassifier(n_estimators=5, random_state=0),
-    tb.GradientBoostingRegressor(n_estimators=5, subsample=0.8, early_stopping=True,
+    tb.GradientBoostingRegressor(n_estimators=5, subsample=0.8, n_iter_no_change=2,
                                  random_state=0),
+    tb.HistGradientBoostingClassifier(max_iter=5, random_state=0),
+    tb.HistGradientBoostingRegressor(max_iter=5, early_stopping=True, random_state=0),
 ]
 
 METHODS = ("predict", "predict_proba", "predict_log_proba", "decision_function", "apply")

@@ -6,6 +6,7 @@ prefer_passive_wait()   # before numba loads OpenMP (see engine/_threads.py)
 from .ensembles import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,
                         BaggingRegressor, ExtraTreesClassifier, ExtraTreesRegressor,
                         GradientBoostingClassifier, GradientBoostingRegressor,
+                        HistGradientBoostingClassifier, HistGradientBoostingRegressor,
                         RandomForestClassifier, RandomForestRegressor)
 from .persistence import load, save
 from .trees import (C45Classifier, DecisionTreeClassifier, DecisionTreeRegressor,
@@ -18,5 +19,6 @@ __all__ = ["AdaBoostClassifier", "AdaBoostRegressor", "BaggingClassifier", "Bagg
            "C45Classifier", "DecisionTreeClassifier", "DecisionTreeRegressor",
            "ExtraTreeClassifier", "ExtraTreeRegressor", "ExtraTreesClassifier",
            "ExtraTreesRegressor", "GradientBoostingClassifier", "GradientBoostingRegressor",
+           "HistGradientBoostingClassifier", "HistGradientBoostingRegressor",
            "ID3Classifier", "RandomForestClassifier", "RandomForestRegressor",
            "RuleListClassifier", "__version__", "load", "save"]

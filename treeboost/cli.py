@@ -45,6 +45,14 @@ MODELS = {
     "adaboost": ("AdaBoostClassifier", "AdaBoostRegressor"),
 }
 
+#: parameters a model starts from before ``--param``: ``gbdt`` keeps the LightGBM-style
+#: trees it has always fitted (31 leaves best-first, 20 rows per leaf, second-order gain)
+#: rather than scikit-learn's depth-3 defaults of GradientBoosting*
+MODEL_PARAMS = {
+    "gbdt": {"max_depth": None, "max_leaf_nodes": 31, "min_samples_leaf": 20,
+             "split_gain": "hessian"},
+}
+
 
 class UserError(Exception):
     """A mistake of the user's, reported as one line."""
@@ -289,10 +297,11 @@ def _parse_params(pairs):
     return params
 
 
-def _make_model(name, cls, pairs):
-    """The estimator with the ``--param`` values, its parameters checked before any fit."""
+def _make_model(name, cls, pairs, base=None):
+    """The estimator with the ``base`` parameters, then the ``--param`` values, checked
+    before any fit."""
     params = _parse_params(pairs)
-    model = cls()
+    model = cls(**(base or {}))
     known = model.get_params(deep=True)
     unknown = [k.split("__")[0] for k in params if k.split("__")[0] not in known]
     if unknown:
@@ -444,7 +453,7 @@ def fit(args):
     cls = getattr(treeboost, name, None)
     if cls is None:
         raise UserError(f"--model {args.model} is not available in this treeboost")
-    model = _make_model(name, cls, args.param)
+    model = _make_model(name, cls, args.param, MODEL_PARAMS.get(args.model))
     Xtr, Xte, ytr, yte = _split(X, y, task, args, len(y))
     t = time.perf_counter()
     try:
@@ -716,10 +725,14 @@ def _explain_model(model, args):
             print(f"  {names[i]:<20} {imp[i]:.4f}")
     if hasattr(model, "train_score_") and len(getattr(model, "train_score_", [])):
         val = getattr(model, "validation_score_", [])
-        print("\nBoosting trace (loss per iteration):")
+        # HistGradientBoosting's early-stopping scores start before the first iteration
+        first = 0 if len(model.train_score_) == getattr(model, "n_estimators_", -1) + 1 \
+            else 1
+        print("\nBoosting trace (" + ("early-stopping score" if first == 0 else "loss")
+              + " per iteration):")
         for i, tr in enumerate(model.train_score_):
             v = f"  validation {val[i]:.6f}" if len(val) > i else ""
-            print(f"  [{i + 1}] training {tr:.6f}{v}")
+            print(f"  [{i + first}] training {tr:.6f}{v}")
     return 0
 
 

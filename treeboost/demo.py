@@ -39,7 +39,10 @@ def demo_models(categorical, n_estimators=100):
              ("AdaBoost", "AdaBoostClassifier", dict(estimator=treeboost.DecisionTreeClassifier(
                  max_depth=2, **cf), **cf)),
              ("GradientBoosting", "GradientBoostingClassifier",
-              dict(learning_rate=0.05, max_leaf_nodes=8, **cf))]
+              # the LightGBM-style trees the demo has always shown (leaf-wise, 20 rows a
+              # leaf, second-order gain), not scikit-learn's depth-3 defaults
+              dict(learning_rate=0.05, max_leaf_nodes=8, max_depth=None, min_samples_leaf=20,
+                   split_gain="hessian", **cf))]
     for label, name, params in specs:
         cls = getattr(treeboost, name, None)
         if cls is None:

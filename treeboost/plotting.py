@@ -59,11 +59,16 @@ def plot_learning_curve(model, X=None, y=None, scoring=None, ax=None, title=None
         if not hasattr(model, "train_score_"):
             raise ValueError("plot_learning_curve without X, y needs a boosting model "
                              "(train_score_); pass X and y for other ensembles.")
-        it = np.arange(1, len(model.train_score_) + 1)
-        ax.plot(it, model.train_score_, label="training loss")
+        # HistGradientBoosting's scores start with the one before the first iteration
+        # (and are scores, higher is better); GradientBoosting's are losses per iteration
+        first = 0 if len(model.train_score_) == getattr(model, "n_estimators_", -1) + 1 \
+            else 1
+        what = "score" if first == 0 else "loss"
+        it = np.arange(first, first + len(model.train_score_))
+        ax.plot(it, model.train_score_, label=f"training {what}")
         if len(getattr(model, "validation_score_", [])):
-            ax.plot(it, model.validation_score_, label="validation loss")
-        ax.set_ylabel("loss")
+            ax.plot(it, model.validation_score_, label=f"validation {what}")
+        ax.set_ylabel(what)
     else:
         from sklearn.metrics import accuracy_score, r2_score
         classifier = hasattr(model, "classes_")

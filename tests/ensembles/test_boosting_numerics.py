@@ -70,7 +70,7 @@ def test_a_diverging_fit_stops_and_keeps_the_last_finite_iteration():
 
 def test_divergence_is_also_caught_with_a_validation_split_and_at_the_first_iteration():
     x, y = X[:300], Y[:300]
-    m = GradientBoostingRegressor(learning_rate=10, n_estimators=400, early_stopping=True,
+    m = GradientBoostingRegressor(learning_rate=10, n_estimators=400,
                                   n_iter_no_change=400, random_state=0)
     assert _fit_warning(m, x, y)
     assert len(m.validation_score_) == len(m.train_score_) == m.n_estimators_ < 400
@@ -119,8 +119,10 @@ def test_huge_uniform_weights_grow_the_trees_of_unit_weights():
     rng = np.random.RandomState(0)
     X = rng.normal(size=(400, 3))
     y = (X[:, 0] + 0.3 * rng.normal(size=400) > 0).astype(int)
-    unit = GradientBoostingClassifier(n_estimators=10, random_state=0).fit(X, y)
-    huge = GradientBoostingClassifier(n_estimators=10, random_state=0).fit(
+    unit = GradientBoostingClassifier(n_estimators=10, split_gain="hessian",
+                                      random_state=0).fit(X, y)
+    huge = GradientBoostingClassifier(n_estimators=10, split_gain="hessian",
+                                      random_state=0).fit(
         X, y, sample_weight=np.full(400, 1e297))
     assert max(t.node_count for stage in huge.trees_ for t in stage) > 1
     np.testing.assert_allclose(huge.decision_function(X), unit.decision_function(X),

@@ -4,7 +4,10 @@ from .bagging import BaggingClassifier, BaggingRegressor
 from .forest import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
                      RandomForestRegressor)
 from .gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
+from .hist_gradient_boosting import (HistGradientBoostingClassifier,
+                                     HistGradientBoostingRegressor)
 
 __all__ = ["AdaBoostClassifier", "AdaBoostRegressor", "BaggingClassifier", "BaggingRegressor",
            "ExtraTreesClassifier", "ExtraTreesRegressor", "GradientBoostingClassifier",
-           "GradientBoostingRegressor", "RandomForestClassifier", "RandomForestRegressor"]
+           "GradientBoostingRegressor", "HistGradientBoostingClassifier",
+           "HistGradientBoostingRegressor", "RandomForestClassifier", "RandomForestRegressor"]

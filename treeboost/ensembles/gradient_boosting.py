@@ -1,4 +1,7 @@
-"""Gradient boosting of CART trees (Friedman 2001) on the shared histogram engine.
+"""Gradient boosting of CART trees (Friedman 2001) on the shared histogram engine:
+scikit-learn's ``GradientBoostingClassifier`` / ``Regressor`` (their parameters and
+defaults, depth-3 trees on the negative gradient) and the one boosting loop
+(:class:`BaseGradientBoosting`) that :mod:`.hist_gradient_boosting` shares.
 
 Each iteration asks the :class:`~treeboost.losses.Loss` for the per-sample gradient
 ``g`` and hessian ``h`` of the current raw scores, grows one tree per output on the
@@ -12,26 +15,30 @@ name of the metric) is the loss's: the booster never asks which loss it holds.
 """
 import time
 import warnings
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.model_selection import train_test_split
-from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils import _safe_indexing, check_random_state
+from sklearn.utils._param_validation import (HasMethods, Hidden, Interval, RealNotInt,
+                                             StrOptions)
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import PersistenceMixin, register
-from ..losses import (AbsoluteError, BinaryLogLoss, HuberLoss, MultinomialLogLoss,
-                      QuantileLoss, SquaredError)
+from ..losses import (AbsoluteError, BinaryLogLoss, ExponentialLoss, HuberLoss,
+                      MultinomialLogLoss, QuantileLoss, SquaredError)
 from ..losses.base import LeafSamples
 from ..engine.binning import BinMapper, fit_transform_weighted
-from ..trees.cart import resolve_max_features
+from ..trees.cart import DecisionTreeRegressor, resolve_count, resolve_max_features
 from ..engine.criteria import NEWTON, SQUARED_ERROR
 from ..trees.encoding import EncoderMixin, check_weights
 from ..trees.targets import check_regression_target, encode_classification_target
 from ..engine.grower import GrowerWorkspace, TreeGrower
 from ..engine.tree import PackedTrees
+from ._gb_init import fit_init_estimator, init_raw_predictions
+from ._gb_verbose import VerboseReporter
 
 
 def _per_output(raw):
@@ -39,35 +46,88 @@ def _per_output(raw):
     return raw[:, 0] if raw.shape[1] == 1 else raw
 
 
+def _masked_loss(loss, y, raw, sample_weight, mask=None):
+    """The weighted mean loss of the rows of ``mask`` (all rows when None); NaN when
+    they hold no weight."""
+    if mask is None:
+        return loss(y, _per_output(raw), sample_weight)
+    if not sample_weight[mask].sum() > 0:
+        return np.nan
+    return loss(y[mask], _per_output(raw[mask]), sample_weight[mask])
+
+
+@dataclass(frozen=True)
+class ScoringData:
+    """The data of one fit that early-stopping scores read: whether early stopping is
+    on and has validation rows of its own, the loss, the training rows as given (``X``),
+    encoded targets and weights, and their current raw scores (updated in place), and
+    the same of the validation rows."""
+    early: bool
+    has_validation: bool
+    loss: object
+    X: object
+    y: object
+    sample_weight: object
+    raw: object
+    X_val: object
+    y_val: object
+    sample_weight_val: object
+    raw_val: object
+
+
+@dataclass(frozen=True)
+class BoostingPlan:
+    """What one fit reads from an estimator's hyperparameters, in the engine's terms, so
+    that scikit-learn's ``GradientBoosting*`` and ``HistGradientBoosting*`` (other names,
+    other defaults) share one boosting loop.
+
+    ``min_weight_fraction_leaf`` is a fraction of the training rows' total weight (trees
+    on the negative gradient); ``early_stopping`` says, for a number of rows, whether a
+    validation split is held out.
+    """
+    n_iter: int
+    max_depth: object
+    max_leaf_nodes: object
+    min_samples_split: object
+    min_samples_leaf: object
+    min_weight_fraction_leaf: float
+    min_impurity_decrease: float
+    min_child_weight: float
+    l2_regularization: float
+    max_features: object
+    subsample: float
+    split_gain: str
+    init: object
+    early_stopping: object
+    validation_fraction: float
+    n_iter_no_change: object
+    tol: float
+
+
 class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
-    """Fitting loop shared by the classifier and the regressor."""
+    """Fitting loop shared by the classifiers and the regressors.
+
+    Subclasses define ``_plan()`` (their hyperparameters as a :class:`BoostingPlan`),
+    ``_split_seed``, ``_should_stop`` and ``_score_scale`` (scikit-learn's two families
+    differ there)."""
 
     _parameter_constraints = {
         "learning_rate": [Interval(Real, 0.0, None, closed="neither")],
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
         "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
-        "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
         "min_child_weight": [Interval(Real, 0.0, None, closed="left")],
         "l2_regularization": [Interval(Real, 0.0, None, closed="left")],
-        "subsample": [Interval(Real, 0.0, 1.0, closed="right")],
-        "max_features": [Interval(Integral, 1, None, closed="left"),
-                         Interval(Real, 0.0, 1.0, closed="right"),
-                         StrOptions({"sqrt", "log2"}), None],
         "max_bins": [Interval(Integral, 2, 255, closed="both")],
         "categorical_features": ["array-like", StrOptions({"auto"}), None],
         "split_gain": [StrOptions({"hessian", "gradient"})],
-        "early_stopping": ["boolean"],
         "validation_fraction": [Interval(Real, 0.0, 1.0, closed="neither")],
-        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
-        "tol": [Interval(Real, 0.0, None, closed="left")],
         "warm_start": ["boolean"],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
 
     # -- fitting -------------------------------------------------------------------------
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, monitor=None):
         """Fit the boosted trees.
 
         Parameters
@@ -77,6 +137,10 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             estimators (:meth:`~treeboost.DecisionTreeClassifier.fit`).
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
+        monitor : callable, default=None
+            Called after each iteration as ``monitor(i, self, locals())`` (``i`` the
+            0-based iteration, ``locals()`` those of the fitting loop); the fit stops when
+            it returns True, keeping iteration ``i`` (scikit-learn's ``monitor``).
 
         Returns
         -------
@@ -87,7 +151,9 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         ValueError
             Besides bad parameters and input: a regression target so large that its loss
             at the initial score overflows float64 (the squared error or Huber loss of a
-            target near 1e300); absolute error and quantile loss take it.
+            target near 1e300); absolute error and quantile loss take it.  A classifier
+            whose classes of positive weight are fewer than 2, or whose training rows after
+            the early-stopping split miss a class.
 
         Warns
         -----
@@ -97,39 +163,68 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             dropped and the model keeps the iterations before it (``n_estimators_`` says
             how many), whose predictions of the training data are finite.
         """
+        return self._fit(X, y, sample_weight, monitor=monitor)
+
+    def _fit(self, X, y, sample_weight, monitor=None, validation=None):
+        """:meth:`fit`; ``validation``: ``(X_val, y_val, sample_weight_val)`` given to
+        early stopping instead of a split of ``X`` (HistGradientBoosting's ``fit``)."""
         self._validate_params()
+        self._warn_deprecated()
+        plan = self._plan()
+        classifier = isinstance(self, ClassifierMixin)
         warm = self.warm_start and hasattr(self, "trees_")
-        if warm and self.n_estimators < len(self.trees_):
-            raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
+        if warm and plan.n_iter < len(self.trees_):
+            raise ValueError(f"{self._n_iter_name}={plan.n_iter} must be at least the "
                              f"{len(self.trees_)} iterations already fitted with "
                              f"warm_start=True.")
+        if plan.min_weight_fraction_leaf > 0 and plan.split_gain == "hessian":
+            raise ValueError("min_weight_fraction_leaf bounds the sample weight of a leaf of "
+                             "the trees on the negative gradient: it needs "
+                             "split_gain='gradient' (min_child_weight bounds the hessian "
+                             "with split_gain='hessian').")
         Xe = self._encode_X(X, reset=not warm, y=y, sample_weight=sample_weight)
         y = self._validate_target(y, Xe.shape[0], reset=not warm)
         # a regression target also bounds the weights: the sums of w * gradient must not
         # overflow (a classifier's y holds class indices)
-        sw = check_weights(sample_weight, Xe,
-                           None if isinstance(self, ClassifierMixin) else y)
+        sw = check_weights(sample_weight, Xe, None if classifier else y)
+        if classifier:
+            weighted_classes = np.count_nonzero(np.bincount(y, sw, self.n_classes_))
+            if weighted_classes < 2:
+                raise ValueError(f"y contains {weighted_classes} class after sample_weight "
+                                 f"trimmed classes with zero weights, while a minimum of 2 "
+                                 f"classes are required.")
         rng = check_random_state(self.random_state)
         loss = self._make_loss()
         n = Xe.shape[0]
+        self.max_features_ = resolve_max_features(plan.max_features, self.n_features_in_)
 
+        external = validation is not None and validation[0] is not None
         train, val = np.arange(n), None
-        if self.early_stopping:
-            stratify = y if isinstance(self, ClassifierMixin) else None
-            try:
-                train, val = train_test_split(np.arange(n), test_size=self.validation_fraction,
-                                              stratify=stratify,
-                                              random_state=rng.randint(2 ** 31 - 1))
-            except ValueError:  # a class too rare to stratify
-                train, val = train_test_split(np.arange(n), test_size=self.validation_fraction,
-                                              random_state=rng.randint(2 ** 31 - 1))
+        early = plan.early_stopping(n) or external
+        if early and not external and plan.validation_fraction is not None:
+            train, val = train_test_split(np.arange(n), test_size=plan.validation_fraction,
+                                          stratify=y if classifier else None,
+                                          random_state=self._split_seed(rng))
             train.sort()
             val.sort()
+            if classifier and np.unique(y[train]).size != self.n_classes_:
+                raise ValueError("The training data after the early stopping split is "
+                                 "missing some classes. Try using another random seed.")
         # without a validation split X is used as it is (no copy of a large X)
         Xtr, ytr, wtr = (Xe, y, sw) if val is None else (Xe[train], y[train], sw[train])
+        # the rows as given are copied only for what reads them (an initial estimator, a
+        # scorer): early stopping otherwise copies the encoded rows alone, as before
+        keep_X = self._needs_input_rows(plan)
+        X_init = X if val is None or not keep_X else _safe_indexing(X, train)
+        K = loss.n_outputs
         if not warm:
-            init = np.atleast_1d(np.asarray(loss.init_raw(ytr, wtr), dtype=np.float64))
-            raw = np.tile(init, (ytr.shape[0], 1))
+            self.init_ = self._fit_init(plan.init, X_init, ytr, wtr, sample_weight is not None)
+            if plan.init is None:
+                init = np.atleast_1d(np.asarray(loss.init_raw(ytr, wtr), dtype=np.float64))
+            else:
+                init = np.zeros(K)
+            self._init_raw = init
+            raw = self._initial_raw(X_init, ytr.shape[0], loss)
             # refused before any fitted attribute is set
             self._check_loss_is_finite(loss, ytr, raw, wtr)
             self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_,
@@ -138,40 +233,71 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             self.trees_ = []
             self.train_score_ = []
             self.validation_score_ = []
-            self._init_raw = init
+            oob_scores, oob_improvement = [], []
         else:
-            raw = self._raw_from_trees(Xtr, loss.n_outputs)
+            raw = self._raw_from_trees(Xtr, K, X_init, loss)
             self._check_loss_is_finite(loss, ytr, raw, wtr)
             self.train_score_ = list(self.train_score_)
             self.validation_score_ = list(self.validation_score_)
+            # iterations fitted without subsampling improved no out-of-bag loss
+            done = len(self.trees_)
+            oob_scores = list(getattr(self, "oob_scores_", np.zeros(done)))
+            oob_improvement = list(getattr(self, "oob_improvement_", np.zeros(done)))
             Xb = self.bin_mapper_.transform(Xtr)
-        K = loss.n_outputs
         val_raw = Xb_val = None
-        if val is not None:
-            Xb_val = self.bin_mapper_.transform(Xe[val])
-            val_raw = self._raw_from_trees(Xe[val], K)
+        if early:
+            if external:        # checked as the training data, against the fitted encoder
+                X_v = validation[0]
+                Xe_v = self._encode_X(X_v, reset=False)
+                y_v = self._validate_validation_target(validation[1], Xe_v.shape[0])
+                sw_v = check_weights(validation[2], Xe_v, None if classifier else y_v)
+            elif val is not None:
+                X_v = _safe_indexing(X, val) if keep_X else None
+                Xe_v, y_v, sw_v = Xe[val], y[val], sw[val]
+            else:               # validation_fraction=None: the training rows themselves
+                X_v, Xe_v, y_v, sw_v = X_init, Xtr, ytr, wtr
+            Xb_val = self.bin_mapper_.transform(Xe_v)
+            val_raw = self._raw_from_trees(Xe_v, K, X_v, loss)
 
         lr = self.learning_rate
-        newton = self.split_gain == "hessian"
+        newton = plan.split_gain == "hessian"
+        n_rows = int(np.count_nonzero(wtr > 0))
+        msl = resolve_count(plan.min_samples_leaf, n_rows)
         grower = TreeGrower(
             self.bin_mapper_, NEWTON if newton else SQUARED_ERROR, 2,
-            max_depth=self.max_depth, min_samples_split=2 * self.min_samples_leaf,
-            min_samples_leaf=self.min_samples_leaf,
-            min_weight_leaf=self.min_child_weight if newton else 0.0,
-            max_features=resolve_max_features(self.max_features, self.n_features_in_),
-            max_leaf_nodes=self.max_leaf_nodes, l2_regularization=self.l2_regularization,
+            max_depth=plan.max_depth,
+            # a split needs min_samples_leaf rows on each side anyway
+            min_samples_split=max(resolve_count(plan.min_samples_split, n_rows), 2 * msl, 2),
+            min_samples_leaf=msl,
+            min_weight_leaf=plan.min_child_weight if newton
+            else plan.min_weight_fraction_leaf * float(wtr.sum()),
+            min_impurity_decrease=plan.min_impurity_decrease,
+            max_features=self.max_features_,
+            max_leaf_nodes=plan.max_leaf_nodes, l2_regularization=plan.l2_regularization,
             parallel=True)
         mc = self.bin_mapper_.missing_values_code_
         positive_rows = np.flatnonzero(wtr > 0)
-        n_sub = max(1, int(round(self.subsample * positive_rows.size)))
+        subsampled = plan.subsample < 1.0
+        n_sub = max(1, int(round(plan.subsample * positive_rows.size)))
         stats = np.empty((Xtr.shape[0], 3))
         stats[:, 2] = wtr > 0
         workspace = GrowerWorkspace(min_rows=positive_rows.size)
+        scale = self._score_scale(loss)
+        reporter = None
+        if self.verbose:
+            reporter = self._reporter(plan, subsampled, len(self.trees_))
+        # what the early-stopping scores of a subclass may read (HistGradientBoosting's
+        # scorers predict the original rows)
+        scoring = ScoringData(early, external or val is not None, loss, X_init, ytr, wtr,
+                              raw, X_v if early else None, y_v if early else None,
+                              sw_v if early else None, val_raw)
+        self._loss = loss       # a scorer predicts with the trees fitted so far
+        self._start_scores(scoring)
         t0 = time.perf_counter()
         # a diverging fit overflows to inf / NaN in the scores and the loss; the loss of
         # every iteration is tested below instead of letting numpy warn along the way
         with np.errstate(over="ignore", invalid="ignore"):
-            for it in range(len(self.trees_), self.n_estimators):
+            for it in range(len(self.trees_), plan.n_iter):
                 loss.start_iteration(ytr, _per_output(raw), wtr)
                 g, h = loss.gradient_hessian(ytr, _per_output(raw))
                 g = g.reshape(-1, K)
@@ -179,6 +305,11 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                 rows = positive_rows
                 if n_sub < positive_rows.size:
                     rows = np.sort(rng.choice(positive_rows, n_sub, replace=False))
+                inbag = oob_before = None
+                if subsampled:
+                    inbag = np.zeros(Xtr.shape[0], bool)
+                    inbag[rows] = True
+                    oob_before = _masked_loss(loss, ytr, raw, wtr, ~inbag)
                 grower.random_state = rng.randint(2 ** 31 - 1)
                 trees = []
                 for k in range(K):
@@ -193,7 +324,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                     tree, leaf = grower.grow(Xb, stats, sq, rows, workspace)
                     # the second-order gain's node values already are the Newton step
                     samples = LeafSamples(leaf[rows], tree.node_count, rows, ytr, raw[:, k],
-                                          wtr, g[:, k], h[:, k], self.l2_regularization,
+                                          wtr, g[:, k], h[:, k], plan.l2_regularization,
                                           tree.value[:, 0] if newton else None)
                     tree.value = (lr * loss.leaf_values(samples))[:, None]
                     if rows.size < Xtr.shape[0]:
@@ -202,30 +333,71 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                     if val_raw is not None:
                         val_raw[:, k] += tree.value[tree.apply_binned(Xb_val, mc), 0]
                     trees.append(tree)
-                train_score = loss(ytr, _per_output(raw), wtr)
+                # with subsampling, scikit-learn's training loss is that of the in-bag rows
+                train_score = _masked_loss(loss, ytr, raw, wtr, inbag)
                 val_score = None if val_raw is None else \
-                    loss(y[val], _per_output(val_raw), sw[val])
+                    loss(y_v, _per_output(val_raw), sw_v)
                 if not np.isfinite(train_score) or not np.isfinite(
                         0.0 if val_score is None else val_score):
                     self._warn_diverged(it, "training" if not np.isfinite(train_score)
                                         else "validation")
                     break
                 self.trees_.append(trees)
-                self.train_score_.append(train_score)
-                if val_score is not None:
-                    self.validation_score_.append(val_score)
-                if self.verbose and ((it + 1) % int(self.verbose) == 0
-                                     or it + 1 == self.n_estimators):
-                    self._report(it, loss, time.perf_counter() - t0)
-                if val_raw is not None and self._should_stop():
+                stop = self._record_scores(train_score, val_score, scale, plan, scoring)
+                if subsampled:
+                    oob_after = _masked_loss(loss, ytr, raw, wtr, ~inbag)
+                    oob_scores.append(scale * oob_after)
+                    oob_improvement.append(scale * (oob_before - oob_after))
+                else:
+                    oob_scores.append(0.0)
+                    oob_improvement.append(0.0)
+                if reporter is not None:
+                    reporter.update(it, self.train_score_[-1], oob_improvement[-1])
+                elif self.verbose and ((it + 1) % int(self.verbose) == 0
+                                       or it + 1 == plan.n_iter):
+                    self._report(it, loss, time.perf_counter() - t0, train_score, val_score)
+                if monitor is not None and monitor(it, self, locals()):
+                    break
+                if stop:
                     break
         self.n_estimators_ = len(self.trees_)
         self.train_score_ = np.asarray(self.train_score_, dtype=np.float64)
         self.validation_score_ = np.asarray(self.validation_score_, dtype=np.float64)
+        if any(oob_scores) or any(oob_improvement):
+            self.oob_scores_ = np.asarray(oob_scores, dtype=np.float64)
+            self.oob_improvement_ = np.asarray(oob_improvement, dtype=np.float64)
+            self.oob_score_ = float(self.oob_scores_[-1]) if len(oob_scores) else np.nan
+        else:   # no subsampled iteration: scikit-learn has no out-of-bag attributes
+            for name in ("oob_scores_", "oob_improvement_", "oob_score_"):
+                self.__dict__.pop(name, None)
         self._loss = loss
         self._packed = None
         self._packer()      # built now, so that predict never changes the estimator
         return self
+
+    def _warn_deprecated(self):
+        """Warn of deprecated parameters set at fit (none here)."""
+
+    def _needs_input_rows(self, plan):
+        """Whether the fit reads the rows of X as given (beyond the encoded ones): for an
+        initial estimator (this fit's, or a warm start's earlier one)."""
+        return any(init is not None and not isinstance(init, str)
+                   for init in (plan.init, getattr(self, "init_", None)))
+
+    def _fit_init(self, init, X, y, sample_weight, weighted):
+        """``init_``: None (the loss's best constant), ``"zero"``, or ``init`` fitted."""
+        if init is None or (isinstance(init, str) and init == "zero"):
+            return init
+        return fit_init_estimator(init, X, y, sample_weight, weighted)
+
+    def _initial_raw(self, X, n_samples, loss):
+        """The raw scores, shape (n_samples, n_outputs), every row starts at: the
+        initial estimator's predictions of ``X`` plus ``_init_raw``."""
+        init = getattr(self, "init_", None)
+        raw = np.tile(self._init_raw, (n_samples, 1))
+        if init is not None and not isinstance(init, str):
+            raw += init_raw_predictions(init, X, loss, isinstance(self, ClassifierMixin))
+        return raw
 
     @staticmethod
     def _check_loss_is_finite(loss, y, raw, sample_weight):
@@ -248,25 +420,63 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             f"The fit stopped and keeps the {len(self.trees_)} iteration(s) before it.",
             RuntimeWarning, stacklevel=3)
 
-    def _should_stop(self):
-        k = self.n_iter_no_change
-        scores = self.validation_score_
+    @staticmethod
+    def _should_stop(scores, n_iter_no_change, tol):
+        """HistGradientBoosting's rule: stop when none of the last ``n_iter_no_change``
+        validation losses is below the one before them by more than ``tol``."""
+        k = n_iter_no_change
         if len(scores) <= k:
             return False
-        reference = scores[-k - 1]
-        return min(scores[-k:]) > reference - self.tol
+        return min(scores[-k:]) > scores[-k - 1] - tol
 
-    def _report(self, it, loss, elapsed):
+    def _score_scale(self, loss):
+        """Factor of the loss in ``train_score_`` (scikit-learn's GradientBoosting:
+        :attr:`Loss.score_scale`)."""
+        return loss.score_scale
+
+    def _split_seed(self, rng):
+        """``random_state`` of the early-stopping split."""
+        return rng.randint(2 ** 31 - 1)
+
+    def _reporter(self, plan, subsampled, begin_at_stage):
+        """The verbose table's printer, or None for the LightGBM-style lines of
+        :meth:`_report`."""
+        return None
+
+    def _report(self, it, loss, elapsed, train_loss, val_loss):
         name = loss.metric_name
-        line = f"[{it + 1}]\ttraining's {name}: {self.train_score_[-1]:.6g}"
-        if len(self.validation_score_):
-            line += f"\tvalid's {name}: {self.validation_score_[-1]:.6g}"
+        line = f"[{it + 1}]\ttraining's {name}: {train_loss:.6g}"
+        if val_loss is not None:
+            line += f"\tvalid's {name}: {val_loss:.6g}"
         print(line + f"\t({elapsed:.2f} s)", flush=True)
 
+    def _start_scores(self, data):
+        """Record the scores before the first iteration of this fit (none here)."""
+
+    def _record_scores(self, train_loss, val_loss, scale, plan, data):
+        """Append one iteration's ``train_score_`` (and ``validation_score_``): the
+        losses times ``scale``; return whether early stopping stops here."""
+        self.train_score_.append(scale * train_loss)
+        if val_loss is None:
+            return False
+        self.validation_score_.append(scale * val_loss)
+        return self._should_stop(self.validation_score_, plan.n_iter_no_change, plan.tol)
+
+    def _check_scores(self, where, n_iter):
+        """Check the loaded ``train_score_`` and ``validation_score_`` of ``n_iter``
+        iterations."""
+        from ..persistence import check_array
+        check_array(self.train_score_, f"{where}.train_score_", "float64", (n_iter,))
+        val = check_array(self.validation_score_, f"{where}.validation_score_", "float64",
+                          ndim=1)
+        if val.size > n_iter:
+            raise ValueError(f"{where}.validation_score_: more scores ({val.size}) than "
+                             f"iterations ({n_iter}).")
+
     # -- prediction --------------------------------------------------------------------------
-    def _raw_from_trees(self, Xe, K):
-        raw = np.tile(self._init_raw, (Xe.shape[0], 1)) if K > 1 or self._init_raw.size > 1 \
-            else np.full((Xe.shape[0], 1), self._init_raw[0])
+    def _raw_from_trees(self, Xe, K, X, loss):
+        """Raw scores of the encoded ``Xe`` (``X`` as given, for an initial estimator)."""
+        raw = self._initial_raw(X, Xe.shape[0], loss)
         if self.trees_:
             self._packer().predict(Xe, K, out=raw)
         return raw
@@ -287,12 +497,12 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
     def _raw_predict(self, X):
         check_is_fitted(self, "trees_")
         Xe = self._encode_X(X, reset=False)
-        return self._raw_from_trees(Xe, self._loss.n_outputs)
+        return self._raw_from_trees(Xe, self._loss.n_outputs, X, self._loss)
 
     def _staged_raw_predict(self, X):
         check_is_fitted(self, "trees_")
         Xe = self._encode_X(X, reset=False)
-        raw = np.tile(self._init_raw, (Xe.shape[0], 1))
+        raw = self._initial_raw(X, Xe.shape[0], self._loss)
         for trees in self.trees_:
             for k, tree in enumerate(trees):
                 raw[:, k] += tree.predict(Xe)[:, 0]
@@ -304,9 +514,11 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         best constant on the training rows (without the validation split of early
         stopping): the log-odds ``ln(sum w y / sum w (1 - y))`` for two classes, the log
         of each class's weight share for K, the weighted mean of ``y`` (squared error),
-        its median (absolute error, Huber) or ``alpha``-quantile (quantile loss).  The raw score of a row is ``init_score_`` plus the leaf
-        value of every tree it reaches (``decision_function`` for a classifier,
-        ``predict`` for a regressor)."""
+        its median (absolute error, Huber) or ``alpha``-quantile (quantile loss); 0 with
+        ``init="zero"`` or an initial estimator.  The raw score of a row is
+        ``init_score_`` (plus the initial estimator's raw score) plus the leaf value of
+        every tree it reaches (``decision_function`` for a classifier, ``predict`` for a
+        regressor)."""
         check_is_fitted(self, "trees_")
         return self._init_raw.copy()
 
@@ -323,7 +535,8 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         leaves : ndarray of int64, shape (n_samples, n_estimators_, n_outputs)
             ``leaves[i, m, k]``: the node id (a row of ``trees_[m][k]``'s arrays) of the
             leaf row ``i`` reaches in iteration ``m``'s tree of output ``k`` (one output
-            for two classes and for regression, K for K classes).
+            for two classes, K for K classes); a regressor's, as scikit-learn's, of shape
+            (n_samples, n_estimators_).
         """
         check_is_fitted(self, "trees_")
         Xe = self._encode_X(X, reset=False)
@@ -346,6 +559,49 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         s = total.sum()
         return total / s if s > 0 else total
 
+    @property
+    def estimators_(self):
+        """ndarray of :class:`~treeboost.DecisionTreeRegressor` of shape
+        (n_estimators_, n_outputs): ``estimators_[i, k]`` predicts the leaf values of
+        ``trees_[i][k]``, the engine tree it shares (built on first access, not by
+        ``fit``).  Unlike scikit-learn's, its leaf values hold the learning rate already:
+        the raw score is the initial score plus the sum of their predictions; and its
+        parameters are the estimator's current ones (after a warm start with other
+        parameters, also those of the earlier iterations)."""
+        check_is_fitted(self, "trees_")
+        cached = getattr(self, "_estimators", None)
+        flat = [t for trees in self.trees_ for t in trees]
+        if cached is None or cached.size != len(flat) or any(
+                m.tree_ is not t for m, t in zip(cached.ravel(), flat)):
+            K = self._init_raw.shape[0]
+            cached = np.empty((len(self.trees_), K), dtype=object)
+            for i, trees in enumerate(self.trees_):
+                for k, tree in enumerate(trees):
+                    cached[i, k] = self._member(tree)
+            self._estimators = cached
+        return cached
+
+    def _member(self, tree):
+        """A fitted DecisionTreeRegressor around the engine tree ``tree``."""
+        plan = self._plan()
+        member = DecisionTreeRegressor(
+            max_depth=plan.max_depth, max_leaf_nodes=plan.max_leaf_nodes,
+            min_samples_leaf=plan.min_samples_leaf,
+            min_weight_fraction_leaf=plan.min_weight_fraction_leaf,
+            min_impurity_decrease=plan.min_impurity_decrease, max_features=plan.max_features,
+            max_bins=self.max_bins, categorical_features=self.categorical_features)
+        for name in ("n_features_in_", "feature_names_in_", "_encoder", "bin_mapper_",
+                     "max_features_"):
+            if hasattr(self, name):
+                setattr(member, name, getattr(self, name))
+        member.tree_ = tree
+        return member
+
+    def __len__(self):
+        """Number of fitted iterations."""
+        check_is_fitted(self, "trees_")
+        return len(self.trees_)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
@@ -355,9 +611,11 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
     # -- the state read from a model file ---------------------------------------------------
 
     _persist_attributes = ("classes_", "n_classes_", "bin_mapper_", "trees_", "_init_raw",
-                           "_loss", "n_estimators_", "train_score_", "validation_score_")
-    #: the packed trees of predict, rebuilt on demand
-    _persist_transient = ("_packed",)
+                           "_loss", "n_estimators_", "train_score_", "validation_score_",
+                           "init_", "max_features_", "oob_scores_", "oob_improvement_",
+                           "oob_score_")
+    #: the packed trees of predict and the members of ``estimators_``, rebuilt on demand
+    _persist_transient = ("_packed", "_estimators")
 
     def _validate_state(self, where="model", **context):
         """Check a loaded booster: its loss (the log-loss of its number of classes, or a
@@ -386,9 +644,11 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         validate_part(loss, f"{where}._loss")
         if classifier:
             n_classes = check_classes(self, where, at_least=2)
-            want = BinaryLogLoss if n_classes == 2 else MultinomialLogLoss
-            if type(loss) is not want or (n_classes > 2 and loss.n_classes != n_classes):
-                raise ValueError(f"{where}._loss: {n_classes} classes need {want.__name__}"
+            want = (BinaryLogLoss, ExponentialLoss) if n_classes == 2 else \
+                (MultinomialLogLoss,)
+            if type(loss) not in want or (n_classes > 2 and loss.n_classes != n_classes):
+                names = " or ".join(w.__name__ for w in want)
+                raise ValueError(f"{where}._loss: {n_classes} classes need {names}"
                                  f"{'' if n_classes == 2 else f' of {n_classes} classes'}, "
                                  f"got {type(loss).__name__}.")
         elif loss.is_classification:
@@ -414,133 +674,41 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         if n_iter != len(trees):
             raise ValueError(f"{where}.n_estimators_: must be the number of iterations in "
                              f"trees_ ({len(trees)}), got {n_iter}.")
-        check_array(self.train_score_, f"{where}.train_score_", "float64", (len(trees),))
-        val = check_array(self.validation_score_, f"{where}.validation_score_", "float64",
-                          ndim=1)
-        if val.size > len(trees):
-            raise ValueError(f"{where}.validation_score_: more scores ({val.size}) than "
-                             f"iterations ({len(trees)}).")
+        self._check_scores(where, len(trees))
+        for name in ("oob_scores_", "oob_improvement_"):
+            if hasattr(self, name):
+                check_array(getattr(self, name), f"{where}.{name}", "float64", (len(trees),))
+        init = getattr(self, "init_", None)
+        if init is not None and not (isinstance(init, str) and init == "zero"):
+            if not hasattr(init, "get_params") or not hasattr(
+                    init, "predict_proba" if classifier else "predict"):
+                raise ValueError(f"{where}.init_: must be None, 'zero' or a fitted "
+                                 f"estimator.")
 
 
-_COMMON_DOC = """
-    learning_rate : float, default=0.1
-        Shrinkage of every leaf value (> 0).
-    n_estimators : int, default=100
-        Number of boosting iterations (trees per output).
-    max_depth : int or None, default=None
-        Maximum depth of each tree (None: limited by ``max_leaf_nodes`` only).
-    max_leaf_nodes : int or None, default=31
-        Leaves per tree; trees grow best-first (leaf-wise, as LightGBM's ``num_leaves``).
-    min_samples_leaf : int, default=20
-        Minimum number of samples per leaf (LightGBM's ``min_data_in_leaf``).
-    min_child_weight : float, default=1e-3
-        Minimum hessian sum per leaf (``min_sum_hessian_in_leaf``).
-    l2_regularization : float, default=0.0
-        The ``lambda`` of the gain ``G^2/(H+lambda)`` and the leaf value ``-G/(H+lambda)``.
-    subsample : float in (0, 1], default=1.0
-        Fraction of rows drawn without replacement for each iteration (stochastic
-        gradient boosting).
-    max_features : int, float, {"sqrt", "log2"} or None, default=None
-        Features sampled at each node.
-    max_bins : int, default=255
-        Bins per numeric feature (X is binned once per ``fit``).
-    categorical_features : None, "auto" or array-like, default=None
-        As in :class:`~treeboost.DecisionTreeClassifier`.
-    split_gain : {"hessian", "gradient"}, default="hessian"
-        "hessian": second-order gain on ``(g, h)``; "gradient": each tree is a least-squares
-        fit of the negative gradient (Friedman's original).  Leaf values come from the
-        loss either way.
-    early_stopping : bool, default=False
-        Hold out ``validation_fraction`` of the data and stop when the validation loss has
-        not improved by ``tol`` for ``n_iter_no_change`` iterations (all fitted trees are
-        kept).
-    validation_fraction : float, default=0.1
-    n_iter_no_change : int, default=10
-    tol : float, default=1e-7
-        The improvement of the validation loss that counts, in the loss's own units (an
-        absolute tolerance, as scikit-learn's): for a target of a very small scale, lower
-        it with the loss (to 0, say).
-    warm_start : bool, default=False
-        Keep the fitted trees and add iterations up to ``n_estimators``.
-    random_state : int, RandomState instance or None, default=None
-        Seeds subsampling, feature sampling and the validation split.
-    verbose : int, default=0
-        ``k > 0`` prints the training (and validation) loss every ``k`` iterations and at
-        the last one, LightGBM-style (``[10]  training's binary_logloss: ...``).
-
-    Attributes
-    ----------
-    trees_ : list of list of Tree
-        ``trees_[i][k]``: the tree of iteration ``i`` for output ``k``.
-    init_score_ : ndarray of shape (n_outputs,)
-        The initial raw score ``F0`` every row starts from (read-only).
-    n_estimators_ : int
-        Iterations fitted: fewer than ``n_estimators`` after early stopping or a fit that
-        diverged.
-    train_score_, validation_score_ : ndarray
-        Loss after each iteration on the training data (and the validation data).
-    feature_importances_ : ndarray of shape (n_features,)
-    bin_mapper_ : BinMapper
-"""
-
-
-class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
-    __doc__ = """Gradient-boosted regression trees.
-
-    Parameters
-    ----------
-    loss : {"squared_error", "absolute_error", "huber", "quantile"}, default="squared_error"
-        See :mod:`treeboost.losses` for the gradient, hessian, initial score and leaf value
-        of each.
-    alpha : float in (0, 1), default=0.9
-        Quantile of ``loss="quantile"``; for ``"huber"``, the quantile of the absolute
-        residuals that sets ``delta``.""" + _COMMON_DOC
-
-    _parameter_constraints = {
-        **BaseGradientBoosting._parameter_constraints,
-        "loss": [StrOptions({"squared_error", "absolute_error", "huber", "quantile"})],
-        "alpha": [Interval(Real, 0.0, 1.0, closed="neither")],
-    }
-
-    def __init__(self, *, loss="squared_error", learning_rate=0.1, n_estimators=100,
-                 max_depth=None, max_leaf_nodes=31, min_samples_leaf=20, min_child_weight=1e-3,
-                 l2_regularization=0.0, subsample=1.0, max_features=None, max_bins=255,
-                 categorical_features=None, split_gain="hessian", alpha=0.9,
-                 early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
-                 tol=1e-7, warm_start=False, random_state=None, verbose=0):
-        self.loss = loss
-        self.learning_rate = learning_rate
-        self.n_estimators = n_estimators
-        self.max_depth = max_depth
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_samples_leaf = min_samples_leaf
-        self.min_child_weight = min_child_weight
-        self.l2_regularization = l2_regularization
-        self.subsample = subsample
-        self.max_features = max_features
-        self.max_bins = max_bins
-        self.categorical_features = categorical_features
-        self.split_gain = split_gain
-        self.alpha = alpha
-        self.early_stopping = early_stopping
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.tol = tol
-        self.warm_start = warm_start
-        self.random_state = random_state
-        self.verbose = verbose
+class BoostedRegressor(RegressorMixin, BaseGradientBoosting):
+    """Regression losses and predictions shared by the regressors (``_alpha()``: the
+    quantile of the quantile and Huber losses)."""
 
     def _make_loss(self):
         return {"squared_error": SquaredError, "absolute_error": AbsoluteError,
-                "huber": lambda: HuberLoss(self.alpha),
-                "quantile": lambda: QuantileLoss(self.alpha)}[self.loss]()
+                "huber": lambda: HuberLoss(self._alpha()),
+                "quantile": lambda: QuantileLoss(self._alpha())}[self.loss]()
 
     def _validate_target(self, y, n_samples, reset):
+        return check_regression_target(y, n_samples)
+
+    def _validate_validation_target(self, y, n_samples):
         return check_regression_target(y, n_samples)
 
     def predict(self, X):
         """Sum of the initial score and every tree's leaf value."""
         return self._raw_predict(X)[:, 0]
+
+    def apply(self, X):
+        return super().apply(X)[:, :, 0]
+
+    apply.__doc__ = BaseGradientBoosting.apply.__doc__
 
     def staged_predict(self, X):
         """Predictions after each iteration (a generator)."""
@@ -548,50 +716,16 @@ class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
             yield raw[:, 0]
 
 
-class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
-    __doc__ = """Gradient-boosted classification trees (log-loss).
-
-    Two classes: one tree per iteration on the log-odds, ``p = expit(F)``.  K > 2 classes:
-    K trees per iteration, ``p = softmax(F)``.
-
-    Parameters
-    ----------
-    loss : {"log_loss"}, default="log_loss"
-        A regression loss here is refused.""" + _COMMON_DOC
-
-    _parameter_constraints = {
-        **BaseGradientBoosting._parameter_constraints,
-        "loss": [StrOptions({"log_loss"})],
-    }
-
-    def __init__(self, *, loss="log_loss", learning_rate=0.1, n_estimators=100, max_depth=None,
-                 max_leaf_nodes=31, min_samples_leaf=20, min_child_weight=1e-3,
-                 l2_regularization=0.0, subsample=1.0, max_features=None, max_bins=255,
-                 categorical_features=None, split_gain="hessian", early_stopping=False,
-                 validation_fraction=0.1, n_iter_no_change=10, tol=1e-7, warm_start=False,
-                 random_state=None, verbose=0):
-        self.loss = loss
-        self.learning_rate = learning_rate
-        self.n_estimators = n_estimators
-        self.max_depth = max_depth
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_samples_leaf = min_samples_leaf
-        self.min_child_weight = min_child_weight
-        self.l2_regularization = l2_regularization
-        self.subsample = subsample
-        self.max_features = max_features
-        self.max_bins = max_bins
-        self.categorical_features = categorical_features
-        self.split_gain = split_gain
-        self.early_stopping = early_stopping
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.tol = tol
-        self.warm_start = warm_start
-        self.random_state = random_state
-        self.verbose = verbose
+class BoostedClassifier(ClassifierMixin, BaseGradientBoosting):
+    """Classification losses and predictions shared by the classifiers."""
 
     def _make_loss(self):
+        if self.loss == "exponential":
+            if self.n_classes_ != 2:
+                raise ValueError(f"loss='exponential' is only suitable for a binary "
+                                 f"classification problem, you have n_classes="
+                                 f"{self.n_classes_}. Please use loss='log_loss' instead.")
+            return ExponentialLoss()
         if self.n_classes_ == 2:
             return BinaryLogLoss()
         return MultinomialLogLoss(self.n_classes_)
@@ -599,14 +733,23 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
     def _validate_target(self, y, n_samples, reset):
         classes, y_enc = encode_classification_target(y, n_samples)
         if classes.shape[0] < 2:
-            raise ValueError(f"log_loss needs at least 2 classes in y; got only one class: "
-                             f"{classes.tolist()!r}.")
+            raise ValueError(f"{self.loss} needs at least 2 classes in y; got only one "
+                             f"class: {classes.tolist()!r}.")
         if reset:
             self.classes_ = classes
             self.n_classes_ = classes.shape[0]
         elif not np.array_equal(classes, self.classes_):
             raise ValueError("warm_start: y has other classes than the first fit.")
         return y_enc
+
+    def _validate_validation_target(self, y, n_samples):
+        """``y_val`` as indices of ``classes_``; a class not in ``y`` is refused."""
+        classes, y_enc = encode_classification_target(y, n_samples)
+        index = np.clip(np.searchsorted(self.classes_, classes), 0, self.n_classes_ - 1)
+        unknown = classes[self.classes_[index] != classes]
+        if unknown.size:
+            raise ValueError(f"y_val has classes not in y: {unknown.tolist()!r}.")
+        return index[y_enc]
 
     def decision_function(self, X):
         """Raw scores: the log-odds (n_samples,) for two classes, else (n_samples, K)."""
@@ -621,7 +764,8 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
         return self._loss.proba(_per_output(raw))
 
     def predict_proba(self, X):
-        """Class probabilities ``expit(F)`` or ``softmax(F)``."""
+        """Class probabilities: ``expit(F)`` (``expit(2F)`` for the exponential loss) or
+        ``softmax(F)``."""
         return self._proba(self._raw_predict(X))
 
     def predict_log_proba(self, X):
@@ -641,5 +785,277 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
             yield self.classes_[np.argmax(self._proba(raw), axis=1)]
 
 
+class _SklearnGradientBoosting:
+    """scikit-learn's ``GradientBoosting*``: their parameter names, early stopping and
+    verbose table."""
+
+    _n_iter_name = "n_estimators"
+
+    _parameter_constraints = {
+        **BaseGradientBoosting._parameter_constraints,
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "subsample": [Interval(Real, 0.0, 1.0, closed="right")],
+        "min_samples_split": [Interval(Integral, 2, None, closed="left"),
+                              Interval(RealNotInt, 0.0, 1.0, closed="right")],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left"),
+                             Interval(RealNotInt, 0.0, 1.0, closed="neither")],
+        "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
+        "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
+        "max_features": [Interval(Integral, 1, None, closed="left"),
+                         Interval(RealNotInt, 0.0, 1.0, closed="right"),
+                         StrOptions({"sqrt", "log2"}), None],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left"), None],
+        "tol": [Interval(Real, 0.0, None, closed="left")],
+        # scikit-learn 1.9 deprecated it: the trees always fit the squared error
+        "criterion": [StrOptions({"squared_error"}),
+                      Hidden(StrOptions({"deprecated", "friedman_mse"}))],
+    }
+
+    def _warn_deprecated(self):
+        if self.criterion != "deprecated":
+            warnings.warn("The parameter `criterion` is deprecated and will be removed in "
+                          "1.11. It has no effect. Leave it to its default value to avoid "
+                          "this warning.", FutureWarning, stacklevel=3)
+
+    def _plan(self):
+        return BoostingPlan(
+            n_iter=self.n_estimators, max_depth=self.max_depth,
+            max_leaf_nodes=self.max_leaf_nodes, min_samples_split=self.min_samples_split,
+            min_samples_leaf=self.min_samples_leaf,
+            min_weight_fraction_leaf=self.min_weight_fraction_leaf,
+            min_impurity_decrease=self.min_impurity_decrease,
+            min_child_weight=self.min_child_weight, l2_regularization=self.l2_regularization,
+            max_features=self.max_features, subsample=self.subsample,
+            split_gain=self.split_gain, init=self.init,
+            early_stopping=lambda n: self.n_iter_no_change is not None,
+            validation_fraction=self.validation_fraction,
+            n_iter_no_change=self.n_iter_no_change, tol=self.tol)
+
+    def _split_seed(self, rng):
+        # scikit-learn splits with random_state itself
+        return self.random_state
+
+    @staticmethod
+    def _should_stop(scores, n_iter_no_change, tol):
+        """scikit-learn's GradientBoosting rule: stop when the validation loss plus
+        ``tol`` is not below the worst of the ``n_iter_no_change`` losses before it."""
+        k = n_iter_no_change
+        if len(scores) <= k:
+            return False
+        return scores[-1] + tol >= max(scores[-k - 1:-1])
+
+    def _reporter(self, plan, subsampled, begin_at_stage):
+        return VerboseReporter(self.verbose, subsampled, plan.n_iter, begin_at_stage)
+
+
+_GB_DOC = """
+    learning_rate : float, default=0.1
+        Shrinkage of every leaf value (> 0).
+    n_estimators : int, default=100
+        Number of boosting iterations (trees per output).
+    subsample : float in (0, 1], default=1.0
+        Fraction of rows drawn without replacement for each iteration (stochastic
+        gradient boosting); below 1 the out-of-bag attributes are set.
+    criterion : "deprecated", default="deprecated"
+        Deprecated by scikit-learn 1.9 and without effect (another value warns): the
+        trees fit the negative gradient by least squares.
+    min_samples_split : int or float, default=2
+        Minimum number of samples of a node to split (a float: a fraction of the rows).
+    min_samples_leaf : int or float, default=1
+        Minimum number of samples per leaf (a float: a fraction of the rows).
+    min_weight_fraction_leaf : float in [0, 0.5], default=0.0
+        Minimum fraction of the total sample weight per leaf (needs
+        ``split_gain="gradient"``).
+    max_depth : int or None, default=3
+        Maximum depth of each tree (None: unlimited).
+    min_impurity_decrease : float, default=0.0
+        A split is kept when ``N_t / N * (impurity - N_L / N_t * left - N_R / N_t * right)``
+        (the squared error of the negative gradient, weighted) is at least this; with
+        ``split_gain="hessian"`` the second-order gain divided by the total weight.
+    init : estimator, "zero" or None, default=None
+        The initial raw score: None, the loss's best constant (:attr:`init_score_`);
+        "zero", 0; an estimator, fitted on the training rows, whose ``predict`` (regressor)
+        or ``predict_proba`` mapped through the loss's link (classifier) gives each row's
+        initial score.  A model with an estimator ``init`` saves only when that estimator
+        is a treeboost one.
+    random_state : int, RandomState instance or None, default=None
+        Seeds subsampling, feature sampling and the validation split.
+    max_features : int, float, {"sqrt", "log2"} or None, default=None
+        Features sampled at each node.
+    verbose : int, default=0
+        Prints scikit-learn's table (iteration, training loss, out-of-bag improvement,
+        remaining time): every iteration for ``verbose > 1``; for 1, at intervals growing
+        by powers of 10.
+    max_leaf_nodes : int or None, default=None
+        Leaves per tree, grown best-first when set.
+    warm_start : bool, default=False
+        Keep the fitted trees and add iterations up to ``n_estimators``.
+    validation_fraction : float, default=0.1
+        The share of the rows held out for early stopping.
+    n_iter_no_change : int or None, default=None
+        Early stopping (scikit-learn's rule): when set, ``validation_fraction`` of the rows
+        is held out (stratified for a classifier) and the fit stops once the validation
+        loss plus ``tol`` is no lower than the worst of the ``n_iter_no_change`` before
+        it (all fitted trees are kept).
+    tol : float, default=1e-4
+        The improvement of the validation loss that counts, in the loss's own units.
+    min_child_weight : float, default=1e-3
+        Minimum hessian sum per leaf with ``split_gain="hessian"``.
+    l2_regularization : float, default=0.0
+        The ``lambda`` of the leaf value ``-G/(H+lambda)`` (and of the second-order gain).
+    max_bins : int, default=255
+        Bins per numeric feature (X is binned once per ``fit``; up to 255 distinct values
+        a feature's splits are exact).
+    categorical_features : None, "auto" or array-like, default=None
+        As in :class:`~treeboost.DecisionTreeClassifier`.
+    split_gain : {"gradient", "hessian"}, default="gradient"
+        "gradient": each tree is a least-squares fit of the negative gradient (Friedman's
+        and scikit-learn's); "hessian": the second-order gain on ``(g, h)`` (XGBoost's,
+        LightGBM's).  Leaf values come from the loss either way.
+
+    Attributes
+    ----------
+    estimators_ : ndarray of DecisionTreeRegressor of shape (n_estimators_, n_outputs)
+        The trees as scikit-learn estimators, sharing the engine trees of ``trees_``
+        (their leaf values hold the learning rate).
+    trees_ : list of list of Tree
+        ``trees_[i][k]``: the tree of iteration ``i`` for output ``k``.
+    init_ : estimator, "zero" or None
+        The fitted ``init``.
+    init_score_ : ndarray of shape (n_outputs,)
+        The constant initial raw score (0 with an ``init``).
+    n_estimators_ : int
+        Iterations fitted: fewer than ``n_estimators`` after early stopping, a monitor's
+        stop, or a fit that diverged.
+    max_features_ : int
+    train_score_ : ndarray of shape (n_estimators_,)
+        scikit-learn's loss after each iteration on the training rows (the in-bag rows
+        with ``subsample < 1``): the mean squared error (not half of it), the binomial
+        deviance ``2 x`` log-loss, the multinomial log-loss, the mean absolute error,
+        Huber and pinball losses, ``mean exp(-(2y-1)F)``.
+    validation_score_ : ndarray
+        The same loss on the validation rows of early stopping.
+    oob_improvement_, oob_scores_ : ndarray of shape (n_estimators_,)
+        With ``subsample < 1`` only: the decrease of the out-of-bag loss by each
+        iteration, on that iteration's out-of-bag rows, and the loss after it.
+    oob_score_ : float
+        The last of ``oob_scores_``.
+    feature_importances_ : ndarray of shape (n_features,)
+    bin_mapper_ : BinMapper
+"""
+
+
+class GradientBoostingRegressor(_SklearnGradientBoosting, BoostedRegressor):
+    __doc__ = """Gradient-boosted regression trees with scikit-learn's parameters and defaults.
+
+    Parameters
+    ----------
+    loss : {"squared_error", "absolute_error", "huber", "quantile"}, default="squared_error"
+        See :mod:`treeboost.losses` for the gradient, hessian, initial score and leaf value
+        of each.
+    alpha : float in (0, 1), default=0.9
+        Quantile of ``loss="quantile"``; for ``"huber"``, the quantile of the absolute
+        residuals that sets ``delta``.""" + _GB_DOC
+
+    _parameter_constraints = {
+        **_SklearnGradientBoosting._parameter_constraints,
+        "loss": [StrOptions({"squared_error", "absolute_error", "huber", "quantile"})],
+        "alpha": [Interval(Real, 0.0, 1.0, closed="neither")],
+        "init": [StrOptions({"zero"}), None, HasMethods(["fit", "predict"])],
+    }
+
+    def __init__(self, *, loss="squared_error", learning_rate=0.1, n_estimators=100,
+                 subsample=1.0, criterion="deprecated", min_samples_split=2,
+                 min_samples_leaf=1,
+                 min_weight_fraction_leaf=0.0, max_depth=3, min_impurity_decrease=0.0,
+                 init=None, random_state=None, max_features=None, alpha=0.9, verbose=0,
+                 max_leaf_nodes=None, warm_start=False, validation_fraction=0.1,
+                 n_iter_no_change=None, tol=1e-4, min_child_weight=1e-3,
+                 l2_regularization=0.0, max_bins=255, categorical_features=None,
+                 split_gain="gradient"):
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.n_estimators = n_estimators
+        self.subsample = subsample
+        self.criterion = criterion
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_depth = max_depth
+        self.min_impurity_decrease = min_impurity_decrease
+        self.init = init
+        self.random_state = random_state
+        self.max_features = max_features
+        self.alpha = alpha
+        self.verbose = verbose
+        self.max_leaf_nodes = max_leaf_nodes
+        self.warm_start = warm_start
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.min_child_weight = min_child_weight
+        self.l2_regularization = l2_regularization
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+        self.split_gain = split_gain
+
+    def _alpha(self):
+        return self.alpha
+
+
+class GradientBoostingClassifier(_SklearnGradientBoosting, BoostedClassifier):
+    __doc__ = """Gradient-boosted classification trees with scikit-learn's parameters and
+    defaults.
+
+    Two classes: one tree per iteration on the log-odds, ``p = expit(F)``.  K > 2 classes:
+    K trees per iteration, ``p = softmax(F)``.
+
+    Parameters
+    ----------
+    loss : {"log_loss", "exponential"}, default="log_loss"
+        "exponential" (two classes only): AdaBoost's loss
+        (:class:`~treeboost.losses.ExponentialLoss`), ``p = expit(2F)``.""" + _GB_DOC
+
+    _parameter_constraints = {
+        **_SklearnGradientBoosting._parameter_constraints,
+        "loss": [StrOptions({"log_loss", "exponential"})],
+        "init": [StrOptions({"zero"}), None, HasMethods(["fit", "predict_proba"])],
+    }
+
+    def __init__(self, *, loss="log_loss", learning_rate=0.1, n_estimators=100,
+                 subsample=1.0, criterion="deprecated", min_samples_split=2,
+                 min_samples_leaf=1,
+                 min_weight_fraction_leaf=0.0, max_depth=3, min_impurity_decrease=0.0,
+                 init=None, random_state=None, max_features=None, verbose=0,
+                 max_leaf_nodes=None, warm_start=False, validation_fraction=0.1,
+                 n_iter_no_change=None, tol=1e-4, min_child_weight=1e-3,
+                 l2_regularization=0.0, max_bins=255, categorical_features=None,
+                 split_gain="gradient"):
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.n_estimators = n_estimators
+        self.subsample = subsample
+        self.criterion = criterion
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_depth = max_depth
+        self.min_impurity_decrease = min_impurity_decrease
+        self.init = init
+        self.random_state = random_state
+        self.max_features = max_features
+        self.verbose = verbose
+        self.max_leaf_nodes = max_leaf_nodes
+        self.warm_start = warm_start
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.min_child_weight = min_child_weight
+        self.l2_regularization = l2_regularization
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+        self.split_gain = split_gain
+
+
 register(GradientBoostingClassifier, GradientBoostingRegressor, AbsoluteError, BinaryLogLoss,
-         HuberLoss, MultinomialLogLoss, QuantileLoss, SquaredError)
+         ExponentialLoss, HuberLoss, MultinomialLogLoss, QuantileLoss, SquaredError)

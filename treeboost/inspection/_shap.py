@@ -154,6 +154,11 @@ def _forest(model):
 
 
 def _boosting(model):
+    init = getattr(model, "init_", None)
+    if init is not None and not isinstance(init, str):
+        raise ValueError(f"shap_values: the initial raw score comes from "
+                         f"{type(init).__name__} (init=...), which is not a sum of tree "
+                         f"values: TreeSHAP does not apply (fit with init=None or 'zero').")
     K = np.asarray(model._init_raw).shape[0]
     trees, outputs = [], []
     for per_output in model.trees_:

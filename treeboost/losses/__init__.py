@@ -9,6 +9,7 @@ loss                   for                        initial raw score       leaf v
 ``quantile``           regression                 weighted alpha-quantile alpha-quantile of residuals
 ``log_loss`` (binary)  2 classes                  log-odds                Newton ``sum r / sum p(1-p)``
 ``log_loss`` (K)       K classes, K trees / iter  log class priors        ``(K-1)/K`` Newton step
+``exponential``        2 classes (AdaBoost)       half the log-odds       Newton ``sum w u e / sum w e``
 =====================  =========================  ======================  ===========================
 
 Each loss is a :class:`~treeboost.losses.base.Loss`: the booster asks it for everything that
@@ -20,11 +21,12 @@ classification, ``proba``.  One loss per module.
 """
 from .absolute_error import AbsoluteError
 from .base import Loss
+from .exponential import ExponentialLoss
 from .huber import HuberLoss
 from .log_loss import BinaryLogLoss
 from .multinomial import MultinomialLogLoss
 from .quantile import QuantileLoss
 from .squared_error import SquaredError
 
-__all__ = ["AbsoluteError", "BinaryLogLoss", "HuberLoss", "Loss", "MultinomialLogLoss",
-           "QuantileLoss", "SquaredError"]
+__all__ = ["AbsoluteError", "BinaryLogLoss", "ExponentialLoss", "HuberLoss", "Loss",
+           "MultinomialLogLoss", "QuantileLoss", "SquaredError"]

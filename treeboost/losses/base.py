@@ -126,6 +126,10 @@ class Loss:
         Raw scores per sample, hence trees per boosting iteration.
     leaf_scale : float
         Factor of the Newton step in :meth:`leaf_values` (1).
+    score_scale : float
+        Factor by which scikit-learn's ``GradientBoosting*`` report this loss in
+        ``train_score_`` (1; 2 where scikit-learn reports twice the loss: the squared
+        error rather than half of it, the binomial deviance rather than the log-loss).
     """
 
     name = None
@@ -133,9 +137,11 @@ class Loss:
     is_classification = False
     n_outputs = 1
     leaf_scale = 1.0
+    score_scale = 1.0
 
-    def __call__(self, y, raw, sample_weight):
-        """Weighted mean loss ``sum_i w_i L(y_i, F_i) / sum_i w_i``."""
+    def __call__(self, y, raw, sample_weight=None):
+        """Weighted mean loss ``sum_i w_i L(y_i, F_i) / sum_i w_i`` (unit weights when
+        ``sample_weight`` is None)."""
         return float(np.average(self.pointwise(y, raw), weights=sample_weight))
 
     def pointwise(self, y, raw):
@@ -150,6 +156,12 @@ class Loss:
     def init_raw(self, y, sample_weight):
         """The constant raw score (one per output) that minimises the weighted loss."""
         raise NotImplementedError
+
+    def link(self, predictions):
+        """Raw scores from an initial estimator's predictions: its ``predict`` as they
+        are for a regression loss; a classification loss maps ``predict_proba`` through
+        its link (the inverse of :meth:`proba`)."""
+        return np.asarray(predictions, dtype=np.float64)
 
     def start_iteration(self, y, raw, sample_weight):
         """Called at the start of every boosting iteration, before :meth:`gradient_hessian`,

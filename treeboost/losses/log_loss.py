@@ -1,7 +1,7 @@
 """Binary log-loss (deviance)."""
 import numpy as np
 from numba import njit, prange
-from scipy.special import expit
+from scipy.special import expit, logit
 
 from .base import Loss
 
@@ -40,6 +40,7 @@ class BinaryLogLoss(Loss):
     name = "log_loss"
     metric_name = "binary_logloss"
     is_classification = True
+    score_scale = 2.0
 
     def pointwise(self, y, raw):
         raw = np.ascontiguousarray(raw, dtype=np.float64)
@@ -61,6 +62,12 @@ class BinaryLogLoss(Loss):
         # of weights of any scale stay those of their proportions
         floor = np.finfo(float).eps * (pos + neg)
         return float(np.log(max(pos, floor) / max(neg, floor)))
+
+    def link(self, predictions):
+        """``logit(p)`` of the positive class's probability (column 1 of
+        ``predict_proba``), clipped to ``[eps, 1 - eps]``."""
+        eps = np.finfo(np.float64).eps
+        return logit(np.clip(np.asarray(predictions, np.float64)[:, 1], eps, 1 - eps))
 
     @staticmethod
     def proba(raw):

@@ -49,6 +49,13 @@ class MultinomialLogLoss(Loss):
         prior = np.maximum(prior / prior.sum(), np.finfo(float).eps)
         return np.log(prior)
 
+    def link(self, predictions):
+        """``log p_k - mean_k log p_k`` of ``predict_proba`` clipped to ``[eps, 1 - eps]``
+        (the symmetric inverse of the softmax, scikit-learn's)."""
+        eps = np.finfo(np.float64).eps
+        logp = np.log(np.clip(np.asarray(predictions, np.float64), eps, 1 - eps))
+        return logp - logp.mean(axis=1, keepdims=True)
+
     @staticmethod
     def proba(raw):
         """``softmax(F)`` of raw scores of shape (n_samples, K)."""

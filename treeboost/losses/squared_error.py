@@ -14,6 +14,7 @@ class SquaredError(Loss):
 
     name = "squared_error"
     metric_name = "l2/2"
+    score_scale = 2.0
 
     def pointwise(self, y, raw):
         return 0.5 * (y - raw) ** 2

@@ -164,7 +164,8 @@ class FeatureEncoder:
     # -- which columns --------------------------------------------------------------
     def _resolve_mask(self, X, n_features, names):
         cf = self.categorical_features
-        if cf is None or (isinstance(cf, str) and cf == "auto"):
+        # "from_dtype": scikit-learn's HistGradientBoosting name of "auto"
+        if cf is None or (isinstance(cf, str) and cf in ("auto", "from_dtype")):
             if _is_frame(X):
                 return np.array([_frame_is_categorical(dt) for dt in X.dtypes], bool)
             return np.zeros(n_features, bool)
@@ -235,7 +236,8 @@ class FeatureEncoder:
         # of their unit
         if not frame and (self.categorical_features is None or (
                 isinstance(self.categorical_features, str)
-                and self.categorical_features == "auto")) and not is_datetime(X) and (
+                and self.categorical_features in ("auto", "from_dtype"))) and \
+                not is_datetime(X) and (
                 fit or not self._any_datetime()):
             try:
                 Xn = check_array(X, dtype=[np.float64, np.float32],

@@ -1,0 +1,343 @@
+"""scikit-learn's ``HistGradientBoostingClassifier`` / ``Regressor``: the parameter names
+and defaults of scikit-learn's histogram boosting (LightGBM's: 31 leaves grown best-first,
+20 samples per leaf, the second-order gain), on treeboost's one boosting loop
+(:class:`~treeboost.ensembles.gradient_boosting.BaseGradientBoosting`)."""
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import is_classifier
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import train_test_split
+from sklearn.utils import _safe_indexing, check_random_state
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from ..persistence import register
+from .gradient_boosting import (BaseGradientBoosting, BoostedClassifier, BoostedRegressor,
+                                BoostingPlan)
+
+#: scikit-learn's "auto": early stopping above this many rows
+AUTO_EARLY_STOPPING_ROWS = 10_000
+#: a scorer other than the loss scores the training data on at most this many rows
+SMALL_TRAINSET_ROWS = 10_000
+
+
+class _HistGradientBoosting:
+    """The mapping of HistGradientBoosting's parameters onto the boosting loop."""
+
+    _n_iter_name = "max_iter"
+    #: the early-stopping scorer of the last fit and its rows of the training data
+    _persist_transient = BaseGradientBoosting._persist_transient + ("_scorer",
+                                                                    "_small_train")
+
+    _parameter_constraints = {
+        **BaseGradientBoosting._parameter_constraints,
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+        "max_features": [Interval(Real, 0.0, 1.0, closed="right")],
+        "categorical_features": ["array-like", StrOptions({"auto", "from_dtype"}), None],
+        "early_stopping": [StrOptions({"auto"}), "boolean"],
+        "scoring": [str, callable, None],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0.0, None, closed="left")],
+        # an integer is a number of rows; None validates on the training rows
+        "validation_fraction": [Interval(RealNotInt, 0.0, 1.0, closed="neither"),
+                                Interval(Integral, 1, None, closed="left"), None],
+    }
+
+    def _plan(self):
+        def early_stopping(n_samples):
+            if self.early_stopping == "auto":
+                return n_samples > AUTO_EARLY_STOPPING_ROWS
+            return bool(self.early_stopping)
+        return BoostingPlan(
+            n_iter=self.max_iter, max_depth=self.max_depth,
+            max_leaf_nodes=self.max_leaf_nodes, min_samples_split=2,
+            min_samples_leaf=self.min_samples_leaf, min_weight_fraction_leaf=0.0,
+            min_impurity_decrease=0.0, min_child_weight=self.min_child_weight,
+            # a fraction of the features, also when given as the integer 1
+            l2_regularization=self.l2_regularization, max_features=float(self.max_features),
+            subsample=1.0, split_gain=self.split_gain, init=None,
+            early_stopping=early_stopping, validation_fraction=self.validation_fraction,
+            n_iter_no_change=self.n_iter_no_change, tol=self.tol)
+
+    def fit(self, X, y, sample_weight=None, *, X_val=None, y_val=None,
+            sample_weight_val=None):
+        """Fit the boosted trees.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+        X_val, y_val : array-like, default=None
+            Validation data for early stopping instead of ``validation_fraction`` of X
+            (both or neither; not with ``early_stopping=False``).
+        sample_weight_val : array-like of shape (n_val_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        if (X_val is None) != (y_val is None):
+            given, missing = ("X_val", "y_val") if y_val is None else ("y_val", "X_val")
+            raise ValueError(f"{given} is provided, but {missing} was not provided.")
+        if X_val is not None and self.early_stopping is False:
+            raise ValueError("X_val and y_val are passed to fit while at the same time "
+                             "early_stopping is False. When passing X_val and y_val to "
+                             "fit, early_stopping should be set to either 'auto' or True.")
+        return self._fit(X, y, sample_weight, validation=(X_val, y_val, sample_weight_val))
+
+    # -- scikit-learn's early-stopping scores ---------------------------------------------
+    def _start_scores(self, data):
+        """Without early stopping no score is kept; with it, the scores before the first
+        iteration come first (once: a warm start continues the lists)."""
+        if not data.early:
+            self.train_score_, self.validation_score_ = [], []
+            return
+        self._scorer = None if self.scoring == "loss" else check_scoring(self, self.scoring)
+        self._small_train = None
+        n = data.y.shape[0]
+        if self._scorer is not None and n > SMALL_TRAINSET_ROWS:
+            # scikit-learn scores the training data on a subset of this size
+            rows = np.arange(n)
+            stratify = data.y if is_classifier(self) else None
+            self._small_train, _ = train_test_split(
+                rows, train_size=SMALL_TRAINSET_ROWS, stratify=stratify,
+                random_state=check_random_state(self.random_state).randint(2 ** 31 - 1))
+        if not len(self.train_score_):
+            self.train_score_.append(self._score(data, False, None))
+            if data.has_validation:
+                self.validation_score_.append(self._score(data, True, None))
+
+    def _needs_input_rows(self, plan):
+        # a scorer predicts the rows as given
+        return self.scoring != "loss" or super()._needs_input_rows(plan)
+
+    def _score(self, data, validation, loss_value):
+        """Minus the loss (``scoring="loss"``), else the scorer's value of the model
+        fitted so far."""
+        if validation:
+            X, y, w, raw = data.X_val, data.y_val, data.sample_weight_val, data.raw_val
+        else:
+            X, y, w, raw = data.X, data.y, data.sample_weight, data.raw
+        if self._scorer is None:
+            if loss_value is None:
+                loss_value = data.loss(y, raw[:, 0] if raw.shape[1] == 1 else raw, w)
+            return -float(loss_value)
+        if not validation and self._small_train is not None:
+            X, y, w = (_safe_indexing(X, self._small_train), y[self._small_train],
+                       w[self._small_train])
+        labels = self.classes_[y] if is_classifier(self) else y
+        if np.all(w == 1.0):
+            return float(self._scorer(self, X, labels))
+        return float(self._scorer(self, X, labels, sample_weight=w))
+
+    def _record_scores(self, train_loss, val_loss, scale, plan, data):
+        if not data.early:
+            return False
+        self.train_score_.append(self._score(data, False, train_loss))
+        if not data.has_validation:
+            return self._should_stop(self.train_score_)
+        self.validation_score_.append(self._score(data, True, val_loss))
+        return self._should_stop(self.validation_score_)
+
+    def _should_stop(self, scores):
+        """scikit-learn's rule on scores (higher is better): stop when none of the last
+        ``n_iter_no_change`` scores exceeds the one before them by more than ``tol``."""
+        reference_position = self.n_iter_no_change + 1
+        if len(scores) < reference_position:
+            return False
+        reference = scores[-reference_position] + self.tol
+        return not any(score > reference for score in scores[-reference_position + 1:])
+
+    def _check_scores(self, where, n_iter):
+        from ..persistence import check_array
+        for name in ("train_score_", "validation_score_"):
+            scores = check_array(getattr(self, name), f"{where}.{name}", "float64", ndim=1)
+            if scores.size > n_iter + 1:
+                raise ValueError(f"{where}.{name}: more scores ({scores.size}) than "
+                                 f"iterations ({n_iter}) and the initial one.")
+
+    def _split_seed(self, rng):
+        # scikit-learn's draw
+        return rng.randint(np.iinfo(np.uint32).max, dtype="u8")
+
+    @property
+    def n_iter_(self):
+        """Iterations fitted (fewer than ``max_iter`` after early stopping)."""
+        return self.n_estimators_
+
+    @property
+    def is_categorical_(self):
+        """Boolean mask of the categorical features, or None when there is none."""
+        check_is_fitted(self, "trees_")
+        mask = np.asarray(self._encoder.is_categorical_, dtype=bool)
+        return mask.copy() if mask.any() else None
+
+
+_HIST_DOC = """
+    learning_rate : float, default=0.1
+        Shrinkage of every leaf value (> 0).
+    max_iter : int, default=100
+        Number of boosting iterations (trees per output).
+    max_leaf_nodes : int or None, default=31
+        Leaves per tree, grown best-first (LightGBM's ``num_leaves``).
+    max_depth : int or None, default=None
+        Maximum depth of each tree (None: limited by ``max_leaf_nodes`` only).
+    min_samples_leaf : int, default=20
+        Minimum number of samples per leaf.
+    l2_regularization : float, default=0.0
+        The ``lambda`` of the gain ``G^2/(H+lambda)`` and the leaf value ``-G/(H+lambda)``.
+    max_features : float in (0, 1], default=1.0
+        Fraction of the features sampled at each node.
+    max_bins : int, default=255
+        Bins per numeric feature (X is binned once per ``fit``).
+    categorical_features : None, "from_dtype", "auto" or array-like, default="from_dtype"
+        "from_dtype" (as "auto"): the categorical columns of a DataFrame; otherwise as in
+        :class:`~treeboost.DecisionTreeClassifier`.
+    warm_start : bool, default=False
+        Keep the fitted trees and add iterations up to ``max_iter``.
+    early_stopping : "auto" or bool, default="auto"
+        Hold out ``validation_fraction`` of the rows and stop when the validation loss has
+        not improved by more than ``tol`` for ``n_iter_no_change`` iterations; "auto": on
+        above 10,000 rows.
+    scoring : str, callable or None, default="loss"
+        What early stopping watches: "loss" (minus the loss), a scikit-learn scorer
+        name or callable ``scorer(estimator, X, y)``, or None (the estimator's ``score``);
+        a scorer scores the training data on at most 10,000 rows.
+    validation_fraction : float, int or None, default=0.1
+        The share (an int: the number) of rows held out for early stopping; None: the
+        training rows are the validation rows.
+    n_iter_no_change : int, default=10
+    tol : float, default=1e-7
+        The improvement of the validation loss that counts, in the loss's own units.
+    verbose : int, default=0
+        ``k > 0`` prints the training (and validation) loss every ``k`` iterations and at
+        the last one, LightGBM-style (``[10]  training's binary_logloss: ...``).
+    random_state : int, RandomState instance or None, default=None
+        Seeds feature sampling and the validation split.
+    min_child_weight : float, default=1e-3
+        Minimum hessian sum per leaf (scikit-learn's fixed ``min_hessian_to_split``).
+    split_gain : {"hessian", "gradient"}, default="hessian"
+        "hessian": second-order gain on ``(g, h)``; "gradient": each tree is a least-squares
+        fit of the negative gradient.
+
+    Attributes
+    ----------
+    n_iter_ : int
+        Iterations fitted.
+    is_categorical_ : ndarray of bool of shape (n_features,) or None
+        The categorical features (None when there is none).
+    trees_ : list of list of Tree
+        ``trees_[i][k]``: the tree of iteration ``i`` for output ``k``.
+    init_score_ : ndarray of shape (n_outputs,)
+        The initial raw score (the loss's best constant).
+    train_score_ : ndarray of shape (n_iter_ + 1,) or (0,)
+        With early stopping: the score (``scoring``; minus the loss for "loss") on the
+        training rows before the first iteration and after each; empty without.
+    validation_score_ : ndarray of shape (n_iter_ + 1,) or (0,)
+        The same on the validation rows; empty without early stopping or with
+        ``validation_fraction=None`` (early stopping then watches ``train_score_``).
+    feature_importances_ : ndarray of shape (n_features,)
+    bin_mapper_ : BinMapper
+"""
+
+
+class HistGradientBoostingRegressor(_HistGradientBoosting, BoostedRegressor):
+    __doc__ = """Histogram gradient boosting for regression with scikit-learn's
+    ``HistGradientBoostingRegressor`` parameters and defaults.
+
+    Parameters
+    ----------
+    loss : {"squared_error", "absolute_error", "quantile"}, default="squared_error"
+    quantile : float in (0, 1) or None, default=None
+        The quantile of ``loss="quantile"``.""" + _HIST_DOC
+
+    _parameter_constraints = {
+        **_HistGradientBoosting._parameter_constraints,
+        "loss": [StrOptions({"squared_error", "absolute_error", "quantile"})],
+        "quantile": [Interval(Real, 0.0, 1.0, closed="neither"), None],
+    }
+
+    def __init__(self, loss="squared_error", *, quantile=None, learning_rate=0.1,
+                 max_iter=100, max_leaf_nodes=31, max_depth=None, min_samples_leaf=20,
+                 l2_regularization=0.0, max_features=1.0, max_bins=255,
+                 categorical_features="from_dtype", warm_start=False, early_stopping="auto",
+                 scoring="loss", validation_fraction=0.1, n_iter_no_change=10, tol=1e-7,
+                 verbose=0, random_state=None, min_child_weight=1e-3, split_gain="hessian"):
+        self.loss = loss
+        self.quantile = quantile
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.l2_regularization = l2_regularization
+        self.max_features = max_features
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+        self.warm_start = warm_start
+        self.early_stopping = early_stopping
+        self.scoring = scoring
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.verbose = verbose
+        self.random_state = random_state
+        self.min_child_weight = min_child_weight
+        self.split_gain = split_gain
+
+    def _alpha(self):
+        if self.loss == "quantile" and self.quantile is None:
+            raise ValueError("The quantile must be set when loss='quantile'.")
+        return self.quantile
+
+    def _make_loss(self):
+        self._alpha()
+        return super()._make_loss()
+
+
+class HistGradientBoostingClassifier(_HistGradientBoosting, BoostedClassifier):
+    __doc__ = """Histogram gradient boosting for classification with scikit-learn's
+    ``HistGradientBoostingClassifier`` parameters and defaults (log-loss: one tree per
+    iteration for two classes, K for K classes).
+
+    Parameters
+    ----------
+    loss : {"log_loss"}, default="log_loss" """ + _HIST_DOC
+
+    _parameter_constraints = {
+        **_HistGradientBoosting._parameter_constraints,
+        "loss": [StrOptions({"log_loss"})],
+    }
+
+    def __init__(self, loss="log_loss", *, learning_rate=0.1, max_iter=100,
+                 max_leaf_nodes=31, max_depth=None, min_samples_leaf=20,
+                 l2_regularization=0.0, max_features=1.0, max_bins=255,
+                 categorical_features="from_dtype", warm_start=False, early_stopping="auto",
+                 scoring="loss", validation_fraction=0.1, n_iter_no_change=10, tol=1e-7,
+                 verbose=0, random_state=None, min_child_weight=1e-3, split_gain="hessian"):
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.l2_regularization = l2_regularization
+        self.max_features = max_features
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+        self.warm_start = warm_start
+        self.early_stopping = early_stopping
+        self.scoring = scoring
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.verbose = verbose
+        self.random_state = random_state
+        self.min_child_weight = min_child_weight
+        self.split_gain = split_gain
+
+
+register(HistGradientBoostingClassifier, HistGradientBoostingRegressor)

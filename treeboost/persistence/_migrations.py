@@ -1,0 +1,54 @@
+"""Model files written before gradient boosting took scikit-learn's parameters.
+
+Those files hold a ``GradientBoostingClassifier`` / ``Regressor`` with treeboost's former
+parameters: an ``early_stopping`` flag (early stopping is now on when ``n_iter_no_change``
+is set, as in scikit-learn) and none of ``min_samples_split``, ``min_weight_fraction_leaf``,
+``min_impurity_decrease``, ``init`` and ``criterion``.  Their other parameters (the former defaults
+included: 31 leaves, 20 rows a leaf, ``split_gain="hessian"``, ``tol=1e-7``) are stored, so
+the model loads with the values it was fitted with; ``train_score_`` and
+``validation_score_`` are brought to scikit-learn's scale (:attr:`Loss.score_scale`).
+No format version changes: such a file is recognised by its ``early_stopping`` entry.
+"""
+import numpy as np
+
+_BOOSTERS = ("treeboost.ensembles.gradient_boosting.GradientBoostingClassifier",
+             "treeboost.ensembles.gradient_boosting.GradientBoostingRegressor")
+
+#: the parameters the former boosters lacked, at the values that fit as they did
+#: (a node of 2 * min_samples_leaf rows was always split; no weight floor; no decrease
+#: floor; the loss's constant initial score)
+_NEW_PARAMETERS = {"min_samples_split": 2, "min_weight_fraction_leaf": 0.0,
+                   "min_impurity_decrease": 0.0, "init": None, "criterion": "deprecated"}
+
+#: losses that scikit-learn reports at twice treeboost's former scores
+_DOUBLED = ("treeboost.losses.squared_error.SquaredError",
+            "treeboost.losses.log_loss.BinaryLogLoss")
+
+
+def migrate_gradient_boosting(obj, arrays):
+    """Rewrite, in place, every former booster of the decoded JSON ``obj`` (and the
+    score arrays of ``arrays`` it refers to) into the current parameters."""
+    stack = [obj]
+    while stack:
+        obj = stack.pop()
+        if isinstance(obj, list):
+            stack.extend(obj)
+            continue
+        if not isinstance(obj, dict):
+            continue
+        stack.extend(obj.values())
+        state = obj.get("state")
+        if obj.get("__object__") not in _BOOSTERS or not isinstance(state, dict) or \
+                "early_stopping" not in state:
+            continue
+        if state.pop("early_stopping") is not True:
+            state["n_iter_no_change"] = None
+        for name, value in _NEW_PARAMETERS.items():
+            state.setdefault(name, value)
+        loss = state.get("_loss")
+        if isinstance(loss, dict) and loss.get("__object__") in _DOUBLED:
+            for name in ("train_score_", "validation_score_"):
+                ref = state.get(name)
+                key = ref.get("__array__") if isinstance(ref, dict) else None
+                if isinstance(key, str) and key in arrays:
+                    arrays[key] = 2.0 * np.asarray(arrays[key])
