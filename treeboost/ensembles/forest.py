@@ -30,7 +30,7 @@ _UNIT = np.empty(0)
 
 _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
                 "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
-                "min_impurity_decrease", "max_bins", "categorical_features")
+                "min_impurity_decrease", "max_bins", "categorical_features", "ccp_alpha")
 
 
 def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws):
@@ -375,8 +375,9 @@ _DOC = """
         As the CART estimators (``"gini"``, ``"entropy"``, ``"gain_ratio"`` /
         ``"squared_error"``).
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
-    max_leaf_nodes, min_impurity_decrease, max_bins, categorical_features
-        As in :class:`~treeboost.DecisionTreeClassifier`, for every tree.
+    max_leaf_nodes, min_impurity_decrease, max_bins, categorical_features, ccp_alpha
+        As in :class:`~treeboost.DecisionTreeClassifier`, for every tree (each tree is
+        pruned with ``ccp_alpha`` on its own bootstrap sample).
     max_features : int, float, {"sqrt", "log2"} or None
         Features drawn at each node.
     bootstrap : bool
@@ -425,7 +426,8 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest
                  max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None, verbose=0,
                  warm_start=False, class_weight=None, max_samples=None, max_bins=255,
-                 categorical_features=None):
+                 categorical_features=None,
+                 ccp_alpha=0.0):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -445,6 +447,7 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest
         self.max_samples = max_samples
         self.max_bins = max_bins
         self.categorical_features = categorical_features
+        self.ccp_alpha = ccp_alpha
 
 
 class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
@@ -457,7 +460,8 @@ class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None, verbose=0,
-                 warm_start=False, max_samples=None, max_bins=255, categorical_features=None):
+                 warm_start=False, max_samples=None, max_bins=255, categorical_features=None,
+                 ccp_alpha=0.0):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -476,6 +480,7 @@ class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
         self.max_samples = max_samples
         self.max_bins = max_bins
         self.categorical_features = categorical_features
+        self.ccp_alpha = ccp_alpha
 
 
 class ExtraTreesClassifier(RandomForestClassifier):
@@ -488,7 +493,8 @@ class ExtraTreesClassifier(RandomForestClassifier):
                  max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
                  bootstrap=False, oob_score=False, n_jobs=None, random_state=None, verbose=0,
                  warm_start=False, class_weight=None, max_samples=None, max_bins=255,
-                 categorical_features=None):
+                 categorical_features=None,
+                 ccp_alpha=0.0):
         super().__init__(
             n_estimators, criterion=criterion, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
@@ -497,7 +503,7 @@ class ExtraTreesClassifier(RandomForestClassifier):
             bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs, random_state=random_state,
             verbose=verbose, warm_start=warm_start, class_weight=class_weight,
             max_samples=max_samples, max_bins=max_bins,
-            categorical_features=categorical_features)
+            categorical_features=categorical_features, ccp_alpha=ccp_alpha)
 
 
 class ExtraTreesRegressor(RandomForestRegressor):
@@ -509,7 +515,8 @@ class ExtraTreesRegressor(RandomForestRegressor):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  bootstrap=False, oob_score=False, n_jobs=None, random_state=None, verbose=0,
-                 warm_start=False, max_samples=None, max_bins=255, categorical_features=None):
+                 warm_start=False, max_samples=None, max_bins=255, categorical_features=None,
+                 ccp_alpha=0.0):
         super().__init__(
             n_estimators, criterion=criterion, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
@@ -517,7 +524,8 @@ class ExtraTreesRegressor(RandomForestRegressor):
             max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
             bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs, random_state=random_state,
             verbose=verbose, warm_start=warm_start, max_samples=max_samples,
-            max_bins=max_bins, categorical_features=categorical_features)
+            max_bins=max_bins, categorical_features=categorical_features,
+            ccp_alpha=ccp_alpha)
 
 
 register(RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier,

@@ -27,7 +27,7 @@ from ._checks import (check_array, check_attributes, check_classes, check_fitted
                       check_instance, check_int, check_labels, check_real, is_hashable,
                       is_int, is_real, labels_ok)
 from ._codec import Decoder, Encoder, check_array_headers
-from ._migrations import migrate_gradient_boosting
+from ._migrations import migrate_added_parameters, migrate_gradient_boosting
 from ._container import (ALLOWED_DTYPES, MAX_EXPANSION, MAX_JSON_BYTES, MAX_JSON_DEPTH,
                          MIN_ARRAY_BUDGET, atomic_write, read_container, write_container)
 from ._registry import (_MOVED_MODULES, _validated, lookup, persisted_attributes, register,
@@ -111,6 +111,7 @@ def load(path):
         if doc["format_version"] < 2:
             _migrate_v1(doc["model"])
         migrate_gradient_boosting(doc["model"], arrays)
+        migrate_added_parameters(doc["model"])
         decoder = Decoder(arrays)
         model = decoder(doc["model"])
         if not hasattr(model, "_validate_state") or not hasattr(model, "get_params"):

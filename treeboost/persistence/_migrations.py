@@ -8,6 +8,9 @@ included: 31 leaves, 20 rows a leaf, ``split_gain="hessian"``, ``tol=1e-7``) are
 the model loads with the values it was fitted with; ``train_score_`` and
 ``validation_score_`` are brought to scikit-learn's scale (:attr:`Loss.score_scale`).
 No format version changes: such a file is recognised by its ``early_stopping`` entry.
+
+Parameters added later to other estimators (:data:`_ADDED_PARAMETERS`) are filled in with
+the value that reproduces how an older file's model was fitted.
 """
 import numpy as np
 
@@ -52,3 +55,34 @@ def migrate_gradient_boosting(obj, arrays):
                 key = ref.get("__array__") if isinstance(ref, dict) else None
                 if isinstance(key, str) and key in arrays:
                     arrays[key] = 2.0 * np.asarray(arrays[key])
+
+
+#: parameters added after files of these classes were written, each with the value the
+#: older model was fitted with (no pruning before ``ccp_alpha`` existed)
+_TREES = ("treeboost.trees.cart.DecisionTreeClassifier",
+          "treeboost.trees.cart.DecisionTreeRegressor",
+          "treeboost.trees.cart.ExtraTreeClassifier", "treeboost.trees.cart.ExtraTreeRegressor",
+          "treeboost.ensembles.forest.RandomForestClassifier",
+          "treeboost.ensembles.forest.RandomForestRegressor",
+          "treeboost.ensembles.forest.ExtraTreesClassifier",
+          "treeboost.ensembles.forest.ExtraTreesRegressor")
+_ADDED_PARAMETERS = {name: {"ccp_alpha": 0.0} for name in _TREES}
+
+
+def migrate_added_parameters(obj):
+    """Fill in, in place, the parameters of :data:`_ADDED_PARAMETERS` that an object of
+    the decoded JSON ``obj`` lacks."""
+    stack = [obj]
+    while stack:
+        obj = stack.pop()
+        if isinstance(obj, list):
+            stack.extend(obj)
+            continue
+        if not isinstance(obj, dict):
+            continue
+        stack.extend(obj.values())
+        added = _ADDED_PARAMETERS.get(obj.get("__object__"))
+        state = obj.get("state")
+        if added is not None and isinstance(state, dict):
+            for name, value in added.items():
+                state.setdefault(name, value)

@@ -73,6 +73,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         "max_bins": [Interval(Integral, 2, 65535, closed="both"), None],
         "categorical_features": ["array-like", StrOptions({"auto"}), None],
         "splitter": [StrOptions({"best", "random"})],
+        "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
     }
 
     def _stats(self, y, sample_weight):
@@ -134,7 +135,28 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         grower = self._grower(sample_indices.shape[0], total_weight, seed, parallel)
         self.tree_, _ = grower.grow(Xb, stats, None, sample_indices, workspace,
                                     return_leaves=False)
+        if self.ccp_alpha > 0.0:
+            from .pruning import prune_ccp
+            self.tree_ = prune_ccp(self, self.ccp_alpha).tree_
         return self
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """The minimal cost-complexity pruning path of the tree grown on ``X, y`` (this
+        estimator's parameters with ``ccp_alpha=0``), as scikit-learn's method.
+
+        Returns
+        -------
+        path : sklearn.utils.Bunch
+            ``ccp_alphas``: the effective alphas of the subtrees, non-decreasing from 0;
+            ``impurities``: the total leaf impurity ``sum_t w_t/w_root impurity_t`` of
+            each subtree.  ``ccp_alpha=ccp_alphas[i]`` grows the ``i``-th subtree.
+        """
+        from sklearn.base import clone
+        from sklearn.utils import Bunch
+        from .pruning import cost_complexity_pruning_path
+        full = clone(self).set_params(ccp_alpha=0.0).fit(X, y, sample_weight=sample_weight)
+        path = cost_complexity_pruning_path(full)
+        return Bunch(ccp_alphas=path.ccp_alphas, impurities=path.impurities)
 
     # -- prediction -------------------------------------------------------------------
     def _transform(self, X):
@@ -250,6 +272,12 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         value between the node's smallest and largest value (Extra-Trees, Geurts et al.
         2006; the values are bin centers, exact up to ``max_bins`` distinct values), and
         constant features do not count towards ``max_features``.
+    ccp_alpha : float, default=0.0
+        Minimal cost-complexity pruning (Breiman et al. 1984; scikit-learn's parameter):
+        after growth, the weakest link (the internal node ``t`` of least
+        ``alpha_eff(t) = (R(t) - R(T_t)) / (|leaves(T_t)| - 1)``, ``R`` the leaf impurity
+        weighted by ``w_t / w_root``) is made a leaf while ``alpha_eff <= ccp_alpha``.
+        0 prunes nothing; :meth:`cost_complexity_pruning_path` lists the alphas.
 
     Attributes
     ----------
@@ -282,7 +310,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  class_weight=None, max_bins=255, categorical_features=None,
-                 splitter="best"):
+                 splitter="best", ccp_alpha=0.0):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -296,6 +324,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.max_bins = max_bins
         self.categorical_features = categorical_features
         self.splitter = splitter
+        self.ccp_alpha = ccp_alpha
 
     def _criterion_code(self):
         return CLASSIFICATION_CRITERIA[self.criterion]
@@ -360,7 +389,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  max_bins=255, categorical_features=None,
-                 splitter="best"):
+                 splitter="best", ccp_alpha=0.0):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -373,6 +402,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.max_bins = max_bins
         self.categorical_features = categorical_features
         self.splitter = splitter
+        self.ccp_alpha = ccp_alpha
 
     def _criterion_code(self):
         return REGRESSION_CRITERIA[self.criterion]
@@ -405,7 +435,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
     ----------
     criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     random_state, max_leaf_nodes, min_impurity_decrease, class_weight, max_bins,
-    categorical_features
+    categorical_features, ccp_alpha
         As in :class:`DecisionTreeClassifier`.
     splitter : {"random", "best"}, default="random"
     max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
@@ -415,14 +445,14 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features="sqrt", random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, class_weight=None, max_bins=255,
-                 categorical_features=None):
+                 categorical_features=None, ccp_alpha=0.0):
         super().__init__(
             criterion=criterion, splitter=splitter, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
             min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
             random_state=random_state, max_leaf_nodes=max_leaf_nodes,
             min_impurity_decrease=min_impurity_decrease, class_weight=class_weight,
-            max_bins=max_bins, categorical_features=categorical_features)
+            max_bins=max_bins, categorical_features=categorical_features, ccp_alpha=ccp_alpha)
 
 
 class ExtraTreeRegressor(DecisionTreeRegressor):
@@ -435,7 +465,8 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
     Parameters
     ----------
     criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
-    random_state, max_leaf_nodes, min_impurity_decrease, max_bins, categorical_features
+    random_state, max_leaf_nodes, min_impurity_decrease, max_bins, categorical_features,
+    ccp_alpha
         As in :class:`DecisionTreeRegressor`.
     splitter : {"random", "best"}, default="random"
     max_features : int, float, {"sqrt", "log2"} or None, default=1.0
@@ -444,14 +475,15 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
     def __init__(self, *, criterion="squared_error", splitter="random", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=1.0, random_state=None, max_leaf_nodes=None,
-                 min_impurity_decrease=0.0, max_bins=255, categorical_features=None):
+                 min_impurity_decrease=0.0, max_bins=255, categorical_features=None,
+                 ccp_alpha=0.0):
         super().__init__(
             criterion=criterion, splitter=splitter, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
             min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
             random_state=random_state, max_leaf_nodes=max_leaf_nodes,
             min_impurity_decrease=min_impurity_decrease, max_bins=max_bins,
-            categorical_features=categorical_features)
+            categorical_features=categorical_features, ccp_alpha=ccp_alpha)
 
 
 register(DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
