@@ -17,8 +17,8 @@ criterion          statistics ``s``            node term ``T(s)`` (lower is pure
 ``poisson``        ``(w, w*y)``                ``-S log(S / W)``, ``S = sum w y`` (``W *``
                                                half Poisson deviance minus
                                                ``sum w y log y``, which cancels)
-``absolute_error`` ``(w, w*y)`` (the split     ``sum w |y - median|``: no sum gives it, the
-                   reads the samples)          split search sweeps the node's samples
+``absolute_error`` ``(w, w*y)`` (its split    ``sum w |y - median|``: no sum gives it, the
+                   search reads the samples)   split search sweeps the node's samples
                                                (:mod:`.median_split`)
 ``newton``         ``(g, h)`` (gradient,       ``-1/2 G^2 / (H + lambda)``
                    hessian, sample-weighted)
@@ -30,11 +30,13 @@ The weighted impurity decrease of a split of a parent ``P`` into ``L`` and ``R``
 XGBoost / LightGBM, ``1/2 [G_L^2/(H_L+l) + G_R^2/(H_R+l) - G^2/(H+l)]``.
 
 A regression tree's leaves predict the weighted mean, or the weighted median for
-``absolute_error``.  The impurity it reports is the weighted variance, the half Poisson
-deviance ``sum w (y log(y / mean) - y + mean) / W`` or the mean absolute deviation around
-the median ``sum w |y - median| / W``, as scikit-learn's.  The last two need each node's
-samples (``sum w y log y``, the median), so the grower keeps the variance while it grows
-(its purity test) and :mod:`.node_targets` computes them after growth.
+``absolute_error``.  The impurity it reports is scikit-learn's: the weighted variance
+(``squared_error``, ``friedman_mse``), the half Poisson deviance
+``sum w y log(y / mean) / W`` (``poisson``; the deviance's other term,
+``sum w (mean - y)``, is zero at the mean) or the mean absolute deviation
+``sum w |y - median| / W`` (``absolute_error``).  The last two need each node's samples
+(``sum w y log y``, the median), so the grower keeps the variance while it grows (its
+purity test) and :mod:`.node_targets` computes them after growth.
 
 The gain ratio (C4.5) divides the information gain ``(T(P) - T(L) - T(R)) / W_P`` by the
 split information of the binary partition, ``IV = -sum_{c in L,R} W_c/W_P log2(W_c/W_P)``.

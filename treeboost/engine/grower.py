@@ -757,7 +757,7 @@ class TreeGrower:
         Seed of the per-node feature sampling.
     parallel : bool
         Evaluate the features of large nodes on several threads (False inside a forest,
-        which is parallel over trees instead).
+        which is parallel over trees instead; ``absolute_error`` trees grow serially).
     dense_min_samples : int or None
         Nodes with at least this many samples use dense histograms (default: half the
         number of histogram bins, at least 32).

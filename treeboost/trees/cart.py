@@ -217,6 +217,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Impurity ``Gini(D) = 1 - sum_k p_k^2``; ``Ent(D) = -sum_k p_k log2 p_k`` with the
         split chosen by information gain ``Ent(D) - sum_v |D_v|/|D| Ent(D_v)``; or the gain
         ratio, that gain divided by the split information of the binary partition.
+        ``"log_loss"`` is ``"entropy"`` (as in scikit-learn).
     max_depth : int, default=None
         Maximum depth; None grows until leaves are pure or hit the other limits.
     min_samples_split : int or float, default=2
