@@ -182,6 +182,14 @@ def test_poisson_never_makes_a_child_without_counts():
     y = np.array([0, 0, 0, 0, 0, 1, 2, 1, 3, 2.0])
     est = DecisionTreeRegressor(criterion="poisson").fit(X, y)
     assert np.all(est.tree_.value[:, 0] > 0)
+    # fully grown on many zeros among reals: a child of zeros whose sum, the parent's
+    # minus its sibling's, is a rounding residue must not pass for positive
+    rng = np.random.RandomState(0)
+    X = rng.randn(1000, 4)
+    y = np.abs(X @ [3.0, -1.0, 0.5, 0.0] + rng.randn(1000))
+    y[y < 1] = 0
+    est = DecisionTreeRegressor(criterion="poisson").fit(X, y)
+    assert np.all(est.tree_.value[:, 0] > 0)
 
 
 @pytest.mark.parametrize("criterion", CRITERIA[1:])

@@ -59,8 +59,12 @@ REGRESSION_CRITERIA = {"squared_error": SQUARED_ERROR, "friedman_mse": FRIEDMAN_
                        "poisson": POISSON, "absolute_error": ABSOLUTE_ERROR}
 
 #: a child of a Poisson split must hold a sum of targets above this (scikit-learn's
-#: EPSILON): its mean must be positive, and the right child's sum is a difference
+#: EPSILON): its mean must be positive
 POISSON_MIN_SUM = np.finfo(np.float64).eps
+#: ... and above this fraction of its parent's sum: a child's sum is a difference of sums
+#: whose rounding leaves a residue in proportion to the parent's sum (up to one
+#: rounding per sample), which must not pass for the sum of a child of zeros
+POISSON_SUM_RTOL = 1e-8
 
 _LOG2 = np.log(2.0)
 

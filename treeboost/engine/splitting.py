@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit, prange
 
 from .criteria import (node_term, is_regression, NEWTON, SQUARED_ERROR, FRIEDMAN_MSE, POISSON,
-                       POISSON_MIN_SUM, GINI, ENTROPY, _LOG2)
+                       POISSON_MIN_SUM, POISSON_SUM_RTOL, GINI, ENTROPY, _LOG2)
 from .histogram import (SMALL_NODE_SORT, build_histogram, compress_histogram, gather_bitmap,
                         gather_sorted, insertion_order, subtract_histogram)
 from .layout import Scratch
@@ -36,7 +36,8 @@ def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
     gini ``sum_k l_k^2/W_L + sum_k r_k^2/W_R``; entropy ``-(T(L) + T(R))``; squared
     error ``S_L^2/W_L + S_R^2/W_R``; Friedman's ``(W_R S_L - W_L S_R)^2 / (W_L W_R)``
     (his improvement times ``W``); Poisson ``S_L log(S_L/W_L) + S_R log(S_R/W_R)``, ``-inf``
-    when a child's sum of targets is not positive (scikit-learn's rule); newton
+    when a child's sum of targets is not positive (scikit-learn's rule, with a tolerance
+    for the rounding of the difference ``S - S_L``); newton
     ``G_L^2/(H_L+l) + G_R^2/(H_R+l)``, computed as ``G (G/(H+l))`` so that huge gradients
     (sample weights near 1e300) do not overflow;
     gain ratio: the ratio itself.  (``absolute_error`` has its own search,
@@ -72,7 +73,8 @@ def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
         if crit == FRIEDMAN_MSE:
             diff = wr * sl - wl * sr
             return diff * diff / (wl * wr)
-        if sl <= POISSON_MIN_SUM or sr <= POISSON_MIN_SUM:
+        floor = max(POISSON_MIN_SUM, POISSON_SUM_RTOL * total[1])
+        if sl <= floor or sr <= floor:
             return -np.inf
         return sl * np.log(sl / wl) + sr * np.log(sr / wr)
     wl = 0.0
