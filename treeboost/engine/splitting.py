@@ -73,8 +73,8 @@ def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
         if crit == FRIEDMAN_MSE:
             diff = wr * sl - wl * sr
             return diff * diff / (wl * wr)
-        floor = max(POISSON_MIN_SUM, POISSON_SUM_RTOL * total[1])
-        if sl <= floor or sr <= floor:
+        floor = POISSON_SUM_RTOL * total[1]
+        if sl <= floor or sr <= floor or sl <= POISSON_MIN_SUM or sr <= POISSON_MIN_SUM:
             return -np.inf
         return sl * np.log(sl / wl) + sr * np.log(sr / wr)
     wl = 0.0
