@@ -44,8 +44,10 @@ NodeTargets = namedtuple("NodeTargets", [
     "deviation",    # (1,) the node's own AE around its median
 ])
 
-#: rows of the per-feature float work array (:func:`_work`)
-_FWD, _FWD_MISS, _BWD, _BWD_MISS, _TREE_W, _TREE_WY, _N_FLOAT_ROWS = 0, 1, 2, 3, 4, 5, 6
+#: rows of the per-feature float work array: the AE of the sweeps forward and backward
+#: without the missing values, then with them (sweep ``k`` goes forward for even ``k``
+#: and starts from the missing values for ``k >= 2``), then the Fenwick tree
+_FWD, _BWD, _FWD_MISS, _BWD_MISS, _TREE_W, _TREE_WY, _N_FLOAT_ROWS = 0, 1, 2, 3, 4, 5, 6
 #: sides of a sample at a random cut
 _LEFT, _RIGHT, _MISSING = 0, 1, 2
 
@@ -223,7 +225,7 @@ def _keys(f, start, n, data, idx, nt, key):
     cwy = np.zeros(n_codes)
     seen = np.zeros(n_codes, np.bool_)
     for o in range(n):
-        c = key[o]
+        c = np.int64(key[o])
         if c != mc:
             r = nt.rank[o]
             cw[c] += nt.w[r]
@@ -240,7 +242,7 @@ def _keys(f, start, n, data, idx, nt, key):
         pos[cats[j]] = j
     for o in range(n):
         if key[o] != mc:
-            key[o] = pos[key[o]]
+            key[o] = pos[np.int64(key[o])]
     return cats, n_miss
 
 
@@ -266,18 +268,16 @@ def _scan(f, view, data, idx, params, nt, fl, key, group_end, cands):
             n_groups += 1
     if n_groups < 2 and not has_miss or n_groups < 1:
         return
-    _sweep(perm, group_end, n_groups, n_present, n, True, False, nt, fl, _FWD)
-    _sweep(perm, group_end, n_groups, n_present, n, False, False, nt, fl, _BWD)
-    fwd_miss = _FWD
-    bwd_miss = _BWD
+    # one call site with run-time arguments: constant ones would compile the sweep once
+    # per combination
+    for k in range(4 if has_miss else 2):
+        _sweep(perm, group_end, n_groups, n_present, n, k % 2 == 0, k >= 2, nt, fl, k)
+    fwd_miss = _FWD_MISS if has_miss else _FWD
+    bwd_miss = _BWD_MISS if has_miss else _BWD
     mw = 0.0
     mwy = 0.0
     mcount = 0.0
     if has_miss:
-        _sweep(perm, group_end, n_groups, n_present, n, True, True, nt, fl, _FWD_MISS)
-        _sweep(perm, group_end, n_groups, n_present, n, False, True, nt, fl, _BWD_MISS)
-        fwd_miss = _FWD_MISS
-        bwd_miss = _BWD_MISS
         for p in range(n_present, n):
             r = nt.rank[perm[p]]
             mw += nt.w[r]
@@ -337,7 +337,7 @@ def _scan(f, view, data, idx, params, nt, fl, key, group_end, cands):
             bits[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
         cands.bin_threshold[f] = 0
     else:
-        cands.bin_threshold[f] = key[perm[group_end[best_g] - 1]]
+        cands.bin_threshold[f] = np.int64(key[perm[group_end[best_g] - 1]])
 
 
 @internal
@@ -347,7 +347,9 @@ def evaluate_features(feats, view, data, idx, params, nt, cands):
     ``nt`` is the node's :class:`NodeTargets`."""
     n = view.end - view.start
     fl = np.empty((_N_FLOAT_ROWS, n + 1))
-    key = np.empty(n, np.int64)
+    # float keys (codes and category positions are small integers, exact in float64):
+    # the same argsort as the targets', compiled once
+    key = np.empty(n)
     group_end = np.empty(n, np.int64)
     for i in range(feats.shape[0]):
         _scan(feats[i], view, data, idx, params, nt, fl, key, group_end, cands)
@@ -431,12 +433,16 @@ def score_cut(cuts, j, view, data, idx, params, nt, cands):
         if (w < params.min_weight_leaf or wr < params.min_weight_leaf or w <= 0.0
                 or wr <= 0.0):
             continue
-        if with_miss == 0:
-            dev = (_side_deviation(nt, side, _LEFT, _LEFT)
-                   + _side_deviation(nt, side, _RIGHT, _MISSING))
-        else:
-            dev = (_side_deviation(nt, side, _LEFT, _MISSING)
-                   + _side_deviation(nt, side, _RIGHT, _RIGHT))
+        # the missing values join the right side, then the left one; the sides are
+        # run-time values, so that the deviation compiles once
+        miss_left = np.int8(_MISSING if with_miss == 1 else _LEFT)
+        miss_right = np.int8(_RIGHT if with_miss == 1 else _MISSING)
+        dev = 0.0
+        for t in range(2):
+            if t == 0:
+                dev += _side_deviation(nt, side, np.int8(_LEFT), miss_left)
+            else:
+                dev += _side_deviation(nt, side, np.int8(_RIGHT), miss_right)
         if -dev > best:
             best = -dev
             best_ml = with_miss == 1
