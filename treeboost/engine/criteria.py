@@ -11,6 +11,15 @@ criterion          statistics ``s``            node term ``T(s)`` (lower is pure
 ``gain_ratio``     ``w_k`` per class           as ``entropy``; score = gain / split info
 ``squared_error``  ``(w, w*y)``                ``-(sum w y)^2 / W`` (``W * variance`` minus
                                                ``sum w y^2``, which cancels in a split)
+``friedman_mse``   ``(w, w*y)``                as ``squared_error``; a split is scored by
+                                               Friedman's improvement
+                                               ``W_L W_R (mean_L - mean_R)^2 / W``
+``poisson``        ``(w, w*y)``                ``-S log(S / W)``, ``S = sum w y`` (``W *``
+                                               half Poisson deviance minus
+                                               ``sum w y log y``, which cancels)
+``absolute_error`` ``(w, w*y)`` (its split    ``sum w |y - median|``: no sum gives it, the
+                   search reads the samples)   split search sweeps the node's samples
+                                               (:mod:`.median_split`)
 ``newton``         ``(g, h)`` (gradient,       ``-1/2 G^2 / (H + lambda)``
                    hessian, sample-weighted)
 =================  ==========================  ===========================================
@@ -19,6 +28,15 @@ The weighted impurity decrease of a split of a parent ``P`` into ``L`` and ``R``
 ``T(P) - T(L) - T(R)``.  Divided by the total weight of the root it is scikit-learn's
 ``min_impurity_decrease`` quantity; for ``newton`` it is the second-order gain of
 XGBoost / LightGBM, ``1/2 [G_L^2/(H_L+l) + G_R^2/(H_R+l) - G^2/(H+l)]``.
+
+A regression tree's leaves predict the weighted mean, or the weighted median for
+``absolute_error``.  The impurity it reports is scikit-learn's: the weighted variance
+(``squared_error``, ``friedman_mse``), the half Poisson deviance
+``sum w y log(y / mean) / W`` (``poisson``; the deviance's other term,
+``sum w (mean - y)``, is zero at the mean) or the mean absolute deviation
+``sum w |y - median| / W`` (``absolute_error``).  The last two need each node's samples
+(``sum w y log y``, the median), so the grower keeps the variance while it grows (its
+purity test) and :mod:`.node_targets` computes them after growth.
 
 The gain ratio (C4.5) divides the information gain ``(T(P) - T(L) - T(R)) / W_P`` by the
 split information of the binary partition, ``IV = -sum_{c in L,R} W_c/W_P log2(W_c/W_P)``.
@@ -31,12 +49,31 @@ ENTROPY = 1
 GAIN_RATIO = 2
 SQUARED_ERROR = 3
 NEWTON = 4
+FRIEDMAN_MSE = 5
+POISSON = 6
+ABSOLUTE_ERROR = 7
 
 CLASSIFICATION_CRITERIA = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY,
                            "gain_ratio": GAIN_RATIO}
-REGRESSION_CRITERIA = {"squared_error": SQUARED_ERROR}
+REGRESSION_CRITERIA = {"squared_error": SQUARED_ERROR, "friedman_mse": FRIEDMAN_MSE,
+                       "poisson": POISSON, "absolute_error": ABSOLUTE_ERROR}
+
+#: a child of a Poisson split must hold a sum of targets above this (scikit-learn's
+#: EPSILON): its mean must be positive
+POISSON_MIN_SUM = np.finfo(np.float64).eps
+#: ... and above this fraction of its parent's sum: a child's sum is a difference of sums
+#: whose rounding leaves a residue in proportion to the parent's sum (up to one
+#: rounding per sample), which must not pass for the sum of a child of zeros
+POISSON_SUM_RTOL = 1e-8
 
 _LOG2 = np.log(2.0)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def is_regression(crit):
+    """Whether ``crit`` is a regression tree's criterion: statistics ``(w, w*y)``,
+    leaves and categories ordered by the mean target."""
+    return crit == SQUARED_ERROR or crit >= FRIEDMAN_MSE
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -45,7 +82,7 @@ def node_weight(s, crit, n_stats):
     the hessian sum (``min_child_weight``) for ``newton``."""
     if crit == NEWTON:
         return s[1]
-    if crit == SQUARED_ERROR:
+    if is_regression(crit):
         return s[0]
     w = 0.0
     for k in range(n_stats):
@@ -59,10 +96,17 @@ def node_term(s, crit, n_stats, l2):
     if crit == NEWTON:
         # G (G/(H+l)): G^2 alone would overflow for gradients near 1e155 and above
         return -0.5 * s[0] * (s[0] / (s[1] + l2))
-    if crit == SQUARED_ERROR:
+    if crit == SQUARED_ERROR or crit == FRIEDMAN_MSE:
         if s[0] <= 0.0:
             return 0.0
         return -s[1] * s[1] / s[0]
+    if crit == POISSON:
+        if s[0] <= 0.0 or s[1] <= 0.0:
+            return 0.0
+        return -s[1] * np.log(s[1] / s[0])
+    if crit == ABSOLUTE_ERROR:
+        # not a function of the sums: its split search computes its decrease
+        return 0.0
     w = 0.0
     for k in range(n_stats):
         w += s[k]
@@ -84,10 +128,12 @@ def node_term(s, crit, n_stats, l2):
 @njit(nogil=True, cache=True)
 def node_impurity(s, sq_sum, crit, n_stats, l2):
     """The impurity a fitted tree reports for a node (Gini index, entropy in bits,
-    weighted variance, or ``-1/2 G^2/(H+lambda)`` for ``newton``)."""
+    weighted variance, or ``-1/2 G^2/(H+lambda)`` for ``newton``).  For ``poisson`` and
+    ``absolute_error`` it is the variance too: the impurity a tree reports for them needs
+    the node's samples, and is computed after growth (see the module docstring)."""
     if crit == NEWTON:
         return node_term(s, crit, n_stats, l2)
-    if crit == SQUARED_ERROR:
+    if is_regression(crit):
         if s[0] <= 0.0:
             return 0.0
         mean = s[1] / s[0]

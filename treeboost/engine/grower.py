@@ -35,6 +35,10 @@ threads and is compiled only when a tree is large enough to use it
 (:data:`PARALLEL_GROWER_MIN_WORK`).  The steps are inlined into the copy that calls
 them: numba compiles each kernel once and then again inside every kernel that calls it,
 so a chain of small compiled steps would compile the split search once per link.
+
+``absolute_error`` has a third copy, :func:`grow_tree_exact` (serial), whose split search
+reads the node's samples (:mod:`.median_split`) instead of histograms: the two others
+hold none of that search, and it is compiled only the first time a tree uses it.
 """
 from collections import namedtuple
 
@@ -43,7 +47,9 @@ import numpy as np
 from numba import njit
 
 from ._borrow import borrow
-from .criteria import NEWTON, SQUARED_ERROR, node_impurity, node_weight
+from . import median_split
+from .criteria import (ABSOLUTE_ERROR, NEWTON, POISSON, REGRESSION_CRITERIA, is_regression,
+                       node_impurity, node_weight)
 from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, NodeArrays,
                      NodeView, Pending, RandomCuts, RowBuffers, SplitCandidates, Workspace)
 from .partition import BinnedSplit, partition_parallel, partition_serial
@@ -51,7 +57,8 @@ from .random_cuts import cut_ranges, cut_sums, draw_cut, score_cut
 from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into,
                         evaluate_features, evaluate_features_parallel, make_scratch,
                         thread_scratch)
-from .statistics import SampleStatistics, gather_rows, sum_rows, sum_sq
+from .node_targets import node_target_values
+from .statistics import SOURCE_REGRESSION, SampleStatistics, gather_rows, sum_rows, sum_sq
 from .tree import Tree
 
 #: node samples from which a partition runs on several threads: a partition pass costs
@@ -126,15 +133,19 @@ def _sample_features(sampler, k):
     return out[:k], perm[k:]
 
 
-@internal
-def _random_search(g, view):
+@step
+def _random_search_body(g, view, nt, exact):
     """Extra-Trees' search at a node: features in random order until ``max_features`` of
     them are not constant in the node (constant ones do not count, as in Geurts et al.
     2006 and scikit-learn), each numeric one with one random cut (:mod:`.random_cuts`, a
     batch of features per pass over the samples).  Returns the best numeric feature (-1:
     none), its score, and how many categorical features were drawn: they are in
     ``sampler.sorted_draw[:n]``, for the caller to search for their best subset (with
-    the split search it compiles anyway)."""
+    the split search it compiles anyway).
+
+    ``exact`` is a constant of the compiled copy: with True the cuts are scored by the
+    absolute error over the node's samples (``nt``, :func:`.median_split.sort_node`),
+    else from their sums (``nt`` unused)."""
     sampler = g.sampler
     cands = g.candidates
     cuts = g.random_cuts
@@ -178,14 +189,31 @@ def _random_search(g, view):
                 cuts.cut[m] = draw_cut(data.bin_centers[f], cuts.lo[j], cuts.hi[j], draw)
                 m += 1
         found += m
-        cut_sums(cuts, m, view.start, view.end, data, g.rows.idx, g.rows.ostats)
+        if exact:
+            for j in range(m):
+                median_split.score_cut(cuts, j, view, data, g.rows.idx, g.params, nt, cands)
+        else:
+            cut_sums(cuts, m, view.start, view.end, data, g.rows.idx, g.rows.ostats)
+            for j in range(m):
+                score_cut(cuts, j, view.total, g.params, scratch, cands)
         for j in range(m):
-            score_cut(cuts, j, view.total, g.params, scratch, cands)
             f = cuts.feature[j]
             if cands.score[f] > best_score:
                 best_score = cands.score[f]
                 best = f
     return best, best_score, n_cat
+
+
+@internal
+def _random_search(g, view):
+    """:func:`_random_search_body` scoring the cuts from their sums."""
+    return _random_search_body(g, view, None, False)
+
+
+@internal
+def _random_search_exact(g, view, nt):
+    """:func:`_random_search_body` scoring the cuts by the absolute error."""
+    return _random_search_body(g, view, nt, True)
 
 
 @internal
@@ -214,7 +242,8 @@ def _is_pure(total, sq_sum, impurity, params):
     crit = params.criterion
     if crit == NEWTON:
         return False
-    if crit == SQUARED_ERROR:
+    if is_regression(crit):
+        # the impurity of a growing regression node is its variance (criteria.node_impurity)
         return impurity <= PURE_RTOL * (sq_sum / max(total[0], 1e-300))
     n_nonzero = 0
     for k in range(params.n_stats):
@@ -224,13 +253,15 @@ def _is_pure(total, sq_sum, impurity, params):
 
 
 @step
-def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel):
+def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
     """Step 1: the impurity of a new node and, if the stopping rules let it split, its
     best split.  Returns its status: :data:`UNSPLITTABLE` (its histogram was not
     built), :data:`NO_SPLIT` or :data:`OPENED` (it joins the open nodes).
 
-    ``parallel`` is a constant of the compiled grower (:func:`_make_grow_tree`): with
-    True, large nodes evaluate their features on ``g.n_threads`` threads.
+    ``parallel`` and ``exact`` are constants of the compiled grower
+    (:func:`_make_grow_tree`): with ``parallel``, large nodes evaluate their features on
+    ``g.n_threads`` threads; with ``exact``, the split search reads the node's samples
+    (``absolute_error``, :mod:`.median_split`).
     """
     nodes = g.nodes
     params = g.params
@@ -254,8 +285,8 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel):
         return UNSPLITTABLE
     n_features = g.data.codes_T.shape[0]
     sampling = params.max_features < n_features
-    if params.random_split:
-        # a random cut reads the node's samples, not a histogram (random_cuts)
+    if params.random_split or exact:
+        # a random cut and the exact search read the node's samples, not a histogram
         mode = MODE_SORT
     elif mode == MODE_BUILD and slot < 0:
         slot = _acquire(pool)
@@ -266,10 +297,15 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel):
         gather_rows(rows.ostats, g.src, rows.idx, start, n_node)
     view = NodeView(start, end, total, mode, pool.buffers[max(slot, 0)],
                     pool.buffers[max(sib_slot, 0)])
+    if exact:
+        nt = median_split.sort_node(g.src, rows.idx, start, end)
     if params.random_split:
         # the numeric features drawn get a random cut each; the categorical ones drawn
         # are searched below like any feature
-        best, best_score, n_cat = _random_search(g, view)
+        if exact:
+            best, best_score, n_cat = _random_search_exact(g, view, nt)
+        else:
+            best, best_score, n_cat = _random_search(g, view)
         feats, rest = g.sampler.sorted_draw[:n_cat], g.sampler.no_features
     else:
         best = np.int64(-1)
@@ -282,7 +318,9 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel):
         fs = feats if attempt == 0 else rest
         if fs.shape[0] == 0:
             continue
-        if parallel:
+        if exact:
+            median_split.evaluate_features(fs, view, g.data, rows.idx, params, nt, cands)
+        elif parallel:
             evaluate_features_parallel(g.n_threads, fs, view, g.data, rows, params,
                                        g.scratch, cands)
         else:
@@ -378,7 +416,7 @@ def _split_node(g, node, lc, rc, parallel):
         # the trees sum their children exactly, which keeps the purity tests exact
         sum_rows(nodes.stats[lc], g.src, idx, s0, s0 + nl)
         sum_rows(nodes.stats[rc], g.src, idx, s0 + nl, e0)
-        if g.params.criterion == SQUARED_ERROR:
+        if is_regression(g.params.criterion):
             nodes.sq_sum[lc] = sum_sq(g.src, idx, s0, s0 + nl)
             nodes.sq_sum[rc] = sum_sq(g.src, idx, s0 + nl, e0)
     nodes.start[lc] = s0
@@ -446,8 +484,9 @@ def _reset_nodes(nodes, k):
     nodes.hist_complete[:k] = False
 
 
-def _make_grow_tree(parallel):
-    """The grower compiled with the constant ``parallel`` (see the module docstring)."""
+def _make_grow_tree(parallel, exact=False):
+    """The grower compiled with the constants ``parallel`` and ``exact`` (see the module
+    docstring)."""
 
     @njit(nogil=True, cache=True)
     def grow_tree(data, src, sample_idx, params, seed, cap, ws, n_threads):
@@ -466,16 +505,17 @@ def _make_grow_tree(parallel):
         valid until the workspace grows the next tree.  (Nothing else is returned: boxing
         the records for Python would cost as much to compile as a step of the loop.)
         """
-        return _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel)
+        return _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel,
+                     exact)
     return grow_tree
 
 
-def _make_examine_node(parallel):
+def _make_examine_node(parallel, exact=False):
     """:func:`_examine_node` compiled on its own (not inlined into the grower: see the
-    module docstring), with the constant ``parallel``."""
+    module docstring), with the constants ``parallel`` and ``exact``."""
     @njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
     def examine_node(g, node, mode, slot, sib_slot, pool, root_w):
-        return _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel)
+        return _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact)
     return examine_node
 
 
@@ -483,10 +523,11 @@ def _make_examine_node(parallel):
 # its variables' pickled values, and a dispatcher's differs from process to process
 _examine_node_serial = _make_examine_node(False)
 _examine_node_parallel = _make_examine_node(True)
+_examine_node_exact = _make_examine_node(False, exact=True)
 
 
 @step
-def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel):
+def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel, exact):
     """The body of the growers of :func:`_make_grow_tree`."""
     n = sample_idx.shape[0]
     n_features = data.codes_T.shape[0]
@@ -518,7 +559,7 @@ def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel):
     # passed to once more, for the literal's own type
     zero = np.int64(0)
     sum_rows(nodes.stats[0], g.src, g.rows.idx, zero, n)
-    if params.criterion == SQUARED_ERROR:
+    if is_regression(params.criterion):
         nodes.sq_sum[0] = sum_sq(g.src, g.rows.idx, zero, n)
     nodes.start[0] = 0
     nodes.end[0] = n
@@ -536,7 +577,10 @@ def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel):
     while True:
         for t in range(n_pending):
             node = pending.node[t]
-            if parallel:
+            if exact:
+                status = _examine_node_exact(g, node, pending.mode[t], pending.slot[t],
+                                             pending.sibling_slot[t], pool, root_w)
+            elif parallel:
                 status = _examine_node_parallel(g, node, pending.mode[t], pending.slot[t],
                                                 pending.sibling_slot[t], pool, root_w)
             else:
@@ -581,6 +625,8 @@ def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel):
 grow_tree_serial = _make_grow_tree(False)
 #: the grower that evaluates the features of large nodes on several threads
 grow_tree_parallel = _make_grow_tree(True)
+#: the grower of ``absolute_error``, whose split search reads the node's samples
+grow_tree_exact = _make_grow_tree(False, exact=True)
 
 
 def node_capacity(n, crit, min_samples_leaf, max_leaf_nodes, max_depth):
@@ -711,7 +757,7 @@ class TreeGrower:
         Seed of the per-node feature sampling.
     parallel : bool
         Evaluate the features of large nodes on several threads (False inside a forest,
-        which is parallel over trees instead).
+        which is parallel over trees instead; ``absolute_error`` trees grow serially).
     dense_min_samples : int or None
         Nodes with at least this many samples use dense histograms (default: half the
         number of histogram bins, at least 32).
@@ -786,6 +832,10 @@ class TreeGrower:
         if stats.n_samples != n_samples:
             raise ValueError(f"stats describe {stats.n_samples} samples, X_binned_T has "
                              f"{n_samples}.")
+        by_samples = self.criterion in _SAMPLE_CRITERIA
+        if by_samples and stats.source != SOURCE_REGRESSION:
+            raise ValueError("The poisson and absolute_error criteria read the targets: "
+                             "stats must be SampleStatistics.regression.")
         max_features = n_features if self.max_features is None else int(self.max_features)
         dense_min = self.dense_min_samples
         if dense_min is None:
@@ -818,8 +868,12 @@ class TreeGrower:
         n_slots = max(1, min(want, _POOL_BYTES // max(slot_bytes, 1)))
         sample_indices = np.ascontiguousarray(sample_indices, dtype=np.int64)
         n = len(sample_indices)
-        n_threads = self._n_threads(n, n_features)
+        exact = self.criterion == ABSOLUTE_ERROR
+        n_threads = 1 if exact else self._n_threads(n, n_features)
         grow_tree = grow_tree_parallel if n_threads > 1 else grow_tree_serial
+        if exact:
+            grow_tree = grow_tree_exact
+            n_slots = 1         # it builds no histogram
         max_nodes = node_capacity(n, self.criterion, min_leaf, max_leaf_nodes, max_depth)
         # start from what the workspace holds (at least _FIRST_CAPACITY nodes) rather than
         # the worst case, 2n + 1 nodes, which a fully grown forest tree overestimates
@@ -857,6 +911,12 @@ class TreeGrower:
         bitset = (np.where(is_cat[:, None], nodes.categories[:node_count], np.uint64(0))
                   if is_cat.any() else np.zeros((0, 4), np.uint64))
         weight, value = self._node_values(total)
+        if by_samples:
+            # the median and the impurity of these criteria need each node's samples
+            # (node i holds idx[start[i]:end[i]])
+            node_target_values(self.criterion, stats.arrays.targets, stats.arrays.weights,
+                               idx, nodes.start[:node_count], nodes.end[:node_count], value,
+                               impurity)
         tree = Tree(n_features, value.shape[1], children_left=left, children_right=right,
                     feature=feature, threshold=threshold, is_categorical=is_cat,
                     categories_left=bitset, missing_go_left=missing_left,
@@ -883,13 +943,19 @@ class TreeGrower:
         k = self.n_stats
         if self.criterion == NEWTON:
             return total[:, 1], (-total[:, 0] / (total[:, 1] + self.l2_regularization))[:, None]
-        if self.criterion == SQUARED_ERROR:
+        if self.criterion in REGRESSION_CODES:
             w = total[:, 0]
             with np.errstate(invalid="ignore", divide="ignore"):
                 return w, np.where(w > 0, total[:, 1] / np.where(w > 0, w, 1), 0.0)[:, None]
         w = total[:, :k].sum(axis=1)
         return w, total[:, :k] / np.where(w > 0, w, 1.0)[:, None]
 
+
+#: the codes of the regression criteria (statistics ``(w, w*y)``)
+REGRESSION_CODES = frozenset(REGRESSION_CRITERIA.values())
+
+#: the criteria whose leaf values or impurities need each node's samples
+_SAMPLE_CRITERIA = (POISSON, ABSOLUTE_ERROR)
 
 #: BinnedData.bin_centers of a tree that draws no random cut
 _NO_CENTERS = np.zeros((1, 1))

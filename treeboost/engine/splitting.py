@@ -14,7 +14,8 @@ the best prefix of any of them, a heuristic (the optimal subset is NP-hard in ge
 import numpy as np
 from numba import njit, prange
 
-from .criteria import node_term, NEWTON, SQUARED_ERROR, GINI, ENTROPY, _LOG2
+from .criteria import (node_term, is_regression, NEWTON, SQUARED_ERROR, FRIEDMAN_MSE, POISSON,
+                       POISSON_MIN_SUM, POISSON_SUM_RTOL, GINI, ENTROPY, _LOG2)
 from .histogram import (SMALL_NODE_SORT, build_histogram, compress_histogram, gather_bitmap,
                         gather_sorted, insertion_order, subtract_histogram)
 from .layout import Scratch
@@ -49,10 +50,14 @@ def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
     Within one node the score is a monotone function of the impurity decrease
     (:func:`decrease_from_score` recovers it), so no child array is written here:
     gini ``sum_k l_k^2/W_L + sum_k r_k^2/W_R``; entropy ``-(T(L) + T(R))``; squared
-    error ``S_L^2/W_L + S_R^2/W_R``; newton ``G_L^2/(H_L+l) + G_R^2/(H_R+l)``, computed
-    as ``G (G/(H+l))`` so that huge gradients (sample weights near 1e300) do not
-    overflow;
-    gain ratio: the ratio itself.
+    error ``S_L^2/W_L + S_R^2/W_R``; Friedman's ``(W_R S_L - W_L S_R)^2 / (W_L W_R)``
+    (his improvement times ``W``); Poisson ``S_L log(S_L/W_L) + S_R log(S_R/W_R)``, ``-inf``
+    when a child's sum of targets is not positive (scikit-learn's rule, with a tolerance
+    for the rounding of the difference ``S - S_L``); newton
+    ``G_L^2/(H_L+l) + G_R^2/(H_R+l)``, computed as ``G (G/(H+l))`` so that huge gradients
+    (sample weights near 1e300) do not overflow;
+    gain ratio: the ratio itself.  (``absolute_error`` has its own search,
+    :mod:`.median_split`.)
     """
     cnt = total.shape[0] - 1
     nl = left[cnt]
@@ -74,6 +79,20 @@ def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
         sl = left[1]
         sr = total[1] - sl
         return sl * sl / wl + sr * sr / wr
+    if crit == FRIEDMAN_MSE or crit == POISSON:
+        wl = left[0]
+        wr = total[0] - wl
+        if wl < min_w or wr < min_w or wl <= 0.0 or wr <= 0.0:
+            return -np.inf
+        sl = left[1]
+        sr = total[1] - sl
+        if crit == FRIEDMAN_MSE:
+            diff = wr * sl - wl * sr
+            return diff * diff / (wl * wr)
+        floor = POISSON_SUM_RTOL * total[1]
+        if sl <= floor or sr <= floor or sl <= POISSON_MIN_SUM or sr <= POISSON_MIN_SUM:
+            return -np.inf
+        return sl * np.log(sl / wl) + sr * np.log(sr / wr)
     wl = 0.0
     wr = 0.0
     for k in range(n_stats):
@@ -151,7 +170,7 @@ def _category_keys(cstats, m, crit, n_stats, l2, order_class, keys):
     for j in range(m):
         if crit == NEWTON:
             keys[j] = cstats[j, 0] / (cstats[j, 1] + l2)
-        elif crit == SQUARED_ERROR:
+        elif is_regression(crit):
             keys[j] = cstats[j, 1] / cstats[j, 0] if cstats[j, 0] > 0 else 0.0
         else:
             w = 0.0

@@ -20,7 +20,8 @@ from ..trees.encoding import check_weights
 from ..engine.grower import GrowerWorkspace
 from ..engine.row_blocks import CACHE_BLOCK_VALUES, into_row_blocks
 from ..engine.statistics import SampleStatistics
-from ..trees.targets import check_regression_target, encode_classification_target
+from ..trees.targets import (check_poisson_target, check_regression_target,
+                             encode_classification_target)
 from ._base import BaseTreeEnsemble, drawn_rows, in_bag_rows, resolve_max_samples
 from ._bootstrap import bootstrap_weights
 from ._parallel import n_workers, release_free_memory, run_chunks
@@ -356,7 +357,8 @@ class _ForestClassifierMixin:
 
 class _ForestRegressorMixin:
     def _validate_target(self, y, n_samples):
-        return check_regression_target(y, n_samples)
+        y = check_regression_target(y, n_samples)
+        return check_poisson_target(y) if self.criterion == "poisson" else y
 
     def _stats(self, y, weights):
         return SampleStatistics.regression(y, weights)
@@ -372,8 +374,10 @@ _DOC = """
     ----------
     n_estimators : int, default=100
     criterion : str
-        As the CART estimators (``"gini"``, ``"entropy"``, ``"gain_ratio"`` /
-        ``"squared_error"``).
+        As the CART estimators: ``"gini"``, ``"entropy"`` (``"log_loss"``),
+        ``"gain_ratio"`` for classification (see :class:`~treeboost.DecisionTreeClassifier`);
+        ``"squared_error"``, ``"friedman_mse"``, ``"poisson"``, ``"absolute_error"`` for
+        regression, each with its formula in :class:`~treeboost.DecisionTreeRegressor`.
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     max_leaf_nodes, min_impurity_decrease, max_bins, categorical_features, ccp_alpha
         As in :class:`~treeboost.DecisionTreeClassifier`, for every tree (each tree is

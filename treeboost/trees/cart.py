@@ -20,7 +20,8 @@ from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ..persistence import (PersistenceMixin, check_classes, check_fitted, check_int,
                            register, validate_part)
 from .encoding import EncoderMixin, FeatureEncoder, check_weights
-from .targets import check_regression_target, encode_classification_target
+from .targets import (check_poisson_target, check_regression_target,
+                      encode_classification_target)
 from ..engine.grower import TreeGrower
 from ..engine.statistics import SampleStatistics
 from ..engine.tree import Tree
@@ -241,6 +242,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Impurity ``Gini(D) = 1 - sum_k p_k^2``; ``Ent(D) = -sum_k p_k log2 p_k`` with the
         split chosen by information gain ``Ent(D) - sum_v |D_v|/|D| Ent(D_v)``; or the gain
         ratio, that gain divided by the split information of the binary partition.
+        ``"log_loss"`` is ``"entropy"`` (as in scikit-learn).
     max_depth : int, default=None
         Maximum depth; None grows until leaves are pure or hit the other limits.
     min_samples_split : int or float, default=2
@@ -366,14 +368,29 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     """A CART regression tree on histogram-binned features.
 
-    Each split maximises the decrease of the weighted squared error,
-    ``S_L^2/W_L + S_R^2/W_R - S^2/W`` with ``S = sum w*y`` and ``W = sum w``; each leaf
-    predicts the weighted mean of its targets.  The other parameters are those of
+    Each split maximises the decrease of the criterion's weighted impurity; each leaf
+    predicts the weighted mean of its targets (the weighted median for
+    ``"absolute_error"``).  The other parameters are those of
     :class:`DecisionTreeClassifier`.
 
     Parameters
     ----------
-    criterion : {"squared_error"}, default="squared_error"
+    criterion : {"squared_error", "friedman_mse", "poisson", "absolute_error"}, \
+default="squared_error"
+        With ``S = sum w*y`` and ``W = sum w`` of a node:
+
+        - ``"squared_error"``: the weighted variance ``sum w (y - S/W)^2 / W``; a split
+          maximises ``S_L^2/W_L + S_R^2/W_R - S^2/W``;
+        - ``"friedman_mse"``: the same impurity, a split scored by Friedman's improvement
+          ``W_L W_R / (W_L + W_R) (S_L/W_L - S_R/W_R)^2`` (the same split up to
+          rounding; scikit-learn 1.9 makes it an alias of ``"squared_error"``);
+        - ``"poisson"``: the half Poisson deviance ``sum w y log(y / mean) / W``; a split
+          minimises ``-S_L log(S_L/W_L) - S_R log(S_R/W_R)``, and a child whose sum of y
+          is not positive is not allowed.  y must be non-negative with a positive sum;
+        - ``"absolute_error"``: the mean absolute deviation around the weighted median
+          ``sum w |y - median| / W``; a split minimises ``sum_L w |y - median_L| +
+          sum_R w |y - median_R|``, computed exactly from the node's samples (slower: a
+          sort per feature and node), and the leaves predict the weighted median.
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     max_features, random_state, max_leaf_nodes, min_impurity_decrease, max_bins,
     categorical_features, splitter
@@ -411,13 +428,14 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         return 2
 
     def _validate_y(self, y, n_samples):
-        return check_regression_target(y, n_samples)
+        y = check_regression_target(y, n_samples)
+        return check_poisson_target(y) if self.criterion == "poisson" else y
 
     def _stats(self, y, sample_weight):
         return SampleStatistics.regression(y, sample_weight)
 
     def predict(self, X):
-        """Weighted mean target of the leaf reached."""
+        """Weighted mean (or median, ``"absolute_error"``) target of the leaf reached."""
         Xe = self._transform(X)
         return self.tree_.predict(Xe)[:, 0]
 

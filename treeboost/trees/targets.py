@@ -24,6 +24,18 @@ def check_regression_target(y, n_samples):
     return y
 
 
+def check_poisson_target(y):
+    """The Poisson criterion's rule on a regression target (scikit-learn's checks and
+    messages): no negative value, a positive sum."""
+    if np.any(y < 0):
+        raise ValueError("Some value(s) of y are negative which is not allowed for Poisson "
+                         "regression.")
+    if np.sum(y) <= 0:
+        raise ValueError("Sum of y is not positive which is necessary for Poisson "
+                         "regression.")
+    return y
+
+
 def encode_classification_target(y, n_samples):
     """``(classes, y_encoded)`` of a classification target of length ``n_samples``."""
     y = _as_1d(y, n_samples)
