@@ -48,7 +48,8 @@ def test_tables_have_no_blank_line_inside():
 def test_the_first_two_commands_are_the_set_up_commands():
     first, second = (block.strip() for block in BASH_BLOCKS[:2])
     assert first == 'python -m pip install ".[plot,pandas]" && python -m treeboost demo'
-    assert second == 'python -m pip install -e ".[test,plot,distributed]" && python -m pytest -q'
+    assert second == ('python -m pip install -e ".[test,plot,distributed]" && '
+                      'python -m pytest -q -n 2')
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert second in ci.splitlines()
     head = README[:README.index("```bash")]
