@@ -1,9 +1,12 @@
 """The regression criteria friedman_mse, poisson and absolute_error: the split each picks
 is the brute-force best, the leaves and impurities are scikit-learn's, and every
 regression estimator takes them (fit, persistence)."""
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+from sklearn.base import clone
 from sklearn.tree import DecisionTreeRegressor as SkTree
 
 import treeboost
@@ -171,7 +174,7 @@ def test_poisson_refuses_negative_or_zero_targets(est):
     X = np.arange(8.0)[:, None]
     with pytest.raises(ValueError, match="negative"):
         est.fit(X, np.array([1, 2, -1, 0, 3, 1, 0, 2.0]))
-    with pytest.raises(ValueError, match="Sum of y is not positive"):
+    with pytest.raises(ValueError, match="Sum of y is not strictly positive"):
         est.fit(X, np.zeros(8))
 
 
@@ -200,7 +203,7 @@ def test_forests_take_every_criterion(cls, criterion):
     pred = forest.predict(X)
     assert np.all(np.isfinite(pred))
     assert forest.score(X, y) > 0.3
-    assert all(t.criterion == criterion for t in forest.estimators_)
+    assert all(t.criterion == forest.criterion for t in forest.estimators_)
 
 
 def test_extra_tree_cuts_are_scored_by_the_absolute_error():
@@ -244,7 +247,7 @@ def test_models_with_the_new_criteria_round_trip(tmp_path, cls, criterion):
     path = tmp_path / "model.tbm"
     est.save(path)
     back = treeboost.load(path)
-    assert back.get_params()["criterion"] == criterion
+    assert back.get_params()["criterion"] == est.criterion
     np.testing.assert_array_equal(back.predict(X), est.predict(X))
 
 
@@ -256,3 +259,15 @@ def test_log_loss_is_entropy():
     b = DecisionTreeClassifier(criterion="entropy", max_depth=4).fit(X, y)
     np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
     np.testing.assert_array_equal(a.tree_.impurity, b.tree_.impurity)
+
+
+@pytest.mark.parametrize("cls", [DecisionTreeRegressor, treeboost.ExtraTreeRegressor,
+                                 treeboost.RandomForestRegressor, treeboost.ExtraTreesRegressor])
+def test_friedman_mse_is_deprecated_to_squared_error(cls):
+    # scikit-learn 1.9: the same splits, so the name maps to squared_error with a warning
+    with pytest.warns(FutureWarning, match="friedman_mse"):
+        est = cls(criterion="friedman_mse")
+    assert est.criterion == "squared_error"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clone(est)

@@ -130,8 +130,13 @@ def test_forest_float_max_samples(iris):
     X, y = iris
     rf = tb.RandomForestClassifier(3, max_samples=0.4, random_state=0).fit(X, y)
     assert all(len(s) == 60 for s in rf.estimators_samples_)
+    # more draws than rows, as scikit-learn 1.9: a float above 1 or an int above n
+    for m in (1.5, 225):
+        rf = tb.RandomForestClassifier(3, max_samples=m, random_state=0).fit(X, y)
+        assert rf._n_samples_bootstrap == 225
+        assert all(len(s) == 225 for s in rf.estimators_samples_)
     with pytest.raises(ValueError, match="max_samples"):
-        tb.RandomForestClassifier(3, max_samples=1.5).fit(X, y)
+        tb.RandomForestClassifier(3, max_samples=0.0).fit(X, y)
 
 
 def test_callable_oob_score(iris):

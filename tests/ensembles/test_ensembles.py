@@ -185,7 +185,7 @@ def test_bad_parameters_are_refused_clearly():
         with pytest.raises(ValueError, match="n_estimators"):
             cls(n_estimators=0).fit(X, y)
     with pytest.raises(ValueError, match="max_samples"):
-        tb.RandomForestClassifier(max_samples=1.5).fit(X, y)
+        tb.RandomForestClassifier(max_samples=-0.5).fit(X, y)
     with pytest.raises(ValueError, match="max_samples"):
         tb.BaggingClassifier(max_samples=10 ** 6, bootstrap=False).fit(X, y)
     with pytest.raises(ValueError, match="max_features"):
@@ -265,7 +265,7 @@ def test_forest_samples_are_drawn_again_from_each_trees_seed():
         np.testing.assert_array_equal(a, b)
     assert len(f2.estimators_samples_) == 6
     for tree, rows in zip(forest.estimators_, samples):
-        assert rows.shape == (round(0.7 * len(y)),)
+        assert rows.shape == (int(0.7 * len(y)),)
         alone, drawn = _grown_alone(tree, X, y, rows)
         np.testing.assert_allclose(tree.predict_proba(X[drawn]), alone.predict_proba(X[drawn]))
     in_all = _drawn_by_every_member(samples, len(y))

@@ -240,11 +240,11 @@ def drawn_rows(counts):
 
 
 def resolve_max_samples(max_samples, n_samples):
+    """Draws of a forest's bootstrap sample, as scikit-learn 1.9: all ``n_samples``
+    (None), ``max_samples`` (an int, which may exceed ``n_samples``), or
+    ``max(1, floor(max_samples * n_samples))`` (a float, which may exceed 1)."""
     if max_samples is None:
         return n_samples
     if isinstance(max_samples, (int, np.integer)) and not isinstance(max_samples, bool):
-        if max_samples > n_samples:
-            raise ValueError(f"max_samples={max_samples} is larger than the number of samples "
-                             f"({n_samples}).")
         return int(max_samples)
-    return max(1, int(round(max_samples * n_samples)))
+    return max(1, int(max_samples * n_samples))

@@ -14,7 +14,8 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import check_array, register
-from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
+from ..trees.cart import (BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor,
+                          deprecated_criterion)
 from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ..trees.encoding import check_weights
 from ..engine.grower import GrowerWorkspace
@@ -99,8 +100,9 @@ class BaseForest(BaseTreeEnsemble):
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         "warm_start": ["boolean"],
+        # as scikit-learn 1.9: more draws than rows are allowed (issue #28507)
         "max_samples": [None, Interval(Integral, 1, None, closed="left"),
-                        Interval(RealNotInt, 0.0, 1.0, closed="right")],
+                        Interval(RealNotInt, 0.0, None, closed="neither")],
     }
     _splitter = "best"
 
@@ -170,6 +172,16 @@ class BaseForest(BaseTreeEnsemble):
         if self.oob_score:
             self._set_oob(Xe, y)
         return self
+
+    @property
+    def _n_samples_bootstrap(self):
+        """Draws of the last trees' bootstrap samples (scikit-learn's private name), None
+        without bootstrap."""
+        check_is_fitted(self, "estimators_")
+        draws = getattr(self, "_bootstrap_draws", None)
+        if draws is None or len(draws) == 0 or draws[-1, 1] == 0:
+            return None
+        return int(draws[-1, 1])
 
     def _make_tree(self, seed):
         params = {p: getattr(self, p) for p in _TREE_PARAMS}
@@ -467,7 +479,7 @@ class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
                  warm_start=False, max_samples=None, max_bins=255, categorical_features=None,
                  ccp_alpha=0.0):
         self.n_estimators = n_estimators
-        self.criterion = criterion
+        self.criterion = deprecated_criterion(criterion)
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf

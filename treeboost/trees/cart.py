@@ -53,6 +53,20 @@ def resolve_count(value, n_samples):
     return int(np.ceil(value * n_samples))
 
 
+def deprecated_criterion(criterion):
+    """``criterion``, with ``"friedman_mse"`` mapped to ``"squared_error"`` and a
+    FutureWarning, as scikit-learn 1.9 does: Friedman's improvement
+    ``W_L W_R (mean_L - mean_R)^2 / W`` of a binary split *is* its decrease of the
+    weighted squared error, so the two always chose the same splits."""
+    if isinstance(criterion, str) and criterion == "friedman_mse":
+        warnings.warn('Value `"friedman_mse"` for `criterion` is deprecated (as in '
+                      'scikit-learn 1.9, which removes it in 1.11). It maps to '
+                      '`"squared_error"` as both were always equivalent. Use '
+                      '`criterion="squared_error"` to remove this warning.', FutureWarning)
+        return "squared_error"
+    return criterion
+
+
 class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
     """Shared fitting and prediction of the CART estimators."""
 
@@ -407,7 +421,7 @@ default="squared_error"
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  max_bins=255, categorical_features=None,
                  splitter="best", ccp_alpha=0.0):
-        self.criterion = criterion
+        self.criterion = deprecated_criterion(criterion)
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf

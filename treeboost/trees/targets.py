@@ -31,7 +31,7 @@ def check_poisson_target(y):
         raise ValueError("Some value(s) of y are negative which is not allowed for Poisson "
                          "regression.")
     if np.sum(y) <= 0:
-        raise ValueError("Sum of y is not positive which is necessary for Poisson "
+        raise ValueError("Sum of y is not strictly positive which is necessary for Poisson "
                          "regression.")
     return y
 
