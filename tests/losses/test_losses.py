@@ -3,14 +3,16 @@ against brute-force minimisation."""
 import numpy as np
 import pytest
 
-from treeboost.losses import (AbsoluteError, BinaryLogLoss, HuberLoss, MultinomialLogLoss,
-                              QuantileLoss, SquaredError)
+from treeboost.losses import (AbsoluteError, BinaryLogLoss, GammaLoss, HuberLoss,
+                              MultinomialLogLoss, PoissonLoss, QuantileLoss, SquaredError)
 from treeboost.losses.base import LeafSamples, grouped_weighted_quantile, weighted_quantile
 
 rng = np.random.RandomState(0)
 Y_REG = rng.normal(size=40) * 3
 Y_BIN = (rng.rand(40) < 0.4).astype(float)
 W = rng.randint(1, 4, size=40).astype(float)
+Y_COUNT = rng.poisson(3.0, size=40).astype(float)
+Y_POS = rng.gamma(2.0, 1.5, size=40)
 
 
 def _huber():
@@ -19,7 +21,8 @@ def _huber():
     return loss
 
 
-SMOOTH = [(SquaredError(), Y_REG), (BinaryLogLoss(), Y_BIN), (_huber(), Y_REG)]
+SMOOTH = [(SquaredError(), Y_REG), (BinaryLogLoss(), Y_BIN), (_huber(), Y_REG),
+          (PoissonLoss(), Y_COUNT), (GammaLoss(), Y_POS)]
 
 
 @pytest.mark.parametrize("loss, y", SMOOTH, ids=lambda v: type(v).__name__)
@@ -73,7 +76,8 @@ def _brute_min(f, candidates):
 
 
 @pytest.mark.parametrize("loss, y", [(SquaredError(), Y_REG), (AbsoluteError(), Y_REG),
-                                     (QuantileLoss(0.25), Y_REG), (BinaryLogLoss(), Y_BIN)],
+                                     (QuantileLoss(0.25), Y_REG), (BinaryLogLoss(), Y_BIN),
+                                     (PoissonLoss(), Y_COUNT), (GammaLoss(), Y_POS)],
                          ids=lambda v: getattr(v, "name", "y"))
 def test_initial_score_minimises_the_weighted_loss(loss, y):
     init = loss.init_raw(y, W)
@@ -211,3 +215,17 @@ def test_initial_scores_do_not_depend_on_the_scale_of_the_weights(scale):
     none = np.zeros(40)
     assert BinaryLogLoss().init_raw(none, W * scale) == pytest.approx(
         BinaryLogLoss().init_raw(none, W), rel=1e-6)
+
+
+@pytest.mark.parametrize("loss, y", [(PoissonLoss(), Y_COUNT), (GammaLoss(), Y_POS)],
+                         ids=lambda v: getattr(v, "name", "y"))
+def test_log_link_losses_are_their_deviances_up_to_terms_free_of_the_score(loss, y):
+    # the half deviance of scikit-learn's metrics minus L(y, F) does not depend on F
+    from sklearn.metrics import mean_gamma_deviance, mean_poisson_deviance
+    dev = mean_poisson_deviance if loss.name == "poisson" else mean_gamma_deviance
+    gaps = []
+    for c in (-1.0, 0.3, 2.0):
+        raw = np.full_like(y, c) + np.linspace(-0.5, 0.5, y.size)
+        gaps.append(0.5 * dev(y, loss.predict(raw), sample_weight=W) - loss(y, raw, W))
+    np.testing.assert_allclose(gaps, gaps[0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(loss.link(loss.predict(np.array([0.5, -2.0]))), [0.5, -2.0])

@@ -253,3 +253,22 @@ def test_add_predictions_refuses_an_out_array_of_the_wrong_shape():
                 np.zeros((2, 50)).T, [[0.0, 0.0]] * 50):
         with pytest.raises(ValueError, match="out must be"):
             tree.add_predictions(X, out)
+
+
+@pytest.mark.parametrize("criterion", ["squared_error", "absolute_error", "poisson"])
+@pytest.mark.parametrize("splitter", ["best", "random"])
+def test_nan_unseen_in_training_follows_the_larger_child_and_right_on_ties(criterion,
+                                                                            splitter):
+    # scikit-learn's rule: missing_go_to_left = n_left > n_right
+    import treeboost as tb
+    X = np.array([[0, 1, 2, 3, 8, 9, 11, 12, 15]], dtype=float).T
+    y = np.array([0.1, 0.2, 0.3, 0.2, 1.4, 1.4, 1.5, 1.6, 2.6])
+    for n in (9, 8):             # 4 left and 5 right, then 4 and 4
+        tree = tb.DecisionTreeRegressor(criterion=criterion, splitter=splitter, max_depth=1,
+                                        random_state=0).fit(X[:n], y[:n])
+        t = tree.tree_
+        left, right = t.children_left[0], t.children_right[0]
+        larger = left if t.n_node_samples[left] > t.n_node_samples[right] else right
+        np.testing.assert_allclose(tree.predict([[np.nan]]), t.value[larger].ravel())
+    clf = tb.DecisionTreeClassifier(max_depth=1).fit(X[:8], y[:8] > 1)
+    assert clf.predict([[np.nan]])[0]

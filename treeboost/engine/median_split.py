@@ -325,7 +325,7 @@ def _scan(f, view, data, idx, params, nt, fl, key, group_end, cands):
     out_left[1] = bwy
     out_left[cnt] = bc
     if not has_miss:
-        best_ml = bc >= total[cnt] - bc
+        best_ml = bc > total[cnt] - bc
     cands.score[f] = best
     cands.decrease[f] = nt.deviation[0] + best
     cands.missing_go_left[f] = best_ml
@@ -455,7 +455,7 @@ def score_cut(cuts, j, view, data, idx, params, nt, cands):
     out_left[1] = lwy + mwy if best_ml else lwy
     out_left[cnt] = lc + mcount if best_ml else lc
     if not has_miss:
-        best_ml = lc >= total[cnt] - lc
+        best_ml = lc > total[cnt] - lc
     cands.decrease[f] = nt.deviation[0] + best
     cands.bin_threshold[f] = cut
     cands.missing_go_left[f] = best_ml

@@ -152,9 +152,12 @@ def _pure_class(cstats, j, n_stats):
 def nan_goes_left(left, total, crit):
     """The side of NaN at a split that saw no missing value in training: the larger
     child, by samples (by hessian for boosting, as its dense scan, which has no counts).
-    ``left`` and ``total`` are the left child's and the node's statistics."""
-    mass = 1 if crit == NEWTON else total.shape[0] - 1
-    return left[mass] >= total[mass] - left[mass]
+    ``left`` and ``total`` are the left child's and the node's statistics.  On a tie a
+    tree sends it right, as scikit-learn's ``n_left > n_right``; boosting left."""
+    if crit == NEWTON:
+        return left[1] >= total[1] - left[1]
+    cnt = total.shape[0] - 1
+    return left[cnt] > total[cnt] - left[cnt]
 
 
 @njit(nogil=True, cache=True)
@@ -496,7 +499,7 @@ def scan_gini_binary(rows, codes, m, dense, miss, total, min_leaf, min_w, out_le
     out_left[2] = bc
     if best > -np.inf and not has_miss:
         # no missing value seen here: at predict time NaN follows the larger child
-        best_ml = bc >= tc - bc
+        best_ml = bc > tc - bc
     return best, best_bin, best_ml
 
 

@@ -168,6 +168,10 @@ class BaseBagging(BaseTreeEnsemble):
             raise ValueError("Out of bag estimation only available if bootstrap=True: "
                              "oob_score=True needs bootstrap=True (out-of-bag samples exist "
                              "only with bootstrap sampling).")
+        if self.warm_start and self.oob_score:
+            # scikit-learn's bagging refuses the pair; so does ours, to mean the same
+            raise ValueError("Out of bag estimate only available if warm_start=False: "
+                             "pass oob_score=False with warm_start=True.")
         base = self._base_estimator()
         warm = self.warm_start and hasattr(self, "estimators_")
         if warm and self.n_estimators < len(self.estimators_):

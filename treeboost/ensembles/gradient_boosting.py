@@ -27,7 +27,8 @@ from sklearn.utils._param_validation import (HasMethods, Hidden, Interval, RealN
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import PersistenceMixin, register
-from ..losses import (AbsoluteError, BinaryLogLoss, ExponentialLoss, HuberLoss,
+from ..losses import (AbsoluteError, BinaryLogLoss, ExponentialLoss, GammaLoss, HuberLoss,
+                      PoissonLoss,
                       MultinomialLogLoss, QuantileLoss, SquaredError)
 from ..losses.base import LeafSamples
 from ..engine.binning import BinMapper, fit_transform_weighted
@@ -690,20 +691,28 @@ class BoostedRegressor(RegressorMixin, BaseGradientBoosting):
     """Regression losses and predictions shared by the regressors (``_alpha()``: the
     quantile of the quantile and Huber losses)."""
 
+    #: the losses whose target has a domain, by name
+    _TARGET_RULES = {"poisson": PoissonLoss, "gamma": GammaLoss}
+
     def _make_loss(self):
         return {"squared_error": SquaredError, "absolute_error": AbsoluteError,
                 "huber": lambda: HuberLoss(self._alpha()),
-                "quantile": lambda: QuantileLoss(self._alpha())}[self.loss]()
+                "quantile": lambda: QuantileLoss(self._alpha()),
+                "poisson": PoissonLoss, "gamma": GammaLoss}[self.loss]()
 
     def _validate_target(self, y, n_samples, reset):
-        return check_regression_target(y, n_samples)
+        y = check_regression_target(y, n_samples)
+        rule = self._TARGET_RULES.get(self.loss)
+        return y if rule is None else rule.check_target(y)
 
     def _validate_validation_target(self, y, n_samples):
-        return check_regression_target(y, n_samples)
+        return self._validate_target(y, n_samples, False)
 
     def predict(self, X):
-        """Sum of the initial score and every tree's leaf value."""
-        return self._raw_predict(X)[:, 0]
+        """Sum of the initial score and every tree's leaf value (through the loss's
+        inverse link: ``exp`` of it for ``poisson`` and ``gamma``)."""
+        raw = self._raw_predict(X)[:, 0]       # checks that the model is fitted
+        return self._loss.predict(raw)
 
     def apply(self, X):
         return super().apply(X)[:, :, 0]
@@ -713,7 +722,7 @@ class BoostedRegressor(RegressorMixin, BaseGradientBoosting):
     def staged_predict(self, X):
         """Predictions after each iteration (a generator)."""
         for raw in self._staged_raw_predict(X):
-            yield raw[:, 0]
+            yield self._loss.predict(raw[:, 0])
 
 
 class BoostedClassifier(ClassifierMixin, BaseGradientBoosting):
@@ -1058,4 +1067,5 @@ class GradientBoostingClassifier(_SklearnGradientBoosting, BoostedClassifier):
 
 
 register(GradientBoostingClassifier, GradientBoostingRegressor, AbsoluteError, BinaryLogLoss,
-         ExponentialLoss, HuberLoss, MultinomialLogLoss, QuantileLoss, SquaredError)
+         ExponentialLoss, GammaLoss, HuberLoss, MultinomialLogLoss, PoissonLoss, QuantileLoss,
+         SquaredError)

@@ -250,13 +250,18 @@ class HistGradientBoostingRegressor(_HistGradientBoosting, BoostedRegressor):
 
     Parameters
     ----------
-    loss : {"squared_error", "absolute_error", "quantile"}, default="squared_error"
+    loss : {"squared_error", "absolute_error", "quantile", "poisson", "gamma"}, \
+            default="squared_error"
+        ``"poisson"`` (y >= 0, a positive sum) and ``"gamma"`` (y > 0) boost ``log`` of
+        the mean and predict ``exp`` of the raw score
+        (:class:`~treeboost.losses.PoissonLoss`, :class:`~treeboost.losses.GammaLoss`).
     quantile : float in (0, 1) or None, default=None
         The quantile of ``loss="quantile"``.""" + _HIST_DOC
 
     _parameter_constraints = {
         **_HistGradientBoosting._parameter_constraints,
-        "loss": [StrOptions({"squared_error", "absolute_error", "quantile"})],
+        "loss": [StrOptions({"squared_error", "absolute_error", "quantile", "poisson",
+                             "gamma"})],
         "quantile": [Interval(Real, 0.0, 1.0, closed="neither"), None],
     }
 

@@ -10,6 +10,8 @@ loss                   for                        initial raw score       leaf v
 ``log_loss`` (binary)  2 classes                  log-odds                Newton ``sum r / sum p(1-p)``
 ``log_loss`` (K)       K classes, K trees / iter  log class priors        ``(K-1)/K`` Newton step
 ``exponential``        2 classes (AdaBoost)       half the log-odds       Newton ``sum w u e / sum w e``
+``poisson``            counts, y >= 0 (log link)  log weighted mean       Newton ``sum w (y-mu) / sum w mu``
+``gamma``              y > 0 (log link)           log weighted mean       Newton step
 =====================  =========================  ======================  ===========================
 
 Each loss is a :class:`~treeboost.losses.base.Loss`: the booster asks it for everything that
@@ -22,11 +24,13 @@ classification, ``proba``.  One loss per module.
 from .absolute_error import AbsoluteError
 from .base import Loss
 from .exponential import ExponentialLoss
+from .gamma import GammaLoss
 from .huber import HuberLoss
 from .log_loss import BinaryLogLoss
 from .multinomial import MultinomialLogLoss
+from .poisson import PoissonLoss
 from .quantile import QuantileLoss
 from .squared_error import SquaredError
 
-__all__ = ["AbsoluteError", "BinaryLogLoss", "ExponentialLoss", "HuberLoss", "Loss",
-           "MultinomialLogLoss", "QuantileLoss", "SquaredError"]
+__all__ = ["AbsoluteError", "BinaryLogLoss", "ExponentialLoss", "GammaLoss", "HuberLoss",
+           "Loss", "MultinomialLogLoss", "PoissonLoss", "QuantileLoss", "SquaredError"]

@@ -163,6 +163,18 @@ class Loss:
         its link (the inverse of :meth:`proba`)."""
         return np.asarray(predictions, dtype=np.float64)
 
+    @staticmethod
+    def predict(raw):
+        """A regressor's prediction from its raw scores: the raw scores themselves (the
+        identity link) unless a loss has another link (``exp`` for Poisson and Gamma)."""
+        return raw
+
+    @staticmethod
+    def check_target(y):
+        """A regression target as the loss requires it (any finite y by default);
+        raises ValueError otherwise."""
+        return y
+
     def start_iteration(self, y, raw, sample_weight):
         """Called at the start of every boosting iteration, before :meth:`gradient_hessian`,
         with the current raw scores: a loss whose parameters follow the fit re-estimates

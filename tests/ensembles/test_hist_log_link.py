@@ -1,0 +1,70 @@
+"""HistGradientBoostingRegressor's Poisson and Gamma losses (log link): scikit-learn's
+trees after one iteration, better deviance than squared error on their own data, the
+target checks, and model files."""
+import numpy as np
+import pytest
+from sklearn.datasets import make_low_rank_matrix
+from sklearn.ensemble import HistGradientBoostingRegressor as SkHGB
+from sklearn.metrics import mean_gamma_deviance, mean_poisson_deviance
+
+import treeboost
+from treeboost import HistGradientBoostingRegressor
+
+
+def _data(loss, seed=42):
+    rng = np.random.RandomState(seed)
+    X = make_low_rank_matrix(n_samples=600, n_features=20, random_state=rng)
+    eta = X @ (rng.uniform(-2, 2, 20) / np.max(X, axis=0))
+    y = rng.poisson(np.exp(eta)).astype(float) if loss == "poisson" \
+        else rng.gamma(2.0, 0.5 * np.exp(eta))
+    return X[:500], y[:500], X[500:], y[500:]
+
+
+@pytest.mark.parametrize("loss", ["poisson", "gamma"])
+def test_first_iteration_is_scikit_learns(loss):
+    X, y, _, _ = _data(loss)
+    ours = HistGradientBoostingRegressor(loss=loss, max_iter=1).fit(X, y)
+    ref = SkHGB(loss=loss, max_iter=1).fit(X, y)
+    # the same baseline log(mean y), root split and Newton values of its children; deeper
+    # nodes may pick another of two near-equal splits (bin edges differ slightly)
+    assert float(np.ravel(ours._init_raw)[0]) == pytest.approx(float(ref._baseline_prediction[0, 0]))
+    tree = ours.estimators_[0][0].tree_
+    nodes = ref._predictors[0][0].nodes
+    assert tree.feature[0] == nodes["feature_idx"][0]
+    left, right = tree.children_left[0], tree.children_right[0]
+    ref_left = nodes["left"][0]
+    assert tree.n_node_samples[left] == nodes["count"][ref_left]
+    np.testing.assert_allclose(tree.value[left].ravel()[0],
+                               0.1 * nodes["value"][ref_left], rtol=1e-6)
+    assert np.corrcoef(np.log(ours.predict(X)), ref._raw_predict(X)[:, 0])[0, 1] > 0.8
+
+
+@pytest.mark.parametrize("loss, deviance", [("poisson", mean_poisson_deviance),
+                                            ("gamma", mean_gamma_deviance)])
+def test_log_link_beats_squared_error_in_its_deviance(loss, deviance):
+    X, y, Xt, yt = _data(loss)
+    ours = HistGradientBoostingRegressor(loss=loss, random_state=0).fit(X, y)
+    ls = HistGradientBoostingRegressor(random_state=0).fit(X, y)
+    assert np.all(ours.predict(Xt) > 0)
+    for A, b in ((X, y), (Xt, yt)):
+        assert deviance(b, ours.predict(A)) < deviance(b, np.maximum(ls.predict(A), max(y.min(), 1e-15)))
+    staged = list(ours.staged_predict(Xt))
+    np.testing.assert_allclose(staged[-1], ours.predict(Xt))
+
+
+@pytest.mark.parametrize("loss, y, msg", [
+    ("poisson", [1.0, -1.0, 2.0], r"non-negative y and sum\(y\) > 0"),
+    ("poisson", [0.0, 0.0, 0.0], r"non-negative y and sum\(y\) > 0"),
+    ("gamma", [1.0, 0.0, 2.0], "strictly positive y"),
+])
+def test_targets_outside_the_domain_are_refused(loss, y, msg):
+    with pytest.raises(ValueError, match=msg):
+        HistGradientBoostingRegressor(loss=loss).fit(np.arange(3.0)[:, None], y)
+
+
+@pytest.mark.parametrize("loss", ["poisson", "gamma"])
+def test_model_file_round_trip(tmp_path, loss):
+    X, y, Xt, _ = _data(loss)
+    est = HistGradientBoostingRegressor(loss=loss, max_iter=5).fit(X, y)
+    back = treeboost.load(treeboost.save(est, tmp_path / "m.tbm"))
+    np.testing.assert_array_equal(back.predict(Xt), est.predict(Xt))

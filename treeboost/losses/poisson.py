@@ -1,0 +1,41 @@
+"""Half Poisson deviance with a log link, for counts and rates."""
+import numpy as np
+
+from .base import Loss
+
+
+class PoissonLoss(Loss):
+    """``L = exp(F) - y F`` (the half Poisson deviance up to the term ``y log y - y``,
+    which does not depend on ``F``), prediction ``mu = exp(F)``, y >= 0 with a positive
+    sum.
+
+    ``g = exp(F) - y``, ``h = exp(F)``.  Initial score: ``log`` of the weighted mean of y.
+    Leaf value: the Newton step ``sum w (y - mu) / sum w mu``.
+    """
+
+    name = "poisson"
+    metric_name = "poisson"
+
+    def pointwise(self, y, raw):
+        return np.exp(raw) - y * raw
+
+    def gradient_hessian(self, y, raw):
+        mu = np.exp(raw)
+        return mu - y, mu
+
+    def init_raw(self, y, sample_weight):
+        return float(np.log(np.average(y, weights=sample_weight)))
+
+    def link(self, predictions):
+        """``log(mu)`` of an initial estimator's predictions, clipped away from 0."""
+        return np.log(np.maximum(np.asarray(predictions, dtype=np.float64), 1e-300))
+
+    @staticmethod
+    def predict(raw):
+        return np.exp(raw)
+
+    @staticmethod
+    def check_target(y):
+        if np.any(y < 0) or not np.sum(y) > 0:
+            raise ValueError("loss='poisson' requires non-negative y and sum(y) > 0.")
+        return y
