@@ -68,3 +68,36 @@ def test_model_file_round_trip(tmp_path, loss):
     est = HistGradientBoostingRegressor(loss=loss, max_iter=5).fit(X, y)
     back = treeboost.load(treeboost.save(est, tmp_path / "m.tbm"))
     np.testing.assert_array_equal(back.predict(Xt), est.predict(Xt))
+
+
+@pytest.mark.parametrize("frame", [False, True])
+def test_hist_refuses_more_categories_than_bins_as_scikit_learn(frame):
+    pd = pytest.importorskip("pandas")
+    X = np.array([[0.0, 1.0, 2.0]]).T
+    X = pd.DataFrame({"f0": X[:, 0]}) if frame else X
+    name = "'f0'" if frame else "at index 0"
+    est = HistGradientBoostingRegressor(categorical_features=[True], max_bins=2)
+    with pytest.raises(ValueError, match=f"Categorical feature {name} is expected to have "
+                                         f"a cardinality <= 2 but actually has a "
+                                         f"cardinality of 3"):
+        est.fit(X, np.arange(3.0))
+    est.fit(np.array([[0.0, 1.0, np.nan]]).T, np.arange(3.0))      # NaN is not counted
+    # treeboost's own boosting groups the rare categories of a wide column instead
+    many = pd.DataFrame({"c": pd.Series((np.arange(600) % 300).astype(str),
+                                        dtype="category")})
+    y = np.arange(600) % 2
+    with pytest.raises(ValueError, match="cardinality of 300"):
+        treeboost.HistGradientBoostingClassifier().fit(many, y)
+    treeboost.GradientBoostingClassifier(n_estimators=2).fit(many, y)
+
+
+def test_categorical_names_errors_say_what_scikit_learn_says():
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame({"f0": range(10), "f1": range(10), "f2": [1.0] * 10})
+    y = [0, 1] * 5
+    with pytest.raises(ValueError, match="item value 'f3' which is not a valid feature name"):
+        treeboost.HistGradientBoostingClassifier(categorical_features=["f0", "f3"]).fit(X, y)
+    with pytest.raises(ValueError, match="should be passed as an array of integers or as a "
+                                         "boolean mask"):
+        treeboost.HistGradientBoostingClassifier(categorical_features=["f0"]).fit(
+            X.to_numpy(), y)

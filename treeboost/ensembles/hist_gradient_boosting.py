@@ -45,6 +45,30 @@ class _HistGradientBoosting:
                                 Interval(Integral, 1, None, closed="left"), None],
     }
 
+    def _encode_X(self, X, reset, y=None, sample_weight=None):
+        Xe = super()._encode_X(X, reset, y=y, sample_weight=sample_weight)
+        if reset:
+            self._check_cardinality()
+        return Xe
+
+    def _check_cardinality(self):
+        """scikit-learn's HistGradientBoosting gives each category its own bin, so it
+        refuses a categorical column of more than ``max_bins`` categories (NaN apart);
+        so do these classes, whose name promises its behaviour (treeboost's other
+        estimators group the rare categories of such a column instead)."""
+        enc = self._encoder
+        names = getattr(self, "feature_names_in_", None)
+        for f in np.flatnonzero(enc.is_categorical_):
+            n = sum(len(c) for c in (enc.categories_[f], enc.rare_categories_[f])
+                    if c is not None)
+            if enc.rare_categories_[f] is not None:
+                n -= 1          # the group of the rare ones is not a category of X
+            if n > self.max_bins:
+                name = repr(str(names[f])) if names is not None else f"at index {f}"
+                raise ValueError(f"Categorical feature {name} is expected to have a "
+                                 f"cardinality <= {self.max_bins} but actually has a "
+                                 f"cardinality of {n}.")
+
     def _plan(self):
         def early_stopping(n_samples):
             if self.early_stopping == "auto":

@@ -193,12 +193,15 @@ class FeatureEncoder:
         if cf.dtype.kind in "UO":
             if names is None:
                 raise ValueError(
-                    "categorical_features given as names needs X as a pandas DataFrame.")
+                    "categorical_features should be passed as an array of integers or as a "
+                    "boolean mask when the model is fitted on data without feature names "
+                    "(names need X as a pandas DataFrame).")
             lookup = {n: i for i, n in enumerate(names)}
             for name in cf:
                 if name not in lookup:
                     raise ValueError(
-                        f"categorical_features names an unknown column {name!r}.")
+                        f"categorical_features has an item value {name!r} which is not a "
+                        f"valid feature name of the training data.")
                 mask[lookup[name]] = True
             return mask
         raise ValueError(
