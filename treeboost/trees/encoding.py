@@ -200,7 +200,7 @@ class FeatureEncoder:
             for name in cf:
                 if name not in lookup:
                     raise ValueError(
-                        f"categorical_features has an item value {name!r} which is not a "
+                        f"categorical_features has an item value {str(name)!r} which is not a "
                         f"valid feature name of the training data.")
                 mask[lookup[name]] = True
             return mask
