@@ -101,3 +101,40 @@ def test_categorical_names_errors_say_what_scikit_learn_says():
                                          "boolean mask"):
         treeboost.HistGradientBoostingClassifier(categorical_features=["f0"]).fit(
             X.to_numpy(), y)
+
+
+def test_hist_class_weight_multiplies_sample_weight(tmp_path):
+    from sklearn.datasets import make_classification
+    X, y = make_classification(n_samples=255, n_features=2, n_informative=2, n_redundant=0,
+                               n_clusters_per_class=1, random_state=0)
+    sw = np.where(y == 1, 3.0, 1.0)
+    kw = dict(min_samples_leaf=2, max_depth=2, random_state=0)
+    by_weight = treeboost.HistGradientBoostingClassifier(**kw).fit(X, y, sample_weight=sw ** 2)
+    by_class = treeboost.HistGradientBoostingClassifier(class_weight={0: 1.0, 1: 3.0},
+                                                        **kw).fit(X, y, sample_weight=sw)
+    np.testing.assert_allclose(by_weight.decision_function(X), by_class.decision_function(X))
+    keep = np.concatenate([np.flatnonzero(y == 0), np.flatnonzero(y == 1)[:10]])
+    Xi, yi = X[keep], y[keep]
+    balanced = treeboost.HistGradientBoostingClassifier(class_weight="balanced", **kw).fit(
+        Xi, yi)
+    manual = treeboost.HistGradientBoostingClassifier(**kw).fit(
+        Xi, yi, sample_weight=(len(yi) / (2 * np.bincount(yi)))[yi])
+    np.testing.assert_allclose(balanced.decision_function(Xi), manual.decision_function(Xi))
+    unweighted = treeboost.HistGradientBoostingClassifier(**kw).fit(Xi, yi)
+    assert not np.allclose(balanced.decision_function(Xi), unweighted.decision_function(Xi))
+    back = treeboost.load(treeboost.save(balanced, tmp_path / "m.tbm"))
+    assert back.class_weight == "balanced"
+
+
+def test_a_hist_classifier_file_without_class_weight_loads(tmp_path):
+    from tests._model_files import read_parts, used_only, write_parts
+    X, y = _data("poisson")[:2]
+    y = (y > np.median(y)).astype(int)
+    model = treeboost.HistGradientBoostingClassifier(max_iter=3).fit(X, y)
+    doc, arrays = read_parts(model.save(tmp_path / "new.tbm"))
+    assert "class_weight" in doc["model"]["state"]
+    del doc["model"]["state"]["class_weight"]
+    write_parts(tmp_path / "old.tbm", doc, used_only(doc, arrays))
+    old = treeboost.load(tmp_path / "old.tbm")
+    assert old.class_weight is None
+    np.testing.assert_array_equal(old.predict_proba(X), model.predict_proba(X))

@@ -24,6 +24,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils._param_validation import (HasMethods, Hidden, Interval, RealNotInt,
                                              StrOptions)
+from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import PersistenceMixin, register
@@ -188,6 +189,9 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         # a regression target also bounds the weights: the sums of w * gradient must not
         # overflow (a classifier's y holds class indices)
         sw = check_weights(sample_weight, Xe, None if classifier else y)
+        if classifier and getattr(self, "class_weight", None) is not None:
+            # multiplies sample_weight, as scikit-learn's HistGradientBoostingClassifier
+            sw = sw * compute_sample_weight(self.class_weight, self.classes_[y])
         if classifier:
             weighted_classes = np.count_nonzero(np.bincount(y, sw, self.n_classes_))
             if weighted_classes < 2:
@@ -252,6 +256,9 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                 Xe_v = self._encode_X(X_v, reset=False)
                 y_v = self._validate_validation_target(validation[1], Xe_v.shape[0])
                 sw_v = check_weights(validation[2], Xe_v, None if classifier else y_v)
+                if classifier and getattr(self, "class_weight", None) is not None:
+                    sw_v = sw_v * compute_sample_weight(self.class_weight,
+                                                        self.classes_[y_v])
             elif val is not None:
                 X_v = _safe_indexing(X, val) if keep_X else None
                 Xe_v, y_v, sw_v = Xe[val], y[val], sw[val]

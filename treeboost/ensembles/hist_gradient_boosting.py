@@ -334,11 +334,16 @@ class HistGradientBoostingClassifier(_HistGradientBoosting, BoostedClassifier):
 
     Parameters
     ----------
-    loss : {"log_loss"}, default="log_loss" """ + _HIST_DOC
+    loss : {"log_loss"}, default="log_loss"
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, ``{label: weight}`` or ``"balanced"``
+        (``n_samples / (n_classes * count of the class)``), multiplied into
+        ``sample_weight`` (also the validation rows' of early stopping).""" + _HIST_DOC
 
     _parameter_constraints = {
         **_HistGradientBoosting._parameter_constraints,
         "loss": [StrOptions({"log_loss"})],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
     }
 
     def __init__(self, loss="log_loss", *, learning_rate=0.1, max_iter=100,
@@ -346,8 +351,10 @@ class HistGradientBoostingClassifier(_HistGradientBoosting, BoostedClassifier):
                  l2_regularization=0.0, max_features=1.0, max_bins=255,
                  categorical_features="from_dtype", warm_start=False, early_stopping="auto",
                  scoring="loss", validation_fraction=0.1, n_iter_no_change=10, tol=1e-7,
-                 verbose=0, random_state=None, min_child_weight=1e-3, split_gain="hessian"):
+                 verbose=0, random_state=None, class_weight=None, min_child_weight=1e-3,
+                 split_gain="hessian"):
         self.loss = loss
+        self.class_weight = class_weight
         self.learning_rate = learning_rate
         self.max_iter = max_iter
         self.max_leaf_nodes = max_leaf_nodes

@@ -67,6 +67,10 @@ _TREES = ("treeboost.trees.cart.DecisionTreeClassifier",
           "treeboost.ensembles.forest.ExtraTreesClassifier",
           "treeboost.ensembles.forest.ExtraTreesRegressor")
 _ADDED_PARAMETERS = {name: {"ccp_alpha": 0.0} for name in _TREES}
+# HistGradientBoostingClassifier files from before class_weight: no class weights
+_ADDED_PARAMETERS.setdefault(
+    "treeboost.ensembles.hist_gradient_boosting.HistGradientBoostingClassifier", {}).update(
+    class_weight=None)
 
 
 def migrate_added_parameters(obj):
