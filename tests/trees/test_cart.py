@@ -272,3 +272,21 @@ def test_nan_unseen_in_training_follows_the_larger_child_and_right_on_ties(crite
         np.testing.assert_allclose(tree.predict([[np.nan]]), t.value[larger].ravel())
     clf = tb.DecisionTreeClassifier(max_depth=1).fit(X[:8], y[:8] > 1)
     assert clf.predict([[np.nan]])[0]
+
+
+def test_unnormalised_importances_are_scikit_learns_and_sum_to_the_root_impurity():
+    import treeboost as tb
+    from sklearn.tree import DecisionTreeRegressor as SkReg
+    X, y = load_diabetes(return_X_y=True)
+    w = np.random.RandomState(0).randint(1, 4, len(y)).astype(float)
+    ours = tb.DecisionTreeRegressor(max_depth=4, max_bins=None).fit(X, y, sample_weight=w)
+    ref = SkReg(max_depth=4, random_state=0).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(ours.tree_.compute_feature_importances(normalize=False),
+                               ref.tree_.compute_feature_importances(normalize=False),
+                               rtol=1e-7, atol=1e-9)
+    full = tb.DecisionTreeClassifier(criterion="entropy").fit(X[:, :3], y % 3)
+    imp = full.tree_.compute_feature_importances(normalize=False)
+    leaves = full.tree_.children_left == -1
+    n = full.tree_.weighted_n_node_samples
+    rest = (full.tree_.impurity[leaves] * n[leaves]).sum() / n[0]
+    assert imp.sum() + rest == pytest.approx(full.tree_.impurity[0], rel=1e-9)

@@ -232,10 +232,16 @@ class Tree:
         return by_row_blocks(paths, X)
 
     def compute_feature_importances(self, normalize=True):
-        """Total weighted impurity decrease brought by each feature (normalised to 1)."""
+        """Weighted impurity decrease brought by each feature, as scikit-learn's:
+        ``sum over its splits of (W_P i_P - W_L i_L - W_R i_R) / W_root``, then
+        normalised to sum to 1 (``normalize=True``).  Unnormalised, a fully grown tree's
+        importances sum to the root's impurity."""
         internal = self.children_left != TREE_LEAF
         imp = np.bincount(self.feature[internal], weights=self.gain[internal],
                           minlength=self.n_features).astype(np.float64)
+        root_w = float(self.weighted_n_node_samples[0]) if self.node_count else 0.0
+        if root_w > 0:
+            imp /= root_w
         if normalize:
             s = imp.sum()
             if s > 0:
