@@ -146,6 +146,9 @@ def test_bad_weights(est):
         est.fit(X, y, sample_weight=-np.ones(len(y)))
     with pytest.raises(ValueError, match="zero"):
         est.fit(X, y, sample_weight=np.zeros(len(y)))
+    # a 0-d array: scikit-learn's TypeError, in its words
+    with pytest.raises(TypeError, match="at least 1 dimension"):
+        est.fit(X, y, sample_weight=np.array(0.0))
 
 
 @pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)

@@ -776,7 +776,10 @@ def check_weights(sample_weight, X, y=None):
     try:
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64,
                                   ensure_non_negative=True)
-    except (TypeError, ValueError) as exc:
+    except TypeError:
+        # scikit-learn's own words (a scalar, a wrong type): as scikit-learn raises them
+        raise
+    except ValueError as exc:
         if "sample_weight" in str(exc) or "Sample weights" in str(exc):
             raise
         # e.g. "could not convert string to float": say which argument held it
