@@ -208,7 +208,10 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         early = plan.early_stopping(n) or external
         if early and not external and plan.validation_fraction is not None:
             train, val = train_test_split(np.arange(n), test_size=plan.validation_fraction,
-                                          stratify=y if classifier else None,
+                                          # the labels, not their codes: the same
+                                          # split, and errors name the user's classes
+                                          stratify=self.classes_[y] if classifier
+                                          else None,
                                           random_state=self._split_seed(rng))
             train.sort()
             val.sort()
