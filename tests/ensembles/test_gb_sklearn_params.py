@@ -240,3 +240,23 @@ def test_deprecated_criterion_warns_and_changes_nothing():
         GradientBoostingRegressor(criterion="gini").fit(Xr, yr)
     with pytest.raises(ValueError, match="scoring"):
         HistGradientBoostingRegressor(scoring=3).fit(Xr, yr)
+
+
+def test_subsample_rows_are_scikit_learns_draws():
+    """The subsample of every iteration comes from random_state as scikit-learn draws it
+    (uniforms then selection sampling, one tree seed per tree), so the first iteration's
+    in-bag loss is scikit-learn's."""
+    from sklearn.datasets import make_hastie_10_2
+    from sklearn.ensemble import GradientBoostingClassifier as SkGBC
+    from treeboost.ensembles._bootstrap import selection_sample
+    sk_mask = pytest.importorskip("sklearn.ensemble._gradient_boosting")._random_sample_mask
+    for n, k, seed in [(100, 50, 1), (37, 5, 2), (10, 10, 0), (10, 1, 3)]:
+        ours = np.zeros(n, bool)
+        selection_sample(np.random.RandomState(seed).uniform(size=n), k, ours)
+        np.testing.assert_array_equal(ours, sk_mask(n, k, np.random.RandomState(seed)))
+        assert ours.sum() == k
+    X, y = make_hastie_10_2(n_samples=100, random_state=1)
+    a = GradientBoostingClassifier(n_estimators=2, subsample=0.5, random_state=1).fit(X, y)
+    b = SkGBC(n_estimators=2, subsample=0.5, random_state=1).fit(X, y)
+    assert a.estimators_[0, 0].tree_.n_node_samples[0] == 50
+    assert a.train_score_[0] == pytest.approx(b.train_score_[0], rel=1e-9)

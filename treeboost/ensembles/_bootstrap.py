@@ -52,3 +52,17 @@ def bootstrap_weights(seed, n_draws, sample_weight, weights, oob_bits):
         if not unit:
             weights[i] = c * sample_weight[i]
     return drawn
+
+
+@njit(nogil=True, cache=True)
+def selection_sample(u, k, mask):
+    """Knuth's selection sampling (algorithm S): ``mask[i]`` for exactly ``k`` of the
+    ``n = u.shape[0]`` rows, row ``i`` taken when ``u[i] (n - i) < k - taken`` with
+    ``u`` uniform in [0, 1).  From the same ``u`` it is the subsample scikit-learn's
+    gradient boosting draws (its ``_random_sample_mask``)."""
+    n = u.shape[0]
+    taken = 0
+    for i in range(n):
+        take = u[i] * (n - i) < k - taken
+        mask[i] = take
+        taken += take

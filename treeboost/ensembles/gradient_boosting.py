@@ -29,8 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import PersistenceMixin, register
 from ..losses import (AbsoluteError, BinaryLogLoss, ExponentialLoss, GammaLoss, HuberLoss,
-                      PoissonLoss,
-                      MultinomialLogLoss, QuantileLoss, SquaredError)
+                      MultinomialLogLoss, PoissonLoss, QuantileLoss, SquaredError)
 from ..losses.base import LeafSamples
 from ..engine.binning import BinMapper, fit_transform_weighted
 from ..trees.cart import DecisionTreeRegressor, resolve_count, resolve_max_features
@@ -39,6 +38,7 @@ from ..trees.encoding import EncoderMixin, check_weights
 from ..trees.targets import check_regression_target, encode_classification_target
 from ..engine.grower import GrowerWorkspace, TreeGrower
 from ..engine.tree import PackedTrees
+from ._bootstrap import selection_sample
 from ._gb_init import fit_init_estimator, init_raw_predictions
 from ._gb_verbose import VerboseReporter
 
@@ -289,7 +289,12 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         mc = self.bin_mapper_.missing_values_code_
         positive_rows = np.flatnonzero(wtr > 0)
         subsampled = plan.subsample < 1.0
-        n_sub = max(1, int(round(plan.subsample * positive_rows.size)))
+        # the subsample and the trees' seeds come from a stream of their own, started
+        # from random_state as scikit-learn's is: the same rows for the same seed
+        stage_rng = check_random_state(self.random_state)
+        n_rows_all = Xtr.shape[0]
+        n_inbag = max(1, int(plan.subsample * n_rows_all))
+        bag = np.zeros(n_rows_all, bool)
         stats = np.empty((Xtr.shape[0], 3))
         stats[:, 2] = wtr > 0
         workspace = GrowerWorkspace(min_rows=positive_rows.size)
@@ -314,16 +319,20 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                 g = g.reshape(-1, K)
                 h = h.reshape(-1, K)
                 rows = positive_rows
-                if n_sub < positive_rows.size:
-                    rows = np.sort(rng.choice(positive_rows, n_sub, replace=False))
+                if subsampled:
+                    # scikit-learn's draws from its stream: uniforms, then one seed per tree
+                    selection_sample(stage_rng.uniform(size=n_rows_all), n_inbag, bag)
+                    rows = np.flatnonzero(bag & (wtr > 0))
+                    if rows.size == 0:      # every drawn row has zero weight
+                        rows = positive_rows
                 inbag = oob_before = None
                 if subsampled:
                     inbag = np.zeros(Xtr.shape[0], bool)
                     inbag[rows] = True
                     oob_before = _masked_loss(loss, ytr, raw, wtr, ~inbag)
-                grower.random_state = rng.randint(2 ** 31 - 1)
                 trees = []
                 for k in range(K):
+                    grower.random_state = stage_rng.randint(0, 2 ** 31 - 1)
                     sq = None
                     if newton:
                         stats[:, 0] = wtr * g[:, k]
