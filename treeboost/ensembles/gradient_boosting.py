@@ -208,9 +208,9 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         early = plan.early_stopping(n) or external
         if early and not external and plan.validation_fraction is not None:
             train, val = train_test_split(np.arange(n), test_size=plan.validation_fraction,
-                                          # the labels, not their codes: the same
-                                          # split, and errors name the user's classes
-                                          stratify=self.classes_[y] if classifier
+                                          # the class codes as floats, as scikit-learn
+                                          # stratifies (its errors name them so)
+                                          stratify=y.astype(np.float64) if classifier
                                           else None,
                                           random_state=self._split_seed(rng))
             train.sort()
