@@ -59,3 +59,30 @@ def test_balanced_subsample_balances_each_bootstrap(data):
         # the root's class weights are balanced over the rows drawn: equal per class
         root = tree.tree_.value[0] * tree.tree_.weighted_n_node_samples[0]
         np.testing.assert_allclose(root, root.mean(), rtol=1e-9)
+
+
+@pytest.mark.parametrize("class_weight", ["balanced", "balanced_subsample",
+                                          {0: 2.0, 1: 1.0, 2: 3.0}])
+@pytest.mark.parametrize("bootstrap", [True, False])
+def test_forest_class_weights_are_scikit_learn_19s(class_weight, bootstrap):
+    """"balanced" weighs the classes by their sample weight (scikit-learn 1.9's forests),
+    and a fit with it equals a fit with those weights given as sample_weight."""
+    from sklearn.datasets import load_iris
+    from sklearn.ensemble import RandomForestClassifier as SkRF
+    X, y = load_iris(return_X_y=True)
+    X, y = X[20:], y[20:]
+    sw = np.random.RandomState(0).randint(1, 5, len(y)).astype(float)
+    ours = tb.RandomForestClassifier(5, class_weight=class_weight, bootstrap=bootstrap,
+                                     random_state=0)
+    _, expanded = ours._validate_y_class_weight(y.reshape(-1, 1), sw)
+    ref = SkRF(5, class_weight=class_weight, bootstrap=bootstrap, random_state=0)
+    ref._n_samples, ref.n_outputs_ = len(y), 1
+    _, ref_expanded = ref._validate_y_class_weight(y.reshape(-1, 1), sw)
+    if ref_expanded is None:
+        assert expanded is None
+        return
+    np.testing.assert_allclose(expanded, ref_expanded)
+    a = ours.fit(X, y, sample_weight=sw)
+    b = tb.RandomForestClassifier(5, bootstrap=bootstrap, random_state=0).fit(
+        X, y, sample_weight=sw * expanded)
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X))

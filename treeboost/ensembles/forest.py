@@ -10,7 +10,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
-from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.class_weight import compute_class_weight, compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import check_array, register
@@ -48,7 +48,9 @@ def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws):
     n = y.shape[0]
     workspace = GrowerWorkspace(min_rows=in_bag_rows(n, n_draws) if forest.bootstrap else n)
     weights = np.empty(n)
-    subsample = getattr(forest, "class_weight", None) == "balanced_subsample"
+    # without bootstrap "balanced_subsample" is "balanced", applied in fit
+    subsample = (getattr(forest, "class_weight", None) == "balanced_subsample"
+                 and forest.bootstrap)
     for i in chunk:
         tree = trees[i]
         bits = np.zeros((n + 7) // 8, np.uint8)
@@ -135,11 +137,12 @@ class BaseForest(BaseTreeEnsemble):
         Xe = self._encode_X(X, reset=not warm, y=y, sample_weight=sample_weight)
         y = self._validate_target(y, Xe.shape[0])
         w = check_weights(sample_weight, Xe, None if self._is_classifier() else y)
-        if self._is_classifier() and getattr(self, "class_weight", None) not in (
-                None, "balanced_subsample"):
+        cw = None
+        if self._is_classifier():
             # a dict names the classes by their labels, not by their codes
-            w = w * compute_sample_weight(self.class_weight,
-                                          self.classes_[y.astype(np.intp)])
+            cw = self._class_weights(self.classes_[y.astype(np.intp)], w)
+            if cw is not None:
+                w = w * cw
         if warm:
             Xb = self.bin_mapper_.transform(Xe)
             seeds_all = self._seeds(self.n_estimators)
@@ -152,8 +155,7 @@ class BaseForest(BaseTreeEnsemble):
             self._oob_bits = []
             self._bootstrap_draws = np.empty((0, 2), np.int64)
         seeds = seeds_all[start:]
-        unit = sample_weight is None and getattr(self, "class_weight", None) in (
-            None, "balanced_subsample")
+        unit = sample_weight is None and cw is None
         if unit:
             w = None    # n ones: the workers take None for them
         n_draws = resolve_max_samples(self.max_samples, Xe.shape[0]) if self.bootstrap \
@@ -349,6 +351,36 @@ class _ForestClassifierMixin:
         self.classes_, y_enc = encode_classification_target(y, n_samples)
         self.n_classes_ = self.classes_.shape[0]
         return y_enc
+
+    def _class_weights(self, labels, sample_weight):
+        """Each row's class weight (None for none, or for ``"balanced_subsample"`` with
+        bootstrap, which the trees weigh on their own samples), as scikit-learn 1.9's
+        forests: ``"balanced"`` (and ``"balanced_subsample"`` without bootstrap) gives
+        class ``c`` the weight ``W / (n_classes W_c)`` with ``W_c`` the sample weight of
+        its rows.  ``labels`` are the class labels, of shape (n,) or (n, n_outputs)."""
+        cw = self.class_weight
+        if cw is None or (cw == "balanced_subsample" and self.bootstrap):
+            return None
+        if isinstance(cw, str):
+            y2 = labels.reshape(labels.shape[0], -1)
+            cw = []
+            for k in range(y2.shape[1]):
+                classes_k = np.unique(y2[:, k])
+                weights = compute_class_weight("balanced", classes=classes_k, y=y2[:, k],
+                                               sample_weight=sample_weight)
+                cw.append(dict(zip(classes_k.tolist(), weights)))
+            cw = cw[0] if labels.ndim == 1 else cw
+        return compute_sample_weight(cw, labels)
+
+    def _validate_y_class_weight(self, y, sample_weight=None):
+        """scikit-learn's private step of its forests' fit, under its name (its tests call
+        it): ``(y, expanded_class_weight)`` for ``y`` of shape (n, n_outputs); sets
+        ``classes_``."""
+        y = np.asarray(y)
+        labels = y[:, 0] if y.ndim == 2 and y.shape[1] == 1 else y
+        self.classes_ = np.unique(labels) if labels.ndim == 1 else [
+            np.unique(labels[:, k]) for k in range(labels.shape[1])]
+        return y, self._class_weights(labels, sample_weight)
 
     def _stats(self, y, weights):
         return SampleStatistics.classes(y, weights, self.n_classes_)
