@@ -1,6 +1,8 @@
 """Running tree fits on threads with joblib (or on a Dask cluster through joblib).
 
-Trees are fitted in one task per worker (a chunk of trees each), on threads by default:
+Trees are fitted in chunks, a few per worker, which the workers take as they become
+free (a worker on a core another process is using falls behind without holding the
+others up), on threads by default:
 the numba kernels release the GIL, and threads share the binned data instead of copying
 it.  Inside a worker each tree runs its kernels on one thread (``parallel=False``), so
 ``n_jobs`` workers use ``n_jobs`` cores and never oversubscribe them (``n_jobs=1`` is one
@@ -35,6 +37,12 @@ def release_free_memory():
         _malloc_trim(0)
 
 
+#: chunks of trees per worker: a worker that finishes its chunk early (its core was not
+#: shared with another process) takes the next one, instead of idling while a worker on
+#: a busy core finishes an equal static share
+CHUNKS_PER_WORKER = 4
+
+
 def n_workers(n_jobs, n_tasks):
     return max(1, min(effective_n_jobs(n_jobs), n_tasks))
 
@@ -47,7 +55,10 @@ def run_chunks(func, n_items, n_jobs, verbose=0, desc="trees", **shared):
     installed) or one line per finished chunk reports it; the results do not change.
     """
     workers = n_workers(n_jobs, n_items)
-    n_chunks = min(n_items, workers * 8) if verbose else workers
+    if verbose:
+        n_chunks = min(n_items, workers * 8)
+    else:
+        n_chunks = workers if workers == 1 else min(n_items, workers * CHUNKS_PER_WORKER)
     chunks = [c for c in np.array_split(np.arange(n_items), n_chunks) if c.size]
     tasks = (delayed(func)(chunk, False, **shared) for chunk in chunks)
     if not verbose:
