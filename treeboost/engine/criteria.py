@@ -9,8 +9,9 @@ criterion          statistics ``s``            node term ``T(s)`` (lower is pure
 ``gini``           ``w_k`` per class           ``W - sum_k w_k^2 / W``   (``W * Gini``)
 ``entropy``        ``w_k`` per class           ``W log2 W - sum_k w_k log2 w_k`` (``W * Ent``)
 ``gain_ratio``     ``w_k`` per class           as ``entropy``; score = gain / split info
-``squared_error``  ``(w, w*y)``                ``-(sum w y)^2 / W`` (``W * variance`` minus
-                                               ``sum w y^2``, which cancels in a split)
+``squared_error``  ``(w, w*y)``, or            ``-(sum w y)^2 / W`` (``W * variance`` minus
+                   ``(w, w*y_1, .., w*y_K)``   ``sum w y^2``, which cancels in a split),
+                   for K outputs               averaged over the outputs
 ``friedman_mse``   ``(w, w*y)``                as ``squared_error``; a split is scored by
                                                Friedman's improvement
                                                ``W_L W_R (mean_L - mean_R)^2 / W``
@@ -99,7 +100,12 @@ def node_term(s, crit, n_stats, l2):
     if crit == SQUARED_ERROR or crit == FRIEDMAN_MSE:
         if s[0] <= 0.0:
             return 0.0
-        return -s[1] * s[1] / s[0]
+        # one (w*y) sum per output: the mean of the outputs' terms (multi-output trees,
+        # as scikit-learn averages their impurities)
+        t = 0.0
+        for k in range(1, n_stats):
+            t -= s[k] * s[k] / s[0]
+        return t / (n_stats - 1)
     if crit == POISSON:
         if s[0] <= 0.0 or s[1] <= 0.0:
             return 0.0
@@ -136,8 +142,13 @@ def node_impurity(s, sq_sum, crit, n_stats, l2):
     if is_regression(crit):
         if s[0] <= 0.0:
             return 0.0
-        mean = s[1] / s[0]
-        v = sq_sum / s[0] - mean * mean
+        # the mean of the outputs' variances (one output: its variance); sq_sum sums
+        # w * y_k^2 over the outputs
+        msq = 0.0
+        for k in range(1, n_stats):
+            mean = s[k] / s[0]
+            msq += mean * mean
+        v = (sq_sum / s[0] - msq) / (n_stats - 1)
         return v if v > 0.0 else 0.0
     w = node_weight(s, crit, n_stats)
     if w <= 0.0:

@@ -946,9 +946,12 @@ class TreeGrower:
         if self.criterion == NEWTON:
             return total[:, 1], (-total[:, 0] / (total[:, 1] + self.l2_regularization))[:, None]
         if self.criterion in REGRESSION_CODES:
+            # (w, w*y_1, .., w*y_K): the mean of each output
             w = total[:, 0]
+            sums = total[:, 1:k]
             with np.errstate(invalid="ignore", divide="ignore"):
-                return w, np.where(w > 0, total[:, 1] / np.where(w > 0, w, 1), 0.0)[:, None]
+                return w, np.where(w[:, None] > 0,
+                                   sums / np.where(w > 0, w, 1)[:, None], 0.0)
         w = total[:, :k].sum(axis=1)
         return w, total[:, :k] / np.where(w > 0, w, 1.0)[:, None]
 

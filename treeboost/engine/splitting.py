@@ -76,9 +76,12 @@ def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
         wr = total[0] - wl
         if wl < min_w or wr < min_w or wl <= 0.0 or wr <= 0.0:
             return -np.inf
-        sl = left[1]
-        sr = total[1] - sl
-        return sl * sl / wl + sr * sr / wr
+        sc = 0.0
+        for k in range(1, n_stats):     # one (w*y) sum per output
+            sl = left[k]
+            sr = total[k] - sl
+            sc += sl * sl / wl + sr * sr / wr
+        return sc
     if crit == FRIEDMAN_MSE or crit == POISSON:
         wl = left[0]
         wr = total[0] - wl

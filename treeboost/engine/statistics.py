@@ -86,6 +86,20 @@ class SampleStatistics:
             np.ascontiguousarray(sample_weight, dtype=np.float64)))
 
     @classmethod
+    def regression_outputs(cls, Y, sample_weight):
+        """Targets ``Y[i, k]`` of ``K`` outputs with weight ``sample_weight[i]``: rows
+        ``(w, w*y_1, .., w*y_K, 1)`` and ``w * sum_k y_k^2``, given as an array (a
+        multi-output regression tree; one output takes :meth:`regression`)."""
+        Y = np.asarray(Y, dtype=np.float64)
+        w = np.ascontiguousarray(sample_weight, dtype=np.float64)
+        n, K = Y.shape
+        rows = np.empty((n, K + 2))
+        rows[:, 0] = w
+        np.multiply(Y, w[:, None], out=rows[:, 1:K + 1])
+        rows[:, K + 1] = w > 0
+        return cls.given(rows, w * np.einsum("ij,ij->i", Y, Y))
+
+    @classmethod
     def given(cls, stats, sq=None):
         """Rows given as an array of shape (n_samples, n_stats + 1), and optionally
         ``w*y^2`` (the squared-error criterion's variance)."""

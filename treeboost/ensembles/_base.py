@@ -186,8 +186,9 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
             check_real(self.oob_score_, f"{where}.oob_score_", finite=False)
         for name in ("oob_decision_function_", "oob_prediction_"):
             if name in vars(self):
-                check_array(getattr(self, name), f"{where}.{name}", "float64",
-                            ndim=2 if classifier else 1)
+                # a regressor's: one column per output when there are several
+                ndim = 2 if classifier or np.ndim(getattr(self, name)) == 2 else 1
+                check_array(getattr(self, name), f"{where}.{name}", "float64", ndim=ndim)
         if classifier and "oob_decision_function_" in vars(self) and \
                 self.oob_decision_function_.shape[1] != K:
             raise ValueError(f"{where}.oob_decision_function_: must have {K} columns.")

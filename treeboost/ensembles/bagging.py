@@ -24,10 +24,10 @@ from sklearn.utils.random import sample_without_replacement
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import check_array, register
-from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
+from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor, check_multi_output
 from ..trees.encoding import check_weights
 from ..engine.grower import GrowerWorkspace
-from ..trees.targets import check_regression_target, encode_classification_target
+from ..trees.targets import check_regression_outputs, encode_classification_target
 from ._base import (BaseTreeEnsemble, drawn_rows, grows_on_shared_bins, in_bag_rows,
                     set_random_states)
 from ._parallel import release_free_memory, run_chunks
@@ -214,6 +214,7 @@ class BaseBagging(BaseTreeEnsemble):
             if tree_path and feats is None:
                 self._attach(est)
                 est.max_features_ = None
+                est._n_targets = getattr(self, "_n_targets", 1)
             members.append(est)
         fitted = run_chunks(_fit_members, len(members), self.n_jobs, verbose=self.verbose,
                             bag=self, members=members, plans=plans, Xe=Xe, Xb=Xb, y=y,
@@ -235,7 +236,7 @@ class BaseBagging(BaseTreeEnsemble):
                                                                    np.arange(features.size))
         if tree is not None and full and getattr(est, "_encoder", None) is self._encoder:
             out = tree.predict(Xe)
-            return out if self._is_classifier() else out[:, 0]
+            return out if self._is_classifier() or out.shape[1] > 1 else out[:, 0]
         Xi = Xe if full else Xe[:, features]
         if not self._is_classifier():
             return est.predict(Xi)
@@ -332,6 +333,8 @@ class BaseBagging(BaseTreeEnsemble):
     # -- the state read from a model file ---------------------------------------------------
 
     _persist_attributes = ("_draw_counts", "estimators_features_", "_member_seeds")
+    #: the outputs of the y being fitted
+    _persist_transient = ("_n_targets",)
 
     def _validate_state(self, where="model", **context):
         """Check a loaded bagging ensemble: ``_draw_counts`` (each member's unsigned draw
@@ -498,9 +501,16 @@ class BaggingRegressor(RegressorMixin, BaseBagging):
         self.categorical_features = categorical_features
 
     def _validate_target(self, y, n_samples):
-        return check_regression_target(y, n_samples)
+        y = check_regression_outputs(y, n_samples)
+        self._n_targets = 1 if y.ndim == 1 else y.shape[1]
+        base = self._base_estimator()
+        if y.ndim == 2 and grows_on_shared_bins(base):
+            check_multi_output(base.criterion, self._encoder)
+        return y
 
     def predict(self, X):
+        """Mean of the members' predictions, shape (n_samples,) or (n_samples,
+        n_outputs) for a multi-output ``y``."""
         return self._aggregate(self._encoded(X))
 
 

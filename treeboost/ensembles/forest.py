@@ -15,13 +15,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import check_array, register
 from ..trees.cart import (BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor,
-                          deprecated_criterion)
+                          check_multi_output, deprecated_criterion)
 from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ..trees.encoding import check_weights
 from ..engine.grower import GrowerWorkspace
 from ..engine.row_blocks import CACHE_BLOCK_VALUES, into_row_blocks
 from ..engine.statistics import SampleStatistics
-from ..trees.targets import (check_poisson_target, check_regression_target,
+from ..trees.targets import (check_poisson_target, check_regression_outputs,
+                             check_regression_target,
                              encode_classification_target)
 from ._base import BaseTreeEnsemble, drawn_rows, in_bag_rows, resolve_max_samples
 from ._bootstrap import bootstrap_weights
@@ -90,6 +91,9 @@ def _balance_subsample(y, counts, n_classes):
 
 class BaseForest(BaseTreeEnsemble):
     """Bagged randomized trees on shared bins."""
+
+    #: the outputs of the y being fitted; a fitted forest reads them from its trees
+    _persist_transient = ("_n_targets",)
 
     # the tree parameters are checked exactly as the CART estimators check them
     _parameter_constraints = {
@@ -188,8 +192,11 @@ class BaseForest(BaseTreeEnsemble):
     def _make_tree(self, seed):
         params = {p: getattr(self, p) for p in _TREE_PARAMS}
         cls = DecisionTreeClassifier if self._is_classifier() else DecisionTreeRegressor
-        return cls(splitter=self._splitter,
+        tree = cls(splitter=self._splitter,
                    random_state=None if seed is None else int(seed), **params)
+        if hasattr(self, "_n_targets"):     # the outputs of the y being fitted
+            tree._n_targets = self._n_targets
+        return tree
 
     @property
     def estimator(self):
@@ -209,7 +216,8 @@ class BaseForest(BaseTreeEnsemble):
         return isinstance(self, ClassifierMixin)
 
     def _tree_outputs(self, tree, Xe):
-        return tree.tree_.predict(Xe) if self._is_classifier() else tree.tree_.predict(Xe)[:, 0]
+        out = tree.tree_.predict(Xe)
+        return out if self._is_classifier() or out.shape[1] > 1 else out[:, 0]
 
     def _set_oob(self, Xe, y):
         n = Xe.shape[0]
@@ -401,16 +409,32 @@ class _ForestClassifierMixin:
 
 class _ForestRegressorMixin:
     def _validate_target(self, y, n_samples):
-        y = check_regression_target(y, n_samples)
+        y = check_regression_outputs(y, n_samples)
+        self._n_targets = 1 if y.ndim == 1 else y.shape[1]
+        if y.ndim == 2:
+            check_multi_output(self.criterion, self._encoder)
+            return y
         return check_poisson_target(y) if self.criterion == "poisson" else y
 
     def _stats(self, y, weights):
+        if y.ndim == 2:
+            return SampleStatistics.regression_outputs(y, weights)
         return SampleStatistics.regression(y, weights)
 
+    @property
+    def n_outputs_(self):
+        """Outputs of ``y`` (columns of ``predict``'s result when above 1)."""
+        from sklearn.utils.validation import check_is_fitted
+        check_is_fitted(self, "estimators_")
+        return self.estimators_[0].tree_.n_outputs
+
     def predict(self, X):
-        """Mean of the trees' predictions."""
+        """Mean of the trees' predictions, shape (n_samples,) or (n_samples, n_outputs)
+        for a multi-output ``y``."""
         Xe = self._encoded(X)
-        return self._sum_members(Xe, 1)[:, 0] / len(self.estimators_)
+        k = self.n_outputs_
+        out = self._sum_members(Xe, k) / len(self.estimators_)
+        return out[:, 0] if k == 1 else out
 
 
 _DOC = """

@@ -20,7 +20,7 @@ from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ..persistence import (PersistenceMixin, check_classes, check_fitted, check_int,
                            register, validate_part)
 from .encoding import EncoderMixin, FeatureEncoder, check_weights
-from .targets import (check_poisson_target, check_regression_target,
+from .targets import (check_poisson_target, check_regression_outputs, check_regression_target,
                       encode_classification_target)
 from ..engine.grower import TreeGrower
 from ..engine.statistics import SampleStatistics
@@ -51,6 +51,20 @@ def resolve_count(value, n_samples):
     if isinstance(value, numbers.Integral):
         return int(value)
     return int(np.ceil(value * n_samples))
+
+
+def check_multi_output(criterion, encoder):
+    """A regression tree grows on several outputs (their mean squared error) with
+    ``criterion="squared_error"`` and numeric features (``encoder``: the fitted
+    FeatureEncoder); the others raise ValueError."""
+    if criterion not in ("squared_error", "friedman_mse"):
+        raise ValueError(f"criterion={criterion!r} does not take a multi-output y in "
+                         f"treeboost: use criterion='squared_error' (the mean of the "
+                         f"outputs' squared errors), or one model per output.")
+    if encoder.is_categorical_.any():
+        raise ValueError("A multi-output y needs numeric features: treeboost orders the "
+                         "categories of a categorical split by one target. Encode the "
+                         "categorical columns (e.g. one-hot) or fit one model per output.")
 
 
 def deprecated_criterion(criterion):
@@ -219,6 +233,8 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
     # -- the state read from a model file ---------------------------------------------------
 
     _persist_attributes = ("classes_", "n_classes_", "bin_mapper_", "max_features_", "tree_")
+    #: the outputs of the y being fitted; a fitted tree reads them from tree_
+    _persist_transient = ("_n_targets",)
 
     def _validate_state(self, where="model", **context):
         """Check a loaded tree: its encoder, bin mapper and classes, and its ``tree_``
@@ -236,7 +252,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
                       categorical=flags)
         if self.max_features_ is not None:
             check_int(self.max_features_, f"{where}.max_features_", 1, n)
-        K = check_classes(self, where) if is_classifier(self) else 1
+        K = check_classes(self, where) if is_classifier(self) else None
         validate_part(self.tree_, f"{where}.tree_", expect=Tree, n_features=n, n_outputs=K,
                       categorical=flags, bin_mapper=self.bin_mapper_)
         if is_classifier(self):
@@ -439,19 +455,34 @@ default="squared_error"
         return REGRESSION_CRITERIA[self.criterion]
 
     def _n_stats(self):
-        return 2
+        # (w, w*y) summed per node, one w*y per output
+        return 1 + getattr(self, "_n_targets", 1)
 
     def _validate_y(self, y, n_samples):
-        y = check_regression_target(y, n_samples)
+        y = check_regression_outputs(y, n_samples)
+        self._n_targets = 1 if y.ndim == 1 else y.shape[1]
+        if y.ndim == 2:
+            check_multi_output(self.criterion, self._encoder)
+            return y
         return check_poisson_target(y) if self.criterion == "poisson" else y
 
     def _stats(self, y, sample_weight):
+        if y.ndim == 2:
+            return SampleStatistics.regression_outputs(y, sample_weight)
         return SampleStatistics.regression(y, sample_weight)
 
+    @property
+    def n_outputs_(self):
+        """Outputs of ``y`` (columns of ``predict``'s result when above 1)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_outputs
+
     def predict(self, X):
-        """Weighted mean (or median, ``"absolute_error"``) target of the leaf reached."""
+        """Weighted mean (or median, ``"absolute_error"``) target of the leaf reached, of
+        shape (n_samples,), or (n_samples, n_outputs) for a multi-output ``y``."""
         Xe = self._transform(X)
-        return self.tree_.predict(Xe)[:, 0]
+        out = self.tree_.predict(Xe)
+        return out[:, 0] if out.shape[1] == 1 else out
 
 
 class ExtraTreeClassifier(DecisionTreeClassifier):

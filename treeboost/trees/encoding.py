@@ -800,7 +800,10 @@ def check_weights(sample_weight, X, y=None):
                          f"least {MIN_TOTAL_WEIGHT:.0e} (rescale the weights).")
     if y is not None:
         with np.errstate(over="ignore"):
-            wy = float(np.sum(sw * np.abs(np.asarray(y, dtype=np.float64))))
+            ay = np.abs(np.asarray(y, dtype=np.float64))
+            if ay.ndim == 2:        # several outputs: bound every output's sums at once
+                ay = ay.max(axis=1)
+            wy = float(np.sum(sw * ay))
         if not wy <= MAX_WEIGHTED_TARGET:
             raise ValueError(f"sample_weight times |y| sums to {wy:.3g}; it must be at most "
                              f"{MAX_WEIGHTED_TARGET:.0e}, or the weighted means of the "

@@ -24,6 +24,28 @@ def check_regression_target(y, n_samples):
     return y
 
 
+def check_regression_outputs(y, n_samples):
+    """A regression target of one output or several: ``(n_samples,)`` as
+    :func:`check_regression_target` (a column ``(n_samples, 1)`` is raveled with
+    scikit-learn's DataConversionWarning), or ``(n_samples, K)`` finite float64 for
+    ``K > 1`` outputs."""
+    if hasattr(y, "toarray"):
+        raise TypeError("A sparse y is not supported for regression; pass a dense array.")
+    arr = np.asarray(y)
+    if arr.ndim != 2 or arr.shape[1] == 1:
+        return check_regression_target(y, n_samples)
+    if arr.shape[0] != n_samples:
+        raise ValueError(f"X and y have inconsistent numbers of samples: {n_samples} and "
+                         f"{arr.shape[0]}.")
+    try:
+        arr = arr.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"y must be numeric for a regressor, got dtype {arr.dtype}.") from None
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("Input y contains NaN or infinity.")
+    return np.ascontiguousarray(arr)
+
+
 def check_poisson_target(y):
     """The Poisson criterion's rule on a regression target (scikit-learn's checks and
     messages): no negative value, a positive sum."""

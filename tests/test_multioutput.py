@@ -1,0 +1,147 @@
+"""Multi-output regression: trees, Extra-Trees, forests and bagging on a 2-D y, against
+scikit-learn where both grow the same tree, against brute force on small data, and the
+refusals (other criteria, categorical features, classifiers)."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+from sklearn.datasets import make_regression
+from sklearn.exceptions import DataConversionWarning
+from sklearn.tree import DecisionTreeRegressor as SkTree
+
+import treeboost as tb
+from treeboost.engine.criteria import SQUARED_ERROR, node_impurity, node_term
+
+
+def _data(n=400, k=3, seed=0):
+    return make_regression(n_samples=n, n_features=6, n_targets=k, noise=5.0,
+                           random_state=seed)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_same_tree_as_scikit_learn(weighted):
+    X, Y = _data()
+    w = np.random.RandomState(1).randint(1, 4, len(X)).astype(float) if weighted else None
+    ours = tb.DecisionTreeRegressor(max_depth=4, max_bins=None).fit(X, Y, sample_weight=w)
+    ref = SkTree(max_depth=4, random_state=0).fit(X, Y, sample_weight=w)
+    assert ours.n_outputs_ == 3 and ours.predict(X).shape == (len(X), 3)
+    np.testing.assert_allclose(ours.predict(X), ref.predict(X), rtol=1e-10, atol=1e-9)
+    assert ours.tree_.node_count == ref.tree_.node_count
+    # scikit-learn's impurity: the mean of the outputs' variances
+    np.testing.assert_allclose(np.sort(ours.tree_.impurity), np.sort(ref.tree_.impurity),
+                               rtol=1e-7, atol=1e-6)
+    np.testing.assert_allclose(ours.feature_importances_, ref.feature_importances_,
+                               rtol=1e-6, atol=1e-9)
+
+
+def test_copies_of_one_output_grow_the_single_output_tree():
+    X, Y = _data(k=1)
+    single = tb.DecisionTreeRegressor(max_depth=6, random_state=0).fit(X, Y)
+    double = tb.DecisionTreeRegressor(max_depth=6, random_state=0).fit(X, np.c_[Y, Y])
+    np.testing.assert_array_equal(double.tree_.feature, single.tree_.feature)
+    np.testing.assert_allclose(double.predict(X), np.c_[single.predict(X), single.predict(X)])
+    np.testing.assert_allclose(double.tree_.impurity, single.tree_.impurity, rtol=1e-12)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 4), st.integers(4, 12), st.integers(0, 10_000))
+def test_criterion_is_the_mean_of_the_outputs_squared_errors(k, n, seed):
+    """node_term / node_impurity of (w, w*y_1, .., w*y_K) against their definitions."""
+    rng = np.random.RandomState(seed)
+    Y = rng.normal(size=(n, k)) * rng.uniform(0.1, 10, k)
+    w = rng.randint(1, 4, n).astype(float)
+    s = np.r_[w.sum(), (w[:, None] * Y).sum(axis=0), n]
+    W = w.sum()
+    means = (w[:, None] * Y).sum(axis=0) / W
+    var = ((w[:, None] * (Y - means) ** 2).sum(axis=0) / W).mean()
+    sq = float((w[:, None] * Y * Y).sum())
+    assert node_impurity(s, sq, SQUARED_ERROR, k + 1, 0.0) == pytest.approx(var, rel=1e-9,
+                                                                            abs=1e-12)
+    # T(s) + sum w y^2 / K is W times the mean variance
+    assert node_term(s, SQUARED_ERROR, k + 1, 0.0) + sq / k == pytest.approx(
+        W * var, rel=1e-8, abs=1e-9)
+
+
+def test_the_best_split_is_the_brute_force_one():
+    rng = np.random.RandomState(3)
+    X = rng.rand(40, 2)
+    Y = np.c_[X[:, 0] > 0.5, X[:, 1] * 3] + 0.1 * rng.rand(40, 2)
+    tree = tb.DecisionTreeRegressor(max_depth=1, max_bins=None).fit(X, Y)
+
+    def sse(rows):
+        return ((Y[rows] - Y[rows].mean(axis=0)) ** 2).sum()
+    best = min((sse(X[:, f] <= t) + sse(X[:, f] > t), f)
+               for f in range(2) for t in np.unique(X[:, f])[:-1])
+    f = tree.tree_.feature[0]
+    left = X[:, f] <= tree.tree_.threshold[0]
+    assert f == best[1]
+    assert sse(left) + sse(~left) == pytest.approx(best[0])
+
+
+@pytest.mark.parametrize("cls", [tb.RandomForestRegressor, tb.ExtraTreesRegressor])
+def test_forests_take_several_outputs(cls):
+    X, Y = _data(n=600)
+    forest = cls(30, oob_score=True, bootstrap=True, random_state=0).fit(X[:400], Y[:400])
+    assert forest.n_outputs_ == 3
+    assert forest.predict(X[400:]).shape == (200, 3)
+    assert forest.oob_prediction_.shape == (400, 3)
+    assert forest.score(X[400:], Y[400:]) > 0.6
+    np.testing.assert_allclose(
+        forest.predict(X[400:]),
+        np.mean([t.predict(X[400:]) for t in forest.estimators_], axis=0))
+
+
+def test_bagging_takes_several_outputs():
+    from sklearn.linear_model import Ridge
+    X, Y = _data(n=600)
+    bag = tb.BaggingRegressor(n_estimators=10, oob_score=True, random_state=0).fit(X, Y)
+    assert bag.predict(X).shape == (600, 3) and bag.oob_prediction_.shape == (600, 3)
+    ridge = tb.BaggingRegressor(Ridge(), n_estimators=3, random_state=0).fit(X, Y)
+    assert ridge.predict(X).shape == (600, 3)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: tb.DecisionTreeRegressor(max_depth=4),
+    lambda: tb.RandomForestRegressor(5, random_state=0),
+    lambda: tb.BaggingRegressor(n_estimators=3, random_state=0)])
+def test_model_files_round_trip(tmp_path, make):
+    X, Y = _data()
+    est = make().fit(X, Y)
+    back = tb.load(est.save(tmp_path / "m.tbm"))
+    np.testing.assert_array_equal(back.predict(X), est.predict(X))
+    assert back.predict(X).shape == (len(X), 3)
+
+
+def test_a_column_y_is_one_output_with_scikit_learns_warning():
+    X, Y = _data(k=1)
+    with pytest.warns(DataConversionWarning):
+        est = tb.DecisionTreeRegressor(max_depth=3).fit(X, Y[:, None])
+    assert est.predict(X).shape == (len(X),) and est.n_outputs_ == 1
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(criterion="poisson"), "criterion='poisson' does not take a multi-output y"),
+    (dict(criterion="absolute_error"), "criterion='absolute_error' does not take"),
+])
+def test_other_criteria_are_refused_by_name(kw, message):
+    X, Y = _data()
+    with pytest.raises(ValueError, match=message):
+        tb.DecisionTreeRegressor(**kw).fit(X, np.abs(Y))
+    with pytest.raises(ValueError, match=message):
+        tb.RandomForestRegressor(3, **kw).fit(X, np.abs(Y))
+
+
+def test_categorical_features_and_bad_targets_are_refused():
+    pd = pytest.importorskip("pandas")
+    X, Y = _data(n=60)
+    frame = pd.DataFrame({"a": X[:, 0], "c": pd.Categorical(np.arange(60) % 3)})
+    with pytest.raises(ValueError, match="multi-output y needs numeric features"):
+        tb.DecisionTreeRegressor().fit(frame, Y)
+    Y_bad = Y.copy()
+    Y_bad[0, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        tb.DecisionTreeRegressor().fit(X, Y_bad)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        tb.DecisionTreeRegressor().fit(X, Y[:-1])
+    # classifiers grow one output in treeboost (scikit-learn's words)
+    with pytest.raises(ValueError, match="y should be a 1d array"):
+        tb.DecisionTreeClassifier().fit(X, (Y > 0).astype(int))
