@@ -138,3 +138,41 @@ def test_a_hist_classifier_file_without_class_weight_loads(tmp_path):
     old = treeboost.load(tmp_path / "old.tbm")
     assert old.class_weight is None
     np.testing.assert_array_equal(old.predict_proba(X), model.predict_proba(X))
+
+
+def test_hist_takes_infinite_values_in_the_end_bins(tmp_path):
+    X = np.array([-np.inf, 0, 1, np.inf]).reshape(-1, 1)
+    y = np.array([0.0, 0.0, 1.0, 1.0])
+    est = HistGradientBoostingRegressor(min_samples_leaf=1).fit(X, y)
+    np.testing.assert_allclose(est.predict(X), y, atol=1e-4)
+    # the edges of a model file stay finite: -inf has the lowest float above it
+    assert all(np.isfinite(e).all() for e in est.bin_mapper_.bin_thresholds_)
+    back = treeboost.load(treeboost.save(est, tmp_path / "m.tbm"))
+    np.testing.assert_array_equal(back.predict(X), est.predict(X))
+    # treeboost's other estimators refuse infinity, as scikit-learn's trees do
+    with pytest.raises(ValueError, match="infinity"):
+        treeboost.DecisionTreeRegressor().fit(X, y)
+    with pytest.raises(ValueError, match="infinity"):
+        treeboost.GradientBoostingRegressor().fit(X, y)
+
+
+def test_an_encoder_file_without_allow_infinite_loads(tmp_path):
+    from tests._model_files import read_parts, used_only, write_parts
+    X, y, _, _ = _data("gamma")
+    model = treeboost.DecisionTreeRegressor(max_depth=3).fit(X, y)
+    doc, arrays = read_parts(model.save(tmp_path / "new.tbm"))
+    stack, dropped = [doc["model"]], 0
+    while stack:
+        obj = stack.pop()
+        if isinstance(obj, dict):
+            if isinstance(obj.get("state"), dict) and "allow_infinite" in obj["state"]:
+                del obj["state"]["allow_infinite"]
+                dropped += 1
+            stack.extend(obj.values())
+        elif isinstance(obj, list):
+            stack.extend(obj)
+    assert dropped == 1
+    write_parts(tmp_path / "old.tbm", doc, used_only(doc, arrays))
+    old = treeboost.load(tmp_path / "old.tbm")
+    assert old._encoder.allow_infinite is False
+    np.testing.assert_array_equal(old.predict(X), model.predict(X))

@@ -26,12 +26,14 @@ def _bin_centers(distinct, edges):
 
 
 def _midpoints(a, b):
-    """Midpoints of adjacent distinct values, kept strictly below ``b``.
+    """Midpoints of adjacent distinct values, kept strictly below ``b`` (and finite).
 
     ``a/2 + b/2`` does not overflow for huge values; when rounding puts the midpoint on
     ``b`` (adjacent floats) the lower value is used so that ``x <= t`` still separates.
     """
-    mid = a / 2.0 + b / 2.0
+    # -inf (HistGradientBoosting takes infinite X) has a finite edge above it, the
+    # lowest float: a threshold in a model file is always finite
+    mid = np.maximum(a / 2.0 + b / 2.0, -np.finfo(np.float64).max)
     return np.where(mid >= b, a, mid)
 
 

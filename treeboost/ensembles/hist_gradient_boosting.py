@@ -26,6 +26,8 @@ class _HistGradientBoosting:
     """The mapping of HistGradientBoosting's parameters onto the boosting loop."""
 
     _n_iter_name = "max_iter"
+    #: +-inf in X, as scikit-learn's HistGradientBoosting: the first and last bins
+    _allows_infinite = True
     #: the early-stopping scorer of the last fit and its rows of the training data
     _persist_transient = BaseGradientBoosting._persist_transient + ("_scorer",
                                                                     "_small_train")

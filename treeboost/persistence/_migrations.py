@@ -67,6 +67,8 @@ _TREES = ("treeboost.trees.cart.DecisionTreeClassifier",
           "treeboost.ensembles.forest.ExtraTreesClassifier",
           "treeboost.ensembles.forest.ExtraTreesRegressor")
 _ADDED_PARAMETERS = {name: {"ccp_alpha": 0.0} for name in _TREES}
+# encoders from before allow_infinite refused infinity
+_ADDED_PARAMETERS["treeboost.trees.encoding.FeatureEncoder"] = {"allow_infinite": False}
 # HistGradientBoostingClassifier files from before class_weight: no class weights
 _ADDED_PARAMETERS.setdefault(
     "treeboost.ensembles.hist_gradient_boosting.HistGradientBoostingClassifier", {}).update(

@@ -158,8 +158,16 @@ class FeatureEncoder:
     time may be local time or UTC, and guessing would shift every instant by the offset.
     """
 
-    def __init__(self, categorical_features=None):
+    def __init__(self, categorical_features=None, allow_infinite=False):
         self.categorical_features = categorical_features
+        self.allow_infinite = allow_infinite
+
+    @property
+    def _finite_rule(self):
+        """scikit-learn's ``ensure_all_finite``: NaN (missing) always passes; +-inf only
+        with ``allow_infinite`` (scikit-learn's HistGradientBoosting takes them: they
+        fall in the first and last bins)."""
+        return False if getattr(self, "allow_infinite", False) else "allow-nan"
 
     # -- which columns --------------------------------------------------------------
     def _resolve_mask(self, X, n_features, names):
@@ -244,7 +252,7 @@ class FeatureEncoder:
                 fit or not self._any_datetime()):
             try:
                 Xn = check_array(X, dtype=[np.float64, np.float32],
-                                 ensure_all_finite="allow-nan")
+                                 ensure_all_finite=self._finite_rule)
             except (TypeError, ValueError) as exc:
                 # numpy's "could not convert string to float" names neither the column
                 # nor the remedy; find the column and say both
@@ -310,7 +318,7 @@ class FeatureEncoder:
             raise TypeError("The model was fitted with categorical or datetime columns; a "
                             "sparse X cannot hold them: pass the same kind of X as in fit.")
         Xs = check_array(X, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32],
-                         ensure_all_finite="allow-nan")
+                         ensure_all_finite=self._finite_rule)
         if fit:
             self._reset(np.zeros(Xs.shape[1], bool))
             return Xs
@@ -384,7 +392,7 @@ class FeatureEncoder:
                 vals = np.asarray(col, dtype=np.float64)
         except (TypeError, ValueError) as exc:
             raise _not_numeric(f, names, fit, exc) from None
-        if np.isinf(vals).any():
+        if not getattr(self, "allow_infinite", False) and np.isinf(vals).any():
             name = names[f] if names else f
             raise ValueError(f"Input X contains infinity in column {name!r}.")
         return vals
@@ -565,8 +573,9 @@ class FeatureEncoder:
 
     # -- the state read from a model file ---------------------------------------------------
 
-    _persist_attributes = ("categorical_features", "is_categorical_", "categories_",
-                           "rare_categories_", "rare_codes_", "datetime_zones_")
+    _persist_attributes = ("categorical_features", "allow_infinite", "is_categorical_",
+                           "categories_", "rare_categories_", "rare_codes_",
+                           "datetime_zones_")
 
     def _validate_state(self, where="encoder", n_features=None):
         """Raise ValueError unless the learned columns can encode X for the model.
@@ -594,6 +603,9 @@ class FeatureEncoder:
                 and all(isinstance(v, (bool, int, str, np.generic)) for v in np.ravel(cf)))):
             raise ValueError(f"{where}.categorical_features: must be None, 'auto' or a list "
                              f"of column flags, indices or names, got {cf!r:.60}.")
+        if not isinstance(getattr(self, "allow_infinite", False), bool):
+            raise ValueError(f"{where}.allow_infinite: must be a bool, got "
+                             f"{self.allow_infinite!r:.40}.")
         state = vars(self)
         if "is_categorical_" not in state:
             return
@@ -675,6 +687,8 @@ class EncoderMixin(AtomicRefitMixin):
 
     #: whether X may be a scipy.sparse matrix or array (numeric features only)
     _accepts_sparse = True
+    #: whether X may hold +-inf (scikit-learn's HistGradientBoosting takes them)
+    _allows_infinite = False
 
     def _encode_X(self, X, reset, y=None, sample_weight=None):
         """X encoded; at a fit (``reset``), ``y`` and ``sample_weight`` rank the
@@ -684,7 +698,8 @@ class EncoderMixin(AtomicRefitMixin):
                             f"({type(X).__name__}); pass a dense array (X.toarray()).")
         _check_feature_names(self, X, reset=reset)
         if reset:
-            self._encoder = FeatureEncoder(self.categorical_features)
+            self._encoder = FeatureEncoder(self.categorical_features,
+                                           allow_infinite=self._allows_infinite)
             Xe = self._encoder.fit_transform(
                 X, target=lambda: _grouping_target(self, y, sample_weight),
                 sample_weight=None)
