@@ -142,6 +142,52 @@ def test_categorical_features_and_bad_targets_are_refused():
         tb.DecisionTreeRegressor().fit(X, Y_bad)
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         tb.DecisionTreeRegressor().fit(X, Y[:-1])
-    # classifiers grow one output in treeboost (scikit-learn's words)
-    with pytest.raises(ValueError, match="y should be a 1d array"):
-        tb.DecisionTreeClassifier().fit(X, (Y > 0).astype(int))
+    # a multi-output classifier grows on the Gini index only, numeric features only
+    with pytest.raises(ValueError, match="criterion='entropy' does not take a multi-output"):
+        tb.DecisionTreeClassifier(criterion="entropy").fit(X, (Y > 0).astype(int))
+    with pytest.raises(ValueError, match="multi-output y needs numeric features"):
+        tb.DecisionTreeClassifier().fit(frame, (Y > 0).astype(int))
+
+
+def _classification_data():
+    from sklearn.datasets import make_classification
+    X, y = make_classification(n_samples=500, n_features=6, n_informative=4, n_classes=3,
+                               random_state=0)
+    labels = np.where(X[:, 1] > 0.5, "high", "low")
+    return X, np.column_stack([y.astype(str), (X[:, 0] > 0).astype(str), labels])
+
+
+def test_a_multi_output_classifier_is_the_mean_gini_tree_of_scikit_learn():
+    from sklearn.tree import DecisionTreeClassifier as SkClf
+    X, Y = _classification_data()
+    ours = tb.DecisionTreeClassifier(max_depth=3, max_bins=None).fit(X, Y)
+    ref = SkClf(max_depth=3, random_state=0).fit(X, Y)
+    assert ours.n_outputs_ == 3 and isinstance(ours.classes_, list)
+    for a, b in zip(ours.classes_, ref.classes_):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(ours.n_classes_, ref.n_classes_)
+    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+    for a, b in zip(ours.predict_proba(X), ref.predict_proba(X)):
+        np.testing.assert_allclose(a, b, atol=1e-12)
+    # scikit-learn's numbers: the impurity is the mean of the outputs' Gini indices
+    np.testing.assert_allclose(np.sort(ours.tree_.impurity), np.sort(ref.tree_.impurity),
+                               rtol=1e-9)
+    np.testing.assert_allclose(ours.feature_importances_, ref.feature_importances_,
+                               rtol=1e-7, atol=1e-12)
+
+
+def test_multi_output_class_weight_is_a_list_of_dicts(tmp_path):
+    X, Y = _classification_data()
+    Y = np.column_stack([Y[:, 0].astype(int), Y[:, 1] == "True", Y[:, 2] == "high"]
+                        ).astype(int)
+    cw = [{0: 1.0, 1: 3.0, 2: 1.0}, {0: 1.0, 1: 2.0}, {0: 1.0, 1: 1.0}]
+    a = tb.DecisionTreeClassifier(max_depth=4, class_weight=cw, random_state=0).fit(X, Y)
+    w = (np.where(Y[:, 0] == 1, 3.0, 1.0) * np.where(Y[:, 1] == 1, 2.0, 1.0))
+    b = tb.DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, Y, sample_weight=w)
+    for p, q in zip(a.predict_proba(X), b.predict_proba(X)):
+        np.testing.assert_allclose(p, q)
+    back = tb.load(a.save(tmp_path / "c.tbm"))
+    np.testing.assert_array_equal(back.predict(X), a.predict(X))
+    assert [list(c) for c in back.classes_] == [list(c) for c in a.classes_]
+    logp = back.predict_log_proba(X)
+    assert isinstance(logp, list) and len(logp) == 3

@@ -53,6 +53,22 @@ def resolve_count(value, n_samples):
     return int(np.ceil(value * n_samples))
 
 
+def _check_output_classes(est, where):
+    """``classes_`` of a multi-output classifier read from a file: a list of at least two
+    sorted label arrays, ``n_classes_`` their sizes; returns the sizes."""
+    from types import SimpleNamespace
+    classes, n = est.classes_, getattr(est, "n_classes_", None)
+    if len(classes) < 2:
+        raise ValueError(f"{where}.classes_: a list of classes needs two outputs or more.")
+    sizes = np.array([check_classes(SimpleNamespace(classes_=c, n_classes_=int(np.size(c))),
+                                    f"{where}.classes_[{k}]")
+                      for k, c in enumerate(classes)], dtype=np.intp)
+    if not isinstance(n, np.ndarray) or n.shape != sizes.shape or np.any(n != sizes):
+        raise ValueError(f"{where}.n_classes_: must be the sizes of classes_ "
+                         f"({sizes.tolist()}), got {n!r:.60}.")
+    return sizes
+
+
 def check_multi_output(criterion, encoder):
     """A regression tree grows on several outputs (their mean squared error) with
     ``criterion="squared_error"`` and numeric features (``encoder``: the fitted
@@ -162,8 +178,15 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         if seed is None:
             seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         grower = self._grower(sample_indices.shape[0], total_weight, seed, parallel)
+        multi_class = is_classifier(self) and self._multi_output()
+        if multi_class:
+            # decreases are grown on the indicators' scale (see _criterion_code)
+            grower.min_impurity_decrease /= self._indicator_scale()
         self.tree_, _ = grower.grow(Xb, stats, None, sample_indices, workspace,
                                     return_leaves=False)
+        if multi_class:     # scikit-learn's numbers: the mean Gini index of the outputs
+            self.tree_.impurity *= self._indicator_scale()
+            self.tree_.gain *= self._indicator_scale()
         if self.ccp_alpha > 0.0:
             from .pruning import prune_ccp
             self.tree_ = prune_ccp(self, self.ccp_alpha).tree_
@@ -252,15 +275,23 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
                       categorical=flags)
         if self.max_features_ is not None:
             check_int(self.max_features_, f"{where}.max_features_", 1, n)
-        K = check_classes(self, where) if is_classifier(self) else None
+        blocks = None
+        if is_classifier(self) and isinstance(self.classes_, list):
+            blocks = _check_output_classes(self, where)
+            K = int(blocks.sum())
+        else:
+            K = check_classes(self, where) if is_classifier(self) else None
         validate_part(self.tree_, f"{where}.tree_", expect=Tree, n_features=n, n_outputs=K,
                       categorical=flags, bin_mapper=self.bin_mapper_)
         if is_classifier(self):
             value = self.tree_.value
-            # predict_proba returns these rows (averaged by the ensembles) as they are
-            if np.any(value < 0) or np.any(np.abs(value.sum(axis=1) - 1) > 1e-6):
+            # predict_proba returns these rows (averaged by the ensembles) as they are,
+            # one block of class fractions per output
+            sums = [b.sum(axis=1) for b in np.split(
+                value, np.cumsum(blocks)[:-1] if blocks is not None else [], axis=1)]
+            if np.any(value < 0) or any(np.any(np.abs(t - 1) > 1e-6) for t in sums):
                 raise ValueError(f"{where}.tree_.value: class fractions must be >= 0 and sum "
-                                 f"to 1 in every node.")
+                                 f"to 1 in every node (for every output).")
 
 
 class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
@@ -335,7 +366,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     _parameter_constraints = {
         **BaseDecisionTree._parameter_constraints,
         "criterion": [StrOptions(set(CLASSIFICATION_CRITERIA))],
-        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "class_weight": [dict, list, StrOptions({"balanced"}), None],
     }
 
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2,
@@ -358,13 +389,26 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.splitter = splitter
         self.ccp_alpha = ccp_alpha
 
+    def _multi_output(self):
+        return isinstance(getattr(self, "classes_", None), list)
+
     def _criterion_code(self):
+        # several outputs: the Gini index of output k is the summed variance of its
+        # class indicators, so the tree grows on the squared error of the indicators
+        # of all outputs (the same splits as the mean Gini index; reports rescaled)
+        if self._multi_output():
+            return REGRESSION_CRITERIA["squared_error"]
         return CLASSIFICATION_CRITERIA[self.criterion]
 
     def _n_stats(self):
+        if self._multi_output():
+            return 1 + int(np.sum(self.n_classes_))
         return self.n_classes_
 
     def _validate_y(self, y, n_samples):
+        arr = np.asarray(y) if not hasattr(y, "toarray") else None
+        if arr is not None and arr.ndim == 2 and arr.shape[1] > 1:
+            return self._validate_outputs(arr, n_samples)
         self.classes_, y_enc = encode_classification_target(y, n_samples)
         self.n_classes_ = self.classes_.shape[0]
         if self.n_classes_ == 1:
@@ -372,26 +416,77 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
                           f"{self.classes_[0]!r}.", UserWarning)
         return y_enc
 
+    def _validate_outputs(self, Y, n_samples):
+        """A 2-D y of ``K`` outputs: ``classes_`` a list of ``K`` label arrays,
+        ``n_classes_`` their sizes, codes of shape (n_samples, K)."""
+        if self.criterion != "gini":
+            raise ValueError(f"criterion={self.criterion!r} does not take a multi-output y "
+                             f"in treeboost: use criterion='gini' (the mean of the outputs' "
+                             f"Gini indices, as scikit-learn), or one model per output.")
+        if self._encoder.is_categorical_.any():
+            raise ValueError("A multi-output y needs numeric features: encode the "
+                             "categorical columns (e.g. one-hot) or fit one model per "
+                             "output.")
+        codes = np.empty(Y.shape, np.intp)
+        self.classes_ = []
+        for k in range(Y.shape[1]):
+            classes_k, codes[:, k] = encode_classification_target(Y[:, k], n_samples)
+            self.classes_.append(classes_k)
+        self.n_classes_ = np.array([c.shape[0] for c in self.classes_], dtype=np.intp)
+        return codes
+
+    def _indicator_scale(self):
+        """``sum_k C_k / K``: the mean Gini index of the outputs over the mean variance of
+        all their class indicators."""
+        return float(np.sum(self.n_classes_)) / len(self.n_classes_)
+
     def _stats(self, y, sample_weight):
+        if y.ndim == 2:
+            labels = np.column_stack([c[y[:, k]] for k, c in enumerate(self.classes_)])
+            if self.class_weight is not None:
+                # a list of dicts (one per output) or "balanced": weights multiply
+                sample_weight = sample_weight * compute_sample_weight(self.class_weight,
+                                                                      labels)
+            offsets = np.r_[0, np.cumsum(self.n_classes_)[:-1]]
+            onehot = np.zeros((y.shape[0], int(np.sum(self.n_classes_))))
+            rows = np.arange(y.shape[0])
+            for k in range(y.shape[1]):
+                onehot[rows, offsets[k] + y[:, k]] = 1.0
+            return SampleStatistics.regression_outputs(onehot, sample_weight)
         if self.class_weight is not None:
             # a dict names the classes by their labels, not by their codes
             sample_weight = sample_weight * compute_sample_weight(
                 self.class_weight, self.classes_[np.asarray(y, dtype=np.intp)])
         return SampleStatistics.classes(y, sample_weight, self.n_classes_)
 
+    @property
+    def n_outputs_(self):
+        """Outputs of ``y``: 1, or ``len(classes_)`` for a multi-output ``y``."""
+        check_is_fitted(self, "tree_")
+        return len(self.classes_) if self._multi_output() else 1
+
     def predict_proba(self, X):
-        """Class probabilities: the weighted class fractions of the leaf reached."""
+        """Class probabilities: the weighted class fractions of the leaf reached (a list
+        of one such array per output for a multi-output ``y``)."""
         Xe = self._transform(X)
-        return self.tree_.predict(Xe)
+        proba = self.tree_.predict(Xe)
+        if not self._multi_output():
+            return proba
+        return np.split(proba, np.cumsum(self.n_classes_)[:-1], axis=1)
 
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`."""
+        proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            return [np.log(p) for p in proba] if isinstance(proba, list) else np.log(proba)
 
     def predict(self, X):
-        """Most probable class of the leaf reached."""
+        """Most probable class of the leaf reached (one column per output for a
+        multi-output ``y``)."""
         proba = self.predict_proba(X)
+        if isinstance(proba, list):
+            return np.column_stack([c[np.argmax(p, axis=1)]
+                                    for c, p in zip(self.classes_, proba)])
         return self.classes_[np.argmax(proba, axis=1)]
 
 
