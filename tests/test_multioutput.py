@@ -191,3 +191,31 @@ def test_multi_output_class_weight_is_a_list_of_dicts(tmp_path):
     assert [list(c) for c in back.classes_] == [list(c) for c in a.classes_]
     logp = back.predict_log_proba(X)
     assert isinstance(logp, list) and len(logp) == 3
+
+
+@pytest.mark.parametrize("cls", [tb.RandomForestClassifier, tb.ExtraTreesClassifier])
+def test_forest_classifiers_take_several_outputs(tmp_path, cls):
+    from sklearn.datasets import make_classification
+    X, y = make_classification(n_samples=600, n_features=6, n_informative=4, n_classes=3,
+                               random_state=0)
+    Y = np.column_stack([y > 0, X[:, 0] > 0]).astype(int)       # two binary outputs
+    forest = cls(20, oob_score=True, bootstrap=True, random_state=0).fit(X[:400], Y[:400])
+    proba = forest.predict_proba(X[400:])
+    assert isinstance(proba, list) and [p.shape for p in proba] == [(200, 2), (200, 2)]
+    mean = [np.mean([t.predict_proba(X[400:])[k] for t in forest.estimators_], axis=0)
+            for k in range(2)]
+    for p, q in zip(proba, mean):
+        np.testing.assert_allclose(p, q)
+    assert forest.predict(X[400:]).shape == (200, 2)
+    assert np.mean(forest.predict(X[400:]) == Y[400:]) > 0.85
+    # scikit-learn's out-of-bag shapes: (n, classes, outputs), the mean accuracy
+    assert forest.oob_decision_function_.shape == (400, 2, 2)
+    assert 0.8 < forest.oob_score_ <= 1.0
+    back = tb.load(forest.save(tmp_path / "f.tbm"))
+    np.testing.assert_array_equal(back.predict(X), forest.predict(X))
+    # more than two classes in an output: scikit-learn's refusal of an out-of-bag score
+    Y3 = np.column_stack([y, X[:, 0] > 0]).astype(int)
+    with pytest.raises(ValueError, match="cannot be used to compute OOB estimates"):
+        cls(5, oob_score=True, bootstrap=True).fit(X, Y3)
+    for cw in ("balanced", "balanced_subsample"):
+        assert cls(5, class_weight=cw, random_state=0).fit(X, Y3).predict(X).shape == (600, 2)

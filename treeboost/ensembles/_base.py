@@ -168,7 +168,12 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
         if "bin_mapper_" in vars(self):
             validate_part(self.bin_mapper_, f"{where}.bin_mapper_", expect=BinMapper,
                           n_features=n, categorical=flags)
-        K = check_classes(self, where) if classifier else None
+        multi = classifier and isinstance(self.classes_, list)
+        if multi:       # several outputs: a list of label arrays
+            from ..trees.cart import _check_output_classes
+            K = int(_check_output_classes(self, where).sum())
+        else:
+            K = check_classes(self, where) if classifier else None
         members = self.estimators_
         if not isinstance(members, list) or not members:
             raise ValueError(f"{where}.estimators_: must be a non-empty list of estimators.")
@@ -180,16 +185,22 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
             if not kind_ok or "n_features_in_" not in vars(m):
                 raise ValueError(f"{w}: not a fitted "
                                  f"{'classifier' if classifier else 'regressor'}.")
-            if classifier and not set(_labels(m.classes_)) <= set(_labels(self.classes_)):
+            if multi:
+                if not (isinstance(m.classes_, list) and len(m.classes_) == len(self.classes_)
+                        and all(np.array_equal(a, b)
+                                for a, b in zip(m.classes_, self.classes_))):
+                    raise ValueError(f"{w}.classes_: must be the ensemble's classes_.")
+            elif classifier and not set(_labels(m.classes_)) <= set(_labels(self.classes_)):
                 raise ValueError(f"{w}.classes_: must be among the ensemble's classes_.")
         if "oob_score_" in vars(self):
             check_real(self.oob_score_, f"{where}.oob_score_", finite=False)
         for name in ("oob_decision_function_", "oob_prediction_"):
             if name in vars(self):
                 # a regressor's: one column per output when there are several
-                ndim = 2 if classifier or np.ndim(getattr(self, name)) == 2 else 1
+                ndim = (3 if multi else 2) if classifier or np.ndim(
+                    getattr(self, name)) == 2 else 1
                 check_array(getattr(self, name), f"{where}.{name}", "float64", ndim=ndim)
-        if classifier and "oob_decision_function_" in vars(self) and \
+        if classifier and not multi and "oob_decision_function_" in vars(self) and \
                 self.oob_decision_function_.shape[1] != K:
             raise ValueError(f"{where}.oob_decision_function_: must have {K} columns.")
         return True
@@ -200,9 +211,12 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
         if m._encoder is not self._encoder or m.n_features_in_ != self.n_features_in_:
             raise ValueError(f"{where}: a member predicting on the ensemble's input must "
                              f"share its input encoder and {self.n_features_in_} features.")
-        if "classes_" in vars(self) and not (
-                np.array_equal(m.classes_, self.classes_)
-                and m.classes_.dtype == self.classes_.dtype):
+        if "classes_" not in vars(self):
+            return
+        mine = self.classes_ if isinstance(self.classes_, list) else [self.classes_]
+        theirs = m.classes_ if isinstance(m.classes_, list) else [m.classes_]
+        if not (len(mine) == len(theirs) and all(
+                np.array_equal(a, b) and a.dtype == b.dtype for a, b in zip(theirs, mine))):
             raise ValueError(f"{where}.classes_: the member's classes differ from the "
                              f"ensemble's.")
 

@@ -6,6 +6,8 @@ cut point at random and, by default, use all rows.  X is binned once; all trees 
 """
 from numbers import Integral
 
+import warnings
+
 import numpy as np
 from scipy import sparse
 from sklearn.base import ClassifierMixin, RegressorMixin
@@ -81,6 +83,12 @@ def _balance_subsample(y, counts, n_classes):
     """``counts * n_drawn / (n_present * n_k)`` with ``n_k`` the draws of row ``i``'s class
     and ``n_present`` the classes drawn: every class weighs the same in the sample
     (scikit-learn's "balanced_subsample", which counts repeated draws)."""
+    if y.ndim == 2:     # several outputs: the weights multiply, as scikit-learn's
+        out = counts.copy()
+        for k in range(y.shape[1]):
+            out *= _balance_subsample(y[:, k], counts, int(n_classes[k])) / np.where(
+                counts > 0, counts, 1.0)
+        return out
     codes = y.astype(np.intp)
     per_class = np.bincount(codes, weights=counts, minlength=n_classes)
     present = per_class > 0
@@ -140,11 +148,18 @@ class BaseForest(BaseTreeEnsemble):
         self._drop_oob()
         Xe = self._encode_X(X, reset=not warm, y=y, sample_weight=sample_weight)
         y = self._validate_target(y, Xe.shape[0])
+        if self.oob_score and self._is_classifier() and y.ndim == 2 and \
+                np.max(self.n_classes_) > 2:
+            # scikit-learn's rule and words: no out-of-bag score for this target type
+            raise ValueError("The type of target cannot be used to compute OOB estimates. "
+                             "Got multiclass-multioutput while only the following are "
+                             "supported: continuous, continuous-multioutput, binary, "
+                             "multiclass, multilabel-indicator.")
         w = check_weights(sample_weight, Xe, None if self._is_classifier() else y)
         cw = None
         if self._is_classifier():
             # a dict names the classes by their labels, not by their codes
-            cw = self._class_weights(self.classes_[y.astype(np.intp)], w)
+            cw = self._class_weights(self._labels_of(y), w)
             if cw is not None:
                 w = w * cw
         if warm:
@@ -221,10 +236,46 @@ class BaseForest(BaseTreeEnsemble):
 
     def _set_oob(self, Xe, y):
         n = Xe.shape[0]
+        if self._is_classifier() and y.ndim == 2:
+            return self._set_oob_outputs(Xe, y)
         super()._set_oob(Xe, y, scoring=self.oob_score, members=(
             (np.flatnonzero(np.unpackbits(bits, count=n)),
              lambda rows, tree=tree: self._tree_outputs(tree, rows))
             for tree, bits in zip(self.estimators_, self._oob_bits)))
+
+    def _set_oob_outputs(self, Xe, y):
+        """Out-of-bag results of a multi-output classifier, as scikit-learn's:
+        ``oob_decision_function_`` of shape (n, max classes, n_outputs) (NaN past an
+        output's classes), ``oob_score_`` the accuracy averaged over the outputs (or the
+        callable's score of the codes of shape (n, n_outputs))."""
+        n = Xe.shape[0]
+        total, seen = np.zeros((n, self._n_values)), np.zeros(n)
+        for tree, bits in zip(self.estimators_, self._oob_bits):
+            rows = np.flatnonzero(np.unpackbits(bits, count=n))
+            if rows.size:
+                total[rows] += tree.tree_.predict(Xe[rows])
+                seen[rows] += 1
+        has = seen > 0
+        if not has.any():
+            raise ValueError("no sample was out of bag: oob_score needs more estimators.")
+        if not has.all():
+            warnings.warn(f"Some inputs do not have OOB scores. This probably means too few "
+                          f"trees were used to compute any reliable OOB estimates "
+                          f"({int((~has).sum())} of {n} rows were in every sample).",
+                          UserWarning)
+        avg = np.full_like(total, np.nan)
+        avg[has] = total[has] / seen[has, None]
+        blocks = np.split(avg, np.cumsum(self.n_classes_)[:-1], axis=1)
+        out = np.full((n, int(np.max(self.n_classes_)), len(blocks)), np.nan)
+        for k, b in enumerate(blocks):
+            out[:, :b.shape[1], k] = b
+        self.oob_decision_function_ = out
+        pred = np.column_stack([np.argmax(b[has], axis=1) for b in blocks])
+        if callable(self.oob_score):
+            self.oob_score_ = float(self.oob_score(y[has], pred))
+        else:
+            self.oob_score_ = float(np.mean([np.mean(pred[:, k] == y[has, k])
+                                             for k in range(y.shape[1])]))
 
     @property
     def estimators_samples_(self):
@@ -356,9 +407,28 @@ class BaseForest(BaseTreeEnsemble):
 
 class _ForestClassifierMixin:
     def _validate_target(self, y, n_samples):
+        arr = np.asarray(y) if not sparse.issparse(y) else None
+        if arr is not None and arr.ndim == 2 and arr.shape[1] > 1:
+            # several outputs: grown as DecisionTreeClassifier grows them (mean Gini)
+            return DecisionTreeClassifier._validate_outputs(self, arr, n_samples)
         self.classes_, y_enc = encode_classification_target(y, n_samples)
         self.n_classes_ = self.classes_.shape[0]
         return y_enc
+
+    def _multi_output(self):
+        return isinstance(getattr(self, "classes_", None), list)
+
+    def _labels_of(self, codes):
+        """The class labels of codes of shape (n,) or (n, n_outputs)."""
+        codes = np.asarray(codes, dtype=np.intp)
+        if codes.ndim == 1:
+            return self.classes_[codes]
+        return np.column_stack([c[codes[:, k]] for k, c in enumerate(self.classes_)])
+
+    @property
+    def _n_values(self):
+        """Value columns of a tree: the classes, of every output for several."""
+        return int(np.sum(self.n_classes_))
 
     def _class_weights(self, labels, sample_weight):
         """Each row's class weight (None for none, or for ``"balanced_subsample"`` with
@@ -391,19 +461,34 @@ class _ForestClassifierMixin:
         return y, self._class_weights(labels, sample_weight)
 
     def _stats(self, y, weights):
+        if y.ndim == 2:
+            onehot = np.zeros((y.shape[0], self._n_values))
+            offsets = np.r_[0, np.cumsum(self.n_classes_)[:-1]]
+            rows = np.arange(y.shape[0])
+            for k in range(y.shape[1]):
+                onehot[rows, offsets[k] + y[:, k]] = 1.0
+            return SampleStatistics.regression_outputs(onehot, weights)
         return SampleStatistics.classes(y, weights, self.n_classes_)
 
     def predict_proba(self, X):
-        """Mean of the trees' class probabilities."""
+        """Mean of the trees' class probabilities (a list of one array per output for a
+        multi-output ``y``)."""
         Xe = self._encoded(X)
-        return self._sum_members(Xe, self.n_classes_) / len(self.estimators_)
+        proba = self._sum_members(Xe, self._n_values) / len(self.estimators_)
+        if not self._multi_output():
+            return proba
+        return np.split(proba, np.cumsum(self.n_classes_)[:-1], axis=1)
 
     def predict_log_proba(self, X):
+        proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            return [np.log(p) for p in proba] if isinstance(proba, list) else np.log(proba)
 
     def predict(self, X):
         proba = self.predict_proba(X)
+        if isinstance(proba, list):
+            return np.column_stack([c[np.argmax(p, axis=1)]
+                                    for c, p in zip(self.classes_, proba)])
         return self.classes_[np.argmax(proba, axis=1)]
 
 
