@@ -177,6 +177,17 @@ class Tree:
         return int(np.sum(self.children_left == TREE_LEAF))
 
     @property
+    def capacity(self):
+        """Nodes the arrays hold (scikit-learn's name): exactly ``node_count`` here."""
+        return self.node_count
+
+    @property
+    def n_classes(self):
+        """scikit-learn's ``tree_.n_classes`` for one output: ``[value columns]`` (the
+        classes of a classifier, 1 for a regressor of one output)."""
+        return np.array([self.n_outputs], dtype=np.intp)
+
+    @property
     def max_depth(self):
         return int(self.depth.max()) if self.node_count else 0
 

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 from scipy import sparse
 from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.metrics import accuracy_score
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_class_weight, compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
@@ -246,8 +247,8 @@ class BaseForest(BaseTreeEnsemble):
     def _set_oob_outputs(self, Xe, y):
         """Out-of-bag results of a multi-output classifier, as scikit-learn's:
         ``oob_decision_function_`` of shape (n, max classes, n_outputs) (NaN past an
-        output's classes), ``oob_score_`` the accuracy averaged over the outputs (or the
-        callable's score of the codes of shape (n, n_outputs))."""
+        output's classes), ``oob_score_`` the subset accuracy (or the callable's score)
+        of the codes of shape (n, n_outputs)."""
         n = Xe.shape[0]
         total, seen = np.zeros((n, self._n_values)), np.zeros(n)
         for tree, bits in zip(self.estimators_, self._oob_bits):
@@ -271,11 +272,10 @@ class BaseForest(BaseTreeEnsemble):
             out[:, :b.shape[1], k] = b
         self.oob_decision_function_ = out
         pred = np.column_stack([np.argmax(b[has], axis=1) for b in blocks])
-        if callable(self.oob_score):
-            self.oob_score_ = float(self.oob_score(y[has], pred))
-        else:
-            self.oob_score_ = float(np.mean([np.mean(pred[:, k] == y[has, k])
-                                             for k in range(y.shape[1])]))
+        # scikit-learn's: accuracy_score of the (n, n_outputs) codes, the fraction of
+        # rows with every output right (as ClassifierMixin.score on a multi-output y)
+        scorer = self.oob_score if callable(self.oob_score) else accuracy_score
+        self.oob_score_ = float(scorer(y[has], pred))
 
     @property
     def estimators_samples_(self):
