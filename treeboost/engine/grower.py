@@ -875,12 +875,12 @@ class TreeGrower:
             grow_tree = grow_tree_exact
             n_slots = 1         # it builds no histogram
         max_nodes = node_capacity(n, self.criterion, min_leaf, max_leaf_nodes, max_depth)
-        # start from what the workspace holds (at least _FIRST_CAPACITY nodes, or n / 2)
-        # rather than the worst case, 2n + 1 nodes, which a fully grown forest tree
-        # overestimates many times; a tree that outgrows it is grown again in twice the
-        # room
-        cap = min(max_nodes, max(workspace.capacity, _FIRST_CAPACITY,
-                                 min(n // 2, _MAX_FIRST_CAPACITY)))
+        # the worst case, 2n + 1 nodes (a fully grown regression tree reaches it), when
+        # it is at most _MAX_FIRST_CAPACITY; beyond, what the workspace holds (at least
+        # _FIRST_CAPACITY nodes, or n / 2), and a tree that outgrows it is grown again in
+        # twice the room
+        cap = max_nodes if max_nodes <= _MAX_FIRST_CAPACITY else max(
+            workspace.capacity, _FIRST_CAPACITY, min(n // 2, _MAX_FIRST_CAPACITY))
         while True:
             ws = workspace.get(n, cap, n_features, n_cols, n_hist_bins, n_slots,
                                bool(bm.is_categorical_.any()), self.criterion == NEWTON,
@@ -971,9 +971,8 @@ _MAX_ROWS = 2 ** 31 - 1
 #: Node capacity of a new workspace: the trees of the usual forests and depth-limited
 #: trees fit, the odd larger tree costs one regrowth per doubling.
 _FIRST_CAPACITY = 16383
-#: ... and at most this many from the start for trees of 2 x this many rows or more:
-#: fully grown trees hold up to about n / 2 nodes (Extra-Trees on noisy data), and a
-#: tree that outgrows its room is grown again from its root
+#: ... and the room for any tree that can hold at most this many nodes (2n + 1 for n
+#: rows, fully grown): a tree that outgrows its room is grown again from its root
 _MAX_FIRST_CAPACITY = 262143
 
 #: Histogram buffers of a depth-first grower: one per open node that keeps its histogram
