@@ -221,3 +221,13 @@ def test_forest_classifiers_take_several_outputs(tmp_path, cls):
         cls(5, oob_score=True, bootstrap=True).fit(X, Y3)
     for cw in ("balanced", "balanced_subsample"):
         assert cls(5, class_weight=cw, random_state=0).fit(X, Y3).predict(X).shape == (600, 2)
+
+
+def test_exports_refuse_a_multi_output_model_by_name():
+    from treeboost.trees.export import export_rules, export_text
+    X, Y = _data(n=100)
+    for model in (tb.DecisionTreeRegressor(max_depth=2).fit(X, Y),
+                  tb.RandomForestClassifier(3, random_state=0).fit(X, (Y > 0).astype(int))):
+        for export in (export_text, export_rules):
+            with pytest.raises(ValueError, match="fitted on a multi-output y"):
+                export(model)

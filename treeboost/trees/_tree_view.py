@@ -313,6 +313,15 @@ def _check_index(value, name, n, what):
     return int(value)
 
 
+def _is_multi_output(model):
+    if isinstance(getattr(model, "classes_", None), list):
+        return True
+    try:
+        return getattr(model, "n_outputs_", 1) > 1
+    except Exception:       # not fitted: the checks below say so
+        return False
+
+
 def select_tree(model, tree_index=0, class_index=None):
     """The :class:`TreeView` of one tree of ``model``.
 
@@ -337,6 +346,11 @@ def select_tree(model, tree_index=0, class_index=None):
         An index that is not an int (or a pair of ints for boosting).
     """
     kind = _kind(model)
+    if _is_multi_output(model):
+        raise ValueError(f"{type(model).__name__} was fitted on a multi-output y: its trees "
+                         f"hold one value per output (or per class of every output), which "
+                         f"the exports, rules and plots do not show; fit one model per "
+                         f"output to read its trees.")
     if isinstance(tree_index, tuple):
         if kind != "boosting" or len(tree_index) != 2:
             raise ValueError(f"tree_index={tree_index!r}: a pair (iteration, class) picks a "
