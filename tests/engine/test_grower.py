@@ -10,7 +10,7 @@ import pytest
 import treeboost.engine.grower as grower_module
 from treeboost.engine.binning import BinMapper
 from treeboost.engine.criteria import ENTROPY, GINI, NEWTON, SQUARED_ERROR
-from treeboost.engine.grower import TreeGrower
+from treeboost.engine.grower import StoppingRules, TreeGrower
 from treeboost.engine.statistics import SampleStatistics
 
 
@@ -53,8 +53,10 @@ def test_histogram_modes_grow_the_same_tree(criterion, max_leaf_nodes):
     min_leaf = 0 if criterion == NEWTON else 3
     trees = []
     for dense_min in (1, None, 3001):
-        g = TreeGrower(bm, criterion, n_stats, max_depth=8, max_leaf_nodes=max_leaf_nodes,
-                       min_samples_leaf=min_leaf, parallel=False, dense_min_samples=dense_min)
+        rules = StoppingRules(max_depth=8, max_leaf_nodes=max_leaf_nodes,
+                              min_samples_leaf=min_leaf)
+        g = TreeGrower(bm, criterion, n_stats, rules, parallel=False,
+                       dense_min_samples=dense_min)
         trees.append(g.grow(Xb, stats)[0])
     assert trees[0].node_count > 15
     _same_tree(trees[0], trees[1])
@@ -66,8 +68,8 @@ def test_parallel_and_serial_growers_grow_the_same_tree(criterion, monkeypatch):
     """25k rows: large nodes evaluate their features in parallel (when numba has more
     than one thread); the parallel partition is checked in test_partition.py."""
     bm, Xb, stats, n_stats = _problem(criterion, 25_000, seed=1)
-    serial = TreeGrower(bm, criterion, n_stats, max_depth=10, parallel=False)
-    parallel = TreeGrower(bm, criterion, n_stats, max_depth=10, parallel=True)
+    serial = TreeGrower(bm, criterion, n_stats, StoppingRules(max_depth=10), parallel=False)
+    parallel = TreeGrower(bm, criterion, n_stats, StoppingRules(max_depth=10), parallel=True)
     monkeypatch.setattr(grower_module, "PARALLEL_GROWER_MIN_WORK", 0)
     a, leaves_a = serial.grow(Xb, stats)
     b, leaves_b = parallel.grow(Xb, stats)
@@ -89,7 +91,8 @@ def test_feature_sampling_reuses_no_histogram_and_matches_a_fresh_workspace():
 def test_leaf_of_sample_matches_apply():
     bm, Xb, stats, n_stats = _problem(GINI, 2000, seed=3)
     rows = np.arange(0, 2000, 2)
-    tree, leaf = TreeGrower(bm, GINI, n_stats, max_depth=6, parallel=False).grow(
+    tree, leaf = TreeGrower(bm, GINI, n_stats, StoppingRules(max_depth=6),
+                            parallel=False).grow(
         Xb, stats, sample_indices=rows)
     np.testing.assert_array_equal(leaf[rows], tree.apply_binned(Xb, bm.missing_values_code_)[rows])
     assert (leaf[1::2] == -1).all()

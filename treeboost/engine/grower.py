@@ -728,6 +728,17 @@ class GrowerWorkspace:
         return self._dims[1] if self._dims else 0
 
 
+#: when a node stops splitting: scikit-learn's stopping rules, in one record
+StoppingRules = namedtuple("StoppingRules", [
+    "max_depth",                # int or None
+    "min_samples_split",        # int
+    "min_samples_leaf",         # int
+    "min_weight_leaf",          # float: a child's weight (hessian sum for newton)
+    "min_impurity_decrease",    # float: times the root weight (the gain for newton)
+    "max_leaf_nodes",           # int or None: best-first growth up to this many leaves
+], defaults=(None, 2, 1, 0.0, 0.0, None))
+
+
 class TreeGrower:
     """Grow a :class:`~treeboost.engine.tree.Tree` from binned data and statistics.
 
@@ -739,18 +750,16 @@ class TreeGrower:
         One of the codes of :mod:`treeboost.engine.criteria`.
     n_stats : int
         Number of statistic columns before the count column: the number of classes,
-        or 2 for ``(w, w*y)`` and ``(g, h)``.
-    max_depth : int or None
-    min_samples_split, min_samples_leaf : int
-    min_weight_leaf : float
-        Minimum weight of a child (hessian sum for ``newton``, i.e. ``min_child_weight``).
-    min_impurity_decrease : float
-        A split must decrease the weighted impurity by this much times the root weight
-        (scikit-learn's definition); for ``newton``, the gain itself.
+        2 for ``(w, w*y)`` and ``(g, h)``, ``1 + K`` for ``K`` regression outputs.
+    stopping : StoppingRules, default=StoppingRules()
+        ``max_depth``; ``min_samples_split``, ``min_samples_leaf``; ``min_weight_leaf``,
+        the minimum weight of a child (hessian sum for ``newton``, i.e.
+        ``min_child_weight``); ``min_impurity_decrease``, by which a split must decrease
+        the weighted impurity times the root weight (scikit-learn's definition; for
+        ``newton``, the gain itself); ``max_leaf_nodes``, best-first growth up to this
+        many leaves (depth-first when None).
     max_features : int or None
         Number of features sampled at each node (all when None).
-    max_leaf_nodes : int or None
-        Grow best-first up to this many leaves; depth-first when None.
     l2_regularization : float
         The ``lambda`` of the second-order gain and leaf value.
     random_state : int
@@ -766,25 +775,27 @@ class TreeGrower:
         2006) instead of searching every cut.
     """
 
-    def __init__(self, bin_mapper, criterion, n_stats, *, max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, min_weight_leaf=0.0, min_impurity_decrease=0.0,
-                 max_features=None, max_leaf_nodes=None, l2_regularization=0.0,
-                 random_state=0, parallel=True, dense_min_samples=None, splitter="best"):
+    def __init__(self, bin_mapper, criterion, n_stats, stopping=None, *, max_features=None,
+                 l2_regularization=0.0, random_state=0, parallel=True, dense_min_samples=None,
+                 splitter="best"):
         self.bin_mapper = bin_mapper
         self.criterion = criterion
         self.n_stats = n_stats
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_leaf = min_weight_leaf
-        self.min_impurity_decrease = min_impurity_decrease
+        self.stopping = StoppingRules() if stopping is None else StoppingRules(*stopping)
         self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
         self.l2_regularization = l2_regularization
         self.random_state = random_state
         self.parallel = parallel
         self.dense_min_samples = dense_min_samples
         self.splitter = splitter
+
+    # the stopping rules by name, as grow() reads them
+    max_depth = property(lambda self: self.stopping.max_depth)
+    min_samples_split = property(lambda self: self.stopping.min_samples_split)
+    min_samples_leaf = property(lambda self: self.stopping.min_samples_leaf)
+    min_weight_leaf = property(lambda self: self.stopping.min_weight_leaf)
+    min_impurity_decrease = property(lambda self: self.stopping.min_impurity_decrease)
+    max_leaf_nodes = property(lambda self: self.stopping.max_leaf_nodes)
 
     def grow(self, X_binned_T, stats, sq=None, sample_indices=None, workspace=None,
              return_leaves=True):

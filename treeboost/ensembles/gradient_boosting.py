@@ -36,7 +36,7 @@ from ..trees.cart import DecisionTreeRegressor, resolve_count, resolve_max_featu
 from ..engine.criteria import NEWTON, SQUARED_ERROR
 from ..trees.encoding import EncoderMixin, check_weights
 from ..trees.targets import check_regression_target, encode_classification_target
-from ..engine.grower import GrowerWorkspace, TreeGrower
+from ..engine.grower import GrowerWorkspace, StoppingRules, TreeGrower
 from ..engine.tree import PackedTrees
 from ._bootstrap import selection_sample
 from ._gb_init import fit_init_estimator, init_raw_predictions
@@ -274,8 +274,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         newton = plan.split_gain == "hessian"
         n_rows = int(np.count_nonzero(wtr > 0))
         msl = resolve_count(plan.min_samples_leaf, n_rows)
-        grower = TreeGrower(
-            self.bin_mapper_, NEWTON if newton else SQUARED_ERROR, 2,
+        stopping = StoppingRules(
             max_depth=plan.max_depth,
             # a split needs min_samples_leaf rows on each side anyway
             min_samples_split=max(resolve_count(plan.min_samples_split, n_rows), 2 * msl, 2),
@@ -283,9 +282,10 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             min_weight_leaf=plan.min_child_weight if newton
             else plan.min_weight_fraction_leaf * float(wtr.sum()),
             min_impurity_decrease=plan.min_impurity_decrease,
-            max_features=self.max_features_,
-            max_leaf_nodes=plan.max_leaf_nodes, l2_regularization=plan.l2_regularization,
-            parallel=True)
+            max_leaf_nodes=plan.max_leaf_nodes)
+        grower = TreeGrower(self.bin_mapper_, NEWTON if newton else SQUARED_ERROR, 2, stopping,
+                            max_features=self.max_features_,
+                            l2_regularization=plan.l2_regularization, parallel=True)
         mc = self.bin_mapper_.missing_values_code_
         positive_rows = np.flatnonzero(wtr > 0)
         subsampled = plan.subsample < 1.0

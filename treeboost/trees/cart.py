@@ -22,7 +22,7 @@ from ..persistence import (PersistenceMixin, check_classes, check_fitted, check_
 from .encoding import EncoderMixin, FeatureEncoder, check_weights
 from .targets import (check_poisson_target, check_regression_outputs, check_regression_target,
                       encode_classification_target)
-from ..engine.grower import TreeGrower
+from ..engine.grower import StoppingRules, TreeGrower
 from ..engine.statistics import SampleStatistics
 from ..engine.tree import Tree
 
@@ -162,14 +162,17 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         mss = resolve_count(self.min_samples_split, n_samples)
         msl = resolve_count(self.min_samples_leaf, n_samples)
         self.max_features_ = resolve_max_features(self.max_features, n_features)
-        return TreeGrower(
-            self.bin_mapper_, self._criterion_code(), self._n_stats(),
+        decrease = self.min_impurity_decrease
+        if is_classifier(self) and self._multi_output():
+            # decreases are grown on the indicators' scale (see _criterion_code)
+            decrease /= self._indicator_scale()
+        stopping = StoppingRules(
             max_depth=self.max_depth, min_samples_split=max(mss, 2 * msl, 2),
-            min_samples_leaf=msl,
-            min_weight_leaf=self.min_weight_fraction_leaf * total_weight,
-            min_impurity_decrease=self.min_impurity_decrease,
-            max_features=self.max_features_, max_leaf_nodes=self.max_leaf_nodes,
-            random_state=seed, parallel=parallel, splitter=self.splitter)
+            min_samples_leaf=msl, min_weight_leaf=self.min_weight_fraction_leaf * total_weight,
+            min_impurity_decrease=decrease, max_leaf_nodes=self.max_leaf_nodes)
+        return TreeGrower(self.bin_mapper_, self._criterion_code(), self._n_stats(), stopping,
+                          max_features=self.max_features_, random_state=seed,
+                          parallel=parallel, splitter=self.splitter)
 
     def _grow(self, Xb, stats, sample_indices, total_weight, parallel, seed=None,
               workspace=None):
@@ -179,9 +182,6 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
             seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         grower = self._grower(sample_indices.shape[0], total_weight, seed, parallel)
         multi_class = is_classifier(self) and self._multi_output()
-        if multi_class:
-            # decreases are grown on the indicators' scale (see _criterion_code)
-            grower.min_impurity_decrease /= self._indicator_scale()
         self.tree_, _ = grower.grow(Xb, stats, None, sample_indices, workspace,
                                     return_leaves=False)
         if multi_class:     # scikit-learn's numbers: the mean Gini index of the outputs
