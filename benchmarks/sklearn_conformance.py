@@ -49,6 +49,7 @@ MODULES = {
     "weight_boosting": "ensemble/tests/test_weight_boosting.py",
     "gradient_boosting": "ensemble/tests/test_gradient_boosting.py",
     "hist_gradient_boosting": "ensemble/_hist_gradient_boosting/tests/test_gradient_boosting.py",
+    "monotonic_tree": "tree/tests/test_monotonic_tree.py",
 }
 
 

@@ -5,10 +5,14 @@ the order, MIN_DATA_PER_GROUP rows each side, the gain with l2 + CAT_L2."""
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
+from treeboost.engine.constraints import MonotonicCheck
 from treeboost.engine.criteria import NEWTON
 from treeboost.engine.layout import GrowthParams, Scratch
 from treeboost.engine.splitting import (CAT_L2, CAT_SMOOTH, MAX_CAT_EXACT, MAX_CAT_THRESHOLD,
                                         MIN_DATA_PER_GROUP, make_scratch, scan_feature)
+
+#: no monotonic constraint
+NO_CHECK = MonotonicCheck(False, np.int8(0), -np.inf, np.inf)
 
 
 def _brute_force(cstats, miss, total, l2, min_leaf, min_w):
@@ -55,13 +59,14 @@ def test_scan_equals_brute_force(node):
     m = cstats.shape[0]
     total = cstats.sum(axis=0) + miss
     l2 = 1.0
-    params = GrowthParams(NEWTON, 2, l2, -1, 2, min_leaf, min_w, 0.0, 1, -1, 32, False)
+    params = GrowthParams(NEWTON, 2, l2, -1, 2, min_leaf, min_w, 0.0, 1, -1, 32, False, False, np.zeros(1, np.int8),
+                          np.zeros((1, 0), np.uint64))
     scratch = Scratch(*(a[0] for a in make_scratch(1, m + 1, 256, 3)))
     codes = np.arange(m, dtype=np.int64) * 3          # codes need not be consecutive
     bits = np.zeros(4, np.uint64)
     left = np.zeros(3)
-    s, dec, b, ml = scan_feature(codes, cstats.copy(), m, miss, total, True, params, scratch,
-                                 bits, left)
+    s, dec, b, ml, _ = scan_feature(codes, cstats.copy(), m, miss, total, True, params,
+                                    NO_CHECK, scratch, bits, left)
     want, left_set, want_ml = _brute_force(cstats, miss, total, l2, min_leaf, min_w)
     if want == -np.inf:
         assert s == -np.inf and not bits.any()
@@ -86,9 +91,10 @@ def test_few_categories_keep_the_exact_subset_scan():
     cstats = np.array([[3.0, 1.0, 3.0], [-3.0, 1.0, 3.0], [2.0, 1.0, 3.0], [-2.0, 1.0, 3.0]])
     miss = np.zeros(3)
     total = cstats.sum(axis=0)
-    params = GrowthParams(NEWTON, 2, 0.0, -1, 2, 1, 0.0, 0.0, 1, -1, 32, False)
+    params = GrowthParams(NEWTON, 2, 0.0, -1, 2, 1, 0.0, 0.0, 1, -1, 32, False, False, np.zeros(1, np.int8),
+                          np.zeros((1, 0), np.uint64))
     scratch = Scratch(*(a[0] for a in make_scratch(1, 5, 256, 3)))
     bits = np.zeros(4, np.uint64)
-    s, dec, b, ml = scan_feature(np.arange(4, dtype=np.int64), cstats, 4, miss, total, True,
-                                 params, scratch, bits, np.zeros(3))
+    s, dec, b, ml, _ = scan_feature(np.arange(4, dtype=np.int64), cstats, 4, miss, total, True,
+                                    params, NO_CHECK, scratch, bits, np.zeros(3))
     assert s > -np.inf and int(bits[0]) in (0b0101, 0b1010)

@@ -198,6 +198,8 @@ def test_binary_gini_scan_equals_the_general_scan(problem):
     from treeboost.engine.histogram import compress_histogram
     from treeboost.engine.layout import GrowthParams, Scratch
     from treeboost.engine.splitting import make_scratch, scan_feature, scan_gini_binary
+    from treeboost.engine.constraints import MonotonicCheck
+    NO_CHECK = MonotonicCheck(False, np.int8(0), -np.inf, np.inf)
     hist, min_leaf, min_w = problem
     n_bins = hist.shape[0] - 1
     total = hist.sum(axis=0)
@@ -206,10 +208,11 @@ def test_binary_gini_scan_equals_the_general_scan(problem):
     miss = np.empty(3)
     m = compress_histogram(hist, n_bins, n_bins, 2, codes, cstats, miss)
     left = np.zeros(3)
-    params = GrowthParams(GINI, 2, 0.0, -1, 2, min_leaf, float(min_w), 0.0, 1, -1, 32, False)
+    params = GrowthParams(GINI, 2, 0.0, -1, 2, min_leaf, float(min_w), 0.0, 1, -1, 32, False, False, np.zeros(1, np.int8),
+                          np.zeros((1, 0), np.uint64))
     scratch = Scratch(*(a[0] for a in make_scratch(1, n_bins + 1, n_bins + 1, 3)))
-    s, dec, b, ml = scan_feature(codes, cstats, m, miss, total, False, params, scratch,
-                                 np.zeros(4, np.uint64), left)
+    s, dec, b, ml, _ = scan_feature(codes, cstats, m, miss, total, False, params, NO_CHECK,
+                                    scratch, np.zeros(4, np.uint64), left)
     for rows, mm, dense in ((cstats, m, False), (hist, n_bins, True)):
         out = np.zeros(3)
         s2, b2, ml2 = scan_gini_binary(rows, codes, mm, dense, hist[n_bins], total,

@@ -48,6 +48,7 @@ from numba import njit
 
 from ._borrow import borrow
 from . import median_split
+from .constraints import Constraints, clip_node_values, interaction_masks
 from .criteria import (ABSOLUTE_ERROR, NEWTON, POISSON, REGRESSION_CRITERIA, is_regression,
                        node_impurity, node_weight)
 from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, NodeArrays,
@@ -195,7 +196,7 @@ def _random_search_body(g, view, nt, exact):
         else:
             cut_sums(cuts, m, view.start, view.end, data, g.rows.idx, g.rows.ostats)
             for j in range(m):
-                score_cut(cuts, j, view.total, g.params, scratch, cands)
+                score_cut(cuts, j, view, g.params, scratch, cands)
         for j in range(m):
             f = cuts.feature[j]
             if cands.score[f] > best_score:
@@ -296,7 +297,7 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
     if mode != MODE_SUBTRACT:
         gather_rows(rows.ostats, g.src, rows.idx, start, n_node)
     view = NodeView(start, end, total, mode, pool.buffers[max(slot, 0)],
-                    pool.buffers[max(sib_slot, 0)])
+                    pool.buffers[max(sib_slot, 0)], nodes.lower[node], nodes.upper[node])
     if exact:
         nt = median_split.sort_node(g.src, rows.idx, start, end)
     if params.random_split:
@@ -314,6 +315,10 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
             feats, rest = _sample_features(g.sampler, params.max_features)
         else:
             feats, rest = g.sampler.all_features, g.sampler.no_features
+        if params.interaction.shape[1] > 0:
+            feats, rest = _allowed_features(g, node, feats, rest)
+            # a histogram of some features only cannot be subtracted from
+            sampling = sampling or feats.shape[0] + rest.shape[0] < n_features
     for attempt in range(2):
         fs = feats if attempt == 0 else rest
         if fs.shape[0] == 0:
@@ -347,6 +352,7 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
             copy_into(nodes.categories[node], cands.categories[best])
         if crit == NEWTON:
             copy_into(nodes.left_stats[node], cands.left_stats[best])
+        nodes.split_mid[node] = cands.mid[best]
         nodes.gain[node] = gain
         # a histogram of sampled features cannot be subtracted from
         keep = slot >= 0 and not sampling
@@ -357,6 +363,58 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
         return OPENED
     _release(pool, slot)
     return NO_SPLIT
+
+
+@step
+def _allowed_features(g, node, feats, rest):
+    """``feats`` and ``rest`` without the features that no interaction set still open at
+    ``node`` holds (in ``g.sampler.allowed``, in their order)."""
+    open_sets = g.nodes.allowed[node]
+    sets_of = g.params.interaction
+    out = g.sampler.allowed
+    n_words = open_sets.shape[0]
+    a = 0
+    n_feats = 0
+    for part in range(2):
+        fs = feats if part == 0 else rest
+        for i in range(fs.shape[0]):
+            f = fs[i]
+            for w in range(n_words):
+                if open_sets[w] & sets_of[f, w]:
+                    out[a] = f
+                    a += 1
+                    break
+        if part == 0:
+            n_feats = a
+    return out[:n_feats], out[n_feats:a]
+
+
+@step
+def _child_constraints(g, node, lc, rc, f):
+    """The children's intervals (monotonic constraints) and open interaction sets after
+    ``node`` splits on feature ``f`` (:mod:`.constraints`)."""
+    nodes = g.nodes
+    params = g.params
+    if params.monotonic:
+        lo = nodes.lower[node]
+        hi = nodes.upper[node]
+        mid = nodes.split_mid[node]
+        cst = params.monotonic_cst[f]
+        low, high = (lc, rc) if cst > 0 else (rc, lc)
+        if cst == 0:
+            nodes.lower[lc] = lo
+            nodes.upper[lc] = hi
+            nodes.lower[rc] = lo
+            nodes.upper[rc] = hi
+        else:
+            nodes.lower[low] = lo
+            nodes.upper[low] = mid
+            nodes.lower[high] = mid
+            nodes.upper[high] = hi
+    for w in range(nodes.allowed.shape[1]):
+        open_sets = nodes.allowed[node, w] & params.interaction[f, w]
+        nodes.allowed[lc, w] = open_sets
+        nodes.allowed[rc, w] = open_sets
 
 
 @step
@@ -427,6 +485,7 @@ def _split_node(g, node, lc, rc, parallel):
     nodes.depth[rc] = nodes.depth[node] + 1
     nodes.children_left[node] = lc
     nodes.children_right[node] = rc
+    _child_constraints(g, node, lc, rc, nodes.feature[node])
     return nl
 
 
@@ -482,6 +541,10 @@ def _reset_nodes(nodes, k):
     nodes.left_stats[:min(k, nodes.left_stats.shape[0])] = 0.0
     nodes.hist_slot[:k] = -1
     nodes.hist_complete[:k] = False
+    nodes.lower[:k] = -np.inf
+    nodes.upper[:k] = np.inf
+    nodes.split_mid[:k] = 0.0
+    nodes.allowed[:k] = ~np.uint64(0)
 
 
 def _make_grow_tree(parallel, exact=False):
@@ -644,12 +707,13 @@ def node_capacity(n, crit, min_samples_leaf, max_leaf_nodes, max_depth):
 
 
 def make_workspace(n_rows, cap, n_features, n_cols, n_hist_bins, n_slots, categorical,
-                   newton, n_threads=1):
+                   newton, n_threads=1, n_words=0):
     """A :class:`~.layout.Workspace` for trees of up to ``n_rows`` samples and ``cap``
     nodes, grown on up to ``n_threads`` threads.
 
     The per-node category sets (32 bytes) exist only with ``categorical`` features and
     the per-node left sums only for ``newton`` (boosting); otherwise they have one row.
+    ``n_words`` 64-bit words per node hold its open interaction sets.
     Row indices are int32, 8 bytes per row less than int64 in the two row arrays
     (:meth:`TreeGrower.grow` refuses more than ``2**31 - 1`` samples).
     """
@@ -662,14 +726,17 @@ def make_workspace(n_rows, cap, n_features, n_cols, n_hist_bins, n_slots, catego
         np.full(cap, -1, np.int32), np.full(cap, -1, np.int32), np.full(cap, -1, np.int32),
         np.zeros(cap, np.int32), np.zeros(cap, np.bool_), np.zeros((cat_cap, 4), np.uint64),
         np.zeros((cap, n_cols)), np.zeros(cap), np.zeros(cap), np.zeros(cap),
-        np.zeros((left_cap, n_cols)), np.full(cap, -1, np.int64), np.zeros(cap, np.bool_))
+        np.zeros((left_cap, n_cols)), np.full(cap, -1, np.int64), np.zeros(cap, np.bool_),
+        np.full(cap, -np.inf), np.full(cap, np.inf), np.zeros(cap),
+        np.full((cap, n_words), ~np.uint64(0), np.uint64))
     cands = SplitCandidates(
         np.empty(n_features), np.empty(n_features), np.empty(n_features, np.int32),
         np.empty(n_features, np.bool_), np.zeros((n_features, 4), np.uint64),
-        np.empty((n_features, n_cols)))
+        np.empty((n_features, n_cols)), np.zeros(n_features))
     sampler = FeatureSampler(np.arange(n_features), np.arange(n_features),
                              np.empty(0, np.int64), np.zeros(1, np.uint64),
-                             np.zeros(n_features, np.bool_), np.empty(n_features, np.int64))
+                             np.zeros(n_features, np.bool_), np.empty(n_features, np.int64),
+                             np.empty(n_features, np.int64))
     cuts = RandomCuts(*(np.zeros(n_features, np.int64) for _ in range(5)),
                       np.zeros((n_features, n_cols)), np.zeros((n_features, n_cols)))
     return Workspace(rows, nodes, cands,
@@ -709,15 +776,15 @@ class GrowerWorkspace:
         return kept[1]
 
     def get(self, n_rows, capacity, n_features, n_cols, n_hist_bins, n_slots, categorical,
-            newton, n_threads=1):
+            newton, n_threads=1, n_words=0):
         """Work arrays for trees of ``n_rows`` samples and ``capacity`` nodes, at least;
         see :func:`make_workspace` for the rest."""
         d = self._dims
         if (d is None or n_rows > d[0] or capacity > d[1]
                 or (n_features, n_cols, n_hist_bins) != d[2:5] or n_slots > d[5]
-                or (categorical, newton) != d[6:8] or n_threads > d[8]):
+                or (categorical, newton) != d[6:8] or n_threads > d[8] or n_words != d[9]):
             d = (max(n_rows, self.min_rows), max(capacity, d[1] if d else 0), n_features,
-                 n_cols, n_hist_bins, n_slots, categorical, newton, n_threads)
+                 n_cols, n_hist_bins, n_slots, categorical, newton, n_threads, n_words)
             self._arrays = make_workspace(*d)
             self._dims = d
         return self._arrays
@@ -773,11 +840,16 @@ class TreeGrower:
     splitter : {"best", "random"}
         "random" draws one cut per numeric feature and node (Extra-Trees, Geurts et al.
         2006) instead of searching every cut.
+    constraints : Constraints, optional
+        Monotonic constraints (one of -1, 0, 1 per feature; regression, binary
+        classification on the positive class's rate, boosting) and interaction
+        constraints (sets of feature indices that cover every feature), as
+        :mod:`.constraints` describes; validated by the estimators.
     """
 
     def __init__(self, bin_mapper, criterion, n_stats, stopping=None, *, max_features=None,
                  l2_regularization=0.0, random_state=0, parallel=True, dense_min_samples=None,
-                 splitter="best"):
+                 splitter="best", constraints=None):
         self.bin_mapper = bin_mapper
         self.criterion = criterion
         self.n_stats = n_stats
@@ -788,6 +860,7 @@ class TreeGrower:
         self.parallel = parallel
         self.dense_min_samples = dense_min_samples
         self.splitter = splitter
+        self.constraints = Constraints(None, None) if constraints is None else constraints
 
     # the stopping rules by name, as grow() reads them
     max_depth = property(lambda self: self.stopping.max_depth)
@@ -854,13 +927,22 @@ class TreeGrower:
         max_depth = -1 if self.max_depth is None else int(self.max_depth)
         max_leaf_nodes = -1 if self.max_leaf_nodes is None else int(self.max_leaf_nodes)
         min_leaf = int(self.min_samples_leaf)
+        monotonic_cst = self.constraints.monotonic_cst
+        monotonic = monotonic_cst is not None and bool(np.any(monotonic_cst))
+        if monotonic_cst is None:
+            monotonic_cst = np.zeros(n_features, np.int8)
+        monotonic_cst = np.ascontiguousarray(monotonic_cst, dtype=np.int8)
+        if monotonic_cst.shape != (n_features,):
+            raise ValueError(f"monotonic_cst has {monotonic_cst.shape[0]} entries for "
+                             f"{n_features} features.")
+        interaction = interaction_masks(self.constraints.interaction_cst, n_features)
         # every field has one type whatever the caller passed, so that one compiled
         # grower serves every estimator
         params = GrowthParams(
             int(self.criterion), int(self.n_stats), float(self.l2_regularization), max_depth,
             int(self.min_samples_split), min_leaf, float(self.min_weight_leaf),
             float(self.min_impurity_decrease), max_features, max_leaf_nodes, int(dense_min),
-            bool(self.splitter == "random"))
+            bool(self.splitter == "random"), monotonic, monotonic_cst, interaction)
         X_binned_T = np.ascontiguousarray(X_binned_T)
         workspace = workspace or GrowerWorkspace()
         if params.random_split:
@@ -895,7 +977,7 @@ class TreeGrower:
         while True:
             ws = workspace.get(n, cap, n_features, n_cols, n_hist_bins, n_slots,
                                bool(bm.is_categorical_.any()), self.criterion == NEWTON,
-                               n_threads)
+                               n_threads, interaction.shape[1])
             truncated, node_count = grow_tree(
                 data, stats.arrays, sample_indices, params,
                 int(self.random_state) & 0x7FFFFFFFFFFFFFFF, cap, ws, n_threads)
@@ -930,6 +1012,10 @@ class TreeGrower:
             node_target_values(self.criterion, stats.arrays.targets, stats.arrays.weights,
                                idx, nodes.start[:node_count], nodes.end[:node_count], value,
                                impurity)
+        if monotonic:
+            clip_node_values(value, nodes.lower[:node_count], nodes.upper[:node_count],
+                             self.criterion not in REGRESSION_CODES
+                             and self.criterion != NEWTON)
         tree = Tree(n_features, value.shape[1], children_left=left, children_right=right,
                     feature=feature, threshold=threshold, is_categorical=is_cat,
                     categories_left=bitset, missing_go_left=missing_left,

@@ -47,6 +47,10 @@ GrowthParams = namedtuple("GrowthParams", [
     "max_leaf_nodes",       # -1: depth-first growth; else best-first up to this many
     "dense_min_samples",    # nodes with at least this many samples get dense histograms
     "random_split",         # bool: one random cut per numeric feature (Extra-Trees)
+    "monotonic",            # bool: some feature has a monotonic constraint
+    "monotonic_cst",        # (n_features,) int8: -1, 0 or 1 (engine.constraints)
+    "interaction",          # (n_features, n_words) uint64: the interaction sets holding
+                            # each feature, as bits (n_words = 0: no constraint)
 ])
 
 NodeArrays = namedtuple("NodeArrays", [
@@ -64,6 +68,9 @@ NodeArrays = namedtuple("NodeArrays", [
     "left_stats",           # (n, n_cols) the left child's sums from the split search
     "hist_slot",            # the pool buffer holding the node's histogram, -1: none
     "hist_complete",        # whether that histogram covers every feature
+    "lower", "upper",       # the interval of the node's value (monotonic constraints)
+    "split_mid",            # where the children's intervals meet
+    "allowed",              # (n, n_words) uint64: the interaction sets still open
 ])
 
 NodeView = namedtuple("NodeView", [
@@ -72,6 +79,7 @@ NodeView = namedtuple("NodeView", [
     "mode",                 # how its histograms are obtained (splitting.MODE_*)
     "hist",                 # (n_features, n_hist_bins, n_cols) its dense histograms
     "sibling_hist",         # its sibling's, subtracted from the parent's (MODE_SUBTRACT)
+    "lower", "upper",       # the interval of its value (monotonic constraints)
 ])
 
 SplitCandidates = namedtuple("SplitCandidates", [
@@ -81,6 +89,7 @@ SplitCandidates = namedtuple("SplitCandidates", [
     "missing_go_left",
     "categories",           # (n_features, 4) uint64
     "left_stats",           # (n_features, n_cols)
+    "mid",                  # the middle of the children's values (monotonic constraints)
 ])
 
 RowBuffers = namedtuple("RowBuffers", [
@@ -139,4 +148,5 @@ FeatureSampler = namedtuple("FeatureSampler", [
     "state",                # (1,) uint64 generator state
     "drawn",                # (n_features,) bool, all False between draws
     "sorted_draw",          # (n_features,) the drawn features in ascending order
+    "allowed",              # (n_features,) the features the interaction sets allow
 ])

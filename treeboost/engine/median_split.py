@@ -33,6 +33,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from .constraints import MonotonicCheck
+
 internal = njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 #: the node's targets sorted once for all its features
@@ -46,8 +48,10 @@ NodeTargets = namedtuple("NodeTargets", [
 
 #: rows of the per-feature float work array: the AE of the sweeps forward and backward
 #: without the missing values, then with them (sweep ``k`` goes forward for even ``k``
-#: and starts from the missing values for ``k >= 2``), then the Fenwick tree
-_FWD, _BWD, _FWD_MISS, _BWD_MISS, _TREE_W, _TREE_WY, _N_FLOAT_ROWS = 0, 1, 2, 3, 4, 5, 6
+#: and starts from the missing values for ``k >= 2``), then the Fenwick tree, then the
+#: medians of the four sweeps (row ``k + _MEDIAN``: the monotonic constraints read them)
+_FWD, _BWD, _FWD_MISS, _BWD_MISS, _TREE_W, _TREE_WY, _MEDIAN, _N_FLOAT_ROWS = (
+    0, 1, 2, 3, 4, 5, 6, 10)
 #: sides of a sample at a random cut
 _LEFT, _RIGHT, _MISSING = 0, 1, 2
 
@@ -114,11 +118,11 @@ def _fenwick_add(tw, twy, n, r, w, wy):
 
 @internal
 def _fenwick_deviation(tw, twy, n, top, total_w, total_wy, y):
-    """AE of the activated ranks around their weighted median: scikit-learn's search
-    (``WeightedFenwickTree.search``), which subtracts the weights of the subtrees it
-    passes from the target half weight, so that its exact ties are found alike."""
+    """``(AE, median)`` of the activated ranks around their weighted median: scikit-learn's
+    search (``WeightedFenwickTree.search``), which subtracts the weights of the subtrees
+    it passes from the target half weight, so that its exact ties are found alike."""
     if not total_w > 0.0:
-        return 0.0
+        return 0.0, 0.0
     target = 0.5 * total_w
     cur = 0
     cw = 0.0
@@ -165,7 +169,7 @@ def _fenwick_deviation(tw, twy, n, top, total_w, total_wy, y):
         med = 0.5 * (y[prev] + y[min(cur, n - 1)])
     wr = total_w - cw
     wyr = total_wy - cwy
-    return (wyr - med * wr) + (med * cw - cwy)
+    return (wyr - med * wr) + (med * cw - cwy), med
 
 
 @internal
@@ -192,7 +196,8 @@ def _sweep(perm, group_end, n_groups, n_present, n, forward, with_missing, nt, f
             total_w += nt.w[r]
             total_wy += wy
     if not forward:
-        fl[out, n_groups] = _fenwick_deviation(tw, twy, n, top, total_w, total_wy, nt.y)
+        fl[out, n_groups], fl[out + _MEDIAN, n_groups] = _fenwick_deviation(
+            tw, twy, n, top, total_w, total_wy, nt.y)
     for k in range(n_groups):
         g = k if forward else n_groups - 1 - k
         lo = group_end[g - 1] if g > 0 else 0
@@ -202,7 +207,8 @@ def _sweep(perm, group_end, n_groups, n_present, n, forward, with_missing, nt, f
             _fenwick_add(tw, twy, n, r, nt.w[r], wy)
             total_w += nt.w[r]
             total_wy += wy
-        fl[out, g] = _fenwick_deviation(tw, twy, n, top, total_w, total_wy, nt.y)
+        fl[out, g], fl[out + _MEDIAN, g] = _fenwick_deviation(tw, twy, n, top, total_w,
+                                                               total_wy, nt.y)
 
 
 @internal
@@ -283,9 +289,12 @@ def _scan(f, view, data, idx, params, nt, fl, key, group_end, cands):
             mw += nt.w[r]
             mwy += nt.w[r] * nt.y[r]
             mcount += nt.w[r] > 0.0
+    check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], view.lower,
+                           view.upper)
     best = -np.inf
     best_g = -1
     best_ml = False
+    best_mid = 0.0
     bw = 0.0
     bwy = 0.0
     bc = 0.0
@@ -306,20 +315,29 @@ def _scan(f, view, data, idx, params, nt, fl, key, group_end, cands):
             if last and not has_miss:
                 break
             if with_miss == 0:
-                dev = fl[_FWD, g] + fl[bwd_miss, g + 1]
+                fwd, bwd = _FWD, bwd_miss
                 w, wy, c = lw, lwy, lc
             else:
-                dev = fl[fwd_miss, g] + fl[_BWD, g + 1]
+                fwd, bwd = fwd_miss, _BWD
                 w, wy, c = lw + mw, lwy + mwy, lc + mcount
+            dev = fl[fwd, g] + fl[bwd, g + 1]
             if c < min_leaf or total[cnt] - c < min_leaf:
                 continue
             wr = total[0] - w
             if w < min_w or wr < min_w or w <= 0.0 or wr <= 0.0:
                 continue
+            mid = 0.0
+            if -dev > best and check.active:
+                ok, mid = monotone_medians(fl[fwd + _MEDIAN, g], fl[bwd + _MEDIAN, g + 1],
+                                           check)
+                if not ok:
+                    continue
             if -dev > best:
                 best, best_g, best_ml, bw, bwy, bc = -dev, g, with_miss == 1, w, wy, c
+                best_mid = mid
     if best_g < 0:
         return
+    cands.mid[f] = best_mid
     out_left = cands.left_stats[f]
     out_left[0] = bw
     out_left[1] = bwy
@@ -356,8 +374,22 @@ def evaluate_features(feats, view, data, idx, params, nt, cands):
 
 
 @internal
+def monotone_medians(med_left, med_right, check):
+    """Whether children of these medians satisfy the feature's monotonic constraint in
+    the node's interval (:mod:`.constraints`), and the middle of the two."""
+    if check.cst != 0:
+        lo = check.lower
+        hi = check.upper
+        if not (lo <= med_left <= hi and lo <= med_right <= hi):
+            return False, 0.0
+        if (med_left - med_right) * check.cst > 0.0:
+            return False, 0.0
+    return True, 0.5 * (med_left + med_right)
+
+
+@internal
 def _side_deviation(nt, side, a, b):
-    """AE of the node samples whose side is ``a`` or ``b``, around their median."""
+    """``(AE, median)`` of the node samples whose side is ``a`` or ``b``."""
     n = nt.y.shape[0]
     total = 0.0
     for r in range(n):
@@ -365,7 +397,7 @@ def _side_deviation(nt, side, a, b):
         if s == a or s == b:
             total += nt.w[r]
     if not total > 0.0:
-        return 0.0
+        return 0.0, 0.0
     half = 0.5 * total
     acc = 0.0
     prev = -1
@@ -383,7 +415,7 @@ def _side_deviation(nt, side, a, b):
         s = side[nt.order[r]]
         if s == a or s == b:
             dev += nt.w[r] * abs(nt.y[r] - med)
-    return dev
+    return dev, med
 
 
 @internal
@@ -422,8 +454,11 @@ def score_cut(cuts, j, view, data, idx, params, nt, cands):
         else:
             side[o] = _RIGHT
     has_miss = cuts.n_missing[j] > 0
+    check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], view.lower,
+                           view.upper)
     best = -np.inf
     best_ml = False
+    best_mid = 0.0
     for with_miss in range(2 if has_miss else 1):
         w = lw + mw if with_miss == 1 else lw
         c = lc + mcount if with_miss == 1 else lc
@@ -438,14 +473,23 @@ def score_cut(cuts, j, view, data, idx, params, nt, cands):
         miss_left = np.int8(_MISSING if with_miss == 1 else _LEFT)
         miss_right = np.int8(_RIGHT if with_miss == 1 else _MISSING)
         dev = 0.0
+        med_left = 0.0
+        med_right = 0.0
         for t in range(2):
             if t == 0:
-                dev += _side_deviation(nt, side, np.int8(_LEFT), miss_left)
+                d, med_left = _side_deviation(nt, side, np.int8(_LEFT), miss_left)
             else:
-                dev += _side_deviation(nt, side, np.int8(_RIGHT), miss_right)
+                d, med_right = _side_deviation(nt, side, np.int8(_RIGHT), miss_right)
+            dev += d
+        mid = 0.0
+        if check.active:
+            ok, mid = monotone_medians(med_left, med_right, check)
+            if not ok:
+                continue
         if -dev > best:
             best = -dev
             best_ml = with_miss == 1
+            best_mid = mid
     cands.score[f] = best
     cands.decrease[f] = 0.0
     if best == -np.inf:
@@ -457,5 +501,6 @@ def score_cut(cuts, j, view, data, idx, params, nt, cands):
     if not has_miss:
         best_ml = lc > total[cnt] - lc
     cands.decrease[f] = nt.deviation[0] + best
+    cands.mid[f] = best_mid
     cands.bin_threshold[f] = cut
     cands.missing_go_left[f] = best_ml

@@ -16,6 +16,7 @@ exactly the textbook one.
 import numpy as np
 from numba import njit
 
+from .constraints import MonotonicCheck, constrained_score, newton_node_score
 from .criteria import NEWTON
 from .splitting import _score, copy_into, decrease_from_left, nan_goes_left
 
@@ -106,10 +107,14 @@ def cut_sums(cuts, nb, start, end, data, idx, ostats):
 
 
 @internal
-def score_cut(cuts, j, total, params, scratch, cands):
+def score_cut(cuts, j, view, params, scratch, cands):
     """Write feature ``cuts.feature[j]``'s split (its cut, the missing values on the
-    better side) to ``cands``: score ``-inf`` when a child breaks the leaf constraints."""
+    better side) to ``cands`` for the node ``view``: score ``-inf`` when a child breaks
+    the leaf constraints or the feature's monotonic constraint."""
     f = cuts.feature[j]
+    total = view.total
+    check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], view.lower,
+                           view.upper)
     crit = params.criterion
     n_stats = params.n_stats
     l2 = params.l2
@@ -118,6 +123,9 @@ def score_cut(cuts, j, total, params, scratch, cands):
     out_left = cands.left_stats[f]
     best = _score(left, total, crit, n_stats, l2, params.min_samples_leaf,
                   params.min_weight_leaf)
+    mid = 0.0
+    if best > -np.inf and check.active:
+        best, mid = constrained_score(best, left, total, crit, l2, check)
     ml = False
     copy_into(out_left, left)
     n_cols = total.shape[0]
@@ -128,8 +136,12 @@ def score_cut(cuts, j, total, params, scratch, cands):
             tmp[c] = left[c] + miss[c]
         sc = _score(tmp, total, crit, n_stats, l2, params.min_samples_leaf,
                     params.min_weight_leaf)
+        mid2 = 0.0
+        if sc > best and check.active:
+            sc, mid2 = constrained_score(sc, tmp, total, crit, l2, check)
         if sc > best:
             best = sc
+            mid = mid2
             ml = True
             copy_into(out_left, tmp)
     cands.score[f] = best
@@ -138,6 +150,12 @@ def score_cut(cuts, j, total, params, scratch, cands):
         return
     if not has_miss:
         ml = nan_goes_left(out_left, total, crit)
-    cands.decrease[f] = decrease_from_left(out_left, total, scratch.right, crit, n_stats, l2)
+    cands.mid[f] = mid
+    if crit == NEWTON and check.active:
+        cands.decrease[f] = 0.5 * (best - newton_node_score(total, l2, view.lower,
+                                                            view.upper))
+    else:
+        cands.decrease[f] = decrease_from_left(out_left, total, scratch.right, crit,
+                                               n_stats, l2)
     cands.bin_threshold[f] = cuts.cut[j]
     cands.missing_go_left[f] = ml

@@ -13,7 +13,6 @@ densified.  Memory in proportion to the non-zeros alone is not reached.
 """
 import numpy as np
 from numba import njit, prange
-from scipy import sparse
 
 from .bin_codes import value_code
 

@@ -14,6 +14,7 @@ the best prefix of any of them, a heuristic (the optimal subset is NP-hard in ge
 import numpy as np
 from numba import njit, prange
 
+from .constraints import MonotonicCheck, constrained_score, newton_node_score
 from .criteria import (node_term, is_regression, NEWTON, SQUARED_ERROR, FRIEDMAN_MSE, POISSON,
                        POISSON_MIN_SUM, POISSON_SUM_RTOL, GINI, ENTROPY, _LOG2)
 from .histogram import (SMALL_NODE_SORT, build_histogram, compress_histogram, gather_bitmap,
@@ -198,7 +199,8 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
     are scored with ``lambda + CAT_L2``, so the score ``G_L^2/(H_L+l') + G_R^2/(H_R+l')``
     competes with the numeric features' (lower for the same partition), and the decrease
     is ``1/2 score - 1/2 G^2/(H + lambda)``.  The missing values are tried on both
-    sides.  Same returns as :func:`scan_feature`.
+    sides.  Same returns as :func:`scan_feature` (its monotonic constraints are not
+    applied: a categorical feature has none, and the node's interval clips the leaves).
     """
     l2 = params.l2 + CAT_L2
     min_leaf = params.min_samples_leaf
@@ -240,22 +242,27 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
                     copy_into(out_left, tmp)
     out_bitset[:] = 0
     if best_pos < 0:
-        return -np.inf, 0.0, -1, False
+        return -np.inf, 0.0, -1, False, 0.0
     for i in range(best_pos + 1):
         b = codes[order[i]] if best_end == 0 else codes[order[used - 1 - i]]
         out_bitset[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
     best_dec = 0.5 * best_score + node_term(total, NEWTON, 2, params.l2)
     if not has_miss:
         best_ml = nan_goes_left(out_left, total, NEWTON)
-    return best_score, best_dec, 0, best_ml
+    return best_score, best_dec, 0, best_ml, 0.0
 
 
 @njit(nogil=True, cache=True)
-def scan_feature(codes, cstats, m, miss, total, is_cat, params, scratch, out_bitset, out_left):
+def scan_feature(codes, cstats, m, miss, total, is_cat, params, check, scratch, out_bitset,
+                 out_left):
     """Best split of one feature from its compressed histogram.
 
-    Returns ``(score, decrease, bin_threshold, missing_left)``; ``score`` is ``-inf``
-    when no split satisfies the leaf constraints.  A numeric split sends codes
+    Returns ``(score, decrease, bin_threshold, missing_left, middle)``; ``score`` is
+    ``-inf`` when no split satisfies the leaf constraints.  ``check`` is the feature's
+    :class:`~.constraints.MonotonicCheck`: with ``check.active`` every candidate that
+    would be the best so far is scored under the constraints
+    (:func:`~.constraints.constrained_score`), and ``middle`` is where the children's
+    intervals meet.  A numeric split sends codes
     ``<= bin_threshold`` left; a categorical split sends the categories set in
     ``out_bitset`` left.  ``out_left`` receives the left child's statistics.
     Ties keep the first candidate found (lowest code, missing values right first).
@@ -290,12 +297,15 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, scratch, out_bit
     # Gini and entropy are concave along a run of samples of one class, so the best
     # numeric cut lies at a class boundary (Fayyad & Irani, 1992): cuts between two runs
     # that hold the same single class are skipped, unless leaf constraints could bind.
+    # (under monotonic constraints the best valid cut may lie inside a run)
     skip_ok = (not is_cat and (crit == GINI or crit == ENTROPY)
-               and min_leaf <= 1 and min_w <= 0.0)
+               and min_leaf <= 1 and min_w <= 0.0 and not check.active)
     best_score = -np.inf
     best_ml = False
     best_ord = 0
     best_pos = -1
+    mid = 0.0
+    best_mid = 0.0
     for o in range(n_orders):
         if is_cat:
             _category_keys(cstats, m, crit, n_stats, l2, o if n_stats > 2 else 1, keys)
@@ -312,23 +322,29 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, scratch, out_bit
                 if this_class >= 0 and this_class == next_class:
                     continue
             sc = _score(left, total, crit, n_stats, l2, min_leaf, min_w)
+            if sc > best_score and check.active:
+                sc, mid = constrained_score(sc, left, total, crit, l2, check)
             if sc > best_score:
-                best_score, best_ml, best_ord, best_pos = sc, False, o, p
+                best_score, best_ml, best_ord, best_pos, best_mid = sc, False, o, p, mid
                 copy_into(out_left, left)
             if has_miss:
                 for c in range(n_cols):
                     tmp[c] = left[c] + miss[c]
                 sc = _score(tmp, total, crit, n_stats, l2, min_leaf, min_w)
+                if sc > best_score and check.active:
+                    sc, mid = constrained_score(sc, tmp, total, crit, l2, check)
                 if sc > best_score:
-                    best_score, best_ml, best_ord, best_pos = sc, True, o, p
+                    best_score, best_ml, best_ord, best_pos, best_mid = sc, True, o, p, mid
                     copy_into(out_left, tmp)
     if has_miss and m >= 1:
         # every present code left, the missing values alone right ("is missing")
         for c in range(n_cols):
             tmp[c] = total[c] - miss[c]
         sc = _score(tmp, total, crit, n_stats, l2, min_leaf, min_w)
+        if sc > best_score and check.active:
+            sc, mid = constrained_score(sc, tmp, total, crit, l2, check)
         if sc > best_score:
-            best_score, best_ml, best_ord, best_pos = sc, False, -1, m - 1
+            best_score, best_ml, best_ord, best_pos, best_mid = sc, False, -1, m - 1, mid
             copy_into(out_left, tmp)
     best_bin = -1
     if is_cat:
@@ -346,10 +362,15 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, scratch, out_bit
         best_bin = codes[best_pos]
     best_dec = 0.0
     if best_score > -np.inf:
-        best_dec = decrease_from_left(out_left, total, scratch.right, crit, n_stats, l2)
+        if crit == NEWTON and check.active:
+            # the loss decrease at the clipped values, from the node's own clipped value
+            best_dec = 0.5 * (best_score
+                              - newton_node_score(total, l2, check.lower, check.upper))
+        else:
+            best_dec = decrease_from_left(out_left, total, scratch.right, crit, n_stats, l2)
         if not has_miss:
             best_ml = nan_goes_left(out_left, total, crit)
-    return best_score, best_dec, best_bin, best_ml
+    return best_score, best_dec, best_bin, best_ml, best_mid
 
 
 @njit(nogil=True, cache=True)
@@ -525,8 +546,10 @@ def eval_feature(f, node, data, rows, params, scratch, cands):
     numeric = not data.is_categorical[f]
     # the two hot paths read a dense histogram directly: boosting (no count column is
     # built, counts are estimated from the hessian) and two-class Gini
-    newton_dense = crit == NEWTON and numeric and mode != MODE_SORT and count_col == 2
-    gini2 = crit == GINI and params.n_stats == 2 and numeric
+    # (monotonic constraints take the general scan, which checks them)
+    newton_dense = (crit == NEWTON and numeric and mode != MODE_SORT and count_col == 2
+                    and not params.monotonic)
+    gini2 = crit == GINI and params.n_stats == 2 and numeric and not params.monotonic
     codes = scratch.codes
     cstats = scratch.cstats
     miss = scratch.missing
@@ -565,8 +588,12 @@ def eval_feature(f, node, data, rows, params, scratch, cands):
             d = decrease_from_left(out_left, total, scratch.right, crit, params.n_stats,
                                    params.l2)
     else:
-        s, d, b, ml = scan_feature(codes, cstats, m, miss, total, data.is_categorical[f],
-                                   params, scratch, cands.categories[f], out_left)
+        check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], node.lower,
+                               node.upper)
+        s, d, b, ml, mid = scan_feature(codes, cstats, m, miss, total,
+                                        data.is_categorical[f], params, check, scratch,
+                                        cands.categories[f], out_left)
+        cands.mid[f] = mid
     cands.score[f] = s
     cands.decrease[f] = d
     cands.bin_threshold[f] = b

@@ -36,7 +36,9 @@ from ..trees.cart import DecisionTreeRegressor, resolve_count, resolve_max_featu
 from ..engine.criteria import NEWTON, SQUARED_ERROR
 from ..trees.encoding import EncoderMixin, check_weights
 from ..trees.targets import check_regression_target, encode_classification_target
+from ..engine.constraints import monotone_leaf_values
 from ..engine.grower import GrowerWorkspace, StoppingRules, TreeGrower
+from ..trees.constraints import check_interaction_cst, check_monotonic_cst, grower_constraints
 from ..engine.tree import PackedTrees
 from ._bootstrap import selection_sample
 from ._gb_init import fit_init_estimator, init_raw_predictions
@@ -122,6 +124,8 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         "max_bins": [Interval(Integral, 2, 255, closed="both")],
         "categorical_features": ["array-like", StrOptions({"auto"}), None],
         "split_gain": [StrOptions({"hessian", "gradient"})],
+        "monotonic_cst": ["array-like", dict, None],
+        "interaction_cst": [list, tuple, StrOptions({"pairwise", "no_interactions"}), None],
         "validation_fraction": [Interval(Real, 0.0, 1.0, closed="neither")],
         "warm_start": ["boolean"],
         "random_state": ["random_state"],
@@ -200,6 +204,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                                  f"classes are required.")
         rng = check_random_state(self.random_state)
         loss = self._make_loss()
+        constraints = self._constraints(loss.n_outputs)
         n = Xe.shape[0]
         self.max_features_ = resolve_max_features(plan.max_features, self.n_features_in_)
 
@@ -271,6 +276,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             val_raw = self._raw_from_trees(Xe_v, K, X_v, loss)
 
         lr = self.learning_rate
+        monotonic = None if constraints is None else constraints.monotonic_cst
         newton = plan.split_gain == "hessian"
         n_rows = int(np.count_nonzero(wtr > 0))
         msl = resolve_count(plan.min_samples_leaf, n_rows)
@@ -285,7 +291,8 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             max_leaf_nodes=plan.max_leaf_nodes)
         grower = TreeGrower(self.bin_mapper_, NEWTON if newton else SQUARED_ERROR, 2, stopping,
                             max_features=self.max_features_,
-                            l2_regularization=plan.l2_regularization, parallel=True)
+                            l2_regularization=plan.l2_regularization, parallel=True,
+                            constraints=constraints)
         mc = self.bin_mapper_.missing_values_code_
         positive_rows = np.flatnonzero(wtr > 0)
         subsampled = plan.subsample < 1.0
@@ -347,6 +354,11 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                                           wtr, g[:, k], h[:, k], plan.l2_regularization,
                                           tree.value[:, 0] if newton else None)
                     tree.value = (lr * loss.leaf_values(samples))[:, None]
+                    if monotonic is not None:
+                        # a line search's leaf values (medians, quantiles) back in order
+                        tree.value[:, 0] = monotone_leaf_values(
+                            tree.children_left, tree.children_right, tree.feature,
+                            tree.value[:, 0], monotonic)
                     if rows.size < Xtr.shape[0]:
                         leaf = tree.apply_binned(Xb, mc)
                     raw[:, k] += tree.value[leaf, 0]
@@ -397,6 +409,21 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
 
     def _warn_deprecated(self):
         """Warn of deprecated parameters set at fit (none here)."""
+
+    def _check_interaction_cst(self, n_features):
+        """``interaction_cst`` as a list of sets of feature indices, the features it does
+        not name as one more set (scikit-learn's HistGradientBoosting method)."""
+        return check_interaction_cst(getattr(self, "interaction_cst", None), n_features)
+
+    def _constraints(self, n_outputs):
+        """The trees' :class:`~treeboost.engine.constraints.Constraints` (None without any),
+        checked against the data being fitted."""
+        cst = check_monotonic_cst(self, getattr(self, "monotonic_cst", None),
+                                  self.n_features_in_, self._encoder.is_categorical_)
+        if cst is not None and n_outputs > 1:
+            raise ValueError("monotonic constraints are not supported for multiclass "
+                             "classification.")
+        return grower_constraints(cst, self._check_interaction_cst(self.n_features_in_))
 
     def _needs_input_rows(self, plan):
         """Whether the fit reads the rows of X as given (beyond the encoded ones): for an
@@ -876,6 +903,23 @@ class _SklearnGradientBoosting:
         return VerboseReporter(self.verbose, subsampled, plan.n_iter, begin_at_stage)
 
 
+#: the constraint parameters of every booster
+CONSTRAINTS_DOC = """    monotonic_cst : array-like of int of shape (n_features,), dict or None, default=None
+        1: the prediction does not decrease as the feature grows; -1: does not increase;
+        0: no constraint (a dict maps feature names to them).  Numeric features, one tree
+        per iteration (not with more than two classes).  A split on a constrained
+        feature keeps its children's Newton values ordered, every node's value lies in
+        an interval its ancestors' splits set, and leaf values set by the loss's line
+        search (absolute error, Huber, quantile) are put back in order
+        (:mod:`treeboost.engine.constraints`).
+    interaction_cst : list of sets of int, "pairwise", "no_interactions" or None, \
+default=None
+        Sets of features that may interact: the features split on along a branch all
+        belong to one set; the features no set names form one more set (scikit-learn's
+        HistGradientBoosting and LightGBM's rule).
+
+"""
+
 _GB_DOC = """
     learning_rate : float, default=0.1
         Shrinkage of every leaf value (> 0).
@@ -940,8 +984,7 @@ _GB_DOC = """
         "gradient": each tree is a least-squares fit of the negative gradient (Friedman's
         and scikit-learn's); "hessian": the second-order gain on ``(g, h)`` (XGBoost's,
         LightGBM's).  Leaf values come from the loss either way.
-
-    Attributes
+""" + CONSTRAINTS_DOC + """    Attributes
     ----------
     estimators_ : ndarray of DecisionTreeRegressor of shape (n_estimators_, n_outputs)
         The trees as scikit-learn estimators, sharing the engine trees of ``trees_``
@@ -1000,7 +1043,7 @@ class GradientBoostingRegressor(_SklearnGradientBoosting, BoostedRegressor):
                  max_leaf_nodes=None, warm_start=False, validation_fraction=0.1,
                  n_iter_no_change=None, tol=1e-4, min_child_weight=1e-3,
                  l2_regularization=0.0, max_bins=255, categorical_features=None,
-                 split_gain="gradient"):
+                 split_gain="gradient", monotonic_cst=None, interaction_cst=None):
         self.loss = loss
         self.learning_rate = learning_rate
         self.n_estimators = n_estimators
@@ -1026,6 +1069,8 @@ class GradientBoostingRegressor(_SklearnGradientBoosting, BoostedRegressor):
         self.max_bins = max_bins
         self.categorical_features = categorical_features
         self.split_gain = split_gain
+        self.monotonic_cst = monotonic_cst
+        self.interaction_cst = interaction_cst
 
     def _alpha(self):
         return self.alpha
@@ -1058,7 +1103,7 @@ class GradientBoostingClassifier(_SklearnGradientBoosting, BoostedClassifier):
                  max_leaf_nodes=None, warm_start=False, validation_fraction=0.1,
                  n_iter_no_change=None, tol=1e-4, min_child_weight=1e-3,
                  l2_regularization=0.0, max_bins=255, categorical_features=None,
-                 split_gain="gradient"):
+                 split_gain="gradient", monotonic_cst=None, interaction_cst=None):
         self.loss = loss
         self.learning_rate = learning_rate
         self.n_estimators = n_estimators
@@ -1083,6 +1128,8 @@ class GradientBoostingClassifier(_SklearnGradientBoosting, BoostedClassifier):
         self.max_bins = max_bins
         self.categorical_features = categorical_features
         self.split_gain = split_gain
+        self.monotonic_cst = monotonic_cst
+        self.interaction_cst = interaction_cst
 
 
 register(GradientBoostingClassifier, GradientBoostingRegressor, AbsoluteError, BinaryLogLoss,

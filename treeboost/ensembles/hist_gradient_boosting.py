@@ -13,8 +13,8 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import register
-from .gradient_boosting import (BaseGradientBoosting, BoostedClassifier, BoostedRegressor,
-                                BoostingPlan)
+from .gradient_boosting import (CONSTRAINTS_DOC, BaseGradientBoosting, BoostedClassifier,
+                                BoostedRegressor, BoostingPlan)
 
 #: scikit-learn's "auto": early stopping above this many rows
 AUTO_EARLY_STOPPING_ROWS = 10_000
@@ -248,8 +248,7 @@ _HIST_DOC = """
     split_gain : {"hessian", "gradient"}, default="hessian"
         "hessian": second-order gain on ``(g, h)``; "gradient": each tree is a least-squares
         fit of the negative gradient.
-
-    Attributes
+""" + CONSTRAINTS_DOC + """    Attributes
     ----------
     n_iter_ : int
         Iterations fitted.
@@ -294,7 +293,8 @@ class HistGradientBoostingRegressor(_HistGradientBoosting, BoostedRegressor):
     def __init__(self, loss="squared_error", *, quantile=None, learning_rate=0.1,
                  max_iter=100, max_leaf_nodes=31, max_depth=None, min_samples_leaf=20,
                  l2_regularization=0.0, max_features=1.0, max_bins=255,
-                 categorical_features="from_dtype", warm_start=False, early_stopping="auto",
+                 categorical_features="from_dtype", monotonic_cst=None, interaction_cst=None,
+                 warm_start=False, early_stopping="auto",
                  scoring="loss", validation_fraction=0.1, n_iter_no_change=10, tol=1e-7,
                  verbose=0, random_state=None, min_child_weight=1e-3, split_gain="hessian"):
         self.loss = loss
@@ -308,6 +308,8 @@ class HistGradientBoostingRegressor(_HistGradientBoosting, BoostedRegressor):
         self.max_features = max_features
         self.max_bins = max_bins
         self.categorical_features = categorical_features
+        self.monotonic_cst = monotonic_cst
+        self.interaction_cst = interaction_cst
         self.warm_start = warm_start
         self.early_stopping = early_stopping
         self.scoring = scoring
@@ -351,7 +353,8 @@ class HistGradientBoostingClassifier(_HistGradientBoosting, BoostedClassifier):
     def __init__(self, loss="log_loss", *, learning_rate=0.1, max_iter=100,
                  max_leaf_nodes=31, max_depth=None, min_samples_leaf=20,
                  l2_regularization=0.0, max_features=1.0, max_bins=255,
-                 categorical_features="from_dtype", warm_start=False, early_stopping="auto",
+                 categorical_features="from_dtype", monotonic_cst=None, interaction_cst=None,
+                 warm_start=False, early_stopping="auto",
                  scoring="loss", validation_fraction=0.1, n_iter_no_change=10, tol=1e-7,
                  verbose=0, random_state=None, class_weight=None, min_child_weight=1e-3,
                  split_gain="hessian"):
@@ -366,6 +369,8 @@ class HistGradientBoostingClassifier(_HistGradientBoosting, BoostedClassifier):
         self.max_features = max_features
         self.max_bins = max_bins
         self.categorical_features = categorical_features
+        self.monotonic_cst = monotonic_cst
+        self.interaction_cst = interaction_cst
         self.warm_start = warm_start
         self.early_stopping = early_stopping
         self.scoring = scoring

@@ -47,6 +47,9 @@ class Encoder:
             raise TypeError(f"{where}: arrays of dtype {obj.dtype} cannot be saved.")
         if isinstance(obj, tuple):
             return {"__tuple__": [self(v, where) for v in obj]}
+        if isinstance(obj, (set, frozenset)):
+            # (interaction_cst's sets of feature indices), in a stable order
+            return {"__set__": [self(v, where) for v in sorted(obj, key=repr)]}
         if isinstance(obj, list):
             return [self(v, f"{where}[{i}]") for i, v in enumerate(obj)]
         if isinstance(obj, dict):
@@ -131,6 +134,11 @@ class Decoder:
             return self._objarray(obj, where)
         if tag == "__tuple__":
             return tuple(self(v, where) for v in _list(obj["__tuple__"], where))
+        if tag == "__set__":
+            items = [self(v, where) for v in _list(obj["__set__"], where)]
+            if not all(isinstance(v, (bool, int, float, str, np.generic)) for v in items):
+                raise ValueError(f"{where}: a set must hold labels.")
+            return set(items)
         if tag == "__items__":
             out = {}
             for kv in _list(obj["__items__"], where):

@@ -67,6 +67,14 @@ _TREES = ("treeboost.trees.cart.DecisionTreeClassifier",
           "treeboost.ensembles.forest.ExtraTreesClassifier",
           "treeboost.ensembles.forest.ExtraTreesRegressor")
 _ADDED_PARAMETERS = {name: {"ccp_alpha": 0.0} for name in _TREES}
+# trees from before monotonic constraints: none
+for _name in _TREES[:4]:
+    _ADDED_PARAMETERS[_name]["monotonic_cst"] = None
+# boosters from before the constraints: none
+for _name in _BOOSTERS + (
+        "treeboost.ensembles.hist_gradient_boosting.HistGradientBoostingClassifier",
+        "treeboost.ensembles.hist_gradient_boosting.HistGradientBoostingRegressor"):
+    _ADDED_PARAMETERS.setdefault(_name, {}).update(monotonic_cst=None, interaction_cst=None)
 # encoders from before allow_infinite refused infinity
 _ADDED_PARAMETERS["treeboost.trees.encoding.FeatureEncoder"] = {"allow_infinite": False}
 # HistGradientBoostingClassifier files from before class_weight: no class weights

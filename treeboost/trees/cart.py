@@ -20,9 +20,10 @@ from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ..persistence import (PersistenceMixin, check_classes, check_fitted, check_int,
                            register, validate_part)
 from .encoding import EncoderMixin, FeatureEncoder, check_weights
-from .targets import (check_poisson_target, check_regression_outputs, check_regression_target,
+from .targets import (check_poisson_target, check_regression_outputs,
                       encode_classification_target)
 from ..engine.grower import StoppingRules, TreeGrower
+from .constraints import check_monotonic_cst, check_monotonic_target, grower_constraints
 from ..engine.statistics import SampleStatistics
 from ..engine.tree import Tree
 
@@ -119,6 +120,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         "categorical_features": ["array-like", StrOptions({"auto"}), None],
         "splitter": [StrOptions({"best", "random"})],
         "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
+        "monotonic_cst": ["array-like", None],
     }
 
     def _stats(self, y, sample_weight):
@@ -172,7 +174,23 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
             min_impurity_decrease=decrease, max_leaf_nodes=self.max_leaf_nodes)
         return TreeGrower(self.bin_mapper_, self._criterion_code(), self._n_stats(), stopping,
                           max_features=self.max_features_, random_state=seed,
-                          parallel=parallel, splitter=self.splitter)
+                          parallel=parallel, splitter=self.splitter,
+                          constraints=grower_constraints(self._monotonic_cst(), None))
+
+    def _monotonic_cst(self):
+        """``monotonic_cst`` checked against the data being fitted (None: no constraint)."""
+        given = getattr(self, "monotonic_cst", None)
+        if given is None:
+            return None
+        # the target first, as scikit-learn checks
+        if is_classifier(self):
+            multi = self._multi_output()
+            check_monotonic_target(given, 2 if multi else 1,
+                                   None if multi else int(self.n_classes_))
+        else:
+            check_monotonic_target(given, getattr(self, "_n_targets", 1))
+        return check_monotonic_cst(self, given, self.n_features_in_,
+                                   self._encoder.is_categorical_)
 
     def _grow(self, Xb, stats, sample_indices, total_weight, parallel, seed=None,
               workspace=None):
@@ -341,6 +359,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         ``alpha_eff(t) = (R(t) - R(T_t)) / (|leaves(T_t)| - 1)``, ``R`` the leaf impurity
         weighted by ``w_t / w_root``) is made a leaf while ``alpha_eff <= ccp_alpha``.
         0 prunes nothing; :meth:`cost_complexity_pruning_path` lists the alphas.
+    monotonic_cst : array-like of int of shape (n_features,), default=None
+        1: the probability of the positive class (``classes_[1]``) does not decrease
+        as the feature grows; -1: does not increase; 0: no constraint.  Binary, single
+        output y and numeric features only (scikit-learn's rules).  A split on a
+        constrained feature must keep its children's values ordered and within the
+        node's interval, and every node's value is clipped to its interval
+        (:mod:`treeboost.engine.constraints`).
 
     Attributes
     ----------
@@ -373,7 +398,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  class_weight=None, max_bins=255, categorical_features=None,
-                 splitter="best", ccp_alpha=0.0):
+                 splitter="best", ccp_alpha=0.0, monotonic_cst=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -388,6 +413,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.categorical_features = categorical_features
         self.splitter = splitter
         self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
 
     def _multi_output(self):
         return isinstance(getattr(self, "classes_", None), list)
@@ -516,6 +542,11 @@ default="squared_error"
           ``sum w |y - median| / W``; a split minimises ``sum_L w |y - median_L| +
           sum_R w |y - median_R|``, computed exactly from the node's samples (slower: a
           sort per feature and node), and the leaves predict the weighted median.
+    monotonic_cst : array-like of int of shape (n_features,), default=None
+        1: the prediction (the node's mean) does not decrease as the feature grows;
+        -1: does not increase; 0: no constraint.  Single-output y, numeric features.
+        With ``"absolute_error"`` the children's medians are ordered.  See
+        :class:`DecisionTreeClassifier`.
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     max_features, random_state, max_leaf_nodes, min_impurity_decrease, max_bins,
     categorical_features, splitter
@@ -531,7 +562,7 @@ default="squared_error"
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  max_bins=255, categorical_features=None,
-                 splitter="best", ccp_alpha=0.0):
+                 splitter="best", ccp_alpha=0.0, monotonic_cst=None):
         self.criterion = deprecated_criterion(criterion)
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -545,6 +576,7 @@ default="squared_error"
         self.categorical_features = categorical_features
         self.splitter = splitter
         self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
 
     def _criterion_code(self):
         return REGRESSION_CRITERIA[self.criterion]
@@ -593,7 +625,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
     ----------
     criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     random_state, max_leaf_nodes, min_impurity_decrease, class_weight, max_bins,
-    categorical_features, ccp_alpha
+    categorical_features, ccp_alpha, monotonic_cst
         As in :class:`DecisionTreeClassifier`.
     splitter : {"random", "best"}, default="random"
     max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
@@ -603,14 +635,15 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features="sqrt", random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, class_weight=None, max_bins=255,
-                 categorical_features=None, ccp_alpha=0.0):
+                 categorical_features=None, ccp_alpha=0.0, monotonic_cst=None):
         super().__init__(
             criterion=criterion, splitter=splitter, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
             min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
             random_state=random_state, max_leaf_nodes=max_leaf_nodes,
             min_impurity_decrease=min_impurity_decrease, class_weight=class_weight,
-            max_bins=max_bins, categorical_features=categorical_features, ccp_alpha=ccp_alpha)
+            max_bins=max_bins, categorical_features=categorical_features, ccp_alpha=ccp_alpha,
+            monotonic_cst=monotonic_cst)
 
 
 class ExtraTreeRegressor(DecisionTreeRegressor):
@@ -624,7 +657,7 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
     ----------
     criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     random_state, max_leaf_nodes, min_impurity_decrease, max_bins, categorical_features,
-    ccp_alpha
+    ccp_alpha, monotonic_cst
         As in :class:`DecisionTreeRegressor`.
     splitter : {"random", "best"}, default="random"
     max_features : int, float, {"sqrt", "log2"} or None, default=1.0
@@ -634,14 +667,15 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=1.0, random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, max_bins=255, categorical_features=None,
-                 ccp_alpha=0.0):
+                 ccp_alpha=0.0, monotonic_cst=None):
         super().__init__(
             criterion=criterion, splitter=splitter, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
             min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
             random_state=random_state, max_leaf_nodes=max_leaf_nodes,
             min_impurity_decrease=min_impurity_decrease, max_bins=max_bins,
-            categorical_features=categorical_features, ccp_alpha=ccp_alpha)
+            categorical_features=categorical_features, ccp_alpha=ccp_alpha,
+            monotonic_cst=monotonic_cst)
 
 
 register(DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
