@@ -406,6 +406,13 @@ class BaseForest(BaseTreeEnsemble):
 
 
 class _ForestClassifierMixin:
+    """What a forest of classification trees adds to :class:`BaseForest`."""
+
+    _parameter_constraints = {**BaseForest._parameter_constraints,
+                              "criterion": [StrOptions(set(CLASSIFICATION_CRITERIA))],
+                              "class_weight": [dict, StrOptions({"balanced",
+                                                                 "balanced_subsample"}), None]}
+
     def _validate_target(self, y, n_samples):
         arr = np.asarray(y) if not sparse.issparse(y) else None
         if arr is not None and arr.ndim == 2 and arr.shape[1] > 1:
@@ -493,6 +500,11 @@ class _ForestClassifierMixin:
 
 
 class _ForestRegressorMixin:
+    """What a forest of regression trees adds to :class:`BaseForest`."""
+
+    _parameter_constraints = {**BaseForest._parameter_constraints,
+                              "criterion": [StrOptions(set(REGRESSION_CRITERIA))]}
+
     def _validate_target(self, y, n_samples):
         y = check_regression_outputs(y, n_samples)
         self._n_targets = 1 if y.ndim == 1 else y.shape[1]
@@ -573,11 +585,6 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest
         "balanced_subsample" reweights the classes within each bootstrap sample.
     """ + _DOC
 
-    _parameter_constraints = {**BaseForest._parameter_constraints,
-                              "criterion": [StrOptions(set(CLASSIFICATION_CRITERIA))],
-                              "class_weight": [dict, StrOptions({"balanced",
-                                                                 "balanced_subsample"}), None]}
-
     def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
@@ -610,9 +617,6 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest
 class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
     __doc__ = "A random forest of CART regression trees on shared bins.\n" + _DOC
 
-    _parameter_constraints = {**BaseForest._parameter_constraints,
-                              "criterion": [StrOptions(set(REGRESSION_CRITERIA))]}
-
     def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
@@ -640,9 +644,12 @@ class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
         self.ccp_alpha = ccp_alpha
 
 
-class ExtraTreesClassifier(RandomForestClassifier):
+class ExtraTreesClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest):
     __doc__ = """Extremely randomized trees: a random cut per sampled feature, all rows by
-    default (``bootstrap=False``).""" + _DOC
+    default (``bootstrap=False``).
+
+    A sibling of :class:`RandomForestClassifier`, not a kind of it (as in scikit-learn):
+    the two differ only in their splitter and their default ``bootstrap``.""" + _DOC
     _splitter = "random"
 
     def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
@@ -652,19 +659,32 @@ class ExtraTreesClassifier(RandomForestClassifier):
                  warm_start=False, class_weight=None, max_samples=None, max_bins=255,
                  categorical_features=None,
                  ccp_alpha=0.0):
-        super().__init__(
-            n_estimators, criterion=criterion, max_depth=max_depth,
-            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
-            max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
-            bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs, random_state=random_state,
-            verbose=verbose, warm_start=warm_start, class_weight=class_weight,
-            max_samples=max_samples, max_bins=max_bins,
-            categorical_features=categorical_features, ccp_alpha=ccp_alpha)
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.class_weight = class_weight
+        self.max_samples = max_samples
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+        self.ccp_alpha = ccp_alpha
 
 
-class ExtraTreesRegressor(RandomForestRegressor):
-    __doc__ = """Extremely randomized regression trees (``bootstrap=False`` by default).""" \
+class ExtraTreesRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
+    __doc__ = """Extremely randomized regression trees (``bootstrap=False`` by default).
+
+    A sibling of :class:`RandomForestRegressor`, not a kind of it (as in scikit-learn).""" \
         + _DOC
     _splitter = "random"
 
@@ -674,15 +694,25 @@ class ExtraTreesRegressor(RandomForestRegressor):
                  bootstrap=False, oob_score=False, n_jobs=None, random_state=None, verbose=0,
                  warm_start=False, max_samples=None, max_bins=255, categorical_features=None,
                  ccp_alpha=0.0):
-        super().__init__(
-            n_estimators, criterion=criterion, max_depth=max_depth,
-            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
-            max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
-            bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs, random_state=random_state,
-            verbose=verbose, warm_start=warm_start, max_samples=max_samples,
-            max_bins=max_bins, categorical_features=categorical_features,
-            ccp_alpha=ccp_alpha)
+        self.n_estimators = n_estimators
+        self.criterion = deprecated_criterion(criterion)
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.max_samples = max_samples
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+        self.ccp_alpha = ccp_alpha
 
 
 register(RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier,
