@@ -126,7 +126,7 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
                           UserWarning)
         avg = np.full_like(total, np.nan)
         avg[has] = total[has] / (seen[has] if total.ndim == 1 else seen[has, None])
-        if hasattr(self, "classes_"):
+        if is_classifier(self):
             self.oob_decision_function_ = avg
             score, pred = accuracy_score, np.argmax(avg[has], axis=1)
         else:

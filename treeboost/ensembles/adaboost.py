@@ -72,15 +72,15 @@ class BaseAdaBoost(BaseTreeEnsemble):
     def _learner(self, default_depth):
         est = self.estimator
         if est is None:
-            cls = DecisionTreeClassifier if isinstance(self, ClassifierMixin) \
+            cls = DecisionTreeClassifier if is_classifier(self) \
                 else DecisionTreeRegressor
             return cls(max_depth=default_depth, max_bins=self.max_bins,
                        categorical_features=self.categorical_features)
         # refused when it says it is of the other kind; an estimator that does not say
         # (no classifier or regressor tag) is taken at its word, as scikit-learn does
-        if isinstance(self, ClassifierMixin) and is_regressor(est):
+        if is_classifier(self) and is_regressor(est):
             raise ValueError(f"estimator={est!r} is not a classifier.")
-        if isinstance(self, RegressorMixin) and is_classifier(est):
+        if is_regressor(self) and is_classifier(est):
             raise ValueError(f"estimator={est!r} is not a regressor.")
         if self.boosting == "reweight" and not _takes_weight(est):
             raise ValueError(f"{type(est).__name__} doesn't support sample_weight: "
@@ -107,7 +107,7 @@ class BaseAdaBoost(BaseTreeEnsemble):
             est._grow(Xb, est._stats(y, w), np.flatnonzero(w > 0), total_weight=w.sum(),
                       parallel=True)
         else:
-            yy = self.classes_[y] if isinstance(self, ClassifierMixin) else y
+            yy = self.classes_[y] if is_classifier(self) else y
             if draws is None:
                 est.fit(Xe, yy, sample_weight=w)
             else:
@@ -119,7 +119,7 @@ class BaseAdaBoost(BaseTreeEnsemble):
         """The learner every round copies: ``estimator``, or the default treeboost tree
         (scikit-learn's name)."""
         check_is_fitted(self, "estimators_")
-        return self._learner(1 if isinstance(self, ClassifierMixin) else 3)
+        return self._learner(1 if is_classifier(self) else 3)
 
     @property
     def feature_importances_(self):
@@ -146,9 +146,9 @@ class BaseAdaBoost(BaseTreeEnsemble):
     def _raw_member(self, est, Xe):
         if isinstance(est, BaseDecisionTree) and getattr(est, "_encoder", None) is self._encoder:
             out = est.tree_.predict(Xe)
-            return np.argmax(out, axis=1) if isinstance(self, ClassifierMixin) else out[:, 0]
+            return np.argmax(out, axis=1) if is_classifier(self) else out[:, 0]
         pred = est.predict(Xe)
-        return np.searchsorted(self.classes_, pred) if isinstance(self, ClassifierMixin) \
+        return np.searchsorted(self.classes_, pred) if is_classifier(self) \
             else pred
 
     # -- the state read from a model file ---------------------------------------------------

@@ -40,7 +40,7 @@ def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, in_bag):
     the counts as weights when it takes weights, else on the drawn rows themselves."""
     out = []
     workspace = GrowerWorkspace(min_rows=in_bag)
-    labels = (lambda rows: bag.classes_[y[rows]]) if bag._is_classifier() else \
+    labels = (lambda rows: bag.classes_[y[rows]]) if is_classifier(bag) else \
         (lambda rows: y[rows])
     for i in chunk:
         est = members[i]
@@ -139,19 +139,17 @@ class BaseBagging(BaseTreeEnsemble):
         "categorical_features": ["array-like", StrOptions({"auto"}), None],
     }
 
-    def _is_classifier(self):
-        return isinstance(self, ClassifierMixin)
 
     def _base_estimator(self):
         if self.estimator is None:
-            return (DecisionTreeClassifier if self._is_classifier() else DecisionTreeRegressor)(
+            return (DecisionTreeClassifier if is_classifier(self) else DecisionTreeRegressor)(
                 max_bins=self.max_bins, categorical_features=self.categorical_features)
         # refused when it says it is of the other kind; an estimator that does not say
         # (no classifier or regressor tag) is taken at its word, as scikit-learn does
-        if self._is_classifier() and is_regressor(self.estimator):
+        if is_classifier(self) and is_regressor(self.estimator):
             raise ValueError(f"estimator={self.estimator!r} is not a classifier; "
                              f"{type(self).__name__} needs one.")
-        if not self._is_classifier() and is_classifier(self.estimator):
+        if not is_classifier(self) and is_classifier(self.estimator):
             raise ValueError(f"estimator={self.estimator!r} is not a regressor; "
                              f"{type(self).__name__} needs one.")
         return self.estimator
@@ -183,7 +181,7 @@ class BaseBagging(BaseTreeEnsemble):
         self._drop_oob()
         Xe = self._encode_X(X, reset=not warm, y=y, sample_weight=sample_weight)
         y = self._validate_target(y, Xe.shape[0])
-        weights = check_weights(sample_weight, Xe, None if self._is_classifier() else y)
+        weights = check_weights(sample_weight, Xe, None if is_classifier(self) else y)
         w = None if sample_weight is None else weights
         if w is not None and not self.bootstrap:
             warnings.warn(f"When fitting {type(self).__name__} with sample_weight it is "
@@ -236,9 +234,9 @@ class BaseBagging(BaseTreeEnsemble):
                                                                    np.arange(features.size))
         if tree is not None and full and getattr(est, "_encoder", None) is self._encoder:
             out = tree.predict(Xe)
-            return out if self._is_classifier() or out.shape[1] > 1 else out[:, 0]
+            return out if is_classifier(self) or out.shape[1] > 1 else out[:, 0]
         Xi = Xe if full else Xe[:, features]
-        if not self._is_classifier():
+        if not is_classifier(self):
             return est.predict(Xi)
         if getattr(self, "voting", "soft") == "soft" and hasattr(est, "predict_proba"):
             proba = est.predict_proba(Xi)
@@ -300,7 +298,7 @@ class BaseBagging(BaseTreeEnsemble):
         total = None
         for est, feats in zip(self.estimators_, self.estimators_features_):
             out = self._member_output(est, Xe, feats)
-            if self._is_classifier() and getattr(self, "voting", "soft") == "hard":
+            if is_classifier(self) and getattr(self, "voting", "soft") == "hard":
                 hard = np.zeros_like(out)
                 hard[np.arange(out.shape[0]), np.argmax(out, axis=1)] = 1
                 out = hard
@@ -372,7 +370,7 @@ class BaseBagging(BaseTreeEnsemble):
                 self._check_same_input(m, f"{where}.estimators_[{i}]")
             if "tree_" in vars(m) and hasattr(m.tree_, "children_left"):
                 trees.append(m.tree_)
-        if not self._is_classifier() and trees:
+        if not is_classifier(self) and trees:
             self._check_output_bound(where, trees)
         if "_member_seeds" in vars(self):
             # the seeds of the last fit's members, in files of older versions (not read:

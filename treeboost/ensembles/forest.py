@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 from scipy import sparse
-from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.metrics import accuracy_score
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_class_weight, compute_sample_weight
@@ -149,16 +149,16 @@ class BaseForest(BaseTreeEnsemble):
         self._drop_oob()
         Xe = self._encode_X(X, reset=not warm, y=y, sample_weight=sample_weight)
         y = self._validate_target(y, Xe.shape[0])
-        if self.oob_score and self._is_classifier() and y.ndim == 2 and \
+        if self.oob_score and is_classifier(self) and y.ndim == 2 and \
                 np.max(self.n_classes_) > 2:
             # scikit-learn's rule and words: no out-of-bag score for this target type
             raise ValueError("The type of target cannot be used to compute OOB estimates. "
                              "Got multiclass-multioutput while only the following are "
                              "supported: continuous, continuous-multioutput, binary, "
                              "multiclass, multilabel-indicator.")
-        w = check_weights(sample_weight, Xe, None if self._is_classifier() else y)
+        w = check_weights(sample_weight, Xe, None if is_classifier(self) else y)
         cw = None
-        if self._is_classifier():
+        if is_classifier(self):
             # a dict names the classes by their labels, not by their codes
             cw = self._class_weights(self._labels_of(y), w)
             if cw is not None:
@@ -207,7 +207,7 @@ class BaseForest(BaseTreeEnsemble):
 
     def _make_tree(self, seed):
         params = {p: getattr(self, p) for p in _TREE_PARAMS}
-        cls = DecisionTreeClassifier if self._is_classifier() else DecisionTreeRegressor
+        cls = DecisionTreeClassifier if is_classifier(self) else DecisionTreeRegressor
         tree = cls(splitter=self._splitter,
                    random_state=None if seed is None else int(seed), **params)
         if hasattr(self, "_n_targets"):     # the outputs of the y being fitted
@@ -218,7 +218,7 @@ class BaseForest(BaseTreeEnsemble):
     def estimator(self):
         """The kind of tree the forest grows, unfitted and with its default parameters
         (scikit-learn's name; not a parameter: the trees take the forest's)."""
-        cls = DecisionTreeClassifier if self._is_classifier() else DecisionTreeRegressor
+        cls = DecisionTreeClassifier if is_classifier(self) else DecisionTreeRegressor
         return cls(splitter=self._splitter)
 
     @property
@@ -228,16 +228,14 @@ class BaseForest(BaseTreeEnsemble):
         check_is_fitted(self, "estimators_")
         return self._make_tree(None)
 
-    def _is_classifier(self):
-        return isinstance(self, ClassifierMixin)
 
     def _tree_outputs(self, tree, Xe):
         out = tree.tree_.predict(Xe)
-        return out if self._is_classifier() or out.shape[1] > 1 else out[:, 0]
+        return out if is_classifier(self) or out.shape[1] > 1 else out[:, 0]
 
     def _set_oob(self, Xe, y):
         n = Xe.shape[0]
-        if self._is_classifier() and y.ndim == 2:
+        if is_classifier(self) and y.ndim == 2:
             return self._set_oob_outputs(Xe, y)
         super()._set_oob(Xe, y, scoring=self.oob_score, members=(
             (np.flatnonzero(np.unpackbits(bits, count=n)),
@@ -372,7 +370,7 @@ class BaseForest(BaseTreeEnsemble):
         super()._validate_state(where, **context)
         if not self._validate_ensemble(where, required=("bin_mapper_", "_oob_bits")):
             return
-        cls = DecisionTreeClassifier if self._is_classifier() else DecisionTreeRegressor
+        cls = DecisionTreeClassifier if is_classifier(self) else DecisionTreeRegressor
         members = self.estimators_
         for i, m in enumerate(members):
             w = f"{where}.estimators_[{i}]"
@@ -381,7 +379,7 @@ class BaseForest(BaseTreeEnsemble):
             self._check_same_input(m, w)
             if m.bin_mapper_ is not self.bin_mapper_:
                 raise ValueError(f"{w}.bin_mapper_: must be the forest's.")
-        if not self._is_classifier():
+        if not is_classifier(self):
             self._check_output_bound(where, [m.tree_ for m in members])
         bits = self._oob_bits
         if not isinstance(bits, list) or len(bits) != len(members):
