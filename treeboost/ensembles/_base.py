@@ -2,6 +2,7 @@
 import warnings
 
 import numpy as np
+from scipy import sparse
 from sklearn.base import BaseEstimator, is_classifier, is_regressor
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
@@ -10,8 +11,10 @@ from sklearn.utils.validation import check_is_fitted
 from ..persistence import (PersistenceMixin, check_array, check_classes, check_fitted,
                            check_real, is_hashable, validate_part)
 from ..engine.binning import BinMapper, fit_transform_weighted
-from ..trees.cart import BaseDecisionTree
+from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, check_multi_output
 from ..trees.encoding import EncoderMixin
+from ..trees.targets import (check_poisson_target, check_regression_outputs,
+                             check_regression_target, encode_classification_target)
 
 #: the attributes an out-of-bag evaluation sets
 OOB_ATTRIBUTES = ("oob_score_", "oob_decision_function_", "oob_prediction_")
@@ -50,6 +53,56 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
     def _bin(self, Xe, sample_weight):
         self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_)
         return fit_transform_weighted(self.bin_mapper_, Xe, sample_weight)
+
+    def _encode_target(self, y, n_samples, *, multi_output, criterion=None,
+                       check_poisson=False):
+        """``y`` as the members are grown on it: a classifier's class codes (it sets
+        ``classes_`` and ``n_classes_``), a regressor's float targets.
+
+        The one place every ensemble of members (forests, bagging, AdaBoost) encodes
+        its target; the families differ only in the arguments.
+
+        Parameters
+        ----------
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        n_samples : int
+            Rows of X, which ``y`` must match.
+        multi_output : bool
+            Whether a 2-D ``y`` of several outputs is taken.  A classifier then encodes
+            each output (``classes_`` a list of label arrays, ``n_classes_`` their sizes;
+            the ensemble's ``criterion`` must be one that takes several outputs); a
+            regressor records the outputs in ``_n_targets``.  Otherwise a classifier's
+            ``y`` must be one column and a regressor's one-dimensional.
+        criterion : str or None, default=None
+            A regressor's: the criterion of the trees grown on the shared bins, checked
+            to take a multi-output ``y`` (None: the members check for themselves).
+        check_poisson : bool, default=False
+            A regressor's: its one-dimensional ``y`` must suit the Poisson deviance
+            (non-negative, positive sum).
+
+        Returns
+        -------
+        y : ndarray
+            int codes of shape (n_samples,) or (n_samples, n_outputs), or float64
+            targets.
+        """
+        if is_classifier(self):
+            arr = np.asarray(y) if multi_output and not sparse.issparse(y) else None
+            if arr is not None and arr.ndim == 2 and arr.shape[1] > 1:
+                # several outputs: grown as DecisionTreeClassifier grows them (mean Gini)
+                return DecisionTreeClassifier._validate_outputs(self, arr, n_samples)
+            self.classes_, codes = encode_classification_target(y, n_samples)
+            self.n_classes_ = self.classes_.shape[0]
+            return codes
+        if not multi_output:
+            return check_regression_target(y, n_samples)
+        y = check_regression_outputs(y, n_samples)
+        self._n_targets = 1 if y.ndim == 1 else y.shape[1]
+        if y.ndim == 2:
+            if criterion is not None:
+                check_multi_output(criterion, self._encoder)
+            return y
+        return check_poisson_target(y) if check_poisson else y
 
     def _warn_no_new_members(self):
         """A warm start asked for no new member: say so (scikit-learn's words)."""

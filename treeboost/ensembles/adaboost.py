@@ -20,7 +20,6 @@ from sklearn.utils.validation import check_is_fitted
 from ..persistence import register
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 from ..trees.encoding import check_weights
-from ..trees.targets import check_regression_target, encode_classification_target
 from ._base import BaseTreeEnsemble, grows_on_shared_bins, set_random_states
 from .bagging import _takes_weight
 
@@ -230,8 +229,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
         tree gets the sparse matrix itself)."""
         self._validate_params()
         Xe = self._encode_X(X, reset=True, y=y, sample_weight=sample_weight)
-        self.classes_, y = encode_classification_target(y, Xe.shape[0])
-        self.n_classes_ = K = self.classes_.shape[0]
+        y = self._encode_target(y, Xe.shape[0], multi_output=False)
+        K = self.n_classes_
         base = self._learner(1)
         w = check_weights(sample_weight, Xe)
         w = w / w.sum()
@@ -405,7 +404,7 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
         :meth:`AdaBoostClassifier.fit`)."""
         self._validate_params()
         Xe = self._encode_X(X, reset=True, y=y, sample_weight=sample_weight)
-        y = check_regression_target(y, Xe.shape[0])
+        y = self._encode_target(y, Xe.shape[0], multi_output=False)
         base = self._learner(3)
         w = check_weights(sample_weight, Xe)
         w = w / w.sum()

@@ -24,10 +24,9 @@ from sklearn.utils.random import sample_without_replacement
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import check_array, register
-from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor, check_multi_output
+from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
 from ..trees.encoding import check_weights
 from ..engine.grower import GrowerWorkspace
-from ..trees.targets import check_regression_outputs, encode_classification_target
 from ._base import (BaseTreeEnsemble, drawn_rows, grows_on_shared_bins, in_bag_rows,
                     set_random_states)
 from ._parallel import release_free_memory, run_chunks
@@ -180,7 +179,11 @@ class BaseBagging(BaseTreeEnsemble):
             return self
         self._drop_oob()
         Xe = self._encode_X(X, reset=not warm, y=y, sample_weight=sample_weight)
-        y = self._validate_target(y, Xe.shape[0])
+        # a multi-output y is a regressor's; the trees grown on the shared bins must
+        # take it, any other member checks it in its own fit
+        y = self._encode_target(y, Xe.shape[0], multi_output=not is_classifier(self),
+                                criterion=base.criterion if grows_on_shared_bins(base)
+                                else None)
         weights = check_weights(sample_weight, Xe, None if is_classifier(self) else y)
         w = None if sample_weight is None else weights
         if w is not None and not self.bootstrap:
@@ -438,11 +441,6 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         self.max_bins = max_bins
         self.categorical_features = categorical_features
 
-    def _validate_target(self, y, n_samples):
-        self.classes_, y_enc = encode_classification_target(y, n_samples)
-        self.n_classes_ = self.classes_.shape[0]
-        return y_enc
-
     def predict_proba(self, X):
         """Mean class probabilities (soft voting) or vote shares (hard voting)."""
         return self._aggregate(self._encoded(X))
@@ -497,14 +495,6 @@ class BaggingRegressor(RegressorMixin, BaseBagging):
         self.verbose = verbose
         self.max_bins = max_bins
         self.categorical_features = categorical_features
-
-    def _validate_target(self, y, n_samples):
-        y = check_regression_outputs(y, n_samples)
-        self._n_targets = 1 if y.ndim == 1 else y.shape[1]
-        base = self._base_estimator()
-        if y.ndim == 2 and grows_on_shared_bins(base):
-            check_multi_output(base.criterion, self._encoder)
-        return y
 
     def predict(self, X):
         """Mean of the members' predictions, shape (n_samples,) or (n_samples,

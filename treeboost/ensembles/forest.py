@@ -18,15 +18,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import check_array, register
 from ..trees.cart import (BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor,
-                          check_multi_output, deprecated_criterion)
+                          deprecated_criterion)
 from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ..trees.encoding import check_weights
 from ..engine.grower import GrowerWorkspace
 from ..engine.row_blocks import CACHE_BLOCK_VALUES, into_row_blocks
 from ..engine.statistics import SampleStatistics
-from ..trees.targets import (check_poisson_target, check_regression_outputs,
-                             check_regression_target,
-                             encode_classification_target)
 from ._base import BaseTreeEnsemble, drawn_rows, in_bag_rows, resolve_max_samples
 from ._bootstrap import bootstrap_weights
 from ._parallel import n_workers, release_free_memory, run_chunks
@@ -148,7 +145,8 @@ class BaseForest(BaseTreeEnsemble):
             raise ValueError("sparse multilabel-indicator for y is not supported.")
         self._drop_oob()
         Xe = self._encode_X(X, reset=not warm, y=y, sample_weight=sample_weight)
-        y = self._validate_target(y, Xe.shape[0])
+        y = self._encode_target(y, Xe.shape[0], multi_output=True, criterion=self.criterion,
+                                check_poisson=self.criterion == "poisson")
         if self.oob_score and is_classifier(self) and y.ndim == 2 and \
                 np.max(self.n_classes_) > 2:
             # scikit-learn's rule and words: no out-of-bag score for this target type
@@ -411,15 +409,6 @@ class _ForestClassifierMixin:
                               "class_weight": [dict, StrOptions({"balanced",
                                                                  "balanced_subsample"}), None]}
 
-    def _validate_target(self, y, n_samples):
-        arr = np.asarray(y) if not sparse.issparse(y) else None
-        if arr is not None and arr.ndim == 2 and arr.shape[1] > 1:
-            # several outputs: grown as DecisionTreeClassifier grows them (mean Gini)
-            return DecisionTreeClassifier._validate_outputs(self, arr, n_samples)
-        self.classes_, y_enc = encode_classification_target(y, n_samples)
-        self.n_classes_ = self.classes_.shape[0]
-        return y_enc
-
     def _multi_output(self):
         return isinstance(getattr(self, "classes_", None), list)
 
@@ -502,14 +491,6 @@ class _ForestRegressorMixin:
 
     _parameter_constraints = {**BaseForest._parameter_constraints,
                               "criterion": [StrOptions(set(REGRESSION_CRITERIA))]}
-
-    def _validate_target(self, y, n_samples):
-        y = check_regression_outputs(y, n_samples)
-        self._n_targets = 1 if y.ndim == 1 else y.shape[1]
-        if y.ndim == 2:
-            check_multi_output(self.criterion, self._encoder)
-            return y
-        return check_poisson_target(y) if self.criterion == "poisson" else y
 
     def _stats(self, y, weights):
         if y.ndim == 2:
