@@ -3,7 +3,7 @@ import warnings
 
 import numpy as np
 from scipy import sparse
-from sklearn.base import BaseEstimator, is_classifier, is_regressor
+from sklearn.base import BaseEstimator, clone, is_classifier, is_regressor
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -13,6 +13,7 @@ from ..persistence import (PersistenceMixin, check_array, check_classes, check_f
 from ..engine.binning import BinMapper, fit_transform_weighted
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, check_multi_output
 from ..trees.encoding import EncoderMixin
+from ._parallel import release_free_memory
 from ..trees.targets import (check_poisson_target, check_regression_outputs,
                              check_regression_target, encode_classification_target)
 
@@ -125,6 +126,79 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
             tree.classes_ = self.classes_
             tree.n_classes_ = self.n_classes_
         return tree
+
+    # -- members grown on the shared bins (bagging and AdaBoost) -----------------------------
+
+    def _new_member(self, base, random_state, on_bins):
+        """A fresh member: a clone of ``base`` with every ``random_state`` (nested ones
+        too) drawn from ``random_state``.
+
+        When ``on_bins`` (the shared bins exist and the member reads all the columns) and
+        the member grows there (:func:`grows_on_shared_bins`), it is given the
+        ensemble's input and outputs, so that :meth:`_fit_member` can grow it without
+        its ``fit`` and it can predict on raw X alone."""
+        est = set_random_states(clone(base), random_state)
+        if on_bins and grows_on_shared_bins(est):
+            self._attach(est)
+            est._n_targets = getattr(self, "_n_targets", 1)
+        return est
+
+    def _fit_member(self, est, *, Xe, Xb, y, weights, features=None, rows=None, parallel,
+                    workspace=None):
+        """Fit one member of a bagging or boosting ensemble to weighted rows.
+
+        A member on all the columns that grows on the shared bins (``Xb`` not None and
+        :func:`grows_on_shared_bins`; made by :meth:`_new_member`) is grown there with
+        ``weights`` (a sample's draw counts or the boosting weights), without a copy of
+        the rows.  Any other member, a user's subclass of a treeboost tree that
+        overrides ``fit`` included, is fitted through its own ``fit`` on the class
+        labels (the targets for a regressor).
+
+        Parameters
+        ----------
+        est : estimator
+        Xe : array-like of shape (n_samples, n_features)
+            The encoded input, dense or sparse, as a member's own ``fit`` reads it.
+        Xb : ndarray or None
+            The shared bins of ``Xe``; None when there are none.
+        y : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+            Class codes (a classifier) or targets.
+        weights : ndarray of shape (n_samples,)
+            Non-negative row weights.
+        features : ndarray or None, default=None
+            The columns the member reads; None for all of them.
+        rows : callable or None, default=None
+            How the member's own ``fit`` sees the sample: None, all the rows with
+            ``sample_weight=weights``; else ``rows()`` gives the row indices (repeats
+            included) it is fitted on, without weights.
+        parallel : bool
+            Whether the tree's kernels run on numba's threads.
+        workspace : GrowerWorkspace or None, default=None
+            The worker's row buffers, reused from member to member.
+
+        Returns
+        -------
+        est : the fitted member
+        """
+        if Xb is not None and features is None and grows_on_shared_bins(est):
+            weights = np.asarray(weights, dtype=np.float64)
+            # the grower's seed comes from the tree's random_state, as in its own fit
+            est._grow(Xb, est._stats(y, weights), np.flatnonzero(weights > 0),
+                      total_weight=weights.sum(), parallel=parallel, workspace=workspace)
+            if workspace is not None:
+                # a worker growing tree after tree hands the freed pages back
+                release_free_memory()
+            return est
+        labels = (lambda r: self.classes_[y[r]]) if is_classifier(self) else \
+            (lambda r: y[r])
+        if rows is None:
+            Xi = Xe if features is None else Xe[:, features]
+            est.fit(Xi, labels(slice(None)), sample_weight=np.asarray(weights, np.float64))
+        else:
+            r = rows()
+            Xi = Xe[r] if features is None else Xe[np.ix_(r, features)]
+            est.fit(Xi, labels(r))
+        return est
 
     def _drop_oob(self):
         """Forget a previous fit's out-of-bag results (a refit without ``oob_score``, or

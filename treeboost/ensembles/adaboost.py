@@ -12,7 +12,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import softmax
-from sklearn.base import ClassifierMixin, RegressorMixin, clone, is_classifier, is_regressor
+from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier, is_regressor
 from sklearn.utils import check_random_state, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..persistence import register
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 from ..trees.encoding import check_weights
-from ._base import BaseTreeEnsemble, grows_on_shared_bins, set_random_states
+from ._base import BaseTreeEnsemble, grows_on_shared_bins
 from .bagging import _takes_weight
 
 
@@ -94,24 +94,13 @@ class BaseAdaBoost(BaseTreeEnsemble):
         A resampled round fits the learner to the drawn rows without weights; a tree
         grown on the shared bins takes the draw counts as weights instead (the same
         tree, without a copy of the rows)."""
-        est = set_random_states(clone(base), rng)
-        draws = None
+        est = self._new_member(base, rng, Xb is not None)
         if self.boosting == "resample":
             draws = rng.choice(y.shape[0], y.shape[0], p=weights / weights.sum())
-            w = np.bincount(draws, minlength=y.shape[0]).astype(np.float64)
-        else:
-            w = weights
-        if Xb is not None and grows_on_shared_bins(est):
-            self._attach(est)
-            est._grow(Xb, est._stats(y, w), np.flatnonzero(w > 0), total_weight=w.sum(),
-                      parallel=True)
-        else:
-            yy = self.classes_[y] if is_classifier(self) else y
-            if draws is None:
-                est.fit(Xe, yy, sample_weight=w)
-            else:
-                est.fit(Xe[draws], yy[draws])
-        return est
+            return self._fit_member(
+                est, Xe=Xe, Xb=Xb, y=y, parallel=True, rows=lambda: draws,
+                weights=np.bincount(draws, minlength=y.shape[0]).astype(np.float64))
+        return self._fit_member(est, Xe=Xe, Xb=Xb, y=y, weights=weights, parallel=True)
 
     @property
     def estimator_(self):

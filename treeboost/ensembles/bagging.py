@@ -16,7 +16,7 @@ from numbers import Integral
 
 import numpy as np
 from scipy import sparse
-from sklearn.base import ClassifierMixin, RegressorMixin, clone, is_classifier, is_regressor
+from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier, is_regressor
 from sklearn.utils import get_tags
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
@@ -27,38 +27,25 @@ from ..persistence import check_array, register
 from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
 from ..trees.encoding import check_weights
 from ..engine.grower import GrowerWorkspace
-from ._base import (BaseTreeEnsemble, drawn_rows, grows_on_shared_bins, in_bag_rows,
-                    set_random_states)
-from ._parallel import release_free_memory, run_chunks
+from ._base import BaseTreeEnsemble, drawn_rows, grows_on_shared_bins, in_bag_rows
+from ._parallel import run_chunks
 
 
 def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, in_bag):
-    """Fit ``members[i]`` for ``i`` in ``chunk`` on its plan ``(counts, features)``.  A
-    treeboost tree on all the columns is grown on the shared bins with the counts as
-    weights (no resampled copy of X); any other estimator is fitted on all the rows with
-    the counts as weights when it takes weights, else on the drawn rows themselves."""
+    """Fit ``members[i]`` for ``i`` in ``chunk`` on its plan ``(counts, features)``, the
+    counts as weights (:meth:`~treeboost.ensembles._base.BaseTreeEnsemble._fit_member`):
+    a treeboost tree on all the columns grows on the shared bins (no resampled copy of
+    X); any other member is fitted on all the rows with the counts as weights when it
+    takes weights, else on the drawn rows themselves."""
     out = []
     workspace = GrowerWorkspace(min_rows=in_bag)
-    labels = (lambda rows: bag.classes_[y[rows]]) if is_classifier(bag) else \
-        (lambda rows: y[rows])
     for i in chunk:
         est = members[i]
         counts, features = plans[i]
-        if Xb is not None and grows_on_shared_bins(est) and features is None:
-            weights = counts.astype(np.float64)
-            # the grower's seed comes from the tree's random_state, as in its own fit
-            est._grow(Xb, est._stats(y, weights), np.flatnonzero(weights > 0),
-                      total_weight=weights.sum(), parallel=parallel, workspace=workspace)
-            del weights
-            release_free_memory()
-        elif _takes_weight(est):
-            Xi = Xe if features is None else Xe[:, features]
-            est.fit(Xi, labels(slice(None)), sample_weight=counts.astype(np.float64))
-        else:
-            rows = drawn_rows(counts)
-            Xi = Xe[rows] if features is None else Xe[np.ix_(rows, features)]
-            est.fit(Xi, labels(rows))
-        out.append(est)
+        rows = None if _takes_weight(est) else (lambda counts=counts: drawn_rows(counts))
+        out.append(bag._fit_member(est, Xe=Xe, Xb=Xb, y=y, weights=counts,
+                                   features=features, rows=rows, parallel=parallel,
+                                   workspace=workspace))
     return out
 
 
@@ -208,15 +195,9 @@ class BaseBagging(BaseTreeEnsemble):
             Xb = self.bin_mapper_.transform(Xe) if warm else self._bin(Xe, weights)
         else:
             Xb, tree_path = None, False
-        members = []
-        for s, (_, feats) in zip(seeds[start:], plans):
-            # every random_state of the member, nested ones too, from the member's seed
-            est = set_random_states(clone(base), int(s))
-            if tree_path and feats is None:
-                self._attach(est)
-                est.max_features_ = None
-                est._n_targets = getattr(self, "_n_targets", 1)
-            members.append(est)
+        # every random_state of the member, nested ones too, from the member's seed
+        members = [self._new_member(base, int(s), tree_path and feats is None)
+                   for s, (_, feats) in zip(seeds[start:], plans)]
         fitted = run_chunks(_fit_members, len(members), self.n_jobs, verbose=self.verbose,
                             bag=self, members=members, plans=plans, Xe=Xe, Xb=Xb, y=y,
                             in_bag=min(n, in_bag_rows(n, n_rows) if self.bootstrap
