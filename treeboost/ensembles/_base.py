@@ -12,8 +12,8 @@ from ..persistence import (PersistenceMixin, check_array, check_classes, check_f
                            check_real, is_hashable, validate_part)
 from ..engine.binning import BinMapper, fit_transform_weighted
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, check_multi_output
-from ..trees.encoding import EncoderMixin
-from ._parallel import release_free_memory
+from ..trees.encoding import EncoderMixin, check_weights
+from ._parallel import release_free_memory, run_chunks
 from ..trees.targets import (check_poisson_target, check_regression_outputs,
                              check_regression_target, encode_classification_target)
 
@@ -353,6 +353,101 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
         if not np.isfinite(bound) or bound > 1e300:
             raise ValueError(f"{where}: the leaf values of the members sum to more than "
                              f"1e300 (the predictions would overflow).")
+
+
+class BaseParallelEnsemble(BaseTreeEnsemble):
+    """Members fitted independently of each other, each on its own sample of the rows,
+    in parallel: the forests and bagging.
+
+    :meth:`fit` is written once here; a family supplies small hooks for what differs:
+
+    * ``_check_fit_params()``: its parameter checks beyond the shared ones;
+    * ``_base_member()``: the member every member copies (its kind decides whether the
+      members grow on the shared bins);
+    * ``_check_y(y)``: checks of the raw ``y`` (default: none);
+    * ``_fit_target(y, n_samples, base)``: ``y`` encoded, through
+      :meth:`~BaseTreeEnsemble._encode_target`;
+    * ``_fit_weights(y, weights, sample_weight)``: the weights the bins are built on and
+      those the members take (None for unit weights);
+    * ``_sample_size(n_samples, n_features, w)``: the rows (and columns) each member
+      draws, with its errors and warnings;
+    * ``_draw_samples(seeds, n_samples, n_features, size, w)``: the members' samples
+      drawn up front, or None when the workers draw them from the seeds;
+    * ``_make_members(base, seeds, samples, Xb)``: the unfitted members;
+    * ``_member_task(...)``: the function :func:`~._parallel.run_chunks` runs over
+      chunks of members, and its shared arguments;
+    * ``_add_members(fitted, samples, size, warm, n_samples, n_features)``: the fitted
+      members and what their samples are remembered by.
+    """
+
+    #: how the warm-start error names the members fitted before
+    _fitted_members = "estimators already fitted"
+    #: whether a warm start that adds no member still encodes X and y and computes the
+    #: out-of-bag results (scikit-learn's forests: ``oob_score`` may be switched on
+    #: then) or returns at once (its bagging)
+    _warm_refit_without_members = False
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit ``n_estimators`` members (more, with ``warm_start``) on samples of the
+        rows (a forest's bootstrap samples; bagging's samples of rows and columns), in
+        parallel.
+
+        X may be sparse, as for the CART estimators
+        (:meth:`~treeboost.DecisionTreeClassifier.fit`): the treeboost trees grow on its
+        bins, made once without a dense copy of its floats; any other learner of a
+        bagging ensemble gets the drawn rows (and columns) of the sparse matrix in its
+        own format, as scikit-learn's bagging passes them.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        if self.oob_score and not self.bootstrap:
+            raise ValueError("Out of bag estimation only available if bootstrap=True: "
+                             "oob_score=True needs bootstrap=True (out-of-bag samples exist "
+                             "only with bootstrap sampling).")
+        self._check_fit_params()
+        base = self._base_member()
+        warm = self.warm_start and hasattr(self, "estimators_")
+        start = len(self.estimators_) if warm else 0
+        if warm and self.n_estimators < start:
+            raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
+                             f"{start} {self._fitted_members}.")
+        if warm and self.n_estimators == start:
+            self._warn_no_new_members()
+            if not self._warm_refit_without_members:
+                return self
+        self._check_y(y)
+        self._drop_oob()
+        Xe = self._encode_X(X, reset=not warm, y=y, sample_weight=sample_weight)
+        n, p = Xe.shape
+        y = self._fit_target(y, n, base)
+        weights = check_weights(sample_weight, Xe, None if is_classifier(self) else y)
+        bin_weights, w = self._fit_weights(y, weights, sample_weight)
+        size = self._sample_size(n, p, w)
+        seeds = self._seeds(self.n_estimators)[start:]
+        samples = self._draw_samples(seeds, n, p, size, w)
+        # a warm start adds members on the bins of the first fit, when it made them
+        Xb = None
+        if grows_on_shared_bins(base) and (not warm or "bin_mapper_" in vars(self)):
+            Xb = self.bin_mapper_.transform(Xe) if warm else self._bin(Xe, bin_weights)
+        members = self._make_members(base, seeds, samples, Xb)
+        task, shared = self._member_task(members, seeds, samples, size, Xe, Xb, y, w)
+        fitted = run_chunks(task, len(members), self.n_jobs, verbose=self.verbose, **shared)
+        self._add_members(fitted, samples, size, warm, n, p)
+        if self.oob_score:
+            self._set_oob(Xe, y)
+        return self
+
+    def _check_y(self, y):
+        """Checks of the raw ``y`` before X is encoded (none by default)."""
 
 
 def _labels(a):

@@ -25,10 +25,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import check_array, register
 from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
-from ..trees.encoding import check_weights
 from ..engine.grower import GrowerWorkspace
-from ._base import BaseTreeEnsemble, drawn_rows, grows_on_shared_bins, in_bag_rows
-from ._parallel import run_chunks
+from ._base import BaseParallelEnsemble, drawn_rows, grows_on_shared_bins, in_bag_rows
 
 
 def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, in_bag):
@@ -66,7 +64,7 @@ def _n_draws(max_samples, n, sample_weight, bootstrap):
             warnings.warn(f"Using the fractional value max_samples={max_samples} when "
                           f"{what}results in a low number ({k}) of bootstrap samples. We "
                           f"recommend passing `max_samples` as an integer instead.",
-                          UserWarning, stacklevel=3)
+                          UserWarning, stacklevel=4)    # fit's caller
     if not bootstrap and k > n:
         raise ValueError(f"Effective max_samples={k} must be <= n_samples={n} to be able to "
                          f"sample without replacement.")
@@ -105,7 +103,7 @@ def _takes_weight(est):
         return False
 
 
-class BaseBagging(BaseTreeEnsemble):
+class BaseBagging(BaseParallelEnsemble):
     _oob_warning = "estimators were used to compute any reliable oob estimates"
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "predict"]), None],
@@ -140,76 +138,71 @@ class BaseBagging(BaseTreeEnsemble):
                              f"{type(self).__name__} needs one.")
         return self.estimator
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit the members on bootstrap samples of rows (and of columns).
+    # -- the steps of fit that are bagging's own (BaseParallelEnsemble.fit) ------------------
 
-        X may be sparse: treeboost trees grow on its bins as in
-        :meth:`~treeboost.DecisionTreeClassifier.fit`; any other learner gets the
-        drawn rows (and columns) of the sparse matrix in its own format, as
-        scikit-learn's bagging passes them."""
-        self._validate_params()
-        if self.oob_score and not self.bootstrap:
-            raise ValueError("Out of bag estimation only available if bootstrap=True: "
-                             "oob_score=True needs bootstrap=True (out-of-bag samples exist "
-                             "only with bootstrap sampling).")
+    def _check_fit_params(self):
         if self.warm_start and self.oob_score:
             # scikit-learn's bagging refuses the pair; so does ours, to mean the same
             raise ValueError("Out of bag estimate only available if warm_start=False: "
                              "pass oob_score=False with warm_start=True.")
-        base = self._base_estimator()
-        warm = self.warm_start and hasattr(self, "estimators_")
-        if warm and self.n_estimators < len(self.estimators_):
-            raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
-                             f"{len(self.estimators_)} estimators already fitted.")
-        if warm and self.n_estimators == len(self.estimators_):
-            self._warn_no_new_members()
-            return self
-        self._drop_oob()
-        Xe = self._encode_X(X, reset=not warm, y=y, sample_weight=sample_weight)
+
+    def _base_member(self):
+        return self._base_estimator()
+
+    def _fit_target(self, y, n_samples, base):
         # a multi-output y is a regressor's; the trees grown on the shared bins must
         # take it, any other member checks it in its own fit
-        y = self._encode_target(y, Xe.shape[0], multi_output=not is_classifier(self),
-                                criterion=base.criterion if grows_on_shared_bins(base)
-                                else None)
-        weights = check_weights(sample_weight, Xe, None if is_classifier(self) else y)
+        return self._encode_target(y, n_samples, multi_output=not is_classifier(self),
+                                   criterion=base.criterion if grows_on_shared_bins(base)
+                                   else None)
+
+    def _fit_weights(self, y, weights, sample_weight):
+        """The bins are built on the sample weights; the members see them only through
+        the draws (None: unit weights, drawn uniformly)."""
         w = None if sample_weight is None else weights
         if w is not None and not self.bootstrap:
+            # stacklevel: fit's caller, as when fit warned itself
             warnings.warn(f"When fitting {type(self).__name__} with sample_weight it is "
                           f"recommended to use bootstrap=True, got {self.bootstrap}.",
-                          UserWarning, stacklevel=2)
-        n, p = Xe.shape
-        n_rows = _n_draws(self.max_samples, n, w, self.bootstrap)
+                          UserWarning, stacklevel=3)
+        return weights, w
+
+    def _sample_size(self, n_samples, n_features, w):
+        """``(rows, columns)`` drawn per member."""
+        n_rows = _n_draws(self.max_samples, n_samples, w, self.bootstrap)
         if isinstance(self.max_features, (int, np.integer)):
-            if self.max_features > p:
+            if self.max_features > n_features:
                 raise ValueError(f"max_features={self.max_features} is larger than the number "
-                                 f"of features ({p}).")
+                                 f"of features ({n_features}).")
             n_feat = int(self.max_features)
         else:
-            n_feat = max(1, int(self.max_features * p))
-        seeds = self._seeds(self.n_estimators)
-        start = len(self.estimators_) if warm else 0
-        plans = [_draw(s, n, n_rows, p, n_feat, self.bootstrap, self.bootstrap_features, w)
-                 for s in seeds[start:]]
-        tree_path = grows_on_shared_bins(base)
-        if tree_path and (not warm or "bin_mapper_" in vars(self)):
-            Xb = self.bin_mapper_.transform(Xe) if warm else self._bin(Xe, weights)
-        else:
-            Xb, tree_path = None, False
+            n_feat = max(1, int(self.max_features * n_features))
+        return n_rows, n_feat
+
+    def _draw_samples(self, seeds, n_samples, n_features, size, w):
+        """Each member's ``(counts, features)``, drawn up front from its seed."""
+        n_rows, n_feat = size
+        return [_draw(s, n_samples, n_rows, n_features, n_feat, self.bootstrap,
+                      self.bootstrap_features, w) for s in seeds]
+
+    def _make_members(self, base, seeds, samples, Xb):
         # every random_state of the member, nested ones too, from the member's seed
-        members = [self._new_member(base, int(s), tree_path and feats is None)
-                   for s, (_, feats) in zip(seeds[start:], plans)]
-        fitted = run_chunks(_fit_members, len(members), self.n_jobs, verbose=self.verbose,
-                            bag=self, members=members, plans=plans, Xe=Xe, Xb=Xb, y=y,
-                            in_bag=min(n, in_bag_rows(n, n_rows) if self.bootstrap
-                                       else n_rows))
+        return [self._new_member(base, int(s), Xb is not None and feats is None)
+                for s, (_, feats) in zip(seeds, samples)]
+
+    def _member_task(self, members, seeds, samples, size, Xe, Xb, y, w):
+        n, n_rows = Xe.shape[0], size[0]
+        return _fit_members, dict(bag=self, members=members, plans=samples, Xe=Xe, Xb=Xb,
+                                  y=y, in_bag=min(n, in_bag_rows(n, n_rows) if self.bootstrap
+                                                  else n_rows))
+
+    def _add_members(self, fitted, samples, size, warm, n_samples, n_features):
         if not warm:
             self.estimators_, self._draw_counts, self.estimators_features_ = [], [], []
         self.estimators_ += fitted
-        self._draw_counts += [c for c, _ in plans]
-        self.estimators_features_ += [np.arange(p) if f is None else f for _, f in plans]
-        if self.oob_score:
-            self._set_oob(Xe, y)
-        return self
+        self._draw_counts += [c for c, _ in samples]
+        self.estimators_features_ += [np.arange(n_features) if f is None else f
+                                      for _, f in samples]
 
     def _member_output(self, est, Xe, features):
         """Class probabilities (classifier) or predictions (regressor) of one member."""

@@ -20,11 +20,10 @@ from ..persistence import check_array, register
 from ..trees.cart import (BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor,
                           deprecated_criterion)
 from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
-from ..trees.encoding import check_weights
 from ..engine.grower import GrowerWorkspace
 from ..engine.row_blocks import CACHE_BLOCK_VALUES, into_row_blocks
 from ..engine.statistics import SampleStatistics
-from ._base import BaseTreeEnsemble, drawn_rows, in_bag_rows, resolve_max_samples
+from ._base import BaseParallelEnsemble, drawn_rows, in_bag_rows, resolve_max_samples
 from ._bootstrap import bootstrap_weights
 from ._parallel import n_workers, release_free_memory, run_chunks
 
@@ -95,7 +94,7 @@ def _balance_subsample(y, counts, n_classes):
     return counts * class_weight[codes]
 
 
-class BaseForest(BaseTreeEnsemble):
+class BaseForest(BaseParallelEnsemble):
     """Bagged randomized trees on shared bins."""
 
     #: the outputs of the y being fitted; a fitted forest reads them from its trees
@@ -118,34 +117,29 @@ class BaseForest(BaseTreeEnsemble):
     }
     _splitter = "best"
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit ``n_estimators`` trees (more, with ``warm_start``) on bootstrap samples.
+    _fitted_members = "trees already fitted with warm_start=True"
+    # scikit-learn's forests compute the out-of-bag results of a warm start without new
+    # trees (oob_score may have been switched on since)
+    _warm_refit_without_members = True
 
-        X may be sparse, as for the CART estimators
-        (:meth:`~treeboost.DecisionTreeClassifier.fit`): binned once without a dense
-        copy of its floats, predicted in dense blocks of rows."""
-        self._validate_params()
-        if self.oob_score and not self.bootstrap:
-            raise ValueError("Out of bag estimation only available if bootstrap=True: "
-                             "oob_score=True needs bootstrap=True (out-of-bag samples exist "
-                             "only with bootstrap sampling).")
+    # -- the steps of fit that are the forests' own (BaseParallelEnsemble.fit) ---------------
+
+    def _check_fit_params(self):
         if not self.bootstrap and self.max_samples is not None:
             raise ValueError("`max_sample` cannot be set if `bootstrap=False`. Either switch "
                              "to `bootstrap=True` or set `max_sample=None` (max_samples can "
                              "be set only with bootstrap=True).")
-        warm = self.warm_start and hasattr(self, "estimators_")
-        if warm and self.n_estimators < len(self.estimators_):
-            raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
-                             f"{len(self.estimators_)} trees already fitted with "
-                             f"warm_start=True.")
-        if warm and self.n_estimators == len(self.estimators_):
-            self._warn_no_new_members()
+
+    def _base_member(self):
+        return self.estimator
+
+    def _check_y(self, y):
         if sparse.issparse(y):
             # scikit-learn's forests say this (its trees raise a TypeError, as ours do)
             raise ValueError("sparse multilabel-indicator for y is not supported.")
-        self._drop_oob()
-        Xe = self._encode_X(X, reset=not warm, y=y, sample_weight=sample_weight)
-        y = self._encode_target(y, Xe.shape[0], multi_output=True, criterion=self.criterion,
+
+    def _fit_target(self, y, n_samples, base):
+        y = self._encode_target(y, n_samples, multi_output=True, criterion=self.criterion,
                                 check_poisson=self.criterion == "poisson")
         if self.oob_score and is_classifier(self) and y.ndim == 2 and \
                 np.max(self.n_classes_) > 2:
@@ -154,44 +148,47 @@ class BaseForest(BaseTreeEnsemble):
                              "Got multiclass-multioutput while only the following are "
                              "supported: continuous, continuous-multioutput, binary, "
                              "multiclass, multilabel-indicator.")
-        w = check_weights(sample_weight, Xe, None if is_classifier(self) else y)
+        return y
+
+    def _fit_weights(self, y, weights, sample_weight):
+        """The class weights multiply the sample weights, of the bins too; the trees take
+        None for unit weights (no array of n ones)."""
         cw = None
         if is_classifier(self):
             # a dict names the classes by their labels, not by their codes
-            cw = self._class_weights(self._labels_of(y), w)
+            cw = self._class_weights(self._labels_of(y), weights)
             if cw is not None:
-                w = w * cw
-        if warm:
-            Xb = self.bin_mapper_.transform(Xe)
-            seeds_all = self._seeds(self.n_estimators)
-            start = len(self.estimators_)
-        else:
-            Xb = self._bin(Xe, w)
-            seeds_all = self._seeds(self.n_estimators)
-            start = 0
+                weights = weights * cw
+        return weights, (None if sample_weight is None and cw is None else weights)
+
+    def _sample_size(self, n_samples, n_features, w):
+        """Draws of each bootstrap sample (all the rows without bootstrap)."""
+        return resolve_max_samples(self.max_samples, n_samples) if self.bootstrap \
+            else n_samples
+
+    def _draw_samples(self, seeds, n_samples, n_features, size, w):
+        # each worker draws its trees' samples from their seeds (_fit_trees)
+        return None
+
+    def _make_members(self, base, seeds, samples, Xb):
+        return [self._attach(self._make_tree(s)) for s in seeds]
+
+    def _member_task(self, members, seeds, samples, size, Xe, Xb, y, w):
+        return _fit_trees, dict(forest=self, trees=members, seeds=seeds, Xb=Xb, y=y, w=w,
+                                n_draws=size)
+
+    def _add_members(self, fitted, samples, size, warm, n_samples, n_features):
+        if not warm:
             self.estimators_ = []
             self._oob_bits = []
             self._bootstrap_draws = np.empty((0, 2), np.int64)
-        seeds = seeds_all[start:]
-        unit = sample_weight is None and cw is None
-        if unit:
-            w = None    # n ones: the workers take None for them
-        n_draws = resolve_max_samples(self.max_samples, Xe.shape[0]) if self.bootstrap \
-            else Xe.shape[0]
-        trees = [self._attach(self._make_tree(s)) for s in seeds]
-        fitted = run_chunks(_fit_trees, len(trees), self.n_jobs, verbose=self.verbose,
-                            forest=self, trees=trees, seeds=seeds, Xb=Xb, y=y, w=w,
-                            n_draws=n_draws)
         self.estimators_ += [t for t, _ in fitted]
         self._oob_bits += [bits for _, bits in fitted]
         # (rows, draws) of each tree's bootstrap, 0 draws for all rows: with the tree's
         # seed they give its sample again (estimators_samples_)
         if hasattr(self, "_bootstrap_draws"):   # not in a forest of a version-1 file
             self._bootstrap_draws = np.vstack([self._bootstrap_draws, np.tile(
-                [Xe.shape[0], n_draws if self.bootstrap else 0], (len(fitted), 1))])
-        if self.oob_score:
-            self._set_oob(Xe, y)
-        return self
+                [n_samples, size if self.bootstrap else 0], (len(fitted), 1))])
 
     @property
     def _n_samples_bootstrap(self):
