@@ -449,6 +449,27 @@ class BaseParallelEnsemble(BaseTreeEnsemble):
     def _check_y(self, y):
         """Checks of the raw ``y`` before X is encoded (none by default)."""
 
+    # -- the members' samples: each family says how it recalls them -------------------------
+    #
+    # ``_sample_counts()`` yields each member's draw counts (a forest draws them again
+    # from the tree's seed, bagging keeps them), ``_out_of_bag_rows(n_samples)`` the rows
+    # each member left out and ``_member_predictors()`` a function per member giving its
+    # outputs (class probabilities or predictions) on encoded rows.
+
+    @property
+    def estimators_samples_(self):
+        """The rows each member was fitted on, as scikit-learn gives them: one array of
+        row indices per member, a row drawn ``k`` times listed ``k`` times (in row
+        order), built on demand."""
+        check_is_fitted(self, "estimators_")
+        return [drawn_rows(c) for c in self._sample_counts()]
+
+    def _set_oob(self, Xe, y):
+        """Out-of-bag results from the rows each member left out (see
+        :meth:`BaseTreeEnsemble._set_oob`)."""
+        super()._set_oob(Xe, y, scoring=self.oob_score, members=zip(
+            self._out_of_bag_rows(Xe.shape[0]), self._member_predictors()))
+
 
 def _labels(a):
     return [v if is_hashable(v) else repr(v) for v in a.tolist()]

@@ -282,12 +282,12 @@ class BaseBagging(BaseParallelEnsemble):
             total = out if total is None else total + out
         return total / len(self.estimators_)
 
-    def _set_oob(self, Xe, y):
-        super()._set_oob(Xe, y, (
-            (np.flatnonzero(counts == 0),
-             lambda rows, est=est, feats=feats: self._member_output(est, rows, feats))
-            for est, counts, feats in zip(self.estimators_, self._draw_counts,
-                                          self.estimators_features_)))
+    def _out_of_bag_rows(self, n_samples):
+        return (np.flatnonzero(counts == 0) for counts in self._draw_counts)
+
+    def _member_predictors(self):
+        return (lambda rows, est=est, feats=feats: self._member_output(est, rows, feats)
+                for est, feats in zip(self.estimators_, self.estimators_features_))
 
     @property
     def _max_samples(self):
@@ -296,14 +296,9 @@ class BaseBagging(BaseParallelEnsemble):
         check_is_fitted(self, "estimators_")
         return int(self._draw_counts[-1].sum())
 
-    @property
-    def estimators_samples_(self):
-        """The rows each member was fitted on, as scikit-learn gives them: one array of
-        row indices per member, a row drawn ``k`` times listed ``k`` times (in row order;
-        built on demand from the stored draw counts)."""
-        from sklearn.utils.validation import check_is_fitted
-        check_is_fitted(self, "estimators_")
-        return [drawn_rows(c) for c in self._draw_counts]
+    def _sample_counts(self):
+        """Each member's draw counts, as stored at fit."""
+        return iter(self._draw_counts)
 
     # -- the state read from a model file ---------------------------------------------------
 

@@ -23,7 +23,7 @@ from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ..engine.grower import GrowerWorkspace
 from ..engine.row_blocks import CACHE_BLOCK_VALUES, into_row_blocks
 from ..engine.statistics import SampleStatistics
-from ._base import BaseParallelEnsemble, drawn_rows, in_bag_rows, resolve_max_samples
+from ._base import BaseParallelEnsemble, in_bag_rows, resolve_max_samples
 from ._bootstrap import bootstrap_weights
 from ._parallel import n_workers, release_free_memory, run_chunks
 
@@ -229,13 +229,18 @@ class BaseForest(BaseParallelEnsemble):
         return out if is_classifier(self) or out.shape[1] > 1 else out[:, 0]
 
     def _set_oob(self, Xe, y):
-        n = Xe.shape[0]
         if is_classifier(self) and y.ndim == 2:
             return self._set_oob_outputs(Xe, y)
-        super()._set_oob(Xe, y, scoring=self.oob_score, members=(
-            (np.flatnonzero(np.unpackbits(bits, count=n)),
-             lambda rows, tree=tree: self._tree_outputs(tree, rows))
-            for tree, bits in zip(self.estimators_, self._oob_bits)))
+        super()._set_oob(Xe, y)
+
+    def _out_of_bag_rows(self, n_samples):
+        # each tree's packed mask (bit set: the row was not drawn)
+        return (np.flatnonzero(np.unpackbits(bits, count=n_samples))
+                for bits in self._oob_bits)
+
+    def _member_predictors(self):
+        return (lambda rows, tree=tree: self._tree_outputs(tree, rows)
+                for tree in self.estimators_)
 
     def _set_oob_outputs(self, Xe, y):
         """Out-of-bag results of a multi-output classifier, as scikit-learn's:
@@ -244,8 +249,7 @@ class BaseForest(BaseParallelEnsemble):
         of the codes of shape (n, n_outputs)."""
         n = Xe.shape[0]
         total, seen = np.zeros((n, self._n_values)), np.zeros(n)
-        for tree, bits in zip(self.estimators_, self._oob_bits):
-            rows = np.flatnonzero(np.unpackbits(bits, count=n))
+        for tree, rows in zip(self.estimators_, self._out_of_bag_rows(n)):
             if rows.size:
                 total[rows] += tree.tree_.predict(Xe[rows])
                 seen[rows] += 1
@@ -270,27 +274,21 @@ class BaseForest(BaseParallelEnsemble):
         scorer = self.oob_score if callable(self.oob_score) else accuracy_score
         self.oob_score_ = float(scorer(y[has], pred))
 
-    @property
-    def estimators_samples_(self):
-        """The rows each tree was grown on, as scikit-learn gives them: one array of row
-        indices per tree, a row drawn ``k`` times listed ``k`` times (in row order).  The
-        samples are not stored: each is drawn again from the tree's seed."""
-        from sklearn.utils.validation import check_is_fitted
-        check_is_fitted(self, "estimators_")
+    def _sample_counts(self):
+        """Each tree's draw counts, drawn again from the tree's seed (they are not
+        stored); every row once without bootstrap."""
         if not hasattr(self, "_bootstrap_draws"):
             raise AttributeError("estimators_samples_ is unknown for this forest: it was "
                                  "saved by a treeboost that did not keep its sample sizes "
                                  "(model format version 1); fit it again to get them.")
-        out = []
         for tree, (n, n_draws) in zip(self.estimators_, self._bootstrap_draws):
             if n_draws == 0:
-                out.append(drawn_rows(np.ones(n, np.uint8)))     # every row once
+                yield np.ones(n, np.uint8)
                 continue
             counts = np.empty(n)
             bootstrap_weights(int(tree.random_state), int(n_draws), _UNIT, counts,
                               np.empty((n + 7) // 8, np.uint8))
-            out.append(drawn_rows(counts.astype(np.intp)))
-        return out
+            yield counts.astype(np.intp)
 
     @property
     def feature_importances_(self):
