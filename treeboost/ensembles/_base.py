@@ -1,4 +1,6 @@
-"""What every tree ensemble shares: input handling, binning once, per-tree seeds."""
+"""What every tree ensemble shares: input handling, binning once, per-tree seeds, the
+target's encoding and the members grown on the shared bins; the one ``fit`` of the
+ensembles whose members are fitted in parallel (forests and bagging)."""
 import warnings
 
 import numpy as np
@@ -13,9 +15,9 @@ from ..persistence import (PersistenceMixin, check_array, check_classes, check_f
 from ..engine.binning import BinMapper, fit_transform_weighted
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, check_multi_output
 from ..trees.encoding import EncoderMixin, check_weights
-from ._parallel import release_free_memory, run_chunks
 from ..trees.targets import (check_poisson_target, check_regression_outputs,
                              check_regression_target, encode_classification_target)
+from ._parallel import release_free_memory, run_chunks
 
 #: the attributes an out-of-bag evaluation sets
 OOB_ATTRIBUTES = ("oob_score_", "oob_decision_function_", "oob_prediction_")

@@ -64,7 +64,7 @@ def _n_draws(max_samples, n, sample_weight, bootstrap):
             warnings.warn(f"Using the fractional value max_samples={max_samples} when "
                           f"{what}results in a low number ({k}) of bootstrap samples. We "
                           f"recommend passing `max_samples` as an integer instead.",
-                          UserWarning, stacklevel=4)    # fit's caller
+                          UserWarning, stacklevel=4)    # as when fit called it
     if not bootstrap and k > n:
         raise ValueError(f"Effective max_samples={k} must be <= n_samples={n} to be able to "
                          f"sample without replacement.")
@@ -123,7 +123,6 @@ class BaseBagging(BaseParallelEnsemble):
         "categorical_features": ["array-like", StrOptions({"auto"}), None],
     }
 
-
     def _base_estimator(self):
         if self.estimator is None:
             return (DecisionTreeClassifier if is_classifier(self) else DecisionTreeRegressor)(
@@ -161,7 +160,7 @@ class BaseBagging(BaseParallelEnsemble):
         the draws (None: unit weights, drawn uniformly)."""
         w = None if sample_weight is None else weights
         if w is not None and not self.bootstrap:
-            # stacklevel: fit's caller, as when fit warned itself
+            # stacklevel: the frame the warning named when fit itself raised it
             warnings.warn(f"When fitting {type(self).__name__} with sample_weight it is "
                           f"recommended to use bootstrap=True, got {self.bootstrap}.",
                           UserWarning, stacklevel=3)
