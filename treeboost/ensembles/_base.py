@@ -1,8 +1,11 @@
-"""What every tree ensemble shares: input handling, binning once, per-tree seeds."""
+"""What every tree ensemble shares: input handling, binning once, per-tree seeds, the
+target's encoding and the members grown on the shared bins; the one ``fit`` of the
+ensembles whose members are fitted in parallel (forests and bagging)."""
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, is_classifier, is_regressor
+from scipy import sparse
+from sklearn.base import BaseEstimator, clone, is_classifier, is_regressor
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -10,8 +13,11 @@ from sklearn.utils.validation import check_is_fitted
 from ..persistence import (PersistenceMixin, check_array, check_classes, check_fitted,
                            check_real, is_hashable, validate_part)
 from ..engine.binning import BinMapper, fit_transform_weighted
-from ..trees.cart import BaseDecisionTree
-from ..trees.encoding import EncoderMixin
+from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, check_multi_output
+from ..trees.encoding import EncoderMixin, check_weights
+from ..trees.targets import (check_poisson_target, check_regression_outputs,
+                             check_regression_target, encode_classification_target)
+from ._parallel import release_free_memory, run_chunks
 
 #: the attributes an out-of-bag evaluation sets
 OOB_ATTRIBUTES = ("oob_score_", "oob_decision_function_", "oob_prediction_")
@@ -51,6 +57,56 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
         self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_)
         return fit_transform_weighted(self.bin_mapper_, Xe, sample_weight)
 
+    def _encode_target(self, y, n_samples, *, multi_output, criterion=None,
+                       check_poisson=False):
+        """``y`` as the members are grown on it: a classifier's class codes (it sets
+        ``classes_`` and ``n_classes_``), a regressor's float targets.
+
+        The one place every ensemble of members (forests, bagging, AdaBoost) encodes
+        its target; the families differ only in the arguments.
+
+        Parameters
+        ----------
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        n_samples : int
+            Rows of X, which ``y`` must match.
+        multi_output : bool
+            Whether a 2-D ``y`` of several outputs is taken.  A classifier then encodes
+            each output (``classes_`` a list of label arrays, ``n_classes_`` their sizes;
+            the ensemble's ``criterion`` must be one that takes several outputs); a
+            regressor records the outputs in ``_n_targets``.  Otherwise a classifier's
+            ``y`` must be one column and a regressor's one-dimensional.
+        criterion : str or None, default=None
+            A regressor's: the criterion of the trees grown on the shared bins, checked
+            to take a multi-output ``y`` (None: the members check for themselves).
+        check_poisson : bool, default=False
+            A regressor's: its one-dimensional ``y`` must suit the Poisson deviance
+            (non-negative, positive sum).
+
+        Returns
+        -------
+        y : ndarray
+            int codes of shape (n_samples,) or (n_samples, n_outputs), or float64
+            targets.
+        """
+        if is_classifier(self):
+            arr = np.asarray(y) if multi_output and not sparse.issparse(y) else None
+            if arr is not None and arr.ndim == 2 and arr.shape[1] > 1:
+                # several outputs: grown as DecisionTreeClassifier grows them (mean Gini)
+                return DecisionTreeClassifier._validate_outputs(self, arr, n_samples)
+            self.classes_, codes = encode_classification_target(y, n_samples)
+            self.n_classes_ = self.classes_.shape[0]
+            return codes
+        if not multi_output:
+            return check_regression_target(y, n_samples)
+        y = check_regression_outputs(y, n_samples)
+        self._n_targets = 1 if y.ndim == 1 else y.shape[1]
+        if y.ndim == 2:
+            if criterion is not None:
+                check_multi_output(criterion, self._encoder)
+            return y
+        return check_poisson_target(y) if check_poisson else y
+
     def _warn_no_new_members(self):
         """A warm start asked for no new member: say so (scikit-learn's words)."""
         warnings.warn("Warm-start fitting without increasing n_estimators does not fit new "
@@ -72,6 +128,79 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
             tree.classes_ = self.classes_
             tree.n_classes_ = self.n_classes_
         return tree
+
+    # -- members grown on the shared bins (bagging and AdaBoost) -----------------------------
+
+    def _new_member(self, base, random_state, on_bins):
+        """A fresh member: a clone of ``base`` with every ``random_state`` (nested ones
+        too) drawn from ``random_state``.
+
+        When ``on_bins`` (the shared bins exist and the member reads all the columns) and
+        the member grows there (:func:`grows_on_shared_bins`), it is given the
+        ensemble's input and outputs, so that :meth:`_fit_member` can grow it without
+        its ``fit`` and it can predict on raw X alone."""
+        est = set_random_states(clone(base), random_state)
+        if on_bins and grows_on_shared_bins(est):
+            self._attach(est)
+            est._n_targets = getattr(self, "_n_targets", 1)
+        return est
+
+    def _fit_member(self, est, *, Xe, Xb, y, weights, features=None, rows=None, parallel,
+                    workspace=None):
+        """Fit one member of a bagging or boosting ensemble to weighted rows.
+
+        A member on all the columns that grows on the shared bins (``Xb`` not None and
+        :func:`grows_on_shared_bins`; made by :meth:`_new_member`) is grown there with
+        ``weights`` (a sample's draw counts or the boosting weights), without a copy of
+        the rows.  Any other member, a user's subclass of a treeboost tree that
+        overrides ``fit`` included, is fitted through its own ``fit`` on the class
+        labels (the targets for a regressor).
+
+        Parameters
+        ----------
+        est : estimator
+        Xe : array-like of shape (n_samples, n_features)
+            The encoded input, dense or sparse, as a member's own ``fit`` reads it.
+        Xb : ndarray or None
+            The shared bins of ``Xe``; None when there are none.
+        y : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+            Class codes (a classifier) or targets.
+        weights : ndarray of shape (n_samples,)
+            Non-negative row weights.
+        features : ndarray or None, default=None
+            The columns the member reads; None for all of them.
+        rows : callable or None, default=None
+            How the member's own ``fit`` sees the sample: None, all the rows with
+            ``sample_weight=weights``; else ``rows()`` gives the row indices (repeats
+            included) it is fitted on, without weights.
+        parallel : bool
+            Whether the tree's kernels run on numba's threads.
+        workspace : GrowerWorkspace or None, default=None
+            The worker's row buffers, reused from member to member.
+
+        Returns
+        -------
+        est : the fitted member
+        """
+        if Xb is not None and features is None and grows_on_shared_bins(est):
+            weights = np.asarray(weights, dtype=np.float64)
+            # the grower's seed comes from the tree's random_state, as in its own fit
+            est._grow(Xb, est._stats(y, weights), np.flatnonzero(weights > 0),
+                      total_weight=weights.sum(), parallel=parallel, workspace=workspace)
+            if workspace is not None:
+                # a worker growing tree after tree hands the freed pages back
+                release_free_memory()
+            return est
+        labels = (lambda r: self.classes_[y[r]]) if is_classifier(self) else \
+            (lambda r: y[r])
+        if rows is None:
+            Xi = Xe if features is None else Xe[:, features]
+            est.fit(Xi, labels(slice(None)), sample_weight=np.asarray(weights, np.float64))
+        else:
+            r = rows()
+            Xi = Xe[r] if features is None else Xe[np.ix_(r, features)]
+            est.fit(Xi, labels(r))
+        return est
 
     def _drop_oob(self):
         """Forget a previous fit's out-of-bag results (a refit without ``oob_score``, or
@@ -126,7 +255,7 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
                           UserWarning)
         avg = np.full_like(total, np.nan)
         avg[has] = total[has] / (seen[has] if total.ndim == 1 else seen[has, None])
-        if hasattr(self, "classes_"):
+        if is_classifier(self):
             self.oob_decision_function_ = avg
             score, pred = accuracy_score, np.argmax(avg[has], axis=1)
         else:
@@ -226,6 +355,122 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
         if not np.isfinite(bound) or bound > 1e300:
             raise ValueError(f"{where}: the leaf values of the members sum to more than "
                              f"1e300 (the predictions would overflow).")
+
+
+class BaseParallelEnsemble(BaseTreeEnsemble):
+    """Members fitted independently of each other, each on its own sample of the rows,
+    in parallel: the forests and bagging.
+
+    :meth:`fit` is written once here; a family supplies small hooks for what differs:
+
+    * ``_check_fit_params()``: its parameter checks beyond the shared ones;
+    * ``_base_member()``: the member every member copies (its kind decides whether the
+      members grow on the shared bins);
+    * ``_check_y(y)``: checks of the raw ``y`` (default: none);
+    * ``_fit_target(y, n_samples, base)``: ``y`` encoded, through
+      :meth:`~BaseTreeEnsemble._encode_target`;
+    * ``_fit_weights(y, weights, sample_weight)``: the weights the bins are built on and
+      those the members take (None for unit weights);
+    * ``_sample_size(n_samples, n_features, w)``: the rows (and columns) each member
+      draws, with its errors and warnings;
+    * ``_draw_samples(seeds, n_samples, n_features, size, w)``: the members' samples
+      drawn up front, or None when the workers draw them from the seeds;
+    * ``_make_members(base, seeds, samples, Xb)``: the unfitted members;
+    * ``_member_task(...)``: the function :func:`~._parallel.run_chunks` runs over
+      chunks of members, and its shared arguments;
+    * ``_add_members(fitted, samples, size, warm, n_samples, n_features)``: the fitted
+      members and what their samples are remembered by.
+    """
+
+    #: how the warm-start error names the members fitted before
+    _fitted_members = "estimators already fitted"
+    #: whether a warm start that adds no member still encodes X and y and computes the
+    #: out-of-bag results (scikit-learn's forests: ``oob_score`` may be switched on
+    #: then) or returns at once (its bagging)
+    _warm_refit_without_members = False
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit ``n_estimators`` members (more, with ``warm_start``) on samples of the
+        rows (a forest's bootstrap samples; bagging's samples of rows and columns), in
+        parallel.
+
+        X may be sparse, as for the CART estimators
+        (:meth:`~treeboost.DecisionTreeClassifier.fit`): the treeboost trees grow on its
+        bins, made once without a dense copy of its floats; any other learner of a
+        bagging ensemble gets the drawn rows (and columns) of the sparse matrix in its
+        own format, as scikit-learn's bagging passes them.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        if self.oob_score and not self.bootstrap:
+            raise ValueError("Out of bag estimation only available if bootstrap=True: "
+                             "oob_score=True needs bootstrap=True (out-of-bag samples exist "
+                             "only with bootstrap sampling).")
+        self._check_fit_params()
+        base = self._base_member()
+        warm = self.warm_start and hasattr(self, "estimators_")
+        start = len(self.estimators_) if warm else 0
+        if warm and self.n_estimators < start:
+            raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
+                             f"{start} {self._fitted_members}.")
+        if warm and self.n_estimators == start:
+            self._warn_no_new_members()
+            if not self._warm_refit_without_members:
+                return self
+        self._check_y(y)
+        self._drop_oob()
+        Xe = self._encode_X(X, reset=not warm, y=y, sample_weight=sample_weight)
+        n, p = Xe.shape
+        y = self._fit_target(y, n, base)
+        weights = check_weights(sample_weight, Xe, None if is_classifier(self) else y)
+        bin_weights, w = self._fit_weights(y, weights, sample_weight)
+        size = self._sample_size(n, p, w)
+        seeds = self._seeds(self.n_estimators)[start:]
+        samples = self._draw_samples(seeds, n, p, size, w)
+        # a warm start adds members on the bins of the first fit, when it made them
+        Xb = None
+        if grows_on_shared_bins(base) and (not warm or "bin_mapper_" in vars(self)):
+            Xb = self.bin_mapper_.transform(Xe) if warm else self._bin(Xe, bin_weights)
+        members = self._make_members(base, seeds, samples, Xb)
+        task, shared = self._member_task(members, seeds, samples, size, Xe, Xb, y, w)
+        fitted = run_chunks(task, len(members), self.n_jobs, verbose=self.verbose, **shared)
+        self._add_members(fitted, samples, size, warm, n, p)
+        if self.oob_score:
+            self._set_oob(Xe, y)
+        return self
+
+    def _check_y(self, y):
+        """Checks of the raw ``y`` before X is encoded (none by default)."""
+
+    # -- the members' samples: each family says how it recalls them -------------------------
+    #
+    # ``_sample_counts()`` yields each member's draw counts (a forest draws them again
+    # from the tree's seed, bagging keeps them), ``_out_of_bag_rows(n_samples)`` the rows
+    # each member left out and ``_member_predictors()`` a function per member giving its
+    # outputs (class probabilities or predictions) on encoded rows.
+
+    @property
+    def estimators_samples_(self):
+        """The rows each member was fitted on, as scikit-learn gives them: one array of
+        row indices per member, a row drawn ``k`` times listed ``k`` times (in row
+        order), built on demand."""
+        check_is_fitted(self, "estimators_")
+        return [drawn_rows(c) for c in self._sample_counts()]
+
+    def _set_oob(self, Xe, y):
+        """Out-of-bag results from the rows each member left out (see
+        :meth:`BaseTreeEnsemble._set_oob`)."""
+        super()._set_oob(Xe, y, scoring=self.oob_score, members=zip(
+            self._out_of_bag_rows(Xe.shape[0]), self._member_predictors()))
 
 
 def _labels(a):

@@ -12,7 +12,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import softmax
-from sklearn.base import ClassifierMixin, RegressorMixin, clone, is_classifier, is_regressor
+from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier, is_regressor
 from sklearn.utils import check_random_state, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -20,8 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..persistence import register
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 from ..trees.encoding import check_weights
-from ..trees.targets import check_regression_target, encode_classification_target
-from ._base import BaseTreeEnsemble, grows_on_shared_bins, set_random_states
+from ._base import BaseTreeEnsemble, grows_on_shared_bins
 from .bagging import _takes_weight
 
 
@@ -72,15 +71,15 @@ class BaseAdaBoost(BaseTreeEnsemble):
     def _learner(self, default_depth):
         est = self.estimator
         if est is None:
-            cls = DecisionTreeClassifier if isinstance(self, ClassifierMixin) \
+            cls = DecisionTreeClassifier if is_classifier(self) \
                 else DecisionTreeRegressor
             return cls(max_depth=default_depth, max_bins=self.max_bins,
                        categorical_features=self.categorical_features)
         # refused when it says it is of the other kind; an estimator that does not say
         # (no classifier or regressor tag) is taken at its word, as scikit-learn does
-        if isinstance(self, ClassifierMixin) and is_regressor(est):
+        if is_classifier(self) and is_regressor(est):
             raise ValueError(f"estimator={est!r} is not a classifier.")
-        if isinstance(self, RegressorMixin) and is_classifier(est):
+        if is_regressor(self) and is_classifier(est):
             raise ValueError(f"estimator={est!r} is not a regressor.")
         if self.boosting == "reweight" and not _takes_weight(est):
             raise ValueError(f"{type(est).__name__} doesn't support sample_weight: "
@@ -95,31 +94,20 @@ class BaseAdaBoost(BaseTreeEnsemble):
         A resampled round fits the learner to the drawn rows without weights; a tree
         grown on the shared bins takes the draw counts as weights instead (the same
         tree, without a copy of the rows)."""
-        est = set_random_states(clone(base), rng)
-        draws = None
+        est = self._new_member(base, rng, Xb is not None)
         if self.boosting == "resample":
             draws = rng.choice(y.shape[0], y.shape[0], p=weights / weights.sum())
-            w = np.bincount(draws, minlength=y.shape[0]).astype(np.float64)
-        else:
-            w = weights
-        if Xb is not None and grows_on_shared_bins(est):
-            self._attach(est)
-            est._grow(Xb, est._stats(y, w), np.flatnonzero(w > 0), total_weight=w.sum(),
-                      parallel=True)
-        else:
-            yy = self.classes_[y] if isinstance(self, ClassifierMixin) else y
-            if draws is None:
-                est.fit(Xe, yy, sample_weight=w)
-            else:
-                est.fit(Xe[draws], yy[draws])
-        return est
+            return self._fit_member(
+                est, Xe=Xe, Xb=Xb, y=y, parallel=True, rows=lambda: draws,
+                weights=np.bincount(draws, minlength=y.shape[0]).astype(np.float64))
+        return self._fit_member(est, Xe=Xe, Xb=Xb, y=y, weights=weights, parallel=True)
 
     @property
     def estimator_(self):
         """The learner every round copies: ``estimator``, or the default treeboost tree
         (scikit-learn's name)."""
         check_is_fitted(self, "estimators_")
-        return self._learner(1 if isinstance(self, ClassifierMixin) else 3)
+        return self._learner(1 if is_classifier(self) else 3)
 
     @property
     def feature_importances_(self):
@@ -146,9 +134,9 @@ class BaseAdaBoost(BaseTreeEnsemble):
     def _raw_member(self, est, Xe):
         if isinstance(est, BaseDecisionTree) and getattr(est, "_encoder", None) is self._encoder:
             out = est.tree_.predict(Xe)
-            return np.argmax(out, axis=1) if isinstance(self, ClassifierMixin) else out[:, 0]
+            return np.argmax(out, axis=1) if is_classifier(self) else out[:, 0]
         pred = est.predict(Xe)
-        return np.searchsorted(self.classes_, pred) if isinstance(self, ClassifierMixin) \
+        return np.searchsorted(self.classes_, pred) if is_classifier(self) \
             else pred
 
     # -- the state read from a model file ---------------------------------------------------
@@ -230,8 +218,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
         tree gets the sparse matrix itself)."""
         self._validate_params()
         Xe = self._encode_X(X, reset=True, y=y, sample_weight=sample_weight)
-        self.classes_, y = encode_classification_target(y, Xe.shape[0])
-        self.n_classes_ = K = self.classes_.shape[0]
+        y = self._encode_target(y, Xe.shape[0], multi_output=False)
+        K = self.n_classes_
         base = self._learner(1)
         w = check_weights(sample_weight, Xe)
         w = w / w.sum()
@@ -405,7 +393,7 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
         :meth:`AdaBoostClassifier.fit`)."""
         self._validate_params()
         Xe = self._encode_X(X, reset=True, y=y, sample_weight=sample_weight)
-        y = check_regression_target(y, Xe.shape[0])
+        y = self._encode_target(y, Xe.shape[0], multi_output=False)
         base = self._learner(3)
         w = check_weights(sample_weight, Xe)
         w = w / w.sum()

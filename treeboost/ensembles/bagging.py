@@ -16,7 +16,7 @@ from numbers import Integral
 
 import numpy as np
 from scipy import sparse
-from sklearn.base import ClassifierMixin, RegressorMixin, clone, is_classifier, is_regressor
+from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier, is_regressor
 from sklearn.utils import get_tags
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
@@ -24,42 +24,26 @@ from sklearn.utils.random import sample_without_replacement
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import check_array, register
-from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor, check_multi_output
-from ..trees.encoding import check_weights
+from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
 from ..engine.grower import GrowerWorkspace
-from ..trees.targets import check_regression_outputs, encode_classification_target
-from ._base import (BaseTreeEnsemble, drawn_rows, grows_on_shared_bins, in_bag_rows,
-                    set_random_states)
-from ._parallel import release_free_memory, run_chunks
+from ._base import BaseParallelEnsemble, drawn_rows, grows_on_shared_bins, in_bag_rows
 
 
 def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, in_bag):
-    """Fit ``members[i]`` for ``i`` in ``chunk`` on its plan ``(counts, features)``.  A
-    treeboost tree on all the columns is grown on the shared bins with the counts as
-    weights (no resampled copy of X); any other estimator is fitted on all the rows with
-    the counts as weights when it takes weights, else on the drawn rows themselves."""
+    """Fit ``members[i]`` for ``i`` in ``chunk`` on its plan ``(counts, features)``, the
+    counts as weights (:meth:`~treeboost.ensembles._base.BaseTreeEnsemble._fit_member`):
+    a treeboost tree on all the columns grows on the shared bins (no resampled copy of
+    X); any other member is fitted on all the rows with the counts as weights when it
+    takes weights, else on the drawn rows themselves."""
     out = []
     workspace = GrowerWorkspace(min_rows=in_bag)
-    labels = (lambda rows: bag.classes_[y[rows]]) if bag._is_classifier() else \
-        (lambda rows: y[rows])
     for i in chunk:
         est = members[i]
         counts, features = plans[i]
-        if Xb is not None and grows_on_shared_bins(est) and features is None:
-            weights = counts.astype(np.float64)
-            # the grower's seed comes from the tree's random_state, as in its own fit
-            est._grow(Xb, est._stats(y, weights), np.flatnonzero(weights > 0),
-                      total_weight=weights.sum(), parallel=parallel, workspace=workspace)
-            del weights
-            release_free_memory()
-        elif _takes_weight(est):
-            Xi = Xe if features is None else Xe[:, features]
-            est.fit(Xi, labels(slice(None)), sample_weight=counts.astype(np.float64))
-        else:
-            rows = drawn_rows(counts)
-            Xi = Xe[rows] if features is None else Xe[np.ix_(rows, features)]
-            est.fit(Xi, labels(rows))
-        out.append(est)
+        rows = None if _takes_weight(est) else (lambda counts=counts: drawn_rows(counts))
+        out.append(bag._fit_member(est, Xe=Xe, Xb=Xb, y=y, weights=counts,
+                                   features=features, rows=rows, parallel=parallel,
+                                   workspace=workspace))
     return out
 
 
@@ -80,7 +64,7 @@ def _n_draws(max_samples, n, sample_weight, bootstrap):
             warnings.warn(f"Using the fractional value max_samples={max_samples} when "
                           f"{what}results in a low number ({k}) of bootstrap samples. We "
                           f"recommend passing `max_samples` as an integer instead.",
-                          UserWarning, stacklevel=3)
+                          UserWarning, stacklevel=4)    # as when fit called it
     if not bootstrap and k > n:
         raise ValueError(f"Effective max_samples={k} must be <= n_samples={n} to be able to "
                          f"sample without replacement.")
@@ -119,7 +103,7 @@ def _takes_weight(est):
         return False
 
 
-class BaseBagging(BaseTreeEnsemble):
+class BaseBagging(BaseParallelEnsemble):
     _oob_warning = "estimators were used to compute any reliable oob estimates"
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "predict"]), None],
@@ -139,95 +123,85 @@ class BaseBagging(BaseTreeEnsemble):
         "categorical_features": ["array-like", StrOptions({"auto"}), None],
     }
 
-    def _is_classifier(self):
-        return isinstance(self, ClassifierMixin)
-
     def _base_estimator(self):
         if self.estimator is None:
-            return (DecisionTreeClassifier if self._is_classifier() else DecisionTreeRegressor)(
+            return (DecisionTreeClassifier if is_classifier(self) else DecisionTreeRegressor)(
                 max_bins=self.max_bins, categorical_features=self.categorical_features)
         # refused when it says it is of the other kind; an estimator that does not say
         # (no classifier or regressor tag) is taken at its word, as scikit-learn does
-        if self._is_classifier() and is_regressor(self.estimator):
+        if is_classifier(self) and is_regressor(self.estimator):
             raise ValueError(f"estimator={self.estimator!r} is not a classifier; "
                              f"{type(self).__name__} needs one.")
-        if not self._is_classifier() and is_classifier(self.estimator):
+        if not is_classifier(self) and is_classifier(self.estimator):
             raise ValueError(f"estimator={self.estimator!r} is not a regressor; "
                              f"{type(self).__name__} needs one.")
         return self.estimator
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit the members on bootstrap samples of rows (and of columns).
+    # -- the steps of fit that are bagging's own (BaseParallelEnsemble.fit) ------------------
 
-        X may be sparse: treeboost trees grow on its bins as in
-        :meth:`~treeboost.DecisionTreeClassifier.fit`; any other learner gets the
-        drawn rows (and columns) of the sparse matrix in its own format, as
-        scikit-learn's bagging passes them."""
-        self._validate_params()
-        if self.oob_score and not self.bootstrap:
-            raise ValueError("Out of bag estimation only available if bootstrap=True: "
-                             "oob_score=True needs bootstrap=True (out-of-bag samples exist "
-                             "only with bootstrap sampling).")
+    def _check_fit_params(self):
         if self.warm_start and self.oob_score:
             # scikit-learn's bagging refuses the pair; so does ours, to mean the same
             raise ValueError("Out of bag estimate only available if warm_start=False: "
                              "pass oob_score=False with warm_start=True.")
-        base = self._base_estimator()
-        warm = self.warm_start and hasattr(self, "estimators_")
-        if warm and self.n_estimators < len(self.estimators_):
-            raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
-                             f"{len(self.estimators_)} estimators already fitted.")
-        if warm and self.n_estimators == len(self.estimators_):
-            self._warn_no_new_members()
-            return self
-        self._drop_oob()
-        Xe = self._encode_X(X, reset=not warm, y=y, sample_weight=sample_weight)
-        y = self._validate_target(y, Xe.shape[0])
-        weights = check_weights(sample_weight, Xe, None if self._is_classifier() else y)
+
+    def _base_member(self):
+        return self._base_estimator()
+
+    def _fit_target(self, y, n_samples, base):
+        # a multi-output y is a regressor's; the trees grown on the shared bins must
+        # take it, any other member checks it in its own fit
+        return self._encode_target(y, n_samples, multi_output=not is_classifier(self),
+                                   criterion=base.criterion if grows_on_shared_bins(base)
+                                   else None)
+
+    def _fit_weights(self, y, weights, sample_weight):
+        """The bins are built on the sample weights; the members see them only through
+        the draws (None: unit weights, drawn uniformly)."""
         w = None if sample_weight is None else weights
         if w is not None and not self.bootstrap:
+            # stacklevel: the frame the warning named when fit itself raised it
             warnings.warn(f"When fitting {type(self).__name__} with sample_weight it is "
                           f"recommended to use bootstrap=True, got {self.bootstrap}.",
-                          UserWarning, stacklevel=2)
-        n, p = Xe.shape
-        n_rows = _n_draws(self.max_samples, n, w, self.bootstrap)
+                          UserWarning, stacklevel=3)
+        return weights, w
+
+    def _sample_size(self, n_samples, n_features, w):
+        """``(rows, columns)`` drawn per member."""
+        n_rows = _n_draws(self.max_samples, n_samples, w, self.bootstrap)
         if isinstance(self.max_features, (int, np.integer)):
-            if self.max_features > p:
+            if self.max_features > n_features:
                 raise ValueError(f"max_features={self.max_features} is larger than the number "
-                                 f"of features ({p}).")
+                                 f"of features ({n_features}).")
             n_feat = int(self.max_features)
         else:
-            n_feat = max(1, int(self.max_features * p))
-        seeds = self._seeds(self.n_estimators)
-        start = len(self.estimators_) if warm else 0
-        plans = [_draw(s, n, n_rows, p, n_feat, self.bootstrap, self.bootstrap_features, w)
-                 for s in seeds[start:]]
-        tree_path = grows_on_shared_bins(base)
-        if tree_path and (not warm or "bin_mapper_" in vars(self)):
-            Xb = self.bin_mapper_.transform(Xe) if warm else self._bin(Xe, weights)
-        else:
-            Xb, tree_path = None, False
-        members = []
-        for s, (_, feats) in zip(seeds[start:], plans):
-            # every random_state of the member, nested ones too, from the member's seed
-            est = set_random_states(clone(base), int(s))
-            if tree_path and feats is None:
-                self._attach(est)
-                est.max_features_ = None
-                est._n_targets = getattr(self, "_n_targets", 1)
-            members.append(est)
-        fitted = run_chunks(_fit_members, len(members), self.n_jobs, verbose=self.verbose,
-                            bag=self, members=members, plans=plans, Xe=Xe, Xb=Xb, y=y,
-                            in_bag=min(n, in_bag_rows(n, n_rows) if self.bootstrap
-                                       else n_rows))
+            n_feat = max(1, int(self.max_features * n_features))
+        return n_rows, n_feat
+
+    def _draw_samples(self, seeds, n_samples, n_features, size, w):
+        """Each member's ``(counts, features)``, drawn up front from its seed."""
+        n_rows, n_feat = size
+        return [_draw(s, n_samples, n_rows, n_features, n_feat, self.bootstrap,
+                      self.bootstrap_features, w) for s in seeds]
+
+    def _make_members(self, base, seeds, samples, Xb):
+        # every random_state of the member, nested ones too, from the member's seed
+        return [self._new_member(base, int(s), Xb is not None and feats is None)
+                for s, (_, feats) in zip(seeds, samples)]
+
+    def _member_task(self, members, seeds, samples, size, Xe, Xb, y, w):
+        n, n_rows = Xe.shape[0], size[0]
+        return _fit_members, dict(bag=self, members=members, plans=samples, Xe=Xe, Xb=Xb,
+                                  y=y, in_bag=min(n, in_bag_rows(n, n_rows) if self.bootstrap
+                                                  else n_rows))
+
+    def _add_members(self, fitted, samples, size, warm, n_samples, n_features):
         if not warm:
             self.estimators_, self._draw_counts, self.estimators_features_ = [], [], []
         self.estimators_ += fitted
-        self._draw_counts += [c for c, _ in plans]
-        self.estimators_features_ += [np.arange(p) if f is None else f for _, f in plans]
-        if self.oob_score:
-            self._set_oob(Xe, y)
-        return self
+        self._draw_counts += [c for c, _ in samples]
+        self.estimators_features_ += [np.arange(n_features) if f is None else f
+                                      for _, f in samples]
 
     def _member_output(self, est, Xe, features):
         """Class probabilities (classifier) or predictions (regressor) of one member."""
@@ -236,9 +210,9 @@ class BaseBagging(BaseTreeEnsemble):
                                                                    np.arange(features.size))
         if tree is not None and full and getattr(est, "_encoder", None) is self._encoder:
             out = tree.predict(Xe)
-            return out if self._is_classifier() or out.shape[1] > 1 else out[:, 0]
+            return out if is_classifier(self) or out.shape[1] > 1 else out[:, 0]
         Xi = Xe if full else Xe[:, features]
-        if not self._is_classifier():
+        if not is_classifier(self):
             return est.predict(Xi)
         if getattr(self, "voting", "soft") == "soft" and hasattr(est, "predict_proba"):
             proba = est.predict_proba(Xi)
@@ -300,19 +274,19 @@ class BaseBagging(BaseTreeEnsemble):
         total = None
         for est, feats in zip(self.estimators_, self.estimators_features_):
             out = self._member_output(est, Xe, feats)
-            if self._is_classifier() and getattr(self, "voting", "soft") == "hard":
+            if is_classifier(self) and getattr(self, "voting", "soft") == "hard":
                 hard = np.zeros_like(out)
                 hard[np.arange(out.shape[0]), np.argmax(out, axis=1)] = 1
                 out = hard
             total = out if total is None else total + out
         return total / len(self.estimators_)
 
-    def _set_oob(self, Xe, y):
-        super()._set_oob(Xe, y, (
-            (np.flatnonzero(counts == 0),
-             lambda rows, est=est, feats=feats: self._member_output(est, rows, feats))
-            for est, counts, feats in zip(self.estimators_, self._draw_counts,
-                                          self.estimators_features_)))
+    def _out_of_bag_rows(self, n_samples):
+        return (np.flatnonzero(counts == 0) for counts in self._draw_counts)
+
+    def _member_predictors(self):
+        return (lambda rows, est=est, feats=feats: self._member_output(est, rows, feats)
+                for est, feats in zip(self.estimators_, self.estimators_features_))
 
     @property
     def _max_samples(self):
@@ -321,14 +295,9 @@ class BaseBagging(BaseTreeEnsemble):
         check_is_fitted(self, "estimators_")
         return int(self._draw_counts[-1].sum())
 
-    @property
-    def estimators_samples_(self):
-        """The rows each member was fitted on, as scikit-learn gives them: one array of
-        row indices per member, a row drawn ``k`` times listed ``k`` times (in row order;
-        built on demand from the stored draw counts)."""
-        from sklearn.utils.validation import check_is_fitted
-        check_is_fitted(self, "estimators_")
-        return [drawn_rows(c) for c in self._draw_counts]
+    def _sample_counts(self):
+        """Each member's draw counts, as stored at fit."""
+        return iter(self._draw_counts)
 
     # -- the state read from a model file ---------------------------------------------------
 
@@ -372,7 +341,7 @@ class BaseBagging(BaseTreeEnsemble):
                 self._check_same_input(m, f"{where}.estimators_[{i}]")
             if "tree_" in vars(m) and hasattr(m.tree_, "children_left"):
                 trees.append(m.tree_)
-        if not self._is_classifier() and trees:
+        if not is_classifier(self) and trees:
             self._check_output_bound(where, trees)
         if "_member_seeds" in vars(self):
             # the seeds of the last fit's members, in files of older versions (not read:
@@ -440,11 +409,6 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         self.max_bins = max_bins
         self.categorical_features = categorical_features
 
-    def _validate_target(self, y, n_samples):
-        self.classes_, y_enc = encode_classification_target(y, n_samples)
-        self.n_classes_ = self.classes_.shape[0]
-        return y_enc
-
     def predict_proba(self, X):
         """Mean class probabilities (soft voting) or vote shares (hard voting)."""
         return self._aggregate(self._encoded(X))
@@ -499,14 +463,6 @@ class BaggingRegressor(RegressorMixin, BaseBagging):
         self.verbose = verbose
         self.max_bins = max_bins
         self.categorical_features = categorical_features
-
-    def _validate_target(self, y, n_samples):
-        y = check_regression_outputs(y, n_samples)
-        self._n_targets = 1 if y.ndim == 1 else y.shape[1]
-        base = self._base_estimator()
-        if y.ndim == 2 and grows_on_shared_bins(base):
-            check_multi_output(base.criterion, self._encoder)
-        return y
 
     def predict(self, X):
         """Mean of the members' predictions, shape (n_samples,) or (n_samples,

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 from scipy import sparse
-from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.metrics import accuracy_score
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_class_weight, compute_sample_weight
@@ -18,16 +18,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import check_array, register
 from ..trees.cart import (BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor,
-                          check_multi_output, deprecated_criterion)
+                          deprecated_criterion)
 from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
-from ..trees.encoding import check_weights
 from ..engine.grower import GrowerWorkspace
 from ..engine.row_blocks import CACHE_BLOCK_VALUES, into_row_blocks
 from ..engine.statistics import SampleStatistics
-from ..trees.targets import (check_poisson_target, check_regression_outputs,
-                             check_regression_target,
-                             encode_classification_target)
-from ._base import BaseTreeEnsemble, drawn_rows, in_bag_rows, resolve_max_samples
+from ._base import BaseParallelEnsemble, in_bag_rows, resolve_max_samples
 from ._bootstrap import bootstrap_weights
 from ._parallel import n_workers, release_free_memory, run_chunks
 
@@ -98,7 +94,7 @@ def _balance_subsample(y, counts, n_classes):
     return counts * class_weight[codes]
 
 
-class BaseForest(BaseTreeEnsemble):
+class BaseForest(BaseParallelEnsemble):
     """Bagged randomized trees on shared bins."""
 
     #: the outputs of the y being fitted; a fitted forest reads them from its trees
@@ -121,79 +117,78 @@ class BaseForest(BaseTreeEnsemble):
     }
     _splitter = "best"
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit ``n_estimators`` trees (more, with ``warm_start``) on bootstrap samples.
+    _fitted_members = "trees already fitted with warm_start=True"
+    # scikit-learn's forests compute the out-of-bag results of a warm start without new
+    # trees (oob_score may have been switched on since)
+    _warm_refit_without_members = True
 
-        X may be sparse, as for the CART estimators
-        (:meth:`~treeboost.DecisionTreeClassifier.fit`): binned once without a dense
-        copy of its floats, predicted in dense blocks of rows."""
-        self._validate_params()
-        if self.oob_score and not self.bootstrap:
-            raise ValueError("Out of bag estimation only available if bootstrap=True: "
-                             "oob_score=True needs bootstrap=True (out-of-bag samples exist "
-                             "only with bootstrap sampling).")
+    # -- the steps of fit that are the forests' own (BaseParallelEnsemble.fit) ---------------
+
+    def _check_fit_params(self):
         if not self.bootstrap and self.max_samples is not None:
             raise ValueError("`max_sample` cannot be set if `bootstrap=False`. Either switch "
                              "to `bootstrap=True` or set `max_sample=None` (max_samples can "
                              "be set only with bootstrap=True).")
-        warm = self.warm_start and hasattr(self, "estimators_")
-        if warm and self.n_estimators < len(self.estimators_):
-            raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
-                             f"{len(self.estimators_)} trees already fitted with "
-                             f"warm_start=True.")
-        if warm and self.n_estimators == len(self.estimators_):
-            self._warn_no_new_members()
+
+    def _base_member(self):
+        return self.estimator
+
+    def _check_y(self, y):
         if sparse.issparse(y):
             # scikit-learn's forests say this (its trees raise a TypeError, as ours do)
             raise ValueError("sparse multilabel-indicator for y is not supported.")
-        self._drop_oob()
-        Xe = self._encode_X(X, reset=not warm, y=y, sample_weight=sample_weight)
-        y = self._validate_target(y, Xe.shape[0])
-        if self.oob_score and self._is_classifier() and y.ndim == 2 and \
+
+    def _fit_target(self, y, n_samples, base):
+        y = self._encode_target(y, n_samples, multi_output=True, criterion=self.criterion,
+                                check_poisson=self.criterion == "poisson")
+        if self.oob_score and is_classifier(self) and y.ndim == 2 and \
                 np.max(self.n_classes_) > 2:
             # scikit-learn's rule and words: no out-of-bag score for this target type
             raise ValueError("The type of target cannot be used to compute OOB estimates. "
                              "Got multiclass-multioutput while only the following are "
                              "supported: continuous, continuous-multioutput, binary, "
                              "multiclass, multilabel-indicator.")
-        w = check_weights(sample_weight, Xe, None if self._is_classifier() else y)
+        return y
+
+    def _fit_weights(self, y, weights, sample_weight):
+        """The class weights multiply the sample weights, of the bins too; the trees take
+        None for unit weights (no array of n ones)."""
         cw = None
-        if self._is_classifier():
+        if is_classifier(self):
             # a dict names the classes by their labels, not by their codes
-            cw = self._class_weights(self._labels_of(y), w)
+            cw = self._class_weights(self._labels_of(y), weights)
             if cw is not None:
-                w = w * cw
-        if warm:
-            Xb = self.bin_mapper_.transform(Xe)
-            seeds_all = self._seeds(self.n_estimators)
-            start = len(self.estimators_)
-        else:
-            Xb = self._bin(Xe, w)
-            seeds_all = self._seeds(self.n_estimators)
-            start = 0
+                weights = weights * cw
+        return weights, (None if sample_weight is None and cw is None else weights)
+
+    def _sample_size(self, n_samples, n_features, w):
+        """Draws of each bootstrap sample (all the rows without bootstrap)."""
+        return resolve_max_samples(self.max_samples, n_samples) if self.bootstrap \
+            else n_samples
+
+    def _draw_samples(self, seeds, n_samples, n_features, size, w):
+        # each worker draws its trees' samples from their seeds (_fit_trees)
+        return None
+
+    def _make_members(self, base, seeds, samples, Xb):
+        return [self._attach(self._make_tree(s)) for s in seeds]
+
+    def _member_task(self, members, seeds, samples, size, Xe, Xb, y, w):
+        return _fit_trees, dict(forest=self, trees=members, seeds=seeds, Xb=Xb, y=y, w=w,
+                                n_draws=size)
+
+    def _add_members(self, fitted, samples, size, warm, n_samples, n_features):
+        if not warm:
             self.estimators_ = []
             self._oob_bits = []
             self._bootstrap_draws = np.empty((0, 2), np.int64)
-        seeds = seeds_all[start:]
-        unit = sample_weight is None and cw is None
-        if unit:
-            w = None    # n ones: the workers take None for them
-        n_draws = resolve_max_samples(self.max_samples, Xe.shape[0]) if self.bootstrap \
-            else Xe.shape[0]
-        trees = [self._attach(self._make_tree(s)) for s in seeds]
-        fitted = run_chunks(_fit_trees, len(trees), self.n_jobs, verbose=self.verbose,
-                            forest=self, trees=trees, seeds=seeds, Xb=Xb, y=y, w=w,
-                            n_draws=n_draws)
         self.estimators_ += [t for t, _ in fitted]
         self._oob_bits += [bits for _, bits in fitted]
         # (rows, draws) of each tree's bootstrap, 0 draws for all rows: with the tree's
         # seed they give its sample again (estimators_samples_)
         if hasattr(self, "_bootstrap_draws"):   # not in a forest of a version-1 file
             self._bootstrap_draws = np.vstack([self._bootstrap_draws, np.tile(
-                [Xe.shape[0], n_draws if self.bootstrap else 0], (len(fitted), 1))])
-        if self.oob_score:
-            self._set_oob(Xe, y)
-        return self
+                [n_samples, size if self.bootstrap else 0], (len(fitted), 1))])
 
     @property
     def _n_samples_bootstrap(self):
@@ -207,7 +202,7 @@ class BaseForest(BaseTreeEnsemble):
 
     def _make_tree(self, seed):
         params = {p: getattr(self, p) for p in _TREE_PARAMS}
-        cls = DecisionTreeClassifier if self._is_classifier() else DecisionTreeRegressor
+        cls = DecisionTreeClassifier if is_classifier(self) else DecisionTreeRegressor
         tree = cls(splitter=self._splitter,
                    random_state=None if seed is None else int(seed), **params)
         if hasattr(self, "_n_targets"):     # the outputs of the y being fitted
@@ -218,7 +213,7 @@ class BaseForest(BaseTreeEnsemble):
     def estimator(self):
         """The kind of tree the forest grows, unfitted and with its default parameters
         (scikit-learn's name; not a parameter: the trees take the forest's)."""
-        cls = DecisionTreeClassifier if self._is_classifier() else DecisionTreeRegressor
+        cls = DecisionTreeClassifier if is_classifier(self) else DecisionTreeRegressor
         return cls(splitter=self._splitter)
 
     @property
@@ -228,21 +223,24 @@ class BaseForest(BaseTreeEnsemble):
         check_is_fitted(self, "estimators_")
         return self._make_tree(None)
 
-    def _is_classifier(self):
-        return isinstance(self, ClassifierMixin)
 
     def _tree_outputs(self, tree, Xe):
         out = tree.tree_.predict(Xe)
-        return out if self._is_classifier() or out.shape[1] > 1 else out[:, 0]
+        return out if is_classifier(self) or out.shape[1] > 1 else out[:, 0]
 
     def _set_oob(self, Xe, y):
-        n = Xe.shape[0]
-        if self._is_classifier() and y.ndim == 2:
+        if is_classifier(self) and y.ndim == 2:
             return self._set_oob_outputs(Xe, y)
-        super()._set_oob(Xe, y, scoring=self.oob_score, members=(
-            (np.flatnonzero(np.unpackbits(bits, count=n)),
-             lambda rows, tree=tree: self._tree_outputs(tree, rows))
-            for tree, bits in zip(self.estimators_, self._oob_bits)))
+        super()._set_oob(Xe, y)
+
+    def _out_of_bag_rows(self, n_samples):
+        # each tree's packed mask (bit set: the row was not drawn)
+        return (np.flatnonzero(np.unpackbits(bits, count=n_samples))
+                for bits in self._oob_bits)
+
+    def _member_predictors(self):
+        return (lambda rows, tree=tree: self._tree_outputs(tree, rows)
+                for tree in self.estimators_)
 
     def _set_oob_outputs(self, Xe, y):
         """Out-of-bag results of a multi-output classifier, as scikit-learn's:
@@ -251,8 +249,7 @@ class BaseForest(BaseTreeEnsemble):
         of the codes of shape (n, n_outputs)."""
         n = Xe.shape[0]
         total, seen = np.zeros((n, self._n_values)), np.zeros(n)
-        for tree, bits in zip(self.estimators_, self._oob_bits):
-            rows = np.flatnonzero(np.unpackbits(bits, count=n))
+        for tree, rows in zip(self.estimators_, self._out_of_bag_rows(n)):
             if rows.size:
                 total[rows] += tree.tree_.predict(Xe[rows])
                 seen[rows] += 1
@@ -277,27 +274,21 @@ class BaseForest(BaseTreeEnsemble):
         scorer = self.oob_score if callable(self.oob_score) else accuracy_score
         self.oob_score_ = float(scorer(y[has], pred))
 
-    @property
-    def estimators_samples_(self):
-        """The rows each tree was grown on, as scikit-learn gives them: one array of row
-        indices per tree, a row drawn ``k`` times listed ``k`` times (in row order).  The
-        samples are not stored: each is drawn again from the tree's seed."""
-        from sklearn.utils.validation import check_is_fitted
-        check_is_fitted(self, "estimators_")
+    def _sample_counts(self):
+        """Each tree's draw counts, drawn again from the tree's seed (they are not
+        stored); every row once without bootstrap."""
         if not hasattr(self, "_bootstrap_draws"):
             raise AttributeError("estimators_samples_ is unknown for this forest: it was "
                                  "saved by a treeboost that did not keep its sample sizes "
                                  "(model format version 1); fit it again to get them.")
-        out = []
         for tree, (n, n_draws) in zip(self.estimators_, self._bootstrap_draws):
             if n_draws == 0:
-                out.append(drawn_rows(np.ones(n, np.uint8)))     # every row once
+                yield np.ones(n, np.uint8)
                 continue
             counts = np.empty(n)
             bootstrap_weights(int(tree.random_state), int(n_draws), _UNIT, counts,
                               np.empty((n + 7) // 8, np.uint8))
-            out.append(drawn_rows(counts.astype(np.intp)))
-        return out
+            yield counts.astype(np.intp)
 
     @property
     def feature_importances_(self):
@@ -372,7 +363,7 @@ class BaseForest(BaseTreeEnsemble):
         super()._validate_state(where, **context)
         if not self._validate_ensemble(where, required=("bin_mapper_", "_oob_bits")):
             return
-        cls = DecisionTreeClassifier if self._is_classifier() else DecisionTreeRegressor
+        cls = DecisionTreeClassifier if is_classifier(self) else DecisionTreeRegressor
         members = self.estimators_
         for i, m in enumerate(members):
             w = f"{where}.estimators_[{i}]"
@@ -381,7 +372,7 @@ class BaseForest(BaseTreeEnsemble):
             self._check_same_input(m, w)
             if m.bin_mapper_ is not self.bin_mapper_:
                 raise ValueError(f"{w}.bin_mapper_: must be the forest's.")
-        if not self._is_classifier():
+        if not is_classifier(self):
             self._check_output_bound(where, [m.tree_ for m in members])
         bits = self._oob_bits
         if not isinstance(bits, list) or len(bits) != len(members):
@@ -406,14 +397,12 @@ class BaseForest(BaseTreeEnsemble):
 
 
 class _ForestClassifierMixin:
-    def _validate_target(self, y, n_samples):
-        arr = np.asarray(y) if not sparse.issparse(y) else None
-        if arr is not None and arr.ndim == 2 and arr.shape[1] > 1:
-            # several outputs: grown as DecisionTreeClassifier grows them (mean Gini)
-            return DecisionTreeClassifier._validate_outputs(self, arr, n_samples)
-        self.classes_, y_enc = encode_classification_target(y, n_samples)
-        self.n_classes_ = self.classes_.shape[0]
-        return y_enc
+    """What a forest of classification trees adds to :class:`BaseForest`."""
+
+    _parameter_constraints = {**BaseForest._parameter_constraints,
+                              "criterion": [StrOptions(set(CLASSIFICATION_CRITERIA))],
+                              "class_weight": [dict, StrOptions({"balanced",
+                                                                 "balanced_subsample"}), None]}
 
     def _multi_output(self):
         return isinstance(getattr(self, "classes_", None), list)
@@ -493,13 +482,10 @@ class _ForestClassifierMixin:
 
 
 class _ForestRegressorMixin:
-    def _validate_target(self, y, n_samples):
-        y = check_regression_outputs(y, n_samples)
-        self._n_targets = 1 if y.ndim == 1 else y.shape[1]
-        if y.ndim == 2:
-            check_multi_output(self.criterion, self._encoder)
-            return y
-        return check_poisson_target(y) if self.criterion == "poisson" else y
+    """What a forest of regression trees adds to :class:`BaseForest`."""
+
+    _parameter_constraints = {**BaseForest._parameter_constraints,
+                              "criterion": [StrOptions(set(REGRESSION_CRITERIA))]}
 
     def _stats(self, y, weights):
         if y.ndim == 2:
@@ -573,11 +559,6 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest
         "balanced_subsample" reweights the classes within each bootstrap sample.
     """ + _DOC
 
-    _parameter_constraints = {**BaseForest._parameter_constraints,
-                              "criterion": [StrOptions(set(CLASSIFICATION_CRITERIA))],
-                              "class_weight": [dict, StrOptions({"balanced",
-                                                                 "balanced_subsample"}), None]}
-
     def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
@@ -610,9 +591,6 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest
 class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
     __doc__ = "A random forest of CART regression trees on shared bins.\n" + _DOC
 
-    _parameter_constraints = {**BaseForest._parameter_constraints,
-                              "criterion": [StrOptions(set(REGRESSION_CRITERIA))]}
-
     def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
@@ -640,9 +618,12 @@ class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
         self.ccp_alpha = ccp_alpha
 
 
-class ExtraTreesClassifier(RandomForestClassifier):
+class ExtraTreesClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest):
     __doc__ = """Extremely randomized trees: a random cut per sampled feature, all rows by
-    default (``bootstrap=False``).""" + _DOC
+    default (``bootstrap=False``).
+
+    A sibling of :class:`RandomForestClassifier`, not a kind of it (as in scikit-learn):
+    the two differ only in their splitter and their default ``bootstrap``.""" + _DOC
     _splitter = "random"
 
     def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
@@ -652,19 +633,32 @@ class ExtraTreesClassifier(RandomForestClassifier):
                  warm_start=False, class_weight=None, max_samples=None, max_bins=255,
                  categorical_features=None,
                  ccp_alpha=0.0):
-        super().__init__(
-            n_estimators, criterion=criterion, max_depth=max_depth,
-            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
-            max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
-            bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs, random_state=random_state,
-            verbose=verbose, warm_start=warm_start, class_weight=class_weight,
-            max_samples=max_samples, max_bins=max_bins,
-            categorical_features=categorical_features, ccp_alpha=ccp_alpha)
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.class_weight = class_weight
+        self.max_samples = max_samples
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+        self.ccp_alpha = ccp_alpha
 
 
-class ExtraTreesRegressor(RandomForestRegressor):
-    __doc__ = """Extremely randomized regression trees (``bootstrap=False`` by default).""" \
+class ExtraTreesRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
+    __doc__ = """Extremely randomized regression trees (``bootstrap=False`` by default).
+
+    A sibling of :class:`RandomForestRegressor`, not a kind of it (as in scikit-learn).""" \
         + _DOC
     _splitter = "random"
 
@@ -674,15 +668,25 @@ class ExtraTreesRegressor(RandomForestRegressor):
                  bootstrap=False, oob_score=False, n_jobs=None, random_state=None, verbose=0,
                  warm_start=False, max_samples=None, max_bins=255, categorical_features=None,
                  ccp_alpha=0.0):
-        super().__init__(
-            n_estimators, criterion=criterion, max_depth=max_depth,
-            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
-            max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
-            bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs, random_state=random_state,
-            verbose=verbose, warm_start=warm_start, max_samples=max_samples,
-            max_bins=max_bins, categorical_features=categorical_features,
-            ccp_alpha=ccp_alpha)
+        self.n_estimators = n_estimators
+        self.criterion = deprecated_criterion(criterion)
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.max_samples = max_samples
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+        self.ccp_alpha = ccp_alpha
 
 
 register(RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier,
