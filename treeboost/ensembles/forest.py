@@ -32,7 +32,8 @@ _UNIT = np.empty(0)
 
 _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
                 "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
-                "min_impurity_decrease", "max_bins", "categorical_features", "ccp_alpha")
+                "min_impurity_decrease", "max_bins", "categorical_features", "ccp_alpha",
+                "monotonic_cst")
 
 
 def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws):
@@ -518,9 +519,11 @@ _DOC = """
         ``"squared_error"``, ``"friedman_mse"``, ``"poisson"``, ``"absolute_error"`` for
         regression, each with its formula in :class:`~treeboost.DecisionTreeRegressor`.
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
-    max_leaf_nodes, min_impurity_decrease, max_bins, categorical_features, ccp_alpha
+    max_leaf_nodes, min_impurity_decrease, max_bins, categorical_features, ccp_alpha,
+    monotonic_cst
         As in :class:`~treeboost.DecisionTreeClassifier`, for every tree (each tree is
-        pruned with ``ccp_alpha`` on its own bootstrap sample).
+        pruned with ``ccp_alpha`` on its own bootstrap sample; the mean of trees that
+        each respect ``monotonic_cst`` respects it).
     max_features : int, float, {"sqrt", "log2"} or None
         Features drawn at each node.
     bootstrap : bool
@@ -565,7 +568,7 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None, verbose=0,
                  warm_start=False, class_weight=None, max_samples=None, max_bins=255,
                  categorical_features=None,
-                 ccp_alpha=0.0):
+                 ccp_alpha=0.0, monotonic_cst=None):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -586,6 +589,7 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest
         self.max_bins = max_bins
         self.categorical_features = categorical_features
         self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
 
 
 class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
@@ -596,7 +600,7 @@ class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
                  max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None, verbose=0,
                  warm_start=False, max_samples=None, max_bins=255, categorical_features=None,
-                 ccp_alpha=0.0):
+                 ccp_alpha=0.0, monotonic_cst=None):
         self.n_estimators = n_estimators
         self.criterion = deprecated_criterion(criterion)
         self.max_depth = max_depth
@@ -616,6 +620,7 @@ class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
         self.max_bins = max_bins
         self.categorical_features = categorical_features
         self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
 
 
 class ExtraTreesClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest):
@@ -632,7 +637,7 @@ class ExtraTreesClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest):
                  bootstrap=False, oob_score=False, n_jobs=None, random_state=None, verbose=0,
                  warm_start=False, class_weight=None, max_samples=None, max_bins=255,
                  categorical_features=None,
-                 ccp_alpha=0.0):
+                 ccp_alpha=0.0, monotonic_cst=None):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -653,6 +658,7 @@ class ExtraTreesClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest):
         self.max_bins = max_bins
         self.categorical_features = categorical_features
         self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
 
 
 class ExtraTreesRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
@@ -667,7 +673,7 @@ class ExtraTreesRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
                  max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  bootstrap=False, oob_score=False, n_jobs=None, random_state=None, verbose=0,
                  warm_start=False, max_samples=None, max_bins=255, categorical_features=None,
-                 ccp_alpha=0.0):
+                 ccp_alpha=0.0, monotonic_cst=None):
         self.n_estimators = n_estimators
         self.criterion = deprecated_criterion(criterion)
         self.max_depth = max_depth
@@ -687,6 +693,7 @@ class ExtraTreesRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
         self.max_bins = max_bins
         self.categorical_features = categorical_features
         self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
 
 
 register(RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier,

@@ -67,8 +67,8 @@ _TREES = ("treeboost.trees.cart.DecisionTreeClassifier",
           "treeboost.ensembles.forest.ExtraTreesClassifier",
           "treeboost.ensembles.forest.ExtraTreesRegressor")
 _ADDED_PARAMETERS = {name: {"ccp_alpha": 0.0} for name in _TREES}
-# trees from before monotonic constraints: none
-for _name in _TREES[:4]:
+# trees and forests from before monotonic constraints: none
+for _name in _TREES:
     _ADDED_PARAMETERS[_name]["monotonic_cst"] = None
 # boosters from before the constraints: none
 for _name in _BOOSTERS + (
