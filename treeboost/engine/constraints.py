@@ -87,19 +87,30 @@ def newton_loss_score(g, h, l2, v):
 
 
 @njit(nogil=True, cache=True)
+def newton_constrained(gl, hl, gr, hr, l2, check):
+    """A boosting split with children sums ``(G_L, H_L)``, ``(G_R, H_R)`` under the
+    constraints: ``(score, middle)`` at the Newton values clipped to the node's interval,
+    ``-inf`` when they break the feature's order."""
+    vl = clip(-gl / (hl + l2), check.lower, check.upper)
+    vr = clip(-gr / (hr + l2), check.lower, check.upper)
+    if check.cst != 0 and (vl - vr) * check.cst > 0.0:
+        return -np.inf, 0.0
+    return (newton_loss_score(gl, hl, l2, vl) + newton_loss_score(gr, hr, l2, vr),
+            0.5 * (vl + vr))
+
+
+@njit(nogil=True, cache=True)
 def constrained_score(score, left, total, crit, l2, check):
     """A candidate split under the constraints: ``(score, middle)``, its score (``-inf``
     when it breaks the feature's constraint; for boosting, the score at the clipped
     values) and the middle ``(v_L + v_R) / 2`` where the children's intervals meet."""
+    if crit == NEWTON:
+        return newton_constrained(left[0], left[1], total[0] - left[0], total[1] - left[1],
+                                  l2, check)
     vl, vr = child_values(left, total, crit, l2)
     lo = check.lower
     hi = check.upper
-    if crit == NEWTON:
-        vl = clip(vl, lo, hi)
-        vr = clip(vr, lo, hi)
-        score = (newton_loss_score(left[0], left[1], l2, vl)
-                 + newton_loss_score(total[0] - left[0], total[1] - left[1], l2, vr))
-    elif check.cst != 0 and not (lo <= vl <= hi and lo <= vr <= hi):
+    if check.cst != 0 and not (lo <= vl <= hi and lo <= vr <= hi):
         return -np.inf, 0.0
     if check.cst != 0 and (vl - vr) * check.cst > 0.0:
         return -np.inf, 0.0

@@ -14,7 +14,8 @@ the best prefix of any of them, a heuristic (the optimal subset is NP-hard in ge
 import numpy as np
 from numba import njit, prange
 
-from .constraints import MonotonicCheck, constrained_score, newton_node_score
+from .constraints import (MonotonicCheck, constrained_score, newton_constrained,
+                          newton_node_score)
 from .criteria import (node_term, is_regression, NEWTON, SQUARED_ERROR, FRIEDMAN_MSE, POISSON,
                        POISSON_MIN_SUM, POISSON_SUM_RTOL, GINI, ENTROPY, _LOG2)
 from .histogram import (SMALL_NODE_SORT, build_histogram, compress_histogram, gather_bitmap,
@@ -374,7 +375,8 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, check, scratch, 
 
 
 @njit(nogil=True, cache=True)
-def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w, out_left):
+def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w, check,
+                      out_left):
     """:func:`scan_feature` specialised for the boosting hot path: a numeric feature, the
     second-order gain, read straight from the dense histogram ``(g, h, -)`` with the
     running sums in registers (no compressed copy, no per-candidate arrays).
@@ -383,8 +385,16 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
     the node's samples per unit of hessian, ``n_child ~ H_child * n / H`` (LightGBM's
     estimate), for ``min_samples_leaf``.  Bins with no hessian are empty.
 
-    Returns ``(score, bin_threshold, missing_left)``; ``out_left`` gets the left sums.
+    ``check`` (:class:`~.constraints.MonotonicCheck`): with ``check.active`` a candidate
+    that would be the best so far is scored at its clipped values
+    (:func:`~.constraints.newton_constrained`).
+
+    Returns ``(score, bin_threshold, missing_left, middle)``; ``out_left`` gets the left
+    sums.
     """
+    active = check.active
+    mid = 0.0
+    best_mid = 0.0
     mg = hist_f[missing_code, 0]
     mh = hist_f[missing_code, 1]
     tg = total[0]
@@ -412,8 +422,10 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
             cl = hl * per_h
             if cl >= min_leaf and tc - cl >= min_leaf and hl >= min_w and hr >= min_w:
                 sc = gl * (gl / (hl + l2)) + gr * (gr / (hr + l2))
+                if sc > best and active:
+                    sc, mid = newton_constrained(gl, hl, gr, hr, l2, check)
                 if sc > best:
-                    best, best_bin, best_ml, bg, bh = sc, last, False, gl, hl
+                    best, best_bin, best_ml, bg, bh, best_mid = sc, last, False, gl, hl, mid
             if has_miss:
                 g2 = gl + mg
                 h2 = hl + mh
@@ -422,8 +434,10 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
                 c2 = h2 * per_h
                 if c2 >= min_leaf and tc - c2 >= min_leaf and h2 >= min_w and hr >= min_w:
                     sc = g2 * (g2 / (h2 + l2)) + gr * (gr / (hr + l2))
+                    if sc > best and active:
+                        sc, mid = newton_constrained(g2, h2, gr, hr, l2, check)
                     if sc > best:
-                        best, best_bin, best_ml, bg, bh = sc, last, True, g2, h2
+                        best, best_bin, best_ml, bg, bh, best_mid = sc, last, True, g2, h2, mid
         gl += hist_f[b, 0]
         hl += hb
         last = b
@@ -432,14 +446,16 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
         cl = hl * per_h
         if cl >= min_leaf and mc >= min_leaf and hl >= min_w and mh >= min_w:
             sc = gl * (gl / (hl + l2)) + mg * (mg / (mh + l2))
+            if sc > best and active:
+                sc, mid = newton_constrained(gl, hl, mg, mh, l2, check)
             if sc > best:
-                best, best_bin, best_ml, bg, bh = sc, last, False, gl, hl
+                best, best_bin, best_ml, bg, bh, best_mid = sc, last, False, gl, hl, mid
     out_left[0] = bg
     out_left[1] = bh
     out_left[2] = bh * per_h
     if best > -np.inf and not has_miss:
         best_ml = bh >= th - bh
-    return best, best_bin, best_ml
+    return best, best_bin, best_ml, best_mid
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -546,9 +562,8 @@ def eval_feature(f, node, data, rows, params, scratch, cands):
     numeric = not data.is_categorical[f]
     # the two hot paths read a dense histogram directly: boosting (no count column is
     # built, counts are estimated from the hessian) and two-class Gini
-    # (monotonic constraints take the general scan, which checks them)
-    newton_dense = (crit == NEWTON and numeric and mode != MODE_SORT and count_col == 2
-                    and not params.monotonic)
+    # (monotonic constraints of trees take the general scan, which checks them)
+    newton_dense = crit == NEWTON and numeric and mode != MODE_SORT and count_col == 2
     gini2 = crit == GINI and params.n_stats == 2 and numeric and not params.monotonic
     codes = scratch.codes
     cstats = scratch.cstats
@@ -570,11 +585,13 @@ def eval_feature(f, node, data, rows, params, scratch, cands):
             m = compress_histogram(hist[f], n_bins_f, missing_code, count_col, codes, cstats,
                                    miss)
     out_left = cands.left_stats[f]
+    check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], node.lower, node.upper)
     if newton_dense or gini2:
         if newton_dense:
-            s, b, ml = scan_newton_dense(hist[f], n_bins_f, missing_code, total, params.l2,
-                                         params.min_samples_leaf, params.min_weight_leaf,
-                                         out_left)
+            s, b, ml, mid = scan_newton_dense(hist[f], n_bins_f, missing_code, total,
+                                              params.l2, params.min_samples_leaf,
+                                              params.min_weight_leaf, check, out_left)
+            cands.mid[f] = mid
         else:
             # one call site: the dense histogram's rows or the compressed ones
             dense = mode != MODE_SORT
@@ -584,12 +601,12 @@ def eval_feature(f, node, data, rows, params, scratch, cands):
                                         params.min_samples_leaf, params.min_weight_leaf,
                                         out_left)
         d = 0.0
-        if s > -np.inf:
+        if s > -np.inf and newton_dense and check.active:
+            d = 0.5 * (s - newton_node_score(total, params.l2, node.lower, node.upper))
+        elif s > -np.inf:
             d = decrease_from_left(out_left, total, scratch.right, crit, params.n_stats,
                                    params.l2)
     else:
-        check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], node.lower,
-                               node.upper)
         s, d, b, ml, mid = scan_feature(codes, cstats, m, miss, total,
                                         data.is_categorical[f], params, check, scratch,
                                         cands.categories[f], out_left)
