@@ -37,6 +37,10 @@ from numba import njit
 
 from .criteria import NEWTON, is_regression
 
+#: the columns of the grower's node intervals (NodeArrays.interval): one array for the
+#: three, as every array of the grower's records is one more field its kernels pass
+LOWER, UPPER, MIDDLE = 0, 1, 2
+
 #: a tree's constraints, in the form the grower reads (see TreeGrower)
 Constraints = namedtuple("Constraints", [
     "monotonic_cst",        # (n_features,) int8 in {-1, 0, 1}, or None

@@ -48,7 +48,8 @@ from numba import njit
 
 from ._borrow import borrow
 from . import median_split
-from .constraints import Constraints, clip_node_values, interaction_masks
+from .constraints import (LOWER, MIDDLE, UPPER, Constraints, clip_node_values,
+                          interaction_masks)
 from .criteria import (ABSOLUTE_ERROR, NEWTON, POISSON, REGRESSION_CRITERIA, is_regression,
                        node_impurity, node_weight)
 from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, NodeArrays,
@@ -297,7 +298,8 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
     if mode != MODE_SUBTRACT:
         gather_rows(rows.ostats, g.src, rows.idx, start, n_node)
     view = NodeView(start, end, total, mode, pool.buffers[max(slot, 0)],
-                    pool.buffers[max(sib_slot, 0)], nodes.lower[node], nodes.upper[node])
+                    pool.buffers[max(sib_slot, 0)], nodes.interval[node, LOWER],
+                    nodes.interval[node, UPPER])
     if exact:
         nt = median_split.sort_node(g.src, rows.idx, start, end)
     if params.random_split:
@@ -352,7 +354,7 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
             copy_into(nodes.categories[node], cands.categories[best])
         if crit == NEWTON:
             copy_into(nodes.left_stats[node], cands.left_stats[best])
-        nodes.split_mid[node] = cands.mid[best]
+        nodes.interval[node, MIDDLE] = cands.mid[best]
         nodes.gain[node] = gain
         # a histogram of sampled features cannot be subtracted from
         keep = slot >= 0 and not sampling
@@ -396,21 +398,17 @@ def _child_constraints(g, node, lc, rc, f):
     nodes = g.nodes
     params = g.params
     if params.monotonic:
-        lo = nodes.lower[node]
-        hi = nodes.upper[node]
-        mid = nodes.split_mid[node]
+        iv = nodes.interval
+        lo = iv[node, LOWER]
+        hi = iv[node, UPPER]
         cst = params.monotonic_cst[f]
+        # the child that must predict less (left for +1) is bounded above by the middle
         low, high = (lc, rc) if cst > 0 else (rc, lc)
-        if cst == 0:
-            nodes.lower[lc] = lo
-            nodes.upper[lc] = hi
-            nodes.lower[rc] = lo
-            nodes.upper[rc] = hi
-        else:
-            nodes.lower[low] = lo
-            nodes.upper[low] = mid
-            nodes.lower[high] = mid
-            nodes.upper[high] = hi
+        mid = iv[node, MIDDLE] if cst != 0 else hi
+        iv[low, LOWER] = lo
+        iv[low, UPPER] = mid
+        iv[high, LOWER] = iv[node, MIDDLE] if cst != 0 else lo
+        iv[high, UPPER] = hi
     for w in range(nodes.allowed.shape[1]):
         open_sets = nodes.allowed[node, w] & params.interaction[f, w]
         nodes.allowed[lc, w] = open_sets
@@ -541,9 +539,9 @@ def _reset_nodes(nodes, k):
     nodes.left_stats[:min(k, nodes.left_stats.shape[0])] = 0.0
     nodes.hist_slot[:k] = -1
     nodes.hist_complete[:k] = False
-    nodes.lower[:k] = -np.inf
-    nodes.upper[:k] = np.inf
-    nodes.split_mid[:k] = 0.0
+    nodes.interval[:k, LOWER] = -np.inf
+    nodes.interval[:k, UPPER] = np.inf
+    nodes.interval[:k, MIDDLE] = 0.0
     nodes.allowed[:k] = ~np.uint64(0)
 
 
@@ -727,7 +725,7 @@ def make_workspace(n_rows, cap, n_features, n_cols, n_hist_bins, n_slots, catego
         np.zeros(cap, np.int32), np.zeros(cap, np.bool_), np.zeros((cat_cap, 4), np.uint64),
         np.zeros((cap, n_cols)), np.zeros(cap), np.zeros(cap), np.zeros(cap),
         np.zeros((left_cap, n_cols)), np.full(cap, -1, np.int64), np.zeros(cap, np.bool_),
-        np.full(cap, -np.inf), np.full(cap, np.inf), np.zeros(cap),
+        np.tile([-np.inf, np.inf, 0.0], (cap, 1)),
         np.full((cap, n_words), ~np.uint64(0), np.uint64))
     cands = SplitCandidates(
         np.empty(n_features), np.empty(n_features), np.empty(n_features, np.int32),
@@ -1013,7 +1011,8 @@ class TreeGrower:
                                idx, nodes.start[:node_count], nodes.end[:node_count], value,
                                impurity)
         if monotonic:
-            clip_node_values(value, nodes.lower[:node_count], nodes.upper[:node_count],
+            clip_node_values(value, nodes.interval[:node_count, LOWER],
+                             nodes.interval[:node_count, UPPER],
                              self.criterion not in REGRESSION_CODES
                              and self.criterion != NEWTON)
         tree = Tree(n_features, value.shape[1], children_left=left, children_right=right,

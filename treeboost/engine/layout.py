@@ -68,8 +68,8 @@ NodeArrays = namedtuple("NodeArrays", [
     "left_stats",           # (n, n_cols) the left child's sums from the split search
     "hist_slot",            # the pool buffer holding the node's histogram, -1: none
     "hist_complete",        # whether that histogram covers every feature
-    "lower", "upper",       # the interval of the node's value (monotonic constraints)
-    "split_mid",            # where the children's intervals meet
+    "interval",             # (n, 3): the lower and upper bound of the node's value and
+                            # where its children's meet (constraints.LOWER, UPPER, MIDDLE)
     "allowed",              # (n, n_words) uint64: the interaction sets still open
 ])
 
