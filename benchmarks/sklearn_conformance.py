@@ -7,7 +7,7 @@ classes treeboost has at treeboost (the other names stay scikit-learn's), leaves
 tests that cannot say anything about treeboost, runs the rest with pytest in a
 subprocess and counts the results from its junit XML::
 
-    python benchmarks/sklearn_conformance.py                  # all six modules
+    python benchmarks/sklearn_conformance.py                  # every module
     python benchmarks/sklearn_conformance.py -m forest -m bagging --failures
 
 A test is left out, with its reason, when
@@ -370,7 +370,7 @@ def reasons(results):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-m", "--module", action="append", choices=sorted(MODULES),
-                        help="run only this module (repeatable); default: all six")
+                        help="run only this module (repeatable); default: all of them")
     parser.add_argument("--failures", action="store_true",
                         help="also print the failures grouped by their first error line")
     parser.add_argument("--left-out", action="store_true",

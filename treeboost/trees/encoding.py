@@ -184,36 +184,42 @@ class FeatureEncoder:
         cf = np.asarray(cf)
         if cf.size == 0:
             return np.zeros(n_features, bool)
+        # scikit-learn's rules and words (sklearn.utils.validation, HistGradientBoosting)
+        if cf.dtype.kind not in "biuUO":
+            raise ValueError(f"categorical_features must be an array-like of bool, int or "
+                             f"str, got: {cf.dtype.name}.")
+        if cf.dtype.kind == "O" and {type(v) for v in cf.ravel()} != {str}:
+            kinds = sorted({type(v).__name__ for v in cf.ravel()})
+            raise ValueError(f"categorical_features must be an array-like of bool, int or "
+                             f"str, got: {', '.join(kinds)}.")
         if cf.dtype.kind == "b":
             if cf.shape != (n_features,):
                 raise ValueError(
-                    f"categorical_features as a boolean mask must have shape ({n_features},), "
-                    f"got {cf.shape}.")
+                    f"categorical_features set as a boolean mask must have shape "
+                    f"(n_features,), got: {cf.shape} (n_features = {n_features}).")
             return cf.copy()
         mask = np.zeros(n_features, bool)
         if cf.dtype.kind in "iu":
-            if cf.min() < -n_features or cf.max() >= n_features:
+            if cf.min() < 0 or cf.max() >= n_features:
                 raise ValueError(
-                    f"categorical_features has an index out of range [0, {n_features}): "
-                    f"{cf.tolist()}.")
+                    f"categorical_features set as integer indices must be in "
+                    f"[0, n_features - 1] = [0, {n_features - 1}], got {cf.tolist()}.")
             mask[cf] = True
             return mask
-        if cf.dtype.kind in "UO":
-            if names is None:
+        if names is None:
+            raise ValueError(
+                "categorical_features should be passed as an array of integers or as a "
+                "boolean mask when the model is fitted on data without feature names. "
+                "(Names need X as a pandas DataFrame.)")
+        lookup = {n: i for i, n in enumerate(names)}
+        for name in cf:
+            if name not in lookup:
                 raise ValueError(
-                    "categorical_features should be passed as an array of integers or as a "
-                    "boolean mask when the model is fitted on data without feature names "
-                    "(names need X as a pandas DataFrame).")
-            lookup = {n: i for i, n in enumerate(names)}
-            for name in cf:
-                if name not in lookup:
-                    raise ValueError(
-                        f"categorical_features has an item value {str(name)!r} which is not a "
-                        f"valid feature name of the training data.")
-                mask[lookup[name]] = True
-            return mask
-        raise ValueError(
-            f"categorical_features must hold bool, int or str, got dtype {cf.dtype}.")
+                    f"categorical_features has an item value {str(name)!r} which is not a "
+                    f"valid feature name of the training data. Observed feature names: "
+                    f"{list(names)}")
+            mask[lookup[name]] = True
+        return mask
 
     # -- fit / transform ---------------------------------------------------------------
     def fit(self, X, target=None, sample_weight=None):

@@ -7,8 +7,9 @@ from sklearn.utils.validation import column_or_1d
 def _as_1d(y, n_samples):
     y = column_or_1d(y, warn=True)
     if y.shape[0] != n_samples:
-        raise ValueError(f"X and y have inconsistent numbers of samples: {n_samples} and "
-                         f"{y.shape[0]}.")
+        # scikit-learn's words (check_consistent_length), naming X and y
+        raise ValueError(f"Found input variables with inconsistent numbers of samples: "
+                         f"[{n_samples}, {y.shape[0]}] (X and y).")
     return y
 
 
@@ -35,8 +36,9 @@ def check_regression_outputs(y, n_samples):
     if arr.ndim != 2 or arr.shape[1] == 1:
         return check_regression_target(y, n_samples)
     if arr.shape[0] != n_samples:
-        raise ValueError(f"X and y have inconsistent numbers of samples: {n_samples} and "
-                         f"{arr.shape[0]}.")
+        # scikit-learn's words (check_consistent_length), naming X and y
+        raise ValueError(f"Found input variables with inconsistent numbers of samples: "
+                         f"[{n_samples}, {arr.shape[0]}] (X and y).")
     try:
         arr = arr.astype(np.float64)
     except (TypeError, ValueError):
