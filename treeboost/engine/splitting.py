@@ -402,7 +402,7 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
     tc = total[2]
     per_h = tc / th if th > 0 else 0.0
     has_miss = mh > 0.0
-    mc = mh * per_h
+    n_miss = mh * per_h          # the missing values' count, estimated
     gl = 0.0
     hl = 0.0
     best = -np.inf
@@ -444,7 +444,7 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
     if has_miss and last >= 0:
         # every present value left, missing values right ("is missing")
         cl = hl * per_h
-        if cl >= min_leaf and mc >= min_leaf and hl >= min_w and mh >= min_w:
+        if cl >= min_leaf and n_miss >= min_leaf and hl >= min_w and mh >= min_w:
             sc = gl * (gl / (hl + l2)) + mg * (mg / (mh + l2))
             if sc > best and active:
                 sc, mid = newton_constrained(gl, hl, mg, mh, l2, check)
@@ -488,8 +488,8 @@ def scan_gini_binary(rows, codes, m, dense, miss, total, min_leaf, min_w, out_le
     tc = total[2]
     m0 = miss[0]
     m1 = miss[1]
-    mc = miss[2]
-    has_miss = mc > 0.5
+    n_miss = miss[2]
+    has_miss = n_miss > 0.5
     skip_ok = min_leaf <= 1 and min_w <= 0.0
     best = -np.inf
     best_bin = -1
@@ -519,10 +519,10 @@ def scan_gini_binary(rows, codes, m, dense, miss, total, min_leaf, min_w, out_le
             if sc > best:
                 best, best_bin, best_ml, b0, b1, bc = sc, last, False, l0, l1, lc
             if has_miss:
-                sc = _gini2(l0 + m0, l1 + m1, lc + mc, t0, t1, tc, min_leaf, min_w)
+                sc = _gini2(l0 + m0, l1 + m1, lc + n_miss, t0, t1, tc, min_leaf, min_w)
                 if sc > best:
                     best, best_bin, best_ml = sc, last, True
-                    b0, b1, bc = l0 + m0, l1 + m1, lc + mc
+                    b0, b1, bc = l0 + m0, l1 + m1, lc + n_miss
         l0 += c0
         l1 += c1
         lc += cc
@@ -530,10 +530,10 @@ def scan_gini_binary(rows, codes, m, dense, miss, total, min_leaf, min_w, out_le
         last_class = this_class
     if has_miss and last >= 0:
         # every present value left, the missing ones right ("is missing")
-        sc = _gini2(t0 - m0, t1 - m1, tc - mc, t0, t1, tc, min_leaf, min_w)
+        sc = _gini2(t0 - m0, t1 - m1, tc - n_miss, t0, t1, tc, min_leaf, min_w)
         if sc > best:
             best, best_bin, best_ml = sc, last, False
-            b0, b1, bc = t0 - m0, t1 - m1, tc - mc
+            b0, b1, bc = t0 - m0, t1 - m1, tc - n_miss
     out_left[0] = b0
     out_left[1] = b1
     out_left[2] = bc
