@@ -318,7 +318,8 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
         else:
             feats, rest = g.sampler.all_features, g.sampler.no_features
         if params.interaction.shape[1] > 0:
-            feats, rest = _allowed_features(g, node, feats, rest)
+            feats, rest = _allowed_features(nodes.allowed[node], params.interaction, feats,
+                                            rest, g.sampler.allowed)
             # a histogram of some features only cannot be subtracted from
             sampling = sampling or feats.shape[0] + rest.shape[0] < n_features
     for attempt in range(2):
@@ -367,13 +368,12 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
     return NO_SPLIT
 
 
-@step
-def _allowed_features(g, node, feats, rest):
-    """``feats`` and ``rest`` without the features that no interaction set still open at
-    ``node`` holds (in ``g.sampler.allowed``, in their order)."""
-    open_sets = g.nodes.allowed[node]
-    sets_of = g.params.interaction
-    out = g.sampler.allowed
+@internal
+def _allowed_features(open_sets, sets_of, feats, rest, out):
+    """``feats`` and ``rest`` without the features that none of the interaction sets
+    ``open_sets`` (a node's) holds (``sets_of``: each feature's sets), into ``out`` in
+    their order.  (Compiled on its own with array arguments: a step taking the grow
+    context would pass all of its records.)"""
     n_words = open_sets.shape[0]
     a = 0
     n_feats = 0
@@ -391,28 +391,24 @@ def _allowed_features(g, node, feats, rest):
     return out[:n_feats], out[n_feats:a]
 
 
-@step
-def _child_constraints(g, node, lc, rc, f):
-    """The children's intervals (monotonic constraints) and open interaction sets after
-    ``node`` splits on feature ``f`` (:mod:`.constraints`)."""
-    nodes = g.nodes
-    params = g.params
-    if params.monotonic:
-        iv = nodes.interval
-        lo = iv[node, LOWER]
-        hi = iv[node, UPPER]
-        cst = params.monotonic_cst[f]
-        # the child that must predict less (left for +1) is bounded above by the middle
-        low, high = (lc, rc) if cst > 0 else (rc, lc)
-        mid = iv[node, MIDDLE] if cst != 0 else hi
-        iv[low, LOWER] = lo
-        iv[low, UPPER] = mid
-        iv[high, LOWER] = iv[node, MIDDLE] if cst != 0 else lo
-        iv[high, UPPER] = hi
-    for w in range(nodes.allowed.shape[1]):
-        open_sets = nodes.allowed[node, w] & params.interaction[f, w]
-        nodes.allowed[lc, w] = open_sets
-        nodes.allowed[rc, w] = open_sets
+@internal
+def _child_constraints(iv, allowed, cst, sets_of_f, node, lc, rc):
+    """The children's intervals ``iv`` (monotonic constraints; ``cst`` the split
+    feature's) and open interaction sets ``allowed`` (``sets_of_f``: the split feature's
+    sets) after ``node`` splits (:mod:`.constraints`).  (Compiled on its own with array
+    arguments, as :func:`_allowed_features`.)"""
+    lo = iv[node, LOWER]
+    hi = iv[node, UPPER]
+    # the child that must predict less (left for +1) is bounded above by the middle
+    low, high = (lc, rc) if cst > 0 else (rc, lc)
+    iv[low, LOWER] = lo
+    iv[low, UPPER] = iv[node, MIDDLE] if cst != 0 else hi
+    iv[high, LOWER] = iv[node, MIDDLE] if cst != 0 else lo
+    iv[high, UPPER] = hi
+    for w in range(allowed.shape[1]):
+        open_sets = allowed[node, w] & sets_of_f[w]
+        allowed[lc, w] = open_sets
+        allowed[rc, w] = open_sets
 
 
 @step
@@ -483,7 +479,11 @@ def _split_node(g, node, lc, rc, parallel):
     nodes.depth[rc] = nodes.depth[node] + 1
     nodes.children_left[node] = lc
     nodes.children_right[node] = rc
-    _child_constraints(g, node, lc, rc, nodes.feature[node])
+    f = nodes.feature[node]
+    params = g.params
+    if params.monotonic or nodes.allowed.shape[1] > 0:
+        _child_constraints(nodes.interval, nodes.allowed, params.monotonic_cst[f],
+                           params.interaction[f], node, lc, rc)
     return nl
 
 

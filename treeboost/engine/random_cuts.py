@@ -121,29 +121,30 @@ def score_cut(cuts, j, view, params, scratch, cands):
     left = cuts.left[j]
     miss = cuts.missing[j]
     out_left = cands.left_stats[f]
-    best = _score(left, total, crit, n_stats, l2, params.min_samples_leaf,
-                  params.min_weight_leaf)
-    mid = 0.0
-    if best > -np.inf and check.active:
-        best, mid = constrained_score(best, left, total, crit, l2, check)
     ml = False
     copy_into(out_left, left)
     n_cols = total.shape[0]
     has_miss = cuts.n_missing[j] > 0
-    if has_miss:
-        tmp = scratch.tmp
-        for c in range(n_cols):
-            tmp[c] = left[c] + miss[c]
-        sc = _score(tmp, total, crit, n_stats, l2, params.min_samples_leaf,
+    tmp = scratch.tmp
+    best = -np.inf
+    mid = 0.0
+    # the missing values right, then left: one call site of each scoring function
+    for with_miss in range(2 if has_miss else 1):
+        cand = left
+        if with_miss == 1:
+            for c in range(n_cols):
+                tmp[c] = left[c] + miss[c]
+            cand = tmp
+        sc = _score(cand, total, crit, n_stats, l2, params.min_samples_leaf,
                     params.min_weight_leaf)
-        mid2 = 0.0
+        cand_mid = 0.0
         if sc > best and check.active:
-            sc, mid2 = constrained_score(sc, tmp, total, crit, l2, check)
+            sc, cand_mid = constrained_score(sc, cand, total, crit, l2, check)
         if sc > best:
             best = sc
-            mid = mid2
-            ml = True
-            copy_into(out_left, tmp)
+            mid = cand_mid
+            ml = with_miss == 1
+            copy_into(out_left, cand)
     cands.score[f] = best
     cands.decrease[f] = 0.0
     if best == -np.inf:

@@ -322,21 +322,21 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, check, scratch, 
                 next_class = _pure_class(cstats, p + 1, n_stats)
                 if this_class >= 0 and this_class == next_class:
                     continue
-            sc = _score(left, total, crit, n_stats, l2, min_leaf, min_w)
-            if sc > best_score and check.active:
-                sc, mid = constrained_score(sc, left, total, crit, l2, check)
-            if sc > best_score:
-                best_score, best_ml, best_ord, best_pos, best_mid = sc, False, o, p, mid
-                copy_into(out_left, left)
-            if has_miss:
-                for c in range(n_cols):
-                    tmp[c] = left[c] + miss[c]
-                sc = _score(tmp, total, crit, n_stats, l2, min_leaf, min_w)
+            # the cut with the missing values right, then left: one call site of each
+            # scoring function (each site is one more inlined copy to compile)
+            for with_miss in range(2 if has_miss else 1):
+                cand = left
+                if with_miss == 1:
+                    for c in range(n_cols):
+                        tmp[c] = left[c] + miss[c]
+                    cand = tmp
+                sc = _score(cand, total, crit, n_stats, l2, min_leaf, min_w)
                 if sc > best_score and check.active:
-                    sc, mid = constrained_score(sc, tmp, total, crit, l2, check)
+                    sc, mid = constrained_score(sc, cand, total, crit, l2, check)
                 if sc > best_score:
-                    best_score, best_ml, best_ord, best_pos, best_mid = sc, True, o, p, mid
-                    copy_into(out_left, tmp)
+                    best_score, best_ml, best_ord, best_pos = sc, with_miss == 1, o, p
+                    best_mid = mid
+                    copy_into(out_left, cand)
     if has_miss and m >= 1:
         # every present code left, the missing values alone right ("is missing")
         for c in range(n_cols):
@@ -416,19 +416,11 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
         if hb <= 0.0:
             continue
         if last >= 0:
-            # candidate: codes <= last go left (missing right, then missing left)
-            gr = tg - gl
-            hr = th - hl
-            cl = hl * per_h
-            if cl >= min_leaf and tc - cl >= min_leaf and hl >= min_w and hr >= min_w:
-                sc = gl * (gl / (hl + l2)) + gr * (gr / (hr + l2))
-                if sc > best and active:
-                    sc, mid = newton_constrained(gl, hl, gr, hr, l2, check)
-                if sc > best:
-                    best, best_bin, best_ml, bg, bh, best_mid = sc, last, False, gl, hl, mid
-            if has_miss:
-                g2 = gl + mg
-                h2 = hl + mh
+            # candidate: codes <= last go left, the missing values right, then left (one
+            # site of the score and of the constrained score: fewer copies to compile)
+            for with_miss in range(2 if has_miss else 1):
+                g2 = gl + mg if with_miss == 1 else gl
+                h2 = hl + mh if with_miss == 1 else hl
                 gr = tg - g2
                 hr = th - h2
                 c2 = h2 * per_h
@@ -437,7 +429,8 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
                     if sc > best and active:
                         sc, mid = newton_constrained(g2, h2, gr, hr, l2, check)
                     if sc > best:
-                        best, best_bin, best_ml, bg, bh, best_mid = sc, last, True, g2, h2, mid
+                        best, best_bin, best_ml = sc, last, with_miss == 1
+                        bg, bh, best_mid = g2, h2, mid
         gl += hist_f[b, 0]
         hl += hb
         last = b
