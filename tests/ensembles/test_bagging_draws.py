@@ -106,3 +106,60 @@ def test_max_samples_checks():
     bag = tb.BaggingClassifier(max_samples=80, n_estimators=2, random_state=0).fit(X, y)
     assert bag._max_samples == 80 and len(bag.estimators_samples_[0]) == 80
     assert tb.BaggingClassifier().max_samples is None
+
+
+@pytest.mark.parametrize("params", [{}, {"max_samples": 0.5, "max_features": 0.6},
+                                    {"bootstrap": False, "max_samples": 0.3},
+                                    {"bootstrap_features": True, "max_features": 3}])
+def test_rows_are_drawn_again_from_the_seeds(params, tmp_path):
+    """Unweighted draws keep only their seeds and sizes (scikit-learn's way): the rows
+    drawn again are those the members were fitted on (KNeighbors members see their rows,
+    so a different draw would predict differently), in memory and after a model file."""
+    X, y = _data()
+    bag = tb.BaggingClassifier(KNeighborsClassifier(1), n_estimators=4, random_state=3,
+                               oob_score=params.get("bootstrap", True), **params).fit(X, y)
+    assert all(c is None for c in bag._draw_counts)
+    for est, rows, feats in zip(bag.estimators_, bag.estimators_samples_,
+                                bag.estimators_features_):
+        refit = KNeighborsClassifier(1).fit(X[rows][:, feats], y[rows])
+        np.testing.assert_array_equal(refit.predict(X[:, feats]), est.predict(X[:, feats]))
+    # a model file (of treeboost's trees: the safe format saves no KNeighbors) draws the
+    # same rows again
+    trees = tb.BaggingClassifier(n_estimators=4, random_state=3, **params).fit(X, y)
+    loaded = tb.load(trees.save(tmp_path / "bag.tbm"))
+    for a, b in zip(loaded.estimators_samples_, trees.estimators_samples_):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(loaded.predict_proba(X), trees.predict_proba(X))
+    # scikit-learn draws the same rows from the same random_state
+    theirs = sk.BaggingClassifier(KNeighborsClassifier(1), n_estimators=4, random_state=3,
+                                  **params).fit(X, y)
+    for a, b in zip(bag.estimators_samples_, theirs.estimators_samples_):
+        np.testing.assert_array_equal(np.sort(a), np.sort(np.asarray(b)))
+
+
+def test_weighted_draws_keep_their_counts():
+    X, y = _data()
+    w = np.random.default_rng(1).integers(1, 4, X.shape[0]).astype(float)
+    bag = tb.BaggingClassifier(LogisticRegression(), n_estimators=3, random_state=0)
+    bag.fit(X, y, sample_weight=w)
+    assert all(isinstance(c, np.ndarray) for c in bag._draw_counts)
+    # a warm start without weights adds members drawn again from their seeds
+    bag.set_params(warm_start=True, n_estimators=5).fit(X, y)
+    assert [c is None for c in bag._draw_counts] == [False] * 3 + [True] * 2
+    assert len(bag.estimators_samples_) == 5
+
+
+@pytest.mark.parametrize("edit, match", [
+    (lambda bag: bag._draw_plans.__setitem__((0, 2), 2), r"_draw_plans\[0\]"),
+    (lambda bag: bag._draw_plans.__setitem__((1, 1), 10 ** 6), r"_draw_plans\[1\]"),
+    (lambda bag: bag._draw_plans.__setitem__((1, 0), 61), "one training set"),
+    (lambda bag: setattr(bag, "_draw_seeds", bag._draw_seeds[:2]), "_draw_seeds"),
+    (lambda bag: setattr(bag, "_draw_seeds", -bag._draw_seeds - 1), "_draw_seeds"),
+])
+def test_a_bad_draw_plan_in_a_file_is_refused(edit, match, tmp_path):
+    X, y = _data()
+    bag = tb.BaggingClassifier(n_estimators=3, bootstrap=False, max_samples=0.5,
+                               random_state=0).fit(X, y)
+    edit(bag)
+    with pytest.raises(ValueError, match=match):
+        tb.load(bag.save(tmp_path / "bad.tbm"))

@@ -235,7 +235,9 @@ def test_bagging_samples_are_the_rows_that_grew_each_member():
     bag = tb.BaggingClassifier(n_estimators=4, max_samples=0.5, oob_score=True,
                                random_state=0).fit(X, y)
     n_rows = round(0.5 * len(y))
-    assert all(c.dtype == np.uint8 for c in bag._draw_counts)
+    # drawn again from the members' seeds, not kept
+    assert all(c is None for c in bag._draw_counts)
+    assert all(c.dtype == np.uint8 for c in bag._sample_counts())
     for member, rows in zip(bag.estimators_, bag.estimators_samples_):
         assert rows.shape == (n_rows,) and np.all(np.diff(rows) >= 0)
         alone, drawn = _grown_alone(member, X, y, rows)

@@ -453,8 +453,9 @@ class BaseParallelEnsemble(BaseTreeEnsemble):
 
     # -- the members' samples: each family says how it recalls them -------------------------
     #
-    # ``_sample_counts()`` yields each member's draw counts (a forest draws them again
-    # from the tree's seed, bagging keeps them), ``_out_of_bag_rows(n_samples)`` the rows
+    # ``_sample_counts()`` yields each member's draw counts (both families draw them again
+    # from the member's seed; bagging keeps those drawn in proportion to sample weights),
+    # ``_out_of_bag_rows(n_samples)`` the rows
     # each member left out and ``_member_predictors()`` a function per member giving its
     # outputs (class probabilities or predictions) on encoded rows.
 

@@ -12,6 +12,7 @@ proportional to their weights and the member sees only the draw counts, so that 
 of ``k`` means what ``k`` copies of the row mean (frequency semantics).
 """
 import warnings
+from collections import namedtuple
 from numbers import Integral
 
 import numpy as np
@@ -29,6 +30,11 @@ from ..engine.grower import GrowerWorkspace
 from ._base import BaseParallelEnsemble, drawn_rows, grows_on_shared_bins, in_bag_rows
 
 
+#: one member's draw: its rows' counts, its columns (None: all, in order), the seed they
+#: were drawn from, and whether rows were drawn in proportion to sample weights
+MemberDraw = namedtuple("MemberDraw", ["counts", "features", "seed", "weighted"])
+
+
 def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, in_bag):
     """Fit ``members[i]`` for ``i`` in ``chunk`` on its plan ``(counts, features)``, the
     counts as weights (:meth:`~treeboost.ensembles._base.BaseTreeEnsemble._fit_member`):
@@ -39,7 +45,7 @@ def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, in_bag):
     workspace = GrowerWorkspace(min_rows=in_bag)
     for i in chunk:
         est = members[i]
-        counts, features = plans[i]
+        counts, features = plans[i].counts, plans[i].features
         rows = None if _takes_weight(est) else (lambda counts=counts: drawn_rows(counts))
         out.append(bag._fit_member(est, Xe=Xe, Xb=Xb, y=y, weights=counts,
                                    features=features, rows=rows, parallel=parallel,
@@ -179,15 +185,16 @@ class BaseBagging(BaseParallelEnsemble):
         return n_rows, n_feat
 
     def _draw_samples(self, seeds, n_samples, n_features, size, w):
-        """Each member's ``(counts, features)``, drawn up front from its seed."""
+        """Each member's :class:`MemberDraw`, drawn up front from its seed."""
         n_rows, n_feat = size
-        return [_draw(s, n_samples, n_rows, n_features, n_feat, self.bootstrap,
-                      self.bootstrap_features, w) for s in seeds]
+        return [MemberDraw(*_draw(s, n_samples, n_rows, n_features, n_feat, self.bootstrap,
+                                  self.bootstrap_features, w), int(s), w is not None)
+                for s in seeds]
 
     def _make_members(self, base, seeds, samples, Xb):
         # every random_state of the member, nested ones too, from the member's seed
         return [self._new_member(base, int(s), Xb is not None and feats is None)
-                for s, (_, feats) in zip(seeds, samples)]
+                for s, feats in zip(seeds, (d.features for d in samples))]
 
     def _member_task(self, members, seeds, samples, size, Xe, Xb, y, w):
         n, n_rows = Xe.shape[0], size[0]
@@ -196,12 +203,26 @@ class BaseBagging(BaseParallelEnsemble):
                                                   else n_rows))
 
     def _add_members(self, fitted, samples, size, warm, n_samples, n_features):
+        # Each member's rows are drawn again from its seed when asked for (scikit-learn's
+        # way, as the forests'): the seed and the draw's sizes are kept, not its counts.
+        # A draw in proportion to sample weights keeps its counts (one byte a row, less
+        # than the weights it would need), as does every member of an ensemble from a
+        # file that kept counts only.
         if not warm:
             self.estimators_, self._draw_counts, self.estimators_features_ = [], [], []
+            self._draw_seeds = np.empty(0, np.int64)
+            self._draw_plans = np.empty((0, 4), np.int64)
         self.estimators_ += fitted
-        self._draw_counts += [c for c, _ in samples]
-        self.estimators_features_ += [np.arange(n_features) if f is None else f
-                                      for _, f in samples]
+        regenerable = "_draw_seeds" in vars(self)
+        self._draw_counts += [d.counts if d.weighted or not regenerable else None
+                              for d in samples]
+        if regenerable:
+            self._draw_seeds = np.r_[self._draw_seeds, [d.seed for d in samples]]
+            self._draw_plans = np.vstack([self._draw_plans, np.tile(
+                [n_samples, size[0], self.bootstrap, self.bootstrap_features],
+                (len(samples), 1))]).astype(np.int64)
+        self.estimators_features_ += [np.arange(n_features) if d.features is None
+                                      else d.features for d in samples]
 
     def _member_output(self, est, Xe, features):
         """Class probabilities (classifier) or predictions (regressor) of one member."""
@@ -282,7 +303,7 @@ class BaseBagging(BaseParallelEnsemble):
         return total / len(self.estimators_)
 
     def _out_of_bag_rows(self, n_samples):
-        return (np.flatnonzero(counts == 0) for counts in self._draw_counts)
+        return (np.flatnonzero(counts == 0) for counts in self._sample_counts())
 
     def _member_predictors(self):
         return (lambda rows, est=est, feats=feats: self._member_output(est, rows, feats)
@@ -293,21 +314,47 @@ class BaseBagging(BaseParallelEnsemble):
         """The rows drawn per member in the last fit (scikit-learn's validated
         ``max_samples``)."""
         check_is_fitted(self, "estimators_")
+        if self._draw_counts[-1] is None:
+            return int(self._draw_plans[-1, 1])
         return int(self._draw_counts[-1].sum())
 
     def _sample_counts(self):
-        """Each member's draw counts, as stored at fit."""
-        return iter(self._draw_counts)
+        """Each member's draw counts: kept, or drawn again from its seed (the same
+        draws: the columns first, then the rows, from one generator)."""
+        for i, counts in enumerate(self._draw_counts):
+            if counts is None:
+                n, k, bootstrap, bootstrap_features = (int(v) for v in self._draw_plans[i])
+                counts, _ = _draw(int(self._draw_seeds[i]), n, k, self.n_features_in_,
+                                  self.estimators_features_[i].shape[0], bool(bootstrap),
+                                  bool(bootstrap_features), None)
+            yield counts
 
     # -- the state read from a model file ---------------------------------------------------
 
-    _persist_attributes = ("_draw_counts", "estimators_features_", "_member_seeds")
+    _persist_attributes = ("_draw_counts", "estimators_features_", "_member_seeds",
+                           "_draw_seeds", "_draw_plans")
     #: the outputs of the y being fitted
     _persist_transient = ("_n_targets",)
 
+    def _check_draw_plan(self, where, i):
+        """A kept draw plan ``(n_samples, n_rows, bootstrap, bootstrap_features)`` that
+        :meth:`_sample_counts` can draw again: flags 0 or 1, at least one row and, without
+        replacement, no more rows than there are."""
+        n, k, bootstrap, bootstrap_features = (int(v) for v in self._draw_plans[i])
+        if (n < 1 or k < 1 or bootstrap not in (0, 1) or bootstrap_features not in (0, 1)
+                or (not bootstrap and k > n) or k > 2 ** 31 - 1 or n > 2 ** 31 - 1):
+            raise ValueError(f"{where}._draw_plans[{i}]: (n_samples, n_rows, bootstrap, "
+                             f"bootstrap_features) = {(n, k, bootstrap, bootstrap_features)} "
+                             f"is not a draw of bagging.")
+        if not bootstrap_features and self.estimators_features_[i].shape[0] > \
+                self.n_features_in_:
+            raise ValueError(f"{where}.estimators_features_[{i}]: more columns than the "
+                             f"ensemble has, drawn without replacement.")
+
     def _validate_state(self, where="model", **context):
         """Check a loaded bagging ensemble: ``_draw_counts`` (each member's unsigned draw
-        counts, one per training row) and ``estimators_features_`` (the columns each
+        counts, one per training row, or None for a draw made again from ``_draw_seeds``
+        and ``_draw_plans``, which must be draws bagging can make) and ``estimators_features_`` (the columns each
         member reads: in range, as many as the member has features) match
         ``estimators_`` one for one; a member on all the columns and the ensemble's
         encoder has its tree read the ensemble's input directly."""
@@ -321,9 +368,19 @@ class BaseBagging(BaseParallelEnsemble):
         if not isinstance(counts, list) or len(counts) != n:
             raise ValueError(f"{where}._draw_counts: must hold one array of draw counts per "
                              f"member ({n}).")
+        regenerable = "_draw_seeds" in vars(self) or "_draw_plans" in vars(self)
+        if regenerable:
+            check_array(getattr(self, "_draw_seeds", None), f"{where}._draw_seeds",
+                        ("int64",), (n,), low=0, high=2 ** 32 - 1)
+            check_array(getattr(self, "_draw_plans", None), f"{where}._draw_plans",
+                        ("int64",), (n, 4), low=0)
+        kept = [c for c in counts if c is not None or not regenerable]
+        n_rows = kept[0].shape[0] if kept and isinstance(kept[0], np.ndarray) else None
         for i, c in enumerate(counts):
+            if c is None and regenerable:
+                continue
             check_array(c, f"{where}._draw_counts[{i}]", ("uint8", "uint16", "uint32"),
-                        (counts[0].shape[0] if isinstance(counts[0], np.ndarray) else None,))
+                        (n_rows,))
         if not isinstance(feats, list) or len(feats) != n:
             raise ValueError(f"{where}.estimators_features_: must hold one array of column "
                              f"indices per member ({n}).")
@@ -343,6 +400,15 @@ class BaseBagging(BaseParallelEnsemble):
                 trees.append(m.tree_)
         if not is_classifier(self) and trees:
             self._check_output_bound(where, trees)
+        if regenerable:
+            sizes = set() if n_rows is None else {n_rows}
+            for i, c in enumerate(counts):
+                if c is None:
+                    self._check_draw_plan(where, i)
+                    sizes.add(int(self._draw_plans[i, 0]))
+            if len(sizes) > 1:
+                raise ValueError(f"{where}._draw_plans: the members' draws must be of one "
+                                 f"training set, got {sorted(sizes)} rows.")
         if "_member_seeds" in vars(self):
             # the seeds of the last fit's members, in files of older versions (not read:
             # the members grow from their own random_state now)
