@@ -522,27 +522,36 @@ def _schedule_children(nodes, node, lc, rc, dense_min_samples, pool, pending):
 
 @internal
 def _reset_nodes(nodes, k):
-    """Give the first ``k`` nodes (those of the previous tree) their initial values."""
-    nodes.start[:k] = 0
-    nodes.end[:k] = 0
-    nodes.depth[:k] = 0
-    nodes.children_left[:k] = -1
-    nodes.children_right[:k] = -1
-    nodes.feature[:k] = -1
-    nodes.bin_threshold[:k] = 0
-    nodes.missing_go_left[:k] = False
-    nodes.categories[:min(k, nodes.categories.shape[0])] = 0
-    nodes.stats[:k] = 0.0
-    nodes.sq_sum[:k] = 0.0
-    nodes.impurity[:k] = 0.0
-    nodes.gain[:k] = 0.0
-    nodes.left_stats[:min(k, nodes.left_stats.shape[0])] = 0.0
-    nodes.hist_slot[:k] = -1
-    nodes.hist_complete[:k] = False
-    nodes.interval[:k, LOWER] = -np.inf
-    nodes.interval[:k, UPPER] = np.inf
-    nodes.interval[:k, MIDDLE] = 0.0
-    nodes.allowed[:k] = ~np.uint64(0)
+    """Give the first ``k`` nodes (those of the previous tree) their initial values.
+    (Explicit loops: each slice assignment compiles its own broadcasting code.)"""
+    everything = ~np.uint64(0)
+    for i in range(k):
+        nodes.start[i] = 0
+        nodes.end[i] = 0
+        nodes.depth[i] = 0
+        nodes.children_left[i] = -1
+        nodes.children_right[i] = -1
+        nodes.feature[i] = -1
+        nodes.bin_threshold[i] = 0
+        nodes.missing_go_left[i] = False
+        nodes.sq_sum[i] = 0.0
+        nodes.impurity[i] = 0.0
+        nodes.gain[i] = 0.0
+        nodes.hist_slot[i] = -1
+        nodes.hist_complete[i] = False
+        nodes.interval[i, LOWER] = -np.inf
+        nodes.interval[i, UPPER] = np.inf
+        nodes.interval[i, MIDDLE] = 0.0
+        for c in range(nodes.stats.shape[1]):
+            nodes.stats[i, c] = 0.0
+        for w in range(nodes.allowed.shape[1]):
+            nodes.allowed[i, w] = everything
+    for i in range(min(k, nodes.categories.shape[0])):
+        for w in range(nodes.categories.shape[1]):
+            nodes.categories[i, w] = 0
+    for i in range(min(k, nodes.left_stats.shape[0])):
+        for c in range(nodes.left_stats.shape[1]):
+            nodes.left_stats[i, c] = 0.0
 
 
 def _make_grow_tree(parallel, exact=False):

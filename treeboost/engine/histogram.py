@@ -28,7 +28,8 @@ def build_histogram(hist_f, col, idx, start, end, ostats, with_count=True):
     """
     n_stats = ostats.shape[1]
     flat = hist_f.reshape(-1)      # flat offsets: cheaper than 2-d indexing in the hot loop
-    flat[:] = 0.0
+    for i in range(flat.shape[0]):  # (a loop: a slice assignment compiles more)
+        flat[i] = 0.0
     n = end - start
     # the usual widths unrolled: (w_0, w_1, count) and (g, h, count)
     if n_stats == 3 and not with_count:
@@ -110,7 +111,8 @@ def _radix_order(keys, n, order, tmp):
     shift = 0
     passes = 0
     while True:
-        counts[:] = 0
+        for b in range(257):
+            counts[b] = 0
         for j in range(n):
             counts[((keys[src[j]] >> shift) & 255) + 1] += 1
         for b in range(256):

@@ -227,7 +227,8 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
     best_end = 0
     best_pos = -1
     for end in range(2):
-        left[:] = 0.0
+        for c in range(n_cols):
+            left[c] = 0.0
         for i in range(max_left):
             j = order[i] if end == 0 else order[used - 1 - i]
             for c in range(n_cols):
@@ -241,7 +242,8 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
                 if sc > best_score:
                     best_score, best_ml, best_end, best_pos = sc, with_miss == 1, end, i
                     copy_into(out_left, tmp)
-    out_bitset[:] = 0
+    for w in range(out_bitset.shape[0]):
+        out_bitset[w] = 0
     if best_pos < 0:
         return -np.inf, 0.0, -1, False, 0.0
     for i in range(best_pos + 1):
@@ -312,7 +314,8 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, check, scratch, 
             _category_keys(cstats, m, crit, n_stats, l2, o if n_stats > 2 else 1, keys)
             insertion_order(keys, m, order)
         next_class = _pure_class(cstats, 0, n_stats) if skip_ok and m > 0 else -1
-        left[:] = 0.0
+        for c in range(n_cols):
+            left[c] = 0.0
         for p in range(m - 1):
             j = order[p] if is_cat else p
             for c in range(n_cols):
@@ -349,7 +352,8 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, check, scratch, 
             copy_into(out_left, tmp)
     best_bin = -1
     if is_cat:
-        out_bitset[:] = 0
+        for w in range(out_bitset.shape[0]):
+            out_bitset[w] = 0
         if best_pos >= 0:
             if best_ord >= 0:
                 _category_keys(cstats, m, crit, n_stats, l2, best_ord if n_stats > 2 else 1,
