@@ -1,8 +1,45 @@
 """Multinomial log-loss for K > 2 classes."""
 import numpy as np
-from scipy.special import logsumexp, softmax
+from numba import njit, prange
+from scipy.special import softmax
 
 from .base import Loss
+
+
+@njit(nogil=True, cache=True, parallel=True)
+def _multinomial_pointwise(y, raw, out):
+    # logsumexp(F_i) - F_i[y_i], the row's maximum taken out: one pass per row, where
+    # scipy's logsumexp makes several over the whole matrix
+    n_classes = raw.shape[1]
+    for i in prange(raw.shape[0]):
+        m = raw[i, 0]
+        for k in range(1, n_classes):
+            m = max(m, raw[i, k])
+        s = 0.0
+        for k in range(n_classes):
+            s += np.exp(raw[i, k] - m)
+        out[i] = m + np.log(s) - raw[i, y[i]]
+
+
+@njit(nogil=True, cache=True, parallel=True)
+def _multinomial_grad_hess(y, raw, g, h):
+    # p = softmax(F_i) per row; g = p - onehot(y), h = p (1 - p)
+    n_classes = raw.shape[1]
+    for i in prange(raw.shape[0]):
+        m = raw[i, 0]
+        for k in range(1, n_classes):
+            m = max(m, raw[i, k])
+        s = 0.0
+        for k in range(n_classes):
+            e = np.exp(raw[i, k] - m)
+            g[i, k] = e
+            s += e
+        for k in range(n_classes):
+            p = g[i, k] / s
+            g[i, k] = p
+            # a floor keeps the Newton step finite where a class's probability is 0 or 1
+            h[i, k] = max(p * (1.0 - p), 1e-16)
+        g[i, y[i]] -= 1.0
 
 
 class MultinomialLogLoss(Loss):
@@ -35,14 +72,17 @@ class MultinomialLogLoss(Loss):
         return (self.n_classes - 1) / self.n_classes
 
     def pointwise(self, y, raw):
-        return logsumexp(raw, axis=1) - raw[np.arange(raw.shape[0]), y]
+        raw = np.ascontiguousarray(raw, dtype=np.float64)
+        out = np.empty(raw.shape[0])
+        _multinomial_pointwise(np.ascontiguousarray(y, dtype=np.int64), raw, out)
+        return out
 
     def gradient_hessian(self, y, raw):
-        p = softmax(raw, axis=1)
-        g = p.copy()
-        g[np.arange(raw.shape[0]), y] -= 1.0
-        # a floor keeps the Newton step finite where a class's probability is 0 or 1
-        return g, np.maximum(p * (1.0 - p), 1e-16)
+        raw = np.ascontiguousarray(raw, dtype=np.float64)
+        g = np.empty_like(raw)
+        h = np.empty_like(raw)
+        _multinomial_grad_hess(np.ascontiguousarray(y, dtype=np.int64), raw, g, h)
+        return g, h
 
     def init_raw(self, y, sample_weight):
         prior = np.bincount(y, weights=sample_weight, minlength=self.n_classes)
