@@ -204,6 +204,10 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
     applied: a categorical feature has none, and the node's interval clips the leaves).
     """
     l2 = params.l2 + CAT_L2
+    # the criterion (newton) and its 2 statistics as run-time values: literal constants
+    # would compile _score and node_term once more, for the literals' types
+    crit = params.criterion
+    n_stats = params.n_stats
     min_leaf = params.min_samples_leaf
     min_w = params.min_weight_leaf
     keys = scratch.keys
@@ -238,7 +242,7 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
                     tmp[c] = left[c] + miss[c] if with_miss == 1 else left[c]
                 if tmp[cnt] < MIN_DATA_PER_GROUP or total[cnt] - tmp[cnt] < MIN_DATA_PER_GROUP:
                     continue
-                sc = _score(tmp, total, NEWTON, 2, l2, min_leaf, min_w)
+                sc = _score(tmp, total, crit, n_stats, l2, min_leaf, min_w)
                 if sc > best_score:
                     best_score, best_ml, best_end, best_pos = sc, with_miss == 1, end, i
                     copy_into(out_left, tmp)
@@ -249,9 +253,9 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
     for i in range(best_pos + 1):
         b = codes[order[i]] if best_end == 0 else codes[order[used - 1 - i]]
         out_bitset[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
-    best_dec = 0.5 * best_score + node_term(total, NEWTON, 2, params.l2)
+    best_dec = 0.5 * best_score + node_term(total, crit, n_stats, params.l2)
     if not has_miss:
-        best_ml = nan_goes_left(out_left, total, NEWTON)
+        best_ml = nan_goes_left(out_left, total, crit)
     return best_score, best_dec, 0, best_ml, 0.0
 
 
