@@ -1,7 +1,7 @@
 """Tree: a fitted tree as flat arrays, with numba prediction on raw X."""
 import numpy as np
 from numba import njit, prange
-from scipy.sparse import csr_matrix
+from scipy.sparse import csr_matrix, issparse
 
 from .partition import goes_left_binned
 from .row_blocks import by_row_blocks, into_row_blocks
@@ -198,8 +198,13 @@ class Tree:
     def apply(self, X, parallel=True):
         """Leaf id of each row of the encoded float matrix X (on numba's threads for 2000
         rows or more, unless ``parallel=False``: the caller is one of several threads).
-        A scipy.sparse X is walked in dense blocks of rows (:mod:`.row_blocks`)."""
+        A scipy.sparse X is walked row by row in its CSR form (:mod:`.csr_walk`), or
+        in dense blocks of rows with ``parallel=False`` (:mod:`.row_blocks`)."""
         out = np.empty(X.shape[0], np.int64)
+        if parallel and issparse(X):
+            from .csr_walk import apply_csr, prepared_csr
+            apply_csr(*prepared_csr(X), *self._args(), out)
+            return out
 
         def walk(Xd, out_rows):
             kernel = _apply_raw if parallel and Xd.shape[0] >= 2000 else _apply_raw_serial
@@ -231,6 +236,10 @@ class Tree:
                 f"{getattr(out, 'dtype', type(out).__name__)} of shape "
                 f"{getattr(out, 'shape', None)}.")
         value = np.ascontiguousarray(self.value, dtype=np.float64)
+        if issparse(X):
+            from .csr_walk import accumulate_csr, prepared_csr
+            accumulate_csr(*prepared_csr(X), *self._args(), value, out)
+            return out
         return into_row_blocks(
             lambda Xd, out_rows: _accumulate_raw(Xd, *self._args(), value, out_rows), X, out)
 

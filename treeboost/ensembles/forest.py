@@ -21,6 +21,7 @@ from ..trees.cart import (BaseDecisionTree, DecisionTreeClassifier, DecisionTree
                           deprecated_criterion)
 from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ..engine.grower import GrowerWorkspace
+from ..engine.csr_walk import accumulate_csr, prepared_csr
 from ..engine.row_blocks import CACHE_BLOCK_VALUES, into_row_blocks
 from ..engine.statistics import SampleStatistics
 from ._base import BaseParallelEnsemble, in_bag_rows, resolve_max_samples
@@ -334,14 +335,20 @@ class BaseForest(BaseParallelEnsemble):
         in cache, and no parallel region starts per tree (as scikit-learn's forests
         predict).  With one worker each tree runs on numba's threads instead.
 
-        A sparse X takes the workers' path, one worker or more: each worker makes small
-        dense blocks of rows and walks all its trees over a block while the block stays
-        in the core's cache (deep trees jump between a row's columns; a large block
-        would be read from memory once per tree).  The sums are those of the dense X.
+        A sparse X is not densified: each tree walks its CSR rows on numba's threads
+        (:mod:`~treeboost.engine.csr_walk`), a row's value found among its stored
+        columns.  The sums are those of the dense X.
         """
         trees = [est.tree_ for est in self.estimators_]
-        is_sparse = sparse.issparse(Xe)
-        if n_workers(self.n_jobs, len(trees)) == 1 and not is_sparse:
+        if sparse.issparse(Xe):
+            # each tree walks the CSR rows on numba's threads, the structure checked once
+            csr = prepared_csr(Xe)
+            total = np.zeros((Xe.shape[0], n_outputs))
+            for tree in trees:
+                accumulate_csr(*csr, *tree._args(),
+                               np.ascontiguousarray(tree.value, dtype=np.float64), total)
+            return total
+        if n_workers(self.n_jobs, len(trees)) == 1:
             total = np.zeros((Xe.shape[0], n_outputs))
             for tree in trees:
                 tree.add_predictions(Xe, total)

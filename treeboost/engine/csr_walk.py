@@ -1,0 +1,81 @@
+"""Walking trees over the rows of a CSR matrix, without a dense copy.
+
+Each row's stored values are scattered into a dense row of zeros (one per chunk of
+rows), the tree walked on it, and the row cleared again: O(stored values + depth) per
+row and tree, no dense copy of X.  Every walk reads the values through the one raw
+predicate (:func:`.tree.goes_left_raw`), so a sparse X gives exactly the results of its
+dense form (an explicit NaN is missing, as in the dense walk).
+"""
+import numpy as np
+from numba import njit, prange
+from scipy import sparse
+
+from .tree import TREE_LEAF, _goes_left
+
+
+def prepared_csr(X):
+    """X (a scipy sparse matrix or array) as the arguments the kernels read: CSR
+    ``indptr``, ``indices`` (int64) and ``data`` (float64) without duplicate entries
+    (one compiled copy), and the number of columns.  The structure is checked in full
+    (``indptr`` monotone and within the stored values, indices within the columns): the
+    kernels index it unchecked."""
+    Xr = sparse.csr_matrix(X, copy=True)
+    Xr.check_format(full_check=True)
+    Xr.sum_duplicates()         # a repeated (row, column) is the sum, as in toarray()
+    return (Xr.indptr.astype(np.int64, copy=False), Xr.indices.astype(np.int64, copy=False),
+            Xr.data.astype(np.float64, copy=False), np.int64(Xr.shape[1]))
+
+
+#: chunks of rows the threads share out: each chunk scatters its rows into its own dense
+#: row of values (enough chunks for the threads to balance, few enough that the dense
+#: rows cost nothing)
+N_CHUNKS = 64
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _leaf_of_dense_row(row, left, right, feature, threshold, missing_left, is_cat, bitset):
+    node = 0
+    while left[node] != TREE_LEAF:
+        if _goes_left(row[feature[node]], node, threshold, missing_left, is_cat, bitset):
+            node = left[node]
+        else:
+            node = right[node]
+    return node
+
+
+@njit(nogil=True, cache=True, parallel=True)
+def apply_csr(indptr, indices, data, n_features, left, right, feature, threshold,
+              missing_left, is_cat, bitset, out):
+    """Leaf of each row (into ``out``).  The threads take chunks of rows; each row's
+    stored values are scattered into a dense row of zeros, walked, and cleared again
+    (scikit-learn's sparse walk): O(stored values + depth) a row."""
+    n = out.shape[0]
+    n_chunks = min(n, N_CHUNKS)
+    for c in prange(n_chunks):
+        row = np.zeros(n_features)
+        for i in range(c * n // n_chunks, (c + 1) * n // n_chunks):
+            for p in range(indptr[i], indptr[i + 1]):
+                row[indices[p]] = data[p]
+            out[i] = _leaf_of_dense_row(row, left, right, feature, threshold, missing_left,
+                                        is_cat, bitset)
+            for p in range(indptr[i], indptr[i + 1]):
+                row[indices[p]] = 0.0
+
+
+@njit(nogil=True, cache=True, parallel=True)
+def accumulate_csr(indptr, indices, data, n_features, left, right, feature, threshold,
+                   missing_left, is_cat, bitset, value, out):
+    """``out[i] += value[leaf of row i]``, rows walked as in :func:`apply_csr`."""
+    n = out.shape[0]
+    n_chunks = min(n, N_CHUNKS)
+    for c in prange(n_chunks):
+        row = np.zeros(n_features)
+        for i in range(c * n // n_chunks, (c + 1) * n // n_chunks):
+            for p in range(indptr[i], indptr[i + 1]):
+                row[indices[p]] = data[p]
+            node = _leaf_of_dense_row(row, left, right, feature, threshold, missing_left,
+                                      is_cat, bitset)
+            for k in range(value.shape[1]):
+                out[i, k] += value[node, k]
+            for p in range(indptr[i], indptr[i + 1]):
+                row[indices[p]] = 0.0
