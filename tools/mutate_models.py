@@ -333,7 +333,9 @@ def _uses(model):
     """The calls to make on a loaded model (name, function of X)."""
     uses = [("predict", lambda X: model.predict(X))]
     for name in ("predict_proba", "decision_function", "decision_path", "apply"):
-        if hasattr(type(model), name):
+        # asked of the instance: a method scikit-learn makes available only with some
+        # members (bagging's decision_function) exists on the class either way
+        if hasattr(type(model), name) and hasattr(model, name):
             uses.append((name, lambda X, name=name: getattr(model, name)(X)))
     for name in ("feature_importances_", "estimators_samples_"):
         if hasattr(type(model), name):
