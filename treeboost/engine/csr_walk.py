@@ -43,6 +43,14 @@ def _leaf_of_dense_row(row, left, right, feature, threshold, missing_left, is_ca
     return node
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _set_row(row, indptr, indices, data, i, clear):
+    """Scatter row ``i``'s stored values into the dense ``row`` (zeros elsewhere), or
+    zero them again with ``clear``."""
+    for p in range(indptr[i], indptr[i + 1]):
+        row[indices[p]] = 0.0 if clear else data[p]
+
+
 @njit(nogil=True, cache=True, parallel=True)
 def apply_csr(indptr, indices, data, n_features, left, right, feature, threshold,
               missing_left, is_cat, bitset, out):
@@ -54,12 +62,10 @@ def apply_csr(indptr, indices, data, n_features, left, right, feature, threshold
     for c in prange(n_chunks):
         row = np.zeros(n_features)
         for i in range(c * n // n_chunks, (c + 1) * n // n_chunks):
-            for p in range(indptr[i], indptr[i + 1]):
-                row[indices[p]] = data[p]
+            _set_row(row, indptr, indices, data, i, False)
             out[i] = _leaf_of_dense_row(row, left, right, feature, threshold, missing_left,
                                         is_cat, bitset)
-            for p in range(indptr[i], indptr[i + 1]):
-                row[indices[p]] = 0.0
+            _set_row(row, indptr, indices, data, i, True)
 
 
 @njit(nogil=True, cache=True, parallel=True)
@@ -71,11 +77,9 @@ def accumulate_csr(indptr, indices, data, n_features, left, right, feature, thre
     for c in prange(n_chunks):
         row = np.zeros(n_features)
         for i in range(c * n // n_chunks, (c + 1) * n // n_chunks):
-            for p in range(indptr[i], indptr[i + 1]):
-                row[indices[p]] = data[p]
+            _set_row(row, indptr, indices, data, i, False)
             node = _leaf_of_dense_row(row, left, right, feature, threshold, missing_left,
                                       is_cat, bitset)
             for k in range(value.shape[1]):
                 out[i, k] += value[node, k]
-            for p in range(indptr[i], indptr[i + 1]):
-                row[indices[p]] = 0.0
+            _set_row(row, indptr, indices, data, i, True)

@@ -6,15 +6,21 @@ from scipy.special import softmax
 from .base import Loss
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _row_max(raw, i):
+    m = raw[i, 0]
+    for k in range(1, raw.shape[1]):
+        m = max(m, raw[i, k])
+    return m
+
+
 @njit(nogil=True, cache=True, parallel=True)
 def _multinomial_pointwise(y, raw, out):
     # logsumexp(F_i) - F_i[y_i], the row's maximum taken out: one pass per row, where
     # scipy's logsumexp makes several over the whole matrix
     n_classes = raw.shape[1]
     for i in prange(raw.shape[0]):
-        m = raw[i, 0]
-        for k in range(1, n_classes):
-            m = max(m, raw[i, k])
+        m = _row_max(raw, i)
         s = 0.0
         for k in range(n_classes):
             s += np.exp(raw[i, k] - m)
@@ -26,9 +32,7 @@ def _multinomial_grad_hess(y, raw, g, h):
     # p = softmax(F_i) per row; g = p - onehot(y), h = p (1 - p)
     n_classes = raw.shape[1]
     for i in prange(raw.shape[0]):
-        m = raw[i, 0]
-        for k in range(1, n_classes):
-            m = max(m, raw[i, k])
+        m = _row_max(raw, i)
         s = 0.0
         for k in range(n_classes):
             e = np.exp(raw[i, k] - m)
