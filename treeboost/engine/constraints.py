@@ -104,6 +104,19 @@ def newton_constrained(gl, hl, gr, hr, l2, check):
 
 
 @njit(nogil=True, cache=True)
+def ordered_in_interval(vl, vr, check):
+    """``(ok, middle)``: whether children of values ``vl``, ``vr`` satisfy the feature's
+    constraint (for a constrained feature: both in the node's interval, in its order),
+    and the middle ``(vl + vr) / 2`` where their intervals would meet."""
+    if check.cst != 0:
+        if not (check.lower <= vl <= check.upper and check.lower <= vr <= check.upper):
+            return False, 0.0
+        if (vl - vr) * check.cst > 0.0:
+            return False, 0.0
+    return True, 0.5 * (vl + vr)
+
+
+@njit(nogil=True, cache=True)
 def constrained_score(score, left, total, crit, l2, check):
     """A candidate split under the constraints: ``(score, middle)``, its score (``-inf``
     when it breaks the feature's constraint; for boosting, the score at the clipped
@@ -112,20 +125,17 @@ def constrained_score(score, left, total, crit, l2, check):
         return newton_constrained(left[0], left[1], total[0] - left[0], total[1] - left[1],
                                   l2, check)
     vl, vr = child_values(left, total, crit, l2)
-    lo = check.lower
-    hi = check.upper
-    if check.cst != 0 and not (lo <= vl <= hi and lo <= vr <= hi):
-        return -np.inf, 0.0
-    if check.cst != 0 and (vl - vr) * check.cst > 0.0:
-        return -np.inf, 0.0
-    return score, 0.5 * (vl + vr)
+    ok, mid = ordered_in_interval(vl, vr, check)
+    return (score if ok else -np.inf), mid
 
 
 @njit(nogil=True, cache=True)
-def newton_node_score(total, l2, lower, upper):
-    """:func:`newton_loss_score` of a node at its clipped Newton value."""
-    v = clip(-total[0] / (total[1] + l2), lower, upper)
-    return newton_loss_score(total[0], total[1], l2, v)
+def newton_decrease(score, total, l2, check):
+    """The loss decrease of a boosting split of score ``score`` (at clipped values, see
+    :func:`newton_constrained`) from the node's own value clipped to its interval:
+    ``1/2 (score - score of the node)``."""
+    v = clip(-total[0] / (total[1] + l2), check.lower, check.upper)
+    return 0.5 * (score - newton_loss_score(total[0], total[1], l2, v))
 
 
 def clip_node_values(value, lower, upper, classification):

@@ -33,7 +33,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .constraints import MonotonicCheck
+from .constraints import MonotonicCheck, ordered_in_interval
 
 internal = njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
@@ -328,8 +328,8 @@ def _scan(f, view, data, idx, params, nt, fl, key, group_end, cands):
                 continue
             mid = 0.0
             if -dev > best and check.active:
-                ok, mid = monotone_medians(fl[fwd + _MEDIAN, g], fl[bwd + _MEDIAN, g + 1],
-                                           check)
+                ok, mid = ordered_in_interval(fl[fwd + _MEDIAN, g],
+                                              fl[bwd + _MEDIAN, g + 1], check)
                 if not ok:
                     continue
             if -dev > best:
@@ -371,20 +371,6 @@ def evaluate_features(feats, view, data, idx, params, nt, cands):
     group_end = np.empty(n, np.int64)
     for i in range(feats.shape[0]):
         _scan(feats[i], view, data, idx, params, nt, fl, key, group_end, cands)
-
-
-@internal
-def monotone_medians(med_left, med_right, check):
-    """Whether children of these medians satisfy the feature's monotonic constraint in
-    the node's interval (:mod:`.constraints`), and the middle of the two."""
-    if check.cst != 0:
-        lo = check.lower
-        hi = check.upper
-        if not (lo <= med_left <= hi and lo <= med_right <= hi):
-            return False, 0.0
-        if (med_left - med_right) * check.cst > 0.0:
-            return False, 0.0
-    return True, 0.5 * (med_left + med_right)
 
 
 @internal
@@ -483,7 +469,7 @@ def score_cut(cuts, j, view, data, idx, params, nt, cands):
             dev += d
         mid = 0.0
         if check.active:
-            ok, mid = monotone_medians(med_left, med_right, check)
+            ok, mid = ordered_in_interval(med_left, med_right, check)
             if not ok:
                 continue
         if -dev > best:

@@ -16,7 +16,7 @@ exactly the textbook one.
 import numpy as np
 from numba import njit
 
-from .constraints import MonotonicCheck, constrained_score, newton_node_score
+from .constraints import MonotonicCheck, constrained_score, newton_decrease
 from .criteria import NEWTON
 from .splitting import _score, copy_into, decrease_from_left, nan_goes_left
 
@@ -153,8 +153,7 @@ def score_cut(cuts, j, view, params, scratch, cands):
         ml = nan_goes_left(out_left, total, crit)
     cands.mid[f] = mid
     if crit == NEWTON and check.active:
-        cands.decrease[f] = 0.5 * (best - newton_node_score(total, l2, view.lower,
-                                                            view.upper))
+        cands.decrease[f] = newton_decrease(best, total, l2, check)
     else:
         cands.decrease[f] = decrease_from_left(out_left, total, scratch.right, crit,
                                                n_stats, l2)

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit, prange
 
 from .constraints import (MonotonicCheck, constrained_score, newton_constrained,
-                          newton_node_score)
+                          newton_decrease)
 from .criteria import (node_term, is_regression, NEWTON, SQUARED_ERROR, FRIEDMAN_MSE, POISSON,
                        POISSON_MIN_SUM, POISSON_SUM_RTOL, GINI, ENTROPY, _LOG2)
 from .histogram import (SMALL_NODE_SORT, build_histogram, compress_histogram, gather_bitmap,
@@ -372,9 +372,7 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, check, scratch, 
     best_dec = 0.0
     if best_score > -np.inf:
         if crit == NEWTON and check.active:
-            # the loss decrease at the clipped values, from the node's own clipped value
-            best_dec = 0.5 * (best_score
-                              - newton_node_score(total, l2, check.lower, check.upper))
+            best_dec = newton_decrease(best_score, total, l2, check)
         else:
             best_dec = decrease_from_left(out_left, total, scratch.right, crit, n_stats, l2)
         if not has_miss:
@@ -603,7 +601,7 @@ def eval_feature(f, node, data, rows, params, scratch, cands):
                                         out_left)
         d = 0.0
         if s > -np.inf and newton_dense and check.active:
-            d = 0.5 * (s - newton_node_score(total, params.l2, node.lower, node.upper))
+            d = newton_decrease(s, total, params.l2, check)
         elif s > -np.inf:
             d = decrease_from_left(out_left, total, scratch.right, crit, params.n_stats,
                                    params.l2)
