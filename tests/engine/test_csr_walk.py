@@ -51,3 +51,21 @@ def test_a_malformed_matrix_is_refused():
         prepared_csr(bad)
     with pytest.raises(ValueError):
         forest.predict_proba(bad)
+
+
+def test_prepared_rows_serve_many_trees_and_out_is_checked():
+    """One CSRRows serves every tree (the forest's path), and a wrong ``out`` is refused
+    before the kernel writes into it, as for a dense X."""
+    X, y = _data(1)
+    forest = tb.RandomForestClassifier(4, random_state=0).fit(X, y)
+    csr = prepared_csr(X)
+    assert csr.shape == X.shape
+    total = np.zeros((X.shape[0], 2))
+    for est in forest.estimators_:
+        est.tree_.add_predictions(csr, total)
+    dense = np.zeros((X.shape[0], 2))
+    for est in forest.estimators_:
+        est.tree_.add_predictions(X.toarray(), dense)
+    np.testing.assert_array_equal(total, dense)
+    with pytest.raises(ValueError, match="out must be"):
+        forest.estimators_[0].tree_.add_predictions(csr, np.zeros((X.shape[0], 3)))

@@ -6,6 +6,8 @@ row and tree, no dense copy of X.  Every walk reads the values through the one r
 predicate (:func:`.tree.goes_left_raw`), so a sparse X gives exactly the results of its
 dense form (an explicit NaN is missing, as in the dense walk).
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
 from scipy import sparse
@@ -13,17 +15,27 @@ from scipy import sparse
 from .tree import TREE_LEAF, _goes_left
 
 
+class CSRRows(namedtuple("CSRRows", ["indptr", "indices", "data", "n_features"])):
+    """A sparse X in the form the kernels read (:func:`prepared_csr`): CSR ``indptr``,
+    ``indices`` (int64) and ``data`` (float64) without duplicate entries, and the number
+    of columns.  Made once, it serves every tree of a forest."""
+    __slots__ = ()
+
+    @property
+    def shape(self):
+        return (self.indptr.shape[0] - 1, int(self.n_features))
+
+
 def prepared_csr(X):
-    """X (a scipy sparse matrix or array) as the arguments the kernels read: CSR
-    ``indptr``, ``indices`` (int64) and ``data`` (float64) without duplicate entries
-    (one compiled copy), and the number of columns.  The structure is checked in full
-    (``indptr`` monotone and within the stored values, indices within the columns): the
-    kernels index it unchecked."""
+    """X (a scipy sparse matrix or array) as :class:`CSRRows` (one compiled copy of the
+    kernels).  The structure is checked in full (``indptr`` monotone and within the
+    stored values, indices within the columns): the kernels index it unchecked."""
     Xr = sparse.csr_matrix(X, copy=True)
     Xr.check_format(full_check=True)
     Xr.sum_duplicates()         # a repeated (row, column) is the sum, as in toarray()
-    return (Xr.indptr.astype(np.int64, copy=False), Xr.indices.astype(np.int64, copy=False),
-            Xr.data.astype(np.float64, copy=False), np.int64(Xr.shape[1]))
+    return CSRRows(Xr.indptr.astype(np.int64, copy=False),
+                   Xr.indices.astype(np.int64, copy=False),
+                   Xr.data.astype(np.float64, copy=False), np.int64(Xr.shape[1]))
 
 
 #: chunks of rows the threads share out: each chunk scatters its rows into its own dense

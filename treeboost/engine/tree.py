@@ -225,7 +225,13 @@ class Tree:
 
     def add_predictions(self, X, out):
         """``out += self.predict(X)``, in place and without temporaries (``out`` is a
-        C-contiguous float64 array of shape (n_samples, n_outputs))."""
+        C-contiguous float64 array of shape (n_samples, n_outputs)).  A sparse X is
+        walked on its CSR rows; a :class:`~.csr_walk.CSRRows` made once serves many
+        trees."""
+        # (imported here: csr_walk imports this module)
+        from .csr_walk import CSRRows, accumulate_csr, prepared_csr
+        if issparse(X):
+            X = prepared_csr(X)
         # the kernel writes out[i, k] unchecked: a wrong shape must not reach it
         if (not isinstance(out, np.ndarray) or out.dtype != np.float64
                 or not out.flags.c_contiguous
@@ -236,9 +242,8 @@ class Tree:
                 f"{getattr(out, 'dtype', type(out).__name__)} of shape "
                 f"{getattr(out, 'shape', None)}.")
         value = np.ascontiguousarray(self.value, dtype=np.float64)
-        if issparse(X):
-            from .csr_walk import accumulate_csr, prepared_csr
-            accumulate_csr(*prepared_csr(X), *self._args(), value, out)
+        if isinstance(X, CSRRows):
+            accumulate_csr(*X, *self._args(), value, out)
             return out
         return into_row_blocks(
             lambda Xd, out_rows: _accumulate_raw(Xd, *self._args(), value, out_rows), X, out)

@@ -21,7 +21,7 @@ from ..trees.cart import (BaseDecisionTree, DecisionTreeClassifier, DecisionTree
                           deprecated_criterion)
 from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ..engine.grower import GrowerWorkspace
-from ..engine.csr_walk import accumulate_csr, prepared_csr
+from ..engine.csr_walk import prepared_csr
 from ..engine.row_blocks import CACHE_BLOCK_VALUES, into_row_blocks
 from ..engine.statistics import SampleStatistics
 from ._base import BaseParallelEnsemble, in_bag_rows, resolve_max_samples
@@ -345,8 +345,7 @@ class BaseForest(BaseParallelEnsemble):
             csr = prepared_csr(Xe)
             total = np.zeros((Xe.shape[0], n_outputs))
             for tree in trees:
-                accumulate_csr(*csr, *tree._args(),
-                               np.ascontiguousarray(tree.value, dtype=np.float64), total)
+                tree.add_predictions(csr, total)
             return total
         if n_workers(self.n_jobs, len(trees)) == 1:
             total = np.zeros((Xe.shape[0], n_outputs))
