@@ -6,10 +6,16 @@ from numba import njit, prange
 from scipy.sparse import issparse
 
 from .bin_codes import value_code
+from .sparse_codes import SparseCodes
 from .sparse_binning import (add_zeros, map_sparse_to_bins, sorted_stored_values,
                              sparse_missing_columns, to_csc)
 
 MAX_CATEGORIES = 255
+
+#: a sparse X of at most this fraction of stored values is binned into
+#: :class:`~.sparse_codes.SparseCodes` (about ten bytes an entry, against one byte a cell
+#: for dense codes); a denser one into dense codes, which the grower reads faster
+SPARSE_CODES_MAX_DENSITY = 0.05
 
 
 def _bin_centers(distinct, edges):
@@ -191,28 +197,34 @@ class BinMapper:
         """Codes of X, **feature-major**: shape (n_features, n_samples), C-contiguous,
         so that each feature's column is contiguous for the histogram kernels.
 
-        A scipy.sparse X is written column by column from its CSC form (the code of 0
-        everywhere, then the stored entries), never as a dense float matrix; the codes
-        are those of ``X.toarray()``."""
-        if issparse(X):
+        A scipy.sparse X of density at most :data:`SPARSE_CODES_MAX_DENSITY` (and codes
+        of one byte) gives :class:`~.sparse_codes.SparseCodes`, memory in proportion to
+        its non-zeros; a denser one is written column by column from its CSC form (the
+        code of 0 everywhere, then the stored entries), never as a dense float matrix.
+        Either way the codes are those of ``X.toarray()``."""
+        sparse_input = issparse(X)
+        if sparse_input:
             X = to_csc(X)
         n_samples, n_features = X.shape
         if n_features != self.n_bins_.shape[0]:
             raise ValueError(f"X has {n_features} features, the BinMapper was fitted on "
                              f"{self.n_bins_.shape[0]}.")
-        out = np.empty((n_features, n_samples), dtype=self.dtype_)
         n_edges = np.array([e.size for e in self.bin_thresholds_], dtype=np.int64)
         width = 16 * max(1, -(-int(n_edges.max(initial=0)) // 16))
         edges = np.full((n_features, width), np.inf)
         for f, e in enumerate(self.bin_thresholds_):
             edges[f, :e.size] = e
         coarse = np.ascontiguousarray(edges[:, 15::16])
-        if issparse(X):
-            map_sparse_to_bins(X, edges, coarse, n_edges, self.is_categorical_,
-                               self.n_bins_, self.missing_values_code_, out)
+        args = (edges, coarse, n_edges, self.is_categorical_, self.n_bins_,
+                self.missing_values_code_)
+        if sparse_input and self.dtype_ == np.uint8 and (
+                X.nnz <= SPARSE_CODES_MAX_DENSITY * n_samples * n_features):
+            return SparseCodes.from_csc(X, *args)
+        out = np.empty((n_features, n_samples), dtype=self.dtype_)
+        if sparse_input:
+            map_sparse_to_bins(X, *args, out)
         else:
-            _map_to_bins(X, edges, coarse, n_edges, self.is_categorical_, self.n_bins_,
-                         self.missing_values_code_, out)
+            _map_to_bins(X, *args, out)
         return out
 
     def fit_transform(self, X):

@@ -54,12 +54,13 @@ from .criteria import (ABSOLUTE_ERROR, NEWTON, POISSON, REGRESSION_CRITERIA, is_
                        node_impurity, node_weight)
 from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, NodeArrays,
                      NodeView, Pending, RandomCuts, RowBuffers, SplitCandidates, Workspace)
-from .partition import BinnedSplit, partition_parallel, partition_serial
+from .partition import BinnedSplit, partition_parallel, partition_serial, partition_sparse
 from .random_cuts import cut_ranges, cut_sums, draw_cut, score_cut
 from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into,
                         evaluate_features, evaluate_features_parallel, make_scratch,
                         thread_scratch)
 from .node_targets import node_target_values
+from .sparse_codes import SparseCodes, buckets_pay, clear_buckets, fill_buckets
 from .statistics import SOURCE_REGRESSION, SampleStatistics, gather_rows, sum_rows, sum_sq
 from .tree import Tree
 
@@ -287,8 +288,9 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
         return UNSPLITTABLE
     n_features = g.data.codes_T.shape[0]
     sampling = params.max_features < n_features
-    if params.random_split or exact:
-        # a random cut and the exact search read the node's samples, not a histogram
+    if params.random_split or exact or g.data.sparse:
+        # a random cut and the exact search read the node's samples, not a histogram;
+        # sparse codes gather each feature's entries in the node
         mode = MODE_SORT
     elif mode == MODE_BUILD and slot < 0:
         slot = _acquire(pool)
@@ -326,6 +328,9 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
         fs = feats if attempt == 0 else rest
         if fs.shape[0] == 0:
             continue
+        bucketed = g.data.sparse and buckets_pay(fs, g.data, rows.idx, start, end)
+        if bucketed:
+            fill_buckets(fs, g.data, rows.idx, start, end, rows)
         if exact:
             median_split.evaluate_features(fs, view, g.data, rows.idx, params, nt, cands)
         elif parallel:
@@ -333,6 +338,8 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
                                        g.scratch, cands)
         else:
             evaluate_features(fs, view, g.data, rows, params, g.scratch, cands)
+        if bucketed:
+            clear_buckets(fs, rows)
         for i in range(fs.shape[0]):
             f = fs[i]
             if cands.score[f] > best_score:
@@ -440,6 +447,8 @@ def _partition(g, node, parallel):
     # a tree without categorical splits has one row of categories: read it only then
     split = BinnedSplit(g.data.missing_code, nodes.missing_go_left[node], catf,
                         nodes.categories, node if catf else 0, nodes.bin_threshold[node])
+    if g.data.sparse:
+        return partition_sparse(idx, s0, e0, g.data, f, split, g.rows.buf, g.rows.position)
     if parallel:
         if g.n_threads > 1 and e0 - s0 >= PARALLEL_PARTITION_MIN_ROWS:
             return partition_parallel(idx, s0, e0, col, split, g.rows.buf, g.n_threads)
@@ -616,13 +625,25 @@ def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel, exa
     # counting (see ._borrow)
     g = GrowContext(
         BinnedData(borrow(data.codes_T), borrow(data.n_bins), borrow(data.is_categorical),
-                   data.missing_code, borrow(data.bin_centers), borrow(data.codes_rows)),
+                   data.missing_code, borrow(data.bin_centers), borrow(data.codes_rows),
+                   data.sparse, borrow(data.zero_code), borrow(data.col_ptr),
+                   borrow(data.col_rows), borrow(data.col_codes), borrow(data.row_ptr),
+                   borrow(data.row_features), borrow(data.row_codes)),
         borrow(src), RowBuffers(borrow(ws.rows.idx[:n]), borrow(ws.rows.buf[:n]),
-                                borrow(ws.rows.ostats[:n])),
+                                borrow(ws.rows.ostats[:n]), borrow(ws.rows.position),
+                                borrow(ws.rows.slot_of), borrow(ws.rows.bucket_start),
+                                borrow(ws.rows.entry_pos), borrow(ws.rows.entry_code)),
         borrow(ws.nodes), borrow(ws.candidates), borrow(ws.scratch), params,
         borrow(sampler), n_threads, borrow(ws.random_cuts))
     pool = HistogramPool(borrow(ws.buffers), borrow(ws.free_slots), borrow(ws.n_free))
     nodes = g.nodes
+    if data.sparse:
+        # the rows of the tree by place; the others are in no node
+        position = g.rows.position
+        for r in range(position.shape[0]):
+            position[r] = -1
+        for i in range(n):
+            position[g.rows.idx[i]] = i
     open_nodes = borrow(ws.open_nodes)
 
     # counters start as np.int64: a literal 0 or 1 would compile every kernel they are
@@ -714,7 +735,7 @@ def node_capacity(n, crit, min_samples_leaf, max_leaf_nodes, max_depth):
 
 
 def make_workspace(n_rows, cap, n_features, n_cols, n_hist_bins, n_slots, categorical,
-                   newton, n_threads=1, n_words=0):
+                   newton, n_threads=1, n_words=0, sparse_dims=(0, 0, 0)):
     """A :class:`~.layout.Workspace` for trees of up to ``n_rows`` samples and ``cap``
     nodes, grown on up to ``n_threads`` threads.
 
@@ -723,11 +744,17 @@ def make_workspace(n_rows, cap, n_features, n_cols, n_hist_bins, n_slots, catego
     ``n_words`` 64-bit words per node hold its open interaction sets.
     Row indices are int32, 8 bytes per row less than int64 in the two row arrays
     (:meth:`TreeGrower.grow` refuses more than ``2**31 - 1`` samples).
+    ``sparse_dims``, for sparse codes (:mod:`.sparse_codes`): the rows of X, its
+    entries, and the entries of its fullest feature (zeros: dense codes).
     """
     cat_cap = cap if categorical else 1
     left_cap = cap if newton else 1
+    n_samples, n_entries, col_entries = sparse_dims
     rows = RowBuffers(np.empty(n_rows, np.int32), np.empty(n_rows, np.int32),
-                      np.empty((n_rows, n_cols)))
+                      np.empty((n_rows, n_cols)), np.full(n_samples, -1, np.int32),
+                      np.full(n_features if n_entries else 0, -1, np.int64),
+                      np.zeros(n_features + 1 if n_entries else 0, np.int64),
+                      np.empty(n_entries, np.int32), np.empty(n_entries, np.uint8))
     nodes = NodeArrays(
         np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int32),
         np.full(cap, -1, np.int32), np.full(cap, -1, np.int32), np.full(cap, -1, np.int32),
@@ -747,8 +774,9 @@ def make_workspace(n_rows, cap, n_features, n_cols, n_hist_bins, n_slots, catego
     cuts = RandomCuts(*(np.zeros(n_features, np.int64) for _ in range(5)),
                       np.zeros((n_features, n_cols)), np.zeros((n_features, n_cols)))
     return Workspace(rows, nodes, cands,
-                     make_scratch(n_threads, n_rows, n_hist_bins, n_cols),
-                     np.empty((n_slots, n_features, n_hist_bins, n_cols)),
+                     make_scratch(n_threads, n_rows, n_hist_bins, n_cols, col_entries),
+                     np.empty((n_slots, 1 if n_entries else n_features, n_hist_bins,
+                               n_cols)),
                      np.arange(n_slots), np.zeros(1, np.int64), sampler,
                      np.empty(cap, np.int64), np.zeros(1, np.int64), cuts)
 
@@ -774,6 +802,15 @@ class GrowerWorkspace:
         self._dims = None
         self._codes_rows = None
 
+    def dense_codes(self, codes):
+        """The dense codes of :class:`~.sparse_codes.SparseCodes`, made once for the
+        trees of one estimator that reuse this workspace (random cuts and the exact
+        search read them)."""
+        kept = getattr(self, "_dense_codes", None)
+        if kept is None or kept[0] is not codes:
+            kept = self._dense_codes = (codes, codes.toarray())
+        return kept[1]
+
     def codes_rows(self, X_binned_T):
         """The codes of ``X_binned_T`` sample-major (``.T``, C-contiguous), made once for
         the trees of one estimator that reuse this workspace."""
@@ -783,15 +820,17 @@ class GrowerWorkspace:
         return kept[1]
 
     def get(self, n_rows, capacity, n_features, n_cols, n_hist_bins, n_slots, categorical,
-            newton, n_threads=1, n_words=0):
+            newton, n_threads=1, n_words=0, sparse_dims=(0, 0, 0)):
         """Work arrays for trees of ``n_rows`` samples and ``capacity`` nodes, at least;
         see :func:`make_workspace` for the rest."""
         d = self._dims
         if (d is None or n_rows > d[0] or capacity > d[1]
                 or (n_features, n_cols, n_hist_bins) != d[2:5] or n_slots > d[5]
-                or (categorical, newton) != d[6:8] or n_threads > d[8] or n_words != d[9]):
+                or (categorical, newton) != d[6:8] or n_threads > d[8] or n_words != d[9]
+                or tuple(sparse_dims) != d[10]):
             d = (max(n_rows, self.min_rows), max(capacity, d[1] if d else 0), n_features,
-                 n_cols, n_hist_bins, n_slots, categorical, newton, n_threads, n_words)
+                 n_cols, n_hist_bins, n_slots, categorical, newton, n_threads, n_words,
+                 tuple(sparse_dims))
             self._arrays = make_workspace(*d)
             self._dims = d
         return self._arrays
@@ -950,8 +989,24 @@ class TreeGrower:
             int(self.min_samples_split), min_leaf, float(self.min_weight_leaf),
             float(self.min_impurity_decrease), max_features, max_leaf_nodes, int(dense_min),
             bool(self.splitter == "random"), monotonic, monotonic_cst, interaction)
-        X_binned_T = np.ascontiguousarray(X_binned_T)
+        exact = self.criterion == ABSOLUTE_ERROR
+        sparse = isinstance(X_binned_T, SparseCodes)
+        if sparse and (params.random_split or exact):
+            # random cuts and the exact search read every sample's code of a feature
+            X_binned_T = workspace.dense_codes(X_binned_T) if workspace else \
+                X_binned_T.toarray()
+            sparse = False
         workspace = workspace or GrowerWorkspace()
+        if sparse:
+            codes = X_binned_T
+            X_binned_T = np.empty((n_features, 0), codes.dtype)
+            entries = (True, codes.zero_code, codes.col_ptr, codes.col_rows, codes.col_codes,
+                       codes.row_ptr, codes.row_features, codes.row_codes)
+            sparse_dims = (n_samples, codes.nnz, codes.max_column_entries)
+        else:
+            X_binned_T = np.ascontiguousarray(X_binned_T)
+            entries = _NO_ENTRIES
+            sparse_dims = (0, 0, 0)
         if params.random_split:
             centers = bm.bin_centers()
             codes_rows = workspace.codes_rows(X_binned_T)
@@ -959,16 +1014,16 @@ class TreeGrower:
             centers = _NO_CENTERS
             codes_rows = np.empty((0, n_features), X_binned_T.dtype)
         data = BinnedData(X_binned_T, bm.n_bins_, bm.is_categorical_,
-                          int(bm.missing_values_code_), centers, codes_rows)
+                          int(bm.missing_values_code_), centers, codes_rows, *entries)
         n_hist_bins = bm.missing_values_code_ + 1
         n_cols = stats.n_cols
         # histogram buffers for the usual number of open nodes, within a memory bound
-        slot_bytes = n_features * n_hist_bins * n_cols * 8
+        # (sparse codes use none: make_workspace makes them of one feature)
+        slot_bytes = (1 if sparse else n_features) * n_hist_bins * n_cols * 8
         want = max_leaf_nodes + 1 if max_leaf_nodes > 0 else _DEPTH_FIRST_SLOTS
         n_slots = max(1, min(want, _POOL_BYTES // max(slot_bytes, 1)))
         sample_indices = np.ascontiguousarray(sample_indices, dtype=np.int64)
         n = len(sample_indices)
-        exact = self.criterion == ABSOLUTE_ERROR
         n_threads = 1 if exact else self._n_threads(n, n_features)
         grow_tree = grow_tree_parallel if n_threads > 1 else grow_tree_serial
         if exact:
@@ -984,7 +1039,7 @@ class TreeGrower:
         while True:
             ws = workspace.get(n, cap, n_features, n_cols, n_hist_bins, n_slots,
                                bool(bm.is_categorical_.any()), self.criterion == NEWTON,
-                               n_threads, interaction.shape[1])
+                               n_threads, interaction.shape[1], sparse_dims)
             truncated, node_count = grow_tree(
                 data, stats.arrays, sample_indices, params,
                 int(self.random_state) & 0x7FFFFFFFFFFFFFFF, cap, ws, n_threads)
@@ -1069,6 +1124,11 @@ _SAMPLE_CRITERIA = (POISSON, ABSOLUTE_ERROR)
 
 #: BinnedData.bin_centers of a tree that draws no random cut
 _NO_CENTERS = np.zeros((1, 1))
+
+#: BinnedData's sparse fields with dense codes (no entries)
+_NO_ENTRIES = (False, np.empty(0, np.int64), np.zeros(1, np.int64), np.empty(0, np.int32),
+               np.empty(0, np.uint8), np.zeros(1, np.int64), np.empty(0, np.int32),
+               np.empty(0, np.uint8))
 
 #: Most samples a tree takes: the workspace indexes rows with int32.
 _MAX_ROWS = 2 ** 31 - 1

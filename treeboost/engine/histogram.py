@@ -215,6 +215,51 @@ def gather_bitmap(col, idx, start, end, ostats, missing_code, sparse_hist, bits,
         bits[b >> 6] |= one << np.uint64(b & 63)
         for c in range(n_stats):
             sparse_hist[b, c] += ostats[i, c]
+    return _emit_bitmap(missing_code, sparse_hist, bits, codes, cstats, miss)
+
+
+@njit(nogil=True, cache=True)
+def gather_entries(pos, code, m, ostats, total, zero_code, missing_code, sparse_hist, bits,
+                   codes, cstats, miss):
+    """Compressed histogram of one feature of sparse codes for a node, in ``O(m)``:
+    its ``m`` entries (place ``pos[j]`` in the node, ``code[j]``), and the node's other
+    samples in the zero code's bin with the node's ``total`` minus the entries'
+    statistics (:mod:`.sparse_codes`).  The scratch as :func:`gather_bitmap`'s."""
+    n_stats = ostats.shape[1]
+    count_col = n_stats - 1
+    one = np.uint64(1)
+    for j in range(m):
+        b = code[j]
+        bits[b >> 6] |= one << np.uint64(b & 63)
+        for c in range(n_stats):
+            sparse_hist[b, c] += ostats[pos[j], c]
+    # the zero code holds no entry: its bin is the rest of the node
+    z = zero_code
+    for c in range(n_stats):
+        sparse_hist[z, c] = total[c]
+    for w in range(4):
+        word = bits[w]
+        while word != 0:
+            low = word & (~word + one)
+            b = w * 64 + _ctz(low)
+            word ^= low
+            for c in range(n_stats):
+                sparse_hist[z, c] -= sparse_hist[b, c]
+    if sparse_hist[z, count_col] > 0.5:
+        bits[z >> 6] |= one << np.uint64(z & 63)
+    else:
+        for c in range(n_stats):
+            sparse_hist[z, c] = 0.0
+    return _emit_bitmap(missing_code, sparse_hist, bits, codes, cstats, miss)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _emit_bitmap(missing_code, sparse_hist, bits, codes, cstats, miss):
+    """The bins marked in ``bits`` as a compressed histogram (ascending codes into
+    ``codes`` / ``cstats``, the missing bin into ``miss``), clearing ``sparse_hist`` and
+    ``bits`` behind it; returns the number of codes."""
+    n_stats = sparse_hist.shape[1]
+    one = np.uint64(1)
     for c in range(n_stats):
         miss[c] = 0.0
     m = 0

@@ -32,6 +32,12 @@ BinnedData = namedtuple("BinnedData", [
                         # random cuts; (1, 1) when the tree draws none)
     "codes_rows",       # (n_samples, n_features) the same codes sample-major, for the
                         # random cuts (no rows when the tree draws none)
+    # sparse codes (sparse_codes.SparseCodes); codes_T then has no column, and without
+    # them these arrays are empty
+    "sparse",           # bool: the codes are the entries below
+    "zero_code",        # (n_features,) each feature's code of 0
+    "col_ptr", "col_rows", "col_codes",         # the entries by feature
+    "row_ptr", "row_features", "row_codes",     # the same entries by row
 ])
 
 GrowthParams = namedtuple("GrowthParams", [
@@ -96,6 +102,11 @@ RowBuffers = namedtuple("RowBuffers", [
     "idx",                  # int32 sample ids in partition order
     "buf",                  # int32 partition buffer
     "ostats",               # (n, n_cols) statistics of idx[start + i], in node order
+    # sparse codes only (empty otherwise), see sparse_codes
+    "position",             # (n_samples,) each row's place in idx, -1 outside the tree
+    "slot_of",              # (n_features,) a feature's bucket at the node, -1: none
+    "bucket_start",         # (n_features + 1,) where each bucket starts
+    "entry_pos", "entry_code",      # the node's entries, bucketed by feature
 ])
 
 Scratch = namedtuple("Scratch", [
@@ -110,6 +121,7 @@ Scratch = namedtuple("Scratch", [
     "sparse_hist",          # (256, n_cols) all zeros between calls (bitmap gather)
     "bits",                 # 256-bit set of the codes present (bitmap gather)
     "left", "right", "tmp",     # (n_cols,) running sums of the scans
+    "entry_pos", "entry_code",  # a feature's entries in a node (sparse codes)
 ])
 
 HistogramPool = namedtuple("HistogramPool", [

@@ -8,6 +8,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
+from .sparse_codes import row_code
+
 
 @njit(nogil=True, cache=True, inline="always")
 def goes_left_binned(code, missing_code, missing_go_left, is_categorical, categories, row,
@@ -96,4 +98,26 @@ def partition_parallel(idx, s0, e0, col, split, buf, n_chunks):
     for t in prange(n_chunks):
         for i in range(t * chunk, min(n, (t + 1) * chunk)):
             idx[s0 + i] = buf[i]
+    return n_left
+
+
+@njit(nogil=True, cache=True)
+def partition_sparse(idx, s0, e0, data, f, split, buf, position):
+    """:func:`partition_serial` on sparse codes (``data`` a
+    :class:`~.layout.BinnedData` of :mod:`.sparse_codes`), whose feature ``f`` each row
+    looks up; then the new place of every row of the node into ``position``."""
+    n_left = 0
+    n_right = 0
+    for i in range(s0, e0):
+        s = idx[i]
+        if _goes_left(row_code(data, s, f), split):
+            idx[s0 + n_left] = s
+            n_left += 1
+        else:
+            buf[n_right] = s
+            n_right += 1
+    for i in range(n_right):
+        idx[s0 + n_left + i] = buf[i]
+    for i in range(s0, e0):
+        position[idx[i]] = i
     return n_left

@@ -19,8 +19,9 @@ from .constraints import (MonotonicCheck, constrained_score, newton_constrained,
 from .criteria import (node_term, is_regression, NEWTON, SQUARED_ERROR, FRIEDMAN_MSE, POISSON,
                        POISSON_MIN_SUM, POISSON_SUM_RTOL, GINI, ENTROPY, _LOG2)
 from .histogram import (SMALL_NODE_SORT, build_histogram, compress_histogram, gather_bitmap,
-                        gather_sorted, insertion_order, subtract_histogram)
+                        gather_entries, gather_sorted, insertion_order, subtract_histogram)
 from .layout import Scratch
+from .sparse_codes import node_entries
 
 #: how a node's histogram of a feature is obtained
 MODE_SORT = 0             # compressed histogram by gathering the node's codes
@@ -568,7 +569,23 @@ def eval_feature(f, node, data, rows, params, scratch, cands):
     cstats = scratch.cstats
     miss = scratch.missing
     m = np.int64(0)
-    if mode == MODE_SORT and missing_code < 256:
+    if data.sparse:
+        # the node's entries of f: bucketed at the node, or found now
+        slot = rows.slot_of[f]
+        if slot >= 0:
+            e0 = rows.bucket_start[slot]
+            e1 = rows.bucket_start[slot + 1]
+            epos = rows.entry_pos[e0:e1]
+            ecode = rows.entry_code[e0:e1]
+            n_ent = e1 - e0
+        else:
+            epos = scratch.entry_pos
+            ecode = scratch.entry_code
+            n_ent = node_entries(f, data, rows.idx, start, end, rows.position, epos, ecode)
+        m = gather_entries(epos, ecode, n_ent, rows.ostats, total, data.zero_code[f],
+                           missing_code, scratch.sparse_hist, scratch.bits, codes, cstats,
+                           miss)
+    elif mode == MODE_SORT and missing_code < 256:
         m = gather_bitmap(col, rows.idx, start, end, rows.ostats, missing_code,
                           scratch.sparse_hist, scratch.bits, codes, cstats, miss)
     elif mode == MODE_SORT:
@@ -616,13 +633,15 @@ def eval_feature(f, node, data, rows, params, scratch, cands):
     cands.missing_go_left[f] = ml
 
 
-def make_scratch(n_threads, n_samples, n_hist_bins, n_cols):
+def make_scratch(n_threads, n_samples, n_hist_bins, n_cols, n_entries=0):
     """The work arrays of :func:`eval_feature` for ``n_threads`` threads and nodes of up
     to ``n_samples`` samples: a :class:`~.layout.Scratch` whose arrays have one row per
     thread (:func:`thread_scratch` takes a thread's).
 
     A compressed histogram holds at most one row per bin; only the sorting gather of
     codes wider than 8 bits (``max_bins=None``) needs rows for every sample of a node.
+    With sparse codes, a feature's entries in a node are at most ``n_entries`` (its
+    column's).
     """
     exact = n_hist_bins > 256
     width = (max(n_samples, n_hist_bins) if exact else n_hist_bins) + 1
@@ -634,7 +653,8 @@ def make_scratch(n_threads, n_samples, n_hist_bins, n_cols):
                    np.empty((t, max(per_sample, SMALL_NODE_SORT + 1)), np.int64),
                    np.empty((t, per_sample), np.int64), np.zeros((t, 256, n_cols)),
                    np.zeros((t, 4), np.uint64), np.empty((t, n_cols)), np.empty((t, n_cols)),
-                   np.empty((t, n_cols)))
+                   np.empty((t, n_cols)), np.empty((t, n_entries), np.int32),
+                   np.empty((t, n_entries), np.uint8))
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -644,7 +664,7 @@ def thread_scratch(scratch, t):
     return Scratch(scratch.codes[t], scratch.cstats[t], scratch.missing[t], scratch.keys[t],
                    scratch.rank[t], scratch.tmp_codes[t], scratch.order[t], scratch.radix[t],
                    scratch.sparse_hist[t], scratch.bits[t], scratch.left[t], scratch.right[t],
-                   scratch.tmp[t])
+                   scratch.tmp[t], scratch.entry_pos[t], scratch.entry_code[t])
 
 
 @njit(nogil=True, cache=True, inline="always")

@@ -4,6 +4,7 @@ from numba import njit, prange
 from scipy.sparse import csr_matrix, issparse
 
 from .partition import goes_left_binned
+from .sparse_codes import SparseCodes, row_code
 from .row_blocks import by_row_blocks, into_row_blocks
 
 TREE_LEAF = -1
@@ -81,6 +82,21 @@ def _apply_binned(Xb_T, left, right, feature, bin_threshold, missing_left, is_ca
         while left[node] != TREE_LEAF:
             go = goes_left_binned(Xb_T[feature[node], i], missing_code, missing_left[node],
                                   is_cat[node], bitset, node, bin_threshold[node])
+            node = left[node] if go else right[node]
+        out[i] = node
+
+
+@njit(nogil=True, cache=True)
+def _apply_code_rows(rows, left, right, feature, bin_threshold, missing_left, is_cat, bitset,
+                     missing_code, out):
+    """:func:`_apply_binned` on sparse codes (``rows`` a
+    :class:`~.sparse_codes.CodeRows`), each code looked up in its row."""
+    for i in range(rows.row_ptr.shape[0] - 1):
+        node = 0
+        while left[node] != TREE_LEAF:
+            go = goes_left_binned(row_code(rows, i, feature[node]), missing_code,
+                                  missing_left[node], is_cat[node], bitset, node,
+                                  bin_threshold[node])
             node = left[node] if go else right[node]
         out[i] = node
 
@@ -212,8 +228,14 @@ class Tree:
         return into_row_blocks(walk, X, out)
 
     def apply_binned(self, X_binned_T, missing_code):
-        """Leaf id of each column of the feature-major binned matrix."""
+        """Leaf id of each column of the feature-major binned matrix (dense, or
+        :class:`~.sparse_codes.SparseCodes`)."""
         out = np.empty(X_binned_T.shape[1], np.int64)
+        if isinstance(X_binned_T, SparseCodes):
+            _apply_code_rows(X_binned_T.rows, self.children_left, self.children_right,
+                             self.feature, self.bin_threshold, self.missing_go_left,
+                             self.is_categorical, self._bitsets(), missing_code, out)
+            return out
         _apply_binned(X_binned_T, self.children_left, self.children_right, self.feature,
                       self.bin_threshold, self.missing_go_left, self.is_categorical,
                       self._bitsets(), missing_code, out)
