@@ -36,22 +36,27 @@ _t = time.perf_counter()
 _model = _make().fit(X, y)
 _secs = time.perf_counter() - _t
 _after = _status()
+_extra = {{}}
+{after}
 print('MEMORY_JSON', json.dumps(dict(
     process_peak=max(_start_peak, _after['VmHWM']), before=_before,
-    fit_peak=_after['VmHWM'] - _before, retained=_after['VmRSS'] - _before, seconds=_secs)))
+    fit_peak=_after['VmHWM'] - _before, retained=_after['VmRSS'] - _before, seconds=_secs,
+    **_extra)))
 """
 
 
-def fit_memory(data_src, make_src, warm_rows=200):
+def fit_memory(data_src, make_src, warm_rows=200, after_src=""):
     """Run ``make_src`` (an expression building an unfitted estimator; ``data_src`` must
     define ``X`` and ``y``) in a fresh process and return a dict: ``process_peak`` (MiB,
     the whole process), ``before`` (resident MiB before the fit), ``fit_peak`` (MiB above
     ``before`` at the fit's worst moment), ``retained`` (MiB still held after the fit,
-    the model included) and ``seconds`` (fit time)."""
+    the model included) and ``seconds`` (fit time).  ``after_src`` runs after the
+    measure with the fitted ``_model``; what it puts in the dict ``_extra`` joins the
+    result."""
     script = _CHILD.format(data=textwrap.dedent(data_src),
                            make=textwrap.indent("return " + textwrap.dedent(make_src).strip(),
                                                 "    "),
-                           warm_rows=warm_rows)
+                           warm_rows=warm_rows, after=textwrap.dedent(after_src))
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr.strip().splitlines()[-1][:200])

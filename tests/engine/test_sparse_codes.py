@@ -197,7 +197,10 @@ BOOSTING = (tb.AdaBoostClassifier, tb.AdaBoostRegressor, tb.GradientBoostingClas
             tb.HistGradientBoostingRegressor)
 
 
-@pytest.mark.parametrize("est", ESTIMATORS, ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize("est", ESTIMATORS + [
+    tb.DecisionTreeRegressor(criterion="absolute_error", max_depth=6, random_state=0),
+    tb.RandomForestRegressor(3, criterion="absolute_error", max_depth=4, random_state=0),
+], ids=lambda e: type(e).__name__ + getattr(e, "criterion", ""))
 def test_every_estimator_grows_on_sparse_codes_as_on_dense_codes(est, sparse_always):
     X, y_class, y_real = _data()
     y = y_class if is_classifier(est) else y_real

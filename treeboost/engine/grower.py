@@ -328,7 +328,8 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
         fs = feats if attempt == 0 else rest
         if fs.shape[0] == 0:
             continue
-        bucketed = g.data.sparse and buckets_pay(fs, g.data, rows.idx, start, end)
+        bucketed = (g.data.sparse and not exact
+                    and buckets_pay(fs, g.data, rows.idx, start, end))
         if bucketed:
             fill_buckets(fs, g.data, rows.idx, start, end, rows)
         if exact:
@@ -991,8 +992,8 @@ class TreeGrower:
             bool(self.splitter == "random"), monotonic, monotonic_cst, interaction)
         exact = self.criterion == ABSOLUTE_ERROR
         sparse = isinstance(X_binned_T, SparseCodes)
-        if sparse and (params.random_split or exact):
-            # random cuts and the exact search read every sample's code of a feature
+        if sparse and params.random_split:
+            # random cuts read every sample's code of a feature
             X_binned_T = workspace.dense_codes(X_binned_T) if workspace else \
                 X_binned_T.toarray()
             sparse = False

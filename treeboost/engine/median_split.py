@@ -34,6 +34,7 @@ import numpy as np
 from numba import njit
 
 from .constraints import MonotonicCheck, ordered_in_interval
+from .sparse_codes import feature_code
 
 internal = njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
@@ -217,11 +218,10 @@ def _keys(f, start, n, data, idx, nt, key):
     its category's position in the order of the categories' mean targets; missing
     values get the missing code, which sorts last.  Returns the categories in that order
     (an empty array for a numeric feature) and the number of missing values."""
-    col = data.codes_T[f]
     mc = np.int64(data.missing_code)
     n_miss = 0
     for o in range(n):
-        c = np.int64(col[idx[start + o]])
+        c = feature_code(data, f, idx[start + o])
         key[o] = c
         n_miss += c == mc
     if not data.is_categorical[f]:
@@ -415,7 +415,6 @@ def score_cut(cuts, j, view, data, idx, params, nt, cands):
     n = view.end - start
     total = view.total
     cnt = total.shape[0] - 1
-    col = data.codes_T[f]
     mc = np.int64(data.missing_code)
     side = np.empty(n, np.int8)
     lw = 0.0
@@ -425,7 +424,7 @@ def score_cut(cuts, j, view, data, idx, params, nt, cands):
     mwy = 0.0
     mcount = 0.0
     for o in range(n):
-        c = np.int64(col[idx[start + o]])
+        c = feature_code(data, f, idx[start + o])
         r = nt.rank[o]
         if c == mc:
             side[o] = _MISSING

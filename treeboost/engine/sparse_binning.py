@@ -7,9 +7,9 @@ the value 0, so the edges are bit for bit those of the dense column.  Its codes 
 code of 0 everywhere, then the code of each stored entry written over it.  An explicit
 NaN stored in the matrix is a missing value, as in a dense X.
 
-Scope: the binned matrix itself is dense, ``n_samples x n_features`` codes of one or
-two bytes (the engine's feature-major ``codes_T``); only the float matrix is never
-densified.  Memory in proportion to the non-zeros alone is not reached.
+The codes are written here as the dense feature-major matrix (``codes_T``, one or two
+bytes a cell) for a matrix of some density; a very sparse one keeps only its entries
+(:mod:`.sparse_codes`, chosen by :meth:`~.binning.BinMapper.transform`).
 """
 import numpy as np
 from numba import njit, prange

@@ -188,6 +188,15 @@ def row_code(data, r, f):
     return data.zero_code[f]
 
 
+@njit(nogil=True, cache=True, inline="always")
+def feature_code(data, f, r):
+    """Code of feature ``f`` in row ``r`` of the grower's :class:`~.layout.BinnedData`,
+    dense or sparse (a search that reads a node's every sample, :mod:`.median_split`)."""
+    if data.sparse:
+        return row_code(data, r, f)
+    return np.int64(data.codes_T[f, r])
+
+
 @njit(nogil=True, cache=True)
 def node_entries(f, data, idx, start, end, position, out_pos, out_code):
     """The node's entries of feature ``f`` (the node holds ``idx[start:end]``; ``position``

@@ -582,6 +582,12 @@ def eval_feature(f, node, data, rows, params, scratch, cands):
             epos = scratch.entry_pos
             ecode = scratch.entry_code
             n_ent = node_entries(f, data, rows.idx, start, end, rows.position, epos, ecode)
+        if n_ent == 0:
+            # every sample of the node has the zero code: no split, as a constant
+            # feature's histogram would say (most features of a small node)
+            cands.score[f] = -np.inf
+            cands.decrease[f] = 0.0
+            return
         m = gather_entries(epos, ecode, n_ent, rows.ostats, total, data.zero_code[f],
                            missing_code, scratch.sparse_hist, scratch.bits, codes, cstats,
                            miss)

@@ -135,10 +135,11 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
             NaN marks a missing value; pandas ``category`` / object / string columns (or
             the columns named in ``categorical_features``) are categorical.  A sparse X
             (CSR or CSC, matrix or array; numeric columns only, a stored NaN is missing)
-            is binned without a dense copy of its floats, but the binned codes are
-            dense (``n_samples x n_features`` bytes): memory in proportion to the
-            non-zeros is not reached.  Predict takes it in dense blocks of rows, with
-            the results of its dense form.
+            is binned without a dense copy of its floats; at density up to 5 % its
+            codes are kept as its entries (:mod:`treeboost.engine.sparse_codes`, memory
+            in proportion to the non-zeros; Extra-Trees' random cuts and
+            ``absolute_error`` read dense codes).  Predict walks its rows, with the
+            results of its dense form.
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights, not all zero.

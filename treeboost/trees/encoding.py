@@ -2,8 +2,9 @@
 float matrix.
 
 A scipy.sparse X (numeric columns only) is checked and kept sparse: the engine bins it
-column by column (:mod:`treeboost.engine.sparse_binning`) and predicts it in dense blocks
-of rows (:mod:`treeboost.engine.row_blocks`).
+column by column (:mod:`treeboost.engine.sparse_binning`), keeps the codes of a very
+sparse one as its entries (:mod:`treeboost.engine.sparse_codes`) and predicts it on its
+rows (:mod:`treeboost.engine.csr_walk`).
 
 Categorical columns become category codes ``0..k-1`` (stored as floats, NaN for a
 missing value or a category never seen in training); a column of more than 255 categories
