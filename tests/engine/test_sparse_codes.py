@@ -15,8 +15,8 @@ from treeboost.engine import binning
 from treeboost.engine.binning import BinMapper
 from treeboost.engine.histogram import gather_bitmap, gather_entries
 from treeboost.engine.layout import RowBuffers
-from treeboost.engine.sparse_codes import (SparseCodes, buckets_pay, clear_buckets,
-                                           fill_buckets, node_entries, row_code)
+from treeboost.engine.sparse_codes import (SparseCodes, bucket_entries, fill_buckets,
+                                           node_entries, row_code)
 from treeboost.engine.layout import BinnedData
 
 from ..test_sparse import ESTIMATORS
@@ -144,9 +144,15 @@ def test_node_entries_from_every_source_are_the_nodes_non_zero_codes(n, d, densi
         a, b = rows.bucket_start[f], rows.bucket_start[f + 1]
         got = list(zip(rows.entry_pos[a:b].tolist(), rows.entry_code[a:b].tolist()))
         assert got == sorted(want)          # in node order
-    clear_buckets(feats, rows)
+    bucket_entries(feats, data, tree_rows, start, end, rows, True)
     assert np.all(rows.slot_of == -1)
-    assert buckets_pay(feats, data, tree_rows, start, end) in (True, False)
+    # bucketed only when a pass over the rows is the cheaper source
+    per_feature = sum(min(codes.col_ptr[f + 1] - codes.col_ptr[f], 4 * (end - start))
+                      for f in range(d))
+    in_rows = d + sum(codes.row_ptr[r + 1] - codes.row_ptr[r] for r in tree_rows[start:end])
+    assert bucket_entries(feats, data, tree_rows, start, end, rows, False) == (
+        in_rows < per_feature)
+    bucket_entries(feats, data, tree_rows, start, end, rows, True)
 
 
 @settings(max_examples=40, deadline=None)

@@ -60,7 +60,7 @@ from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into,
                         evaluate_features, evaluate_features_parallel, make_scratch,
                         thread_scratch)
 from .node_targets import node_target_values
-from .sparse_codes import SparseCodes, buckets_pay, clear_buckets, fill_buckets
+from .sparse_codes import SparseCodes, bucket_entries
 from .statistics import SOURCE_REGRESSION, SampleStatistics, gather_rows, sum_rows, sum_sq
 from .tree import Tree
 
@@ -328,10 +328,8 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
         fs = feats if attempt == 0 else rest
         if fs.shape[0] == 0:
             continue
-        bucketed = (g.data.sparse and not exact
-                    and buckets_pay(fs, g.data, rows.idx, start, end))
-        if bucketed:
-            fill_buckets(fs, g.data, rows.idx, start, end, rows)
+        bucketed = g.data.sparse and not exact and bucket_entries(
+            fs, g.data, rows.idx, start, end, rows, False)
         if exact:
             median_split.evaluate_features(fs, view, g.data, rows.idx, params, nt, cands)
         elif parallel:
@@ -340,7 +338,7 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
         else:
             evaluate_features(fs, view, g.data, rows, params, g.scratch, cands)
         if bucketed:
-            clear_buckets(fs, rows)
+            bucket_entries(fs, g.data, rows.idx, start, end, rows, True)
         for i in range(fs.shape[0]):
             f = fs[i]
             if cands.score[f] > best_score:

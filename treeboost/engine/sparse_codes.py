@@ -225,7 +225,24 @@ def node_entries(f, data, idx, start, end, position, out_pos, out_code):
 
 
 @njit(nogil=True, cache=True)
-def buckets_pay(feats, data, idx, start, end):
+def bucket_entries(feats, data, idx, start, end, rows, undo):
+    """Bucket the node's entries of ``feats`` when one pass over its rows
+    (:func:`fill_buckets`) costs less than finding each feature's entries on its own
+    (:func:`node_entries`); returns whether it did.  With ``undo``, unmark the features
+    bucketed before.  (One kernel for the three steps: each compiled kernel costs its
+    own compile time on a first fit, sparse or not.)"""
+    if undo:
+        for s in range(feats.shape[0]):
+            rows.slot_of[feats[s]] = -1
+        return False
+    if not _buckets_pay(feats, data, idx, start, end):
+        return False
+    fill_buckets(feats, data, idx, start, end, rows)
+    return True
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _buckets_pay(feats, data, idx, start, end):
     """Whether one pass over the node's rows (:func:`fill_buckets`) costs less than
     finding each feature's entries on its own (:func:`node_entries`)."""
     n_node = end - start
@@ -239,15 +256,15 @@ def buckets_pay(feats, data, idx, start, end):
         in_rows += data.row_ptr[r + 1] - data.row_ptr[r]
         if in_rows >= per_feature:
             return False
-    return True
+    return in_rows < per_feature
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
 def fill_buckets(feats, data, idx, start, end, rows):
     """The node's entries of each feature of ``feats``, bucketed by feature in one pass
     over its rows (a counting sort): feature ``feats[s]``'s are
     ``rows.entry_pos/entry_code[rows.bucket_start[s]:rows.bucket_start[s + 1]]``, in node
-    order, and ``rows.slot_of[feats[s]] == s``.  :func:`clear_buckets` undoes the marks."""
+    order, and ``rows.slot_of[feats[s]] == s``."""
     slot_of = rows.slot_of
     start_of = rows.bucket_start
     n_slots = feats.shape[0]
@@ -277,10 +294,3 @@ def fill_buckets(feats, data, idx, start, end, rows):
     for s in range(n_slots, 0, -1):
         start_of[s] = start_of[s - 1]
     start_of[0] = 0
-
-
-@njit(nogil=True, cache=True)
-def clear_buckets(feats, rows):
-    """Unmark the features :func:`fill_buckets` bucketed."""
-    for s in range(feats.shape[0]):
-        rows.slot_of[feats[s]] = -1
