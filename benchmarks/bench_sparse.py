@@ -57,7 +57,7 @@ ROWS = {
          "RandomForestClassifier(20, max_depth=20, n_jobs=2, random_state=0)"),
     ],
     "boosting": [
-        ("treeboost GradientBoostingClassifier(50) (31 leaves)",
+        ("treeboost HistGradientBoostingClassifier(max_iter=50) (31 leaves)",
          "import treeboost as tb",
          "tb.HistGradientBoostingClassifier(max_iter=50, early_stopping=False, "
          "random_state=0)"),
