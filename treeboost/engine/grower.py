@@ -48,17 +48,16 @@ from numba import njit
 
 from ._borrow import borrow
 from . import median_split
-from .constraints import (LOWER, MIDDLE, UPPER, Constraints, clip_node_values,
-                          interaction_masks)
+from .constraints import (LOWER, MIDDLE, UPPER, Constraints, MonotonicCheck,
+                          clip_node_values, interaction_masks)
 from .criteria import (ABSOLUTE_ERROR, NEWTON, POISSON, REGRESSION_CRITERIA, is_regression,
                        node_impurity, node_weight)
 from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, NodeArrays,
                      NodeView, Pending, RandomCuts, RowBuffers, SplitCandidates, Workspace)
 from .partition import BinnedSplit, partition_parallel, partition_serial
-from .random_cuts import cut_ranges, cut_sums, draw_cut, score_cut
+from .random_cuts import cut_decrease, cut_range, cut_sums, draw_cut, score_cut
 from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into,
-                        evaluate_features, evaluate_features_parallel, make_scratch,
-                        thread_scratch)
+                        evaluate_features, evaluate_features_parallel, make_scratch)
 from .node_targets import node_target_values
 from .statistics import SOURCE_REGRESSION, SampleStatistics, gather_rows, sum_rows, sum_sq
 from .tree import Tree
@@ -139,8 +138,9 @@ def _sample_features(sampler, k):
 def _random_search_body(g, view, nt, exact):
     """Extra-Trees' search at a node: features in random order until ``max_features`` of
     them are not constant in the node (constant ones do not count, as in Geurts et al.
-    2006 and scikit-learn), each numeric one with one random cut (:mod:`.random_cuts`, a
-    batch of features per pass over the samples).  Returns the best numeric feature (-1:
+    2006 and scikit-learn), each numeric one with one random cut (:mod:`.random_cuts`),
+    the features drawn in batches (all the draws of a batch's features, then those of
+    their cuts, in the order of the features).  Returns the best numeric feature (-1:
     none), its score, and how many categorical features were drawn: they are in
     ``sampler.sorted_draw[:n]``, for the caller to search for their best subset (with
     the split search it compiles anyway).
@@ -152,10 +152,12 @@ def _random_search_body(g, view, nt, exact):
     cands = g.candidates
     cuts = g.random_cuts
     data = g.data
+    idx = g.rows.idx
+    mc = np.int64(data.missing_code)
     perm = sampler.perm
     n = perm.shape[0]
-    max_features = g.params.max_features
-    scratch = thread_scratch(g.scratch, 0)
+    params = g.params
+    max_features = params.max_features
     best = np.int64(-1)
     best_score = -np.inf
     found = 0
@@ -178,31 +180,41 @@ def _random_search_body(g, view, nt, exact):
                 nb += 1
         if nb == 0:
             continue
-        cut_ranges(cuts, nb, view.start, view.end, data, g.rows.idx)
-        m = 0
+        # each feature in turn: its range, its cut, its sums while its codes are in cache
+        # (the cuts are drawn in the order of the features, after the batch's draws)
         for j in range(nb):
             f = cuts.feature[j]
             cands.score[f] = -np.inf
-            if cuts.hi[j] > cuts.lo[j]:
-                draw = np.int64(_rand(sampler.state) >> np.uint64(2))
-                cuts.feature[m] = f
-                cuts.lo[m] = cuts.lo[j]
-                cuts.n_missing[m] = cuts.n_missing[j]
-                cuts.cut[m] = draw_cut(data.bin_centers[f], cuts.lo[j], cuts.hi[j], draw)
-                m += 1
-        found += m
-        if exact:
-            for j in range(m):
-                median_split.score_cut(cuts, j, view, data, g.rows.idx, g.params, nt, cands)
-        else:
-            cut_sums(cuts, m, view.start, view.end, data, g.rows.idx, g.rows.ostats)
-            for j in range(m):
-                score_cut(cuts, j, view, g.params, scratch, cands)
-        for j in range(m):
-            f = cuts.feature[j]
+            lo, hi, n_missing = cut_range(data.codes_rows, idx, view.start, view.end, f, mc)
+            if hi <= lo:
+                continue
+            found += 1
+            draw = np.int64(_rand(sampler.state) >> np.uint64(2))
+            cuts.n_missing[j] = n_missing
+            cuts.cut[j] = draw_cut(data.bin_centers[f], lo, hi, draw)
+            if exact:
+                median_split.score_cut(cuts, j, view, data, idx, params, nt, cands)
+            else:
+                left = cuts.left[j]
+                miss = cuts.missing[j]
+                cut_sums(data.codes_rows, idx, view.start, view.end, f, cuts.cut[j],
+                         n_missing > 0, mc, g.rows.ostats, left, miss)
+                check = MonotonicCheck(params.monotonic, params.monotonic_cst[f],
+                                       view.lower, view.upper)
+                sc, ml, mid = score_cut(left, miss, n_missing > 0, view.total, check,
+                                        params.criterion, params.n_stats, params.l2,
+                                        params.min_samples_leaf, params.min_weight_leaf,
+                                        g.scratch.tmp[0], cands.left_stats[f])
+                cands.score[f] = sc
+                if sc > -np.inf:
+                    cands.mid[f] = mid
+                    cands.bin_threshold[f] = cuts.cut[j]
+                    cands.missing_go_left[f] = ml
             if cands.score[f] > best_score:
                 best_score = cands.score[f]
                 best = f
+    if best >= 0 and not exact:
+        cut_decrease(best, view, params, g.scratch.right[0], cands)
     return best, best_score, n_cat
 
 
