@@ -785,6 +785,7 @@ class GrowerWorkspace:
         self._arrays = None
         self._dims = None
         self._codes_rows = None
+        self._row_stats = None
 
     def codes_rows(self, X_binned_T):
         """The codes of ``X_binned_T`` sample-major (``.T``, C-contiguous), made once for
@@ -793,6 +794,14 @@ class GrowerWorkspace:
         if kept is None or kept[0] is not X_binned_T:
             kept = self._codes_rows = (X_binned_T, np.ascontiguousarray(X_binned_T.T))
         return kept[1]
+
+    def row_stats(self, n_rows, n_cols):
+        """An ``(n_rows, n_cols)`` work array (at least ``min_rows`` rows), kept for the
+        next tree: the lean random-cut grower's partition buffer (:mod:`.random_tree`)."""
+        kept = self._row_stats
+        if kept is None or kept.shape[0] < n_rows or kept.shape[1] != n_cols:
+            kept = self._row_stats = np.empty((max(n_rows, self.min_rows), n_cols))
+        return kept
 
     def get(self, n_rows, capacity, n_features, n_cols, n_hist_bins, n_slots, categorical,
             newton, n_threads=1, n_words=0):
@@ -986,6 +995,18 @@ class TreeGrower:
         if exact:
             grow_tree = grow_tree_exact
             n_slots = 1         # it builds no histogram
+        # the general growers' last argument is the thread count, the lean one's a work
+        # array of the partition
+        last_arg = n_threads
+        if params.random_split:
+            from . import random_tree      # (which imports this module's steps)
+            if random_tree.lean_tree(True, exact, self.criterion == NEWTON,
+                                     max_leaf_nodes > 0, monotonic, interaction,
+                                     bool(bm.is_categorical_.any())):
+                grow_tree = random_tree.grow_random_tree
+                n_threads = 1
+                n_slots = 1
+                last_arg = workspace.row_stats(n, n_cols)
         max_nodes = node_capacity(n, self.criterion, min_leaf, max_leaf_nodes, max_depth)
         # the worst case, 2n + 1 nodes (a fully grown regression tree reaches it), when
         # it is at most _MAX_FIRST_CAPACITY; beyond, what the workspace holds (at least
@@ -999,7 +1020,7 @@ class TreeGrower:
                                n_threads, interaction.shape[1])
             truncated, node_count = grow_tree(
                 data, stats.arrays, sample_indices, params,
-                int(self.random_state) & 0x7FFFFFFFFFFFFFFF, cap, ws, n_threads)
+                int(self.random_state) & 0x7FFFFFFFFFFFFFFF, cap, ws, last_arg)
             if not truncated or cap >= max_nodes:
                 break
             cap = min(max_nodes, 2 * cap + 1)
