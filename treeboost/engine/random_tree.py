@@ -52,31 +52,36 @@ def _partition_rows(rows, split, f, idx, ostats, start, end, buf, obuf, left, ri
     for c in range(n_cols):
         left[c] = 0.0
         right[c] = 0.0
-    nl = 0
-    nr = 0
-    for i in range(start, end):
+    # unsigned indices, as in random_cuts.cut_range
+    nl = np.uint64(0)
+    nr = np.uint64(0)
+    uf = np.uint64(f)
+    ustart = np.uint64(start)
+    for i in range(ustart, np.uint64(end)):
         s = idx[i]
-        if goes_left_binned(np.int64(rows[s, f]), split.missing_code, split.missing_go_left,
-                            False, split.categories, split.row, split.bin_threshold):
-            o = start + nl
+        if goes_left_binned(np.int64(rows[np.uint64(s), uf]), split.missing_code,
+                            split.missing_go_left, False, split.categories, split.row,
+                            split.bin_threshold):
+            o = ustart + nl
             idx[o] = s
             for c in range(n_cols):
                 v = ostats[i, c]
                 ostats[o, c] = v
                 left[c] += v
-            nl += 1
+            nl += np.uint64(1)
         else:
             buf[nr] = s
             for c in range(n_cols):
                 v = ostats[i, c]
                 obuf[nr, c] = v
                 right[c] += v
-            nr += 1
+            nr += np.uint64(1)
     for i in range(nr):
-        o = start + nl + i
+        o = ustart + nl + i
         idx[o] = buf[i]
         for c in range(n_cols):
             ostats[o, c] = obuf[i, c]
+    nl = np.int64(nl)
     return nl
 
 
@@ -186,10 +191,17 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, obuf):
     node_count = np.int64(1)
     n_open = np.int64(0)
     truncated = False
-    if _examine(g, zero, hist, root_w):
-        open_nodes[0] = 0
-        n_open = 1
-    while n_open > 0:
+    # the nodes created and not yet examined: the root, then the children of each split,
+    # the smaller first (the order of the general grower, and so of the draws)
+    pending = np.zeros(2, np.int64)
+    n_pending = 1
+    while True:
+        for t in range(n_pending):
+            if _examine(g, pending[t], hist, root_w):
+                open_nodes[n_open] = pending[t]
+                n_open += 1
+        if n_open == 0:
+            break
         if node_count + 2 > cap:      # never write past the node arrays
             truncated = True
             break
@@ -213,14 +225,8 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, obuf):
             nodes.sq_sum[rc] = sum_sq(g.src, idx, s0 + nl, e0)
         nodes.children_left[node] = lc
         nodes.children_right[node] = rc
-        # the smaller child first, as the general grower examines them
-        small, large = (lc, rc) if nl <= e0 - s0 - nl else (rc, lc)
-        if _examine(g, small, hist, root_w):
-            open_nodes[n_open] = small
-            n_open += 1
-        if _examine(g, large, hist, root_w):
-            open_nodes[n_open] = large
-            n_open += 1
+        pending[0], pending[1] = (lc, rc) if nl <= e0 - s0 - nl else (rc, lc)
+        n_pending = 2
     # nodes left open become leaves
     for j in range(n_open):
         nodes.feature[open_nodes[j]] = -1
