@@ -59,15 +59,16 @@ def draw_cut(centers, lo, hi, draw):
     ``u = c_lo + U (c_hi - c_lo)``, ``U`` uniform in [0, 1) from the 53 low bits of
     ``draw`` (at least ``lo``): those codes go left."""
     u = centers[lo] + (draw & _UNIT_BITS) * _UNIT_SCALE * (centers[hi] - centers[lo])
-    a = lo
-    b = hi - 1
-    while a < b:
-        mid = (a + b + 1) >> 1
-        if centers[mid] < u:
-            a = mid
-        else:
-            b = mid - 1
-    return a
+    # halving the candidates [base, base + n) with a select, not a branch: the test goes
+    # either way at random, and a mispredicted branch per step would cost more than the
+    # search
+    base = lo
+    n = hi - lo
+    while n > 1:
+        half = n >> 1
+        base = base + half if centers[base + half] < u else base
+        n -= half
+    return base
 
 
 @hot
