@@ -112,7 +112,7 @@ def cut_sums(rows, idx, start, end, f, cut, has_missing, mc, ostats, left, miss)
                 miss[k] += ostats[o, k]
 
 
-@internal
+@hot
 def score_cut(left, miss, has_miss, total, check, crit, n_stats, l2, min_leaf, min_w, tmp,
               out_left):
     """The score of a cut whose left side sums to ``left`` and whose missing values sum
