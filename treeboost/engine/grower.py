@@ -135,7 +135,7 @@ def _sample_features(sampler, k):
 
 
 @step
-def _random_search_body(g, view, nt, exact):
+def _random_search_body(g, view, nt, exact, ranges=None):
     """Extra-Trees' search at a node: features in random order until ``max_features`` of
     them are not constant in the node (constant ones do not count, as in Geurts et al.
     2006 and scikit-learn), each numeric one with one random cut (:mod:`.random_cuts`),
@@ -147,7 +147,10 @@ def _random_search_body(g, view, nt, exact):
 
     ``exact`` is a constant of the compiled copy: with True the cuts are scored by the
     absolute error over the node's samples (``nt``, :func:`.median_split.sort_node`),
-    else from their sums (``nt`` unused)."""
+    else from their sums (``nt`` unused).  ``ranges``, when given and ``ranges[2]``,
+    holds every feature's smallest and largest code in the node
+    (:func:`.random_cuts.node_ranges`); a feature's own pass (:func:`.random_cuts.cut_range`)
+    is then needed only when it has missing values."""
     sampler = g.sampler
     cands = g.candidates
     cuts = g.random_cuts
@@ -185,7 +188,17 @@ def _random_search_body(g, view, nt, exact):
         for j in range(nb):
             f = cuts.feature[j]
             cands.score[f] = -np.inf
-            lo, hi, n_missing = cut_range(data.codes_rows, idx, view.start, view.end, f, mc)
+            if ranges is None or not ranges[2]:
+                lo, hi, n_missing = cut_range(data.codes_rows, idx, view.start, view.end,
+                                              f, mc)
+            else:
+                lo = np.int64(ranges[0][f])
+                hi = np.int64(ranges[1][f])
+                n_missing = np.int64(0)
+                if hi == mc:
+                    # some value is missing: the range of the others, and their count
+                    lo, hi, n_missing = cut_range(data.codes_rows, idx, view.start,
+                                                  view.end, f, mc)
             if hi <= lo:
                 continue
             found += 1

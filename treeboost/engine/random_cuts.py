@@ -54,6 +54,23 @@ def cut_range(rows, idx, start, end, f, mc):
 
 
 @hot
+def node_ranges(rows, idx, start, end, lo, hi):
+    """``lo[f]`` and ``hi[f]``: the smallest and the largest code of every feature over
+    the samples ``idx[start:end]`` (a missing value counts as its code), in one pass: a
+    row's codes are contiguous, so that the pass costs a few vector instructions per
+    sample for all the features, where :func:`cut_range` costs a few per feature."""
+    first = rows[np.uint64(idx[start])]
+    for k in range(lo.shape[0]):
+        lo[k] = first[k]
+        hi[k] = first[k]
+    for i in range(np.uint64(start) + np.uint64(1), np.uint64(end)):
+        r = rows[np.uint64(idx[i])]
+        for k in range(lo.shape[0]):
+            lo[k] = min(lo[k], r[k])
+            hi[k] = max(hi[k], r[k])
+
+
+@hot
 def draw_cut(centers, lo, hi, draw):
     """The last code in ``[lo, hi - 1]`` whose center lies below
     ``u = c_lo + U (c_hi - c_lo)``, ``U`` uniform in [0, 1) from the 53 low bits of

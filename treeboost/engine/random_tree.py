@@ -28,9 +28,15 @@ from .grower import (DECREASE_ATOL, GrowContext, _is_pure, _random_search_body)
 from .layout import BinnedData, NodeView, RowBuffers
 from .partition import BinnedSplit, goes_left_binned
 from .splitting import MODE_SORT
+from .random_cuts import node_ranges
 from .statistics import gather_rows, sum_rows, sum_sq
 
 step = njit(nogil=True, cache=True, inline="always")
+
+#: the ranges of all the features in one pass (random_cuts.node_ranges) when there are
+#: at most this many features per feature drawn: a row's codes take a few vector
+#: instructions, a feature's range a few scalar ones
+_WHOLE_ROW_RATIO = 32
 
 
 def lean_tree(random_split, exact, newton, best_first, monotonic, interaction, categorical):
@@ -103,7 +109,7 @@ def _new_node(nodes, node, start, end, depth):
 
 
 @step
-def _examine(g, node, hist, root_w):
+def _examine(g, node, hist, root_w, lo, hi):
     """The impurity of a new node and, if the stopping rules let it split, its random
     cut; returns whether it opened (as :func:`~.grower._examine_node` with random cuts)."""
     nodes = g.nodes
@@ -128,7 +134,12 @@ def _examine(g, node, hist, root_w):
     gn = GrowContext(g.data, g.src, RowBuffers(rows.idx, rows.buf, rows.ostats[start:end]),
                      nodes, g.candidates, g.scratch, params, g.sampler, g.n_threads,
                      g.random_cuts)
-    best, best_score, n_cat = _random_search_body(gn, view, None, False)
+    # every feature's range in one pass when the features are not many more than those
+    # drawn (see random_cuts.node_ranges)
+    whole = g.data.codes_T.shape[0] <= _WHOLE_ROW_RATIO * params.max_features
+    if whole:
+        node_ranges(g.data.codes_rows, rows.idx, start, end, lo, hi)
+    best, best_score, n_cat = _random_search_body(gn, view, None, False, (lo, hi, whole))
     if best < 0:
         return False
     cands = g.candidates
@@ -177,6 +188,9 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, obuf):
     rows = g.data.codes_rows
     open_nodes = borrow(ws.open_nodes)
     regression = is_regression(params.criterion)
+    # every feature's smallest and largest code in the node (_examine)
+    lo = np.empty_like(rows[0])
+    hi = np.empty_like(rows[0])
 
     zero = np.int64(0)
     _new_node(nodes, zero, zero, n, zero)
@@ -197,7 +211,7 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, obuf):
     n_pending = 1
     while True:
         for t in range(n_pending):
-            if _examine(g, pending[t], hist, root_w):
+            if _examine(g, pending[t], hist, root_w, lo, hi):
                 open_nodes[n_open] = pending[t]
                 n_open += 1
         if n_open == 0:
