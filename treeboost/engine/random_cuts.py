@@ -76,16 +76,16 @@ def draw_cut(centers, lo, hi, draw):
     ``u = c_lo + U (c_hi - c_lo)``, ``U`` uniform in [0, 1) from the 53 low bits of
     ``draw`` (at least ``lo``): those codes go left."""
     u = centers[lo] + (draw & _UNIT_BITS) * _UNIT_SCALE * (centers[hi] - centers[lo])
-    # halving the candidates [base, base + n) with a select, not a branch: the test goes
-    # either way at random, and a mispredicted branch per step would cost more than the
-    # search
-    base = lo
-    n = hi - lo
+    # halving the candidates [base, base + n) by arithmetic on the test, not a branch (a
+    # select compiles to one): the test goes either way at random, and a mispredicted
+    # branch per step would cost more than the search; unsigned as in cut_range
+    base = np.uint64(lo)
+    n = np.uint64(hi - lo)
     while n > 1:
-        half = n >> 1
-        base = base + half if centers[base + half] < u else base
+        half = n >> np.uint64(1)
+        base += half * np.uint64(centers[base + half] < u)
         n -= half
-    return base
+    return np.int64(base)
 
 
 @hot
