@@ -1,6 +1,6 @@
 """Where a fit spends its time inside the numba kernels, by function (Linux, perf).
 
-    python benchmarks/profile_kernels.py forest|extratrees|bagging|gbdt|gbdt10|tree [--n-estimators N]
+    python benchmarks/profile_kernels.py forest|extratrees|extratrees-reg|bagging|gbdt|gbdt10|tree [--n-estimators N]
 
 perf sees numba's compiled code as anonymous addresses.  This script compiles the kernels
 afresh in a private cache directory (so that their object code is at hand), fits the model
@@ -22,7 +22,7 @@ import time
 os.environ.setdefault("NUMBA_CACHE_DIR", tempfile.mkdtemp(prefix="tb-prof-"))
 
 import numpy as np  # noqa: E402
-from sklearn.datasets import make_classification  # noqa: E402
+from sklearn.datasets import make_classification, make_regression  # noqa: E402
 
 import treeboost as tb  # noqa: E402
 
@@ -100,18 +100,24 @@ def write_perf_map():
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("model", choices=["forest", "extratrees", "bagging", "gbdt", "gbdt10", "tree"])
+    ap.add_argument("model", choices=["forest", "extratrees", "extratrees-reg", "bagging", "gbdt", "gbdt10", "tree"])
     ap.add_argument("--n-estimators", type=int, default=20)
     ap.add_argument("--n-samples", type=int, default=100_000)
     args = ap.parse_args()
     n_classes = 10 if args.model == "gbdt10" else 2
-    X, y = make_classification(n_samples=args.n_samples, n_features=40, n_informative=20,
-                               n_classes=n_classes, random_state=0)
+    if args.model.endswith("-reg"):
+        X, y = make_regression(n_samples=args.n_samples, n_features=40, n_informative=20,
+                               random_state=0)
+    else:
+        X, y = make_classification(n_samples=args.n_samples, n_features=40,
+                                   n_informative=20, n_classes=n_classes, random_state=0)
     n = args.n_estimators
     make = {"forest": lambda: tb.RandomForestClassifier(n_estimators=n, n_jobs=1,
                                                         random_state=0),
             "extratrees": lambda: tb.ExtraTreesClassifier(n_estimators=n, n_jobs=1,
                                                           random_state=0),
+            "extratrees-reg": lambda: tb.ExtraTreesRegressor(n_estimators=n, n_jobs=1,
+                                                             random_state=0),
             "gbdt10": lambda: tb.GradientBoostingClassifier(n_estimators=n, random_state=0,
                                                             **LGBM_TREES),
             "bagging": lambda: tb.BaggingClassifier(n_estimators=n, n_jobs=1, random_state=0),

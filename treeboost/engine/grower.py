@@ -48,17 +48,16 @@ from numba import njit
 
 from ._borrow import borrow
 from . import median_split
-from .constraints import (LOWER, MIDDLE, UPPER, Constraints, clip_node_values,
-                          interaction_masks)
+from .constraints import (LOWER, MIDDLE, UPPER, Constraints, MonotonicCheck,
+                          clip_node_values, interaction_masks)
 from .criteria import (ABSOLUTE_ERROR, NEWTON, POISSON, REGRESSION_CRITERIA, is_regression,
                        node_impurity, node_weight)
 from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, NodeArrays,
                      NodeView, Pending, RandomCuts, RowBuffers, SplitCandidates, Workspace)
 from .partition import BinnedSplit, partition_parallel, partition_serial, partition_sparse
-from .random_cuts import cut_ranges, cut_sums, draw_cut, score_cut
+from .random_cuts import cut_decrease, cut_range, cut_sums, draw_cut, score_cut
 from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into,
-                        evaluate_features, evaluate_features_parallel, make_scratch,
-                        thread_scratch)
+                        evaluate_features, evaluate_features_parallel, make_scratch)
 from .node_targets import node_target_values
 from .sparse_codes import SparseCodes, bucket_entries
 from .statistics import SOURCE_REGRESSION, SampleStatistics, gather_rows, sum_rows, sum_sq
@@ -137,26 +136,32 @@ def _sample_features(sampler, k):
 
 
 @step
-def _random_search_body(g, view, nt, exact):
+def _random_search_body(g, view, nt, exact, ranges=None):
     """Extra-Trees' search at a node: features in random order until ``max_features`` of
     them are not constant in the node (constant ones do not count, as in Geurts et al.
-    2006 and scikit-learn), each numeric one with one random cut (:mod:`.random_cuts`, a
-    batch of features per pass over the samples).  Returns the best numeric feature (-1:
+    2006 and scikit-learn), each numeric one with one random cut (:mod:`.random_cuts`),
+    the features drawn in batches (all the draws of a batch's features, then those of
+    their cuts, in the order of the features).  Returns the best numeric feature (-1:
     none), its score, and how many categorical features were drawn: they are in
     ``sampler.sorted_draw[:n]``, for the caller to search for their best subset (with
     the split search it compiles anyway).
 
     ``exact`` is a constant of the compiled copy: with True the cuts are scored by the
     absolute error over the node's samples (``nt``, :func:`.median_split.sort_node`),
-    else from their sums (``nt`` unused)."""
+    else from their sums (``nt`` unused).  ``ranges``, when given and ``ranges[2]``,
+    holds every feature's smallest and largest code in the node
+    (:func:`.random_cuts.node_ranges`); a feature's own pass (:func:`.random_cuts.cut_range`)
+    is then needed only when it has missing values."""
     sampler = g.sampler
     cands = g.candidates
     cuts = g.random_cuts
     data = g.data
+    idx = g.rows.idx
+    mc = np.int64(data.missing_code)
     perm = sampler.perm
     n = perm.shape[0]
-    max_features = g.params.max_features
-    scratch = thread_scratch(g.scratch, 0)
+    params = g.params
+    max_features = params.max_features
     best = np.int64(-1)
     best_score = -np.inf
     found = 0
@@ -179,31 +184,51 @@ def _random_search_body(g, view, nt, exact):
                 nb += 1
         if nb == 0:
             continue
-        cut_ranges(cuts, nb, view.start, view.end, data, g.rows.idx)
-        m = 0
+        # each feature in turn: its range, its cut, its sums while its codes are in cache
+        # (the cuts are drawn in the order of the features, after the batch's draws)
         for j in range(nb):
             f = cuts.feature[j]
             cands.score[f] = -np.inf
-            if cuts.hi[j] > cuts.lo[j]:
-                draw = np.int64(_rand(sampler.state) >> np.uint64(2))
-                cuts.feature[m] = f
-                cuts.lo[m] = cuts.lo[j]
-                cuts.n_missing[m] = cuts.n_missing[j]
-                cuts.cut[m] = draw_cut(data.bin_centers[f], cuts.lo[j], cuts.hi[j], draw)
-                m += 1
-        found += m
-        if exact:
-            for j in range(m):
-                median_split.score_cut(cuts, j, view, data, g.rows.idx, g.params, nt, cands)
-        else:
-            cut_sums(cuts, m, view.start, view.end, data, g.rows.idx, g.rows.ostats)
-            for j in range(m):
-                score_cut(cuts, j, view, g.params, scratch, cands)
-        for j in range(m):
-            f = cuts.feature[j]
+            if ranges is None or not ranges[2]:
+                lo, hi, n_missing = cut_range(data.codes_rows, idx, view.start, view.end,
+                                              f, mc)
+            else:
+                lo = np.int64(ranges[0][f])
+                hi = np.int64(ranges[1][f])
+                n_missing = np.int64(0)
+                if hi == mc:
+                    # some value is missing: the range of the others, and their count
+                    lo, hi, n_missing = cut_range(data.codes_rows, idx, view.start,
+                                                  view.end, f, mc)
+            if hi <= lo:
+                continue
+            found += 1
+            draw = np.int64(_rand(sampler.state) >> np.uint64(2))
+            cuts.n_missing[j] = n_missing
+            cuts.cut[j] = draw_cut(data.bin_centers[f], lo, hi, draw)
+            if exact:
+                median_split.score_cut(cuts, j, view, data, idx, params, nt, cands)
+            else:
+                left = cuts.left[j]
+                miss = cuts.missing[j]
+                cut_sums(data.codes_rows, idx, view.start, view.end, f, cuts.cut[j],
+                         n_missing > 0, mc, g.rows.ostats, left, miss)
+                check = MonotonicCheck(params.monotonic, params.monotonic_cst[f],
+                                       view.lower, view.upper)
+                sc, ml, mid = score_cut(left, miss, n_missing > 0, view.total, check,
+                                        params.criterion, params.n_stats, params.l2,
+                                        params.min_samples_leaf, params.min_weight_leaf,
+                                        g.scratch.tmp[0], cands.left_stats[f])
+                cands.score[f] = sc
+                if sc > -np.inf:
+                    cands.mid[f] = mid
+                    cands.bin_threshold[f] = cuts.cut[j]
+                    cands.missing_go_left[f] = ml
             if cands.score[f] > best_score:
                 best_score = cands.score[f]
                 best = f
+    if best >= 0 and not exact:
+        cut_decrease(best, view, params, g.scratch.right[0], cands)
     return best, best_score, n_cat
 
 
@@ -800,6 +825,7 @@ class GrowerWorkspace:
         self._arrays = None
         self._dims = None
         self._codes_rows = None
+        self._row_stats = None
 
     def dense_codes(self, codes):
         """The dense codes of :class:`~.sparse_codes.SparseCodes`, made once for the
@@ -817,6 +843,14 @@ class GrowerWorkspace:
         if kept is None or kept[0] is not X_binned_T:
             kept = self._codes_rows = (X_binned_T, np.ascontiguousarray(X_binned_T.T))
         return kept[1]
+
+    def row_stats(self, n_rows, n_cols):
+        """An ``(n_rows, n_cols)`` work array (at least ``min_rows`` rows), kept for the
+        next tree: the lean random-cut grower's partition buffer (:mod:`.random_tree`)."""
+        kept = self._row_stats
+        if kept is None or kept.shape[0] < n_rows or kept.shape[1] != n_cols:
+            kept = self._row_stats = np.empty((max(n_rows, self.min_rows), n_cols))
+        return kept
 
     def get(self, n_rows, capacity, n_features, n_cols, n_hist_bins, n_slots, categorical,
             newton, n_threads=1, n_words=0, sparse_dims=(0, 0, 0)):
@@ -1028,6 +1062,18 @@ class TreeGrower:
         if exact:
             grow_tree = grow_tree_exact
             n_slots = 1         # it builds no histogram
+        # the general growers' last argument is the thread count, the lean one's a work
+        # array of the partition
+        last_arg = n_threads
+        if params.random_split:
+            from . import random_tree      # (which imports this module's steps)
+            if random_tree.lean_tree(True, exact, self.criterion == NEWTON,
+                                     max_leaf_nodes > 0, monotonic, interaction,
+                                     bool(bm.is_categorical_.any())):
+                grow_tree = random_tree.grow_random_tree
+                n_threads = 1
+                n_slots = 1
+                last_arg = workspace.row_stats(n, n_cols)
         max_nodes = node_capacity(n, self.criterion, min_leaf, max_leaf_nodes, max_depth)
         # the worst case, 2n + 1 nodes (a fully grown regression tree reaches it), when
         # it is at most _MAX_FIRST_CAPACITY; beyond, what the workspace holds (at least
@@ -1041,7 +1087,7 @@ class TreeGrower:
                                n_threads, interaction.shape[1], sparse_dims)
             truncated, node_count = grow_tree(
                 data, stats.arrays, sample_indices, params,
-                int(self.random_state) & 0x7FFFFFFFFFFFFFFF, cap, ws, n_threads)
+                int(self.random_state) & 0x7FFFFFFFFFFFFFFF, cap, ws, last_arg)
             if not truncated or cap >= max_nodes:
                 break
             cap = min(max_nodes, 2 * cap + 1)

@@ -2,11 +2,13 @@
 
 Geurts, Ernst & Wehenkel (2006) draw, for each candidate feature, one cut uniformly
 between the feature's smallest and largest value in the node, and keep the best of those
-cuts.  No histogram is needed, only two passes over the node's samples for a whole batch
-of features: their range of codes (:func:`cut_ranges`), then each side's statistics
-(:func:`cut_sums`).  Both passes read the codes sample-major (``BinnedData.codes_rows``):
-the features of one sample share a cache line, where the feature-major codes would cost
-one cache miss per feature and sample in the scattered samples of a deep node.
+cuts.  No histogram is needed, only two passes over the node's samples per feature: its
+range of codes (:func:`cut_range`), then each side's statistics (:func:`cut_sums`), the
+second while the node's codes are still in cache from the first.  Both read the codes
+sample-major (``BinnedData.codes_rows``): the features of one sample share a cache line,
+so that the passes of the node's next features find it in cache, where the feature-major
+codes would cost one cache miss per feature and sample in the scattered samples of a
+deep node.
 
 The cut is drawn in value, between the *centers* of the node's smallest and largest bin
 (:meth:`~treeboost.engine.binning.BinMapper.bin_centers`); when a bin holds one distinct
@@ -25,107 +27,120 @@ _UNIT_BITS = np.int64((1 << 53) - 1)
 _UNIT_SCALE = 1.0 / (1 << 53)
 
 internal = njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+#: a kernel of the per-feature loop, inlined into the search: it runs once per feature and
+#: node, mostly on a few samples, where passing its arrays would cost more than its body
+hot = njit(nogil=True, cache=True, inline="always")
 
 
-@internal
-def cut_ranges(cuts, nb, start, end, data, idx):
-    """``cuts.lo/hi/n_missing[j]`` of the ``nb`` features ``cuts.feature[:nb]`` over
-    the samples ``idx[start:end]``."""
-    mc = np.int64(data.missing_code)
-    rows = data.codes_rows
-    for j in range(nb):
-        cuts.lo[j] = mc
-        cuts.hi[j] = -1
-        cuts.n_missing[j] = 0
-    for i in range(start, end):
-        r = rows[idx[i]]
-        for j in range(nb):
-            c = np.int64(r[cuts.feature[j]])
-            # selects rather than branches: a node's codes follow no pattern a branch
-            # predictor could learn
-            is_miss = c == mc
-            cuts.n_missing[j] += is_miss
-            cuts.lo[j] = min(cuts.lo[j], c)
-            cuts.hi[j] = max(cuts.hi[j], -1 if is_miss else c)
+@hot
+def cut_range(rows, idx, start, end, f, mc):
+    """The smallest and largest code of feature ``f`` over the samples ``idx[start:end]``
+    (``rows``: sample-major codes) and how many of them are missing (code ``mc``)."""
+    lo = mc
+    hi = np.int64(-1)
+    n_missing = np.int64(0)
+    # unsigned indices: numba wraps a signed index around when it is negative, three
+    # instructions per access in a loop of a few
+    uf = np.uint64(f)
+    for i in range(np.uint64(start), np.uint64(end)):
+        c = np.int64(rows[np.uint64(idx[i]), uf])
+        # selects rather than branches: a node's codes follow no pattern a branch
+        # predictor could learn
+        is_miss = c == mc
+        n_missing += is_miss
+        lo = min(lo, c)
+        hi = max(hi, -1 if is_miss else c)
+    return lo, hi, n_missing
 
 
-@internal
+@hot
+def node_ranges(rows, idx, start, end, lo, hi):
+    """``lo[f]`` and ``hi[f]``: the smallest and the largest code of every feature over
+    the samples ``idx[start:end]`` (a missing value counts as its code), in one pass: a
+    row's codes are contiguous, so that the pass costs a few vector instructions per
+    sample for all the features, where :func:`cut_range` costs a few per feature."""
+    first = rows[np.uint64(idx[start])]
+    for k in range(lo.shape[0]):
+        lo[k] = first[k]
+        hi[k] = first[k]
+    for i in range(np.uint64(start) + np.uint64(1), np.uint64(end)):
+        r = rows[np.uint64(idx[i])]
+        for k in range(lo.shape[0]):
+            lo[k] = min(lo[k], r[k])
+            hi[k] = max(hi[k], r[k])
+
+
+@hot
 def draw_cut(centers, lo, hi, draw):
     """The last code in ``[lo, hi - 1]`` whose center lies below
     ``u = c_lo + U (c_hi - c_lo)``, ``U`` uniform in [0, 1) from the 53 low bits of
     ``draw`` (at least ``lo``): those codes go left."""
     u = centers[lo] + (draw & _UNIT_BITS) * _UNIT_SCALE * (centers[hi] - centers[lo])
-    a = lo
-    b = hi - 1
-    while a < b:
-        mid = (a + b + 1) >> 1
-        if centers[mid] < u:
-            a = mid
-        else:
-            b = mid - 1
-    return a
+    # halving the candidates [base, base + n) by arithmetic on the test, not a branch (a
+    # select compiles to one): the test goes either way at random, and a mispredicted
+    # branch per step would cost more than the search; unsigned as in cut_range
+    base = np.uint64(lo)
+    n = np.uint64(hi - lo)
+    while n > 1:
+        half = n >> np.uint64(1)
+        base += half * np.uint64(centers[base + half] < u)
+        n -= half
+    return np.int64(base)
 
 
-@internal
-def cut_sums(cuts, nb, start, end, data, idx, ostats):
-    """``cuts.left[j]`` (codes ``<= cuts.cut[j]``) and ``cuts.missing[j]`` of the ``nb``
-    features of the batch; ``ostats`` holds the node's statistics in node order."""
-    mc = np.int64(data.missing_code)
-    rows = data.codes_rows
+@hot
+def cut_sums(rows, idx, start, end, f, cut, has_missing, mc, ostats, left, miss):
+    """``left`` (codes ``<= cut``) and ``miss`` (missing values) of feature ``f`` over the
+    samples ``idx[start:end]``; ``ostats`` holds their statistics in node order."""
     n_cols = ostats.shape[1]
-    any_missing = False
-    for j in range(nb):
-        any_missing |= cuts.n_missing[j] > 0
+    if n_cols == 3 and not has_missing:
+        # the usual statistics, (w_0, w_1, count) or (w, w y, count): sums in registers,
+        # without branches
+        l0 = 0.0
+        l1 = 0.0
+        l2 = 0.0
+        uf = np.uint64(f)
+        ustart = np.uint64(start)
+        for i in range(ustart, np.uint64(end)):
+            o = i - ustart
+            x = 1.0 if np.int64(rows[np.uint64(idx[i]), uf]) <= cut else 0.0
+            l0 += x * ostats[o, 0]
+            l1 += x * ostats[o, 1]
+            l2 += x * ostats[o, 2]
+        left[0] = l0
+        left[1] = l1
+        left[2] = l2
         for c in range(n_cols):
-            cuts.left[j, c] = 0.0
-            cuts.missing[j, c] = 0.0
-    if n_cols == 3 and not any_missing:
-        # the usual statistics, (w_0, w_1, count) or (w, w y, count), without branches
-        for i in range(start, end):
-            r = rows[idx[i]]
-            o = i - start
-            s0 = ostats[o, 0]
-            s1 = ostats[o, 1]
-            s2 = ostats[o, 2]
-            for j in range(nb):
-                x = 1.0 if np.int64(r[cuts.feature[j]]) <= cuts.cut[j] else 0.0
-                cuts.left[j, 0] += x * s0
-                cuts.left[j, 1] += x * s1
-                cuts.left[j, 2] += x * s2
+            miss[c] = 0.0
         return
-    for i in range(start, end):
-        r = rows[idx[i]]
-        o = i - start
-        for j in range(nb):
-            c = np.int64(r[cuts.feature[j]])
-            if c <= cuts.cut[j]:
-                for k in range(n_cols):
-                    cuts.left[j, k] += ostats[o, k]
-            elif c == mc:
-                for k in range(n_cols):
-                    cuts.missing[j, k] += ostats[o, k]
+    for c in range(n_cols):
+        left[c] = 0.0
+        miss[c] = 0.0
+    uf = np.uint64(f)
+    ustart = np.uint64(start)
+    for i in range(ustart, np.uint64(end)):
+        o = i - ustart
+        c = np.int64(rows[np.uint64(idx[i]), uf])
+        if c <= cut:
+            for k in range(n_cols):
+                left[k] += ostats[o, k]
+        elif c == mc:
+            for k in range(n_cols):
+                miss[k] += ostats[o, k]
 
 
-@internal
-def score_cut(cuts, j, view, params, scratch, cands):
-    """Write feature ``cuts.feature[j]``'s split (its cut, the missing values on the
-    better side) to ``cands`` for the node ``view``: score ``-inf`` when a child breaks
-    the leaf constraints or the feature's monotonic constraint."""
-    f = cuts.feature[j]
-    total = view.total
-    check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], view.lower,
-                           view.upper)
-    crit = params.criterion
-    n_stats = params.n_stats
-    l2 = params.l2
-    left = cuts.left[j]
-    miss = cuts.missing[j]
-    out_left = cands.left_stats[f]
+@hot
+def score_cut(left, miss, has_miss, total, check, crit, n_stats, l2, min_leaf, min_w, tmp,
+              out_left):
+    """The score of a cut whose left side sums to ``left`` and whose missing values sum
+    to ``miss``, with the missing values on the better side: returns the score (``-inf``
+    when a child breaks the leaf constraints or the monotonic ``check``), whether the
+    missing values go left and the middle of the children's values; ``out_left`` gets
+    the left child's sums.  (Arrays and scalars, not the grower's records: it runs once
+    per feature and node.)"""
     ml = False
     copy_into(out_left, left)
     n_cols = total.shape[0]
-    has_miss = cuts.n_missing[j] > 0
-    tmp = scratch.tmp
     best = -np.inf
     mid = 0.0
     # the missing values right, then left: one call site of each scoring function
@@ -135,8 +150,7 @@ def score_cut(cuts, j, view, params, scratch, cands):
             for c in range(n_cols):
                 tmp[c] = left[c] + miss[c]
             cand = tmp
-        sc = _score(cand, total, crit, n_stats, l2, params.min_samples_leaf,
-                    params.min_weight_leaf)
+        sc = _score(cand, total, crit, n_stats, l2, min_leaf, min_w)
         cand_mid = 0.0
         if sc > best and check.active:
             sc, cand_mid = constrained_score(sc, cand, total, crit, l2, check)
@@ -145,17 +159,20 @@ def score_cut(cuts, j, view, params, scratch, cands):
             mid = cand_mid
             ml = with_miss == 1
             copy_into(out_left, cand)
-    cands.score[f] = best
-    cands.decrease[f] = 0.0
-    if best == -np.inf:
-        return
-    if not has_miss:
+    if best > -np.inf and not has_miss:
         ml = nan_goes_left(out_left, total, crit)
-    cands.mid[f] = mid
-    if crit == NEWTON and check.active:
-        cands.decrease[f] = newton_decrease(best, total, l2, check)
+    return best, ml, mid
+
+
+@internal
+def cut_decrease(f, view, params, right, cands):
+    """``cands.decrease[f]`` of the split the search wrote for feature ``f``: computed
+    for the best feature only."""
+    total = view.total
+    check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], view.lower,
+                           view.upper)
+    if params.criterion == NEWTON and check.active:
+        cands.decrease[f] = newton_decrease(cands.score[f], total, params.l2, check)
     else:
-        cands.decrease[f] = decrease_from_left(out_left, total, scratch.right, crit,
-                                               n_stats, l2)
-    cands.bin_threshold[f] = cuts.cut[j]
-    cands.missing_go_left[f] = ml
+        cands.decrease[f] = decrease_from_left(cands.left_stats[f], total, right,
+                                               params.criterion, params.n_stats, params.l2)

@@ -1,0 +1,111 @@
+"""The lean random-cut grower (engine/random_tree.py) grows the trees the general grower
+grows: the same draws in the same order, the same sums, the same node numbering."""
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_regression
+
+from treeboost import ExtraTreesClassifier, ExtraTreesRegressor
+from treeboost.engine import random_tree
+
+_FIELDS = ("children_left", "children_right", "feature", "threshold", "missing_go_left",
+           "value", "impurity", "n_node_samples", "weighted_n_node_samples")
+
+
+def _fit_both(monkeypatch, make, X, y, sample_weight=None):
+    """``make()`` fitted with the lean grower, then with the general one."""
+    lean = make().fit(X, y, sample_weight=sample_weight)
+    with monkeypatch.context() as m:
+        m.setattr(random_tree, "lean_tree", lambda *a: False)
+        general = make().fit(X, y, sample_weight=sample_weight)
+    return lean, general
+
+
+def _assert_same_trees(a, b):
+    for ta, tb in zip(a.estimators_, b.estimators_):
+        for name in _FIELDS:
+            np.testing.assert_array_equal(getattr(ta.tree_, name), getattr(tb.tree_, name),
+                                          err_msg=name)
+
+
+def _with_missing(X, rate, seed):
+    X = X.copy()
+    X[np.random.RandomState(seed).rand(*X.shape) < rate] = np.nan
+    return X
+
+
+def test_the_lean_grower_is_used(monkeypatch):
+    calls = []
+    grow = random_tree.grow_random_tree
+    monkeypatch.setattr(random_tree, "grow_random_tree",
+                        lambda *a: calls.append(1) or grow(*a))
+    X, y = make_classification(200, 6, random_state=0)
+    ExtraTreesClassifier(3, n_jobs=1, random_state=0).fit(X, y)
+    assert len(calls) == 3
+
+
+@pytest.mark.parametrize("kw, missing, weighted", [
+    ({}, 0.0, False),
+    ({"criterion": "entropy", "max_depth": 7, "min_samples_leaf": 3}, 0.1, True),
+    ({"max_features": None, "min_samples_split": 6}, 0.2, False),
+    ({"max_features": 1, "bootstrap": True, "max_bins": 16}, 0.05, True),
+    ({"min_impurity_decrease": 1e-3, "min_weight_fraction_leaf": 0.01}, 0.0, True),
+])
+def test_classifier_trees_match_the_general_grower(monkeypatch, kw, missing, weighted):
+    X, y = make_classification(1500, 12, n_informative=6, n_classes=3, random_state=1)
+    X = _with_missing(X, missing, 2)
+    w = np.random.RandomState(3).rand(len(y)) * 2 if weighted else None
+    lean, general = _fit_both(
+        monkeypatch, lambda: ExtraTreesClassifier(4, n_jobs=1, random_state=5, **kw), X, y,
+        w)
+    _assert_same_trees(lean, general)
+
+
+@pytest.mark.parametrize("kw, missing, weighted", [
+    ({}, 0.0, False),
+    ({"max_depth": 9, "min_samples_leaf": 3}, 0.15, True),
+    ({"criterion": "poisson", "max_features": 0.3}, 0.0, False),
+    ({"max_features": 2, "bootstrap": True}, 0.1, True),
+])
+def test_regressor_trees_match_the_general_grower(monkeypatch, kw, missing, weighted):
+    X, y = make_regression(1500, 10, n_informative=5, noise=5, random_state=3)
+    if kw.get("criterion") == "poisson":
+        y = np.exp(y / 200)
+    X = _with_missing(X, missing, 4)
+    w = np.random.RandomState(5).rand(len(y)) if weighted else None
+    lean, general = _fit_both(
+        monkeypatch, lambda: ExtraTreesRegressor(4, n_jobs=1, random_state=6, **kw), X, y, w)
+    _assert_same_trees(lean, general)
+
+
+def test_multi_output_regressor_matches_the_general_grower(monkeypatch):
+    X, y = make_regression(1000, 8, n_informative=4, noise=5, random_state=7)
+    Y = np.c_[y, y ** 2 / 100]
+    lean, general = _fit_both(
+        monkeypatch, lambda: ExtraTreesRegressor(3, n_jobs=1, random_state=8), X, Y)
+    _assert_same_trees(lean, general)
+
+
+def test_a_tree_outgrowing_its_nodes_is_grown_again(monkeypatch):
+    # a first capacity of 3 nodes: the lean grower stops at the cap, and grow() grows
+    # the tree again in more room, as with the general grower
+    monkeypatch.setattr("treeboost.engine.grower._MAX_FIRST_CAPACITY", 1)
+    monkeypatch.setattr("treeboost.engine.grower._FIRST_CAPACITY", 3)
+    X, y = make_classification(400, 5, random_state=9)
+    lean, general = _fit_both(
+        monkeypatch, lambda: ExtraTreesClassifier(2, n_jobs=1, random_state=10), X, y)
+    _assert_same_trees(lean, general)
+    assert lean.estimators_[0].tree_.node_count > 3
+
+
+def test_lean_tree_excludes_what_it_does_not_grow():
+    none = np.zeros((5, 0), np.uint64)
+    assert random_tree.lean_tree(True, False, False, False, False, none, False)
+    assert not random_tree.lean_tree(False, False, False, False, False, none, False)
+    for i in range(5):
+        flags = [False] * 5
+        flags[i] = True
+        exact, newton, best_first, monotonic, categorical = flags
+        assert not random_tree.lean_tree(True, exact, newton, best_first, monotonic, none,
+                                         categorical)
+    assert not random_tree.lean_tree(True, False, False, False, False,
+                                     np.zeros((5, 1), np.uint64), False)

@@ -1,0 +1,249 @@
+"""A lean depth-first grower for Extra-Trees' usual trees.
+
+Most of a fully grown Extra-Tree's nodes hold a few samples, so its cost is what a node
+costs beyond its samples.  :func:`grow_random_tree` grows the trees that need none of
+the general grower's machinery (:mod:`.grower`): random cuts on numeric features only,
+depth-first, no monotonic or interaction constraint, a criterion read from sums (not
+``absolute_error``, not boosting's).  It grows the *same* tree as the general grower:
+the same search (:func:`~.grower._random_search_body`, inlined here), the same draws in
+the same order, the same node numbering and the same sums in the same order.  What it
+does without:
+
+* histograms, their pool and the scheduling of the children's (a random cut reads the
+  node's samples);
+* the gather of a node's statistics before its search: the rows of statistics travel
+  with the samples through the partition (``ostats[i]`` is sample ``idx[i]``'s), which
+  sums the children on the way, in the order the general grower sums them;
+* the records passed to a step per node: the steps are inlined into one loop.
+
+:meth:`~.grower.TreeGrower.grow` chooses it (:func:`lean_tree`); every other tree grows
+with the general grower.
+"""
+import numpy as np
+from numba import njit
+
+from ._borrow import borrow
+from .criteria import is_regression, node_impurity, node_weight
+from .grower import (DECREASE_ATOL, GrowContext, _is_pure, _random_search_body)
+from .layout import BinnedData, NodeView, RowBuffers
+from .partition import BinnedSplit, goes_left_binned
+from .splitting import MODE_SORT
+from .random_cuts import node_ranges
+from .statistics import gather_rows, sum_rows, sum_sq
+
+step = njit(nogil=True, cache=True, inline="always")
+
+#: the ranges of all the features in one pass (random_cuts.node_ranges) when there are
+#: at most this many features per feature drawn: a row's codes take a few vector
+#: instructions, a feature's range a few scalar ones
+_WHOLE_ROW_RATIO = 32
+
+
+def lean_tree(random_split, exact, newton, best_first, monotonic, interaction, categorical):
+    """Whether :func:`grow_random_tree` grows a tree of these options: random cuts,
+    depth-first, numeric features, no constraint, a criterion read from sums."""
+    return (random_split and not (exact or newton or best_first or monotonic or categorical)
+            and interaction.shape[1] == 0)
+
+
+@step
+def _partition_rows(rows, split, f, idx, ostats, start, end, buf, obuf, left, right):
+    """Stable partition of the samples ``idx[start:end]`` and of their rows of
+    statistics ``ostats[start:end]`` at ``split`` (a :class:`~.partition.BinnedSplit`)
+    on feature ``f`` (``rows``: sample-major codes): the left ones in place, the right
+    ones through ``buf`` / ``obuf``.  ``left`` and ``right`` get the children's sums,
+    each in its samples' order (as :func:`~.statistics.sum_rows` adds them).  Returns the
+    left count."""
+    n_cols = ostats.shape[1]
+    for c in range(n_cols):
+        left[c] = 0.0
+        right[c] = 0.0
+    # unsigned indices, as in random_cuts.cut_range
+    nl = np.uint64(0)
+    nr = np.uint64(0)
+    uf = np.uint64(f)
+    ustart = np.uint64(start)
+    for i in range(ustart, np.uint64(end)):
+        s = idx[i]
+        if goes_left_binned(np.int64(rows[np.uint64(s), uf]), split.missing_code,
+                            split.missing_go_left, False, split.categories, split.row,
+                            split.bin_threshold):
+            o = ustart + nl
+            idx[o] = s
+            for c in range(n_cols):
+                v = ostats[i, c]
+                ostats[o, c] = v
+                left[c] += v
+            nl += np.uint64(1)
+        else:
+            buf[nr] = s
+            for c in range(n_cols):
+                v = ostats[i, c]
+                obuf[nr, c] = v
+                right[c] += v
+            nr += np.uint64(1)
+    for i in range(nr):
+        o = ustart + nl + i
+        idx[o] = buf[i]
+        for c in range(n_cols):
+            ostats[o, c] = obuf[i, c]
+    nl = np.int64(nl)
+    return nl
+
+
+@step
+def _new_node(nodes, node, start, end, depth):
+    """The fields of a new node that the general grower resets (:func:`~.grower._reset_nodes`)
+    and the tree reads; its statistics are written by the caller."""
+    nodes.start[node] = start
+    nodes.end[node] = end
+    nodes.depth[node] = depth
+    nodes.children_left[node] = -1
+    nodes.children_right[node] = -1
+    nodes.feature[node] = -1
+    nodes.bin_threshold[node] = 0
+    nodes.missing_go_left[node] = False
+    nodes.sq_sum[node] = 0.0
+    nodes.impurity[node] = 0.0
+    nodes.gain[node] = 0.0
+
+
+@step
+def _examine(g, node, hist, root_w, lo, hi):
+    """The impurity of a new node and, if the stopping rules let it split, its random
+    cut; returns whether it opened (as :func:`~.grower._examine_node` with random cuts)."""
+    nodes = g.nodes
+    params = g.params
+    crit = params.criterion
+    start = nodes.start[node]
+    end = nodes.end[node]
+    total = nodes.stats[node]
+    n_node = end - start
+    nodes.impurity[node] = node_impurity(total, nodes.sq_sum[node], crit, params.n_stats,
+                                         params.l2)
+    w_node = node_weight(total, crit, params.n_stats)
+    if (_is_pure(total, nodes.sq_sum[node], nodes.impurity[node], params)
+            or (params.max_depth >= 0 and nodes.depth[node] >= params.max_depth)
+            or n_node < params.min_samples_split
+            or n_node < 2 * params.min_samples_leaf
+            or w_node < 2 * params.min_weight_leaf):
+        return False
+    view = NodeView(start, end, total, MODE_SORT, hist, hist, -np.inf, np.inf)
+    # the search reads the node's statistics from ostats[0:n_node]
+    rows = g.rows
+    gn = GrowContext(g.data, g.src, RowBuffers(rows.idx, rows.buf, rows.ostats[start:end]),
+                     nodes, g.candidates, g.scratch, params, g.sampler, g.n_threads,
+                     g.random_cuts)
+    # every feature's range in one pass when the features are not many more than those
+    # drawn (see random_cuts.node_ranges)
+    whole = g.data.codes_T.shape[0] <= _WHOLE_ROW_RATIO * params.max_features
+    if whole:
+        node_ranges(g.data.codes_rows, rows.idx, start, end, lo, hi)
+    best, best_score, n_cat = _random_search_body(gn, view, None, False, (lo, hi, whole))
+    if best < 0:
+        return False
+    cands = g.candidates
+    gain = cands.decrease[best]
+    if gain + DECREASE_ATOL * root_w < params.min_decrease * root_w:
+        return False
+    nodes.feature[node] = best
+    nodes.bin_threshold[node] = cands.bin_threshold[best]
+    nodes.missing_go_left[node] = cands.missing_go_left[best]
+    nodes.gain[node] = gain
+    return True
+
+
+@njit(nogil=True, cache=True)
+def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, obuf):
+    """Grow one tree of random cuts in workspace ``ws``, as
+    :func:`~.grower.grow_tree_serial` grows it (same arguments, but ``obuf``, an
+    ``(n_rows, n_cols)`` work array for the partition, instead of a thread count).
+
+    Returns whether the tree was cut short at ``cap`` nodes, and its node count; the
+    tree is in ``ws.nodes``, its samples in partition order in ``ws.rows.idx``.
+    """
+    n = sample_idx.shape[0]
+    n_features = data.codes_T.shape[0]
+    for i in range(n):
+        ws.rows.idx[i] = sample_idx[i]
+    sampler = ws.sampler
+    for f in range(n_features):
+        sampler.perm[f] = f
+    sampler.state[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
+    # the caller holds data, src, ws and obuf for the whole call: their views need no
+    # reference counting (see ._borrow)
+    g = GrowContext(
+        BinnedData(borrow(data.codes_T), borrow(data.n_bins), borrow(data.is_categorical),
+                   data.missing_code, borrow(data.bin_centers), borrow(data.codes_rows)),
+        borrow(src), RowBuffers(borrow(ws.rows.idx[:n]), borrow(ws.rows.buf[:n]),
+                                borrow(ws.rows.ostats[:n])),
+        borrow(ws.nodes), borrow(ws.candidates), borrow(ws.scratch), params,
+        borrow(sampler), np.int64(1), borrow(ws.random_cuts))
+    nodes = g.nodes
+    idx = g.rows.idx
+    ostats = g.rows.ostats
+    buf = g.rows.buf
+    obuf = borrow(obuf)
+    hist = borrow(ws.buffers[0])
+    rows = g.data.codes_rows
+    open_nodes = borrow(ws.open_nodes)
+    regression = is_regression(params.criterion)
+    # every feature's smallest and largest code in the node (_examine)
+    lo = np.empty_like(rows[0])
+    hi = np.empty_like(rows[0])
+
+    zero = np.int64(0)
+    _new_node(nodes, zero, zero, n, zero)
+    for c in range(nodes.stats.shape[1]):
+        nodes.stats[0, c] = 0.0
+    sum_rows(nodes.stats[0], g.src, idx, zero, n)
+    if regression:
+        nodes.sq_sum[0] = sum_sq(g.src, idx, zero, n)
+    # every sample's row of statistics, in the order of idx from here on
+    gather_rows(ostats, g.src, idx, zero, n)
+    root_w = node_weight(nodes.stats[0], params.criterion, params.n_stats)
+    node_count = np.int64(1)
+    n_open = np.int64(0)
+    truncated = False
+    # the nodes created and not yet examined: the root, then the children of each split,
+    # the smaller first (the order of the general grower, and so of the draws)
+    pending = np.zeros(2, np.int64)
+    n_pending = 1
+    while True:
+        for t in range(n_pending):
+            if _examine(g, pending[t], hist, root_w, lo, hi):
+                open_nodes[n_open] = pending[t]
+                n_open += 1
+        if n_open == 0:
+            break
+        if node_count + 2 > cap:      # never write past the node arrays
+            truncated = True
+            break
+        n_open -= 1
+        node = open_nodes[n_open]
+        lc = node_count
+        rc = node_count + 1
+        node_count += 2
+        s0 = nodes.start[node]
+        e0 = nodes.end[node]
+        depth = nodes.depth[node] + 1
+        f = np.int64(nodes.feature[node])
+        split = BinnedSplit(g.data.missing_code, nodes.missing_go_left[node], False,
+                            nodes.categories, 0, nodes.bin_threshold[node])
+        nl = _partition_rows(rows, split, f, idx, ostats, s0, e0, buf, obuf, nodes.stats[lc],
+                             nodes.stats[rc])
+        _new_node(nodes, lc, s0, s0 + nl, depth)
+        _new_node(nodes, rc, s0 + nl, e0, depth)
+        if regression:
+            nodes.sq_sum[lc] = sum_sq(g.src, idx, s0, s0 + nl)
+            nodes.sq_sum[rc] = sum_sq(g.src, idx, s0 + nl, e0)
+        nodes.children_left[node] = lc
+        nodes.children_right[node] = rc
+        pending[0], pending[1] = (lc, rc) if nl <= e0 - s0 - nl else (rc, lc)
+        n_pending = 2
+    # nodes left open become leaves
+    for j in range(n_open):
+        nodes.feature[open_nodes[j]] = -1
+    # the general grower resets the nodes the last tree wrote (grower._reset_nodes)
+    ws.used[0] = max(ws.used[0], node_count)
+    return truncated, node_count
