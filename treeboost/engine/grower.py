@@ -630,6 +630,26 @@ _examine_node_exact = _make_examine_node(False, exact=True)
 
 
 @step
+def borrowed_data(data):
+    """``data`` (a :class:`~.layout.BinnedData`) on borrowed views: the caller holds it
+    for the whole growth (see ._borrow)."""
+    return BinnedData(borrow(data.codes_T), borrow(data.n_bins), borrow(data.is_categorical),
+                      data.missing_code, borrow(data.bin_centers), borrow(data.codes_rows),
+                      data.sparse, borrow(data.zero_code), borrow(data.col_ptr),
+                      borrow(data.col_rows), borrow(data.col_codes), borrow(data.row_ptr),
+                      borrow(data.row_features), borrow(data.row_codes))
+
+
+@step
+def borrowed_rows(rows, n):
+    """The workspace's :class:`~.layout.RowBuffers` for a tree of ``n`` samples, on
+    borrowed views."""
+    return RowBuffers(borrow(rows.idx[:n]), borrow(rows.buf[:n]), borrow(rows.ostats[:n]),
+                      borrow(rows.position), borrow(rows.slot_of), borrow(rows.bucket_start),
+                      borrow(rows.entry_pos), borrow(rows.entry_code))
+
+
+@step
 def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel, exact):
     """The body of the growers of :func:`_make_grow_tree`."""
     n = sample_idx.shape[0]
@@ -648,15 +668,7 @@ def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel, exa
     # the caller holds data, src and ws for the whole call: their views need no reference
     # counting (see ._borrow)
     g = GrowContext(
-        BinnedData(borrow(data.codes_T), borrow(data.n_bins), borrow(data.is_categorical),
-                   data.missing_code, borrow(data.bin_centers), borrow(data.codes_rows),
-                   data.sparse, borrow(data.zero_code), borrow(data.col_ptr),
-                   borrow(data.col_rows), borrow(data.col_codes), borrow(data.row_ptr),
-                   borrow(data.row_features), borrow(data.row_codes)),
-        borrow(src), RowBuffers(borrow(ws.rows.idx[:n]), borrow(ws.rows.buf[:n]),
-                                borrow(ws.rows.ostats[:n]), borrow(ws.rows.position),
-                                borrow(ws.rows.slot_of), borrow(ws.rows.bucket_start),
-                                borrow(ws.rows.entry_pos), borrow(ws.rows.entry_code)),
+        borrowed_data(data), borrow(src), borrowed_rows(ws.rows, n),
         borrow(ws.nodes), borrow(ws.candidates), borrow(ws.scratch), params,
         borrow(sampler), n_threads, borrow(ws.random_cuts))
     pool = HistogramPool(borrow(ws.buffers), borrow(ws.free_slots), borrow(ws.n_free))

@@ -24,8 +24,9 @@ from numba import njit
 
 from ._borrow import borrow
 from .criteria import is_regression, node_impurity, node_weight
-from .grower import (DECREASE_ATOL, GrowContext, _is_pure, _random_search_body)
-from .layout import BinnedData, NodeView, RowBuffers
+from .grower import (DECREASE_ATOL, GrowContext, _is_pure, _random_search_body,
+                     borrowed_data, borrowed_rows)
+from .layout import NodeView, RowBuffers
 from .partition import BinnedSplit, goes_left_binned
 from .splitting import MODE_SORT
 from .random_cuts import node_ranges
@@ -131,9 +132,10 @@ def _examine(g, node, hist, root_w, lo, hi):
     view = NodeView(start, end, total, MODE_SORT, hist, hist, -np.inf, np.inf)
     # the search reads the node's statistics from ostats[0:n_node]
     rows = g.rows
-    gn = GrowContext(g.data, g.src, RowBuffers(rows.idx, rows.buf, rows.ostats[start:end]),
-                     nodes, g.candidates, g.scratch, params, g.sampler, g.n_threads,
-                     g.random_cuts)
+    node_rows = RowBuffers(rows.idx, rows.buf, rows.ostats[start:end], rows.position,
+                           rows.slot_of, rows.bucket_start, rows.entry_pos, rows.entry_code)
+    gn = GrowContext(g.data, g.src, node_rows, nodes, g.candidates, g.scratch, params,
+                     g.sampler, g.n_threads, g.random_cuts)
     # every feature's range in one pass when the features are not many more than those
     # drawn (see random_cuts.node_ranges)
     whole = g.data.codes_T.shape[0] <= _WHOLE_ROW_RATIO * params.max_features
@@ -173,10 +175,7 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, obuf):
     # the caller holds data, src, ws and obuf for the whole call: their views need no
     # reference counting (see ._borrow)
     g = GrowContext(
-        BinnedData(borrow(data.codes_T), borrow(data.n_bins), borrow(data.is_categorical),
-                   data.missing_code, borrow(data.bin_centers), borrow(data.codes_rows)),
-        borrow(src), RowBuffers(borrow(ws.rows.idx[:n]), borrow(ws.rows.buf[:n]),
-                                borrow(ws.rows.ostats[:n])),
+        borrowed_data(data), borrow(src), borrowed_rows(ws.rows, n),
         borrow(ws.nodes), borrow(ws.candidates), borrow(ws.scratch), params,
         borrow(sampler), np.int64(1), borrow(ws.random_cuts))
     nodes = g.nodes
