@@ -206,6 +206,7 @@ BOOSTING = (tb.AdaBoostClassifier, tb.AdaBoostRegressor, tb.GradientBoostingClas
 @pytest.mark.parametrize("est", ESTIMATORS + [
     tb.DecisionTreeRegressor(criterion="absolute_error", max_depth=6, random_state=0),
     tb.RandomForestRegressor(3, criterion="absolute_error", max_depth=4, random_state=0),
+    tb.ExtraTreeRegressor(criterion="absolute_error", max_depth=6, random_state=0),
 ], ids=lambda e: type(e).__name__ + getattr(e, "criterion", ""))
 def test_every_estimator_grows_on_sparse_codes_as_on_dense_codes(est, sparse_always):
     X, y_class, y_real = _data()
@@ -226,6 +227,7 @@ def test_every_estimator_grows_on_sparse_codes_as_on_dense_codes(est, sparse_alw
 @pytest.mark.parametrize("est", [
     tb.DecisionTreeClassifier(max_depth=6, random_state=0),
     tb.RandomForestRegressor(3, max_depth=6, random_state=0),
+    tb.ExtraTreesClassifier(3, max_depth=8, random_state=0),
     tb.GradientBoostingClassifier(n_estimators=3, subsample=0.7, random_state=0),
     tb.HistGradientBoostingRegressor(max_iter=3, early_stopping=True,
                                      validation_fraction=0.2, random_state=0),

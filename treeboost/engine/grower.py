@@ -57,7 +57,8 @@ from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, No
 from .partition import BinnedSplit, partition_parallel, partition_serial, partition_sparse
 from .random_cuts import cut_decrease, cut_range, cut_sums, draw_cut, score_cut
 from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into,
-                        evaluate_features, evaluate_features_parallel, make_scratch)
+                        evaluate_features, evaluate_features_parallel, make_scratch,
+                        sparse_histogram, thread_scratch)
 from .node_targets import node_target_values
 from .sparse_codes import SparseCodes, bucket_entries
 from .statistics import SOURCE_REGRESSION, SampleStatistics, gather_rows, sum_rows, sum_sq
@@ -162,6 +163,8 @@ def _random_search_body(g, view, nt, exact, ranges=None):
     n = perm.shape[0]
     params = g.params
     max_features = params.max_features
+    scratch = thread_scratch(g.scratch, 0)
+    count_col = view.total.shape[0] - 1
     best = np.int64(-1)
     best_score = -np.inf
     found = 0
@@ -189,7 +192,17 @@ def _random_search_body(g, view, nt, exact, ranges=None):
         for j in range(nb):
             f = cuts.feature[j]
             cands.score[f] = -np.inf
-            if ranges is None or not ranges[2]:
+            m = np.int64(0)
+            if data.sparse:
+                # the compressed histogram of the node's entries gives the range, then
+                # the sums of the cut (.sparse_codes)
+                m = sparse_histogram(f, view.start, view.end, view.total, data, g.rows,
+                                     scratch)
+                lo = np.int64(scratch.codes[0]) if m > 0 else np.int64(0)
+                hi = np.int64(scratch.codes[m - 1]) if m > 0 else np.int64(-1)
+                n_missing = np.int64(scratch.missing[count_col] + 0.5) if m >= 0 else \
+                    np.int64(0)
+            elif ranges is None or not ranges[2]:
                 lo, hi, n_missing = cut_range(data.codes_rows, idx, view.start, view.end,
                                               f, mc)
             else:
@@ -211,8 +224,11 @@ def _random_search_body(g, view, nt, exact, ranges=None):
             else:
                 left = cuts.left[j]
                 miss = cuts.missing[j]
-                cut_sums(data.codes_rows, idx, view.start, view.end, f, cuts.cut[j],
-                         n_missing > 0, mc, g.rows.ostats, left, miss)
+                if data.sparse:
+                    _histogram_cut_sums(scratch, m, cuts.cut[j], left, miss)
+                else:
+                    cut_sums(data.codes_rows, idx, view.start, view.end, f, cuts.cut[j],
+                             n_missing > 0, mc, g.rows.ostats, left, miss)
                 check = MonotonicCheck(params.monotonic, params.monotonic_cst[f],
                                        view.lower, view.upper)
                 sc, ml, mid = score_cut(left, miss, n_missing > 0, view.total, check,
@@ -230,6 +246,21 @@ def _random_search_body(g, view, nt, exact, ranges=None):
     if best >= 0 and not exact:
         cut_decrease(best, view, params, g.scratch.right[0], cands)
     return best, best_score, n_cat
+
+
+@step
+def _histogram_cut_sums(scratch, m, cut, left, miss):
+    """A random cut's sums from a compressed histogram (the ``m`` codes of
+    ``scratch``): the codes up to ``cut`` into ``left``, the missing values into
+    ``miss``."""
+    for c in range(left.shape[0]):
+        left[c] = 0.0
+        miss[c] = scratch.missing[c]
+    for k in range(m):
+        if scratch.codes[k] > cut:
+            break
+        for c in range(left.shape[0]):
+            left[c] += scratch.cstats[k, c]
 
 
 @internal
@@ -839,15 +870,6 @@ class GrowerWorkspace:
         self._codes_rows = None
         self._row_stats = None
 
-    def dense_codes(self, codes):
-        """The dense codes of :class:`~.sparse_codes.SparseCodes`, made once for the
-        trees of one estimator that reuse this workspace (random cuts and the exact
-        search read them)."""
-        kept = getattr(self, "_dense_codes", None)
-        if kept is None or kept[0] is not codes:
-            kept = self._dense_codes = (codes, codes.toarray())
-        return kept[1]
-
     def codes_rows(self, X_binned_T):
         """The codes of ``X_binned_T`` sample-major (``.T``, C-contiguous), made once for
         the trees of one estimator that reuse this workspace."""
@@ -1036,11 +1058,6 @@ class TreeGrower:
             bool(self.splitter == "random"), monotonic, monotonic_cst, interaction)
         exact = self.criterion == ABSOLUTE_ERROR
         sparse = isinstance(X_binned_T, SparseCodes)
-        if sparse and params.random_split:
-            # random cuts read every sample's code of a feature
-            X_binned_T = workspace.dense_codes(X_binned_T) if workspace else \
-                X_binned_T.toarray()
-            sparse = False
         workspace = workspace or GrowerWorkspace()
         if sparse:
             codes = X_binned_T
@@ -1077,7 +1094,7 @@ class TreeGrower:
         # the general growers' last argument is the thread count, the lean one's a work
         # array of the partition
         last_arg = n_threads
-        if params.random_split:
+        if params.random_split and not sparse:
             from . import random_tree      # (which imports this module's steps)
             if random_tree.lean_tree(True, exact, self.criterion == NEWTON,
                                      max_leaf_nodes > 0, monotonic, interaction,

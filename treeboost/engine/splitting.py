@@ -544,6 +544,32 @@ def scan_gini_binary(rows, codes, m, dense, miss, total, min_leaf, min_w, out_le
 
 
 @njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def sparse_histogram(f, start, end, total, data, rows, scratch):
+    """Compressed histogram of feature ``f`` of sparse codes in the node of samples
+    ``rows.idx[start:end]`` and statistics ``total``, into ``scratch.codes`` /
+    ``cstats`` / ``missing``; returns the number of codes, -1 when the node holds no
+    entry of ``f`` (every sample at the zero code).  The entries come from the node's
+    buckets when it has them (:func:`~.sparse_codes.bucket_entries`), else from
+    :func:`~.sparse_codes.node_entries`."""
+    slot = rows.slot_of[f]
+    if slot >= 0:
+        e0 = rows.bucket_start[slot]
+        e1 = rows.bucket_start[slot + 1]
+        epos = rows.entry_pos[e0:e1]
+        ecode = rows.entry_code[e0:e1]
+        n_ent = e1 - e0
+    else:
+        epos = scratch.entry_pos
+        ecode = scratch.entry_code
+        n_ent = node_entries(f, data, rows.idx, start, end, rows.position, epos, ecode)
+    if n_ent == 0:
+        return np.int64(-1)
+    return gather_entries(epos, ecode, n_ent, rows.ostats, total, data.zero_code[f],
+                          data.missing_code, scratch.sparse_hist, scratch.bits,
+                          scratch.codes, scratch.cstats, scratch.missing)
+
+
+@njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def eval_feature(f, node, data, rows, params, scratch, cands):
     """Prepare feature ``f``'s histogram of ``node`` (a :class:`~.layout.NodeView`) in
     the node's mode and write its best split to row ``f`` of ``cands``
@@ -570,27 +596,13 @@ def eval_feature(f, node, data, rows, params, scratch, cands):
     miss = scratch.missing
     m = np.int64(0)
     if data.sparse:
-        # the node's entries of f: bucketed at the node, or found now
-        slot = rows.slot_of[f]
-        if slot >= 0:
-            e0 = rows.bucket_start[slot]
-            e1 = rows.bucket_start[slot + 1]
-            epos = rows.entry_pos[e0:e1]
-            ecode = rows.entry_code[e0:e1]
-            n_ent = e1 - e0
-        else:
-            epos = scratch.entry_pos
-            ecode = scratch.entry_code
-            n_ent = node_entries(f, data, rows.idx, start, end, rows.position, epos, ecode)
-        if n_ent == 0:
+        m = sparse_histogram(f, start, end, total, data, rows, scratch)
+        if m < 0:
             # every sample of the node has the zero code: no split, as a constant
             # feature's histogram would say (most features of a small node)
             cands.score[f] = -np.inf
             cands.decrease[f] = 0.0
             return
-        m = gather_entries(epos, ecode, n_ent, rows.ostats, total, data.zero_code[f],
-                           missing_code, scratch.sparse_hist, scratch.bits, codes, cstats,
-                           miss)
     elif mode == MODE_SORT and missing_code < 256:
         m = gather_bitmap(col, rows.idx, start, end, rows.ostats, missing_code,
                           scratch.sparse_hist, scratch.bits, codes, cstats, miss)
