@@ -312,6 +312,24 @@ def _is_pure(total, sq_sum, impurity, params):
 
 
 @step
+def _splittable(nodes, node, params):
+    """A new node's impurity (into ``nodes.impurity``), and whether the stopping rules
+    let it split: not pure, above ``max_depth``, at least ``min_samples_split`` samples
+    and room for two leaves of ``min_samples_leaf`` samples and ``min_weight_leaf``."""
+    total = nodes.stats[node]
+    n_node = nodes.end[node] - nodes.start[node]
+    crit = params.criterion
+    nodes.impurity[node] = node_impurity(total, nodes.sq_sum[node], crit, params.n_stats,
+                                         params.l2)
+    w_node = node_weight(total, crit, params.n_stats)
+    return (not _is_pure(total, nodes.sq_sum[node], nodes.impurity[node], params)
+            and (params.max_depth < 0 or nodes.depth[node] < params.max_depth)
+            and n_node >= params.min_samples_split
+            and n_node >= 2 * params.min_samples_leaf
+            and w_node >= 2 * params.min_weight_leaf)
+
+
+@step
 def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
     """Step 1: the impurity of a new node and, if the stopping rules let it split, its
     best split.  Returns its status: :data:`UNSPLITTABLE` (its histogram was not
@@ -330,14 +348,7 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
     end = nodes.end[node]
     total = nodes.stats[node]
     n_node = end - start
-    nodes.impurity[node] = node_impurity(total, nodes.sq_sum[node], crit, params.n_stats,
-                                         params.l2)
-    w_node = node_weight(total, crit, params.n_stats)
-    splittable = (not _is_pure(total, nodes.sq_sum[node], nodes.impurity[node], params)
-                  and (params.max_depth < 0 or nodes.depth[node] < params.max_depth)
-                  and n_node >= params.min_samples_split
-                  and n_node >= 2 * params.min_samples_leaf
-                  and w_node >= 2 * params.min_weight_leaf)
+    splittable = _splittable(nodes, node, params)
     nodes.feature[node] = -1
     if not splittable:
         _release(pool, slot)

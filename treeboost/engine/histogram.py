@@ -240,9 +240,7 @@ def gather_entries(pos, code, m, ostats, total, zero_code, missing_code, sparse_
     for w in range(4):
         word = bits[w]
         while word != 0:
-            low = word & (~word + one)
-            b = w * 64 + _ctz(low)
-            word ^= low
+            b, word = _pop_bit(word, w)
             for c in range(n_stats):
                 sparse_hist[z, c] -= sparse_hist[b, c]
     if sparse_hist[z, count_col] > 0.5:
@@ -254,21 +252,26 @@ def gather_entries(pos, code, m, ostats, total, zero_code, missing_code, sparse_
 
 
 @njit(nogil=True, cache=True, inline="always")
+def _pop_bit(word, w):
+    """The lowest set bit of ``word`` (word ``w`` of a 256-bit set) as a code, and the
+    word without it."""
+    low = word & (~word + np.uint64(1))
+    return w * 64 + _ctz(low), word ^ low
+
+
+@njit(nogil=True, cache=True, inline="always")
 def _emit_bitmap(missing_code, sparse_hist, bits, codes, cstats, miss):
     """The bins marked in ``bits`` as a compressed histogram (ascending codes into
     ``codes`` / ``cstats``, the missing bin into ``miss``), clearing ``sparse_hist`` and
     ``bits`` behind it; returns the number of codes."""
     n_stats = sparse_hist.shape[1]
-    one = np.uint64(1)
     for c in range(n_stats):
         miss[c] = 0.0
     m = 0
     for w in range(4):
         word = bits[w]
         while word != 0:
-            low = word & (~word + one)
-            b = w * 64 + _ctz(low)
-            word ^= low
+            b, word = _pop_bit(word, w)
             if b == missing_code:
                 for c in range(n_stats):
                     miss[c] = sparse_hist[b, c]

@@ -23,8 +23,8 @@ import numpy as np
 from numba import njit
 
 from ._borrow import borrow
-from .criteria import is_regression, node_impurity, node_weight
-from .grower import (DECREASE_ATOL, GrowContext, _is_pure, _random_search_body,
+from .criteria import is_regression, node_weight
+from .grower import (DECREASE_ATOL, GrowContext, _random_search_body, _splittable,
                      borrowed_data, borrowed_rows)
 from .layout import NodeView, RowBuffers
 from .partition import BinnedSplit, goes_left_binned
@@ -115,19 +115,10 @@ def _examine(g, node, hist, root_w, lo, hi):
     cut; returns whether it opened (as :func:`~.grower._examine_node` with random cuts)."""
     nodes = g.nodes
     params = g.params
-    crit = params.criterion
     start = nodes.start[node]
     end = nodes.end[node]
     total = nodes.stats[node]
-    n_node = end - start
-    nodes.impurity[node] = node_impurity(total, nodes.sq_sum[node], crit, params.n_stats,
-                                         params.l2)
-    w_node = node_weight(total, crit, params.n_stats)
-    if (_is_pure(total, nodes.sq_sum[node], nodes.impurity[node], params)
-            or (params.max_depth >= 0 and nodes.depth[node] >= params.max_depth)
-            or n_node < params.min_samples_split
-            or n_node < 2 * params.min_samples_leaf
-            or w_node < 2 * params.min_weight_leaf):
+    if not _splittable(nodes, node, params):
         return False
     view = NodeView(start, end, total, MODE_SORT, hist, hist, -np.inf, np.inf)
     # the search reads the node's statistics from ostats[0:n_node]
