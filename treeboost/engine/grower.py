@@ -395,8 +395,9 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
         fs = feats if attempt == 0 else rest
         if fs.shape[0] == 0:
             continue
+        # (the flag as np.bool_: a literal True / False would compile the kernel twice)
         bucketed = g.data.sparse and not exact and bucket_entries(
-            fs, g.data, rows.idx, start, end, rows, False)
+            fs, g.data, rows.idx, start, end, rows, np.bool_(False))
         if exact:
             median_split.evaluate_features(fs, view, g.data, rows.idx, params, nt, cands)
         elif parallel:
@@ -405,7 +406,7 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
         else:
             evaluate_features(fs, view, g.data, rows, params, g.scratch, cands)
         if bucketed:
-            bucket_entries(fs, g.data, rows.idx, start, end, rows, True)
+            bucket_entries(fs, g.data, rows.idx, start, end, rows, np.bool_(True))
         for i in range(fs.shape[0]):
             f = fs[i]
             if cands.score[f] > best_score:
