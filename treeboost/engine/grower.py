@@ -596,23 +596,30 @@ def _schedule_children(nodes, node, lc, rc, dense_min_samples, pool, pending):
         pending.sibling_slot[t] = -1
 
 
+@step
+def reset_node(nodes, node, start, end, depth):
+    """A node's place and depth, and the initial values of what every grower writes of
+    it: no children, no split, no impurity or gain yet."""
+    nodes.start[node] = start
+    nodes.end[node] = end
+    nodes.depth[node] = depth
+    nodes.children_left[node] = -1
+    nodes.children_right[node] = -1
+    nodes.feature[node] = -1
+    nodes.bin_threshold[node] = 0
+    nodes.missing_go_left[node] = False
+    nodes.sq_sum[node] = 0.0
+    nodes.impurity[node] = 0.0
+    nodes.gain[node] = 0.0
+
+
 @internal
 def _reset_nodes(nodes, k):
     """Give the first ``k`` nodes (those of the previous tree) their initial values.
     (Explicit loops: each slice assignment compiles its own broadcasting code.)"""
     everything = ~np.uint64(0)
     for i in range(k):
-        nodes.start[i] = 0
-        nodes.end[i] = 0
-        nodes.depth[i] = 0
-        nodes.children_left[i] = -1
-        nodes.children_right[i] = -1
-        nodes.feature[i] = -1
-        nodes.bin_threshold[i] = 0
-        nodes.missing_go_left[i] = False
-        nodes.sq_sum[i] = 0.0
-        nodes.impurity[i] = 0.0
-        nodes.gain[i] = 0.0
+        reset_node(nodes, i, 0, 0, 0)
         nodes.hist_slot[i] = -1
         nodes.hist_complete[i] = False
         nodes.interval[i, LOWER] = -np.inf

@@ -25,7 +25,7 @@ from numba import njit
 from ._borrow import borrow
 from .criteria import is_regression, node_weight
 from .grower import (DECREASE_ATOL, GrowContext, _random_search_body, _splittable,
-                     borrowed_data, borrowed_rows)
+                     borrowed_data, borrowed_rows, reset_node)
 from .layout import NodeView, RowBuffers
 from .partition import BinnedSplit, goes_left_binned
 from .splitting import MODE_SORT
@@ -90,23 +90,6 @@ def _partition_rows(rows, split, f, idx, ostats, start, end, buf, obuf, left, ri
             ostats[o, c] = obuf[i, c]
     nl = np.int64(nl)
     return nl
-
-
-@step
-def _new_node(nodes, node, start, end, depth):
-    """The fields of a new node that the general grower resets (:func:`~.grower._reset_nodes`)
-    and the tree reads; its statistics are written by the caller."""
-    nodes.start[node] = start
-    nodes.end[node] = end
-    nodes.depth[node] = depth
-    nodes.children_left[node] = -1
-    nodes.children_right[node] = -1
-    nodes.feature[node] = -1
-    nodes.bin_threshold[node] = 0
-    nodes.missing_go_left[node] = False
-    nodes.sq_sum[node] = 0.0
-    nodes.impurity[node] = 0.0
-    nodes.gain[node] = 0.0
 
 
 @step
@@ -183,7 +166,7 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, obuf):
     hi = np.empty_like(rows[0])
 
     zero = np.int64(0)
-    _new_node(nodes, zero, zero, n, zero)
+    reset_node(nodes, zero, zero, n, zero)
     for c in range(nodes.stats.shape[1]):
         nodes.stats[0, c] = 0.0
     sum_rows(nodes.stats[0], g.src, idx, zero, n)
@@ -222,8 +205,8 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, obuf):
                             nodes.categories, 0, nodes.bin_threshold[node])
         nl = _partition_rows(rows, split, f, idx, ostats, s0, e0, buf, obuf, nodes.stats[lc],
                              nodes.stats[rc])
-        _new_node(nodes, lc, s0, s0 + nl, depth)
-        _new_node(nodes, rc, s0 + nl, e0, depth)
+        reset_node(nodes, lc, s0, s0 + nl, depth)
+        reset_node(nodes, rc, s0 + nl, e0, depth)
         if regression:
             nodes.sq_sum[lc] = sum_sq(g.src, idx, s0, s0 + nl)
             nodes.sq_sum[rc] = sum_sq(g.src, idx, s0 + nl, e0)
