@@ -38,7 +38,9 @@ so a chain of small compiled steps would compile the split search once per link.
 
 ``absolute_error`` has a third copy, :func:`grow_tree_exact` (serial), whose split search
 reads the node's samples (:mod:`.median_split`) instead of histograms: the two others
-hold none of that search, and it is compiled only the first time a tree uses it.
+hold none of that search, and it is compiled only the first time a tree uses it.  The
+three have twins for sparse codes (:mod:`.sparse_codes`; ``grow_tree_*_sparse``), so
+that a fit on dense codes compiles none of their search, partition and buckets.
 """
 from collections import namedtuple
 
@@ -137,7 +139,7 @@ def _sample_features(sampler, k):
 
 
 @step
-def _random_search_body(g, view, nt, exact, ranges=None):
+def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
     """Extra-Trees' search at a node: features in random order until ``max_features`` of
     them are not constant in the node (constant ones do not count, as in Geurts et al.
     2006 and scikit-learn), each numeric one with one random cut (:mod:`.random_cuts`),
@@ -193,7 +195,7 @@ def _random_search_body(g, view, nt, exact, ranges=None):
             f = cuts.feature[j]
             cands.score[f] = -np.inf
             m = np.int64(0)
-            if data.sparse:
+            if sparse:
                 # the compressed histogram of the node's entries gives the range, then
                 # the sums of the cut (.sparse_codes)
                 m = sparse_histogram(f, view.start, view.end, view.total, data, g.rows,
@@ -224,7 +226,7 @@ def _random_search_body(g, view, nt, exact, ranges=None):
             else:
                 left = cuts.left[j]
                 miss = cuts.missing[j]
-                if data.sparse:
+                if sparse:
                     _histogram_cut_sums(scratch, m, cuts.cut[j], left, miss)
                 else:
                     cut_sums(data.codes_rows, idx, view.start, view.end, f, cuts.cut[j],
@@ -264,15 +266,15 @@ def _histogram_cut_sums(scratch, m, cut, left, miss):
 
 
 @internal
-def _random_search(g, view):
+def _random_search(g, view, sparse):
     """:func:`_random_search_body` scoring the cuts from their sums."""
-    return _random_search_body(g, view, None, False)
+    return _random_search_body(g, view, None, False, None, sparse)
 
 
 @internal
-def _random_search_exact(g, view, nt):
+def _random_search_exact(g, view, nt, sparse):
     """:func:`_random_search_body` scoring the cuts by the absolute error."""
-    return _random_search_body(g, view, nt, True)
+    return _random_search_body(g, view, nt, True, None, sparse)
 
 
 @internal
@@ -330,7 +332,7 @@ def _splittable(nodes, node, params):
 
 
 @step
-def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
+def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, sparse):
     """Step 1: the impurity of a new node and, if the stopping rules let it split, its
     best split.  Returns its status: :data:`UNSPLITTABLE` (its histogram was not
     built), :data:`NO_SPLIT` or :data:`OPENED` (it joins the open nodes).
@@ -355,7 +357,7 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
         return UNSPLITTABLE
     n_features = g.data.codes_T.shape[0]
     sampling = params.max_features < n_features
-    if params.random_split or exact or g.data.sparse:
+    if params.random_split or exact or sparse:
         # a random cut and the exact search read the node's samples, not a histogram;
         # sparse codes gather each feature's entries in the node
         mode = MODE_SORT
@@ -375,9 +377,9 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
         # the numeric features drawn get a random cut each; the categorical ones drawn
         # are searched below like any feature
         if exact:
-            best, best_score, n_cat = _random_search_exact(g, view, nt)
+            best, best_score, n_cat = _random_search_exact(g, view, nt, sparse)
         else:
-            best, best_score, n_cat = _random_search(g, view)
+            best, best_score, n_cat = _random_search(g, view, sparse)
         feats, rest = g.sampler.sorted_draw[:n_cat], g.sampler.no_features
     else:
         best = np.int64(-1)
@@ -396,15 +398,15 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact):
         if fs.shape[0] == 0:
             continue
         # (the flag as np.bool_: a literal True / False would compile the kernel twice)
-        bucketed = g.data.sparse and not exact and bucket_entries(
+        bucketed = sparse and not exact and bucket_entries(
             fs, g.data, rows.idx, start, end, rows, np.bool_(False))
         if exact:
             median_split.evaluate_features(fs, view, g.data, rows.idx, params, nt, cands)
         elif parallel:
             evaluate_features_parallel(g.n_threads, fs, view, g.data, rows, params,
-                                       g.scratch, cands)
+                                       g.scratch, cands, sparse)
         else:
-            evaluate_features(fs, view, g.data, rows, params, g.scratch, cands)
+            evaluate_features(fs, view, g.data, rows, params, g.scratch, cands, sparse)
         if bucketed:
             bucket_entries(fs, g.data, rows.idx, start, end, rows, np.bool_(True))
         for i in range(fs.shape[0]):
@@ -500,7 +502,7 @@ def _pick_next(nodes, open_nodes, n_open, best_first):
 
 
 @step
-def _partition(g, node, parallel):
+def _partition(g, node, parallel, sparse):
     """The samples of ``node`` that go left first, both sides in their order; returns
     the left count.  Large nodes are partitioned on several threads in the parallel
     grower (``parallel`` is a constant of the compiled grower)."""
@@ -514,7 +516,7 @@ def _partition(g, node, parallel):
     # a tree without categorical splits has one row of categories: read it only then
     split = BinnedSplit(g.data.missing_code, nodes.missing_go_left[node], catf,
                         nodes.categories, node if catf else 0, nodes.bin_threshold[node])
-    if g.data.sparse:
+    if sparse:
         return partition_sparse(idx, s0, e0, g.data, f, split, g.rows.buf, g.rows.position)
     if parallel:
         if g.n_threads > 1 and e0 - s0 >= PARALLEL_PARTITION_MIN_ROWS:
@@ -523,14 +525,14 @@ def _partition(g, node, parallel):
 
 
 @step
-def _split_node(g, node, lc, rc, parallel):
+def _split_node(g, node, lc, rc, parallel, sparse):
     """Step 3: partition the samples of ``node`` between its children ``lc`` and ``rc``
     and give the children their statistics; returns the left child's sample count."""
     nodes = g.nodes
     idx = g.rows.idx
     s0 = nodes.start[node]
     e0 = nodes.end[node]
-    nl = _partition(g, node, parallel)
+    nl = _partition(g, node, parallel, sparse)
     if g.params.criterion == NEWTON:
         # boosting takes the children's (G, H) from the split search (no second read of
         # the statistics); counts are exact
@@ -637,9 +639,9 @@ def _reset_nodes(nodes, k):
             nodes.left_stats[i, c] = 0.0
 
 
-def _make_grow_tree(parallel, exact=False):
-    """The grower compiled with the constants ``parallel`` and ``exact`` (see the module
-    docstring)."""
+def _make_grow_tree(parallel, exact=False, sparse=False):
+    """The grower compiled with the constants ``parallel``, ``exact`` and ``sparse`` (see
+    the module docstring)."""
 
     @njit(nogil=True, cache=True)
     def grow_tree(data, src, sample_idx, params, seed, cap, ws, n_threads):
@@ -659,16 +661,17 @@ def _make_grow_tree(parallel, exact=False):
         the records for Python would cost as much to compile as a step of the loop.)
         """
         return _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel,
-                     exact)
+                     exact, sparse)
     return grow_tree
 
 
-def _make_examine_node(parallel, exact=False):
+def _make_examine_node(parallel, exact=False, sparse=False):
     """:func:`_examine_node` compiled on its own (not inlined into the grower: see the
-    module docstring), with the constants ``parallel`` and ``exact``."""
+    module docstring), with the constants ``parallel``, ``exact`` and ``sparse``."""
     @njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
     def examine_node(g, node, mode, slot, sib_slot, pool, root_w):
-        return _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact)
+        return _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact,
+                             sparse)
     return examine_node
 
 
@@ -677,6 +680,9 @@ def _make_examine_node(parallel, exact=False):
 _examine_node_serial = _make_examine_node(False)
 _examine_node_parallel = _make_examine_node(True)
 _examine_node_exact = _make_examine_node(False, exact=True)
+_examine_node_serial_sparse = _make_examine_node(False, sparse=True)
+_examine_node_parallel_sparse = _make_examine_node(True, sparse=True)
+_examine_node_exact_sparse = _make_examine_node(False, exact=True, sparse=True)
 
 
 @step
@@ -700,7 +706,7 @@ def borrowed_rows(rows, n):
 
 
 @step
-def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel, exact):
+def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel, exact, sparse):
     """The body of the growers of :func:`_make_grow_tree`."""
     n = sample_idx.shape[0]
     n_features = data.codes_T.shape[0]
@@ -723,7 +729,7 @@ def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel, exa
         borrow(sampler), n_threads, borrow(ws.random_cuts))
     pool = HistogramPool(borrow(ws.buffers), borrow(ws.free_slots), borrow(ws.n_free))
     nodes = g.nodes
-    if data.sparse:
+    if sparse:
         # the rows of the tree by place; the others are in no node
         position = g.rows.position
         for r in range(position.shape[0]):
@@ -754,7 +760,20 @@ def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel, exa
     while True:
         for t in range(n_pending):
             node = pending.node[t]
-            if exact:
+            if exact and sparse:
+                status = _examine_node_exact_sparse(g, node, pending.mode[t],
+                                                    pending.slot[t],
+                                                    pending.sibling_slot[t], pool, root_w)
+            elif parallel and sparse:
+                status = _examine_node_parallel_sparse(g, node, pending.mode[t],
+                                                       pending.slot[t],
+                                                       pending.sibling_slot[t], pool,
+                                                       root_w)
+            elif sparse:
+                status = _examine_node_serial_sparse(g, node, pending.mode[t],
+                                                     pending.slot[t],
+                                                     pending.sibling_slot[t], pool, root_w)
+            elif exact:
                 status = _examine_node_exact(g, node, pending.mode[t], pending.slot[t],
                                              pending.sibling_slot[t], pool, root_w)
             elif parallel:
@@ -787,7 +806,7 @@ def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel, exa
         rc = node_count + 1
         node_count += 2
         n_leaves += 1
-        _split_node(g, node, lc, rc, parallel)
+        _split_node(g, node, lc, rc, parallel, sparse)
         _schedule_children(nodes, node, lc, rc, params.dense_min_samples, pool, pending)
         n_pending = np.int64(2)
 
@@ -804,6 +823,10 @@ grow_tree_serial = _make_grow_tree(False)
 grow_tree_parallel = _make_grow_tree(True)
 #: the grower of ``absolute_error``, whose split search reads the node's samples
 grow_tree_exact = _make_grow_tree(False, exact=True)
+#: the three on sparse codes (.sparse_codes): compiled only when a fit has them
+grow_tree_serial_sparse = _make_grow_tree(False, sparse=True)
+grow_tree_parallel_sparse = _make_grow_tree(True, sparse=True)
+grow_tree_exact_sparse = _make_grow_tree(False, exact=True, sparse=True)
 
 
 def node_capacity(n, crit, min_samples_leaf, max_leaf_nodes, max_depth):
@@ -1106,9 +1129,13 @@ class TreeGrower:
         sample_indices = np.ascontiguousarray(sample_indices, dtype=np.int64)
         n = len(sample_indices)
         n_threads = 1 if exact else self._n_threads(n, n_features)
-        grow_tree = grow_tree_parallel if n_threads > 1 else grow_tree_serial
+        if sparse:
+            grow_tree = grow_tree_parallel_sparse if n_threads > 1 else \
+                grow_tree_serial_sparse
+        else:
+            grow_tree = grow_tree_parallel if n_threads > 1 else grow_tree_serial
         if exact:
-            grow_tree = grow_tree_exact
+            grow_tree = grow_tree_exact_sparse if sparse else grow_tree_exact
             n_slots = 1         # it builds no histogram
         # the general growers' last argument is the thread count, the lean one's a work
         # array of the partition

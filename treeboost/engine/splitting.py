@@ -570,10 +570,12 @@ def sparse_histogram(f, start, end, total, data, rows, scratch):
 
 
 @njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def eval_feature(f, node, data, rows, params, scratch, cands):
+def eval_feature(f, node, data, rows, params, scratch, cands, sparse=False):
     """Prepare feature ``f``'s histogram of ``node`` (a :class:`~.layout.NodeView`) in
     the node's mode and write its best split to row ``f`` of ``cands``
     (:class:`~.layout.SplitCandidates`); ``data`` is the :class:`~.layout.BinnedData`.
+    ``sparse`` (a constant of the compiled copy, ``data.sparse``): its codes are
+    :mod:`.sparse_codes` entries; a copy for dense codes compiles none of their search.
     """
     mode = node.mode
     hist = node.hist
@@ -595,7 +597,7 @@ def eval_feature(f, node, data, rows, params, scratch, cands):
     cstats = scratch.cstats
     miss = scratch.missing
     m = np.int64(0)
-    if data.sparse:
+    if sparse:
         m = sparse_histogram(f, start, end, total, data, rows, scratch)
         if m < 0:
             # every sample of the node has the zero code: no split, as a constant
@@ -686,21 +688,23 @@ def thread_scratch(scratch, t):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _evaluate_range(first, step, feats, node, data, rows, params, scratch, cands):
+def _evaluate_range(first, step, feats, node, data, rows, params, scratch, cands,
+                    sparse=False):
     """:func:`eval_feature` for ``feats[first::step]``: the body both executions share."""
     for i in range(first, feats.shape[0], step):
-        eval_feature(feats[i], node, data, rows, params, scratch, cands)
+        eval_feature(feats[i], node, data, rows, params, scratch, cands, sparse)
 
 
 @njit(nogil=True, cache=True, parallel=True, no_cpython_wrapper=True,
       no_cfunc_wrapper=True)
-def _evaluate_parallel(feats, node, data, rows, params, scratch, cands, n_threads):
+def _evaluate_parallel(feats, node, data, rows, params, scratch, cands, n_threads,
+                       sparse=False):
     """:func:`_evaluate_range` with one interleaved share of the features per thread,
     each thread with its own rows of ``scratch`` (see :func:`make_scratch`)."""
     n_chunks = min(n_threads, feats.shape[0], scratch.codes.shape[0])
     for t in prange(n_chunks):
         _evaluate_range(t, n_chunks, feats, node, data, rows, params,
-                        thread_scratch(scratch, t), cands)
+                        thread_scratch(scratch, t), cands, sparse)
 
 
 #: node samples x features from which a node's features are evaluated on several
@@ -710,20 +714,22 @@ PARALLEL_MIN_WORK = 100_000
 
 
 @njit(nogil=True, cache=True, inline="always")
-def evaluate_features(feats, node, data, rows, params, scratch, cands):
+def evaluate_features(feats, node, data, rows, params, scratch, cands, sparse=False):
     """Best split of each feature of ``feats`` at ``node`` (a :class:`~.layout.NodeView`),
     into ``cands``, in the calling thread (with row 0 of ``scratch``, see
     :func:`make_scratch`)."""
     _evaluate_range(np.int64(0), np.int64(1), feats, node, data, rows, params,
-                    thread_scratch(scratch, 0), cands)
+                    thread_scratch(scratch, 0), cands, sparse)
 
 
 @njit(nogil=True, cache=True)
-def evaluate_features_parallel(n_threads, feats, node, data, rows, params, scratch, cands):
+def evaluate_features_parallel(n_threads, feats, node, data, rows, params, scratch, cands,
+                               sparse=False):
     """:func:`evaluate_features` on ``n_threads`` threads when the node has at least
     :data:`PARALLEL_MIN_WORK` samples x features to share, else in the calling thread."""
     if (n_threads > 1 and feats.shape[0] > 1
             and (node.end - node.start) * feats.shape[0] >= PARALLEL_MIN_WORK):
-        _evaluate_parallel(feats, node, data, rows, params, scratch, cands, n_threads)
+        _evaluate_parallel(feats, node, data, rows, params, scratch, cands, n_threads,
+                           sparse)
     else:
-        evaluate_features(feats, node, data, rows, params, scratch, cands)
+        evaluate_features(feats, node, data, rows, params, scratch, cands, sparse)
