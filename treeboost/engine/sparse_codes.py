@@ -26,6 +26,7 @@ from collections import namedtuple
 
 import numpy as np
 from numba import njit, prange
+from scipy import sparse
 
 from .bin_codes import value_code
 
@@ -94,8 +95,10 @@ class SparseCodes:
         np.cumsum(counts, out=col_ptr[1:])
         col_rows = Xc.indices[keep].astype(np.int32, copy=False)
         col_codes = codes[keep]
-        row_ptr, row_features, row_codes = _transpose(col_ptr, col_rows, col_codes,
-                                                      n_samples)
+        # the same entries by row (scipy's conversion sorts each row's features)
+        by_row = sparse.csc_matrix((col_codes, col_rows, col_ptr),
+                                   shape=(n_samples, n_features)).tocsr()
+        row_ptr, row_features, row_codes = by_row.indptr, by_row.indices, by_row.data
         return cls((n_features, n_samples), zero_code, col_ptr, col_rows, col_codes,
                    row_ptr, row_features, row_codes)
 
@@ -146,27 +149,6 @@ def _entry_codes(indptr, data, edges, coarse, n_edges, is_cat, n_bins, missing_c
         for k in range(indptr[f], indptr[f + 1]):
             codes[k] = value_code(data[k], f, edges, coarse, n_edges, is_cat, n_bins,
                                   missing_code)
-
-
-@njit(nogil=True, cache=True)
-def _transpose(col_ptr, col_rows, col_codes, n_samples):
-    """The CSC entries by row (features ascending in each row): a counting sort."""
-    nnz = col_rows.shape[0]
-    row_ptr = np.zeros(n_samples + 1, np.int64)
-    for k in range(nnz):
-        row_ptr[col_rows[k] + 1] += 1
-    for r in range(n_samples):
-        row_ptr[r + 1] += row_ptr[r]
-    fill = row_ptr[:-1].copy()
-    row_features = np.empty(nnz, np.int32)
-    row_codes = np.empty(nnz, np.uint8)
-    for f in range(col_ptr.shape[0] - 1):
-        for k in range(col_ptr[f], col_ptr[f + 1]):
-            r = col_rows[k]
-            row_features[fill[r]] = f
-            row_codes[fill[r]] = col_codes[k]
-            fill[r] += 1
-    return row_ptr, row_features, row_codes
 
 
 @njit(nogil=True, cache=True, inline="always")
