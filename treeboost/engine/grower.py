@@ -2,7 +2,7 @@
 
 The whole growth runs in one numba function, :func:`grow_tree`, so a fully grown tree
 with thousands of nodes pays no Python overhead per node.  The loop is four steps, each
-its own function (inlined, but for the first: see Compilation below):
+its own function, inlined into the grower (see Compilation below):
 
 1. :func:`_examine_node`: a node just created gets its impurity and, when the stopping
    rules allow, the best split of its features (:mod:`.splitting`); a node with a split
@@ -41,6 +41,14 @@ reads the node's samples (:mod:`.median_split`) instead of histograms: the two o
 hold none of that search, and it is compiled only the first time a tree uses it.  The
 three have twins for sparse codes (:mod:`.sparse_codes`; ``grow_tree_*_sparse``), so
 that a fit on dense codes compiles none of their search, partition and buckets.
+
+The constants ``parallel``, ``exact`` and ``sparse`` are variables of the closures
+that :func:`_make_grow_tree` (and, for the kernels compiled on their own,
+:func:`_make_random_search` and :func:`.splitting._make_eval_feature`) returns, and the
+loop is the closure's own body: numba folds a closure variable before it types the
+body, so each copy compiles only its branches.  (An argument, even a literal one, is
+not folded inside the kernel that takes it; and inlining a step copies its whole
+intermediate representation, which costs as much as compiling a small kernel.)
 """
 from collections import namedtuple
 
@@ -265,16 +273,23 @@ def _histogram_cut_sums(scratch, m, cut, left, miss):
             left[c] += scratch.cstats[k, c]
 
 
-@internal
-def _random_search(g, view, sparse):
-    """:func:`_random_search_body` scoring the cuts from their sums."""
-    return _random_search_body(g, view, None, False, None, sparse)
+def _make_random_search(exact, sparse):
+    """:func:`_random_search_body` compiled on its own with the constants ``exact``
+    (the cuts scored by the absolute error over the node's samples ``nt``, else from
+    their sums, ``nt`` unused) and ``sparse``, variables of the closure that numba folds
+    before it types the body (arguments, even literal ones, would compile every
+    branch)."""
+
+    @internal
+    def random_search(g, view, nt):
+        return _random_search_body(g, view, nt, exact, None, sparse)
+    return random_search
 
 
-@internal
-def _random_search_exact(g, view, nt, sparse):
-    """:func:`_random_search_body` scoring the cuts by the absolute error."""
-    return _random_search_body(g, view, nt, True, None, sparse)
+_random_search = _make_random_search(False, False)
+_random_search_sparse = _make_random_search(False, True)
+_random_search_exact = _make_random_search(True, False)
+_random_search_exact_sparse = _make_random_search(True, True)
 
 
 @internal
@@ -376,10 +391,14 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, 
     if params.random_split:
         # the numeric features drawn get a random cut each; the categorical ones drawn
         # are searched below like any feature
-        if exact:
-            best, best_score, n_cat = _random_search_exact(g, view, nt, sparse)
+        if exact and sparse:
+            best, best_score, n_cat = _random_search_exact_sparse(g, view, nt)
+        elif exact:
+            best, best_score, n_cat = _random_search_exact(g, view, nt)
+        elif sparse:
+            best, best_score, n_cat = _random_search_sparse(g, view, None)
         else:
-            best, best_score, n_cat = _random_search(g, view, sparse)
+            best, best_score, n_cat = _random_search(g, view, None)
         feats, rest = g.sampler.sorted_draw[:n_cat], g.sampler.no_features
     else:
         best = np.int64(-1)
@@ -643,7 +662,7 @@ def _make_grow_tree(parallel, exact=False, sparse=False):
     """The grower compiled with the constants ``parallel``, ``exact`` and ``sparse`` (see
     the module docstring)."""
 
-    @njit(nogil=True, cache=True)
+    @njit(nogil=True, cache=True, no_cfunc_wrapper=True)
     def grow_tree(data, src, sample_idx, params, seed, cap, ws, n_threads):
         """Grow one tree in workspace ``ws`` (a :class:`~.layout.Workspace` from
         :func:`make_workspace`).
@@ -660,29 +679,95 @@ def _make_grow_tree(parallel, exact=False, sparse=False):
         valid until the workspace grows the next tree.  (Nothing else is returned: boxing
         the records for Python would cost as much to compile as a step of the loop.)
         """
-        return _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel,
-                     exact, sparse)
+        n = sample_idx.shape[0]
+        n_features = data.codes_T.shape[0]
+        _reset_nodes(ws.nodes, ws.used[0])
+        for i in range(n):
+            ws.rows.idx[i] = sample_idx[i]
+        n_slots = ws.buffers.shape[0]
+        sampler = ws.sampler
+        for f in range(n_features):
+            sampler.perm[f] = f
+        sampler.state[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
+        for k in range(n_slots):
+            ws.free_slots[k] = k
+        ws.n_free[0] = n_slots
+        # the caller holds data, src and ws for the whole call: their views need no reference
+        # counting (see ._borrow)
+        g = GrowContext(
+            borrowed_data(data), borrow(src), borrowed_rows(ws.rows, n),
+            borrow(ws.nodes), borrow(ws.candidates), borrow(ws.scratch), params,
+            borrow(sampler), n_threads, borrow(ws.random_cuts))
+        pool = HistogramPool(borrow(ws.buffers), borrow(ws.free_slots), borrow(ws.n_free))
+        nodes = g.nodes
+        if sparse:
+            # the rows of the tree by place; the others are in no node
+            position = g.rows.position
+            for r in range(position.shape[0]):
+                position[r] = -1
+            for i in range(n):
+                position[g.rows.idx[i]] = i
+        open_nodes = borrow(ws.open_nodes)
+
+        # counters start as np.int64: a literal 0 or 1 would compile every kernel they are
+        # passed to once more, for the literal's own type
+        zero = np.int64(0)
+        sum_rows(nodes.stats[0], g.src, g.rows.idx, zero, n)
+        if is_regression(params.criterion):
+            nodes.sq_sum[0] = sum_sq(g.src, g.rows.idx, zero, n)
+        nodes.start[0] = 0
+        nodes.end[0] = n
+        root_w = node_weight(nodes.stats[0], params.criterion, params.n_stats)
+        node_count = np.int64(1)
+        n_open = np.int64(0)
+        n_leaves = np.int64(1)
+        truncated = False
+        best_first = params.max_leaf_nodes > 0
+        pending = Pending(np.zeros(2, np.int64), np.zeros(2, np.int64), np.full(2, -1, np.int64),
+                          np.full(2, -1, np.int64))
+        n_pending = np.int64(1)
+        pending.mode[0] = MODE_BUILD if n >= params.dense_min_samples else MODE_SORT
+
+        while True:
+            for t in range(n_pending):
+                node = pending.node[t]
+                status = _examine_node(g, node, pending.mode[t], pending.slot[t],
+                                       pending.sibling_slot[t], pool, root_w, parallel,
+                                       exact, sparse)
+                if status == OPENED:
+                    open_nodes[n_open] = node
+                    n_open += 1
+                elif (status == UNSPLITTABLE and t == 0 and n_pending == 2
+                      and pending.mode[1] == MODE_SUBTRACT):
+                    # the sibling cannot subtract a histogram that was never built
+                    pending.mode[1] = MODE_BUILD
+                    pending.sibling_slot[1] = -1
+            n_pending = zero
+            if n_open == 0:
+                break
+            if best_first and n_leaves >= params.max_leaf_nodes:
+                break
+            if node_count + 2 > cap:      # never write past the node arrays
+                truncated = True
+                break
+            pos = _pick_next(nodes, open_nodes, n_open, best_first)
+            node = open_nodes[pos]
+            open_nodes[pos] = open_nodes[n_open - 1]
+            n_open -= 1
+            lc = node_count
+            rc = node_count + 1
+            node_count += 2
+            n_leaves += 1
+            _split_node(g, node, lc, rc, parallel, sparse)
+            _schedule_children(nodes, node, lc, rc, params.dense_min_samples, pool, pending)
+            n_pending = np.int64(2)
+
+        # nodes left open become leaves
+        for j in range(n_open):
+            nodes.feature[open_nodes[j]] = -1
+        ws.used[0] = node_count
+        return truncated, node_count
     return grow_tree
-
-
-def _make_examine_node(parallel, exact=False, sparse=False):
-    """:func:`_examine_node` compiled on its own (not inlined into the grower: see the
-    module docstring), with the constants ``parallel``, ``exact`` and ``sparse``."""
-    @njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-    def examine_node(g, node, mode, slot, sib_slot, pool, root_w):
-        return _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact,
-                             sparse)
-    return examine_node
-
-
-# module globals, not closure variables of the growers: numba keys a cached closure by
-# its variables' pickled values, and a dispatcher's differs from process to process
-_examine_node_serial = _make_examine_node(False)
-_examine_node_parallel = _make_examine_node(True)
-_examine_node_exact = _make_examine_node(False, exact=True)
-_examine_node_serial_sparse = _make_examine_node(False, sparse=True)
-_examine_node_parallel_sparse = _make_examine_node(True, sparse=True)
-_examine_node_exact_sparse = _make_examine_node(False, exact=True, sparse=True)
 
 
 @step
@@ -703,118 +788,6 @@ def borrowed_rows(rows, n):
     return RowBuffers(borrow(rows.idx[:n]), borrow(rows.buf[:n]), borrow(rows.ostats[:n]),
                       borrow(rows.position), borrow(rows.slot_of), borrow(rows.bucket_start),
                       borrow(rows.entry_pos), borrow(rows.entry_code))
-
-
-@step
-def _grow(data, src, sample_idx, params, seed, cap, ws, n_threads, parallel, exact, sparse):
-    """The body of the growers of :func:`_make_grow_tree`."""
-    n = sample_idx.shape[0]
-    n_features = data.codes_T.shape[0]
-    _reset_nodes(ws.nodes, ws.used[0])
-    for i in range(n):
-        ws.rows.idx[i] = sample_idx[i]
-    n_slots = ws.buffers.shape[0]
-    sampler = ws.sampler
-    for f in range(n_features):
-        sampler.perm[f] = f
-    sampler.state[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
-    for k in range(n_slots):
-        ws.free_slots[k] = k
-    ws.n_free[0] = n_slots
-    # the caller holds data, src and ws for the whole call: their views need no reference
-    # counting (see ._borrow)
-    g = GrowContext(
-        borrowed_data(data), borrow(src), borrowed_rows(ws.rows, n),
-        borrow(ws.nodes), borrow(ws.candidates), borrow(ws.scratch), params,
-        borrow(sampler), n_threads, borrow(ws.random_cuts))
-    pool = HistogramPool(borrow(ws.buffers), borrow(ws.free_slots), borrow(ws.n_free))
-    nodes = g.nodes
-    if sparse:
-        # the rows of the tree by place; the others are in no node
-        position = g.rows.position
-        for r in range(position.shape[0]):
-            position[r] = -1
-        for i in range(n):
-            position[g.rows.idx[i]] = i
-    open_nodes = borrow(ws.open_nodes)
-
-    # counters start as np.int64: a literal 0 or 1 would compile every kernel they are
-    # passed to once more, for the literal's own type
-    zero = np.int64(0)
-    sum_rows(nodes.stats[0], g.src, g.rows.idx, zero, n)
-    if is_regression(params.criterion):
-        nodes.sq_sum[0] = sum_sq(g.src, g.rows.idx, zero, n)
-    nodes.start[0] = 0
-    nodes.end[0] = n
-    root_w = node_weight(nodes.stats[0], params.criterion, params.n_stats)
-    node_count = np.int64(1)
-    n_open = np.int64(0)
-    n_leaves = np.int64(1)
-    truncated = False
-    best_first = params.max_leaf_nodes > 0
-    pending = Pending(np.zeros(2, np.int64), np.zeros(2, np.int64), np.full(2, -1, np.int64),
-                      np.full(2, -1, np.int64))
-    n_pending = np.int64(1)
-    pending.mode[0] = MODE_BUILD if n >= params.dense_min_samples else MODE_SORT
-
-    while True:
-        for t in range(n_pending):
-            node = pending.node[t]
-            if exact and sparse:
-                status = _examine_node_exact_sparse(g, node, pending.mode[t],
-                                                    pending.slot[t],
-                                                    pending.sibling_slot[t], pool, root_w)
-            elif parallel and sparse:
-                status = _examine_node_parallel_sparse(g, node, pending.mode[t],
-                                                       pending.slot[t],
-                                                       pending.sibling_slot[t], pool,
-                                                       root_w)
-            elif sparse:
-                status = _examine_node_serial_sparse(g, node, pending.mode[t],
-                                                     pending.slot[t],
-                                                     pending.sibling_slot[t], pool, root_w)
-            elif exact:
-                status = _examine_node_exact(g, node, pending.mode[t], pending.slot[t],
-                                             pending.sibling_slot[t], pool, root_w)
-            elif parallel:
-                status = _examine_node_parallel(g, node, pending.mode[t], pending.slot[t],
-                                                pending.sibling_slot[t], pool, root_w)
-            else:
-                status = _examine_node_serial(g, node, pending.mode[t], pending.slot[t],
-                                              pending.sibling_slot[t], pool, root_w)
-            if status == OPENED:
-                open_nodes[n_open] = node
-                n_open += 1
-            elif (status == UNSPLITTABLE and t == 0 and n_pending == 2
-                  and pending.mode[1] == MODE_SUBTRACT):
-                # the sibling cannot subtract a histogram that was never built
-                pending.mode[1] = MODE_BUILD
-                pending.sibling_slot[1] = -1
-        n_pending = zero
-        if n_open == 0:
-            break
-        if best_first and n_leaves >= params.max_leaf_nodes:
-            break
-        if node_count + 2 > cap:      # never write past the node arrays
-            truncated = True
-            break
-        pos = _pick_next(nodes, open_nodes, n_open, best_first)
-        node = open_nodes[pos]
-        open_nodes[pos] = open_nodes[n_open - 1]
-        n_open -= 1
-        lc = node_count
-        rc = node_count + 1
-        node_count += 2
-        n_leaves += 1
-        _split_node(g, node, lc, rc, parallel, sparse)
-        _schedule_children(nodes, node, lc, rc, params.dense_min_samples, pool, pending)
-        n_pending = np.int64(2)
-
-    # nodes left open become leaves
-    for j in range(n_open):
-        nodes.feature[open_nodes[j]] = -1
-    ws.used[0] = node_count
-    return truncated, node_count
 
 
 #: the grower without any parallel region

@@ -569,14 +569,26 @@ def sparse_histogram(f, start, end, total, data, rows, scratch):
                           scratch.codes, scratch.cstats, scratch.missing)
 
 
-@njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def eval_feature(f, node, data, rows, params, scratch, cands, sparse=False):
-    """Prepare feature ``f``'s histogram of ``node`` (a :class:`~.layout.NodeView`) in
-    the node's mode and write its best split to row ``f`` of ``cands``
-    (:class:`~.layout.SplitCandidates`); ``data`` is the :class:`~.layout.BinnedData`.
-    ``sparse`` (a constant of the compiled copy, ``data.sparse``): its codes are
-    :mod:`.sparse_codes` entries; a copy for dense codes compiles none of their search.
-    """
+def _make_eval_feature(sparse):
+    """:func:`eval_feature_dense` or :func:`eval_feature_sparse`: the constant
+    ``sparse`` is a variable of the closure, which numba folds before it types the body,
+    so the copy for dense codes compiles none of the sparse search (an argument, even a
+    literal one, would compile both branches)."""
+
+    @njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+    def eval_feature(f, node, data, rows, params, scratch, cands):
+        """Prepare feature ``f``'s histogram of ``node`` (a :class:`~.layout.NodeView`)
+        in the node's mode and write its best split to row ``f`` of ``cands``
+        (:class:`~.layout.SplitCandidates`); ``data`` is the
+        :class:`~.layout.BinnedData`, whose codes are :mod:`.sparse_codes` entries in
+        the copy for sparse codes."""
+        _eval_feature(f, node, data, rows, params, scratch, cands, sparse)
+    return eval_feature
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
+    """The body of the two copies of :func:`_make_eval_feature`."""
     mode = node.mode
     hist = node.hist
     start = node.start
@@ -653,6 +665,12 @@ def eval_feature(f, node, data, rows, params, scratch, cands, sparse=False):
     cands.missing_go_left[f] = ml
 
 
+
+#: the split search of a feature on dense codes
+eval_feature_dense = _make_eval_feature(False)
+#: ... and on sparse codes (.sparse_codes), compiled only when a fit has them
+eval_feature_sparse = _make_eval_feature(True)
+
 def make_scratch(n_threads, n_samples, n_hist_bins, n_cols, n_entries=0):
     """The work arrays of :func:`eval_feature` for ``n_threads`` threads and nodes of up
     to ``n_samples`` samples: a :class:`~.layout.Scratch` whose arrays have one row per
@@ -688,23 +706,34 @@ def thread_scratch(scratch, t):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _evaluate_range(first, step, feats, node, data, rows, params, scratch, cands,
-                    sparse=False):
-    """:func:`eval_feature` for ``feats[first::step]``: the body both executions share."""
+def _evaluate_range(first, step, feats, node, data, rows, params, scratch, cands, sparse):
+    """:func:`eval_feature_dense` (``sparse`` False) or :func:`eval_feature_sparse` for
+    ``feats[first::step]``: the body both executions share.  ``sparse`` must be a
+    constant where this is inlined."""
     for i in range(first, feats.shape[0], step):
-        eval_feature(feats[i], node, data, rows, params, scratch, cands, sparse)
+        if sparse:
+            eval_feature_sparse(feats[i], node, data, rows, params, scratch, cands)
+        else:
+            eval_feature_dense(feats[i], node, data, rows, params, scratch, cands)
 
 
-@njit(nogil=True, cache=True, parallel=True, no_cpython_wrapper=True,
-      no_cfunc_wrapper=True)
-def _evaluate_parallel(feats, node, data, rows, params, scratch, cands, n_threads,
-                       sparse=False):
+def _make_evaluate_parallel(sparse):
     """:func:`_evaluate_range` with one interleaved share of the features per thread,
-    each thread with its own rows of ``scratch`` (see :func:`make_scratch`)."""
-    n_chunks = min(n_threads, feats.shape[0], scratch.codes.shape[0])
-    for t in prange(n_chunks):
-        _evaluate_range(t, n_chunks, feats, node, data, rows, params,
-                        thread_scratch(scratch, t), cands, sparse)
+    each thread with its own rows of ``scratch`` (see :func:`make_scratch`), for dense
+    or sparse codes (the constant ``sparse``, see :func:`_make_eval_feature`)."""
+
+    @njit(nogil=True, cache=True, parallel=True, no_cpython_wrapper=True,
+          no_cfunc_wrapper=True)
+    def evaluate_parallel(feats, node, data, rows, params, scratch, cands, n_threads):
+        n_chunks = min(n_threads, feats.shape[0], scratch.codes.shape[0])
+        for t in prange(n_chunks):
+            _evaluate_range(t, n_chunks, feats, node, data, rows, params,
+                            thread_scratch(scratch, t), cands, sparse)
+    return evaluate_parallel
+
+
+_evaluate_parallel_dense = _make_evaluate_parallel(False)
+_evaluate_parallel_sparse = _make_evaluate_parallel(True)
 
 
 #: node samples x features from which a node's features are evaluated on several
@@ -722,14 +751,19 @@ def evaluate_features(feats, node, data, rows, params, scratch, cands, sparse=Fa
                     thread_scratch(scratch, 0), cands, sparse)
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
 def evaluate_features_parallel(n_threads, feats, node, data, rows, params, scratch, cands,
                                sparse=False):
     """:func:`evaluate_features` on ``n_threads`` threads when the node has at least
-    :data:`PARALLEL_MIN_WORK` samples x features to share, else in the calling thread."""
+    :data:`PARALLEL_MIN_WORK` samples x features to share, else in the calling thread.
+    (Inlined: ``sparse``, a constant of the caller, then picks one parallel copy.)"""
     if (n_threads > 1 and feats.shape[0] > 1
             and (node.end - node.start) * feats.shape[0] >= PARALLEL_MIN_WORK):
-        _evaluate_parallel(feats, node, data, rows, params, scratch, cands, n_threads,
-                           sparse)
+        if sparse:
+            _evaluate_parallel_sparse(feats, node, data, rows, params, scratch, cands,
+                                      n_threads)
+        else:
+            _evaluate_parallel_dense(feats, node, data, rows, params, scratch, cands,
+                                     n_threads)
     else:
         evaluate_features(feats, node, data, rows, params, scratch, cands, sparse)
