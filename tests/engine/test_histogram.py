@@ -84,7 +84,7 @@ def test_radix_order_is_the_stable_argsort(values):
     keys = np.array(values, np.int64)
     n = keys.shape[0]
     order, tmp = np.empty(n + 1, np.int64), np.empty(n + 1, np.int64)
-    _radix_order(keys, n, order, tmp)
+    _radix_order(keys, n, order, tmp, np.empty(257, np.int64))
     np.testing.assert_array_equal(order[:n], np.argsort(keys, kind="stable"))
 
 

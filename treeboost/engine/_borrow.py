@@ -44,7 +44,7 @@ def borrow(typingctx, x):
                 item = builder.extract_value(args[0], i)
                 if isinstance(t, types.Array):
                     item = _unowned(context, builder, t, item)
-                else:
+                elif context.enable_nrt:
                     context.nrt.incref(builder, t, item)
                 items.append(item)
             return context.make_tuple(builder, x, items)

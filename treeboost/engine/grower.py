@@ -24,7 +24,19 @@ histograms of its sampled features straight from its samples.
 
 State: the arrays travel in the named records of :mod:`.layout`.  :func:`grow_tree` works
 in a :class:`~.layout.Workspace` that consecutive trees reuse, on borrowed views of it
-(:mod:`._borrow`) so that numba does not reference-count the arrays it passes around.
+(:mod:`._borrow`) so that the kernels it calls do not reference-count the arrays it
+passes them.
+
+Reference counting: the histogram growers are compiled without numba's runtime
+(``_nrt=False``), and so is every kernel they call that does not ask for it
+(``_nrt=True``: numba passes the flag down to the kernels it compiles for a caller).
+With it, numba increments and decrements the count of every array of a record each time
+the record is copied, which is at each step, each field read and each call: tens of
+thousands of instructions in the grower's intermediate code, which LLVM then spends
+seconds removing again, and calls that cost time per node at run time.  Nothing in these
+kernels allocates (the work arrays come from the workspace), and the caller holds every
+array it passes for the whole call.  ``absolute_error``'s copy, whose search allocates
+per node (:mod:`.median_split`), keeps the runtime.
 
 Compilation: one compiled grower serves every statistics source (:mod:`.statistics`) and
 every criterion.  It is compiled in two copies from one source (:func:`_make_grow_tree`):
@@ -662,7 +674,7 @@ def _make_grow_tree(parallel, exact=False, sparse=False):
     """The grower compiled with the constants ``parallel``, ``exact`` and ``sparse`` (see
     the module docstring)."""
 
-    @njit(nogil=True, cache=True, no_cfunc_wrapper=True)
+    @njit(nogil=True, cache=True, no_cfunc_wrapper=True, _nrt=exact)
     def grow_tree(data, src, sample_idx, params, seed, cap, ws, n_threads):
         """Grow one tree in workspace ``ws`` (a :class:`~.layout.Workspace` from
         :func:`make_workspace`).
@@ -723,8 +735,12 @@ def _make_grow_tree(parallel, exact=False, sparse=False):
         n_leaves = np.int64(1)
         truncated = False
         best_first = params.max_leaf_nodes > 0
-        pending = Pending(np.zeros(2, np.int64), np.zeros(2, np.int64), np.full(2, -1, np.int64),
-                          np.full(2, -1, np.int64))
+        pending = borrow(ws.pending)
+        for t in range(2):
+            pending.node[t] = 0
+            pending.mode[t] = 0
+            pending.slot[t] = -1
+            pending.sibling_slot[t] = -1
         n_pending = np.int64(1)
         pending.mode[0] = MODE_BUILD if n >= params.dense_min_samples else MODE_SORT
 
@@ -860,7 +876,9 @@ def make_workspace(n_rows, cap, n_features, n_cols, n_hist_bins, n_slots, catego
                      np.empty((n_slots, 1 if n_entries else n_features, n_hist_bins,
                                n_cols)),
                      np.arange(n_slots), np.zeros(1, np.int64), sampler,
-                     np.empty(cap, np.int64), np.zeros(1, np.int64), cuts)
+                     np.empty(cap, np.int64), np.zeros(1, np.int64), cuts,
+                     Pending(np.zeros(2, np.int64), np.zeros(2, np.int64),
+                             np.zeros(2, np.int64), np.zeros(2, np.int64)))
 
 
 class GrowerWorkspace:
@@ -1110,8 +1128,8 @@ class TreeGrower:
         if exact:
             grow_tree = grow_tree_exact_sparse if sparse else grow_tree_exact
             n_slots = 1         # it builds no histogram
-        # the general growers' last argument is the thread count, the lean one's a work
-        # array of the partition
+        # the general growers' last argument is the thread count, the lean one's its work
+        # arrays
         last_arg = n_threads
         if params.random_split and not sparse:
             from . import random_tree      # (which imports this module's steps)
@@ -1121,7 +1139,7 @@ class TreeGrower:
                 grow_tree = random_tree.grow_random_tree
                 n_threads = 1
                 n_slots = 1
-                last_arg = workspace.row_stats(n, n_cols)
+                last_arg = random_tree.lean_buffers(workspace, n, n_cols, X_binned_T)
         max_nodes = node_capacity(n, self.criterion, min_leaf, max_leaf_nodes, max_depth)
         # the worst case, 2n + 1 nodes (a fully grown regression tree reaches it), when
         # it is at most _MAX_FIRST_CAPACITY; beyond, what the workspace holds (at least

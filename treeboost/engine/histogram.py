@@ -96,16 +96,17 @@ def insertion_order(keys, m, order):
 
 
 @njit(nogil=True, cache=True)
-def _radix_order(keys, n, order, tmp):
+def _radix_order(keys, n, order, tmp, counts):
     """``order[:n]`` = the positions of ``keys[:n]`` (non-negative integers) in ascending
     order, stable: one counting pass per byte of the largest key, ``O(n + 256)`` each
-    (exact binning's codes can exceed 16 bits)."""
+    (exact binning's codes can exceed 16 bits).  ``tmp`` (``n`` entries) and ``counts``
+    (257) are work arrays: the grower's kernels allocate nothing (see
+    grower.GROWER_NRT)."""
     largest = 0
     for i in range(n):
         largest = max(largest, keys[i])
     for i in range(n):
         order[i] = i
-    counts = np.zeros(257, np.int64)
     src = order
     dst = tmp
     shift = 0
@@ -150,7 +151,7 @@ def gather_sorted(col, idx, start, end, ostats, missing_code, scratch, codes, cs
     if n <= SMALL_NODE_SORT:
         insertion_order(keys, n, order)
     else:
-        _radix_order(keys, n, order, scratch.radix)
+        _radix_order(keys, n, order, scratch.radix, scratch.rank)
     for c in range(n_stats):
         miss[c] = 0.0
     m = 0

@@ -151,6 +151,7 @@ Workspace = namedtuple("Workspace", [
     "open_nodes",           # the nodes that have a split and wait for it
     "used",                 # (1,) nodes the previous tree wrote (reset lazily)
     "random_cuts",          # a RandomCuts
+    "pending",              # a Pending
 ])
 
 FeatureSampler = namedtuple("FeatureSampler", [

@@ -74,7 +74,7 @@ def partition_serial(idx, s0, e0, col, split, buf):
     return n_left
 
 
-@njit(nogil=True, cache=True, parallel=True)
+@njit(nogil=True, cache=True, parallel=True, _nrt=True)
 def partition_parallel(idx, s0, e0, col, split, buf, n_chunks):
     """:func:`partition_serial` on ``n_chunks`` threads: each chunk counts its left
     samples, prefix sums give every chunk its place in the left and right parts, and a

@@ -19,6 +19,8 @@ does without:
 :meth:`~.grower.TreeGrower.grow` chooses it (:func:`lean_tree`); every other tree grows
 with the general grower.
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -38,6 +40,23 @@ step = njit(nogil=True, cache=True, inline="always")
 #: at most this many features per feature drawn: a row's codes take a few vector
 #: instructions, a feature's range a few scalar ones
 _WHOLE_ROW_RATIO = 32
+
+
+#: the lean grower's work arrays, from its caller (the grower allocates nothing: see
+#: grower.grow_tree's reference counting)
+LeanBuffers = namedtuple("LeanBuffers", [
+    "obuf",         # (n_rows, n_cols): the partition's buffer of rows of statistics
+    "lo", "hi",     # (n_features,) of the codes' dtype: each feature's range in a node
+])
+
+
+def lean_buffers(workspace, n_rows, n_cols, X_binned_T):
+    """:class:`LeanBuffers` for a tree of ``n_rows`` samples (``workspace``: the
+    :class:`~.grower.GrowerWorkspace` that keeps the partition's buffer)."""
+    n_features = X_binned_T.shape[0]
+    return LeanBuffers(workspace.row_stats(n_rows, n_cols),
+                       np.empty(n_features, X_binned_T.dtype),
+                       np.empty(n_features, X_binned_T.dtype))
 
 
 def lean_tree(random_split, exact, newton, best_first, monotonic, interaction, categorical):
@@ -129,11 +148,12 @@ def _examine(g, node, hist, root_w, lo, hi):
     return True
 
 
-@njit(nogil=True, cache=True)
-def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, obuf):
+@njit(nogil=True, cache=True, no_cfunc_wrapper=True, _nrt=False)
+def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
     """Grow one tree of random cuts in workspace ``ws``, as
-    :func:`~.grower.grow_tree_serial` grows it (same arguments, but ``obuf``, an
-    ``(n_rows, n_cols)`` work array for the partition, instead of a thread count).
+    :func:`~.grower.grow_tree_serial` grows it (same arguments, but ``bufs``, its
+    :class:`LeanBuffers`, instead of a thread count).  Compiled without reference
+    counting, as the general grower is.
 
     Returns whether the tree was cut short at ``cap`` nodes, and its node count; the
     tree is in ``ws.nodes``, its samples in partition order in ``ws.rows.idx``.
@@ -156,14 +176,14 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, obuf):
     idx = g.rows.idx
     ostats = g.rows.ostats
     buf = g.rows.buf
-    obuf = borrow(obuf)
+    obuf = borrow(bufs.obuf)
     hist = borrow(ws.buffers[0])
     rows = g.data.codes_rows
     open_nodes = borrow(ws.open_nodes)
     regression = is_regression(params.criterion)
     # every feature's smallest and largest code in the node (_examine)
-    lo = np.empty_like(rows[0])
-    hi = np.empty_like(rows[0])
+    lo = borrow(bufs.lo)
+    hi = borrow(bufs.hi)
 
     zero = np.int64(0)
     reset_node(nodes, zero, zero, n, zero)
@@ -180,7 +200,8 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, obuf):
     truncated = False
     # the nodes created and not yet examined: the root, then the children of each split,
     # the smaller first (the order of the general grower, and so of the draws)
-    pending = np.zeros(2, np.int64)
+    pending = borrow(ws.pending.node)
+    pending[0] = 0
     n_pending = 1
     while True:
         for t in range(n_pending):
