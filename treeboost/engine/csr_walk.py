@@ -63,21 +63,31 @@ def _set_row(row, indptr, indices, data, i, clear):
         row[indices[p]] = 0.0 if clear else data[p]
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _leaf_of_csr_row(row, indptr, indices, data, i, left, right, feature, threshold,
+                     missing_left, is_cat, bitset):
+    """The leaf row ``i`` reaches: its stored values scattered into the dense ``row`` of
+    zeros, the tree walked on it, and ``row`` cleared again (scikit-learn's sparse walk):
+    O(stored values + depth)."""
+    _set_row(row, indptr, indices, data, i, False)
+    node = _leaf_of_dense_row(row, left, right, feature, threshold, missing_left, is_cat,
+                              bitset)
+    _set_row(row, indptr, indices, data, i, True)
+    return node
+
+
 @njit(nogil=True, cache=True, parallel=True)
 def apply_csr(indptr, indices, data, n_features, left, right, feature, threshold,
               missing_left, is_cat, bitset, out):
-    """Leaf of each row (into ``out``).  The threads take chunks of rows; each row's
-    stored values are scattered into a dense row of zeros, walked, and cleared again
-    (scikit-learn's sparse walk): O(stored values + depth) a row."""
+    """Leaf of each row (into ``out``).  The threads take chunks of rows, each chunk with
+    its own dense row (:func:`_leaf_of_csr_row`)."""
     n = out.shape[0]
     n_chunks = min(n, N_CHUNKS)
     for c in prange(n_chunks):
         row = np.zeros(n_features)
         for i in range(c * n // n_chunks, (c + 1) * n // n_chunks):
-            _set_row(row, indptr, indices, data, i, False)
-            out[i] = _leaf_of_dense_row(row, left, right, feature, threshold, missing_left,
-                                        is_cat, bitset)
-            _set_row(row, indptr, indices, data, i, True)
+            out[i] = _leaf_of_csr_row(row, indptr, indices, data, i, left, right, feature,
+                                      threshold, missing_left, is_cat, bitset)
 
 
 @njit(nogil=True, cache=True, parallel=True)
@@ -89,9 +99,7 @@ def accumulate_csr(indptr, indices, data, n_features, left, right, feature, thre
     for c in prange(n_chunks):
         row = np.zeros(n_features)
         for i in range(c * n // n_chunks, (c + 1) * n // n_chunks):
-            _set_row(row, indptr, indices, data, i, False)
-            node = _leaf_of_dense_row(row, left, right, feature, threshold, missing_left,
-                                      is_cat, bitset)
+            node = _leaf_of_csr_row(row, indptr, indices, data, i, left, right, feature,
+                                    threshold, missing_left, is_cat, bitset)
             for k in range(value.shape[1]):
                 out[i, k] += value[node, k]
-            _set_row(row, indptr, indices, data, i, True)

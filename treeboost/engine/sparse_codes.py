@@ -25,10 +25,10 @@ Codes wider than one byte (``max_bins`` above 255) keep the dense layout.
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 from scipy import sparse
 
-from .bin_codes import value_code
+from .sparse_binning import entry_codes
 
 #: a row's binary search costs about this many reads of the row per lookup
 _SEARCH_COST = 4
@@ -86,7 +86,7 @@ class SparseCodes:
         indptr = Xc.indptr.astype(np.int64, copy=False)
         codes = np.empty(Xc.data.shape[0], np.uint8)
         zero_code = np.empty(n_features, np.int64)
-        _entry_codes(indptr, Xc.data, edges, coarse, n_edges, is_cat, n_bins, missing_code,
+        entry_codes(indptr, Xc.data, edges, coarse, n_edges, is_cat, n_bins, missing_code,
                      codes, zero_code)
         feature_of = np.repeat(np.arange(n_features), np.diff(indptr))
         keep = codes != zero_code[feature_of]
@@ -137,18 +137,6 @@ class SparseCodes:
 #: the entries by row and the zero codes, all :func:`row_code` reads (the grower's
 #: :class:`~.layout.BinnedData` has the same fields)
 CodeRows = namedtuple("CodeRows", ["row_ptr", "row_features", "row_codes", "zero_code"])
-
-
-@njit(nogil=True, cache=True, parallel=True)
-def _entry_codes(indptr, data, edges, coarse, n_edges, is_cat, n_bins, missing_code, codes,
-                 zero_code):
-    """The code of every stored entry of a CSC matrix and each feature's code of 0."""
-    for f in prange(zero_code.shape[0]):
-        zero_code[f] = value_code(0.0, f, edges, coarse, n_edges, is_cat, n_bins,
-                                  missing_code)
-        for k in range(indptr[f], indptr[f + 1]):
-            codes[k] = value_code(data[k], f, edges, coarse, n_edges, is_cat, n_bins,
-                                  missing_code)
 
 
 @njit(nogil=True, cache=True, inline="always")
