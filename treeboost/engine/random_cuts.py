@@ -18,9 +18,9 @@ exactly the textbook one.
 import numpy as np
 from numba import njit
 
-from .constraints import MonotonicCheck, constrained_score, newton_decrease
+from .constraints import MonotonicCheck, newton_decrease
 from .criteria import NEWTON
-from .splitting import _score, copy_into, decrease_from_left, nan_goes_left
+from .splitting import copy_into, decrease_from_left, nan_goes_left, score_sides
 
 #: the 53 random bits of a draw that make a uniform number in [0, 1)
 _UNIT_BITS = np.int64((1 << 53) - 1)
@@ -138,27 +138,9 @@ def score_cut(left, miss, has_miss, total, check, crit, n_stats, l2, min_leaf, m
     missing values go left and the middle of the children's values; ``out_left`` gets
     the left child's sums.  (Arrays and scalars, not the grower's records: it runs once
     per feature and node.)"""
-    ml = False
     copy_into(out_left, left)
-    n_cols = total.shape[0]
-    best = -np.inf
-    mid = 0.0
-    # the missing values right, then left: one call site of each scoring function
-    for with_miss in range(2 if has_miss else 1):
-        cand = left
-        if with_miss == 1:
-            for c in range(n_cols):
-                tmp[c] = left[c] + miss[c]
-            cand = tmp
-        sc = _score(cand, total, crit, n_stats, l2, min_leaf, min_w)
-        cand_mid = 0.0
-        if sc > best and check.active:
-            sc, cand_mid = constrained_score(sc, cand, total, crit, l2, check)
-        if sc > best:
-            best = sc
-            mid = cand_mid
-            ml = with_miss == 1
-            copy_into(out_left, cand)
+    best, ml, mid = score_sides(left, miss, has_miss, total, check, crit, n_stats, l2,
+                                min_leaf, min_w, tmp, -np.inf, out_left)
     if best > -np.inf and not has_miss:
         ml = nan_goes_left(out_left, total, crit)
     return best, ml, mid

@@ -166,6 +166,37 @@ def nan_goes_left(left, total, crit):
     return left[cnt] > total[cnt] - left[cnt]
 
 
+@njit(nogil=True, cache=True, inline="always")
+def score_sides(left, miss, has_miss, total, check, crit, n_stats, l2, min_leaf, min_w, tmp,
+                best, out_left):
+    """A cut whose present values on the left sum to ``left``, scored with the missing
+    values (summing to ``miss``) on the right, then, ``has_miss``, on the left
+    (:func:`_score`, under the monotonic ``check`` when it is active).  Returns the
+    better score if it beats ``best`` (else ``best``), whether the missing values then go
+    left, and the middle of the children's values; ``out_left`` gets the winning left
+    sums only when ``best`` was beaten.  ``tmp`` is a work row.  (Shared by the
+    histogram scan and the random cuts: one call site of each scoring function per
+    caller, each an inlined copy to compile.)"""
+    ml = False
+    mid = 0.0
+    for with_miss in range(2 if has_miss else 1):
+        cand = left
+        if with_miss == 1:
+            for c in range(total.shape[0]):
+                tmp[c] = left[c] + miss[c]
+            cand = tmp
+        sc = _score(cand, total, crit, n_stats, l2, min_leaf, min_w)
+        cand_mid = 0.0
+        if sc > best and check.active:
+            sc, cand_mid = constrained_score(sc, cand, total, crit, l2, check)
+        if sc > best:
+            best = sc
+            ml = with_miss == 1
+            mid = cand_mid
+            copy_into(out_left, cand)
+    return best, ml, mid
+
+
 @njit(nogil=True, cache=True)
 def copy_into(dst, src):
     """``dst[:] = src`` for two vectors of one length: an explicit loop, which compiles
@@ -330,21 +361,10 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, check, scratch, 
                 next_class = _pure_class(cstats, p + 1, n_stats)
                 if this_class >= 0 and this_class == next_class:
                     continue
-            # the cut with the missing values right, then left: one call site of each
-            # scoring function (each site is one more inlined copy to compile)
-            for with_miss in range(2 if has_miss else 1):
-                cand = left
-                if with_miss == 1:
-                    for c in range(n_cols):
-                        tmp[c] = left[c] + miss[c]
-                    cand = tmp
-                sc = _score(cand, total, crit, n_stats, l2, min_leaf, min_w)
-                if sc > best_score and check.active:
-                    sc, mid = constrained_score(sc, cand, total, crit, l2, check)
-                if sc > best_score:
-                    best_score, best_ml, best_ord, best_pos = sc, with_miss == 1, o, p
-                    best_mid = mid
-                    copy_into(out_left, cand)
+            sc, ml, mid = score_sides(left, miss, has_miss, total, check, crit, n_stats,
+                                      l2, min_leaf, min_w, tmp, best_score, out_left)
+            if sc > best_score:
+                best_score, best_ml, best_ord, best_pos, best_mid = sc, ml, o, p, mid
     if has_miss and m >= 1:
         # every present code left, the missing values alone right ("is missing")
         for c in range(n_cols):
