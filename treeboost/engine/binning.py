@@ -159,10 +159,9 @@ class BinMapper:
                 values, n_zeros = sorted_stored_values(sample, f)
                 return add_zeros(*_distinct_counts(values), n_zeros)
         else:
-            # one sorted copy of the numeric columns, sorted in parallel (NaN sort last)
-            sorted_cols = _sorted_columns(np.asarray(sample), numeric)
-            col_of = {f: j for j, f in enumerate(numeric)}
-            distinct_of = lambda f: _distinct_counts(sorted_cols[col_of[f]])  # noqa: E731
+            # the numeric columns sorted in parallel (NaN sorts last)
+            summaries = _distinct_columns(np.asarray(sample), numeric)
+            distinct_of = lambda f: summaries[f][:2]  # noqa: E731
         self.bin_thresholds_ = []
         n_bins = np.zeros(n_features, np.int64)
         centers = {}
@@ -183,9 +182,11 @@ class BinMapper:
         if sparse_input:
             self.has_missing_ = sparse_missing_columns(X)
         else:
-            # column by column: a whole-matrix isnan would allocate n_samples x n_features
-            self.has_missing_ = np.array([bool(np.isnan(X[:, f]).any())
-                                          for f in range(n_features)], dtype=bool)
+            # the sorted columns say it when they are all the rows; else column by column
+            # (a whole-matrix isnan would allocate n_samples x n_features)
+            self.has_missing_ = np.array(
+                [summaries[f][2] if rows is None and not is_cat[f]
+                 else bool(np.isnan(X[:, f]).any()) for f in range(n_features)], dtype=bool)
         self.is_categorical_ = is_cat
         self.missing_values_code_ = int(n_bins.max()) if n_features else 1
         code = self.missing_values_code_
@@ -396,21 +397,25 @@ def _map_to_bins(X, edges, coarse, n_edges, is_cat, n_bins, missing_code, out):
                                        missing_code)
 
 
-def _sorted_columns(X, columns):
-    """Sorted copies of the given columns of X (NaN last): numpy's vectorised sort, one
-    chunk of columns per thread (it releases the GIL)."""
+def _distinct_columns(X, columns):
+    """The sorted distinct values and their counts of each of the given columns of X
+    as float64 (NaN dropped; :func:`_distinct_counts`), and whether it holds a NaN, as a dict
+    column -> (distinct, counts, has_nan).  Each column is sorted into a copy of its
+    own by numpy (which releases the GIL), a chunk of columns per thread, and only its
+    distinct values are kept: no sorted copy of the whole matrix."""
     from concurrent.futures import ThreadPoolExecutor
-    out = np.empty((columns.shape[0], X.shape[0]))
+    out = {}
 
-    def sort_chunk(js):
+    def summarise(js):
         for j in js:
-            out[j] = np.sort(X[:, columns[j]])
+            col = np.sort(np.asarray(X[:, j], dtype=np.float64))
+            out[j] = (*_distinct_counts(col), bool(col.size and np.isnan(col[-1])))
     n_threads = min(_cpu_count(), columns.shape[0])
     if n_threads <= 1 or X.shape[0] < 10_000:
-        sort_chunk(range(columns.shape[0]))
+        summarise(columns)
     else:
         with ThreadPoolExecutor(n_threads) as pool:
-            list(pool.map(sort_chunk, np.array_split(np.arange(columns.shape[0]), n_threads)))
+            list(pool.map(summarise, np.array_split(columns, n_threads)))
     return out
 
 
