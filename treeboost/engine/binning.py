@@ -398,11 +398,11 @@ def _map_to_bins(X, edges, coarse, n_edges, is_cat, n_bins, missing_code, out):
 
 
 def _distinct_columns(X, columns):
-    """The sorted distinct values and their counts of each of the given columns of X
-    as float64 (NaN dropped; :func:`_distinct_counts`), and whether it holds a NaN, as a dict
-    column -> (distinct, counts, has_nan).  Each column is sorted into a copy of its
-    own by numpy (which releases the GIL), a chunk of columns per thread, and only its
-    distinct values are kept: no sorted copy of the whole matrix."""
+    """The sorted distinct values (as float64, NaN dropped; :func:`_distinct_counts`)
+    and their counts of each of the given columns of X, and whether it holds a NaN, as a
+    dict column -> (distinct, counts, has_nan).  Each column is sorted into a copy of
+    its own by numpy (which releases the GIL), a chunk of columns per thread, and only
+    its distinct values are kept: no sorted copy of the whole matrix."""
     from concurrent.futures import ThreadPoolExecutor
     out = {}
 
