@@ -197,3 +197,31 @@ def gather_rows(ostats, src, idx, start, n):
             ostats[i, 0] = ws
             ostats[i, 1] = ws * src.targets[s]
             ostats[i, 2] = 1.0 if ws > 0.0 else 0.0
+
+
+@njit(nogil=True, cache=True)
+def boosting_rows(stats, sample_weight, gradient, hessian, k, newton):
+    """Fill the first two columns of boosting's given rows for output ``k`` (``gradient``
+    and ``hessian`` of shape (n_samples, n_outputs)): ``(w g_k, w h_k)`` for the
+    second-order gain (``newton``), ``(w, -w g_k)`` for a least-squares tree on the
+    negative gradient.  Returns ``w g_k^2`` of the latter (its variance), an empty array
+    for the former.
+
+    One pass over the rows where numpy makes a temporary and a strided copy per column,
+    for every tree of every iteration.
+    """
+    n = stats.shape[0]
+    if newton:
+        for i in range(n):
+            w = sample_weight[i]
+            stats[i, 0] = w * gradient[i, k]
+            stats[i, 1] = w * hessian[i, k]
+        return np.empty(0)
+    sq = np.empty(n)
+    for i in range(n):
+        w = sample_weight[i]
+        g = gradient[i, k]
+        stats[i, 0] = w
+        stats[i, 1] = -w * g
+        sq[i] = w * g ** 2
+    return sq
