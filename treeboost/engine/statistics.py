@@ -178,10 +178,21 @@ def gather_rows(ostats, src, idx, start, n):
     n_cols = ostats.shape[1]
     last = n_cols - 1
     if src.kind == SOURCE_ARRAY:
-        for i in range(n):
-            s = idx[start + i]
-            for c in range(n_cols):
-                ostats[i, c] = src.stats[s, c]
+        # the node's ids as a slice (no test of ``start + i`` for a negative index), and
+        # boosting's width unrolled
+        node_idx = idx[start:start + n]
+        stats = src.stats
+        if n_cols == 3:
+            for i in range(n):
+                s = node_idx[i]
+                ostats[i, 0] = stats[s, 0]
+                ostats[i, 1] = stats[s, 1]
+                ostats[i, 2] = stats[s, 2]
+        else:
+            for i in range(n):
+                s = node_idx[i]
+                for c in range(n_cols):
+                    ostats[i, c] = stats[s, c]
     elif src.kind == SOURCE_CLASSES:
         for i in range(n):
             s = idx[start + i]
