@@ -133,10 +133,25 @@ def sum_rows(dst, src, idx, start, end):
     """``dst +=`` the statistics of samples ``idx[start:end]`` (``dst`` has ``n_cols``)."""
     last = dst.shape[0] - 1
     if src.kind == SOURCE_ARRAY:
-        for i in range(start, end):
-            s = idx[i]
-            for c in range(dst.shape[0]):
-                dst[c] += src.stats[s, c]
+        stats = src.stats
+        if dst.shape[0] == 3:
+            # boosting's width in registers: a sum kept in dst would wait on its own
+            # store at every sample (the order of the additions is the same)
+            t0 = dst[0]
+            t1 = dst[1]
+            t2 = dst[2]
+            for s in idx[start:end]:
+                t0 += stats[s, 0]
+                t1 += stats[s, 1]
+                t2 += stats[s, 2]
+            dst[0] = t0
+            dst[1] = t1
+            dst[2] = t2
+        else:
+            for i in range(start, end):
+                s = idx[i]
+                for c in range(dst.shape[0]):
+                    dst[c] += stats[s, c]
     elif src.kind == SOURCE_CLASSES:
         for i in range(start, end):
             s = idx[i]

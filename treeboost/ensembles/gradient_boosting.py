@@ -373,8 +373,10 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                     trees.append(tree)
                 # with subsampling, scikit-learn's training loss is that of the in-bag rows
                 if carry:
+                    # this iteration's gradients are no longer read: their arrays take
+                    # the next ones
                     train_score, g_next, h_next = loss.loss_gradient_hessian(
-                        ytr, _per_output(raw), wtr)
+                        ytr, _per_output(raw), wtr, out=(_per_output(g), _per_output(h)))
                     carried = (g_next, h_next)
                 else:
                     train_score = _masked_loss(loss, ytr, raw, wtr, inbag)

@@ -173,10 +173,12 @@ class Loss:
         (``raw``'s shape)."""
         raise NotImplementedError
 
-    def loss_gradient_hessian(self, y, raw, sample_weight):
+    def loss_gradient_hessian(self, y, raw, sample_weight, out=None):
         """``(loss, g, h)``: the weighted mean loss of ``raw`` (as :meth:`__call__`) and
         its gradient and hessian (as :meth:`gradient_hessian`).  Losses that set
-        :attr:`gradient_carries` compute them in one pass; this default makes two."""
+        :attr:`gradient_carries` compute them in one pass, into ``out`` (arrays
+        ``(g, h)`` of ``raw``'s shape) when given; this default makes two passes and new
+        arrays."""
         g, h = self.gradient_hessian(y, raw)
         return self(y, raw, sample_weight), g, h
 

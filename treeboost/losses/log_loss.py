@@ -73,13 +73,14 @@ class BinaryLogLoss(Loss):
 
     gradient_carries = True
 
-    def loss_gradient_hessian(self, y, raw, sample_weight):
+    def loss_gradient_hessian(self, y, raw, sample_weight, out=None):
+        """``(loss, g, h)`` in one pass; ``out``: arrays ``(g, h)`` of ``raw``'s shape to
+        write them to (a booster's, reused every iteration: no fresh pages to clear)."""
         raw = np.ascontiguousarray(raw, dtype=np.float64)
-        g = np.empty_like(raw)
-        h = np.empty_like(raw)
-        value = _binary_loss_grad_hess(np.ascontiguousarray(y, dtype=np.float64), raw,
-                                       np.ascontiguousarray(sample_weight, dtype=np.float64),
-                                       g, h)
+        g, h = (np.empty_like(raw), np.empty_like(raw)) if out is None else out
+        # y as given (the class codes): no float copy of it every iteration
+        value = _binary_loss_grad_hess(np.ascontiguousarray(y), raw,
+                       np.ascontiguousarray(sample_weight, dtype=np.float64), g, h)
         return float(value), g, h
 
     def init_raw(self, y, sample_weight):
