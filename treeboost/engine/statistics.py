@@ -228,25 +228,27 @@ def gather_rows(ostats, src, idx, start, n):
 @njit(nogil=True, cache=True)
 def boosting_rows(stats, sample_weight, gradient, hessian, k, newton):
     """Fill the first two columns of boosting's given rows for output ``k`` (``gradient``
-    and ``hessian`` of shape (n_samples, n_outputs)): ``(w g_k, w h_k)`` for the
-    second-order gain (``newton``), ``(w, -w g_k)`` for a least-squares tree on the
-    negative gradient.  Returns ``w g_k^2`` of the latter (its variance), an empty array
-    for the former.
+    and ``hessian`` of shape (n_outputs, n_samples), an output's row contiguous):
+    ``(w g_k, w h_k)`` for the second-order gain (``newton``), ``(w, -w g_k)`` for a
+    least-squares tree on the negative gradient.  Returns ``w g_k^2`` of the latter (its
+    variance), an empty array for the former.
 
     One pass over the rows where numpy makes a temporary and a strided copy per column,
     for every tree of every iteration.
     """
     n = stats.shape[0]
+    g_k = gradient[k]
+    h_k = hessian[k]
     if newton:
         for i in range(n):
             w = sample_weight[i]
-            stats[i, 0] = w * gradient[i, k]
-            stats[i, 1] = w * hessian[i, k]
+            stats[i, 0] = w * g_k[i]
+            stats[i, 1] = w * h_k[i]
         return np.empty(0)
     sq = np.empty(n)
     for i in range(n):
         w = sample_weight[i]
-        g = gradient[i, k]
+        g = g_k[i]
         stats[i, 0] = w
         stats[i, 1] = -w * g
         sq[i] = w * g ** 2

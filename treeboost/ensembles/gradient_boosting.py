@@ -241,7 +241,8 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             self._init_raw = init
             raw = self._initial_raw(X_init, ytr.shape[0], loss)
             # refused before any fitted attribute is set
-            carried = self._check_loss_is_finite(loss, ytr, raw, wtr)
+            carried = self._check_loss_is_finite(loss, ytr, raw, wtr,
+                                                 self._gradient_arrays(K, ytr.shape[0]))
             self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_,
                                          random_state=rng.randint(2 ** 31 - 1))
             Xb = fit_transform_weighted(self.bin_mapper_, Xtr, wtr)
@@ -251,7 +252,8 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             oob_scores, oob_improvement = [], []
         else:
             raw = self._raw_from_trees(Xtr, K, X_init, loss)
-            carried = self._check_loss_is_finite(loss, ytr, raw, wtr)
+            carried = self._check_loss_is_finite(loss, ytr, raw, wtr,
+                                                 self._gradient_arrays(K, ytr.shape[0]))
             self.train_score_ = list(self.train_score_)
             self.validation_score_ = list(self.validation_score_)
             # iterations fitted without subsampling improved no out-of-bag loss
@@ -332,8 +334,9 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                     carried = None
                 else:
                     g, h = loss.gradient_hessian(ytr, _per_output(raw))
-                g = g.reshape(-1, K)
-                h = h.reshape(-1, K)
+                # one output's gradients contiguous (the carried arrays already are)
+                g = np.ascontiguousarray(g.reshape(-1, K).T)
+                h = np.ascontiguousarray(h.reshape(-1, K).T)
                 rows = positive_rows
                 if subsampled:
                     # scikit-learn's draws from its stream: uniforms, then one seed per tree
@@ -356,7 +359,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                                              workspace)
                     # the second-order gain's node values already are the Newton step
                     samples = LeafSamples(None, tree.node_count, rows, ytr, raw[:, k],
-                                          wtr, g[:, k], h[:, k], plan.l2_regularization,
+                                          wtr, g[k], h[k], plan.l2_regularization,
                                           tree.value[:, 0] if newton else None,
                                           leaf_of_sample=leaf)
                     tree.value = (lr * loss.leaf_values(samples))[:, None]
@@ -376,7 +379,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                     # this iteration's gradients are no longer read: their arrays take
                     # the next ones
                     train_score, g_next, h_next = loss.loss_gradient_hessian(
-                        ytr, _per_output(raw), wtr, out=(_per_output(g), _per_output(h)))
+                        ytr, _per_output(raw), wtr, out=(_per_output(g.T), _per_output(h.T)))
                     carried = (g_next, h_next)
                 else:
                     train_score = _masked_loss(loss, ytr, raw, wtr, inbag)
@@ -460,19 +463,31 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         return raw
 
     @staticmethod
-    def _check_loss_is_finite(loss, y, raw, sample_weight):
+    def _gradient_arrays(n_outputs, n_samples):
+        """Arrays ``(g, h)`` of the raw scores' shape that hold the gradients of one
+        iteration after another, each output's contiguous (transposes of
+        ``(n_outputs, n_samples)`` arrays): the trees of an iteration read one output
+        each."""
+        g = np.empty((n_outputs, n_samples)).T
+        h = np.empty((n_outputs, n_samples)).T
+        return _per_output(g), _per_output(h)
+
+    @staticmethod
+    def _check_loss_is_finite(loss, y, raw, sample_weight, out=None):
         """Refuse a target whose loss at the start of the fit (``raw``: the initial score,
         or a warm start's current scores) overflows float64, the squared error of a target
         near 1e300: the training loss of every iteration would be infinite, and the
         gradient sums of the split search overflow with it.
 
-        Returns the gradient and hessian of ``raw`` when the loss computes them with its
-        value (:attr:`~treeboost.losses.base.Loss.gradient_carries`), else None.
+        Returns the gradient and hessian of ``raw`` (into ``out`` when given) when the
+        loss computes them with its value
+        (:attr:`~treeboost.losses.base.Loss.gradient_carries`), else None.
         """
         carried = None
         with np.errstate(over="ignore", invalid="ignore"):
             if loss.gradient_carries:
-                value, g, h = loss.loss_gradient_hessian(y, _per_output(raw), sample_weight)
+                value, g, h = loss.loss_gradient_hessian(y, _per_output(raw), sample_weight,
+                                                         out=out)
                 carried = (g, h)
             else:
                 value = loss(y, _per_output(raw), sample_weight)
