@@ -37,21 +37,20 @@ def _goes_left(code, split):
 
 
 @njit(nogil=True, cache=True)
-def _scatter(idx, lo, hi, col, split, left_out, left_at, right_out, right_at):
-    """Write ``idx[lo:hi]`` in order, the samples that go left at ``split`` (a
-    :class:`BinnedSplit`) to ``left_out`` from ``left_at`` on, the others to
-    ``right_out`` from ``right_at`` on; returns the number that went left.  ``left_out``
-    may be ``idx`` itself with ``left_at <= lo``: a write never overtakes the read."""
+def _scatter(idx, lo, hi, col, split, out, left_at, right_at):
+    """Write ``idx[lo:hi]`` in order to ``out``, the samples that go left at ``split``
+    (a :class:`BinnedSplit`) from ``left_at`` on, the others from ``right_at`` on;
+    returns the number that went left."""
     n_left = 0
     n_right = 0
     for i in range(lo, hi):
         s = idx[i]
-        if _goes_left(col[s], split):
-            left_out[left_at + n_left] = s
-            n_left += 1
-        else:
-            right_out[right_at + n_right] = s
-            n_right += 1
+        left = _goes_left(col[s], split)
+        # a select of the place, not a branch: which side a sample takes is as good as
+        # random, and a mispredicted branch per sample costs more than the rest
+        out[left_at + n_left if left else right_at + n_right] = s
+        n_left += left
+        n_right += not left
     return n_left
 
 
@@ -68,8 +67,19 @@ def _count_left(idx, lo, hi, col, split):
 def partition_serial(idx, s0, e0, col, split, buf):
     """Stable partition of ``idx[s0:e0]`` at ``split``: the left samples in place, the
     right ones through ``buf``; returns the left count."""
-    n_left = _scatter(idx, s0, e0, col, split, idx, s0, buf, np.int64(0))
-    for i in range(e0 - s0 - n_left):
+    n_left = 0
+    n_right = 0
+    for i in range(s0, e0):
+        s = idx[i]
+        left = _goes_left(col[s], split)
+        # both sides are written and the counts say which write stands (no branch on a
+        # side that is as good as random): the left slot is at or before i, already
+        # read, and the next right sample overwrites the right slot
+        idx[s0 + n_left] = s
+        buf[n_right] = s
+        n_left += left
+        n_right += not left
+    for i in range(n_right):
         idx[s0 + n_left + i] = buf[i]
     return n_left
 
@@ -94,7 +104,7 @@ def partition_parallel(idx, s0, e0, col, split, buf, n_chunks):
         right_at[t] = right_at[t - 1] + size - counts[t - 1]
     for t in prange(n_chunks):
         _scatter(idx, min(e0, s0 + t * chunk), min(e0, s0 + (t + 1) * chunk), col, split,
-                 buf, left_at[t], buf, n_left + right_at[t])
+                 buf, left_at[t], n_left + right_at[t])
     for t in prange(n_chunks):
         for i in range(t * chunk, min(n, (t + 1) * chunk)):
             idx[s0 + i] = buf[i]

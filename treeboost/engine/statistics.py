@@ -133,10 +133,25 @@ def sum_rows(dst, src, idx, start, end):
     """``dst +=`` the statistics of samples ``idx[start:end]`` (``dst`` has ``n_cols``)."""
     last = dst.shape[0] - 1
     if src.kind == SOURCE_ARRAY:
-        for i in range(start, end):
-            s = idx[i]
-            for c in range(dst.shape[0]):
-                dst[c] += src.stats[s, c]
+        stats = src.stats
+        if dst.shape[0] == 3:
+            # boosting's width in registers: a sum kept in dst would wait on its own
+            # store at every sample (the order of the additions is the same)
+            t0 = dst[0]
+            t1 = dst[1]
+            t2 = dst[2]
+            for s in idx[start:end]:
+                t0 += stats[s, 0]
+                t1 += stats[s, 1]
+                t2 += stats[s, 2]
+            dst[0] = t0
+            dst[1] = t1
+            dst[2] = t2
+        else:
+            for i in range(start, end):
+                s = idx[i]
+                for c in range(dst.shape[0]):
+                    dst[c] += stats[s, c]
     elif src.kind == SOURCE_CLASSES:
         for i in range(start, end):
             s = idx[i]
@@ -178,10 +193,21 @@ def gather_rows(ostats, src, idx, start, n):
     n_cols = ostats.shape[1]
     last = n_cols - 1
     if src.kind == SOURCE_ARRAY:
-        for i in range(n):
-            s = idx[start + i]
-            for c in range(n_cols):
-                ostats[i, c] = src.stats[s, c]
+        # the node's ids as a slice (no test of ``start + i`` for a negative index), and
+        # boosting's width unrolled
+        node_idx = idx[start:start + n]
+        stats = src.stats
+        if n_cols == 3:
+            for i in range(n):
+                s = node_idx[i]
+                ostats[i, 0] = stats[s, 0]
+                ostats[i, 1] = stats[s, 1]
+                ostats[i, 2] = stats[s, 2]
+        else:
+            for i in range(n):
+                s = node_idx[i]
+                for c in range(n_cols):
+                    ostats[i, c] = stats[s, c]
     elif src.kind == SOURCE_CLASSES:
         for i in range(n):
             s = idx[start + i]
@@ -197,3 +223,33 @@ def gather_rows(ostats, src, idx, start, n):
             ostats[i, 0] = ws
             ostats[i, 1] = ws * src.targets[s]
             ostats[i, 2] = 1.0 if ws > 0.0 else 0.0
+
+
+@njit(nogil=True, cache=True)
+def boosting_rows(stats, sample_weight, gradient, hessian, k, newton):
+    """Fill the first two columns of boosting's given rows for output ``k`` (``gradient``
+    and ``hessian`` of shape (n_outputs, n_samples), an output's row contiguous):
+    ``(w g_k, w h_k)`` for the second-order gain (``newton``), ``(w, -w g_k)`` for a
+    least-squares tree on the negative gradient.  Returns ``w g_k^2`` of the latter (its
+    variance), an empty array for the former.
+
+    One pass over the rows where numpy makes a temporary and a strided copy per column,
+    for every tree of every iteration.
+    """
+    n = stats.shape[0]
+    g_k = gradient[k]
+    h_k = hessian[k]
+    if newton:
+        for i in range(n):
+            w = sample_weight[i]
+            stats[i, 0] = w * g_k[i]
+            stats[i, 1] = w * h_k[i]
+        return np.empty(0)
+    sq = np.empty(n)
+    for i in range(n):
+        w = sample_weight[i]
+        g = g_k[i]
+        stats[i, 0] = w
+        stats[i, 1] = -w * g
+        sq[i] = w * g ** 2
+    return sq

@@ -540,3 +540,12 @@ class PackedTrees:
                 Xd, self.left, self.right, self.feature, self.threshold, self.missing_left,
                 self.is_cat, self.bitset, self.value, self.roots, self.output, out_rows),
             X, out)
+
+
+@njit(nogil=True, cache=True)
+def add_leaf_values(raw, k, value, leaf):
+    """``raw[i, k] += value[leaf[i]]`` for every row: a boosting iteration's update of
+    the raw scores of output ``k`` from the leaf of each row, without the temporary
+    and the strided copy of numpy's fancy indexing."""
+    for i in range(raw.shape[0]):
+        raw[i, k] += value[leaf[i]]

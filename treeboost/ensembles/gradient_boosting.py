@@ -39,7 +39,8 @@ from ..trees.targets import check_regression_target, encode_classification_targe
 from ..engine.constraints import monotone_leaf_values
 from ..engine.grower import GrowerWorkspace, StoppingRules, TreeGrower
 from ..trees.constraints import check_interaction_cst, check_monotonic_cst, grower_constraints
-from ..engine.tree import PackedTrees
+from ..engine.statistics import boosting_rows
+from ..engine.tree import PackedTrees, add_leaf_values
 from ._bootstrap import selection_sample
 from ._gb_init import fit_init_estimator, init_raw_predictions
 from ._gb_verbose import VerboseReporter
@@ -225,6 +226,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                                  "missing some classes. Try using another random seed.")
         # without a validation split X is used as it is (no copy of a large X)
         Xtr, ytr, wtr = (Xe, y, sw) if val is None else (Xe[train], y[train], sw[train])
+        wtr = np.ascontiguousarray(wtr, dtype=np.float64)
         # the rows as given are copied only for what reads them (an initial estimator, a
         # scorer): early stopping otherwise copies the encoded rows alone, as before
         keep_X = self._needs_input_rows(plan)
@@ -239,7 +241,8 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             self._init_raw = init
             raw = self._initial_raw(X_init, ytr.shape[0], loss)
             # refused before any fitted attribute is set
-            self._check_loss_is_finite(loss, ytr, raw, wtr)
+            carried = self._check_loss_is_finite(loss, ytr, raw, wtr,
+                                                 self._gradient_arrays(K, ytr.shape[0]))
             self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_,
                                          random_state=rng.randint(2 ** 31 - 1))
             Xb = fit_transform_weighted(self.bin_mapper_, Xtr, wtr)
@@ -249,7 +252,8 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             oob_scores, oob_improvement = [], []
         else:
             raw = self._raw_from_trees(Xtr, K, X_init, loss)
-            self._check_loss_is_finite(loss, ytr, raw, wtr)
+            carried = self._check_loss_is_finite(loss, ytr, raw, wtr,
+                                                 self._gradient_arrays(K, ytr.shape[0]))
             self.train_score_ = list(self.train_score_)
             self.validation_score_ = list(self.validation_score_)
             # iterations fitted without subsampling improved no out-of-bag loss
@@ -306,6 +310,9 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         stats[:, 2] = wtr > 0
         workspace = GrowerWorkspace(min_rows=positive_rows.size)
         scale = self._score_scale(loss)
+        # the training loss of an iteration comes with the next one's gradients (one
+        # pass), unless it is the loss of the in-bag rows only
+        carry = loss.gradient_carries and not subsampled
         reporter = None
         if self.verbose:
             reporter = self._reporter(plan, subsampled, len(self.trees_))
@@ -322,9 +329,14 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         with np.errstate(over="ignore", invalid="ignore"):
             for it in range(len(self.trees_), plan.n_iter):
                 loss.start_iteration(ytr, _per_output(raw), wtr)
-                g, h = loss.gradient_hessian(ytr, _per_output(raw))
-                g = g.reshape(-1, K)
-                h = h.reshape(-1, K)
+                if carried is not None:
+                    g, h = carried
+                    carried = None
+                else:
+                    g, h = loss.gradient_hessian(ytr, _per_output(raw))
+                # one output's gradients contiguous (the carried arrays already are)
+                g = np.ascontiguousarray(g.reshape(-1, K).T)
+                h = np.ascontiguousarray(h.reshape(-1, K).T)
                 rows = positive_rows
                 if subsampled:
                     # scikit-learn's draws from its stream: uniforms, then one seed per tree
@@ -340,19 +352,16 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                 trees = []
                 for k in range(K):
                     grower.random_state = stage_rng.randint(0, 2 ** 31 - 1)
-                    sq = None
-                    if newton:
-                        stats[:, 0] = wtr * g[:, k]
-                        stats[:, 1] = wtr * h[:, k]
-                    else:   # Friedman's original: least squares on the negative gradient
-                        stats[:, 0] = wtr
-                        stats[:, 1] = -wtr * g[:, k]
-                        sq = wtr * g[:, k] ** 2
-                    tree, leaf = grower.grow(Xb, stats, sq, rows, workspace)
+                    # Friedman's original (not newton): least squares on the negative
+                    # gradient, with its variance sq
+                    sq = boosting_rows(stats, wtr, g, h, k, newton)
+                    tree, leaf = grower.grow(Xb, stats, None if newton else sq, rows,
+                                             workspace)
                     # the second-order gain's node values already are the Newton step
-                    samples = LeafSamples(leaf[rows], tree.node_count, rows, ytr, raw[:, k],
-                                          wtr, g[:, k], h[:, k], plan.l2_regularization,
-                                          tree.value[:, 0] if newton else None)
+                    samples = LeafSamples(None, tree.node_count, rows, ytr, raw[:, k],
+                                          wtr, g[k], h[k], plan.l2_regularization,
+                                          tree.value[:, 0] if newton else None,
+                                          leaf_of_sample=leaf)
                     tree.value = (lr * loss.leaf_values(samples))[:, None]
                     if monotonic is not None:
                         # a line search's leaf values (medians, quantiles) back in order
@@ -361,12 +370,19 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                             tree.value[:, 0], monotonic)
                     if rows.size < Xtr.shape[0]:
                         leaf = tree.apply_binned(Xb, mc)
-                    raw[:, k] += tree.value[leaf, 0]
+                    add_leaf_values(raw, k, np.ascontiguousarray(tree.value[:, 0]), leaf)
                     if val_raw is not None:
                         val_raw[:, k] += tree.value[tree.apply_binned(Xb_val, mc), 0]
                     trees.append(tree)
                 # with subsampling, scikit-learn's training loss is that of the in-bag rows
-                train_score = _masked_loss(loss, ytr, raw, wtr, inbag)
+                if carry:
+                    # this iteration's gradients are no longer read: their arrays take
+                    # the next ones
+                    train_score, g_next, h_next = loss.loss_gradient_hessian(
+                        ytr, _per_output(raw), wtr, out=(_per_output(g.T), _per_output(h.T)))
+                    carried = (g_next, h_next)
+                else:
+                    train_score = _masked_loss(loss, ytr, raw, wtr, inbag)
                 val_score = None if val_raw is None else \
                     loss(y_v, _per_output(val_raw), sw_v)
                 if not np.isfinite(train_score) or not np.isfinite(
@@ -447,18 +463,40 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         return raw
 
     @staticmethod
-    def _check_loss_is_finite(loss, y, raw, sample_weight):
+    def _gradient_arrays(n_outputs, n_samples):
+        """Arrays ``(g, h)`` of the raw scores' shape that hold the gradients of one
+        iteration after another, each output's contiguous (transposes of
+        ``(n_outputs, n_samples)`` arrays): the trees of an iteration read one output
+        each."""
+        g = np.empty((n_outputs, n_samples)).T
+        h = np.empty((n_outputs, n_samples)).T
+        return _per_output(g), _per_output(h)
+
+    @staticmethod
+    def _check_loss_is_finite(loss, y, raw, sample_weight, out=None):
         """Refuse a target whose loss at the start of the fit (``raw``: the initial score,
         or a warm start's current scores) overflows float64, the squared error of a target
         near 1e300: the training loss of every iteration would be infinite, and the
-        gradient sums of the split search overflow with it."""
+        gradient sums of the split search overflow with it.
+
+        Returns the gradient and hessian of ``raw`` (into ``out`` when given) when the
+        loss computes them with its value
+        (:attr:`~treeboost.losses.base.Loss.gradient_carries`), else None.
+        """
+        carried = None
         with np.errstate(over="ignore", invalid="ignore"):
-            value = loss(y, _per_output(raw), sample_weight)
+            if loss.gradient_carries:
+                value, g, h = loss.loss_gradient_hessian(y, _per_output(raw), sample_weight,
+                                                         out=out)
+                carried = (g, h)
+            else:
+                value = loss(y, _per_output(raw), sample_weight)
         if not np.isfinite(value):
             raise ValueError(
                 f"y is too large for loss={loss.name!r}: its loss at the start of the fit "
                 f"overflows float64 (largest |y| = {float(np.max(np.abs(y))):.3g}). Rescale y "
                 f"(divide it by a constant such as its largest absolute value).")
+        return carried
 
     def _warn_diverged(self, it, which):
         warnings.warn(

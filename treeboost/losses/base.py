@@ -43,8 +43,10 @@ class LeafSamples:
 
     Parameters
     ----------
-    node : ndarray of int of shape (n_rows,)
-        The leaf (node id) of each row of ``rows``.
+    node : ndarray of int of shape (n_rows,) or None
+        The leaf (node id) of each row of ``rows``; None to take it from
+        ``leaf_of_sample`` when a loss first reads it (the Newton step of a tree grown on
+        the second-order gain never does).
     n_nodes : int
         Number of nodes of the tree.
     rows : ndarray of int of shape (n_rows,)
@@ -59,14 +61,19 @@ class LeafSamples:
     node_newton : ndarray of shape (n_nodes,) or None, default=None
         The grower's node values when they already are the Newton step (trees grown on the
         second-order gain); computed from the samples when None.
+    leaf_of_sample : ndarray of int of shape (n_samples,), optional
+        The leaf of every training row, read when ``node`` is None.
     """
 
-    __slots__ = ("node", "n_nodes", "rows", "y", "raw", "sample_weight", "gradient",
-                 "hessian", "l2_regularization", "_newton")
+    __slots__ = ("_node", "_leaf_of_sample", "n_nodes", "rows", "y", "raw", "sample_weight",
+                 "gradient", "hessian", "l2_regularization", "_newton")
 
     def __init__(self, node, n_nodes, rows, y, raw, sample_weight, gradient, hessian,
-                 l2_regularization, node_newton=None):
-        self.node = node
+                 l2_regularization, node_newton=None, leaf_of_sample=None):
+        if node is None and leaf_of_sample is None:
+            raise ValueError("LeafSamples needs node or leaf_of_sample.")
+        self._node = node
+        self._leaf_of_sample = leaf_of_sample
         self.n_nodes = n_nodes
         self.rows = rows
         self.y = y
@@ -76,6 +83,13 @@ class LeafSamples:
         self.hessian = hessian
         self.l2_regularization = l2_regularization
         self._newton = node_newton
+
+    @property
+    def node(self):
+        """The leaf (node id) of each row of ``rows``."""
+        if self._node is None:
+            self._node = self._leaf_of_sample[self.rows]
+        return self._node
 
     def newton_step(self):
         """``-G / (H + lambda)`` of every node, ``G = sum w g`` and ``H = sum w h`` over
@@ -139,6 +153,12 @@ class Loss:
     leaf_scale = 1.0
     score_scale = 1.0
 
+    #: whether :meth:`loss_gradient_hessian` computes the loss and the gradients in one
+    #: pass and :meth:`gradient_hessian` reads ``y`` and ``raw`` alone (no parameter that
+    #: :meth:`start_iteration` re-estimates): the booster then takes an iteration's
+    #: gradients from the pass that gave the training loss of the iteration before
+    gradient_carries = False
+
     def __call__(self, y, raw, sample_weight=None):
         """Weighted mean loss ``sum_i w_i L(y_i, F_i) / sum_i w_i`` (unit weights when
         ``sample_weight`` is None)."""
@@ -152,6 +172,15 @@ class Loss:
         """``(g, h)``: first and second derivative of the loss in ``raw``, per sample
         (``raw``'s shape)."""
         raise NotImplementedError
+
+    def loss_gradient_hessian(self, y, raw, sample_weight, out=None):
+        """``(loss, g, h)``: the weighted mean loss of ``raw`` (as :meth:`__call__`) and
+        its gradient and hessian (as :meth:`gradient_hessian`).  Losses that set
+        :attr:`gradient_carries` compute them in one pass, into ``out`` (arrays
+        ``(g, h)`` of ``raw``'s shape) when given; this default makes two passes and new
+        arrays."""
+        g, h = self.gradient_hessian(y, raw)
+        return self(y, raw, sample_weight), g, h
 
     def init_raw(self, y, sample_weight):
         """The constant raw score (one per output) that minimises the weighted loss."""

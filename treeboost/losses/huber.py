@@ -1,7 +1,8 @@
 """Huber loss with Friedman's M-TreeBoost leaf values."""
 import numpy as np
 
-from .base import Loss, grouped_weighted_quantile, weighted_quantile
+from ..engine.quantile import huber_leaf_values
+from .base import Loss, weighted_quantile
 
 
 class HuberLoss(Loss):
@@ -62,17 +63,15 @@ class HuberLoss(Loss):
 
     def leaf_values(self, samples):
         """Friedman's M-TreeBoost step of each leaf (see the class)."""
-        node, n_nodes = samples.node, samples.n_nodes
-        r = samples.residual()
-        w = samples.weight()
         delta = self._delta(samples.y[samples.rows], samples.raw[samples.rows]) \
             if self.delta is None else self.delta
-        med = grouped_weighted_quantile(node, r, w, 0.5, n_nodes)
-        dev = r - med[node]
-        clipped = np.sign(dev) * np.minimum(delta, np.abs(dev))
-        wsum = np.bincount(node, weights=w, minlength=n_nodes)
-        csum = np.bincount(node, weights=w * clipped, minlength=n_nodes)
-        return med + np.divide(csum, wsum, out=np.zeros(n_nodes), where=wsum > 0)
+        return huber_leaf_values(np.ascontiguousarray(samples.node, dtype=np.int64),
+                                 np.ascontiguousarray(samples.rows, dtype=np.int64),
+                                 np.ascontiguousarray(samples.y, dtype=np.float64),
+                                 np.ascontiguousarray(samples.raw, dtype=np.float64),
+                                 np.ascontiguousarray(samples.sample_weight,
+                                                      dtype=np.float64),
+                                 float(delta), int(samples.n_nodes))
 
     _persist_attributes = ("alpha", "delta")
 

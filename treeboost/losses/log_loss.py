@@ -29,6 +29,22 @@ def _binary_grad_hess(y, raw, g, h):
         h[i] = max(p * (1.0 - p), 1e-16)
 
 
+@njit(nogil=True, cache=True, parallel=True)
+def _binary_loss_grad_hess(y, raw, w, g, h):
+    # the loss and the gradients share exp(-|F|): one pass gives both
+    total = 0.0
+    w_total = 0.0
+    for i in prange(raw.shape[0]):
+        f = raw[i]
+        e = np.exp(-abs(f))
+        p = 1.0 / (1.0 + e) if f >= 0 else e / (1.0 + e)
+        g[i] = p - y[i]
+        h[i] = max(p * (1.0 - p), 1e-16)
+        total += w[i] * (max(f, 0.0) + np.log1p(e) - y[i] * f)
+        w_total += w[i]
+    return total / w_total
+
+
 class BinaryLogLoss(Loss):
     """``L = -[y log p + (1 - y) log(1 - p)]`` with ``p = expit(F)``, y in {0, 1}.
 
@@ -54,6 +70,18 @@ class BinaryLogLoss(Loss):
         h = np.empty_like(raw)
         _binary_grad_hess(np.ascontiguousarray(y, dtype=np.float64), raw, g, h)
         return g, h
+
+    gradient_carries = True
+
+    def loss_gradient_hessian(self, y, raw, sample_weight, out=None):
+        """``(loss, g, h)`` in one pass; ``out``: arrays ``(g, h)`` of ``raw``'s shape to
+        write them to (a booster's, reused every iteration: no fresh pages to clear)."""
+        raw = np.ascontiguousarray(raw, dtype=np.float64)
+        g, h = (np.empty_like(raw), np.empty_like(raw)) if out is None else out
+        # y as given (the class codes): no float copy of it every iteration
+        value = _binary_loss_grad_hess(np.ascontiguousarray(y), raw,
+                       np.ascontiguousarray(sample_weight, dtype=np.float64), g, h)
+        return float(value), g, h
 
     def init_raw(self, y, sample_weight):
         pos = float(np.sum(sample_weight * y))

@@ -46,6 +46,29 @@ def _multinomial_grad_hess(y, raw, g, h):
         g[i, y[i]] -= 1.0
 
 
+@njit(nogil=True, cache=True, parallel=True)
+def _multinomial_loss_grad_hess(y, raw, w, g, h):
+    # the loss and the gradients share the row's softmax sum: one pass gives both
+    n_classes = raw.shape[1]
+    total = 0.0
+    w_total = 0.0
+    for i in prange(raw.shape[0]):
+        m = _row_max(raw, i)
+        s = 0.0
+        for k in range(n_classes):
+            e = np.exp(raw[i, k] - m)
+            g[i, k] = e
+            s += e
+        for k in range(n_classes):
+            p = g[i, k] / s
+            g[i, k] = p
+            h[i, k] = max(p * (1.0 - p), 1e-16)
+        g[i, y[i]] -= 1.0
+        total += w[i] * (m + np.log(s) - raw[i, y[i]])
+        w_total += w[i]
+    return total / w_total
+
+
 class MultinomialLogLoss(Loss):
     """``L = -sum_k y_k log p_k`` with ``p = softmax(F)`` over K raw scores.
 
@@ -87,6 +110,18 @@ class MultinomialLogLoss(Loss):
         h = np.empty_like(raw)
         _multinomial_grad_hess(np.ascontiguousarray(y, dtype=np.int64), raw, g, h)
         return g, h
+
+    gradient_carries = True
+
+    def loss_gradient_hessian(self, y, raw, sample_weight, out=None):
+        """``(loss, g, h)`` in one pass; ``out``: arrays ``(g, h)`` of ``raw``'s shape to
+        write them to (a booster's, reused every iteration: no fresh pages to clear)."""
+        raw = np.ascontiguousarray(raw, dtype=np.float64)
+        g, h = (np.empty_like(raw), np.empty_like(raw)) if out is None else out
+        # y as given (the class codes): no float copy of it every iteration
+        value = _multinomial_loss_grad_hess(np.ascontiguousarray(y), raw,
+                       np.ascontiguousarray(sample_weight, dtype=np.float64), g, h)
+        return float(value), g, h
 
     def init_raw(self, y, sample_weight):
         prior = np.bincount(y, weights=sample_weight, minlength=self.n_classes)
