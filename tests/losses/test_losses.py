@@ -229,3 +229,67 @@ def test_log_link_losses_are_their_deviances_up_to_terms_free_of_the_score(loss,
         gaps.append(0.5 * dev(y, loss.predict(raw), sample_weight=W) - loss(y, raw, W))
     np.testing.assert_allclose(gaps, gaps[0], rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(loss.link(loss.predict(np.array([0.5, -2.0]))), [0.5, -2.0])
+
+
+@pytest.mark.parametrize("loss, y", [(BinaryLogLoss(), Y_BIN.astype(np.int64)),
+                                     (MultinomialLogLoss(3),
+                                      np.random.RandomState(3).randint(0, 3, size=40))],
+                         ids=["binary", "multinomial"])
+def test_one_pass_loss_and_gradients_equal_the_two_calls(loss, y):
+    """``loss_gradient_hessian``: the loss of ``__call__`` (to rounding) and the very
+    gradients of ``gradient_hessian``, also into given arrays of either memory order
+    (the booster's are transposes)."""
+    assert loss.gradient_carries
+    shape = (40,) if loss.n_outputs == 1 else (40, loss.n_outputs)
+    raw = np.random.RandomState(4).normal(size=shape) * 3
+    g, h = loss.gradient_hessian(y, raw)
+    value, g1, h1 = loss.loss_gradient_hessian(y, raw, W)
+    assert value == pytest.approx(loss(y, raw, W), rel=1e-13)
+    np.testing.assert_array_equal(g1, g)
+    np.testing.assert_array_equal(h1, h)
+    out = (np.empty(shape[::-1]).T, np.empty(shape[::-1]).T)
+    _, g2, h2 = loss.loss_gradient_hessian(y, raw, W, out=out)
+    assert g2 is out[0] and h2 is out[1]
+    np.testing.assert_array_equal(g2, g)
+    np.testing.assert_array_equal(h2, h)
+
+
+def test_the_default_one_pass_is_the_two_calls():
+    loss = SquaredError()
+    assert not loss.gradient_carries
+    raw = np.random.RandomState(4).normal(size=40)
+    value, g, h = loss.loss_gradient_hessian(Y_REG, raw, W)
+    assert value == loss(Y_REG, raw, W)
+    np.testing.assert_array_equal(g, loss.gradient_hessian(Y_REG, raw)[0])
+
+
+def test_leaf_samples_take_the_leaves_of_the_rows_when_read():
+    rows = np.arange(0, 40, 2)
+    leaf_of_sample = np.arange(40) % 3
+    s = LeafSamples(None, 3, rows, Y_REG, np.zeros(40), W, Y_REG, W, 0.0,
+                    leaf_of_sample=leaf_of_sample)
+    np.testing.assert_array_equal(s.node, leaf_of_sample[rows])
+    with pytest.raises(ValueError, match="node or leaf_of_sample"):
+        LeafSamples(None, 3, rows, Y_REG, np.zeros(40), W, Y_REG, W, 0.0)
+
+
+def test_huber_leaves_of_several_nodes_are_the_numpy_formula():
+    """The one-kernel leaf values equal the formula written with numpy (grouped medians,
+    clipped deviations summed by np.bincount), bit for bit, on a subset of the rows."""
+    loss = _huber()
+    rng = np.random.RandomState(6)
+    raw = rng.normal(size=40)
+    rows = np.sort(rng.choice(40, 30, replace=False))
+    node = rng.choice([1, 3, 4], size=30)          # nodes 0 and 2 hold no row
+    g, h = loss.gradient_hessian(Y_REG, raw)
+    values = loss.leaf_values(LeafSamples(node, 5, rows, Y_REG, raw, W, g, h, 0.0))
+    r = Y_REG[rows] - raw[rows]
+    w = W[rows]
+    med = grouped_weighted_quantile(node, r, w, 0.5, 5)
+    dev = r - med[node]
+    clipped = np.sign(dev) * np.minimum(loss.delta, np.abs(dev))
+    wsum = np.bincount(node, weights=w, minlength=5)
+    csum = np.bincount(node, weights=w * clipped, minlength=5)
+    expected = med + np.divide(csum, wsum, out=np.zeros(5), where=wsum > 0)
+    np.testing.assert_array_equal(values, expected)
+    assert values[0] == 0.0 and values[2] == 0.0
