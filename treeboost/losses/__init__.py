@@ -17,7 +17,7 @@ loss                   for                        initial raw score       leaf v
 Each loss is a :class:`~treeboost.losses.base.Loss`: the booster asks it for everything that
 differs between losses and never for its class: the value ``__call__`` (the weighted mean of
 ``pointwise``, written once in the base class), ``gradient_hessian`` (or, for a loss that
-sets ``gradient_carries``, ``loss_gradient_hessian``: an iteration's training loss and the
+sets ``loss_gradient_kernel``, ``loss_gradient_hessian``: an iteration's training loss and the
 next iteration's gradients in one pass), ``init_raw``, the hook
 ``start_iteration`` (Huber re-estimates ``delta`` there), ``leaf_values`` from the samples of
 a grown tree (the Newton step times ``leaf_scale`` unless overridden), ``metric_name`` and, for

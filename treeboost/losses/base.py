@@ -153,11 +153,19 @@ class Loss:
     leaf_scale = 1.0
     score_scale = 1.0
 
-    #: whether :meth:`loss_gradient_hessian` computes the loss and the gradients in one
-    #: pass and :meth:`gradient_hessian` reads ``y`` and ``raw`` alone (no parameter that
-    #: :meth:`start_iteration` re-estimates): the booster then takes an iteration's
-    #: gradients from the pass that gave the training loss of the iteration before
-    gradient_carries = False
+    #: a numba kernel ``(y, raw, w, g, h) -> sum_i w_i L(y_i, F_i) / sum_i w_i`` that
+    #: writes the gradient and hessian into ``g`` and ``h`` in the same pass (``y`` the
+    #: class codes as given), or None: :meth:`loss_gradient_hessian` then makes two
+    #: passes.  Set only by losses whose :meth:`gradient_hessian` reads ``y`` and ``raw``
+    #: alone (no parameter that :meth:`start_iteration` re-estimates).
+    loss_gradient_kernel = None
+
+    @property
+    def gradient_carries(self):
+        """Whether :meth:`loss_gradient_hessian` makes one pass
+        (:attr:`loss_gradient_kernel`): the booster then takes an iteration's gradients
+        from the pass that gave the training loss of the iteration before."""
+        return self.loss_gradient_kernel is not None
 
     def __call__(self, y, raw, sample_weight=None):
         """Weighted mean loss ``sum_i w_i L(y_i, F_i) / sum_i w_i`` (unit weights when
@@ -179,8 +187,17 @@ class Loss:
         :attr:`gradient_carries` compute them in one pass, into ``out`` (arrays
         ``(g, h)`` of ``raw``'s shape) when given; this default makes two passes and new
         arrays."""
-        g, h = self.gradient_hessian(y, raw)
-        return self(y, raw, sample_weight), g, h
+        if self.loss_gradient_kernel is None:
+            g, h = self.gradient_hessian(y, raw)
+            return self(y, raw, sample_weight), g, h
+        raw = np.ascontiguousarray(raw, dtype=np.float64)
+        # out: a booster's arrays, reused every iteration (no fresh pages to clear); y as
+        # given (the class codes): no float copy of it every iteration
+        g, h = (np.empty_like(raw), np.empty_like(raw)) if out is None else out
+        value = self.loss_gradient_kernel(
+            np.ascontiguousarray(y), raw,
+            np.ascontiguousarray(sample_weight, dtype=np.float64), g, h)
+        return float(value), g, h
 
     def init_raw(self, y, sample_weight):
         """The constant raw score (one per output) that minimises the weighted loss."""

@@ -71,17 +71,7 @@ class BinaryLogLoss(Loss):
         _binary_grad_hess(np.ascontiguousarray(y, dtype=np.float64), raw, g, h)
         return g, h
 
-    gradient_carries = True
-
-    def loss_gradient_hessian(self, y, raw, sample_weight, out=None):
-        """``(loss, g, h)`` in one pass; ``out``: arrays ``(g, h)`` of ``raw``'s shape to
-        write them to (a booster's, reused every iteration: no fresh pages to clear)."""
-        raw = np.ascontiguousarray(raw, dtype=np.float64)
-        g, h = (np.empty_like(raw), np.empty_like(raw)) if out is None else out
-        # y as given (the class codes): no float copy of it every iteration
-        value = _binary_loss_grad_hess(np.ascontiguousarray(y), raw,
-                       np.ascontiguousarray(sample_weight, dtype=np.float64), g, h)
-        return float(value), g, h
+    loss_gradient_kernel = staticmethod(_binary_loss_grad_hess)
 
     def init_raw(self, y, sample_weight):
         pos = float(np.sum(sample_weight * y))

@@ -27,44 +27,38 @@ def _multinomial_pointwise(y, raw, out):
         out[i] = m + np.log(s) - raw[i, y[i]]
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _row_grad_hess(y, raw, i, g, h):
+    """Row ``i``'s ``p = softmax(F_i)``: ``g = p - onehot(y)``, ``h = p (1 - p)``;
+    returns ``logsumexp(F_i)``, which the loss needs too."""
+    m = _row_max(raw, i)
+    s = 0.0
+    for k in range(raw.shape[1]):
+        e = np.exp(raw[i, k] - m)
+        g[i, k] = e
+        s += e
+    for k in range(raw.shape[1]):
+        p = g[i, k] / s
+        g[i, k] = p
+        # a floor keeps the Newton step finite where a class's probability is 0 or 1
+        h[i, k] = max(p * (1.0 - p), 1e-16)
+    g[i, y[i]] -= 1.0
+    return m + np.log(s)
+
+
 @njit(nogil=True, cache=True, parallel=True)
 def _multinomial_grad_hess(y, raw, g, h):
-    # p = softmax(F_i) per row; g = p - onehot(y), h = p (1 - p)
-    n_classes = raw.shape[1]
     for i in prange(raw.shape[0]):
-        m = _row_max(raw, i)
-        s = 0.0
-        for k in range(n_classes):
-            e = np.exp(raw[i, k] - m)
-            g[i, k] = e
-            s += e
-        for k in range(n_classes):
-            p = g[i, k] / s
-            g[i, k] = p
-            # a floor keeps the Newton step finite where a class's probability is 0 or 1
-            h[i, k] = max(p * (1.0 - p), 1e-16)
-        g[i, y[i]] -= 1.0
+        _row_grad_hess(y, raw, i, g, h)
 
 
 @njit(nogil=True, cache=True, parallel=True)
 def _multinomial_loss_grad_hess(y, raw, w, g, h):
     # the loss and the gradients share the row's softmax sum: one pass gives both
-    n_classes = raw.shape[1]
     total = 0.0
     w_total = 0.0
     for i in prange(raw.shape[0]):
-        m = _row_max(raw, i)
-        s = 0.0
-        for k in range(n_classes):
-            e = np.exp(raw[i, k] - m)
-            g[i, k] = e
-            s += e
-        for k in range(n_classes):
-            p = g[i, k] / s
-            g[i, k] = p
-            h[i, k] = max(p * (1.0 - p), 1e-16)
-        g[i, y[i]] -= 1.0
-        total += w[i] * (m + np.log(s) - raw[i, y[i]])
+        total += w[i] * (_row_grad_hess(y, raw, i, g, h) - raw[i, y[i]])
         w_total += w[i]
     return total / w_total
 
@@ -111,17 +105,7 @@ class MultinomialLogLoss(Loss):
         _multinomial_grad_hess(np.ascontiguousarray(y, dtype=np.int64), raw, g, h)
         return g, h
 
-    gradient_carries = True
-
-    def loss_gradient_hessian(self, y, raw, sample_weight, out=None):
-        """``(loss, g, h)`` in one pass; ``out``: arrays ``(g, h)`` of ``raw``'s shape to
-        write them to (a booster's, reused every iteration: no fresh pages to clear)."""
-        raw = np.ascontiguousarray(raw, dtype=np.float64)
-        g, h = (np.empty_like(raw), np.empty_like(raw)) if out is None else out
-        # y as given (the class codes): no float copy of it every iteration
-        value = _multinomial_loss_grad_hess(np.ascontiguousarray(y), raw,
-                       np.ascontiguousarray(sample_weight, dtype=np.float64), g, h)
-        return float(value), g, h
+    loss_gradient_kernel = staticmethod(_multinomial_loss_grad_hess)
 
     def init_raw(self, y, sample_weight):
         prior = np.bincount(y, weights=sample_weight, minlength=self.n_classes)
