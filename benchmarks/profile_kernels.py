@@ -1,6 +1,10 @@
 """Where a fit spends its time inside the numba kernels, by function (Linux, perf).
 
     python benchmarks/profile_kernels.py forest|extratrees|extratrees-reg|bagging|gbdt|gbdt10|tree [--n-estimators N]
+        [--n-samples N] [--serial]
+
+``--serial`` adds what runs while a single thread works (the part of a fit that a second
+core does not shorten), from the time bins in which perf sampled one thread only.
 
 perf sees numba's compiled code as anonymous addresses.  This script compiles the kernels
 afresh in a private cache directory (so that their object code is at hand), fits the model
@@ -103,6 +107,8 @@ def main():
     ap.add_argument("model", choices=["forest", "extratrees", "extratrees-reg", "bagging", "gbdt", "gbdt10", "tree"])
     ap.add_argument("--n-estimators", type=int, default=20)
     ap.add_argument("--n-samples", type=int, default=100_000)
+    ap.add_argument("--serial", action="store_true",
+                    help="also show what runs while one thread alone works")
     args = ap.parse_args()
     n_classes = 10 if args.model == "gbdt10" else 2
     if args.model.endswith("-reg"):
@@ -141,6 +147,35 @@ def main():
                              "symbol", "--stdio"], capture_output=True, text=True).stdout
     rows = [line for line in report.splitlines() if "%" in line and not line.startswith("#")]
     print("\n".join(line.rstrip()[:100] for line in rows[:20]))
+    if args.serial:
+        print_serial(out)
+
+
+def print_serial(perf_data, bin_seconds=0.001):
+    """What runs while a single thread works: the samples of the time bins in which one
+    thread alone was sampled, by function, as a share of all the bins (wall time)."""
+    script = subprocess.run(["perf", "script", "-i", perf_data, "-F", "tid,time,ip,sym"],
+                            capture_output=True, text=True).stdout
+    samples = []
+    for line in script.splitlines():
+        parts = line.split(None, 3)       # tid, time:, ip, symbol
+        if len(parts) < 3 or not parts[1].rstrip(":").replace(".", "").isdigit():
+            continue
+        sym = parts[3].strip() if len(parts) > 3 else "[unknown]"
+        samples.append((int(parts[0]), float(parts[1].rstrip(":")), sym))
+    threads_in = {}
+    for tid, t, _ in samples:
+        threads_in.setdefault(int(t / bin_seconds), set()).add(tid)
+    lone = [sym for tid, t, sym in samples if len(threads_in[int(t / bin_seconds)]) == 1]
+    n_bins = len(threads_in)
+    n_lone = sum(len(v) == 1 for v in threads_in.values())
+    print(f"\none thread alone in {n_lone} of {n_bins} bins of {bin_seconds * 1e3:.0f} ms "
+          f"({100 * n_lone / max(n_bins, 1):.0f} % of the fit); its samples by function:")
+    counts = {}
+    for sym in lone:
+        counts[sym] = counts.get(sym, 0) + 1
+    for sym in sorted(counts, key=counts.get, reverse=True)[:15]:
+        print(f"  {100 * counts[sym] / max(len(lone), 1):5.1f} %  {sym[:90]}")
 
 
 if __name__ == "__main__":
