@@ -74,7 +74,7 @@ def test_parallel_and_serial_growers_grow_the_same_tree(criterion, monkeypatch):
     a, leaves_a = serial.grow(Xb, stats)
     b, leaves_b = parallel.grow(Xb, stats)
     _same_tree(a, b)
-    np.testing.assert_array_equal(leaves_a, leaves_b)
+    np.testing.assert_array_equal(leaves_a.leaf_of_sample, leaves_b.leaf_of_sample)
 
 
 def test_feature_sampling_reuses_no_histogram_and_matches_a_fresh_workspace():

@@ -83,13 +83,19 @@ from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into,
                         sparse_histogram, thread_scratch)
 from .node_targets import node_target_values
 from .sparse_codes import SparseCodes, bucket_entries
-from .statistics import SOURCE_REGRESSION, SampleStatistics, gather_rows, sum_rows, sum_sq
+from .statistics import (SOURCE_REGRESSION, SampleStatistics, gather_rows,
+                         gather_rows_parallel, sum_rows, sum_sq)
+from .leaf_ranges import LeafRanges
 from .tree import Tree
 
 #: node samples from which a partition runs on several threads: a partition pass costs
 #: little per sample, so only very large nodes repay its second pass and its three
 #: wake-ups of the (passively waiting) workers
 PARALLEL_PARTITION_MIN_ROWS = 500_000
+#: node samples from which the parallel grower gathers a node's statistics on several
+#: threads: a gather costs a few nanoseconds a sample, and a parallel region's wake-up
+#: as much as a node of some ten thousand samples
+PARALLEL_GATHER_MIN_ROWS = 50_000
 #: rows x features of a tree from which :class:`TreeGrower` uses the parallel grower:
 #: smaller trees take milliseconds, which thread start-ups would only add to, and they
 #: then never pay for compiling the parallel copy
@@ -394,7 +400,10 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, 
             mode = MODE_SORT
     rows = g.rows
     if mode != MODE_SUBTRACT:
-        gather_rows(rows.ostats, g.src, rows.idx, start, n_node)
+        if parallel and g.n_threads > 1 and n_node >= PARALLEL_GATHER_MIN_ROWS:
+            gather_rows_parallel(rows.ostats, g.src, rows.idx, start, n_node, g.n_threads)
+        else:
+            gather_rows(rows.ostats, g.src, rows.idx, start, n_node)
     view = NodeView(start, end, total, mode, pool.buffers[max(slot, 0)],
                     pool.buffers[max(sib_slot, 0)], nodes.interval[node, LOWER],
                     nodes.interval[node, UPPER])
@@ -1042,9 +1051,9 @@ class TreeGrower:
         Returns
         -------
         tree : Tree
-        leaf_of_sample : ndarray of shape (n_samples,) or None
-            Leaf id of every row, ``-1`` for rows not in ``sample_indices`` (None
-            without ``return_leaves``).
+        leaves : LeafRanges or None
+            The samples of each leaf; indexed by rows, their leaf ids, ``-1`` for rows
+            not in ``sample_indices`` (None without ``return_leaves``).
         """
         bm = self.bin_mapper
         n_features, n_samples = X_binned_T.shape
@@ -1198,11 +1207,9 @@ class TreeGrower:
                     weighted_n_node_samples=weight, gain=gain, depth=depth)
         if not return_leaves:
             return tree, None
-        leaf_of_sample = np.full(n_samples, -1, np.int64)
         leaves = np.flatnonzero(leaf)
-        leaf_of_sample[idx] = _leaf_ids(idx, nodes.start[:node_count],
-                                        nodes.end[:node_count], leaves)
-        return tree, leaf_of_sample
+        return tree, LeafRanges(idx.copy(), leaves, nodes.start[leaves], nodes.end[leaves],
+                                n_samples)
 
     def _n_threads(self, n_rows, n_features):
         """Threads for the tree: numba's thread count for a tree large enough to share its
@@ -1258,10 +1265,3 @@ _DEPTH_FIRST_SLOTS = 32
 
 #: Memory the initial histogram buffers may take
 _POOL_BYTES = 64 << 20
-
-
-def _leaf_ids(idx, start, end, leaves):
-    """Leaf id of each partitioned sample: the leaves' ranges tile ``idx``."""
-    order = leaves[np.argsort(start[leaves], kind="stable")]
-    return np.repeat(order, end[order] - start[order])
-

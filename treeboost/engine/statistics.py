@@ -21,7 +21,7 @@ kernels below test the source once per call, outside their loops over samples.
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 SOURCE_ARRAY, SOURCE_CLASSES, SOURCE_REGRESSION = 0, 1, 2
 
@@ -225,7 +225,19 @@ def gather_rows(ostats, src, idx, start, n):
             ostats[i, 2] = 1.0 if ws > 0.0 else 0.0
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, parallel=True, _nrt=True)
+def gather_rows_parallel(ostats, src, idx, start, n, n_chunks):
+    """:func:`gather_rows` on ``n_chunks`` threads, each a contiguous share of the
+    node's rows.  (With numba's runtime, which the parallel region needs, whatever the
+    grower that calls it was compiled with.)"""
+    chunk = (n + n_chunks - 1) // n_chunks
+    for t in prange(n_chunks):
+        lo = min(n, t * chunk)
+        hi = min(n, lo + chunk)
+        gather_rows(ostats[lo:hi], src, idx, start + lo, hi - lo)
+
+
+@njit(nogil=True, cache=True, parallel=True)
 def boosting_rows(stats, sample_weight, gradient, hessian, k, newton):
     """Fill the first two columns of boosting's given rows for output ``k`` (``gradient``
     and ``hessian`` of shape (n_outputs, n_samples), an output's row contiguous):
@@ -234,19 +246,19 @@ def boosting_rows(stats, sample_weight, gradient, hessian, k, newton):
     variance), an empty array for the former.
 
     One pass over the rows where numpy makes a temporary and a strided copy per column,
-    for every tree of every iteration.
+    for every tree of every iteration, on every thread (each row is its own).
     """
     n = stats.shape[0]
     g_k = gradient[k]
     h_k = hessian[k]
     if newton:
-        for i in range(n):
+        for i in prange(n):
             w = sample_weight[i]
             stats[i, 0] = w * g_k[i]
             stats[i, 1] = w * h_k[i]
         return np.empty(0)
     sq = np.empty(n)
-    for i in range(n):
+    for i in prange(n):
         w = sample_weight[i]
         g = g_k[i]
         stats[i, 0] = w

@@ -355,22 +355,25 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                     # Friedman's original (not newton): least squares on the negative
                     # gradient, with its variance sq
                     sq = boosting_rows(stats, wtr, g, h, k, newton)
-                    tree, leaf = grower.grow(Xb, stats, None if newton else sq, rows,
-                                             workspace)
+                    tree, leaves = grower.grow(Xb, stats, None if newton else sq, rows,
+                                               workspace)
                     # the second-order gain's node values already are the Newton step
                     samples = LeafSamples(None, tree.node_count, rows, ytr, raw[:, k],
                                           wtr, g[k], h[k], plan.l2_regularization,
                                           tree.value[:, 0] if newton else None,
-                                          leaf_of_sample=leaf)
+                                          leaf_of_sample=leaves)
                     tree.value = (lr * loss.leaf_values(samples))[:, None]
                     if monotonic is not None:
                         # a line search's leaf values (medians, quantiles) back in order
                         tree.value[:, 0] = monotone_leaf_values(
                             tree.children_left, tree.children_right, tree.feature,
                             tree.value[:, 0], monotonic)
+                    values = np.ascontiguousarray(tree.value[:, 0])
                     if rows.size < Xtr.shape[0]:
-                        leaf = tree.apply_binned(Xb, mc)
-                    add_leaf_values(raw, k, np.ascontiguousarray(tree.value[:, 0]), leaf)
+                        # the rows the tree did not see are in no leaf's range
+                        add_leaf_values(raw, k, values, tree.apply_binned(Xb, mc))
+                    else:
+                        leaves.add_values(raw, k, values)
                     if val_raw is not None:
                         val_raw[:, k] += tree.value[tree.apply_binned(Xb_val, mc), 0]
                     trees.append(tree)

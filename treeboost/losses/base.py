@@ -61,8 +61,10 @@ class LeafSamples:
     node_newton : ndarray of shape (n_nodes,) or None, default=None
         The grower's node values when they already are the Newton step (trees grown on the
         second-order gain); computed from the samples when None.
-    leaf_of_sample : ndarray of int of shape (n_samples,), optional
-        The leaf of every training row, read when ``node`` is None.
+    leaf_of_sample : ndarray of int of shape (n_samples,) or LeafRanges, optional
+        The leaf of every training row (indexed by ``rows``), read when ``node`` is
+        None; the grower's :class:`~treeboost.engine.leaf_ranges.LeafRanges` makes the
+        array only then.
     """
 
     __slots__ = ("_node", "_leaf_of_sample", "n_nodes", "rows", "y", "raw", "sample_weight",

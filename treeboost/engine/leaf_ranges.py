@@ -1,0 +1,82 @@
+"""LeafRanges: which samples a grown tree put in each leaf, as the grower left them.
+
+The grower partitions the tree's samples in place: at the end, every leaf holds a
+contiguous range ``idx[start:end]`` of the samples in partition order, and the ranges of
+the leaves tile ``idx``.  Boosting needs, after each tree, the raw-score update of every
+row from its leaf; reading it from the ranges costs one pass over the samples, where a
+``leaf_of_sample`` array costs an array of ``n_samples`` integers per tree, filled by a
+scattered write and then read again by the update.
+"""
+import numpy as np
+from numba import njit
+
+
+@njit(nogil=True, cache=True)
+def _add_range_values(raw, k, value, idx, leaves, start, end):
+    """``raw[s, k] += value[leaf]`` for every sample ``s`` of every leaf's range."""
+    for j in range(leaves.shape[0]):
+        v = value[leaves[j]]
+        for i in range(start[j], end[j]):
+            raw[idx[i], k] += v
+
+
+@njit(nogil=True, cache=True)
+def _fill_leaf_ids(out, idx, leaves, start, end):
+    """``out[s] = leaf`` for every sample ``s`` of every leaf's range."""
+    for j in range(leaves.shape[0]):
+        leaf = leaves[j]
+        for i in range(start[j], end[j]):
+            out[idx[i]] = leaf
+
+
+class LeafRanges:
+    """The samples of each leaf of a grown tree: leaf ``leaves[j]`` holds the samples
+    ``idx[start[j]:end[j]]``.
+
+    Indexing it by rows gives their leaves, as a ``leaf_of_sample`` array would
+    (``-1`` for a row the tree did not see).
+
+    Parameters
+    ----------
+    idx : ndarray of int32 of shape (n_tree_samples,)
+        The tree's samples in partition order (a copy: the grower's own array serves
+        the next tree).
+    leaves, start, end : ndarray of int64 of shape (n_leaves,)
+    n_samples : int
+        Rows of the training data (the tree may have seen fewer).
+    """
+
+    def __init__(self, idx, leaves, start, end, n_samples):
+        self.idx = idx
+        self.leaves = np.ascontiguousarray(leaves, dtype=np.int64)
+        self.start = np.ascontiguousarray(start, dtype=np.int64)
+        self.end = np.ascontiguousarray(end, dtype=np.int64)
+        self.n_samples = int(n_samples)
+        self._leaf_of_sample = None
+
+    @property
+    def leaf_of_sample(self):
+        """The leaf of every training row, ``-1`` for rows the tree did not see."""
+        if self._leaf_of_sample is None:
+            out = np.full(self.n_samples, -1, np.int64)
+            _fill_leaf_ids(out, self.idx, self.leaves, self.start, self.end)
+            self._leaf_of_sample = out
+        return self._leaf_of_sample
+
+    def __getitem__(self, rows):
+        return self.leaf_of_sample[rows]
+
+    def add_values(self, raw, k, value):
+        """``raw[s, k] += value[leaf of s]`` for every sample of the tree (``raw`` a
+        C-contiguous float64 array of shape (n_samples, n_outputs), ``value`` the
+        tree's node values)."""
+        value = np.ascontiguousarray(value, dtype=np.float64)
+        # the kernel indexes raw by the tree's samples and value by its leaves
+        if (raw.dtype != np.float64 or raw.ndim != 2 or not raw.flags.c_contiguous
+                or raw.shape[0] != self.n_samples or not 0 <= k < raw.shape[1]
+                or (self.leaves.size and value.shape[0] <= self.leaves.max())):
+            raise ValueError(f"raw must be a C-contiguous float64 array of "
+                             f"{self.n_samples} rows with an output {k}, and value cover "
+                             f"the tree's nodes.")
+        _add_range_values(raw, k, np.ascontiguousarray(value, dtype=np.float64), self.idx,
+                          self.leaves, self.start, self.end)
