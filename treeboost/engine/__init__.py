@@ -4,3 +4,8 @@ split search, partition, tree growth, tree arrays and prediction.
 This layer imports no estimator and nothing from scikit-learn; the estimators in
 :mod:`treeboost.trees` and :mod:`treeboost.ensembles` sit on it.
 """
+from ._numba_flags import compare_flags_cheaply
+
+# before any kernel compiles: numba's typing compares its compiler flags some hundred
+# thousand times during a first fit (see _numba_flags)
+compare_flags_cheaply()
