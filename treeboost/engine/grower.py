@@ -181,17 +181,20 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
     holds every feature's smallest and largest code in the node
     (:func:`.random_cuts.node_ranges`); a feature's own pass (:func:`.random_cuts.cut_range`)
     is then needed only when it has missing values."""
+    # each record read from the context once (see _examine_node)
     sampler = g.sampler
     cands = g.candidates
     cuts = g.random_cuts
     data = g.data
-    idx = g.rows.idx
+    rows = g.rows
+    scratch_all = g.scratch
+    idx = rows.idx
     mc = np.int64(data.missing_code)
     perm = sampler.perm
     n = perm.shape[0]
     params = g.params
     max_features = params.max_features
-    scratch = thread_scratch(g.scratch, 0)
+    scratch = thread_scratch(scratch_all, 0)
     count_col = view.total.shape[0] - 1
     best = np.int64(-1)
     best_score = -np.inf
@@ -224,7 +227,7 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
             if sparse:
                 # the compressed histogram of the node's entries gives the range, then
                 # the sums of the cut (.sparse_codes)
-                m = sparse_histogram(f, view.start, view.end, view.total, data, g.rows,
+                m = sparse_histogram(f, view.start, view.end, view.total, data, rows,
                                      scratch)
                 lo = np.int64(scratch.codes[0]) if m > 0 else np.int64(0)
                 hi = np.int64(scratch.codes[m - 1]) if m > 0 else np.int64(-1)
@@ -256,13 +259,13 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
                     _histogram_cut_sums(scratch, m, cuts.cut[j], left, miss)
                 else:
                     cut_sums(data.codes_rows, idx, view.start, view.end, f, cuts.cut[j],
-                             n_missing > 0, mc, g.rows.ostats, left, miss)
+                             n_missing > 0, mc, rows.ostats, left, miss)
                 check = MonotonicCheck(params.monotonic, params.monotonic_cst[f],
                                        view.lower, view.upper)
                 sc, ml, mid = score_cut(left, miss, n_missing > 0, view.total, check,
                                         params.criterion, params.n_stats, params.l2,
                                         params.min_samples_leaf, params.min_weight_leaf,
-                                        g.scratch.tmp[0], cands.left_stats[f])
+                                        scratch_all.tmp[0], cands.left_stats[f])
                 cands.score[f] = sc
                 if sc > -np.inf:
                     cands.mid[f] = mid
@@ -272,7 +275,7 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
                 best_score = cands.score[f]
                 best = f
     if best >= 0 and not exact:
-        cut_decrease(best, view, params, g.scratch.right[0], cands)
+        cut_decrease(best, view, params, scratch_all.right[0], cands)
     return best, best_score, n_cat
 
 
@@ -375,9 +378,17 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, 
     ``g.n_threads`` threads; with ``exact``, the split search reads the node's samples
     (``absolute_error``, :mod:`.median_split`).
     """
+    # each record read from the context once: every read of the context loads all of it
+    # (hundreds of fields), which LLVM then splits and discards again
+    data = g.data
+    src = g.src
+    rows = g.rows
     nodes = g.nodes
-    params = g.params
     cands = g.candidates
+    scratch = g.scratch
+    params = g.params
+    sampler = g.sampler
+    n_threads = g.n_threads
     crit = params.criterion
     start = nodes.start[node]
     end = nodes.end[node]
@@ -388,7 +399,7 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, 
     if not splittable:
         _release(pool, slot)
         return UNSPLITTABLE
-    n_features = g.data.codes_T.shape[0]
+    n_features = data.codes_T.shape[0]
     sampling = params.max_features < n_features
     if params.random_split or exact or sparse:
         # a random cut and the exact search read the node's samples, not a histogram;
@@ -398,17 +409,16 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, 
         slot = _acquire(pool)
         if slot < 0:
             mode = MODE_SORT
-    rows = g.rows
     if mode != MODE_SUBTRACT:
-        if parallel and g.n_threads > 1 and n_node >= PARALLEL_GATHER_MIN_ROWS:
-            gather_rows_parallel(rows.ostats, g.src, rows.idx, start, n_node, g.n_threads)
+        if parallel and n_threads > 1 and n_node >= PARALLEL_GATHER_MIN_ROWS:
+            gather_rows_parallel(rows.ostats, src, rows.idx, start, n_node, n_threads)
         else:
-            gather_rows(rows.ostats, g.src, rows.idx, start, n_node)
+            gather_rows(rows.ostats, src, rows.idx, start, n_node)
     view = NodeView(start, end, total, mode, pool.buffers[max(slot, 0)],
                     pool.buffers[max(sib_slot, 0)], nodes.interval[node, LOWER],
                     nodes.interval[node, UPPER])
     if exact:
-        nt = median_split.sort_node(g.src, rows.idx, start, end)
+        nt = median_split.sort_node(src, rows.idx, start, end)
     if params.random_split:
         # the numeric features drawn get a random cut each; the categorical ones drawn
         # are searched below like any feature
@@ -420,17 +430,17 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, 
             best, best_score, n_cat = _random_search_sparse(g, view, None)
         else:
             best, best_score, n_cat = _random_search(g, view, None)
-        feats, rest = g.sampler.sorted_draw[:n_cat], g.sampler.no_features
+        feats, rest = sampler.sorted_draw[:n_cat], sampler.no_features
     else:
         best = np.int64(-1)
         best_score = -np.inf
         if sampling:
-            feats, rest = _sample_features(g.sampler, params.max_features)
+            feats, rest = _sample_features(sampler, params.max_features)
         else:
-            feats, rest = g.sampler.all_features, g.sampler.no_features
+            feats, rest = sampler.all_features, sampler.no_features
         if params.interaction.shape[1] > 0:
             feats, rest = _allowed_features(nodes.allowed[node], params.interaction, feats,
-                                            rest, g.sampler.allowed)
+                                            rest, sampler.allowed)
             # a histogram of some features only cannot be subtracted from
             sampling = sampling or feats.shape[0] + rest.shape[0] < n_features
     for attempt in range(2):
@@ -439,16 +449,16 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, 
             continue
         # (the flag as np.bool_: a literal True / False would compile the kernel twice)
         bucketed = sparse and not exact and bucket_entries(
-            fs, g.data, rows.idx, start, end, rows, np.bool_(False))
+            fs, data, rows.idx, start, end, rows, np.bool_(False))
         if exact:
-            median_split.evaluate_features(fs, view, g.data, rows.idx, params, nt, cands)
+            median_split.evaluate_features(fs, view, data, rows.idx, params, nt, cands)
         elif parallel:
-            evaluate_features_parallel(g.n_threads, fs, view, g.data, rows, params,
-                                       g.scratch, cands, sparse)
+            evaluate_features_parallel(n_threads, fs, view, data, rows, params, scratch,
+                                       cands, sparse)
         else:
-            evaluate_features(fs, view, g.data, rows, params, g.scratch, cands, sparse)
+            evaluate_features(fs, view, data, rows, params, scratch, cands, sparse)
         if bucketed:
-            bucket_entries(fs, g.data, rows.idx, start, end, rows, np.bool_(True))
+            bucket_entries(fs, data, rows.idx, start, end, rows, np.bool_(True))
         for i in range(fs.shape[0]):
             f = fs[i]
             if cands.score[f] > best_score:
@@ -467,7 +477,7 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, 
         nodes.feature[node] = best
         nodes.bin_threshold[node] = cands.bin_threshold[best]
         nodes.missing_go_left[node] = cands.missing_go_left[best]
-        if g.data.is_categorical[best]:
+        if data.is_categorical[best]:
             copy_into(nodes.categories[node], cands.categories[best])
         if crit == NEWTON:
             copy_into(nodes.left_stats[node], cands.left_stats[best])
@@ -542,38 +552,36 @@ def _pick_next(nodes, open_nodes, n_open, best_first):
 
 
 @step
-def _partition(g, node, parallel, sparse):
+def _partition(data, rows, nodes, n_threads, node, parallel, sparse):
     """The samples of ``node`` that go left first, both sides in their order; returns
-    the left count.  Large nodes are partitioned on several threads in the parallel
-    grower (``parallel`` is a constant of the compiled grower)."""
-    nodes = g.nodes
-    idx = g.rows.idx
+    the left count.  Large nodes are partitioned on ``n_threads`` threads in the
+    parallel grower (``parallel`` is a constant of the compiled grower)."""
+    idx = rows.idx
     s0 = nodes.start[node]
     e0 = nodes.end[node]
     f = nodes.feature[node]
-    col = g.data.codes_T[f]
-    catf = g.data.is_categorical[f]
+    col = data.codes_T[f]
+    catf = data.is_categorical[f]
     # a tree without categorical splits has one row of categories: read it only then
-    split = BinnedSplit(g.data.missing_code, nodes.missing_go_left[node], catf,
+    split = BinnedSplit(data.missing_code, nodes.missing_go_left[node], catf,
                         nodes.categories, node if catf else 0, nodes.bin_threshold[node])
     if sparse:
-        return partition_sparse(idx, s0, e0, g.data, f, split, g.rows.buf, g.rows.position)
+        return partition_sparse(idx, s0, e0, data, f, split, rows.buf, rows.position)
     if parallel:
-        if g.n_threads > 1 and e0 - s0 >= PARALLEL_PARTITION_MIN_ROWS:
-            return partition_parallel(idx, s0, e0, col, split, g.rows.buf, g.n_threads)
-    return partition_serial(idx, s0, e0, col, split, g.rows.buf)
+        if n_threads > 1 and e0 - s0 >= PARALLEL_PARTITION_MIN_ROWS:
+            return partition_parallel(idx, s0, e0, col, split, rows.buf, n_threads)
+    return partition_serial(idx, s0, e0, col, split, rows.buf)
 
 
 @step
-def _split_node(g, node, lc, rc, parallel, sparse):
+def _split_node(data, src, rows, nodes, params, n_threads, node, lc, rc, parallel, sparse):
     """Step 3: partition the samples of ``node`` between its children ``lc`` and ``rc``
     and give the children their statistics; returns the left child's sample count."""
-    nodes = g.nodes
-    idx = g.rows.idx
+    idx = rows.idx
     s0 = nodes.start[node]
     e0 = nodes.end[node]
-    nl = _partition(g, node, parallel, sparse)
-    if g.params.criterion == NEWTON:
+    nl = _partition(data, rows, nodes, n_threads, node, parallel, sparse)
+    if params.criterion == NEWTON:
         # boosting takes the children's (G, H) from the split search (no second read of
         # the statistics); counts are exact
         last = nodes.stats.shape[1] - 1
@@ -584,11 +592,11 @@ def _split_node(g, node, lc, rc, parallel, sparse):
         nodes.stats[rc, last] = e0 - s0 - nl
     else:
         # the trees sum their children exactly, which keeps the purity tests exact
-        sum_rows(nodes.stats[lc], g.src, idx, s0, s0 + nl)
-        sum_rows(nodes.stats[rc], g.src, idx, s0 + nl, e0)
-        if is_regression(g.params.criterion):
-            nodes.sq_sum[lc] = sum_sq(g.src, idx, s0, s0 + nl)
-            nodes.sq_sum[rc] = sum_sq(g.src, idx, s0 + nl, e0)
+        sum_rows(nodes.stats[lc], src, idx, s0, s0 + nl)
+        sum_rows(nodes.stats[rc], src, idx, s0 + nl, e0)
+        if is_regression(params.criterion):
+            nodes.sq_sum[lc] = sum_sq(src, idx, s0, s0 + nl)
+            nodes.sq_sum[rc] = sum_sq(src, idx, s0 + nl, e0)
     nodes.start[lc] = s0
     nodes.end[lc] = s0 + nl
     nodes.start[rc] = s0 + nl
@@ -598,7 +606,6 @@ def _split_node(g, node, lc, rc, parallel, sparse):
     nodes.children_left[node] = lc
     nodes.children_right[node] = rc
     f = nodes.feature[node]
-    params = g.params
     if params.monotonic or nodes.allowed.shape[1] > 0:
         _child_constraints(nodes.interval, nodes.allowed, params.monotonic_cst[f],
                            params.interaction[f], node, lc, rc)
@@ -702,40 +709,49 @@ def _make_grow_tree(parallel, exact=False, sparse=False):
         """
         n = sample_idx.shape[0]
         n_features = data.codes_T.shape[0]
-        _reset_nodes(ws.nodes, ws.used[0])
+        # each record read from the workspace once (see _examine_node)
+        ws_rows = ws.rows
+        ws_nodes = ws.nodes
+        used = ws.used
+        buffers = ws.buffers
+        free_slots = ws.free_slots
+        n_free = ws.n_free
+        _reset_nodes(ws_nodes, used[0])
         for i in range(n):
-            ws.rows.idx[i] = sample_idx[i]
-        n_slots = ws.buffers.shape[0]
+            ws_rows.idx[i] = sample_idx[i]
+        n_slots = buffers.shape[0]
         sampler = ws.sampler
         for f in range(n_features):
             sampler.perm[f] = f
         sampler.state[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
         for k in range(n_slots):
-            ws.free_slots[k] = k
-        ws.n_free[0] = n_slots
+            free_slots[k] = k
+        n_free[0] = n_slots
         # the caller holds data, src and ws for the whole call: their views need no reference
         # counting (see ._borrow)
-        g = GrowContext(
-            borrowed_data(data), borrow(src), borrowed_rows(ws.rows, n),
-            borrow(ws.nodes), borrow(ws.candidates), borrow(ws.scratch), params,
-            borrow(sampler), n_threads, borrow(ws.random_cuts))
-        pool = HistogramPool(borrow(ws.buffers), borrow(ws.free_slots), borrow(ws.n_free))
-        nodes = g.nodes
+        data_b = borrowed_data(data)
+        src_b = borrow(src)
+        rows_b = borrowed_rows(ws_rows, n)
+        nodes = borrow(ws_nodes)
+        g = GrowContext(data_b, src_b, rows_b, nodes, borrow(ws.candidates),
+                        borrow(ws.scratch), params, borrow(sampler), n_threads,
+                        borrow(ws.random_cuts))
+        pool = HistogramPool(borrow(buffers), borrow(free_slots), borrow(n_free))
         if sparse:
             # the rows of the tree by place; the others are in no node
-            position = g.rows.position
+            position = rows_b.position
             for r in range(position.shape[0]):
                 position[r] = -1
             for i in range(n):
-                position[g.rows.idx[i]] = i
+                position[rows_b.idx[i]] = i
         open_nodes = borrow(ws.open_nodes)
 
         # counters start as np.int64: a literal 0 or 1 would compile every kernel they are
         # passed to once more, for the literal's own type
         zero = np.int64(0)
-        sum_rows(nodes.stats[0], g.src, g.rows.idx, zero, n)
+        sum_rows(nodes.stats[0], src_b, rows_b.idx, zero, n)
         if is_regression(params.criterion):
-            nodes.sq_sum[0] = sum_sq(g.src, g.rows.idx, zero, n)
+            nodes.sq_sum[0] = sum_sq(src_b, rows_b.idx, zero, n)
         nodes.start[0] = 0
         nodes.end[0] = n
         root_w = node_weight(nodes.stats[0], params.criterion, params.n_stats)
@@ -783,14 +799,15 @@ def _make_grow_tree(parallel, exact=False, sparse=False):
             rc = node_count + 1
             node_count += 2
             n_leaves += 1
-            _split_node(g, node, lc, rc, parallel, sparse)
+            _split_node(data_b, src_b, rows_b, nodes, params, n_threads, node, lc, rc,
+                        parallel, sparse)
             _schedule_children(nodes, node, lc, rc, params.dense_min_samples, pool, pending)
             n_pending = np.int64(2)
 
         # nodes left open become leaves
         for j in range(n_open):
             nodes.feature[open_nodes[j]] = -1
-        ws.used[0] = node_count
+        used[0] = node_count
         return truncated, node_count
     return grow_tree
 
