@@ -36,6 +36,7 @@ import numpy as np
 from numba import njit
 
 from .criteria import NEWTON, is_regression
+from ._jit import internal
 
 #: the columns of the grower's node intervals (NodeArrays.interval): one array for the
 #: three, as every array of the grower's records is one more field its kernels pass
@@ -60,7 +61,7 @@ def clip(v, lower, upper):
     return lower if v < lower else (upper if v > upper else v)
 
 
-@njit(nogil=True, cache=True)
+@internal
 def child_values(left, total, crit, l2):
     """The values ``(v_L, v_R)`` of the two children of a split whose left child has the
     sums ``left`` and whose node has ``total``: the Newton step, the mean target, or the
@@ -83,14 +84,14 @@ def child_values(left, total, crit, l2):
             r1 / (r0 + r1) if r0 + r1 > 0.0 else 0.0)
 
 
-@njit(nogil=True, cache=True)
+@internal
 def newton_loss_score(g, h, l2, v):
     """``-(2 G v + (H + lambda) v^2)``: twice the second-order loss decrease of value
     ``v`` (``G^2 / (H + lambda)`` at the unconstrained optimum ``v = -G / (H + lambda)``)."""
     return -(2.0 * g * v + (h + l2) * v * v)
 
 
-@njit(nogil=True, cache=True)
+@internal
 def newton_constrained(gl, hl, gr, hr, l2, check):
     """A boosting split with children sums ``(G_L, H_L)``, ``(G_R, H_R)`` under the
     constraints: ``(score, middle)`` at the Newton values clipped to the node's interval,
@@ -103,7 +104,7 @@ def newton_constrained(gl, hl, gr, hr, l2, check):
             0.5 * (vl + vr))
 
 
-@njit(nogil=True, cache=True)
+@internal
 def ordered_in_interval(vl, vr, check):
     """``(ok, middle)``: whether children of values ``vl``, ``vr`` satisfy the feature's
     constraint (for a constrained feature: both in the node's interval, in its order),
@@ -116,7 +117,7 @@ def ordered_in_interval(vl, vr, check):
     return True, 0.5 * (vl + vr)
 
 
-@njit(nogil=True, cache=True)
+@internal
 def constrained_score(score, left, total, crit, l2, check):
     """A candidate split under the constraints: ``(score, middle)``, its score (``-inf``
     when it breaks the feature's constraint; for boosting, the score at the clipped
@@ -129,7 +130,7 @@ def constrained_score(score, left, total, crit, l2, check):
     return (score if ok else -np.inf), mid
 
 
-@njit(nogil=True, cache=True)
+@internal
 def newton_decrease(score, total, l2, check):
     """The loss decrease of a boosting split of score ``score`` (at clipped values, see
     :func:`newton_constrained`) from the node's own value clipped to its interval:

@@ -44,6 +44,7 @@ split information of the binary partition, ``IV = -sum_{c in L,R} W_c/W_P log2(W
 """
 import numpy as np
 from numba import njit
+from ._jit import kernel
 
 GINI = 0
 ENTROPY = 1
@@ -91,7 +92,7 @@ def node_weight(s, crit, n_stats):
     return w
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def node_term(s, crit, n_stats, l2):
     """``T(s)`` of the table above, so that a split's decrease is ``T(P)-T(L)-T(R)``."""
     if crit == NEWTON:
@@ -131,7 +132,7 @@ def node_term(s, crit, n_stats, l2):
     return t / _LOG2
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def node_impurity(s, sq_sum, crit, n_stats, l2):
     """The impurity a fitted tree reports for a node (Gini index, entropy in bits,
     weighted variance, or ``-1/2 G^2/(H+lambda)`` for ``newton``).  For ``poisson`` and

@@ -13,6 +13,7 @@ from numba import njit, prange
 from scipy import sparse
 
 from .tree import TREE_LEAF, _goes_left
+from ._jit import parallel_kernel
 
 
 class CSRRows(namedtuple("CSRRows", ["indptr", "indices", "data", "n_features"])):
@@ -76,7 +77,7 @@ def _leaf_of_csr_row(row, indptr, indices, data, i, left, right, feature, thresh
     return node
 
 
-@njit(nogil=True, cache=True, parallel=True)
+@parallel_kernel
 def apply_csr(indptr, indices, data, n_features, left, right, feature, threshold,
               missing_left, is_cat, bitset, out):
     """Leaf of each row (into ``out``).  The threads take chunks of rows, each chunk with
@@ -90,7 +91,7 @@ def apply_csr(indptr, indices, data, n_features, left, right, feature, threshold
                                       threshold, missing_left, is_cat, bitset)
 
 
-@njit(nogil=True, cache=True, parallel=True)
+@parallel_kernel
 def accumulate_csr(indptr, indices, data, n_features, left, right, feature, threshold,
                    missing_left, is_cat, bitset, value, out):
     """``out[i] += value[leaf of row i]``, rows walked as in :func:`apply_csr`."""

@@ -8,10 +8,10 @@ row from its leaf; reading it from the ranges costs one pass over the samples, w
 scattered write and then read again by the update.
 """
 import numpy as np
-from numba import njit
+from ._jit import kernel
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _add_range_values(raw, k, value, idx, leaves, start, end):
     """``raw[s, k] += value[leaf]`` for every sample ``s`` of every leaf's range."""
     for j in range(leaves.shape[0]):
@@ -20,7 +20,7 @@ def _add_range_values(raw, k, value, idx, leaves, start, end):
             raw[idx[i], k] += v
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _fill_leaf_ids(out, idx, leaves, start, end):
     """``out[s] = leaf`` for every sample ``s`` of every leaf's range."""
     for j in range(leaves.shape[0]):

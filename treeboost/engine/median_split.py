@@ -31,12 +31,11 @@ Everything here is compiled only into the grower of ``absolute_error`` (see
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from .constraints import MonotonicCheck, ordered_in_interval
 from .sparse_codes import feature_code
+from ._jit import internal, kernel
 
-internal = njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 #: the node's targets sorted once for all its features
 NodeTargets = namedtuple("NodeTargets", [
@@ -57,7 +56,7 @@ _FWD, _BWD, _FWD_MISS, _BWD_MISS, _TREE_W, _TREE_WY, _MEDIAN, _N_FLOAT_ROWS = (
 _LEFT, _RIGHT, _MISSING = 0, 1, 2
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def weighted_median(y, w, n):
     """``(median, AE)`` of the ``n`` targets ``y`` sorted ascending with weights ``w``:
     the first target whose cumulative weight exceeds half the total, the midpoint with

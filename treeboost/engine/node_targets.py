@@ -12,13 +12,13 @@ as ``sum w y log y - S log(S/W)``, whose two terms cancel in a nearly pure node.
 Compiled only the first time a tree uses one of these criteria.
 """
 import numpy as np
-from numba import njit
 
 from .criteria import ABSOLUTE_ERROR
 from .median_split import weighted_median
+from ._jit import kernel
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _node_values(median, y, w, idx, start, end, value, impurity):
     for node in range(start.shape[0]):
         n = end[node] - start[node]

@@ -10,13 +10,13 @@ round keeps the part that holds the quantile, so the work is ``O(n)`` expected, 
 sort costs ``O(n log n)``.
 """
 import numpy as np
-from numba import njit
+from ._jit import kernel
 
 #: ranges this short are finished by insertion sort and a scan
 _SMALL = 16
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _select(vals, wts, lo, hi, target):
     """The weighted quantile of ``vals[lo:hi]`` (weights ``wts[lo:hi]``) whose cumulative
     weight reaches ``target``; both arrays are reordered in place.  The largest value
@@ -73,7 +73,7 @@ def _select(vals, wts, lo, hi, target):
     return vals[hi - 1]
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def weighted_quantile(values, weights, alpha):
     """The weighted ``alpha``-quantile of ``values`` (see the module docstring); the
     inputs are not modified."""
@@ -85,7 +85,7 @@ def weighted_quantile(values, weights, alpha):
     return _select(vals, wts, 0, vals.shape[0], alpha * total)
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def grouped_weighted_quantile(groups, values, weights, alpha, n_groups):
     """For each group ``g`` of ``0..n_groups-1``: the weighted ``alpha``-quantile of its
     members' values (see the module docstring); 0 for a group with no member.
@@ -117,7 +117,7 @@ def grouped_weighted_quantile(groups, values, weights, alpha, n_groups):
     return out
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def huber_leaf_values(node, rows, y, raw, weights, delta, n_nodes):
     """Friedman's M-TreeBoost step of every node from its rows (0 for a node without
     any): ``median(r) + mean(sign(r - median(r)) * min(delta, |r - median(r)|))``,

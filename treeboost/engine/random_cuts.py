@@ -21,12 +21,12 @@ from numba import njit
 from .constraints import MonotonicCheck, newton_decrease
 from .criteria import NEWTON
 from .splitting import copy_into, decrease_from_left, nan_goes_left, score_sides
+from ._jit import internal
 
 #: the 53 random bits of a draw that make a uniform number in [0, 1)
 _UNIT_BITS = np.int64((1 << 53) - 1)
 _UNIT_SCALE = 1.0 / (1 << 53)
 
-internal = njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 #: a kernel of the per-feature loop, inlined into the search: it runs once per feature and
 #: node, mostly on a few samples, where passing its arrays would cost more than its body
 hot = njit(nogil=True, cache=True, inline="always")

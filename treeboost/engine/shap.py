@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit, prange
 
 from .tree import TREE_LEAF, _NO_CATEGORIES, goes_left_raw
+from ._jit import kernel, parallel_kernel
 
 #: rows walked together: every tree is walked once per block, its path shared by the
 #: block's rows (only the one fractions and the weights differ between rows)
@@ -56,7 +57,7 @@ PathBuffers = namedtuple("PathBuffers", [
     "io", "next", "total", "zero"])
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _path_buffers(max_depth, max_unique, rows):
     """One row per depth, each as long as the longest path of distinct players (element
     0, no feature, and one per player)."""
@@ -187,7 +188,7 @@ def _leaf(out, lo, R, b, lev, last, value, node, out0):
                 out[lo + r, p, out0 + c] += share * value[node, c]
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _shap_block(X, lo, R, f, t, out, b):
     """Add the SHAP values of rows ``lo .. lo + R - 1`` of ``X`` in tree ``t`` of ``f``
     (a :class:`ShapForest`) to ``out`` (n_samples, n_players, n_outputs), with the
@@ -257,7 +258,7 @@ def _shap_block(X, lo, R, f, t, out, b):
                 top += 1
 
 
-@njit(nogil=True, cache=True, parallel=True)
+@parallel_kernel
 def _tree_shap(X, f, out):
     """``out[i] +=`` the SHAP values of row ``i`` in every tree of ``f``, shape
     (n_samples, n_players, n_outputs).  Blocks of rows in parallel, each with its own
@@ -272,7 +273,7 @@ def _tree_shap(X, f, out):
             _shap_block(X, lo, R, f, t, out, b)
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _expected_values(f, out):
     """``out[output[t] + c] +=`` the cover-weighted mean leaf value of every tree ``t``:
     the expectation of the empty coalition, bottom-up (children come after their
@@ -298,7 +299,7 @@ def _expected_values(f, out):
             out[f.output[t] + c] += mean[0, c]
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _repeated_players(left, right, player, roots, max_depth):
     """Per node, whether one of its ancestors splits on its player: depth-first over
     each tree with the players of the current path by depth."""

@@ -12,9 +12,10 @@ bytes a cell) for a matrix of some density; a very sparse one keeps only its ent
 (:mod:`.sparse_codes`, chosen by :meth:`~.binning.BinMapper.transform`).
 """
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from .bin_codes import value_code
+from ._jit import parallel_kernel
 
 
 def to_csc(X):
@@ -75,7 +76,7 @@ def sparse_missing_columns(Xc):
     return out
 
 
-@njit(nogil=True, cache=True, parallel=True)
+@parallel_kernel
 def entry_codes(indptr, data, edges, coarse, n_edges, is_cat, n_bins, missing_code, codes,
                 zero_code):
     """The code of every stored entry of a CSC matrix (into ``codes``, in the order of

@@ -29,6 +29,7 @@ from numba import njit
 from scipy import sparse
 
 from .sparse_binning import entry_codes
+from ._jit import kernel
 
 #: a row's binary search costs about this many reads of the row per lookup
 _SEARCH_COST = 4
@@ -167,7 +168,7 @@ def feature_code(data, f, r):
     return np.int64(data.codes_T[f, r])
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def node_entries(f, data, idx, start, end, position, out_pos, out_code):
     """The node's entries of feature ``f`` (the node holds ``idx[start:end]``; ``position``
     is each row's place in ``idx``, -1 for rows outside the tree): their place in the
@@ -194,7 +195,7 @@ def node_entries(f, data, idx, start, end, position, out_pos, out_code):
     return m
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def bucket_entries(feats, data, idx, start, end, rows, undo):
     """Bucket the node's entries of ``feats`` when one pass over its rows
     (:func:`fill_buckets`) costs less than finding each feature's entries on its own

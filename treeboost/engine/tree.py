@@ -6,6 +6,7 @@ from scipy.sparse import csr_matrix, issparse
 from .partition import goes_left_binned
 from .sparse_codes import SparseCodes, row_code
 from .row_blocks import by_row_blocks, into_row_blocks
+from ._jit import kernel, parallel_kernel
 
 TREE_LEAF = -1
 _NO_CATEGORIES = np.zeros((1, 4), np.uint64)
@@ -48,21 +49,21 @@ def _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat, bi
     return node
 
 
-@njit(nogil=True, cache=True, parallel=True)
+@parallel_kernel
 def _apply_raw(X, left, right, feature, threshold, missing_left, is_cat, bitset, out):
     for i in prange(X.shape[0]):
         out[i] = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat,
                               bitset)
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _apply_raw_serial(X, left, right, feature, threshold, missing_left, is_cat, bitset, out):
     for i in range(X.shape[0]):
         out[i] = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat,
                               bitset)
 
 
-@njit(nogil=True, cache=True, parallel=True)
+@parallel_kernel
 def _accumulate_raw(X, left, right, feature, threshold, missing_left, is_cat, bitset, value,
                     out):
     """``out[i] += value[leaf of row i]``: a forest sums its trees' outputs without a leaf
@@ -74,7 +75,7 @@ def _accumulate_raw(X, left, right, feature, threshold, missing_left, is_cat, bi
             out[i, k] += value[node, k]
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _apply_binned(Xb_T, left, right, feature, bin_threshold, missing_left, is_cat, bitset,
                   missing_code, out):
     for i in range(Xb_T.shape[1]):
@@ -86,7 +87,7 @@ def _apply_binned(Xb_T, left, right, feature, bin_threshold, missing_left, is_ca
         out[i] = node
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _apply_code_rows(rows, left, right, feature, bin_threshold, missing_left, is_cat, bitset,
                      missing_code, out):
     """:func:`_apply_binned` on sparse codes (``rows`` a
@@ -101,7 +102,7 @@ def _apply_code_rows(rows, left, right, feature, bin_threshold, missing_left, is
         out[i] = node
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _decision_path(X, left, right, feature, threshold, missing_left, is_cat, bitset,
                    max_depth):
     n = X.shape[0]
@@ -455,7 +456,7 @@ class Tree:
                                      f"its binned threshold is {expected[np.argmax(bad)]!r}.")
 
 
-@njit(nogil=True, cache=True, parallel=True)
+@parallel_kernel
 def _predict_packed(X, left, right, feature, threshold, missing_left, is_cat, bitset, value,
                     roots, output, out):
     """``out[i, output[t]] += value[leaf of row i in tree t]`` for every tree ``t``; the
@@ -542,7 +543,7 @@ class PackedTrees:
             X, out)
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def add_leaf_values(raw, k, value, leaf):
     """``raw[i, k] += value[leaf[i]]`` for every row: a boosting iteration's update of
     the raw scores of output ``k`` from the leaf of each row, without the temporary

@@ -11,6 +11,7 @@ uses for its feature sampling.
 """
 import numpy as np
 from numba import njit
+from ..engine._jit import kernel
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
@@ -23,7 +24,7 @@ def _splitmix64(state):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def bootstrap_weights(seed, n_draws, sample_weight, weights, oob_bits):
     """Draw ``n_draws`` rows of ``n = weights.shape[0]`` with replacement and set
 
@@ -54,7 +55,7 @@ def bootstrap_weights(seed, n_draws, sample_weight, weights, oob_bits):
     return drawn
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def selection_sample(u, k, mask):
     """Knuth's selection sampling (algorithm S): ``mask[i]`` for exactly ``k`` of the
     ``n = u.shape[0]`` rows, row ``i`` taken when ``u[i] (n - i) < k - taken`` with

@@ -1,12 +1,13 @@
 """Binary log-loss (deviance)."""
 import numpy as np
-from numba import njit, prange
+from numba import prange
 from scipy.special import expit, logit
 
 from .base import Loss
+from ..engine._jit import parallel_kernel
 
 
-@njit(nogil=True, cache=True, parallel=True)
+@parallel_kernel
 def _binary_pointwise(y, raw, out):
     # log(1 + exp(F)) - y F without overflow: max(F, 0) + log1p(exp(-|F|)) - y F
     for i in prange(raw.shape[0]):
@@ -14,7 +15,7 @@ def _binary_pointwise(y, raw, out):
         out[i] = max(f, 0.0) + np.log1p(np.exp(-abs(f))) - y[i] * f
 
 
-@njit(nogil=True, cache=True, parallel=True)
+@parallel_kernel
 def _binary_grad_hess(y, raw, g, h):
     for i in prange(raw.shape[0]):
         f = raw[i]
@@ -29,7 +30,7 @@ def _binary_grad_hess(y, raw, g, h):
         h[i] = max(p * (1.0 - p), 1e-16)
 
 
-@njit(nogil=True, cache=True, parallel=True)
+@parallel_kernel
 def _binary_loss_grad_hess(y, raw, w, g, h):
     # the loss and the gradients share exp(-|F|): one pass gives both
     total = 0.0

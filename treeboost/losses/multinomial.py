@@ -4,6 +4,7 @@ from numba import njit, prange
 from scipy.special import softmax
 
 from .base import Loss
+from ..engine._jit import parallel_kernel
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -14,7 +15,7 @@ def _row_max(raw, i):
     return m
 
 
-@njit(nogil=True, cache=True, parallel=True)
+@parallel_kernel
 def _multinomial_pointwise(y, raw, out):
     # logsumexp(F_i) - F_i[y_i], the row's maximum taken out: one pass per row, where
     # scipy's logsumexp makes several over the whole matrix
@@ -46,13 +47,13 @@ def _row_grad_hess(y, raw, i, g, h):
     return m + np.log(s)
 
 
-@njit(nogil=True, cache=True, parallel=True)
+@parallel_kernel
 def _multinomial_grad_hess(y, raw, g, h):
     for i in prange(raw.shape[0]):
         _row_grad_hess(y, raw, i, g, h)
 
 
-@njit(nogil=True, cache=True, parallel=True)
+@parallel_kernel
 def _multinomial_loss_grad_hess(y, raw, w, g, h):
     # the loss and the gradients share the row's softmax sum: one pass gives both
     total = 0.0
