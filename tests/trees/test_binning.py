@@ -111,3 +111,25 @@ def test_radix_sorted_bins_are_those_of_numpy_sort(monkeypatch, max_bins):
     np.testing.assert_array_equal(got.bin_centers(), ref.bin_centers())
     np.testing.assert_array_equal(got.has_missing_, ref.has_missing_)
     np.testing.assert_array_equal(got.transform(X), ref.transform(X))
+
+
+@pytest.mark.parametrize("n_distinct", [2, 16, 17, 32, 33, 200, 256, 257, 300, 1000])
+def test_codes_count_the_edges_below_each_value(n_distinct):
+    # every width of the edge table: one block of 16 to sixteen (the constant-length
+    # compares of bin_codes.lower_bound), and beyond (binary search)
+    rng = np.random.default_rng(n_distinct)
+    values = np.sort(rng.standard_normal(n_distinct))
+    X = rng.choice(values, (3000, 2))
+    X[::17, 1] = np.nan
+    bm = BinMapper(max_bins=None if n_distinct > 255 else 255).fit(X)
+    codes = bm.transform(X)
+    for f in range(2):
+        edges = bm.bin_thresholds_[f]
+        want = np.searchsorted(edges, X[:, f], side="left")
+        want[np.isnan(X[:, f])] = bm.missing_values_code_
+        np.testing.assert_array_equal(codes[f], want)
+    # values beyond the training range, and on the edges themselves
+    Z = np.column_stack([np.r_[edges, -1e300, 1e300, np.inf, -np.inf]] * 2)
+    for f in range(2):
+        np.testing.assert_array_equal(
+            bm.transform(Z)[f], np.searchsorted(bm.bin_thresholds_[f], Z[:, f], side="left"))
