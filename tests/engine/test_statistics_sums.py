@@ -29,3 +29,20 @@ def test_class_sums_equal_the_sequential_sums(n_classes):
         ref[y[s]] += w[s]
         ref[-1] += w[s] > 0
     np.testing.assert_array_equal(dst, ref)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_gathered_class_rows_are_the_materialized_rows(n_classes):
+    from treeboost.engine.statistics import gather_rows
+    rng = np.random.default_rng(10 + n_classes)
+    n = 400
+    y = rng.integers(0, n_classes, n).astype(np.int64)
+    w = rng.random(n)
+    w[::7] = 0.0
+    stats = SampleStatistics.classes(y, w, n_classes)
+    rows, _ = stats.materialize()
+    idx = rng.permutation(n).astype(np.int32)
+    start, count = 11, 350
+    out = np.full((count, n_classes + 1), np.nan)
+    gather_rows(out, stats.arrays, idx, start, count)
+    np.testing.assert_array_equal(out, rows[idx[start:start + count]])
