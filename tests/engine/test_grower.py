@@ -96,3 +96,15 @@ def test_leaf_of_sample_matches_apply():
         Xb, stats, sample_indices=rows)
     np.testing.assert_array_equal(leaf[rows], tree.apply_binned(Xb, bm.missing_values_code_)[rows])
     assert (leaf[1::2] == -1).all()
+
+
+def test_an_outgrown_workspace_is_made_with_room_for_the_next_trees():
+    from treeboost.engine.grower import _CAPACITY_HEADROOM, GrowerWorkspace
+    ws = GrowerWorkspace(min_rows=100)
+    dims = (100, 40, 3, 256, 1, False, False)
+    first = ws.get(dims[0], 1000, *dims[1:])
+    assert ws.capacity == 1000 and ws.get(dims[0], 990, *dims[1:]) is first
+    grown = ws.get(dims[0], 1001, *dims[1:])
+    assert grown is not first and ws.capacity == 1001 + 1001 // _CAPACITY_HEADROOM
+    # a tree that asks a little more than the last one does not reallocate
+    assert ws.get(dims[0], 1001 + 1001 // _CAPACITY_HEADROOM, *dims[1:]) is grown

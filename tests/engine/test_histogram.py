@@ -95,3 +95,42 @@ def test_insertion_order_is_the_stable_argsort_with_nan_last(values):
     order = np.empty(len(values) + 1, np.int64)
     insertion_order(keys, len(values), order)
     np.testing.assert_array_equal(order[:len(values)], np.argsort(keys, kind="stable"))
+
+
+@pytest.mark.parametrize("n_cols", [3, 4])
+@pytest.mark.parametrize("with_missing", [True, False])
+def test_bitmap_gather_with_and_without_missing_values(n_cols, with_missing):
+    # the unrolled three-column path and the general one; a node whose codes span all
+    # four words of the set, with the missing code (the largest, emitted last) or not
+    rng = np.random.RandomState(7)
+    n_rows, missing_code = 500, 255
+    col = rng.randint(0, 255, n_rows).astype(np.uint8)
+    if with_missing:
+        col[rng.rand(n_rows) < 0.1] = missing_code
+    idx = rng.permutation(n_rows).astype(np.int32)
+    start, end = 3, n_rows - 2
+    ostats = rng.randint(0, 4, (end - start, n_cols)).astype(float)
+    hist = _reference(col, idx, start, end, ostats, missing_code + 1)
+    present = np.flatnonzero(np.bincount(col[idx[start:end]], minlength=256)[:missing_code])
+    sparse_hist, bits = np.zeros((256, n_cols)), np.zeros(4, np.uint64)
+    codes, cstats, miss = np.empty(257, np.int64), np.empty((257, n_cols)), np.full(n_cols, 9.0)
+    m = gather_bitmap(col, idx, start, end, ostats, missing_code, sparse_hist, bits, codes,
+                      cstats, miss)
+    assert m == present.size
+    np.testing.assert_array_equal(codes[:m], present)
+    np.testing.assert_array_equal(cstats[:m], hist[present])
+    np.testing.assert_array_equal(miss, hist[missing_code])
+    assert not sparse_hist.any() and not bits.any()
+
+
+def test_trailing_zeros_of_every_bit():
+    from numba import njit
+    from treeboost.engine.histogram import _ctz
+
+    @njit
+    def ctz(x):
+        return _ctz(x)
+    for k in range(64):
+        low = 1 << k
+        for high in (0, ~((low << 1) - 1) & (2 ** 64 - 1), (2 ** 64 - 1) & ~(low - 1)):
+            assert ctz(np.uint64(low | high)) == k

@@ -59,3 +59,77 @@ def test_adjacent_floats_keep_a_separating_threshold():
 def test_bad_max_bins(bad):
     with pytest.raises(ValueError, match="max_bins"):
         BinMapper(max_bins=bad).fit(np.zeros((3, 1)))
+
+
+def _awkward_column(rng, n, kind):
+    """Values that stress a sort of float bits: both signs of zero and NaN, infinities,
+    subnormals, magnitudes across the exponent range, ties."""
+    if kind == "spread":
+        return rng.standard_normal(n) * 10.0 ** rng.integers(-300, 300, n)
+    a = rng.standard_normal(n)
+    if kind == "ties":
+        return np.round(a * 2)
+    if n < 9:
+        return a
+    a[::7] = np.nan
+    a[1::11] = -np.nan
+    a[2::13] = 0.0
+    a[3::13] = -0.0
+    a[4], a[5], a[6], a[8] = np.inf, -np.inf, 5e-324, -5e-324
+    return a
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 3000, 20000])
+@pytest.mark.parametrize("kind", ["spread", "ties", "special"])
+def test_radix_sort_orders_as_numpy(n, kind):
+    from treeboost.engine.binning import _radix_sort
+    a = _awkward_column(np.random.default_rng(n), n, kind)
+    got = _radix_sort(a.copy(), np.empty_like(a))
+    np.testing.assert_array_equal(got, np.sort(a))     # (NaN equal to NaN, -0.0 to 0.0)
+    negative_zero = np.signbit(got[got == 0])
+    assert (np.diff(negative_zero.astype(int)) <= 0).all()      # -0.0 before 0.0
+
+
+@pytest.mark.parametrize("max_bins", [255, None])
+def test_radix_sorted_bins_are_those_of_numpy_sort(monkeypatch, max_bins):
+    # columns long enough for the radix sort get the edges, centers and missing flags that
+    # numpy's sort gives
+    from treeboost.engine import binning
+    rng = np.random.default_rng(3)
+    n = 3 * binning.RADIX_SORT_MIN_ROWS
+    X = np.column_stack([_awkward_column(rng, n, kind) for kind in ("spread", "ties", "special")]
+                        + [rng.standard_normal(n)])
+    got = BinMapper(max_bins=max_bins).fit(X)
+
+    def numpy_sort(col):
+        col.sort()
+        return col
+    monkeypatch.setattr(binning, "_sort_column", numpy_sort)
+    ref = BinMapper(max_bins=max_bins).fit(X)
+    for f in range(X.shape[1]):
+        np.testing.assert_array_equal(got.bin_thresholds_[f], ref.bin_thresholds_[f])
+    np.testing.assert_array_equal(got.bin_centers(), ref.bin_centers())
+    np.testing.assert_array_equal(got.has_missing_, ref.has_missing_)
+    np.testing.assert_array_equal(got.transform(X), ref.transform(X))
+
+
+@pytest.mark.parametrize("n_distinct", [2, 16, 17, 32, 33, 200, 256, 257, 300, 1000])
+def test_codes_count_the_edges_below_each_value(n_distinct):
+    # every width of the edge table: one block of 16 to sixteen (the constant-length
+    # compares of bin_codes.lower_bound), and beyond (binary search)
+    rng = np.random.default_rng(n_distinct)
+    values = np.sort(rng.standard_normal(n_distinct))
+    X = rng.choice(values, (3000, 2))
+    X[::17, 1] = np.nan
+    bm = BinMapper(max_bins=None if n_distinct > 255 else 255).fit(X)
+    codes = bm.transform(X)
+    for f in range(2):
+        edges = bm.bin_thresholds_[f]
+        want = np.searchsorted(edges, X[:, f], side="left")
+        want[np.isnan(X[:, f])] = bm.missing_values_code_
+        np.testing.assert_array_equal(codes[f], want)
+    # values beyond the training range, and on the edges themselves
+    Z = np.column_stack([np.r_[edges, -1e300, 1e300, np.inf, -np.inf]] * 2)
+    for f in range(2):
+        np.testing.assert_array_equal(
+            bm.transform(Z)[f], np.searchsorted(bm.bin_thresholds_[f], Z[:, f], side="left"))

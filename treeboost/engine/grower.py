@@ -954,6 +954,10 @@ class GrowerWorkspace:
                 or (n_features, n_cols, n_hist_bins) != d[2:5] or n_slots > d[5]
                 or (categorical, newton) != d[6:8] or n_threads > d[8] or n_words != d[9]
                 or tuple(sparse_dims) != d[10]):
+            if d is not None and capacity > d[1]:
+                # the next trees' bounds differ by a little (a forest's bootstrap samples
+                # have more or fewer distinct rows): room for them, not for this one only
+                capacity += capacity // _CAPACITY_HEADROOM
             d = (max(n_rows, self.min_rows), max(capacity, d[1] if d else 0), n_features,
                  n_cols, n_hist_bins, n_slots, categorical, newton, n_threads, n_words,
                  tuple(sparse_dims))
@@ -1274,6 +1278,11 @@ _FIRST_CAPACITY = 16383
 #: ... and the room for any tree that can hold at most this many nodes (2n + 1 for n
 #: rows, fully grown): a tree that outgrows its room is grown again from its root
 _MAX_FIRST_CAPACITY = 262143
+
+#: A workspace that a tree outgrows is made again with this fraction more node room
+#: than the tree asks (1 / the constant): every reallocation costs page faults and zeroing
+#: of the node arrays, each tree of a forest asks for a little more or less
+_CAPACITY_HEADROOM = 32
 
 #: Histogram buffers of a depth-first grower: one per open node that keeps its histogram
 #: for its children, which is about one per level of the open path; the nodes of a

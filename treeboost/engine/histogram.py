@@ -195,28 +195,22 @@ def gather_sorted(col, idx, start, end, ostats, missing_code, scratch, codes, cs
     return m
 
 
+#: de Bruijn sequence B(2, 6): the top six bits of ``B << k`` differ for every k < 64
+_DEBRUIJN64 = np.uint64(0x03F79D71B4CB0A89)
+#: ... and the shift ``k`` that gives each of them
+_DEBRUIJN_INDEX = np.zeros(64, np.int64)
+for _k in range(64):
+    _DEBRUIJN_INDEX[((int(_DEBRUIJN64) << _k) & 0xFFFFFFFFFFFFFFFF) >> 58] = _k
+del _k
+
+
 @njit(nogil=True, cache=True, inline="always")
 def _ctz(x):
-    """Number of trailing zero bits of a non-zero uint64 (binary search)."""
-    n = 0
-    if x & np.uint64(0xFFFFFFFF) == 0:
-        n += 32
-        x >>= np.uint64(32)
-    if x & np.uint64(0xFFFF) == 0:
-        n += 16
-        x >>= np.uint64(16)
-    if x & np.uint64(0xFF) == 0:
-        n += 8
-        x >>= np.uint64(8)
-    if x & np.uint64(0xF) == 0:
-        n += 4
-        x >>= np.uint64(4)
-    if x & np.uint64(0x3) == 0:
-        n += 2
-        x >>= np.uint64(2)
-    if x & np.uint64(0x1) == 0:
-        n += 1
-    return n
+    """Number of trailing zero bits of a non-zero uint64: its lowest bit times a de
+    Bruijn sequence, whose top six bits index a table (no branch, which a binary search
+    over the bits mispredicts once or twice a call on the scattered bins of a node)."""
+    low = x & (~x + np.uint64(1))
+    return _DEBRUIJN_INDEX[(low * _DEBRUIJN64) >> np.uint64(58)]
 
 
 @njit(nogil=True, cache=True)
@@ -231,11 +225,24 @@ def gather_bitmap(col, idx, start, end, ostats, missing_code, sparse_hist, bits,
     """
     n_stats = ostats.shape[1]
     one = np.uint64(1)
-    for i in range(end - start):
-        b = col[idx[start + i]]
-        bits[b >> 6] |= one << np.uint64(b & 63)
-        for c in range(n_stats):
-            sparse_hist[b, c] += ostats[i, c]
+    # the node's ids as a slice (no test of ``start + i`` for a negative index)
+    node_idx = idx[start:end]
+    if n_stats == 3:
+        # the usual width, (w_0, w_1, count) or (w, w*y, count), unrolled on flat offsets
+        flat = sparse_hist.reshape(-1)
+        for i in range(end - start):
+            b = col[node_idx[i]]
+            bits[b >> 6] |= one << np.uint64(b & 63)
+            o = np.int64(b) * 3
+            flat[o] += ostats[i, 0]
+            flat[o + 1] += ostats[i, 1]
+            flat[o + 2] += ostats[i, 2]
+    else:
+        for i in range(end - start):
+            b = col[node_idx[i]]
+            bits[b >> 6] |= one << np.uint64(b & 63)
+            for c in range(n_stats):
+                sparse_hist[b, c] += ostats[i, c]
     return _emit_bitmap(missing_code, sparse_hist, bits, codes, cstats, miss)
 
 
@@ -286,22 +293,21 @@ def _emit_bitmap(missing_code, sparse_hist, bits, codes, cstats, miss):
     ``codes`` / ``cstats``, the missing bin into ``miss``), clearing ``sparse_hist`` and
     ``bits`` behind it; returns the number of codes."""
     n_stats = sparse_hist.shape[1]
-    for c in range(n_stats):
-        miss[c] = 0.0
     m = 0
     for w in range(4):
         word = bits[w]
         while word != 0:
             b, word = _pop_bit(word, w)
-            if b == missing_code:
-                for c in range(n_stats):
-                    miss[c] = sparse_hist[b, c]
-                    sparse_hist[b, c] = 0.0
-            else:
-                codes[m] = b
-                for c in range(n_stats):
-                    cstats[m, c] = sparse_hist[b, c]
-                    sparse_hist[b, c] = 0.0
-                m += 1
+            codes[m] = b
+            for c in range(n_stats):
+                cstats[m, c] = sparse_hist[b, c]
+                sparse_hist[b, c] = 0.0
+            m += 1
         bits[w] = 0
+    # the missing code is the largest: when present, it was emitted last (no test per bin)
+    has_missing = m > 0 and codes[m - 1] == missing_code
+    if has_missing:
+        m -= 1
+    for c in range(n_stats):
+        miss[c] = cstats[m, c] if has_missing else 0.0
     return m

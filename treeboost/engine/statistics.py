@@ -152,6 +152,24 @@ def sum_rows(dst, src, idx, start, end):
                 s = idx[i]
                 for c in range(dst.shape[0]):
                     dst[c] += stats[s, c]
+    elif src.kind == SOURCE_CLASSES and last == 2:
+        # two classes in registers, each sample's weight added to its class's sum and
+        # 0.0 to the other's (which leaves a sum of non-negative weights as it is): no
+        # store of a sum waiting on the previous one, no branch on the class
+        t0 = dst[0]
+        t1 = dst[1]
+        tc = dst[2]
+        labels = src.labels
+        weights = src.weights
+        for s in idx[start:end]:
+            ws = weights[s]
+            first = labels[s] == 0
+            t0 += ws if first else 0.0
+            t1 += 0.0 if first else ws
+            tc += 1.0 if ws > 0.0 else 0.0
+        dst[0] = t0
+        dst[1] = t1
+        dst[2] = tc
     elif src.kind == SOURCE_CLASSES:
         for i in range(start, end):
             s = idx[i]
@@ -208,6 +226,19 @@ def gather_rows(ostats, src, idx, start, n):
                 s = node_idx[i]
                 for c in range(n_cols):
                     ostats[i, c] = stats[s, c]
+    elif src.kind == SOURCE_CLASSES and last == 2:
+        # two classes: the row written in one go, its class's column chosen by a select
+        # (no store to a column that depends on the label, no loop)
+        node_idx = idx[start:start + n]
+        labels = src.labels
+        weights = src.weights
+        for i in range(n):
+            s = node_idx[i]
+            ws = weights[s]
+            first = labels[s] == 0
+            ostats[i, 0] = ws if first else 0.0
+            ostats[i, 1] = 0.0 if first else ws
+            ostats[i, 2] = 1.0 if ws > 0.0 else 0.0
     elif src.kind == SOURCE_CLASSES:
         for i in range(n):
             s = idx[start + i]
