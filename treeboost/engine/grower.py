@@ -76,7 +76,7 @@ from .criteria import (ABSOLUTE_ERROR, NEWTON, POISSON, REGRESSION_CRITERIA, is_
                        node_impurity, node_weight)
 from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, NodeArrays,
                      NodeView, Pending, RandomCuts, RowBuffers, SplitCandidates, Workspace)
-from .partition import BinnedSplit, partition_parallel, partition_serial, partition_sparse
+from .partition import BinnedSplit, partition_serial, partition_sparse
 from .random_cuts import cut_decrease, cut_range, cut_sums, draw_cut, score_cut
 from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into,
                         evaluate_features, evaluate_features_parallel, make_scratch,
@@ -88,10 +88,6 @@ from .statistics import (SOURCE_REGRESSION, SampleStatistics, gather_rows,
 from .leaf_ranges import LeafRanges
 from .tree import Tree
 
-#: node samples from which a partition runs on several threads: a partition pass costs
-#: little per sample, so only very large nodes repay its second pass and its three
-#: wake-ups of the (passively waiting) workers
-PARALLEL_PARTITION_MIN_ROWS = 500_000
 #: node samples from which the parallel grower gathers a node's statistics on several
 #: threads: a gather costs a few nanoseconds a sample, and a parallel region's wake-up
 #: as much as a node of some ten thousand samples
@@ -542,10 +538,11 @@ def _pick_next(nodes, open_nodes, n_open, best_first):
 
 
 @step
-def _partition(g, node, parallel, sparse):
+def _partition(g, node, sparse):
     """The samples of ``node`` that go left first, both sides in their order; returns
-    the left count.  Large nodes are partitioned on several threads in the parallel
-    grower (``parallel`` is a constant of the compiled grower)."""
+    the left count.  On one thread in every grower: the branch-free serial pass is
+    faster than a partition on two threads (a counting pass, a scattering pass and the
+    copy back, three wake-ups of the workers) at every node size (benchmarks/README.md)."""
     nodes = g.nodes
     idx = g.rows.idx
     s0 = nodes.start[node]
@@ -558,9 +555,6 @@ def _partition(g, node, parallel, sparse):
                         nodes.categories, node if catf else 0, nodes.bin_threshold[node])
     if sparse:
         return partition_sparse(idx, s0, e0, g.data, f, split, g.rows.buf, g.rows.position)
-    if parallel:
-        if g.n_threads > 1 and e0 - s0 >= PARALLEL_PARTITION_MIN_ROWS:
-            return partition_parallel(idx, s0, e0, col, split, g.rows.buf, g.n_threads)
     return partition_serial(idx, s0, e0, col, split, g.rows.buf)
 
 
@@ -572,7 +566,8 @@ def _split_node(g, node, lc, rc, parallel, sparse):
     idx = g.rows.idx
     s0 = nodes.start[node]
     e0 = nodes.end[node]
-    nl = _partition(g, node, parallel, sparse)
+    # (``parallel`` no longer matters here: every grower partitions on one thread)
+    nl = _partition(g, node, sparse)
     if g.params.criterion == NEWTON:
         # boosting takes the children's (G, H) from the split search (no second read of
         # the statistics); counts are exact
