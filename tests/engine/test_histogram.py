@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from treeboost.engine.histogram import (build_histogram, compress_histogram, gather_bitmap,
+from treeboost.engine.histogram import (build_histogram, build_histogram_pair,
+                                        compress_histogram, gather_bitmap,
                                         gather_sorted, insertion_order, subtract_histogram,
                                         _radix_order)
 from treeboost.engine.layout import Scratch
@@ -67,6 +68,23 @@ def test_boosting_build_adds_in_the_samples_order(n_rows):
     np.add.at(ref, col[idx[start:end]], ostats[:, :2])
     np.testing.assert_array_equal(hist[:, :2], ref)
     assert not hist[:, 2].any()
+
+
+@pytest.mark.parametrize("n_rows", [1, 6, 301])
+def test_pair_build_equals_two_builds(n_rows):
+    """Two features' boosting histograms in one pass: the bits of each feature's own
+    build (float statistics, so a changed order of additions would show)."""
+    rng = np.random.RandomState(n_rows)
+    cols = rng.randint(0, 9, (2, n_rows + 5)).astype(np.uint8)
+    idx = rng.permutation(n_rows + 5).astype(np.int32)
+    start, end = 2, 2 + n_rows
+    ostats = rng.standard_normal((n_rows, 3)) * 10.0 ** rng.randint(-8, 8, (n_rows, 1))
+    pair = np.full((2, 10, 3), np.nan)
+    build_histogram_pair(pair[0], pair[1], cols[0], cols[1], idx, start, end, ostats)
+    for f in range(2):
+        one = np.full((10, 3), np.nan)
+        build_histogram(one, cols[f], idx, start, end, ostats, False)
+        np.testing.assert_array_equal(pair[f], one)
 
 
 def test_add_pair_adds_two_adjacent_values():
