@@ -66,7 +66,8 @@ def test_histogram_modes_grow_the_same_tree(criterion, max_leaf_nodes):
 @pytest.mark.parametrize("criterion", [GINI, SQUARED_ERROR, NEWTON])
 def test_parallel_and_serial_growers_grow_the_same_tree(criterion, monkeypatch):
     """25k rows: large nodes evaluate their features in parallel (when numba has more
-    than one thread); the parallel partition is checked in test_partition.py."""
+    than one thread), each thread's share of boosting's features built two a pass
+    where both are numeric (feature 3 is categorical)."""
     bm, Xb, stats, n_stats = _problem(criterion, 25_000, seed=1)
     serial = TreeGrower(bm, criterion, n_stats, StoppingRules(max_depth=10), parallel=False)
     parallel = TreeGrower(bm, criterion, n_stats, StoppingRules(max_depth=10), parallel=True)

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from treeboost.engine.histogram import (build_histogram, compress_histogram, gather_bitmap,
+from treeboost.engine.histogram import (build_histogram, build_histogram_pair,
+                                        compress_histogram, gather_bitmap,
                                         gather_sorted, insertion_order, subtract_histogram,
                                         _radix_order)
 from treeboost.engine.layout import Scratch
@@ -48,6 +49,56 @@ def test_build_and_subtract_equal_the_reference(missing_code):
     parent = ref.copy()
     subtract_histogram(parent, child)
     np.testing.assert_array_equal(parent, ref - child)
+
+
+@pytest.mark.parametrize("n_rows", [5, 7, 301, 1000])
+def test_boosting_build_adds_in_the_samples_order(n_rows):
+    """Float statistics, whose sums depend on their order: the boosting build (no count
+    column, each sample's (g, h) as one two-lane addition) gives the bits of adding the
+    node's samples one at a time (np.add.at adds in index order), whatever the length
+    of its unrolled tail."""
+    rng = np.random.RandomState(n_rows)
+    col = rng.randint(0, 6, n_rows + 9).astype(np.uint8)       # few bins: many repeats
+    idx = rng.permutation(n_rows + 9).astype(np.int32)
+    start, end = 4, 4 + n_rows
+    ostats = rng.standard_normal((n_rows, 3)) * 10.0 ** rng.randint(-8, 8, (n_rows, 1))
+    hist = np.full((7, 3), np.nan)
+    build_histogram(hist, col, idx, start, end, ostats, False)
+    ref = np.zeros((7, 2))
+    np.add.at(ref, col[idx[start:end]], ostats[:, :2])
+    np.testing.assert_array_equal(hist[:, :2], ref)
+    assert not hist[:, 2].any()
+
+
+@pytest.mark.parametrize("n_rows", [1, 6, 301])
+def test_pair_build_equals_two_builds(n_rows):
+    """Two features' boosting histograms in one pass: the bits of each feature's own
+    build (float statistics, so a changed order of additions would show)."""
+    rng = np.random.RandomState(n_rows)
+    cols = rng.randint(0, 9, (2, n_rows + 5)).astype(np.uint8)
+    idx = rng.permutation(n_rows + 5).astype(np.int32)
+    start, end = 2, 2 + n_rows
+    ostats = rng.standard_normal((n_rows, 3)) * 10.0 ** rng.randint(-8, 8, (n_rows, 1))
+    pair = np.full((2, 10, 3), np.nan)
+    build_histogram_pair(pair[0], pair[1], cols[0], cols[1], idx, start, end, ostats)
+    for f in range(2):
+        one = np.full((10, 3), np.nan)
+        build_histogram(one, cols[f], idx, start, end, ostats, False)
+        np.testing.assert_array_equal(pair[f], one)
+
+
+def test_add_pair_adds_two_adjacent_values():
+    from numba import njit
+    from treeboost.engine._pairs import add_pair
+
+    @njit
+    def run(dst, a, src, b):
+        add_pair(dst, a, src, b)
+
+    dst = np.arange(7.0)
+    src = np.array([0.5, -1.25, 3.0, 1e-17, 8.0])
+    run(dst, 3, src, 2)        # odd offsets: a pair need not be 16-byte aligned
+    np.testing.assert_array_equal(dst, [0.0, 1.0, 2.0, 6.0, 4.0 + 1e-17, 5.0, 6.0])
 
 
 @pytest.mark.parametrize("missing_code", [40, 255, 600, 70_000])

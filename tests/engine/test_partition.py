@@ -1,10 +1,9 @@
-"""The partition kernels against a stable numpy partition: serial and parallel agree
-with it for numeric, categorical and missing-value splits."""
+"""The partition kernel against a stable numpy partition, for numeric, categorical and
+missing-value splits."""
 import numpy as np
 import pytest
 
-from treeboost.engine.partition import (BinnedSplit, goes_left_binned, partition_parallel,
-                                        partition_serial)
+from treeboost.engine.partition import BinnedSplit, goes_left_binned, partition_serial
 
 
 def _split(kind, missing_go_left):
@@ -22,8 +21,7 @@ def _goes_left(codes, split):
 
 @pytest.mark.parametrize("kind", ["numeric", "categorical"])
 @pytest.mark.parametrize("missing_go_left", [False, True])
-@pytest.mark.parametrize("n_chunks", [0, 1, 2, 3])
-def test_partition_is_stable_and_complete(kind, missing_go_left, n_chunks):
+def test_partition_is_stable_and_complete(kind, missing_go_left):
     rng = np.random.RandomState(0)
     n = 1000
     col = rng.choice([1, 5, 70, 99, 100, 101, 200, 254, 255], n).astype(np.uint8)
@@ -34,10 +32,7 @@ def test_partition_is_stable_and_complete(kind, missing_go_left, n_chunks):
     expected = np.concatenate([idx[s0:e0][left], idx[s0:e0][~left]])
     before, after = idx[:s0].copy(), idx[e0:].copy()
     buf = np.empty(n, np.int32)
-    if n_chunks == 0:
-        n_left = partition_serial(idx, s0, e0, col, split, buf)
-    else:
-        n_left = partition_parallel(idx, s0, e0, col, split, buf, n_chunks)
+    n_left = partition_serial(idx, s0, e0, col, split, buf)
     assert n_left == left.sum()
     np.testing.assert_array_equal(idx[s0:e0], expected)
     np.testing.assert_array_equal(idx[:s0], before)

@@ -76,7 +76,7 @@ from .criteria import (ABSOLUTE_ERROR, NEWTON, POISSON, REGRESSION_CRITERIA, is_
                        node_impurity, node_weight)
 from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, NodeArrays,
                      NodeView, Pending, RandomCuts, RowBuffers, SplitCandidates, Workspace)
-from .partition import BinnedSplit, partition_parallel, partition_serial, partition_sparse
+from .partition import BinnedSplit, partition_serial, partition_sparse
 from .random_cuts import cut_decrease, cut_range, cut_sums, draw_cut, score_cut
 from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into,
                         evaluate_features, evaluate_features_parallel, make_scratch,
@@ -88,10 +88,6 @@ from .statistics import (SOURCE_REGRESSION, SampleStatistics, gather_rows,
 from .leaf_ranges import LeafRanges
 from .tree import Tree
 
-#: node samples from which a partition runs on several threads: a partition pass costs
-#: little per sample, so only very large nodes repay its second pass and its three
-#: wake-ups of the (passively waiting) workers
-PARALLEL_PARTITION_MIN_ROWS = 500_000
 #: node samples from which the parallel grower gathers a node's statistics on several
 #: threads: a gather costs a few nanoseconds a sample, and a parallel region's wake-up
 #: as much as a node of some ten thousand samples
@@ -552,10 +548,11 @@ def _pick_next(nodes, open_nodes, n_open, best_first):
 
 
 @step
-def _partition(data, rows, nodes, n_threads, node, parallel, sparse):
+def _partition(data, rows, nodes, node, sparse):
     """The samples of ``node`` that go left first, both sides in their order; returns
-    the left count.  Large nodes are partitioned on ``n_threads`` threads in the
-    parallel grower (``parallel`` is a constant of the compiled grower)."""
+    the left count.  On one thread in every grower: the branch-free serial pass is
+    faster than a partition on two threads (a counting pass, a scattering pass and the
+    copy back, three wake-ups of the workers) at every node size (benchmarks/README.md)."""
     idx = rows.idx
     s0 = nodes.start[node]
     e0 = nodes.end[node]
@@ -567,20 +564,17 @@ def _partition(data, rows, nodes, n_threads, node, parallel, sparse):
                         nodes.categories, node if catf else 0, nodes.bin_threshold[node])
     if sparse:
         return partition_sparse(idx, s0, e0, data, f, split, rows.buf, rows.position)
-    if parallel:
-        if n_threads > 1 and e0 - s0 >= PARALLEL_PARTITION_MIN_ROWS:
-            return partition_parallel(idx, s0, e0, col, split, rows.buf, n_threads)
     return partition_serial(idx, s0, e0, col, split, rows.buf)
 
 
 @step
-def _split_node(data, src, rows, nodes, params, n_threads, node, lc, rc, parallel, sparse):
+def _split_node(data, src, rows, nodes, params, node, lc, rc, sparse):
     """Step 3: partition the samples of ``node`` between its children ``lc`` and ``rc``
     and give the children their statistics; returns the left child's sample count."""
     idx = rows.idx
     s0 = nodes.start[node]
     e0 = nodes.end[node]
-    nl = _partition(data, rows, nodes, n_threads, node, parallel, sparse)
+    nl = _partition(data, rows, nodes, node, sparse)
     if params.criterion == NEWTON:
         # boosting takes the children's (G, H) from the split search (no second read of
         # the statistics); counts are exact
@@ -799,8 +793,7 @@ def _make_grow_tree(parallel, exact=False, sparse=False):
             rc = node_count + 1
             node_count += 2
             n_leaves += 1
-            _split_node(data_b, src_b, rows_b, nodes, params, n_threads, node, lc, rc,
-                        parallel, sparse)
+            _split_node(data_b, src_b, rows_b, nodes, params, node, lc, rc, sparse)
             _schedule_children(nodes, node, lc, rc, params.dense_min_samples, pool, pending)
             n_pending = np.int64(2)
 

@@ -12,6 +12,8 @@ codes present in the node) by sorting the node's codes instead.
 import numpy as np
 from numba import njit
 
+from ._pairs import add_pair
+
 #: nodes of at most this many samples sort their codes by insertion: no allocation, and
 #: faster than a library sort for the many tiny nodes of deep trees
 SMALL_NODE_SORT = 32
@@ -37,25 +39,22 @@ def build_histogram(hist_f, col, idx, start, end, ostats, with_count=True):
     # the usual widths unrolled: (w_0, w_1, count) and (g, h, count)
     if n_stats == 3 and not with_count:
         # four samples a round: their codes are loaded before their additions, which
-        # keep the samples' order within every bin (the sums are those of one at a time)
+        # keep the samples' order within every bin (the sums are those of one at a time);
+        # each sample's (g, h) is one two-lane addition (._pairs), and its id is read as
+        # unsigned (no test for a negative index)
+        src = ostats.reshape(-1)
         n4 = n - n % 4
         for i in range(0, n4, 4):
-            a = col[node_idx[i]] * 3
-            b = col[node_idx[i + 1]] * 3
-            c = col[node_idx[i + 2]] * 3
-            d = col[node_idx[i + 3]] * 3
-            flat[a] += ostats[i, 0]
-            flat[a + 1] += ostats[i, 1]
-            flat[b] += ostats[i + 1, 0]
-            flat[b + 1] += ostats[i + 1, 1]
-            flat[c] += ostats[i + 2, 0]
-            flat[c + 1] += ostats[i + 2, 1]
-            flat[d] += ostats[i + 3, 0]
-            flat[d + 1] += ostats[i + 3, 1]
+            a = np.intp(col[np.uintp(node_idx[i])]) * 3
+            b = np.intp(col[np.uintp(node_idx[i + 1])]) * 3
+            c = np.intp(col[np.uintp(node_idx[i + 2])]) * 3
+            d = np.intp(col[np.uintp(node_idx[i + 3])]) * 3
+            add_pair(flat, a, src, 3 * i)
+            add_pair(flat, b, src, 3 * i + 3)
+            add_pair(flat, c, src, 3 * i + 6)
+            add_pair(flat, d, src, 3 * i + 9)
         for i in range(n4, n):
-            o = col[node_idx[i]] * 3
-            flat[o] += ostats[i, 0]
-            flat[o + 1] += ostats[i, 1]
+            add_pair(flat, np.intp(col[np.uintp(node_idx[i])]) * 3, src, 3 * i)
     elif n_stats == 3:
         for i in range(n):
             o = col[node_idx[i]] * 3
@@ -67,6 +66,39 @@ def build_histogram(hist_f, col, idx, start, end, ostats, with_count=True):
             o = col[node_idx[i]] * n_stats
             for c in range(n_stats):
                 flat[o + c] += ostats[i, c]
+
+
+@njit(nogil=True, cache=True)
+def build_histogram_pair(hist_a, hist_b, col_a, col_b, idx, start, end, ostats):
+    """:func:`build_histogram` of two features at once, boosting's width without the
+    count column (``ostats`` of 3 columns): one pass over the node's samples reads each
+    sample's id and ``(g, h)`` once for both features, where two passes stream them
+    twice (the root's rows do not fit in the cache).  Each histogram gets the same
+    additions in the same order as from its own pass."""
+    fa = hist_a.reshape(-1)
+    fb = hist_b.reshape(-1)
+    for i in range(fa.shape[0]):
+        fa[i] = 0.0
+        fb[i] = 0.0
+    n = end - start
+    node_idx = idx[start:end]
+    src = ostats.reshape(-1)
+    n2 = n - n % 2
+    for i in range(0, n2, 2):
+        s = np.uintp(node_idx[i])
+        t = np.uintp(node_idx[i + 1])
+        a0 = np.intp(col_a[s]) * 3
+        b0 = np.intp(col_b[s]) * 3
+        a1 = np.intp(col_a[t]) * 3
+        b1 = np.intp(col_b[t]) * 3
+        add_pair(fa, a0, src, 3 * i)
+        add_pair(fb, b0, src, 3 * i)
+        add_pair(fa, a1, src, 3 * i + 3)
+        add_pair(fb, b1, src, 3 * i + 3)
+    for i in range(n2, n):
+        s = np.uintp(node_idx[i])
+        add_pair(fa, np.intp(col_a[s]) * 3, src, 3 * i)
+        add_pair(fb, np.intp(col_b[s]) * 3, src, 3 * i)
 
 
 @njit(nogil=True, cache=True)

@@ -6,7 +6,7 @@
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .sparse_codes import row_code
 
@@ -37,33 +37,6 @@ def _goes_left(code, split):
 
 
 @njit(nogil=True, cache=True)
-def _scatter(idx, lo, hi, col, split, out, left_at, right_at):
-    """Write ``idx[lo:hi]`` in order to ``out``, the samples that go left at ``split``
-    (a :class:`BinnedSplit`) from ``left_at`` on, the others from ``right_at`` on;
-    returns the number that went left."""
-    n_left = 0
-    n_right = 0
-    for i in range(lo, hi):
-        s = idx[i]
-        left = _goes_left(col[s], split)
-        # a select of the place, not a branch: which side a sample takes is as good as
-        # random, and a mispredicted branch per sample costs more than the rest
-        out[left_at + n_left if left else right_at + n_right] = s
-        n_left += left
-        n_right += not left
-    return n_left
-
-
-@njit(nogil=True, cache=True)
-def _count_left(idx, lo, hi, col, split):
-    n_left = 0
-    for i in range(lo, hi):
-        if _goes_left(col[idx[i]], split):
-            n_left += 1
-    return n_left
-
-
-@njit(nogil=True, cache=True)
 def partition_serial(idx, s0, e0, col, split, buf):
     """Stable partition of ``idx[s0:e0]`` at ``split``: the left samples in place, the
     right ones through ``buf``; returns the left count."""
@@ -81,33 +54,6 @@ def partition_serial(idx, s0, e0, col, split, buf):
         n_right += not left
     for i in range(n_right):
         idx[s0 + n_left + i] = buf[i]
-    return n_left
-
-
-@njit(nogil=True, cache=True, parallel=True, _nrt=True)
-def partition_parallel(idx, s0, e0, col, split, buf, n_chunks):
-    """:func:`partition_serial` on ``n_chunks`` threads: each chunk counts its left
-    samples, prefix sums give every chunk its place in the left and right parts, and a
-    second pass writes them to ``buf``, copied back at the end."""
-    n = e0 - s0
-    chunk = (n + n_chunks - 1) // n_chunks
-    counts = np.zeros(n_chunks, np.int64)
-    for t in prange(n_chunks):
-        counts[t] = _count_left(idx, min(e0, s0 + t * chunk), min(e0, s0 + (t + 1) * chunk),
-                                col, split)
-    n_left = counts.sum()
-    left_at = np.zeros(n_chunks, np.int64)
-    right_at = np.zeros(n_chunks, np.int64)
-    for t in range(1, n_chunks):
-        size = min(n, t * chunk) - min(n, (t - 1) * chunk)
-        left_at[t] = left_at[t - 1] + counts[t - 1]
-        right_at[t] = right_at[t - 1] + size - counts[t - 1]
-    for t in prange(n_chunks):
-        _scatter(idx, min(e0, s0 + t * chunk), min(e0, s0 + (t + 1) * chunk), col, split,
-                 buf, left_at[t], n_left + right_at[t])
-    for t in prange(n_chunks):
-        for i in range(t * chunk, min(n, (t + 1) * chunk)):
-            idx[s0 + i] = buf[i]
     return n_left
 
 

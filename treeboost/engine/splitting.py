@@ -18,15 +18,17 @@ from .constraints import (MonotonicCheck, constrained_score, newton_constrained,
                           newton_decrease)
 from .criteria import (node_term, is_regression, NEWTON, SQUARED_ERROR, FRIEDMAN_MSE, POISSON,
                        POISSON_MIN_SUM, POISSON_SUM_RTOL, GINI, ENTROPY, _LOG2)
-from .histogram import (SMALL_NODE_SORT, build_histogram, compress_histogram, gather_bitmap,
-                        gather_entries, gather_sorted, insertion_order, subtract_histogram)
-from .layout import Scratch
+from .histogram import (SMALL_NODE_SORT, build_histogram, build_histogram_pair,
+                        compress_histogram, gather_bitmap, gather_entries, gather_sorted,
+                        insertion_order, subtract_histogram)
+from .layout import NodeView, Scratch
 from .sparse_codes import node_entries
 
 #: how a node's histogram of a feature is obtained
 MODE_SORT = 0             # compressed histogram by gathering the node's codes
 MODE_BUILD = 1            # dense histogram built from the node's samples
 MODE_SUBTRACT = 2         # dense histogram = parent - sibling (in the parent's buffer)
+MODE_BUILT = 3            # dense histogram already built (two features a pass, boosting)
 
 # Boosting's categorical splits are regularised as LightGBM's (its defaults, same names):
 # with many categories and few rows each, the best prefix of the order by G/(H + l2)
@@ -647,7 +649,7 @@ def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
         if mode == MODE_BUILD:
             build_histogram(hist[f], col, rows.idx, start, end, rows.ostats,
                             not newton_dense)
-        else:
+        elif mode == MODE_SUBTRACT:
             subtract_histogram(hist[f], node.sibling_hist[f])
         if not (newton_dense or gini2):
             m = compress_histogram(hist[f], n_bins_f, missing_code, count_col, codes, cstats,
@@ -729,8 +731,30 @@ def thread_scratch(scratch, t):
 def _evaluate_range(first, step, feats, node, data, rows, params, scratch, cands, sparse):
     """:func:`eval_feature_dense` (``sparse`` False) or :func:`eval_feature_sparse` for
     ``feats[first::step]``: the body both executions share.  ``sparse`` must be a
-    constant where this is inlined."""
-    for i in range(first, feats.shape[0], step):
+    constant where this is inlined.
+
+    Boosting's dense nodes build the histograms of two numeric features in one pass
+    (:func:`~.histogram.build_histogram_pair`, the samples' statistics streamed once for
+    both), then scan each as built (``MODE_BUILT``)."""
+    nf = feats.shape[0]
+    # a value of its own (not a name for ``first``, the parallel loop's index)
+    rest = np.int64(first)
+    if (not sparse and node.mode == MODE_BUILD and params.criterion == NEWTON
+            and rows.ostats.shape[1] == 3):
+        built = NodeView(node.start, node.end, node.total, np.int64(MODE_BUILT), node.hist,
+                         node.sibling_hist, node.lower, node.upper)
+        while rest + step < nf:
+            fa = feats[rest]
+            fb = feats[rest + step]
+            if data.is_categorical[fa] or data.is_categorical[fb]:
+                break
+            build_histogram_pair(node.hist[fa], node.hist[fb], data.codes_T[fa],
+                                 data.codes_T[fb], rows.idx, node.start, node.end,
+                                 rows.ostats)
+            eval_feature_dense(fa, built, data, rows, params, scratch, cands)
+            eval_feature_dense(fb, built, data, rows, params, scratch, cands)
+            rest += 2 * step
+    for i in range(rest, nf, step):
         if sparse:
             eval_feature_sparse(feats[i], node, data, rows, params, scratch, cands)
         else:
