@@ -2,13 +2,14 @@
 import numbers
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 from scipy.sparse import issparse
 
 from .bin_codes import value_code
 from .sparse_codes import SparseCodes
 from .sparse_binning import (add_zeros, map_sparse_to_bins, sorted_stored_values,
                              sparse_missing_columns, to_csc)
+from ._jit import kernel, parallel_kernel
 
 MAX_CATEGORIES = 255
 
@@ -383,7 +384,7 @@ def _seed(random_state):
     return random_state
 
 
-@njit(nogil=True, cache=True, parallel=True)
+@parallel_kernel
 def _map_to_bins(X, edges, coarse, n_edges, is_cat, n_bins, missing_code, out):
     """``out[f, i]`` = :func:`~.bin_codes.value_code` of ``X[i, f]``.  Rows are split in
     chunks, one per task, so X is read row by row."""
@@ -439,7 +440,7 @@ def _sort_column(col):
     return _radix_sort(col, np.empty_like(col))
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _radix_sort(col, tmp):
     """``col`` sorted ascending with NaN last, by least-significant-digit radix sort of
     the values' bits: each float is turned into an unsigned key of the same order (the

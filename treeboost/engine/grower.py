@@ -78,6 +78,7 @@ from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, No
                      NodeView, Pending, RandomCuts, RowBuffers, SplitCandidates, Workspace)
 from .partition import BinnedSplit, partition_serial, partition_sparse
 from .random_cuts import cut_decrease, cut_range, cut_sums, draw_cut, score_cut
+from ._jit import internal
 from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into,
                         evaluate_features, evaluate_features_parallel, make_scratch,
                         sparse_histogram, thread_scratch)
@@ -107,9 +108,6 @@ DECREASE_ATOL = 1e-12
 #: squared target
 PURE_RTOL = 1e-12
 
-#: a kernel only other kernels call: no Python or C entry point is generated for it,
-#: whose boxing of the records it takes would cost more to compile than its body
-internal = njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 #: a step of the loop, inlined into the grower that calls it (no compiled copy of its own)
 step = njit(nogil=True, cache=True, inline="always")
 
@@ -123,7 +121,7 @@ GrowContext = namedtuple("GrowContext", ["data", "src", "rows", "nodes", "candid
                                          "random_cuts"])
 
 
-@njit(nogil=True, cache=True)
+@internal
 def _rand(state):
     """xorshift64*: a small explicit-state generator, the same on every thread."""
     x = state[0]

@@ -13,13 +13,14 @@ import numpy as np
 from numba import njit
 
 from ._pairs import add_pair
+from ._jit import kernel
 
 #: nodes of at most this many samples sort their codes by insertion: no allocation, and
 #: faster than a library sort for the many tiny nodes of deep trees
 SMALL_NODE_SORT = 32
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def build_histogram(hist_f, col, idx, start, end, ostats, with_count=True):
     """``hist_f[b, c] = sum of ostats[i, c]`` over node samples whose code is ``b``.
 
@@ -68,7 +69,7 @@ def build_histogram(hist_f, col, idx, start, end, ostats, with_count=True):
                 flat[o + c] += ostats[i, c]
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def build_histogram_pair(hist_a, hist_b, col_a, col_b, idx, start, end, ostats):
     """:func:`build_histogram` of two features at once, boosting's width without the
     count column (``ostats`` of 3 columns): one pass over the node's samples reads each
@@ -101,7 +102,7 @@ def build_histogram_pair(hist_a, hist_b, col_a, col_b, idx, start, end, ostats):
         add_pair(fb, np.intp(col_b[s]) * 3, src, 3 * i)
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def subtract_histogram(parent_f, child_f):
     """Sibling histogram by subtraction, in place: ``parent_f -= child_f``."""
     # one flat loop, which the compiler vectorises (the bins' short rows are not)
@@ -111,7 +112,7 @@ def subtract_histogram(parent_f, child_f):
         parent[i] -= child[i]
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def compress_histogram(hist_f, n_bins_f, missing_code, count_col, codes, cstats, miss):
     """Copy the non-empty bins ``< n_bins_f`` of a dense histogram to ``codes`` /
     ``cstats`` (ascending codes) and the missing bin to ``miss``; return their number."""
@@ -128,7 +129,7 @@ def compress_histogram(hist_f, n_bins_f, missing_code, count_col, codes, cstats,
     return m
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def insertion_order(keys, m, order):
     """``order[:m]`` = the positions of ``keys[:m]`` sorted ascending, equal keys in
     their order and NaN last (numpy's stable argsort), by insertion: no allocation, and
@@ -147,7 +148,7 @@ def insertion_order(keys, m, order):
         order[j + 1] = o
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _radix_order(keys, n, order, tmp, counts):
     """``order[:n]`` = the positions of ``keys[:n]`` (non-negative integers) in ascending
     order, stable: one counting pass per byte of the largest key, ``O(n + 256)`` each
@@ -185,7 +186,7 @@ def _radix_order(keys, n, order, tmp, counts):
             order[j] = tmp[j]
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def gather_sorted(col, idx, start, end, ostats, missing_code, scratch, codes, cstats, miss):
     """Compressed histogram of one feature for a node, built by sorting its codes.
 
@@ -245,7 +246,7 @@ def _ctz(x):
     return _DEBRUIJN_INDEX[(low * _DEBRUIJN64) >> np.uint64(58)]
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def gather_bitmap(col, idx, start, end, ostats, missing_code, sparse_hist, bits, codes, cstats,
                   miss):
     """Compressed histogram of one feature for a node with 8-bit codes, in ``O(n + m)``.
@@ -278,7 +279,7 @@ def gather_bitmap(col, idx, start, end, ostats, missing_code, sparse_hist, bits,
     return _emit_bitmap(missing_code, sparse_hist, bits, codes, cstats, miss)
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def gather_entries(pos, code, m, ostats, total, zero_code, missing_code, sparse_hist, bits,
                    codes, cstats, miss):
     """Compressed histogram of one feature of sparse codes for a node, in ``O(m)``:

@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit
 
 from .sparse_codes import row_code
+from ._jit import kernel
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -36,7 +37,7 @@ def _goes_left(code, split):
                             split.bin_threshold)
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def partition_serial(idx, s0, e0, col, split, buf):
     """Stable partition of ``idx[s0:e0]`` at ``split``: the left samples in place, the
     right ones through ``buf``; returns the left count."""
@@ -57,7 +58,7 @@ def partition_serial(idx, s0, e0, col, split, buf):
     return n_left
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def partition_sparse(idx, s0, e0, data, f, split, buf, position):
     """:func:`partition_serial` on sparse codes (``data`` a
     :class:`~.layout.BinnedData` of :mod:`.sparse_codes`), whose feature ``f`` each row

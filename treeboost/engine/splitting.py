@@ -23,6 +23,7 @@ from .histogram import (SMALL_NODE_SORT, build_histogram, build_histogram_pair,
                         insertion_order, subtract_histogram)
 from .layout import NodeView, Scratch
 from .sparse_codes import node_entries
+from ._jit import internal, kernel
 
 #: how a node's histogram of a feature is obtained
 MODE_SORT = 0             # compressed histogram by gathering the node's codes
@@ -47,7 +48,7 @@ MIN_DATA_PER_GROUP = 100
 MAX_CAT_EXACT = 4
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
     """Score of sending ``left`` left and ``total - left`` right, ``-inf`` if a child
     breaks ``min_samples_leaf`` / ``min_weight_leaf``.
@@ -135,7 +136,7 @@ def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
     return ig / iv
 
 
-@njit(nogil=True, cache=True)
+@internal
 def decrease_from_left(left, total, right, crit, n_stats, l2):
     """Weighted impurity decrease ``T(P) - T(L) - T(R)`` of a split."""
     for c in range(total.shape[0]):
@@ -199,7 +200,7 @@ def score_sides(left, miss, has_miss, total, check, crit, n_stats, l2, min_leaf,
     return best, ml, mid
 
 
-@njit(nogil=True, cache=True)
+@internal
 def copy_into(dst, src):
     """``dst[:] = src`` for two vectors of one length: an explicit loop, which compiles
     to far less than numpy's broadcasting assignment and its error paths."""
@@ -207,7 +208,7 @@ def copy_into(dst, src):
         dst[c] = src[c]
 
 
-@njit(nogil=True, cache=True)
+@internal
 def _category_keys(cstats, m, crit, n_stats, l2, order_class, keys):
     for j in range(m):
         if crit == NEWTON:
@@ -221,7 +222,7 @@ def _category_keys(cstats, m, crit, n_stats, l2, order_class, keys):
             keys[j] = cstats[j, order_class] / w if w > 0 else 0.0
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_bitset,
                            out_left):
     """Boosting's best split of a categorical feature with more than ``MAX_CAT_EXACT``
@@ -293,7 +294,7 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
     return best_score, best_dec, 0, best_ml, 0.0
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def scan_feature(codes, cstats, m, miss, total, is_cat, params, check, scratch, out_bitset,
                  out_left):
     """Best split of one feature from its compressed histogram.
@@ -403,7 +404,7 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, check, scratch, 
     return best_score, best_dec, best_bin, best_ml, best_mid
 
 
-@njit(nogil=True, cache=True)
+@internal
 def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w, check,
                       out_left):
     """:func:`scan_feature` specialised for the boosting hot path: a numeric feature, the
@@ -495,7 +496,7 @@ def _gini2(l0, l1, lc, t0, t1, tc, min_leaf, min_w):
     return (l0 * l0 + l1 * l1) / wl + (r0 * r0 + r1 * r1) / wr
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def scan_gini_binary(rows, codes, m, dense, miss, total, min_leaf, min_w, out_left):
     """:func:`scan_feature` specialised for the forests' hot path: a numeric feature,
     Gini impurity, two classes, running sums in registers.

@@ -22,6 +22,7 @@ from collections import namedtuple
 
 import numpy as np
 from numba import njit, prange
+from ._jit import internal, kernel, parallel_kernel
 
 SOURCE_ARRAY, SOURCE_CLASSES, SOURCE_REGRESSION = 0, 1, 2
 
@@ -128,7 +129,7 @@ class SampleStatistics:
         return out, w * y * y
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def sum_rows(dst, src, idx, start, end):
     """``dst +=`` the statistics of samples ``idx[start:end]`` (``dst`` has ``n_cols``)."""
     last = dst.shape[0] - 1
@@ -187,7 +188,7 @@ def sum_rows(dst, src, idx, start, end):
                 dst[2] += 1.0
 
 
-@njit(nogil=True, cache=True)
+@internal
 def sum_sq(src, idx, start, end):
     """Summed ``w * y^2`` of samples ``idx[start:end]``: the variance a regression tree
     reports (0 for classification)."""
@@ -204,7 +205,7 @@ def sum_sq(src, idx, start, end):
     return t
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def gather_rows(ostats, src, idx, start, n):
     """``ostats[i, :] =`` the statistics of sample ``idx[start + i]`` for ``i < n``: the
     node's rows in partition order, for the histograms to read sequentially."""
@@ -256,7 +257,7 @@ def gather_rows(ostats, src, idx, start, n):
             ostats[i, 2] = 1.0 if ws > 0.0 else 0.0
 
 
-@njit(nogil=True, cache=True, parallel=True, _nrt=True)
+@njit(nogil=True, cache=True, parallel=True, no_cfunc_wrapper=True, _nrt=True)
 def gather_rows_parallel(ostats, src, idx, start, n, n_chunks):
     """:func:`gather_rows` on ``n_chunks`` threads, each a contiguous share of the
     node's rows.  (With numba's runtime, which the parallel region needs, whatever the
@@ -268,7 +269,7 @@ def gather_rows_parallel(ostats, src, idx, start, n, n_chunks):
         gather_rows(ostats[lo:hi], src, idx, start + lo, hi - lo)
 
 
-@njit(nogil=True, cache=True, parallel=True)
+@parallel_kernel
 def boosting_rows(stats, sample_weight, gradient, hessian, k, newton):
     """Fill the first two columns of boosting's given rows for output ``k`` (``gradient``
     and ``hessian`` of shape (n_outputs, n_samples), an output's row contiguous):
