@@ -10,12 +10,17 @@ ones it uses:
   takes a kernel's address);
 * :data:`parallel_kernel`: the same, with ``prange`` loops on numba's threads;
 * :data:`internal`: called only from other kernels: neither entry point (its records
-  would cost more to box than its body costs to compile).
+  would cost more to box than its body costs to compile);
+* :data:`inlined`: a small step or helper inlined into each kernel that calls it
+  (numba's intermediate representation is copied there: no compiled copy of its own,
+  no call, and the caller's constants fold inside it).
 
-A kernel that needs other options (inlining, numba's runtime) names them itself.
+A kernel that needs other options (numba's runtime, no reference counting) names them
+itself.
 """
 from numba import njit
 
 kernel = njit(nogil=True, cache=True, no_cfunc_wrapper=True)
 parallel_kernel = njit(nogil=True, cache=True, no_cfunc_wrapper=True, parallel=True)
 internal = njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+inlined = njit(nogil=True, cache=True, inline="always")

@@ -1,10 +1,10 @@
 """The bin code of one value: the rule every binning kernel (dense rows, sparse columns)
 applies, so that a value gets the same code whatever the layout of X."""
 import numpy as np
-from numba import njit
+from ._jit import inlined
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def lower_bound(edges_f, coarse_f, x):
     """Index of the first edge >= x in the +inf-padded row ``edges_f``.
 
@@ -35,7 +35,7 @@ def lower_bound(edges_f, coarse_f, x):
     return lo
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def value_code(x, f, edges, coarse, n_edges, is_cat, n_bins, missing_code):
     """Code of value ``x`` of feature ``f``: the number of the feature's edges below
     ``x``, the category index for a categorical feature, ``missing_code`` for NaN (and

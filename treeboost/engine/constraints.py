@@ -33,10 +33,9 @@ of those sets holds it (scikit-learn's HistGradientBoosting and LightGBM's rule)
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from .criteria import NEWTON, is_regression
-from ._jit import internal
+from ._jit import inlined, internal
 
 #: the columns of the grower's node intervals (NodeArrays.interval): one array for the
 #: three, as every array of the grower's records is one more field its kernels pass
@@ -56,7 +55,7 @@ MonotonicCheck = namedtuple("MonotonicCheck", [
 ])
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def clip(v, lower, upper):
     return lower if v < lower else (upper if v > upper else v)
 

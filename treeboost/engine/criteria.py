@@ -43,8 +43,7 @@ The gain ratio (C4.5) divides the information gain ``(T(P) - T(L) - T(R)) / W_P`
 split information of the binary partition, ``IV = -sum_{c in L,R} W_c/W_P log2(W_c/W_P)``.
 """
 import numpy as np
-from numba import njit
-from ._jit import kernel
+from ._jit import inlined, kernel
 
 GINI = 0
 ENTROPY = 1
@@ -71,14 +70,14 @@ POISSON_SUM_RTOL = 1e-8
 _LOG2 = np.log(2.0)
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def is_regression(crit):
     """Whether ``crit`` is a regression tree's criterion: statistics ``(w, w*y)``,
     leaves and categories ordered by the mean target."""
     return crit == SQUARED_ERROR or crit >= FRIEDMAN_MSE
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def node_weight(s, crit, n_stats):
     """Weight a node must keep for ``min_weight_leaf``: the sample weight for trees,
     the hessian sum (``min_child_weight``) for ``newton``."""

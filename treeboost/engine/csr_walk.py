@@ -9,11 +9,11 @@ dense form (an explicit NaN is missing, as in the dense walk).
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 from scipy import sparse
 
 from .tree import TREE_LEAF, _goes_left
-from ._jit import parallel_kernel
+from ._jit import inlined, parallel_kernel
 
 
 class CSRRows(namedtuple("CSRRows", ["indptr", "indices", "data", "n_features"])):
@@ -45,7 +45,7 @@ def prepared_csr(X):
 N_CHUNKS = 64
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def _leaf_of_dense_row(row, left, right, feature, threshold, missing_left, is_cat, bitset):
     node = 0
     while left[node] != TREE_LEAF:
@@ -56,7 +56,7 @@ def _leaf_of_dense_row(row, left, right, feature, threshold, missing_left, is_ca
     return node
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def _set_row(row, indptr, indices, data, i, clear):
     """Scatter row ``i``'s stored values into the dense ``row`` (zeros elsewhere), or
     zero them again with ``clear``."""
@@ -64,7 +64,7 @@ def _set_row(row, indptr, indices, data, i, clear):
         row[indices[p]] = 0.0 if clear else data[p]
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def _leaf_of_csr_row(row, indptr, indices, data, i, left, right, feature, threshold,
                      missing_left, is_cat, bitset):
     """The leaf row ``i`` reaches: its stored values scattered into the dense ``row`` of

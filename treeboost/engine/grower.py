@@ -78,7 +78,7 @@ from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, No
                      NodeView, Pending, RandomCuts, RowBuffers, SplitCandidates, Workspace)
 from .partition import BinnedSplit, partition_serial, partition_sparse
 from .random_cuts import cut_decrease, cut_range, cut_sums, draw_cut, score_cut
-from ._jit import internal
+from ._jit import inlined, internal
 from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into,
                         evaluate_features, evaluate_features_parallel, make_scratch,
                         sparse_histogram, thread_scratch)
@@ -108,8 +108,6 @@ DECREASE_ATOL = 1e-12
 #: squared target
 PURE_RTOL = 1e-12
 
-#: a step of the loop, inlined into the grower that calls it (no compiled copy of its own)
-step = njit(nogil=True, cache=True, inline="always")
 
 #: what :func:`_examine_node` found
 UNSPLITTABLE, NO_SPLIT, OPENED = 0, 1, 2
@@ -158,7 +156,7 @@ def _sample_features(sampler, k):
     return out[:k], perm[k:]
 
 
-@step
+@inlined
 def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
     """Extra-Trees' search at a node: features in random order until ``max_features`` of
     them are not constant in the node (constant ones do not count, as in Geurts et al.
@@ -273,7 +271,7 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
     return best, best_score, n_cat
 
 
-@step
+@inlined
 def _histogram_cut_sums(scratch, m, cut, left, miss):
     """A random cut's sums from a compressed histogram (the ``m`` codes of
     ``scratch``): the codes up to ``cut`` into ``left``, the missing values into
@@ -343,7 +341,7 @@ def _is_pure(total, sq_sum, impurity, params):
     return n_nonzero <= 1
 
 
-@step
+@inlined
 def _splittable(nodes, node, params):
     """A new node's impurity (into ``nodes.impurity``), and whether the stopping rules
     let it split: not pure, above ``max_depth``, at least ``min_samples_split`` samples
@@ -361,7 +359,7 @@ def _splittable(nodes, node, params):
             and w_node >= 2 * params.min_weight_leaf)
 
 
-@step
+@inlined
 def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, sparse):
     """Step 1: the impurity of a new node and, if the stopping rules let it split, its
     best split.  Returns its status: :data:`UNSPLITTABLE` (its histogram was not
@@ -531,7 +529,7 @@ def _child_constraints(iv, allowed, cst, sets_of_f, node, lc, rc):
         allowed[rc, w] = open_sets
 
 
-@step
+@inlined
 def _pick_next(nodes, open_nodes, n_open, best_first):
     """Step 2: the position in ``open_nodes`` of the node to expand: the last one
     (depth-first) or the one of largest gain, the lowest id among equals (best-first)."""
@@ -545,7 +543,7 @@ def _pick_next(nodes, open_nodes, n_open, best_first):
     return pos
 
 
-@step
+@inlined
 def _partition(data, rows, nodes, node, sparse):
     """The samples of ``node`` that go left first, both sides in their order; returns
     the left count.  On one thread in every grower: the branch-free serial pass is
@@ -565,7 +563,7 @@ def _partition(data, rows, nodes, node, sparse):
     return partition_serial(idx, s0, e0, col, split, rows.buf)
 
 
-@step
+@inlined
 def _split_node(data, src, rows, nodes, params, node, lc, rc, sparse):
     """Step 3: partition the samples of ``node`` between its children ``lc`` and ``rc``
     and give the children their statistics; returns the left child's sample count."""
@@ -604,7 +602,7 @@ def _split_node(data, src, rows, nodes, params, node, lc, rc, sparse):
     return nl
 
 
-@step
+@inlined
 def _schedule_children(nodes, node, lc, rc, dense_min_samples, pool, pending):
     """Step 4: how each child's histograms will be had.  With the parent's complete
     dense histogram at hand, the smaller child builds its own and the larger one
@@ -637,7 +635,7 @@ def _schedule_children(nodes, node, lc, rc, dense_min_samples, pool, pending):
         pending.sibling_slot[t] = -1
 
 
-@step
+@inlined
 def reset_node(nodes, node, start, end, depth):
     """A node's place and depth, and the initial values of what every grower writes of
     it: no children, no split, no impurity or gain yet."""
@@ -803,7 +801,7 @@ def _make_grow_tree(parallel, exact=False, sparse=False):
     return grow_tree
 
 
-@step
+@inlined
 def borrowed_data(data):
     """``data`` (a :class:`~.layout.BinnedData`) on borrowed views: the caller holds it
     for the whole growth (see ._borrow)."""
@@ -814,7 +812,7 @@ def borrowed_data(data):
                       borrow(data.row_features), borrow(data.row_codes))
 
 
-@step
+@inlined
 def borrowed_rows(rows, n):
     """The workspace's :class:`~.layout.RowBuffers` for a tree of ``n`` samples, on
     borrowed views."""

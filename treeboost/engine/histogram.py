@@ -10,10 +10,9 @@ themselves; :func:`gather_sorted` then builds the same compressed histogram (onl
 codes present in the node) by sorting the node's codes instead.
 """
 import numpy as np
-from numba import njit
 
 from ._pairs import add_pair
-from ._jit import kernel
+from ._jit import inlined, kernel
 
 #: nodes of at most this many samples sort their codes by insertion: no allocation, and
 #: faster than a library sort for the many tiny nodes of deep trees
@@ -237,7 +236,7 @@ for _k in range(64):
 del _k
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def _ctz(x):
     """Number of trailing zero bits of a non-zero uint64: its lowest bit times a de
     Bruijn sequence, whose top six bits index a table (no branch, which a binary search
@@ -312,7 +311,7 @@ def gather_entries(pos, code, m, ostats, total, zero_code, missing_code, sparse_
     return _emit_bitmap(missing_code, sparse_hist, bits, codes, cstats, miss)
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def _pop_bit(word, w):
     """The lowest set bit of ``word`` (word ``w`` of a 256-bit set) as a code, and the
     word without it."""
@@ -320,7 +319,7 @@ def _pop_bit(word, w):
     return w * 64 + _ctz(low), word ^ low
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def _emit_bitmap(missing_code, sparse_hist, bits, codes, cstats, miss):
     """The bins marked in ``bits`` as a compressed histogram (ascending codes into
     ``codes`` / ``cstats``, the missing bin into ``miss``), clearing ``sparse_hist`` and

@@ -78,5 +78,4 @@ class LeafRanges:
             raise ValueError(f"raw must be a C-contiguous float64 array of "
                              f"{self.n_samples} rows with an output {k}, and value cover "
                              f"the tree's nodes.")
-        _add_range_values(raw, k, np.ascontiguousarray(value, dtype=np.float64), self.idx,
-                          self.leaves, self.start, self.end)
+        _add_range_values(raw, k, value, self.idx, self.leaves, self.start, self.end)

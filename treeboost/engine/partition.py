@@ -6,13 +6,12 @@
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from .sparse_codes import row_code
-from ._jit import kernel
+from ._jit import inlined, kernel
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def goes_left_binned(code, missing_code, missing_go_left, is_categorical, categories, row,
                      bin_threshold):
     """Does a sample with bin ``code`` go left at a split?  ``categories[row]`` is the
@@ -30,7 +29,7 @@ BinnedSplit = namedtuple("BinnedSplit", ["missing_code", "missing_go_left", "is_
                                          "categories", "row", "bin_threshold"])
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def _goes_left(code, split):
     return goes_left_binned(code, split.missing_code, split.missing_go_left,
                             split.is_categorical, split.categories, split.row,

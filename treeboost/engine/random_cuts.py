@@ -16,23 +16,20 @@ value its center is that value, so with up to ``max_bins`` distinct values the c
 exactly the textbook one.
 """
 import numpy as np
-from numba import njit
 
 from .constraints import MonotonicCheck, newton_decrease
 from .criteria import NEWTON
 from .splitting import copy_into, decrease_from_left, nan_goes_left, score_sides
-from ._jit import internal
+from ._jit import inlined, internal
 
 #: the 53 random bits of a draw that make a uniform number in [0, 1)
 _UNIT_BITS = np.int64((1 << 53) - 1)
 _UNIT_SCALE = 1.0 / (1 << 53)
 
-#: a kernel of the per-feature loop, inlined into the search: it runs once per feature and
-#: node, mostly on a few samples, where passing its arrays would cost more than its body
-hot = njit(nogil=True, cache=True, inline="always")
 
-
-@hot
+# the per-feature kernels are inlined into the search: they run once per feature and
+# node, mostly on a few samples, where passing their arrays would cost more than their body
+@inlined
 def cut_range(rows, idx, start, end, f, mc):
     """The smallest and largest code of feature ``f`` over the samples ``idx[start:end]``
     (``rows``: sample-major codes) and how many of them are missing (code ``mc``)."""
@@ -53,7 +50,7 @@ def cut_range(rows, idx, start, end, f, mc):
     return lo, hi, n_missing
 
 
-@hot
+@inlined
 def node_ranges(rows, idx, start, end, lo, hi):
     """``lo[f]`` and ``hi[f]``: the smallest and the largest code of every feature over
     the samples ``idx[start:end]`` (a missing value counts as its code), in one pass: a
@@ -70,7 +67,7 @@ def node_ranges(rows, idx, start, end, lo, hi):
             hi[k] = max(hi[k], r[k])
 
 
-@hot
+@inlined
 def draw_cut(centers, lo, hi, draw):
     """The last code in ``[lo, hi - 1]`` whose center lies below
     ``u = c_lo + U (c_hi - c_lo)``, ``U`` uniform in [0, 1) from the 53 low bits of
@@ -88,7 +85,7 @@ def draw_cut(centers, lo, hi, draw):
     return np.int64(base)
 
 
-@hot
+@inlined
 def cut_sums(rows, idx, start, end, f, cut, has_missing, mc, ostats, left, miss):
     """``left`` (codes ``<= cut``) and ``miss`` (missing values) of feature ``f`` over the
     samples ``idx[start:end]``; ``ostats`` holds their statistics in node order."""
@@ -129,7 +126,7 @@ def cut_sums(rows, idx, start, end, f, cut, has_missing, mc, ostats, left, miss)
                 miss[k] += ostats[o, k]
 
 
-@hot
+@inlined
 def score_cut(left, miss, has_miss, total, check, crit, n_stats, l2, min_leaf, min_w, tmp,
               out_left):
     """The score of a cut whose left side sums to ``left`` and whose missing values sum

@@ -33,8 +33,8 @@ from .partition import BinnedSplit, goes_left_binned
 from .splitting import MODE_SORT
 from .random_cuts import node_ranges
 from .statistics import gather_rows, sum_rows, sum_sq
+from ._jit import inlined
 
-step = njit(nogil=True, cache=True, inline="always")
 
 #: the ranges of all the features in one pass (random_cuts.node_ranges) when there are
 #: at most this many features per feature drawn: a row's codes take a few vector
@@ -66,7 +66,7 @@ def lean_tree(random_split, exact, newton, best_first, monotonic, interaction, c
             and interaction.shape[1] == 0)
 
 
-@step
+@inlined
 def _partition_rows(rows, split, f, idx, ostats, start, end, buf, obuf, left, right):
     """Stable partition of the samples ``idx[start:end]`` and of their rows of
     statistics ``ostats[start:end]`` at ``split`` (a :class:`~.partition.BinnedSplit`)
@@ -111,7 +111,7 @@ def _partition_rows(rows, split, f, idx, ostats, start, end, buf, obuf, left, ri
     return nl
 
 
-@step
+@inlined
 def _examine(g, node, hist, root_w, lo, hi):
     """The impurity of a new node and, if the stopping rules let it split, its random
     cut; returns whether it opened (as :func:`~.grower._examine_node` with random cuts)."""

@@ -23,10 +23,10 @@ walks every tree for a block of rows, rows in parallel.
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from .tree import TREE_LEAF, _NO_CATEGORIES, goes_left_raw
-from ._jit import kernel, parallel_kernel
+from ._jit import inlined, kernel, parallel_kernel
 
 #: rows walked together: every tree is walked once per block, its path shared by the
 #: block's rows (only the one fractions and the weights differ between rows)
@@ -76,7 +76,7 @@ def _path_buffers(max_depth, max_unique, rows):
         np.empty(rows))
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def _extend(b, lev, length, z, top, d, R):
     """EXTEND: row ``lev`` of the path becomes row ``lev - 1`` (elements
     ``0 .. length - 1``) with feature ``d`` appended, of zero fraction ``z`` and the one
@@ -110,7 +110,7 @@ def _extend(b, lev, length, z, top, d, R):
             pw[lev, j, r] = w * c
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def _unwind(b, lev, last, k, R):
     """UNWIND: remove element ``k`` from the path ``0 .. last`` of level ``lev`` (the
     inverse of its EXTEND).  A row with ``o = 1`` solves it from the top weight down; a
@@ -140,7 +140,7 @@ def _unwind(b, lev, last, k, R):
             po[lev, j, r] = po[lev, j + 1, r]
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def _leaf(out, lo, R, b, lev, last, value, node, out0):
     """A leaf's share: each element ``k`` of the path gets ``w_k (o_k - z_k) v`` with
     ``w_k`` the total weight the path would have without it (the weights

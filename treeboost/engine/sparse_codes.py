@@ -25,11 +25,10 @@ Codes wider than one byte (``max_bins`` above 255) keep the dense layout.
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 from scipy import sparse
 
 from .sparse_binning import entry_codes
-from ._jit import kernel
+from ._jit import inlined, kernel
 
 #: a row's binary search costs about this many reads of the row per lookup
 _SEARCH_COST = 4
@@ -140,7 +139,7 @@ class SparseCodes:
 CodeRows = namedtuple("CodeRows", ["row_ptr", "row_features", "row_codes", "zero_code"])
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def row_code(data, r, f):
     """Code of feature ``f`` in row ``r`` (``data`` a :class:`CodeRows`, or a
     :class:`~.layout.BinnedData` of sparse codes): a binary search of the row's
@@ -159,7 +158,7 @@ def row_code(data, r, f):
     return data.zero_code[f]
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def feature_code(data, f, r):
     """Code of feature ``f`` in row ``r`` of the grower's :class:`~.layout.BinnedData`,
     dense or sparse (a search that reads a node's every sample, :mod:`.median_split`)."""
@@ -212,7 +211,7 @@ def bucket_entries(feats, data, idx, start, end, rows, undo):
     return True
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def _buckets_pay(feats, data, idx, start, end):
     """Whether one pass over the node's rows (:func:`fill_buckets`) costs less than
     finding each feature's entries on its own (:func:`node_entries`)."""
@@ -230,7 +229,7 @@ def _buckets_pay(feats, data, idx, start, end):
     return in_rows < per_feature
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def fill_buckets(feats, data, idx, start, end, rows):
     """The node's entries of each feature of ``feats``, bucketed by feature in one pass
     over its rows (a counting sort): feature ``feats[s]``'s are

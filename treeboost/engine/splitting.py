@@ -23,7 +23,7 @@ from .histogram import (SMALL_NODE_SORT, build_histogram, build_histogram_pair,
                         insertion_order, subtract_histogram)
 from .layout import NodeView, Scratch
 from .sparse_codes import node_entries
-from ._jit import internal, kernel
+from ._jit import inlined, internal, kernel
 
 #: how a node's histogram of a feature is obtained
 MODE_SORT = 0             # compressed histogram by gathering the node's codes
@@ -145,7 +145,7 @@ def decrease_from_left(left, total, right, crit, n_stats, l2):
             - node_term(right, crit, n_stats, l2))
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def _pure_class(cstats, j, n_stats):
     """The only class with weight in bin ``j``, or -1 when it holds several."""
     found = -1
@@ -157,7 +157,7 @@ def _pure_class(cstats, j, n_stats):
     return found
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def nan_goes_left(left, total, crit):
     """The side of NaN at a split that saw no missing value in training: the larger
     child, by samples (by hessian for boosting, as its dense scan, which has no counts).
@@ -169,7 +169,7 @@ def nan_goes_left(left, total, crit):
     return left[cnt] > total[cnt] - left[cnt]
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def score_sides(left, miss, has_miss, total, check, crit, n_stats, l2, min_leaf, min_w, tmp,
                 best, out_left):
     """A cut whose present values on the left sum to ``left``, scored with the missing
@@ -481,7 +481,7 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
     return best, best_bin, best_ml, best_mid
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def _gini2(l0, l1, lc, t0, t1, tc, min_leaf, min_w):
     """:func:`_score` for Gini with two classes on scalars, the same operations in the
     same order (so the same bits)."""
@@ -609,7 +609,7 @@ def _make_eval_feature(sparse):
     return eval_feature
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
     """The body of the two copies of :func:`_make_eval_feature`."""
     mode = node.mode
@@ -718,7 +718,7 @@ def make_scratch(n_threads, n_samples, n_hist_bins, n_cols, n_entries=0):
                    np.empty((t, n_entries), np.uint8))
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def thread_scratch(scratch, t):
     """Thread ``t``'s :class:`~.layout.Scratch` (views) of one made by
     :func:`make_scratch`."""
@@ -728,7 +728,7 @@ def thread_scratch(scratch, t):
                    scratch.tmp[t], scratch.entry_pos[t], scratch.entry_code[t])
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def _evaluate_range(first, step, feats, node, data, rows, params, scratch, cands, sparse):
     """:func:`eval_feature_dense` (``sparse`` False) or :func:`eval_feature_sparse` for
     ``feats[first::step]``: the body both executions share.  ``sparse`` must be a
@@ -787,7 +787,7 @@ _evaluate_parallel_sparse = _make_evaluate_parallel(True)
 PARALLEL_MIN_WORK = 100_000
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def evaluate_features(feats, node, data, rows, params, scratch, cands, sparse=False):
     """Best split of each feature of ``feats`` at ``node`` (a :class:`~.layout.NodeView`),
     into ``cands``, in the calling thread (with row 0 of ``scratch``, see
@@ -796,7 +796,7 @@ def evaluate_features(feats, node, data, rows, params, scratch, cands, sparse=Fa
                     thread_scratch(scratch, 0), cands, sparse)
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def evaluate_features_parallel(n_threads, feats, node, data, rows, params, scratch, cands,
                                sparse=False):
     """:func:`evaluate_features` on ``n_threads`` threads when the node has at least

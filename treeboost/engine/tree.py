@@ -1,18 +1,18 @@
 """Tree: a fitted tree as flat arrays, with numba prediction on raw X."""
 import numpy as np
-from numba import njit, prange
+from numba import prange
 from scipy.sparse import csr_matrix, issparse
 
 from .partition import goes_left_binned
 from .sparse_codes import SparseCodes, row_code
 from .row_blocks import by_row_blocks, into_row_blocks
-from ._jit import kernel, parallel_kernel
+from ._jit import inlined, kernel, parallel_kernel
 
 TREE_LEAF = -1
 _NO_CATEGORIES = np.zeros((1, 4), np.uint64)
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def goes_left_raw(x, missing_go_left, is_categorical, categories, row, threshold):
     """Does a raw value ``x`` go left at a split?  The one predicate of every walk on raw
     values (apply, decision path, packed prediction); :func:`~.partition.goes_left_binned`
@@ -29,7 +29,7 @@ def goes_left_raw(x, missing_go_left, is_categorical, categories, row, threshold
     return x <= threshold
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def _goes_left(x, node, threshold, missing_go_left, is_cat, bitset):
     """:func:`goes_left_raw` at ``node`` of a tree's arrays (the category set is read
     at categorical nodes only: a tree without any has a single row of them)."""
@@ -37,7 +37,7 @@ def _goes_left(x, node, threshold, missing_go_left, is_cat, bitset):
                          threshold[node])
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat, bitset):
     """The leaf row ``i`` of the raw matrix ``X`` reaches."""
     node = 0

@@ -10,13 +10,12 @@ the same sample for the same seed on any thread, independent of the generator th
 uses for its feature sampling.
 """
 import numpy as np
-from numba import njit
-from ..engine._jit import kernel
+from ..engine._jit import inlined, kernel
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def _splitmix64(state):
     z = state
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)

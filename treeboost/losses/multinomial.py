@@ -1,13 +1,13 @@
 """Multinomial log-loss for K > 2 classes."""
 import numpy as np
-from numba import njit, prange
+from numba import prange
 from scipy.special import softmax
 
 from .base import Loss
-from ..engine._jit import parallel_kernel
+from ..engine._jit import inlined, parallel_kernel
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def _row_max(raw, i):
     m = raw[i, 0]
     for k in range(1, raw.shape[1]):
@@ -28,7 +28,7 @@ def _multinomial_pointwise(y, raw, out):
         out[i] = m + np.log(s) - raw[i, y[i]]
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inlined
 def _row_grad_hess(y, raw, i, g, h):
     """Row ``i``'s ``p = softmax(F_i)``: ``g = p - onehot(y)``, ``h = p (1 - p)``;
     returns ``logsumexp(F_i)``, which the loss needs too."""
