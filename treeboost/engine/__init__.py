@@ -5,7 +5,10 @@ This layer imports no estimator and nothing from scikit-learn; the estimators in
 :mod:`treeboost.trees` and :mod:`treeboost.ensembles` sit on it.
 """
 from ._numba_flags import compare_flags_cheaply
+from ._numba_inline import copy_inlined_ir_once
 
 # before any kernel compiles: numba's typing compares its compiler flags some hundred
-# thousand times during a first fit (see _numba_flags)
+# thousand times during a first fit (see _numba_flags), and its inliner copies each
+# inlined step's IR block by block (see _numba_inline)
 compare_flags_cheaply()
+copy_inlined_ir_once()
