@@ -51,23 +51,6 @@ def cut_range(rows, idx, start, end, f, mc):
 
 
 @inlined
-def node_ranges(rows, idx, start, end, lo, hi):
-    """``lo[f]`` and ``hi[f]``: the smallest and the largest code of every feature over
-    the samples ``idx[start:end]`` (a missing value counts as its code), in one pass: a
-    row's codes are contiguous, so that the pass costs a few vector instructions per
-    sample for all the features, where :func:`cut_range` costs a few per feature."""
-    first = rows[np.uint64(idx[start])]
-    for k in range(lo.shape[0]):
-        lo[k] = first[k]
-        hi[k] = first[k]
-    for i in range(np.uint64(start) + np.uint64(1), np.uint64(end)):
-        r = rows[np.uint64(idx[i])]
-        for k in range(lo.shape[0]):
-            lo[k] = min(lo[k], r[k])
-            hi[k] = max(hi[k], r[k])
-
-
-@inlined
 def cut_range_direct(codes, start, end, f, mc):
     """:func:`cut_range` on codes in node order: ``codes[i]`` is sample ``idx[i]``'s
     (the lean grower's, :mod:`.random_tree`)."""
@@ -86,7 +69,11 @@ def cut_range_direct(codes, start, end, f, mc):
 
 @inlined
 def node_ranges_direct(codes, start, end, lo, hi):
-    """:func:`node_ranges` on codes in node order (see :func:`cut_range_direct`)."""
+    """``lo[f]`` and ``hi[f]``: the smallest and the largest code of every feature over
+    the samples ``start:end`` of ``codes`` in node order (see :func:`cut_range_direct`;
+    a missing value counts as its code), in one pass: a row's codes are contiguous, so
+    that the pass costs a few vector instructions per sample for all the features,
+    where :func:`cut_range_direct` costs a few per feature."""
     first = codes[np.uint64(start)]
     for k in range(lo.shape[0]):
         lo[k] = first[k]

@@ -36,8 +36,8 @@ from .statistics import gather_rows, sum_rows, sum_sq
 from ._jit import inlined
 
 
-#: the ranges of all the features in one pass (random_cuts.node_ranges) when there are
-#: at most this many features per feature drawn: a row's codes take a few vector
+#: the ranges of all the features in one pass (random_cuts.node_ranges_direct) when there
+#: are at most this many features per feature drawn: a row's codes take a few vector
 #: instructions, a feature's range a few scalar ones
 _WHOLE_ROW_RATIO = 32
 
@@ -148,7 +148,7 @@ def _examine(g, node, hist, root_w, lo, hi, codes):
     gn = GrowContext(g.data, g.src, node_rows, nodes, g.candidates, g.scratch, params,
                      g.sampler, g.n_threads, g.random_cuts)
     # every feature's range in one pass when the features are not many more than those
-    # drawn (see random_cuts.node_ranges)
+    # drawn (see random_cuts.node_ranges_direct)
     whole = g.data.codes_T.shape[0] <= _WHOLE_ROW_RATIO * params.max_features
     if whole:
         node_ranges_direct(codes, start, end, lo, hi)
