@@ -77,7 +77,8 @@ from .criteria import (ABSOLUTE_ERROR, NEWTON, POISSON, REGRESSION_CRITERIA, is_
 from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, NodeArrays,
                      NodeView, Pending, RandomCuts, RowBuffers, SplitCandidates, Workspace)
 from .partition import BinnedSplit, partition_serial, partition_sparse
-from .random_cuts import cut_decrease, cut_range, cut_sums, draw_cut, score_cut
+from .random_cuts import (cut_decrease, cut_range, cut_range_direct, cut_sums,
+                          cut_sums_direct, draw_cut, score_cut)
 from ._jit import inlined, internal
 from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into,
                         evaluate_features, evaluate_features_parallel, make_scratch,
@@ -169,10 +170,12 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
 
     ``exact`` is a constant of the compiled copy: with True the cuts are scored by the
     absolute error over the node's samples (``nt``, :func:`.median_split.sort_node`),
-    else from their sums (``nt`` unused).  ``ranges``, when given and ``ranges[2]``,
-    holds every feature's smallest and largest code in the node
-    (:func:`.random_cuts.node_ranges`); a feature's own pass (:func:`.random_cuts.cut_range`)
-    is then needed only when it has missing values."""
+    else from their sums (``nt`` unused).  ``ranges``, when given,
+    is ``(lo, hi, whole, codes)``: the lean grower's (:mod:`.random_tree`), whose
+    ``codes`` hold the samples' codes in node order (``codes[i]`` is sample ``idx[i]``'s);
+    with ``whole``, ``lo`` and ``hi`` hold every feature's smallest and largest code in
+    the node (:func:`.random_cuts.node_ranges_direct`), and a feature's own pass
+    (:func:`.random_cuts.cut_range_direct`) is needed only when it has missing values."""
     # each record read from the context once (see _examine_node)
     sampler = g.sampler
     cands = g.candidates
@@ -225,17 +228,20 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
                 hi = np.int64(scratch.codes[m - 1]) if m > 0 else np.int64(-1)
                 n_missing = np.int64(scratch.missing[count_col] + 0.5) if m >= 0 else \
                     np.int64(0)
-            elif ranges is None or not ranges[2]:
+            elif ranges is None:
                 lo, hi, n_missing = cut_range(data.codes_rows, idx, view.start, view.end,
                                               f, mc)
+            elif not ranges[2]:
+                lo, hi, n_missing = cut_range_direct(ranges[3], view.start, view.end, f,
+                                                     mc)
             else:
                 lo = np.int64(ranges[0][f])
                 hi = np.int64(ranges[1][f])
                 n_missing = np.int64(0)
                 if hi == mc:
                     # some value is missing: the range of the others, and their count
-                    lo, hi, n_missing = cut_range(data.codes_rows, idx, view.start,
-                                                  view.end, f, mc)
+                    lo, hi, n_missing = cut_range_direct(ranges[3], view.start, view.end,
+                                                         f, mc)
             if hi <= lo:
                 continue
             found += 1
@@ -249,9 +255,12 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
                 miss = cuts.missing[j]
                 if sparse:
                     _histogram_cut_sums(scratch, m, cuts.cut[j], left, miss)
-                else:
+                elif ranges is None:
                     cut_sums(data.codes_rows, idx, view.start, view.end, f, cuts.cut[j],
                              n_missing > 0, mc, rows.ostats, left, miss)
+                else:
+                    cut_sums_direct(ranges[3], view.start, view.end, f, cuts.cut[j],
+                                    n_missing > 0, mc, rows.ostats, left, miss)
                 check = MonotonicCheck(params.monotonic, params.monotonic_cst[f],
                                        view.lower, view.upper)
                 sc, ml, mid = score_cut(left, miss, n_missing > 0, view.total, check,
@@ -916,7 +925,7 @@ class GrowerWorkspace:
         self._arrays = None
         self._dims = None
         self._codes_rows = None
-        self._row_stats = None
+        self._row_arrays = {}
 
     def codes_rows(self, X_binned_T):
         """The codes of ``X_binned_T`` sample-major (``.T``, C-contiguous), made once for
@@ -926,12 +935,15 @@ class GrowerWorkspace:
             kept = self._codes_rows = (X_binned_T, np.ascontiguousarray(X_binned_T.T))
         return kept[1]
 
-    def row_stats(self, n_rows, n_cols):
-        """An ``(n_rows, n_cols)`` work array (at least ``min_rows`` rows), kept for the
-        next tree: the lean random-cut grower's partition buffer (:mod:`.random_tree`)."""
-        kept = self._row_stats
-        if kept is None or kept.shape[0] < n_rows or kept.shape[1] != n_cols:
-            kept = self._row_stats = np.empty((max(n_rows, self.min_rows), n_cols))
+    def row_array(self, name, n_rows, n_cols, dtype=np.float64):
+        """An ``(n_rows, n_cols)`` work array of ``dtype`` (at least ``min_rows`` rows),
+        kept under ``name`` for the next tree: the lean random-cut grower's buffers
+        (:mod:`.random_tree`)."""
+        kept = self._row_arrays.get(name)
+        if (kept is None or kept.shape[0] < n_rows or kept.shape[1] != n_cols
+                or kept.dtype != dtype):
+            kept = self._row_arrays[name] = np.empty((max(n_rows, self.min_rows), n_cols),
+                                                     dtype)
         return kept
 
     def get(self, n_rows, capacity, n_features, n_cols, n_hist_bins, n_slots, categorical,

@@ -51,17 +51,35 @@ def cut_range(rows, idx, start, end, f, mc):
 
 
 @inlined
-def node_ranges(rows, idx, start, end, lo, hi):
+def cut_range_direct(codes, start, end, f, mc):
+    """:func:`cut_range` on codes in node order: ``codes[i]`` is sample ``idx[i]``'s
+    (the lean grower's, :mod:`.random_tree`)."""
+    lo = mc
+    hi = np.int64(-1)
+    n_missing = np.int64(0)
+    uf = np.uint64(f)
+    for i in range(np.uint64(start), np.uint64(end)):
+        c = np.int64(codes[i, uf])
+        is_miss = c == mc
+        n_missing += is_miss
+        lo = min(lo, c)
+        hi = max(hi, -1 if is_miss else c)
+    return lo, hi, n_missing
+
+
+@inlined
+def node_ranges_direct(codes, start, end, lo, hi):
     """``lo[f]`` and ``hi[f]``: the smallest and the largest code of every feature over
-    the samples ``idx[start:end]`` (a missing value counts as its code), in one pass: a
-    row's codes are contiguous, so that the pass costs a few vector instructions per
-    sample for all the features, where :func:`cut_range` costs a few per feature."""
-    first = rows[np.uint64(idx[start])]
+    the samples ``start:end`` of ``codes`` in node order (see :func:`cut_range_direct`;
+    a missing value counts as its code), in one pass: a row's codes are contiguous, so
+    that the pass costs a few vector instructions per sample for all the features,
+    where :func:`cut_range_direct` costs a few per feature."""
+    first = codes[np.uint64(start)]
     for k in range(lo.shape[0]):
         lo[k] = first[k]
         hi[k] = first[k]
     for i in range(np.uint64(start) + np.uint64(1), np.uint64(end)):
-        r = rows[np.uint64(idx[i])]
+        r = codes[i]
         for k in range(lo.shape[0]):
             lo[k] = min(lo[k], r[k])
             hi[k] = max(hi[k], r[k])
@@ -118,6 +136,42 @@ def cut_sums(rows, idx, start, end, f, cut, has_missing, mc, ostats, left, miss)
     for i in range(ustart, np.uint64(end)):
         o = i - ustart
         c = np.int64(rows[np.uint64(idx[i]), uf])
+        if c <= cut:
+            for k in range(n_cols):
+                left[k] += ostats[o, k]
+        elif c == mc:
+            for k in range(n_cols):
+                miss[k] += ostats[o, k]
+
+
+@inlined
+def cut_sums_direct(codes, start, end, f, cut, has_missing, mc, ostats, left, miss):
+    """:func:`cut_sums` on codes in node order (see :func:`cut_range_direct`)."""
+    n_cols = ostats.shape[1]
+    uf = np.uint64(f)
+    ustart = np.uint64(start)
+    if n_cols == 3 and not has_missing:
+        l0 = 0.0
+        l1 = 0.0
+        l2 = 0.0
+        for i in range(ustart, np.uint64(end)):
+            o = i - ustart
+            x = 1.0 if np.int64(codes[i, uf]) <= cut else 0.0
+            l0 += x * ostats[o, 0]
+            l1 += x * ostats[o, 1]
+            l2 += x * ostats[o, 2]
+        left[0] = l0
+        left[1] = l1
+        left[2] = l2
+        for c in range(n_cols):
+            miss[c] = 0.0
+        return
+    for c in range(n_cols):
+        left[c] = 0.0
+        miss[c] = 0.0
+    for i in range(ustart, np.uint64(end)):
+        o = i - ustart
+        c = np.int64(codes[i, uf])
         if c <= cut:
             for k in range(n_cols):
                 left[k] += ostats[o, k]

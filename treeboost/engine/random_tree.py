@@ -31,13 +31,13 @@ from .grower import (DECREASE_ATOL, GrowContext, _random_search_body, _splittabl
 from .layout import NodeView, RowBuffers
 from .partition import BinnedSplit, goes_left_binned
 from .splitting import MODE_SORT
-from .random_cuts import node_ranges
+from .random_cuts import node_ranges_direct
 from .statistics import gather_rows, sum_rows, sum_sq
 from ._jit import inlined
 
 
-#: the ranges of all the features in one pass (random_cuts.node_ranges) when there are
-#: at most this many features per feature drawn: a row's codes take a few vector
+#: the ranges of all the features in one pass (random_cuts.node_ranges_direct) when there
+#: are at most this many features per feature drawn: a row's codes take a few vector
 #: instructions, a feature's range a few scalar ones
 _WHOLE_ROW_RATIO = 32
 
@@ -47,16 +47,26 @@ _WHOLE_ROW_RATIO = 32
 LeanBuffers = namedtuple("LeanBuffers", [
     "obuf",         # (n_rows, n_cols): the partition's buffer of rows of statistics
     "lo", "hi",     # (n_features,) of the codes' dtype: each feature's range in a node
+    "codes",        # (n_rows, n_words * 8 / itemsize) of the codes' dtype: each sample's
+                    # codes in node order (codes[i] is sample idx[i]'s), rows padded to
+                    # whole 8-byte words
+    "words",        # (n_rows, n_words) uint64: the same memory, for moving whole rows
+    "wbuf",         # (n_rows, n_words) uint64: the partition's buffer of rows of codes
 ])
 
 
 def lean_buffers(workspace, n_rows, n_cols, X_binned_T):
     """:class:`LeanBuffers` for a tree of ``n_rows`` samples (``workspace``: the
-    :class:`~.grower.GrowerWorkspace` that keeps the partition's buffer)."""
+    :class:`~.grower.GrowerWorkspace` that keeps them from tree to tree)."""
     n_features = X_binned_T.shape[0]
-    return LeanBuffers(workspace.row_stats(n_rows, n_cols),
+    itemsize = X_binned_T.dtype.itemsize
+    n_words = max(1, -(-n_features * itemsize // 8))
+    words = workspace.row_array("lean_codes", n_rows, n_words, np.uint64)
+    return LeanBuffers(workspace.row_array("lean_stats", n_rows, n_cols),
                        np.empty(n_features, X_binned_T.dtype),
-                       np.empty(n_features, X_binned_T.dtype))
+                       np.empty(n_features, X_binned_T.dtype),
+                       words.view(X_binned_T.dtype), words,
+                       workspace.row_array("lean_codes_buf", n_rows, n_words, np.uint64))
 
 
 def lean_tree(random_split, exact, newton, best_first, monotonic, interaction, categorical):
@@ -67,14 +77,16 @@ def lean_tree(random_split, exact, newton, best_first, monotonic, interaction, c
 
 
 @inlined
-def _partition_rows(rows, split, f, idx, ostats, start, end, buf, obuf, left, right):
-    """Stable partition of the samples ``idx[start:end]`` and of their rows of
-    statistics ``ostats[start:end]`` at ``split`` (a :class:`~.partition.BinnedSplit`)
-    on feature ``f`` (``rows``: sample-major codes): the left ones in place, the right
-    ones through ``buf`` / ``obuf``.  ``left`` and ``right`` get the children's sums,
-    each in its samples' order (as :func:`~.statistics.sum_rows` adds them).  Returns the
-    left count."""
+def _partition_rows(codes, words, wbuf, split, f, idx, ostats, start, end, buf, obuf,
+                    left, right):
+    """Stable partition of the samples ``idx[start:end]``, of their rows of statistics
+    ``ostats[start:end]`` and of their rows of codes ``words[start:end]`` (``codes``: the
+    same memory by code) at ``split`` (a :class:`~.partition.BinnedSplit`) on feature
+    ``f``: the left ones in place, the right ones through ``buf`` / ``obuf`` / ``wbuf``.
+    ``left`` and ``right`` get the children's sums, each in its samples' order (as
+    :func:`~.statistics.sum_rows` adds them).  Returns the left count."""
     n_cols = ostats.shape[1]
+    n_words = words.shape[1]
     for c in range(n_cols):
         left[c] = 0.0
         right[c] = 0.0
@@ -85,7 +97,7 @@ def _partition_rows(rows, split, f, idx, ostats, start, end, buf, obuf, left, ri
     ustart = np.uint64(start)
     for i in range(ustart, np.uint64(end)):
         s = idx[i]
-        if goes_left_binned(np.int64(rows[np.uint64(s), uf]), split.missing_code,
+        if goes_left_binned(np.int64(codes[i, uf]), split.missing_code,
                             split.missing_go_left, False, split.categories, split.row,
                             split.bin_threshold):
             o = ustart + nl
@@ -94,6 +106,8 @@ def _partition_rows(rows, split, f, idx, ostats, start, end, buf, obuf, left, ri
                 v = ostats[i, c]
                 ostats[o, c] = v
                 left[c] += v
+            for k in range(n_words):
+                words[o, k] = words[i, k]
             nl += np.uint64(1)
         else:
             buf[nr] = s
@@ -101,18 +115,22 @@ def _partition_rows(rows, split, f, idx, ostats, start, end, buf, obuf, left, ri
                 v = ostats[i, c]
                 obuf[nr, c] = v
                 right[c] += v
+            for k in range(n_words):
+                wbuf[nr, k] = words[i, k]
             nr += np.uint64(1)
     for i in range(nr):
         o = ustart + nl + i
         idx[o] = buf[i]
         for c in range(n_cols):
             ostats[o, c] = obuf[i, c]
+        for k in range(n_words):
+            words[o, k] = wbuf[i, k]
     nl = np.int64(nl)
     return nl
 
 
 @inlined
-def _examine(g, node, hist, root_w, lo, hi):
+def _examine(g, node, hist, root_w, lo, hi, codes):
     """The impurity of a new node and, if the stopping rules let it split, its random
     cut; returns whether it opened (as :func:`~.grower._examine_node` with random cuts)."""
     nodes = g.nodes
@@ -130,11 +148,12 @@ def _examine(g, node, hist, root_w, lo, hi):
     gn = GrowContext(g.data, g.src, node_rows, nodes, g.candidates, g.scratch, params,
                      g.sampler, g.n_threads, g.random_cuts)
     # every feature's range in one pass when the features are not many more than those
-    # drawn (see random_cuts.node_ranges)
+    # drawn (see random_cuts.node_ranges_direct)
     whole = g.data.codes_T.shape[0] <= _WHOLE_ROW_RATIO * params.max_features
     if whole:
-        node_ranges(g.data.codes_rows, rows.idx, start, end, lo, hi)
-    best, best_score, n_cat = _random_search_body(gn, view, None, False, (lo, hi, whole))
+        node_ranges_direct(codes, start, end, lo, hi)
+    best, best_score, n_cat = _random_search_body(gn, view, None, False,
+                                                  (lo, hi, whole, codes))
     if best < 0:
         return False
     cands = g.candidates
@@ -178,7 +197,9 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
     buf = g.rows.buf
     obuf = borrow(bufs.obuf)
     hist = borrow(ws.buffers[0])
-    rows = g.data.codes_rows
+    codes = borrow(bufs.codes)
+    words = borrow(bufs.words)
+    wbuf = borrow(bufs.wbuf)
     open_nodes = borrow(ws.open_nodes)
     regression = is_regression(params.criterion)
     # every feature's smallest and largest code in the node (_examine)
@@ -194,6 +215,13 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
         nodes.sq_sum[0] = sum_sq(g.src, idx, zero, n)
     # every sample's row of statistics, in the order of idx from here on
     gather_rows(ostats, g.src, idx, zero, n)
+    # and of codes: the passes over a node's samples read them in order, where the
+    # samples' own rows lie scattered over the data
+    rows = g.data.codes_rows
+    for i in range(n):
+        r = rows[idx[i]]
+        for k in range(n_features):
+            codes[i, k] = r[k]
     root_w = node_weight(nodes.stats[0], params.criterion, params.n_stats)
     node_count = np.int64(1)
     n_open = np.int64(0)
@@ -205,7 +233,7 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
     n_pending = 1
     while True:
         for t in range(n_pending):
-            if _examine(g, pending[t], hist, root_w, lo, hi):
+            if _examine(g, pending[t], hist, root_w, lo, hi, codes):
                 open_nodes[n_open] = pending[t]
                 n_open += 1
         if n_open == 0:
@@ -224,8 +252,8 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
         f = np.int64(nodes.feature[node])
         split = BinnedSplit(g.data.missing_code, nodes.missing_go_left[node], False,
                             nodes.categories, 0, nodes.bin_threshold[node])
-        nl = _partition_rows(rows, split, f, idx, ostats, s0, e0, buf, obuf, nodes.stats[lc],
-                             nodes.stats[rc])
+        nl = _partition_rows(codes, words, wbuf, split, f, idx, ostats, s0, e0, buf, obuf,
+                             nodes.stats[lc], nodes.stats[rc])
         reset_node(nodes, lc, s0, s0 + nl, depth)
         reset_node(nodes, rc, s0 + nl, e0, depth)
         if regression:
