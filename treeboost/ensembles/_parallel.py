@@ -6,13 +6,17 @@ others up), on threads by default:
 the numba kernels release the GIL, and threads share the binned data instead of copying
 it.  Inside a worker each tree runs its kernels on one thread (``parallel=False``), so
 ``n_jobs`` workers use ``n_jobs`` cores and never oversubscribe them (``n_jobs=1`` is one
-core, as in scikit-learn).  Under
+core, as in scikit-learn).  Nor do they exceed numba's thread count, which joblib's
+process workers set to their share of the cores: a forest with ``n_jobs=2`` inside
+``GridSearchCV(n_jobs=2)`` on two cores fits on one thread per search worker.  Under
 ``joblib.parallel_config(backend="dask")`` the same tasks run on the cluster's workers.
 """
 import ctypes
 
+import numba
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
+from joblib.parallel import get_active_backend
 
 
 def _find_malloc_trim():
@@ -43,8 +47,31 @@ def release_free_memory():
 CHUNKS_PER_WORKER = 4
 
 
+#: joblib's backends that run the tasks on this machine (the others, Dask's, on a cluster)
+_LOCAL_BACKENDS = frozenset({"SequentialBackend", "ThreadingBackend", "LokyBackend",
+                             "MultiprocessingBackend"})
+
+
+def thread_budget():
+    """How many threads a fit may keep busy on this machine: numba's thread count, which
+    is every core unless ``NUMBA_NUM_THREADS`` says otherwise, as joblib's process workers
+    do (each gets its share of the cores, e.g. one of two inside ``GridSearchCV(n_jobs=2)``);
+    no limit when joblib runs the tasks on a Dask cluster."""
+    backend, _ = get_active_backend()
+    if type(backend).__name__ not in _LOCAL_BACKENDS:
+        return None
+    return max(1, int(numba.config.NUMBA_NUM_THREADS))
+
+
 def n_workers(n_jobs, n_tasks):
-    return max(1, min(effective_n_jobs(n_jobs), n_tasks))
+    """The workers for ``n_tasks`` tasks: ``n_jobs`` as joblib reads it, at most one per
+    task and at most :func:`thread_budget` (a forest with ``n_jobs=2`` inside a search
+    worker that was given one core fits on one thread, not on two more per worker)."""
+    workers = min(effective_n_jobs(n_jobs), n_tasks)
+    budget = thread_budget()
+    if budget is not None:
+        workers = min(workers, budget)
+    return max(1, workers)
 
 
 def run_chunks(func, n_items, n_jobs, verbose=0, desc="trees", **shared):
