@@ -56,11 +56,13 @@ def build_histogram(hist_f, col, idx, start, end, ostats, with_count=True):
         for i in range(n4, n):
             add_pair(flat, np.intp(col[np.uintp(node_idx[i])]) * 3, src, 3 * i)
     elif n_stats == 3:
+        # each sample's first two columns in one two-lane addition (._pairs), its count
+        # in a scalar one
+        src = ostats.reshape(-1)
         for i in range(n):
-            o = col[node_idx[i]] * 3
-            flat[o] += ostats[i, 0]
-            flat[o + 1] += ostats[i, 1]
-            flat[o + 2] += ostats[i, 2]
+            o = np.intp(col[np.uintp(node_idx[i])]) * 3
+            add_pair(flat, o, src, 3 * i)
+            flat[o + 2] += src[3 * i + 2]
     else:
         for i in range(n):
             o = col[node_idx[i]] * n_stats
@@ -262,13 +264,13 @@ def gather_bitmap(col, idx, start, end, ostats, missing_code, sparse_hist, bits,
     if n_stats == 3:
         # the usual width, (w_0, w_1, count) or (w, w*y, count), unrolled on flat offsets
         flat = sparse_hist.reshape(-1)
+        src = ostats.reshape(-1)
         for i in range(end - start):
-            b = col[node_idx[i]]
+            b = col[np.uintp(node_idx[i])]
             bits[b >> 6] |= one << np.uint64(b & 63)
-            o = np.int64(b) * 3
-            flat[o] += ostats[i, 0]
-            flat[o + 1] += ostats[i, 1]
-            flat[o + 2] += ostats[i, 2]
+            o = np.intp(b) * 3
+            add_pair(flat, o, src, 3 * i)
+            flat[o + 2] += src[3 * i + 2]
     else:
         for i in range(end - start):
             b = col[node_idx[i]]
