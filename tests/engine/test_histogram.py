@@ -115,7 +115,7 @@ def test_gathers_equal_the_compressed_dense_histogram(missing_code, seed):
     codes2, cstats2, miss2 = np.empty(width, np.int64), np.empty((width, 3)), np.empty(3)
     if missing_code < 256:
         m2 = gather_bitmap(col, idx, start, end, ostats, missing_code, scratch.sparse_hist,
-                           scratch.bits, codes2, cstats2, miss2)
+                           scratch.bits, scratch.rank, codes2, cstats2, miss2)
         # the bitmap gather leaves its scratch as it found it: all zeros
         assert not scratch.sparse_hist.any() and not scratch.bits.any()
     else:
@@ -148,13 +148,15 @@ def test_insertion_order_is_the_stable_argsort_with_nan_last(values):
     np.testing.assert_array_equal(order[:len(values)], np.argsort(keys, kind="stable"))
 
 
+@pytest.mark.parametrize("n_rows", [500, 100])
 @pytest.mark.parametrize("n_cols", [3, 4])
 @pytest.mark.parametrize("with_missing", [True, False])
-def test_bitmap_gather_with_and_without_missing_values(n_cols, with_missing):
+def test_bitmap_gather_with_and_without_missing_values(n_cols, with_missing, n_rows):
     # the unrolled three-column path and the general one; a node whose codes span all
     # four words of the set, with the missing code (the largest, emitted last) or not
     rng = np.random.RandomState(7)
-    n_rows, missing_code = 500, 255
+    # (500 rows: three columns mark the bins they touch, 100: the bit set)
+    missing_code = 255
     col = rng.randint(0, 255, n_rows).astype(np.uint8)
     if with_missing:
         col[rng.rand(n_rows) < 0.1] = missing_code
@@ -165,8 +167,9 @@ def test_bitmap_gather_with_and_without_missing_values(n_cols, with_missing):
     present = np.flatnonzero(np.bincount(col[idx[start:end]], minlength=256)[:missing_code])
     sparse_hist, bits = np.zeros((256, n_cols)), np.zeros(4, np.uint64)
     codes, cstats, miss = np.empty(257, np.int64), np.empty((257, n_cols)), np.full(n_cols, 9.0)
-    m = gather_bitmap(col, idx, start, end, ostats, missing_code, sparse_hist, bits, codes,
-                      cstats, miss)
+    touched = np.full(257, 5, np.int64)      # any values on entry
+    m = gather_bitmap(col, idx, start, end, ostats, missing_code, sparse_hist, bits, touched,
+                      codes, cstats, miss)
     assert m == present.size
     np.testing.assert_array_equal(codes[:m], present)
     np.testing.assert_array_equal(cstats[:m], hist[present])

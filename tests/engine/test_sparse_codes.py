@@ -171,7 +171,7 @@ def test_histogram_of_entries_is_the_histogram_of_the_node(n, density, seed):
     mc = bm.missing_values_code_
     want = _empty_hist(n)
     m_want = gather_bitmap(col, idx, 0, n, ostats, mc, np.zeros((256, 3)),
-                           np.zeros(4, np.uint64), *want)
+                           np.zeros(4, np.uint64), np.zeros(257, np.int64), *want)
     pos = codes.col_rows.astype(np.int32)
     got = _empty_hist(n)
     m_got = gather_entries(pos, codes.col_codes, pos.size, ostats, ostats.sum(axis=0),

@@ -406,6 +406,12 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, 
         # a random cut and the exact search read the node's samples, not a histogram;
         # sparse codes gather each feature's entries in the node
         mode = MODE_SORT
+    elif (sampling and mode == MODE_BUILD and crit != NEWTON
+          and data.missing_code < 256):
+        # sampled features: no child subtracts this histogram, and the 8-bit codes'
+        # gather touches only the bins present, where a dense one is zeroed and scanned
+        # whole (boosting keeps its dense scan, whose counts are estimated)
+        mode = MODE_SORT
     elif mode == MODE_BUILD and slot < 0:
         slot = _acquire(pool)
         if slot < 0:

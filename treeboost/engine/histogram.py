@@ -56,11 +56,13 @@ def build_histogram(hist_f, col, idx, start, end, ostats, with_count=True):
         for i in range(n4, n):
             add_pair(flat, np.intp(col[np.uintp(node_idx[i])]) * 3, src, 3 * i)
     elif n_stats == 3:
+        # each sample's first two columns in one two-lane addition (._pairs), its count
+        # in a scalar one
+        src = ostats.reshape(-1)
         for i in range(n):
-            o = col[node_idx[i]] * 3
-            flat[o] += ostats[i, 0]
-            flat[o + 1] += ostats[i, 1]
-            flat[o + 2] += ostats[i, 2]
+            o = np.intp(col[np.uintp(node_idx[i])]) * 3
+            add_pair(flat, o, src, 3 * i)
+            flat[o + 2] += src[3 * i + 2]
     else:
         for i in range(n):
             o = col[node_idx[i]] * n_stats
@@ -245,30 +247,66 @@ def _ctz(x):
     return _DEBRUIJN_INDEX[(low * _DEBRUIJN64) >> np.uint64(58)]
 
 
+#: nodes of at least this many samples mark the bins they touch with a plain store per
+#: sample and find them by a pass over the bins (:func:`gather_bitmap`)
+GATHER_MARK_ROWS = 256
+
+
 @kernel
-def gather_bitmap(col, idx, start, end, ostats, missing_code, sparse_hist, bits, codes, cstats,
-                  miss):
+def gather_bitmap(col, idx, start, end, ostats, missing_code, sparse_hist, bits, touched,
+                  codes, cstats, miss):
     """Compressed histogram of one feature for a node with 8-bit codes, in ``O(n + m)``.
 
     The bins touched are marked in a 256-bit set and summed in ``sparse_hist``, a
     scratch histogram that is all zeros on entry and is left all zeros on exit (only
     the touched bins are read back and cleared), so a node of ``n`` samples never pays
-    for the 256 bins it does not use.
+    for the 256 bins it does not use.  A node of at least :data:`GATHER_MARK_ROWS`
+    samples (three columns) marks them in ``touched`` instead (a work array of at least
+    ``missing_code + 1`` integers, any values on entry): one store a sample, where a
+    word of the set is loaded, or-ed and stored again, waiting on its previous store
+    whenever consecutive samples mark the same word; its bins are then found by one pass
+    over the codes, which such a node mostly fills.  Same codes, same order, same sums.
     """
     n_stats = ostats.shape[1]
     one = np.uint64(1)
     # the node's ids as a slice (no test of ``start + i`` for a negative index)
     node_idx = idx[start:end]
+    if n_stats == 3 and end - start >= GATHER_MARK_ROWS:
+        flat = sparse_hist.reshape(-1)
+        src = ostats.reshape(-1)
+        for b in range(missing_code + 1):
+            touched[b] = 0
+        for i in range(end - start):
+            b = col[np.uintp(node_idx[i])]
+            touched[b] = 1
+            o = np.intp(b) * 3
+            add_pair(flat, o, src, 3 * i)
+            flat[o + 2] += src[3 * i + 2]
+        m = 0
+        for b in range(missing_code + 1):
+            if touched[b] != 0:
+                codes[m] = b
+                for c in range(3):
+                    cstats[m, c] = sparse_hist[b, c]
+                    sparse_hist[b, c] = 0.0
+                m += 1
+        # as _emit_bitmap: the missing code, the largest, came last
+        has_missing = m > 0 and codes[m - 1] == missing_code
+        if has_missing:
+            m -= 1
+        for c in range(3):
+            miss[c] = cstats[m, c] if has_missing else 0.0
+        return m
     if n_stats == 3:
         # the usual width, (w_0, w_1, count) or (w, w*y, count), unrolled on flat offsets
         flat = sparse_hist.reshape(-1)
+        src = ostats.reshape(-1)
         for i in range(end - start):
-            b = col[node_idx[i]]
+            b = col[np.uintp(node_idx[i])]
             bits[b >> 6] |= one << np.uint64(b & 63)
-            o = np.int64(b) * 3
-            flat[o] += ostats[i, 0]
-            flat[o + 1] += ostats[i, 1]
-            flat[o + 2] += ostats[i, 2]
+            o = np.intp(b) * 3
+            add_pair(flat, o, src, 3 * i)
+            flat[o + 2] += src[3 * i + 2]
     else:
         for i in range(end - start):
             b = col[node_idx[i]]

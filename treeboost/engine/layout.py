@@ -114,7 +114,8 @@ Scratch = namedtuple("Scratch", [
     "cstats",               # their summed statistics
     "missing",              # the node's missing values' statistics
     "keys",                 # category sort keys
-    "rank",                 # categories in the order of their keys
+    "rank",                 # categories in the order of their keys; the bins a large
+                            # node's bitmap gather touched (histogram.gather_bitmap)
     "tmp_codes",            # node codes for the sorting gather (wide codes only)
     "order",                # their sorted order (wide codes only)
     "radix",                # the order after the low byte (wide codes only)

@@ -641,8 +641,10 @@ def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
             cands.decrease[f] = 0.0
             return
     elif mode == MODE_SORT and missing_code < 256:
+        # (scratch.rank, free until a categorical scan orders its codes, marks the bins)
         m = gather_bitmap(col, rows.idx, start, end, rows.ostats, missing_code,
-                          scratch.sparse_hist, scratch.bits, codes, cstats, miss)
+                          scratch.sparse_hist, scratch.bits, scratch.rank, codes, cstats,
+                          miss)
     elif mode == MODE_SORT:
         m = gather_sorted(col, rows.idx, start, end, rows.ostats, missing_code, scratch,
                           codes, cstats, miss)
