@@ -3,27 +3,54 @@ applies, so that a value gets the same code whatever the layout of X."""
 import numpy as np
 from ._jit import inlined
 
+#: width of the edge table of features of at most 255 edges (max_bins <= 256): searched
+#: in eight fixed steps
+SEARCH_WIDTH = 256
+
+
+def edge_table(bin_thresholds):
+    """The edges of every feature in one table, each row padded with +inf: to
+    :data:`SEARCH_WIDTH` columns when every feature has fewer edges, else to one more
+    than the most edges of a feature.
+
+    Parameters
+    ----------
+    bin_thresholds : list of ndarray of float64
+
+    Returns
+    -------
+    edges : ndarray of float64, shape (n_features, width)
+    n_edges : ndarray of int64, shape (n_features,)
+    """
+    n_edges = np.array([e.size for e in bin_thresholds], dtype=np.int64)
+    most = int(n_edges.max(initial=0))
+    width = SEARCH_WIDTH if most < SEARCH_WIDTH else most + 1
+    edges = np.full((len(bin_thresholds), width), np.inf)
+    for f, e in enumerate(bin_thresholds):
+        edges[f, :e.size] = e
+    return edges, n_edges
+
 
 @inlined
-def lower_bound(edges_f, coarse_f, x):
-    """Index of the first edge >= x in the +inf-padded row ``edges_f``.
+def lower_bound(edges_f, x):
+    """Index of the first edge >= x in the +inf-padded row ``edges_f`` (of
+    :func:`edge_table`), ``x`` not NaN.
 
-    Up to 256 edges: count the blocks of 16 whose last edge is < x, then the edges < x
-    inside the block; both counts are independent compares the CPU overlaps, unlike
-    the dependent loads of a binary search.  More edges: binary search.
+    A row of :data:`SEARCH_WIDTH` edges: a binary search of eight steps, each adding its
+    step where the edge below it is < x, without a branch (a branch on the compare is
+    mispredicted half the time); consecutive values' searches are independent, so the
+    CPU overlaps them.  A wider row: a binary search with branches.
     """
-    nb = coarse_f.shape[0]
-    if nb <= 16:
-        blk = 0
-        for k in range(nb):
-            blk += coarse_f[k] < x
-        if blk == nb:
-            return edges_f.shape[0]
-        b0 = blk * 16
-        cnt = 0
-        for k in range(16):
-            cnt += edges_f[b0 + k] < x
-        return b0 + cnt
+    if edges_f.shape[0] == SEARCH_WIDTH:
+        k = 128 * (edges_f[127] < x)
+        k += 64 * (edges_f[k + 63] < x)
+        k += 32 * (edges_f[k + 31] < x)
+        k += 16 * (edges_f[k + 15] < x)
+        k += 8 * (edges_f[k + 7] < x)
+        k += 4 * (edges_f[k + 3] < x)
+        k += 2 * (edges_f[k + 1] < x)
+        k += edges_f[k] < x
+        return k
     lo = 0
     hi = edges_f.shape[0]
     while lo < hi:
@@ -36,7 +63,16 @@ def lower_bound(edges_f, coarse_f, x):
 
 
 @inlined
-def value_code(x, f, edges, coarse, n_edges, is_cat, n_bins, missing_code):
+def numeric_code(edges_f, n_edges_f, x, missing_code):
+    """Code of value ``x`` of a numeric feature: the number of its edges below ``x``,
+    ``missing_code`` for NaN (chosen after the search, which a NaN leaves at 0: no
+    branch)."""
+    code = min(lower_bound(edges_f, x), n_edges_f)
+    return missing_code if x != x else code
+
+
+@inlined
+def value_code(x, f, edges, n_edges, is_cat, n_bins, missing_code):
     """Code of value ``x`` of feature ``f``: the number of the feature's edges below
     ``x``, the category index for a categorical feature, ``missing_code`` for NaN (and
     for a category index out of range).
@@ -46,9 +82,7 @@ def value_code(x, f, edges, coarse, n_edges, is_cat, n_bins, missing_code):
     x : float
     f : int
     edges : ndarray of float64, shape (n_features, width)
-        Each feature's edges, padded with +inf to a multiple of 16.
-    coarse : ndarray of float64, shape (n_features, width // 16)
-        ``edges[:, 15::16]``, the last edge of each block of 16.
+        Each feature's edges, padded with +inf (:func:`edge_table`).
     n_edges, n_bins : ndarray of int64, shape (n_features,)
     is_cat : ndarray of bool, shape (n_features,)
     missing_code : int
@@ -57,10 +91,8 @@ def value_code(x, f, edges, coarse, n_edges, is_cat, n_bins, missing_code):
     -------
     int
     """
-    if np.isnan(x):
-        return missing_code
     if is_cat[f]:
         if x >= 0 and x < n_bins[f]:
             return np.int64(x)
         return missing_code
-    return min(lower_bound(edges[f], coarse[f], x), n_edges[f])
+    return numeric_code(edges[f], n_edges[f], x, missing_code)

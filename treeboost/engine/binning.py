@@ -5,7 +5,7 @@ import numpy as np
 from numba import prange
 from scipy.sparse import issparse
 
-from .bin_codes import value_code
+from .bin_codes import edge_table, numeric_code
 from .sparse_codes import SparseCodes
 from .sparse_binning import (add_zeros, map_sparse_to_bins, sorted_stored_values,
                              sparse_missing_columns, to_csc)
@@ -151,17 +151,17 @@ class BinMapper:
                 and n_samples > self.subsample):
             rng = np.random.default_rng(_seed(self.random_state))
             rows = np.sort(rng.choice(n_samples, self.subsample, replace=False))
-        sample = X if rows is None else X[rows]
         numeric = np.flatnonzero(~is_cat)
         if sparse_input:
-            sample = to_csc(sample)
+            sample = to_csc(X if rows is None else X[rows])
 
             def distinct_of(f):
                 values, n_zeros = sorted_stored_values(sample, f)
                 return add_zeros(*_distinct_counts(values), n_zeros)
         else:
-            # the numeric columns sorted in parallel (NaN sorts last)
-            summaries = _distinct_columns(np.asarray(sample), numeric)
+            # the numeric columns sorted in parallel (NaN sorts last), each column's
+            # NaN flag from all the rows
+            summaries = _distinct_columns(X, numeric, rows)
             distinct_of = lambda f: summaries[f][:2]  # noqa: E731
         self.bin_thresholds_ = []
         n_bins = np.zeros(n_features, np.int64)
@@ -183,11 +183,9 @@ class BinMapper:
         if sparse_input:
             self.has_missing_ = sparse_missing_columns(X)
         else:
-            # the sorted columns say it when they are all the rows; else column by column
-            # (a whole-matrix isnan would allocate n_samples x n_features)
             self.has_missing_ = np.array(
-                [summaries[f][2] if rows is None and not is_cat[f]
-                 else bool(np.isnan(X[:, f]).any()) for f in range(n_features)], dtype=bool)
+                [bool(np.isnan(X[:, f]).any()) if is_cat[f] else summaries[f][2]
+                 for f in range(n_features)], dtype=bool)
         self.is_categorical_ = is_cat
         self.missing_values_code_ = int(n_bins.max()) if n_features else 1
         code = self.missing_values_code_
@@ -211,14 +209,8 @@ class BinMapper:
         if n_features != self.n_bins_.shape[0]:
             raise ValueError(f"X has {n_features} features, the BinMapper was fitted on "
                              f"{self.n_bins_.shape[0]}.")
-        n_edges = np.array([e.size for e in self.bin_thresholds_], dtype=np.int64)
-        width = 16 * max(1, -(-int(n_edges.max(initial=0)) // 16))
-        edges = np.full((n_features, width), np.inf)
-        for f, e in enumerate(self.bin_thresholds_):
-            edges[f, :e.size] = e
-        coarse = np.ascontiguousarray(edges[:, 15::16])
-        args = (edges, coarse, n_edges, self.is_categorical_, self.n_bins_,
-                self.missing_values_code_)
+        edges, n_edges = edge_table(self.bin_thresholds_)
+        args = (edges, n_edges, self.is_categorical_, self.n_bins_, self.missing_values_code_)
         if sparse_input and self.dtype_ == np.uint8 and (
                 X.nnz <= SPARSE_CODES_MAX_DENSITY * n_samples * n_features):
             return SparseCodes.from_csc(X, *args)
@@ -385,39 +377,106 @@ def _seed(random_state):
 
 
 @parallel_kernel
-def _map_to_bins(X, edges, coarse, n_edges, is_cat, n_bins, missing_code, out):
+def _map_to_bins(X, edges, n_edges, is_cat, n_bins, missing_code, out):
     """``out[f, i]`` = :func:`~.bin_codes.value_code` of ``X[i, f]``.  Rows are split in
-    chunks, one per task, so X is read row by row."""
+    chunks, one per task; a chunk is coded feature by feature (the feature's edges stay
+    in the first-level cache, its codes are written contiguously), four rows at a time:
+    their searches are independent chains of loads the CPU runs side by side."""
     n_samples, n_features = X.shape
-    chunk = 4096
+    chunk = 2048
     n_chunks = (n_samples + chunk - 1) // chunk
     for c in prange(n_chunks):
-        for i in range(c * chunk, min(n_samples, (c + 1) * chunk)):
-            for f in range(n_features):
-                out[f, i] = value_code(X[i, f], f, edges, coarse, n_edges, is_cat, n_bins,
-                                       missing_code)
+        lo = c * chunk
+        hi = min(n_samples, lo + chunk)
+        for f in range(n_features):
+            out_f = out[f]
+            if is_cat[f]:
+                n_cat = n_bins[f]
+                for i in range(lo, hi):
+                    x = X[i, f]
+                    out_f[i] = np.int64(x) if x >= 0 and x < n_cat else missing_code
+                continue
+            e = edges[f]
+            ne = n_edges[f]
+            i = lo
+            while i + 4 <= hi:
+                x0 = X[i, f]
+                x1 = X[i + 1, f]
+                x2 = X[i + 2, f]
+                x3 = X[i + 3, f]
+                out_f[i] = numeric_code(e, ne, x0, missing_code)
+                out_f[i + 1] = numeric_code(e, ne, x1, missing_code)
+                out_f[i + 2] = numeric_code(e, ne, x2, missing_code)
+                out_f[i + 3] = numeric_code(e, ne, x3, missing_code)
+                i += 4
+            for j in range(i, hi):
+                out_f[j] = numeric_code(e, ne, X[j, f], missing_code)
 
 
-def _distinct_columns(X, columns):
+def _distinct_columns(X, columns, rows=None):
     """The sorted distinct values (as float64, NaN dropped; :func:`_distinct_counts`)
-    and their counts of each of the given columns of X, and whether it holds a NaN, as a
-    dict column -> (distinct, counts, has_nan).  Each column is sorted into a copy of
-    its own by numpy (which releases the GIL), a chunk of columns per thread, and only
-    its distinct values are kept: no sorted copy of the whole matrix."""
+    and their counts of each of the given columns of ``X[rows]`` (all rows for None),
+    and whether the column holds a NaN in any row of X, as a dict
+    column -> (distinct, counts, has_nan).
+
+    The columns are shared among threads (the kernels release the GIL); each thread
+    copies the sampled rows of a group of its columns into contiguous columns in one
+    pass over the rows (a group of :data:`GATHER_COLUMNS` float64 columns spans about a
+    cache line of each row), sorts them in place and keeps their distinct values: no
+    copy of the sampled matrix, no sorted copy of it."""
     from concurrent.futures import ThreadPoolExecutor
+    n_samples = X.shape[0]
+    picked = np.arange(n_samples) if rows is None else np.ascontiguousarray(rows, np.int64)
     out = {}
 
     def summarise(js):
-        for j in js:
-            col = _sort_column(np.array(X[:, j], dtype=np.float64))
-            out[j] = (*_distinct_counts(col), bool(col.size and np.isnan(col[-1])))
-    n_threads = min(_cpu_count(), columns.shape[0])
-    if n_threads <= 1 or X.shape[0] < 10_000:
+        for g in range(0, js.shape[0], GATHER_COLUMNS):
+            group = np.ascontiguousarray(js[g:g + GATHER_COLUMNS], dtype=np.int64)
+            cols = np.empty((group.shape[0], picked.shape[0]))
+            _gather_columns(X, picked, group, cols)
+            nan = None
+            if rows is not None:    # a NaN outside the sample counts too
+                nan = np.zeros(group.shape[0], np.bool_)
+                _nan_columns(X, group, nan)
+            for t, j in enumerate(group):
+                col = _sort_column(cols[t])
+                has_nan = bool(col.size and np.isnan(col[-1])) if nan is None else bool(nan[t])
+                out[int(j)] = (*_distinct_counts(col), has_nan)
+    n_threads = min(_cpu_count(), -(-columns.shape[0] // GATHER_COLUMNS))
+    if n_threads <= 1 or n_samples < 10_000:
         summarise(columns)
     else:
+        # whole groups of adjacent columns to each thread
+        groups = np.array_split(np.arange(-(-columns.shape[0] // GATHER_COLUMNS)), n_threads)
+        parts = [columns[g[0] * GATHER_COLUMNS:(g[-1] + 1) * GATHER_COLUMNS] for g in groups]
         with ThreadPoolExecutor(n_threads) as pool:
-            list(pool.map(summarise, np.array_split(columns, n_threads)))
+            list(pool.map(summarise, parts))
     return out
+
+
+#: columns copied together from the rows of X by :func:`_gather_columns`: 8 float64
+#: values are a cache line
+GATHER_COLUMNS = 8
+
+
+@kernel
+def _gather_columns(X, rows, columns, out):
+    """``out[j, k] = X[rows[k], columns[j]]`` as float64, one pass over the rows."""
+    for k in range(rows.shape[0]):
+        r = rows[k]
+        for j in range(columns.shape[0]):
+            out[j, k] = X[r, columns[j]]
+
+
+@kernel
+def _nan_columns(X, columns, out):
+    """``out[j]`` = whether column ``columns[j]`` of X holds a NaN, one pass over the
+    rows."""
+    for i in range(X.shape[0]):
+        for j in range(columns.shape[0]):
+            x = X[i, columns[j]]
+            if x != x:
+                out[j] = True
 
 
 #: columns of at least this many values are sorted by :func:`_radix_sort` (numpy's sort is
