@@ -9,7 +9,7 @@ from .bin_codes import edge_table, numeric_code
 from .sparse_codes import SparseCodes
 from .sparse_binning import (add_zeros, map_sparse_to_bins, sorted_stored_values,
                              sparse_missing_columns, to_csc)
-from ._jit import kernel, parallel_kernel
+from ._jit import inlined, kernel, parallel_kernel
 
 MAX_CATEGORIES = 255
 
@@ -376,13 +376,66 @@ def _seed(random_state):
     return random_state
 
 
+#: cells of the grid that :func:`_map_to_bins` lays over each feature's edges, and the
+#: most edges one of its cells may hold (a feature with more in a cell is searched as
+#: :func:`~.bin_codes.lower_bound` does)
+GRID_CELLS = 2048
+GRID_MAX_STEPS = 4
+
+
+@inlined
+def _grid_cell(x, lo, scale):
+    """The grid cell of ``x``: ``(x - lo) * scale`` truncated into ``[0, GRID_CELLS)``
+    (NaN: 0).  Non-decreasing in ``x`` (each rounding is), which is all
+    :func:`_map_to_bins` needs of it."""
+    t = (x - lo) * scale
+    if t >= 0.0:
+        if t < GRID_CELLS:
+            return np.int64(t)
+        return GRID_CELLS - 1
+    return 0
+
+
 @parallel_kernel
 def _map_to_bins(X, edges, n_edges, is_cat, n_bins, missing_code, out):
-    """``out[f, i]`` = :func:`~.bin_codes.value_code` of ``X[i, f]``.  Rows are split in
-    chunks, one per task; a chunk is coded feature by feature (the feature's edges stay
-    in the first-level cache, its codes are written contiguously), four rows at a time:
-    their searches are independent chains of loads the CPU runs side by side."""
+    """``out[f, i]`` = :func:`~.bin_codes.value_code` of ``X[i, f]``.
+
+    Each numeric feature gets a grid of :data:`GRID_CELLS` equal cells from its first
+    edge to its last, and the number of its edges in cells before each cell: as the
+    cell of a value never decreases with the value, every edge of an earlier cell is
+    below ``x`` and every edge of a later cell above it, so the code of ``x`` is that
+    count plus the edges below ``x`` in its own cell, found in as many branch-free
+    steps as a cell holds edges at most (a few where bins are quantiles of the data).
+    A feature with more edges in a cell is searched by :func:`~.bin_codes.lower_bound`.
+
+    Rows are split in chunks, one per task; a chunk is coded feature by feature (the
+    feature's edges and grid stay in the first-level cache, its codes are written
+    contiguously)."""
     n_samples, n_features = X.shape
+    lo_f = np.zeros(n_features)
+    scale_f = np.zeros(n_features)
+    steps_f = np.zeros(n_features, np.int64)
+    before = np.zeros((n_features, GRID_CELLS), np.int32)
+    for f in range(n_features):
+        ne = n_edges[f]
+        if is_cat[f] or ne == 0:
+            continue
+        span = edges[f, ne - 1] - edges[f, 0]
+        scale = GRID_CELLS / span if span > 0.0 else 0.0
+        if not np.isfinite(scale):
+            scale = 0.0
+        lo_f[f] = edges[f, 0]
+        scale_f[f] = scale
+        in_cell = np.zeros(GRID_CELLS, np.int64)
+        for j in range(ne):
+            in_cell[_grid_cell(edges[f, j], lo_f[f], scale)] += 1
+        most = 0
+        total = 0
+        for c in range(GRID_CELLS):
+            before[f, c] = total
+            total += in_cell[c]
+            most = max(most, in_cell[c])
+        steps_f[f] = most if most <= GRID_MAX_STEPS else 0
     chunk = 2048
     n_chunks = (n_samples + chunk - 1) // chunk
     for c in prange(n_chunks):
@@ -398,6 +451,21 @@ def _map_to_bins(X, edges, n_edges, is_cat, n_bins, missing_code, out):
                 continue
             e = edges[f]
             ne = n_edges[f]
+            steps = steps_f[f]
+            if steps > 0:
+                b = before[f]
+                l0 = lo_f[f]
+                sc = scale_f[f]
+                for i in range(lo, hi):
+                    x = X[i, f]
+                    k = np.int64(b[_grid_cell(x, l0, sc)])
+                    for _ in range(steps):
+                        # e[ne] is +inf (the table is wider than the edges): k stops there
+                        k += e[k] < x
+                    out_f[i] = missing_code if x != x else k
+                continue
+            # four rows at a time: their searches are independent chains of loads the
+            # CPU runs side by side
             i = lo
             while i + 4 <= hi:
                 x0 = X[i, f]
