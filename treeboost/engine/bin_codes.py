@@ -3,15 +3,10 @@ applies, so that a value gets the same code whatever the layout of X."""
 import numpy as np
 from ._jit import inlined
 
-#: width of the edge table of features of at most 255 edges (max_bins <= 256): searched
-#: in eight fixed steps
-SEARCH_WIDTH = 256
-
 
 def edge_table(bin_thresholds):
-    """The edges of every feature in one table, each row padded with +inf: to
-    :data:`SEARCH_WIDTH` columns when every feature has fewer edges, else to one more
-    than the most edges of a feature.
+    """The edges of every feature in one table, each row padded with +inf to one more
+    than the most edges of a feature (every row ends with a +inf).
 
     Parameters
     ----------
@@ -23,8 +18,7 @@ def edge_table(bin_thresholds):
     n_edges : ndarray of int64, shape (n_features,)
     """
     n_edges = np.array([e.size for e in bin_thresholds], dtype=np.int64)
-    most = int(n_edges.max(initial=0))
-    width = SEARCH_WIDTH if most < SEARCH_WIDTH else most + 1
+    width = int(n_edges.max(initial=0)) + 1
     edges = np.full((len(bin_thresholds), width), np.inf)
     for f, e in enumerate(bin_thresholds):
         edges[f, :e.size] = e
@@ -34,23 +28,8 @@ def edge_table(bin_thresholds):
 @inlined
 def lower_bound(edges_f, x):
     """Index of the first edge >= x in the +inf-padded row ``edges_f`` (of
-    :func:`edge_table`), ``x`` not NaN.
-
-    A row of :data:`SEARCH_WIDTH` edges: a binary search of eight steps, each adding its
-    step where the edge below it is < x, without a branch (a branch on the compare is
-    mispredicted half the time); consecutive values' searches are independent, so the
-    CPU overlaps them.  A wider row: a binary search with branches.
-    """
-    if edges_f.shape[0] == SEARCH_WIDTH:
-        k = 128 * (edges_f[127] < x)
-        k += 64 * (edges_f[k + 63] < x)
-        k += 32 * (edges_f[k + 31] < x)
-        k += 16 * (edges_f[k + 15] < x)
-        k += 8 * (edges_f[k + 7] < x)
-        k += 4 * (edges_f[k + 3] < x)
-        k += 2 * (edges_f[k + 1] < x)
-        k += edges_f[k] < x
-        return k
+    :func:`edge_table`), ``x`` not NaN: a binary search.  (The dense codes of most
+    features are found through a grid instead: ``binning._map_to_bins``.)"""
     lo = 0
     hi = edges_f.shape[0]
     while lo < hi:
@@ -65,8 +44,7 @@ def lower_bound(edges_f, x):
 @inlined
 def numeric_code(edges_f, n_edges_f, x, missing_code):
     """Code of value ``x`` of a numeric feature: the number of its edges below ``x``,
-    ``missing_code`` for NaN (chosen after the search, which a NaN leaves at 0: no
-    branch)."""
+    ``missing_code`` for NaN."""
     code = min(lower_bound(edges_f, x), n_edges_f)
     return missing_code if x != x else code
 

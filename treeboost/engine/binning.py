@@ -218,7 +218,7 @@ class BinMapper:
         if sparse_input:
             map_sparse_to_bins(X, *args, out)
         else:
-            _map_to_bins(X, *args, out)
+            _map_to_bins(X, *args, _edge_grids(edges, n_edges, self.is_categorical_), out)
         return out
 
     def fit_transform(self, X):
@@ -396,12 +396,42 @@ def _grid_cell(x, lo, scale):
     return 0
 
 
+def _edge_grids(edges, n_edges, is_cat):
+    """Each numeric feature's grid of :data:`GRID_CELLS` equal cells from its first
+    edge to its last (:func:`_map_to_bins`): its start and scale, the number of edges in
+    the cells before each cell, and the most edges in one cell (0: too many for the
+    grid, or no edge).  The cells of the edges are computed as :func:`_grid_cell` does
+    (the same float operations)."""
+    n_features = edges.shape[0]
+    lo_f = np.zeros(n_features)
+    scale_f = np.zeros(n_features)
+    steps_f = np.zeros(n_features, np.int64)
+    before = np.zeros((n_features, GRID_CELLS), np.int32)
+    for f in np.flatnonzero(~is_cat & (n_edges > 0)):
+        e = edges[f, :n_edges[f]]
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            span = e[-1] - e[0]
+            scale = GRID_CELLS / span if span > 0.0 else 0.0
+            scale = scale if np.isfinite(scale) else 0.0
+            t = (e - e[0]) * scale
+        cell = np.zeros(e.size, np.int64)
+        inside = t >= 0.0
+        cell[inside] = np.where(t[inside] < GRID_CELLS, t[inside], GRID_CELLS - 1)
+        in_cell = np.bincount(cell, minlength=GRID_CELLS)
+        before[f, 1:] = np.cumsum(in_cell)[:-1]
+        lo_f[f] = e[0]
+        scale_f[f] = scale
+        most = int(in_cell.max())
+        steps_f[f] = most if most <= GRID_MAX_STEPS else 0
+    return lo_f, scale_f, steps_f, before
+
+
 @parallel_kernel
-def _map_to_bins(X, edges, n_edges, is_cat, n_bins, missing_code, out):
+def _map_to_bins(X, edges, n_edges, is_cat, n_bins, missing_code, grids, out):
     """``out[f, i]`` = :func:`~.bin_codes.value_code` of ``X[i, f]``.
 
-    Each numeric feature gets a grid of :data:`GRID_CELLS` equal cells from its first
-    edge to its last, and the number of its edges in cells before each cell: as the
+    ``grids`` (:func:`_edge_grids`) lays a grid of equal cells over each numeric
+    feature's edges, with the number of its edges in the cells before each cell: as the
     cell of a value never decreases with the value, every edge of an earlier cell is
     below ``x`` and every edge of a later cell above it, so the code of ``x`` is that
     count plus the edges below ``x`` in its own cell, found in as many branch-free
@@ -411,31 +441,8 @@ def _map_to_bins(X, edges, n_edges, is_cat, n_bins, missing_code, out):
     Rows are split in chunks, one per task; a chunk is coded feature by feature (the
     feature's edges and grid stay in the first-level cache, its codes are written
     contiguously)."""
+    lo_f, scale_f, steps_f, before = grids
     n_samples, n_features = X.shape
-    lo_f = np.zeros(n_features)
-    scale_f = np.zeros(n_features)
-    steps_f = np.zeros(n_features, np.int64)
-    before = np.zeros((n_features, GRID_CELLS), np.int32)
-    for f in range(n_features):
-        ne = n_edges[f]
-        if is_cat[f] or ne == 0:
-            continue
-        span = edges[f, ne - 1] - edges[f, 0]
-        scale = GRID_CELLS / span if span > 0.0 else 0.0
-        if not np.isfinite(scale):
-            scale = 0.0
-        lo_f[f] = edges[f, 0]
-        scale_f[f] = scale
-        in_cell = np.zeros(GRID_CELLS, np.int64)
-        for j in range(ne):
-            in_cell[_grid_cell(edges[f, j], lo_f[f], scale)] += 1
-        most = 0
-        total = 0
-        for c in range(GRID_CELLS):
-            before[f, c] = total
-            total += in_cell[c]
-            most = max(most, in_cell[c])
-        steps_f[f] = most if most <= GRID_MAX_STEPS else 0
     chunk = 2048
     n_chunks = (n_samples + chunk - 1) // chunk
     for c in prange(n_chunks):
@@ -443,16 +450,15 @@ def _map_to_bins(X, edges, n_edges, is_cat, n_bins, missing_code, out):
         hi = min(n_samples, lo + chunk)
         for f in range(n_features):
             out_f = out[f]
+            e = edges[f]
+            ne = n_edges[f]
+            steps = steps_f[f]
             if is_cat[f]:
                 n_cat = n_bins[f]
                 for i in range(lo, hi):
                     x = X[i, f]
                     out_f[i] = np.int64(x) if x >= 0 and x < n_cat else missing_code
-                continue
-            e = edges[f]
-            ne = n_edges[f]
-            steps = steps_f[f]
-            if steps > 0:
+            elif steps > 0:
                 b = before[f]
                 l0 = lo_f[f]
                 sc = scale_f[f]
@@ -463,22 +469,9 @@ def _map_to_bins(X, edges, n_edges, is_cat, n_bins, missing_code, out):
                         # e[ne] is +inf (the table is wider than the edges): k stops there
                         k += e[k] < x
                     out_f[i] = missing_code if x != x else k
-                continue
-            # four rows at a time: their searches are independent chains of loads the
-            # CPU runs side by side
-            i = lo
-            while i + 4 <= hi:
-                x0 = X[i, f]
-                x1 = X[i + 1, f]
-                x2 = X[i + 2, f]
-                x3 = X[i + 3, f]
-                out_f[i] = numeric_code(e, ne, x0, missing_code)
-                out_f[i + 1] = numeric_code(e, ne, x1, missing_code)
-                out_f[i + 2] = numeric_code(e, ne, x2, missing_code)
-                out_f[i + 3] = numeric_code(e, ne, x3, missing_code)
-                i += 4
-            for j in range(i, hi):
-                out_f[j] = numeric_code(e, ne, X[j, f], missing_code)
+            else:
+                for i in range(lo, hi):
+                    out_f[i] = numeric_code(e, ne, X[i, f], missing_code)
 
 
 def _distinct_columns(X, columns, rows=None):
