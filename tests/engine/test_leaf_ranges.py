@@ -9,8 +9,13 @@ from treeboost.engine.tree import add_leaf_values
 from .test_grower import _problem
 
 
-@pytest.mark.parametrize("every", [1, 3])
-def test_ranges_give_each_row_its_leaf_and_update(every):
+@pytest.mark.parametrize("every, threaded", [(1, False), (3, False), (1, True), (3, True)])
+def test_ranges_give_each_row_its_leaf_and_update(every, threaded, monkeypatch):
+    if threaded:    # the positions shared among threads, as on a large training set
+        import numba
+        from treeboost.engine import leaf_ranges
+        monkeypatch.setattr(leaf_ranges, "PARALLEL_MIN_SAMPLES", 100)
+        monkeypatch.setattr(numba, "get_num_threads", lambda: 4)
     bm, Xb, stats, n_stats = _problem(NEWTON, 3000, seed=4)
     n = Xb.shape[1]
     rows = np.arange(0, n, every)

@@ -94,13 +94,9 @@ def test_inconsistent_sparse_codes_are_refused():
 
 
 def _mapper_args(bm):
-    n_edges = np.array([e.size for e in bm.bin_thresholds_], dtype=np.int64)
-    width = 16 * max(1, -(-int(n_edges.max(initial=0)) // 16))
-    edges = np.full((len(n_edges), width), np.inf)
-    for f, e in enumerate(bm.bin_thresholds_):
-        edges[f, :e.size] = e
-    return (edges, np.ascontiguousarray(edges[:, 15::16]), n_edges, bm.is_categorical_,
-            bm.n_bins_, bm.missing_values_code_)
+    from treeboost.engine.bin_codes import edge_table
+    edges, n_edges = edge_table(bm.bin_thresholds_)
+    return (edges, n_edges, bm.is_categorical_, bm.n_bins_, bm.missing_values_code_)
 
 
 def _binned_data(bm, codes):

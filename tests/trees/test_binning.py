@@ -133,3 +133,26 @@ def test_codes_count_the_edges_below_each_value(n_distinct):
     for f in range(2):
         np.testing.assert_array_equal(
             bm.transform(Z)[f], np.searchsorted(bm.bin_thresholds_[f], Z[:, f], side="left"))
+
+
+@pytest.mark.parametrize("max_bins", [255, 16, 2, 1000])
+def test_codes_of_awkward_columns_are_the_edges_below(max_bins):
+    # quantile edges of heavy-tailed, spread, tied and constant columns (some features are
+    # coded through the grid of _map_to_bins, others by binary search), coding values
+    # beyond the edges, infinities, zeros of both signs and subnormals
+    rng = np.random.default_rng(max_bins)
+    n = 6000
+    X = np.column_stack([rng.lognormal(0, 3, n), rng.standard_cauchy(n),
+                         _awkward_column(rng, n, "spread"), _awkward_column(rng, n, "ties"),
+                         _awkward_column(rng, n, "special"), np.full(n, 2.5),
+                         rng.standard_normal(n), np.round(rng.standard_normal(n), 1)])
+    bm = BinMapper(max_bins=max_bins).fit(X)
+    Z = np.vstack([X, rng.standard_cauchy((500, X.shape[1])) * 1e6,
+                   np.array([[np.inf], [-np.inf], [0.0], [-0.0], [5e-324], [np.nan],
+                             [1e308], [-1e308]]) * np.ones(X.shape[1])])
+    Z = np.where(np.isnan(Z), np.nan, Z)
+    codes = bm.transform(Z)
+    for f in range(X.shape[1]):
+        want = np.searchsorted(bm.bin_thresholds_[f], Z[:, f], side="left")
+        want[np.isnan(Z[:, f])] = bm.missing_values_code_
+        np.testing.assert_array_equal(codes[f], want)

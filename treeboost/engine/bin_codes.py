@@ -4,26 +4,32 @@ import numpy as np
 from ._jit import inlined
 
 
-@inlined
-def lower_bound(edges_f, coarse_f, x):
-    """Index of the first edge >= x in the +inf-padded row ``edges_f``.
+def edge_table(bin_thresholds):
+    """The edges of every feature in one table, each row padded with +inf to one more
+    than the most edges of a feature (every row ends with a +inf).
 
-    Up to 256 edges: count the blocks of 16 whose last edge is < x, then the edges < x
-    inside the block; both counts are independent compares the CPU overlaps, unlike
-    the dependent loads of a binary search.  More edges: binary search.
+    Parameters
+    ----------
+    bin_thresholds : list of ndarray of float64
+
+    Returns
+    -------
+    edges : ndarray of float64, shape (n_features, width)
+    n_edges : ndarray of int64, shape (n_features,)
     """
-    nb = coarse_f.shape[0]
-    if nb <= 16:
-        blk = 0
-        for k in range(nb):
-            blk += coarse_f[k] < x
-        if blk == nb:
-            return edges_f.shape[0]
-        b0 = blk * 16
-        cnt = 0
-        for k in range(16):
-            cnt += edges_f[b0 + k] < x
-        return b0 + cnt
+    n_edges = np.array([e.size for e in bin_thresholds], dtype=np.int64)
+    width = int(n_edges.max(initial=0)) + 1
+    edges = np.full((len(bin_thresholds), width), np.inf)
+    for f, e in enumerate(bin_thresholds):
+        edges[f, :e.size] = e
+    return edges, n_edges
+
+
+@inlined
+def lower_bound(edges_f, x):
+    """Index of the first edge >= x in the +inf-padded row ``edges_f`` (of
+    :func:`edge_table`), ``x`` not NaN: a binary search.  (The dense codes of most
+    features are found through a grid instead: ``binning._map_to_bins``.)"""
     lo = 0
     hi = edges_f.shape[0]
     while lo < hi:
@@ -36,7 +42,15 @@ def lower_bound(edges_f, coarse_f, x):
 
 
 @inlined
-def value_code(x, f, edges, coarse, n_edges, is_cat, n_bins, missing_code):
+def numeric_code(edges_f, n_edges_f, x, missing_code):
+    """Code of value ``x`` of a numeric feature: the number of its edges below ``x``,
+    ``missing_code`` for NaN."""
+    code = min(lower_bound(edges_f, x), n_edges_f)
+    return missing_code if x != x else code
+
+
+@inlined
+def value_code(x, f, edges, n_edges, is_cat, n_bins, missing_code):
     """Code of value ``x`` of feature ``f``: the number of the feature's edges below
     ``x``, the category index for a categorical feature, ``missing_code`` for NaN (and
     for a category index out of range).
@@ -46,9 +60,7 @@ def value_code(x, f, edges, coarse, n_edges, is_cat, n_bins, missing_code):
     x : float
     f : int
     edges : ndarray of float64, shape (n_features, width)
-        Each feature's edges, padded with +inf to a multiple of 16.
-    coarse : ndarray of float64, shape (n_features, width // 16)
-        ``edges[:, 15::16]``, the last edge of each block of 16.
+        Each feature's edges, padded with +inf (:func:`edge_table`).
     n_edges, n_bins : ndarray of int64, shape (n_features,)
     is_cat : ndarray of bool, shape (n_features,)
     missing_code : int
@@ -57,10 +69,8 @@ def value_code(x, f, edges, coarse, n_edges, is_cat, n_bins, missing_code):
     -------
     int
     """
-    if np.isnan(x):
-        return missing_code
     if is_cat[f]:
         if x >= 0 and x < n_bins[f]:
             return np.int64(x)
         return missing_code
-    return min(lower_bound(edges[f], coarse[f], x), n_edges[f])
+    return numeric_code(edges[f], n_edges[f], x, missing_code)

@@ -5,11 +5,11 @@ import numpy as np
 from numba import prange
 from scipy.sparse import issparse
 
-from .bin_codes import value_code
+from .bin_codes import edge_table, numeric_code
 from .sparse_codes import SparseCodes
 from .sparse_binning import (add_zeros, map_sparse_to_bins, sorted_stored_values,
                              sparse_missing_columns, to_csc)
-from ._jit import kernel, parallel_kernel
+from ._jit import inlined, kernel, parallel_kernel
 
 MAX_CATEGORIES = 255
 
@@ -151,17 +151,17 @@ class BinMapper:
                 and n_samples > self.subsample):
             rng = np.random.default_rng(_seed(self.random_state))
             rows = np.sort(rng.choice(n_samples, self.subsample, replace=False))
-        sample = X if rows is None else X[rows]
         numeric = np.flatnonzero(~is_cat)
         if sparse_input:
-            sample = to_csc(sample)
+            sample = to_csc(X if rows is None else X[rows])
 
             def distinct_of(f):
                 values, n_zeros = sorted_stored_values(sample, f)
                 return add_zeros(*_distinct_counts(values), n_zeros)
         else:
-            # the numeric columns sorted in parallel (NaN sorts last)
-            summaries = _distinct_columns(np.asarray(sample), numeric)
+            # the numeric columns sorted in parallel (NaN sorts last), each column's
+            # NaN flag from all the rows
+            summaries = _distinct_columns(X, numeric, rows)
             distinct_of = lambda f: summaries[f][:2]  # noqa: E731
         self.bin_thresholds_ = []
         n_bins = np.zeros(n_features, np.int64)
@@ -183,11 +183,9 @@ class BinMapper:
         if sparse_input:
             self.has_missing_ = sparse_missing_columns(X)
         else:
-            # the sorted columns say it when they are all the rows; else column by column
-            # (a whole-matrix isnan would allocate n_samples x n_features)
             self.has_missing_ = np.array(
-                [summaries[f][2] if rows is None and not is_cat[f]
-                 else bool(np.isnan(X[:, f]).any()) for f in range(n_features)], dtype=bool)
+                [bool(np.isnan(X[:, f]).any()) if is_cat[f] else summaries[f][2]
+                 for f in range(n_features)], dtype=bool)
         self.is_categorical_ = is_cat
         self.missing_values_code_ = int(n_bins.max()) if n_features else 1
         code = self.missing_values_code_
@@ -211,14 +209,8 @@ class BinMapper:
         if n_features != self.n_bins_.shape[0]:
             raise ValueError(f"X has {n_features} features, the BinMapper was fitted on "
                              f"{self.n_bins_.shape[0]}.")
-        n_edges = np.array([e.size for e in self.bin_thresholds_], dtype=np.int64)
-        width = 16 * max(1, -(-int(n_edges.max(initial=0)) // 16))
-        edges = np.full((n_features, width), np.inf)
-        for f, e in enumerate(self.bin_thresholds_):
-            edges[f, :e.size] = e
-        coarse = np.ascontiguousarray(edges[:, 15::16])
-        args = (edges, coarse, n_edges, self.is_categorical_, self.n_bins_,
-                self.missing_values_code_)
+        edges, n_edges = edge_table(self.bin_thresholds_)
+        args = (edges, n_edges, self.is_categorical_, self.n_bins_, self.missing_values_code_)
         if sparse_input and self.dtype_ == np.uint8 and (
                 X.nnz <= SPARSE_CODES_MAX_DENSITY * n_samples * n_features):
             return SparseCodes.from_csc(X, *args)
@@ -226,7 +218,7 @@ class BinMapper:
         if sparse_input:
             map_sparse_to_bins(X, *args, out)
         else:
-            _map_to_bins(X, *args, out)
+            _map_to_bins(X, *args, _edge_grids(edges, n_edges, self.is_categorical_), out)
         return out
 
     def fit_transform(self, X):
@@ -384,40 +376,168 @@ def _seed(random_state):
     return random_state
 
 
+#: cells of the grid that :func:`_map_to_bins` lays over each feature's edges, and the
+#: most edges one of its cells may hold (a feature with more in a cell is searched as
+#: :func:`~.bin_codes.lower_bound` does)
+GRID_CELLS = 2048
+GRID_MAX_STEPS = 4
+
+
+@inlined
+def _grid_cell(x, lo, scale):
+    """The grid cell of ``x``: ``(x - lo) * scale`` truncated into ``[0, GRID_CELLS)``
+    (NaN: 0).  Non-decreasing in ``x`` (each rounding is), which is all
+    :func:`_map_to_bins` needs of it."""
+    t = (x - lo) * scale
+    if t >= 0.0:
+        if t < GRID_CELLS:
+            return np.int64(t)
+        return GRID_CELLS - 1
+    return 0
+
+
+def _edge_grids(edges, n_edges, is_cat):
+    """Each numeric feature's grid of :data:`GRID_CELLS` equal cells from its first
+    edge to its last (:func:`_map_to_bins`): its start and scale, the number of edges in
+    the cells before each cell, and the most edges in one cell (0: too many for the
+    grid, or no edge).  The cells of the edges are computed as :func:`_grid_cell` does
+    (the same float operations)."""
+    n_features = edges.shape[0]
+    lo_f = np.zeros(n_features)
+    scale_f = np.zeros(n_features)
+    steps_f = np.zeros(n_features, np.int64)
+    before = np.zeros((n_features, GRID_CELLS), np.int32)
+    for f in np.flatnonzero(~is_cat & (n_edges > 0)):
+        e = edges[f, :n_edges[f]]
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            span = e[-1] - e[0]
+            scale = GRID_CELLS / span if span > 0.0 else 0.0
+            scale = scale if np.isfinite(scale) else 0.0
+            t = (e - e[0]) * scale
+        cell = np.zeros(e.size, np.int64)
+        inside = t >= 0.0
+        cell[inside] = np.where(t[inside] < GRID_CELLS, t[inside], GRID_CELLS - 1)
+        in_cell = np.bincount(cell, minlength=GRID_CELLS)
+        before[f, 1:] = np.cumsum(in_cell)[:-1]
+        lo_f[f] = e[0]
+        scale_f[f] = scale
+        most = int(in_cell.max())
+        steps_f[f] = most if most <= GRID_MAX_STEPS else 0
+    return lo_f, scale_f, steps_f, before
+
+
 @parallel_kernel
-def _map_to_bins(X, edges, coarse, n_edges, is_cat, n_bins, missing_code, out):
-    """``out[f, i]`` = :func:`~.bin_codes.value_code` of ``X[i, f]``.  Rows are split in
-    chunks, one per task, so X is read row by row."""
+def _map_to_bins(X, edges, n_edges, is_cat, n_bins, missing_code, grids, out):
+    """``out[f, i]`` = :func:`~.bin_codes.value_code` of ``X[i, f]``.
+
+    ``grids`` (:func:`_edge_grids`) lays a grid of equal cells over each numeric
+    feature's edges, with the number of its edges in the cells before each cell: as the
+    cell of a value never decreases with the value, every edge of an earlier cell is
+    below ``x`` and every edge of a later cell above it, so the code of ``x`` is that
+    count plus the edges below ``x`` in its own cell, found in as many branch-free
+    steps as a cell holds edges at most (a few where bins are quantiles of the data).
+    A feature with more edges in a cell is searched by :func:`~.bin_codes.lower_bound`.
+
+    Rows are split in chunks, one per task; a chunk is coded feature by feature (the
+    feature's edges and grid stay in the first-level cache, its codes are written
+    contiguously)."""
+    lo_f, scale_f, steps_f, before = grids
     n_samples, n_features = X.shape
-    chunk = 4096
+    chunk = 2048
     n_chunks = (n_samples + chunk - 1) // chunk
     for c in prange(n_chunks):
-        for i in range(c * chunk, min(n_samples, (c + 1) * chunk)):
-            for f in range(n_features):
-                out[f, i] = value_code(X[i, f], f, edges, coarse, n_edges, is_cat, n_bins,
-                                       missing_code)
+        lo = c * chunk
+        hi = min(n_samples, lo + chunk)
+        for f in range(n_features):
+            out_f = out[f]
+            e = edges[f]
+            ne = n_edges[f]
+            steps = steps_f[f]
+            if is_cat[f]:
+                n_cat = n_bins[f]
+                for i in range(lo, hi):
+                    x = X[i, f]
+                    out_f[i] = np.int64(x) if x >= 0 and x < n_cat else missing_code
+            elif steps > 0:
+                b = before[f]
+                l0 = lo_f[f]
+                sc = scale_f[f]
+                for i in range(lo, hi):
+                    x = X[i, f]
+                    k = np.int64(b[_grid_cell(x, l0, sc)])
+                    for _ in range(steps):
+                        # e[ne] is +inf (the table is wider than the edges): k stops there
+                        k += e[k] < x
+                    out_f[i] = missing_code if x != x else k
+            else:
+                for i in range(lo, hi):
+                    out_f[i] = numeric_code(e, ne, X[i, f], missing_code)
 
 
-def _distinct_columns(X, columns):
+def _distinct_columns(X, columns, rows=None):
     """The sorted distinct values (as float64, NaN dropped; :func:`_distinct_counts`)
-    and their counts of each of the given columns of X, and whether it holds a NaN, as a
-    dict column -> (distinct, counts, has_nan).  Each column is sorted into a copy of
-    its own by numpy (which releases the GIL), a chunk of columns per thread, and only
-    its distinct values are kept: no sorted copy of the whole matrix."""
+    and their counts of each of the given columns of ``X[rows]`` (all rows for None),
+    and whether the column holds a NaN in any row of X, as a dict
+    column -> (distinct, counts, has_nan).
+
+    The columns are shared among threads (the kernels release the GIL); each thread
+    copies the sampled rows of a group of its columns into contiguous columns in one
+    pass over the rows (a group of :data:`GATHER_COLUMNS` float64 columns spans about a
+    cache line of each row), sorts them in place and keeps their distinct values: no
+    copy of the sampled matrix, no sorted copy of it."""
     from concurrent.futures import ThreadPoolExecutor
+    n_samples = X.shape[0]
+    picked = np.arange(n_samples) if rows is None else np.ascontiguousarray(rows, np.int64)
     out = {}
 
     def summarise(js):
-        for j in js:
-            col = _sort_column(np.array(X[:, j], dtype=np.float64))
-            out[j] = (*_distinct_counts(col), bool(col.size and np.isnan(col[-1])))
-    n_threads = min(_cpu_count(), columns.shape[0])
-    if n_threads <= 1 or X.shape[0] < 10_000:
+        for g in range(0, js.shape[0], GATHER_COLUMNS):
+            group = np.ascontiguousarray(js[g:g + GATHER_COLUMNS], dtype=np.int64)
+            cols = np.empty((group.shape[0], picked.shape[0]))
+            _gather_columns(X, picked, group, cols)
+            nan = None
+            if rows is not None:    # a NaN outside the sample counts too
+                nan = np.zeros(group.shape[0], np.bool_)
+                _nan_columns(X, group, nan)
+            for t, j in enumerate(group):
+                col = _sort_column(cols[t])
+                has_nan = bool(col.size and np.isnan(col[-1])) if nan is None else bool(nan[t])
+                out[int(j)] = (*_distinct_counts(col), has_nan)
+    n_threads = min(_cpu_count(), -(-columns.shape[0] // GATHER_COLUMNS))
+    if n_threads <= 1 or n_samples < 10_000:
         summarise(columns)
     else:
+        # whole groups of adjacent columns to each thread
+        groups = np.array_split(np.arange(-(-columns.shape[0] // GATHER_COLUMNS)), n_threads)
+        parts = [columns[g[0] * GATHER_COLUMNS:(g[-1] + 1) * GATHER_COLUMNS] for g in groups]
         with ThreadPoolExecutor(n_threads) as pool:
-            list(pool.map(summarise, np.array_split(columns, n_threads)))
+            list(pool.map(summarise, parts))
     return out
+
+
+#: columns copied together from the rows of X by :func:`_gather_columns`: 8 float64
+#: values are a cache line
+GATHER_COLUMNS = 8
+
+
+@kernel
+def _gather_columns(X, rows, columns, out):
+    """``out[j, k] = X[rows[k], columns[j]]`` as float64, one pass over the rows."""
+    for k in range(rows.shape[0]):
+        r = rows[k]
+        for j in range(columns.shape[0]):
+            out[j, k] = X[r, columns[j]]
+
+
+@kernel
+def _nan_columns(X, columns, out):
+    """``out[j]`` = whether column ``columns[j]`` of X holds a NaN, one pass over the
+    rows."""
+    for i in range(X.shape[0]):
+        for j in range(columns.shape[0]):
+            x = X[i, columns[j]]
+            if x != x:
+                out[j] = True
 
 
 #: columns of at least this many values are sorted by :func:`_radix_sort` (numpy's sort is

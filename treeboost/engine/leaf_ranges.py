@@ -7,16 +7,41 @@ row from its leaf; reading it from the ranges costs one pass over the samples, w
 ``leaf_of_sample`` array costs an array of ``n_samples`` integers per tree, filled by a
 scattered write and then read again by the update.
 """
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
 import numpy as np
+
 from ._jit import kernel
+
+#: a tree of at least this many samples per thread adds its leaf values on threads (the
+#: kernel releases the GIL): a pass of scattered writes over every training row, on one
+#: thread it is a serial step of every boosting iteration
+PARALLEL_MIN_SAMPLES = 100_000
+
+_pools = {}
+_pools_lock = threading.Lock()
+
+
+def _pool(n_threads):
+    """A thread pool of ``n_threads`` workers kept for the process (made on first use:
+    a pool per call would start threads every iteration)."""
+    with _pools_lock:
+        pool = _pools.get(n_threads)
+        if pool is None:
+            pool = _pools[n_threads] = ThreadPoolExecutor(n_threads,
+                                                          thread_name_prefix="treeboost")
+        return pool
 
 
 @kernel
-def _add_range_values(raw, k, value, idx, leaves, start, end):
-    """``raw[s, k] += value[leaf]`` for every sample ``s`` of every leaf's range."""
+def _add_range_values(raw, k, value, idx, leaves, start, end, lo, hi):
+    """``raw[s, k] += value[leaf]`` for every sample ``s`` of every leaf's range, within
+    the positions ``[lo, hi)`` of ``idx``."""
     for j in range(leaves.shape[0]):
         v = value[leaves[j]]
-        for i in range(start[j], end[j]):
+        for i in range(max(lo, start[j]), min(hi, end[j])):
             raw[idx[i], k] += v
 
 
@@ -78,4 +103,13 @@ class LeafRanges:
             raise ValueError(f"raw must be a C-contiguous float64 array of "
                              f"{self.n_samples} rows with an output {k}, and value cover "
                              f"the tree's nodes.")
-        _add_range_values(raw, k, value, self.idx, self.leaves, self.start, self.end)
+        args = (raw, k, value, self.idx, self.leaves, self.start, self.end)
+        n = self.idx.shape[0]
+        n_threads = min(numba.get_num_threads(), n // PARALLEL_MIN_SAMPLES)
+        if n_threads <= 1:
+            _add_range_values(*args, 0, n)
+            return
+        # each sample is in one range: the threads' positions are different rows of raw
+        cuts = np.linspace(0, n, n_threads + 1).astype(np.int64)
+        list(_pool(n_threads).map(lambda t: _add_range_values(*args, cuts[t], cuts[t + 1]),
+                                  range(n_threads)))

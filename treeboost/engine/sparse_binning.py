@@ -77,27 +77,26 @@ def sparse_missing_columns(Xc):
 
 
 @parallel_kernel
-def entry_codes(indptr, data, edges, coarse, n_edges, is_cat, n_bins, missing_code, codes,
-                zero_code):
+def entry_codes(indptr, data, edges, n_edges, is_cat, n_bins, missing_code, codes, zero_code):
     """The code of every stored entry of a CSC matrix (into ``codes``, in the order of
     ``data``) and each feature's code of 0 (into ``zero_code``); one column per task.
     The arguments after ``data`` as :func:`~.bin_codes.value_code` takes them."""
     for f in prange(zero_code.shape[0]):
-        zero_code[f] = value_code(0.0, f, edges, coarse, n_edges, is_cat, n_bins,
+        zero_code[f] = value_code(0.0, f, edges, n_edges, is_cat, n_bins,
                                   missing_code)
         for k in range(indptr[f], indptr[f + 1]):
-            codes[k] = value_code(data[k], f, edges, coarse, n_edges, is_cat, n_bins,
+            codes[k] = value_code(data[k], f, edges, n_edges, is_cat, n_bins,
                                   missing_code)
 
 
-def map_sparse_to_bins(Xc, edges, coarse, n_edges, is_cat, n_bins, missing_code, out):
+def map_sparse_to_bins(Xc, edges, n_edges, is_cat, n_bins, missing_code, out):
     """Write the feature-major codes of a canonical CSC matrix into ``out``
     (n_features, n_samples): each feature's code of 0, then its entries' codes
     (:func:`entry_codes`) over it."""
     indptr = Xc.indptr.astype(np.int64, copy=False)
     codes = np.empty(Xc.data.shape[0], out.dtype)
     zero_code = np.empty(out.shape[0], np.int64)
-    entry_codes(indptr, Xc.data, edges, coarse, n_edges, is_cat, n_bins, missing_code,
+    entry_codes(indptr, Xc.data, edges, n_edges, is_cat, n_bins, missing_code,
                 codes, zero_code)
     out[:] = zero_code[:, None]
     for f in range(out.shape[0]):       # per feature, not per sample

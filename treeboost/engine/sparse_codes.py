@@ -79,14 +79,14 @@ class SparseCodes:
             raise ValueError("Inconsistent sparse codes.")
 
     @classmethod
-    def from_csc(cls, Xc, edges, coarse, n_edges, is_cat, n_bins, missing_code):
+    def from_csc(cls, Xc, edges, n_edges, is_cat, n_bins, missing_code):
         """The codes of a canonical CSC matrix; the arguments after it as
         :func:`~.bin_codes.value_code` takes them."""
         n_samples, n_features = Xc.shape
         indptr = Xc.indptr.astype(np.int64, copy=False)
         codes = np.empty(Xc.data.shape[0], np.uint8)
         zero_code = np.empty(n_features, np.int64)
-        entry_codes(indptr, Xc.data, edges, coarse, n_edges, is_cat, n_bins, missing_code,
+        entry_codes(indptr, Xc.data, edges, n_edges, is_cat, n_bins, missing_code,
                      codes, zero_code)
         feature_of = np.repeat(np.arange(n_features), np.diff(indptr))
         keep = codes != zero_code[feature_of]
