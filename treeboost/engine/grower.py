@@ -77,8 +77,7 @@ from .criteria import (ABSOLUTE_ERROR, NEWTON, POISSON, REGRESSION_CRITERIA, is_
 from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, NodeArrays,
                      NodeView, Pending, RandomCuts, RowBuffers, SplitCandidates, Workspace)
 from .partition import BinnedSplit, partition_serial, partition_sparse
-from .random_cuts import (cut_decrease, cut_range, cut_range_direct, cut_sums,
-                          cut_sums_direct, draw_cut, score_cut)
+from .random_cuts import cut_decrease, cut_range, cut_sums, draw_cut, score_cut
 from ._jit import inlined, internal
 from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into,
                         evaluate_features, evaluate_features_parallel, make_scratch,
@@ -175,7 +174,7 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
     ``codes`` hold the samples' codes in node order (``codes[i]`` is sample ``idx[i]``'s);
     with ``whole``, ``lo`` and ``hi`` hold every feature's smallest and largest code in
     the node (:func:`.random_cuts.node_ranges_direct`), and a feature's own pass
-    (:func:`.random_cuts.cut_range_direct`) is needed only when it has missing values."""
+    (:func:`.random_cuts.cut_range`) is needed only when it has missing values."""
     # each record read from the context once (see _examine_node)
     sampler = g.sampler
     cands = g.candidates
@@ -232,16 +231,16 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
                 lo, hi, n_missing = cut_range(data.codes_rows, idx, view.start, view.end,
                                               f, mc)
             elif not ranges[2]:
-                lo, hi, n_missing = cut_range_direct(ranges[3], view.start, view.end, f,
-                                                     mc)
+                lo, hi, n_missing = cut_range(ranges[3], None, view.start, view.end, f,
+                                              mc)
             else:
                 lo = np.int64(ranges[0][f])
                 hi = np.int64(ranges[1][f])
                 n_missing = np.int64(0)
                 if hi == mc:
                     # some value is missing: the range of the others, and their count
-                    lo, hi, n_missing = cut_range_direct(ranges[3], view.start, view.end,
-                                                         f, mc)
+                    lo, hi, n_missing = cut_range(ranges[3], None, view.start,
+                                                  view.end, f, mc)
             if hi <= lo:
                 continue
             found += 1
@@ -259,8 +258,8 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
                     cut_sums(data.codes_rows, idx, view.start, view.end, f, cuts.cut[j],
                              n_missing > 0, mc, rows.ostats, left, miss)
                 else:
-                    cut_sums_direct(ranges[3], view.start, view.end, f, cuts.cut[j],
-                                    n_missing > 0, mc, rows.ostats, left, miss)
+                    cut_sums(ranges[3], None, view.start, view.end, f, cuts.cut[j],
+                             n_missing > 0, mc, rows.ostats, left, miss)
                 check = MonotonicCheck(params.monotonic, params.monotonic_cst[f],
                                        view.lower, view.upper)
                 sc, ml, mid = score_cut(left, miss, n_missing > 0, view.total, check,

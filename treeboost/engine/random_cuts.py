@@ -27,12 +27,23 @@ _UNIT_BITS = np.int64((1 << 53) - 1)
 _UNIT_SCALE = 1.0 / (1 << 53)
 
 
+@inlined
+def _code(rows, idx, i, uf):
+    """The code of feature ``uf`` of the samples' ``i``-th: ``rows[idx[i]]``'s, or with
+    ``idx`` None (rows in node order) ``rows[i]``'s.  ``idx is None`` is decided by its
+    type when the caller is compiled: each compiled copy keeps one of the two reads."""
+    return (np.int64(rows[i, uf]) if idx is None
+            else np.int64(rows[np.uint64(idx[i]), uf]))
+
+
 # the per-feature kernels are inlined into the search: they run once per feature and
 # node, mostly on a few samples, where passing their arrays would cost more than their body
 @inlined
 def cut_range(rows, idx, start, end, f, mc):
     """The smallest and largest code of feature ``f`` over the samples ``idx[start:end]``
-    (``rows``: sample-major codes) and how many of them are missing (code ``mc``)."""
+    (``rows``: sample-major codes) and how many of them are missing (code ``mc``).  With
+    ``idx`` None, ``rows`` are in node order: ``rows[i]`` is the codes of the node's
+    ``i``-th sample (the lean grower's, :mod:`.random_tree`; see :func:`_code`)."""
     lo = mc
     hi = np.int64(-1)
     n_missing = np.int64(0)
@@ -40,7 +51,7 @@ def cut_range(rows, idx, start, end, f, mc):
     # instructions per access in a loop of a few
     uf = np.uint64(f)
     for i in range(np.uint64(start), np.uint64(end)):
-        c = np.int64(rows[np.uint64(idx[i]), uf])
+        c = _code(rows, idx, i, uf)
         # selects rather than branches: a node's codes follow no pattern a branch
         # predictor could learn
         is_miss = c == mc
@@ -51,29 +62,12 @@ def cut_range(rows, idx, start, end, f, mc):
 
 
 @inlined
-def cut_range_direct(codes, start, end, f, mc):
-    """:func:`cut_range` on codes in node order: ``codes[i]`` is sample ``idx[i]``'s
-    (the lean grower's, :mod:`.random_tree`)."""
-    lo = mc
-    hi = np.int64(-1)
-    n_missing = np.int64(0)
-    uf = np.uint64(f)
-    for i in range(np.uint64(start), np.uint64(end)):
-        c = np.int64(codes[i, uf])
-        is_miss = c == mc
-        n_missing += is_miss
-        lo = min(lo, c)
-        hi = max(hi, -1 if is_miss else c)
-    return lo, hi, n_missing
-
-
-@inlined
 def node_ranges_direct(codes, start, end, lo, hi):
     """``lo[f]`` and ``hi[f]``: the smallest and the largest code of every feature over
-    the samples ``start:end`` of ``codes`` in node order (see :func:`cut_range_direct`;
-    a missing value counts as its code), in one pass: a row's codes are contiguous, so
-    that the pass costs a few vector instructions per sample for all the features,
-    where :func:`cut_range_direct` costs a few per feature."""
+    the samples ``start:end`` of ``codes`` in node order (see :func:`cut_range` with no
+    ``idx``; a missing value counts as its code), in one pass: a row's codes are
+    contiguous, so that the pass costs a few vector instructions per sample for all the
+    features, where :func:`cut_range` costs a few per feature."""
     first = codes[np.uint64(start)]
     for k in range(lo.shape[0]):
         lo[k] = first[k]
@@ -106,57 +100,21 @@ def draw_cut(centers, lo, hi, draw):
 @inlined
 def cut_sums(rows, idx, start, end, f, cut, has_missing, mc, ostats, left, miss):
     """``left`` (codes ``<= cut``) and ``miss`` (missing values) of feature ``f`` over the
-    samples ``idx[start:end]``; ``ostats`` holds their statistics in node order."""
+    samples ``idx[start:end]``; ``ostats`` holds their statistics in node order.  With
+    ``idx`` None, ``rows`` are in node order too (as in :func:`cut_range`)."""
     n_cols = ostats.shape[1]
+    uf = np.uint64(f)
+    ustart = np.uint64(start)
     if n_cols == 3 and not has_missing:
         # the usual statistics, (w_0, w_1, count) or (w, w y, count): sums in registers,
         # without branches
         l0 = 0.0
         l1 = 0.0
         l2 = 0.0
-        uf = np.uint64(f)
-        ustart = np.uint64(start)
         for i in range(ustart, np.uint64(end)):
             o = i - ustart
-            x = 1.0 if np.int64(rows[np.uint64(idx[i]), uf]) <= cut else 0.0
-            l0 += x * ostats[o, 0]
-            l1 += x * ostats[o, 1]
-            l2 += x * ostats[o, 2]
-        left[0] = l0
-        left[1] = l1
-        left[2] = l2
-        for c in range(n_cols):
-            miss[c] = 0.0
-        return
-    for c in range(n_cols):
-        left[c] = 0.0
-        miss[c] = 0.0
-    uf = np.uint64(f)
-    ustart = np.uint64(start)
-    for i in range(ustart, np.uint64(end)):
-        o = i - ustart
-        c = np.int64(rows[np.uint64(idx[i]), uf])
-        if c <= cut:
-            for k in range(n_cols):
-                left[k] += ostats[o, k]
-        elif c == mc:
-            for k in range(n_cols):
-                miss[k] += ostats[o, k]
-
-
-@inlined
-def cut_sums_direct(codes, start, end, f, cut, has_missing, mc, ostats, left, miss):
-    """:func:`cut_sums` on codes in node order (see :func:`cut_range_direct`)."""
-    n_cols = ostats.shape[1]
-    uf = np.uint64(f)
-    ustart = np.uint64(start)
-    if n_cols == 3 and not has_missing:
-        l0 = 0.0
-        l1 = 0.0
-        l2 = 0.0
-        for i in range(ustart, np.uint64(end)):
-            o = i - ustart
-            x = 1.0 if np.int64(codes[i, uf]) <= cut else 0.0
+            c = _code(rows, idx, i, uf)
+            x = 1.0 if c <= cut else 0.0
             l0 += x * ostats[o, 0]
             l1 += x * ostats[o, 1]
             l2 += x * ostats[o, 2]
@@ -171,7 +129,7 @@ def cut_sums_direct(codes, start, end, f, cut, has_missing, mc, ostats, left, mi
         miss[c] = 0.0
     for i in range(ustart, np.uint64(end)):
         o = i - ustart
-        c = np.int64(codes[i, uf])
+        c = _code(rows, idx, i, uf)
         if c <= cut:
             for k in range(n_cols):
                 left[k] += ostats[o, k]
