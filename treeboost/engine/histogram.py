@@ -19,37 +19,6 @@ from ._jit import inlined, kernel
 SMALL_NODE_SORT = 32
 
 
-@inlined
-def _add_counted(flat, o, src, s):
-    """``flat[o:o + 3] += src[s:s + 3]``, a row (w_0, w_1, count) or (w, w*y, count):
-    its first two columns in one two-lane addition (._pairs), its count in a scalar one."""
-    add_pair(flat, o, src, s)
-    flat[o + 2] += src[s + 2]
-
-
-@inlined
-def _emit_bin(b, m, hist, codes, cstats):
-    """Bin ``b`` of ``hist`` as the ``m``-th entry of a compressed histogram (``codes``,
-    ``cstats``), and cleared behind it."""
-    codes[m] = b
-    for c in range(hist.shape[1]):
-        cstats[m, c] = hist[b, c]
-        hist[b, c] = 0.0
-
-
-@inlined
-def _set_missing_apart(missing_code, m, n_stats, codes, cstats, miss):
-    """The missing bin of the ``m`` ascending codes just emitted into ``miss[:n_stats]``
-    (zeros without one); returns the number of the other codes.  The missing code is the
-    largest: when present, it was emitted last (no test per bin)."""
-    has_missing = m > 0 and codes[m - 1] == missing_code
-    if has_missing:
-        m -= 1
-    for c in range(n_stats):
-        miss[c] = cstats[m, c] if has_missing else 0.0
-    return m
-
-
 @kernel
 def build_histogram(hist_f, col, idx, start, end, ostats, with_count=True):
     """``hist_f[b, c] = sum of ostats[i, c]`` over node samples whose code is ``b``.
@@ -91,7 +60,9 @@ def build_histogram(hist_f, col, idx, start, end, ostats, with_count=True):
         # in a scalar one
         src = ostats.reshape(-1)
         for i in range(n):
-            _add_counted(flat, np.intp(col[np.uintp(node_idx[i])]) * 3, src, 3 * i)
+            o = np.intp(col[np.uintp(node_idx[i])]) * 3
+            add_pair(flat, o, src, 3 * i)
+            flat[o + 2] += src[3 * i + 2]
     else:
         for i in range(n):
             o = col[node_idx[i]] * n_stats
@@ -308,13 +279,24 @@ def gather_bitmap(col, idx, start, end, ostats, missing_code, sparse_hist, bits,
         for i in range(end - start):
             b = col[np.uintp(node_idx[i])]
             touched[b] = 1
-            _add_counted(flat, np.intp(b) * 3, src, 3 * i)
+            o = np.intp(b) * 3
+            add_pair(flat, o, src, 3 * i)
+            flat[o + 2] += src[3 * i + 2]
         m = 0
         for b in range(missing_code + 1):
             if touched[b] != 0:
-                _emit_bin(b, m, sparse_hist, codes, cstats)
+                codes[m] = b
+                for c in range(3):
+                    cstats[m, c] = sparse_hist[b, c]
+                    sparse_hist[b, c] = 0.0
                 m += 1
-        return _set_missing_apart(missing_code, m, 3, codes, cstats, miss)
+        # as _emit_bitmap: the missing code, the largest, came last
+        has_missing = m > 0 and codes[m - 1] == missing_code
+        if has_missing:
+            m -= 1
+        for c in range(3):
+            miss[c] = cstats[m, c] if has_missing else 0.0
+        return m
     if n_stats == 3:
         # the usual width, (w_0, w_1, count) or (w, w*y, count), unrolled on flat offsets
         flat = sparse_hist.reshape(-1)
@@ -322,7 +304,9 @@ def gather_bitmap(col, idx, start, end, ostats, missing_code, sparse_hist, bits,
         for i in range(end - start):
             b = col[np.uintp(node_idx[i])]
             bits[b >> 6] |= one << np.uint64(b & 63)
-            _add_counted(flat, np.intp(b) * 3, src, 3 * i)
+            o = np.intp(b) * 3
+            add_pair(flat, o, src, 3 * i)
+            flat[o + 2] += src[3 * i + 2]
     else:
         for i in range(end - start):
             b = col[node_idx[i]]
@@ -378,13 +362,22 @@ def _emit_bitmap(missing_code, sparse_hist, bits, codes, cstats, miss):
     """The bins marked in ``bits`` as a compressed histogram (ascending codes into
     ``codes`` / ``cstats``, the missing bin into ``miss``), clearing ``sparse_hist`` and
     ``bits`` behind it; returns the number of codes."""
+    n_stats = sparse_hist.shape[1]
     m = 0
     for w in range(4):
         word = bits[w]
         while word != 0:
             b, word = _pop_bit(word, w)
-            _emit_bin(b, m, sparse_hist, codes, cstats)
+            codes[m] = b
+            for c in range(n_stats):
+                cstats[m, c] = sparse_hist[b, c]
+                sparse_hist[b, c] = 0.0
             m += 1
         bits[w] = 0
-    return _set_missing_apart(missing_code, m, sparse_hist.shape[1], codes, cstats,
-                              miss)
+    # the missing code is the largest: when present, it was emitted last (no test per bin)
+    has_missing = m > 0 and codes[m - 1] == missing_code
+    if has_missing:
+        m -= 1
+    for c in range(n_stats):
+        miss[c] = cstats[m, c] if has_missing else 0.0
+    return m
