@@ -50,13 +50,6 @@ def numeric_code(edges_f, n_edges_f, x, missing_code):
 
 
 @inlined
-def category_code(x, n_categories, missing_code):
-    """Code of value ``x`` of a categorical feature: its category index, ``missing_code``
-    for NaN and for an index out of ``[0, n_categories)``."""
-    return np.int64(x) if x >= 0 and x < n_categories else missing_code
-
-
-@inlined
 def value_code(x, f, edges, n_edges, is_cat, n_bins, missing_code):
     """Code of value ``x`` of feature ``f``: the number of the feature's edges below
     ``x``, the category index for a categorical feature, ``missing_code`` for NaN (and
@@ -77,5 +70,7 @@ def value_code(x, f, edges, n_edges, is_cat, n_bins, missing_code):
     int
     """
     if is_cat[f]:
-        return category_code(x, n_bins[f], missing_code)
+        if x >= 0 and x < n_bins[f]:
+            return np.int64(x)
+        return missing_code
     return numeric_code(edges[f], n_edges[f], x, missing_code)

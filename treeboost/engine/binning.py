@@ -5,7 +5,7 @@ import numpy as np
 from numba import prange
 from scipy.sparse import issparse
 
-from .bin_codes import category_code, edge_table, numeric_code
+from .bin_codes import edge_table, numeric_code
 from .sparse_codes import SparseCodes
 from .sparse_binning import (add_zeros, map_sparse_to_bins, sorted_stored_values,
                              sparse_missing_columns, to_csc)
@@ -456,7 +456,8 @@ def _map_to_bins(X, edges, n_edges, is_cat, n_bins, missing_code, grids, out):
             if is_cat[f]:
                 n_cat = n_bins[f]
                 for i in range(lo, hi):
-                    out_f[i] = category_code(X[i, f], n_cat, missing_code)
+                    x = X[i, f]
+                    out_f[i] = np.int64(x) if x >= 0 and x < n_cat else missing_code
             elif steps > 0:
                 b = before[f]
                 l0 = lo_f[f]
