@@ -27,15 +27,6 @@ _UNIT_BITS = np.int64((1 << 53) - 1)
 _UNIT_SCALE = 1.0 / (1 << 53)
 
 
-@inlined
-def _code(rows, idx, i, uf):
-    """The code of feature ``uf`` of the samples' ``i``-th: ``rows[idx[i]]``'s, or with
-    ``idx`` None (rows in node order) ``rows[i]``'s.  ``idx is None`` is decided by its
-    type when the caller is compiled: each compiled copy keeps one of the two reads."""
-    return (np.int64(rows[i, uf]) if idx is None
-            else np.int64(rows[np.uint64(idx[i]), uf]))
-
-
 # the per-feature kernels are inlined into the search: they run once per feature and
 # node, mostly on a few samples, where passing their arrays would cost more than their body
 @inlined
@@ -43,7 +34,9 @@ def cut_range(rows, idx, start, end, f, mc):
     """The smallest and largest code of feature ``f`` over the samples ``idx[start:end]``
     (``rows``: sample-major codes) and how many of them are missing (code ``mc``).  With
     ``idx`` None, ``rows`` are in node order: ``rows[i]`` is the codes of the node's
-    ``i``-th sample (the lean grower's, :mod:`.random_tree`; see :func:`_code`)."""
+    ``i``-th sample (the lean grower's, :mod:`.random_tree`).  ``idx is None`` is decided
+    by its type when the caller is compiled: each compiled copy keeps one of the two
+    reads (written out at each read: a further inlined step would cost compile time)."""
     lo = mc
     hi = np.int64(-1)
     n_missing = np.int64(0)
@@ -51,7 +44,7 @@ def cut_range(rows, idx, start, end, f, mc):
     # instructions per access in a loop of a few
     uf = np.uint64(f)
     for i in range(np.uint64(start), np.uint64(end)):
-        c = _code(rows, idx, i, uf)
+        c = np.int64(rows[i, uf]) if idx is None else np.int64(rows[np.uint64(idx[i]), uf])
         # selects rather than branches: a node's codes follow no pattern a branch
         # predictor could learn
         is_miss = c == mc
@@ -113,7 +106,7 @@ def cut_sums(rows, idx, start, end, f, cut, has_missing, mc, ostats, left, miss)
         l2 = 0.0
         for i in range(ustart, np.uint64(end)):
             o = i - ustart
-            c = _code(rows, idx, i, uf)
+            c = np.int64(rows[i, uf]) if idx is None else np.int64(rows[np.uint64(idx[i]), uf])
             x = 1.0 if c <= cut else 0.0
             l0 += x * ostats[o, 0]
             l1 += x * ostats[o, 1]
@@ -129,7 +122,7 @@ def cut_sums(rows, idx, start, end, f, cut, has_missing, mc, ostats, left, miss)
         miss[c] = 0.0
     for i in range(ustart, np.uint64(end)):
         o = i - ustart
-        c = _code(rows, idx, i, uf)
+        c = np.int64(rows[i, uf]) if idx is None else np.int64(rows[np.uint64(idx[i]), uf])
         if c <= cut:
             for k in range(n_cols):
                 left[k] += ostats[o, k]
