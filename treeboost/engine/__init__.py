@@ -7,14 +7,14 @@ This layer imports no estimator and nothing from scikit-learn; the estimators in
 from ._numba_flags import compare_flags_cheaply
 from ._numba_inline import copy_inlined_ir_once
 from ._numba_markup import mark_up_without_colorama_init
-from ._numba_prepass import light_engine_prepass
+from ._numba_passes import lighten_engine_passes
 
 # before any kernel compiles: numba's typing compares its compiler flags some hundred
 # thousand times during a first fit (see _numba_flags) and marks up a message for every
 # candidate it rejects (see _numba_markup); its inliner copies each inlined step's IR
-# block by block (see _numba_inline); its LLVM clean-up of each function before linking
-# redoes at level 3 what the module passes do again (see _numba_prepass)
+# block by block (see _numba_inline); its LLVM passes optimize the engine's code twice
+# (see _numba_passes)
 compare_flags_cheaply()
 copy_inlined_ir_once()
 mark_up_without_colorama_init()
-light_engine_prepass()
+lighten_engine_passes()
