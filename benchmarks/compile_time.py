@@ -1,10 +1,17 @@
 """Cold-start cost: numba compilation on a fresh machine, per step and per kernel.
 
     python benchmarks/compile_time.py [--mode sequence|each|both] [--top 25]
+                                      [--kernels compiled|prebuilt]
 
 Every measurement runs in a fresh Python process whose ``NUMBA_CACHE_DIR`` is a new
 empty directory, which is what a fresh install, a CI run, a Docker image or a new Dask
 worker has.  The data is the bundled Titanic set (7 features, two of them categorical).
+
+``--kernels compiled`` (the default) leaves out the kernels that installing treeboost
+compiled (``TREEBOOST_PREBUILT=0``, see ``treeboost/engine/kernel_cache.py``): every
+kernel is compiled in the process, as on a machine whose install could not prebuild
+them (another CPU than the build's, another numba).  ``--kernels prebuilt`` is what a
+fresh install sees: the installed kernels, and numba's cache empty.
 
 ``sequence`` runs, in one process, ``import treeboost`` and then a first fit + predict of
 a CART tree, gradient boosting (10 trees), RandomForest, ExtraTrees, Bagging and AdaBoost
@@ -73,8 +80,13 @@ ORDER = ["DecisionTreeClassifier", "GradientBoostingClassifier", "RandomForestCl
          "ExtraTreesClassifier", "BaggingClassifier", "AdaBoostClassifier"]
 
 
-def run(names, cache_dir, clock="wall"):
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, TB_COMPILE_CLOCK=clock)
+#: the value of TREEBOOST_PREBUILT for each --kernels choice
+KERNELS = {"compiled": "0", "prebuilt": "1"}
+
+
+def run(names, cache_dir, clock="wall", kernels="compiled"):
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, TB_COMPILE_CLOCK=clock,
+               TREEBOOST_PREBUILT=KERNELS[kernels])
     out = subprocess.run([sys.executable, "-c", CHILD, ",".join(names)], env=env,
                          capture_output=True, text=True, check=True)
     line = [ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")][-1]
@@ -118,18 +130,27 @@ def main():
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
                     help="cpu: the main thread's CPU seconds, which other processes on the "
                     "machine do not inflate")
+    ap.add_argument("--kernels", choices=sorted(KERNELS), default="compiled",
+                    help="compiled: every kernel compiled in the process (default); "
+                    "prebuilt: the kernels installing treeboost compiled, if any")
     args = ap.parse_args()
+    kernels = args.kernels
+    if kernels == "prebuilt":
+        from treeboost.engine.kernel_cache import prebuilt_usable
+        if not prebuilt_usable():
+            sys.exit("no usable prebuilt kernels: install treeboost (pip install .) or "
+                     "run python -m treeboost._prebuild")
     if args.only:
         with tempfile.TemporaryDirectory() as cache:
-            res = run(args.only.split(","), cache, args.clock)
+            res = run(args.only.split(","), cache, args.clock, kernels)
         for name, t in res["steps"]:
             print(f"{name}: {t:.1f} s")
         print_kernels(res["records"], args.top)
         return
     if args.mode in ("sequence", "both"):
         with tempfile.TemporaryDirectory() as cache:
-            cold = run(ORDER, cache, args.clock)
-            warm = run(ORDER, cache, args.clock)
+            cold = run(ORDER, cache, args.clock, kernels)
+            warm = run(ORDER, cache, args.clock, kernels)
         print("One process, empty numba cache, then again on the warm cache (s):\n")
         print("| step | cold cache | warm cache |\n|---|---|---|")
         for (name, c), (_, w) in zip(cold["steps"], warm["steps"]):
@@ -140,7 +161,7 @@ def main():
         print("| estimator | import | first fit + predict |\n|---|---|---|")
         for name in ORDER:
             with tempfile.TemporaryDirectory() as cache:
-                res = run([name], cache)
+                res = run([name], cache, kernels=kernels)
             steps = dict(res["steps"])
             print(f"| {name} | {steps['import treeboost']:.1f} | {steps[name]:.1f} |",
                   flush=True)

@@ -120,6 +120,25 @@ def _titanic_features():
     return data.data[FEATURES], data.target, None
 
 
+def compile_kernels(args):
+    from ._prebuild import prebuild
+    from .engine.kernel_cache import PREBUILT_DIR
+    if args.jobs < 1:
+        raise UserError(f"--jobs must be at least 1, got {args.jobs}")
+    if not os.access(PREBUILT_DIR.parent, os.W_OK):
+        raise UserError(f"cannot write the kernels into {PREBUILT_DIR.parent}: "
+                        "not writable by this user")
+    print("Compiling treeboost's kernels for this machine (a minute or two) ...",
+          flush=True)
+    report = prebuild(jobs=args.jobs)
+    if report.failed:
+        print(f"Some fits failed to compile (see above); the kernels of the others are "
+              f"in {PREBUILT_DIR}", flush=True)
+        return 1
+    print(f"Done in {report.seconds:.0f} s: {PREBUILT_DIR}")
+    return 0
+
+
 def demo(args):
     from .demo import run_demo
     if args.folds < 2:
@@ -847,6 +866,17 @@ def _parser():
                    help="SHAP values shown per row: the K largest in absolute value")
     p.add_argument("--id", metavar="COL", help="a column of DATA.csv that names each row")
     p.set_defaults(func=explain)
+
+    p = sub.add_parser(
+        "compile", help="compile the engine's kernels for this machine, once",
+        description="Compile the numba kernels of the common fits into treeboost's own "
+        "folder, so that a first fit loads them instead of compiling them.  Installing "
+        "treeboost from its source does this; run it after installing a wheel built on "
+        "another machine, or after an upgrade of numba.  The folder must be writable.",
+        **fmt)
+    p.add_argument("--jobs", type=int, default=2, metavar="N",
+                   help="processes that compile side by side")
+    p.set_defaults(func=compile_kernels)
     return parser
 
 

@@ -1,8 +1,8 @@
 """The ways the engine compiles a kernel with numba, named once.
 
 Every kernel releases the GIL (forests grow their trees on threads) and is cached on
-disk.  numba also compiles, for every function, a C callback wrapper (for code that
-takes the function's address) and a Python entry point; on a first fit each one costs
+disk (:mod:`.kernel_cache`).  numba also compiles, for every function, a C callback
+wrapper (for code that takes the function's address) and a Python entry point; on a first fit each one costs
 compile time (benchmarks/README.md, "Cold start, 2026-11-25"), so a kernel gets only the
 ones it uses:
 
@@ -20,7 +20,24 @@ itself.
 """
 from numba import njit
 
-kernel = njit(nogil=True, cache=True, no_cfunc_wrapper=True)
-parallel_kernel = njit(nogil=True, cache=True, no_cfunc_wrapper=True, parallel=True)
-internal = njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-inlined = njit(nogil=True, cache=True, inline="always")
+from .kernel_cache import KernelCache
+
+
+def compiled(**options):
+    """The decorator of an engine kernel: ``numba.njit`` with ``options``, releasing the
+    GIL, and cached on disk by :class:`~.kernel_cache.KernelCache` (numba's cache with
+    the kernels compiled at installation in front) where ``cache=True`` would attach
+    numba's own."""
+    jit = njit(nogil=True, **options)
+
+    def decorate(py_func):
+        dispatcher = jit(py_func)
+        dispatcher._cache = KernelCache(py_func)
+        return dispatcher
+    return decorate
+
+
+kernel = compiled(no_cfunc_wrapper=True)
+parallel_kernel = compiled(no_cfunc_wrapper=True, parallel=True)
+internal = compiled(no_cpython_wrapper=True, no_cfunc_wrapper=True)
+inlined = compiled(inline="always")

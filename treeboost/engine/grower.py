@@ -66,7 +66,6 @@ from collections import namedtuple
 
 import numba
 import numpy as np
-from numba import njit
 
 from ._borrow import borrow
 from . import median_split
@@ -78,7 +77,7 @@ from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, No
                      NodeView, Pending, RandomCuts, RowBuffers, SplitCandidates, Workspace)
 from .partition import BinnedSplit, partition_serial, partition_sparse
 from .random_cuts import cut_decrease, cut_range, cut_sums, draw_cut, score_cut
-from ._jit import inlined, internal
+from ._jit import compiled, inlined, internal
 from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into,
                         evaluate_features, evaluate_features_parallel, make_scratch,
                         sparse_histogram, thread_scratch)
@@ -694,7 +693,7 @@ def _make_grow_tree(parallel, exact=False, sparse=False):
     """The grower compiled with the constants ``parallel``, ``exact`` and ``sparse`` (see
     the module docstring)."""
 
-    @njit(nogil=True, cache=True, no_cfunc_wrapper=True, _nrt=exact)
+    @compiled(no_cfunc_wrapper=True, _nrt=exact)
     def grow_tree(data, src, sample_idx, params, seed, cap, ws, n_threads):
         """Grow one tree in workspace ``ws`` (a :class:`~.layout.Workspace` from
         :func:`make_workspace`).

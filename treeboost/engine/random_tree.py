@@ -22,7 +22,6 @@ with the general grower.
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from ._borrow import borrow
 from .criteria import is_regression, node_weight
@@ -33,7 +32,7 @@ from .partition import BinnedSplit, goes_left_binned
 from .splitting import MODE_SORT
 from .random_cuts import node_ranges_direct
 from .statistics import gather_rows, sum_rows, sum_sq
-from ._jit import inlined
+from ._jit import compiled, inlined
 
 
 #: the ranges of all the features in one pass (random_cuts.node_ranges_direct) when there
@@ -167,7 +166,7 @@ def _examine(g, node, hist, root_w, lo, hi, codes):
     return True
 
 
-@njit(nogil=True, cache=True, no_cfunc_wrapper=True, _nrt=False)
+@compiled(no_cfunc_wrapper=True, _nrt=False)
 def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
     """Grow one tree of random cuts in workspace ``ws``, as
     :func:`~.grower.grow_tree_serial` grows it (same arguments, but ``bufs``, its

@@ -12,7 +12,7 @@ With ``K > 2`` classes the search tries the ``K`` orders by each class's rate an
 the best prefix of any of them, a heuristic (the optimal subset is NP-hard in general).
 """
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from .constraints import (MonotonicCheck, constrained_score, newton_constrained,
                           newton_decrease)
@@ -23,7 +23,7 @@ from .histogram import (SMALL_NODE_SORT, build_histogram, build_histogram_pair,
                         insertion_order, subtract_histogram)
 from .layout import NodeView, Scratch
 from .sparse_codes import node_entries
-from ._jit import inlined, internal, kernel
+from ._jit import compiled, inlined, internal, kernel
 
 #: how a node's histogram of a feature is obtained
 MODE_SORT = 0             # compressed histogram by gathering the node's codes
@@ -566,7 +566,7 @@ def scan_gini_binary(rows, codes, m, dense, miss, total, min_leaf, min_w, out_le
     return best, best_bin, best_ml
 
 
-@njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@compiled(no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def sparse_histogram(f, start, end, total, data, rows, scratch):
     """Compressed histogram of feature ``f`` of sparse codes in the node of samples
     ``rows.idx[start:end]`` and statistics ``total``, into ``scratch.codes`` /
@@ -598,7 +598,7 @@ def _make_eval_feature(sparse):
     so the copy for dense codes compiles none of the sparse search (an argument, even a
     literal one, would compile both branches)."""
 
-    @njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+    @compiled(no_cpython_wrapper=True, no_cfunc_wrapper=True)
     def eval_feature(f, node, data, rows, params, scratch, cands):
         """Prepare feature ``f``'s histogram of ``node`` (a :class:`~.layout.NodeView`)
         in the node's mode and write its best split to row ``f`` of ``cands``
@@ -769,8 +769,7 @@ def _make_evaluate_parallel(sparse):
     each thread with its own rows of ``scratch`` (see :func:`make_scratch`), for dense
     or sparse codes (the constant ``sparse``, see :func:`_make_eval_feature`)."""
 
-    @njit(nogil=True, cache=True, parallel=True, no_cpython_wrapper=True,
-          no_cfunc_wrapper=True)
+    @compiled(parallel=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
     def evaluate_parallel(feats, node, data, rows, params, scratch, cands, n_threads):
         n_chunks = min(n_threads, feats.shape[0], scratch.codes.shape[0])
         for t in prange(n_chunks):

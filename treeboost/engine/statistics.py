@@ -21,8 +21,8 @@ kernels below test the source once per call, outside their loops over samples.
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
-from ._jit import internal, kernel, parallel_kernel
+from numba import prange
+from ._jit import compiled, internal, kernel, parallel_kernel
 
 SOURCE_ARRAY, SOURCE_CLASSES, SOURCE_REGRESSION = 0, 1, 2
 
@@ -257,7 +257,7 @@ def gather_rows(ostats, src, idx, start, n):
             ostats[i, 2] = 1.0 if ws > 0.0 else 0.0
 
 
-@njit(nogil=True, cache=True, parallel=True, no_cfunc_wrapper=True, _nrt=True)
+@compiled(parallel=True, no_cfunc_wrapper=True, _nrt=True)
 def gather_rows_parallel(ostats, src, idx, start, n, n_chunks):
     """:func:`gather_rows` on ``n_chunks`` threads, each a contiguous share of the
     node's rows.  (With numba's runtime, which the parallel region needs, whatever the

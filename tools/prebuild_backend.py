@@ -1,0 +1,69 @@
+"""treeboost's build backend: setuptools', and the engine's kernels compiled once.
+
+``pyproject.toml`` names this module as the build backend (``backend-path``).  Building
+a wheel, or installing in editable mode, first runs ``python -m treeboost._prebuild``
+on the source tree, which compiles the numba kernels of the common fits into
+``treeboost/engine/_prebuilt`` (see :mod:`treeboost.engine.kernel_cache`); setuptools
+then builds as usual, and the folder goes into the wheel as package data.  An install
+thus takes a minute or two longer, and a first fit on the machine takes a fraction of a
+second instead of that minute of compilation.
+
+The kernels are for the machine that builds: a wheel built here and installed on a
+machine with another CPU, or beside another numba, loads none of them and compiles
+as it would without them.  The build does not fail when compiling fails: it says so
+and builds without the kernels.  It skips them when the environment variable
+``TREEBOOST_SKIP_PREBUILD`` is set, or with ``--config-settings prebuild=false``.
+An sdist never carries them.
+"""
+import os
+import subprocess
+import sys
+
+from setuptools import build_meta as _setuptools
+from setuptools.build_meta import (build_sdist, get_requires_for_build_editable,  # noqa: F401
+                                   get_requires_for_build_sdist,
+                                   get_requires_for_build_wheel,
+                                   prepare_metadata_for_build_editable,
+                                   prepare_metadata_for_build_wheel)
+
+
+def _wanted(config_settings):
+    if os.environ.get("TREEBOOST_SKIP_PREBUILD"):
+        return False
+    setting = str((config_settings or {}).get("prebuild", "true")).lower()
+    return setting not in ("0", "false", "no", "off")
+
+
+def _prebuild(config_settings):
+    if not _wanted(config_settings):
+        return
+    print("treeboost: compiling the engine's numba kernels for this machine, once "
+          "(a minute or two) ...", file=sys.stderr, flush=True)
+    # the source tree first on the path, the build environment's packages after it
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([os.getcwd()] + ([env["PYTHONPATH"]]
+                                                         if env.get("PYTHONPATH") else []))
+    try:
+        subprocess.run([sys.executable, "-m", "treeboost._prebuild"], env=env, check=True)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        print(f"treeboost: the kernels were not compiled ({exc}); the first fit will "
+              "compile them", file=sys.stderr, flush=True)
+
+
+def _for_setuptools(config_settings):
+    """The settings without this backend's own."""
+    if not config_settings:
+        return config_settings
+    return {k: v for k, v in config_settings.items() if k != "prebuild"} or None
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    _prebuild(config_settings)
+    return _setuptools.build_wheel(wheel_directory, _for_setuptools(config_settings),
+                                   metadata_directory)
+
+
+def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
+    _prebuild(config_settings)
+    return _setuptools.build_editable(wheel_directory, _for_setuptools(config_settings),
+                                      metadata_directory)

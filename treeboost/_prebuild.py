@@ -1,0 +1,263 @@
+"""Compile the engine's kernels of the common fits once, into the package's prebuilt
+kernels (:mod:`treeboost.engine.kernel_cache`).
+
+    python -m treeboost._prebuild [--jobs 2]
+
+The package's build runs this (``tools/prebuild_backend.py``), so that a fresh install's
+first fit loads machine code instead of compiling it; it can be run again after an
+upgrade of numba (``treeboost compile`` does).  Each *case* below is a small fit that
+calls the kernels of one kind of use (an estimator, a criterion or loss, categorical or
+missing values, sparse X, several outputs, a saved model, SHAP values, a tree of more
+than ``PARALLEL_GROWER_MIN_WORK`` cells); what they compile is what a user's first fit
+would.  Cases are spread over ``--jobs`` processes; a kernel two of them need is
+compiled by both, each into its own part of the folder.
+
+A case that fails is reported and skipped: a missing prebuilt kernel only means that the
+first fit that needs it compiles it, as any numba kernel.
+"""
+import argparse
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import time
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+
+SMALL = 400     # rows of the small fits: every code path of a fit, in milliseconds
+
+
+def _data(n=SMALL, p=6, seed=0, missing=True, categorical=True, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    if categorical:
+        X[:, 0] = rng.integers(0, 5, n)
+    if missing:
+        X[rng.random(n) < 0.1, 1] = np.nan
+    y_class = (X[:, 2] + rng.normal(size=n) > 0).astype(np.int64)
+    y_multi = rng.integers(0, 3, n)
+    y_reg = X[:, 2] * 2.0 + rng.normal(size=n)
+    return X.astype(dtype), y_class, y_multi, y_reg
+
+
+def _use(model, X):
+    model.predict(X)
+    for method in ("predict_proba", "apply", "decision_path"):
+        if hasattr(model, method):
+            getattr(model, method)(X)
+    return model
+
+
+def _trees():
+    import treeboost as tb
+    X, yc, ym, yr = _data()
+    cat = [0]
+    for criterion in ("gini", "entropy"):
+        for y in (yc, ym):
+            _use(tb.DecisionTreeClassifier(criterion=criterion, categorical_features=cat)
+                 .fit(X, y), X)
+    _use(tb.DecisionTreeClassifier(max_depth=3, max_leaf_nodes=6).fit(X, yc), X)
+    _use(tb.DecisionTreeClassifier(max_depth=3).fit(X, yc, sample_weight=np.ones(len(yc))),
+         X)
+    _use(tb.DecisionTreeClassifier(ccp_alpha=0.01).fit(X, yc), X)
+    for criterion in ("squared_error", "friedman_mse", "absolute_error", "poisson"):
+        target = np.abs(yr) if criterion == "poisson" else yr
+        _use(tb.DecisionTreeRegressor(criterion=criterion, categorical_features=cat,
+                                      max_depth=6).fit(X, target), X)
+    _use(tb.ExtraTreeClassifier().fit(X, yc), X)
+    _use(tb.ExtraTreeRegressor().fit(X, yr), X)
+    _use(tb.DecisionTreeClassifier(monotonic_cst=[0, 0, 1, 0, 0, 0]).fit(X, yc), X)
+    X32 = X.astype(np.float32)
+    _use(tb.DecisionTreeClassifier().fit(X32, yc), X32)
+    _use(tb.DecisionTreeRegressor().fit(X32, yr), X32)
+
+
+def _layouts(X):
+    """``X`` as the arrays users pass: numba compiles a kernel again for each memory
+    layout, dtype and read-only flag (a pandas 3 frame's ``to_numpy()`` and joblib's
+    memory maps are read-only; a column slice is neither C nor F contiguous)."""
+    readonly = X.copy()
+    readonly.setflags(write=False)
+    X32 = X.astype(np.float32)
+    readonly32 = X32.copy()
+    readonly32.setflags(write=False)
+    return [X, np.asfortranarray(X), readonly, np.repeat(X, 2, axis=1)[:, ::2],
+            X32, readonly32, np.asfortranarray(X32)]
+
+
+def _inputs():
+    """Fits and predictions on every layout of X (see :func:`_layouts`)."""
+    import treeboost as tb
+    X, yc, _, yr = _data()
+    models = [tb.DecisionTreeClassifier(max_depth=4).fit(X, yc),
+              tb.DecisionTreeRegressor(max_depth=4).fit(X, yr),
+              tb.RandomForestClassifier(n_estimators=3, max_depth=4).fit(X, yc),
+              tb.GradientBoostingClassifier(n_estimators=3).fit(X, yc),
+              tb.GradientBoostingRegressor(n_estimators=3).fit(X, yr),
+              tb.HistGradientBoostingClassifier(max_iter=3).fit(X, yc)]
+    for Xv in _layouts(X):
+        tb.DecisionTreeClassifier(max_depth=4).fit(Xv, yc)
+        tb.GradientBoostingClassifier(n_estimators=2).fit(Xv, yc)
+        for model in models:
+            _use(model, Xv)
+    # exact thresholds (no binning) and more than 255 bins: other code dtypes and growers
+    for max_bins in (None, 1000):
+        _use(tb.DecisionTreeClassifier(max_bins=max_bins).fit(X, yc), X)
+        _use(tb.DecisionTreeRegressor(max_bins=max_bins).fit(X, yr), X)
+        _use(tb.RandomForestClassifier(n_estimators=2, max_bins=max_bins).fit(X, yc), X)
+        _use(tb.ExtraTreesClassifier(n_estimators=2, max_bins=max_bins).fit(X, yc), X)
+
+
+def _forests():
+    import treeboost as tb
+    X, yc, ym, yr = _data()
+    for cls in (tb.RandomForestClassifier, tb.ExtraTreesClassifier, tb.BaggingClassifier,
+                tb.AdaBoostClassifier):
+        for y in (yc, ym):
+            _use(cls(n_estimators=4, random_state=0).fit(X, y), X)
+    for cls in (tb.RandomForestRegressor, tb.ExtraTreesRegressor, tb.BaggingRegressor,
+                tb.AdaBoostRegressor):
+        _use(cls(n_estimators=4, random_state=0).fit(X, yr), X)
+    Xn, yc, _, _ = _data(missing=False, categorical=False)
+    _use(tb.ExtraTreesClassifier(n_estimators=4, random_state=0).fit(Xn, yc), Xn)
+    _use(tb.RandomForestClassifier(n_estimators=4, oob_score=True, random_state=0)
+         .fit(X, yc), X)
+
+
+def _boosting():
+    import treeboost as tb
+    X, yc, ym, yr = _data()
+    for y in (yc, ym):
+        _use(tb.GradientBoostingClassifier(n_estimators=5).fit(X, y), X)
+        _use(tb.HistGradientBoostingClassifier(max_iter=5).fit(X, y), X)
+        _use(tb.GradientBoostingClassifier(
+            n_estimators=5, max_depth=None, max_leaf_nodes=31, min_samples_leaf=20,
+            split_gain="hessian").fit(X, y), X)
+    for loss in ("squared_error", "absolute_error", "huber", "quantile"):
+        _use(tb.GradientBoostingRegressor(n_estimators=5, loss=loss).fit(X, yr), X)
+    _use(tb.HistGradientBoostingRegressor(max_iter=5).fit(X, yr), X)
+    _use(tb.HistGradientBoostingClassifier(max_iter=30, early_stopping=True,
+                                           validation_fraction=0.2).fit(X, yc), X)
+
+
+def _large():
+    """Trees above the parallel grower's size, as soon as data reaches it."""
+    import treeboost as tb
+    from treeboost.engine.grower import PARALLEL_GROWER_MIN_WORK
+    n = 2 * PARALLEL_GROWER_MIN_WORK // 10
+    X, yc, _, yr = _data(n=n, p=10)
+    _use(tb.DecisionTreeClassifier(max_depth=8).fit(X, yc), X)
+    _use(tb.DecisionTreeRegressor(max_depth=8).fit(X, yr), X)
+    _use(tb.GradientBoostingClassifier(n_estimators=3).fit(X, yc), X)
+    _use(tb.RandomForestClassifier(n_estimators=2, max_depth=8).fit(X, yc), X)
+
+
+def _structured():
+    """Sparse X, several outputs, saved models, SHAP values, frames with text columns."""
+    import tempfile
+
+    import scipy.sparse as sp
+
+    import treeboost as tb
+    X, yc, ym, yr = _data(missing=False, categorical=False)
+    Xs = sp.csr_matrix(np.where(np.abs(X) < 0.8, 0.0, X))
+    for model in (tb.DecisionTreeClassifier(), tb.RandomForestClassifier(n_estimators=3),
+                  tb.GradientBoostingClassifier(n_estimators=3)):
+        _use(model.fit(Xs, yc), Xs)
+        _use(model, Xs.tocsc())
+    _use(tb.DecisionTreeRegressor().fit(Xs, yr), Xs)
+    Y = np.column_stack([yc, ym])
+    _use(tb.DecisionTreeClassifier().fit(X, Y), X)
+    _use(tb.RandomForestClassifier(n_estimators=3).fit(X, Y), X)
+    _use(tb.DecisionTreeRegressor().fit(X, np.column_stack([yr, -yr])), X)
+    from treeboost.inspection import shap_values
+    with tempfile.TemporaryDirectory() as folder:
+        for model in (tb.DecisionTreeClassifier(max_depth=4),
+                      tb.RandomForestClassifier(n_estimators=3, max_depth=4),
+                      tb.GradientBoostingClassifier(n_estimators=3)):
+            model.fit(X, ym)
+            shap_values(model, X)
+            path = os.path.join(folder, "model.tb")
+            tb.save(model, path)
+            _use(tb.load(path), X)
+    if importlib.util.find_spec("pandas") is None:
+        return          # the bundled data sets are data frames
+    from treeboost.datasets import load_titanic
+    data = load_titanic()
+    frame = data.data[["Pclass", "Sex", "Age", "SibSp", "Parch", "Fare", "Embarked"]]
+    for model in (tb.DecisionTreeClassifier(max_depth=3),
+                  tb.GradientBoostingClassifier(n_estimators=3),
+                  tb.RandomForestClassifier(n_estimators=3)):
+        _use(model.fit(frame, data.target), frame)
+
+
+#: the cases, in the order of the processes that run them
+CASES = {"trees": _trees, "forests": _forests, "boosting": _boosting, "inputs": _inputs,
+         "large": _large, "structured": _structured}
+
+
+def run_cases(names):
+    """Run the named cases in this process; returns the names of those that failed."""
+    failed = []
+    for name in names:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                CASES[name]()
+        except Exception as exc:  # noqa: BLE001 (a failed case costs only its kernels)
+            print(f"treeboost prebuild: case {name!r} failed: {exc!r}", file=sys.stderr)
+            failed.append(name)
+    return failed
+
+
+def _split(names, jobs):
+    return [names[i::jobs] for i in range(jobs) if names[i::jobs]]
+
+
+class PrebuildReport(NamedTuple):
+    """What :func:`prebuild` did."""
+    seconds: float          #: wall time
+    failed: int             #: processes in which a case failed (their other kernels kept)
+
+
+def prebuild(jobs=2, cases=None):
+    """Compile the kernels of ``cases`` (default: every case) into the package's
+    prebuilt folder, in ``jobs`` processes, and write its manifest.  Returns a
+    :class:`PrebuildReport`."""
+    from treeboost.engine import kernel_cache
+    names = list(cases or CASES)
+    start = time.perf_counter()
+    shutil.rmtree(kernel_cache.PREBUILT_DIR, ignore_errors=True)
+    kernel_cache.PREBUILT_DIR.mkdir()
+    procs = []
+    for i, share in enumerate(_split(names, max(1, jobs))):
+        env = dict(os.environ, **{kernel_cache.PREBUILD_ENV: f"part{i}"})
+        env.pop(kernel_cache.DISABLE_ENV, None)
+        procs.append(subprocess.Popen([sys.executable, "-m", "treeboost._prebuild",
+                                       "--cases", ",".join(share)], env=env))
+    codes = [proc.wait() for proc in procs]
+    report = PrebuildReport(time.perf_counter() - start, sum(c != 0 for c in codes))
+    kernel_cache.write_manifest({"cases": names, "seconds": round(report.seconds, 1),
+                                 "failed_processes": report.failed})
+    return report
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
+    ap.add_argument("--cases", help="comma-separated cases to run in this process (the "
+                    "worker mode; the folder and manifest are left alone)")
+    args = ap.parse_args(argv)
+    if args.cases:
+        failed = run_cases(args.cases.split(","))
+        return 1 if failed else 0
+    report = prebuild(jobs=args.jobs)
+    print(f"treeboost: kernels compiled in {report.seconds:.0f} s", file=sys.stderr)
+    return 1 if report.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
