@@ -208,7 +208,7 @@ def test_bad_parameters_are_one_line(model, param, target, tmp_path, capsys):
 def test_every_option_is_described_in_help(capsys):
     parser = _parser()
     commands = next(a for a in parser._actions if a.dest == "command").choices
-    assert set(commands) == {"demo", "fit", "predict", "explain"}
+    assert set(commands) == {"demo", "fit", "predict", "explain", "compile"}
     for name, sub in commands.items():
         with pytest.raises(SystemExit) as exit_:
             main([name, "--help"])
