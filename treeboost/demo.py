@@ -132,7 +132,8 @@ def run_demo(X, y, categorical, feature_names, out="treeboost-demo", folds=5,
     else:
         print("\nEvery ensemble is above the single tree in ROC AUC.")
     print("Times are the median over the folds: the first fit in a fresh process also "
-          "compiles the numba kernels (kept in an on-disk cache afterwards).")
+          "loads the numba kernels (or compiles them, when they were not compiled at "
+          "installation).")
     if plots:
         _pictures(models, X, y, splits[0], oof, feature_names, out)
     print(f"\n(total {time.perf_counter() - t_all:.1f} s)")
