@@ -77,15 +77,14 @@ def _trees():
 
 def _layouts(X):
     """``X`` as the arrays users pass: numba compiles a kernel again for each memory
-    layout, dtype and read-only flag (a pandas 3 frame's ``to_numpy()`` and joblib's
-    memory maps are read-only; a column slice is neither C nor F contiguous)."""
+    layout, dtype and read-only flag (a data frame's ``to_numpy()`` is often Fortran
+    ordered, and read-only under pandas 3, as joblib's memory maps are)."""
     readonly = X.copy()
     readonly.setflags(write=False)
     X32 = X.astype(np.float32)
     readonly32 = X32.copy()
     readonly32.setflags(write=False)
-    return [X, np.asfortranarray(X), readonly, np.repeat(X, 2, axis=1)[:, ::2],
-            X32, readonly32, np.asfortranarray(X32)]
+    return [X, np.asfortranarray(X), readonly, X32, readonly32]
 
 
 def _inputs():
@@ -103,12 +102,13 @@ def _inputs():
         tb.GradientBoostingClassifier(n_estimators=2).fit(Xv, yc)
         for model in models:
             _use(model, Xv)
-    # exact thresholds (no binning) and more than 255 bins: other code dtypes and growers
-    for max_bins in (None, 1000):
-        _use(tb.DecisionTreeClassifier(max_bins=max_bins).fit(X, yc), X)
-        _use(tb.DecisionTreeRegressor(max_bins=max_bins).fit(X, yr), X)
-        _use(tb.RandomForestClassifier(n_estimators=2, max_bins=max_bins).fit(X, yc), X)
-        _use(tb.ExtraTreesClassifier(n_estimators=2, max_bins=max_bins).fit(X, yc), X)
+    # exact thresholds (no binning: a grower of its own; more than 255 bins, another
+    # code dtype and thus another grower, is left to the fits that ask for it)
+    for Xv in _layouts(X):
+        _use(tb.DecisionTreeClassifier(max_bins=None).fit(Xv, yc), Xv)
+    _use(tb.DecisionTreeRegressor(max_bins=None).fit(X, yr), X)
+    _use(tb.RandomForestClassifier(n_estimators=2, max_bins=None).fit(X, yc), X)
+    _use(tb.ExtraTreesClassifier(n_estimators=2, max_bins=None).fit(X, yc), X)
 
 
 def _forests():
@@ -163,12 +163,23 @@ def _structured():
 
     import treeboost as tb
     X, yc, ym, yr = _data(missing=False, categorical=False)
-    Xs = sp.csr_matrix(np.where(np.abs(X) < 0.8, 0.0, X))
-    for model in (tb.DecisionTreeClassifier(), tb.RandomForestClassifier(n_estimators=3),
-                  tb.GradientBoostingClassifier(n_estimators=3)):
-        _use(model.fit(Xs, yc), Xs)
-        _use(model, Xs.tocsc())
-    _use(tb.DecisionTreeRegressor().fit(Xs, yr), Xs)
+    # binned densely, and (at most 5 % of entries) kept as sparse codes: other growers
+    rng = np.random.default_rng(0)
+    very = sp.random(SMALL, 60, density=0.03, format="csr", random_state=0,
+                     data_rvs=lambda k: rng.normal(size=k))
+    very_y = (np.asarray(very[:, :3].sum(axis=1)).ravel() > 0).astype(np.int64)
+    for Xs, y, target in ((sp.csr_matrix(np.where(np.abs(X) < 0.8, 0.0, X)), yc, yr),
+                          (very, very_y, very_y * 1.0)):
+        for model in (tb.DecisionTreeClassifier(),
+                      tb.RandomForestClassifier(n_estimators=3),
+                      tb.ExtraTreesClassifier(n_estimators=3),
+                      tb.GradientBoostingClassifier(n_estimators=3),
+                      tb.HistGradientBoostingClassifier(max_iter=3)):
+            _use(model.fit(Xs, y), Xs)
+            _use(model, Xs.tocsc())
+        for criterion in ("squared_error", "absolute_error"):
+            _use(tb.DecisionTreeRegressor(criterion=criterion).fit(Xs, target), Xs)
+        _use(tb.GradientBoostingRegressor(n_estimators=3).fit(Xs, target), Xs)
     Y = np.column_stack([yc, ym])
     _use(tb.DecisionTreeClassifier().fit(X, Y), X)
     _use(tb.RandomForestClassifier(n_estimators=3).fit(X, Y), X)

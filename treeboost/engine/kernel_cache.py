@@ -135,15 +135,15 @@ def _source_stamp(py_func):
         return package_digest(), hashlib.sha256(f.read()).hexdigest()
 
 
-#: whether the prebuilt layer is used, decided once per process (the manifest is read once)
-_usable = None
+#: whether the prebuilt layer is used, by folder, decided once per process (the manifest
+#: is read once)
+_usable = {}
 
 
 def _layer_in_use():
-    global _usable
-    if _usable is None:
-        _usable = building() is not None or prebuilt_usable()
-    return _usable
+    if PREBUILT_DIR not in _usable:
+        _usable[PREBUILT_DIR] = building() is not None or prebuilt_usable()
+    return _usable[PREBUILT_DIR]
 
 
 class KernelCache(FunctionCache):
