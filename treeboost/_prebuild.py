@@ -144,7 +144,8 @@ def _boosting():
 
 
 def _large():
-    """Trees above the parallel grower's size, as soon as data reaches it."""
+    """Trees above the parallel grower's size (as soon as data reaches it), of dense and
+    of sparse codes."""
     import treeboost as tb
     from treeboost.engine.grower import PARALLEL_GROWER_MIN_WORK
     n = 2 * PARALLEL_GROWER_MIN_WORK // 10
@@ -153,6 +154,13 @@ def _large():
     _use(tb.DecisionTreeRegressor(max_depth=8).fit(X, yr), X)
     _use(tb.GradientBoostingClassifier(n_estimators=3).fit(X, yc), X)
     _use(tb.RandomForestClassifier(n_estimators=2, max_depth=8).fit(X, yc), X)
+    import scipy.sparse as sp
+    rng = np.random.default_rng(0)
+    very = sp.random(n, 2 * PARALLEL_GROWER_MIN_WORK // n, density=0.03, format="csr",
+                     random_state=0, data_rvs=lambda k: rng.normal(size=k))
+    very_y = (np.asarray(very[:, :3].sum(axis=1)).ravel() > 0).astype(np.int64)
+    _use(tb.DecisionTreeClassifier(max_depth=8).fit(very, very_y), very)
+    _use(tb.DecisionTreeRegressor(max_depth=8).fit(very, very_y * 1.0), very)
 
 
 def _structured():
