@@ -27,6 +27,11 @@ from setuptools.build_meta import (build_sdist, get_requires_for_build_editable,
                                    prepare_metadata_for_build_wheel)
 
 
+#: seconds after which the build gives up compiling (it takes a few minutes at most on a
+#: slow machine) and builds without the kernels
+PREBUILD_TIMEOUT = 1800
+
+
 def _wanted(config_settings):
     if os.environ.get("TREEBOOST_SKIP_PREBUILD"):
         return False
@@ -44,8 +49,9 @@ def _prebuild(config_settings):
     env["PYTHONPATH"] = os.pathsep.join([os.getcwd()] + ([env["PYTHONPATH"]]
                                                          if env.get("PYTHONPATH") else []))
     try:
-        subprocess.run([sys.executable, "-m", "treeboost._prebuild"], env=env, check=True)
-    except (OSError, subprocess.CalledProcessError) as exc:
+        subprocess.run([sys.executable, "-m", "treeboost._prebuild"], env=env, check=True,
+                       timeout=PREBUILD_TIMEOUT)
+    except (OSError, subprocess.SubprocessError) as exc:
         print(f"treeboost: the kernels were not compiled ({exc}); the first fit will "
               "compile them", file=sys.stderr, flush=True)
 
