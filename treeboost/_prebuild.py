@@ -9,8 +9,9 @@ upgrade of numba (``treeboost compile`` does).  Each *case* below is a small fit
 calls the kernels of one kind of use (an estimator, a criterion or loss, categorical or
 missing values, sparse X, several outputs, a saved model, SHAP values, a tree of more
 than ``PARALLEL_GROWER_MIN_WORK`` cells); what they compile is what a user's first fit
-would.  Cases are spread over ``--jobs`` processes; a kernel two of them need is
-compiled by both, each into its own part of the folder.
+would.  Cases are spread over ``--jobs`` processes, each of which saves what it compiles into
+its own part of the folder; a kernel that one has saved is loaded, not compiled again,
+by another that needs it later.
 
 A case that fails is reported and skipped: a missing prebuilt kernel only means that the
 first fit that needs it compiles it, as any numba kernel.
@@ -213,9 +214,15 @@ def _structured():
         _use(model.fit(frame, data.target), frame)
 
 
-#: the cases, in the order of the processes that run them
-CASES = {"trees": _trees, "forests": _forests, "boosting": _boosting, "inputs": _inputs,
-         "large": _large, "structured": _structured}
+#: the cases, dealt in this order to the processes (with two: trees, boosting and
+#: structured to one; large, forests and inputs to the other).  The first case of each
+#: compiles a grower of its own (the serial and the parallel copy); the later ones find
+#: what the other process compiled meanwhile in its part of the folder
+CASES = {"trees": _trees, "large": _large, "boosting": _boosting, "forests": _forests,
+         "structured": _structured, "inputs": _inputs}
+
+#: how often the build looks whether its processes have finished (s)
+POLL_SECONDS = 0.2
 
 
 def run_cases(names):
@@ -250,16 +257,28 @@ def prebuild(jobs=2, cases=None):
     names = list(cases or CASES)
     start = time.perf_counter()
     shutil.rmtree(kernel_cache.PREBUILT_DIR, ignore_errors=True)
-    kernel_cache.PREBUILT_DIR.mkdir()
-    procs = []
-    for i, share in enumerate(_split(names, max(1, jobs))):
+    shares = _split(names, max(1, jobs))
+    # every part exists before any process starts, so that each looks in all of them
+    for i in range(len(shares)):
+        (kernel_cache.PREBUILT_DIR / f"part{i}").mkdir(parents=True)
+    running = {}
+    for i, share in enumerate(shares):
         env = dict(os.environ, **{kernel_cache.PREBUILD_ENV: f"part{i}"})
         env.pop(kernel_cache.DISABLE_ENV, None)
-        procs.append(subprocess.Popen([sys.executable, "-m", "treeboost._prebuild",
-                                       "--cases", ",".join(share)], env=env))
-    codes = [proc.wait() for proc in procs]
-    report = PrebuildReport(time.perf_counter() - start, sum(c != 0 for c in codes))
-    kernel_cache.write_manifest({"cases": names, "seconds": round(report.seconds, 1),
+        running[f"part{i}"] = (share, subprocess.Popen(
+            [sys.executable, "-m", "treeboost._prebuild", "--cases", ",".join(share)],
+            env=env))
+    parts, failed = {}, 0
+    while running:
+        time.sleep(POLL_SECONDS)
+        for part, (share, proc) in list(running.items()):
+            if proc.poll() is not None:
+                parts[part] = {"cases": share,
+                               "seconds": round(time.perf_counter() - start, 1)}
+                failed += proc.returncode != 0
+                del running[part]
+    report = PrebuildReport(time.perf_counter() - start, failed)
+    kernel_cache.write_manifest({"parts": parts, "seconds": round(report.seconds, 1),
                                  "failed_processes": report.failed})
     return report
 

@@ -45,8 +45,9 @@ PACKAGE_DIR = Path(__file__).resolve().parents[1]
 MANIFEST = "manifest.json"
 #: set while the package is built, to the name of this process's part of
 #: :data:`PREBUILT_DIR`: every engine kernel compiled in the process is saved there, and
-#: only loaded from there (each building process writes a part of its own: numba's
-#: index files are not safe to update from two processes at once)
+#: loaded only from the prebuilt parts, never from numba's cache (each building process
+#: writes a part of its own: numba's index files are not safe to update from two
+#: processes at once)
 PREBUILD_ENV = "TREEBOOST_PREBUILD"
 #: ``"0"`` leaves the prebuilt kernels out (every kernel then comes from numba's cache
 #: or is compiled)
@@ -72,11 +73,14 @@ def building():
 
 
 def _parts():
-    """The folders of prebuilt kernels this process loads from."""
-    part = building()
-    if part is not None:
-        return [part]
-    return sorted(path for path in PREBUILT_DIR.iterdir() if path.is_dir())
+    """The folders of prebuilt kernels this process loads from: while building, its own
+    part first (the one it saves into), then the others, whose kernels the other
+    building processes may already have compiled (numba writes each file whole, under
+    a temporary name, so a part being written is safe to read)."""
+    own = building()
+    others = sorted(path for path in PREBUILT_DIR.iterdir()
+                    if path.is_dir() and path != own) if PREBUILT_DIR.is_dir() else []
+    return others if own is None else [own] + others
 
 
 def read_manifest(folder=None):
