@@ -482,16 +482,27 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
 
 
 @inlined
-def _gini2(l0, l1, lc, t0, t1, tc, min_leaf, min_w):
+def _gini2(l0, l1, lc, t0, t1, tc, min_leaf, min_w, lean):
     """:func:`_score` for Gini with two classes on scalars, the same operations in the
-    same order (so the same bits)."""
-    if lc < min_leaf or tc - lc < min_leaf:
+    same order (so the same bits).
+
+    ``lean``: a cut of :func:`scan_gini_binary` between two bins present, with
+    ``min_leaf <= 1`` and ``min_w <= 0``, where three of the six tests cannot decide
+    alone, and are left out (the scan is bound by its instructions a cut): a left count
+    below ``min_leaf`` is 0, only samples of no positive weight (which count 0), so
+    ``wl`` is 0; ``wl`` or ``wr`` below ``min_w <= 0`` is not positive.  The right
+    count stays tested: ``wr`` is a difference, which rounding may leave above 0."""
+    if not lean and lc < min_leaf:
+        return -np.inf
+    if tc - lc < min_leaf:
         return -np.inf
     r0 = t0 - l0
     r1 = t1 - l1
     wl = l0 + l1
     wr = r0 + r1
-    if wl < min_w or wr < min_w or wl <= 0.0 or wr <= 0.0:
+    if not lean and (wl < min_w or wr < min_w):
+        return -np.inf
+    if wl <= 0.0 or wr <= 0.0:
         return -np.inf
     return (l0 * l0 + l1 * l1) / wl + (r0 * r0 + r1 * r1) / wr
 
@@ -502,8 +513,15 @@ def scan_gini_binary(rows, codes, m, dense, miss, total, min_leaf, min_w, out_le
     Gini impurity, two classes, running sums in registers.
 
     ``rows`` is either a dense histogram ``(w_0, w_1, count)`` of ``m`` bins, the empty
-    ones skipped (``dense``), or the compressed rows of the codes ``codes[:m]``.  Same
-    candidates, order, tie-breaking and class-boundary skipping as :func:`scan_feature`.
+    ones skipped (``dense``; ``codes`` is then a work array of at least ``m`` entries,
+    overwritten), or the compressed rows of the codes ``codes[:m]``.  Same
+    order and tie-breaking as :func:`scan_feature`, and the same choice at a node
+    holding both classes: this scan also scores the cuts inside a run of bins of one
+    class, which :func:`scan_feature` skips.  Along such a run the score is strictly
+    convex (Fayyad & Irani, 1992), so an inner cut scores below one of the run's ends,
+    which are scored, by far more than rounding (at a pure node, which the grower never
+    searches, every cut scores the same).  The skip's branch follows no pattern a
+    branch predictor could learn, and cost more than the scores it saved.
     Returns ``(score, bin_threshold, missing_left)``; ``out_left`` gets the left sums.
     """
     t0 = total[0]
@@ -513,7 +531,8 @@ def scan_gini_binary(rows, codes, m, dense, miss, total, min_leaf, min_w, out_le
     m1 = miss[1]
     n_miss = miss[2]
     has_miss = n_miss > 0.5
-    skip_ok = min_leaf <= 1 and min_w <= 0.0
+    # no leaf limits: the lean tests of _gini2 for the cuts between two bins
+    lean = min_leaf <= 1 and min_w <= 0.0
     best = -np.inf
     best_bin = -1
     best_ml = False
@@ -524,36 +543,36 @@ def scan_gini_binary(rows, codes, m, dense, miss, total, min_leaf, min_w, out_le
     l1 = 0.0
     lc = 0.0
     last = -1
-    last_class = -1
-    for j in range(m):
+    n = m
+    if dense:
+        # the bins present first, without a branch (whether a bin is empty follows no
+        # pattern a branch predictor could learn), then the same loop as the rows
+        n = 0
+        for j in range(m):
+            codes[n] = j
+            n += rows[j, 2] > 0.5
+    for i in range(n):
+        j = codes[i] if dense else i
         c0 = rows[j, 0]
         c1 = rows[j, 1]
         cc = rows[j, 2]
-        if dense and cc <= 0.5:
-            continue
-        b = j if dense else codes[j]
-        this_class = -1
-        if c0 > 0.0 and not c1 > 0.0:
-            this_class = 0
-        elif c1 > 0.0 and not c0 > 0.0:
-            this_class = 1
-        if last >= 0 and not (skip_ok and last_class >= 0 and last_class == this_class):
-            sc = _gini2(l0, l1, lc, t0, t1, tc, min_leaf, min_w)
+        if last >= 0:
+            sc = _gini2(l0, l1, lc, t0, t1, tc, min_leaf, min_w, lean)
             if sc > best:
                 best, best_bin, best_ml, b0, b1, bc = sc, last, False, l0, l1, lc
             if has_miss:
-                sc = _gini2(l0 + m0, l1 + m1, lc + n_miss, t0, t1, tc, min_leaf, min_w)
+                sc = _gini2(l0 + m0, l1 + m1, lc + n_miss, t0, t1, tc, min_leaf, min_w,
+                            False)
                 if sc > best:
                     best, best_bin, best_ml = sc, last, True
                     b0, b1, bc = l0 + m0, l1 + m1, lc + n_miss
         l0 += c0
         l1 += c1
         lc += cc
-        last = b
-        last_class = this_class
+        last = codes[i]
     if has_miss and last >= 0:
         # every present value left, the missing ones right ("is missing")
-        sc = _gini2(t0 - m0, t1 - m1, tc - n_miss, t0, t1, tc, min_leaf, min_w)
+        sc = _gini2(t0 - m0, t1 - m1, tc - n_miss, t0, t1, tc, min_leaf, min_w, False)
         if sc > best:
             best, best_bin, best_ml = sc, last, False
             b0, b1, bc = t0 - m0, t1 - m1, tc - n_miss
