@@ -618,19 +618,58 @@ def _make_eval_feature(sparse):
     literal one, would compile both branches)."""
 
     @njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-    def eval_feature(f, node, data, rows, params, scratch, cands):
-        """Prepare feature ``f``'s histogram of ``node`` (a :class:`~.layout.NodeView`)
-        in the node's mode and write its best split to row ``f`` of ``cands``
-        (:class:`~.layout.SplitCandidates`); ``data`` is the
-        :class:`~.layout.BinnedData`, whose codes are :mod:`.sparse_codes` entries in
-        the copy for sparse codes."""
-        _eval_feature(f, node, data, rows, params, scratch, cands, sparse)
+    def eval_feature(first, step, feats, node, data, rows, params, scratch, cands):
+        """Prepare the histogram of ``node`` (a :class:`~.layout.NodeView`) of each
+        feature ``f`` of ``feats[first::step]`` in the node's mode and write its best
+        split to row ``f`` of ``cands`` (:class:`~.layout.SplitCandidates`); ``data`` is
+        the :class:`~.layout.BinnedData`, whose codes are :mod:`.sparse_codes` entries
+        in the copy for sparse codes.
+
+        One call a node (or a thread's share of it), not one a feature: a call passes
+        every array of the records by value, hundreds of words, which cost more than a
+        small node's search of a feature.
+
+        Boosting's dense nodes build the histograms of two numeric features in one pass
+        (:func:`~.histogram.build_histogram_pair`, the samples' statistics streamed once
+        for both), then scan each as built (``MODE_BUILT``)."""
+        nf = feats.shape[0]
+        pairs = (not sparse and node.mode == MODE_BUILD and params.criterion == NEWTON
+                 and rows.ostats.shape[1] == 3)
+        i = np.int64(first)
+        second = np.int64(-1)       # the other feature of a pair just built, next
+        while True:
+            mode = node.mode
+            if second >= 0:
+                f = second
+                second = -1
+                mode = MODE_BUILT
+            elif i < nf:
+                f = feats[i]
+                if pairs and i + step < nf:
+                    fb = feats[i + step]
+                    if data.is_categorical[f] or data.is_categorical[fb]:
+                        pairs = False       # the rest one at a time, as they come
+                    else:
+                        build_histogram_pair(node.hist[f], node.hist[fb], data.codes_T[f],
+                                             data.codes_T[fb], rows.idx, node.start,
+                                             node.end, rows.ostats)
+                        mode = MODE_BUILT
+                        second = fb
+                        i += step
+                i += step
+            else:
+                break
+            # one inlined site of the search (each site is a copy to compile)
+            view = NodeView(node.start, node.end, node.total, np.int64(mode), node.hist,
+                            node.sibling_hist, node.lower, node.upper)
+            _eval_feature(f, view, data, rows, params, scratch, cands, sparse)
     return eval_feature
 
 
 @inlined
 def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
-    """The body of the two copies of :func:`_make_eval_feature`."""
+    """The search of one feature, inlined once in each copy of
+    :func:`_make_eval_feature`."""
     mode = node.mode
     hist = node.hist
     start = node.start
@@ -753,34 +792,13 @@ def thread_scratch(scratch, t):
 def _evaluate_range(first, step, feats, node, data, rows, params, scratch, cands, sparse):
     """:func:`eval_feature_dense` (``sparse`` False) or :func:`eval_feature_sparse` for
     ``feats[first::step]``: the body both executions share.  ``sparse`` must be a
-    constant where this is inlined.
-
-    Boosting's dense nodes build the histograms of two numeric features in one pass
-    (:func:`~.histogram.build_histogram_pair`, the samples' statistics streamed once for
-    both), then scan each as built (``MODE_BUILT``)."""
-    nf = feats.shape[0]
+    constant where this is inlined."""
     # a value of its own (not a name for ``first``, the parallel loop's index)
-    rest = np.int64(first)
-    if (not sparse and node.mode == MODE_BUILD and params.criterion == NEWTON
-            and rows.ostats.shape[1] == 3):
-        built = NodeView(node.start, node.end, node.total, np.int64(MODE_BUILT), node.hist,
-                         node.sibling_hist, node.lower, node.upper)
-        while rest + step < nf:
-            fa = feats[rest]
-            fb = feats[rest + step]
-            if data.is_categorical[fa] or data.is_categorical[fb]:
-                break
-            build_histogram_pair(node.hist[fa], node.hist[fb], data.codes_T[fa],
-                                 data.codes_T[fb], rows.idx, node.start, node.end,
-                                 rows.ostats)
-            eval_feature_dense(fa, built, data, rows, params, scratch, cands)
-            eval_feature_dense(fb, built, data, rows, params, scratch, cands)
-            rest += 2 * step
-    for i in range(rest, nf, step):
-        if sparse:
-            eval_feature_sparse(feats[i], node, data, rows, params, scratch, cands)
-        else:
-            eval_feature_dense(feats[i], node, data, rows, params, scratch, cands)
+    start = np.int64(first)
+    if sparse:
+        eval_feature_sparse(start, step, feats, node, data, rows, params, scratch, cands)
+    else:
+        eval_feature_dense(start, step, feats, node, data, rows, params, scratch, cands)
 
 
 def _make_evaluate_parallel(sparse):
