@@ -482,16 +482,27 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
 
 
 @inlined
-def _gini2(l0, l1, lc, t0, t1, tc, min_leaf, min_w):
+def _gini2(l0, l1, lc, t0, t1, tc, min_leaf, min_w, lean):
     """:func:`_score` for Gini with two classes on scalars, the same operations in the
-    same order (so the same bits)."""
-    if lc < min_leaf or tc - lc < min_leaf:
+    same order (so the same bits).
+
+    ``lean``: a cut of :func:`scan_gini_binary` between two bins present, with
+    ``min_leaf <= 1`` and ``min_w <= 0``, where three of the six tests cannot decide
+    alone, and are left out (the scan is bound by its instructions a cut): a left count
+    below ``min_leaf`` is 0, only samples of no positive weight (which count 0), so
+    ``wl`` is 0; ``wl`` or ``wr`` below ``min_w <= 0`` is not positive.  The right
+    count stays tested: ``wr`` is a difference, which rounding may leave above 0."""
+    if not lean and lc < min_leaf:
+        return -np.inf
+    if tc - lc < min_leaf:
         return -np.inf
     r0 = t0 - l0
     r1 = t1 - l1
     wl = l0 + l1
     wr = r0 + r1
-    if wl < min_w or wr < min_w or wl <= 0.0 or wr <= 0.0:
+    if not lean and (wl < min_w or wr < min_w):
+        return -np.inf
+    if wl <= 0.0 or wr <= 0.0:
         return -np.inf
     return (l0 * l0 + l1 * l1) / wl + (r0 * r0 + r1 * r1) / wr
 
@@ -502,8 +513,15 @@ def scan_gini_binary(rows, codes, m, dense, miss, total, min_leaf, min_w, out_le
     Gini impurity, two classes, running sums in registers.
 
     ``rows`` is either a dense histogram ``(w_0, w_1, count)`` of ``m`` bins, the empty
-    ones skipped (``dense``), or the compressed rows of the codes ``codes[:m]``.  Same
-    candidates, order, tie-breaking and class-boundary skipping as :func:`scan_feature`.
+    ones skipped (``dense``; ``codes`` is then a work array of at least ``m`` entries,
+    overwritten), or the compressed rows of the codes ``codes[:m]``.  Same
+    order and tie-breaking as :func:`scan_feature`, and the same choice at a node
+    holding both classes: this scan also scores the cuts inside a run of bins of one
+    class, which :func:`scan_feature` skips.  Along such a run the score is strictly
+    convex (Fayyad & Irani, 1992), so an inner cut scores below one of the run's ends,
+    which are scored, by far more than rounding (at a pure node, which the grower never
+    searches, every cut scores the same).  The skip's branch follows no pattern a
+    branch predictor could learn, and cost more than the scores it saved.
     Returns ``(score, bin_threshold, missing_left)``; ``out_left`` gets the left sums.
     """
     t0 = total[0]
@@ -513,7 +531,8 @@ def scan_gini_binary(rows, codes, m, dense, miss, total, min_leaf, min_w, out_le
     m1 = miss[1]
     n_miss = miss[2]
     has_miss = n_miss > 0.5
-    skip_ok = min_leaf <= 1 and min_w <= 0.0
+    # no leaf limits: the lean tests of _gini2 for the cuts between two bins
+    lean = min_leaf <= 1 and min_w <= 0.0
     best = -np.inf
     best_bin = -1
     best_ml = False
@@ -524,36 +543,36 @@ def scan_gini_binary(rows, codes, m, dense, miss, total, min_leaf, min_w, out_le
     l1 = 0.0
     lc = 0.0
     last = -1
-    last_class = -1
-    for j in range(m):
+    n = m
+    if dense:
+        # the bins present first, without a branch (whether a bin is empty follows no
+        # pattern a branch predictor could learn), then the same loop as the rows
+        n = 0
+        for j in range(m):
+            codes[n] = j
+            n += rows[j, 2] > 0.5
+    for i in range(n):
+        j = codes[i] if dense else i
         c0 = rows[j, 0]
         c1 = rows[j, 1]
         cc = rows[j, 2]
-        if dense and cc <= 0.5:
-            continue
-        b = j if dense else codes[j]
-        this_class = -1
-        if c0 > 0.0 and not c1 > 0.0:
-            this_class = 0
-        elif c1 > 0.0 and not c0 > 0.0:
-            this_class = 1
-        if last >= 0 and not (skip_ok and last_class >= 0 and last_class == this_class):
-            sc = _gini2(l0, l1, lc, t0, t1, tc, min_leaf, min_w)
+        if last >= 0:
+            sc = _gini2(l0, l1, lc, t0, t1, tc, min_leaf, min_w, lean)
             if sc > best:
                 best, best_bin, best_ml, b0, b1, bc = sc, last, False, l0, l1, lc
             if has_miss:
-                sc = _gini2(l0 + m0, l1 + m1, lc + n_miss, t0, t1, tc, min_leaf, min_w)
+                sc = _gini2(l0 + m0, l1 + m1, lc + n_miss, t0, t1, tc, min_leaf, min_w,
+                            False)
                 if sc > best:
                     best, best_bin, best_ml = sc, last, True
                     b0, b1, bc = l0 + m0, l1 + m1, lc + n_miss
         l0 += c0
         l1 += c1
         lc += cc
-        last = b
-        last_class = this_class
+        last = codes[i]
     if has_miss and last >= 0:
         # every present value left, the missing ones right ("is missing")
-        sc = _gini2(t0 - m0, t1 - m1, tc - n_miss, t0, t1, tc, min_leaf, min_w)
+        sc = _gini2(t0 - m0, t1 - m1, tc - n_miss, t0, t1, tc, min_leaf, min_w, False)
         if sc > best:
             best, best_bin, best_ml = sc, last, False
             b0, b1, bc = t0 - m0, t1 - m1, tc - n_miss
@@ -599,19 +618,58 @@ def _make_eval_feature(sparse):
     literal one, would compile both branches)."""
 
     @compiled(no_cpython_wrapper=True, no_cfunc_wrapper=True)
-    def eval_feature(f, node, data, rows, params, scratch, cands):
-        """Prepare feature ``f``'s histogram of ``node`` (a :class:`~.layout.NodeView`)
-        in the node's mode and write its best split to row ``f`` of ``cands``
-        (:class:`~.layout.SplitCandidates`); ``data`` is the
-        :class:`~.layout.BinnedData`, whose codes are :mod:`.sparse_codes` entries in
-        the copy for sparse codes."""
-        _eval_feature(f, node, data, rows, params, scratch, cands, sparse)
+    def eval_feature(first, step, feats, node, data, rows, params, scratch, cands):
+        """Prepare the histogram of ``node`` (a :class:`~.layout.NodeView`) of each
+        feature ``f`` of ``feats[first::step]`` in the node's mode and write its best
+        split to row ``f`` of ``cands`` (:class:`~.layout.SplitCandidates`); ``data`` is
+        the :class:`~.layout.BinnedData`, whose codes are :mod:`.sparse_codes` entries
+        in the copy for sparse codes.
+
+        One call a node (or a thread's share of it), not one a feature: a call passes
+        every array of the records by value, hundreds of words, which cost more than a
+        small node's search of a feature.
+
+        Boosting's dense nodes build the histograms of two numeric features in one pass
+        (:func:`~.histogram.build_histogram_pair`, the samples' statistics streamed once
+        for both), then scan each as built (``MODE_BUILT``)."""
+        nf = feats.shape[0]
+        pairs = (not sparse and node.mode == MODE_BUILD and params.criterion == NEWTON
+                 and rows.ostats.shape[1] == 3)
+        i = np.int64(first)
+        second = np.int64(-1)       # the other feature of a pair just built, next
+        while True:
+            mode = node.mode
+            if second >= 0:
+                f = second
+                second = -1
+                mode = MODE_BUILT
+            elif i < nf:
+                f = feats[i]
+                if pairs and i + step < nf:
+                    fb = feats[i + step]
+                    if data.is_categorical[f] or data.is_categorical[fb]:
+                        pairs = False       # the rest one at a time, as they come
+                    else:
+                        build_histogram_pair(node.hist[f], node.hist[fb], data.codes_T[f],
+                                             data.codes_T[fb], rows.idx, node.start,
+                                             node.end, rows.ostats)
+                        mode = MODE_BUILT
+                        second = fb
+                        i += step
+                i += step
+            else:
+                break
+            # one inlined site of the search (each site is a copy to compile)
+            view = NodeView(node.start, node.end, node.total, np.int64(mode), node.hist,
+                            node.sibling_hist, node.lower, node.upper)
+            _eval_feature(f, view, data, rows, params, scratch, cands, sparse)
     return eval_feature
 
 
 @inlined
 def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
-    """The body of the two copies of :func:`_make_eval_feature`."""
+    """The search of one feature, inlined once in each copy of
+    :func:`_make_eval_feature`."""
     mode = node.mode
     hist = node.hist
     start = node.start
@@ -734,34 +792,13 @@ def thread_scratch(scratch, t):
 def _evaluate_range(first, step, feats, node, data, rows, params, scratch, cands, sparse):
     """:func:`eval_feature_dense` (``sparse`` False) or :func:`eval_feature_sparse` for
     ``feats[first::step]``: the body both executions share.  ``sparse`` must be a
-    constant where this is inlined.
-
-    Boosting's dense nodes build the histograms of two numeric features in one pass
-    (:func:`~.histogram.build_histogram_pair`, the samples' statistics streamed once for
-    both), then scan each as built (``MODE_BUILT``)."""
-    nf = feats.shape[0]
+    constant where this is inlined."""
     # a value of its own (not a name for ``first``, the parallel loop's index)
-    rest = np.int64(first)
-    if (not sparse and node.mode == MODE_BUILD and params.criterion == NEWTON
-            and rows.ostats.shape[1] == 3):
-        built = NodeView(node.start, node.end, node.total, np.int64(MODE_BUILT), node.hist,
-                         node.sibling_hist, node.lower, node.upper)
-        while rest + step < nf:
-            fa = feats[rest]
-            fb = feats[rest + step]
-            if data.is_categorical[fa] or data.is_categorical[fb]:
-                break
-            build_histogram_pair(node.hist[fa], node.hist[fb], data.codes_T[fa],
-                                 data.codes_T[fb], rows.idx, node.start, node.end,
-                                 rows.ostats)
-            eval_feature_dense(fa, built, data, rows, params, scratch, cands)
-            eval_feature_dense(fb, built, data, rows, params, scratch, cands)
-            rest += 2 * step
-    for i in range(rest, nf, step):
-        if sparse:
-            eval_feature_sparse(feats[i], node, data, rows, params, scratch, cands)
-        else:
-            eval_feature_dense(feats[i], node, data, rows, params, scratch, cands)
+    start = np.int64(first)
+    if sparse:
+        eval_feature_sparse(start, step, feats, node, data, rows, params, scratch, cands)
+    else:
+        eval_feature_dense(start, step, feats, node, data, rows, params, scratch, cands)
 
 
 def _make_evaluate_parallel(sparse):
