@@ -9,9 +9,9 @@ upgrade of numba (``treeboost compile`` does).  Each *case* below is a small fit
 calls the kernels of one kind of use (an estimator, a criterion or loss, categorical or
 missing values, sparse X, several outputs, a saved model, SHAP values, a tree of more
 than ``PARALLEL_GROWER_MIN_WORK`` cells); what they compile is what a user's first fit
-would.  Cases are spread over ``--jobs`` processes, each of which saves what it compiles into
-its own part of the folder; a kernel that one has saved is loaded, not compiled again,
-by another that needs it later.
+would.  Cases are spread over ``--jobs`` processes, each of which saves what it
+compiles into its own part of the folder; a kernel that one has saved is loaded, not
+compiled again, by another that needs it later.
 
 A case that fails is reported and skipped: a missing prebuilt kernel only means that the
 first fit that needs it compiles it, as any numba kernel.

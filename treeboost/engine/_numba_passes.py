@@ -50,21 +50,24 @@ def _defined(ll_module):
     return [func.name for func in ll_module.functions if not func.is_declaration]
 
 
+def _engine_without_parfor(names):
+    return (any(_ENGINE_MARK in name for name in names)
+            and not any(_PARFOR_MARK in name for name in names))
+
+
 def takes_light_prepass(ll_module):
     """Whether the functions of ``ll_module`` (an ``llvmlite.binding`` module) get the
     lighter clean-up: it defines a function of the engine and none of numba's parfor
     gufuncs."""
-    names = _defined(ll_module)
-    return (any(_ENGINE_MARK in name for name in names)
-            and not any(_PARFOR_MARK in name for name in names))
+    return _engine_without_parfor(_defined(ll_module))
 
 
 def is_link_only(ll_module):
     """Whether ``ll_module``, a library's final module, holds an engine kernel that only
     other kernels call: it takes the light clean-up and defines no Python entry point."""
-    return (takes_light_prepass(ll_module)
-            and not any(name.startswith(_PYTHON_ENTRY_PREFIX)
-                        for name in _defined(ll_module)))
+    names = _defined(ll_module)     # listed once for both tests
+    return (_engine_without_parfor(names)
+            and not any(name.startswith(_PYTHON_ENTRY_PREFIX) for name in names))
 
 
 def _make_optimize_functions(numba_optimize_functions):

@@ -72,17 +72,6 @@ def building():
     return PREBUILT_DIR / part if part else None
 
 
-def _parts():
-    """The folders of prebuilt kernels this process loads from: while building, its own
-    part first (the one it saves into), then the others, whose kernels the other
-    building processes may already have compiled (numba writes each file whole, under
-    a temporary name, so a part being written is safe to read)."""
-    own = building()
-    others = sorted(path for path in PREBUILT_DIR.iterdir()
-                    if path.is_dir() and path != own) if PREBUILT_DIR.is_dir() else []
-    return others if own is None else [own] + others
-
-
 def read_manifest(folder=None):
     """The manifest of the prebuilt kernels in ``folder`` (default
     :data:`PREBUILT_DIR`), or None when there is none (or it cannot be read)."""
@@ -132,22 +121,42 @@ def package_digest():
     return digest.hexdigest()
 
 
+@functools.lru_cache(maxsize=None)
+def _module_digest(path):
+    """A digest of one module's source (read once per process, whatever the number of
+    its kernels)."""
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
 def _source_stamp(py_func):
     """The stamp of a kernel's prebuilt entries: the package's digest and its module's
-    (numba before 0.60 stamps by modification time, which an installation changes)."""
-    with open(py_func.__code__.co_filename, "rb") as f:
-        return package_digest(), hashlib.sha256(f.read()).hexdigest()
+    (numba's own stamp is the file's modification time in older versions, which an
+    installation changes)."""
+    return package_digest(), _module_digest(py_func.__code__.co_filename)
 
 
-#: whether the prebuilt layer is used, by folder, decided once per process (the manifest
-#: is read once)
-_usable = {}
+#: the prebuilt parts each process loads from, by folder, decided once per process (the
+#: manifest is read and the folder listed once, not once per kernel)
+_parts_in_use = {}
 
 
-def _layer_in_use():
-    if PREBUILT_DIR not in _usable:
-        _usable[PREBUILT_DIR] = building() is not None or prebuilt_usable()
-    return _usable[PREBUILT_DIR]
+def _parts():
+    """The folders of prebuilt kernels this process loads from, none when the layer is
+    not in use: while building, its own part first (the one it saves into), then the
+    others, whose kernels the other building processes may already have compiled (the
+    build makes every part before it starts them; numba writes each file whole, under a
+    temporary name, so a part being written is safe to read)."""
+    if PREBUILT_DIR not in _parts_in_use:
+        own = building()
+        if own is None and not prebuilt_usable():
+            parts = []
+        else:
+            found = PREBUILT_DIR.iterdir() if PREBUILT_DIR.is_dir() else ()
+            others = sorted(path for path in found if path.is_dir() and path != own)
+            parts = others if own is None else [own] + others
+        _parts_in_use[PREBUILT_DIR] = parts
+    return _parts_in_use[PREBUILT_DIR]
 
 
 class KernelCache(FunctionCache):
@@ -162,13 +171,12 @@ class KernelCache(FunctionCache):
 
     def __init__(self, py_func):
         super().__init__(py_func)
-        self._prebuilt = []
-        if _layer_in_use():
-            stamp = _source_stamp(py_func)
-            self._prebuilt = [IndexDataCacheFile(cache_path=str(part),
-                                                 filename_base=self._impl.filename_base,
-                                                 source_stamp=stamp)
-                              for part in _parts()]
+        parts = _parts()
+        stamp = _source_stamp(py_func) if parts else None
+        self._prebuilt = [IndexDataCacheFile(cache_path=str(part),
+                                             filename_base=self._impl.filename_base,
+                                             source_stamp=stamp)
+                          for part in parts]
 
     def _load_overload(self, sig, target_context):
         if not self._enabled:
