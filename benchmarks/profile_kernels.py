@@ -5,6 +5,9 @@
 
 ``--serial`` adds what runs while a single thread works (the part of a fit that a second
 core does not shorten), from the time bins in which perf sampled one thread only.
+``--annotate N`` prints the hottest instructions of the N kernels with the most samples
+(``objdump`` of their object code, samples per instruction): everything a kernel inlines
+is one symbol, so this is how to see which of its loops costs.
 
 perf sees numba's compiled code as anonymous addresses.  This script compiles the kernels
 afresh in a private cache directory (so that their object code is at hand), fits the model
@@ -14,6 +17,7 @@ helpers count towards their caller.  The first run compiles everything (about a 
 The NRT_incref / NRT_decref of numba's runtime show up as unnamed addresses.
 """
 import argparse
+import gc
 import os
 import signal
 import struct
@@ -24,6 +28,8 @@ import time
 
 # before numba is imported: a fresh cache keeps the object code of every kernel in memory
 os.environ.setdefault("NUMBA_CACHE_DIR", tempfile.mkdtemp(prefix="tb-prof-"))
+# and so do kernels compiled here, not the installed ones (engine/kernel_cache.py)
+os.environ.setdefault("TREEBOOST_PREBUILT", "0")
 
 import numpy as np  # noqa: E402
 from sklearn.datasets import make_classification, make_regression  # noqa: E402
@@ -37,7 +43,8 @@ LGBM_TREES = dict(max_depth=None, max_leaf_nodes=31, min_samples_leaf=20, split_
 
 
 def elf_functions(obj):
-    """(name, size) of the defined functions in an ELF64 little-endian object file."""
+    """(name, size, value) of the defined functions in an ELF64 little-endian object
+    file (value: the function's offset in its section)."""
     shoff, = struct.unpack_from("<Q", obj, 0x28)
     shentsize, shnum, shstrndx = struct.unpack_from("<HHH", obj, 0x3A)
     sections = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + i * shentsize)
@@ -48,11 +55,11 @@ def elf_functions(obj):
             continue
         stroff = sections[link][4]
         for k in range(size // entsize):
-            st_name, st_info, _, st_shndx, _, st_size = struct.unpack_from(
+            st_name, st_info, _, st_shndx, st_value, st_size = struct.unpack_from(
                 "<IBBHQQ", obj, off + k * entsize)
             if st_info & 0xF == 2 and st_shndx != 0 and st_size:     # defined STT_FUNC
                 end = obj.index(b"\0", stroff + st_name)
-                out.append((obj[stroff + st_name:end].decode(), st_size))
+                out.append((obj[stroff + st_name:end].decode(), st_size, st_value))
     return out
 
 
@@ -73,7 +80,8 @@ def short_name(symbol):
 
 
 def write_perf_map():
-    """/tmp/perf-<pid>.map for every compiled treeboost kernel (and what it inlined)."""
+    """/tmp/perf-<pid>.map for every compiled treeboost kernel (and what it inlined).
+    Returns ``{address: (size, short name, symbol, object code, offset in section)}``."""
     from numba.core.registry import CPUDispatcher
     entries = {}
     for modname, mod in list(sys.modules.items()):
@@ -88,18 +96,65 @@ def write_perf_map():
                     code = lib._get_compiled_object()
                 except Exception:       # loaded from an older cache: no object code
                     continue
-                for sym, size in elf_functions(code):
+                for sym, size, value in elf_functions(code):
                     try:
                         addr = lib._codegen._engine.get_function_address(sym)
                     except Exception:
                         addr = 0
                     if addr:
-                        entries[addr] = (size, short_name(sym))
+                        entries[addr] = (size, short_name(sym), sym, code, value)
     with open(f"/tmp/perf-{os.getpid()}.map", "w") as fh:
         for addr in sorted(entries):
-            size, name = entries[addr]
+            size, name = entries[addr][:2]
             fh.write(f"{addr:x} {size:x} {name}\n")
-    return len(entries)
+    return entries
+
+
+def print_annotated(perf_data, entries, n_kernels, min_share=0.001):
+    """The instructions of the ``n_kernels`` kernels with the most samples that hold at
+    least ``min_share`` of all samples, in address order, with their share."""
+    script = subprocess.run(["perf", "script", "-i", perf_data, "-F", "ip"],
+                            capture_output=True, text=True).stdout
+    ips = [int(w, 16) for w in script.split() if all(ch in "0123456789abcdef" for ch in w)]
+    starts = sorted(entries)
+    import bisect
+    by_kernel = {}
+    for ip in ips:
+        k = bisect.bisect_right(starts, ip) - 1
+        if k >= 0 and ip < starts[k] + entries[starts[k]][0]:
+            by_kernel.setdefault(starts[k], []).append(ip - starts[k])
+    total = max(len(ips), 1)
+    for addr in sorted(by_kernel, key=lambda a: -len(by_kernel[a]))[:n_kernels]:
+        size, name, sym, code, value = entries[addr]
+        counts = {}
+        for off in by_kernel[addr]:
+            counts[value + off] = counts.get(value + off, 0) + 1
+        with tempfile.NamedTemporaryFile(suffix=".o") as fh:
+            fh.write(code)
+            fh.flush()
+            asm = subprocess.run(["objdump", "-d", "--no-show-raw-insn", f"--disassemble={sym}",
+                                  fh.name], capture_output=True, text=True).stdout
+        print(f"\n{name}: {100 * len(by_kernel[addr]) / total:.1f} % of the samples; "
+              f"instructions with at least {100 * min_share:.2f} %, in regions (a gap of "
+              f"over 64 bytes ends one) with their sums:")
+        # regions: runs of hot instructions, usually one loop each
+        regions = []
+        for line in asm.splitlines():
+            head = line.split(":", 1)[0].strip()
+            if not head or not all(ch in "0123456789abcdef" for ch in head):
+                continue
+            off = int(head, 16)
+            share = counts.get(off, 0) / total
+            if share < min_share:
+                continue
+            if not regions or off - regions[-1][-1][0] > 64:
+                regions.append([])
+            regions[-1].append((off, share, line.strip()[:100]))
+        for region in regions:
+            print(f"  -- {100 * sum(sh for _, sh, _ in region):5.1f} % in "
+                  f"{region[0][0]:x}-{region[-1][0]:x}")
+            for _, share, text in region:
+                print(f"  {100 * share:5.1f} %  {text}")
 
 
 def main():
@@ -109,6 +164,8 @@ def main():
     ap.add_argument("--n-samples", type=int, default=100_000)
     ap.add_argument("--serial", action="store_true",
                     help="also show what runs while one thread alone works")
+    ap.add_argument("--annotate", type=int, default=0, metavar="N",
+                    help="also show the hottest instructions of the N busiest kernels")
     args = ap.parse_args()
     n_classes = 10 if args.model == "gbdt10" else 2
     if args.model.endswith("-reg"):
@@ -131,6 +188,10 @@ def main():
                                                           **LGBM_TREES),
             "tree": lambda: tb.DecisionTreeClassifier(random_state=0)}[args.model]
     make().fit(X[:2000], y[:2000])               # compile
+    # the compiler's objects stay out of the collections a fit triggers, which would
+    # otherwise scan them (a process that loads its kernels from the cache has none)
+    gc.collect()
+    gc.freeze()
     out = tempfile.mktemp(suffix=".perf.data")
     perf = subprocess.Popen(["perf", "record", "-F", "2999", "-o", out, "-p",
                              str(os.getpid())], stdout=subprocess.DEVNULL,
@@ -141,14 +202,16 @@ def main():
     fit = time.perf_counter() - t
     perf.send_signal(signal.SIGINT)
     perf.wait()
-    n_syms = write_perf_map()
-    print(f"{args.model}: fit {fit:.2f} s; {n_syms} kernel symbols mapped\n")
+    entries = write_perf_map()
+    print(f"{args.model}: fit {fit:.2f} s; {len(entries)} kernel symbols mapped\n")
     report = subprocess.run(["perf", "report", "-i", out, "--no-children", "--sort",
                              "symbol", "--stdio"], capture_output=True, text=True).stdout
     rows = [line for line in report.splitlines() if "%" in line and not line.startswith("#")]
     print("\n".join(line.rstrip()[:100] for line in rows[:20]))
     if args.serial:
         print_serial(out)
+    if args.annotate:
+        print_annotated(out, entries, args.annotate)
 
 
 def print_serial(perf_data, bin_seconds=0.001):

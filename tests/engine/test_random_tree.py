@@ -60,6 +60,37 @@ def test_classifier_trees_match_the_general_grower(monkeypatch, kw, missing, wei
     _assert_same_trees(lean, general)
 
 
+@pytest.mark.parametrize("kw, missing", [
+    ({}, 0.0),
+    ({"criterion": "entropy", "min_samples_leaf": 2}, 0.1),
+    ({"max_features": None, "max_bins": 8}, 0.3),
+    ({"max_features": 1, "min_samples_split": 5, "max_depth": 12}, 0.0),
+    ({"max_bins": 1000}, 0.05),
+])
+def test_two_class_counts_match_the_general_grower(monkeypatch, kw, missing):
+    # two classes with unit weights: the lean grower counts the classes that travel with
+    # the codes (random_cuts.cut_counts) instead of summing rows of statistics
+    X, y = make_classification(1500, 12, n_informative=6, random_state=11)
+    X = _with_missing(X, missing, 12)
+    X[:, 3] = np.round(X[:, 3])           # a feature of few values: constant in many nodes
+    lean, general = _fit_both(
+        monkeypatch, lambda: ExtraTreesClassifier(4, n_jobs=1, random_state=13, **kw), X, y)
+    _assert_same_trees(lean, general)
+
+
+def test_counts_are_not_used_with_weights(monkeypatch):
+    # a weight other than 1 makes the sums non-counts: the rows of statistics are summed
+    X, y = make_classification(600, 6, random_state=14)
+    w = np.ones(len(y))
+    w[::7] = 2.5
+    lean, general = _fit_both(
+        monkeypatch, lambda: ExtraTreesClassifier(3, n_jobs=1, random_state=15), X, y, w)
+    _assert_same_trees(lean, general)
+    unit = ExtraTreesClassifier(3, n_jobs=1, random_state=15).fit(X, y)
+    assert not np.array_equal(unit.estimators_[0].tree_.weighted_n_node_samples,
+                              lean.estimators_[0].tree_.weighted_n_node_samples)
+
+
 @pytest.mark.parametrize("kw, missing, weighted", [
     ({}, 0.0, False),
     ({"max_depth": 9, "min_samples_leaf": 3}, 0.15, True),

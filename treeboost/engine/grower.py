@@ -76,7 +76,7 @@ from .criteria import (ABSOLUTE_ERROR, NEWTON, POISSON, REGRESSION_CRITERIA, is_
 from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, NodeArrays,
                      NodeView, Pending, RandomCuts, RowBuffers, SplitCandidates, Workspace)
 from .partition import BinnedSplit, partition_serial, partition_sparse
-from .random_cuts import cut_decrease, cut_range, cut_sums, draw_cut, score_cut
+from .random_cuts import cut_counts, cut_decrease, cut_range, cut_sums, draw_cut, score_cut
 from ._jit import compiled, inlined, internal
 from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into,
                         evaluate_features, evaluate_features_parallel, make_scratch,
@@ -169,11 +169,14 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
     ``exact`` is a constant of the compiled copy: with True the cuts are scored by the
     absolute error over the node's samples (``nt``, :func:`.median_split.sort_node`),
     else from their sums (``nt`` unused).  ``ranges``, when given,
-    is ``(lo, hi, whole, codes)``: the lean grower's (:mod:`.random_tree`), whose
+    is ``(lo, hi, whole, codes, counts)``: the lean grower's (:mod:`.random_tree`), whose
     ``codes`` hold the samples' codes in node order (``codes[i]`` is sample ``idx[i]``'s);
     with ``whole``, ``lo`` and ``hi`` hold every feature's smallest and largest code in
     the node (:func:`.random_cuts.node_ranges_direct`), and a feature's own pass
-    (:func:`.random_cuts.cut_range`) is needed only when it has missing values."""
+    (:func:`.random_cuts.cut_range`) is needed only when it has missing values.  With
+    ``counts``, the samples are of two classes with unit weights and ``codes[i, n]``
+    (``n`` features) is sample ``i``'s class: the cuts' sums are counted from it
+    (:func:`.random_cuts.cut_counts`), and the rows of statistics are not read."""
     # each record read from the context once (see _examine_node)
     sampler = g.sampler
     cands = g.candidates
@@ -256,6 +259,9 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
                 elif ranges is None:
                     cut_sums(data.codes_rows, idx, view.start, view.end, f, cuts.cut[j],
                              n_missing > 0, mc, rows.ostats, left, miss)
+                elif ranges[4]:
+                    cut_counts(ranges[3], view.start, view.end, f, cuts.cut[j],
+                               n_missing > 0, mc, n, left, miss)
                 else:
                     cut_sums(ranges[3], None, view.start, view.end, f, cuts.cut[j],
                              n_missing > 0, mc, rows.ostats, left, miss)

@@ -20,6 +20,7 @@ import numpy as np
 from .constraints import MonotonicCheck, newton_decrease
 from .criteria import NEWTON
 from .splitting import copy_into, decrease_from_left, nan_goes_left, score_sides
+from ._bits import sign_bit
 from ._jit import inlined, internal
 
 #: the 53 random bits of a draw that make a uniform number in [0, 1)
@@ -78,14 +79,15 @@ def draw_cut(centers, lo, hi, draw):
     ``u = c_lo + U (c_hi - c_lo)``, ``U`` uniform in [0, 1) from the 53 low bits of
     ``draw`` (at least ``lo``): those codes go left."""
     u = centers[lo] + (draw & _UNIT_BITS) * _UNIT_SCALE * (centers[hi] - centers[lo])
-    # halving the candidates [base, base + n) by arithmetic on the test, not a branch (a
-    # select compiles to one): the test goes either way at random, and a mispredicted
-    # branch per step would cost more than the search; unsigned as in cut_range
+    # halving the candidates [base, base + n) by arithmetic on the test, not a branch:
+    # the test goes either way at random, and a mispredicted branch per step would cost
+    # more than the search.  ``centers[m] < u`` is the sign of ``centers[m] - u`` (see
+    # ._bits: a comparison would become a branch again); unsigned as in cut_range
     base = np.uint64(lo)
     n = np.uint64(hi - lo)
     while n > 1:
         half = n >> np.uint64(1)
-        base += half * np.uint64(centers[base + half] < u)
+        base += half * sign_bit(centers[base + half] - u)
         n -= half
     return np.int64(base)
 
@@ -129,6 +131,38 @@ def cut_sums(rows, idx, start, end, f, cut, has_missing, mc, ostats, left, miss)
         elif c == mc:
             for k in range(n_cols):
                 miss[k] += ostats[o, k]
+
+
+@inlined
+def cut_counts(rows, start, end, f, cut, has_missing, mc, label, left, miss):
+    """:func:`cut_sums` of two classes with unit weights, from the class of each sample,
+    ``rows[i, label]`` (0 or 1), beside its codes in node order (``rows``: as in
+    :func:`cut_range` with no ``idx``).  The rows of statistics are then ``(1 - y, y,
+    1)``, whose sums are counts: integers that sum without a rounding in any order, and
+    without the chain of floating-point additions (each waits for the last) that bounds
+    :func:`cut_sums`."""
+    uf = np.uint64(f)
+    ul = np.uint64(label)
+    n = np.int64(0)
+    pos = np.int64(0)
+    n_miss = np.int64(0)
+    pos_miss = np.int64(0)
+    for i in range(np.uint64(start), np.uint64(end)):
+        c = np.int64(rows[i, uf])
+        y = np.int64(rows[i, ul])
+        goes = np.int64(c <= cut)
+        n += goes
+        pos += goes & y
+        if has_missing:
+            is_miss = np.int64(c == mc)
+            n_miss += is_miss
+            pos_miss += is_miss & y
+    left[0] = n - pos
+    left[1] = pos
+    left[2] = n
+    miss[0] = n_miss - pos_miss
+    miss[1] = pos_miss
+    miss[2] = n_miss
 
 
 @inlined

@@ -31,7 +31,7 @@ from .layout import NodeView, RowBuffers
 from .partition import BinnedSplit, goes_left_binned
 from .splitting import MODE_SORT
 from .random_cuts import node_ranges_direct
-from .statistics import gather_rows, sum_rows, sum_sq
+from .statistics import SOURCE_CLASSES, gather_rows, sum_rows, sum_sq
 from ._jit import compiled, inlined
 
 
@@ -47,8 +47,8 @@ LeanBuffers = namedtuple("LeanBuffers", [
     "obuf",         # (n_rows, n_cols): the partition's buffer of rows of statistics
     "lo", "hi",     # (n_features,) of the codes' dtype: each feature's range in a node
     "codes",        # (n_rows, n_words * 8 / itemsize) of the codes' dtype: each sample's
-                    # codes in node order (codes[i] is sample idx[i]'s), rows padded to
-                    # whole 8-byte words
+                    # codes in node order (codes[i] is sample idx[i]'s), then its class
+                    # (the counts of grow_random_tree), rows padded to whole 8-byte words
     "words",        # (n_rows, n_words) uint64: the same memory, for moving whole rows
     "wbuf",         # (n_rows, n_words) uint64: the partition's buffer of rows of codes
 ])
@@ -59,7 +59,8 @@ def lean_buffers(workspace, n_rows, n_cols, X_binned_T):
     :class:`~.grower.GrowerWorkspace` that keeps them from tree to tree)."""
     n_features = X_binned_T.shape[0]
     itemsize = X_binned_T.dtype.itemsize
-    n_words = max(1, -(-n_features * itemsize // 8))
+    # one more slot than the features, for the class (grow_random_tree's counts)
+    n_words = -(-(n_features + 1) * itemsize // 8)
     words = workspace.row_array("lean_codes", n_rows, n_words, np.uint64)
     return LeanBuffers(workspace.row_array("lean_stats", n_rows, n_cols),
                        np.empty(n_features, X_binned_T.dtype),
@@ -129,7 +130,56 @@ def _partition_rows(codes, words, wbuf, split, f, idx, ostats, start, end, buf, 
 
 
 @inlined
-def _examine(g, node, hist, root_w, lo, hi, codes):
+def _partition_counted(codes, words, wbuf, split, f, label, idx, start, end, buf, left,
+                       right):
+    """:func:`_partition_rows` of two classes with unit weights: the class of each sample
+    is ``codes[i, label]``, which the rows of codes carry; the children's sums are its
+    counts (see :func:`~.random_cuts.cut_counts`) and no rows of statistics move.
+    Returns the left count."""
+    n_words = words.shape[1]
+    nl = np.uint64(0)
+    nr = np.uint64(0)
+    pos_l = np.int64(0)
+    pos_r = np.int64(0)
+    uf = np.uint64(f)
+    ul = np.uint64(label)
+    ustart = np.uint64(start)
+    for i in range(ustart, np.uint64(end)):
+        s = idx[i]
+        y = np.int64(codes[i, ul])
+        if goes_left_binned(np.int64(codes[i, uf]), split.missing_code,
+                            split.missing_go_left, False, split.categories, split.row,
+                            split.bin_threshold):
+            o = ustart + nl
+            idx[o] = s
+            for k in range(n_words):
+                words[o, k] = words[i, k]
+            nl += np.uint64(1)
+            pos_l += y
+        else:
+            buf[nr] = s
+            for k in range(n_words):
+                wbuf[nr, k] = words[i, k]
+            nr += np.uint64(1)
+            pos_r += y
+    for i in range(nr):
+        o = ustart + nl + i
+        idx[o] = buf[i]
+        for k in range(n_words):
+            words[o, k] = wbuf[i, k]
+    n_left = np.int64(nl)
+    n_right = np.int64(nr)
+    left[0] = n_left - pos_l
+    left[1] = pos_l
+    left[2] = n_left
+    right[0] = n_right - pos_r
+    right[1] = pos_r
+    right[2] = n_right
+    return n_left
+
+
+@inlined
+def _examine(g, node, hist, root_w, lo, hi, codes, counts):
     """The impurity of a new node and, if the stopping rules let it split, its random
     cut; returns whether it opened (as :func:`~.grower._examine_node` with random cuts)."""
     nodes = g.nodes
@@ -152,7 +202,7 @@ def _examine(g, node, hist, root_w, lo, hi, codes):
     if whole:
         node_ranges_direct(codes, start, end, lo, hi)
     best, best_score, n_cat = _random_search_body(gn, view, None, False,
-                                                  (lo, hi, whole, codes))
+                                                  (lo, hi, whole, codes, counts))
     if best < 0:
         return False
     cands = g.candidates
@@ -213,7 +263,18 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
     if regression:
         nodes.sq_sum[0] = sum_sq(g.src, idx, zero, n)
     # every sample's row of statistics, in the order of idx from here on
-    gather_rows(ostats, g.src, idx, zero, n)
+    # two classes with unit weights: the samples' classes travel with their codes, and
+    # the sums are counted from them (see cut_counts); no rows of statistics are needed
+    src = g.src
+    counts = (src.kind == SOURCE_CLASSES and ostats.shape[1] == 3
+              and not is_regression(params.criterion))
+    if counts:
+        for i in range(n):
+            if src.weights[idx[i]] != 1.0:
+                counts = False
+                break
+    if not counts:
+        gather_rows(ostats, g.src, idx, zero, n)
     # and of codes: the passes over a node's samples read them in order, where the
     # samples' own rows lie scattered over the data
     rows = g.data.codes_rows
@@ -221,6 +282,8 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
         r = rows[idx[i]]
         for k in range(n_features):
             codes[i, k] = r[k]
+        if counts:
+            codes[i, n_features] = src.labels[idx[i]]
     root_w = node_weight(nodes.stats[0], params.criterion, params.n_stats)
     node_count = np.int64(1)
     n_open = np.int64(0)
@@ -232,7 +295,7 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
     n_pending = 1
     while True:
         for t in range(n_pending):
-            if _examine(g, pending[t], hist, root_w, lo, hi, codes):
+            if _examine(g, pending[t], hist, root_w, lo, hi, codes, counts):
                 open_nodes[n_open] = pending[t]
                 n_open += 1
         if n_open == 0:
@@ -251,8 +314,12 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
         f = np.int64(nodes.feature[node])
         split = BinnedSplit(g.data.missing_code, nodes.missing_go_left[node], False,
                             nodes.categories, 0, nodes.bin_threshold[node])
-        nl = _partition_rows(codes, words, wbuf, split, f, idx, ostats, s0, e0, buf, obuf,
-                             nodes.stats[lc], nodes.stats[rc])
+        if counts:
+            nl = _partition_counted(codes, words, wbuf, split, f, n_features, idx, s0, e0,
+                                    buf, nodes.stats[lc], nodes.stats[rc])
+        else:
+            nl = _partition_rows(codes, words, wbuf, split, f, idx, ostats, s0, e0, buf,
+                                 obuf, nodes.stats[lc], nodes.stats[rc])
         reset_node(nodes, lc, s0, s0 + nl, depth)
         reset_node(nodes, rc, s0 + nl, e0, depth)
         if regression:
