@@ -1,95 +1,100 @@
-"""Extra-Trees' random cuts (engine/random_cuts.py): drawn uniformly in value between the
-node's extremes, constant features not counted, the same sums as brute force."""
+"""The random cuts' kernels (engine/random_cuts.py) against brute force."""
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
+from numba import njit
 
-from treeboost import ExtraTreesClassifier, ExtraTreesRegressor
-from treeboost.engine.binning import BinMapper
-
-
-def _root_thresholds(X, y, n_seeds, **kw):
-    thr = []
-    for seed in range(n_seeds):
-        tree = ExtraTreesRegressor(n_estimators=1, max_depth=1, random_state=seed,
-                                   **kw).fit(X, y).estimators_[0].tree_
-        thr.append((int(tree.feature[0]), float(tree.threshold[0])))
-    return thr
+from treeboost.engine import random_cuts as rc
 
 
-def test_cut_is_uniform_in_value_not_over_bins():
-    # values 0, 1 and 100: a cut uniform in value separates {0} from {1, 100} with
-    # probability 1/100; one uniform over the three bins would do it half of the time
-    X = np.repeat([[0.0], [1.0], [100.0]], 20, axis=0)
-    y = np.arange(60, dtype=float)
-    thr = [t for _, t in _root_thresholds(X, y, 400)]
-    low = np.mean(np.isclose(thr, 0.5))
-    assert set(np.round(thr, 6)) <= {0.5, 50.5}
-    assert low < 0.05
+@njit
+def _draw_both(centers, n_bins, lo, hi, draws):
+    table = np.empty((1, 64), np.int32)
+    base = np.empty(1)
+    scale = np.empty(1)
+    rc.build_cut_tables(centers.reshape(1, -1), n_bins, table, base, scale)
+    out = np.empty((draws.shape[0], 2), np.int64)
+    for k in range(draws.shape[0]):
+        out[k, 0] = rc.draw_cut(centers, lo, hi, draws[k])
+        out[k, 1] = rc.draw_cut_from_table(centers, table[0], base[0], scale[0], lo, hi,
+                                           draws[k])
+    return out
 
 
-def test_cut_frequencies_follow_the_gaps():
-    # gaps of width 1, 3 and 6 between four values: each cut with its gap's share
-    X = np.repeat([[0.0], [1.0], [4.0], [10.0]], 5, axis=0)
-    y = np.arange(20, dtype=float)
-    thr = np.array([t for _, t in _root_thresholds(X, y, 2000)])
-    freq = [np.mean(np.isclose(thr, m)) for m in (0.5, 2.5, 7.0)]
-    np.testing.assert_allclose(freq, [0.1, 0.3, 0.6], atol=0.04)
+def _brute(centers, lo, hi, draw):
+    with np.errstate(over="ignore"):          # the width beyond a double: u is inf
+        u = _u(centers, lo, hi, draw)
+    below = [c for c in range(lo, hi) if centers[c] < u]
+    return max(below) if below else lo
 
 
-def test_constant_features_do_not_count():
-    # nine constant columns and one that varies: with max_features=1 the root must still
-    # split on the varying one (the constant ones are skipped, as in scikit-learn)
-    rng = np.random.RandomState(0)
-    X = np.zeros((50, 10))
-    X[:, 7] = rng.rand(50)
-    y = (X[:, 7] > 0.5).astype(float)
-    for f, _ in _root_thresholds(X, y, 30, max_features=1):
-        assert f == 7
+def _u(centers, lo, hi, draw):
+    return centers[lo] + (draw & ((1 << 53) - 1)) / (1 << 53) * (centers[hi] - centers[lo])
 
 
-def test_left_sums_match_brute_force():
-    # every node's statistics equal the sums over the samples that reach it
-    rng = np.random.RandomState(3)
-    X = rng.rand(300, 5)
-    X[rng.rand(300, 5) < 0.1] = np.nan
-    y = rng.randint(0, 3, 300)
-    est = ExtraTreesClassifier(n_estimators=3, random_state=0, bootstrap=False,
-                               min_samples_leaf=2).fit(X, y)
-    for member in est.estimators_:
-        tree = member.tree_
-        path = tree.decision_path(X).toarray().astype(bool)
-        counts = path.sum(axis=0)
-        np.testing.assert_array_equal(counts, tree.n_node_samples)
-        for node in range(tree.node_count):
-            frac = np.bincount(y[path[:, node]], minlength=3) / counts[node]
-            np.testing.assert_allclose(tree.value[node], frac, atol=1e-12)
-        leaves = tree.children_left == -1
-        assert tree.n_node_samples[leaves].min() >= 2
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-1e6, 1e6), min_size=2, max_size=40), st.data())
+def test_the_table_draws_the_binary_search_cut(values, data):
+    # sorted centers, some equal, some a hair apart: the table's start is never past the
+    # cut, and both searches give the last code of the range whose center is below u
+    centers = np.sort(np.array(values))
+    n = len(centers)
+    lo = data.draw(st.integers(0, n - 2))
+    hi = data.draw(st.integers(lo + 1, n - 1))
+    draws = np.array(data.draw(st.lists(st.integers(0, (1 << 62) - 1), min_size=1,
+                                        max_size=20)), np.int64)
+    got = _draw_both(centers, np.array([n]), lo, hi, draws)
+    want = [_brute(centers, lo, hi, int(d)) for d in draws]
+    np.testing.assert_array_equal(got[:, 0], want)
+    np.testing.assert_array_equal(got[:, 1], want)
 
 
-@pytest.mark.parametrize("max_bins", [255, 8])
-def test_bin_centers(max_bins):
-    rng = np.random.RandomState(1)
-    x = np.round(rng.rand(500) * 50) / 2          # 101 distinct values
-    bm = BinMapper(max_bins).fit(x[:, None])
-    centers = bm.bin_centers()[0, :bm.n_bins_[0]]
-    codes = bm.transform(x[:, None])[0]
-    for b in range(bm.n_bins_[0]):
-        vals = x[codes == b]
-        assert centers[b] == pytest.approx((vals.min() + vals.max()) / 2)
+@pytest.mark.parametrize("centers", [
+    np.array([3.0, 3.0, 3.0]),                       # no width: one cell
+    np.array([-1e308, 0.0, 1e308]),                  # a width beyond a double
+    np.concatenate([np.linspace(0, 1e-9, 30), [1.0]]),   # many centers in one cell
+])
+def test_the_table_on_degenerate_centers(centers):
+    draws = np.random.RandomState(0).randint(0, 1 << 62, 200).astype(np.int64)
+    n = len(centers)
+    got = _draw_both(centers, np.array([n]), 0, n - 1, draws)
+    want = [_brute(centers, 0, n - 1, int(d)) for d in draws]
+    np.testing.assert_array_equal(got[:, 1], want)
+    np.testing.assert_array_equal(got[:, 0], want)
 
 
-def test_categorical_features_keep_their_best_subset():
-    # y is decided by the category (a, c vs b, d); the numeric columns are noise: the
-    # random-cut trees still split the root on the category set {a, c}
-    import pandas as pd
-    rng = np.random.RandomState(0)
-    cat = rng.choice(list("abcd"), 400)
-    frame = pd.DataFrame({"noise1": rng.rand(400), "cat": pd.Categorical(cat),
-                          "noise2": rng.rand(400)})
-    y = np.isin(cat, ["a", "c"]).astype(int)
-    est = ExtraTreesClassifier(n_estimators=5, max_features=None, random_state=0).fit(frame, y)
-    for member in est.estimators_:
-        tree = member.tree_
-        assert tree.feature[0] == 1 and tree.is_categorical[0]
-    assert est.score(frame, y) == 1.0
+@njit
+def _count(rows, start, end, f, label, mc, cut):
+    by_code = np.zeros(mc + 1, np.int64)
+    lo, hi, n_missing = rc.count_codes(rows, start, end, f, label, mc, by_code)
+    left = np.empty(3)
+    miss = np.empty(3)
+    rc.coded_cut_counts(by_code, cut, mc, left, miss)
+    left2 = np.empty(3)
+    miss2 = np.empty(3)
+    rc.cut_counts(rows, start, end, f, cut, n_missing > 0, mc, label, left2, miss2)
+    return lo, hi, n_missing, left, miss, left2, miss2
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 60), st.integers(0, 10_000), st.integers(1, 9))
+def test_counts_by_code_against_brute_force(n, seed, mc):
+    rng = np.random.RandomState(seed)
+    rows = np.zeros((n + 4, 3), np.uint8)
+    rows[:, 1] = rng.randint(0, mc + 1, n + 4)        # feature 1; code mc is missing
+    rows[:, 2] = rng.randint(0, 2, n + 4)             # the class
+    start, end = 2, 2 + n
+    cut = int(rng.randint(0, mc))
+    lo, hi, n_missing, left, miss, left2, miss2 = _count(rows, start, end, 1, 2, mc, cut)
+    codes, y = rows[start:end, 1].astype(int), rows[start:end, 2].astype(int)
+    present = codes[codes != mc]
+    assert (lo, hi) == ((present.min(), present.max()) if len(present) else (mc, -1))
+    assert n_missing == np.sum(codes == mc)
+    go = codes <= cut
+    np.testing.assert_array_equal(left, [np.sum(go & (y == 0)), np.sum(go & (y == 1)),
+                                         np.sum(go)])
+    m = codes == mc
+    np.testing.assert_array_equal(miss, [np.sum(m & (y == 0)), np.sum(m & (y == 1)),
+                                         np.sum(m)])
+    np.testing.assert_array_equal(left2, left)
+    np.testing.assert_array_equal(miss2, miss)

@@ -76,7 +76,8 @@ from .criteria import (ABSOLUTE_ERROR, NEWTON, POISSON, REGRESSION_CRITERIA, is_
 from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, NodeArrays,
                      NodeView, Pending, RandomCuts, RowBuffers, SplitCandidates, Workspace)
 from .partition import BinnedSplit, partition_serial, partition_sparse
-from .random_cuts import cut_counts, cut_decrease, cut_range, cut_sums, draw_cut, score_cut
+from .random_cuts import (coded_cut_counts, count_codes, cut_counts, cut_decrease,
+                          cut_range, cut_sums, draw_cut, draw_cut_from_table, score_cut)
 from ._jit import compiled, inlined, internal
 from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into,
                         evaluate_features, evaluate_features_parallel, make_scratch,
@@ -168,15 +169,9 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
 
     ``exact`` is a constant of the compiled copy: with True the cuts are scored by the
     absolute error over the node's samples (``nt``, :func:`.median_split.sort_node`),
-    else from their sums (``nt`` unused).  ``ranges``, when given,
-    is ``(lo, hi, whole, codes, counts)``: the lean grower's (:mod:`.random_tree`), whose
-    ``codes`` hold the samples' codes in node order (``codes[i]`` is sample ``idx[i]``'s);
-    with ``whole``, ``lo`` and ``hi`` hold every feature's smallest and largest code in
-    the node (:func:`.random_cuts.node_ranges_direct`), and a feature's own pass
-    (:func:`.random_cuts.cut_range`) is needed only when it has missing values.  With
-    ``counts``, the samples are of two classes with unit weights and ``codes[i, n]``
-    (``n`` features) is sample ``i``'s class: the cuts' sums are counted from it
-    (:func:`.random_cuts.cut_counts`), and the rows of statistics are not read."""
+    else from their sums (``nt`` unused).  ``ranges``, when given, is the lean
+    grower's :class:`~.random_cuts.LeanNode` (:mod:`.random_tree`): how the node's
+    ranges, cuts and sums are read from its codes in node order."""
     # each record read from the context once (see _examine_node)
     sampler = g.sampler
     cands = g.candidates
@@ -232,23 +227,32 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
             elif ranges is None:
                 lo, hi, n_missing = cut_range(data.codes_rows, idx, view.start, view.end,
                                               f, mc)
-            elif not ranges[2]:
-                lo, hi, n_missing = cut_range(ranges[3], None, view.start, view.end, f,
-                                              mc)
+            elif ranges.by_codes:
+                # the node's counts by code give the range, then the cut's sums
+                lo, hi, n_missing = count_codes(ranges.codes, view.start, view.end, f, n,
+                                                mc, ranges.by_code)
+            elif not ranges.whole:
+                lo, hi, n_missing = cut_range(ranges.codes, None, view.start, view.end,
+                                              f, mc)
             else:
-                lo = np.int64(ranges[0][f])
-                hi = np.int64(ranges[1][f])
+                lo = np.int64(ranges.lo[f])
+                hi = np.int64(ranges.hi[f])
                 n_missing = np.int64(0)
                 if hi == mc:
                     # some value is missing: the range of the others, and their count
-                    lo, hi, n_missing = cut_range(ranges[3], None, view.start,
+                    lo, hi, n_missing = cut_range(ranges.codes, None, view.start,
                                                   view.end, f, mc)
             if hi <= lo:
                 continue
             found += 1
             draw = np.int64(_rand(sampler.state) >> np.uint64(2))
             cuts.n_missing[j] = n_missing
-            cuts.cut[j] = draw_cut(data.bin_centers[f], lo, hi, draw)
+            if ranges is None:
+                cuts.cut[j] = draw_cut(data.bin_centers[f], lo, hi, draw)
+            else:
+                cuts.cut[j] = draw_cut_from_table(data.bin_centers[f], ranges.cut_table[f],
+                                                  ranges.cut_base[f], ranges.cut_scale[f],
+                                                  lo, hi, draw)
             if exact:
                 median_split.score_cut(cuts, j, view, data, idx, params, nt, cands)
             else:
@@ -259,11 +263,13 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
                 elif ranges is None:
                     cut_sums(data.codes_rows, idx, view.start, view.end, f, cuts.cut[j],
                              n_missing > 0, mc, rows.ostats, left, miss)
-                elif ranges[4]:
-                    cut_counts(ranges[3], view.start, view.end, f, cuts.cut[j],
+                elif ranges.by_codes:
+                    coded_cut_counts(ranges.by_code, cuts.cut[j], mc, left, miss)
+                elif ranges.counts:
+                    cut_counts(ranges.codes, view.start, view.end, f, cuts.cut[j],
                                n_missing > 0, mc, n, left, miss)
                 else:
-                    cut_sums(ranges[3], None, view.start, view.end, f, cuts.cut[j],
+                    cut_sums(ranges.codes, None, view.start, view.end, f, cuts.cut[j],
                              n_missing > 0, mc, rows.ostats, left, miss)
                 check = MonotonicCheck(params.monotonic, params.monotonic_cst[f],
                                        view.lower, view.upper)

@@ -15,6 +15,8 @@ The cut is drawn in value, between the *centers* of the node's smallest and larg
 value its center is that value, so with up to ``max_bins`` distinct values the cut is
 exactly the textbook one.
 """
+from collections import namedtuple
+
 import numpy as np
 
 from .constraints import MonotonicCheck, newton_decrease
@@ -28,7 +30,25 @@ _UNIT_BITS = np.int64((1 << 53) - 1)
 _UNIT_SCALE = 1.0 / (1 << 53)
 
 
-# the per-feature kernels are inlined into the search: they run once per feature and
+#: how the lean grower (:mod:`.random_tree`) reads a node for its search
+#: (:func:`~.grower._random_search_body`): the codes of the node's samples in node order,
+#: and the tables that replace passes or searches
+LeanNode = namedtuple("LeanNode", [
+    "lo", "hi",     # (n_features,) every feature's smallest and largest code in the
+                    # node, when ``whole`` (node_ranges_direct)
+    "whole",        # bool: lo and hi hold the ranges
+    "codes",        # (n_rows, > n_features) the samples' codes in node order, then their
+                    # class with ``counts``
+    "counts",       # bool: two classes with unit weights, sums counted (cut_counts)
+    "by_codes",     # bool: each drawn feature's samples counted by code (count_codes)
+    "by_code",      # (number of codes,) int64: count_codes' counts
+    "cut_table",    # (n_features, n_cells) int32, "cut_base", "cut_scale" (n_features,):
+    "cut_base",     # each feature's table of random cuts (build_cut_tables)
+    "cut_scale",
+])
+
+
+# the per-feature kernels are inlined into the search# the per-feature kernels are inlined into the search: they run once per feature and
 # node, mostly on a few samples, where passing their arrays would cost more than their body
 @inlined
 def cut_range(rows, idx, start, end, f, mc):
@@ -93,6 +113,57 @@ def draw_cut(centers, lo, hi, draw):
 
 
 @inlined
+def _cell(x, base, scale, n_cells):
+    """The cell of value ``x >= base`` in a feature's table of cuts: ``floor((x - base)
+    * scale)`` up to ``n_cells - 1``, a non-decreasing function of ``x`` in floating
+    point as in exact arithmetic (each step is); 0 with ``scale`` 0."""
+    if scale == 0.0:
+        return np.int64(0)
+    return np.int64(min((x - base) * scale, n_cells - 1.0))
+
+
+@internal
+def build_cut_tables(centers, n_bins, table, base, scale):
+    """For each feature ``f``, ``table[f, k]``: the last code whose center's cell
+    (:func:`_cell` over the feature's centers, ``n_cells = table.shape[1]`` cells from
+    its first to its last center) is below ``k``, -1 when there is none.  A value ``u``
+    of cell ``k`` then lies above the centers of every code up to ``table[f, k]``:
+    :func:`draw_cut_from_table` starts there, not at a binary search."""
+    n_cells = table.shape[1]
+    for f in range(table.shape[0]):
+        nb = n_bins[f]
+        if nb < 1:
+            base[f] = 0.0
+            scale[f] = 0.0
+            for k in range(n_cells):
+                table[f, k] = -1
+            continue
+        lo = centers[f, 0]
+        width = centers[f, nb - 1] - lo
+        base[f] = lo
+        # (one cell when the centers span no width, or one too wide for a double)
+        scale[f] = n_cells / width if 0.0 < width < np.inf else 0.0
+        last = np.int64(-1)
+        for k in range(n_cells):
+            while last + 1 < nb and _cell(centers[f, last + 1], lo, scale[f], n_cells) < k:
+                last += 1
+            table[f, k] = last
+
+
+@inlined
+def draw_cut_from_table(centers, table, base, scale, lo, hi, draw):
+    """:func:`draw_cut` (the same code for the same draw) from the feature's table of
+    :func:`build_cut_tables`: the search starts at the last code whose center is
+    certainly below ``u`` and steps up to the others below it, usually none or one, where
+    the binary search takes a chain of dependent loads per halving."""
+    u = centers[lo] + (draw & _UNIT_BITS) * _UNIT_SCALE * (centers[hi] - centers[lo])
+    c = max(np.int64(table[_cell(u, base, scale, table.shape[0])]), lo)
+    while c + 1 < hi and centers[c + 1] < u:
+        c += 1
+    return c
+
+
+@inlined
 def cut_sums(rows, idx, start, end, f, cut, has_missing, mc, ostats, left, miss):
     """``left`` (codes ``<= cut``) and ``miss`` (missing values) of feature ``f`` over the
     samples ``idx[start:end]``; ``ostats`` holds their statistics in node order.  With
@@ -147,22 +218,71 @@ def cut_counts(rows, start, end, f, cut, has_missing, mc, label, left, miss):
     pos = np.int64(0)
     n_miss = np.int64(0)
     pos_miss = np.int64(0)
-    for i in range(np.uint64(start), np.uint64(end)):
-        c = np.int64(rows[i, uf])
-        y = np.int64(rows[i, ul])
-        goes = np.int64(c <= cut)
-        n += goes
-        pos += goes & y
-        if has_missing:
+    # two loops, so that the usual one (no missing value) is the shortest
+    if has_missing:
+        for i in range(np.uint64(start), np.uint64(end)):
+            c = np.int64(rows[i, uf])
+            y = np.int64(rows[i, ul])
+            goes = np.int64(c <= cut)
+            n += goes
+            pos += goes & y
             is_miss = np.int64(c == mc)
             n_miss += is_miss
             pos_miss += is_miss & y
+    else:
+        for i in range(np.uint64(start), np.uint64(end)):
+            goes = np.int64(np.int64(rows[i, uf]) <= cut)
+            n += goes
+            pos += goes & np.int64(rows[i, ul])
     left[0] = n - pos
     left[1] = pos
     left[2] = n
     miss[0] = n_miss - pos_miss
     miss[1] = pos_miss
     miss[2] = n_miss
+
+
+@inlined
+def count_codes(rows, start, end, f, label, mc, by_code):
+    """Feature ``f``'s samples ``start:end`` counted by code, for two classes with unit
+    weights (``rows`` and ``label`` as in :func:`cut_counts`): ``by_code[c]`` gets the
+    count of code ``c`` in its low 32 bits and how many of those are of class 1 in its
+    high 32 bits (one addition per sample, where :func:`cut_range` and
+    :func:`cut_counts` take two passes).  Returns what :func:`cut_range` returns: the
+    smallest and largest code that is not missing (``mc``, and -1, when there is none)
+    and the count of missing values.  ``by_code`` (at least ``mc + 1`` entries) holds
+    the counts after, for :func:`coded_cut_counts`."""
+    for c in range(mc + 1):
+        by_code[c] = 0
+    uf = np.uint64(f)
+    ul = np.uint64(label)
+    for i in range(np.uint64(start), np.uint64(end)):
+        by_code[np.uint64(rows[i, uf])] += np.int64(1) + (np.int64(rows[i, ul]) << 32)
+    lo = np.int64(0)
+    while lo < mc and by_code[lo] == 0:
+        lo += 1
+    hi = mc - 1
+    while hi >= 0 and by_code[hi] == 0:
+        hi -= 1
+    return lo, hi, by_code[mc] & 0xFFFFFFFF
+
+
+@inlined
+def coded_cut_counts(by_code, cut, mc, left, miss):
+    """:func:`cut_counts` from the counts by code of :func:`count_codes` (codes up to
+    ``cut`` go left)."""
+    s = np.int64(0)
+    for c in range(cut + 1):
+        s += by_code[c]
+    n = s & 0xFFFFFFFF
+    pos = s >> 32
+    left[0] = n - pos
+    left[1] = pos
+    left[2] = n
+    m = by_code[mc]
+    miss[0] = (m & 0xFFFFFFFF) - (m >> 32)
+    miss[1] = m >> 32
+    miss[2] = m & 0xFFFFFFFF
 
 
 @inlined

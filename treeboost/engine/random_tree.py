@@ -30,7 +30,7 @@ from .grower import (DECREASE_ATOL, GrowContext, _random_search_body, _splittabl
 from .layout import NodeView, RowBuffers
 from .partition import BinnedSplit, goes_left_binned
 from .splitting import MODE_SORT
-from .random_cuts import node_ranges_direct
+from .random_cuts import LeanNode, build_cut_tables, node_ranges_direct
 from .statistics import SOURCE_CLASSES, gather_rows, sum_rows, sum_sq
 from ._jit import compiled, inlined
 
@@ -39,6 +39,11 @@ from ._jit import compiled, inlined
 #: are at most this many features per feature drawn: a row's codes take a few vector
 #: instructions, a feature's range a few scalar ones
 _WHOLE_ROW_RATIO = 32
+
+#: a node of two classes with unit weights and at least this many samples counts each
+#: drawn feature's samples by code (random_cuts.count_codes: one pass for the range and
+#: the sums, no pass over all the features), which costs a pass over the codes' values
+_COUNT_BY_CODE_MIN = 256
 
 
 #: the lean grower's work arrays, from its caller (the grower allocates nothing: see
@@ -51,7 +56,15 @@ LeanBuffers = namedtuple("LeanBuffers", [
                     # (the counts of grow_random_tree), rows padded to whole 8-byte words
     "words",        # (n_rows, n_words) uint64: the same memory, for moving whole rows
     "wbuf",         # (n_rows, n_words) uint64: the partition's buffer of rows of codes
+    "by_code",      # (number of codes of the dtype,) int64: random_cuts.count_codes'
+    "cut_table",    # (n_features, n_cells) int32, and (n_features,) float64 twice: the
+    "cut_base",     # features' tables of random cuts (random_cuts.build_cut_tables)
+    "cut_scale",
 ])
+
+#: cells per code in the tables of random cuts: a random value's cell then holds a
+#: code's center about one time in this many, and the draw steps past it
+_CELLS_PER_CODE = 4
 
 
 def lean_buffers(workspace, n_rows, n_cols, X_binned_T):
@@ -61,12 +74,16 @@ def lean_buffers(workspace, n_rows, n_cols, X_binned_T):
     itemsize = X_binned_T.dtype.itemsize
     # one more slot than the features, for the class (grow_random_tree's counts)
     n_words = -(-(n_features + 1) * itemsize // 8)
+    n_cells = min(_CELLS_PER_CODE * (np.iinfo(X_binned_T.dtype).max + 1), 1 << 14)
     words = workspace.row_array("lean_codes", n_rows, n_words, np.uint64)
     return LeanBuffers(workspace.row_array("lean_stats", n_rows, n_cols),
                        np.empty(n_features, X_binned_T.dtype),
                        np.empty(n_features, X_binned_T.dtype),
                        words.view(X_binned_T.dtype), words,
-                       workspace.row_array("lean_codes_buf", n_rows, n_words, np.uint64))
+                       workspace.row_array("lean_codes_buf", n_rows, n_words, np.uint64),
+                       np.zeros(np.iinfo(X_binned_T.dtype).max + 1, np.int64),
+                       np.empty((n_features, n_cells), np.int32), np.empty(n_features),
+                       np.empty(n_features))
 
 
 def lean_tree(random_split, exact, newton, best_first, monotonic, interaction, categorical):
@@ -179,7 +196,8 @@ def _partition_counted(codes, words, wbuf, split, f, label, idx, start, end, buf
 
 
 @inlined
-def _examine(g, node, hist, root_w, lo, hi, codes, counts):
+def _examine(g, node, hist, root_w, lo, hi, codes, counts, by_code, cut_table, cut_base,
+             cut_scale):
     """The impurity of a new node and, if the stopping rules let it split, its random
     cut; returns whether it opened (as :func:`~.grower._examine_node` with random cuts)."""
     nodes = g.nodes
@@ -198,11 +216,15 @@ def _examine(g, node, hist, root_w, lo, hi, codes, counts):
                      g.sampler, g.n_threads, g.random_cuts)
     # every feature's range in one pass when the features are not many more than those
     # drawn (see random_cuts.node_ranges_direct)
-    whole = g.data.codes_T.shape[0] <= _WHOLE_ROW_RATIO * params.max_features
+    # (or, for a large node of counts, each drawn feature's counts by code)
+    by_codes = counts and end - start >= _COUNT_BY_CODE_MIN
+    whole = (not by_codes
+             and g.data.codes_T.shape[0] <= _WHOLE_ROW_RATIO * params.max_features)
     if whole:
         node_ranges_direct(codes, start, end, lo, hi)
-    best, best_score, n_cat = _random_search_body(gn, view, None, False,
-                                                  (lo, hi, whole, codes, counts))
+    best, best_score, n_cat = _random_search_body(
+        gn, view, None, False, LeanNode(lo, hi, whole, codes, counts, by_codes, by_code,
+                                        cut_table, cut_base, cut_scale))
     if best < 0:
         return False
     cands = g.candidates
@@ -254,6 +276,11 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
     # every feature's smallest and largest code in the node (_examine)
     lo = borrow(bufs.lo)
     hi = borrow(bufs.hi)
+    by_code = borrow(bufs.by_code)
+    cut_table = borrow(bufs.cut_table)
+    cut_base = borrow(bufs.cut_base)
+    cut_scale = borrow(bufs.cut_scale)
+    build_cut_tables(g.data.bin_centers, g.data.n_bins, cut_table, cut_base, cut_scale)
 
     zero = np.int64(0)
     reset_node(nodes, zero, zero, n, zero)
@@ -295,7 +322,8 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
     n_pending = 1
     while True:
         for t in range(n_pending):
-            if _examine(g, pending[t], hist, root_w, lo, hi, codes, counts):
+            if _examine(g, pending[t], hist, root_w, lo, hi, codes, counts, by_code,
+                        cut_table, cut_base, cut_scale):
                 open_nodes[n_open] = pending[t]
                 n_open += 1
         if n_open == 0:
