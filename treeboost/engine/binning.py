@@ -227,6 +227,13 @@ class BinMapper:
     def thresholds_of(self, features, bin_thresholds):
         """Real thresholds of the splits "code <= bin_threshold" of ``features`` (inf past
         a feature's last edge)."""
+        table = self.edge_table()
+        return table[features, np.minimum(bin_thresholds, table.shape[1] - 1)]
+
+    def edge_table(self):
+        """``(n_features, width)`` array: each feature's bin edges, ``inf`` past its last
+        (the threshold of the split "code <= b" of feature ``f`` is ``table[f, min(b,
+        width - 1)]``)."""
         edges = self.bin_thresholds_
         cached = getattr(self, "_edge_table", None)
         # keyed on the edges it was built from: a refit of this mapper makes a new list
@@ -236,8 +243,7 @@ class BinMapper:
             for f, e in enumerate(edges):
                 table[f, :e.size] = e
             cached = self._edge_table = (edges, table)
-        table = cached[1]
-        return table[features, np.minimum(bin_thresholds, table.shape[1] - 1)]
+        return cached[1]
 
     def bin_centers(self):
         """``(n_features, missing_values_code_ + 1)`` array: the middle of the training

@@ -87,6 +87,7 @@ from .sparse_codes import SparseCodes, bucket_entries
 from .statistics import (SOURCE_REGRESSION, SampleStatistics, gather_rows,
                          gather_rows_parallel, sum_rows, sum_sq)
 from .leaf_ranges import LeafRanges
+from .tree_arrays import VALUES_CLASSES, VALUES_MEANS, VALUES_NEWTON, tree_arrays
 from .tree import Tree
 
 #: node samples from which the parallel grower gathers a node's statistics on several
@@ -1207,25 +1208,16 @@ class TreeGrower:
         nodes = ws.nodes
         idx = ws.rows.idx[:n]
         # the tree is in the workspace's arrays, which the next tree reuses: the tree keeps
-        # copies of what it uses
-        left, right, feature, bin_thr, missing_left, total, impurity, depth = (
-            a[:node_count].copy() for a in (
-                nodes.children_left, nodes.children_right, nodes.feature,
-                nodes.bin_threshold, nodes.missing_go_left, nodes.stats, nodes.impurity,
-                nodes.depth))
-        gain = nodes.gain[:node_count]
-        leaf = left == -1
-        feature[leaf] = -1
-        gain = np.where(leaf, 0.0, gain)
-        is_cat = np.zeros(node_count, bool)
-        is_cat[~leaf] = bm.is_categorical_[feature[~leaf]]
-        threshold = np.full(node_count, np.nan)
-        numeric = np.flatnonzero(~leaf & ~is_cat)
-        if numeric.size:
-            threshold[numeric] = bm.thresholds_of(feature[numeric], bin_thr[numeric])
+        # copies of what it uses (.tree_arrays)
+        kind = (VALUES_NEWTON if self.criterion == NEWTON else
+                VALUES_MEANS if self.criterion in REGRESSION_CODES else VALUES_CLASSES)
+        out = tree_arrays(nodes, node_count, bm.is_categorical_, bm.edge_table(), kind,
+                          int(self.n_stats), float(self.l2_regularization))
+        leaf = out.children_left == -1
+        is_cat = out.is_categorical
         bitset = (np.where(is_cat[:, None], nodes.categories[:node_count], np.uint64(0))
                   if is_cat.any() else np.zeros((0, 4), np.uint64))
-        weight, value = self._node_values(total)
+        value, impurity = out.value, out.impurity
         if by_samples:
             # the median and the impurity of these criteria need each node's samples
             # (node i holds idx[start[i]:end[i]])
@@ -1237,12 +1229,12 @@ class TreeGrower:
                              nodes.interval[:node_count, UPPER],
                              self.criterion not in REGRESSION_CODES
                              and self.criterion != NEWTON)
-        tree = Tree(n_features, value.shape[1], children_left=left, children_right=right,
-                    feature=feature, threshold=threshold, is_categorical=is_cat,
-                    categories_left=bitset, missing_go_left=missing_left,
-                    bin_threshold=bin_thr, value=value, impurity=impurity,
-                    n_node_samples=np.rint(total[:, -1]).astype(np.int64),
-                    weighted_n_node_samples=weight, gain=gain, depth=depth)
+        tree = Tree(n_features, value.shape[1], children_left=out.children_left,
+                    children_right=out.children_right, feature=out.feature,
+                    threshold=out.threshold, is_categorical=is_cat, categories_left=bitset,
+                    missing_go_left=out.missing_go_left, bin_threshold=out.bin_threshold,
+                    value=value, impurity=impurity, n_node_samples=out.n_node_samples,
+                    weighted_n_node_samples=out.weight, gain=out.gain, depth=out.depth)
         if not return_leaves:
             return tree, None
         leaves = np.flatnonzero(leaf)
@@ -1256,20 +1248,6 @@ class TreeGrower:
         if n_threads > 1 and n_rows * n_features >= PARALLEL_GROWER_MIN_WORK:
             return n_threads
         return 1
-
-    def _node_values(self, total):
-        k = self.n_stats
-        if self.criterion == NEWTON:
-            return total[:, 1], (-total[:, 0] / (total[:, 1] + self.l2_regularization))[:, None]
-        if self.criterion in REGRESSION_CODES:
-            # (w, w*y_1, .., w*y_K): the mean of each output
-            w = total[:, 0]
-            sums = total[:, 1:k]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                return w, np.where(w[:, None] > 0,
-                                   sums / np.where(w > 0, w, 1)[:, None], 0.0)
-        w = total[:, :k].sum(axis=1)
-        return w, total[:, :k] / np.where(w > 0, w, 1.0)[:, None]
 
 
 #: the codes of the regression criteria (statistics ``(w, w*y)``)

@@ -152,33 +152,40 @@ def _partition_counted(codes, words, wbuf, split, f, label, idx, start, end, buf
     """:func:`_partition_rows` of two classes with unit weights: the class of each sample
     is ``codes[i, label]``, which the rows of codes carry; the children's sums are its
     counts (see :func:`~.random_cuts.cut_counts`) and no rows of statistics move.
-    Returns the left count."""
+    Returns the left count.
+
+    Without a branch on the side: each row is written to both its places, the next left
+    one (in place, at or before its own) and the next right one (in ``wbuf``), and only
+    the count of its side moves on.  The side of a random cut is as unpredictable as a
+    coin, and a mispredicted branch costs more than the second write."""
     n_words = words.shape[1]
     nl = np.uint64(0)
     nr = np.uint64(0)
     pos_l = np.int64(0)
-    pos_r = np.int64(0)
+    pos_all = np.int64(0)
     uf = np.uint64(f)
     ul = np.uint64(label)
     ustart = np.uint64(start)
+    thr = np.int64(split.bin_threshold)
+    mc = np.int64(split.missing_code)
+    miss_left = np.uint64(split.missing_go_left)
     for i in range(ustart, np.uint64(end)):
-        s = idx[i]
+        c = np.int64(codes[i, uf])
         y = np.int64(codes[i, ul])
-        if goes_left_binned(np.int64(codes[i, uf]), split.missing_code,
-                            split.missing_go_left, False, split.categories, split.row,
-                            split.bin_threshold):
-            o = ustart + nl
-            idx[o] = s
-            for k in range(n_words):
-                words[o, k] = words[i, k]
-            nl += np.uint64(1)
-            pos_l += y
-        else:
-            buf[nr] = s
-            for k in range(n_words):
-                wbuf[nr, k] = words[i, k]
-            nr += np.uint64(1)
-            pos_r += y
+        # missing values (the largest code, above every threshold) go to their side
+        g = np.uint64(c <= thr) | (np.uint64(c == mc) & miss_left)
+        o = ustart + nl
+        s = idx[i]
+        idx[o] = s
+        buf[nr] = s
+        for k in range(n_words):
+            v = words[i, k]
+            words[o, k] = v
+            wbuf[nr, k] = v
+        nl += g
+        nr += np.uint64(1) - g
+        pos_l += np.int64(g) * y
+        pos_all += y
     for i in range(nr):
         o = ustart + nl + i
         idx[o] = buf[i]
@@ -186,6 +193,7 @@ def _partition_counted(codes, words, wbuf, split, f, label, idx, start, end, buf
             words[o, k] = wbuf[i, k]
     n_left = np.int64(nl)
     n_right = np.int64(nr)
+    pos_r = pos_all - pos_l
     left[0] = n_left - pos_l
     left[1] = pos_l
     left[2] = n_left
