@@ -19,7 +19,7 @@ VALUES_CLASSES, VALUES_MEANS, VALUES_NEWTON = 0, 1, 2
 #: there (``weight``: ``weighted_n_node_samples``)
 TreeArrays = namedtuple("TreeArrays", [
     "children_left", "children_right", "feature", "bin_threshold", "missing_go_left",
-    "stats", "impurity", "depth", "gain", "is_categorical", "threshold", "weight",
+    "impurity", "depth", "gain", "is_categorical", "threshold", "weight",
     "value", "n_node_samples"])
 
 
@@ -31,7 +31,7 @@ def _copy_out(nodes, node_count, is_categorical, edges, kind, n_stats, l2):
     feature = nodes.feature[:nc].copy()
     bin_thr = nodes.bin_threshold[:nc].copy()
     missing_left = nodes.missing_go_left[:nc].copy()
-    stats = nodes.stats[:nc].copy()
+    stats = nodes.stats
     impurity = nodes.impurity[:nc].copy()
     depth = nodes.depth[:nc].copy()
     gain = np.zeros(nc)
@@ -43,6 +43,7 @@ def _copy_out(nodes, node_count, is_categorical, edges, kind, n_stats, l2):
     weight = np.empty(nc)
     value = np.empty((nc, n_values))
     last_edge = edges.shape[1] - 1
+    last_col = stats.shape[1] - 1
     for i in range(nc):
         if left[i] == -1:
             feature[i] = -1
@@ -52,28 +53,28 @@ def _copy_out(nodes, node_count, is_categorical, edges, kind, n_stats, l2):
             is_cat[i] = is_categorical[f]
             if not is_cat[i]:
                 threshold[i] = edges[f, min(np.int64(bin_thr[i]), last_edge)]
-        s = stats[i]
-        n_node[i] = np.int64(np.rint(s[s.shape[0] - 1]))
+        # (stats[i, c], not a row's view: a view would count references in the loop)
+        n_node[i] = np.int64(np.rint(stats[i, last_col]))
         if kind == VALUES_NEWTON:
-            weight[i] = s[1]
-            value[i, 0] = -s[0] / (s[1] + l2)
+            weight[i] = stats[i, 1]
+            value[i, 0] = -stats[i, 0] / (stats[i, 1] + l2)
         elif kind == VALUES_MEANS:
             # (w, w*y_1, .., w*y_K): the mean of each output
-            w = s[0]
+            w = stats[i, 0]
             weight[i] = w
             for c in range(n_values):
-                value[i, c] = s[1 + c] / w if w > 0 else 0.0
+                value[i, c] = stats[i, 1 + c] / w if w > 0 else 0.0
         else:
             # the classes' weights added in turn, as NumPy's sum over a row of fewer than
             # 8 adds them: the same bits as NumPy gave
-            w = s[0]
+            w = stats[i, 0]
             for c in range(1, k):
-                w += s[c]
+                w += stats[i, c]
             weight[i] = w
             d = w if w > 0 else 1.0
             for c in range(k):
-                value[i, c] = s[c] / d
-    return (left, right, feature, bin_thr, missing_left, stats, impurity, depth, gain,
+                value[i, c] = stats[i, c] / d
+    return (left, right, feature, bin_thr, missing_left, impurity, depth, gain,
             is_cat, threshold, weight, value, n_node)
 
 
@@ -105,8 +106,9 @@ def tree_arrays(nodes, node_count, is_categorical, edges, kind, n_stats, l2):
         # NumPy's pairwise sum, not reproduced in the kernel: the weights come from it
         out = TreeArrays(*_copy_out(nodes, node_count, is_categorical, edges, kind,
                                     n_stats, l2))
-        w = out.stats[:, :n_stats].sum(axis=1)
-        np.divide(out.stats[:, :n_stats], np.where(w > 0, w, 1.0)[:, None], out=out.value)
+        stats = nodes.stats[:node_count, :n_stats]
+        w = stats.sum(axis=1)
+        np.divide(stats, np.where(w > 0, w, 1.0)[:, None], out=out.value)
         return out._replace(weight=w)
     return TreeArrays(*_copy_out(nodes, node_count, is_categorical, edges, kind, n_stats,
                                  l2))
