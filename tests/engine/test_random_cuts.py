@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from numba import njit
 
-from treeboost.engine import random_cuts as rc
+from treeboost.engine import _rows as rc_rows, random_cuts as rc
 
 
 @njit
@@ -98,3 +98,40 @@ def test_counts_by_code_against_brute_force(n, seed, mc):
                                          np.sum(m)])
     np.testing.assert_array_equal(left2, left)
     np.testing.assert_array_equal(miss2, miss)
+
+
+@njit
+def _min_max(codes, start, end, lo, hi):
+    rc_rows.rows_min_max(codes, start, end, lo, hi)
+
+
+@njit
+def _move(dst, i, dst2, i2, src, j):
+    rc_rows.move_row(dst, i, dst2, i2, src, j)
+
+
+@pytest.mark.parametrize("dtype, blocks", [(np.uint8, 1), (np.uint8, 2), (np.uint16, 1),
+                                           (np.uint16, 3)])
+def test_rows_min_max_against_numpy(dtype, blocks):
+    width = blocks * 64 // np.dtype(dtype).itemsize
+    rng = np.random.RandomState(blocks)
+    codes = rng.randint(0, np.iinfo(dtype).max + 1, size=(40, width)).astype(dtype)
+    for start, end in [(0, 1), (5, 6), (3, 40), (0, 40), (17, 29)]:
+        lo = np.empty(width, dtype)
+        hi = np.empty(width, dtype)
+        _min_max(codes, start, end, lo, hi)
+        np.testing.assert_array_equal(lo, codes[start:end].min(axis=0))
+        np.testing.assert_array_equal(hi, codes[start:end].max(axis=0))
+
+
+@pytest.mark.parametrize("blocks", [1, 2])
+def test_move_row_writes_both_places(blocks):
+    rng = np.random.RandomState(blocks)
+    rows = rng.randint(0, 2 ** 63, size=(12, 8 * blocks)).astype(np.uint64)
+    a, b = rows.copy(), np.zeros_like(rows)
+    _move(a, 2, b, 5, a, 7)
+    np.testing.assert_array_equal(a[2], rows[7])
+    np.testing.assert_array_equal(b[5], rows[7])
+    np.testing.assert_array_equal(np.delete(a, 2, axis=0), np.delete(rows, 2, axis=0))
+    _move(a, 4, a, 4, a, 4)                 # a row onto itself
+    np.testing.assert_array_equal(a[4], rows[4])

@@ -35,7 +35,7 @@ _UNIT_SCALE = 1.0 / (1 << 53)
 #: and the tables that replace passes or searches
 LeanNode = namedtuple("LeanNode", [
     "lo", "hi",     # (n_features,) every feature's smallest and largest code in the
-                    # node, when ``whole`` (node_ranges_direct)
+                    # node, when ``whole`` (._rows.rows_min_max)
     "whole",        # bool: lo and hi hold the ranges
     "codes",        # (n_rows, > n_features) the samples' codes in node order, then their
                     # class with ``counts``
@@ -73,24 +73,6 @@ def cut_range(rows, idx, start, end, f, mc):
         lo = min(lo, c)
         hi = max(hi, -1 if is_miss else c)
     return lo, hi, n_missing
-
-
-@inlined
-def node_ranges_direct(codes, start, end, lo, hi):
-    """``lo[f]`` and ``hi[f]``: the smallest and the largest code of every feature over
-    the samples ``start:end`` of ``codes`` in node order (see :func:`cut_range` with no
-    ``idx``; a missing value counts as its code), in one pass: a row's codes are
-    contiguous, so that the pass costs a few vector instructions per sample for all the
-    features, where :func:`cut_range` costs a few per feature."""
-    first = codes[np.uint64(start)]
-    for k in range(lo.shape[0]):
-        lo[k] = first[k]
-        hi[k] = first[k]
-    for i in range(np.uint64(start) + np.uint64(1), np.uint64(end)):
-        r = codes[i]
-        for k in range(lo.shape[0]):
-            lo[k] = min(lo[k], r[k])
-            hi[k] = max(hi[k], r[k])
 
 
 @inlined

@@ -30,12 +30,13 @@ from .grower import (DECREASE_ATOL, GrowContext, _random_search_body, _splittabl
 from .layout import NodeView, RowBuffers
 from .partition import BinnedSplit, goes_left_binned
 from .splitting import MODE_SORT
-from .random_cuts import LeanNode, build_cut_tables, node_ranges_direct
+from .random_cuts import LeanNode, build_cut_tables
 from .statistics import SOURCE_CLASSES, gather_rows, sum_rows, sum_sq
 from ._jit import compiled, inlined
+from ._rows import ROW_BLOCK_WORDS, move_row, rows_min_max
 
 
-#: the ranges of all the features in one pass (random_cuts.node_ranges_direct) when there
+#: the ranges of all the features in one pass (._rows.rows_min_max) when there
 #: are at most this many features per feature drawn: a row's codes take a few vector
 #: instructions, a feature's range a few scalar ones
 _WHOLE_ROW_RATIO = 32
@@ -50,7 +51,7 @@ _COUNT_BY_CODE_MIN = 256
 #: grower.grow_tree's reference counting)
 LeanBuffers = namedtuple("LeanBuffers", [
     "obuf",         # (n_rows, n_cols): the partition's buffer of rows of statistics
-    "lo", "hi",     # (n_features,) of the codes' dtype: each feature's range in a node
+    "lo", "hi",     # (codes per row,) of the codes' dtype: each feature's range in a node
     "codes",        # (n_rows, n_words * 8 / itemsize) of the codes' dtype: each sample's
                     # codes in node order (codes[i] is sample idx[i]'s), then its class
                     # (the counts of grow_random_tree), rows padded to whole 8-byte words
@@ -72,13 +73,16 @@ def lean_buffers(workspace, n_rows, n_cols, X_binned_T):
     :class:`~.grower.GrowerWorkspace` that keeps them from tree to tree)."""
     n_features = X_binned_T.shape[0]
     itemsize = X_binned_T.dtype.itemsize
-    # one more slot than the features, for the class (grow_random_tree's counts)
+    # one more slot than the features, for the class (grow_random_tree's counts), in
+    # whole blocks of 64 bytes (moved as vectors, ._rows)
     n_words = -(-(n_features + 1) * itemsize // 8)
+    n_words = -(-n_words // ROW_BLOCK_WORDS) * ROW_BLOCK_WORDS
     n_cells = min(_CELLS_PER_CODE * (np.iinfo(X_binned_T.dtype).max + 1), 1 << 14)
     words = workspace.row_array("lean_codes", n_rows, n_words, np.uint64)
+    row_codes = n_words * 8 // itemsize
     return LeanBuffers(workspace.row_array("lean_stats", n_rows, n_cols),
-                       np.empty(n_features, X_binned_T.dtype),
-                       np.empty(n_features, X_binned_T.dtype),
+                       np.empty(row_codes, X_binned_T.dtype),
+                       np.empty(row_codes, X_binned_T.dtype),
                        words.view(X_binned_T.dtype), words,
                        workspace.row_array("lean_codes_buf", n_rows, n_words, np.uint64),
                        np.zeros(np.iinfo(X_binned_T.dtype).max + 1, np.int64),
@@ -103,7 +107,6 @@ def _partition_rows(codes, words, wbuf, split, f, idx, ostats, start, end, buf, 
     ``left`` and ``right`` get the children's sums, each in its samples' order (as
     :func:`~.statistics.sum_rows` adds them).  Returns the left count."""
     n_cols = ostats.shape[1]
-    n_words = words.shape[1]
     for c in range(n_cols):
         left[c] = 0.0
         right[c] = 0.0
@@ -123,8 +126,7 @@ def _partition_rows(codes, words, wbuf, split, f, idx, ostats, start, end, buf, 
                 v = ostats[i, c]
                 ostats[o, c] = v
                 left[c] += v
-            for k in range(n_words):
-                words[o, k] = words[i, k]
+            move_row(words, o, words, o, words, i)
             nl += np.uint64(1)
         else:
             buf[nr] = s
@@ -132,16 +134,14 @@ def _partition_rows(codes, words, wbuf, split, f, idx, ostats, start, end, buf, 
                 v = ostats[i, c]
                 obuf[nr, c] = v
                 right[c] += v
-            for k in range(n_words):
-                wbuf[nr, k] = words[i, k]
+            move_row(wbuf, nr, wbuf, nr, words, i)
             nr += np.uint64(1)
     for i in range(nr):
         o = ustart + nl + i
         idx[o] = buf[i]
         for c in range(n_cols):
             ostats[o, c] = obuf[i, c]
-        for k in range(n_words):
-            words[o, k] = wbuf[i, k]
+        move_row(words, o, words, o, wbuf, i)
     nl = np.int64(nl)
     return nl
 
@@ -158,7 +158,6 @@ def _partition_counted(codes, words, wbuf, split, f, label, idx, start, end, buf
     one (in place, at or before its own) and the next right one (in ``wbuf``), and only
     the count of its side moves on.  The side of a random cut is as unpredictable as a
     coin, and a mispredicted branch costs more than the second write."""
-    n_words = words.shape[1]
     nl = np.uint64(0)
     nr = np.uint64(0)
     pos_l = np.int64(0)
@@ -178,10 +177,7 @@ def _partition_counted(codes, words, wbuf, split, f, label, idx, start, end, buf
         s = idx[i]
         idx[o] = s
         buf[nr] = s
-        for k in range(n_words):
-            v = words[i, k]
-            words[o, k] = v
-            wbuf[nr, k] = v
+        move_row(words, o, wbuf, nr, words, i)
         nl += g
         nr += np.uint64(1) - g
         pos_l += np.int64(g) * y
@@ -189,8 +185,7 @@ def _partition_counted(codes, words, wbuf, split, f, label, idx, start, end, buf
     for i in range(nr):
         o = ustart + nl + i
         idx[o] = buf[i]
-        for k in range(n_words):
-            words[o, k] = wbuf[i, k]
+        move_row(words, o, words, o, wbuf, i)
     n_left = np.int64(nl)
     n_right = np.int64(nr)
     pos_r = pos_all - pos_l
@@ -223,13 +218,13 @@ def _examine(g, node, hist, root_w, lo, hi, codes, counts, by_code, cut_table, c
     gn = GrowContext(g.data, g.src, node_rows, nodes, g.candidates, g.scratch, params,
                      g.sampler, g.n_threads, g.random_cuts)
     # every feature's range in one pass when the features are not many more than those
-    # drawn (see random_cuts.node_ranges_direct)
+    # drawn (see ._rows.rows_min_max)
     # (or, for a large node of counts, each drawn feature's counts by code)
     by_codes = counts and end - start >= _COUNT_BY_CODE_MIN
     whole = (not by_codes
              and g.data.codes_T.shape[0] <= _WHOLE_ROW_RATIO * params.max_features)
     if whole:
-        node_ranges_direct(codes, start, end, lo, hi)
+        rows_min_max(codes, start, end, lo, hi)
     best, best_score, n_cat = _random_search_body(
         gn, view, None, False, LeanNode(lo, hi, whole, codes, counts, by_codes, by_code,
                                         cut_table, cut_base, cut_scale))

@@ -1,0 +1,122 @@
+"""Rows of 64 bytes moved as one vector: :func:`move_row`.
+
+The lean grower (:mod:`.random_tree`) keeps each sample's codes in a row of whole 8-byte
+words and moves rows in every partition.  numba runs LLVM without its SLP vectoriser
+(see :mod:`._pairs`), so a loop over a row's words copies them one word at a time, with
+the loop's own counting, and that copy is most of a partition's cost.  With rows padded
+to whole 64-byte blocks (:data:`ROW_BLOCK_WORDS` words), :func:`move_row` copies a row
+block by block as one vector load and one vector store per destination: the same bytes.
+"""
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+#: words of one block of a row: rows are whole blocks
+ROW_BLOCK_WORDS = 8
+
+
+def _is_rows(t):
+    return (isinstance(t, types.Array) and t.ndim == 2 and t.layout == "C"
+            and t.dtype == types.uint64)
+
+
+@intrinsic
+def move_row(typingctx, dst, i, dst2, i2, src, j):
+    """``dst[i] = src[j]`` and ``dst2[i2] = src[j]`` for C-contiguous 2-d uint64 arrays
+    whose rows are whole blocks of :data:`ROW_BLOCK_WORDS` words (the same row length in
+    the three), a block at a time.  The source row is read before either row is written,
+    so ``dst[i]`` may be ``src[j]`` itself.  No bounds are checked (as numba's
+    indexing)."""
+    if not (_is_rows(dst) and _is_rows(dst2) and _is_rows(src)
+            and all(isinstance(t, types.Integer) for t in (i, i2, j))):
+        return None
+    sig = types.none(dst, i, dst2, i2, src, j)
+
+    def codegen(context, builder, signature, args):
+        d, ii, d2, ii2, s, jj = args
+        dty, ity, d2ty, i2ty, sty, jty = signature.args
+        dary = context.make_array(dty)(context, builder, d)
+        d2ary = context.make_array(d2ty)(context, builder, d2)
+        sary = context.make_array(sty)(context, builder, s)
+        n_words = builder.extract_value(sary.shape, 1)
+        ii = context.cast(builder, ii, ity, types.intp)
+        ii2 = context.cast(builder, ii2, i2ty, types.intp)
+        jj = context.cast(builder, jj, jty, types.intp)
+        block = ir.VectorType(ir.IntType(64), ROW_BLOCK_WORDS).as_pointer()
+        n_blocks = builder.udiv(n_words, n_words.type(ROW_BLOCK_WORDS))
+        with cgutils.for_range(builder, n_blocks) as loop:
+            off = builder.mul(loop.index, loop.index.type(ROW_BLOCK_WORDS))
+            at_s = builder.add(builder.mul(jj, n_words), off)
+            at_d = builder.add(builder.mul(ii, n_words), off)
+            at_d2 = builder.add(builder.mul(ii2, n_words), off)
+            # 8-byte alignment: numpy aligns an array to 16 bytes at least, not 64
+            v = builder.load(builder.bitcast(
+                builder.gep(sary.data, [at_s], inbounds=True), block), align=8)
+            builder.store(v, builder.bitcast(
+                builder.gep(dary.data, [at_d], inbounds=True), block), align=8)
+            builder.store(v, builder.bitcast(
+                builder.gep(d2ary.data, [at_d2], inbounds=True), block), align=8)
+        return context.get_dummy_value()
+    return sig, codegen
+
+
+def _is_codes(t):
+    return (isinstance(t, types.Array) and t.layout == "C"
+            and t.dtype in (types.uint8, types.uint16))
+
+
+@intrinsic
+def rows_min_max(typingctx, codes, start, end, lo, hi):
+    """``lo[k]`` and ``hi[k]``: the smallest and largest of ``codes[i, k]`` over the rows
+    ``start <= i < end`` (at least one), for every ``k`` of the row, a 64-byte block at a
+    time: one vector load, minimum and maximum per row and block, the running minimum and
+    maximum held in registers.  ``codes`` is C-contiguous 2-d uint8 or uint16 with rows
+    of whole blocks; ``lo`` and ``hi`` are 1-d of its dtype and of its row length."""
+    if not (_is_codes(codes) and codes.ndim == 2 and _is_codes(lo) and _is_codes(hi)
+            and lo.ndim == 1 and hi.ndim == 1 and lo.dtype == codes.dtype == hi.dtype
+            and isinstance(start, types.Integer) and isinstance(end, types.Integer)):
+        return None
+    sig = types.none(codes, start, end, lo, hi)
+
+    def codegen(context, builder, signature, args):
+        c, st, en, lo_a, hi_a = args
+        cty, sty, ety, loty, hity = signature.args
+        cary = context.make_array(cty)(context, builder, c)
+        loary = context.make_array(loty)(context, builder, lo_a)
+        hiary = context.make_array(hity)(context, builder, hi_a)
+        st = context.cast(builder, st, sty, types.intp)
+        en = context.cast(builder, en, ety, types.intp)
+        width = builder.extract_value(cary.shape, 1)
+        lanes = 64 // cty.dtype.bitwidth * 8
+        vec = ir.VectorType(ir.IntType(cty.dtype.bitwidth), lanes)
+        n_blocks = builder.udiv(width, width.type(lanes))
+        acc_lo = cgutils.alloca_once(builder, vec)
+        acc_hi = cgutils.alloca_once(builder, vec)
+        one = st.type(1)
+
+        def block_at(row, off):
+            at = builder.add(builder.mul(row, width), off)
+            return builder.bitcast(builder.gep(cary.data, [at], inbounds=True),
+                                   vec.as_pointer())
+
+        with cgutils.for_range(builder, n_blocks) as blocks:
+            off = builder.mul(blocks.index, blocks.index.type(lanes))
+            first = builder.load(block_at(st, off), align=8)
+            builder.store(first, acc_lo)
+            builder.store(first, acc_hi)
+            with cgutils.for_range_slice(builder, builder.add(st, one), en, one) as (
+                    row, _):
+                v = builder.load(block_at(row, off), align=8)
+                a = builder.load(acc_lo)
+                builder.store(builder.select(builder.icmp_unsigned("<", v, a), v, a),
+                              acc_lo)
+                b = builder.load(acc_hi)
+                builder.store(builder.select(builder.icmp_unsigned(">", v, b), v, b),
+                              acc_hi)
+            for acc, ary in ((acc_lo, loary), (acc_hi, hiary)):
+                ptr = builder.bitcast(builder.gep(ary.data, [off], inbounds=True),
+                                      vec.as_pointer())
+                builder.store(builder.load(acc), ptr, align=8)
+        return context.get_dummy_value()
+    return sig, codegen
