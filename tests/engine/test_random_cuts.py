@@ -65,11 +65,14 @@ def test_the_table_on_degenerate_centers(centers):
 
 @njit
 def _count(rows, start, end, f, label, mc, cut):
-    by_code = np.zeros(mc + 1, np.int64)
-    lo, hi, n_missing = rc.count_codes(rows, start, end, f, label, mc, by_code)
+    # feature f counted with another (0) in one pass, in the second row of by_code
+    by_code = np.full((3, mc + 1), 7, np.int64)
+    features = np.array([-1, 0, f])
+    rc.count_codes(rows, start, end, features, 1, 2, label, mc, by_code)
+    lo, hi, n_missing = rc.code_range(by_code[1], mc)
     left = np.empty(3)
     miss = np.empty(3)
-    rc.coded_cut_counts(by_code, cut, mc, left, miss)
+    rc.coded_cut_counts(by_code[1], cut, mc, left, miss)
     left2 = np.empty(3)
     miss2 = np.empty(3)
     rc.cut_counts(rows, start, end, f, cut, n_missing > 0, mc, label, left2, miss2)

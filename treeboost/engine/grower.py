@@ -76,7 +76,7 @@ from .criteria import (ABSOLUTE_ERROR, NEWTON, POISSON, REGRESSION_CRITERIA, is_
 from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, NodeArrays,
                      NodeView, Pending, RandomCuts, RowBuffers, SplitCandidates, Workspace)
 from .partition import BinnedSplit, partition_serial, partition_sparse
-from .random_cuts import (coded_cut_counts, count_codes, cut_counts, cut_decrease,
+from .random_cuts import (code_range, coded_cut_counts, count_codes, cut_counts, cut_decrease,
                           cut_range, cut_sums, draw_cut, draw_cut_from_table, score_cut)
 from ._jit import compiled, inlined, internal
 from .splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into,
@@ -212,8 +212,16 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
             continue
         # each feature in turn: its range, its cut, its sums while its codes are in cache
         # (the cuts are drawn in the order of the features, after the batch's draws)
+        group = np.int64(0)
         for j in range(nb):
             f = cuts.feature[j]
+            if ranges is not None and ranges.by_codes:
+                # the features counted by code in one pass, as many at a time as
+                # by_code holds
+                if j % ranges.by_code.shape[0] == 0:
+                    group = min(ranges.by_code.shape[0], nb - j)
+                    count_codes(ranges.codes, view.start, view.end, cuts.feature, j,
+                                group, n, mc, ranges.by_code)
             cands.score[f] = -np.inf
             m = np.int64(0)
             if sparse:
@@ -230,8 +238,8 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
                                               f, mc)
             elif ranges.by_codes:
                 # the node's counts by code give the range, then the cut's sums
-                lo, hi, n_missing = count_codes(ranges.codes, view.start, view.end, f, n,
-                                                mc, ranges.by_code)
+                lo, hi, n_missing = code_range(
+                    ranges.by_code[j % ranges.by_code.shape[0]], mc)
             elif not ranges.whole:
                 lo, hi, n_missing = cut_range(ranges.codes, None, view.start, view.end,
                                               f, mc)
@@ -265,7 +273,8 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
                     cut_sums(data.codes_rows, idx, view.start, view.end, f, cuts.cut[j],
                              n_missing > 0, mc, rows.ostats, left, miss)
                 elif ranges.by_codes:
-                    coded_cut_counts(ranges.by_code, cuts.cut[j], mc, left, miss)
+                    coded_cut_counts(ranges.by_code[j % ranges.by_code.shape[0]],
+                                     cuts.cut[j], mc, left, miss)
                 elif ranges.counts:
                     cut_counts(ranges.codes, view.start, view.end, f, cuts.cut[j],
                                n_missing > 0, mc, n, left, miss)

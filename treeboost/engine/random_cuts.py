@@ -40,8 +40,8 @@ LeanNode = namedtuple("LeanNode", [
     "codes",        # (n_rows, > n_features) the samples' codes in node order, then their
                     # class with ``counts``
     "counts",       # bool: two classes with unit weights, sums counted (cut_counts)
-    "by_codes",     # bool: each drawn feature's samples counted by code (count_codes)
-    "by_code",      # (number of codes,) int64: count_codes' counts
+    "by_codes",     # bool: the drawn features' samples counted by code (count_codes)
+    "by_code",      # (features at a time, number of codes) int64: count_codes' counts
     "cut_table",    # (n_features, n_cells) int32, "cut_base", "cut_scale" (n_features,):
     "cut_base",     # each feature's table of random cuts (build_cut_tables)
     "cut_scale",
@@ -225,21 +225,31 @@ def cut_counts(rows, start, end, f, cut, has_missing, mc, label, left, miss):
 
 
 @inlined
-def count_codes(rows, start, end, f, label, mc, by_code):
-    """Feature ``f``'s samples ``start:end`` counted by code, for two classes with unit
-    weights (``rows`` and ``label`` as in :func:`cut_counts`): ``by_code[c]`` gets the
-    count of code ``c`` in its low 32 bits and how many of those are of class 1 in its
-    high 32 bits (one addition per sample, where :func:`cut_range` and
-    :func:`cut_counts` take two passes).  Returns what :func:`cut_range` returns: the
-    smallest and largest code that is not missing (``mc``, and -1, when there is none)
-    and the count of missing values.  ``by_code`` (at least ``mc + 1`` entries) holds
-    the counts after, for :func:`coded_cut_counts`."""
-    for c in range(mc + 1):
-        by_code[c] = 0
-    uf = np.uint64(f)
+def count_codes(rows, start, end, features, first, nb, label, mc, by_code):
+    """The samples ``start:end`` counted by code for each of the features
+    ``features[first:first + nb]``, for two classes with unit weights (``rows`` and
+    ``label`` as in :func:`cut_counts`): ``by_code[j, c]`` gets the count of code ``c`` of
+    feature ``features[first + j]`` in its low 32 bits and how many of those are of
+    class 1 in its high 32 bits.  One pass over the node's rows for all the features,
+    one addition per sample and feature, where :func:`cut_range` and :func:`cut_counts`
+    take two passes per feature: a large node's rows are read once, not once per
+    feature.  ``by_code`` has at least ``nb`` rows of ``mc + 1`` counts
+    (:func:`code_range` reads them)."""
+    for j in range(nb):
+        for c in range(mc + 1):
+            by_code[j, c] = 0
     ul = np.uint64(label)
     for i in range(np.uint64(start), np.uint64(end)):
-        by_code[np.uint64(rows[i, uf])] += np.int64(1) + (np.int64(rows[i, ul]) << 32)
+        one = np.int64(1) + (np.int64(rows[i, ul]) << 32)
+        for j in range(nb):
+            by_code[j, np.uint64(rows[i, np.uint64(features[first + j])])] += one
+
+
+@inlined
+def code_range(by_code, mc):
+    """What :func:`cut_range` returns, from a feature's counts by code
+    (:func:`count_codes`): the smallest and largest code that is not missing (``mc``,
+    and -1, when there is none) and the count of missing values."""
     lo = np.int64(0)
     while lo < mc and by_code[lo] == 0:
         lo += 1

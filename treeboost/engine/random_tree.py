@@ -57,7 +57,7 @@ LeanBuffers = namedtuple("LeanBuffers", [
                     # (the counts of grow_random_tree), rows padded to whole 8-byte words
     "words",        # (n_rows, n_words) uint64: the same memory, for moving whole rows
     "wbuf",         # (n_rows, n_words) uint64: the partition's buffer of rows of codes
-    "by_code",      # (number of codes of the dtype,) int64: random_cuts.count_codes'
+    "by_code",      # (features, number of codes of the dtype) int64: count_codes'
     "cut_table",    # (n_features, n_cells) int32, and (n_features,) float64 twice: the
     "cut_base",     # features' tables of random cuts (random_cuts.build_cut_tables)
     "cut_scale",
@@ -85,9 +85,17 @@ def lean_buffers(workspace, n_rows, n_cols, X_binned_T):
                        np.empty(row_codes, X_binned_T.dtype),
                        words.view(X_binned_T.dtype), words,
                        workspace.row_array("lean_codes_buf", n_rows, n_words, np.uint64),
-                       np.zeros(np.iinfo(X_binned_T.dtype).max + 1, np.int64),
+                       np.zeros((_codes_at_a_time(n_features, X_binned_T.dtype),
+                                 np.iinfo(X_binned_T.dtype).max + 1), np.int64),
                        np.empty((n_features, n_cells), np.int32), np.empty(n_features),
                        np.empty(n_features))
+
+
+def _codes_at_a_time(n_features, dtype):
+    """How many features random_cuts.count_codes counts in one pass: all of them with
+    8-bit codes (a quarter of a megabyte for 128 features at most), one at a time with
+    16-bit codes (half a megabyte each)."""
+    return min(n_features, 128) if np.dtype(dtype).itemsize == 1 else 1
 
 
 def lean_tree(random_split, exact, newton, best_first, monotonic, interaction, categorical):
