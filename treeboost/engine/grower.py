@@ -62,6 +62,7 @@ body, so each copy compiles only its branches.  (An argument, even a literal one
 not folded inside the kernel that takes it; and inlining a step copies its whole
 intermediate representation, which costs as much as compiling a small kernel.)
 """
+import threading
 from collections import namedtuple
 
 import numba
@@ -984,6 +985,33 @@ def make_workspace(n_rows, cap, n_features, n_cols, n_hist_bins, n_slots, catego
                      np.empty(cap, np.int64), np.zeros(1, np.int64), cuts,
                      Pending(np.zeros(2, np.int64), np.zeros(2, np.int64),
                              np.zeros(2, np.int64), np.zeros(2, np.int64)))
+
+
+class WorkspacePool:
+    """The :class:`GrowerWorkspace` of each worker of one fit, kept from one chunk of trees
+    to the next: a chunk takes one (:meth:`take`) and gives it back when done
+    (:meth:`give`), so that small chunks (which even out the workers' loads) do not each
+    allocate a workspace and transpose the codes again.  Thread-safe.  Pickled (a
+    process worker), a pool arrives empty: each process makes its own."""
+
+    def __init__(self, min_rows=0):
+        self.min_rows = min_rows
+        self._free = []
+        self._lock = threading.Lock()
+
+    def take(self):
+        """A workspace no chunk is using, or a new one."""
+        with self._lock:
+            if self._free:
+                return self._free.pop()
+        return GrowerWorkspace(min_rows=self.min_rows)
+
+    def give(self, workspace):
+        with self._lock:
+            self._free.append(workspace)
+
+    def __reduce__(self):
+        return (WorkspacePool, (self.min_rows,))
 
 
 class GrowerWorkspace:

@@ -34,8 +34,9 @@ def release_free_memory():
 
     Each worker thread allocates from its own glibc arena; a tree's short-lived arrays
     (bootstrap counts, weights, statistics) end up between the arrays the fitted trees
-    keep, and glibc holds the freed pages between them.  Trimming after each tree lowers
-    a forest's memory peak at a small cost in fit time (benchmarks/README.md).
+    keep, and glibc holds the freed pages between them.  Trimming after each chunk of
+    trees lowers a forest's memory peak; after each tree it lowered it no further and
+    cost a few per cent of the fit in page faults (benchmarks/README.md).
     """
     if _malloc_trim is not None:
         _malloc_trim(0)

@@ -20,7 +20,7 @@ from ..persistence import check_array, register
 from ..trees.cart import (BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor,
                           deprecated_criterion)
 from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
-from ..engine.grower import GrowerWorkspace
+from ..engine.grower import GrowerWorkspace, WorkspacePool
 from ..engine.csr_walk import prepared_csr
 from ..engine.row_blocks import CACHE_BLOCK_VALUES, into_row_blocks
 from ..engine.statistics import SampleStatistics
@@ -37,18 +37,27 @@ _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf
                 "monotonic_cst")
 
 
-def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws):
+def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws, workspaces):
     """Fit ``trees[i]`` for ``i`` in ``chunk``; returns each with its out-of-bag rows as
     bits (1/64 of the memory of the counts, which would otherwise be held until the last
     tree is done; benchmarks/README.md has the measurement).  ``y`` holds int64 class codes (classifier) or float64
     targets, as the kernels read them; ``w`` is None for unit weights (no array of n
     ones).
 
-    The worker's only per-row buffers are the bootstrap weights, the rows drawn and its
-    :class:`GrowerWorkspace`, all reused from tree to tree."""
+    The worker's only per-row buffers are the bootstrap weights, the rows drawn and a
+    :class:`GrowerWorkspace` from the pool ``workspaces``, all reused from tree to tree
+    (the workspace from chunk to chunk)."""
+    workspace = workspaces.take()
+    try:
+        return _fit_chunk(chunk, parallel, forest, trees, seeds, Xb, y, w, n_draws,
+                          workspace)
+    finally:
+        workspaces.give(workspace)
+
+
+def _fit_chunk(chunk, parallel, forest, trees, seeds, Xb, y, w, n_draws, workspace):
     out = []
     n = y.shape[0]
-    workspace = GrowerWorkspace(min_rows=in_bag_rows(n, n_draws) if forest.bootstrap else n)
     weights = np.empty(n)
     # without bootstrap "balanced_subsample" is "balanced", applied in fit
     subsample = (getattr(forest, "class_weight", None) == "balanced_subsample"
@@ -74,7 +83,9 @@ def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws):
                    total_weight=tree_weights.sum(), parallel=parallel, workspace=workspace)
         out.append((tree, bits))
         del rows, tree_weights
-        release_free_memory()
+    # once a chunk: after each tree, the trees' next arrays fault their pages in again
+    # (the peak is the same: benchmarks/README.md)
+    release_free_memory()
     return out
 
 
@@ -176,8 +187,10 @@ class BaseForest(BaseParallelEnsemble):
         return [self._attach(self._make_tree(s)) for s in seeds]
 
     def _member_task(self, members, seeds, samples, size, Xe, Xb, y, w):
+        n = y.shape[0]
+        pool = WorkspacePool(min_rows=in_bag_rows(n, size) if self.bootstrap else n)
         return _fit_trees, dict(forest=self, trees=members, seeds=seeds, Xb=Xb, y=y, w=w,
-                                n_draws=size)
+                                n_draws=size, workspaces=pool)
 
     def _add_members(self, fitted, samples, size, warm, n_samples, n_features):
         if not warm:

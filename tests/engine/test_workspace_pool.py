@@ -1,0 +1,39 @@
+"""grower.WorkspacePool: a fit's workspaces kept from chunk to chunk."""
+import pickle
+
+from sklearn.datasets import make_classification
+
+from treeboost import ExtraTreesClassifier, RandomForestClassifier
+from treeboost.engine import grower
+from treeboost.ensembles import _parallel
+
+
+def test_a_workspace_given_back_is_taken_again():
+    pool = grower.WorkspacePool(min_rows=10)
+    a = pool.take()
+    b = pool.take()
+    assert a is not b and a.min_rows == b.min_rows == 10
+    pool.give(a)
+    assert pool.take() is a
+    pool.give(a)
+    # a process worker gets an empty pool of the same size, not the parent's arrays
+    copy = pickle.loads(pickle.dumps(pool))
+    assert copy.min_rows == 10 and copy.take() is not a
+
+
+def test_a_forest_makes_one_workspace_per_worker(monkeypatch):
+    made = []
+    real = grower.GrowerWorkspace
+
+    class Counted(real):
+        def __init__(self, *args, **kwargs):
+            made.append(1)
+            super().__init__(*args, **kwargs)
+    monkeypatch.setattr(grower, "GrowerWorkspace", Counted)
+    monkeypatch.setattr(_parallel, "CHUNKS_PER_WORKER", 6)
+    X, y = make_classification(300, 5, random_state=0)
+    for make in (RandomForestClassifier, ExtraTreesClassifier):
+        made.clear()
+        make(24, n_jobs=2, random_state=0).fit(X, y)
+        # 12 chunks on 2 threads: at most one workspace per thread
+        assert 1 <= len(made) <= 2
