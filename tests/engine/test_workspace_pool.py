@@ -1,6 +1,8 @@
 """grower.WorkspacePool: a fit's workspaces kept from chunk to chunk."""
 import pickle
 
+import numpy as np
+
 from sklearn.datasets import make_classification
 
 from treeboost import ExtraTreesClassifier, RandomForestClassifier
@@ -37,3 +39,17 @@ def test_a_forest_makes_one_workspace_per_worker(monkeypatch):
         make(24, n_jobs=2, random_state=0).fit(X, y)
         # 12 chunks on 2 threads: at most one workspace per thread
         assert 1 <= len(made) <= 2
+
+
+def test_kept_follows_its_key():
+    ws = grower.GrowerWorkspace()
+    a = np.zeros(3)
+    made = []
+    make = lambda: made.append(1) or object()  # noqa: E731
+    first = ws.kept("x", (a, 3, np.dtype(np.uint8)), make)
+    assert ws.kept("x", (a, 3, np.dtype(np.uint8)), make) is first
+    # an equal array that is another object, another number, another dtype: made again
+    assert ws.kept("x", (a.copy(), 3, np.dtype(np.uint8)), make) is not first
+    ws.kept("x", (a, 4, np.dtype(np.uint8)), make)
+    ws.kept("x", (a, 4, np.dtype(np.uint16)), make)
+    assert len(made) == 4

@@ -987,6 +987,16 @@ def make_workspace(n_rows, cap, n_features, n_cols, n_hist_bins, n_slots, catego
                              np.zeros(2, np.int64), np.zeros(2, np.int64)))
 
 
+def _same_key(a, b):
+    """Whether two keys of :meth:`GrowerWorkspace.kept` are the same: tuples item by item,
+    arrays by identity, the rest by ``==``."""
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same_key(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return a is b
+    return type(a) is type(b) and a == b
+
+
 class WorkspacePool:
     """The :class:`GrowerWorkspace` of each worker of one fit, kept from one chunk of trees
     to the next: a chunk takes one (:meth:`take`) and gives it back when done
@@ -1035,6 +1045,7 @@ class GrowerWorkspace:
         self._dims = None
         self._codes_rows = None
         self._row_arrays = {}
+        self._kept = {}
 
     def codes_rows(self, X_binned_T):
         """The codes of ``X_binned_T`` sample-major (``.T``, C-contiguous), made once for
@@ -1042,6 +1053,14 @@ class GrowerWorkspace:
         kept = self._codes_rows
         if kept is None or kept[0] is not X_binned_T:
             kept = self._codes_rows = (X_binned_T, np.ascontiguousarray(X_binned_T.T))
+        return kept[1]
+
+    def kept(self, name, key, make):
+        """``make()``, kept under ``name`` for the next tree while ``key`` is the same
+        (compared with ``==``; the arrays it derives from are compared by identity)."""
+        kept = self._kept.get(name)
+        if kept is None or not _same_key(kept[0], key):
+            kept = self._kept[name] = (key, make())
         return kept[1]
 
     def row_array(self, name, n_rows, n_cols, dtype=np.float64):
@@ -1279,7 +1298,7 @@ class TreeGrower:
                 grow_tree = random_tree.grow_random_tree
                 n_threads = 1
                 n_slots = 1
-                last_arg = random_tree.lean_buffers(workspace, n, n_cols, X_binned_T)
+                last_arg = random_tree.lean_buffers(workspace, n, n_cols, data)
         max_nodes = node_capacity(n, self.criterion, min_leaf, max_leaf_nodes, max_depth)
         # the worst case, 2n + 1 nodes (a fully grown regression tree reaches it), when
         # it is at most _MAX_FIRST_CAPACITY; beyond, what the workspace holds (at least

@@ -23,7 +23,7 @@ from .constraints import MonotonicCheck, newton_decrease
 from .criteria import NEWTON
 from .splitting import copy_into, decrease_from_left, nan_goes_left, score_sides
 from ._bits import sign_bit
-from ._jit import inlined, internal
+from ._jit import inlined, internal, kernel
 
 #: the 53 random bits of a draw that make a uniform number in [0, 1)
 _UNIT_BITS = np.int64((1 << 53) - 1)
@@ -104,7 +104,7 @@ def _cell(x, base, scale, n_cells):
     return np.int64(min((x - base) * scale, n_cells - 1.0))
 
 
-@internal
+@kernel
 def build_cut_tables(centers, n_bins, table, base, scale):
     """For each feature ``f``, ``table[f, k]``: the last code whose center's cell
     (:func:`_cell` over the feature's centers, ``n_cells = table.shape[1]`` cells from

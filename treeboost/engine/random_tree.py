@@ -68,27 +68,41 @@ LeanBuffers = namedtuple("LeanBuffers", [
 _CELLS_PER_CODE = 4
 
 
-def lean_buffers(workspace, n_rows, n_cols, X_binned_T):
-    """:class:`LeanBuffers` for a tree of ``n_rows`` samples (``workspace``: the
-    :class:`~.grower.GrowerWorkspace` that keeps them from tree to tree)."""
-    n_features = X_binned_T.shape[0]
-    itemsize = X_binned_T.dtype.itemsize
+def lean_buffers(workspace, n_rows, n_cols, data):
+    """:class:`LeanBuffers` for a tree of ``n_rows`` samples of ``data`` (its
+    :class:`~.layout.BinnedData`; ``workspace``: the :class:`~.grower.GrowerWorkspace`
+    that keeps them from tree to tree, and the tables of random cuts from tree to tree of
+    one estimator)."""
+    n_features, dtype = data.codes_T.shape[0], data.codes_T.dtype
+    itemsize = dtype.itemsize
     # one more slot than the features, for the class (grow_random_tree's counts), in
     # whole blocks of 64 bytes (moved as vectors, ._rows)
     n_words = -(-(n_features + 1) * itemsize // 8)
     n_words = -(-n_words // ROW_BLOCK_WORDS) * ROW_BLOCK_WORDS
-    n_cells = min(_CELLS_PER_CODE * (np.iinfo(X_binned_T.dtype).max + 1), 1 << 14)
     words = workspace.row_array("lean_codes", n_rows, n_words, np.uint64)
     row_codes = n_words * 8 // itemsize
-    return LeanBuffers(workspace.row_array("lean_stats", n_rows, n_cols),
-                       np.empty(row_codes, X_binned_T.dtype),
-                       np.empty(row_codes, X_binned_T.dtype),
-                       words.view(X_binned_T.dtype), words,
+    n_codes = np.iinfo(dtype).max + 1
+    lo, hi, by_code = workspace.kept("lean_node", (n_features, dtype, row_codes), lambda: (
+        np.empty(row_codes, dtype), np.empty(row_codes, dtype),
+        np.zeros((_codes_at_a_time(n_features, dtype), n_codes), np.int64)))
+    table, base, scale = workspace.kept(
+        "lean_cut_tables", (data.bin_centers, data.n_bins, n_codes),
+        lambda: _cut_tables(data.bin_centers, data.n_bins, n_codes))
+    return LeanBuffers(workspace.row_array("lean_stats", n_rows, n_cols), lo, hi,
+                       words.view(dtype), words,
                        workspace.row_array("lean_codes_buf", n_rows, n_words, np.uint64),
-                       np.zeros((_codes_at_a_time(n_features, X_binned_T.dtype),
-                                 np.iinfo(X_binned_T.dtype).max + 1), np.int64),
-                       np.empty((n_features, n_cells), np.int32), np.empty(n_features),
-                       np.empty(n_features))
+                       by_code, table, base, scale)
+
+
+def _cut_tables(centers, n_bins, n_codes):
+    """The features' tables of random cuts (random_cuts.build_cut_tables)."""
+    n_features = centers.shape[0]
+    table = np.empty((n_features, min(_CELLS_PER_CODE * n_codes, 1 << 14)), np.int32)
+    base = np.empty(n_features)
+    scale = np.empty(n_features)
+    build_cut_tables(np.ascontiguousarray(centers, dtype=np.float64),
+                     np.ascontiguousarray(n_bins, dtype=np.int64), table, base, scale)
+    return table, base, scale
 
 
 def _codes_at_a_time(n_features, dtype):
@@ -291,7 +305,6 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
     cut_table = borrow(bufs.cut_table)
     cut_base = borrow(bufs.cut_base)
     cut_scale = borrow(bufs.cut_scale)
-    build_cut_tables(g.data.bin_centers, g.data.n_bins, cut_table, cut_base, cut_scale)
 
     zero = np.int64(0)
     reset_node(nodes, zero, zero, n, zero)
