@@ -52,3 +52,25 @@ def test_add_values_refuses_what_it_cannot_index():
                         (np.zeros((n, 1), np.float32), 0, value)]:
         with pytest.raises(ValueError, match="raw must be"):
             leaves.add_values(raw, k, val)
+
+
+@pytest.mark.parametrize("max_depth", [None, 1, 2, 7])
+def test_lean_counted_tree_gives_each_row_its_leaf(max_depth):
+    # two classes with unit weights and random cuts: the lean grower moves the rows from
+    # one pair of buffers to the other at each depth (random_tree._partition_counted);
+    # the leaves of odd depth bring their samples back to idx
+    from sklearn.datasets import make_classification
+    from treeboost.engine.binning import BinMapper
+    from treeboost.engine.criteria import GINI
+    from treeboost.engine.statistics import SampleStatistics
+    X, y = make_classification(2000, 6, random_state=3)
+    bm = BinMapper(255).fit(X)
+    Xb = bm.transform(X)
+    stats = SampleStatistics.classes(y, np.ones(len(y)), 2)
+    rows = np.arange(0, len(y), 2)
+    tree, leaves = TreeGrower(bm, GINI, 2, StoppingRules(max_depth=max_depth),
+                              max_features=3, splitter="random", parallel=False,
+                              random_state=4).grow(Xb, stats, sample_indices=rows)
+    applied = tree.apply_binned(Xb, bm.missing_values_code_)
+    np.testing.assert_array_equal(leaves[rows], applied[rows])
+    assert (tree.depth[tree.children_left == -1] % 2 == 1).any() or max_depth == 2

@@ -16,6 +16,12 @@ does without:
   sums the children on the way, in the order the general grower sums them;
 * the records passed to a step per node: the steps are inlined into one loop.
 
+Two classes with unit weights (Extra-Trees' usual case) go further: each sample's class
+travels in its row of codes, every sum is a count of integers (the same in any order,
+so the same tree), and the rows move from one pair of buffers to the other at each
+depth, without a copy back (:func:`_partition_counted`).  Rows are whole 64-byte blocks,
+moved and compared as vectors (:mod:`._rows`).
+
 :meth:`~.grower.TreeGrower.grow` chooses it (:func:`lean_tree`); every other tree grows
 with the general grower.
 """
@@ -57,6 +63,7 @@ LeanBuffers = namedtuple("LeanBuffers", [
                     # (the counts of grow_random_tree), rows padded to whole 8-byte words
     "words",        # (n_rows, n_words) uint64: the same memory, for moving whole rows
     "wbuf",         # (n_rows, n_words) uint64: the partition's buffer of rows of codes
+    "codes_buf",    # the same memory by code (the rows of a node of odd depth, counted)
     "by_code",      # (features, number of codes of the dtype) int64: count_codes'
     "cut_table",    # (n_features, n_cells) int32, and (n_features,) float64 twice: the
     "cut_base",     # features' tables of random cuts (random_cuts.build_cut_tables)
@@ -80,6 +87,7 @@ def lean_buffers(workspace, n_rows, n_cols, data):
     n_words = -(-(n_features + 1) * itemsize // 8)
     n_words = -(-n_words // ROW_BLOCK_WORDS) * ROW_BLOCK_WORDS
     words = workspace.row_array("lean_codes", n_rows, n_words, np.uint64)
+    wbuf = workspace.row_array("lean_codes_buf", n_rows, n_words, np.uint64)
     row_codes = n_words * 8 // itemsize
     n_codes = np.iinfo(dtype).max + 1
     lo, hi, by_code = workspace.kept("lean_node", (n_features, dtype, row_codes), lambda: (
@@ -89,9 +97,8 @@ def lean_buffers(workspace, n_rows, n_cols, data):
         "lean_cut_tables", (data.bin_centers, data.n_bins, n_codes),
         lambda: _cut_tables(data.bin_centers, data.n_bins, n_codes))
     return LeanBuffers(workspace.row_array("lean_stats", n_rows, n_cols), lo, hi,
-                       words.view(dtype), words,
-                       workspace.row_array("lean_codes_buf", n_rows, n_words, np.uint64),
-                       by_code, table, base, scale)
+                       words.view(dtype), words, wbuf, wbuf.view(dtype), by_code, table,
+                       base, scale)
 
 
 def _cut_tables(centers, n_bins, n_codes):
@@ -169,55 +176,51 @@ def _partition_rows(codes, words, wbuf, split, f, idx, ostats, start, end, buf, 
 
 
 @inlined
-def _partition_counted(codes, words, wbuf, split, f, label, idx, start, end, buf, left,
-                       right):
-    """:func:`_partition_rows` of two classes with unit weights: the class of each sample
-    is ``codes[i, label]``, which the rows of codes carry; the children's sums are its
-    counts (see :func:`~.random_cuts.cut_counts`) and no rows of statistics move.
-    Returns the left count.
+def _partition_counted(codes, words, to_words, split, f, label, idx, to_idx, start, end,
+                       total, left, right):
+    """The partition of two classes with unit weights, from one pair of buffers into the
+    other: the samples ``idx[start:end]`` and their rows of codes ``words[start:end]``
+    (``codes``: the same memory by code) go to ``to_idx[start:end]`` and
+    ``to_words[start:end]``, the left ones in order from ``start``, the right ones in
+    reverse order from ``end - 1``.  The class of each sample is ``codes[i, label]``; the
+    children's sums are its counts (see :func:`~.random_cuts.cut_counts`; ``total``:
+    the node's).  Returns the left count.
 
-    Without a branch on the side: each row is written to both its places, the next left
-    one (in place, at or before its own) and the next right one (in ``wbuf``), and only
-    the count of its side moves on.  The side of a random cut is as unpredictable as a
-    coin, and a mispredicted branch costs more than the second write."""
-    nl = np.uint64(0)
-    nr = np.uint64(0)
-    pos_l = np.int64(0)
-    pos_all = np.int64(0)
+    Each row is read once and written once to each end of what is left to fill; only
+    the end of its side moves on, so that the other write is overwritten later by the
+    row that belongs there (the last row fills the one place left with both).  No branch
+    on the side (a random cut's is as unpredictable as a coin), and no copy back: the
+    children's rows stay in the other buffers (a node's buffers follow its depth).
+    Unstable (the right samples reversed), which counts do not see."""
     uf = np.uint64(f)
     ul = np.uint64(label)
-    ustart = np.uint64(start)
     thr = np.int64(split.bin_threshold)
-    mc = np.int64(split.missing_code)
-    miss_left = np.uint64(split.missing_go_left)
-    for i in range(ustart, np.uint64(end)):
+    # missing values (the largest code, above every cut) go left if the split says so
+    mc = np.int64(split.missing_code) if split.missing_go_left else np.int64(-1)
+    lo = np.uint64(start)
+    hi = np.uint64(end) - np.uint64(1)
+    pos_l = np.int64(0)
+    for i in range(np.uint64(start), np.uint64(end)):
         c = np.int64(codes[i, uf])
-        y = np.int64(codes[i, ul])
-        # missing values (the largest code, above every threshold) go to their side
-        g = np.uint64(c <= thr) | (np.uint64(c == mc) & miss_left)
-        o = ustart + nl
+        g = np.uint64((c <= thr) | (c == mc))
         s = idx[i]
-        idx[o] = s
-        buf[nr] = s
-        move_row(words, o, wbuf, nr, words, i)
-        nl += g
-        nr += np.uint64(1) - g
-        pos_l += np.int64(g) * y
-        pos_all += y
-    for i in range(nr):
-        o = ustart + nl + i
-        idx[o] = buf[i]
-        move_row(words, o, words, o, wbuf, i)
-    n_left = np.int64(nl)
-    n_right = np.int64(nr)
-    pos_r = pos_all - pos_l
-    left[0] = n_left - pos_l
+        to_idx[lo] = s
+        to_idx[hi] = s
+        move_row(to_words, lo, to_words, hi, words, i)
+        pos_l += np.int64(g) * np.int64(codes[i, ul])
+        lo += g
+        hi -= np.uint64(1) - g
+    nl = np.int64(lo) - start
+    nr = end - start - nl
+    # the node's counts are integers held exactly: the right ones are the rest
+    pos_r = np.int64(total[1]) - pos_l
+    left[0] = nl - pos_l
     left[1] = pos_l
-    left[2] = n_left
-    right[0] = n_right - pos_r
+    left[2] = nl
+    right[0] = nr - pos_r
     right[1] = pos_r
-    right[2] = n_right
-    return n_left
+    right[2] = nr
+    return nl
 
 
 @inlined
@@ -296,6 +299,7 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
     codes = borrow(bufs.codes)
     words = borrow(bufs.words)
     wbuf = borrow(bufs.wbuf)
+    codes_buf = borrow(bufs.codes_buf)
     open_nodes = borrow(ws.open_nodes)
     regression = is_regression(params.criterion)
     # every feature's smallest and largest code in the node (_examine)
@@ -346,8 +350,11 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
     n_pending = 1
     while True:
         for t in range(n_pending):
-            if _examine(g, pending[t], hist, root_w, lo, hi, codes, counts, by_code,
-                        cut_table, cut_base, cut_scale):
+            # with counts, a node of odd depth has its rows in the buffers
+            at_buf = counts and nodes.depth[pending[t]] % 2 == 1
+            if _examine(g, pending[t], hist, root_w, lo, hi,
+                        codes_buf if at_buf else codes, counts, by_code, cut_table,
+                        cut_base, cut_scale):
                 open_nodes[n_open] = pending[t]
                 n_open += 1
         if n_open == 0:
@@ -367,8 +374,15 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
         split = BinnedSplit(g.data.missing_code, nodes.missing_go_left[node], False,
                             nodes.categories, 0, nodes.bin_threshold[node])
         if counts:
-            nl = _partition_counted(codes, words, wbuf, split, f, n_features, idx, s0, e0,
-                                    buf, nodes.stats[lc], nodes.stats[rc])
+            # from the node's buffers into the others (its depth's parity says which)
+            if (depth - 1) % 2 == 0:
+                nl = _partition_counted(codes, words, wbuf, split, f, n_features, idx,
+                                        buf, s0, e0, nodes.stats[node], nodes.stats[lc],
+                                        nodes.stats[rc])
+            else:
+                nl = _partition_counted(codes_buf, wbuf, words, split, f, n_features,
+                                        buf, idx, s0, e0, nodes.stats[node],
+                                        nodes.stats[lc], nodes.stats[rc])
         else:
             nl = _partition_rows(codes, words, wbuf, split, f, idx, ostats, s0, e0, buf,
                                  obuf, nodes.stats[lc], nodes.stats[rc])
@@ -384,6 +398,12 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
     # nodes left open become leaves
     for j in range(n_open):
         nodes.feature[open_nodes[j]] = -1
+    if counts:
+        # the samples of the leaves of odd depth are in the buffer: all in idx, in order
+        for k in range(node_count):
+            if nodes.children_left[k] == -1 and nodes.depth[k] % 2 == 1:
+                for i in range(nodes.start[k], nodes.end[k]):
+                    idx[i] = buf[i]
     # the general grower resets the nodes the last tree wrote (grower._reset_nodes)
     ws.used[0] = max(ws.used[0], node_count)
     return truncated, node_count
