@@ -7,8 +7,9 @@ random_state=0), 75/25 split; 100 iterations or trees; library defaults otherwis
 gradient boosting both sides use 31 leaves, learning rate 0.1).  Each fit is timed after
 a warm-up on 2,000 rows, best of ``--repeats`` for the rows under 200k samples, once
 above; forests and Extra-Trees with ``n_jobs=-1`` on both sides.  The ratio is
-treeboost's fit time over the reference's (below 1: treeboost is faster); the last
-columns are the held-out accuracy or R^2 of both.
+treeboost's fit time over the reference's (below 1: treeboost is faster); then
+``predict`` on the held-out quarter (best of 3, each side's ``n_jobs`` as fitted) and
+its ratio, and the held-out accuracy or R^2 of both.
 
 treeboost is imported first, so that its OpenMP wait policy applies to the process
 (LightGBM, loaded later, shares the same OpenMP runtime: engine/_threads.py).
@@ -95,6 +96,10 @@ def _fit(make, Xtr, ytr, repeats):
     return best_time(lambda: make().fit(Xtr, ytr), repeats)
 
 
+def _predict_time(model, Xte):
+    return best_time(lambda: model.predict(Xte), 3)[0]
+
+
 def _score(task, model, Xte, yte):
     pred = model.predict(Xte)
     return float(np.mean(pred == yte)) if task == "clf" else r2_score(yte, pred)
@@ -113,8 +118,8 @@ def main():
         ap.error(f"unknown rows {unknown}; choose from {list(ROWS)}")
     print(f"{time.strftime('%Y-%m-%d')}, numba threads {numba.get_num_threads()}")
     print("| task | rows | treeboost fit (s) | reference | reference fit (s) | ratio | "
-          "score (tb vs ref) |")
-    print("|---|---|---|---|---|---|---|")
+          "predict (s, tb / ref) | predict ratio | score (tb vs ref) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     data = {}
     for name in names:
         task, n, n_classes, make_tb, ref_name, make_ref = ROWS[name]
@@ -126,8 +131,10 @@ def main():
         t_tb, m_tb = _fit(make_tb, Xtr, ytr, repeats)
         t_ref, m_ref = _fit(make_ref, Xtr, ytr, repeats)
         s_tb, s_ref = _score(task, m_tb, Xte, yte), _score(task, m_ref, Xte, yte)
+        p_tb, p_ref = _predict_time(m_tb, Xte), _predict_time(m_ref, Xte)
         print(f"| {name} | {n:,} | {t_tb:.2f} | {ref_name} | {t_ref:.2f} | "
-              f"{t_tb / t_ref:.2f}x | {s_tb:.4f} vs {s_ref:.4f} |", flush=True)
+              f"{t_tb / t_ref:.2f}x | {p_tb:.3f} / {p_ref:.3f} | {p_tb / p_ref:.2f}x | "
+              f"{s_tb:.4f} vs {s_ref:.4f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -76,3 +76,16 @@ def test_regression_values_are_means():
         if sw > 0:
             assert tree.value[i].ravel()[0] == pytest.approx(np.average(y[rows], weights=w[rows]),
                                                              rel=1e-9, abs=1e-9)
+
+
+def test_serial_predictions_add_the_parallel_ones():
+    # a forest's worker adds its trees' values on its own thread (parallel=False)
+    X, y = make_classification(3000, 6, random_state=5)
+    X[::13, 2] = np.nan
+    tree = ExtraTreesClassifier(1, random_state=6).fit(X, y).estimators_[0].tree_
+    start = np.random.RandomState(7).rand(len(y), 2)
+    a, b = start.copy(), start.copy()
+    tree.add_predictions(X, a)
+    tree.add_predictions(X, b, parallel=False)
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(b, start + tree.value[tree.apply(X)].reshape(len(y), 2))

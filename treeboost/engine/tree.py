@@ -76,6 +76,17 @@ def _accumulate_raw(X, left, right, feature, threshold, missing_left, is_cat, bi
 
 
 @kernel
+def _accumulate_raw_serial(X, left, right, feature, threshold, missing_left, is_cat, bitset,
+                           value, out):
+    """:func:`_accumulate_raw` on the calling thread (one of a forest's workers)."""
+    for i in range(X.shape[0]):
+        node = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat,
+                            bitset)
+        for k in range(value.shape[1]):
+            out[i, k] += value[node, k]
+
+
+@kernel
 def _apply_binned(Xb_T, left, right, feature, bin_threshold, missing_left, is_cat, bitset,
                   missing_code, out):
     for i in range(Xb_T.shape[1]):
@@ -246,9 +257,10 @@ class Tree:
         """Value of the leaf each row reaches, shape (n_samples, n_outputs)."""
         return self.value[self.apply(X)]
 
-    def add_predictions(self, X, out):
+    def add_predictions(self, X, out, parallel=True):
         """``out += self.predict(X)``, in place and without temporaries (``out`` is a
-        C-contiguous float64 array of shape (n_samples, n_outputs)).  A sparse X is
+        C-contiguous float64 array of shape (n_samples, n_outputs)), on numba's threads
+        unless ``parallel=False`` (the caller is one of several threads).  A sparse X is
         walked on its CSR rows; a :class:`~.csr_walk.CSRRows` made once serves many
         trees."""
         # (imported here: csr_walk imports this module)
@@ -268,8 +280,9 @@ class Tree:
         if isinstance(X, CSRRows):
             accumulate_csr(*X, *self._args(), value, out)
             return out
+        accumulate = _accumulate_raw if parallel else _accumulate_raw_serial
         return into_row_blocks(
-            lambda Xd, out_rows: _accumulate_raw(Xd, *self._args(), value, out_rows), X, out)
+            lambda Xd, out_rows: accumulate(Xd, *self._args(), value, out_rows), X, out)
 
     def decision_path(self, X):
         """CSR indicator matrix (n_samples, node_count) of the nodes each row visits."""

@@ -369,7 +369,7 @@ class BaseForest(BaseParallelEnsemble):
         def part(chunk, parallel):
             def walk(Xd, out_rows):
                 for i in chunk:
-                    out_rows += trees[i].value[trees[i].apply(Xd, parallel=False)]
+                    trees[i].add_predictions(Xd, out_rows, parallel=False)
             out = np.zeros((Xe.shape[0], n_outputs))
             into_row_blocks(walk, Xe, out, max_values=CACHE_BLOCK_VALUES)
             return [out]
