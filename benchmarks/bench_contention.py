@@ -5,7 +5,8 @@
 A fit that shares its work well slows down at most in proportion to the cores it lost
 (2 cores -> 1: at most about 2x).  Rows: GradientBoostingClassifier(100) and
 DecisionTreeClassifier (full depth) on make_classification(n, 40 features, 20
-informative), RandomForestClassifier(100, n_jobs=-1) on the same; the busy process is
+informative), RandomForestClassifier(100, n_jobs=-1) and ExtraTreesClassifier(100,
+n_jobs=-1) on the same; the busy process is
 ``yes > /dev/null`` pinned with ``taskset`` to core 0.  Each fit is timed once after a
 warm-up.  Runs in the environment it is given: treeboost sets OMP_WAIT_POLICY=PASSIVE
 unless it is set (``OMP_WAIT_POLICY=ACTIVE python benchmarks/bench_contention.py`` shows
@@ -40,6 +41,8 @@ def main():
                 min_samples_leaf=20, split_gain="hessian"),
             "CART full depth": lambda: tb.DecisionTreeClassifier(random_state=0),
             "RandomForest(100)": lambda: tb.RandomForestClassifier(
+                n_estimators=100, n_jobs=-1, random_state=0),
+            "ExtraTrees(100)": lambda: tb.ExtraTreesClassifier(
                 n_estimators=100, n_jobs=-1, random_state=0)}
     print(f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}, "
           f"{os.cpu_count()} cores, {args.n_samples} rows")
