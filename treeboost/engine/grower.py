@@ -263,9 +263,9 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
         group = np.int64(0)
         for j in range(nb):
             f = cuts.feature[j]
-            if ranges is not None and ranges.by_codes:
-                # the features counted by code in one pass, as many at a time as
-                # by_code holds
+            if ranges is not None:
+                # (a large node of the lean grower) the features counted by code in one
+                # pass, as many at a time as by_code holds
                 if j % ranges.by_code.shape[0] == 0:
                     group = min(ranges.by_code.shape[0], nb - j)
                     count_codes(ranges.codes, view.start, view.end, cuts.feature, j,
@@ -284,21 +284,11 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
             elif ranges is None:
                 lo, hi, n_missing = cut_range(data.codes_rows, idx, view.start, view.end,
                                               f, mc)
-            elif ranges.by_codes:
-                # the node's counts by code give the range, then the cut's sums
+            else:
+                # the lean grower's large node (its small ones are drawn above): the
+                # counts by code give the range, then the cut's sums
                 lo, hi, n_missing = code_range(
                     ranges.by_code[j % ranges.by_code.shape[0]], mc)
-            elif not ranges.whole:
-                lo, hi, n_missing = cut_range(ranges.codes, None, view.start, view.end,
-                                              f, mc)
-            else:
-                lo = np.int64(ranges.lo[f])
-                hi = np.int64(ranges.hi[f])
-                n_missing = np.int64(0)
-                if hi == mc:
-                    # some value is missing: the range of the others, and their count
-                    lo, hi, n_missing = cut_range(ranges.codes, None, view.start,
-                                                  view.end, f, mc)
             if hi <= lo:
                 continue
             found += 1
@@ -320,15 +310,9 @@ def _random_search_body(g, view, nt, exact, ranges=None, sparse=False):
                 elif ranges is None:
                     cut_sums(data.codes_rows, idx, view.start, view.end, f, cuts.cut[j],
                              n_missing > 0, mc, rows.ostats, left, miss)
-                elif ranges.by_codes:
+                else:
                     coded_cut_counts(ranges.by_code[j % ranges.by_code.shape[0]],
                                      cuts.cut[j], mc, left, miss)
-                elif ranges.counts:
-                    cut_counts(ranges.codes, view.start, view.end, f, cuts.cut[j],
-                               n_missing > 0, mc, n, left, miss)
-                else:
-                    cut_sums(ranges.codes, None, view.start, view.end, f, cuts.cut[j],
-                             n_missing > 0, mc, rows.ostats, left, miss)
                 _score_random_cut(f, cuts.cut[j], left, miss, n_missing, view, params,
                                   scratch_all, cands)
             if cands.score[f] > best_score:

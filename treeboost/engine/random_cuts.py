@@ -187,6 +187,15 @@ def cut_sums(rows, idx, start, end, f, cut, has_missing, mc, ostats, left, miss)
 
 
 @inlined
+def set_counts(out, n, pos):
+    """``out``: the sums ``(w_0, w_1, count)`` of ``n`` samples of unit weight, ``pos``
+    of them of class 1."""
+    out[0] = n - pos
+    out[1] = pos
+    out[2] = n
+
+
+@inlined
 def cut_counts(rows, start, end, f, cut, has_missing, mc, label, left, miss):
     """:func:`cut_sums` of two classes with unit weights, from the class of each sample,
     ``rows[i, label]`` (0 or 1), beside its codes in node order (``rows``: as in
@@ -216,12 +225,8 @@ def cut_counts(rows, start, end, f, cut, has_missing, mc, label, left, miss):
             goes = np.int64(np.int64(rows[i, uf]) <= cut)
             n += goes
             pos += goes & np.int64(rows[i, ul])
-    left[0] = n - pos
-    left[1] = pos
-    left[2] = n
-    miss[0] = n_miss - pos_miss
-    miss[1] = pos_miss
-    miss[2] = n_miss
+    set_counts(left, n, pos)
+    set_counts(miss, n_miss, pos_miss)
 
 
 @inlined
@@ -266,15 +271,9 @@ def coded_cut_counts(by_code, cut, mc, left, miss):
     s = np.int64(0)
     for c in range(cut + 1):
         s += by_code[c]
-    n = s & 0xFFFFFFFF
-    pos = s >> 32
-    left[0] = n - pos
-    left[1] = pos
-    left[2] = n
+    set_counts(left, s & 0xFFFFFFFF, s >> 32)
     m = by_code[mc]
-    miss[0] = (m & 0xFFFFFFFF) - (m >> 32)
-    miss[1] = m >> 32
-    miss[2] = m & 0xFFFFFFFF
+    set_counts(miss, m & 0xFFFFFFFF, m >> 32)
 
 
 @inlined

@@ -36,7 +36,7 @@ from .grower import (DECREASE_ATOL, GrowContext, _random_search_body, _splittabl
 from .layout import NodeView, RowBuffers
 from .partition import BinnedSplit, goes_left_binned
 from .splitting import MODE_SORT
-from .random_cuts import LeanNode, build_cut_tables
+from .random_cuts import LeanNode, build_cut_tables, set_counts
 from .statistics import SOURCE_CLASSES, gather_rows, sum_rows, sum_sq
 from ._jit import compiled, inlined
 from ._rows import ROW_BLOCK_WORDS, move_row, rows_min_max
@@ -212,14 +212,9 @@ def _partition_counted(codes, words, to_words, split, f, label, idx, to_idx, sta
         hi -= np.uint64(1) - g
     nl = np.int64(lo) - start
     nr = end - start - nl
+    set_counts(left, nl, pos_l)
     # the node's counts are integers held exactly: the right ones are the rest
-    pos_r = np.int64(total[1]) - pos_l
-    left[0] = nl - pos_l
-    left[1] = pos_l
-    left[2] = nl
-    right[0] = nr - pos_r
-    right[1] = pos_r
-    right[2] = nr
+    set_counts(right, nr, np.int64(total[1]) - pos_l)
     return nl
 
 
