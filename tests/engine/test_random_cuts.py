@@ -113,6 +113,11 @@ def _move(dst, i, dst2, i2, src, j):
     rc_rows.move_row(dst, i, dst2, i2, src, j)
 
 
+@njit
+def _copy(dst, i, src, j):
+    rc_rows.copy_row(dst, i, src, j)
+
+
 @pytest.mark.parametrize("dtype, blocks", [(np.uint8, 1), (np.uint8, 2), (np.uint16, 1),
                                            (np.uint16, 3)])
 def test_rows_min_max_against_numpy(dtype, blocks):
@@ -138,3 +143,7 @@ def test_move_row_writes_both_places(blocks):
     np.testing.assert_array_equal(np.delete(a, 2, axis=0), np.delete(rows, 2, axis=0))
     _move(a, 4, a, 4, a, 4)                 # a row onto itself
     np.testing.assert_array_equal(a[4], rows[4])
+    c = np.zeros_like(rows)
+    _copy(c, 3, rows, 9)
+    np.testing.assert_array_equal(c[3], rows[9])
+    np.testing.assert_array_equal(np.delete(c, 3, axis=0), 0)

@@ -5,7 +5,7 @@ import numpy as np
 
 from sklearn.datasets import make_classification
 
-from treeboost import ExtraTreesClassifier, RandomForestClassifier
+from treeboost import BaggingClassifier, ExtraTreesClassifier, RandomForestClassifier
 from treeboost.engine import grower
 from treeboost.ensembles import _parallel
 
@@ -16,6 +16,10 @@ def test_a_workspace_given_back_is_taken_again():
     b = pool.take()
     assert a is not b and a.min_rows == b.min_rows == 10
     pool.give(a)
+    assert pool.take() is a
+    pool.give(a)
+    with pool.lend() as c:
+        assert c is a
     assert pool.take() is a
     pool.give(a)
     # a process worker gets an empty pool of the same size, not the parent's arrays
@@ -34,9 +38,9 @@ def test_a_forest_makes_one_workspace_per_worker(monkeypatch):
     monkeypatch.setattr(grower, "GrowerWorkspace", Counted)
     monkeypatch.setattr(_parallel, "CHUNKS_PER_WORKER", 6)
     X, y = make_classification(300, 5, random_state=0)
-    for make in (RandomForestClassifier, ExtraTreesClassifier):
+    for make in (RandomForestClassifier, ExtraTreesClassifier, BaggingClassifier):
         made.clear()
-        make(24, n_jobs=2, random_state=0).fit(X, y)
+        make(n_estimators=24, n_jobs=2, random_state=0).fit(X, y)
         # 12 chunks on 2 threads: at most one workspace per thread
         assert 1 <= len(made) <= 2
 

@@ -1,11 +1,14 @@
-"""Rows of 64 bytes moved as one vector: :func:`move_row`.
+"""Rows of 64-byte blocks moved and compared as vectors: :func:`move_row`,
+:func:`copy_row`, :func:`rows_min_max`.
 
 The lean grower (:mod:`.random_tree`) keeps each sample's codes in a row of whole 8-byte
 words and moves rows in every partition.  numba runs LLVM without its SLP vectoriser
 (see :mod:`._pairs`), so a loop over a row's words copies them one word at a time, with
 the loop's own counting, and that copy is most of a partition's cost.  With rows padded
 to whole 64-byte blocks (:data:`ROW_BLOCK_WORDS` words), :func:`move_row` copies a row
-block by block as one vector load and one vector store per destination: the same bytes.
+block by block as one vector load and one vector store per destination: the same bytes;
+:func:`rows_min_max` keeps a node's running minimum and maximum of every code in vector
+registers.
 """
 from llvmlite import ir
 from numba import types
@@ -21,6 +24,33 @@ def _is_rows(t):
             and t.dtype == types.uint64)
 
 
+def _move_codegen(n_dst):
+    """The code of :func:`copy_row` (``n_dst`` 1) and :func:`move_row` (2): the source
+    row read a block at a time, each block stored to every destination."""
+    def codegen(context, builder, signature, args):
+        tys = signature.args
+        dsts = [(context.make_array(tys[2 * k])(context, builder, args[2 * k]),
+                 context.cast(builder, args[2 * k + 1], tys[2 * k + 1], types.intp))
+                for k in range(n_dst)]
+        sary = context.make_array(tys[2 * n_dst])(context, builder, args[2 * n_dst])
+        jj = context.cast(builder, args[2 * n_dst + 1], tys[2 * n_dst + 1], types.intp)
+        n_words = builder.extract_value(sary.shape, 1)
+        block = ir.VectorType(ir.IntType(64), ROW_BLOCK_WORDS).as_pointer()
+        n_blocks = builder.udiv(n_words, n_words.type(ROW_BLOCK_WORDS))
+        with cgutils.for_range(builder, n_blocks) as loop:
+            off = builder.mul(loop.index, loop.index.type(ROW_BLOCK_WORDS))
+            at_s = builder.add(builder.mul(jj, n_words), off)
+            # 8-byte alignment: numpy aligns an array to 16 bytes at least, not 64
+            v = builder.load(builder.bitcast(
+                builder.gep(sary.data, [at_s], inbounds=True), block), align=8)
+            for dary, ii in dsts:
+                at_d = builder.add(builder.mul(ii, n_words), off)
+                builder.store(v, builder.bitcast(
+                    builder.gep(dary.data, [at_d], inbounds=True), block), align=8)
+        return context.get_dummy_value()
+    return codegen
+
+
 @intrinsic
 def move_row(typingctx, dst, i, dst2, i2, src, j):
     """``dst[i] = src[j]`` and ``dst2[i2] = src[j]`` for C-contiguous 2-d uint64 arrays
@@ -31,34 +61,16 @@ def move_row(typingctx, dst, i, dst2, i2, src, j):
     if not (_is_rows(dst) and _is_rows(dst2) and _is_rows(src)
             and all(isinstance(t, types.Integer) for t in (i, i2, j))):
         return None
-    sig = types.none(dst, i, dst2, i2, src, j)
+    return types.none(dst, i, dst2, i2, src, j), _move_codegen(2)
 
-    def codegen(context, builder, signature, args):
-        d, ii, d2, ii2, s, jj = args
-        dty, ity, d2ty, i2ty, sty, jty = signature.args
-        dary = context.make_array(dty)(context, builder, d)
-        d2ary = context.make_array(d2ty)(context, builder, d2)
-        sary = context.make_array(sty)(context, builder, s)
-        n_words = builder.extract_value(sary.shape, 1)
-        ii = context.cast(builder, ii, ity, types.intp)
-        ii2 = context.cast(builder, ii2, i2ty, types.intp)
-        jj = context.cast(builder, jj, jty, types.intp)
-        block = ir.VectorType(ir.IntType(64), ROW_BLOCK_WORDS).as_pointer()
-        n_blocks = builder.udiv(n_words, n_words.type(ROW_BLOCK_WORDS))
-        with cgutils.for_range(builder, n_blocks) as loop:
-            off = builder.mul(loop.index, loop.index.type(ROW_BLOCK_WORDS))
-            at_s = builder.add(builder.mul(jj, n_words), off)
-            at_d = builder.add(builder.mul(ii, n_words), off)
-            at_d2 = builder.add(builder.mul(ii2, n_words), off)
-            # 8-byte alignment: numpy aligns an array to 16 bytes at least, not 64
-            v = builder.load(builder.bitcast(
-                builder.gep(sary.data, [at_s], inbounds=True), block), align=8)
-            builder.store(v, builder.bitcast(
-                builder.gep(dary.data, [at_d], inbounds=True), block), align=8)
-            builder.store(v, builder.bitcast(
-                builder.gep(d2ary.data, [at_d2], inbounds=True), block), align=8)
-        return context.get_dummy_value()
-    return sig, codegen
+
+@intrinsic
+def copy_row(typingctx, dst, i, src, j):
+    """``dst[i] = src[j]``: :func:`move_row` with one destination."""
+    if not (_is_rows(dst) and _is_rows(src)
+            and all(isinstance(t, types.Integer) for t in (i, j))):
+        return None
+    return types.none(dst, i, src, j), _move_codegen(1)
 
 
 def _is_codes(t):

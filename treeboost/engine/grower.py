@@ -62,6 +62,7 @@ body, so each copy compiles only its branches.  (An argument, even a literal one
 not folded inside the kernel that takes it; and inlining a step copies its whole
 intermediate representation, which costs as much as compiling a small kernel.)
 """
+import contextlib
 import threading
 from collections import namedtuple
 
@@ -983,10 +984,10 @@ def _same_key(a, b):
 
 class WorkspacePool:
     """The :class:`GrowerWorkspace` of each worker of one fit, kept from one chunk of trees
-    to the next: a chunk takes one (:meth:`take`) and gives it back when done
-    (:meth:`give`), so that small chunks (which even out the workers' loads) do not each
-    allocate a workspace and transpose the codes again.  Thread-safe.  Pickled (a
-    process worker), a pool arrives empty: each process makes its own."""
+    to the next: a chunk borrows one (:meth:`lend`, or :meth:`take` and :meth:`give`),
+    so that small chunks (which even out the workers' loads) do not each allocate a
+    workspace and transpose the codes again.  Thread-safe.  Pickled (a process worker),
+    a pool arrives empty: each process makes its own."""
 
     def __init__(self, min_rows=0):
         self.min_rows = min_rows
@@ -1003,6 +1004,15 @@ class WorkspacePool:
     def give(self, workspace):
         with self._lock:
             self._free.append(workspace)
+
+    @contextlib.contextmanager
+    def lend(self):
+        """A workspace for the ``with`` block, given back after it."""
+        workspace = self.take()
+        try:
+            yield workspace
+        finally:
+            self.give(workspace)
 
     def __reduce__(self):
         return (WorkspacePool, (self.min_rows,))

@@ -34,7 +34,7 @@ _UNIT_SCALE = 1.0 / (1 << 53)
 #: (:func:`~.grower._random_search_body`): the codes of the node's samples in node order,
 #: and the tables that replace passes or searches
 LeanNode = namedtuple("LeanNode", [
-    "lo", "hi",     # (n_features,) every feature's smallest and largest code in the
+    "lo", "hi",     # (codes per row,) every feature's smallest and largest code in the
                     # node, when ``whole`` (._rows.rows_min_max)
     "whole",        # bool: lo and hi hold the ranges
     "codes",        # (n_rows, > n_features) the samples' codes in node order, then their
@@ -48,7 +48,7 @@ LeanNode = namedtuple("LeanNode", [
 ])
 
 
-# the per-feature kernels are inlined into the search# the per-feature kernels are inlined into the search: they run once per feature and
+# the per-feature kernels are inlined into the search: they run once per feature and
 # node, mostly on a few samples, where passing their arrays would cost more than their body
 @inlined
 def cut_range(rows, idx, start, end, f, mc):
@@ -76,11 +76,17 @@ def cut_range(rows, idx, start, end, f, mc):
 
 
 @inlined
+def _cut_value(centers, lo, hi, draw):
+    """``u = c_lo + U (c_hi - c_lo)``, ``U`` uniform in [0, 1) from the 53 low bits of
+    ``draw``: the value of a random cut (both searches for its code read this one)."""
+    return centers[lo] + (draw & _UNIT_BITS) * _UNIT_SCALE * (centers[hi] - centers[lo])
+
+
+@inlined
 def draw_cut(centers, lo, hi, draw):
-    """The last code in ``[lo, hi - 1]`` whose center lies below
-    ``u = c_lo + U (c_hi - c_lo)``, ``U`` uniform in [0, 1) from the 53 low bits of
-    ``draw`` (at least ``lo``): those codes go left."""
-    u = centers[lo] + (draw & _UNIT_BITS) * _UNIT_SCALE * (centers[hi] - centers[lo])
+    """The last code in ``[lo, hi - 1]`` whose center lies below the random value
+    ``u`` of :func:`_cut_value` (at least ``lo``): those codes go left."""
+    u = _cut_value(centers, lo, hi, draw)
     # halving the candidates [base, base + n) by arithmetic on the test, not a branch:
     # the test goes either way at random, and a mispredicted branch per step would cost
     # more than the search.  ``centers[m] < u`` is the sign of ``centers[m] - u`` (see
@@ -138,7 +144,7 @@ def draw_cut_from_table(centers, table, base, scale, lo, hi, draw):
     :func:`build_cut_tables`: the search starts at the last code whose center is
     certainly below ``u`` and steps up to the others below it, usually none or one, where
     the binary search takes a chain of dependent loads per halving."""
-    u = centers[lo] + (draw & _UNIT_BITS) * _UNIT_SCALE * (centers[hi] - centers[lo])
+    u = _cut_value(centers, lo, hi, draw)
     c = max(np.int64(table[_cell(u, base, scale, table.shape[0])]), lo)
     while c + 1 < hi and centers[c + 1] < u:
         c += 1

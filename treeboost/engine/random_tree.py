@@ -39,7 +39,7 @@ from .splitting import MODE_SORT
 from .random_cuts import LeanNode, build_cut_tables, set_counts
 from .statistics import SOURCE_CLASSES, gather_rows, sum_rows, sum_sq
 from ._jit import compiled, inlined
-from ._rows import ROW_BLOCK_WORDS, move_row, rows_min_max
+from ._rows import ROW_BLOCK_WORDS, copy_row, move_row, rows_min_max
 
 
 #: the ranges of all the features in one pass (._rows.rows_min_max) when there
@@ -60,7 +60,8 @@ LeanBuffers = namedtuple("LeanBuffers", [
     "lo", "hi",     # (codes per row,) of the codes' dtype: each feature's range in a node
     "codes",        # (n_rows, n_words * 8 / itemsize) of the codes' dtype: each sample's
                     # codes in node order (codes[i] is sample idx[i]'s), then its class
-                    # (the counts of grow_random_tree), rows padded to whole 8-byte words
+                    # (the counts of grow_random_tree), rows padded to whole 64-byte
+                    # blocks (._rows)
     "words",        # (n_rows, n_words) uint64: the same memory, for moving whole rows
     "wbuf",         # (n_rows, n_words) uint64: the partition's buffer of rows of codes
     "codes_buf",    # the same memory by code (the rows of a node of odd depth, counted)
@@ -155,7 +156,7 @@ def _partition_rows(codes, words, wbuf, split, f, idx, ostats, start, end, buf, 
                 v = ostats[i, c]
                 ostats[o, c] = v
                 left[c] += v
-            move_row(words, o, words, o, words, i)
+            copy_row(words, o, words, i)
             nl += np.uint64(1)
         else:
             buf[nr] = s
@@ -163,14 +164,14 @@ def _partition_rows(codes, words, wbuf, split, f, idx, ostats, start, end, buf, 
                 v = ostats[i, c]
                 obuf[nr, c] = v
                 right[c] += v
-            move_row(wbuf, nr, wbuf, nr, words, i)
+            copy_row(wbuf, nr, words, i)
             nr += np.uint64(1)
     for i in range(nr):
         o = ustart + nl + i
         idx[o] = buf[i]
         for c in range(n_cols):
             ostats[o, c] = obuf[i, c]
-        move_row(words, o, words, o, wbuf, i)
+        copy_row(words, o, wbuf, i)
     nl = np.int64(nl)
     return nl
 
@@ -316,8 +317,7 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
     # two classes with unit weights: the samples' classes travel with their codes, and
     # the sums are counted from them (see cut_counts); no rows of statistics are needed
     src = g.src
-    counts = (src.kind == SOURCE_CLASSES and ostats.shape[1] == 3
-              and not is_regression(params.criterion))
+    counts = src.kind == SOURCE_CLASSES and ostats.shape[1] == 3 and not regression
     if counts:
         for i in range(n):
             if src.weights[idx[i]] != 1.0:

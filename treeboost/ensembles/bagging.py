@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import check_array, register
 from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
-from ..engine.grower import GrowerWorkspace
+from ..engine.grower import WorkspacePool
 from ._base import BaseParallelEnsemble, drawn_rows, grows_on_shared_bins, in_bag_rows
 
 
@@ -35,21 +35,23 @@ from ._base import BaseParallelEnsemble, drawn_rows, grows_on_shared_bins, in_ba
 MemberDraw = namedtuple("MemberDraw", ["counts", "features", "seed", "weighted"])
 
 
-def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, in_bag):
+def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, workspaces):
     """Fit ``members[i]`` for ``i`` in ``chunk`` on its plan ``(counts, features)``, the
     counts as weights (:meth:`~treeboost.ensembles._base.BaseTreeEnsemble._fit_member`):
     a treeboost tree on all the columns grows on the shared bins (no resampled copy of
     X); any other member is fitted on all the rows with the counts as weights when it
-    takes weights, else on the drawn rows themselves."""
+    takes weights, else on the drawn rows themselves.  The trees' grower workspace comes
+    from the pool ``workspaces``, kept from chunk to chunk."""
     out = []
-    workspace = GrowerWorkspace(min_rows=in_bag)
-    for i in chunk:
-        est = members[i]
-        counts, features = plans[i].counts, plans[i].features
-        rows = None if _takes_weight(est) else (lambda counts=counts: drawn_rows(counts))
-        out.append(bag._fit_member(est, Xe=Xe, Xb=Xb, y=y, weights=counts,
-                                   features=features, rows=rows, parallel=parallel,
-                                   workspace=workspace))
+    with workspaces.lend() as workspace:
+        for i in chunk:
+            est = members[i]
+            counts, features = plans[i].counts, plans[i].features
+            rows = None if _takes_weight(est) else (
+                lambda counts=counts: drawn_rows(counts))
+            out.append(bag._fit_member(est, Xe=Xe, Xb=Xb, y=y, weights=counts,
+                                       features=features, rows=rows, parallel=parallel,
+                                       workspace=workspace))
     return out
 
 
@@ -198,9 +200,10 @@ class BaseBagging(BaseParallelEnsemble):
 
     def _member_task(self, members, seeds, samples, size, Xe, Xb, y, w):
         n, n_rows = Xe.shape[0], size[0]
+        pool = WorkspacePool(min_rows=min(n, in_bag_rows(n, n_rows) if self.bootstrap
+                                          else n_rows))
         return _fit_members, dict(bag=self, members=members, plans=samples, Xe=Xe, Xb=Xb,
-                                  y=y, in_bag=min(n, in_bag_rows(n, n_rows) if self.bootstrap
-                                                  else n_rows))
+                                  y=y, workspaces=pool)
 
     def _add_members(self, fitted, samples, size, warm, n_samples, n_features):
         # Each member's rows are drawn again from its seed when asked for (scikit-learn's

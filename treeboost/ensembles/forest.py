@@ -20,7 +20,7 @@ from ..persistence import check_array, register
 from ..trees.cart import (BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor,
                           deprecated_criterion)
 from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
-from ..engine.grower import GrowerWorkspace, WorkspacePool
+from ..engine.grower import WorkspacePool
 from ..engine.csr_walk import prepared_csr
 from ..engine.row_blocks import CACHE_BLOCK_VALUES, into_row_blocks
 from ..engine.statistics import SampleStatistics
@@ -45,44 +45,37 @@ def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws, work
     ones).
 
     The worker's only per-row buffers are the bootstrap weights, the rows drawn and a
-    :class:`GrowerWorkspace` from the pool ``workspaces``, all reused from tree to tree
-    (the workspace from chunk to chunk)."""
-    workspace = workspaces.take()
-    try:
-        return _fit_chunk(chunk, parallel, forest, trees, seeds, Xb, y, w, n_draws,
-                          workspace)
-    finally:
-        workspaces.give(workspace)
-
-
-def _fit_chunk(chunk, parallel, forest, trees, seeds, Xb, y, w, n_draws, workspace):
+    grower workspace from the pool ``workspaces``, all reused from tree to tree (the
+    workspace from chunk to chunk)."""
     out = []
     n = y.shape[0]
     weights = np.empty(n)
     # without bootstrap "balanced_subsample" is "balanced", applied in fit
     subsample = (getattr(forest, "class_weight", None) == "balanced_subsample"
                  and forest.bootstrap)
-    for i in chunk:
-        tree = trees[i]
-        bits = np.zeros((n + 7) // 8, np.uint8)
-        # with balanced_subsample the class weights come from the draw counts
-        sw = _UNIT if w is None or subsample else w
-        if forest.bootstrap:
-            bootstrap_weights(int(seeds[i]), n_draws, sw, weights, bits)
-        else:
-            weights[:] = 1.0 if sw is _UNIT else sw
-        tree_weights = weights
-        if subsample:
-            tree_weights = _balance_subsample(y, weights, forest.n_classes_)
-            if w is not None:
-                tree_weights *= w
-        rows = np.flatnonzero(tree_weights > 0)
-        # the grower's seed comes from the tree's random_state, as in the tree's own
-        # fit: the tree refitted alone on its sample grows the same tree
-        tree._grow(Xb, forest._stats(y, tree_weights), rows,
-                   total_weight=tree_weights.sum(), parallel=parallel, workspace=workspace)
-        out.append((tree, bits))
-        del rows, tree_weights
+    with workspaces.lend() as workspace:
+        for i in chunk:
+            tree = trees[i]
+            bits = np.zeros((n + 7) // 8, np.uint8)
+            # with balanced_subsample the class weights come from the draw counts
+            sw = _UNIT if w is None or subsample else w
+            if forest.bootstrap:
+                bootstrap_weights(int(seeds[i]), n_draws, sw, weights, bits)
+            else:
+                weights[:] = 1.0 if sw is _UNIT else sw
+            tree_weights = weights
+            if subsample:
+                tree_weights = _balance_subsample(y, weights, forest.n_classes_)
+                if w is not None:
+                    tree_weights *= w
+            rows = np.flatnonzero(tree_weights > 0)
+            # the grower's seed comes from the tree's random_state, as in the tree's own
+            # fit: the tree refitted alone on its sample grows the same tree
+            tree._grow(Xb, forest._stats(y, tree_weights), rows,
+                       total_weight=tree_weights.sum(), parallel=parallel,
+                       workspace=workspace)
+            out.append((tree, bits))
+            del rows, tree_weights
     # once a chunk: after each tree, the trees' next arrays fault their pages in again
     # (the peak is the same: benchmarks/README.md)
     release_free_memory()
