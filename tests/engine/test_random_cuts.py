@@ -37,7 +37,8 @@ def _u(centers, lo, hi, draw):
 def test_the_table_draws_the_binary_search_cut(values, data):
     # sorted centers, some equal, some a hair apart: the table's start is never past the
     # cut, and both searches give the last code of the range whose center is below u
-    centers = np.sort(np.array(values))
+    # + 0.0: the centers hold no -0.0 (BinMapper.bin_centers), draw_cut's precondition
+    centers = np.sort(np.array(values)) + 0.0
     n = len(centers)
     lo = data.draw(st.integers(0, n - 2))
     hi = data.draw(st.integers(lo + 1, n - 1))
@@ -47,6 +48,17 @@ def test_the_table_draws_the_binary_search_cut(values, data):
     want = [_brute(centers, lo, hi, int(d)) for d in draws]
     np.testing.assert_array_equal(got[:, 0], want)
     np.testing.assert_array_equal(got[:, 1], want)
+
+
+def test_a_zero_center_is_not_below_a_zero_cut():
+    # centers -1, 0, 1 and the draw halfway: u = 0.0, and the center 0 is not below it.
+    # From a column holding -0.0 the search read -0.0 - 0.0 as "below" and cut one code
+    # later than the table's search
+    from treeboost.engine.binning import BinMapper
+    centers = BinMapper().fit(np.array([[-1.0], [-0.0], [1.0]])).bin_centers()[0, :3]
+    draws = np.array([1 << 52], np.int64)
+    assert _u(centers, 0, 2, 1 << 52) == 0.0
+    np.testing.assert_array_equal(_draw_both(centers, np.array([3]), 0, 2, draws)[0], [0, 0])
 
 
 @pytest.mark.parametrize("centers", [

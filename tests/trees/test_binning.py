@@ -156,3 +156,17 @@ def test_codes_of_awkward_columns_are_the_edges_below(max_bins):
         want = np.searchsorted(bm.bin_thresholds_[f], Z[:, f], side="left")
         want[np.isnan(Z[:, f])] = bm.missing_values_code_
         np.testing.assert_array_equal(codes[f], want)
+
+
+@pytest.mark.parametrize("column", [[-0.0, -0.0, 1.0, 2.0], [-0.0, -0.0], [-1.0, -0.0, 1.0]])
+def test_centers_hold_no_negative_zero(column):
+    # the random cut's search reads c < u as the sign bit of c - u, which -0.0 - 0.0
+    # sets: the centers carry +0.0, from the training values or (as from a model file)
+    # from the edges alone
+    X = np.array(column).reshape(-1, 1)
+    mapper = BinMapper().fit(X)
+    centers = mapper.bin_centers()
+    assert not np.signbit(centers[centers == 0]).any()
+    del mapper._centers, mapper._center_table
+    centers = mapper.bin_centers()
+    assert not np.signbit(centers[centers == 0]).any()

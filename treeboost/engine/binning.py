@@ -269,6 +269,9 @@ class BinMapper:
             else:
                 continue
             table[f, :c.size] = c
+        # -0.0 becomes +0.0: the random cut's search reads ``c < u`` as the sign bit of
+        # ``c - u``, and ``-0.0 - 0.0`` has it set (see random_cuts.draw_cut)
+        table += 0.0
         self._center_table = (edges, table)
         return table
 

@@ -85,7 +85,12 @@ def _cut_value(centers, lo, hi, draw):
 @inlined
 def draw_cut(centers, lo, hi, draw):
     """The last code in ``[lo, hi - 1]`` whose center lies below the random value
-    ``u`` of :func:`_cut_value` (at least ``lo``): those codes go left."""
+    ``u`` of :func:`_cut_value` (at least ``lo``): those codes go left.
+
+    The centers hold no ``-0.0`` (:meth:`BinMapper.bin_centers` adds ``+0.0``): the
+    sign of ``-0.0 - 0.0`` would read as ``-0.0 < 0.0``.  Then ``u`` is never ``-0.0``
+    either, and the sign bit of ``c - u`` is ``c < u`` for every pair of finite values.
+    """
     u = _cut_value(centers, lo, hi, draw)
     # halving the candidates [base, base + n) by arithmetic on the test, not a branch:
     # the test goes either way at random, and a mispredicted branch per step would cost
