@@ -360,9 +360,11 @@ class BaseForest(BaseParallelEnsemble):
             return total
 
         def part(chunk, parallel):
+            lanes = {i: trees[i].lane_arrays() for i in chunk}
+
             def walk(Xd, out_rows):
                 for i in chunk:
-                    trees[i].add_predictions(Xd, out_rows, parallel=False)
+                    trees[i].add_predictions(Xd, out_rows, parallel=False, lanes=lanes[i])
             out = np.zeros((Xe.shape[0], n_outputs))
             into_row_blocks(walk, Xe, out, max_values=CACHE_BLOCK_VALUES)
             return [out]

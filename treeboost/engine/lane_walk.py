@@ -1,0 +1,149 @@
+"""Eight rows down a tree at once: the walk of prediction on raw X.
+
+A row's walk is a chain of dependent loads (node, then its feature's value, then the
+child), each waiting on the one before, and a branch on the comparison that goes either
+way at random.  Walking ``LANES`` rows side by side gives the processor eight
+independent chains to overlap, and the child is computed, not branched to:
+
+    child = left[node] + (x > threshold[node]  or  (x is NaN and NaN goes right))
+
+which needs the right child to sit just after the left one (``right == left + 1``, as
+every grower of the engine lays them out) and numeric splits only.  A tree of another
+shape (a categorical split, or children placed apart, as a model file may hold) has no
+:class:`LaneArrays` and is walked one row at a time by :mod:`.tree`.
+
+The missing values' side rides in the top bit of the split's feature index, so a step
+reads three arrays (children, split, threshold), as the one-row walk reads its five.
+"""
+from collections import namedtuple
+
+import numpy as np
+from numba import prange
+
+from ._jit import inlined, kernel, parallel_kernel
+
+#: rows walked side by side
+LANES = 8
+#: rows of one task of the parallel walks
+_TASK_ROWS = 512
+#: the split's bit "NaN goes right", above the feature index (features < 2**31)
+_NAN_RIGHT = np.uint32(1 << 31)
+_FEATURE = np.uint32((1 << 31) - 1)
+
+#: a tree's arrays as the lane walk reads them: ``left`` the left child (-1 at a leaf;
+#: the right child is ``left + 1``), ``split`` the feature index with bit 31 set where
+#: NaN goes right, ``threshold`` the numeric threshold (``x <= threshold`` goes left)
+LaneArrays = namedtuple("LaneArrays", ["left", "split", "threshold"])
+
+
+def lane_arrays(left, right, feature, threshold, missing_go_left, is_categorical):
+    """The :class:`LaneArrays` of a tree's arrays (as :class:`~.tree.Tree` holds them,
+    already validated), or None when the lane walk cannot take the tree: a categorical
+    split, or a right child that does not follow its left one."""
+    internal = left != -1
+    if is_categorical.any() or not np.array_equal(right[internal], left[internal] + 1):
+        return None
+    split = np.maximum(feature, 0).astype(np.uint32)
+    split |= np.where(missing_go_left, np.uint32(0), _NAN_RIGHT).astype(np.uint32)
+    return LaneArrays(np.ascontiguousarray(left, dtype=np.int32), split,
+                      np.ascontiguousarray(threshold, dtype=np.float64))
+
+
+@inlined
+def _child(X, row, node, left, split, threshold):
+    """The child of ``node`` that ``row`` goes to (``node`` internal)."""
+    s = split[node]
+    x = X[row, s & _FEATURE]
+    right = np.int64(x > threshold[node]) | (np.int64(s >> 31) & np.int64(x != x))
+    return left[node] + right
+
+
+@inlined
+def _leaves(X, start, left, split, threshold, nodes):
+    """``nodes[j]`` = the leaf of row ``start + j`` for ``j < LANES``: each pass moves
+    every lane not yet at a leaf one level down."""
+    for j in range(LANES):
+        nodes[j] = 0
+    moving = True
+    while moving:
+        moving = False
+        for j in range(LANES):
+            node = nodes[j]
+            if left[node] != -1:
+                nodes[j] = _child(X, start + j, node, left, split, threshold)
+                moving = True
+
+
+@inlined
+def _leaf(X, row, left, split, threshold):
+    """The leaf of one row (the last rows, fewer than ``LANES``)."""
+    node = 0
+    while left[node] != -1:
+        node = _child(X, row, node, left, split, threshold)
+    return node
+
+
+@inlined
+def _accumulate_rows(X, start, stop, left, split, threshold, value, out, nodes):
+    """``out[i] += value[leaf of i]`` for the rows ``start:stop``."""
+    i = start
+    while i + LANES <= stop:
+        _leaves(X, i, left, split, threshold, nodes)
+        for j in range(LANES):
+            for k in range(value.shape[1]):
+                out[i + j, k] += value[nodes[j], k]
+        i += LANES
+    for r in range(i, stop):
+        node = _leaf(X, r, left, split, threshold)
+        for k in range(value.shape[1]):
+            out[r, k] += value[node, k]
+
+
+@inlined
+def _apply_rows(X, start, stop, left, split, threshold, out, nodes):
+    """``out[i]`` = the leaf of row ``i``, for the rows ``start:stop``."""
+    i = start
+    while i + LANES <= stop:
+        _leaves(X, i, left, split, threshold, nodes)
+        for j in range(LANES):
+            out[i + j] = nodes[j]
+        i += LANES
+    for r in range(i, stop):
+        out[r] = _leaf(X, r, left, split, threshold)
+
+
+@kernel
+def accumulate_lanes_serial(X, left, split, threshold, value, out):
+    """``out[i, k] += value[leaf of row i, k]`` over the rows of X, on the calling thread
+    (one of a forest's workers)."""
+    nodes = np.zeros(LANES, np.int64)
+    _accumulate_rows(X, 0, X.shape[0], left, split, threshold, value, out, nodes)
+
+
+@parallel_kernel
+def accumulate_lanes(X, left, split, threshold, value, out):
+    """:func:`accumulate_lanes_serial` on numba's threads, a task of rows each."""
+    n = X.shape[0]
+    for t in prange((n + _TASK_ROWS - 1) // _TASK_ROWS):
+        nodes = np.zeros(LANES, np.int64)
+        start = t * _TASK_ROWS
+        _accumulate_rows(X, start, min(start + _TASK_ROWS, n), left, split, threshold,
+                         value, out, nodes)
+
+
+@kernel
+def apply_lanes_serial(X, left, split, threshold, out):
+    """``out[i]`` = the leaf row ``i`` of X reaches, on the calling thread."""
+    nodes = np.zeros(LANES, np.int64)
+    _apply_rows(X, 0, X.shape[0], left, split, threshold, out, nodes)
+
+
+@parallel_kernel
+def apply_lanes(X, left, split, threshold, out):
+    """:func:`apply_lanes_serial` on numba's threads, a task of rows each."""
+    n = X.shape[0]
+    for t in prange((n + _TASK_ROWS - 1) // _TASK_ROWS):
+        nodes = np.zeros(LANES, np.int64)
+        start = t * _TASK_ROWS
+        _apply_rows(X, start, min(start + _TASK_ROWS, n), left, split, threshold, out,
+                    nodes)
