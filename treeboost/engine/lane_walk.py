@@ -40,13 +40,29 @@ def lane_arrays(left, right, feature, threshold, missing_go_left, is_categorical
     """The :class:`LaneArrays` of a tree's arrays (as :class:`~.tree.Tree` holds them,
     already validated), or None when the lane walk cannot take the tree: a categorical
     split, or a right child that does not follow its left one."""
-    internal = left != -1
-    if is_categorical.any() or not np.array_equal(right[internal], left[internal] + 1):
+    split = np.empty(left.shape[0], np.uint32)
+    if not _split_words(left, right, feature, missing_go_left, is_categorical, split):
         return None
-    split = np.maximum(feature, 0).astype(np.uint32)
-    split |= np.where(missing_go_left, np.uint32(0), _NAN_RIGHT).astype(np.uint32)
+    # (no copies for a grown tree's arrays, already of these types)
     return LaneArrays(np.ascontiguousarray(left, dtype=np.int32), split,
                       np.ascontiguousarray(threshold, dtype=np.float64))
+
+
+@kernel
+def _split_words(left, right, feature, missing_go_left, is_categorical, split):
+    """Fill ``split`` (feature index, bit 31 where NaN goes right; 0 at a leaf) in one
+    pass over the nodes; False as soon as a node rules the lane walk out."""
+    for node in range(left.shape[0]):
+        if left[node] == -1:
+            split[node] = 0
+            continue
+        if is_categorical[node] or right[node] != left[node] + 1:
+            return False
+        word = np.uint32(feature[node])
+        if not missing_go_left[node]:
+            word |= _NAN_RIGHT
+        split[node] = word
+    return True
 
 
 @inlined
