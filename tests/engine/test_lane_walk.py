@@ -138,3 +138,28 @@ def test_every_grown_tree_keeps_its_children_side_by_side(est):
     X = rng.normal(size=(500, 4))
     y = (X[:, 0] + X[:, 1] > 0).astype(int)
     assert est.fit(X, y).tree_.lane_arrays() is not None
+
+
+@pytest.mark.parametrize("categorical", [False, True])
+def test_packed_trees_walk_in_lanes_as_row_by_row(categorical):
+    from treeboost import GradientBoostingClassifier
+    from treeboost.engine.tree import _predict_packed
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(700, 4))
+    X[rng.rand(700) < 0.15, 1] = np.nan
+    X[:, 3] = rng.randint(0, 6, 700)
+    y = (np.nan_to_num(X[:, 0]) + np.isnan(X[:, 1]) + np.isin(X[:, 3], [1, 4]) > 1) \
+        + (X[:, 2] > 0.5)
+    gb = GradientBoostingClassifier(n_estimators=6, max_depth=4, random_state=0,
+                                    categorical_features=[3] if categorical else None)
+    gb.fit(X, y)
+    gb.decision_function(X)
+    packed = gb._packed[1]
+    assert (packed.lanes is None) == categorical
+    Xe = gb._encode_X(X, reset=False)
+    Xt = np.vstack([Xe, [[np.nan, np.nan, np.inf, -0.0]] * 11])
+    want = np.zeros((Xt.shape[0], packed.n_outputs_used))
+    _predict_packed(Xt, packed.left, packed.right, packed.feature, packed.threshold,
+                    packed.missing_left, packed.is_cat, packed.bitset, packed.value,
+                    packed.roots, packed.output, want)
+    np.testing.assert_array_equal(packed.predict(Xt, packed.n_outputs_used), want)

@@ -14,6 +14,9 @@ shape (a categorical split, or children placed apart, as a model file may hold) 
 
 The missing values' side rides in the top bit of the split's feature index, so a step
 reads three arrays (children, split, threshold), as the one-row walk reads its five.
+
+Three walks use it: a tree's ``apply`` and ``add_predictions`` (forests), and boosting's
+:class:`~.tree.PackedTrees`, every tree over a block of rows.
 """
 from collections import namedtuple
 
@@ -75,11 +78,11 @@ def _child(X, row, node, left, split, threshold):
 
 
 @inlined
-def _leaves(X, start, left, split, threshold, nodes):
-    """``nodes[j]`` = the leaf of row ``start + j`` for ``j < LANES``: each pass moves
-    every lane not yet at a leaf one level down."""
+def _leaves(X, start, root, left, split, threshold, nodes):
+    """``nodes[j]`` = the leaf of row ``start + j`` for ``j < LANES``, from node
+    ``root``: each pass moves every lane not yet at a leaf one level down."""
     for j in range(LANES):
-        nodes[j] = 0
+        nodes[j] = root
     moving = True
     while moving:
         moving = False
@@ -91,9 +94,9 @@ def _leaves(X, start, left, split, threshold, nodes):
 
 
 @inlined
-def _leaf(X, row, left, split, threshold):
-    """The leaf of one row (the last rows, fewer than ``LANES``)."""
-    node = 0
+def _leaf(X, row, root, left, split, threshold):
+    """The leaf of one row from node ``root`` (the last rows, fewer than ``LANES``)."""
+    node = root
     while left[node] != -1:
         node = _child(X, row, node, left, split, threshold)
     return node
@@ -104,13 +107,13 @@ def _accumulate_rows(X, start, stop, left, split, threshold, value, out, nodes):
     """``out[i] += value[leaf of i]`` for the rows ``start:stop``."""
     i = start
     while i + LANES <= stop:
-        _leaves(X, i, left, split, threshold, nodes)
+        _leaves(X, i, 0, left, split, threshold, nodes)
         for j in range(LANES):
             for k in range(value.shape[1]):
                 out[i + j, k] += value[nodes[j], k]
         i += LANES
     for r in range(i, stop):
-        node = _leaf(X, r, left, split, threshold)
+        node = _leaf(X, r, 0, left, split, threshold)
         for k in range(value.shape[1]):
             out[r, k] += value[node, k]
 
@@ -120,12 +123,12 @@ def _apply_rows(X, start, stop, left, split, threshold, out, nodes):
     """``out[i]`` = the leaf of row ``i``, for the rows ``start:stop``."""
     i = start
     while i + LANES <= stop:
-        _leaves(X, i, left, split, threshold, nodes)
+        _leaves(X, i, 0, left, split, threshold, nodes)
         for j in range(LANES):
             out[i + j] = nodes[j]
         i += LANES
     for r in range(i, stop):
-        out[r] = _leaf(X, r, left, split, threshold)
+        out[r] = _leaf(X, r, 0, left, split, threshold)
 
 
 @kernel
@@ -163,3 +166,31 @@ def apply_lanes(X, left, split, threshold, out):
         start = t * _TASK_ROWS
         _apply_rows(X, start, min(start + _TASK_ROWS, n), left, split, threshold, out,
                     nodes)
+
+
+#: rows of a block of the packed walk: every tree walks the block's rows before the next
+#: tree, so that a tree's nodes stay in cache while the block uses them
+_PACKED_BLOCK = 64
+
+
+@parallel_kernel
+def predict_packed_lanes(X, left, split, threshold, value, roots, output, out):
+    """``out[i, output[t]] += value[leaf of row i in tree t]`` for every tree ``t`` of
+    :class:`~.tree.PackedTrees` (the trees' nodes concatenated, tree ``t`` from node
+    ``roots[t]``), blocks of rows on numba's threads."""
+    n = X.shape[0]
+    for blk in prange((n + _PACKED_BLOCK - 1) // _PACKED_BLOCK):
+        nodes = np.zeros(LANES, np.int64)
+        lo = blk * _PACKED_BLOCK
+        hi = min(n, lo + _PACKED_BLOCK)
+        for t in range(roots.shape[0]):
+            root = roots[t]
+            k = output[t]
+            i = lo
+            while i + LANES <= hi:
+                _leaves(X, i, root, left, split, threshold, nodes)
+                for j in range(LANES):
+                    out[i + j, k] += value[nodes[j]]
+                i += LANES
+            for r in range(i, hi):
+                out[r, k] += value[_leaf(X, r, root, left, split, threshold)]

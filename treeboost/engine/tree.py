@@ -4,7 +4,7 @@ from numba import prange
 from scipy.sparse import csr_matrix, issparse
 
 from .lane_walk import (accumulate_lanes, accumulate_lanes_serial, apply_lanes,
-                        apply_lanes_serial, lane_arrays)
+                        apply_lanes_serial, lane_arrays, predict_packed_lanes)
 from .partition import goes_left_binned
 from .sparse_codes import SparseCodes, row_code
 from .row_blocks import by_row_blocks, into_row_blocks
@@ -546,6 +546,10 @@ class PackedTrees:
                        if any(t.is_categorical.any() for t in trees) else _NO_CATEGORIES)
         self.value = np.concatenate([t.value[:, 0] for t in trees])
         self.roots = offsets
+        # the lane walk's arrays, when every tree has numeric splits only (the children
+        # stay side by side through the shift)
+        self.lanes = lane_arrays(self.left, self.right, self.feature, self.threshold,
+                                 self.missing_left, self.is_cat) if trees else None
         self.output = np.asarray(outputs, dtype=np.int64)
         # what the kernel indexes, bounded once here and checked at every predict
         self.n_outputs_used = int(self.output.max()) + 1 if self.output.size else 0
@@ -571,6 +575,11 @@ class PackedTrees:
                 f"{getattr(out, 'dtype', type(out).__name__)} of shape "
                 f"{getattr(out, 'shape', None)} for {n_outputs} outputs.")
         # a sparse X: every tree walks one dense block of rows before the next block
+        lanes = getattr(self, "lanes", None)
+        if lanes is not None:
+            return into_row_blocks(
+                lambda Xd, out_rows: predict_packed_lanes(
+                    Xd, *lanes, self.value, self.roots, self.output, out_rows), X, out)
         return into_row_blocks(
             lambda Xd, out_rows: _predict_packed(
                 Xd, self.left, self.right, self.feature, self.threshold, self.missing_left,
