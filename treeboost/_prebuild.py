@@ -123,7 +123,12 @@ def _forests():
                 tb.AdaBoostRegressor):
         _use(cls(n_estimators=4, random_state=0).fit(X, yr), X)
     Xn, yc, _, _ = _data(missing=False, categorical=False)
-    _use(tb.ExtraTreesClassifier(n_estimators=4, random_state=0).fit(Xn, yc), Xn)
+    # numeric splits only: the lane walks (engine/lane_walk.py), on numba's threads and
+    # in a forest's workers
+    for cls in (tb.RandomForestClassifier, tb.ExtraTreesClassifier):
+        for n_jobs in (None, 2):
+            _use(cls(n_estimators=4, n_jobs=n_jobs, random_state=0).fit(Xn, yc), Xn)
+    _use(tb.GradientBoostingClassifier(n_estimators=3).fit(Xn, yc), Xn)
     _use(tb.RandomForestClassifier(n_estimators=4, oob_score=True, random_state=0)
          .fit(X, yc), X)
 
@@ -155,6 +160,10 @@ def _large():
     _use(tb.DecisionTreeRegressor(max_depth=8).fit(X, yr), X)
     _use(tb.GradientBoostingClassifier(n_estimators=3).fit(X, yc), X)
     _use(tb.RandomForestClassifier(n_estimators=2, max_depth=8).fit(X, yc), X)
+    # numeric splits only, rows enough for the lane walks on numba's threads
+    Xn, yc, _, yr = _data(n=n, p=10, missing=False, categorical=False)
+    _use(tb.DecisionTreeClassifier(max_depth=8).fit(Xn, yc), Xn)
+    _use(tb.GradientBoostingRegressor(n_estimators=3).fit(Xn, yr), Xn)
     import scipy.sparse as sp
     rng = np.random.default_rng(0)
     very = sp.random(n, 2 * PARALLEL_GROWER_MIN_WORK // n, density=0.03, format="csr",
