@@ -6,8 +6,8 @@
 One seed of a forest moves its held-out accuracy by a few hundredths of a point, as much
 as the gap between two libraries; this prints, for each data size, the mean and the
 standard deviation over ``--seeds`` forests (``random_state`` 0, 1, ...) of each side's
-held-out accuracy, and the fit time (best over the seeds).  Data as bench_speed.py:
-``make_classification(n, 40 features, 20 informative, random_state=0)``, 75/25 split,
+held-out accuracy, and the fit time (best over the seeds).  The data of bench_speed.py
+(``make_classification(n, 40 features, 20 informative, random_state=0)``, 75/25 split),
 100 trees, ``n_jobs=-1``.  ``--max-bins`` lists treeboost's bin counts to compare (the
 cuts of a binned forest fall on bin edges; scikit-learn's between any two values).
 """
@@ -17,8 +17,8 @@ import time
 import treeboost as tb  # noqa: I001  (first: its OpenMP wait policy, see bench_speed.py)
 import numpy as np
 from sklearn import ensemble as sk
-from sklearn.datasets import make_classification
-from sklearn.model_selection import train_test_split
+
+from bench_speed import _data
 
 MODELS = {"extra-trees": (tb.ExtraTreesClassifier, sk.ExtraTreesClassifier),
           "random-forest": (tb.RandomForestClassifier, sk.RandomForestClassifier)}
@@ -51,9 +51,7 @@ def main():
     print("| rows | library | accuracy (mean +- std) | fit (s, best) |")
     print("|---|---|---|---|")
     for n in args.samples:
-        X, y = make_classification(n_samples=n, n_features=40, n_informative=20,
-                                   random_state=0)
-        data = train_test_split(X, y, test_size=0.25, random_state=0)
+        data = _data("clf", n, 2)
         ours(3, max_bins=args.max_bins[0]).fit(data[0][:2000], data[2][:2000])   # compile
         rows = [(f"treeboost, max_bins={b}",
                  lambda s, b=b: ours(100, n_jobs=-1, random_state=s, max_bins=b))
