@@ -500,7 +500,7 @@ class _Grower:
             return None
         gain = np.where(ok, gain, -np.inf)
         b = int(np.argmax(gain >= gain.max() - TIE_TOL))   # smallest cut among ties
-        return gain[b], iv[b], nv[b], (xs[cut[b]] + xs[cut[b] + 1]) / 2.0
+        return gain[b], iv[b], nv[b], _midpoint(xs[cut[b]], xs[cut[b] + 1])
 
     def _stats(self, rows, w, f_rows, y, allowed):
         """Arrays over all attributes: gain, IV, admissible, threshold; branch weights."""
@@ -622,6 +622,21 @@ class _Grower:
                             get("children"), get("fraction"), np.vstack(get("value")),
                             get("weight"), get("n"), get("impurity"), get("depth"),
                             get("parent"), get("report"))
+
+
+def _midpoint(a, b):
+    """The threshold of the cut between adjacent distinct values ``a < b``: their midpoint,
+    or ``a`` where the midpoint is not strictly below ``b``.
+
+    ``x <= t`` must send ``a`` left and ``b`` right, or the node's rows would all go to
+    one branch and the same split be chosen again without end.  ``(a + b) / 2``
+    overflows to infinity for values near the largest float, and rounds onto ``b`` for
+    values one unit in the last place apart or subnormal; ``a / 2 + b / 2`` cannot
+    overflow, and is the same number as ``(a + b) / 2`` wherever the halves are normal
+    and the sum finite."""
+    a, b = float(a), float(b)
+    t = a / 2.0 + b / 2.0
+    return t if a <= t < b else a
 
 
 # -- estimators ------------------------------------------------------------------------
