@@ -3,7 +3,7 @@
 Every kernel releases the GIL (forests grow their trees on threads) and is cached on
 disk (:mod:`.kernel_cache`).  numba also compiles, for every function, a C callback
 wrapper (for code that takes the function's address) and a Python entry point; on a
-first fit each one costs compile time (benchmarks/README.md, "Cold start, 2026-11-25"),
+first fit each one costs compile time (``python benchmarks/compile_time.py``),
 so a kernel gets only the ones it uses:
 
 * :data:`kernel`: called from Python and from other kernels; no C callback (nothing

@@ -8,7 +8,7 @@ compares two distinct but equal flag objects, and ``TargetConfig.__eq__`` does i
 building, for both, a dictionary of every option's value through its property (some
 forty options); ``__hash__`` builds the same dictionary and then hashes only its keys.
 Typing the engine's kernels makes some hundred thousand such comparisons, which took a
-quarter of a first fit's compilation (benchmarks/README.md, "Cold start, 2026-11-25").
+quarter of a first fit's compilation (``python benchmarks/compile_time.py``).
 
 :func:`compare_flags_cheaply` gives ``TargetConfig`` two methods that return exactly
 what numba's own return, faster:

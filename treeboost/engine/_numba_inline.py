@@ -6,8 +6,8 @@ representation, twice (``InlineWorker.inline_ir``'s ``copy_ir``), by deep-copyin
 blocks *one at a time*.  Every block refers to the function's scope, which lists every
 variable of the function, so that each block's copy copies the whole scope again: a
 copy costs (blocks x variables), and the helpers, themselves made of inlined steps, have
-hundreds of each (what this cost a first fit: benchmarks/README.md, "Second session
-of 2026-11-25").
+hundreds of each (``python benchmarks/compile_time.py`` times a first fit's
+compilation).
 
 :func:`copy_inlined_ir_once` gives the inliner's module a ``copy`` whose ``deepcopy``
 copies the blocks of one IR with one shared memo: the scope and the variables shared by

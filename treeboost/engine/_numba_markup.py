@@ -7,7 +7,7 @@ message goes through ``HighlightColorScheme._markup``, which wraps and unwraps
 ``sys.stdout`` and ``sys.stderr`` with colorama (``init()``/``deinit()``) only to
 concatenate three strings: the colour and style codes, the text, and colorama's
 ``Style.RESET_ALL``.  A first fit marks up some twenty thousand pieces
-(benchmarks/README.md, "Second session of 2026-11-25").
+(``python benchmarks/compile_time.py`` times a first fit's compilation).
 
 :func:`mark_up_without_colorama_init` gives numba's class a ``_markup`` that returns the
 same concatenation without touching the streams.  Nothing is patched when numba does not

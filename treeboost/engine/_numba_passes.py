@@ -6,7 +6,7 @@ module on its own (``CPUCodeLibrary._optimize_functions``, the *function passes*
 already optimized modules of every kernel it calls are linked (the *module passes*, at
 the same level), before it is turned into machine code.  The module pipeline at level 3
 simplifies every function again, callees first, before it inlines and vectorizes; what
-these passes cost a first fit: benchmarks/README.md, "Third session of 2026-11-25".
+these passes cost a first fit: ``python benchmarks/compile_time.py``.
 
 :func:`lighten_engine_passes` changes two things, for the engine's modules only:
 
