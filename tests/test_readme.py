@@ -56,6 +56,24 @@ def test_the_first_two_commands_are_the_set_up_commands():
     assert "git clone" in head and "cd treeboost" in head
 
 
+def test_the_third_command_builds_the_docs_as_ci_does():
+    """CI builds the documentation (warnings as errors) before it runs the tests."""
+    docs = BASH_BLOCKS[2].strip()
+    assert docs == ('python -m pip install -e ".[docs]" && '
+                    'python -m sphinx -W -b html docs docs/_build/html')
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    docs_line = next(i for i, line in enumerate(ci) if line.endswith(docs))
+    tests_line = ci.index(BASH_BLOCKS[1].strip())
+    assert docs_line < tests_line
+
+
+def test_the_readme_is_short_and_names_its_benchmark_machine():
+    assert len(README.splitlines()) <= 300
+    assert "AMD EPYC" in README and "benchmarks/bench_speed.py" in README
+    for word in ("session", "helper", "commit ", "2026-", "Rerun"):
+        assert word not in README, word
+
+
 def test_no_time_of_day_wording():
     for word in ("this afternoon", "this morning", "afternoon)", "evening)", " today"):
         assert word not in README, word
