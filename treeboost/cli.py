@@ -80,18 +80,33 @@ def _probe_directory(directory, what):
 
 
 def _check_output(path, inputs=()):
-    """Refuse an output that is a directory, one of ``inputs``, or not writable."""
-    if os.path.isdir(path):
-        raise UserError(f"the output {path} is a directory; give a file name")
+    """Refuse an output that is a directory, one of ``inputs``, or not writable.
+
+    Returns how it will be written (:func:`treeboost._atomic.output_kind`): ``"replace"``
+    for a new path or a regular file (a symbolic link's target), ``"through"`` for a
+    device, a FIFO or ``/dev/stdout``, which are written in place, never replaced.
+    """
+    from ._atomic import output_kind
+    try:
+        kind, target = output_kind(path)
+    except IsADirectoryError:
+        raise UserError(f"the output {path} is a directory; give a file name") from None
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
     for inp in inputs:
         if _same_file(path, inp):
             raise UserError(f"the output {path} is the input {inp}; writing it would destroy "
                             f"the input: choose another output file")
-    directory = os.path.dirname(os.path.abspath(path))
+    if kind == "through":
+        if not os.access(path, os.W_OK):
+            raise UserError(f"cannot write {path}: permission denied")
+        return kind
+    directory = os.path.dirname(target)
     if not os.path.isdir(directory):
         why = "is not a directory" if os.path.exists(directory) else "does not exist"
         raise UserError(f"cannot write {path}: {directory} {why}")
     _probe_directory(directory, path)
+    return kind
 
 
 def _check_output_directory(path):
@@ -454,6 +469,9 @@ def fit(args):
     if not 0 < args.test_size < 1:
         raise UserError(f"--test-size must be a fraction strictly between 0 and 1, got "
                         f"{args.test_size}")
+    if args.output == "-":
+        raise UserError("-o -: a model file is binary and is not written to standard "
+                        "output; give a file name such as model.tbm")
     _check_output(args.output, inputs=[args.data])
     frame = _read_csv(args.data)
     if args.target not in frame.columns:
@@ -605,6 +623,8 @@ def _read_model_input(model, path, id_column=None):
     # as text is turned back into numbers below when the model learned numbers
     dtypes = {c: str for c in text + ([id_column] if id_column is not None else [])}
     frame = _read_csv(path, dtype=dtypes)
+    if len(frame) == 0:
+        raise UserError(f"{path} has a header but no data rows")
     ids = frame[id_column].copy() if id_column is not None else None
     ignored = [str(c) for c in frame.columns if c not in columns]
     frame = frame[columns].copy()
@@ -615,8 +635,10 @@ def _read_model_input(model, path, id_column=None):
 
 def predict(args):
     inputs = [args.model, args.data]
-    if args.output:
-        _check_output(args.output, inputs=inputs)
+    to_stdout = args.output in (None, "-")
+    kind = "through" if to_stdout else _check_output(args.output, inputs=inputs)
+    if to_stdout:
+        _stdout()
     model = _load_model(args.model)
     data = _read_model_input(model, args.data, args.id)
     X = data.X
@@ -631,21 +653,50 @@ def predict(args):
                 out[f"proba_{c}"] = proba[:, k]
     except ValueError as exc:
         raise UserError(f"cannot predict {args.data} with {args.model}: {exc}") from None
-    if args.output:
-        from .persistence import atomic_write
-        try:
-            with atomic_write(args.output, "w", newline="") as fh:
-                out.to_csv(fh, index=False)
-        except OSError as exc:
-            raise UserError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-        target = _cli_info(model).get("target")
-        unused = [c for c in data.ignored if c not in (args.id, target)]
-        if unused:
-            print(f"columns of {args.data} the model does not use: {', '.join(unused)}")
-        print(f"{len(out)} predictions written to {args.output}")
-    else:
-        out.to_csv(sys.stdout, index=False)
+    if to_stdout:
+        _write_stdout(lambda fh: out.to_csv(fh, index=False))
+        return 0
+    _write_file(args.output, lambda fh: out.to_csv(fh, index=False))
+    # beside the data when the data goes to a device or a pipe (-o /dev/stdout)
+    info = sys.stderr if kind == "through" else sys.stdout
+    target = _cli_info(model).get("target")
+    unused = [c for c in data.ignored if c not in (args.id, target)]
+    if unused:
+        print(f"columns of {args.data} the model does not use: {', '.join(unused)}",
+              file=info)
+    print(f"{len(out)} predictions written to {args.output}", file=info)
     return 0
+
+
+def _write_file(path, write):
+    """``write(fh)`` into ``path`` atomically (or through, for a device or FIFO); any
+    failure of the write (a full disk, ``/dev/full``) is the user's error line."""
+    from ._atomic import atomic_write
+    try:
+        with atomic_write(path, "w", newline="") as fh:
+            write(fh)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _stdout():
+    """Standard output, refused when it is closed (``treeboost ... >&-``)."""
+    if sys.stdout is None or getattr(sys.stdout, "closed", False):
+        raise UserError("standard output is closed: give an output file with -o FILE")
+    return sys.stdout
+
+
+def _write_stdout(write):
+    """``write(stdout)``, then flush: a full device behind standard output is the user's
+    error line (a reader that stopped early is handled by :func:`main`)."""
+    stream = _stdout()
+    try:
+        write(stream)
+        stream.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise UserError(f"cannot write standard output: {exc.strerror or exc}") from None
 
 
 def explain(args):
@@ -846,7 +897,9 @@ def _parser():
                    help="a column copied as is into the output, first (to join the "
                         "predictions back), e.g. PassengerId")
     p.add_argument("-o", "--output", metavar="OUT.csv",
-                   help="where to write the predictions (default: standard output)")
+                   help="where to write the predictions; - or none: standard output.  A device "
+                        "or FIFO (/dev/null) is written in place, a symbolic link's target "
+                        "is rewritten and the link kept")
     p.set_defaults(func=predict)
 
     p = sub.add_parser(
@@ -881,14 +934,18 @@ def _parser():
 
 
 def main(argv=None):
+    """Run the command ``argv`` (default: the process's command line) and return its exit
+    status."""
+    own_process = argv is None
     parser = _parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv or ["demo"])
     try:
         code = args.func(args)
-        # a reader that stopped early (`| head -1`) is found here rather than at exit,
-        # where Python would print the BrokenPipeError
-        sys.stdout.flush()
+        # a reader that stopped early (`| head -1`) or a full device is found here rather
+        # than at exit, where Python would print a traceback
+        if sys.stdout is not None:
+            _write_stdout(lambda stream: None)
         return code
     except UserError as exc:
         # one line whatever the message quotes (numpy and scikit-learn errors may span
@@ -896,13 +953,28 @@ def main(argv=None):
         print(f"treeboost: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     except BrokenPipeError:
-        # the reader of our output stopped early (`treeboost predict m.tbm x.csv | head`):
-        # no traceback; stdout goes to devnull so that Python's final flush fails quietly
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError):       # a stdout without a file descriptor
-            pass
-        return 1
+        return _reader_stopped(die=own_process)
+
+
+#: The status of a command killed by SIGPIPE, as a shell reports it (128 + 13).
+SIGPIPE_STATUS = 141
+
+
+def _reader_stopped(die):
+    """The reader of our output stopped early (`treeboost explain m.tbm | head -1`): end
+    as ``cat`` or ``grep`` do, without a word.  As the process's own command (``die``),
+    it is killed by SIGPIPE where the platform has that signal; called from Python, the
+    status a shell would report, :data:`SIGPIPE_STATUS`, is returned."""
+    # stdout goes to devnull so that Python's final flush cannot print the error again
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):   # a stdout without a file descriptor
+        pass
+    import signal
+    if die and hasattr(signal, "SIGPIPE") and hasattr(os, "kill"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGPIPE)
+    return SIGPIPE_STATUS
 
 
 if __name__ == "__main__":

@@ -5,15 +5,15 @@ compression, sizes), the JSON document (size, nesting depth) and each array's ``
 header (dtype, shape, size).  Every failure is a ``ValueError`` naming the file and the
 part; the numbers are the module-level limits below.
 """
-import contextlib
 import io
 import json
 import os
-import tempfile
 import zipfile
 import zlib
 
 import numpy as np
+
+from .._atomic import atomic_write  # the file is replaced, a device or FIFO written through
 
 __all__ = ["MAX_JSON_BYTES", "MAX_JSON_DEPTH", "MAX_EXPANSION", "MIN_ARRAY_BUDGET",
            "atomic_write", "write_container", "read_container"]
@@ -32,59 +32,6 @@ ALLOWED_DTYPES = frozenset(np.dtype(d) for d in (
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float32", "float64"))
 _ENTRIES = ("model.json", "arrays.npz")
-
-
-@contextlib.contextmanager
-def atomic_write(path, mode="wb", **open_kwargs):
-    """Open a temporary file beside ``path`` for writing; on success it replaces ``path``.
-
-    The data goes to a temporary file in the same directory, which is flushed, synced
-    and then renamed over ``path`` with :func:`os.replace` (atomic on POSIX and Windows),
-    so readers see the old file or the new one, never a part; if the block raises (disk
-    full, a failing serialiser), the temporary file is removed and ``path`` is untouched.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The file to (re)write.
-    mode : {"wb", "w"}, default="wb"
-        Binary or text.
-    **open_kwargs
-        Passed to :func:`open` (``encoding``, ``newline`` ...).
-
-    Yields
-    ------
-    file object
-        The open temporary file.
-
-    Examples
-    --------
-    >>> with atomic_write("predictions.csv", "w", newline="") as f:  # doctest: +SKIP
-    ...     f.write("id,label\\n")
-    """
-    if mode not in ("w", "wb"):
-        raise ValueError(f"atomic_write: mode must be 'w' or 'wb', got {mode!r}.")
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".",
-                               suffix=".tmp", dir=directory)
-    try:
-        with open(fd, mode, **open_kwargs) as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        try:
-            # mkstemp creates the file 0600; a model or CSV gets the usual umask mode
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        except OSError:
-            pass
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def write_container(path, doc, arrays):
