@@ -4,8 +4,8 @@ Numba keeps every array alive with an atomic reference count in its memory-info 
 and it updates that count around every call that passes the array and every view it
 takes: two atomic instructions per array per call.  The split search calls its helpers
 once per feature per node with some twenty arrays, so on the many small nodes of a
-fully grown tree the reference counting costs more than the search (benchmarks/README.md
-has the profile), and worse when threads grow trees on the same binned matrix, whose
+fully grown tree the reference counting costs more than the search (measured with
+``benchmarks/profile_kernels.py``), and worse when threads grow trees on the same binned matrix, whose
 count then bounces between cores.
 
 :func:`borrow` returns a view of an array (or of each array in a tuple) without a

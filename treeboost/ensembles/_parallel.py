@@ -36,7 +36,7 @@ def release_free_memory():
     (bootstrap counts, weights, statistics) end up between the arrays the fitted trees
     keep, and glibc holds the freed pages between them.  Trimming after each chunk of
     trees lowers a forest's memory peak; after each tree it lowered it no further and
-    cost a few per cent of the fit in page faults (benchmarks/README.md).
+    cost a few per cent of the fit in page faults (``benchmarks/_memory.py``).
     """
     if _malloc_trim is not None:
         _malloc_trim(0)

@@ -40,7 +40,7 @@ _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf
 def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws, workspaces):
     """Fit ``trees[i]`` for ``i`` in ``chunk``; returns each with its out-of-bag rows as
     bits (1/64 of the memory of the counts, which would otherwise be held until the last
-    tree is done; benchmarks/README.md has the measurement).  ``y`` holds int64 class codes (classifier) or float64
+    tree is done; ``benchmarks/_memory.py`` measures a fit's peak).  ``y`` holds int64 class codes (classifier) or float64
     targets, as the kernels read them; ``w`` is None for unit weights (no array of n
     ones).
 
@@ -77,7 +77,7 @@ def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws, work
             out.append((tree, bits))
             del rows, tree_weights
     # once a chunk: after each tree, the trees' next arrays fault their pages in again
-    # (the peak is the same: benchmarks/README.md)
+    # (the peak is the same: benchmarks/_memory.py measures it)
     release_free_memory()
     return out
 

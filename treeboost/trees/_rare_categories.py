@@ -21,8 +21,8 @@ split separate the training rows by their own labels (an identifier column would
 a perfect, useless predictor), which is why it shares a code instead, as LightGBM leaves
 such categories out of its split search.  The groups of similar means keep what the
 categories' effects say about the target: with 1,000 categories the trees see about as
-much as LightGBM does with one bin per category (benchmarks/README.md, "Categorical
-features of 1,000 categories").
+much as LightGBM does with one bin per category (``python
+benchmarks/bench_categorical.py``).
 
 **By frequency** (no target, or more than two classes):
 
@@ -35,8 +35,8 @@ features of 1,000 categories").
    the shared code ``k``.
 
 A column with at most 255 categories is not grouped: each category keeps its code, however
-few its rows, as before grouped columns existed (benchmarks/README.md, "Categorical
-features of 1,000 categories", has the measurements behind both choices).  A category never
+few its rows, as before grouped columns existed (``benchmarks/bench_categorical.py``
+measures both choices; ``--n-categories 250`` the ungrouped one).  A category never
 seen at fit is missing at predict; a rare one takes the shared code there too.
 """
 from typing import NamedTuple, Optional
