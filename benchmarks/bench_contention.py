@@ -8,16 +8,16 @@ DecisionTreeClassifier (full depth) on make_classification(n, 40 features, 20
 informative), RandomForestClassifier(100, n_jobs=-1) and ExtraTreesClassifier(100,
 n_jobs=-1) on the same; the busy process is
 ``yes > /dev/null`` pinned with ``taskset`` to core 0.  Each fit is timed once after a
-warm-up.  Runs in the environment it is given: treeboost sets OMP_WAIT_POLICY=PASSIVE
-unless it is set (``OMP_WAIT_POLICY=ACTIVE python benchmarks/bench_contention.py`` shows
-the spinning default).
+warm-up.  Runs in the environment it is given: OpenMP's default wait policy (idle
+workers spin a while), or ``OMP_WAIT_POLICY=PASSIVE python benchmarks/bench_contention.py``
+for workers that sleep at once, the setting for a machine shared with other busy work.
 """
 import argparse
 import os
 import subprocess
 import time
 
-import treeboost as tb  # first: its OpenMP wait policy must precede any OpenMP library
+import treeboost as tb
 import numpy as np
 from sklearn.datasets import make_classification
 

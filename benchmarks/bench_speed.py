@@ -11,14 +11,15 @@ treeboost's fit time over the reference's (below 1: treeboost is faster); then
 ``predict`` on the held-out quarter (best of 3, each side's ``n_jobs`` as fitted) and
 its ratio, and the held-out accuracy or R^2 of both.
 
-treeboost is imported first, so that its OpenMP wait policy applies to the process
-(LightGBM, loaded later, shares the same OpenMP runtime: engine/_threads.py).
+Both libraries run in this one process and share its OpenMP runtime (LightGBM and
+numba's parallel kernels both use GNU OpenMP here); ``bench_cores.py`` runs each library
+alone in a fresh process.
 ``--quick`` leaves out the 1M-row row.
 """
 import argparse
 import time
 
-import treeboost as tb  # noqa: I001  (first: see the docstring)
+import treeboost as tb
 import numba
 import numpy as np
 from sklearn import ensemble as sk

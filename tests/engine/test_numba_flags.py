@@ -5,7 +5,11 @@ from numba.core import targetconfig
 from numba.core.compiler import Flags
 from numba.core.cpu_options import FastMathOptions, InlineOptions, ParallelOptions
 
-import treeboost  # noqa: F401  (installs them)
+from treeboost.engine import speed_up_compilation
+
+# the shortcuts are never applied on import (engine/_compilation.py): applied here, in
+# this test process only
+speed_up_compilation()
 from treeboost.engine._numba_flags import compare_flags_cheaply
 
 NUMBA_EQ = targetconfig.TargetConfig.__eq__._treeboost_numba_eq

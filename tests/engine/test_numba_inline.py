@@ -8,7 +8,11 @@ from numba import njit
 from numba.core import inline_closurecall, ir
 from numba.core.compiler import run_frontend
 
-import treeboost  # noqa: F401  (installs it)
+from treeboost.engine import speed_up_compilation
+
+# the shortcuts are never applied on import (engine/_compilation.py): applied here, in
+# this test process only
+speed_up_compilation()
 from treeboost.engine._numba_inline import BlockCopier, copy_inlined_ir_once
 
 

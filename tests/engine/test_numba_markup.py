@@ -4,7 +4,11 @@ import pytest
 from hypothesis import given, strategies as st
 from numba.core import errors
 
-import treeboost  # noqa: F401  (installs it)
+from treeboost.engine import speed_up_compilation
+
+# the shortcuts are never applied on import (engine/_compilation.py): applied here, in
+# this test process only
+speed_up_compilation()
 from treeboost.engine._numba_markup import mark_up_without_colorama_init
 
 colorama = pytest.importorskip("colorama")

@@ -7,7 +7,11 @@ import numpy as np
 import pytest
 from numba.core import codegen
 
-import treeboost  # noqa: F401  (installs it)
+from treeboost.engine import speed_up_compilation
+
+# the shortcuts are never applied on import (engine/_compilation.py): applied here, in
+# this test process only
+speed_up_compilation()
 from treeboost.engine import splitting
 from treeboost.engine._numba_passes import (PREPASS_OPT_LEVEL, is_link_only,
                                             lighten_engine_passes, takes_light_prepass)

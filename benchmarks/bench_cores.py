@@ -1,0 +1,276 @@
+"""Many cores: treeboost against LightGBM and scikit-learn, each fit alone in a fresh process.
+
+    python benchmarks/bench_cores.py [--cases NAME,...] [--threads 1,2,4,8,16]
+                                     [--scale 1.0] [--deadline 420] [--out DIR]
+    python benchmarks/bench_cores.py --list
+
+Every fit runs in a process of its own that imports one library only (treeboost,
+LightGBM or scikit-learn), so that no library's OpenMP settings reach another's. Each
+process makes its data, fits a small warm-up model (which loads or compiles the
+kernels), then times the fit (best of ``repeats``) and the prediction of up to 200,000
+training rows, and prints one JSON line: ``{case, lib, threads, fit_s, predict_s,
+train_score, pinned}``. The driver appends the lines to ``DIR/cores.jsonl`` as they
+come (a run cut off by a time limit keeps what it measured) and prints the tables:
+
+- the fit at the machine's thread count, with treeboost's time over each reference's;
+- each estimator's speed-up over 1, 2, 4, 8, 16 threads, and the serial share ``s``
+  that Amdahl's law gives from the 1-thread and p-thread times,
+  ``T_p / T_1 = s + (1 - s) / p``, so ``s = (T_p / T_1 - 1 / p) / (1 - 1 / p)``;
+- with ``--two-cores`` (Linux), the 2-core rows pinned to cores 0 and 1 with
+  ``taskset``, quiet and beside ``yes > /dev/null`` pinned to core 0.
+
+Threads: ``NUMBA_NUM_THREADS`` and ``OMP_NUM_THREADS`` are set for the process, and
+``n_jobs`` for the estimators that take it (LightGBM, the forests). Settings (matched
+where the libraries differ): gradient boosting 31 leaves best-first, 20 rows a leaf,
+learning rate 0.1, 255 bins, no early stopping (scikit-learn's HistGradientBoosting
+turns it on by default above 10,000 rows); forests 100 trees, library defaults.
+Data: make_classification(n, 40 features, 20 informative, 5 redundant, flip_y=0.03,
+random_state=0); the regression row is make_regression(n, 40 features, 20
+informative, noise 10) plus Student-t(2) noise times 20.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+# case: (data, n, kind, libraries, options, repeats)
+CASES = {
+    "hgb-1m": ("cls2", 1_000_000, "hgb", ("tb", "lgbm", "sk"), {}, 2),
+    "hgb-10class": ("cls10", 200_000, "hgb", ("tb", "lgbm", "sk"), {"it": 50}, 1),
+    "hgb-l1": ("reg", 400_000, "hgb", ("tb", "lgbm", "sk"), {"loss": "absolute_error"}, 1),
+    "hgb-100k": ("cls2", 100_000, "hgb", ("tb", "tbp", "lgbm", "sk"), {}, 3),
+    "rf-400k": ("cls2", 400_000, "rf", ("tb", "sk"), {}, 1),
+    "et-400k": ("cls2", 400_000, "et", ("tb", "sk"), {}, 1),
+    "cart-200k": ("cls2", 200_000, "cart", ("tb", "sk"), {}, 1),
+    # thread scaling (each at 1, 2, 4, ... threads)
+    "rf32-200k": ("cls2", 200_000, "rf", ("tb", "tbp"), {"trees": 32}, 1),
+    "hgb30-1m": ("cls2", 1_000_000, "hgb", ("tb", "lgbm"), {"it": 30}, 1),
+}
+MAIN = ("hgb-1m", "hgb-10class", "hgb-l1", "rf-400k", "et-400k", "cart-200k")
+SCALING = ("rf32-200k", "hgb30-1m")
+TWO_CORES = ("hgb-100k", "rf32-200k")
+
+
+def make_data(name, n, seed=0):
+    import numpy as np
+    from sklearn.datasets import make_classification, make_regression
+    if name == "reg":
+        X, y = make_regression(n_samples=n, n_features=40, n_informative=20, noise=10.0,
+                               random_state=seed)
+        return X, y + np.random.default_rng(seed).standard_t(2, size=n) * 20
+    k = 10 if name == "cls10" else 2
+    return make_classification(n_samples=n, n_features=40, n_informative=20, n_redundant=5,
+                               n_classes=k, flip_y=0.03, random_state=seed)
+
+
+def make_model(lib, kind, threads, it=100, trees=100, loss=None):
+    """One library's estimator (that library alone imported)."""
+    if kind == "hgb":
+        if lib == "tb":
+            import treeboost as tb
+            if loss is None:
+                return tb.HistGradientBoostingClassifier(max_iter=it, early_stopping=False)
+            return tb.HistGradientBoostingRegressor(loss=loss, max_iter=it,
+                                                    early_stopping=False)
+        if lib == "lgbm":
+            import lightgbm
+            if loss is None:
+                return lightgbm.LGBMClassifier(n_estimators=it, n_jobs=threads, verbose=-1)
+            objective = {"absolute_error": "l1", "squared_error": "l2"}[loss]
+            return lightgbm.LGBMRegressor(n_estimators=it, objective=objective,
+                                          n_jobs=threads, verbose=-1)
+        from sklearn import ensemble
+        if loss is None:
+            return ensemble.HistGradientBoostingClassifier(max_iter=it, early_stopping=False)
+        return ensemble.HistGradientBoostingRegressor(loss=loss, max_iter=it,
+                                                      early_stopping=False)
+    if kind in ("rf", "et"):
+        if lib == "tb":
+            import treeboost as mod
+        else:
+            from sklearn import ensemble as mod
+        cls = mod.RandomForestClassifier if kind == "rf" else mod.ExtraTreesClassifier
+        return cls(n_estimators=trees, n_jobs=threads, random_state=0)
+    if kind == "cart":
+        if lib == "tb":
+            import treeboost as mod
+        else:
+            from sklearn import tree as mod
+        return mod.DecisionTreeClassifier(random_state=0)
+    raise ValueError(f"kind={kind!r}")
+
+
+def one(case, lib, threads):
+    """Time one library's fit of ``case`` in this process and print its JSON line."""
+    import numpy as np
+    data, n, kind, _, opts, repeats = CASES[case]
+    lib = "tb" if lib == "tbp" else lib
+    n = max(2_000, int(n * float(os.environ.get("BENCH_SCALE", "1"))))
+    X, y = make_data(data, n)
+    warm = dict(opts, it=3, trees=2)
+    make_model(lib, kind, threads, **warm).fit(X[:5000], y[:5000])
+    best = np.inf
+    for _ in range(repeats):
+        model = make_model(lib, kind, threads, **opts)
+        t = time.perf_counter()
+        model.fit(X, y)
+        best = min(best, time.perf_counter() - t)
+    m = min(n, 200_000)
+    t = time.perf_counter()
+    pred = model.predict(X[:m])
+    pt = time.perf_counter() - t
+    if data == "reg":
+        score = 1 - np.mean((pred - y[:m]) ** 2) / np.var(y[:m])
+    else:
+        score = np.mean(pred == y[:m])
+    if os.environ.get("OMP_WAIT_POLICY") == "PASSIVE":
+        lib = "tbp"
+    print(json.dumps({"case": case, "lib": lib, "threads": threads, "n": n,
+                      "fit_s": round(best, 3), "predict_s": round(pt, 3),
+                      "train_score": round(float(score), 4),
+                      "pinned": os.environ.get("BENCH_PINNED", "")}), flush=True)
+
+
+def run_one(case, lib, threads, timeout, pin=None, busy=False):
+    env = dict(os.environ, NUMBA_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads),
+               PYTHONUNBUFFERED="1")
+    if lib == "tbp":
+        # treeboost with OpenMP's passive wait, which a user may choose for a loaded machine
+        env["OMP_WAIT_POLICY"] = "PASSIVE"
+    cmd = [sys.executable, os.path.abspath(__file__), "--one", case, lib, str(threads)]
+    hog = None
+    if pin:
+        cmd = ["taskset", "-c", pin] + cmd
+        env["BENCH_PINNED"] = pin + (" +busy" if busy else "")
+    if busy:
+        hog = subprocess.Popen(["taskset", "-c", "0", "yes"], stdout=subprocess.DEVNULL)
+    try:
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+        lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
+        if p.returncode or not lines:
+            lines = [json.dumps({"case": case, "lib": lib, "threads": threads,
+                                 "error": (p.stderr or p.stdout)[-300:]})]
+    except subprocess.TimeoutExpired:
+        lines = [json.dumps({"case": case, "lib": lib, "threads": threads,
+                             "error": f"over {timeout:.0f} s"})]
+    finally:
+        if hog is not None:
+            hog.kill()
+            hog.wait()
+    return [json.loads(ln) for ln in lines]
+
+
+def _key(r):
+    return r["case"], r["lib"], r["threads"], r.get("pinned", "")
+
+
+def print_tables(results, n_cores):
+    by = {_key(r): r for r in results if "fit_s" in r}
+    names = {"tb": "treeboost", "tbp": "treeboost, OMP_WAIT_POLICY=PASSIVE",
+             "lgbm": "LightGBM", "sk": "scikit-learn"}
+    print(f"\n### Fit at {n_cores} threads (s; ratio = treeboost / reference)\n")
+    print("| case | treeboost | LightGBM | scikit-learn | / LightGBM | / scikit-learn "
+          "| scores tb / lgbm / sk |")
+    print("|---|---|---|---|---|---|---|")
+    for case in CASES:
+        row = {lib: by.get((case, lib, n_cores, "")) for lib in ("tb", "lgbm", "sk")}
+        if row["tb"] is None:
+            continue
+        t = row["tb"]["fit_s"]
+        cells = [f"{row[lib]['fit_s']:.2f}" if row[lib] else "" for lib in row]
+        ratios = [f"{t / row[lib]['fit_s']:.2f}x" if row[lib] else "" for lib in ("lgbm", "sk")]
+        scores = " / ".join(f"{row[lib]['train_score']:.4f}" if row[lib] else "-" for lib in row)
+        print(f"| {case} | " + " | ".join(cells + ratios) + f" | {scores} |")
+    print("\n### Thread scaling (fit s; speed-up over 1 thread; Amdahl's serial share s)\n")
+    print("| case | library | " + " | ".join(f"{p} thr" for p in THREADS) + " | s |")
+    print("|---|---|" + "---|" * (len(THREADS) + 1))
+    for case in CASES:
+        for lib in ("tb", "lgbm", "sk"):
+            ts = {p: by[(case, lib, p, "")]["fit_s"] for p in THREADS
+                  if (case, lib, p, "") in by}
+            if len(ts) < 2 or 1 not in ts:
+                continue
+            cells = [f"{ts[p]:.2f} ({ts[1] / ts[p]:.1f}x)" if p in ts else "" for p in THREADS]
+            p = max(ts)
+            s = (ts[p] / ts[1] - 1 / p) / (1 - 1 / p)
+            print(f"| {case} | {names[lib]} | " + " | ".join(cells) + f" | {s:.3f} |")
+    pinned = [r for r in results if r.get("pinned") and "fit_s" in r]
+    if pinned:
+        print("\n### Two cores (taskset 0,1): quiet, and beside `yes` pinned to core 0\n")
+        print("| case | library | pinned | fit s | train score |")
+        print("|---|---|---|---|---|")
+        for r in pinned:
+            print(f"| {r['case']} | {names[r['lib']]} | {r['pinned']} | {r['fit_s']:.2f} "
+                  f"| {r['train_score']:.4f} |")
+
+
+THREADS = (1, 2, 4, 8, 16)
+
+
+def main():
+    global THREADS
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--one", nargs=3, metavar=("CASE", "LIB", "THREADS"),
+                    help=argparse.SUPPRESS)
+    ap.add_argument("--cases", default=",".join(MAIN + SCALING))
+    ap.add_argument("--threads", default="1,2,4,8,16",
+                    help="thread counts of the scaling cases")
+    ap.add_argument("--two-cores", action="store_true",
+                    help="also the 2-core rows pinned with taskset, quiet and busy")
+    ap.add_argument("--scale", type=float, default=1.0, help="rows x SCALE (a quick try)")
+    ap.add_argument("--deadline", type=float, default=420.0, help="seconds for the whole run")
+    ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    ap.add_argument("--list", action="store_true")
+    args = ap.parse_args()
+    if args.one:
+        one(args.one[0], args.one[1], int(args.one[2]))
+        return
+    if args.list:
+        for name, (data, n, kind, libs, opts, _) in CASES.items():
+            print(f"{name}: {kind} on {data} x {n:,}, {', '.join(libs)} {opts or ''}")
+        return
+    os.environ["BENCH_SCALE"] = str(args.scale)
+    n_cores = os.cpu_count()
+    THREADS = tuple(int(t) for t in args.threads.split(",") if int(t) <= n_cores)
+    have_lgbm = _importable("lightgbm")
+    plan = []
+    for case in args.cases.split(","):
+        libs = [lib for lib in CASES[case][3] if (lib != "lgbm" or have_lgbm)
+                and lib != "tbp"]
+        counts = THREADS if case in SCALING else (n_cores,)
+        plan += [(case, lib, p, None, False) for p in counts for lib in libs]
+    if args.two_cores and shutil.which("taskset") and n_cores >= 2:
+        for case in TWO_CORES:
+            libs = [lib for lib in CASES[case][3] if lib != "lgbm" or have_lgbm]
+            plan += [(case, lib, 2, "0,1", busy) for busy in (False, True) for lib in libs]
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, "cores.jsonl")
+    start = time.time()
+    results = []
+    print(f"{n_cores} cores, python {sys.version.split()[0]}, {len(plan)} fits, "
+          f"writing {path}", flush=True)
+    with open(path, "a") as log:
+        for case, lib, p, pin, busy in plan:
+            left = args.deadline - (time.time() - start)
+            if left < 15:
+                rec = [{"case": case, "lib": lib, "threads": p, "skipped": "deadline"}]
+            else:
+                rec = run_one(case, lib, p, min(left, 240), pin, busy)
+            for r in rec:
+                print(json.dumps(r), flush=True)
+                log.write(json.dumps(r) + "\n")
+                log.flush()
+            results += rec
+    print_tables(results, n_cores)
+
+
+def _importable(name):
+    import importlib.util
+    return importlib.util.find_spec(name) is not None
+
+
+if __name__ == "__main__":
+    main()
