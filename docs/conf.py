@@ -1,6 +1,6 @@
 """Sphinx configuration of treeboost's documentation.
 
-Build: ``python -m sphinx -W -b html docs docs/_build/html`` from the repository's root.
+Build: ``python -m sphinx -W -E -b html docs docs/_build/html`` from the repository's root.
 """
 import os
 import re
@@ -62,7 +62,41 @@ def _skip_metadata_requests(app, what, name, obj, skip, options):
     return None
 
 
-_SHAPE_ATTRIBUTE = re.compile(r"(?<=[( ,])([A-Za-z][A-Za-z0-9_]*[A-Za-z0-9])_(?=[,)])")
+_SHAPE_ATTRIBUTE = re.compile(
+    r"(?<=[( ,])([A-Za-z][A-Za-z0-9_]*[A-Za-z0-9])_(?=[,)]|\s*[-+*/]\s*\d)")
+_SECTION_UNDERLINE = re.compile(r"^\s*-{3,}\s*$")
+_TERM = re.compile(r"^(\s*)[A-Za-z_][\w, ]* : \S.*$")
+
+
+def _blank_line_before_sections(app, what, name, obj, options, lines):
+    """A docstring made by concatenation (a class's own summary followed by parameters
+    shared with its siblings) may put a section's title right under the summary; numpydoc
+    needs the blank line before it to see the section."""
+    i = 1
+    while i + 1 < len(lines):
+        if (_SECTION_UNDERLINE.match(lines[i + 1]) and lines[i].strip()
+                and lines[i - 1].strip()):
+            lines.insert(i, "")
+            i += 1
+        i += 1
+
+
+def _terms_without_description(app, what, name, obj, options, lines):
+    """In a nested list of ``name : type`` entries (a Bunch's attributes), an entry without
+    a description is followed by the next entry at its own indentation, which
+    reStructuredText reads as one paragraph: blank lines around it make it a paragraph of
+    its own between the entries."""
+    i = 0
+    while i + 2 < len(lines):
+        term, nxt, body = _TERM.match(lines[i]), _TERM.match(lines[i + 1]), lines[i + 2]
+        if (term and nxt and term.group(1) == nxt.group(1)
+                and len(body) - len(body.lstrip()) > len(term.group(1)) and body.strip()):
+            lines.insert(i + 1, "")
+            if i > 0 and lines[i - 1].strip():
+                lines.insert(i, "")
+                i += 1
+            i += 1
+        i += 1
 
 
 def _escape_fitted_attributes_in_shapes(app, what, name, obj, options, lines):
@@ -73,4 +107,7 @@ def _escape_fitted_attributes_in_shapes(app, what, name, obj, options, lines):
 
 def setup(app):
     app.connect("autodoc-skip-member", _skip_metadata_requests)
+    # before numpydoc turns the sections into reStructuredText (its handler: priority 500)
+    app.connect("autodoc-process-docstring", _blank_line_before_sections, priority=400)
     app.connect("autodoc-process-docstring", _escape_fitted_attributes_in_shapes)
+    app.connect("autodoc-process-docstring", _terms_without_description)

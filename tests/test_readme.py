@@ -60,7 +60,7 @@ def test_the_third_command_builds_the_docs_as_ci_does():
     """CI builds the documentation (warnings as errors) before it runs the tests."""
     docs = BASH_BLOCKS[2].strip()
     assert docs == ('python -m pip install -e ".[docs]" && '
-                    'python -m sphinx -W -b html docs docs/_build/html')
+                    'python -m sphinx -W -E -b html docs docs/_build/html')
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     docs_line = next(i for i, line in enumerate(ci) if line.endswith(docs))
     tests_line = ci.index(BASH_BLOCKS[1].strip())
