@@ -6,7 +6,10 @@ lengthened, retyped (float16, complex, object, another int / float width) or fla
 for every number of ``model.json``, the number replaced by 0, -1, a huge number, NaN or
 a string; and per model an unused large array, a deeply nested JSON document, a JSON
 document of whitespace larger than the limit, a huge string dtype, an extra ZIP entry, an
-encrypted entry and an unknown compression method.
+encrypted entry, an unknown compression method, an ``arrays.npz`` of deflated entries one
+of which declares 256 MiB (a few kilobytes on disk), 20 million empty JSON objects, a
+tree replaced by a chain 100,000 splits deep and, for bagging, a draw plan of 2^31 - 1
+draws or rows.
 
 Each mutant is loaded and used (``predict``, ``predict_proba``, ``decision_function``,
 ``decision_path``, ``apply``, ``feature_importances_``, ``estimators_samples_``) in a
@@ -50,6 +53,13 @@ HUGE_FLOAT = 1e308
 HUGE_INT = 10 ** 18
 #: size of the unused array of the "unused large array" mutant (bytes, all zeros)
 UNUSED_BYTES = 80 * 2 ** 20
+#: what the array of the "nested deflated" mutant declares (zeros deflated twice: a few
+#: kilobytes on disk), above the loader's budget for a small file
+NESTED_BYTES = 256 * 2 ** 20
+#: empty objects of the "many JSON objects" mutant (3 bytes of JSON each, 60 MB in all)
+JSON_OBJECTS = 20_000_000
+#: splits of the "chain tree" mutant (the rows of X that take the long way visit them all)
+CHAIN_DEPTH = 100_000
 
 
 # -- the models ----------------------------------------------------------------------------
@@ -312,6 +322,123 @@ def _file_mutants(doc, arrays):
         d = dict(doc, format_version=99)
         _write(path, d, arrays)
     yield "file newer_version", newer
+
+    first = min(arrays, key=lambda k: int(k[1:]))
+    yield "file nested_deflated_huge_array", lambda path: write_nested_deflated(
+        path, doc, arrays, first, NESTED_BYTES)
+    yield "file json_many_objects", lambda path: write_many_json_values(
+        path, doc, arrays, JSON_OBJECTS)
+    if tree_states(doc):
+        def chain(path):
+            if write_chain_tree(path, doc, arrays, CHAIN_DEPTH) is None:
+                _write(path, doc, arrays)      # a root leaf: the file as saved
+        yield "file chain_tree", chain
+    plans = doc["model"]["state"].get("_draw_plans")
+    if isinstance(plans, dict) and "__array__" in plans:
+        for label, column in (("draws", 1), ("rows", 0)):
+            def plan(path, column=column):
+                a = arrays[plans["__array__"]].copy()
+                a[:, column] = 2 ** 31 - 1
+                _write(path, doc, {**arrays, plans["__array__"]: a})
+            yield f"file draw_plan_huge_{label}", plan
+
+
+# -- hostile files that cost far more than they store (also used by the tests) -------------
+
+def write_nested_deflated(path, doc, arrays, key, declared_bytes):
+    """A model file whose ``arrays.npz`` holds deflated entries, the array ``key``
+    replaced by one of ``declared_bytes`` zeros (uint8), streamed: a few kilobytes on
+    disk once the outer archive deflates the inner one again."""
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
+        for k, a in arrays.items():
+            with zf.open(f"{k}.npy", "w", force_zip64=True) as f:
+                if k != key:
+                    np.lib.format.write_array(f, a, allow_pickle=False)
+                    continue
+                np.lib.format.write_array_header_2_0(
+                    f, {"descr": "|u1", "fortran_order": False, "shape": (declared_bytes,)})
+                chunk = bytes(2 ** 20)
+                left = declared_bytes
+                while left > 0:
+                    f.write(chunk[:min(left, len(chunk))])
+                    left -= len(chunk)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("model.json", json.dumps(doc))
+        zf.writestr("arrays.npz", inner.getvalue())
+
+
+def write_many_json_values(path, doc, arrays, n_values):
+    """A model file whose state holds a list of ``n_values`` empty objects (``{}``: three
+    bytes of JSON each, a Python dict each once parsed)."""
+    text = json.dumps(doc)
+    assert text.endswith("}}}")
+    junk = '"__junk__": [' + ",".join(["{}"] * n_values) + "]"
+    # the model's state is the last member of the model, itself the document's last
+    _write(path, doc, arrays, json_text=text[:-3] + ", " + junk + "}}}")
+
+
+def tree_states(doc):
+    """The state dicts of the document's binary trees, in document order."""
+    found, stack = [], [doc]
+    while stack:
+        o = stack.pop()
+        if isinstance(o, dict):
+            if str(o.get("__object__", "")).endswith(".tree.Tree"):
+                found.append(o["state"])
+            stack.extend(reversed(list(o.values())))
+        elif isinstance(o, list):
+            stack.extend(reversed(o))
+    return found
+
+
+def chain_arrays(state, arrays, depth):
+    """The arrays of a tree ``depth`` splits deep, each split the root's of the tree
+    ``state`` describes and its left child a leaf (the chain goes on to the right):
+    every array a tree checks on load is consistent."""
+    get = lambda name: arrays[state[name]["__array__"]]  # noqa: E731
+    n = 2 * depth + 1
+    internal = np.arange(0, n - 1, 2)
+    left = np.full(n, -1, np.int32)
+    right = np.full(n, -1, np.int32)
+    left[internal] = internal + 1
+    right[internal] = internal + 2
+    d = np.empty(n, np.int32)
+    d[internal] = np.arange(depth)
+    d[internal + 1] = np.arange(1, depth + 1)
+    d[-1] = depth
+    out = {"children_left": left, "children_right": right, "depth": d}
+    for name in ("feature", "threshold", "is_categorical", "missing_go_left",
+                 "bin_threshold", "gain"):
+        a = get(name)
+        col = np.zeros(n, a.dtype) if name != "feature" else np.full(n, -1, a.dtype)
+        col[internal] = a[0]
+        out[name] = col
+    for name in ("value", "impurity", "n_node_samples", "weighted_n_node_samples"):
+        a = get(name)
+        out[name] = np.repeat(a[:1], n, axis=0)
+    cats = get("_categories_left")
+    out["_categories_left"] = (np.repeat(cats[:1], n, axis=0) if cats.shape[0]
+                               else cats)
+    if cats.shape[0]:
+        out["_categories_left"][~np.isin(np.arange(n), internal)] = 0
+    return out
+
+
+def write_chain_tree(path, doc, arrays, depth, which=0):
+    """The model with its ``which``-th binary tree replaced by :func:`chain_arrays`; None
+    when the model has no such tree or its root is a leaf."""
+    states = tree_states(doc)
+    if len(states) <= which:
+        return None
+    state = states[which]
+    if arrays[state["children_left"]["__array__"]][0] == -1:
+        return None
+    new = dict(arrays)
+    for name, a in chain_arrays(state, arrays, depth).items():
+        new[state[name]["__array__"]] = a
+    _write(path, doc, new)
+    return path
 
 
 def _find(obj, tag):

@@ -117,10 +117,18 @@ def _apply_code_rows(rows, left, right, feature, bin_threshold, missing_left, is
 
 @kernel
 def _decision_path(X, left, right, feature, threshold, missing_left, is_cat, bitset,
-                   max_depth):
+                   depth):
+    """The CSR ``(indptr, indices)`` of the nodes each row visits, in two walks: the
+    first finds each row's leaf, whose depth plus one is the length of its path, the
+    second fills exactly that many entries (a buffer of ``n_rows * (max_depth + 1)``
+    would cost gigabytes for a deep tree however short the rows' paths are)."""
     n = X.shape[0]
     indptr = np.zeros(n + 1, np.int64)
-    indices = np.empty(n * (max_depth + 1), np.int64)
+    for i in range(n):
+        leaf = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat,
+                            bitset)
+        indptr[i + 1] = indptr[i] + depth[leaf] + 1
+    indices = np.empty(indptr[n], np.int64)
     k = 0
     for i in range(n):
         node = 0
@@ -133,8 +141,7 @@ def _decision_path(X, left, right, feature, threshold, missing_left, is_cat, bit
                 node = left[node]
             else:
                 node = right[node]
-        indptr[i + 1] = k
-    return indptr, indices[:k]
+    return indptr, indices
 
 
 class Tree:
@@ -309,7 +316,7 @@ class Tree:
     def decision_path(self, X):
         """CSR indicator matrix (n_samples, node_count) of the nodes each row visits."""
         def paths(Xd):
-            indptr, indices = _decision_path(Xd, *self._args(), self.max_depth)
+            indptr, indices = _decision_path(Xd, *self._args(), self.depth)
             data = np.ones(indices.shape[0], dtype=np.int64)
             return csr_matrix((data, indices, indptr), shape=(Xd.shape[0], self.node_count))
         return by_row_blocks(paths, X)
@@ -429,6 +436,10 @@ class Tree:
                 np.any(depth[right[internal]] != depth[internal] + 1):
             raise ValueError(f"{where}.depth: must be 0 at the root and one more than the "
                              f"parent's at every other node.")
+        if np.any(feature[leaf] != TREE_LEAF):
+            i = int(np.flatnonzero(leaf)[np.argmax(feature[leaf] != TREE_LEAF)])
+            raise ValueError(f"{where}.feature: leaf {i} has feature {int(feature[i])}, "
+                             f"must be {TREE_LEAF}.")
         f_int = feature[internal]
         if f_int.size and (f_int.min() < 0 or f_int.max() >= nf):
             bad = f_int[(f_int < 0) | (f_int >= nf)][0]
@@ -466,8 +477,17 @@ class Tree:
         check_array(arrays["weighted_n_node_samples"], f"{where}.weighted_n_node_samples",
                     "float64", low=0)
         check_array(arrays["n_node_samples"], f"{where}.n_node_samples", "int64", low=0)
-        if not np.isfinite(np.abs(arrays["gain"]).sum()):
+        gains = np.abs(arrays["gain"]).sum()
+        if not np.isfinite(gains):
             raise ValueError(f"{where}.gain: the gains must sum to a finite number.")
+        # the importances divide the gains by the root's weight: a tiny (subnormal) weight
+        # would make them infinite, and NaN once normalised; an ensemble adds its trees'
+        root_w = float(arrays["weighted_n_node_samples"][0])
+        with np.errstate(over="ignore", divide="ignore"):
+            if root_w > 0 and not gains / root_w <= _MAX_IMPORTANCE:
+                raise ValueError(f"{where}.weighted_n_node_samples: the root's weight "
+                                 f"{root_w!r} makes the importances (the gains over it) sum "
+                                 f"to more than {_MAX_IMPORTANCE}.")
         if bin_mapper is not None:
             n_bins = bin_mapper.n_bins_
             if n_bins.shape != (nf,):
@@ -481,6 +501,7 @@ class Tree:
                 raise ValueError(f"{where}.bin_threshold: node {i} splits feature "
                                  f"{int(feature[i])} at code {int(arrays['bin_threshold'][i])}"
                                  f", outside its {int(n_bins[feature[i]])} bins.")
+            _check_category_sets(where, bits, cat_nodes, n_bins[feature[cat_nodes]])
             if num_nodes.size:
                 expected = bin_mapper.thresholds_of(f_num, bt)
                 bad = expected != thr
@@ -489,6 +510,33 @@ class Tree:
                     raise ValueError(f"{where}.threshold: node {i} has threshold "
                                      f"{arrays['threshold'][i]!r}, the bin mapper's edge for "
                                      f"its binned threshold is {expected[np.argmax(bad)]!r}.")
+
+
+#: the largest sum of a tree's unnormalised importances (its gains over its root's
+#: weight) a file may hold: an ensemble adds those of its trees without overflowing
+_MAX_IMPORTANCE = 1e300
+
+
+def _check_category_sets(where, bits, nodes, n_codes):
+    """A categorical node's 256-bit set holds codes of its feature only: a bit at a code
+    past the feature's ``n_codes`` categories would be a category the model does not
+    know (predictions ignore it, the exports and explanations look its label up)."""
+    if not nodes.size:
+        return
+    for word in range(bits.shape[1]):
+        k = np.clip(n_codes - 64 * word, 0, 64).astype(np.uint64)
+        # the bits of codes 64 * word + k and above must be clear
+        full = k == 64
+        allowed = np.where(full, np.uint64(2 ** 64 - 1),
+                           (np.uint64(1) << np.where(full, np.uint64(0), k)) - np.uint64(1))
+        extra = bits[nodes, word] & ~allowed
+        if extra.any():
+            j = int(np.argmax(extra != 0))
+            low = int(extra[j])
+            code = 64 * word + (low & -low).bit_length() - 1
+            raise ValueError(f"{where}._categories_left: node {int(nodes[j])} sends category "
+                             f"code {code} left, its feature has {int(n_codes[j])} "
+                             f"categories.")
 
 
 @parallel_kernel

@@ -87,6 +87,17 @@ def _draw(seed, n, k, p, n_feat, bootstrap, bootstrap_features, sample_weight):
     ``counts`` (how many times each row is drawn) is in the smallest unsigned integer
     type that holds it: the ensemble keeps one such array per member for its
     out-of-bag rows.  ``features`` is None for all the columns in their order."""
+    rows, features = _draw_rows(seed, n, k, p, n_feat, bootstrap, bootstrap_features,
+                                sample_weight)
+    counts = np.bincount(rows, minlength=n)
+    counts = counts.astype(np.min_scalar_type(int(counts.max())))
+    return counts, features
+
+
+def _draw_rows(seed, n, k, p, n_feat, bootstrap, bootstrap_features, sample_weight):
+    """:func:`_draw`'s ``k`` drawn rows (in the order drawn) and features: memory in
+    ``k``, not in ``n``, unless ``k`` is above a hundredth of ``n`` (scikit-learn's
+    sampling without replacement permutes the rows then)."""
     rng = np.random.RandomState(seed)
     features = (rng.randint(0, p, n_feat) if bootstrap_features
                 else sample_without_replacement(p, n_feat, random_state=rng))
@@ -96,11 +107,9 @@ def _draw(seed, n, k, p, n_feat, bootstrap, bootstrap_features, sample_weight):
         rows = rng.randint(0, n, k)
     else:
         rows = sample_without_replacement(n, k, random_state=rng)
-    counts = np.bincount(rows, minlength=n)
-    counts = counts.astype(np.min_scalar_type(int(counts.max())))
     if n_feat == p and not bootstrap_features:
         features = None
-    return counts, (None if features is None else features.astype(np.int64))
+    return rows, (None if features is None else features.astype(np.int64))
 
 
 def _takes_weight(est):
@@ -332,6 +341,26 @@ class BaseBagging(BaseParallelEnsemble):
                                   bool(bootstrap_features), None)
             yield counts
 
+    @property
+    def estimators_samples_(self):
+        """The rows each member was fitted on, as scikit-learn gives them: one array of
+        row indices per member, a row drawn ``k`` times listed ``k`` times (in row
+        order), built on demand; a draw made again from its seed is sorted, without an
+        array of counts over every training row."""
+        check_is_fitted(self, "estimators_")
+        out = []
+        for i, counts in enumerate(self._draw_counts):
+            if counts is not None:
+                out.append(drawn_rows(counts))
+                continue
+            n, k, bootstrap, bootstrap_features = (int(v) for v in self._draw_plans[i])
+            rows, _ = _draw_rows(int(self._draw_seeds[i]), n, k, self.n_features_in_,
+                                 self.estimators_features_[i].shape[0], bool(bootstrap),
+                                 bool(bootstrap_features), None)
+            rows.sort()
+            out.append(rows.astype(np.int32 if n <= np.iinfo(np.int32).max else np.int64))
+        return out
+
     # -- the state read from a model file ---------------------------------------------------
 
     _persist_attributes = ("_draw_counts", "estimators_features_", "_member_seeds",
@@ -349,6 +378,20 @@ class BaseBagging(BaseParallelEnsemble):
             raise ValueError(f"{where}._draw_plans[{i}]: (n_samples, n_rows, bootstrap, "
                              f"bootstrap_features) = {(n, k, bootstrap, bootstrap_features)} "
                              f"is not a draw of bagging.")
+        # the member's tree records its draws: the distinct rows drawn at its root, and,
+        # the draws being unweighted, their number as the root's weight (without class
+        # weights); a plan of more draws would make estimators_samples_ build more rows
+        # than the model was fitted on
+        member = self.estimators_[i]
+        tree = vars(member).get("tree_")
+        if hasattr(tree, "n_node_samples") and tree.node_count:
+            distinct = int(tree.n_node_samples[0])
+            weight = float(tree.weighted_n_node_samples[0])
+            if distinct > min(n, k) or (getattr(member, "class_weight", None) is None
+                                        and weight != k):
+                raise ValueError(f"{where}._draw_plans[{i}]: {k} rows drawn from {n}, the "
+                                 f"member's tree was grown on {distinct} distinct rows of "
+                                 f"weight {weight!r}.")
         if not bootstrap_features and self.estimators_features_[i].shape[0] > \
                 self.n_features_in_:
             raise ValueError(f"{where}.estimators_features_[{i}]: more columns than the "

@@ -16,6 +16,7 @@ import numpy as np
 from .._atomic import atomic_write  # the file is replaced, a device or FIFO written through
 
 __all__ = ["MAX_JSON_BYTES", "MAX_JSON_DEPTH", "MAX_EXPANSION", "MIN_ARRAY_BUDGET",
+           "MIN_JSON_VALUES", "MAX_JSON_VALUES_PER_BYTE",
            "atomic_write", "write_container", "read_container"]
 
 #: largest ``model.json`` read (bytes, uncompressed)
@@ -26,6 +27,13 @@ MAX_JSON_DEPTH = 200
 MAX_EXPANSION = 50
 #: ... or this many bytes, whichever is larger (a small file may hold a few MB of arrays)
 MIN_ARRAY_BUDGET = 64 * 2 ** 20
+#: most values (objects, arrays, keys and items: a bound counted on the raw text before it
+#: is parsed) in ``model.json``: the larger of this and :data:`MAX_JSON_VALUES_PER_BYTE`
+#: times the file's size.  A parsed value costs a hundred bytes or so, its text as little
+#: as two: without this bound 64 MiB of ``{}`` (65 KB deflated) parse to gigabytes
+MIN_JSON_VALUES = 2 ** 20
+#: ... values per byte of the file (a saved model has one per 10 bytes of its file or fewer)
+MAX_JSON_VALUES_PER_BYTE = 4
 #: dtypes an array may have: what the kernels and estimators read (no object, string,
 #: complex, float16 or structured arrays)
 ALLOWED_DTYPES = frozenset(np.dtype(d) for d in (
@@ -89,7 +97,21 @@ def _json_depth(doc):
     return deepest
 
 
-def _parse_json(raw, path):
+def _json_values(raw):
+    """A bound on the number of values of a JSON text, counted without parsing it: every
+    value but the first of an object or array follows a comma, every object member has a
+    colon, and every object or array opens with a brace or bracket (the same characters
+    inside strings only make the bound larger)."""
+    return (raw.count(b"{") + raw.count(b"[") + raw.count(b",") + raw.count(b":")
+            + 1)
+
+
+def _parse_json(raw, path, max_values):
+    n_values = _json_values(raw)
+    if n_values > max_values:
+        raise _fail(path, "model.json", f"holds about {n_values} values (objects, arrays, "
+                                        f"keys and items), more than the {max_values} "
+                                        f"allowed.")
     try:
         text = raw.decode("utf-8")
         # json's C parser raises RecursionError past the interpreter's limit; anything
@@ -175,28 +197,86 @@ def _read(zf, path, file_size, check_arrays):
         raw = _read_entry(zf, info["model.json"], MAX_JSON_BYTES)
     except ValueError as exc:
         raise _fail(path, "model.json", str(exc)) from None
-    doc = _parse_json(raw, path)
+    doc = _parse_json(raw, path, max(MIN_JSON_VALUES, MAX_JSON_VALUES_PER_BYTE * file_size))
     del raw
     try:
         raw = _read_entry(zf, info["arrays.npz"], budget)
     except ValueError as exc:
         raise _fail(path, "arrays.npz", str(exc)) from None
-    return doc, _read_arrays(io.BytesIO(raw), path, doc, check_arrays)
+    return doc, _read_arrays(raw, path, doc, check_arrays, budget)
 
 
-def _read_arrays(buf, path, doc, check_arrays):
+#: most bytes of the inner archive's directory per array: the fixed 46 bytes of an entry,
+#: its name ("a123456.npy") and numpy's ZIP64 extra field, with room to spare
+_DIRECTORY_BYTES_PER_ARRAY = 256
+
+
+def _inner_directory(raw):
+    """``(entries, size)`` of the central directory of the ZIP archive ``raw``, read from
+    its end record (and the ZIP64 one) without parsing the directory itself; ``None``
+    when there is no end record."""
+    # found as the ZIP module finds it: at the very end, else the last signature before
+    # a comment
+    end = len(raw) - 22
+    if end < 0 or raw[end:end + 4] != b"PK\x05\x06" or raw[-2:] != b"\x00\x00":
+        end = raw.rfind(b"PK\x05\x06", max(0, len(raw) - 22 - 65535))
+    if end < 0 or end + 22 > len(raw):
+        return None
+    entries = int.from_bytes(raw[end + 10:end + 12], "little")
+    size = int.from_bytes(raw[end + 12:end + 16], "little")
+    locator = end - 20
+    if locator >= 0 and raw[locator:locator + 4] == b"PK\x06\x07":
+        at = int.from_bytes(raw[locator + 8:locator + 16], "little")
+        if at + 56 <= len(raw) and raw[at:at + 4] == b"PK\x06\x06":
+            entries = max(entries, int.from_bytes(raw[at + 32:at + 40], "little"))
+            size = max(size, int.from_bytes(raw[at + 40:at + 48], "little"))
+    return entries, size
+
+
+def _array_references(doc):
+    """How many arrays the document refers to (``{"__array__": name}`` objects)."""
+    count, stack = 0, [doc]
+    while stack:
+        obj = stack.pop()
+        if isinstance(obj, dict):
+            count += "__array__" in obj
+            stack.extend(obj.values())
+        elif isinstance(obj, list):
+            stack.extend(obj)
+    return count
+
+
+def _read_arrays(raw, path, doc, check_arrays, budget):
+    # the inner archive's directory is parsed into one object per entry: bounded by the
+    # arrays the document uses before it is parsed
+    n_refs = _array_references(doc)
+    directory = _inner_directory(raw)
+    if directory is None:
+        raise _fail(path, "arrays.npz", "not an npz archive (no end of its directory).")
+    if directory[0] > n_refs or directory[1] > _DIRECTORY_BYTES_PER_ARRAY * n_refs:
+        raise _fail(path, "arrays.npz", f"a directory of {directory[0]} entries "
+                                        f"({directory[1]} bytes) for the {n_refs} arrays "
+                                        f"the model uses.")
     try:
-        inner = zipfile.ZipFile(buf)
+        inner = zipfile.ZipFile(io.BytesIO(raw))
     except (zipfile.BadZipFile, EOFError, ValueError) as exc:
         raise _fail(path, "arrays.npz", f"not an npz archive ({exc}).") from None
     with inner:
         headers, infos = {}, {}
+        # the arrays' entries may be deflated too: their sizes once inflated count against
+        # the file's budget before any of them is read
+        total = 0
         for info in inner.infolist():
             name = info.filename
             part = f"arrays.npz/{name}"
             if not name.endswith(".npy") or name[:-4] in headers:
                 raise _fail(path, part, "not an array entry (or a duplicate).")
-            _check_entry(info, path, part, info.file_size)
+            total += info.file_size
+            if total > budget:
+                raise _fail(path, part, f"the arrays hold more than the {budget} bytes "
+                                        f"allowed (the entries declare {total} bytes so "
+                                        f"far).")
+            _check_entry(info, path, part, budget)
             with inner.open(info) as f:
                 shape, dtype, fortran = _npy_header(f, name, path)
                 offset = f.tell()

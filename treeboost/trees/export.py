@@ -298,6 +298,17 @@ def export_rules(estimator, feature_names=None, class_names=None, target_name=No
     return rule_texts(view, rules_of_view(view, target_name, decimals))
 
 
+#: levels of :func:`export_text` drawn as bars; deeper lines write their depth instead,
+#: so that the text of a deep tree grows with its nodes, not with their depths squared
+MAX_TEXT_INDENT = 40
+
+
+def _indent(depth):
+    if depth <= MAX_TEXT_INDENT:
+        return "|   " * depth
+    return "|   " * (MAX_TEXT_INDENT - 1) + f"[{depth}] "
+
+
 @index_doc
 def export_text(estimator, feature_names=None, class_names=None, decimals=3,
                 show_weights=False, *, tree_index=0, class_index=None):
@@ -306,7 +317,10 @@ def export_text(estimator, feature_names=None, class_names=None, decimals=3,
 
     A leaf shows its class (a classifier's tree), its value (a regressor's), or its
     ``value (raw score)`` (a boosting tree: the model's raw score is ``init_score_`` plus
-    one such value per tree).  Categories print as their labels, dates as dates.
+    one such value per tree).  Categories print as their labels, dates as dates.  Lines
+    deeper than :data:`MAX_TEXT_INDENT` (40) levels are indented as the 39th level and
+    then say their depth in brackets (``[41] |--- x0 <= 1.5``), so that the text grows
+    linearly with the tree however deep it is.
 
     Parameters
     ----------
@@ -348,11 +362,11 @@ def export_text(estimator, feature_names=None, class_names=None, decimals=3,
     stack = [(0, 0, None)]
     while stack:
         node, depth, text = stack.pop()
-        indent = "|   " * depth
+        indent = _indent(depth)
         if text is not None:
             lines.append(f"{indent}|--- {text}")
-            indent += "|   "
             depth += 1
+            indent = _indent(depth)
         if tree.children_left[node] == TREE_LEAF:
             leaf_line(node, indent)
             continue
