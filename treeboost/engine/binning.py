@@ -369,14 +369,21 @@ def fit_transform_weighted(mapper, X, sample_weight):
 
     Returns
     -------
-    ndarray of shape (n_features, n_samples)
-        :meth:`BinMapper.transform` of X.
+    ndarray or SparseCodes of shape (n_features, n_samples)
+        :meth:`BinMapper.transform` of X; dense codes in place of sparse codes that
+        hold no entry.
     """
     if issparse(X):
         X = to_csc(X)
     positive = sample_weight > 0
     mapper.fit(X if positive.all() else X[positive])
-    return mapper.transform(X)
+    codes = mapper.transform(X)
+    if isinstance(codes, SparseCodes) and not codes.nnz:
+        # no code differs from its feature's code of 0 (an all-zero X, say): the
+        # grower's workspace sizes its sparse buffers by the entries and would index
+        # empty ones, so the grower gets the dense codes, one constant code a feature
+        return codes.toarray()
+    return codes
 
 
 def _seed(random_state):
