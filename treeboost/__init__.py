@@ -1,24 +1,46 @@
-"""treeboost: decision trees and tree ensembles on one fast histogram engine."""
-from .engine._threads import prefer_passive_wait
+"""treeboost: decision trees and tree ensembles on one fast histogram engine.
 
-prefer_passive_wait()   # before numba loads OpenMP (see engine/_threads.py)
-
-from .ensembles import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,
-                        BaggingRegressor, ExtraTreesClassifier, ExtraTreesRegressor,
-                        GradientBoostingClassifier, GradientBoostingRegressor,
-                        HistGradientBoostingClassifier, HistGradientBoostingRegressor,
-                        RandomForestClassifier, RandomForestRegressor)
-from .persistence import load, save
-from .trees import (C45Classifier, DecisionTreeClassifier, DecisionTreeRegressor,
-                    ExtraTreeClassifier, ExtraTreeRegressor, ID3Classifier,
-                    RuleListClassifier)
+The estimators, :func:`load` and :func:`save` are imported on first use (PEP 562), so
+that ``import treeboost`` and the command's ``--help`` stay fast: ``from treeboost import
+RandomForestClassifier`` and ``treeboost.RandomForestClassifier`` work as always.
+"""
+import importlib
 
 __version__ = "0.1.0"
 
-__all__ = ["AdaBoostClassifier", "AdaBoostRegressor", "BaggingClassifier", "BaggingRegressor",
-           "C45Classifier", "DecisionTreeClassifier", "DecisionTreeRegressor",
-           "ExtraTreeClassifier", "ExtraTreeRegressor", "ExtraTreesClassifier",
-           "ExtraTreesRegressor", "GradientBoostingClassifier", "GradientBoostingRegressor",
-           "HistGradientBoostingClassifier", "HistGradientBoostingRegressor",
-           "ID3Classifier", "RandomForestClassifier", "RandomForestRegressor",
-           "RuleListClassifier", "__version__", "load", "save"]
+#: public name -> the module that defines it
+_LAZY = {
+    **dict.fromkeys(["AdaBoostClassifier", "AdaBoostRegressor", "BaggingClassifier",
+                     "BaggingRegressor", "ExtraTreesClassifier", "ExtraTreesRegressor",
+                     "GradientBoostingClassifier", "GradientBoostingRegressor",
+                     "HistGradientBoostingClassifier", "HistGradientBoostingRegressor",
+                     "RandomForestClassifier", "RandomForestRegressor"], ".ensembles"),
+    **dict.fromkeys(["C45Classifier", "DecisionTreeClassifier", "DecisionTreeRegressor",
+                     "ExtraTreeClassifier", "ExtraTreeRegressor", "ID3Classifier",
+                     "RuleListClassifier"], ".trees"),
+    **dict.fromkeys(["load", "save"], ".persistence"),
+}
+
+__all__ = sorted([*_LAZY, "__version__"])
+
+
+#: subpackages reachable as attributes (``treeboost.trees.rules``), as when this package
+#: imported its estimators at once
+_SUBPACKAGES = frozenset(["datasets", "engine", "ensembles", "inspection", "losses",
+                          "persistence", "plotting", "trees"])
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module, __name__), name)
+    elif name in _SUBPACKAGES:
+        value = importlib.import_module("." + name, __name__)
+    else:
+        raise AttributeError(f"module 'treeboost' has no attribute {name!r}")
+    globals()[name] = value         # later lookups skip this function
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -42,7 +42,16 @@ def register(*classes):
 
 def registered_classes():
     """A copy of the registry: file name of the class -> class."""
+    _register_estimators()
     return dict(_REGISTRY)
+
+
+def _register_estimators():
+    """Import the estimator packages, which register their classes: ``import treeboost``
+    loads them on first use only, and a file may be loaded before any estimator is."""
+    import importlib
+    for module in ("treeboost.trees", "treeboost.ensembles"):
+        importlib.import_module(module)
 
 
 def lookup(name):
@@ -50,6 +59,9 @@ def lookup(name):
     if not isinstance(name, str):
         return None
     cls = _REGISTRY.get(name)
+    if cls is None and name.startswith("treeboost."):
+        _register_estimators()
+        cls = _REGISTRY.get(name)
     if cls is None:
         for old, new in _MOVED_MODULES.items():
             if name.startswith(old + "."):
