@@ -58,7 +58,7 @@ def main(argv=None):
         import joblib
         from distributed import Client, LocalCluster
     except ImportError:
-        print("(Dask part skipped: pip install treeboost[distributed])")
+        print("(Dask part skipped: pip install dask distributed)")
         return
     with LocalCluster(n_workers=min(2, cores), threads_per_worker=1, processes=False,
                       dashboard_address=None) as cluster, Client(cluster):

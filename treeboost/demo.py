@@ -118,7 +118,8 @@ def run_demo(X, y, categorical, feature_names, out="treeboost-demo", folds=5,
         rows.append(DemoRow(label, np.mean(accs), np.std(accs), roc_auc_score(y, proba_oof),
                             np.median(fit_t), np.median(pred_t)))
     print(f"\nTitanic: {len(y)} passengers; features {', '.join(feature_names)}; "
-          f"{folds}-fold cross-validation, {n_estimators} trees per ensemble\n")
+          f"{folds}-fold cross-validation, {n_estimators} "
+          f"tree{'' if n_estimators == 1 else 's'} per ensemble\n")
     print("| model | accuracy (mean ± std of folds) | ROC AUC (pooled out-of-fold) "
           "| fit time (s) | predict time (s) |")
     print("|---|---|---|---|---|")
@@ -154,7 +155,7 @@ def _pictures(models, X, y, split, oof, feature_names, out):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("\n(pictures skipped: matplotlib is not installed; pip install treeboost[plot])")
+        print("\n(pictures skipped: matplotlib is not installed; pip install matplotlib)")
         return
     os.makedirs(out, exist_ok=True)
     train, test = split

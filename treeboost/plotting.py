@@ -1,4 +1,4 @@
-"""Pictures of fitted models (needs matplotlib: ``pip install treeboost[plot]``).
+"""Pictures of fitted models (needs matplotlib: ``pip install matplotlib``).
 
 ``plot_importance`` (bar chart of ``feature_importances_``), ``plot_learning_curve``
 (the boosting trace, or staged scores of any ensemble on given data), ``plot_tree``
@@ -12,7 +12,7 @@ def _plt():
     try:
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ImportError("treeboost.plotting needs matplotlib: pip install treeboost[plot]") \
+        raise ImportError("treeboost.plotting needs matplotlib: pip install matplotlib") \
             from None
     return plt
 

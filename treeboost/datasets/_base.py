@@ -55,7 +55,7 @@ def _import_pandas():
     try:
         import pandas as pd
     except ImportError:
-        raise ImportError("pandas is required for as_frame=True; install treeboost[pandas] "
+        raise ImportError("pandas is required for as_frame=True: pip install pandas, "
                           "or pass as_frame=False") from None
     return pd
 

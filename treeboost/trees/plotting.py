@@ -9,7 +9,7 @@ and :func:`~treeboost.trees.rules.export_rules` do.
 * :func:`export_graphviz` returns DOT text (no graphviz binary needed to produce it;
   ``dot -Tpng tree.dot -o tree.png`` renders it).
 * :func:`plot_tree` draws the tree with matplotlib (an optional dependency:
-  ``pip install treeboost[plot]``).
+  ``pip install matplotlib``).
 
 A node shows its test (``feature <= t``, ``feature in {...}`` or, for a multiway node, the
 attribute's name), its impurity, number of samples, class counts (or value; a boosting
@@ -225,7 +225,7 @@ def plot_tree(model, *, feature_names=None, class_names=None, tree_index=0, clas
     try:
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ImportError("plot_tree needs matplotlib: pip install treeboost[plot] "
+        raise ImportError("plot_tree needs matplotlib: pip install matplotlib "
                           "(or use export_graphviz, which needs nothing).") from None
     nodes = _nodes(model, feature_names, class_names, tree_index, class_index, decimals,
                    impurity)
