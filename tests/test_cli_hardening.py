@@ -83,13 +83,17 @@ def test_predict_into_a_fifo_writes_through_it(model_and_data, tmp_path, capsys)
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 def test_a_full_device_is_one_error_line_and_stays_a_device(model_and_data, tmp_path,
                                                              capsys):
+    from treeboost._atomic import output_kind
     model, data = model_and_data
     link = tmp_path / "full.csv"
     link.symlink_to("/dev/full")
-    for out in ("/dev/full", str(link)):
-        line = cli_error(["predict", str(model), str(data), "-o", out], capsys)
-        assert "No space left on device" in line and out in line
-        assert "predictions written" not in capsys.readouterr().out
+    # the device is only reached through a link in tmp_path, and only once the writer is
+    # known to write it in place: a writer that replaced it would break the machine
+    assert output_kind("/dev/full") == ("through", "/dev/full")
+    assert output_kind(link) == ("through", str(link))
+    line = cli_error(["predict", str(model), str(data), "-o", str(link)], capsys)
+    assert "No space left on device" in line and str(link) in line
+    assert "predictions written" not in capsys.readouterr().out
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
     assert link.is_symlink()
 
@@ -140,3 +144,206 @@ def test_closed_and_broken_standard_output(model_and_data):
     proc.wait(timeout=120)
     assert proc.returncode == -signal.SIGPIPE, err
     assert err == ""
+
+
+# -- item 10: what the command decides, it says -----------------------------------------------
+def _small(n=40, seed=1):
+    """Rows with a row number, an integer measurement of distinct values, a float, a
+    number column with one stray text cell and a target that depends on x."""
+    rng = np.random.RandomState(seed)
+    x = rng.normal(size=n).round(3)
+    frame = pd.DataFrame({"row": np.arange(1, n + 1),
+                          "generation": rng.choice(np.arange(1000, 900000), n, replace=False),
+                          "x": x, "num": rng.normal(size=n).round(2).astype(object),
+                          "y": (x > 0).astype(int)})
+    frame.loc[3, "num"] = "n/a?"
+    return frame
+
+
+def test_fit_notes_ids_stray_text_and_empty_targets(tmp_path, capsys):
+    import treeboost
+    frame = _small().astype({"y": object})
+    frame.loc[[5, 9], "y"] = None
+    data = tmp_path / "d.csv"
+    frame.to_csv(data, index=False)
+    model = tmp_path / "m.tbm"
+    assert main(["fit", str(data), "--target", "y", "--model", "tree", "-o", str(model)]) == 0
+    err = capsys.readouterr().err
+    # the row number is an identifier, the distinct integer measurement is not
+    assert "identify rows (no value repeats): row (" in err
+    assert list(treeboost.load(model).feature_names_in_) == ["generation", "x", "num"]
+    assert ("column 'num' is read as categories, not numbers: 1 of its 38 cells are not "
+            "numbers ('n/a?' in data row 4)") in err
+    assert "2 of the 40 rows of " in err and "have no y (an empty cell): left out" in err
+
+
+def test_a_header_only_file_has_no_data_rows(tmp_path, capsys):
+    data = tmp_path / "h.csv"
+    data.write_text("a,b,y\n")
+    line = cli_error(["fit", str(data), "--target", "y", "-o", str(tmp_path / "m.tbm")],
+                     capsys)
+    assert "no data rows" in line and "single value" not in line
+
+
+def test_default_boosting_learns_a_small_file_and_a_constant_model_is_warned(tmp_path,
+                                                                             capsys):
+    import treeboost
+    data = tmp_path / "d.csv"
+    _small(32).drop(columns=["num"]).to_csv(data, index=False)
+    model = tmp_path / "m.tbm"
+    assert main(["fit", str(data), "--target", "y", "-o", str(model)]) == 0
+    assert "makes no split" not in capsys.readouterr().err
+    fitted = treeboost.load(model)
+    assert any(t.node_count > 1 for trees in fitted.trees_ for t in trees)
+    assert main(["fit", str(data), "--target", "y", "--param", "min_samples_leaf=20",
+                 "-o", str(model)]) == 0
+    assert ("warning: the fitted model makes no split: it predicts the same for every "
+            "row (25 training rows, min_samples_leaf=20)") in capsys.readouterr().err
+
+
+# -- item 11: what users of other command lines expect -----------------------------------------
+def test_version_and_a_bare_command_print_and_run_nothing(tmp_path, capsys, monkeypatch):
+    import treeboost
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.strip() == f"treeboost {treeboost.__version__}"
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: treeboost") and "demo" in out
+    assert list(tmp_path.iterdir()) == []           # no demo pictures here
+
+
+def test_help_imports_nothing_heavy():
+    code = ("import sys\nfrom treeboost.cli import main\n"
+            "try:\n    main(['fit', '--help'])\nexcept SystemExit:\n    pass\n"
+            "heavy = [m for m in ('numpy', 'pandas', 'sklearn', 'numba') if m in sys.modules]\n"
+            "print('HEAVY', heavy)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert "HEAVY []" in out.stdout, out.stdout + out.stderr
+    # the estimators are still there, as attributes and to import
+    import treeboost
+    assert "RandomForestClassifier" in dir(treeboost) and "load" in treeboost.__all__
+    from treeboost import RandomForestClassifier
+    assert treeboost.RandomForestClassifier is RandomForestClassifier
+
+
+def test_separator_encoding_and_dates(tmp_path, capsys):
+    import treeboost
+    frame = _small(30).drop(columns=["num"])
+    frame["city"] = np.where(frame["x"] > 1, "Liège", "Namur")
+    frame["day"] = pd.date_range("2024-01-01", periods=30).strftime("%Y-%m-%d")
+    semicolon = tmp_path / "semi.csv"
+    frame.to_csv(semicolon, sep=";", index=False, encoding="latin-1")
+    model = tmp_path / "m.tbm"
+    line = cli_error(["fit", str(semicolon), "--target", "y", "-o", str(model)], capsys)
+    assert "--encoding" in line
+    assert main(["fit", str(semicolon), "--target", "y", "--model", "tree", "--encoding",
+                 "latin-1", "-o", str(model)]) == 0
+    assert "read as dates: day" in capsys.readouterr().err
+    fitted = treeboost.load(model)
+    assert list(fitted.feature_names_in_) == ["generation", "x", "city", "day"]
+    assert fitted._encoder.datetime_zones_[3] is not None
+    tab = tmp_path / "tab.tsv"
+    frame.to_csv(tab, sep="\t", index=False)
+    assert main(["predict", str(model), str(tab), "-o", str(tmp_path / "p.csv")]) == 0
+    assert main(["predict", str(model), str(tab), "--sep", "\\t", "-o",
+                 str(tmp_path / "q.csv")]) == 0
+    assert (tmp_path / "p.csv").read_text() == (tmp_path / "q.csv").read_text()
+    frame.loc[2, "day"] = "soon"
+    frame.to_csv(tab, sep="\t", index=False)
+    line = cli_error(["predict", str(model), str(tab)], capsys)
+    assert "column 'day'" in line and "'soon'" in line
+
+
+def test_validation_file_weights_and_threads(tmp_path, capsys):
+    import treeboost
+    from treeboost import DecisionTreeClassifier
+    frame = _small(40).drop(columns=["num"])
+    frame["w"] = np.random.RandomState(3).uniform(0.1, 3, len(frame)).round(2)
+    train, valid = tmp_path / "train.csv", tmp_path / "valid.csv"
+    frame.iloc[:30].to_csv(train, index=False)
+    frame.iloc[30:].to_csv(valid, index=False)
+    model = tmp_path / "m.tbm"
+    assert main(["fit", str(train), "--target", "y", "--model", "tree", "--valid",
+                 str(valid), "--weight", "w", "--threads", "1", "--param",
+                 "random_state=0", "-o", str(model)]) == 0
+    out = capsys.readouterr().out
+    assert "fitted on 30 rows x 2 columns" in out
+    assert f"Scores on the 10 rows of --valid {valid}" in out
+    fitted = treeboost.load(model)
+    X = frame.iloc[:30][["generation", "x"]]
+    expected = DecisionTreeClassifier(random_state=0).fit(
+        X, frame.iloc[:30]["y"], sample_weight=frame.iloc[:30]["w"].to_numpy())
+    np.testing.assert_array_equal(fitted.tree_.value, expected.tree_.value)
+    frame.loc[1, "w"] = -1
+    frame.to_csv(train, index=False)
+    line = cli_error(["fit", str(train), "--target", "y", "--weight", "w", "--drop", "row",
+                      "--model", "tree", "-o", str(model)], capsys)
+    assert "--weight w" in line and "-1.0 in data row 2" in line
+    assert "--threads" in cli_error(["predict", str(model), str(valid), "--threads", "0"],
+                                    capsys)
+
+
+def test_shap_values_and_importances_to_csv(model_and_data, tmp_path, capsys):
+    import treeboost
+    model, data = model_and_data
+    shap_csv = tmp_path / "shap.csv"
+    assert main(["explain", str(model), str(data), "-o", str(shap_csv)]) == 0
+    table = pd.read_csv(shap_csv)
+    assert list(table.columns) == ["explained_output", "x", "z", "expected_value", "output"]
+    np.testing.assert_allclose(table[["x", "z"]].sum(axis=1) + table["expected_value"],
+                               table["output"], atol=1e-9)
+    assert len(table) == 60
+    imp_csv = tmp_path / "imp.csv"
+    assert main(["explain", str(model), "-o", str(imp_csv)]) == 0
+    imp = pd.read_csv(imp_csv)
+    fitted = treeboost.load(model)
+    assert list(imp["feature"]) == ["x", "z"][::1 if fitted.feature_importances_[0] >=
+                                                  fitted.feature_importances_[1] else -1]
+    np.testing.assert_allclose(imp["importance"].sum(), 1.0)
+    assert "written to" in capsys.readouterr().err
+
+
+# -- item 12: words that mislead ---------------------------------------------------------------
+def test_install_hints_name_the_package_to_install():
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    files = list((root / "treeboost").rglob("*.py")) + list((root / "examples").glob("*.py"))
+    # treeboost is installed from its source: an extra of a package on PyPI is no hint
+    found = [str(f) for f in files if "pip install treeboost[" in f.read_text()]
+    assert found == []
+
+
+def test_boosting_trace_says_what_it_prints_and_prints_a_few():
+    from sklearn.metrics import log_loss
+
+    from treeboost import GradientBoostingClassifier
+    from treeboost.cli import _trace_lines
+    frame = _small(80).drop(columns=["num", "row"])
+    X, y = frame[["generation", "x"]], frame["y"]
+    model = GradientBoostingClassifier(n_estimators=12, max_depth=2, random_state=0).fit(X, y)
+    lines = list(_trace_lines(model))
+    assert lines[0] == ("\nBoosting trace (log loss per iteration: the model's train_score_ "
+                        "divided by 2):")
+    rows = [line for line in lines if line.startswith("  [")]
+    assert [r.split("]")[0] for r in rows] == ["  [1", "  [2", "  [3", "  [4", "  [5", "  [12"]
+    assert "  ... (6 iterations not shown)" in lines
+    last = float(rows[-1].split()[-1])
+    assert last == pytest.approx(log_loss(y, model.predict_proba(X)), abs=2e-6)
+
+
+def test_one_tree_is_not_one_trees_and_a_long_path_is_not_cut(model_and_data, tmp_path,
+                                                              capsys):
+    model, data = model_and_data
+    line = cli_error(["explain", str(model), "--tree", "3"], capsys)
+    assert line.endswith("the model has 1 tree")
+    folder = tmp_path / ("a_long_folder_name_without_any_space_" * 3)
+    folder.mkdir()
+    long = folder / "rows.csv"
+    long.write_bytes(data.read_bytes())
+    assert main(["explain", str(model), str(long), "--top", "1"]) == 0
+    out = capsys.readouterr().out
+    assert any(str(long) in row for row in out.splitlines())

@@ -33,7 +33,7 @@ def fitted(tmp_path_factory):
     finally:
         sys.stdout, sys.stderr = stdout, stderr
     assert code == 0, err.getvalue()
-    return path, out.getvalue()
+    return path, out.getvalue() + err.getvalue()     # the notes go to standard error
 
 
 def _frame_as_model_reads_it(columns):
@@ -77,8 +77,8 @@ def test_raw_titanic_fits_with_gbdt_and_tree(tmp_path, capsys):
         params = QUICK if model == "gbdt" else ["--param", "max_depth=4"]
         assert main(["fit", str(TITANIC), "--target", "Survived", "--model", model,
                      *params, "-o", str(path)]) == 0
-        out = capsys.readouterr().out
-        assert f"{name} fitted" in out and "identify rows" in out
+        out, err = capsys.readouterr()
+        assert f"{name} fitted" in out and "identify rows" in err
         assert list(treeboost.load(path).feature_names_in_) == FEATURES
 
 
@@ -124,7 +124,7 @@ def test_keep_ids(tmp_path, capsys):
     path = tmp_path / "m.tbm"
     assert main(["fit", str(TITANIC), "--target", "Survived", "--model", "tree",
                  "--keep-ids", "--drop", "Name,Ticket,Cabin", "-o", str(path)]) == 0
-    assert "identify rows" not in capsys.readouterr().out
+    assert "identify rows" not in capsys.readouterr().err
     assert "PassengerId" in treeboost.load(path).feature_names_in_
 
 

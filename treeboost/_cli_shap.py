@@ -152,7 +152,9 @@ def shap_lines(model, X, values, expected_value, top=5, row_names=None, target="
                f"{source}.  The {shap.meaning}; each row's output is the expected value "
                f"plus the sum of its features' SHAP values.  Shown: the {top} feature(s) "
                f"of largest |SHAP value| per row.")
-    yield from textwrap.wrap(heading, width=88)
+    # a long file name is moved whole to the next line, never cut
+    yield from textwrap.wrap(heading, width=88, break_long_words=False,
+                             break_on_hyphens=False)
     if np.unique(shap.expected).size == 1:
         yield f"expected value: {shap.expected[0]:.6f}"
     # the largest |value| first; a stable sort keeps column order among ties

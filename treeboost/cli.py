@@ -176,22 +176,128 @@ def _pandas():
     try:
         import pandas as pd
     except ImportError:
-        raise UserError("reading CSV files needs pandas: pip install treeboost[pandas]") from None
+        raise UserError("reading CSV files needs pandas: pip install pandas") from None
     return pd
 
 
-def _read_csv(path, **kwargs):
+#: Notes waiting for the checks of the command line to pass (see :func:`_note`).
+_NOTES = []
+
+
+def _note(text):
+    """A line on standard error about a decision the command took on the data; kept until
+    :func:`_flush_notes`, so that a command refused for a mistake prints its one error
+    line alone."""
+    _NOTES.append(f"treeboost: note: {text}")
+
+
+def _flush_notes():
+    while _NOTES:
+        print(_NOTES.pop(0), file=sys.stderr)
+
+
+def _warn(text):
+    print(f"treeboost: warning: {text}", file=sys.stderr)
+
+
+#: A column holding numbers is noted as read as categories when at most this share of its
+#: cells (or one cell) is text: a stray ``n/a`` or typo rather than a text column.
+STRAY_TEXT_SHARE = 0.05
+
+#: Separators tried, in this order, when ``--sep`` is not given.
+SEPARATORS = (",", ";", "\t", "|")
+#: How much of a file the separator is guessed from.
+SNIFF_BYTES = 2 ** 16
+
+
+def _sniff_separator(path, encoding):
+    """The first of :data:`SEPARATORS` that splits the file's first lines into the same
+    number (at least two) of fields; a comma when none does (a one-column file)."""
+    import csv
+    import io
+    try:
+        with open(path, encoding=encoding, errors="replace", newline="") as fh:
+            sample = fh.read(SNIFF_BYTES)
+    except FileNotFoundError:
+        raise UserError(f"no such file: {path}") from None
+    except LookupError:
+        raise UserError(f"--encoding {encoding}: no such encoding") from None
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(sample) == SNIFF_BYTES:      # the last line may be cut: leave it out
+        sample = sample[:sample.rfind("\n") + 1] or sample
+    for sep in SEPARATORS:
+        try:
+            widths = {len(row) for row in csv.reader(io.StringIO(sample), delimiter=sep)
+                      if row}
+        except csv.Error:
+            continue
+        if len(widths) == 1 and widths.pop() > 1:
+            return sep
+    return ","
+
+
+def _read_csv(path, options=None, **kwargs):
+    """``path`` read by pandas with the ``--sep`` (sniffed when not given) and
+    ``--encoding`` of ``options``."""
     pd = _pandas()
     if os.path.isdir(path):
         raise UserError(f"{path} is a directory, not a CSV file")
+    encoding = getattr(options, "encoding", None) or "utf-8"
+    sep = getattr(options, "sep", None)
+    sep = {"\\t": "\t", "tab": "\t"}.get(sep, sep)     # `--sep '\t'` as typed in a shell
+    if sep is None:
+        sep = _sniff_separator(path, encoding)
     try:
-        return pd.read_csv(path, **kwargs)
+        return pd.read_csv(path, sep=sep, encoding=encoding, **kwargs)
     except FileNotFoundError:
         raise UserError(f"no such file: {path}") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+    except LookupError:
+        raise UserError(f"--encoding {encoding}: no such encoding") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"cannot read {path} as {encoding} text (byte {exc.start} is not "
+                        f"{encoding}): give its encoding, e.g. --encoding latin-1") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         raise UserError(f"cannot read {path} as CSV ({exc})") from None
     except OSError as exc:
         raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+#: A cell that reads as a date: ISO 8601 (``2024-03-01``, ``2024-03-01 12:30``,
+#: ``2024-03-01T12:30:00.5+01:00``).  A column whose every non-missing cell is one becomes
+#: a datetime column, which the estimators split as points in time.
+DATE_PATTERN = (r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?"
+                r"(?:Z|[+-]\d{2}:?\d{2})?")
+
+
+def _as_dates(series):
+    """``series`` as datetimes when it holds text and every non-missing cell is an ISO 8601
+    date, else None.  Cells with a time zone are converted to UTC."""
+    pd = _pandas()
+    if _is_numeric(series) or pd.api.types.is_bool_dtype(series.dtype) \
+            or pd.api.types.is_datetime64_any_dtype(series.dtype):
+        return None
+    text = series.dropna().astype(str).str.strip()
+    if text.empty or not text.str.fullmatch(DATE_PATTERN).all():
+        return None
+    zoned = text.str.contains(r"(?:Z|[+-]\d{2}:?\d{2})$", regex=True)
+    if zoned.any() and not zoned.all():
+        return None         # some with a zone, some without: no common clock
+    try:
+        return pd.to_datetime(series, format="ISO8601", utc=bool(zoned.any()))
+    except (ValueError, TypeError, OverflowError):
+        return None
+
+
+def _parse_dates(frame, columns):
+    """Turn the date columns among ``columns`` into datetimes, in place; their names."""
+    found = []
+    for col in columns:
+        dates = _as_dates(frame[col])
+        if dates is not None:
+            frame[col] = dates
+            found.append(col)
+    return found
 
 
 def _is_numeric(series):
@@ -202,10 +308,13 @@ def _is_numeric(series):
 
 
 def _prepare_features(frame):
-    """Every column that is not numbers (text of any pandas dtype: object, ``string``,
-    pandas 3's ``str``; booleans) becomes categorical; missing values stay missing."""
+    """Every column that is not numbers or dates (text of any pandas dtype: object,
+    ``string``, pandas 3's ``str``; booleans) becomes categorical; missing values stay
+    missing."""
+    pd = _pandas()
     for col in frame.columns:
-        if not _is_numeric(frame[col]):
+        if not (_is_numeric(frame[col])
+                or pd.api.types.is_datetime64_any_dtype(frame[col].dtype)):
             frame[col] = frame[col].astype("category")
     return frame
 
@@ -236,17 +345,32 @@ def _row_number(frame, position):
 MIN_IDENTIFIER_VALUES = 20
 
 
+#: An integer column of distinct values is a row number or a key when its values span at
+#: most this many times as many integers as it has values (1, 2, 3 ... with gaps) ...
+DENSE_SPAN = 2
+#: ... or when a word of its name says it is one (``PassengerId``, ``customer_id``, ``key``).
+ID_NAME = r"(?:^|[^a-z])(?:id|ids|key|index|no|num|number)(?:[^a-z]|$)|[a-z]I[dD](?:[^a-z]|$)"
+
+
+def _looks_like_id_name(name):
+    import re
+    return bool(re.search(ID_NAME, name) or re.search(ID_NAME, name.lower()))
+
+
 def identifier_columns(frame, exclude=()):
     """Columns of ``frame`` that identify rows rather than describe them.
 
     A column is an identifier when
 
-    * it holds text (any non-numeric, non-boolean dtype) or integers: a float column of
-      distinct values is a measurement (a fare, a weight) and stays a feature;
-    * no non-missing value occurs twice (``nunique == count``): a text category seen once
-      cannot be learned from, and an integer that differs on every row is a row number
-      or a key;
-    * it has at least :data:`MIN_IDENTIFIER_VALUES` non-missing values.
+    * no non-missing value occurs twice (``nunique == count``) and it has at least
+      :data:`MIN_IDENTIFIER_VALUES` non-missing values; and
+    * it holds text (any non-numeric, non-boolean, non-date dtype): a category seen once
+      cannot be learned from; or
+    * it holds integers that count rows or name them: their values are dense (they span
+      at most :data:`DENSE_SPAN` times as many integers as there are values, as row
+      numbers do) or the column's name says it is a key (:data:`ID_NAME`: ``PassengerId``,
+      ``order_id``, ``key``).  Other integers of distinct values are measurements (a
+      quantity, an amount in cents) and stay features, as floats do.
 
     Parameters
     ----------
@@ -266,13 +390,19 @@ def identifier_columns(frame, exclude=()):
             continue
         series = frame[col]
         dtype = series.dtype
-        if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_float_dtype(dtype):
+        if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_float_dtype(dtype) \
+                or pd.api.types.is_datetime64_any_dtype(dtype):
             continue
         if _is_numeric(series) and not pd.api.types.is_integer_dtype(dtype):
             continue        # complex numbers, or anything else numeric but not integer
         count = int(series.count())
-        if count >= MIN_IDENTIFIER_VALUES and series.nunique(dropna=True) == count:
-            found.append(col)
+        if count < MIN_IDENTIFIER_VALUES or series.nunique(dropna=True) != count:
+            continue
+        if _is_numeric(series):
+            span = float(series.max()) - float(series.min()) + 1
+            if span > DENSE_SPAN * count and not _looks_like_id_name(str(col)):
+                continue
+        found.append(col)
     return found
 
 
@@ -292,14 +422,20 @@ def _feature_columns(frame, args):
                         f"(columns: {', '.join(columns)})")
     if args.target in drop:
         raise UserError(f"--drop {args.target}: that is the target")
-    ids = [] if args.keep_ids else [c for c in identifier_columns(frame, [args.target])
+    if args.weight is not None and args.weight not in columns:
+        raise UserError(f"--weight {args.weight}: no such column in {args.data} (columns: "
+                        f"{', '.join(columns)})")
+    if args.weight is not None:
+        drop = [c for c in drop if c != args.weight]
+    exclude = [args.target, args.weight]
+    ids = [] if args.keep_ids else [c for c in identifier_columns(frame, exclude)
                                     if c not in drop]
     if ids:
-        print(f"not used as features, they identify rows (no value repeats): "
+        _note(f"not used as features, they identify rows (no value repeats): "
               f"{', '.join(ids)} (--keep-ids keeps them)")
     if drop:
         print(f"not used as features (--drop): {', '.join(drop)}")
-    features = [c for c in frame.columns if c != args.target and c not in drop
+    features = [c for c in frame.columns if c not in exclude and c not in drop
                 and c not in ids]
     if not features:
         raise UserError(f"{args.data} has no feature column left besides the target "
@@ -376,7 +512,11 @@ def _target(frame, args):
                             f"{_row_number(frame, bad[0])}")
         return values, task
     if _is_numeric(y):
-        return y.to_numpy(), task
+        values = y.to_numpy()
+        if values.dtype.kind == "f" and np.all(np.mod(values, 1) == 0):
+            # 0/1 read as floats because of an empty cell: the classes stay 0 and 1
+            values = values.astype(np.int64)
+        return values, task
     if y.dtype == bool:
         return y.to_numpy(dtype=bool), task
     # pandas 3 reads text as its `str` dtype; the model's classes_ (and the predictions
@@ -384,25 +524,27 @@ def _target(frame, args):
     return y.astype(str).to_numpy(dtype=object), task
 
 
-def _split(X, y, task, args, n_rows):
+def _split(X, y, task, args, n_rows, weight=None):
+    """Training and held-out parts: ``Xtr, Xte, ytr, yte, wtr``."""
     import numpy as np
     from sklearn.model_selection import train_test_split
     stratify = None
     if task == "classification":
         _, counts = np.unique(y, return_counts=True)
         stratify = y if counts.min() >= 2 else None
+    arrays = [X, y] + ([] if weight is None else [weight])
     try:
-        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=args.test_size,
-                                              stratify=stratify,
-                                              random_state=args.random_state)
+        parts = train_test_split(*arrays, test_size=args.test_size, stratify=stratify,
+                                 random_state=args.random_state)
     except ValueError as exc:
         raise UserError(f"{args.data} has {n_rows} rows with a target: too few to hold out "
                         f"--test-size {args.test_size} ({exc})") from None
+    Xtr, Xte, ytr, yte = parts[:4]
     if np.unique(ytr).size < 2:
         raise UserError(f"{args.data} has {n_rows} rows with a target: the training part "
                         f"({len(ytr)} rows after holding out --test-size {args.test_size}) "
                         f"has a single target value; nothing to learn")
-    return Xtr, Xte, ytr, yte
+    return Xtr, Xte, ytr, yte, (parts[4] if weight is not None else None)
 
 
 def _report(model, task, yte, pred, Xte, ytr):
@@ -463,44 +605,165 @@ def _unseen_categories(Xtr, Xte):
     return lines
 
 
-def fit(args):
-    import treeboost
-
+def _check_fit_options(args):
     if not 0 < args.test_size < 1:
         raise UserError(f"--test-size must be a fraction strictly between 0 and 1, got "
                         f"{args.test_size}")
     if args.output == "-":
         raise UserError("-o -: a model file is binary and is not written to standard "
                         "output; give a file name such as model.tbm")
-    _check_output(args.output, inputs=[args.data])
-    frame = _read_csv(args.data)
+    if args.weight is not None and args.weight == args.target:
+        raise UserError(f"--weight {args.weight}: that is the target")
+    _check_output(args.output, inputs=[args.data] + ([args.valid] if args.valid else []))
+
+
+def _rows_with_target(frame, path, args):
+    """``frame`` without its rows whose target is empty (a line says how many)."""
+    if len(frame) == 0:
+        raise UserError(f"{path} has a header but no data rows")
     if args.target not in frame.columns:
-        raise UserError(f"column {args.target!r} is not in {args.data} (columns: "
+        raise UserError(f"column {args.target!r} is not in {path} (columns: "
                         f"{', '.join(map(str, frame.columns))})")
-    frame = frame.dropna(subset=[args.target])
-    if frame[args.target].nunique() < 2:
-        raise UserError(f"the target {args.target!r} has a single value; nothing to learn")
+    empty = int(frame[args.target].isna().sum())
+    if empty == len(frame):
+        raise UserError(f"the target {args.target!r} is empty in every row of {path}")
+    if empty:
+        _note(f"{empty} of the {len(frame)} rows of {path} have no {args.target} (an empty "
+              f"cell): left out")
+    return frame.dropna(subset=[args.target])
+
+
+def _note_text_in_numbers(frame, columns):
+    """Name each column read as categories because a few of its cells are not numbers (a
+    stray ``n/a``, a typo): its numbers lose their order, and the cells are worth fixing."""
+    pd = _pandas()
+    for col in columns:
+        series = frame[col]
+        if _is_numeric(series) or pd.api.types.is_bool_dtype(series.dtype) \
+                or pd.api.types.is_datetime64_any_dtype(series.dtype):
+            continue
+        values = series.dropna()
+        text = pd.to_numeric(values.astype(str), errors="coerce").isna().to_numpy()
+        if 0 < text.sum() <= max(1, STRAY_TEXT_SHARE * len(values)) < len(values):
+            i = int(text.argmax())
+            _note(f"column {col!r} is read as categories, not numbers: {int(text.sum())} of "
+                  f"its {len(values)} cells are not numbers ({values.iloc[i]!r} in data row "
+                  f"{int(values.index[i]) + 1}); correct or empty them to use its numbers")
+
+
+def _weights(frame, args):
+    """The ``--weight`` column as finite, non-negative floats."""
+    import numpy as np
+    if args.weight is None:
+        return None
+    w = frame[args.weight]
+    if not _is_numeric(w):
+        raise UserError(f"--weight {args.weight}: the column holds text, not numbers")
+    values = w.to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = np.flatnonzero(~(np.isfinite(values) & (values >= 0)))
+    if bad.size:
+        raise UserError(f"--weight {args.weight}: weights must be finite numbers >= 0, got "
+                        f"{values[bad[0]]} in data row {_row_number(frame, bad[0])}")
+    if not values.sum() > 0:
+        raise UserError(f"--weight {args.weight}: every weight is 0")
+    return values
+
+
+def _base_params(model_name, n_train):
+    """The parameters ``--model`` starts from (:data:`MODEL_PARAMS`), with a leaf size
+    that lets a small file be learned from: at most a tenth of the training rows."""
+    params = dict(MODEL_PARAMS.get(model_name, {}))
+    if "min_samples_leaf" in params:
+        params["min_samples_leaf"] = max(1, min(params["min_samples_leaf"], n_train // 10))
+    return params
+
+
+def _set_threads(args, model=None):
+    """``--threads``: the engine's threads, and the jobs of an ensemble that has them."""
+    n = getattr(args, "threads", None)
+    if n is None:
+        return
+    if n < 1:
+        raise UserError(f"--threads must be at least 1, got {n}")
+    if model is None:
+        import numba
+        numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    elif "n_jobs" in model.get_params(deep=False) and not any(
+            p.startswith("n_jobs=") for p in getattr(args, "param", None) or []):
+        model.set_params(n_jobs=n)
+
+
+def _warn_if_constant(model, n_train):
+    """A model none of whose trees splits predicts the same for every row: say so."""
+    trees = _trees_of(model)
+    if trees and all(t.node_count <= 1 for t in trees):
+        params = model.get_params(deep=False)
+        leaf = params.get("min_samples_leaf")
+        _warn(f"the fitted model makes no split: it predicts the same for every row "
+              f"({n_train} training rows" + (f", min_samples_leaf={leaf}" if leaf else "")
+              + "); try --param min_samples_leaf=1 or more rows")
+
+
+def fit(args):
+    import treeboost
+    pd = _pandas()
+    _check_fit_options(args)
+    _set_threads(args)
+    frame = _rows_with_target(_read_csv(args.data, args), args.data, args)
     if frame.shape[1] < 2:
         raise UserError(f"{args.data} has no column besides the target {args.target!r}")
-    y, task = _target(frame, args)
+    # before the identifiers are picked: a column of distinct dates is a feature
+    dates = _parse_dates(frame, [c for c in frame.columns if c not in (args.target,
+                                                                        args.weight)])
     features = _feature_columns(frame, args)
+    dates = [c for c in dates if c in features]
+    if dates:
+        _note(f"read as dates: {', '.join(dates)}")
+    used = features + [args.target] + ([args.weight] if args.weight else [])
+    n_train = len(frame)
+    if args.valid is not None:
+        valid = _rows_with_target(_read_csv(args.valid, args), args.valid, args)
+        missing = [c for c in used if c not in valid.columns]
+        if missing:
+            raise UserError(f"--valid {args.valid} lacks the columns {', '.join(missing)} "
+                            f"of {args.data}")
+        _refuse_non_dates(valid, dates, args.valid)
+        # one frame, so that both files' columns get the same types and categories
+        frame = pd.concat([frame[used], valid[used]])
+    else:
+        frame = frame[used]
+    if frame[args.target].iloc[:n_train].nunique() < 2:
+        raise UserError(f"the target {args.target!r} has a single value in {args.data}; "
+                        f"nothing to learn")
+    _note_text_in_numbers(frame, features)
     _refuse_infinity(frame, features, args.data)
+    y, task = _target(frame, args)
+    weight = _weights(frame, args)
     X = _prepare_features(frame[features].copy())
     name = MODELS[args.model][0 if task == "classification" else 1]
     cls = getattr(treeboost, name, None)
     if cls is None:
         raise UserError(f"--model {args.model} is not available in this treeboost")
-    model = _make_model(name, cls, args.param, MODEL_PARAMS.get(args.model))
-    Xtr, Xte, ytr, yte = _split(X, y, task, args, len(y))
+    if args.valid is not None:
+        Xtr, Xte, ytr, yte = X.iloc[:n_train], X.iloc[n_train:], y[:n_train], y[n_train:]
+        wtr = None if weight is None else weight[:n_train]
+        where = f"the {len(yte)} rows of --valid {args.valid}"
+    else:
+        Xtr, Xte, ytr, yte, wtr = _split(X, y, task, args, len(y), weight)
+        where = f"the {len(yte)} held-out rows (--test-size {args.test_size:g})"
+    model = _make_model(name, cls, args.param, _base_params(args.model, len(ytr)))
+    _set_threads(args, model)
+    _flush_notes()
     t = time.perf_counter()
     try:
-        model.fit(Xtr, ytr)
+        model.fit(Xtr, ytr, **({} if wtr is None else {"sample_weight": wtr}))
     except (ValueError, TypeError) as exc:
         raise UserError(f"cannot fit {name} on {args.data}: {exc}") from None
     fit_time = time.perf_counter() - t
     print(f"{name} fitted on {len(ytr)} rows x {X.shape[1]} columns in {fit_time:.2f} s.")
-    print(f"Scores on the {len(yte)} held-out rows (--test-size {args.test_size:g}), which "
-          f"the fit did not see:")
+    _warn_if_constant(model, len(ytr))
+    print(f"Scores on {where}, which the fit did not see"
+          + (" (unweighted)" if weight is not None else "") + ":")
     _report(model, task, yte, model.predict(Xte), Xte, ytr)
     for line in _unseen_categories(Xtr, Xte):
         print(line)
@@ -565,7 +828,8 @@ def _refuse_text_in_numbers(frame, model, columns, path):
     if flags is None or len(flags) != len(columns):
         return
     for col, flag in zip(columns, flags):
-        if flag or _is_numeric(frame[col]):
+        if flag or _is_numeric(frame[col]) \
+                or pd.api.types.is_datetime64_any_dtype(frame[col].dtype):
             continue
         values = frame[col]
         numbers = pd.to_numeric(values, errors="coerce")
@@ -601,12 +865,36 @@ class ModelInput(NamedTuple):
     ignored: list       #: columns of the file the model does not use
 
 
-def _read_model_input(model, path, id_column=None):
+def _date_columns(model, columns):
+    """Columns the model learned as dates."""
+    zones = getattr(getattr(model, "_encoder", None), "datetime_zones_", None)
+    if not isinstance(zones, list) or len(zones) != len(columns):
+        return []
+    return [c for c, zone in zip(columns, zones) if zone is not None]
+
+
+def _refuse_non_dates(frame, columns, path):
+    """Read the model's date columns as dates; a cell that is not one is named."""
+    pd = _pandas()
+    for col in columns:
+        if pd.api.types.is_datetime64_any_dtype(frame[col].dtype):
+            continue
+        dates = _as_dates(frame[col])
+        if dates is None:
+            text = frame[col].dropna().astype(str)
+            bad = ~text.str.strip().str.fullmatch(DATE_PATTERN)
+            example = f" ({text[bad].iloc[0]!r})" if bad.any() else ""
+            raise UserError(f"column {col!r} of {path} holds cells that are not dates"
+                            f"{example} but the model was fitted with dates in it")
+        frame[col] = dates
+
+
+def _read_model_input(model, path, id_column=None, options=None):
     """Read the columns ``model`` was fitted with (its CLI record, else
     ``feature_names_in_``) from ``path``; other columns (the identifiers ``fit`` left out,
     the target) are ignored, a missing one is refused."""
     info = _cli_info(model)
-    header = _read_csv(path, nrows=0)
+    header = _read_csv(path, options, nrows=0)
     target = info.get("target")
     columns = info.get("columns") or list(getattr(model, "feature_names_in_",
                                                   [c for c in header.columns if c != target]))
@@ -622,12 +910,13 @@ def _read_model_input(model, path, id_column=None):
     # the id is carried through as written (leading zeros kept); a feature column read
     # as text is turned back into numbers below when the model learned numbers
     dtypes = {c: str for c in text + ([id_column] if id_column is not None else [])}
-    frame = _read_csv(path, dtype=dtypes)
+    frame = _read_csv(path, options, dtype=dtypes)
     if len(frame) == 0:
         raise UserError(f"{path} has a header but no data rows")
     ids = frame[id_column].copy() if id_column is not None else None
     ignored = [str(c) for c in frame.columns if c not in columns]
     frame = frame[columns].copy()
+    _refuse_non_dates(frame, _date_columns(model, columns), path)
     _refuse_text_in_numbers(frame, model, columns, path)
     _refuse_infinity(frame, columns, path)
     return ModelInput(_prepare_features(frame), ids, ignored)
@@ -639,8 +928,10 @@ def predict(args):
     kind = "through" if to_stdout else _check_output(args.output, inputs=inputs)
     if to_stdout:
         _stdout()
+    _set_threads(args)
     model = _load_model(args.model)
-    data = _read_model_input(model, args.data, args.id)
+    _set_threads(args, model)
+    data = _read_model_input(model, args.data, args.id, args)
     X = data.X
     out = X[[]].copy()
     if data.ids is not None:
@@ -708,10 +999,25 @@ def explain(args):
     if args.id is not None and args.data is None:
         raise UserError("--id names the rows of a DATA.csv: treeboost explain MODEL "
                         "DATA.csv --shap --id COL")
+    if args.output not in (None, "-"):
+        _check_output(args.output, inputs=[args.model] + ([args.data] if args.data else []))
+    _set_threads(args)
     model = _load_model(args.model)
+    _set_threads(args, model)
     if args.data is not None:
         return _explain_rows(model, args)
     return _explain_model(model, args)
+
+
+def _write_table(table, args, what):
+    """``table`` (a DataFrame) as CSV to ``-o`` (``-`` for standard output), and a line
+    saying so."""
+    if args.output == "-":
+        _write_stdout(lambda fh: table.to_csv(fh, index=False))
+        return 0
+    _write_file(args.output, lambda fh: table.to_csv(fh, index=False))
+    print(f"{what} written to {args.output}", file=sys.stderr)
+    return 0
 
 
 def _explain_rows(model, args):
@@ -721,7 +1027,7 @@ def _explain_rows(model, args):
         from .inspection import shap_values
     except ImportError as exc:      # a build without the SHAP module
         raise UserError(f"SHAP values are not available in this treeboost ({exc})") from None
-    data = _read_model_input(model, args.data, args.id)
+    data = _read_model_input(model, args.data, args.id, args)
     try:
         values, expected = shap_values(model, data.X)
     except (ValueError, TypeError) as exc:
@@ -731,10 +1037,28 @@ def _explain_rows(model, args):
     if data.ids is not None:
         names = [f"{args.id} {v}" for v in data.ids.fillna("(missing)").astype(str)]
     target = _cli_info(model).get("target") or "y"
+    if args.output is not None:
+        return _write_table(_shap_table(model, data, values, expected, target, args), args,
+                            f"SHAP values of {len(data.X)} rows")
     for line in shap_lines(model, data.X, values, expected, top=args.top, row_names=names,
                            target=target, source=args.data):
         print(line)
     return 0
+
+
+def _shap_table(model, data, values, expected, target, args):
+    """One row per row of the data: its id (``--id``), the output explained, one column
+    of SHAP values per feature, the expected value and the output (their sum)."""
+    from ._cli_shap import explained_output
+    pd = _pandas()
+    shap = explained_output(model, data.X, values, expected, target)
+    table = pd.DataFrame(shap.values, columns=[str(c) for c in data.X.columns])
+    if data.ids is not None:
+        table.insert(0, args.id, data.ids.to_numpy())
+    table.insert(1 if data.ids is not None else 0, "explained_output", shap.label)
+    table["expected_value"] = shap.expected
+    table["output"] = shap.output
+    return table
 
 
 def _raw_score_note(model, index, target):
@@ -763,7 +1087,9 @@ def _raw_score_note(model, index, target):
                 f"included, not probabilities: a class's score is {total} of its trees' "
                 f"leaf values, and softmax over the classes' scores gives the "
                 f"probabilities.")
-    return textwrap.fill(text, width=88, initial_indent="  ", subsequent_indent="  ")
+    # a long file or column name is moved whole to the next line, never cut
+    return textwrap.fill(text, width=88, initial_indent="  ", subsequent_indent="  ",
+                         break_long_words=False, break_on_hyphens=False)
 
 
 def _explain_model(model, args):
@@ -771,11 +1097,19 @@ def _explain_model(model, args):
     import numpy as np
     from .trees.export import export_rules
     names = list(getattr(model, "feature_names_in_", [])) or None
+    if args.output is not None:
+        imp = getattr(model, "feature_importances_", None)
+        if imp is None:
+            raise UserError(f"{args.model} has no feature importances to write")
+        names = names or [f"x{i}" for i in range(len(imp))]
+        table = _pandas().DataFrame({"feature": names, "importance": imp})
+        table = table.sort_values("importance", ascending=False, kind="stable")
+        return _write_table(table, args, f"importances of {len(imp)} features")
     trees = _trees_of(model)
     if trees:
         if not 0 <= args.tree < len(trees):
-            raise UserError(f"--tree {args.tree} is out of range: the model has {len(trees)} "
-                            f"trees")
+            raise UserError(f"--tree {args.tree} is out of range: the model has "
+                            f"{_count(len(trees), 'tree')}")
         target = _cli_info(model).get("target")
         print(f"Rules of tree {args.tree} of {len(trees)}:")
         if hasattr(model, "trees_"):
@@ -794,16 +1128,67 @@ def _explain_model(model, args):
         for i in np.argsort(imp)[::-1]:
             print(f"  {names[i]:<20} {imp[i]:.4f}")
     if hasattr(model, "train_score_") and len(getattr(model, "train_score_", [])):
-        val = getattr(model, "validation_score_", [])
-        # HistGradientBoosting's early-stopping scores start before the first iteration
-        first = 0 if len(model.train_score_) == getattr(model, "n_estimators_", -1) + 1 \
-            else 1
-        print("\nBoosting trace (" + ("early-stopping score" if first == 0 else "loss")
-              + " per iteration):")
-        for i, tr in enumerate(model.train_score_):
-            v = f"  validation {val[i]:.6f}" if len(val) > i else ""
-            print(f"  [{i + first}] training {tr:.6f}{v}")
+        for line in _trace_lines(model):
+            print(line)
     return 0
+
+
+#: Iterations of the boosting trace printed first; the last one follows.
+TRACE_HEAD = 5
+#: What the losses' metric names mean, for the trace's heading.
+_METRICS = {"binary_logloss": "log loss", "multi_logloss": "log loss",
+            "l2/2": "half squared error", "l1": "absolute error"}
+
+
+def _trace_scale(model):
+    """``(factor, name)``: ``train_score_`` is ``factor`` times the loss called ``name``
+    (scikit-learn's GradientBoosting scores twice the log loss), or ``(1.0, None)``."""
+    import numpy as np
+    loss = getattr(model, "_loss", None)
+    try:
+        loss = loss if loss is not None else model._make_loss()
+        scale = float(model._score_scale(loss))
+    except Exception:       # a model without these helpers: its scores as they are
+        return 1.0, None
+    name = getattr(loss, "metric_name", None)
+    if not (np.isfinite(scale) and scale > 0):
+        return 1.0, None
+    return scale, _METRICS.get(name, name)
+
+
+def _trace_lines(model):
+    """The boosting trace: the first :data:`TRACE_HEAD` iterations and the last one, as
+    the loss itself (``train_score_`` divided by its factor, said in the heading)."""
+    scores = list(model.train_score_)
+    val = list(getattr(model, "validation_score_", []))
+    # HistGradientBoosting's early-stopping scores start before the first iteration
+    first = 0 if len(scores) == getattr(model, "n_estimators_", -1) + 1 else 1
+    scale, name = (1.0, None) if first == 0 else _trace_scale(model)
+    if first == 0:
+        what = "early-stopping score per iteration, 0 = before the first"
+    elif name is None:
+        what = "train_score_ per iteration"
+    elif scale != 1:
+        what = f"{name} per iteration: the model's train_score_ divided by {scale:g}"
+    else:
+        what = f"{name} per iteration (train_score_)"
+    yield f"\nBoosting trace ({what}):"
+    shown = list(range(min(TRACE_HEAD, len(scores))))
+    if len(scores) > TRACE_HEAD:
+        if len(scores) > TRACE_HEAD + 1:
+            shown.append(None)
+        shown.append(len(scores) - 1)
+    for i in shown:
+        if i is None:
+            yield f"  ... ({len(scores) - TRACE_HEAD - 1} iterations not shown)"
+            continue
+        v = f"  validation {val[i] / scale:.6f}" if len(val) > i else ""
+        yield f"  [{i + first}] training {scores[i] / scale:.6f}{v}"
+
+
+def _count(n, noun):
+    """``1 tree``, ``2 trees``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _trees_of(model):
@@ -833,16 +1218,29 @@ class _MainHelpFormatter(_HelpFormatter, argparse.RawDescriptionHelpFormatter):
     """The examples after the command list keep their lines."""
 
 
+def _add_reading_options(p):
+    """``--sep``, ``--encoding`` and ``--threads``, common to fit, predict and explain."""
+    p.add_argument("--sep", metavar="CHAR",
+                   help="the field separator of the CSV files (default: guessed from the "
+                        "first lines among comma, semicolon, tab and |)")
+    p.add_argument("--encoding", default="utf-8", metavar="NAME",
+                   help="the text encoding of the CSV files, e.g. latin-1")
+    p.add_argument("--threads", type=int, metavar="N",
+                   help="threads of the engine and jobs of an ensemble (default: all cores)")
+
+
 def _parser():
     fmt = {"formatter_class": _HelpFormatter}
     parser = argparse.ArgumentParser(
         prog="treeboost", description="Decision trees and tree ensembles: fit a model on a\n"
-        "CSV file, predict, explain; or run the demo (the default command).",
+        "CSV file, predict, explain; or run the demo.",
         epilog="Run `treeboost COMMAND --help` for a command's options.  Example:\n"
                "  treeboost fit train.csv --target Survived -o model.tbm\n"
                "  treeboost predict model.tbm test.csv --id PassengerId -o pred.csv\n"
                "  treeboost explain model.tbm test.csv --shap --top 3",
         formatter_class=_MainHelpFormatter)
+    from . import __version__
+    parser.add_argument("--version", action="version", version=f"treeboost {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     p = sub.add_parser("demo", help="a single tree against the ensembles on Titanic",
                        description="Cross-validate a single CART tree and every ensemble "
@@ -859,10 +1257,16 @@ def _parser():
         "fit", help="fit a model on a CSV file and save it",
         description="Fit a model on a CSV file, print its metrics on a held-out part "
         "(accuracy, ROC AUC, log loss; or R2, MAE, RMSE) and save the model fitted on the "
-        "rest.  Text columns become categorical, empty cells stay missing.  Columns that "
-        "identify rows (text or integers in which no value repeats, at least "
-        f"{MIN_IDENTIFIER_VALUES} values: an id, a name) are not used as features; a line "
-        "names them.", **fmt)
+        "rest (or, with --valid, on that file, fitting on all of DATA.csv).  Text columns "
+        "become categorical, ISO dates (2024-03-01) dates, empty cells stay missing; "
+        "rows with an empty target are left out.  Columns that identify rows (text, or "
+        "integers counting rows or named as keys, in which no value repeats, at least "
+        f"{MIN_IDENTIFIER_VALUES} values: an id, a name) are not used as features.  A "
+        "line on standard error names each of these decisions.  gbdt starts from "
+        "LightGBM-style trees: 31 leaves grown best-first, second-order gain, "
+        "min_samples_leaf=20 but at most a tenth of the training rows (so that a small "
+        "file is learned from); the other models from their estimator's defaults.  "
+        "--param overrides any of them.", **fmt)
     p.add_argument("data", metavar="DATA.csv", help="the training data, one row per sample")
     p.add_argument("--target", required=True, metavar="COL", help="the column to predict")
     p.add_argument("--model", choices=sorted(MODELS), default="gbdt",
@@ -882,6 +1286,12 @@ def _parser():
                         "integers in the target, else regression")
     p.add_argument("--random-state", type=int, default=0, metavar="SEED",
                    help="seed of the hold-out split")
+    p.add_argument("--valid", metavar="VALID.csv",
+                   help="score on this file (same columns) instead of holding out a part "
+                        "of DATA.csv; the model is then fitted on all of DATA.csv")
+    p.add_argument("--weight", metavar="COL",
+                   help="a column of sample weights (numbers >= 0), not used as a feature")
+    _add_reading_options(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL",
                    help="the model file to write (e.g. model.tbm)")
     p.set_defaults(func=fit)
@@ -900,6 +1310,7 @@ def _parser():
                    help="where to write the predictions; - or none: standard output.  A device "
                         "or FIFO (/dev/null) is written in place, a symbolic link's target "
                         "is rewritten and the link kept")
+    _add_reading_options(p)
     p.set_defaults(func=predict)
 
     p = sub.add_parser(
@@ -918,6 +1329,11 @@ def _parser():
     p.add_argument("--top", type=int, default=5, metavar="K",
                    help="SHAP values shown per row: the K largest in absolute value")
     p.add_argument("--id", metavar="COL", help="a column of DATA.csv that names each row")
+    p.add_argument("-o", "--output", metavar="OUT.csv",
+                   help="write a CSV file instead of printing (- for standard output): "
+                        "with DATA.csv, every feature's SHAP value of every row; without, "
+                        "the feature importances")
+    _add_reading_options(p)
     p.set_defaults(func=explain)
 
     p = sub.add_parser(
@@ -939,7 +1355,12 @@ def main(argv=None):
     own_process = argv is None
     parser = _parser()
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = parser.parse_args(argv or ["demo"])
+    if not argv:
+        # no command: the help, not a run that writes pictures into the current folder
+        parser.print_help()
+        return 0
+    args = parser.parse_args(argv)
+    _NOTES.clear()
     try:
         code = args.func(args)
         # a reader that stopped early (`| head -1`) or a full device is found here rather
