@@ -623,8 +623,10 @@ def make_all(out_dir, seed=0, sample=None, names=None):
         for label, write in mutants(base, rng):
             everything.append((name, label, write))
     if sample is not None and sample < len(everything):
-        # every "file" mutant of the container once, the rest sampled
-        fixed = [m for m in everything if m[1].startswith("file ") and m[0] == "cart_classifier"]
+        # every "file" mutant of the container once, the draw plans' of each bagging
+        # model, the rest sampled
+        fixed = [m for m in everything if m[1].startswith("file ") and (
+            m[0] == "cart_classifier" or m[1].startswith("file draw_plan"))]
         rest = [m for m in everything if m not in fixed]
         everything = fixed + rng.sample(rest, sample - len(fixed))
     made = []

@@ -429,7 +429,8 @@ class Tree:
                 raise ValueError(f"{where}.{name}: node {i} has child {int(child[i])}, out of "
                                  f"range or pointing backwards (the tree has {n} nodes).")
         kids = np.concatenate([left[internal], right[internal]])
-        if kids.size != n - 1 or np.unique(kids).size != kids.size:
+        # (the children are in range, checked above: counted, not sorted or hashed)
+        if kids.size != n - 1 or (kids.size and np.bincount(kids, minlength=n).max() > 1):
             raise ValueError(f"{where}: the nodes do not form a tree (a node with two "
                              f"parents or an unreachable node).")
         if depth[0] != 0 or np.any(depth[left[internal]] != depth[internal] + 1) or \
