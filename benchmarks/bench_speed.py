@@ -1,44 +1,42 @@
-"""The speed table: every row of the speed goals, treeboost against its reference in one run.
+"""The speed table: every row of the speed goals, treeboost against its reference.
 
     python benchmarks/bench_speed.py [--quick] [--rows NAME,NAME] [--repeats 2]
 
 Data: make_classification / make_regression(n, n_features=40, n_informative=20,
 random_state=0), 75/25 split; 100 iterations or trees; library defaults otherwise (for
-gradient boosting both sides use 31 leaves, learning rate 0.1).  Each fit is timed after
+gradient boosting both sides use 31 leaves, learning rate 0.1).  Each library runs in a
+fresh process of its own that imports nothing of the other (no OpenMP setting of one
+reaches the other), with its defaults for threads (all cores).  Each fit is timed after
 a warm-up on 2,000 rows, best of ``--repeats`` for the rows under 200k samples, once
 above; forests and Extra-Trees with ``n_jobs=-1`` on both sides.  The ratio is
 treeboost's fit time over the reference's (below 1: treeboost is faster); then
-``predict`` on the held-out quarter (best of 3, each side's ``n_jobs`` as fitted) and
-its ratio, and the held-out accuracy or R^2 of both.
-
-Both libraries run in this one process and share its OpenMP runtime (LightGBM and
-numba's parallel kernels both use GNU OpenMP here); ``bench_cores.py`` runs each library
-alone in a fresh process.
-``--quick`` leaves out the 1M-row row.
+``predict`` on the held-out quarter (best of 3) and its ratio, and the held-out
+accuracy or R^2 of both.  ``--quick`` leaves out the 1M-row row.
 """
 import argparse
-import time
+import json
+import os
+import platform
+import subprocess
+import sys
 
-import treeboost as tb
-import numba
 import numpy as np
-from sklearn import ensemble as sk
-from sklearn.datasets import make_classification, make_regression
-from sklearn.metrics import r2_score
-from sklearn.model_selection import train_test_split
-from sklearn.tree import DecisionTreeClassifier as SkTree
 
 from _timing import best_time
 
 
 def _lgbm(**kw):
-    import lightgbm
-    return lambda: lightgbm.LGBMClassifier(n_estimators=100, verbose=-1, **kw)
+    def make():
+        import lightgbm
+        return lightgbm.LGBMClassifier(n_estimators=100, verbose=-1, **kw)
+    return make
 
 
 def _lgbm_reg(**kw):
-    import lightgbm
-    return lambda: lightgbm.LGBMRegressor(n_estimators=100, verbose=-1, **kw)
+    def make():
+        import lightgbm
+        return lightgbm.LGBMRegressor(n_estimators=100, verbose=-1, **kw)
+    return make
 
 
 #: LightGBM's trees (31 leaves best-first, 20 rows a leaf, second-order gain), as the
@@ -47,13 +45,27 @@ LGBM_TREES = dict(max_depth=None, max_leaf_nodes=31, min_samples_leaf=20, split_
 
 
 def _gbc(**kw):
-    return lambda: tb.GradientBoostingClassifier(n_estimators=100, random_state=0,
-                                                 **LGBM_TREES, **kw)
+    def make():
+        import treeboost as tb
+        return tb.GradientBoostingClassifier(n_estimators=100, random_state=0, **LGBM_TREES,
+                                             **kw)
+    return make
 
 
 def _gbr(**kw):
-    return lambda: tb.GradientBoostingRegressor(n_estimators=100, random_state=0,
-                                                **LGBM_TREES, **kw)
+    def make():
+        import treeboost as tb
+        return tb.GradientBoostingRegressor(n_estimators=100, random_state=0, **LGBM_TREES,
+                                            **kw)
+    return make
+
+
+def _est(module, name, *args, **kw):
+    """A factory of ``module.name(*args, **kw)``, importing ``module`` when called."""
+    def make():
+        import importlib
+        return getattr(importlib.import_module(module), name)(*args, **kw)
+    return make
 
 
 #: name: (task, n_samples, n_classes, treeboost, reference name, reference)
@@ -70,19 +82,25 @@ ROWS = {
     "gbdt-quantile": ("reg", 75_000, 0, _gbr(loss="quantile", alpha=0.9), "LightGBM",
                       _lgbm_reg(objective="quantile", alpha=0.9)),
     "random-forest": ("clf", 100_000, 2,
-                      lambda: tb.RandomForestClassifier(100, n_jobs=-1, random_state=0),
+                      _est("treeboost", "RandomForestClassifier", 100, n_jobs=-1,
+                           random_state=0),
                       "scikit-learn",
-                      lambda: sk.RandomForestClassifier(100, n_jobs=-1, random_state=0)),
+                      _est("sklearn.ensemble", "RandomForestClassifier", 100, n_jobs=-1,
+                           random_state=0)),
     "extra-trees": ("clf", 100_000, 2,
-                    lambda: tb.ExtraTreesClassifier(100, n_jobs=-1, random_state=0),
+                    _est("treeboost", "ExtraTreesClassifier", 100, n_jobs=-1,
+                         random_state=0),
                     "scikit-learn",
-                    lambda: sk.ExtraTreesClassifier(100, n_jobs=-1, random_state=0)),
-    "cart": ("clf", 100_000, 2, lambda: tb.DecisionTreeClassifier(random_state=0),
-             "scikit-learn", lambda: SkTree(random_state=0)),
+                    _est("sklearn.ensemble", "ExtraTreesClassifier", 100, n_jobs=-1,
+                         random_state=0)),
+    "cart": ("clf", 100_000, 2, _est("treeboost", "DecisionTreeClassifier", random_state=0),
+             "scikit-learn", _est("sklearn.tree", "DecisionTreeClassifier", random_state=0)),
 }
 
 
 def _data(task, n, n_classes):
+    from sklearn.datasets import make_classification, make_regression
+    from sklearn.model_selection import train_test_split
     if task == "clf":
         X, y = make_classification(n_samples=n, n_features=40, n_informative=20,
                                    n_classes=n_classes, random_state=0)
@@ -103,7 +121,40 @@ def _predict_time(model, Xte):
 
 def _score(task, model, Xte, yte):
     pred = model.predict(Xte)
-    return float(np.mean(pred == yte)) if task == "clf" else r2_score(yte, pred)
+    if task == "clf":
+        return float(np.mean(pred == yte))
+    from sklearn.metrics import r2_score
+    return float(r2_score(yte, pred))
+
+
+def one(name, side, repeats):
+    """Fit and time one side (``tb`` or ``ref``) of row ``name`` in this process; print
+    its JSON line."""
+    task, n, n_classes, make_tb, _, make_ref = ROWS[name]
+    Xtr, Xte, ytr, yte = _data(task, n, n_classes)
+    t, model = _fit(make_tb if side == "tb" else make_ref, Xtr, ytr, repeats)
+    print(json.dumps({"fit": t, "predict": _predict_time(model, Xte),
+                      "score": _score(task, model, Xte, yte)}), flush=True)
+
+
+def _cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _run_side(name, side, repeats):
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", name, side,
+                          "--repeats", str(repeats)], capture_output=True, text=True)
+    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
+    if out.returncode or not lines:
+        raise RuntimeError(f"{name} {side}: {(out.stderr or out.stdout)[-500:]}")
+    return json.loads(lines[-1])
 
 
 def main():
@@ -111,31 +162,29 @@ def main():
     ap.add_argument("--quick", action="store_true", help="leave out the 1M-row row")
     ap.add_argument("--rows", default=None, help="comma-separated names of " + ", ".join(ROWS))
     ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--one", nargs=2, metavar=("ROW", "SIDE"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.one:
+        one(args.one[0], args.one[1], args.repeats)
+        return
     names = args.rows.split(",") if args.rows else [
         r for r in ROWS if not (args.quick and r == "gbdt-1m")]
     unknown = sorted(set(names) - set(ROWS))
     if unknown:
         ap.error(f"unknown rows {unknown}; choose from {list(ROWS)}")
-    print(f"{time.strftime('%Y-%m-%d')}, numba threads {numba.get_num_threads()}")
+    print(f"{_cpu_name()}, {os.cpu_count()} cores, "
+          "each library alone in a fresh process")
     print("| task | rows | treeboost fit (s) | reference | reference fit (s) | ratio | "
           "predict (s, tb / ref) | predict ratio | score (tb vs ref) |")
     print("|---|---|---|---|---|---|---|---|---|")
-    data = {}
     for name in names:
-        task, n, n_classes, make_tb, ref_name, make_ref = ROWS[name]
-        key = (task, n, n_classes)
-        if key not in data:
-            data = {key: _data(task, n, n_classes)}      # one data set in memory at a time
-        Xtr, Xte, ytr, yte = data[key]
+        _, n, _, _, ref_name, _ = ROWS[name]
         repeats = args.repeats if n < 200_000 else 1
-        t_tb, m_tb = _fit(make_tb, Xtr, ytr, repeats)
-        t_ref, m_ref = _fit(make_ref, Xtr, ytr, repeats)
-        s_tb, s_ref = _score(task, m_tb, Xte, yte), _score(task, m_ref, Xte, yte)
-        p_tb, p_ref = _predict_time(m_tb, Xte), _predict_time(m_ref, Xte)
-        print(f"| {name} | {n:,} | {t_tb:.2f} | {ref_name} | {t_ref:.2f} | "
-              f"{t_tb / t_ref:.2f}x | {p_tb:.3f} / {p_ref:.3f} | {p_tb / p_ref:.2f}x | "
-              f"{s_tb:.4f} vs {s_ref:.4f} |", flush=True)
+        a, b = (_run_side(name, side, repeats) for side in ("tb", "ref"))
+        print(f"| {name} | {n:,} | {a['fit']:.2f} | {ref_name} | {b['fit']:.2f} | "
+              f"{a['fit'] / b['fit']:.2f}x | {a['predict']:.3f} / {b['predict']:.3f} | "
+              f"{a['predict'] / b['predict']:.2f}x | "
+              f"{a['score']:.4f} vs {b['score']:.4f} |", flush=True)
 
 
 if __name__ == "__main__":
