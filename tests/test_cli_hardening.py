@@ -347,3 +347,18 @@ def test_one_tree_is_not_one_trees_and_a_long_path_is_not_cut(model_and_data, tm
     assert main(["explain", str(model), str(long), "--top", "1"]) == 0
     out = capsys.readouterr().out
     assert any(str(long) in row for row in out.splitlines())
+
+
+def test_trees_to_dataframe_says_what_a_boosting_trees_impurity_is():
+    from treeboost import HistGradientBoostingClassifier
+    from treeboost.inspection import trees_to_dataframe
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(300, 3))
+    model = HistGradientBoostingClassifier(max_iter=2).fit(X, (X[:, 0] > 0).astype(int))
+    frame = trees_to_dataframe(model)
+    tree = frame[frame["tree_index"] == 0].set_index("node")
+    root = tree.loc[0]
+    children = tree.loc[[int(root["left_child"]), int(root["right_child"])], "impurity"]
+    assert (tree["impurity"] <= 1e-12).all()            # not a Gini index or a variance
+    assert root["gain"] == pytest.approx(root["impurity"] - children.sum())
+    assert "second-order objective" in " ".join(trees_to_dataframe.__doc__.split())

@@ -51,7 +51,12 @@ def trees_to_dataframe(model):
         * ``weight`` (``weighted_n_node_samples``), ``count`` (``n_node_samples``),
           ``impurity``, ``gain`` (the split's weighted impurity decrease, or a boosting
           tree's second-order gain; 0 at leaves; an ID3 / C4.5 node: the gain of the
-          attribute it chose, NaN at leaves).
+          attribute it chose, NaN at leaves).  The ``impurity`` of a boosting tree grown
+          with the second-order gain (HistGradientBoosting, ``split_gain="hessian"``) is
+          not a Gini index or a variance but the node's second-order objective
+          ``-1/2 G^2 / (H + lambda)`` (G, H: the sums of the node's gradients and
+          hessians, lambda the L2 regularization): zero or negative, lower is better, and
+          a split's ``gain`` is the parent's value minus its children's.
 
     Raises
     ------
