@@ -1,28 +1,40 @@
 """The ``treeboost`` command (also ``python -m treeboost``).
 
+    treeboost                                       this help (also -h); --version
     treeboost demo [--out DIR]                      single tree against the ensembles
     treeboost fit DATA.csv --target COL [--model gbdt|rf|tree|bagging|adaboost|extratrees]
                   [--param k=v ...] [--drop COL,...] [--keep-ids] [--test-size 0.2]
-                  [--task auto] -o MODEL
-    treeboost predict MODEL DATA.csv [--id COL] [-o OUT.csv]
-    treeboost explain MODEL [--tree N]
-    treeboost explain MODEL DATA.csv --shap [--top K] [--id COL]
+                  [--valid VALID.csv] [--weight COL] [--task auto] -o MODEL
+    treeboost predict MODEL DATA.csv [--id COL] [-o OUT.csv | -o -]
+    treeboost explain MODEL [--tree N] [-o IMPORTANCES.csv]
+    treeboost explain MODEL DATA.csv --shap [--top K] [--id COL] [-o SHAP.csv]
+    (fit, predict, explain: [--sep CHAR] [--encoding NAME] [--threads N])
 
-``fit`` takes a CSV file as downloaded: columns that identify rows rather than describe
-them (:func:`identifier_columns`: text or integer columns in which no value repeats, such
-as a passenger id or a name) are not used as features, and a line names them; ``--drop``
-leaves out others.  The model keeps the names of the columns it was fitted with, and
-``predict`` and ``explain`` read those columns of their file, whatever else it holds.
+``fit`` takes a CSV file as downloaded (its separator guessed unless ``--sep`` names it):
+columns that identify rows rather than describe them (:func:`identifier_columns`: text
+columns, or integer columns that count rows or are named as keys, in which no value
+repeats, such as a passenger id or a name) are not used as features; ``--drop`` leaves out
+others.  Columns of ISO dates are read as dates.  Each decision the command takes on the
+data (identifiers, dates, rows without a target, a number column read as categories for a
+few text cells, a fitted model without a split) is one ``treeboost: note:`` or
+``treeboost: warning:`` line on standard error.  The model keeps the names of the columns
+it was fitted with, and ``predict`` and ``explain`` read those columns of their file,
+whatever else it holds.  Importing this module imports nothing heavy (numpy, pandas,
+scikit-learn and numba load when a command needs them), so that ``--help`` is quick.
 
 Mistakes (a missing file, an unknown column, a one-valued target, a bad ``--param``, a cell
 holding infinity or text where numbers are expected, too few rows, a file that is not a
 treeboost model, a training column missing from the file, an unknown ``--drop`` column, an
-output that cannot be written or that is one of the inputs) print one ``treeboost: error:`` line and exit with status 2;
-they never print a traceback.
+output that cannot be written or that is one of the inputs, a closed standard output)
+print one ``treeboost: error:`` line and exit with status 2; they never print a traceback.
+A reader that stops early (``treeboost explain m.tbm | head -1``) ends the command as it
+ends ``cat``: killed by SIGPIPE, without a word.
 
-Every file the command writes (model, predictions, pictures) is written to a temporary file
-in the same directory and then moved onto its name: a failure midway leaves the old file as
-it was, and the output is checked to be writable before the (possibly long) fit starts.
+Every regular file the command writes (model, predictions, pictures) is written to a
+temporary file in the same directory and then moved onto its name: a failure midway leaves
+the old file as it was, and the output is checked to be writable before the (possibly
+long) fit starts.  A symbolic link stays a link (its target is rewritten); a device, FIFO
+or ``/dev/stdout`` is written in place, never replaced (:func:`treeboost._atomic.atomic_write`).
 """
 import argparse
 import ast
