@@ -70,3 +70,93 @@ def test_all_zero_sparse_X_fits_a_constant_model(family, all_zero_sparse_fits):
     want = [f"{family} {name} {fmt} ok" for name in FAMILIES[family]
             for fmt in ("csr_matrix", "csc_matrix")]
     assert all(w in lines for w in want), (rc, lines, err)
+
+
+#: ways to corrupt a valid sparse X of 20 rows, 3 columns (``indices`` / ``indptr`` /
+#: COO ``row`` / ``col`` edited in place after construction)
+MALFORMED = {
+    "index_equal_to_minor_size": ("csr", "X.indices[0] = X.shape[1]"),
+    "csc_index_equal_to_minor_size": ("csc", "X.indices[0] = X.shape[0]"),
+    "index_far_out": ("csr", "X.indices[0] = 10 ** 6"),
+    "csc_index_far_out": ("csc", "X.indices[0] = 10 ** 6"),
+    "negative_index": ("csr", "X.indices[0] = -1"),
+    "csc_negative_index": ("csc", "X.indices[0] = -1"),
+    "indptr_past_the_entries": ("csr", "X.indptr[1] = X.indptr[-1] + 5"),
+    "csc_indptr_decreasing": ("csc", "X.indptr[2] = 0"),
+    "indptr_last_past_the_entries": ("csr", "X.indptr[-1] += 3"),
+    "indptr_not_starting_at_zero": ("csr", "X.indptr[0] = 1"),
+    "coo_row_out_of_range": ("coo", "X.row[0] = X.shape[0]"),
+    "coo_negative_col": ("coo", "X.col[0] = -1"),
+}
+
+
+@pytest.fixture(scope="module")
+def malformed_sparse_fits():
+    """Fit (and predict, after a fit on the valid X) on each :data:`MALFORMED` X in one
+    subprocess; the lines ``case where outcome`` it printed before it ended."""
+    code = textwrap.dedent(f"""
+        import numpy as np, scipy.sparse as sp
+        import treeboost as tb
+        y = np.arange(20) % 2
+        for case, (fmt, edit) in {MALFORMED!r}.items():
+            for where in ("fit", "predict"):
+                for name in ("DecisionTreeClassifier", "HistGradientBoostingRegressor"):
+                    X = sp.random(20, 3, density=0.5, format=fmt, random_state=0)
+                    est = getattr(tb, name)()
+                    if where == "predict":
+                        est.fit(X, y)
+                    exec(edit)
+                    try:
+                        est.fit(X, y) if where == "fit" else est.predict(X)
+                        outcome = "accepted"
+                    except ValueError as exc:
+                        outcome = "ValueError:" + str(exc).replace(chr(10), " ")
+                    print(case, where, name, outcome, flush=True)
+        """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600)
+    return proc.returncode, proc.stdout.splitlines(), proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_malformed_sparse_X_is_refused_before_anything_reads_it(case,
+                                                                  malformed_sparse_fits):
+    rc, lines, err = malformed_sparse_fits
+    mine = [line for line in lines if line.split(" ", 1)[0] == case]
+    assert len(mine) == 4, (rc, lines, err)
+    fmt = MALFORMED[case][0].upper()
+    for line in mine:
+        assert f"ValueError:X is not a valid {fmt} matrix" in line, line
+
+
+def _halves_stored_twice(D, fmt):
+    """D as a CSR or CSC matrix each of whose values is stored twice, as two halves in
+    descending index order within each slice (duplicates, unsorted), with scipy's flags
+    claiming a canonical matrix (as after an edit of a canonical one's arrays)."""
+    coo = sp.coo_matrix(D)
+    data = np.concatenate([coo.data / 2, coo.data / 2])
+    row, col = np.concatenate([coo.row, coo.row]), np.concatenate([coo.col, coo.col])
+    major, minor = (row, col) if fmt == "csr" else (col, row)
+    order = np.lexsort((-minor, major))
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(major, minlength=D.shape[
+        0 if fmt == "csr" else 1]))])
+    cls = sp.csr_matrix if fmt == "csr" else sp.csc_matrix
+    X = cls((data[order], minor[order], indptr), shape=D.shape)
+    X._has_sorted_indices = True
+    X._has_canonical_format = True
+    return X
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+@pytest.mark.parametrize("Est", [tb.DecisionTreeClassifier, tb.RandomForestClassifier])
+def test_duplicate_and_unsorted_sparse_entries_are_summed_as_toarray_sums_them(fmt, Est):
+    rng = np.random.RandomState(0)
+    D = rng.rand(80, 4) * (rng.rand(80, 4) < 0.4)
+    y = (D[:, 0] + D[:, 1] > 0.5).astype(int)
+    X = _halves_stored_twice(D, fmt)
+    nnz = X.nnz
+    dense = Est(random_state=0).fit(D, y)
+    model = Est(random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model.predict_proba(D), dense.predict_proba(D))
+    np.testing.assert_array_equal(model.predict_proba(X), dense.predict_proba(D))
+    assert X.nnz == nnz         # the caller's matrix is left as it was
