@@ -248,12 +248,14 @@ def _array_references(doc):
 
 def _read_arrays(raw, path, doc, check_arrays, budget):
     # the inner archive's directory is parsed into one object per entry: bounded by the
-    # arrays the document uses before it is parsed
+    # arrays the document uses before it is parsed (with room for a few unused entries,
+    # which the check of the headers names)
     n_refs = _array_references(doc)
+    most = 2 * n_refs + 16
     directory = _inner_directory(raw)
     if directory is None:
         raise _fail(path, "arrays.npz", "not an npz archive (no end of its directory).")
-    if directory[0] > n_refs or directory[1] > _DIRECTORY_BYTES_PER_ARRAY * n_refs:
+    if directory[0] > most or directory[1] > _DIRECTORY_BYTES_PER_ARRAY * most:
         raise _fail(path, "arrays.npz", f"a directory of {directory[0]} entries "
                                         f"({directory[1]} bytes) for the {n_refs} arrays "
                                         f"the model uses.")
