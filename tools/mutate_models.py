@@ -21,7 +21,9 @@ that the kernels are compiled once per child.  A mutant is
 * *worked* when it loads and every use returns finite numbers (or raises the documented
   ``AttributeError`` of an unknown ``estimators_samples_``);
 * *failed* otherwise: another exception (``IndexError`` from the bounds checks, ...), a
-  ``ValueError`` only at use, a non-finite output, a signal or a hang.
+  ``ValueError`` only at use, a non-finite output, a signal, a hang, or more memory than
+  :data:`MEMORY_CAP` (1.5 GiB) above what the child holds once its kernels are compiled
+  (its address space is capped there).
 
 Usage::
 
@@ -495,6 +497,10 @@ def check_file(path, X):
     try:
         model = treeboost.load(path)
     except ValueError as exc:
+        if "MemoryError" in str(exc):
+            # the loader names a MemoryError of a malformed file: here it means the file
+            # reached the child's memory cap before a check refused it
+            return "failed", f"load ran out of memory: {str(exc)[:300]}"
         return "refused", str(exc)[:300]
     except Exception as exc:        # noqa: BLE001 - any other exception is the finding
         return "failed", f"load raised {type(exc).__name__}: {str(exc)[:300]}"
@@ -514,6 +520,22 @@ def check_file(path, X):
     return "worked", ""
 
 
+#: memory a child may take above what it holds once the kernels are compiled: a mutant
+#: that needs more fails (MemoryError) instead of swapping the machine
+MEMORY_CAP = 1536 * 2 ** 20
+
+
+def _cap_memory():
+    """Cap the address space at its present size plus :data:`MEMORY_CAP` (Linux)."""
+    try:
+        import resource
+        with open("/proc/self/status") as f:
+            size = next(int(ln.split()[1]) * 1024 for ln in f if ln.startswith("VmSize:"))
+        resource.setrlimit(resource.RLIMIT_AS, (size + MEMORY_CAP, size + MEMORY_CAP))
+    except (ImportError, OSError, ValueError, StopIteration):
+        pass
+
+
 def _child(list_file, x_file, out_file):
     """Check each file of ``list_file``, appending one JSON line per file to
     ``out_file`` (a "start" line first, so that the parent knows which file a crash or a
@@ -521,7 +543,9 @@ def _child(list_file, x_file, out_file):
     X = np.load(x_file)
     files = [line.rstrip("\n") for line in open(list_file) if line.strip()]
     with open(out_file, "a") as out:
-        for f in files:
+        for i, f in enumerate(files):
+            if i == 1:
+                _cap_memory()      # after the first file, which compiled the kernels
             out.write(json.dumps({"start": f}) + "\n")
             out.flush()
             status, detail = check_file(f, X)
