@@ -362,3 +362,15 @@ def test_trees_to_dataframe_says_what_a_boosting_trees_impurity_is():
     assert (tree["impurity"] <= 1e-12).all()            # not a Gini index or a variance
     assert root["gain"] == pytest.approx(root["impurity"] - children.sum())
     assert "second-order objective" in " ".join(trees_to_dataframe.__doc__.split())
+
+
+def test_rule_words_no_signed_zero_and_no_empty_set():
+    from treeboost.trees.export import Condition, _fmt
+    # a leaf value or bound that rounds to zero keeps its digits, and zero has no sign
+    assert [_fmt(v, 3) for v in (-0.0, -0.0004, 0.00012345, 1.5, -2.0)] == [
+        "0", "-0.0004", "0.000123", "1.5", "-2"]
+    # category tests along a path that leave no category: only a missing value gets there
+    assert Condition(0, "sex", categories=[], missing=True).text() == "sex is missing"
+    assert "{}" not in Condition(0, "sex", categories=[], missing=True).text()
+    assert Condition(0, "sex", categories=["male"], missing=True).text() == \
+        "sex = male (or missing)"

@@ -13,7 +13,14 @@ def _bitset_members(bitset_row, n_categories):
 
 
 def _fmt(v, decimals):
-    return f"{v:.{decimals}f}".rstrip("0").rstrip(".") if np.isfinite(v) else str(v)
+    """``v`` with at most ``decimals`` decimals, trailing zeros dropped; a non-zero value
+    that would round to zero keeps its significant digits (``-0.0004``, never ``-0``)."""
+    if not np.isfinite(v):
+        return str(v)
+    text = f"{v:.{decimals}f}".rstrip("0").rstrip(".")
+    if text in ("0", "-0") and v != 0:
+        return f"{v:.{max(decimals, 1)}g}"
+    return "0" if text == "-0" else text
 
 
 def _leaf_text(view, node, decimals):
@@ -58,6 +65,10 @@ class Condition:
         d = self._d if fmt is None else (lambda v: fmt(self, v))
         if self.categories is not None:
             shown = [str(c) for c in self.categories] if labels is None else labels(self)
+            if not shown:
+                # the path's tests leave no category: only a missing value satisfies it
+                return (f"{self.name} is missing" if self.missing
+                        else f"{self.name} in {{}} (no value satisfies it)")
             text = (f"{self.name} = {shown[0]}" if len(shown) == 1
                     else f"{self.name} in {{{', '.join(shown)}}}")
         elif np.isinf(self.low) and np.isinf(self.high):
