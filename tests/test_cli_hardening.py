@@ -374,3 +374,17 @@ def test_rule_words_no_signed_zero_and_no_empty_set():
     assert "{}" not in Condition(0, "sex", categories=[], missing=True).text()
     assert Condition(0, "sex", categories=["male"], missing=True).text() == \
         "sex = male (or missing)"
+
+
+@pytest.mark.skipif(not os.path.islink("/dev/stdout"), reason="needs /dev/stdout")
+def test_dev_stdout_is_written_through(model_and_data):
+    from treeboost._atomic import output_kind
+    model, data = model_and_data
+    # only once the writer is known to write it in place (replacing it would break the
+    # machine's /dev/stdout)
+    assert output_kind("/dev/stdout") == ("through", "/dev/stdout")
+    out = _cli(["predict", model, data, "-o", "/dev/stdout"])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("prediction,") and out.stdout.count("\n") == 61
+    assert "60 predictions written to /dev/stdout" in out.stderr
+    assert os.path.islink("/dev/stdout")
