@@ -57,8 +57,9 @@ def test_init_zero_and_an_estimator():
     np.testing.assert_allclose(lin.predict(Xr), start + sum(
         m.predict(Xr) for m in lin.estimators_[:, 0]))
     prior = DummyClassifier(strategy="prior")
-    clf = GradientBoostingClassifier(n_estimators=3, init=prior).fit(X, y)
-    const = GradientBoostingClassifier(n_estimators=3).fit(X, y)
+    # (seeded: the trees draw among tied splits)
+    clf = GradientBoostingClassifier(n_estimators=3, init=prior, random_state=0).fit(X, y)
+    const = GradientBoostingClassifier(n_estimators=3, random_state=0).fit(X, y)
     np.testing.assert_allclose(clf.predict_proba(X), const.predict_proba(X), atol=1e-12)
     with pytest.raises(ValueError, match="predict_proba"):
         GradientBoostingClassifier(init=LinearRegression()).fit(X, y)

@@ -163,8 +163,10 @@ def test_format_threshold():
     with pytest.raises(ValueError, match="f must be a column index"):
         enc.format_threshold(2, day)
     # the threshold a tree learned is midway between two instants, printed as a date
+    # (the datetime column alone: a number that splits the four rows as well would tie)
     model = treeboost.DecisionTreeClassifier(max_depth=1).fit(
-        X.iloc[:4].assign(when=pd.to_datetime(["2023-09-19", "2023-09-20", "2023-09-22",
-                                               "2023-09-23"]).as_unit("us")), [0, 0, 1, 1])
+        X.iloc[:4][["when"]].assign(when=pd.to_datetime(
+            ["2023-09-19", "2023-09-20", "2023-09-22", "2023-09-23"]).as_unit("us")),
+        [0, 0, 1, 1])
     text = model._encoder.format_threshold(0, model.tree_.threshold[0])
     assert text == "2023-09-21"

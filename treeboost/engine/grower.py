@@ -77,6 +77,7 @@ from .criteria import (ABSOLUTE_ERROR, NEWTON, POISSON, REGRESSION_CRITERIA, is_
                        node_impurity, node_weight)
 from .layout import (BinnedData, FeatureSampler, GrowthParams, HistogramPool, NodeArrays,
                      NodeView, Pending, RandomCuts, RowBuffers, SplitCandidates, Workspace)
+from .gap_thresholds import NO_ROWS, center_thresholds
 from .partition import BinnedSplit, partition_serial, partition_sparse
 from .random_cuts import (code_range, coded_cut_counts, count_codes, cut_counts, cut_decrease,
                           cut_range, cut_sums, draw_cut, draw_cut_from_table, score_cut)
@@ -107,6 +108,9 @@ NEWTON_GAIN_RTOL = 1e-12
 #: an impurity decrease within this fraction of the root weight of zero still counts
 #: (ties of exactly equal impurity must not be lost to rounding)
 DECREASE_ATOL = 1e-12
+#: scores of two features' best splits within this fraction of each other are a tie
+#: (the same partition from two features sums its statistics in another order)
+TIE_RTOL = 1e-15
 #: a regression node is pure when its variance is this small relative to its mean
 #: squared target
 PURE_RTOL = 1e-12
@@ -135,8 +139,9 @@ def _rand(state):
 
 @internal
 def _sample_features(sampler, k):
-    """Draw ``k`` features; returns them in ascending order (ties between equal gains go
-    to the lowest feature index, as without sampling), and the others, searched only
+    """Draw ``k`` features; returns them in ascending order (as without sampling: ties
+    between equal scores are drawn at random in :func:`_examine_node`, or go to the
+    lowest feature index without ``random_ties``), and the others, searched only
     when none of the drawn ones splits, as a view in draw order."""
     perm = sampler.perm
     n = perm.shape[0]
@@ -511,6 +516,10 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, 
                                             rest, sampler.allowed)
             # a histogram of some features only cannot be subtracted from
             sampling = sampling or feats.shape[0] + rest.shape[0] < n_features
+    random_ties = params.random_ties
+    # the score the ties are measured against (the largest), and how many features tie
+    tie_score = best_score
+    n_tied = np.int64(1 if best >= 0 else 0)
     for attempt in range(2):
         fs = feats if attempt == 0 else rest
         if fs.shape[0] == 0:
@@ -527,11 +536,30 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, 
             evaluate_features(fs, view, data, rows, params, scratch, cands, sparse)
         if bucketed:
             bucket_entries(fs, data, rows.idx, start, end, rows, np.bool_(True))
+        # serial, in the order of fs, after every score is in: the draws below do not
+        # depend on the threads that evaluated the features
         for i in range(fs.shape[0]):
             f = fs[i]
-            if cands.score[f] > best_score:
-                best_score = cands.score[f]
+            sc = cands.score[f]
+            if not random_ties:
+                if sc > best_score:
+                    best_score = sc
+                    best = f
+            elif sc == -np.inf:
+                continue
+            elif n_tied == 0 or sc > tie_score + TIE_RTOL * abs(tie_score):
+                best_score = sc
+                tie_score = sc
                 best = f
+                n_tied = 1
+            elif sc >= tie_score - TIE_RTOL * abs(tie_score):
+                # as good as the best within rounding: each of the n_tied equal features
+                # is kept with probability 1 / n_tied (reservoir sampling), drawn only at
+                # a tie, so that a tree without ties is the one lowest-index order grows
+                n_tied += 1
+                if _rand(sampler.state) % np.uint64(n_tied) == np.uint64(0):
+                    best_score = sc
+                    best = f
         if best >= 0:
             break
     ok = best >= 0
@@ -1129,7 +1157,7 @@ class TreeGrower:
     l2_regularization : float
         The ``lambda`` of the second-order gain and leaf value.
     random_state : int
-        Seed of the per-node feature sampling.
+        Seed of the per-node feature sampling and of the draws between tied features.
     parallel : bool
         Evaluate the features of large nodes on several threads (False inside a forest,
         which is parallel over trees instead; ``absolute_error`` trees grow serially).
@@ -1144,11 +1172,26 @@ class TreeGrower:
         classification on the positive class's rate, boosting) and interaction
         constraints (sets of feature indices that cover every feature), as
         :mod:`.constraints` describes; validated by the estimators.
+    random_ties : bool, default=True
+        Break a tie between features whose best splits score the same (within rounding)
+        by a draw from the tree's generator (seeded with ``random_state``), as
+        scikit-learn's trees do by permuting the features at each split; the generator
+        draws only at a tie, so a tree without ties is the same either way.  False: the
+        lowest feature index wins (histogram gradient boosting, as scikit-learn's and
+        LightGBM's).  Either way the tree does not depend on the number of threads.
+    centered_thresholds : bool, default=True
+        Put each numeric split's threshold in the middle of the gap between the node's
+        largest value that goes left and smallest that goes right, as scikit-learn's
+        trees do (:mod:`.gap_thresholds`); False: at the bin edge right above the largest
+        value that goes left (histogram gradient boosting, as scikit-learn's and
+        LightGBM's).  The tree's samples are on the same sides either way; Extra-Trees'
+        random cuts keep theirs.
     """
 
     def __init__(self, bin_mapper, criterion, n_stats, stopping=None, *, max_features=None,
                  l2_regularization=0.0, random_state=0, parallel=True, dense_min_samples=None,
-                 splitter="best", constraints=None):
+                 splitter="best", constraints=None, random_ties=True,
+                 centered_thresholds=True):
         self.bin_mapper = bin_mapper
         self.criterion = criterion
         self.n_stats = n_stats
@@ -1160,6 +1203,8 @@ class TreeGrower:
         self.dense_min_samples = dense_min_samples
         self.splitter = splitter
         self.constraints = Constraints(None, None) if constraints is None else constraints
+        self.random_ties = random_ties
+        self.centered_thresholds = centered_thresholds
 
     # the stopping rules by name, as grow() reads them
     max_depth = property(lambda self: self.stopping.max_depth)
@@ -1241,7 +1286,8 @@ class TreeGrower:
             int(self.criterion), int(self.n_stats), float(self.l2_regularization), max_depth,
             int(self.min_samples_split), min_leaf, float(self.min_weight_leaf),
             float(self.min_impurity_decrease), max_features, max_leaf_nodes, int(dense_min),
-            bool(self.splitter == "random"), monotonic, monotonic_cst, interaction)
+            bool(self.splitter == "random"), monotonic, monotonic_cst, interaction,
+            bool(self.random_ties))
         exact = self.criterion == ABSOLUTE_ERROR
         sparse = isinstance(X_binned_T, SparseCodes)
         workspace = workspace or GrowerWorkspace()
@@ -1312,12 +1358,23 @@ class TreeGrower:
             cap = min(max_nodes, 2 * cap + 1)
         nodes = ws.nodes
         idx = ws.rows.idx[:n]
+        centered = None
+        if self.centered_thresholds and not params.random_split:
+            centered = np.empty(node_count)
+            center_thresholds(nodes.children_left, nodes.children_right, nodes.feature,
+                              nodes.bin_threshold, nodes.start, nodes.end, idx, X_binned_T,
+                              codes.rows if sparse else NO_ROWS, sparse,
+                              bm.is_categorical_, int(bm.missing_values_code_),
+                              bm.bin_centers(), bm.edge_table(), node_count, centered)
         # the tree is in the workspace's arrays, which the next tree reuses: the tree keeps
         # copies of what it uses (.tree_arrays)
         kind = (VALUES_NEWTON if self.criterion == NEWTON else
                 VALUES_MEANS if self.criterion in REGRESSION_CODES else VALUES_CLASSES)
         out = tree_arrays(nodes, node_count, bm.is_categorical_, bm.edge_table(), kind,
                           int(self.n_stats), float(self.l2_regularization))
+        if centered is not None:
+            moved = ~np.isnan(centered)
+            out.threshold[moved] = centered[moved]
         leaf = out.children_left == -1
         is_cat = out.is_categorical
         bitset = (np.where(is_cat[:, None], nodes.categories[:node_count], np.uint64(0))

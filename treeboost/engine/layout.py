@@ -57,7 +57,11 @@ GrowthParams = namedtuple("GrowthParams", [
     "monotonic_cst",        # (n_features,) int8: -1, 0 or 1 (engine.constraints)
     "interaction",          # (n_features, n_words) uint64: the interaction sets holding
                             # each feature, as bits (n_words = 0: no constraint)
-])
+    "random_ties",          # bool: a tie between the best features' scores goes to one of
+                            # them drawn at random (scikit-learn's trees, which permute the
+                            # features at each split); False: to the lowest feature index
+                            # (histogram gradient boosting, as scikit-learn's and LightGBM's)
+], defaults=(True,))
 
 NodeArrays = namedtuple("NodeArrays", [
     "start", "end",         # the node's samples are rows.idx[start:end]

@@ -504,13 +504,22 @@ class Tree:
                                  f", outside its {int(n_bins[feature[i]])} bins.")
             _check_category_sets(where, bits, cat_nodes, n_bins[feature[cat_nodes]])
             if num_nodes.size:
+                # the edge of the binned threshold, or (a threshold centered in its
+                # node's gap, engine/gap_thresholds.py) strictly between the edges
+                # around it, so that the binned and the raw test agree on the codes
                 expected = bin_mapper.thresholds_of(f_num, bt)
-                bad = expected != thr
+                below = np.where(bt > 0,
+                                 bin_mapper.thresholds_of(f_num, np.maximum(bt - 1, 0)),
+                                 -np.inf)
+                above = bin_mapper.thresholds_of(f_num, bt + 1)
+                bad = (expected != thr) & ~((below < thr) & (thr < above))
                 if bad.any():
                     i = int(num_nodes[np.argmax(bad)])
                     raise ValueError(f"{where}.threshold: node {i} has threshold "
-                                     f"{arrays['threshold'][i]!r}, the bin mapper's edge for "
-                                     f"its binned threshold is {expected[np.argmax(bad)]!r}.")
+                                     f"{arrays['threshold'][i]!r}, outside the bin mapper's "
+                                     f"edges around its binned threshold "
+                                     f"({below[np.argmax(bad)]!r}, "
+                                     f"{above[np.argmax(bad)]!r}).")
 
 
 #: the largest sum of a tree's unnormalised importances (its gains over its root's

@@ -116,6 +116,15 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
     ``_split_seed``, ``_should_stop`` and ``_score_scale`` (scikit-learn's two families
     differ there)."""
 
+    #: ties between features whose best splits score the same are drawn with the tree's
+    #: seed, as scikit-learn's GradientBoosting trees permute the features at each split
+    #: (TreeGrower's ``random_ties``); HistGradientBoosting keeps the lowest index
+    _random_ties = True
+    #: thresholds in the middle of the gap between a node's values, as scikit-learn's
+    #: GradientBoosting trees (TreeGrower's ``centered_thresholds``); HistGradientBoosting
+    #: keeps them right above the left side's values, as scikit-learn's and LightGBM's
+    _centered_thresholds = True
+
     _parameter_constraints = {
         "learning_rate": [Interval(Real, 0.0, None, closed="neither")],
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
@@ -296,7 +305,11 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         grower = TreeGrower(self.bin_mapper_, NEWTON if newton else SQUARED_ERROR, 2, stopping,
                             max_features=self.max_features_,
                             l2_regularization=plan.l2_regularization, parallel=True,
-                            constraints=constraints)
+                            constraints=constraints,
+                            # the second-order gain grows LightGBM's trees (HistGradient-
+                            # Boosting's): ties and thresholds as theirs
+                            random_ties=self._random_ties and not newton,
+                            centered_thresholds=self._centered_thresholds and not newton)
         mc = self.bin_mapper_.missing_values_code_
         positive_rows = np.flatnonzero(wtr > 0)
         subsampled = plan.subsample < 1.0

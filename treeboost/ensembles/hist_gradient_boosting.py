@@ -26,6 +26,11 @@ class _HistGradientBoosting:
     """The mapping of HistGradientBoosting's parameters onto the boosting loop."""
 
     _n_iter_name = "max_iter"
+    #: a tie between features goes to the lowest index, as in scikit-learn's
+    #: HistGradientBoosting and LightGBM (deterministic by feature order)
+    _random_ties = False
+    #: thresholds right above the left side's values, as theirs
+    _centered_thresholds = False
     #: +-inf in X, as scikit-learn's HistGradientBoosting: the first and last bins
     _allows_infinite = True
     #: the early-stopping scorer of the last fit and its rows of the training data

@@ -1,0 +1,79 @@
+"""A split's threshold in the middle of its node's gap (engine/gap_thresholds.py), as
+scikit-learn's trees put it; histogram gradient boosting keeps the bin edge right above
+the left side, as scikit-learn's HistGradientBoosting and LightGBM."""
+import numpy as np
+import pytest
+
+import treeboost as tb
+
+
+def _data(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.permutation(n).astype(float), rng.normal(size=n)])
+    y = np.sin(X[:, 0] / 6.0) + 0.1 * X[:, 1]
+    return X, y
+
+
+def _node_gap(Xin, tree, node, rows):
+    """The largest value that goes left and the smallest that goes right among ``rows``
+    (the samples of ``node``)."""
+    x = Xin[rows, tree.feature[node]]
+    left = x <= tree.threshold[node]
+    return x[left].max(), x[~left].min(), left
+
+
+def _check_centered(tree, Xin):
+    stack = [(0, np.arange(len(Xin)))]
+    checked = 0
+    while stack:
+        node, rows = stack.pop()
+        if tree.children_left[node] < 0:
+            continue
+        a, b, left = _node_gap(Xin, tree, node, rows)
+        assert tree.threshold[node] == pytest.approx((a + b) / 2, rel=1e-12, abs=1e-12)
+        checked += 1
+        stack.append((tree.children_left[node], rows[left]))
+        stack.append((tree.children_right[node], rows[~left]))
+    return checked
+
+
+def test_forest_thresholds_are_in_the_middle_of_the_bootstrap_gap():
+    X, y = _data()
+    forest = tb.RandomForestRegressor(n_estimators=5, random_state=0).fit(X, y)
+    for est, rows in zip(forest.estimators_, forest.estimators_samples_):
+        assert _check_centered(est.tree_, X[np.unique(rows)]) > 3
+
+
+def test_gradient_boosting_subsample_thresholds_are_centered():
+    X, y = _data()
+    gb = tb.GradientBoostingRegressor(n_estimators=5, subsample=0.5, max_depth=2,
+                                      random_state=0).fit(X, y)
+    edges = gb.bin_mapper_.edge_table()
+    off_edge = 0
+    for trees in gb.trees_:
+        t = trees[0]
+        inner = t.children_left >= 0
+        off_edge += sum(t.threshold[i] not in edges[t.feature[i]]
+                        for i in np.flatnonzero(inner))
+    assert off_edge > 0
+
+
+def test_binned_and_raw_sides_agree_on_every_training_value():
+    # the rows a tree did not see (out of bag) too: boosting's subsample updates their
+    # raw scores from their codes
+    X, y = _data()
+    forest = tb.RandomForestRegressor(n_estimators=5, random_state=1).fit(X, y)
+    codes = forest.bin_mapper_.transform(X)
+    mc = forest.bin_mapper_.missing_values_code_
+    for est in forest.estimators_:
+        np.testing.assert_array_equal(est.tree_.apply(X), est.tree_.apply_binned(codes, mc))
+
+
+def test_hist_gradient_boosting_keeps_bin_edges():
+    X, y = _data()
+    model = tb.HistGradientBoostingRegressor(max_iter=5, min_samples_leaf=3).fit(X, y)
+    edges = model.bin_mapper_.edge_table()
+    for trees in model.trees_:
+        t = trees[0]
+        for i in np.flatnonzero(t.children_left >= 0):
+            assert t.threshold[i] in edges[t.feature[i]]

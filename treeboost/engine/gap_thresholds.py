@@ -1,0 +1,82 @@
+"""A split's threshold in the middle of the gap its node's samples leave.
+
+The bins are built once per estimator, on every training row, so a threshold is a bin
+edge: the split "code <= b" of a node whose samples leave the codes ``b + 1 .. c - 1``
+empty scores the same for every ``b`` in that range, and the search keeps the first,
+right above the largest value that goes left.  scikit-learn's trees (exact search on the
+node's samples) put the threshold halfway between that value and the smallest value that
+goes right.  On a tree that sees a subsample (a forest's bootstrap, boosting's subsample,
+a deep node of a small data set) the gaps are wide and the rows the tree did not see fall
+into them: where the threshold sits there decides their side.
+
+:func:`center_thresholds` sets each numeric split's threshold to that middle (between
+the bins' centers: the values themselves where each distinct value has its bin, as on
+small data; kept between the edges around the gap) and its code to the last bin whose
+center lies at or below it, after the tree is grown.  No sample of the tree changes
+side, so its leaves, values and statistics stay as grown; where each distinct training value has its bin, the binned and the raw
+test agree on every training value (a bin of several values may hold some on either
+side of the middle: the raw threshold decides for those).
+"""
+import numpy as np
+
+from ._jit import inlined, kernel
+from .sparse_codes import CodeRows, row_code
+
+#: the entries by row of dense codes (none)
+NO_ROWS = CodeRows(np.zeros(1, np.int64), np.empty(0, np.int32), np.empty(0, np.uint8),
+                   np.empty(0, np.int64))
+
+
+@inlined
+def _code(codes_T, rows, sparse, f, r):
+    if sparse:
+        return np.int64(row_code(rows, r, f))
+    return np.int64(codes_T[f, r])
+
+
+@kernel
+def center_thresholds(left, right, feature, bin_threshold, start, end, idx, codes_T, rows,
+                      sparse, is_categorical, missing_code, centers, edges, n_nodes,
+                      threshold):
+    """Center the numeric splits among the first ``n_nodes`` nodes in their node's gap
+    (see the module docstring): ``threshold[node]`` the middle (NaN where the split is
+    left as it is: categorical, no gap, or a side with only missing values) and
+    ``bin_threshold[node]`` its code.
+
+    ``left``/``right``: the children (-1 at leaves); ``start``/``end``: each node's
+    samples are ``idx[start:end]``; ``codes_T``: feature-major codes, or with ``sparse``
+    the :class:`~.sparse_codes.CodeRows` ``rows`` (``codes_T`` then unused); ``centers``: the
+    bins' centers (``BinMapper.bin_centers``), ``edges`` their edges
+    (``BinMapper.edge_table``).  Missing values take no part.
+    """
+    mc = missing_code
+    for node in range(n_nodes):
+        threshold[node] = np.nan
+        lc = left[node]
+        if lc < 0:
+            continue
+        f = feature[node]
+        if is_categorical[f]:
+            continue
+        rc = right[node]
+        lo = np.int64(-1)           # the largest code that goes left
+        for i in range(start[lc], end[lc]):
+            c = _code(codes_T, rows, sparse, f, idx[i])
+            if c != mc and c > lo:
+                lo = c
+        hi = np.int64(mc)           # the smallest code that goes right
+        for i in range(start[rc], end[rc]):
+            c = _code(codes_T, rows, sparse, f, idx[i])
+            if c < hi:
+                hi = c
+        if lo < 0 or hi >= mc:
+            continue
+        # within the edges around the gap, so that every sample of the node keeps its
+        # side when a bin holds several values (its center then is no sample's value)
+        mid = min(max(0.5 * (centers[f, lo] + centers[f, hi]), edges[f, lo]),
+                  edges[f, hi - 1])
+        b = lo
+        while b + 1 < hi and centers[f, b + 1] <= mid:
+            b += 1
+        bin_threshold[node] = b
+        threshold[node] = mid
