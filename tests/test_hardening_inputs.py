@@ -3,6 +3,7 @@ a malformed sparse X, non-finite class weights, huge integer parameters.
 
 The crash cases run in a subprocess with a timeout, so that a segfault fails the test
 instead of ending the test run."""
+import numbers
 import subprocess
 import sys
 import textwrap
@@ -160,3 +161,53 @@ def test_duplicate_and_unsorted_sparse_entries_are_summed_as_toarray_sums_them(f
     np.testing.assert_array_equal(model.predict_proba(D), dense.predict_proba(D))
     np.testing.assert_array_equal(model.predict_proba(X), dense.predict_proba(D))
     assert X.nnz == nnz         # the caller's matrix is left as it was
+
+
+ALL_ESTIMATORS = [getattr(tb, name) for name in sorted(tb.__all__) if name[0].isupper()
+                  and hasattr(getattr(tb, name), "fit")]
+HUGE = [2 ** 63, -(2 ** 63) - 1, 10 ** 30]
+
+
+def _int_params(Est):
+    """The integer parameters of ``Est`` that ``_parameter_constraints`` bounds from below
+    only (random_state has its own range)."""
+    from sklearn.utils._param_validation import Interval
+    out = []
+    for name, rules in getattr(Est, "_parameter_constraints", {}).items():
+        if name == "random_state":
+            continue
+        if any(isinstance(r, Interval) and r.type is numbers.Integral and r.right is None
+               for r in rules):
+            out.append(name)
+    return out
+
+
+@pytest.mark.parametrize("Est", ALL_ESTIMATORS, ids=lambda E: E.__name__)
+def test_huge_integer_parameters_are_a_value_error(Est):
+    # (whole numbers: ID3 takes categorical columns only)
+    X = np.random.RandomState(0).randint(0, 3, (30, 3)).astype(float)
+    y = np.arange(30) % 2
+    names = _int_params(Est)
+    if not names:
+        pytest.skip("no unbounded integer parameter")
+    for name in names:
+        for value in HUGE:
+            with pytest.raises(ValueError, match=name):
+                Est(**{name: value}).fit(X, y)
+    # max_leaf_nodes=2**63 once grew a workspace that broke every later fit of the process
+    Est().fit(X, y)
+
+
+CLASS_WEIGHTED = [E for E in ALL_ESTIMATORS if "class_weight" in E().get_params()]
+
+
+@pytest.mark.parametrize("Est", CLASS_WEIGHTED, ids=lambda E: E.__name__)
+@pytest.mark.parametrize("weights", [{0: np.nan}, {0: np.inf}, {0: 1.0, 1: -np.inf},
+                                     {0: -1.0}, {0: "heavy"}])
+def test_a_class_weight_that_is_not_finite_is_a_value_error(Est, weights):
+    X = np.random.RandomState(0).rand(30, 3)
+    y = np.arange(30) % 2
+    with pytest.raises(ValueError, match="class_weight"):
+        Est(class_weight=weights).fit(X, y)
+    with pytest.raises(ValueError, match="class_weight"):
+        Est(class_weight=[weights]).fit(X, y)

@@ -14,6 +14,7 @@ epoch (:mod:`treeboost.trees._datetimes`), numeric columns stay as they are.  Th
 then test numeric columns with ``x <= threshold`` and categorical ones with "code in the
 left subset", on this one matrix.
 """
+import numbers
 import sys
 
 import numpy as np
@@ -25,7 +26,10 @@ from .._atomic import AtomicRefitMixin
 from ..engine.binning import MAX_CATEGORIES
 from ._datetimes import format_epoch_seconds, is_datetime, is_tz_aware, to_epoch_seconds
 from ._rare_categories import describe_group, describe_other, group_by_target, group_categories
+from .targets import check_class_weight
 
+
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 #: ``datetime_zones_`` of a column of datetimes without / with a time zone
 _NAIVE = "naive"
@@ -793,6 +797,21 @@ class EncoderMixin(AtomicRefitMixin):
     _accepts_sparse = True
     #: whether X may hold +-inf (scikit-learn's HistGradientBoosting takes them)
     _allows_infinite = False
+
+    def _validate_params(self):
+        """scikit-learn's check of the parameters against ``_parameter_constraints``,
+        then what its intervals leave open: an integer parameter must fit in an int64
+        (the engine's kernels take them as such: a larger one raised OverflowError or
+        was wrapped around), and ``class_weight`` must hold finite weights."""
+        super()._validate_params()
+        for name, value in self.get_params(deep=False).items():
+            if (isinstance(value, numbers.Integral) and not isinstance(value, bool)
+                    and not _INT64_MIN <= int(value) <= _INT64_MAX):
+                raise ValueError(
+                    f"The {name!r} parameter of {type(self).__name__} must fit in a 64-bit "
+                    f"integer (at most 2**63 - 1), got {value!r}.")
+        if "class_weight" in self.get_params(deep=False):
+            check_class_weight(self.class_weight)
 
     def _encode_X(self, X, reset, y=None, sample_weight=None):
         """X encoded; at a fit (``reset``), ``y`` and ``sample_weight`` rank the

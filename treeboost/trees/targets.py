@@ -67,3 +67,22 @@ def encode_classification_target(y, n_samples):
         raise ValueError("Input y contains NaN or infinity.")
     check_classification_targets(y)
     return np.unique(y, return_inverse=True)
+
+
+def check_class_weight(class_weight):
+    """Refuse a ``class_weight`` dict (or list of dicts, one an output) holding a weight
+    that is not a finite number at least 0: a NaN or infinite weight makes NaN
+    statistics, probabilities NaN or above 1."""
+    dicts = class_weight if isinstance(class_weight, list) else [class_weight]
+    for d in dicts:
+        if not isinstance(d, dict):
+            continue
+        for label, w in d.items():
+            try:
+                ok = (not isinstance(w, (bool, np.bool_)) and np.ndim(w) == 0
+                      and np.isfinite(float(w)) and float(w) >= 0)
+            except (TypeError, ValueError):
+                ok = False
+            if not ok:
+                raise ValueError(f"class_weight must give each class a finite weight at "
+                                 f"least 0, got {w!r} for class {label!r}.")
