@@ -211,3 +211,29 @@ def test_a_class_weight_that_is_not_finite_is_a_value_error(Est, weights):
         Est(class_weight=weights).fit(X, y)
     with pytest.raises(ValueError, match="class_weight"):
         Est(class_weight=[weights]).fit(X, y)
+
+
+@pytest.fixture(scope="module")
+def above_the_binning_subsample():
+    """210,000 rows (above BinMapper's subsample of 200,000) of 2 continuous features."""
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(210_000, 2))
+    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(scale=0.5, size=X.shape[0]) > 0).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("make", [
+    lambda: tb.DecisionTreeClassifier(max_depth=3, random_state=0),
+    lambda: tb.RandomForestClassifier(n_estimators=2, max_depth=3, random_state=0),
+    lambda: tb.BaggingClassifier(n_estimators=2, random_state=0),
+], ids=["cart", "forest", "bagging"])
+def test_the_binning_subsample_is_seeded_by_random_state(make, above_the_binning_subsample):
+    X, y = above_the_binning_subsample
+    a, b = make().fit(X, y), make().fit(X, y)
+    for ta, tb_ in zip(a.bin_mapper_.bin_thresholds_, b.bin_mapper_.bin_thresholds_):
+        np.testing.assert_array_equal(ta, tb_)
+    members_a = getattr(a, "estimators_", [a])
+    members_b = getattr(b, "estimators_", [b])
+    for ma, mb in zip(members_a, members_b):
+        np.testing.assert_array_equal(ma.tree_.threshold, mb.tree_.threshold)
+        np.testing.assert_array_equal(ma.tree_.feature, mb.tree_.feature)

@@ -54,7 +54,9 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
     """Encode X and bin it once per ``fit``; every tree reuses the binned matrix."""
 
     def _bin(self, Xe, sample_weight):
-        self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_)
+        # seeded: above BinMapper's subsample the edges come from drawn rows
+        self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_,
+                                     random_state=getattr(self, "random_state", None))
         return fit_transform_weighted(self.bin_mapper_, Xe, sample_weight)
 
     def _encode_target(self, y, n_samples, *, multi_output, criterion=None,

@@ -154,7 +154,9 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         # a regression target also bounds the weights (sums of w * y must not overflow)
         sample_weight = check_weights(sample_weight, Xe,
                                       None if is_classifier(self) else y)
-        self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_)
+        # seeded: above BinMapper's subsample the edges come from drawn rows
+        self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_,
+                                     random_state=self.random_state)
         Xb = fit_transform_weighted(self.bin_mapper_, Xe, sample_weight)
         self._grow(Xb, self._stats(y, sample_weight), np.flatnonzero(sample_weight > 0),
                    total_weight=sample_weight.sum(), parallel=True)
