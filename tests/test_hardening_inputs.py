@@ -237,3 +237,38 @@ def test_the_binning_subsample_is_seeded_by_random_state(make, above_the_binning
     for ma, mb in zip(members_a, members_b):
         np.testing.assert_array_equal(ma.tree_.threshold, mb.tree_.threshold)
         np.testing.assert_array_equal(ma.tree_.feature, mb.tree_.feature)
+
+
+def _sum_by_chunks_of_trees(forest, X, n_chunks):
+    """The forest's sum of its members' predictions as predict summed them before: one
+    full output per chunk of trees, then those outputs summed."""
+    trees = [est.tree_ for est in forest.estimators_]
+    outs = []
+    for chunk in np.array_split(np.arange(len(trees)), n_chunks):
+        out = np.zeros((X.shape[0], forest.estimators_[0].tree_.value.shape[1]))
+        for i in chunk:
+            trees[i].add_predictions(X, out)
+        outs.append(out)
+    return np.sum(outs, axis=0)
+
+
+@pytest.mark.parametrize("Est", [tb.ExtraTreesRegressor, tb.ExtraTreesClassifier,
+                                 tb.RandomForestRegressor])
+def test_forest_predictions_do_not_depend_on_n_jobs(Est):
+    rng = np.random.RandomState(0)
+    # rows of several blocks of the walk, leaf values of many bits
+    X = rng.normal(size=(40_000, 4))
+    y = X[:, 0] * np.pi + rng.normal(size=X.shape[0]) / 3
+    if Est is tb.ExtraTreesClassifier:
+        y = (y > 0).astype(int) + (y > 1)
+    forest = Est(n_estimators=12, max_depth=6, random_state=0).fit(X, y)
+    predict = forest.predict if Est is not tb.ExtraTreesClassifier else forest.predict_proba
+    want = predict(X)
+    for n_jobs in (2, 3, 4):
+        forest.set_params(n_jobs=n_jobs)
+        np.testing.assert_array_equal(predict(X), want)
+    # the same sums as one output per chunk of trees (up to the order of the additions)
+    n_outputs = forest.estimators_[0].tree_.value.shape[1]
+    old = _sum_by_chunks_of_trees(forest, X, 8) / len(forest.estimators_)
+    np.testing.assert_allclose(want.reshape(-1, n_outputs) if want.ndim == 1 else want,
+                               old.reshape(want.shape[0], -1), rtol=1e-12, atol=1e-15)

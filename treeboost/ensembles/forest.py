@@ -22,7 +22,7 @@ from ..trees.cart import (BaseDecisionTree, DecisionTreeClassifier, DecisionTree
 from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ..engine.grower import WorkspacePool
 from ..engine.csr_walk import prepared_csr
-from ..engine.row_blocks import CACHE_BLOCK_VALUES, into_row_blocks
+from ..engine.row_blocks import CACHE_BLOCK_VALUES, block_rows
 from ..engine.statistics import SampleStatistics
 from ._base import BaseParallelEnsemble, in_bag_rows, resolve_max_samples
 from ._bootstrap import bootstrap_weights
@@ -336,10 +336,11 @@ class BaseForest(BaseParallelEnsemble):
         """Sum of the members' predictions (class probabilities or values), shape
         (n_samples, n_outputs).
 
-        With ``n_jobs`` workers the trees are shared out between threads, each walking
-        its trees one after the other over all the rows, serially: one tree's nodes stay
-        in cache, and no parallel region starts per tree (as scikit-learn's forests
-        predict).  With one worker each tree runs on numba's threads instead.
+        With ``n_jobs`` workers the rows are shared out between threads in blocks that
+        stay in a core's cache, each block walked by every tree in turn, serially, into
+        its rows of the one output: no thread has an output of its own, and each row's
+        sum is taken in the order of the trees whatever the number of workers (the
+        same bits as with one worker, where each tree runs on numba's threads).
 
         A sparse X is not densified: each tree walks its CSR rows on numba's threads
         (:mod:`~treeboost.engine.csr_walk`), a row's value found among its stored
@@ -359,16 +360,20 @@ class BaseForest(BaseParallelEnsemble):
                 tree.add_predictions(Xe, total)
             return total
 
-        def part(chunk, parallel):
-            lanes = {i: trees[i].lane_arrays() for i in chunk}
+        lanes = [tree.lane_arrays() for tree in trees]
+        total = np.zeros((Xe.shape[0], n_outputs))
+        step = block_rows(Xe.shape[1], CACHE_BLOCK_VALUES)
+        starts = range(0, Xe.shape[0], step)
 
-            def walk(Xd, out_rows):
-                for i in chunk:
-                    trees[i].add_predictions(Xd, out_rows, parallel=False, lanes=lanes[i])
-            out = np.zeros((Xe.shape[0], n_outputs))
-            into_row_blocks(walk, Xe, out, max_values=CACHE_BLOCK_VALUES)
-            return [out]
-        return np.sum(run_chunks(part, len(trees), self.n_jobs), axis=0)
+        def part(chunk, parallel):
+            for b in chunk:
+                rows = slice(starts[b], starts[b] + step)
+                Xd, out_rows = Xe[rows], total[rows]
+                for tree, lane in zip(trees, lanes):
+                    tree.add_predictions(Xd, out_rows, parallel=False, lanes=lane)
+            return []
+        run_chunks(part, len(starts), self.n_jobs)
+        return total
 
     def _validate_state(self, where="model", **context):
         """Check a loaded forest: members are CART trees of its kind on its encoded input
