@@ -274,9 +274,6 @@ def test_forest_predictions_do_not_depend_on_n_jobs(Est):
                                old.reshape(want.shape[0], -1), rtol=1e-12, atol=1e-15)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "both growers examine the child of fewer rows first (grower._schedule_children, "
-    "random_tree.grow_random_tree): the lighter by weight must go first in both"))
 @pytest.mark.parametrize("check_name", ["check_sample_weight_equivalence_on_dense_data",
                                         "check_sample_weight_equivalence_on_sparse_data"])
 @pytest.mark.parametrize("Est", [tb.ExtraTreesClassifier, tb.ExtraTreesRegressor])

@@ -707,19 +707,29 @@ def _split_node(data, src, rows, nodes, params, node, lc, rc, sparse):
 
 
 @inlined
-def _schedule_children(nodes, node, lc, rc, dense_min_samples, pool, pending):
+def _schedule_children(nodes, node, lc, rc, params, pool, pending):
     """Step 4: how each child's histograms will be had.  With the parent's complete
     dense histogram at hand, the smaller child builds its own and the larger one
     subtracts it from the parent's; otherwise each child builds (large) or gathers
     (small) its own.  The smaller child is examined first."""
     nl = nodes.end[lc] - nodes.start[lc]
     nr = nodes.end[rc] - nodes.start[rc]
-    small, large = (lc, rc) if nl <= nr else (rc, lc)
+    # the lighter child (by sample weight, not rows) is examined first: the order of the
+    # draws (sampled features, random cuts, ties) is then the one a fit on rows repeated
+    # as their weights say makes; with unit weights it is the child of fewer rows
+    # (boosting's statistics hold no sample weight: its children go by rows)
+    if params.criterion == NEWTON:
+        w_left, w_right = np.float64(nl), np.float64(nr)
+    else:
+        w_left = node_weight(nodes.stats[lc], params.criterion, params.n_stats)
+        w_right = node_weight(nodes.stats[rc], params.criterion, params.n_stats)
+    small, large = (lc, rc) if w_left <= w_right else (rc, lc)
     pslot = nodes.hist_slot[node]
     nodes.hist_slot[node] = -1
     pending.node[0] = small
     pending.node[1] = large
     sslot = np.int64(-1)
+    dense_min_samples = params.dense_min_samples
     if pslot >= 0 and nodes.hist_complete[node] and max(nl, nr) >= dense_min_samples:
         sslot = _acquire(pool)
     if sslot >= 0:
@@ -894,7 +904,7 @@ def _make_grow_tree(parallel, exact=False, sparse=False):
             node_count += 2
             n_leaves += 1
             _split_node(data_b, src_b, rows_b, nodes, params, node, lc, rc, sparse)
-            _schedule_children(nodes, node, lc, rc, params.dense_min_samples, pool, pending)
+            _schedule_children(nodes, node, lc, rc, params, pool, pending)
             n_pending = np.int64(2)
 
         # nodes left open become leaves

@@ -339,7 +339,7 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
     n_open = np.int64(0)
     truncated = False
     # the nodes created and not yet examined: the root, then the children of each split,
-    # the smaller first (the order of the general grower, and so of the draws)
+    # the lighter first (see below)
     pending = borrow(ws.pending.node)
     pending[0] = 0
     n_pending = 1
@@ -388,7 +388,12 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
             nodes.sq_sum[rc] = sum_sq(g.src, idx, s0 + nl, e0)
         nodes.children_left[node] = lc
         nodes.children_right[node] = rc
-        pending[0], pending[1] = (lc, rc) if nl <= e0 - s0 - nl else (rc, lc)
+        # the lighter child first (by weight, not rows): the order of the draws is then
+        # the one a fit on rows repeated as their weights say makes (a weight is a
+        # repetition); with unit weights it is the general grower's smaller child first
+        w_left = node_weight(nodes.stats[lc], params.criterion, params.n_stats)
+        w_right = node_weight(nodes.stats[rc], params.criterion, params.n_stats)
+        pending[0], pending[1] = (lc, rc) if w_left <= w_right else (rc, lc)
         n_pending = 2
     # nodes left open become leaves
     for j in range(n_open):
