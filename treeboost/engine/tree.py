@@ -482,13 +482,14 @@ class Tree:
         if not np.isfinite(gains):
             raise ValueError(f"{where}.gain: the gains must sum to a finite number.")
         # the importances divide the gains by the root's weight: a tiny (subnormal) weight
-        # would make them infinite, and NaN once normalised; an ensemble adds its trees'
+        # would make them infinite, and NaN once normalised (a diverged boosting fit's gains
+        # are legitimately huge: only an infinite quotient is refused)
         root_w = float(arrays["weighted_n_node_samples"][0])
         with np.errstate(over="ignore", divide="ignore"):
-            if root_w > 0 and not gains / root_w <= _MAX_IMPORTANCE:
+            if root_w > 0 and not np.isfinite(gains / root_w):
                 raise ValueError(f"{where}.weighted_n_node_samples: the root's weight "
-                                 f"{root_w!r} makes the importances (the gains over it) sum "
-                                 f"to more than {_MAX_IMPORTANCE}.")
+                                 f"{root_w!r} makes the importances (the gains over it) "
+                                 f"infinite.")
         if bin_mapper is not None:
             n_bins = bin_mapper.n_bins_
             if n_bins.shape != (nf,):
@@ -520,11 +521,6 @@ class Tree:
                                      f"edges around its binned threshold "
                                      f"({below[np.argmax(bad)]!r}, "
                                      f"{above[np.argmax(bad)]!r}).")
-
-
-#: the largest sum of a tree's unnormalised importances (its gains over its root's
-#: weight) a file may hold: an ensemble adds those of its trees without overflowing
-_MAX_IMPORTANCE = 1e300
 
 
 def _check_category_sets(where, bits, nodes, n_codes):
