@@ -142,7 +142,9 @@ def test_closed_and_broken_standard_output(model_and_data):
     proc.stdout.close()
     err = proc.stderr.read().decode()
     proc.wait(timeout=120)
-    assert proc.returncode == -signal.SIGPIPE, err
+    # (a process that wrote everything into the pipe's buffer before the reader closed it
+    # ends normally: the race is the pipe's, not the command's)
+    assert proc.returncode in (-signal.SIGPIPE, 0), err
     assert err == ""
 
 
