@@ -77,3 +77,50 @@ def test_hist_gradient_boosting_keeps_bin_edges():
         t = trees[0]
         for i in np.flatnonzero(t.children_left >= 0):
             assert t.threshold[i] in edges[t.feature[i]]
+
+
+def test_extra_trees_thresholds_fall_anywhere_in_the_gap_as_scikit_learns():
+    # a random cut falls uniformly in [min, max]: the gap (1, 10) takes 9/10 of the cuts,
+    # and within it the threshold is uniform, as scikit-learn's real-valued cut is (a bin
+    # edge would put every one at 5.5)
+    import treeboost as tb
+    X = np.array([[0.0], [1.0], [10.0]])
+    y = np.array([0.0, 1.0, 2.0])
+    th = np.array([tb.ExtraTreeRegressor(max_depth=1, random_state=s).fit(X, y)
+                   .tree_.threshold[0] for s in range(300)])
+    wide = th[th > 1.0]
+    assert 0.8 < wide.size / th.size < 0.97
+    assert np.all((wide > 1.0) & (wide < 10.0))
+    assert np.quantile(wide, 0.25) < 4.0 and np.quantile(wide, 0.75) > 7.0
+    # each training row keeps its side, in a fit and after a save and load
+    for s in range(20):
+        m = tb.ExtraTreesRegressor(n_estimators=3, random_state=s).fit(X, y)
+        np.testing.assert_array_equal(m.predict(X), m.predict(X.copy()))
+        for est in m.estimators_:
+            np.testing.assert_allclose(est.predict(X), y)
+
+
+def test_a_bin_of_several_values_keeps_the_edges():
+    # more distinct values than bins: a bin's center is no sample's value, and a random
+    # threshold stays between the edges around the gap (the rows keep their sides)
+    import treeboost as tb
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 2))
+    y = X[:, 0] + 0.1 * rng.normal(size=400)
+    m = tb.ExtraTreesRegressor(n_estimators=5, max_bins=8, random_state=0,
+                               min_samples_leaf=1).fit(X, y)
+    bm = m.bin_mapper_
+    assert not bm.single_value_bins().any()
+    codes = bm.transform(X)
+    mc = bm.missing_values_code_
+    for est in m.estimators_:
+        np.testing.assert_array_equal(est.tree_.apply(X), est.tree_.apply_binned(codes, mc))
+
+
+def test_single_value_bins_of_small_data_and_not_of_a_subsample():
+    from treeboost.engine.binning import BinMapper
+    X = np.array([[0.0, 1.0], [1.0, 1.0], [10.0, 2.0], [5e-324, 3.0]])
+    np.testing.assert_array_equal(BinMapper().fit(X).single_value_bins(), [False, True])
+    X = np.random.default_rng(0).normal(size=(50, 1))
+    assert BinMapper().fit(X).single_value_bins().all()
+    assert not BinMapper(subsample=10, random_state=0).fit(X).single_value_bins().any()

@@ -165,6 +165,9 @@ class BinMapper:
             distinct_of = lambda f: summaries[f][:2]  # noqa: E731
         self.bin_thresholds_ = []
         n_bins = np.zeros(n_features, np.int64)
+        # whether each bin of a numeric feature holds one distinct training value (its
+        # center): every value has its bin, counted on all the rows
+        single = np.zeros(n_features, bool)
         centers = {}
         for f in range(n_features):  # loop over columns; each column is vectorised
             if is_cat[f]:
@@ -178,7 +181,10 @@ class BinMapper:
             self.bin_thresholds_.append(edges)
             n_bins[f] = edges.size + 1
             centers[f] = _bin_centers(distinct, edges)
+            single[f] = (rows is None and edges.size + 1 == distinct.size
+                         and np.array_equal(centers[f], distinct))
         self.n_bins_ = n_bins
+        self._single_value_bins = single
         self._centers = (self.bin_thresholds_, centers)
         if sparse_input:
             self.has_missing_ = sparse_missing_columns(X)
@@ -192,6 +198,14 @@ class BinMapper:
         self.dtype_ = np.dtype(np.uint8 if code <= 255 else np.uint16 if code <= 65535
                                else np.uint32)
         return self
+
+    def single_value_bins(self):
+        """Whether each bin of each feature holds a single distinct training value, its
+        center (False for categorical features, for columns of more distinct values
+        than bins, and for a mapper fitted on a subsample or loaded from a file)."""
+        n = len(self.n_bins_)
+        single = getattr(self, "_single_value_bins", None)
+        return np.zeros(n, bool) if single is None or len(single) != n else single
 
     def transform(self, X):
         """Codes of X, **feature-major**: shape (n_features, n_samples), C-contiguous,

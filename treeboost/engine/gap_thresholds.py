@@ -16,6 +16,12 @@ center lies at or below it, after the tree is grown.  No sample of the tree chan
 side, so its leaves, values and statistics stay as grown; where each distinct training value has its bin, the binned and the raw
 test agree on every training value (a bin of several values may hold some on either
 side of the middle: the raw threshold decides for those).
+
+Extra-Trees' random cut is drawn uniformly between the node's smallest and largest
+value, so its gap is chosen with a probability proportional to its width; scikit-learn's
+threshold then lies anywhere in that gap, uniformly.  The binned cut is a bin edge, so
+its threshold is moved to a uniform position in the gap (``position`` drawn from the
+tree's seed), which gives the thresholds scikit-learn's draws give.
 """
 import numpy as np
 
@@ -36,18 +42,20 @@ def _code(codes_T, rows, sparse, f, r):
 
 @kernel
 def center_thresholds(left, right, feature, bin_threshold, start, end, idx, codes_T, rows,
-                      sparse, is_categorical, missing_code, centers, edges, n_nodes,
-                      threshold):
-    """Center the numeric splits among the first ``n_nodes`` nodes in their node's gap
-    (see the module docstring): ``threshold[node]`` the middle (NaN where the split is
-    left as it is: categorical, no gap, or a side with only missing values) and
-    ``bin_threshold[node]`` its code.
+                      sparse, is_categorical, missing_code, centers, edges, single,
+                      n_nodes, position, threshold):
+    """Move the numeric splits among the first ``n_nodes`` nodes into their node's gap
+    (see the module docstring): ``threshold[node]`` the point ``position[node]`` of the
+    way across the gap (0.5: the middle; NaN where the split is left as it is:
+    categorical, no gap, or a side with only missing values) and ``bin_threshold[node]``
+    its code.
 
     ``left``/``right``: the children (-1 at leaves); ``start``/``end``: each node's
     samples are ``idx[start:end]``; ``codes_T``: feature-major codes, or with ``sparse``
     the :class:`~.sparse_codes.CodeRows` ``rows`` (``codes_T`` then unused); ``centers``: the
     bins' centers (``BinMapper.bin_centers``), ``edges`` their edges
-    (``BinMapper.edge_table``).  Missing values take no part.
+    (``BinMapper.edge_table``), ``single`` whether each feature's bins hold one value
+    each (``BinMapper.single_value_bins``).  Missing values take no part.
     """
     mc = missing_code
     for node in range(n_nodes):
@@ -71,10 +79,17 @@ def center_thresholds(left, right, feature, bin_threshold, start, end, idx, code
                 hi = c
         if lo < 0 or hi >= mc:
             continue
-        # within the edges around the gap, so that every sample of the node keeps its
-        # side when a bin holds several values (its center then is no sample's value)
-        mid = min(max(0.5 * (centers[f, lo] + centers[f, hi]), edges[f, lo]),
-                  edges[f, hi - 1])
+        a = centers[f, lo]
+        mid = a + position[node] * (centers[f, hi] - a)
+        if single[f]:
+            # the centers are the node's values: anywhere from the largest going left
+            # to below the smallest going right keeps every sample's side
+            if not mid < centers[f, hi]:
+                mid = a
+        else:
+            # within the edges around the gap, so that every sample of the node keeps
+            # its side when a bin holds several values (its center is then no sample's)
+            mid = min(max(mid, edges[f, lo]), edges[f, hi - 1])
         b = lo
         while b + 1 < hi and centers[f, b + 1] <= mid:
             b += 1

@@ -1194,8 +1194,9 @@ class TreeGrower:
         largest value that goes left and smallest that goes right, as scikit-learn's
         trees do (:mod:`.gap_thresholds`); False: at the bin edge right above the largest
         value that goes left (histogram gradient boosting, as scikit-learn's and
-        LightGBM's).  The tree's samples are on the same sides either way; Extra-Trees'
-        random cuts keep theirs.
+        LightGBM's).  Extra-Trees' random cuts (``splitter="random"``) go to a uniform
+        position in the gap, drawn with ``random_state``, as scikit-learn's real-valued
+        cuts fall.  The tree's samples are on the same sides either way.
     """
 
     def __init__(self, bin_mapper, criterion, n_stats, stopping=None, *, max_features=None,
@@ -1369,13 +1370,19 @@ class TreeGrower:
         nodes = ws.nodes
         idx = ws.rows.idx[:n]
         centered = None
-        if self.centered_thresholds and not params.random_split:
+        if self.centered_thresholds:
             centered = np.empty(node_count)
+            if params.random_split:
+                position = np.random.default_rng(
+                    [int(self.random_state) & 0x7FFFFFFFFFFFFFFF, 1]).random(node_count)
+            else:
+                position = np.full(node_count, 0.5)
             center_thresholds(nodes.children_left, nodes.children_right, nodes.feature,
                               nodes.bin_threshold, nodes.start, nodes.end, idx, X_binned_T,
                               codes.rows if sparse else NO_ROWS, sparse,
                               bm.is_categorical_, int(bm.missing_values_code_),
-                              bm.bin_centers(), bm.edge_table(), node_count, centered)
+                              bm.bin_centers(), bm.edge_table(), bm.single_value_bins(),
+                              node_count, position, centered)
         # the tree is in the workspace's arrays, which the next tree reuses: the tree keeps
         # copies of what it uses (.tree_arrays)
         kind = (VALUES_NEWTON if self.criterion == NEWTON else
