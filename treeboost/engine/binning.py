@@ -295,7 +295,7 @@ class BinMapper:
                            "bin_thresholds_", "n_bins_", "has_missing_", "is_categorical_",
                            "missing_values_code_", "dtype_")
     #: a cache of :meth:`thresholds_of`, rebuilt on demand
-    _persist_transient = ("_edge_table", "_centers", "_center_table")
+    _persist_transient = ("_edge_table", "_centers", "_center_table", "_single_value_bins")
 
     def _validate_state(self, where="bin_mapper", n_features=None, categorical=None):
         """Raise ValueError unless the fitted bins are what :meth:`fit` makes.
