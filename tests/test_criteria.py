@@ -255,8 +255,8 @@ def test_log_loss_is_entropy():
     rng = np.random.RandomState(0)
     X = rng.rand(100, 3)
     y = (X[:, 0] + 0.3 * rng.rand(100) > 0.6).astype(int)
-    a = DecisionTreeClassifier(criterion="log_loss", max_depth=4).fit(X, y)
-    b = DecisionTreeClassifier(criterion="entropy", max_depth=4).fit(X, y)
+    a = DecisionTreeClassifier(criterion="log_loss", max_depth=4, random_state=0).fit(X, y)
+    b = DecisionTreeClassifier(criterion="entropy", max_depth=4, random_state=0).fit(X, y)
     np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
     np.testing.assert_array_equal(a.tree_.impurity, b.tree_.impurity)
 
