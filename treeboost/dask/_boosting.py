@@ -1,0 +1,321 @@
+"""Histogram gradient boosting trained on data partitioned across a Dask cluster."""
+import copy
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from ..engine.binning import BinMapper
+from ..engine.grower import StoppingRules
+from ..ensembles.hist_gradient_boosting import (HistGradientBoostingClassifier,
+                                                HistGradientBoostingRegressor)
+from ..losses.base import LeafSamples
+from ._collections import aligned_partitions, is_dask_collection, place_shards
+from ._grower import StepGrower
+from ._shard import BoostingShard
+
+#: losses whose leaf value is the Newton step (the trainer has no per-leaf sample access)
+_NEWTON_LOSSES = {"squared_error", "poisson", "gamma", "log_loss"}
+
+
+class StepTimeout(RuntimeError):
+    """A worker did not answer a step of the fit in time (it may have died)."""
+
+
+class _Shards:
+    """The shards of one fit: each step is sent to all of them at once and their
+    answers are read in the workers' order (the fixed order of every sum)."""
+
+    def __init__(self, actors, timeout):
+        self.actors = actors
+        self.timeout = timeout
+
+    def call(self, method, *args):
+        futures = [getattr(a, method)(*args) for a in self.actors]
+        out = []
+        for f in futures:
+            try:
+                out.append(f.result(timeout=self.timeout))
+            except (ValueError, TypeError):
+                raise           # the shard refused its rows: the user's error
+            except Exception as exc:
+                raise StepTimeout(
+                    f"a worker did not complete the step {method!r} of the fit within "
+                    f"{self.timeout} s ({type(exc).__name__}: {exc}); a worker may have "
+                    f"died. The fit is abandoned.") from exc
+        return out
+
+    def sum(self, arrays):
+        total = np.array(arrays[0], dtype=np.float64, copy=True)
+        for a in arrays[1:]:
+            total += a
+        return total
+
+
+class _DaskHistGradientBoosting:
+    """The distributed fit shared by the classifier and the regressor.
+
+    Fitted on dask collections, the model is the one-machine model's (its ``trees_``,
+    ``bin_mapper_`` and the rest): ``predict`` and the other methods take NumPy and
+    pandas input as the one-machine class does, and a dask collection partition by
+    partition.
+    """
+
+    #: seconds a worker has to answer one step of the fit before it is given up
+    step_timeout = 120.0
+
+    def fit(self, X, y, sample_weight=None, *, X_val=None, y_val=None,
+            sample_weight_val=None):
+        """Fit on dask collections that stay on their workers.
+
+        Parameters
+        ----------
+        X : dask array or dask DataFrame of shape (n_samples, n_features)
+        y : dask array or dask Series of shape (n_samples,)
+            Partitioned as X (a dask array is rechunked to X's row chunks).
+        sample_weight : dask array or dask Series, default=None
+        X_val, y_val, sample_weight_val : dask collections, default=None
+            Validation data for early stopping (``early_stopping`` "auto" or True);
+            without it, early stopping (True) scores the training loss.
+
+        Returns
+        -------
+        self
+        """
+        from distributed import get_client
+        self._check_supported()
+        if (X_val is None) != (y_val is None):
+            raise ValueError("X_val and y_val go together: give both or neither.")
+        if X_val is not None and self.early_stopping is False:
+            raise ValueError("X_val and y_val are given with early_stopping=False.")
+        client = get_client()
+        train = aligned_partitions(X, y, sample_weight)
+        val = [] if X_val is None else aligned_partitions(X_val, y_val, sample_weight_val,
+                                                          "X_val")
+        actors, self._partition_futures = place_shards(client, train, val, BoostingShard)
+        try:
+            self._fit_shards(_Shards(actors, self.step_timeout), X_val is not None)
+        finally:
+            del self._partition_futures
+        return self
+
+    def _check_supported(self):
+        self._validate_params()
+        refused = [("monotonic_cst", self.monotonic_cst is None),
+                   ("interaction_cst", self.interaction_cst is None),
+                   ("max_features", float(self.max_features) == 1.0),
+                   ("warm_start", not self.warm_start),
+                   ("scoring", self.scoring == "loss"),
+                   ("split_gain", self.split_gain == "hessian"),
+                   ("loss", self.loss in _NEWTON_LOSSES),
+                   ("class_weight", getattr(self, "class_weight", None) is None)]
+        for name, ok in refused:
+            if not ok:
+                raise ValueError(f"{type(self).__name__} does not support "
+                                 f"{name}={getattr(self, name)!r} yet; the one-machine "
+                                 f"{type(self).__name__[4:]} does.")
+
+    def _fit_shards(self, shards, has_val):
+        classification = hasattr(self, "predict_proba")
+        rng = check_random_state(self.random_state)
+        summaries = shards.call("summary", classification)
+        n_positive = sum(s[1] for s in summaries)
+        if n_positive == 0:
+            raise ValueError("X has no row of positive weight.")
+        # the bins and the encoder: from a sample of every shard, in proportion
+        bm_rows = BinMapper().subsample
+        parts = []
+        for i, (shard, s) in enumerate(zip(shards.actors, summaries)):
+            quota = int(np.ceil(bm_rows * s[1] / n_positive))
+            parts.append(shard.sample(quota, rng.randint(2 ** 31 - 1)))
+        samples = [p.result(timeout=shards.timeout) for p in parts]
+        X_s = _concat([s[0] for s in samples])
+        y_s = _concat([s[1] for s in samples])
+        w_s = np.concatenate([s[2] for s in samples])
+        Xe = self._encode_X(X_s, reset=True, y=y_s, sample_weight=w_s)
+        if classification:
+            labels = np.unique(np.concatenate([s[2] for s in summaries if s[2] is not None]))
+            self._validate_target(labels, labels.shape[0], True)
+        else:
+            self._validate_target(y_s, Xe.shape[0], True)
+        self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_,
+                                     random_state=rng.randint(2 ** 31 - 1))
+        self.bin_mapper_.fit(Xe)
+        del X_s, y_s, Xe
+        loss = self._make_loss()
+        K = loss.n_outputs
+        self.max_features_ = self.n_features_in_
+        shell = copy.copy(self)
+        shell.__dict__.pop("_partition_futures", None)
+        sums = shards.sum(shards.call("prepare", shell, loss, K))
+        if classification:
+            init = loss.init_raw(np.arange(self.n_classes_), sums)
+        else:
+            init = loss.init_raw(np.array([sums[1] / sums[0]]), np.ones(1))
+        self._init_raw = np.atleast_1d(np.asarray(init, dtype=np.float64))
+        self.init_ = None
+        self._loss = loss
+        losses = shards.sum(shards.call("start", self._init_raw))
+        early = self.early_stopping is True or (self.early_stopping == "auto" and has_val)
+        self.train_score_, self.validation_score_ = [], []
+        if early:
+            self._record(losses, has_val)
+        msl = int(self.min_samples_leaf)
+        stopping = StoppingRules(max_depth=self.max_depth, min_samples_split=max(2 * msl, 2),
+                                 min_samples_leaf=msl, min_weight_leaf=self.min_child_weight,
+                                 min_impurity_decrease=0.0,
+                                 max_leaf_nodes=self.max_leaf_nodes)
+        grower = StepGrower(self.bin_mapper_, stopping, self.l2_regularization)
+        self.trees_ = []
+        self.n_rounds_ = []
+        lr = self.learning_rate
+
+        def split_nodes(batch):
+            answers = shards.call("split", batch["nodes"], batch["features"],
+                                  batch["bin_thresholds"], batch["missing_left"],
+                                  batch["categories"], batch["build_left"])
+            return (shards.sum([a[0] for a in answers]),
+                    np.sum([a[1] for a in answers], axis=0))
+
+        with np.errstate(over="ignore", invalid="ignore"):
+            for it in range(self.max_iter):
+                trees = []
+                for k in range(K):
+                    roots = shards.call("root", k)
+                    grown = grower.grow(shards.sum([r[0] for r in roots]),
+                                        shards.sum([r[1] for r in roots]), split_nodes)
+                    tree = grown.tree
+                    # no row reaches the client: the losses served here read the
+                    # nodes' Newton steps alone
+                    samples = LeafSamples(np.empty(0, np.int64), tree.node_count, None,
+                                          None, None, None, None, None,
+                                          self.l2_regularization, tree.value[:, 0])
+                    tree.value = (lr * loss.leaf_values(samples))[:, None]
+                    answers = shards.call("finish", k, tree, grown.leaves,
+                                          grown.leaf_positions, k == K - 1)
+                    trees.append(tree)
+                    self.n_rounds_.append(grown.n_rounds + 2)
+                self.trees_.append(trees)
+                losses = shards.sum(answers)
+                if not np.all(np.isfinite(losses)):
+                    self._warn_diverged(it, "training")
+                    self.trees_.pop()
+                    break
+                if early and self._record(losses, has_val):
+                    break
+        self.n_estimators_ = len(self.trees_)
+        self.train_score_ = np.asarray(self.train_score_, dtype=np.float64)
+        self.validation_score_ = np.asarray(self.validation_score_, dtype=np.float64)
+        self._packed = None
+        self._packer()
+
+    def _record(self, losses, has_val):
+        """Append the iteration's scores (minus the weighted mean losses); whether early
+        stopping stops here."""
+        train, w, val, w_val = losses
+        self.train_score_.append(-train / w)
+        if not has_val:
+            return self._should_stop(self.train_score_)
+        self.validation_score_.append(-val / w_val if w_val > 0 else np.nan)
+        return self._should_stop(self.validation_score_)
+
+    # -- the model as an ordinary one ---------------------------------------------------
+    def to_local(self):
+        """The fitted model as the one-machine estimator (its class and state)."""
+        local = self._local_class(**self.get_params())
+        local.__dict__.update({k: v for k, v in self.__dict__.items()
+                               if k not in local.__dict__ and k != "n_rounds_"})
+        return local
+
+    def save(self, path):
+        """Write the model as its one-machine estimator (:meth:`to_local`), which
+        :func:`treeboost.load` reads back."""
+        self.to_local().save(path)
+
+    def _map(self, method, X, two_d):
+        import dask.array as da
+        fn = getattr(super(), method)
+        if isinstance(X, da.Array):
+            if len(X.chunks[1]) > 1:
+                X = X.rechunk({1: -1})
+            if two_d:
+                n_out = self.n_classes_ if method != "decision_function" or \
+                    self.n_classes_ > 2 else None
+                return X.map_blocks(fn, chunks=(X.chunks[0], (n_out,)), dtype=np.float64)
+            return X.map_blocks(fn, drop_axis=1, dtype=self._output_dtype(method))
+        return X.map_partitions(fn, meta=np.empty((0, self.n_classes_) if two_d else 0,
+                                                  self._output_dtype(method)))
+
+    def _output_dtype(self, method):
+        if method == "predict" and hasattr(self, "classes_"):
+            return self.classes_.dtype
+        return np.float64
+
+    def predict(self, X):
+        """Predictions; a dask collection maps over its partitions and gives a dask
+        array."""
+        if is_dask_collection(X):
+            return self._map("predict", X, False)
+        return super().predict(X)
+
+
+class DaskHistGradientBoostingRegressor(_DaskHistGradientBoosting,
+                                       HistGradientBoostingRegressor):
+    __doc__ = """Histogram gradient boosting for regression, trained where a Dask
+    cluster holds the data.
+
+    The parameters and the model are :class:`~treeboost.HistGradientBoostingRegressor`'s;
+    losses ``"squared_error"``, ``"poisson"`` and ``"gamma"``. Each worker bins and keeps
+    its own partitions; per round the workers build the histograms of their rows, the
+    client sums them (in the workers' order), chooses the splits with the one-machine
+    grower's rules and the workers partition their rows. The bin edges and the
+    categories come from a sample of every partition (``subsample`` rows of
+    :class:`~treeboost.engine.binning.BinMapper` in all).
+
+    Early stopping runs on ``X_val``/``y_val`` when given (``early_stopping`` "auto" or
+    True), on the training loss with True alone; ``validation_fraction`` is not used.
+    Not yet supported: ``monotonic_cst``, ``interaction_cst``, ``max_features < 1``,
+    ``warm_start``, a ``scoring`` other than "loss", the absolute-error and quantile
+    losses.
+
+    Examples
+    --------
+    >>> from dask.distributed import Client, LocalCluster  # doctest: +SKIP
+    >>> import dask.array as da  # doctest: +SKIP
+    >>> client = Client(LocalCluster(n_workers=2))  # doctest: +SKIP
+    >>> X = da.random.random((100_000, 10), chunks=25_000)  # doctest: +SKIP
+    >>> y = X[:, 0] * 3 + X[:, 1]  # doctest: +SKIP
+    >>> model = DaskHistGradientBoostingRegressor().fit(X, y)  # doctest: +SKIP
+    """
+    _local_class = HistGradientBoostingRegressor
+
+
+class DaskHistGradientBoostingClassifier(_DaskHistGradientBoosting,
+                                        HistGradientBoostingClassifier):
+    __doc__ = """Histogram gradient boosting for classification, trained where a Dask
+    cluster holds the data.
+
+    The parameters and the model are :class:`~treeboost.HistGradientBoostingClassifier`'s
+    (log loss, two or more classes); see :class:`DaskHistGradientBoostingRegressor` for
+    how the fit is distributed and what it does not support yet (``class_weight``
+    too).
+    """
+    _local_class = HistGradientBoostingClassifier
+
+    def predict_proba(self, X):
+        """Class probabilities; a dask collection maps over its partitions."""
+        if is_dask_collection(X):
+            return self._map("predict_proba", X, True)
+        return super().predict_proba(X)
+
+    def decision_function(self, X):
+        """Raw scores; a dask collection maps over its partitions."""
+        if is_dask_collection(X):
+            return self._map("decision_function", X, self.n_classes_ > 2)
+        return super().decision_function(X)
+
+
+def _concat(parts):
+    if hasattr(parts[0], "iloc"):
+        import pandas as pd
+        return pd.concat(parts, ignore_index=True)
+    return np.concatenate([np.asarray(p) for p in parts])

@@ -1,0 +1,218 @@
+"""A worker's share of a distributed boosting fit: its rows, binned where they lie.
+
+One :class:`BoostingShard` lives on each worker that holds partitions of the training
+data (a Dask actor).  It keeps its rows' codes, targets, weights and raw scores for the
+whole fit, and answers the trainer's steps: the histograms of the root or of the
+children of some nodes, the partition of its rows at the chosen splits, the leaf
+values added to its raw scores, the losses and next gradients.  Nothing but
+histograms, counts and sums leaves the worker.
+"""
+import numpy as np
+
+from ..engine.statistics import boosting_rows
+from ..engine.leaf_ranges import LeafRanges
+from ..engine.steps import node_histograms, partition_nodes
+
+#: statistic columns of a row: (w g, w h, count)
+N_COLS = 3
+
+
+def _concat(parts):
+    """One block of the partitions ``parts`` (NumPy arrays or pandas objects)."""
+    if not parts:
+        return None
+    if hasattr(parts[0], "iloc"):
+        import pandas as pd
+        return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    return np.concatenate([np.asarray(p) for p in parts]) if len(parts) > 1 \
+        else np.asarray(parts[0])
+
+
+def _rows(part):
+    return 0 if part is None else part.shape[0]
+
+
+class _Block:
+    """Rows of one kind (training or validation) on this worker."""
+
+    def __init__(self, parts):
+        self.X = _concat([p[0] for p in parts])
+        self.y = _concat([p[1] for p in parts])
+        weights = [p[2] for p in parts]
+        n = _rows(self.X)
+        if any(w is not None for w in weights):
+            self.w = np.concatenate([np.ones(_rows(p[0])) if w is None
+                                     else np.asarray(w, dtype=np.float64).reshape(-1)
+                                     for p, w in zip(parts, weights)])
+        else:
+            self.w = np.ones(n)
+        if self.y is not None and _rows(self.y) != n:
+            raise ValueError(f"a partition of y has {_rows(self.y)} rows for {n} rows of X; "
+                             f"X and y must be partitioned alike.")
+        if self.w.shape[0] != n:
+            raise ValueError(f"a partition of sample_weight has {self.w.shape[0]} rows for "
+                             f"{n} rows of X; X and sample_weight must be partitioned alike.")
+        self.n = n
+
+
+class BoostingShard:
+    """The rows of one worker and the steps of the fit on them.
+
+    Parameters
+    ----------
+    train : list of tuple
+        ``(X, y, sample_weight)`` partitions of the training data held by this worker
+        (``sample_weight`` None for unit weights).
+    validation : list of tuple
+        The same for the validation data (may be empty).
+    """
+
+    def __init__(self, train, validation):
+        self.train = _Block(list(train))
+        self.val = _Block(list(validation)) if validation else None
+
+    # -- before the fit: what the trainer needs to bin and to start ------------------------
+    def summary(self, classification):
+        """Rows, rows of positive weight, and the distinct labels (classification)."""
+        t = self.train
+        labels = None
+        if classification and t.n:
+            labels = np.unique(np.asarray(t.y)[t.w > 0])
+        return t.n, int(np.count_nonzero(t.w > 0)), labels
+
+    def sample(self, n_rows, seed):
+        """Up to ``n_rows`` training rows of positive weight drawn without replacement,
+        as given (with their targets and weights)."""
+        t = self.train
+        positive = np.flatnonzero(t.w > 0)
+        if n_rows < positive.size:
+            rng = np.random.default_rng(seed)
+            positive = np.sort(rng.choice(positive, n_rows, replace=False))
+        X = t.X.iloc[positive] if hasattr(t.X, "iloc") else t.X[positive]
+        y = t.y.iloc[positive] if hasattr(t.y, "iloc") else np.asarray(t.y)[positive]
+        return X, y, t.w[positive]
+
+    def prepare(self, model, loss, n_outputs):
+        """Encode and bin the rows with the trainer's fitted encoder and BinMapper
+        (``model``, an estimator before its first tree); returns the target's sums that
+        the initial score needs: per class weight (classification) or ``(sum w, sum w
+        y)``."""
+        self.model = model
+        self.loss = loss
+        self.K = n_outputs
+        self.mc = int(model.bin_mapper_.missing_values_code_)
+        classification = hasattr(model, "classes_")
+        for block in (self.train, self.val):
+            if block is None:
+                continue
+            if block.n:
+                Xe = model._encode_X(block.X, reset=False)
+                block.codes = np.ascontiguousarray(model.bin_mapper_.transform(Xe))
+                if classification:
+                    block.y = model._validate_validation_target(block.y, block.n)
+                else:
+                    block.y = model._validate_target(block.y, block.n, False)
+            else:
+                block.codes = np.zeros((model.n_features_in_, 0), np.uint8)
+                block.y = np.zeros(0, np.intp if classification else np.float64)
+            block.X = None      # the codes are all the fit reads
+            block.raw = np.zeros((block.n, n_outputs))
+        t = self.train
+        self.positive = np.flatnonzero(t.w > 0)
+        self.stats = np.zeros((t.n, N_COLS))
+        self.stats[:, 2] = t.w > 0
+        self.ostats = np.empty_like(self.stats)
+        self.idx = np.empty(self.positive.size, np.int32)
+        self.buf = np.empty(self.positive.size, np.int32)
+        if classification:
+            return np.bincount(t.y, weights=t.w, minlength=model.n_classes_)
+        return np.array([t.w.sum(), np.dot(t.w, t.y)])
+
+    def _losses(self):
+        """The training loss summed over the rows (its weighted mean times the weight)
+        and the next gradients; the validation loss's sum."""
+        t = self.train
+        raw = t.raw[:, 0] if self.K == 1 else t.raw
+        w_sum = float(t.w.sum())
+        if t.n and w_sum > 0:
+            value, g, h = self.loss.loss_gradient_hessian(t.y, raw, t.w)
+            train = value * w_sum
+        else:
+            g = h = np.zeros((t.n, self.K))
+            train = 0.0
+        self.g = np.ascontiguousarray(np.reshape(g, (-1, self.K)).T)
+        self.h = np.ascontiguousarray(np.reshape(h, (-1, self.K)).T)
+        val = 0.0
+        v = self.val
+        if v is not None and v.n and v.w.sum() > 0:
+            val = self.loss(v.y, v.raw[:, 0] if self.K == 1 else v.raw, v.w) * v.w.sum()
+        return train, w_sum, val, 0.0 if v is None else float(v.w.sum())
+
+    def start(self, init_raw):
+        """Every row's raw scores start at ``init_raw``; returns the losses before the
+        first tree (:meth:`_losses`)."""
+        self.train.raw[:] = init_raw
+        if self.val is not None:
+            self.val.raw[:] = init_raw
+        return self._losses()
+
+    # -- one tree ----------------------------------------------------------------------------
+    def root(self, k):
+        """Start the tree of output ``k``: every row of positive weight in the root;
+        returns the root's histograms and summed statistics."""
+        boosting_rows(self.stats, self.train.w, self.g, self.h, k, True)
+        self.idx[:] = self.positive
+        n = self.idx.size
+        self.starts = [0]
+        self.ends = [n]
+        hist = self._histograms(np.zeros(1, np.int64), np.full(1, n, np.int64))
+        total = self.stats[self.positive].sum(axis=0) if n else np.zeros(N_COLS)
+        return hist[0], total
+
+    def _histograms(self, starts, ends):
+        F = self.train.codes.shape[0]
+        out = np.empty((starts.size, F, self.mc + 1, N_COLS))
+        node_histograms(self.train.codes, self.idx, starts, ends, self.stats, self.ostats,
+                        out)
+        return out
+
+    def split(self, nodes, features, bin_thresholds, missing_left, categories, build_left):
+        """Split the nodes ``nodes`` (ids of this tree, in the order the trainer made
+        them) at the given splits: the children of ``nodes[j]`` get the next two ids, left
+        then right.  Returns the histograms of the child ``build_left[j]`` says (the left
+        one, else the right one) and the left children's row counts."""
+        nodes = np.asarray(nodes, np.int64)
+        starts = np.array([self.starts[j] for j in nodes], np.int64)
+        ends = np.array([self.ends[j] for j in nodes], np.int64)
+        n_left = np.empty(nodes.size, np.int64)
+        partition_nodes(self.idx, starts, ends, self.train.codes,
+                        np.asarray(features, np.int64), np.asarray(bin_thresholds, np.int64),
+                        np.asarray(missing_left, np.bool_),
+                        self.model.bin_mapper_.is_categorical_,
+                        np.ascontiguousarray(categories, np.uint64), self.mc, self.buf,
+                        n_left)
+        mid = starts + n_left
+        for j in range(nodes.size):
+            self.starts += [starts[j], mid[j]]
+            self.ends += [mid[j], ends[j]]
+        build_left = np.asarray(build_left, np.bool_)
+        hist = self._histograms(np.where(build_left, starts, mid),
+                                np.where(build_left, mid, ends))
+        return hist, n_left
+
+    def finish(self, k, tree, leaves, leaf_positions, last_output):
+        """Add the values of ``tree`` (a :class:`~treeboost.engine.tree.Tree`) to the
+        raw scores of output ``k``: its leaves ``leaf_positions`` are this tree's nodes
+        ``leaves`` here.  The validation rows go through the tree.  After the last
+        output of an iteration, returns the losses (:meth:`_losses`)."""
+        leaves = np.asarray(leaves, np.int64)
+        starts = np.array([self.starts[j] for j in leaves], np.int64)
+        ends = np.array([self.ends[j] for j in leaves], np.int64)
+        values = tree.value[:, 0]
+        LeafRanges(self.idx, leaf_positions, starts, ends, self.train.n).add_values(
+            self.train.raw, k, values)
+        if self.val is not None and self.val.n:
+            self.val.raw[:, k] += values[tree.apply_binned(self.val.codes, self.mc)]
+        if last_output:
+            return self._losses()
+        return None

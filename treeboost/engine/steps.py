@@ -1,0 +1,120 @@
+"""The grower's steps for a loop driven from outside: the histograms of some nodes' rows,
+the best split of a node from histograms supplied by the caller, and the partition of
+nodes' rows at given splits.
+
+The one-machine grower (:mod:`.grower`) runs its whole loop in one compiled call; a
+data-parallel trainer (:mod:`treeboost.dask`) runs the loop in Python between
+reductions: each worker builds the histograms of its own rows
+(:func:`node_histograms`), the histograms are summed across workers, the split is chosen
+once from the sum (:func:`best_node_split`, the same scans and the same rules as the
+grower's boosting nodes) and each worker partitions its own rows
+(:func:`partition_nodes`).  Only boosting's second-order gain is stepped here.
+
+A node's histograms are ``(n_features, n_hist_bins, 3)``: per feature and bin the
+summed ``(w g, w h, count)`` of its rows (the last bin is the missing values').
+"""
+import numpy as np
+from numba import prange
+
+from .constraints import MonotonicCheck
+from .criteria import NEWTON, node_term
+from .histogram import build_histogram, compress_histogram
+from .partition import BinnedSplit, partition_serial
+from .splitting import decrease_from_left, scan_feature, scan_newton_dense, thread_scratch
+from .grower import NEWTON_GAIN_RTOL
+from ._jit import kernel, parallel_kernel
+
+
+@parallel_kernel
+def node_histograms(codes_T, idx, starts, ends, stats, ostats, out):
+    """``out[j, f, b] =`` the summed ``stats`` (``(n_rows, 3)``) of the rows
+    ``idx[starts[j]:ends[j]]`` whose code of feature ``f`` is ``b``.
+
+    ``ostats`` (``stats``' shape) receives each node's rows' statistics in node order
+    first, which the histograms then read sequentially; the ``(node, feature)`` pairs
+    are shared among the threads.
+    """
+    n_nodes = starts.shape[0]
+    n_features = codes_T.shape[0]
+    for j in prange(n_nodes):
+        for i in range(starts[j], ends[j]):
+            r = idx[i]
+            ostats[i, 0] = stats[r, 0]
+            ostats[i, 1] = stats[r, 1]
+            ostats[i, 2] = stats[r, 2]
+    for t in prange(n_nodes * n_features):
+        j = t // n_features
+        f = t - j * n_features
+        s = starts[j]
+        e = ends[j]
+        build_histogram(out[j, f], codes_T[f], idx, s, e, ostats[s:e], True)
+
+
+@kernel
+def partition_nodes(idx, starts, ends, codes_T, features, bin_thresholds, missing_left,
+                    is_categorical, categories, missing_code, buf, n_left):
+    """Partition the rows ``idx[starts[j]:ends[j]]`` of each node ``j`` at its split (the
+    left rows first, both sides in their order); ``n_left[j]`` receives the left count.
+    ``categories[j]`` is the 256-bit set of the codes going left at a categorical
+    split."""
+    for j in range(starts.shape[0]):
+        f = features[j]
+        split = BinnedSplit(missing_code, missing_left[j], is_categorical[f], categories, j,
+                            bin_thresholds[j])
+        n_left[j] = partition_serial(idx, starts[j], ends[j], codes_T[f], split, buf)
+
+
+@kernel
+def best_node_split(hist, total, dense, n_bins, is_categorical, missing_code, params,
+                    scratch, cands):
+    """The best split of a node from its histograms ``hist`` (``(n_features,
+    n_hist_bins, 3)``) and its summed statistics ``total`` (``(G, H, n)``), as the
+    grower's boosting nodes choose it.
+
+    ``dense`` says how the grower would have read the node: from dense histograms (the
+    numeric features' child counts estimated from the hessian, ``n_child ~ H_child n /
+    H``, as :func:`~.splitting.scan_newton_dense`) or from its rows (exact counts, the
+    compressed scan of :func:`~.splitting.scan_feature`).  Categorical features always
+    take the compressed scan.  Each feature's best split goes to its row of ``cands``
+    (a :class:`~.layout.SplitCandidates`).
+
+    Returns ``(feature, impurity)``: the feature of largest score (the lowest index
+    among equal scores), -1 when no split is valid or its gain is not positive
+    (``gain > NEWTON_GAIN_RTOL * score`` and ``gain >= params.min_decrease``), and the
+    node's impurity ``-G^2 / (H + l2)`` term of the second-order gain.
+    """
+    sc = thread_scratch(scratch, 0)
+    n_features = hist.shape[0]
+    l2 = params.l2
+    for f in range(n_features):
+        out_left = cands.left_stats[f]
+        check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], -np.inf, np.inf)
+        if dense and not is_categorical[f]:
+            s, b, ml, mid = scan_newton_dense(hist[f], n_bins[f], missing_code, total, l2,
+                                              params.min_samples_leaf,
+                                              params.min_weight_leaf, check, out_left)
+            d = 0.0
+            if s > -np.inf:
+                d = decrease_from_left(out_left, total, sc.right, NEWTON, params.n_stats, l2)
+        else:
+            m = compress_histogram(hist[f], n_bins[f], missing_code, 2, sc.codes, sc.cstats,
+                                   sc.missing)
+            s, d, b, ml, mid = scan_feature(sc.codes, sc.cstats, m, sc.missing, total,
+                                            is_categorical[f], params, check, sc,
+                                            cands.categories[f], out_left)
+        cands.mid[f] = mid
+        cands.score[f] = s
+        cands.decrease[f] = d
+        cands.bin_threshold[f] = b
+        cands.missing_go_left[f] = ml
+    best = -1
+    best_score = -np.inf
+    for f in range(n_features):
+        if cands.score[f] > best_score:
+            best_score = cands.score[f]
+            best = f
+    if best >= 0:
+        gain = cands.decrease[best]
+        if not (gain > NEWTON_GAIN_RTOL * best_score and gain >= params.min_decrease):
+            best = -1
+    return best, node_term(total, NEWTON, params.n_stats, l2)
