@@ -62,6 +62,9 @@ class _DaskHistGradientBoosting:
 
     #: seconds a worker has to answer one step of the fit before it is given up
     step_timeout = 120.0
+    #: what the distributed fit records of itself, per tree: the round trips to the
+    #: workers and the nodes they split (reached by the growth or not)
+    _diagnostics = ("n_rounds_", "n_expanded_")
 
     def fit(self, X, y, sample_weight=None, *, X_val=None, y_val=None,
             sample_weight_val=None):
@@ -167,20 +170,23 @@ class _DaskHistGradientBoosting:
         grower = StepGrower(self.bin_mapper_, stopping, self.l2_regularization)
         self.trees_ = []
         self.n_rounds_ = []
+        self.n_expanded_ = []
         lr = self.learning_rate
 
         def split_nodes(batch):
             answers = shards.call("split", batch["nodes"], batch["features"],
                                   batch["bin_thresholds"], batch["missing_left"],
-                                  batch["categories"], batch["build_left"])
+                                  batch["categories"], batch["build"])
             return (shards.sum([a[0] for a in answers]),
                     np.sum([a[1] for a in answers], axis=0))
 
+        # the root's histograms carry counts where it may be read from its rows
+        root_counts = n_positive < 2 * grower.dense_min_samples
+        roots = shards.call("root", 0, root_counts)
         with np.errstate(over="ignore", invalid="ignore"):
             for it in range(self.max_iter):
                 trees = []
                 for k in range(K):
-                    roots = shards.call("root", k)
                     grown = grower.grow(shards.sum([r[0] for r in roots]),
                                         shards.sum([r[1] for r in roots]), split_nodes)
                     tree = grown.tree
@@ -190,12 +196,16 @@ class _DaskHistGradientBoosting:
                                           None, None, None, None, None,
                                           self.l2_regularization, tree.value[:, 0])
                     tree.value = (lr * loss.leaf_values(samples))[:, None]
+                    last = it == self.max_iter - 1 and k == K - 1
                     answers = shards.call("finish", k, tree, grown.leaves,
-                                          grown.leaf_positions, k == K - 1)
+                                          grown.leaf_positions,
+                                          None if last else ((k + 1) % K, root_counts))
+                    roots = [a[1] for a in answers]
                     trees.append(tree)
-                    self.n_rounds_.append(grown.n_rounds + 2)
+                    self.n_rounds_.append(grown.n_rounds + 1)
+                    self.n_expanded_.append(grown.n_expanded)
                 self.trees_.append(trees)
-                losses = shards.sum(answers)
+                losses = shards.sum([a[0] for a in answers])
                 if not np.all(np.isfinite(losses)):
                     self._warn_diverged(it, "training")
                     self.trees_.pop()
@@ -223,7 +233,7 @@ class _DaskHistGradientBoosting:
         """The fitted model as the one-machine estimator (its class and state)."""
         local = self._local_class(**self.get_params())
         local.__dict__.update({k: v for k, v in self.__dict__.items()
-                               if k not in local.__dict__ and k != "n_rounds_"})
+                               if k not in local.__dict__ and k not in self._diagnostics})
         return local
 
     def save(self, path):

@@ -26,6 +26,10 @@ from ..engine.tree import Tree
 from ..engine.tree_arrays import VALUES_NEWTON  # noqa: F401  (the values' kind)
 
 
+#: which children's histograms the shards build (:meth:`StepGrower._expand`)
+BUILD_LEFT, BUILD_RIGHT, BUILD_BOTH = 0, 1, 2
+
+
 @dataclass
 class StepNode:
     """A node of the tree being grown, in the order the rounds made it."""
@@ -129,8 +133,10 @@ class StepGrower:
         split_nodes : callable
             ``split_nodes(batch) -> (hists, n_left)``: the shards split the nodes of
             ``batch`` (a dict of arrays ``nodes``, ``features``, ``bin_thresholds``,
-            ``missing_left``, ``categories``, ``build_left``) and return the summed
-            histograms of the children built and the left children's row counts.
+            ``missing_left``, ``categories``, ``build``: :data:`BUILD_LEFT`,
+            :data:`BUILD_RIGHT` or :data:`BUILD_BOTH`) and return the summed
+            histograms of the children built, in order, and the left children's row
+            counts.
 
         Returns
         -------
@@ -200,12 +206,20 @@ class StepGrower:
     def _expand(self, nodes, wanted, split_nodes):
         """One round: the shards split ``wanted``; their children are examined."""
         m = len(wanted)
-        build_left = np.empty(m, np.bool_)
+        dmin = self.dense_min_samples
+        build = np.empty(m, np.int64)
         for j, i in enumerate(wanted):
             nd = nodes[i]
-            # the smaller side (its count as the search saw it) is built, the other one
-            # is the parent's histograms minus it
-            build_left[j] = nd.left_stats[2] <= nd.total[2] - nd.left_stats[2]
+            if nd.total[2] < 2 * dmin:
+                # a child may be read from its rows (exact counts): both are built, with
+                # their counts
+                build[j] = BUILD_BOTH
+            else:
+                # both children are read densely; the smaller side (its count as the
+                # search saw it) is built, the other one is the parent's histograms
+                # minus it
+                build[j] = (BUILD_LEFT if nd.left_stats[2] <= nd.total[2] - nd.left_stats[2]
+                            else BUILD_RIGHT)
         batch = dict(
             nodes=np.asarray(wanted, np.int64),
             features=np.array([nodes[i].feature for i in wanted], np.int64),
@@ -213,9 +227,9 @@ class StepGrower:
             missing_left=np.array([nodes[i].missing_go_left for i in wanted], np.bool_),
             categories=np.array([nodes[i].categories for i in wanted], np.uint64
                                 ).reshape(m, 4),
-            build_left=build_left)
+            build=build)
         hists, n_left = split_nodes(batch)
-        dmin = self.dense_min_samples
+        at = 0
         for j, i in enumerate(wanted):
             nd = nodes[i]
             n = nd.total[2]
@@ -224,9 +238,14 @@ class StepGrower:
             left = np.array([nd.left_stats[0], nd.left_stats[1], nl])
             right = np.array([nd.total[0] - nd.left_stats[0],
                               nd.total[1] - nd.left_stats[1], nr])
-            built = hists[j]
-            other = nd.hist - built
-            h_left, h_right = (built, other) if build_left[j] else (other, built)
+            if build[j] == BUILD_BOTH:
+                h_left, h_right = hists[at], hists[at + 1]
+                at += 2
+            else:
+                built = hists[at]
+                at += 1
+                other = nd.hist - built
+                h_left, h_right = (built, other) if build[j] == BUILD_LEFT else (other, built)
             # as the one-machine grower: with the parent's dense histograms at hand and a
             # large child, both children are read densely; else each by its own size
             if nd.dense and max(nl, nr) >= dmin:

@@ -7,6 +7,7 @@ children of some nodes, the partition of its rows at the chosen splits, the leaf
 values added to its raw scores, the losses and next gradients.  Nothing but
 histograms, counts and sums leaves the worker.
 """
+import numba
 import numpy as np
 
 from ..engine.statistics import boosting_rows
@@ -70,6 +71,19 @@ class BoostingShard:
     def __init__(self, train, validation):
         self.train = _Block(list(train))
         self.val = _Block(list(validation)) if validation else None
+        self.n_threads = numba.get_num_threads()
+        try:
+            from distributed import get_worker
+            # the threads Dask gives the worker, not every core of the machine: workers
+            # sharing a machine would otherwise each start a thread per core
+            self.n_threads = max(1, min(self.n_threads, get_worker().state.nthreads))
+        except (ImportError, ValueError, AttributeError):
+            pass
+
+    def _threads(self):
+        # numba's thread count belongs to the calling thread, and an actor's methods may
+        # run in any of the worker's threads
+        numba.set_num_threads(self.n_threads)
 
     # -- before the fit: what the trainer needs to bin and to start ------------------------
     def summary(self, classification):
@@ -157,30 +171,37 @@ class BoostingShard:
         return self._losses()
 
     # -- one tree ----------------------------------------------------------------------------
-    def root(self, k):
+    def root(self, k, with_count):
         """Start the tree of output ``k``: every row of positive weight in the root;
-        returns the root's histograms and summed statistics."""
+        returns the root's histograms (with counts if ``with_count``) and summed
+        statistics."""
         boosting_rows(self.stats, self.train.w, self.g, self.h, k, True)
         self.idx[:] = self.positive
         n = self.idx.size
         self.starts = [0]
         self.ends = [n]
-        hist = self._histograms(np.zeros(1, np.int64), np.full(1, n, np.int64))
-        total = self.stats[self.positive].sum(axis=0) if n else np.zeros(N_COLS)
-        return hist[0], total
+        hist = self._histograms(np.zeros(1, np.int64), np.full(1, n, np.int64),
+                                np.full(1, with_count))
+        # rows of zero weight hold zero statistics
+        return hist[0], self.stats.sum(axis=0)
 
-    def _histograms(self, starts, ends):
+    def _histograms(self, starts, ends, with_count):
+        self._threads()
         F = self.train.codes.shape[0]
         out = np.empty((starts.size, F, self.mc + 1, N_COLS))
-        node_histograms(self.train.codes, self.idx, starts, ends, self.stats, self.ostats,
+        node_histograms(self.train.codes, self.idx, starts, ends,
+                        np.asarray(with_count, np.bool_),
+                        self.model.bin_mapper_.is_categorical_, self.stats, self.ostats,
                         out)
         return out
 
-    def split(self, nodes, features, bin_thresholds, missing_left, categories, build_left):
+    def split(self, nodes, features, bin_thresholds, missing_left, categories, build):
         """Split the nodes ``nodes`` (ids of this tree, in the order the trainer made
         them) at the given splits: the children of ``nodes[j]`` get the next two ids, left
-        then right.  Returns the histograms of the child ``build_left[j]`` says (the left
-        one, else the right one) and the left children's row counts."""
+        then right.  ``build[j]``: which children's histograms to return: 0 the left
+        one, 1 the right one (both without counts but for categorical features), 2 both,
+        with counts.  Returns the histograms, in the order of the nodes (left before
+        right), and the left children's row counts."""
         nodes = np.asarray(nodes, np.int64)
         starts = np.array([self.starts[j] for j in nodes], np.int64)
         ends = np.array([self.ends[j] for j in nodes], np.int64)
@@ -192,19 +213,30 @@ class BoostingShard:
                         np.ascontiguousarray(categories, np.uint64), self.mc, self.buf,
                         n_left)
         mid = starts + n_left
+        h_starts, h_ends, with_count = [], [], []
         for j in range(nodes.size):
             self.starts += [starts[j], mid[j]]
             self.ends += [mid[j], ends[j]]
-        build_left = np.asarray(build_left, np.bool_)
-        hist = self._histograms(np.where(build_left, starts, mid),
-                                np.where(build_left, mid, ends))
+            if build[j] != 1:
+                h_starts.append(starts[j])
+                h_ends.append(mid[j])
+                with_count.append(build[j] == 2)
+            if build[j] != 0:
+                h_starts.append(mid[j])
+                h_ends.append(ends[j])
+                with_count.append(build[j] == 2)
+        hist = self._histograms(np.array(h_starts, np.int64), np.array(h_ends, np.int64),
+                                with_count)
         return hist, n_left
 
-    def finish(self, k, tree, leaves, leaf_positions, last_output):
+    def finish(self, k, tree, leaves, leaf_positions, next_k):
         """Add the values of ``tree`` (a :class:`~treeboost.engine.tree.Tree`) to the
         raw scores of output ``k``: its leaves ``leaf_positions`` are this tree's nodes
-        ``leaves`` here.  The validation rows go through the tree.  After the last
-        output of an iteration, returns the losses (:meth:`_losses`)."""
+        ``leaves`` here.  The validation rows go through the tree.
+
+        Returns the losses (:meth:`_losses`) after the last output of an iteration (None
+        otherwise), and the root of the next tree, of output ``next_k`` (None: no next
+        tree): one round trip between two trees."""
         leaves = np.asarray(leaves, np.int64)
         starts = np.array([self.starts[j] for j in leaves], np.int64)
         ends = np.array([self.ends[j] for j in leaves], np.int64)
@@ -213,6 +245,5 @@ class BoostingShard:
             self.train.raw, k, values)
         if self.val is not None and self.val.n:
             self.val.raw[:, k] += values[tree.apply_binned(self.val.codes, self.mc)]
-        if last_output:
-            return self._losses()
-        return None
+        losses = self._losses() if k == self.K - 1 else None
+        return losses, None if next_k is None else self.root(*next_k)

@@ -26,13 +26,16 @@ from ._jit import kernel, parallel_kernel
 
 
 @parallel_kernel
-def node_histograms(codes_T, idx, starts, ends, stats, ostats, out):
+def node_histograms(codes_T, idx, starts, ends, with_count, is_categorical, stats, ostats,
+                    out):
     """``out[j, f, b] =`` the summed ``stats`` (``(n_rows, 3)``) of the rows
     ``idx[starts[j]:ends[j]]`` whose code of feature ``f`` is ``b``.
 
-    ``ostats`` (``stats``' shape) receives each node's rows' statistics in node order
-    first, which the histograms then read sequentially; the ``(node, feature)`` pairs
-    are shared among the threads.
+    The count column is summed for the categorical features, and for every feature of
+    the nodes ``with_count`` says; elsewhere it is left at 0 (the dense scan of a
+    numeric feature estimates counts from the hessian).  ``ostats`` (``stats``' shape)
+    receives each node's rows' statistics in node order first, which the histograms
+    then read sequentially; the ``(node, feature)`` pairs are shared among the threads.
     """
     n_nodes = starts.shape[0]
     n_features = codes_T.shape[0]
@@ -47,7 +50,8 @@ def node_histograms(codes_T, idx, starts, ends, stats, ostats, out):
         f = t - j * n_features
         s = starts[j]
         e = ends[j]
-        build_histogram(out[j, f], codes_T[f], idx, s, e, ostats[s:e], True)
+        build_histogram(out[j, f], codes_T[f], idx, s, e, ostats[s:e],
+                        with_count[j] or is_categorical[f])
 
 
 @kernel
