@@ -111,6 +111,8 @@ DECREASE_ATOL = 1e-12
 #: scores of two features' best splits within this fraction of each other are a tie
 #: (the same partition from two features sums its statistics in another order)
 TIE_RTOL = 1e-15
+#: scores closer than this (relative) are equal when ties go to the lowest feature index
+SCORE_RTOL = 1e-10
 #: a regression node is pure when its variance is this small relative to its mean
 #: squared target
 PURE_RTOL = 1e-12
@@ -542,7 +544,11 @@ def _examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, 
             f = fs[i]
             sc = cands.score[f]
             if not random_ties:
-                if sc > best_score:
+                # scores equal within the rounding of their sums are a tie, which the
+                # lowest index wins: the choice must not depend on the order the
+                # histograms were summed in (threads, or the data-parallel trainer)
+                if sc > best_score and (best < 0 or sc - best_score
+                                        > SCORE_RTOL * abs(best_score)):
                     best_score = sc
                     best = f
             elif sc == -np.inf:

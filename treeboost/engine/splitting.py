@@ -404,6 +404,11 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, check, scratch, 
     return best_score, best_dec, best_bin, best_ml, best_mid
 
 
+#: relative rounding allowed to a child count estimated from the hessian
+#: (:func:`scan_newton_dense`)
+COUNT_RTOL = 1e-9
+
+
 @internal
 def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w, check,
                       out_left):
@@ -431,6 +436,11 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
     th = total[1]
     tc = total[2]
     per_h = tc / th if th > 0 else 0.0
+    # an estimate within rounding of min_samples_leaf reaches it: with equal hessians
+    # (a first tree) the estimates are whole numbers up to the order of the sums, and
+    # a child of exactly min_samples_leaf rows must not come and go with that order
+    # (the data-parallel trainer sums the same histograms in another order)
+    min_leaf = min_leaf * (1.0 - COUNT_RTOL)
     has_miss = mh > 0.0
     n_miss = mh * per_h          # the missing values' count, estimated
     gl = 0.0
