@@ -71,9 +71,10 @@ def run_one(args):
         model = DaskHistGradientBoostingClassifier(max_iter=args.trees, max_leaf_nodes=31,
                                                    min_samples_leaf=20, max_bins=255,
                                                    early_stopping=False, **common)
-        # a small fit first: the kernels load (or compile) in every worker
-        DaskHistGradientBoostingClassifier(max_iter=2, early_stopping=False).fit(
-            X[:20_000], y[:20_000])
+        # a small fit first, on every worker: the kernels load (or compile) there
+        Xw, yw = make_data(client, 4_000 * args.workers * 4, args.features,
+                           args.workers * 4, 2)
+        DaskHistGradientBoostingClassifier(max_iter=2, early_stopping=False).fit(Xw, yw)
     elif args.lib == "lgbm":
         import lightgbm as lgb
         model = lgb.DaskLGBMClassifier(client=client, n_estimators=args.trees,

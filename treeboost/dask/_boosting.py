@@ -9,7 +9,7 @@ from ..engine.grower import StoppingRules
 from ..ensembles.hist_gradient_boosting import (HistGradientBoostingClassifier,
                                                 HistGradientBoostingRegressor)
 from ..losses.base import LeafSamples
-from ._collections import aligned_partitions, is_dask_collection, place_shards
+from ._collections import is_dask_collection, partition_futures, place_shards
 from ._grower import StepGrower
 from ._shard import BoostingShard
 
@@ -45,9 +45,13 @@ class _Shards:
         return out
 
     def sum(self, arrays):
+        """The sum of the shards' ``arrays`` in the shards' order; histograms sent
+        without their count column (all zeros) get it back."""
         total = np.array(arrays[0], dtype=np.float64, copy=True)
         for a in arrays[1:]:
             total += a
+        if total.ndim >= 3 and total.shape[-1] == 2:
+            total = np.concatenate([total, np.zeros(total.shape[:-1] + (1,))], axis=-1)
         return total
 
 
@@ -91,14 +95,11 @@ class _DaskHistGradientBoosting:
         if X_val is not None and self.early_stopping is False:
             raise ValueError("X_val and y_val are given with early_stopping=False.")
         client = get_client()
-        train = aligned_partitions(X, y, sample_weight)
-        val = [] if X_val is None else aligned_partitions(X_val, y_val, sample_weight_val,
-                                                          "X_val")
-        actors, self._partition_futures = place_shards(client, train, val, BoostingShard)
-        try:
-            self._fit_shards(_Shards(actors, self.step_timeout), X_val is not None)
-        finally:
-            del self._partition_futures
+        train = partition_futures(client, X, y, sample_weight)
+        val = [] if X_val is None else partition_futures(client, X_val, y_val,
+                                                         sample_weight_val, "X_val")
+        actors = place_shards(client, train, val, BoostingShard)
+        self._fit_shards(_Shards(actors, self.step_timeout), X_val is not None)
         return self
 
     def _check_supported(self):
@@ -148,7 +149,6 @@ class _DaskHistGradientBoosting:
         K = loss.n_outputs
         self.max_features_ = self.n_features_in_
         shell = copy.copy(self)
-        shell.__dict__.pop("_partition_futures", None)
         sums = shards.sum(shards.call("prepare", shell, loss, K))
         if classification:
             init = loss.init_raw(np.arange(self.n_classes_), sums)

@@ -15,65 +15,90 @@ def is_dask_collection(obj):
     return _is(obj)
 
 
-def _triple(X, y, w):
-    return X, y, w
-
-
-def _partitions(obj, name, n_rows_chunks=None):
-    """``obj``'s partitions along the rows as delayed objects, and the rows' chunks
-    (None where unknown)."""
+def _rows_chunks(obj, name, chunks):
+    """``obj`` with its columns in one chunk and, given ``chunks``, X's row chunks."""
     import dask.array as da
     if isinstance(obj, da.Array):
         if obj.ndim == 2 and len(obj.chunks[1]) > 1:
             obj = obj.rechunk({1: -1})
-        if n_rows_chunks is not None and obj.chunks[0] != n_rows_chunks:
-            if any(np.isnan(c) for c in obj.chunks[0] + n_rows_chunks):
+        if chunks is not None and obj.chunks[0] != chunks:
+            if any(np.isnan(c) for c in obj.chunks[0] + chunks):
                 raise ValueError(f"{name} and X are chunked differently along the rows and "
                                  f"a chunk's size is unknown: give {name} the chunks of X "
                                  f"(X.compute_chunk_sizes() finds them).")
-            obj = obj.rechunk({0: n_rows_chunks})
-        return list(obj.to_delayed().ravel()), obj.chunks[0]
-    if hasattr(obj, "to_delayed") and hasattr(obj, "npartitions"):
-        return list(obj.to_delayed()), None
+            obj = obj.rechunk({0: chunks})
+        return obj
+    if hasattr(obj, "npartitions") and hasattr(obj, "to_delayed"):
+        return obj
     raise TypeError(f"{name} must be a dask array or a dask DataFrame / Series; got "
                     f"{type(obj).__name__}. Fit the one-machine estimator "
                     f"(treeboost.HistGradientBoosting*) on in-memory data.")
 
 
-def aligned_partitions(X, y, sample_weight, what="X"):
-    """Delayed ``(X, y, sample_weight)`` triples, one per partition of ``X``."""
-    from dask import delayed
-    xs, chunks = _partitions(X, what)
-    ys, _ = _partitions(y, f"y{'_val' if what != 'X' else ''}", chunks)
+def _partition_keys(obj):
+    keys = obj.__dask_keys__()
+    # a dask array's keys nest by chunk index: one column chunk, so one key a row chunk
+    while keys and isinstance(keys[0], list):
+        keys = [k[0] if isinstance(k, list) and len(k) == 1 else k for k in keys]
+        if keys and isinstance(keys[0], list):
+            keys = [k for sub in keys for k in sub]
+    return keys
+
+
+def _ordered_futures(obj):
+    """The futures of the persisted ``obj``, one per row partition, in order."""
+    from distributed import futures_of
+    futs = futures_of(obj)
+    by_key = {f.key: f for f in futs}
+    keys = _partition_keys(obj)
+    if all(k in by_key for k in keys):
+        return [by_key[k] for k in keys]
+    # a persisted dask DataFrame may name its futures other than its keys: its
+    # partitions' keys are (name, index)
+    names = {f.key[0] for f in futs if isinstance(f.key, tuple)}
+    if len(names) == 1 and len(futs) == len(keys):
+        return sorted(futs, key=lambda f: f.key[1])
+    raise RuntimeError("the partitions of a persisted collection could not be told apart.")
+
+
+def partition_futures(client, X, y, sample_weight, what="X"):
+    """``(X, y, sample_weight)`` futures, one triple per partition of ``X``, persisted
+    where the scheduler puts them (a collection already persisted stays where it is)."""
+    from distributed import wait
+    X = _rows_chunks(X, what, None)
+    chunks = X.chunks[0] if hasattr(X, "chunks") else None
+    suffix = "" if what == "X" else "_val"
+    y = _rows_chunks(y, f"y{suffix}", chunks)
+    cols = [X, y]
+    if sample_weight is not None:
+        cols.append(_rows_chunks(sample_weight, f"sample_weight{suffix}", chunks))
+    cols = client.persist(cols)
+    wait(cols)
+    parts = [_ordered_futures(c) for c in cols]
     if sample_weight is None:
-        ws = [None] * len(xs)
-    else:
-        ws, _ = _partitions(sample_weight, "sample_weight" if what == "X"
-                            else "sample_weight_val", chunks)
-    if not len(xs) == len(ys) == len(ws):
+        parts.append([None] * len(parts[0]))
+    n = [len(p) for p in parts]
+    if len(set(n)) != 1:
         raise ValueError(f"{what}, y and sample_weight must have as many partitions; got "
-                         f"{len(xs)}, {len(ys)} and {len(ws)}.")
-    return [delayed(_triple, pure=True)(x, yy, w) for x, yy, w in zip(xs, ys, ws)]
+                         f"{n[0]}, {n[1]} and {n[2]}.")
+    return list(zip(*parts))
 
 
 def place_shards(client, train, validation, shard_class):
-    """Compute the partitions where the scheduler puts them (beside their data), then
-    start one ``shard_class`` actor on each worker that holds any, with the partitions
-    it holds.  Returns the actors, in the order of the workers' addresses (the fixed
-    order the histograms are summed in)."""
-    futures = client.compute(train + validation)
-    from distributed import wait
-    wait(futures)
-    where = client.who_has(futures)
+    """Start one ``shard_class`` actor on each worker that holds a partition of X (in
+    ``train`` or ``validation``, triples of futures), with the partitions it holds.
+    Returns the actors, in the order of the workers' addresses (the fixed order the
+    histograms are summed in)."""
+    where = client.who_has([t[0] for t in train + validation])
     by_worker = defaultdict(lambda: ([], []))
-    for i, fut in enumerate(futures):
-        holders = sorted(where.get(fut.key, ()))
+    for i, triple in enumerate(train + validation):
+        holders = sorted(where.get(triple[0].key, ()))
         if not holders:
             raise RuntimeError("a partition of the data has no worker holding it.")
-        by_worker[holders[0]][0 if i < len(train) else 1].append(fut)
+        by_worker[holders[0]][0 if i < len(train) else 1].append(triple)
     actors = []
     for addr in sorted(by_worker):
         tr, va = by_worker[addr]
         actors.append(client.submit(shard_class, tr, va, actor=True, workers=[addr],
                                     allow_other_workers=False, pure=False))
-    return [a.result() for a in actors], futures
+    return [a.result() for a in actors]

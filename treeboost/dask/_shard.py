@@ -12,7 +12,7 @@ import numpy as np
 
 from ..engine.statistics import boosting_rows
 from ..engine.leaf_ranges import LeafRanges
-from ..engine.steps import node_histograms, partition_nodes
+from ..engine.steps import feature_pairs, node_histograms, partition_nodes
 
 #: statistic columns of a row: (w g, w h, count)
 N_COLS = 3
@@ -34,17 +34,20 @@ def _rows(part):
 
 
 class _Block:
-    """Rows of one kind (training or validation) on this worker."""
+    """Rows of one kind (training or validation) on this worker: X as its partitions
+    (each encoded and binned on its own, so that no second copy of the rows is made),
+    y and the weights as one array each."""
 
     def __init__(self, parts):
-        self.X = _concat([p[0] for p in parts])
+        self.parts = [p[0] for p in parts]
         self.y = _concat([p[1] for p in parts])
+        sizes = [_rows(X) for X in self.parts]
+        n = sum(sizes)
         weights = [p[2] for p in parts]
-        n = _rows(self.X)
         if any(w is not None for w in weights):
-            self.w = np.concatenate([np.ones(_rows(p[0])) if w is None
+            self.w = np.concatenate([np.ones(m) if w is None
                                      else np.asarray(w, dtype=np.float64).reshape(-1)
-                                     for p, w in zip(parts, weights)])
+                                     for m, w in zip(sizes, weights)])
         else:
             self.w = np.ones(n)
         if self.y is not None and _rows(self.y) != n:
@@ -54,6 +57,27 @@ class _Block:
             raise ValueError(f"a partition of sample_weight has {self.w.shape[0]} rows for "
                              f"{n} rows of X; X and sample_weight must be partitioned alike.")
         self.n = n
+
+    def rows(self, positions):
+        """The rows at ``positions`` as given (X of the first partition's kind)."""
+        return _concat(self.parts).iloc[positions] if hasattr(self.parts[0], "iloc") \
+            else np.concatenate([np.asarray(X) for X in self.parts])[positions]
+
+    def bin(self, model):
+        """Each partition encoded and binned with the fitted ``model``; the codes of all
+        of them, feature-major."""
+        codes = np.empty((model.n_features_in_, self.n),
+                         np.uint8 if model.bin_mapper_.missing_values_code_ < 256
+                         else np.uint16)
+        at = 0
+        for X in self.parts:
+            m = _rows(X)
+            if m:
+                codes[:, at:at + m] = model.bin_mapper_.transform(
+                    model._encode_X(X, reset=False))
+            at += m
+        self.parts = None       # the codes are all the fit reads
+        return codes
 
 
 class BoostingShard:
@@ -102,7 +126,7 @@ class BoostingShard:
         if n_rows < positive.size:
             rng = np.random.default_rng(seed)
             positive = np.sort(rng.choice(positive, n_rows, replace=False))
-        X = t.X.iloc[positive] if hasattr(t.X, "iloc") else t.X[positive]
+        X = t.rows(positive)
         y = t.y.iloc[positive] if hasattr(t.y, "iloc") else np.asarray(t.y)[positive]
         return X, y, t.w[positive]
 
@@ -119,19 +143,18 @@ class BoostingShard:
         for block in (self.train, self.val):
             if block is None:
                 continue
+            block.codes = block.bin(model)
             if block.n:
-                Xe = model._encode_X(block.X, reset=False)
-                block.codes = np.ascontiguousarray(model.bin_mapper_.transform(Xe))
                 if classification:
                     block.y = model._validate_validation_target(block.y, block.n)
                 else:
                     block.y = model._validate_target(block.y, block.n, False)
             else:
-                block.codes = np.zeros((model.n_features_in_, 0), np.uint8)
                 block.y = np.zeros(0, np.intp if classification else np.float64)
-            block.X = None      # the codes are all the fit reads
             block.raw = np.zeros((block.n, n_outputs))
         t = self.train
+        self.pairs = feature_pairs(model.bin_mapper_.is_categorical_)
+        self.compact = not model.bin_mapper_.is_categorical_.any()
         self.positive = np.flatnonzero(t.w > 0)
         self.stats = np.zeros((t.n, N_COLS))
         self.stats[:, 2] = t.w > 0
@@ -189,10 +212,13 @@ class BoostingShard:
         self._threads()
         F = self.train.codes.shape[0]
         out = np.empty((starts.size, F, self.mc + 1, N_COLS))
-        node_histograms(self.train.codes, self.idx, starts, ends,
-                        np.asarray(with_count, np.bool_),
-                        self.model.bin_mapper_.is_categorical_, self.stats, self.ostats,
-                        out)
+        with_count = np.asarray(with_count, np.bool_)
+        node_histograms(self.train.codes, self.idx, starts, ends, with_count,
+                        self.model.bin_mapper_.is_categorical_, self.pairs, self.stats,
+                        self.ostats, out)
+        if self.compact and not with_count.any():
+            # no count was summed: the trainer restores the zeros
+            return np.ascontiguousarray(out[..., :2])
         return out
 
     def split(self, nodes, features, bin_thresholds, missing_left, categories, build):

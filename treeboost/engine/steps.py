@@ -18,24 +18,37 @@ from numba import prange
 
 from .constraints import MonotonicCheck
 from .criteria import NEWTON, node_term
-from .histogram import build_histogram, compress_histogram
+from .histogram import build_histogram, build_histogram_pair, compress_histogram
 from .partition import BinnedSplit, partition_serial
 from .splitting import decrease_from_left, scan_feature, scan_newton_dense, thread_scratch
-from .grower import NEWTON_GAIN_RTOL
+from .grower import NEWTON_GAIN_RTOL, SCORE_RTOL
 from ._jit import kernel, parallel_kernel
 
 
+def feature_pairs(is_categorical):
+    """The tasks of :func:`node_histograms` for a node without counts: consecutive
+    numeric features two at a time (their histograms from one pass over the rows),
+    categorical features alone (with their counts); ``(n_tasks, 2)``, -1 for no second
+    feature."""
+    numeric = [f for f in range(is_categorical.shape[0]) if not is_categorical[f]]
+    tasks = [(numeric[i], numeric[i + 1] if i + 1 < len(numeric) else -1)
+             for i in range(0, len(numeric), 2)]
+    tasks += [(f, -1) for f in np.flatnonzero(is_categorical)]
+    return np.array(tasks, np.int64).reshape(-1, 2)
+
+
 @parallel_kernel
-def node_histograms(codes_T, idx, starts, ends, with_count, is_categorical, stats, ostats,
-                    out):
+def node_histograms(codes_T, idx, starts, ends, with_count, is_categorical, pairs, stats,
+                    ostats, out):
     """``out[j, f, b] =`` the summed ``stats`` (``(n_rows, 3)``) of the rows
     ``idx[starts[j]:ends[j]]`` whose code of feature ``f`` is ``b``.
 
     The count column is summed for the categorical features, and for every feature of
-    the nodes ``with_count`` says; elsewhere it is left at 0 (the dense scan of a
-    numeric feature estimates counts from the hessian).  ``ostats`` (``stats``' shape)
-    receives each node's rows' statistics in node order first, which the histograms
-    then read sequentially; the ``(node, feature)`` pairs are shared among the threads.
+    the nodes ``with_count`` says; elsewhere it is 0 (the dense scan of a numeric
+    feature estimates counts from the hessian) and the numeric features are built two
+    at a time, as ``pairs`` (:func:`feature_pairs`) says.  ``ostats`` (``stats``'
+    shape) receives each node's rows' statistics in node order first, which the
+    histograms then read sequentially; the tasks are shared among the threads.
     """
     n_nodes = starts.shape[0]
     n_features = codes_T.shape[0]
@@ -47,11 +60,20 @@ def node_histograms(codes_T, idx, starts, ends, with_count, is_categorical, stat
             ostats[i, 2] = stats[r, 2]
     for t in prange(n_nodes * n_features):
         j = t // n_features
-        f = t - j * n_features
+        task = t - j * n_features
         s = starts[j]
         e = ends[j]
-        build_histogram(out[j, f], codes_T[f], idx, s, e, ostats[s:e],
-                        with_count[j] or is_categorical[f])
+        if with_count[j]:
+            build_histogram(out[j, task], codes_T[task], idx, s, e, ostats[s:e], True)
+        elif task < pairs.shape[0]:
+            fa = pairs[task, 0]
+            fb = pairs[task, 1]
+            if fb >= 0:
+                build_histogram_pair(out[j, fa], out[j, fb], codes_T[fa], codes_T[fb],
+                                     idx, s, e, ostats[s:e])
+            else:
+                build_histogram(out[j, fa], codes_T[fa], idx, s, e, ostats[s:e],
+                                is_categorical[fa])
 
 
 @kernel
@@ -83,7 +105,7 @@ def best_node_split(hist, total, dense, n_bins, is_categorical, missing_code, pa
     (a :class:`~.layout.SplitCandidates`).
 
     Returns ``(feature, impurity)``: the feature of largest score (the lowest index
-    among equal scores), -1 when no split is valid or its gain is not positive
+    among scores equal within ``SCORE_RTOL``), -1 when no split is valid or its gain is not positive
     (``gain > NEWTON_GAIN_RTOL * score`` and ``gain >= params.min_decrease``), and the
     node's impurity ``-G^2 / (H + l2)`` term of the second-order gain.
     """
@@ -114,8 +136,10 @@ def best_node_split(hist, total, dense, n_bins, is_categorical, missing_code, pa
     best = -1
     best_score = -np.inf
     for f in range(n_features):
-        if cands.score[f] > best_score:
-            best_score = cands.score[f]
+        sc = cands.score[f]
+        # (the grower's rule: equal scores within rounding go to the lowest index)
+        if sc > best_score and (best < 0 or sc - best_score > SCORE_RTOL * abs(best_score)):
+            best_score = sc
             best = f
     if best >= 0:
         gain = cands.decrease[best]

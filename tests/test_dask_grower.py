@@ -1,0 +1,190 @@
+"""The data-parallel trainer's tree loop, with its shards in this process: whatever the
+partitioning, it grows the one-machine model's trees (same splits; leaf values equal
+within the summation order)."""
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings, strategies as st
+from sklearn.datasets import make_classification, make_regression
+
+from treeboost import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+from treeboost.dask._boosting import (_Shards, DaskHistGradientBoostingClassifier,
+                                      DaskHistGradientBoostingRegressor)
+from treeboost.dask._shard import BoostingShard
+
+
+class _Answer:
+    def __init__(self, value):
+        self.value = value
+
+    def result(self, timeout=None):
+        return self.value
+
+
+class _InProcess:
+    """A shard called as a Dask actor is: each method returns something with result()."""
+
+    def __init__(self, shard):
+        self.shard = shard
+
+    def __getattr__(self, name):
+        method = getattr(self.shard, name)
+        return lambda *args: _Answer(method(*args))
+
+
+def _slice(obj, rows):
+    if obj is None:
+        return None
+    return obj.iloc[rows] if hasattr(obj, "iloc") else obj[rows]
+
+
+def fit_partitioned(est, X, y, bounds, sample_weight=None, X_val=None, y_val=None):
+    """``est`` fitted on the row partitions ``X[bounds[i]:bounds[i + 1]]``, two
+    partitions a shard."""
+    parts = [np.arange(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+    triples = [(_slice(X, p), _slice(y, p), _slice(sample_weight, p)) for p in parts]
+    val = [] if X_val is None else [(X_val, y_val, None)]
+    shards = [_InProcess(BoostingShard(triples[i:i + 2], val if i == 0 else []))
+              for i in range(0, len(triples), 2)]
+    est._check_supported()
+    est._fit_shards(_Shards(shards, 10), X_val is not None)
+    return est
+
+
+def canonical(tree, node=0):
+    """A tree's splits as nested tuples, whatever its node numbering."""
+    if tree.children_left[node] == -1:
+        return None
+    cats = tuple(tree.categories_left[node]) if tree.is_categorical[node] else ()
+    return (int(tree.feature[node]), int(tree.bin_threshold[node]),
+            bool(tree.missing_go_left[node]), cats,
+            canonical(tree, tree.children_left[node]),
+            canonical(tree, tree.children_right[node]))
+
+
+def assert_same_model(one, dist, X, rtol=1e-9):
+    assert len(one.trees_) == len(dist.trees_)
+    for a, b in zip(one.trees_, dist.trees_):
+        for ta, tb in zip(a, b):
+            assert canonical(ta) == canonical(tb)
+    raw_one = one._raw_predict(X)
+    raw_dist = dist._raw_predict(X)
+    np.testing.assert_allclose(raw_dist, raw_one, rtol=rtol, atol=1e-9)
+
+
+def _classification(n=3000, n_classes=2, seed=0):
+    X, y = make_classification(n, 8, n_informative=5, n_classes=n_classes,
+                               random_state=seed)
+    X[::7, 1] = np.nan
+    return X, y
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_classifier_grows_the_one_machine_trees(n_classes):
+    X, y = _classification(n_classes=n_classes)
+    kw = dict(max_iter=8, early_stopping=False)
+    one = HistGradientBoostingClassifier(**kw).fit(X, y)
+    dist = fit_partitioned(DaskHistGradientBoostingClassifier(**kw), X, y,
+                           [0, 500, 1400, 1401, 2500, 3000])
+    assert_same_model(one, dist, X)
+    np.testing.assert_array_equal(dist.classes_, one.classes_)
+    np.testing.assert_allclose(dist.predict_proba(X), one.predict_proba(X), atol=1e-9)
+
+
+@pytest.mark.parametrize("loss", ["squared_error", "poisson", "gamma"])
+def test_regressor_grows_the_one_machine_trees(loss):
+    X, y = make_regression(2000, 6, noise=5.0, random_state=1)
+    if loss != "squared_error":
+        y = np.exp(y / y.std())
+    kw = dict(loss=loss, max_iter=6, early_stopping=False)
+    one = HistGradientBoostingRegressor(**kw).fit(X, y)
+    dist = fit_partitioned(DaskHistGradientBoostingRegressor(**kw), X, y, [0, 700, 2000])
+    assert_same_model(one, dist, X)
+
+
+def test_small_nodes_and_leaf_rules_as_the_one_machine_grower():
+    """Few rows: nodes under dense_min_samples are read from their rows (exact
+    counts) and min_samples_leaf binds; depth-first growth without max_leaf_nodes."""
+    X, y = _classification(n=400, seed=3)
+    for kw in (dict(min_samples_leaf=15), dict(max_leaf_nodes=None, max_depth=4),
+               dict(min_samples_leaf=1, l2_regularization=0.5)):
+        kw.update(max_iter=5, early_stopping=False)
+        one = HistGradientBoostingClassifier(**kw).fit(X, y)
+        dist = fit_partitioned(DaskHistGradientBoostingClassifier(**kw), X, y,
+                               [0, 150, 151, 400])
+        assert_same_model(one, dist, X)
+
+
+def test_sample_weight_and_zero_weights():
+    X, y = _classification(n=2000, seed=4)
+    w = np.random.default_rng(0).uniform(0, 3, X.shape[0])
+    w[::5] = 0.0
+    kw = dict(max_iter=5, early_stopping=False)
+    one = HistGradientBoostingClassifier(**kw).fit(X, y, sample_weight=w)
+    dist = fit_partitioned(DaskHistGradientBoostingClassifier(**kw), X, y,
+                           [0, 1000, 2000], sample_weight=w)
+    assert_same_model(one, dist, X)
+
+
+def test_categorical_column_from_pandas():
+    rng = np.random.default_rng(5)
+    n = 2400
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n),
+                      "c": pd.Categorical(rng.choice(list("pqrstu"), n))})
+    X.loc[::11, "a"] = np.nan
+    y = ((X["c"].isin(["p", "s", "t"])) ^ (X["b"] > 0.3)).astype(int).to_numpy()
+    kw = dict(max_iter=6, early_stopping=False)
+    one = HistGradientBoostingClassifier(**kw).fit(X, y)
+    dist = fit_partitioned(DaskHistGradientBoostingClassifier(**kw), X, y,
+                           [0, 600, 1200, 2400])
+    assert any(t[0].is_categorical.any() for t in dist.trees_)
+    assert_same_model(one, dist, X)
+
+
+def test_early_stopping_on_validation_data():
+    X, y = _classification(n=3000, seed=6)
+    kw = dict(max_iter=200, early_stopping=True, n_iter_no_change=3, learning_rate=0.5)
+    one = HistGradientBoostingClassifier(**kw).fit(X[:2000], y[:2000], X_val=X[2000:],
+                                                     y_val=y[2000:])
+    dist = fit_partitioned(DaskHistGradientBoostingClassifier(**kw), X[:2000], y[:2000],
+                           [0, 1000, 2000], X_val=X[2000:], y_val=y[2000:])
+    assert dist.n_estimators_ < 200
+    assert dist.n_estimators_ == one.n_estimators_
+    np.testing.assert_allclose(dist.validation_score_, one.validation_score_, rtol=1e-9)
+    np.testing.assert_allclose(dist.train_score_, one.train_score_, rtol=1e-9)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.integers(0, 300), min_size=1, max_size=6), st.integers(0, 2 ** 16))
+def test_any_partitioning_grows_the_same_model(cuts, seed):
+    """Brute force over partitionings (empty partitions, one row, sorted labels): the
+    model of one partition."""
+    X, y = make_classification(300, 4, n_informative=3, n_redundant=0, random_state=seed)
+    order = np.argsort(y, kind="stable")          # labels sorted across partitions
+    X, y = X[order], y[order]
+    kw = dict(max_iter=3, early_stopping=False, min_samples_leaf=5)
+    whole = fit_partitioned(DaskHistGradientBoostingClassifier(**kw), X, y, [0, 300])
+    bounds = [0] + sorted(cuts) + [300]
+    parts = fit_partitioned(DaskHistGradientBoostingClassifier(**kw), X, y, bounds)
+    assert_same_model(whole, parts, X)
+
+
+@pytest.mark.parametrize("param, value", [("monotonic_cst", [1, 0, 0, 0]),
+                                          ("loss", "absolute_error"),
+                                          ("max_features", 0.5), ("warm_start", True),
+                                          ("scoring", "accuracy")])
+def test_unsupported_parameters_are_refused_by_name(param, value):
+    cls = (DaskHistGradientBoostingRegressor if param == "loss"
+           else DaskHistGradientBoostingClassifier)
+    est = cls(**{param: value})
+    with pytest.raises(ValueError, match=param):
+        est._check_supported()
+
+
+def test_numpy_input_is_refused_with_the_one_machine_class_named():
+    distributed = pytest.importorskip("distributed")
+    X, y = _classification(n=100)
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+                            dashboard_address=None):
+        with pytest.raises(TypeError, match="one-machine"):
+            DaskHistGradientBoostingClassifier().fit(X, y)
