@@ -8,7 +8,7 @@ ordinary treeboost model (``to_local()`` gives the one-machine estimator).
 Needs the ``distributed`` extra: ``pip install "treeboost[distributed]"``.
 """
 from ._boosting import (DaskHistGradientBoostingClassifier,
-                        DaskHistGradientBoostingRegressor, StepTimeout)
+                        DaskHistGradientBoostingRegressor, WorkerLostError)
 
 __all__ = ["DaskHistGradientBoostingClassifier", "DaskHistGradientBoostingRegressor",
-           "StepTimeout"]
+           "WorkerLostError"]

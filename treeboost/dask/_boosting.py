@@ -9,16 +9,13 @@ from ..engine.grower import StoppingRules
 from ..ensembles.hist_gradient_boosting import (HistGradientBoostingClassifier,
                                                 HistGradientBoostingRegressor)
 from ..losses.base import LeafSamples
-from ._collections import is_dask_collection, partition_futures, place_shards
+from ._collections import (WorkerLostError, is_dask_collection, partition_futures,
+                           place_shards)
 from ._grower import StepGrower
 from ._shard import BoostingShard
 
 #: losses whose leaf value is the Newton step (the trainer has no per-leaf sample access)
 _NEWTON_LOSSES = {"squared_error", "poisson", "gamma", "log_loss"}
-
-
-class StepTimeout(RuntimeError):
-    """A worker did not answer a step of the fit in time (it may have died)."""
 
 
 class _Shards:
@@ -31,18 +28,22 @@ class _Shards:
 
     def call(self, method, *args):
         futures = [getattr(a, method)(*args) for a in self.actors]
-        out = []
-        for f in futures:
-            try:
-                out.append(f.result(timeout=self.timeout))
-            except (ValueError, TypeError):
-                raise           # the shard refused its rows: the user's error
-            except Exception as exc:
-                raise StepTimeout(
-                    f"a worker did not complete the step {method!r} of the fit within "
-                    f"{self.timeout} s ({type(exc).__name__}: {exc}); a worker may have "
-                    f"died. The fit is abandoned.") from exc
-        return out
+        return [self.answer(f, method) for f in futures]
+
+    def answer(self, future, method):
+        """The result of one shard's step; a lost worker ends the fit."""
+        try:
+            return future.result(timeout=self.timeout)
+        except (ValueError, TypeError):
+            raise           # the shard refused its rows: the user's error
+        except TimeoutError as exc:
+            raise WorkerLostError(
+                f"a worker did not answer the step {method!r} of the fit within "
+                f"{self.timeout} s (step_timeout); the fit is abandoned.") from exc
+        except Exception as exc:
+            raise WorkerLostError(
+                f"a worker was lost during the step {method!r} of the fit "
+                f"({type(exc).__name__}: {exc}); the fit is abandoned.") from exc
 
     def sum(self, arrays):
         """The sum of the shards' ``arrays`` in the shards' order; histograms sent
@@ -98,7 +99,7 @@ class _DaskHistGradientBoosting:
         train = partition_futures(client, X, y, sample_weight)
         val = [] if X_val is None else partition_futures(client, X_val, y_val,
                                                          sample_weight_val, "X_val")
-        actors = place_shards(client, train, val, BoostingShard)
+        actors = place_shards(client, train, val, BoostingShard, self.step_timeout)
         self._fit_shards(_Shards(actors, self.step_timeout), X_val is not None)
         return self
 
@@ -131,7 +132,7 @@ class _DaskHistGradientBoosting:
         for i, (shard, s) in enumerate(zip(shards.actors, summaries)):
             quota = int(np.ceil(bm_rows * s[1] / n_positive))
             parts.append(shard.sample(quota, rng.randint(2 ** 31 - 1)))
-        samples = [p.result(timeout=shards.timeout) for p in parts]
+        samples = [shards.answer(p, "sample") for p in parts]
         X_s = _concat([s[0] for s in samples])
         y_s = _concat([s[1] for s in samples])
         w_s = np.concatenate([s[2] for s in samples])

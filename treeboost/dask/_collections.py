@@ -84,7 +84,13 @@ def partition_futures(client, X, y, sample_weight, what="X"):
     return list(zip(*parts))
 
 
-def place_shards(client, train, validation, shard_class):
+class WorkerLostError(RuntimeError):
+    """A worker died, or did not answer a step of the fit in time: the fit is
+    abandoned (Dask restarts nothing by itself, and the rows of that worker are gone
+    from the fit)."""
+
+
+def place_shards(client, train, validation, shard_class, timeout):
     """Start one ``shard_class`` actor on each worker that holds a partition of X (in
     ``train`` or ``validation``, triples of futures), with the partitions it holds.
     Returns the actors, in the order of the workers' addresses (the fixed order the
@@ -96,9 +102,28 @@ def place_shards(client, train, validation, shard_class):
         if not holders:
             raise RuntimeError("a partition of the data has no worker holding it.")
         by_worker[holders[0]][0 if i < len(train) else 1].append(triple)
-    actors = []
+    futures = {}
     for addr in sorted(by_worker):
         tr, va = by_worker[addr]
-        actors.append(client.submit(shard_class, tr, va, actor=True, workers=[addr],
-                                    allow_other_workers=False, pure=False))
-    return [a.result() for a in actors]
+        futures[addr] = client.submit(shard_class, tr, va, actor=True, workers=[addr],
+                                      allow_other_workers=False, pure=False)
+    return [wait_on_worker(client, fut, addr, timeout) for addr, fut in futures.items()]
+
+
+def wait_on_worker(client, future, address, timeout, poll=1.0):
+    """``future``'s result, computed on the worker at ``address``: an error as soon as
+    that worker has left the cluster (a task bound to it would wait for it forever), or
+    after ``timeout`` seconds."""
+    import time
+    from distributed import TimeoutError as DaskTimeout
+    start = time.monotonic()
+    while True:
+        try:
+            return future.result(timeout=poll)
+        except (TimeoutError, DaskTimeout):
+            if address not in client.scheduler_info().get("workers", {}):
+                raise WorkerLostError(f"the worker {address} left the cluster before the "
+                                      f"fit could start on it; the fit is abandoned.")
+            if time.monotonic() - start > timeout:
+                raise WorkerLostError(f"the worker {address} did not start its share of the "
+                                      f"fit within {timeout} s; the fit is abandoned.")
