@@ -17,6 +17,7 @@ import time
 import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -109,6 +110,89 @@ class BoostingPlan:
     tol: float
 
 
+@dataclass(frozen=True)
+class FitInputs:
+    """The training data of one fit, checked: ``X`` as given, encoded (``Xe``), the
+    encoded target, the weights (times the class weights), whether ``sample_weight``
+    was given, and whether the fit is a classifier's and a warm start."""
+    X: object
+    Xe: object
+    y: np.ndarray
+    sample_weight: np.ndarray
+    weighted: bool
+    classifier: bool
+    warm: bool
+
+
+@dataclass(frozen=True)
+class TrainingRows:
+    """The rows the trees are fitted on: as given (``X``, for an initial estimator or a
+    scorer), encoded (``Xe``), their targets and float64 weights; ``val`` the indices
+    held out by the early-stopping split (None without one); whether early stopping is
+    on, on external validation data, and whether the rows as given are kept."""
+    X: object
+    Xe: object
+    y: np.ndarray
+    sample_weight: np.ndarray
+    val: object
+    early: bool
+    external: bool
+    keep_X: bool
+
+
+@dataclass
+class BoostingState:
+    """What changes from one iteration to the next: the training rows' raw scores
+    (updated in place), the gradients computed with the last loss (None when not),
+    the binned training rows and the out-of-bag lists."""
+    raw: np.ndarray
+    carried: object
+    Xb: np.ndarray
+    oob_scores: list
+    oob_improvement: list
+
+
+@dataclass(frozen=True)
+class ValidationRows:
+    """Early stopping's rows: as given (None when nothing reads them), their targets,
+    weights, bins and raw scores (updated in place)."""
+    X: object
+    y: np.ndarray
+    sample_weight: np.ndarray
+    Xb: np.ndarray
+    raw: np.ndarray
+
+
+@dataclass(frozen=True)
+class StageSetup:
+    """What every iteration reads: the grower, whether it grows on the second-order
+    gain, the monotonic constraints, the bins' missing-value code, the rows of positive
+    weight, the subsample's stream, size and mask, the statistics' buffer and the
+    grower's workspace."""
+    grower: object
+    newton: bool
+    monotonic: object
+    missing_code: int
+    positive_rows: np.ndarray
+    subsampled: bool
+    stage_rng: object
+    n_inbag: int
+    bag: np.ndarray
+    stats: np.ndarray
+    workspace: object
+
+
+class Stage(NamedTuple):
+    """One iteration's outcome: its trees (one per output), training and validation
+    losses, the in-bag mask and the out-of-bag loss before it (None without
+    subsampling)."""
+    trees: list
+    train_score: float
+    val_score: object
+    inbag: object
+    oob_before: object
+
+
 class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
     """Fitting loop shared by the classifiers and the regressors.
 
@@ -183,10 +267,41 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
 
     def _fit(self, X, y, sample_weight, monitor=None, validation=None):
         """:meth:`fit`; ``validation``: ``(X_val, y_val, sample_weight_val)`` given to
-        early stopping instead of a split of ``X`` (HistGradientBoosting's ``fit``)."""
+        early stopping instead of a split of ``X`` (HistGradientBoosting's ``fit``).
+
+        The stages in order: the inputs checked (:meth:`_validate_inputs`), the
+        early-stopping split (:meth:`_split_rows`), the initial scores of a fresh fit or
+        the current ones of a warm start (:meth:`_start_fresh`, :meth:`_resume`), the
+        validation rows' scores (:meth:`_validation_rows`), the grower
+        (:meth:`_stage_setup`), the iterations (:meth:`_fit_stages`), the fitted
+        attributes (:meth:`_finish_fit`)."""
         self._validate_params()
         self._warn_deprecated()
         plan = self._plan()
+        data = self._validate_inputs(X, y, sample_weight, plan)
+        rng = check_random_state(self.random_state)
+        loss = self._make_loss()
+        constraints = self._constraints(loss.n_outputs)
+        self.max_features_ = resolve_max_features(plan.max_features, self.n_features_in_)
+        rows = self._split_rows(data, plan, rng, validation)
+        if data.warm:
+            state = self._resume(rows, loss)
+        else:
+            state = self._start_fresh(rows, plan, loss, rng, data.weighted)
+        val = self._validation_rows(data, rows, validation, loss, state)
+        setup = self._stage_setup(plan, rows, constraints)
+        # what the early-stopping scores of a subclass may read (HistGradientBoosting's
+        # scorers predict the original rows)
+        scoring = ScoringData(rows.early, rows.external or rows.val is not None, loss,
+                              rows.X, rows.y, rows.sample_weight, state.raw,
+                              *((val.X, val.y, val.sample_weight, val.raw) if val is not None
+                                else (None, None, None, None)))
+        self._fit_stages(plan, loss, rows, state, val, setup, scoring, monitor)
+        return self._finish_fit(state, loss)
+
+    def _validate_inputs(self, X, y, sample_weight, plan):
+        """The training data checked and encoded (a warm start against the fitted
+        encoder), as :class:`FitInputs`; refuses before any fitted attribute is set."""
         classifier = isinstance(self, ClassifierMixin)
         warm = self.warm_start and hasattr(self, "trees_")
         if warm and plan.n_iter < len(self.trees_):
@@ -200,96 +315,120 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                              "with split_gain='hessian').")
         Xe = self._encode_X(X, reset=not warm, y=y, sample_weight=sample_weight)
         y = self._validate_target(y, Xe.shape[0], reset=not warm)
-        # a regression target also bounds the weights: the sums of w * gradient must not
-        # overflow (a classifier's y holds class indices)
-        sw = check_weights(sample_weight, Xe, None if classifier else y)
-        if classifier and getattr(self, "class_weight", None) is not None:
-            # multiplies sample_weight, as scikit-learn's HistGradientBoostingClassifier
-            sw = sw * compute_sample_weight(self.class_weight, self.classes_[y])
+        sw = self._weights(sample_weight, Xe, y, classifier)
         if classifier:
             weighted_classes = np.count_nonzero(np.bincount(y, sw, self.n_classes_))
             if weighted_classes < 2:
                 raise ValueError(f"y contains {weighted_classes} class after sample_weight "
                                  f"trimmed classes with zero weights, while a minimum of 2 "
                                  f"classes are required.")
-        rng = check_random_state(self.random_state)
-        loss = self._make_loss()
-        constraints = self._constraints(loss.n_outputs)
-        n = Xe.shape[0]
-        self.max_features_ = resolve_max_features(plan.max_features, self.n_features_in_)
+        return FitInputs(X, Xe, y, sw, sample_weight is not None, classifier, warm)
 
+    def _weights(self, sample_weight, Xe, y, classifier):
+        """The checked weights of the encoded rows ``Xe``, times the class weights."""
+        # a regression target also bounds the weights: the sums of w * gradient must not
+        # overflow (a classifier's y holds class indices)
+        sw = check_weights(sample_weight, Xe, None if classifier else y)
+        if classifier and getattr(self, "class_weight", None) is not None:
+            # multiplies sample_weight, as scikit-learn's HistGradientBoostingClassifier
+            sw = sw * compute_sample_weight(self.class_weight, self.classes_[y])
+        return sw
+
+    def _split_rows(self, data, plan, rng, validation):
+        """The training rows (:class:`TrainingRows`): all of them, or those left by the
+        early-stopping split of ``validation_fraction`` of the rows."""
+        n = data.Xe.shape[0]
+        y = data.y
         external = validation is not None and validation[0] is not None
-        train, val = np.arange(n), None
+        val = None
         early = plan.early_stopping(n) or external
         if early and not external and plan.validation_fraction is not None:
             train, val = train_test_split(np.arange(n), test_size=plan.validation_fraction,
                                           # the class codes as floats, as scikit-learn
                                           # stratifies (its errors name them so)
-                                          stratify=y.astype(np.float64) if classifier
+                                          stratify=y.astype(np.float64) if data.classifier
                                           else None,
                                           random_state=self._split_seed(rng))
             train.sort()
             val.sort()
-            if classifier and np.unique(y[train]).size != self.n_classes_:
+            if data.classifier and np.unique(y[train]).size != self.n_classes_:
                 raise ValueError("The training data after the early stopping split is "
                                  "missing some classes. Try using another random seed.")
         # without a validation split X is used as it is (no copy of a large X)
-        Xtr, ytr, wtr = (Xe, y, sw) if val is None else (Xe[train], y[train], sw[train])
+        if val is None:
+            Xtr, ytr, wtr = data.Xe, y, data.sample_weight
+        else:
+            Xtr, ytr, wtr = data.Xe[train], y[train], data.sample_weight[train]
         wtr = np.ascontiguousarray(wtr, dtype=np.float64)
         # the rows as given are copied only for what reads them (an initial estimator, a
-        # scorer): early stopping otherwise copies the encoded rows alone, as before
+        # scorer): early stopping otherwise copies the encoded rows alone
         keep_X = self._needs_input_rows(plan)
-        X_init = X if val is None or not keep_X else _safe_indexing(X, train)
-        K = loss.n_outputs
-        if not warm:
-            self.init_ = self._fit_init(plan.init, X_init, ytr, wtr, sample_weight is not None)
-            if plan.init is None:
-                init = np.atleast_1d(np.asarray(loss.init_raw(ytr, wtr), dtype=np.float64))
-            else:
-                init = np.zeros(K)
-            self._init_raw = init
-            raw = self._initial_raw(X_init, ytr.shape[0], loss)
-            # refused before any fitted attribute is set
-            carried = self._check_loss_is_finite(loss, ytr, raw, wtr,
-                                                 self._gradient_arrays(K, ytr.shape[0]))
-            self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_,
-                                         random_state=rng.randint(2 ** 31 - 1))
-            Xb = fit_transform_weighted(self.bin_mapper_, Xtr, wtr)
-            self.trees_ = []
-            self.train_score_ = []
-            self.validation_score_ = []
-            oob_scores, oob_improvement = [], []
-        else:
-            raw = self._raw_from_trees(Xtr, K, X_init, loss)
-            carried = self._check_loss_is_finite(loss, ytr, raw, wtr,
-                                                 self._gradient_arrays(K, ytr.shape[0]))
-            self.train_score_ = list(self.train_score_)
-            self.validation_score_ = list(self.validation_score_)
-            # iterations fitted without subsampling improved no out-of-bag loss
-            done = len(self.trees_)
-            oob_scores = list(getattr(self, "oob_scores_", np.zeros(done)))
-            oob_improvement = list(getattr(self, "oob_improvement_", np.zeros(done)))
-            Xb = self.bin_mapper_.transform(Xtr)
-        val_raw = Xb_val = None
-        if early:
-            if external:        # checked as the training data, against the fitted encoder
-                X_v = validation[0]
-                Xe_v = self._encode_X(X_v, reset=False)
-                y_v = self._validate_validation_target(validation[1], Xe_v.shape[0])
-                sw_v = check_weights(validation[2], Xe_v, None if classifier else y_v)
-                if classifier and getattr(self, "class_weight", None) is not None:
-                    sw_v = sw_v * compute_sample_weight(self.class_weight,
-                                                        self.classes_[y_v])
-            elif val is not None:
-                X_v = _safe_indexing(X, val) if keep_X else None
-                Xe_v, y_v, sw_v = Xe[val], y[val], sw[val]
-            else:               # validation_fraction=None: the training rows themselves
-                X_v, Xe_v, y_v, sw_v = X_init, Xtr, ytr, wtr
-            Xb_val = self.bin_mapper_.transform(Xe_v)
-            val_raw = self._raw_from_trees(Xe_v, K, X_v, loss)
+        X_init = data.X if val is None or not keep_X else _safe_indexing(data.X, train)
+        return TrainingRows(X_init, Xtr, ytr, wtr, val, early, external, keep_X)
 
-        lr = self.learning_rate
-        monotonic = None if constraints is None else constraints.monotonic_cst
+    def _start_fresh(self, rows, plan, loss, rng, weighted):
+        """A fresh fit's state: ``init_`` fitted, the initial scores (refused when their
+        loss overflows, before any fitted attribute is set), the bins and empty lists."""
+        K = loss.n_outputs
+        ytr, wtr = rows.y, rows.sample_weight
+        self.init_ = self._fit_init(plan.init, rows.X, ytr, wtr, weighted)
+        if plan.init is None:
+            init = np.atleast_1d(np.asarray(loss.init_raw(ytr, wtr), dtype=np.float64))
+        else:
+            init = np.zeros(K)
+        self._init_raw = init
+        raw = self._initial_raw(rows.X, ytr.shape[0], loss)
+        carried = self._check_loss_is_finite(loss, ytr, raw, wtr,
+                                             self._gradient_arrays(K, ytr.shape[0]))
+        self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_,
+                                     random_state=rng.randint(2 ** 31 - 1))
+        Xb = fit_transform_weighted(self.bin_mapper_, rows.Xe, wtr)
+        self.trees_ = []
+        self.train_score_ = []
+        self.validation_score_ = []
+        return BoostingState(raw, carried, Xb, [], [])
+
+    def _resume(self, rows, loss):
+        """A warm start's state: the scores of the trees fitted so far, on the bins of
+        the first fit."""
+        K = loss.n_outputs
+        raw = self._raw_from_trees(rows.Xe, K, rows.X, loss)
+        carried = self._check_loss_is_finite(loss, rows.y, raw, rows.sample_weight,
+                                             self._gradient_arrays(K, rows.y.shape[0]))
+        self.train_score_ = list(self.train_score_)
+        self.validation_score_ = list(self.validation_score_)
+        # iterations fitted without subsampling improved no out-of-bag loss
+        done = len(self.trees_)
+        oob_scores = list(getattr(self, "oob_scores_", np.zeros(done)))
+        oob_improvement = list(getattr(self, "oob_improvement_", np.zeros(done)))
+        return BoostingState(raw, carried, self.bin_mapper_.transform(rows.Xe), oob_scores,
+                             oob_improvement)
+
+    def _validation_rows(self, data, rows, validation, loss, state):
+        """Early stopping's :class:`ValidationRows` (None without early stopping): the
+        external ones (checked as the training data, against the fitted encoder), the
+        rows held out by the split, or (``validation_fraction=None``) the training
+        rows themselves."""
+        if not rows.early:
+            return None
+        if rows.external:
+            X_v = validation[0]
+            Xe_v = self._encode_X(X_v, reset=False)
+            y_v = self._validate_validation_target(validation[1], Xe_v.shape[0])
+            sw_v = self._weights(validation[2], Xe_v, y_v, data.classifier)
+        elif rows.val is not None:
+            val = rows.val
+            X_v = _safe_indexing(data.X, val) if rows.keep_X else None
+            Xe_v, y_v, sw_v = data.Xe[val], data.y[val], data.sample_weight[val]
+        else:
+            X_v, Xe_v, y_v, sw_v = rows.X, rows.Xe, rows.y, rows.sample_weight
+        return ValidationRows(X_v, y_v, sw_v, self.bin_mapper_.transform(Xe_v),
+                              self._raw_from_trees(Xe_v, loss.n_outputs, X_v, loss))
+
+    def _stage_setup(self, plan, rows, constraints):
+        """What every iteration reads (:class:`StageSetup`): the grower and its stopping
+        rules on the training rows, the subsample's stream and buffers."""
+        wtr = rows.sample_weight
         newton = plan.split_gain == "hessian"
         n_rows = int(np.count_nonzero(wtr > 0))
         msl = resolve_count(plan.min_samples_leaf, n_rows)
@@ -310,123 +449,162 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                             # Boosting's): ties and thresholds as theirs
                             random_ties=self._random_ties and not newton,
                             centered_thresholds=self._centered_thresholds and not newton)
-        mc = self.bin_mapper_.missing_values_code_
         positive_rows = np.flatnonzero(wtr > 0)
-        subsampled = plan.subsample < 1.0
-        # the subsample and the trees' seeds come from a stream of their own, started
-        # from random_state as scikit-learn's is: the same rows for the same seed
-        stage_rng = check_random_state(self.random_state)
-        n_rows_all = Xtr.shape[0]
-        n_inbag = max(1, int(plan.subsample * n_rows_all))
-        bag = np.zeros(n_rows_all, bool)
-        stats = np.empty((Xtr.shape[0], 3))
+        n_rows_all = rows.Xe.shape[0]
+        stats = np.empty((n_rows_all, 3))
         stats[:, 2] = wtr > 0
-        workspace = GrowerWorkspace(min_rows=positive_rows.size)
+        return StageSetup(
+            grower=grower, newton=newton,
+            monotonic=None if constraints is None else constraints.monotonic_cst,
+            missing_code=self.bin_mapper_.missing_values_code_, positive_rows=positive_rows,
+            subsampled=plan.subsample < 1.0,
+            # the subsample and the trees' seeds come from a stream of their own, started
+            # from random_state as scikit-learn's is: the same rows for the same seed
+            stage_rng=check_random_state(self.random_state),
+            n_inbag=max(1, int(plan.subsample * n_rows_all)),
+            bag=np.zeros(n_rows_all, bool), stats=stats,
+            workspace=GrowerWorkspace(min_rows=positive_rows.size))
+
+    def _fit_stages(self, plan, loss, rows, state, val, setup, scoring, monitor):
+        """Add iterations up to ``plan.n_iter`` (scikit-learn's ``_fit_stages``): each
+        iteration's trees (:meth:`_fit_stage`), its scores, its out-of-bag loss, the
+        verbose line and the monitor; stop early, at a diverged iteration (dropped) or
+        when the monitor says so."""
         scale = self._score_scale(loss)
         # the training loss of an iteration comes with the next one's gradients (one
         # pass), unless it is the loss of the in-bag rows only
-        carry = loss.gradient_carries and not subsampled
+        carry = loss.gradient_carries and not setup.subsampled
         reporter = None
         if self.verbose:
-            reporter = self._reporter(plan, subsampled, len(self.trees_))
-        # what the early-stopping scores of a subclass may read (HistGradientBoosting's
-        # scorers predict the original rows)
-        scoring = ScoringData(early, external or val is not None, loss, X_init, ytr, wtr,
-                              raw, X_v if early else None, y_v if early else None,
-                              sw_v if early else None, val_raw)
+            reporter = self._reporter(plan, setup.subsampled, len(self.trees_))
         self._loss = loss       # a scorer predicts with the trees fitted so far
         self._start_scores(scoring)
+        raw = state.raw         # the training rows' scores, which a monitor may read
         t0 = time.perf_counter()
         # a diverging fit overflows to inf / NaN in the scores and the loss; the loss of
         # every iteration is tested below instead of letting numpy warn along the way
         with np.errstate(over="ignore", invalid="ignore"):
             for it in range(len(self.trees_), plan.n_iter):
-                loss.start_iteration(ytr, _per_output(raw), wtr)
-                if carried is not None:
-                    g, h = carried
-                    carried = None
-                else:
-                    g, h = loss.gradient_hessian(ytr, _per_output(raw))
-                # one output's gradients contiguous (the carried arrays already are)
-                g = np.ascontiguousarray(g.reshape(-1, K).T)
-                h = np.ascontiguousarray(h.reshape(-1, K).T)
-                rows = positive_rows
-                if subsampled:
-                    # scikit-learn's draws from its stream: uniforms, then one seed per tree
-                    selection_sample(stage_rng.uniform(size=n_rows_all), n_inbag, bag)
-                    rows = np.flatnonzero(bag & (wtr > 0))
-                    if rows.size == 0:      # every drawn row has zero weight
-                        rows = positive_rows
-                inbag = oob_before = None
-                if subsampled:
-                    inbag = np.zeros(Xtr.shape[0], bool)
-                    inbag[rows] = True
-                    oob_before = _masked_loss(loss, ytr, raw, wtr, ~inbag)
-                trees = []
-                for k in range(K):
-                    grower.random_state = stage_rng.randint(0, 2 ** 31 - 1)
-                    # Friedman's original (not newton): least squares on the negative
-                    # gradient, with its variance sq
-                    sq = boosting_rows(stats, wtr, g, h, k, newton)
-                    tree, leaves = grower.grow(Xb, stats, None if newton else sq, rows,
-                                               workspace)
-                    # the second-order gain's node values already are the Newton step
-                    samples = LeafSamples(None, tree.node_count, rows, ytr, raw[:, k],
-                                          wtr, g[k], h[k], plan.l2_regularization,
-                                          tree.value[:, 0] if newton else None,
-                                          leaf_of_sample=leaves)
-                    tree.value = (lr * loss.leaf_values(samples))[:, None]
-                    if monotonic is not None:
-                        # a line search's leaf values (medians, quantiles) back in order
-                        tree.value[:, 0] = monotone_leaf_values(
-                            tree.children_left, tree.children_right, tree.feature,
-                            tree.value[:, 0], monotonic)
-                    values = np.ascontiguousarray(tree.value[:, 0])
-                    if rows.size < Xtr.shape[0]:
-                        # the rows the tree did not see are in no leaf's range
-                        add_leaf_values(raw, k, values, tree.apply_binned(Xb, mc))
-                    else:
-                        leaves.add_values(raw, k, values)
-                    if val_raw is not None:
-                        val_raw[:, k] += tree.value[tree.apply_binned(Xb_val, mc), 0]
-                    trees.append(tree)
-                # with subsampling, scikit-learn's training loss is that of the in-bag rows
-                if carry:
-                    # this iteration's gradients are no longer read: their arrays take
-                    # the next ones
-                    train_score, g_next, h_next = loss.loss_gradient_hessian(
-                        ytr, _per_output(raw), wtr, out=(_per_output(g.T), _per_output(h.T)))
-                    carried = (g_next, h_next)
-                else:
-                    train_score = _masked_loss(loss, ytr, raw, wtr, inbag)
-                val_score = None if val_raw is None else \
-                    loss(y_v, _per_output(val_raw), sw_v)
-                if not np.isfinite(train_score) or not np.isfinite(
-                        0.0 if val_score is None else val_score):
-                    self._warn_diverged(it, "training" if not np.isfinite(train_score)
+                stage = self._fit_stage(plan, loss, rows, state, val, setup, carry)
+                if not np.isfinite(stage.train_score) or not np.isfinite(
+                        0.0 if stage.val_score is None else stage.val_score):
+                    self._warn_diverged(it, "training" if not np.isfinite(stage.train_score)
                                         else "validation")
                     break
-                self.trees_.append(trees)
-                stop = self._record_scores(train_score, val_score, scale, plan, scoring)
-                if subsampled:
-                    oob_after = _masked_loss(loss, ytr, raw, wtr, ~inbag)
-                    oob_scores.append(scale * oob_after)
-                    oob_improvement.append(scale * (oob_before - oob_after))
-                else:
-                    oob_scores.append(0.0)
-                    oob_improvement.append(0.0)
+                self.trees_.append(stage.trees)
+                stop = self._record_scores(stage.train_score, stage.val_score, scale, plan,
+                                           scoring)
+                self._record_oob(stage, state, loss, rows, scale)
                 if reporter is not None:
-                    reporter.update(it, self.train_score_[-1], oob_improvement[-1])
+                    reporter.update(it, self.train_score_[-1], state.oob_improvement[-1])
                 elif self.verbose and ((it + 1) % int(self.verbose) == 0
                                        or it + 1 == plan.n_iter):
-                    self._report(it, loss, time.perf_counter() - t0, train_score, val_score)
+                    self._report(it, loss, time.perf_counter() - t0, stage.train_score,
+                                 stage.val_score)
                 if monitor is not None and monitor(it, self, locals()):
                     break
                 if stop:
                     break
+
+    def _fit_stage(self, plan, loss, rows, state, val, setup, carry):
+        """One iteration (scikit-learn's ``_fit_stage``): the gradients of the current
+        scores, the rows drawn, one tree per output, the scores updated in place and
+        the iteration's losses, as a :class:`Stage`."""
+        ytr, wtr, raw = rows.y, rows.sample_weight, state.raw
+        K = raw.shape[1]
+        loss.start_iteration(ytr, _per_output(raw), wtr)
+        if state.carried is not None:
+            g, h = state.carried
+            state.carried = None
+        else:
+            g, h = loss.gradient_hessian(ytr, _per_output(raw))
+        # one output's gradients contiguous (the carried arrays already are)
+        g = np.ascontiguousarray(g.reshape(-1, K).T)
+        h = np.ascontiguousarray(h.reshape(-1, K).T)
+        rows_in, inbag = self._draw_rows(setup, wtr)
+        oob_before = None if inbag is None else _masked_loss(loss, ytr, raw, wtr, ~inbag)
+        trees = [self._fit_output_tree(k, plan, loss, rows, state, val, setup, g, h,
+                                       rows_in) for k in range(K)]
+        # with subsampling, scikit-learn's training loss is that of the in-bag rows
+        if carry:
+            # this iteration's gradients are no longer read: their arrays take the next
+            # ones
+            train_score, g_next, h_next = loss.loss_gradient_hessian(
+                ytr, _per_output(raw), wtr, out=(_per_output(g.T), _per_output(h.T)))
+            state.carried = (g_next, h_next)
+        else:
+            train_score = _masked_loss(loss, ytr, raw, wtr, inbag)
+        val_score = None if val is None else loss(val.y, _per_output(val.raw),
+                                                  val.sample_weight)
+        return Stage(trees, train_score, val_score, inbag, oob_before)
+
+    @staticmethod
+    def _draw_rows(setup, wtr):
+        """The rows an iteration's trees grow on, and the in-bag mask (None without
+        subsampling)."""
+        rows = setup.positive_rows
+        if not setup.subsampled:
+            return rows, None
+        # scikit-learn's draws from its stream: uniforms, then one seed per tree
+        selection_sample(setup.stage_rng.uniform(size=setup.bag.size), setup.n_inbag,
+                         setup.bag)
+        rows = np.flatnonzero(setup.bag & (wtr > 0))
+        if rows.size == 0:      # every drawn row has zero weight
+            rows = setup.positive_rows
+        inbag = np.zeros(wtr.shape[0], bool)
+        inbag[rows] = True
+        return rows, inbag
+
+    def _fit_output_tree(self, k, plan, loss, rows, state, val, setup, g, h, rows_in):
+        """The tree of output ``k`` on the gradients ``(g, h)`` of the rows ``rows_in``,
+        its leaf values from the loss times ``learning_rate``, added to the training
+        and validation scores."""
+        ytr, wtr, raw, Xb = rows.y, rows.sample_weight, state.raw, state.Xb
+        newton, mc = setup.newton, setup.missing_code
+        setup.grower.random_state = setup.stage_rng.randint(0, 2 ** 31 - 1)
+        # Friedman's original (not newton): least squares on the negative gradient,
+        # with its variance sq
+        sq = boosting_rows(setup.stats, wtr, g, h, k, newton)
+        tree, leaves = setup.grower.grow(Xb, setup.stats, None if newton else sq, rows_in,
+                                         setup.workspace)
+        # the second-order gain's node values already are the Newton step
+        samples = LeafSamples(None, tree.node_count, rows_in, ytr, raw[:, k], wtr, g[k],
+                              h[k], plan.l2_regularization,
+                              tree.value[:, 0] if newton else None, leaf_of_sample=leaves)
+        tree.value = (self.learning_rate * loss.leaf_values(samples))[:, None]
+        if setup.monotonic is not None:
+            # a line search's leaf values (medians, quantiles) back in order
+            tree.value[:, 0] = monotone_leaf_values(
+                tree.children_left, tree.children_right, tree.feature, tree.value[:, 0],
+                setup.monotonic)
+        values = np.ascontiguousarray(tree.value[:, 0])
+        if rows_in.size < wtr.shape[0]:
+            # the rows the tree did not see are in no leaf's range
+            add_leaf_values(raw, k, values, tree.apply_binned(Xb, mc))
+        else:
+            leaves.add_values(raw, k, values)
+        if val is not None:
+            val.raw[:, k] += tree.value[tree.apply_binned(val.Xb, mc), 0]
+        return tree
+
+    @staticmethod
+    def _record_oob(stage, state, loss, rows, scale):
+        """Append the iteration's out-of-bag loss and its improvement (0 without
+        subsampling)."""
+        if stage.inbag is None:
+            state.oob_scores.append(0.0)
+            state.oob_improvement.append(0.0)
+            return
+        oob_after = _masked_loss(loss, rows.y, state.raw, rows.sample_weight, ~stage.inbag)
+        state.oob_scores.append(scale * oob_after)
+        state.oob_improvement.append(scale * (stage.oob_before - oob_after))
+
+    def _finish_fit(self, state, loss):
+        """The fitted attributes once the iterations are done."""
         self.n_estimators_ = len(self.trees_)
         self.train_score_ = np.asarray(self.train_score_, dtype=np.float64)
         self.validation_score_ = np.asarray(self.validation_score_, dtype=np.float64)
+        oob_scores, oob_improvement = state.oob_scores, state.oob_improvement
         if any(oob_scores) or any(oob_improvement):
             self.oob_scores_ = np.asarray(oob_scores, dtype=np.float64)
             self.oob_improvement_ = np.asarray(oob_improvement, dtype=np.float64)
@@ -519,7 +697,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             f"Boosting diverged at iteration {it + 1}: the {which} loss overflows "
             f"(learning_rate={self.learning_rate!r} may be too large). "
             f"The fit stopped and keeps the {len(self.trees_)} iteration(s) before it.",
-            RuntimeWarning, stacklevel=3)
+            RuntimeWarning, stacklevel=4)
 
     @staticmethod
     def _should_stop(scores, n_iter_no_change, tol):
