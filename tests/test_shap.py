@@ -14,7 +14,7 @@ from sklearn.exceptions import NotFittedError
 
 import treeboost as tb
 from treeboost.engine.shap import ShapTrees
-from treeboost.engine.tree import goes_left_raw
+from treeboost.engine.raw_split import goes_left_raw
 from treeboost.inspection import shap_values
 
 

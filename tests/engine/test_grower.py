@@ -100,7 +100,7 @@ def test_leaf_of_sample_matches_apply():
 
 
 def test_an_outgrown_workspace_is_made_with_room_for_the_next_trees():
-    from treeboost.engine.grower import _CAPACITY_HEADROOM, GrowerWorkspace
+    from treeboost.engine.grow.workspace import _CAPACITY_HEADROOM, GrowerWorkspace
     ws = GrowerWorkspace(min_rows=100)
     dims = (100, 40, 3, 256, 1, False, False)
     first = ws.get(dims[0], 1000, *dims[1:])

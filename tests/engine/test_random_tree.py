@@ -5,7 +5,7 @@ import pytest
 from sklearn.datasets import make_classification, make_regression
 
 from treeboost import ExtraTreesClassifier, ExtraTreesRegressor
-from treeboost.engine import random_tree
+from treeboost.engine.grow import random_tree
 
 _FIELDS = ("children_left", "children_right", "feature", "threshold", "missing_go_left",
            "value", "impurity", "n_node_samples", "weighted_n_node_samples")

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.datasets import make_classification
 
 from treeboost import BaggingClassifier, ExtraTreesClassifier, RandomForestClassifier
-from treeboost.engine import grower
+from treeboost.engine.grow import workspace as grower
 from treeboost.ensembles import _parallel
 
 

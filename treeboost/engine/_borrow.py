@@ -11,8 +11,8 @@ count then bounces between cores.
 :func:`borrow` returns a view of an array (or of each array in a tuple) without a
 memory-info block, as :func:`numba.carray` does for foreign memory: counting it is a
 null-pointer test.  The caller must keep the original alive for as long as the view is
-used: :func:`~.grower.grow_tree` borrows its inputs and the workspace's arrays (owned by
-a :class:`~.grower.GrowerWorkspace`), which its Python caller holds for the whole call,
+used: :func:`~.grow.loop.grow_tree` borrows its inputs and the workspace's arrays (owned by
+a :class:`~.grow.workspace.GrowerWorkspace`), which its Python caller holds for the whole call,
 and never returns a borrowed view.
 """
 from numba import types

@@ -1,7 +1,7 @@
 """Rows of 64-byte blocks moved and compared as vectors: :func:`move_row`,
 :func:`copy_row`, :func:`rows_min_max`.
 
-The lean grower (:mod:`.random_tree`) keeps each sample's codes in a row of whole 8-byte
+The lean grower (:mod:`.grow.random_tree`) keeps each sample's codes in a row of whole 8-byte
 words and moves rows in every partition.  numba runs LLVM without its SLP vectoriser
 (see :mod:`._pairs`), so a loop over a row's words copies them one word at a time, with
 the loop's own counting, and that copy is most of a partition's cost.  With rows padded

@@ -3,7 +3,7 @@
 Each row's stored values are scattered into a dense row of zeros (one per chunk of
 rows), the tree walked on it, and the row cleared again: O(stored values + depth) per
 row and tree, no dense copy of X.  Every walk reads the values through the one raw
-predicate (:func:`.tree.goes_left_raw`), so a sparse X gives exactly the results of its
+predicate (:func:`.raw_split.goes_left_raw`), so a sparse X gives exactly the results of its
 dense form (an explicit NaN is missing, as in the dense walk).
 """
 from collections import namedtuple
@@ -12,7 +12,7 @@ import numpy as np
 from numba import prange
 from scipy import sparse
 
-from .tree import TREE_LEAF, _goes_left
+from .raw_split import TREE_LEAF, goes_left_at_node
 from ._jit import inlined, parallel_kernel
 
 
@@ -49,7 +49,7 @@ N_CHUNKS = 64
 def _leaf_of_dense_row(row, left, right, feature, threshold, missing_left, is_cat, bitset):
     node = 0
     while left[node] != TREE_LEAF:
-        if _goes_left(row[feature[node]], node, threshold, missing_left, is_cat, bitset):
+        if goes_left_at_node(row[feature[node]], node, threshold, missing_left, is_cat, bitset):
             node = left[node]
         else:
             node = right[node]

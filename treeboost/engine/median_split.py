@@ -26,7 +26,7 @@ Extra-Trees' random cut (:func:`score_cut`) needs the AE of given sides only: on
 per side over the node's samples in target order, O(n).
 
 Everything here is compiled only into the grower of ``absolute_error`` (see
-:mod:`.grower`): the other criteria's growers do not hold it.
+:mod:`.grow.loop`): the other criteria's growers do not hold it.
 """
 from collections import namedtuple
 

@@ -30,8 +30,8 @@ _UNIT_BITS = np.int64((1 << 53) - 1)
 _UNIT_SCALE = 1.0 / (1 << 53)
 
 
-#: how the lean grower (:mod:`.random_tree`) reads a node for its search
-#: (:func:`~.grower._random_search_body`): the codes of the node's samples in node order,
+#: how the lean grower (:mod:`.grow.random_tree`) reads a node for its search
+#: (:func:`~.grow.random_search.random_search_body`): the codes of the node's samples in node order,
 #: and the tables that replace passes or searches
 LeanNode = namedtuple("LeanNode", [
     "lo", "hi",     # (codes per row,) every feature's smallest and largest code in the
@@ -55,7 +55,7 @@ def cut_range(rows, idx, start, end, f, mc):
     """The smallest and largest code of feature ``f`` over the samples ``idx[start:end]``
     (``rows``: sample-major codes) and how many of them are missing (code ``mc``).  With
     ``idx`` None, ``rows`` are in node order: ``rows[i]`` is the codes of the node's
-    ``i``-th sample (the lean grower's, :mod:`.random_tree`).  ``idx is None`` is decided
+    ``i``-th sample (the lean grower's, :mod:`.grow.random_tree`).  ``idx is None`` is decided
     by its type when the caller is compiled: each compiled copy keeps one of the two
     reads (written out at each read: a further inlined step would cost compile time)."""
     lo = mc

@@ -25,7 +25,8 @@ from collections import namedtuple
 import numpy as np
 from numba import prange
 
-from .tree import TREE_LEAF, _NO_CATEGORIES, goes_left_raw
+from .raw_split import TREE_LEAF, goes_left_raw
+from .tree import _NO_CATEGORIES
 from ._jit import inlined, kernel, parallel_kernel
 
 #: rows walked together: every tree is walked once per block, its path shared by the

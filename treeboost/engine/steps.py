@@ -2,7 +2,7 @@
 the best split of a node from histograms supplied by the caller, and the partition of
 nodes' rows at given splits.
 
-The one-machine grower (:mod:`.grower`) runs its whole loop in one compiled call; a
+The one-machine grower (:mod:`.grow.loop`) runs its whole loop in one compiled call; a
 data-parallel trainer (:mod:`treeboost.dask`) runs the loop in Python between
 reductions: each worker builds the histograms of its own rows
 (:func:`node_histograms`), the histograms are summed across workers, the split is chosen
@@ -21,7 +21,7 @@ from .criteria import NEWTON, node_term
 from .histogram import build_histogram, build_histogram_pair, compress_histogram
 from .partition import BinnedSplit, partition_serial
 from .splitting import decrease_from_left, scan_feature, scan_newton_dense, thread_scratch
-from .grower import NEWTON_GAIN_RTOL, SCORE_RTOL
+from .grow.examine import NEWTON_GAIN_RTOL, SCORE_RTOL
 from ._jit import kernel, parallel_kernel
 
 

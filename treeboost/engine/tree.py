@@ -9,34 +9,11 @@ from .partition import goes_left_binned
 from .sparse_codes import SparseCodes, row_code
 from .row_blocks import by_row_blocks, into_row_blocks
 from ._jit import inlined, kernel, parallel_kernel
+from .csr_walk import CSRRows, accumulate_csr, apply_csr, prepared_csr
+from .raw_split import TREE_LEAF, goes_left_at_node
+from ..persistence._spec import check_state, integer, layout_spec
 
-TREE_LEAF = -1
 _NO_CATEGORIES = np.zeros((1, 4), np.uint64)
-
-
-@inlined
-def goes_left_raw(x, missing_go_left, is_categorical, categories, row, threshold):
-    """Does a raw value ``x`` go left at a split?  The one predicate of every walk on raw
-    values (apply, decision path, packed prediction); :func:`~.partition.goes_left_binned`
-    is its twin on bin codes.  ``categories[row]`` is the split's 256-bit set of the
-    categories that go left (read for categorical splits only).  NaN, and a category
-    code outside 0..255 (never seen in training), take the missing values' side."""
-    if np.isnan(x):
-        return missing_go_left
-    if is_categorical:
-        if x < 0 or x >= 256:
-            return missing_go_left
-        c = np.int64(x)
-        return (categories[row, c >> 6] >> np.uint64(c & 63)) & np.uint64(1) == 1
-    return x <= threshold
-
-
-@inlined
-def _goes_left(x, node, threshold, missing_go_left, is_cat, bitset):
-    """:func:`goes_left_raw` at ``node`` of a tree's arrays (the category set is read
-    at categorical nodes only: a tree without any has a single row of them)."""
-    return goes_left_raw(x, missing_go_left[node], is_cat[node], bitset, node,
-                         threshold[node])
 
 
 @inlined
@@ -44,7 +21,7 @@ def _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat, bi
     """The leaf row ``i`` of the raw matrix ``X`` reaches."""
     node = 0
     while left[node] != TREE_LEAF:
-        if _goes_left(X[i, feature[node]], node, threshold, missing_left, is_cat, bitset):
+        if goes_left_at_node(X[i, feature[node]], node, threshold, missing_left, is_cat, bitset):
             node = left[node]
         else:
             node = right[node]
@@ -137,7 +114,7 @@ def _decision_path(X, left, right, feature, threshold, missing_left, is_cat, bit
             k += 1
             if left[node] == TREE_LEAF:
                 break
-            if _goes_left(X[i, feature[node]], node, threshold, missing_left, is_cat, bitset):
+            if goes_left_at_node(X[i, feature[node]], node, threshold, missing_left, is_cat, bitset):
                 node = left[node]
             else:
                 node = right[node]
@@ -247,7 +224,6 @@ class Tree:
         rows walk side by side (:mod:`.lane_walk`) where the tree allows it."""
         out = np.empty(X.shape[0], np.int64)
         if parallel and issparse(X):
-            from .csr_walk import apply_csr, prepared_csr
             apply_csr(*prepared_csr(X), *self._args(), out)
             return out
         lanes = self.lane_arrays()
@@ -286,8 +262,6 @@ class Tree:
         trees.  A dense X is walked eight rows side by side where the tree allows it;
         ``lanes``, the tree's :meth:`lane_arrays` built once by a caller that adds many
         blocks of rows, saves building them again (False: build them here)."""
-        # (imported here: csr_walk imports this module)
-        from .csr_walk import CSRRows, accumulate_csr, prepared_csr
         if issparse(X):
             X = prepared_csr(X)
         # the kernel writes out[i, k] unchecked: a wrong shape must not reach it
@@ -361,6 +335,15 @@ class Tree:
         "gain": ("float64", ("n_nodes",)),
         "depth": ("int32", ("n_nodes",)),
     }
+    #: what :meth:`_validate_state` checks attribute by attribute: the layout above (one
+    #: row per node of ``children_left``), finite values, weights and gains, counts >= 0
+    _state_spec = {
+        "n_features": integer(1, 2 ** 31 - 1), "n_outputs": integer(1),
+        **layout_spec(_persist_arrays, {"n_nodes": "children_left"}, {
+            "children_left": {"ndim": 1}, "value": {"finite": True},
+            "impurity": {"finite": True}, "gain": {"finite": True},
+            "weighted_n_node_samples": {"finite": True, "low": 0},
+            "n_node_samples": {"low": 0}})}
 
     def _validate_state(self, where="tree", n_features=None, n_outputs=None,
                         categorical=None, bin_mapper=None):
@@ -389,27 +372,18 @@ class Tree:
             The bin mapper the tree was grown on: the binned thresholds must be codes of
             their feature and the thresholds its edges.
         """
-        from ..persistence import check_array, check_int
-        for name in ("n_features", "n_outputs", "_categories_left") + self._arrays:
-            if name != "categories_left" and name not in vars(self):
-                raise ValueError(f"{where}: incomplete tree (no {name}).")
-        nf = check_int(self.n_features, f"{where}.n_features", 1, 2 ** 31 - 1)
+        arrays = check_state(self, where, self._state_spec, missing="incomplete tree")
+        nf, k = arrays["n_features"], arrays["n_outputs"]
         if n_features is not None and nf != n_features:
             raise ValueError(f"{where}.n_features: the tree reads {nf} features, its owner "
                              f"has {n_features}.")
-        k = check_int(self.n_outputs, f"{where}.n_outputs", 1)
         if n_outputs is not None and k != n_outputs:
             raise ValueError(f"{where}.n_outputs: {k}, the owner reads {n_outputs} "
                              f"output(s).")
-        left = self.children_left
-        n = check_array(left, f"{where}.children_left", "int32", ndim=1).shape[0]
+        left = arrays["children_left"]
+        n = left.shape[0]
         if n == 0:
             raise ValueError(f"{where}: a tree has at least one node (the root).")
-        arrays = {}
-        for name, (dtype, shape) in self._persist_arrays.items():
-            want = tuple({"n_nodes": n, "n_outputs": k}.get(s, None) if isinstance(s, str)
-                         else None if isinstance(s, tuple) else s for s in shape)
-            arrays[name] = check_array(getattr(self, name), f"{where}.{name}", dtype, want)
         right, feature, depth = arrays["children_right"], arrays["feature"], arrays["depth"]
         bits = arrays["_categories_left"]
         if bits.shape[0] not in (0, n):
@@ -472,12 +446,6 @@ class Tree:
             raise ValueError(f"{where}.threshold: node {int(num_nodes[np.argmax(bad)])} has "
                              f"threshold {thr[np.argmax(bad)]!r} (a number or +inf, the "
                              f"\"is missing\" split, is needed).")
-        check_array(arrays["value"], f"{where}.value", "float64", finite=True)
-        for name in ("impurity", "weighted_n_node_samples", "gain"):
-            check_array(arrays[name], f"{where}.{name}", "float64", finite=True)
-        check_array(arrays["weighted_n_node_samples"], f"{where}.weighted_n_node_samples",
-                    "float64", low=0)
-        check_array(arrays["n_node_samples"], f"{where}.n_node_samples", "int64", low=0)
         gains = np.abs(arrays["gain"]).sum()
         if not np.isfinite(gains):
             raise ValueError(f"{where}.gain: the gains must sum to a finite number.")
@@ -564,7 +532,7 @@ def _predict_packed(X, left, right, feature, threshold, missing_left, is_cat, bi
             for i in range(lo, hi):
                 node = root
                 while left[node] != TREE_LEAF:
-                    go = _goes_left(X[i, feature[node]], node, threshold, missing_left,
+                    go = goes_left_at_node(X[i, feature[node]], node, threshold, missing_left,
                                     is_cat, bitset)
                     node = left[node] if go else right[node]
                 out[i, k] += value[node]

@@ -2,10 +2,10 @@
 
 Most of a fully grown Extra-Tree's nodes hold a few samples, so its cost is what a node
 costs beyond its samples.  :func:`grow_random_tree` grows the trees that need none of
-the general grower's machinery (:mod:`.grower`): random cuts on numeric features only,
+the general grower's machinery (:mod:`.loop`): random cuts on numeric features only,
 depth-first, no monotonic or interaction constraint, a criterion read from sums (not
 ``absolute_error``, not boosting's).  It grows the *same* tree as the general grower:
-the same search (:func:`~.grower._random_search_body`, inlined here), the same draws in
+the same search (:func:`~.random_search.random_search_body`, inlined here), the same draws in
 the same order, the same node numbering and the same sums in the same order.  What it
 does without:
 
@@ -20,26 +20,28 @@ Two classes with unit weights (Extra-Trees' usual case) go further: each sample'
 travels in its row of codes, every sum is a count of integers (the same in any order,
 so the same tree), and the rows move from one pair of buffers to the other at each
 depth, without a copy back (:func:`_partition_counted`).  Rows are whole 64-byte blocks,
-moved and compared as vectors (:mod:`._rows`).
+moved and compared as vectors (:mod:`.._rows`).
 
-:meth:`~.grower.TreeGrower.grow` chooses it (:func:`lean_tree`); every other tree grows
+:meth:`~..grower.TreeGrower.grow` chooses it (:func:`lean_tree`); every other tree grows
 with the general grower.
 """
 from collections import namedtuple
 
 import numpy as np
 
-from ._borrow import borrow
-from .criteria import is_regression, node_weight
-from .grower import (DECREASE_ATOL, GrowContext, _random_search_body, _splittable,
-                     borrowed_data, borrowed_rows, reset_node)
-from .layout import NodeView, RowBuffers
-from .partition import BinnedSplit, goes_left_binned
-from .splitting import MODE_SORT
-from .random_cuts import LeanNode, build_cut_tables, set_counts
-from .statistics import SOURCE_CLASSES, gather_rows, sum_rows, sum_sq
-from ._jit import compiled, inlined
-from ._rows import ROW_BLOCK_WORDS, copy_row, move_row, rows_min_max
+from .._borrow import borrow
+from .._jit import compiled, inlined
+from .._rows import ROW_BLOCK_WORDS, copy_row, move_row, rows_min_max
+from ..criteria import is_regression, node_weight
+from ..layout import NodeView, RowBuffers
+from ..partition import BinnedSplit, goes_left_binned
+from ..random_cuts import LeanNode, build_cut_tables, set_counts
+from ..splitting import MODE_SORT
+from ..statistics import SOURCE_CLASSES, gather_rows, sum_rows, sum_sq
+from .context import GrowContext, borrowed_data, borrowed_rows
+from .examine import DECREASE_ATOL, splittable
+from .nodes import reset_node
+from .random_search import random_search_body
 
 
 #: the ranges of all the features in one pass (._rows.rows_min_max) when there
@@ -54,14 +56,14 @@ _COUNT_BY_CODE_MIN = 256
 
 
 #: the lean grower's work arrays, from its caller (the grower allocates nothing: see
-#: grower.grow_tree's reference counting)
+#: loop.grow_tree's reference counting)
 LeanBuffers = namedtuple("LeanBuffers", [
     "obuf",         # (n_rows, n_cols): the partition's buffer of rows of statistics
     "lo", "hi",     # (codes per row,) of the codes' dtype: each feature's range in a node
     "codes",        # (n_rows, n_words * 8 / itemsize) of the codes' dtype: each sample's
                     # codes in node order (codes[i] is sample idx[i]'s), then its class
                     # (the counts of grow_random_tree), rows padded to whole 64-byte
-                    # blocks (._rows)
+                    # blocks (.._rows)
     "words",        # (n_rows, n_words) uint64: the same memory, for moving whole rows
     "wbuf",         # (n_rows, n_words) uint64: the partition's buffer of rows of codes
     "codes_buf",    # the same memory by code (the rows of a node of odd depth, counted)
@@ -78,7 +80,7 @@ _CELLS_PER_CODE = 4
 
 def lean_buffers(workspace, n_rows, n_cols, data):
     """:class:`LeanBuffers` for a tree of ``n_rows`` samples of ``data`` (its
-    :class:`~.layout.BinnedData`; ``workspace``: the :class:`~.grower.GrowerWorkspace`
+    :class:`~..layout.BinnedData`; ``workspace``: the :class:`~.workspace.GrowerWorkspace`
     that keeps them from tree to tree, and the tables of random cuts from tree to tree of
     one estimator)."""
     n_features, dtype = data.codes_T.shape[0], data.codes_T.dtype
@@ -132,10 +134,10 @@ def _partition_rows(codes, words, wbuf, split, f, idx, ostats, start, end, buf, 
                     left, right):
     """Stable partition of the samples ``idx[start:end]``, of their rows of statistics
     ``ostats[start:end]`` and of their rows of codes ``words[start:end]`` (``codes``: the
-    same memory by code) at ``split`` (a :class:`~.partition.BinnedSplit`) on feature
+    same memory by code) at ``split`` (a :class:`~..partition.BinnedSplit`) on feature
     ``f``: the left ones in place, the right ones through ``buf`` / ``obuf`` / ``wbuf``.
     ``left`` and ``right`` get the children's sums, each in its samples' order (as
-    :func:`~.statistics.sum_rows` adds them).  Returns the left count."""
+    :func:`~..statistics.sum_rows` adds them).  Returns the left count."""
     n_cols = ostats.shape[1]
     for c in range(n_cols):
         left[c] = 0.0
@@ -184,7 +186,7 @@ def _partition_counted(codes, words, to_words, split, f, label, idx, to_idx, sta
     (``codes``: the same memory by code) go to ``to_idx[start:end]`` and
     ``to_words[start:end]``, the left ones in order from ``start``, the right ones in
     reverse order from ``end - 1``.  The class of each sample is ``codes[i, label]``; the
-    children's sums are its counts (see :func:`~.random_cuts.cut_counts`; ``total``:
+    children's sums are its counts (see :func:`~..random_cuts.cut_counts`; ``total``:
     the node's).  Returns the left count.
 
     Each row is read once and written once to each end of what is left to fill; only
@@ -223,13 +225,13 @@ def _partition_counted(codes, words, to_words, split, f, label, idx, to_idx, sta
 def _examine(g, node, hist, root_w, lo, hi, codes, counts, by_code, cut_table, cut_base,
              cut_scale):
     """The impurity of a new node and, if the stopping rules let it split, its random
-    cut; returns whether it opened (as :func:`~.grower._examine_node` with random cuts)."""
+    cut; returns whether it opened (as :func:`~.examine.examine_node` with random cuts)."""
     nodes = g.nodes
     params = g.params
     start = nodes.start[node]
     end = nodes.end[node]
     total = nodes.stats[node]
-    if not _splittable(nodes, node, params):
+    if not splittable(nodes, node, params):
         return False
     view = NodeView(start, end, total, MODE_SORT, hist, hist, -np.inf, np.inf)
     # the search reads the node's statistics from ostats[0:n_node]
@@ -246,7 +248,7 @@ def _examine(g, node, hist, root_w, lo, hi, codes, counts, by_code, cut_table, c
              and g.data.codes_T.shape[0] <= _WHOLE_ROW_RATIO * params.max_features)
     if whole:
         rows_min_max(codes, start, end, lo, hi)
-    best, best_score, n_cat = _random_search_body(
+    best, best_score, n_cat = random_search_body(
         gn, view, None, False, LeanNode(lo, hi, whole, codes, counts, by_codes, by_code,
                                         cut_table, cut_base, cut_scale))
     if best < 0:
@@ -265,7 +267,7 @@ def _examine(g, node, hist, root_w, lo, hi, codes, counts, by_code, cut_table, c
 @compiled(no_cfunc_wrapper=True, _nrt=False)
 def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
     """Grow one tree of random cuts in workspace ``ws``, as
-    :func:`~.grower.grow_tree_serial` grows it (same arguments, but ``bufs``, its
+    :func:`~.loop.grow_tree_serial` grows it (same arguments, but ``bufs``, its
     :class:`LeanBuffers`, instead of a thread count).  Compiled without reference
     counting, as the general grower is.
 
@@ -404,6 +406,6 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
             if nodes.children_left[k] == -1 and nodes.depth[k] % 2 == 1:
                 for i in range(nodes.start[k], nodes.end[k]):
                     idx[i] = buf[i]
-    # the general grower resets the nodes the last tree wrote (grower._reset_nodes)
+    # the general grower resets the nodes the last tree wrote (.nodes.reset_nodes)
     ws.used[0] = max(ws.used[0], node_count)
     return truncated, node_count

@@ -1,0 +1,236 @@
+"""Step 1 of the grower's loop: a new node's impurity, whether the stopping rules let it
+split, and its best split (:mod:`..splitting`, :mod:`..median_split`, or Extra-Trees'
+random cuts, :mod:`.random_search`), with the rules that decide between features."""
+import numpy as np
+
+from .. import median_split
+from .._jit import inlined, internal
+from ..constraints import LOWER, MIDDLE, UPPER
+from ..criteria import NEWTON, is_regression, node_impurity, node_weight
+from ..layout import NodeView
+from ..splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into,
+                         evaluate_features, evaluate_features_parallel)
+from ..sparse_codes import bucket_entries
+from ..statistics import gather_rows, gather_rows_parallel
+from .histogram_pool import acquire, release
+from .random_search import (random_search, random_search_exact, random_search_exact_sparse,
+                            random_search_sparse)
+from .sampling import allowed_features, rand, sample_features
+
+#: node samples from which the parallel grower gathers a node's statistics on several
+#: threads: a gather costs a few nanoseconds a sample, and a parallel region's wake-up
+#: as much as a node of some ten thousand samples
+PARALLEL_GATHER_MIN_ROWS = 50_000
+#: a regularised second-order gain must exceed this fraction of the split's score
+#: ``G_L^2/(H_L+l) + G_R^2/(H_R+l)``: below it the gain is rounding error, at any scale
+#: of the gradients
+NEWTON_GAIN_RTOL = 1e-12
+#: an impurity decrease within this fraction of the root weight of zero still counts
+#: (ties of exactly equal impurity must not be lost to rounding)
+DECREASE_ATOL = 1e-12
+#: scores of two features' best splits within this fraction of each other are a tie
+#: (the same partition from two features sums its statistics in another order)
+TIE_RTOL = 1e-15
+#: scores closer than this (relative) are equal when ties go to the lowest feature index
+SCORE_RTOL = 1e-10
+#: a regression node is pure when its variance is this small relative to its mean
+#: squared target
+PURE_RTOL = 1e-12
+
+#: what :func:`examine_node` found
+UNSPLITTABLE, NO_SPLIT, OPENED = 0, 1, 2
+
+
+@internal
+def is_pure(total, sq_sum, impurity, params):
+    """A node nothing can improve: one class, or a regression target with no variance
+    (boosting nodes never are: their gain decides)."""
+    crit = params.criterion
+    if crit == NEWTON:
+        return False
+    if is_regression(crit):
+        # the impurity of a growing regression node is its variance (criteria.node_impurity)
+        return impurity <= PURE_RTOL * (sq_sum / max(total[0], 1e-300))
+    n_nonzero = 0
+    for k in range(params.n_stats):
+        if total[k] > 0.0:
+            n_nonzero += 1
+    return n_nonzero <= 1
+
+
+@inlined
+def splittable(nodes, node, params):
+    """A new node's impurity (into ``nodes.impurity``), and whether the stopping rules
+    let it split: not pure, above ``max_depth``, at least ``min_samples_split`` samples
+    and room for two leaves of ``min_samples_leaf`` samples and ``min_weight_leaf``."""
+    total = nodes.stats[node]
+    n_node = nodes.end[node] - nodes.start[node]
+    crit = params.criterion
+    nodes.impurity[node] = node_impurity(total, nodes.sq_sum[node], crit, params.n_stats,
+                                         params.l2)
+    w_node = node_weight(total, crit, params.n_stats)
+    return (not is_pure(total, nodes.sq_sum[node], nodes.impurity[node], params)
+            and (params.max_depth < 0 or nodes.depth[node] < params.max_depth)
+            and n_node >= params.min_samples_split
+            and n_node >= 2 * params.min_samples_leaf
+            and w_node >= 2 * params.min_weight_leaf)
+
+
+@inlined
+def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, sparse):
+    """Step 1: the impurity of a new node and, if the stopping rules let it split, its
+    best split.  Returns its status: :data:`UNSPLITTABLE` (its histogram was not
+    built), :data:`NO_SPLIT` or :data:`OPENED` (it joins the open nodes).
+
+    ``parallel`` and ``exact`` are constants of the compiled grower
+    (:func:`.loop.make_grow_tree`): with ``parallel``, large nodes evaluate their features on
+    ``g.n_threads`` threads; with ``exact``, the split search reads the node's samples
+    (``absolute_error``, :mod:`..median_split`).
+    """
+    # each record read from the context once: every read of the context loads all of it
+    # (hundreds of fields), which LLVM then splits and discards again
+    data = g.data
+    src = g.src
+    rows = g.rows
+    nodes = g.nodes
+    cands = g.candidates
+    scratch = g.scratch
+    params = g.params
+    sampler = g.sampler
+    n_threads = g.n_threads
+    crit = params.criterion
+    start = nodes.start[node]
+    end = nodes.end[node]
+    total = nodes.stats[node]
+    n_node = end - start
+    can_split = splittable(nodes, node, params)
+    nodes.feature[node] = -1
+    if not can_split:
+        release(pool, slot)
+        return UNSPLITTABLE
+    n_features = data.codes_T.shape[0]
+    sampling = params.max_features < n_features
+    if params.random_split or exact or sparse:
+        # a random cut and the exact search read the node's samples, not a histogram;
+        # sparse codes gather each feature's entries in the node
+        mode = MODE_SORT
+    elif (sampling and mode == MODE_BUILD and crit != NEWTON
+          and data.missing_code < 256):
+        # sampled features: no child subtracts this histogram, and the 8-bit codes'
+        # gather touches only the bins present, where a dense one is zeroed and scanned
+        # whole (boosting keeps its dense scan, whose counts are estimated)
+        mode = MODE_SORT
+    elif mode == MODE_BUILD and slot < 0:
+        slot = acquire(pool)
+        if slot < 0:
+            mode = MODE_SORT
+    if mode != MODE_SUBTRACT:
+        if parallel and n_threads > 1 and n_node >= PARALLEL_GATHER_MIN_ROWS:
+            gather_rows_parallel(rows.ostats, src, rows.idx, start, n_node, n_threads)
+        else:
+            gather_rows(rows.ostats, src, rows.idx, start, n_node)
+    view = NodeView(start, end, total, mode, pool.buffers[max(slot, 0)],
+                    pool.buffers[max(sib_slot, 0)], nodes.interval[node, LOWER],
+                    nodes.interval[node, UPPER])
+    if exact:
+        nt = median_split.sort_node(src, rows.idx, start, end)
+    if params.random_split:
+        # the numeric features drawn get a random cut each; the categorical ones drawn
+        # are searched below like any feature
+        if exact and sparse:
+            best, best_score, n_cat = random_search_exact_sparse(g, view, nt)
+        elif exact:
+            best, best_score, n_cat = random_search_exact(g, view, nt)
+        elif sparse:
+            best, best_score, n_cat = random_search_sparse(g, view, None)
+        else:
+            best, best_score, n_cat = random_search(g, view, None)
+        feats, rest = sampler.sorted_draw[:n_cat], sampler.no_features
+    else:
+        best = np.int64(-1)
+        best_score = -np.inf
+        if sampling:
+            feats, rest = sample_features(sampler, params.max_features)
+        else:
+            feats, rest = sampler.all_features, sampler.no_features
+        if params.interaction.shape[1] > 0:
+            feats, rest = allowed_features(nodes.allowed[node], params.interaction, feats,
+                                            rest, sampler.allowed)
+            # a histogram of some features only cannot be subtracted from
+            sampling = sampling or feats.shape[0] + rest.shape[0] < n_features
+    random_ties = params.random_ties
+    # the score the ties are measured against (the largest), and how many features tie
+    tie_score = best_score
+    n_tied = np.int64(1 if best >= 0 else 0)
+    for attempt in range(2):
+        fs = feats if attempt == 0 else rest
+        if fs.shape[0] == 0:
+            continue
+        # (the flag as np.bool_: a literal True / False would compile the kernel twice)
+        bucketed = sparse and not exact and bucket_entries(
+            fs, data, rows.idx, start, end, rows, np.bool_(False))
+        if exact:
+            median_split.evaluate_features(fs, view, data, rows.idx, params, nt, cands)
+        elif parallel:
+            evaluate_features_parallel(n_threads, fs, view, data, rows, params, scratch,
+                                       cands, sparse)
+        else:
+            evaluate_features(fs, view, data, rows, params, scratch, cands, sparse)
+        if bucketed:
+            bucket_entries(fs, data, rows.idx, start, end, rows, np.bool_(True))
+        # serial, in the order of fs, after every score is in: the draws below do not
+        # depend on the threads that evaluated the features
+        for i in range(fs.shape[0]):
+            f = fs[i]
+            sc = cands.score[f]
+            if not random_ties:
+                # scores equal within the rounding of their sums are a tie, which the
+                # lowest index wins: the choice must not depend on the order the
+                # histograms were summed in (threads, or the data-parallel trainer)
+                if sc > best_score and (best < 0 or sc - best_score
+                                        > SCORE_RTOL * abs(best_score)):
+                    best_score = sc
+                    best = f
+            elif sc == -np.inf:
+                continue
+            elif n_tied == 0 or sc > tie_score + TIE_RTOL * abs(tie_score):
+                best_score = sc
+                tie_score = sc
+                best = f
+                n_tied = 1
+            elif sc >= tie_score - TIE_RTOL * abs(tie_score):
+                # as good as the best within rounding: each of the n_tied equal features
+                # is kept with probability 1 / n_tied (reservoir sampling), drawn only at
+                # a tie, so that a tree without ties is the one lowest-index order grows
+                n_tied += 1
+                if rand(sampler.state) % np.uint64(n_tied) == np.uint64(0):
+                    best_score = sc
+                    best = f
+        if best >= 0:
+            break
+    ok = best >= 0
+    if ok:
+        gain = cands.decrease[best]
+        if crit == NEWTON:
+            ok = gain > NEWTON_GAIN_RTOL * best_score and gain >= params.min_decrease
+        else:
+            ok = gain + DECREASE_ATOL * root_w >= params.min_decrease * root_w
+    if ok:
+        nodes.feature[node] = best
+        nodes.bin_threshold[node] = cands.bin_threshold[best]
+        nodes.missing_go_left[node] = cands.missing_go_left[best]
+        if data.is_categorical[best]:
+            copy_into(nodes.categories[node], cands.categories[best])
+        if crit == NEWTON:
+            copy_into(nodes.left_stats[node], cands.left_stats[best])
+        nodes.interval[node, MIDDLE] = cands.mid[best]
+        nodes.gain[node] = gain
+        # a histogram of sampled features cannot be subtracted from
+        keep = slot >= 0 and not sampling
+        nodes.hist_slot[node] = slot if keep else -1
+        nodes.hist_complete[node] = keep
+        if not keep:
+            release(pool, slot)
+        return OPENED
+    release(pool, slot)
+    return NO_SPLIT

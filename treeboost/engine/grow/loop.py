@@ -1,0 +1,214 @@
+"""The compiled grower: one tree grown on binned data from per-sample statistics.
+
+:class:`~..grower.TreeGrower` calls it.  The whole growth runs in one numba function,
+:func:`grow_tree`, so a fully grown tree
+with thousands of nodes pays no Python overhead per node.  The loop is four steps, each
+its own function, inlined into the grower (see Compilation below):
+
+1. :func:`.examine.examine_node`: a node just created gets its impurity and, when the stopping
+   rules allow, the best split of its features (:mod:`..splitting`); a node with a split
+   joins the open nodes;
+2. :func:`.expand.pick_next`: the open node to expand, depth-first (a stack) or, when
+   ``max_leaf_nodes`` is set, best-first (largest gain first, as LightGBM's leaf-wise
+   growth and scikit-learn's best-first builder);
+3. :func:`.expand.split_node`: its samples are partitioned between the two children
+   (:mod:`..partition`) and the children get their statistics;
+4. :func:`.expand.schedule_children`: how each child's histograms will be obtained.
+
+Histograms: a node with at least ``dense_min_samples`` samples gets a dense histogram;
+of two children the smaller one's is built from its samples and the larger one's is the
+parent's minus the smaller one's, in the parent's buffer.  Small nodes gather a
+compressed histogram instead (cheaper than zeroing and scanning every bin).  With
+per-node feature sampling (``max_features``) no subtraction is possible (the parent's
+histogram would not cover the child's features), so every node gathers compressed
+histograms of its sampled features straight from its samples.
+
+State: the arrays travel in the named records of :mod:`..layout`.  :func:`grow_tree` works
+in a :class:`~..layout.Workspace` that consecutive trees reuse, on borrowed views of it
+(:mod:`.._borrow`) so that the kernels it calls do not reference-count the arrays it
+passes them.
+
+Reference counting: the histogram growers are compiled without numba's runtime
+(``_nrt=False``), and so is every kernel they call that does not ask for it
+(``_nrt=True``: numba passes the flag down to the kernels it compiles for a caller).
+With it, numba increments and decrements the count of every array of a record each time
+the record is copied, which is at each step, each field read and each call: tens of
+thousands of instructions in the grower's intermediate code, which LLVM then spends
+seconds removing again, and calls that cost time per node at run time.  Nothing in these
+kernels allocates (the work arrays come from the workspace), and the caller holds every
+array it passes for the whole call.  ``absolute_error``'s copy, whose search allocates
+per node (:mod:`..median_split`), keeps the runtime.
+
+Compilation: one compiled grower serves every statistics source (:mod:`..statistics`) and
+every criterion.  It is compiled in two copies from one source (:func:`make_grow_tree`):
+:func:`grow_tree_serial`, which holds no parallel region at all (small data, and the
+workers of a forest, which is parallel over trees already), and
+:func:`grow_tree_parallel`, which evaluates the features of large nodes on several
+threads and is compiled only when a tree is large enough to use it
+(:data:`~..grower.PARALLEL_GROWER_MIN_WORK`).  The steps are inlined into the copy that calls
+them: numba compiles each kernel once and then again inside every kernel that calls it,
+so a chain of small compiled steps would compile the split search once per link.
+
+``absolute_error`` has a third copy, :func:`grow_tree_exact` (serial), whose split search
+reads the node's samples (:mod:`..median_split`) instead of histograms: the two others
+hold none of that search, and it is compiled only the first time a tree uses it.  The
+three have twins for sparse codes (:mod:`..sparse_codes`; ``grow_tree_*_sparse``), so
+that a fit on dense codes compiles none of their search, partition and buckets.
+
+The constants ``parallel``, ``exact`` and ``sparse`` are variables of the closures
+that :func:`make_grow_tree` (and, for the kernels compiled on their own,
+:func:`.random_search.make_random_search` and
+:func:`..splitting._make_eval_feature`) returns, and the loop is the closure's own body: numba folds a closure variable before it types the
+body, so each copy compiles only its branches.  (An argument, even a literal one, is
+not folded inside the kernel that takes it; and inlining a step copies its whole
+intermediate representation, which costs as much as compiling a small kernel.)
+"""
+import numpy as np
+
+from .._borrow import borrow
+from .._jit import compiled
+from ..criteria import is_regression, node_weight
+from ..layout import HistogramPool
+from ..splitting import MODE_BUILD, MODE_SORT, MODE_SUBTRACT
+from ..statistics import sum_rows, sum_sq
+from .context import GrowContext, borrowed_data, borrowed_rows
+from .examine import OPENED, UNSPLITTABLE, examine_node
+from .expand import pick_next, schedule_children, split_node
+from .nodes import reset_nodes
+
+
+def make_grow_tree(parallel, exact=False, sparse=False):
+    """The grower compiled with the constants ``parallel``, ``exact`` and ``sparse`` (see
+    the module docstring)."""
+
+    @compiled(no_cfunc_wrapper=True, _nrt=exact)
+    def grow_tree(data, src, sample_idx, params, seed, cap, ws, n_threads):
+        """Grow one tree in workspace ``ws`` (a :class:`~.layout.Workspace` from
+        :func:`make_workspace`).
+
+        ``data`` is the :class:`~.layout.BinnedData`, ``src`` the
+        :class:`~.statistics.StatisticSource`, ``sample_idx`` the rows of the tree,
+        ``params`` its :class:`~.layout.GrowthParams`; the parallel grower uses up to
+        ``n_threads`` threads.  The tree stops at ``cap`` nodes, which the workspace
+        must hold.
+
+        Returns whether the tree was cut short at ``cap`` nodes, and its node count.
+        The tree is in the workspace's node arrays (``ws.nodes``) and its samples in
+        partition order in ``ws.rows.idx`` (node ``i`` holds ``idx[start[i]:end[i]]``),
+        valid until the workspace grows the next tree.  (Nothing else is returned: boxing
+        the records for Python would cost as much to compile as a step of the loop.)
+        """
+        n = sample_idx.shape[0]
+        n_features = data.codes_T.shape[0]
+        # each record read from the workspace once (see examine_node)
+        ws_rows = ws.rows
+        ws_nodes = ws.nodes
+        used = ws.used
+        buffers = ws.buffers
+        free_slots = ws.free_slots
+        n_free = ws.n_free
+        reset_nodes(ws_nodes, used[0])
+        for i in range(n):
+            ws_rows.idx[i] = sample_idx[i]
+        n_slots = buffers.shape[0]
+        sampler = ws.sampler
+        for f in range(n_features):
+            sampler.perm[f] = f
+        sampler.state[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
+        for k in range(n_slots):
+            free_slots[k] = k
+        n_free[0] = n_slots
+        # the caller holds data, src and ws for the whole call: their views need no reference
+        # counting (see ._borrow)
+        data_b = borrowed_data(data)
+        src_b = borrow(src)
+        rows_b = borrowed_rows(ws_rows, n)
+        nodes = borrow(ws_nodes)
+        g = GrowContext(data_b, src_b, rows_b, nodes, borrow(ws.candidates),
+                        borrow(ws.scratch), params, borrow(sampler), n_threads,
+                        borrow(ws.random_cuts))
+        pool = HistogramPool(borrow(buffers), borrow(free_slots), borrow(n_free))
+        if sparse:
+            # the rows of the tree by place; the others are in no node
+            position = rows_b.position
+            for r in range(position.shape[0]):
+                position[r] = -1
+            for i in range(n):
+                position[rows_b.idx[i]] = i
+        open_nodes = borrow(ws.open_nodes)
+
+        # counters start as np.int64: a literal 0 or 1 would compile every kernel they are
+        # passed to once more, for the literal's own type
+        zero = np.int64(0)
+        sum_rows(nodes.stats[0], src_b, rows_b.idx, zero, n)
+        if is_regression(params.criterion):
+            nodes.sq_sum[0] = sum_sq(src_b, rows_b.idx, zero, n)
+        nodes.start[0] = 0
+        nodes.end[0] = n
+        root_w = node_weight(nodes.stats[0], params.criterion, params.n_stats)
+        node_count = np.int64(1)
+        n_open = np.int64(0)
+        n_leaves = np.int64(1)
+        truncated = False
+        best_first = params.max_leaf_nodes > 0
+        pending = borrow(ws.pending)
+        for t in range(2):
+            pending.node[t] = 0
+            pending.mode[t] = 0
+            pending.slot[t] = -1
+            pending.sibling_slot[t] = -1
+        n_pending = np.int64(1)
+        pending.mode[0] = MODE_BUILD if n >= params.dense_min_samples else MODE_SORT
+
+        while True:
+            for t in range(n_pending):
+                node = pending.node[t]
+                status = examine_node(g, node, pending.mode[t], pending.slot[t],
+                                       pending.sibling_slot[t], pool, root_w, parallel,
+                                       exact, sparse)
+                if status == OPENED:
+                    open_nodes[n_open] = node
+                    n_open += 1
+                elif (status == UNSPLITTABLE and t == 0 and n_pending == 2
+                      and pending.mode[1] == MODE_SUBTRACT):
+                    # the sibling cannot subtract a histogram that was never built
+                    pending.mode[1] = MODE_BUILD
+                    pending.sibling_slot[1] = -1
+            n_pending = zero
+            if n_open == 0:
+                break
+            if best_first and n_leaves >= params.max_leaf_nodes:
+                break
+            if node_count + 2 > cap:      # never write past the node arrays
+                truncated = True
+                break
+            pos = pick_next(nodes, open_nodes, n_open, best_first)
+            node = open_nodes[pos]
+            open_nodes[pos] = open_nodes[n_open - 1]
+            n_open -= 1
+            lc = node_count
+            rc = node_count + 1
+            node_count += 2
+            n_leaves += 1
+            split_node(data_b, src_b, rows_b, nodes, params, node, lc, rc, sparse)
+            schedule_children(nodes, node, lc, rc, params, pool, pending)
+            n_pending = np.int64(2)
+
+        # nodes left open become leaves
+        for j in range(n_open):
+            nodes.feature[open_nodes[j]] = -1
+        used[0] = node_count
+        return truncated, node_count
+    return grow_tree
+
+
+#: the grower without any parallel region
+grow_tree_serial = make_grow_tree(False)
+#: the grower that evaluates the features of large nodes on several threads
+grow_tree_parallel = make_grow_tree(True)
+#: the grower of ``absolute_error``, whose split search reads the node's samples
+grow_tree_exact = make_grow_tree(False, exact=True)
+#: the three on sparse codes (.sparse_codes): compiled only when a fit has them
+grow_tree_serial_sparse = make_grow_tree(False, sparse=True)
+grow_tree_parallel_sparse = make_grow_tree(True, sparse=True)
+grow_tree_exact_sparse = make_grow_tree(False, exact=True, sparse=True)

@@ -1,0 +1,204 @@
+"""The work arrays of the compiled grower (:class:`~..layout.Workspace`), sized for the
+largest tree the limits allow and kept from one tree to the next
+(:class:`GrowerWorkspace`), and the workspaces of a fit's workers
+(:class:`WorkspacePool`)."""
+import contextlib
+import threading
+
+import numpy as np
+
+from ..criteria import NEWTON
+from ..layout import (FeatureSampler, NodeArrays, Pending, RandomCuts, RowBuffers,
+                      SplitCandidates, Workspace)
+from ..splitting import make_scratch
+
+
+def node_capacity(n, crit, min_samples_leaf, max_leaf_nodes, max_depth):
+    """Nodes of the largest tree the limits allow on ``n`` samples: leaves are bounded
+    by the samples per leaf, ``max_leaf_nodes`` and ``2^max_depth`` (a depth-12 tree on
+    2M rows needs 8191 nodes, not 4M)."""
+    cap = 2 * n + 1
+    if crit != NEWTON:      # boosting estimates counts: its leaves may hold fewer samples
+        cap = min(cap, 2 * (n // max(min_samples_leaf, 1)) + 1)
+    if max_leaf_nodes > 0:
+        cap = min(cap, 2 * max_leaf_nodes + 1)
+    if 0 <= max_depth < 40:
+        cap = min(cap, 2 ** (max_depth + 1) - 1)
+    return max(cap, 1)
+
+
+def make_workspace(n_rows, cap, n_features, n_cols, n_hist_bins, n_slots, categorical,
+                   newton, n_threads=1, n_words=0, sparse_dims=(0, 0, 0)):
+    """A :class:`~.layout.Workspace` for trees of up to ``n_rows`` samples and ``cap``
+    nodes, grown on up to ``n_threads`` threads.
+
+    The per-node category sets (32 bytes) exist only with ``categorical`` features and
+    the per-node left sums only for ``newton`` (boosting); otherwise they have one row.
+    ``n_words`` 64-bit words per node hold its open interaction sets.
+    Row indices are int32, 8 bytes per row less than int64 in the two row arrays
+    (:meth:`~..grower.TreeGrower.grow` refuses more than ``2**31 - 1`` samples).
+    ``sparse_dims``, for sparse codes (:mod:`..sparse_codes`): the rows of X, its
+    entries, and the entries of its fullest feature (zeros: dense codes).
+    """
+    cat_cap = cap if categorical else 1
+    left_cap = cap if newton else 1
+    n_samples, n_entries, col_entries = sparse_dims
+    rows = RowBuffers(np.empty(n_rows, np.int32), np.empty(n_rows, np.int32),
+                      np.empty((n_rows, n_cols)), np.full(n_samples, -1, np.int32),
+                      np.full(n_features if n_entries else 0, -1, np.int64),
+                      np.zeros(n_features + 1 if n_entries else 0, np.int64),
+                      np.empty(n_entries, np.int32), np.empty(n_entries, np.uint8))
+    nodes = NodeArrays(
+        np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int32),
+        np.full(cap, -1, np.int32), np.full(cap, -1, np.int32), np.full(cap, -1, np.int32),
+        np.zeros(cap, np.int32), np.zeros(cap, np.bool_), np.zeros((cat_cap, 4), np.uint64),
+        np.zeros((cap, n_cols)), np.zeros(cap), np.zeros(cap), np.zeros(cap),
+        np.zeros((left_cap, n_cols)), np.full(cap, -1, np.int64), np.zeros(cap, np.bool_),
+        np.tile([-np.inf, np.inf, 0.0], (cap, 1)),
+        np.full((cap, n_words), ~np.uint64(0), np.uint64))
+    cands = SplitCandidates(
+        np.empty(n_features), np.empty(n_features), np.empty(n_features, np.int32),
+        np.empty(n_features, np.bool_), np.zeros((n_features, 4), np.uint64),
+        np.empty((n_features, n_cols)), np.zeros(n_features))
+    sampler = FeatureSampler(np.arange(n_features), np.arange(n_features),
+                             np.empty(0, np.int64), np.zeros(1, np.uint64),
+                             np.zeros(n_features, np.bool_), np.empty(n_features, np.int64),
+                             np.empty(n_features, np.int64))
+    cuts = RandomCuts(*(np.zeros(n_features, np.int64) for _ in range(5)),
+                      np.zeros((n_features, n_cols)), np.zeros((n_features, n_cols)))
+    return Workspace(rows, nodes, cands,
+                     make_scratch(n_threads, n_rows, n_hist_bins, n_cols, col_entries),
+                     np.empty((n_slots, 1 if n_entries else n_features, n_hist_bins,
+                               n_cols)),
+                     np.arange(n_slots), np.zeros(1, np.int64), sampler,
+                     np.empty(cap, np.int64), np.zeros(1, np.int64), cuts,
+                     Pending(np.zeros(2, np.int64), np.zeros(2, np.int64),
+                             np.zeros(2, np.int64), np.zeros(2, np.int64)))
+
+
+def same_key(a, b):
+    """Whether two keys of :meth:`GrowerWorkspace.kept` are the same: tuples item by item,
+    arrays by identity, the rest by ``==``."""
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(same_key(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return a is b
+    return type(a) is type(b) and a == b
+
+
+class WorkspacePool:
+    """The :class:`GrowerWorkspace` of each worker of one fit, kept from one chunk of trees
+    to the next: a chunk borrows one (:meth:`lend`, or :meth:`take` and :meth:`give`),
+    so that small chunks (which even out the workers' loads) do not each allocate a
+    workspace and transpose the codes again.  Thread-safe.  Pickled (a process worker),
+    a pool arrives empty: each process makes its own."""
+
+    def __init__(self, min_rows=0):
+        self.min_rows = min_rows
+        self._free = []
+        self._lock = threading.Lock()
+
+    def take(self):
+        """A workspace no chunk is using, or a new one."""
+        with self._lock:
+            if self._free:
+                return self._free.pop()
+        return GrowerWorkspace(min_rows=self.min_rows)
+
+    def give(self, workspace):
+        with self._lock:
+            self._free.append(workspace)
+
+    @contextlib.contextmanager
+    def lend(self):
+        """A workspace for the ``with`` block, given back after it."""
+        workspace = self.take()
+        try:
+            yield workspace
+        finally:
+            self.give(workspace)
+
+    def __reduce__(self):
+        return (WorkspacePool, (self.min_rows,))
+
+
+class GrowerWorkspace:
+    """Work arrays kept from one tree to the next (a forest's worker, the boosting loop).
+
+    Growing a tree needs arrays sized for the largest tree the data allows; allocating
+    them afresh for every tree costs page faults and zeroing, and leaves the C heap
+    fragmented between the trees' own arrays.  :meth:`get` returns arrays at least as large as asked for, allocating only
+    when the request outgrows them.
+
+    Parameters
+    ----------
+    min_rows : int, default=0
+        Size the arrays for at least this many samples from the start (a forest passes
+        the training set size, so that bootstrap samples of varying size never grow it).
+    """
+
+    def __init__(self, min_rows=0):
+        self.min_rows = min_rows
+        self._arrays = None
+        self._dims = None
+        self._codes_rows = None
+        self._row_arrays = {}
+        self._kept = {}
+
+    def codes_rows(self, X_binned_T):
+        """The codes of ``X_binned_T`` sample-major (``.T``, C-contiguous), made once for
+        the trees of one estimator that reuse this workspace."""
+        kept = self._codes_rows
+        if kept is None or kept[0] is not X_binned_T:
+            kept = self._codes_rows = (X_binned_T, np.ascontiguousarray(X_binned_T.T))
+        return kept[1]
+
+    def kept(self, name, key, make):
+        """``make()``, kept under ``name`` for the next tree while ``key`` is the same
+        (compared with ``==``; the arrays it derives from are compared by identity)."""
+        kept = self._kept.get(name)
+        if kept is None or not same_key(kept[0], key):
+            kept = self._kept[name] = (key, make())
+        return kept[1]
+
+    def row_array(self, name, n_rows, n_cols, dtype=np.float64):
+        """An ``(n_rows, n_cols)`` work array of ``dtype`` (at least ``min_rows`` rows),
+        kept under ``name`` for the next tree: the lean random-cut grower's buffers
+        (:mod:`.random_tree`)."""
+        kept = self._row_arrays.get(name)
+        if (kept is None or kept.shape[0] < n_rows or kept.shape[1] != n_cols
+                or kept.dtype != dtype):
+            kept = self._row_arrays[name] = np.empty((max(n_rows, self.min_rows), n_cols),
+                                                     dtype)
+        return kept
+
+    def get(self, n_rows, capacity, n_features, n_cols, n_hist_bins, n_slots, categorical,
+            newton, n_threads=1, n_words=0, sparse_dims=(0, 0, 0)):
+        """Work arrays for trees of ``n_rows`` samples and ``capacity`` nodes, at least;
+        see :func:`make_workspace` for the rest."""
+        d = self._dims
+        if (d is None or n_rows > d[0] or capacity > d[1]
+                or (n_features, n_cols, n_hist_bins) != d[2:5] or n_slots > d[5]
+                or (categorical, newton) != d[6:8] or n_threads > d[8] or n_words != d[9]
+                or tuple(sparse_dims) != d[10]):
+            if d is not None and capacity > d[1]:
+                # the next trees' bounds differ by a little (a forest's bootstrap samples
+                # have more or fewer distinct rows): room for them, not for this one only
+                capacity += capacity // _CAPACITY_HEADROOM
+            d = (max(n_rows, self.min_rows), max(capacity, d[1] if d else 0), n_features,
+                 n_cols, n_hist_bins, n_slots, categorical, newton, n_threads, n_words,
+                 tuple(sparse_dims))
+            self._arrays = make_workspace(*d)
+            self._dims = d
+        return self._arrays
+
+    @property
+    def capacity(self):
+        """Nodes the arrays hold now (0 before the first tree)."""
+        return self._dims[1] if self._dims else 0
+
+
+#: A workspace that a tree outgrows is made again with this fraction more node room
+#: than the tree asks (1 / the constant): every reallocation costs page faults and zeroing
+#: of the node arrays, each tree of a forest asks for a little more or less
+_CAPACITY_HEADROOM = 32
