@@ -136,7 +136,7 @@ def main():
     args = ap.parse_args()
     kernels = args.kernels
     if kernels == "prebuilt":
-        from treeboost.engine.kernel_cache import prebuilt_usable
+        from treeboost.engine import prebuilt_usable
         if not prebuilt_usable():
             sys.exit("no usable prebuilt kernels: install treeboost (pip install .) or "
                      "run python -m treeboost._prebuild")

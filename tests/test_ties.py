@@ -8,7 +8,7 @@ import pytest
 import treeboost as tb
 from treeboost.engine.binning import BinMapper
 from treeboost.engine.criteria import SQUARED_ERROR
-from treeboost.engine.grower import TreeGrower
+from treeboost.engine import TreeGrower
 
 
 def _twin_columns(n=60, seed=0):

@@ -153,7 +153,7 @@ def _large():
     """Trees above the parallel grower's size (as soon as data reaches it), of dense and
     of sparse codes."""
     import treeboost as tb
-    from treeboost.engine.grower import PARALLEL_GROWER_MIN_WORK
+    from treeboost.engine import PARALLEL_GROWER_MIN_WORK
     n = 2 * PARALLEL_GROWER_MIN_WORK // 10
     X, yc, _, yr = _data(n=n, p=10)
     _use(tb.DecisionTreeClassifier(max_depth=8).fit(X, yc), X)

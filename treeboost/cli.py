@@ -149,7 +149,7 @@ def _titanic_features():
 
 def compile_kernels(args):
     from ._prebuild import prebuild
-    from .engine.kernel_cache import PREBUILT_DIR
+    from .engine import PREBUILT_DIR
     if args.jobs < 1:
         raise UserError(f"--jobs must be at least 1, got {args.jobs}")
     if not os.access(PREBUILT_DIR.parent, os.W_OK):

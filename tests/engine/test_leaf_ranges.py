@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from treeboost.engine.criteria import NEWTON
-from treeboost.engine.grower import StoppingRules, TreeGrower
+from treeboost.engine import StoppingRules, TreeGrower
 from treeboost.engine.tree import add_leaf_values
 
 from .test_grower import _problem

@@ -2,12 +2,79 @@
 split search, partition, tree growth, tree arrays and prediction.
 
 This layer imports no estimator and nothing from scikit-learn; the estimators in
-:mod:`treeboost.trees` and :mod:`treeboost.ensembles` sit on it.
+:mod:`treeboost.trees` and :mod:`treeboost.ensembles` sit on it.  The names below are
+its public surface: other packages import them from here (``from treeboost.engine
+import BinMapper``), never from the engine's modules, which may move.  Each name is
+loaded on first use (PEP 562), so importing the package imports neither numba nor any
+kernel: a name costs the import of the module that defines it.
+
+* binning: :class:`BinMapper`, :func:`fit_transform_weighted`, :data:`MAX_CATEGORIES`;
+* growing: :class:`TreeGrower`, :class:`StoppingRules`, :class:`GrowerWorkspace`,
+  :class:`WorkspacePool`, :data:`PARALLEL_GROWER_MIN_WORK`, :class:`SampleStatistics`,
+  :func:`boosting_rows`, :class:`LeafRanges`, the criteria's codes
+  (:data:`CLASSIFICATION_CRITERIA`, :data:`REGRESSION_CRITERIA`, :data:`NEWTON`,
+  :data:`SQUARED_ERROR`), :class:`Constraints` and :func:`monotone_leaf_values`,
+  :data:`CAT_SMOOTH`;
+* the grower stepped from outside (a data-parallel trainer): :func:`feature_pairs`,
+  :func:`node_histograms`, :func:`best_node_split`, :func:`partition_nodes`, and the
+  records they take (:class:`GrowthParams`, :class:`SplitCandidates`,
+  :func:`make_scratch`, :data:`VALUES_NEWTON`);
+* trees: :class:`Tree`, :class:`PackedTrees`, :func:`add_leaf_values`,
+  :data:`TREE_LEAF`, :func:`prepared_csr`, :class:`ShapTrees`;
+* blocks of rows: :func:`block_rows`, :func:`into_row_blocks`, :data:`CACHE_BLOCK_VALUES`;
+* leaf values of the losses: :func:`weighted_quantile`,
+  :func:`grouped_weighted_quantile`, :func:`huber_leaf_values`;
+* kernels of other packages (the losses' and the ensembles' own): the decorators
+  :func:`compiled`, :data:`kernel`, :data:`parallel_kernel`, :data:`internal`,
+  :data:`inlined`, which compile as the engine's kernels do (:mod:`._jit`);
+* the install's compiled kernels: :data:`PREBUILT_DIR`, :func:`prebuilt_usable`,
+  :func:`speed_up_compilation`, and the module :mod:`.kernel_cache` itself (the kernel
+  build, :mod:`treeboost._prebuild`, reads and writes through it).
 
 Importing it changes nothing of numba: the compile-time shortcuts of
 :func:`speed_up_compilation` are applied only by the install's kernel build
 (:mod:`treeboost._prebuild`), in processes of its own.
 """
-from ._compilation import speed_up_compilation
+import importlib
 
-__all__ = ["speed_up_compilation"]
+#: each public name -> the module (of this package) that defines it
+_HOMES = {
+    "BinMapper": "binning", "fit_transform_weighted": "binning", "MAX_CATEGORIES": "binning",
+    "TreeGrower": "grower", "StoppingRules": "grower", "GrowerWorkspace": "grower",
+    "WorkspacePool": "grower", "PARALLEL_GROWER_MIN_WORK": "grower",
+    "SampleStatistics": "statistics", "boosting_rows": "statistics",
+    "LeafRanges": "leaf_ranges",
+    "CLASSIFICATION_CRITERIA": "criteria", "REGRESSION_CRITERIA": "criteria",
+    "NEWTON": "criteria", "SQUARED_ERROR": "criteria",
+    "Constraints": "constraints", "monotone_leaf_values": "constraints",
+    "CAT_SMOOTH": "splitting", "make_scratch": "splitting",
+    "feature_pairs": "steps", "node_histograms": "steps", "best_node_split": "steps",
+    "partition_nodes": "steps",
+    "GrowthParams": "layout", "SplitCandidates": "layout",
+    "VALUES_NEWTON": "tree_arrays",
+    "Tree": "tree", "PackedTrees": "tree", "add_leaf_values": "tree",
+    "TREE_LEAF": "raw_split", "prepared_csr": "csr_walk", "ShapTrees": "shap",
+    "block_rows": "row_blocks", "into_row_blocks": "row_blocks",
+    "CACHE_BLOCK_VALUES": "row_blocks",
+    "weighted_quantile": "quantile", "grouped_weighted_quantile": "quantile",
+    "huber_leaf_values": "quantile",
+    "compiled": "_jit", "kernel": "_jit", "parallel_kernel": "_jit", "internal": "_jit",
+    "inlined": "_jit",
+    "PREBUILT_DIR": "kernel_cache", "prebuilt_usable": "kernel_cache",
+    "speed_up_compilation": "_compilation",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value         # later reads find it without this function
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

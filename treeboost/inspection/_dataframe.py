@@ -1,7 +1,7 @@
 """Every node of every tree of a fitted model as one pandas DataFrame."""
 import numpy as np
 
-from ..engine.tree import TREE_LEAF
+from ..engine import TREE_LEAF
 from ..trees._tree_view import tree_views
 
 __all__ = ["trees_to_dataframe"]

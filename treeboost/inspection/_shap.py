@@ -11,8 +11,7 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.utils.validation import check_is_fitted
 
-from ..engine.row_blocks import into_row_blocks
-from ..engine.shap import ShapTrees
+from ..engine import ShapTrees, into_row_blocks
 from ..ensembles.adaboost import AdaBoostClassifier, AdaBoostRegressor
 from ..ensembles.bagging import BaseBagging
 from ..ensembles.forest import BaseForest

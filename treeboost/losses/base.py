@@ -2,8 +2,10 @@
 tree from which a loss sets the tree's leaf values."""
 import numpy as np
 
-from ..engine.quantile import grouped_weighted_quantile as _grouped_quantile
-from ..engine.quantile import weighted_quantile as _quantile
+from ..engine import grouped_weighted_quantile as _grouped_quantile
+from ..engine import weighted_quantile as _quantile
+from ..persistence._spec import check_state
+from ..persistence._checks import check_attributes
 
 
 def weighted_quantile(values, weights, alpha):
@@ -253,13 +255,15 @@ class Loss:
 
     #: the attributes an instance saves: its parameters (the class holds the rest)
     _persist_attributes = ()
+    #: the rules of the parameters (:func:`~treeboost.persistence._spec.check_state`)
+    _state_spec = {}
 
     def _validate_state(self, where="loss", n_outputs=None):
         """Raise ValueError unless the loss has exactly its parameters, valid ones
-        (subclasses with parameters extend this), and ``n_outputs`` outputs."""
-        from ..persistence import check_attributes
+        (``_state_spec``), and ``n_outputs`` outputs."""
         check_attributes(self, where, required=self._persist_attributes,
                          allowed=self._persist_attributes)
+        check_state(self, where, self._state_spec)
         if n_outputs is not None and self.n_outputs != n_outputs:
             raise ValueError(f"{where}: {type(self).__name__} has {self.n_outputs!r:.20} "
                              f"output(s), the model {n_outputs}.")

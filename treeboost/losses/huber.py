@@ -1,8 +1,9 @@
 """Huber loss with Friedman's M-TreeBoost leaf values."""
 import numpy as np
 
-from ..engine.quantile import huber_leaf_values
+from ..engine import huber_leaf_values
 from .base import Loss, weighted_quantile
+from ..persistence._spec import real
 
 
 class HuberLoss(Loss):
@@ -74,12 +75,7 @@ class HuberLoss(Loss):
                                  float(delta), int(samples.n_nodes))
 
     _persist_attributes = ("alpha", "delta")
-
-    def _validate_state(self, where="loss", n_outputs=None):
-        """``alpha`` in (0, 1); ``delta`` None (estimated at each iteration) or a finite
-        number >= 0."""
-        from ..persistence import check_real
-        super()._validate_state(where, n_outputs)
-        check_real(self.alpha, f"{where}.alpha", 0, 1, low_open=True, high_open=True)
-        if self.delta is not None:
-            check_real(self.delta, f"{where}.delta", low=0)
+    #: ``alpha`` in (0, 1); ``delta`` None (estimated at each iteration) or a finite
+    #: number >= 0
+    _state_spec = {"alpha": real(0, 1, low_open=True, high_open=True),
+                   "delta": real(low=0, none_ok=True)}

@@ -4,7 +4,7 @@ from numba import prange
 from scipy.special import expit, logit
 
 from .base import Loss
-from ..engine._jit import parallel_kernel
+from ..engine import parallel_kernel
 
 
 @parallel_kernel

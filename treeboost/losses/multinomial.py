@@ -4,7 +4,8 @@ from numba import prange
 from scipy.special import softmax
 
 from .base import Loss
-from ..engine._jit import inlined, parallel_kernel
+from ..persistence._spec import integer
+from ..engine import inlined, parallel_kernel
 
 
 @inlined
@@ -126,12 +127,11 @@ class MultinomialLogLoss(Loss):
         return softmax(raw, axis=1)
 
     _persist_attributes = ("n_classes", "n_outputs")
+    #: two classes use the binary log-loss
+    _state_spec = {"n_classes": integer(low=3)}
 
     def _validate_state(self, where="loss", n_outputs=None):
-        """``n_classes`` an integer >= 3 (two classes use the binary log-loss), one
-        output per class."""
-        from ..persistence import check_int
-        check_int(self.n_classes, f"{where}.n_classes", low=3)
+        """``n_classes`` an integer >= 3, one output per class."""
         super()._validate_state(where, n_outputs)
         if self.n_outputs != self.n_classes:
             raise ValueError(f"{where}.n_outputs: must be n_classes ({self.n_classes}).")

@@ -43,8 +43,7 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
-from ..engine.binning import MAX_CATEGORIES
-from ..engine.splitting import CAT_SMOOTH
+from ..engine import CAT_SMOOTH, MAX_CATEGORIES
 
 __all__ = ["MIN_OWN_ROWS", "MIN_TARGET_ROWS", "TARGET_GROUP_ROWS", "OTHER_LABEL", "Grouping",
            "group_categories", "group_by_target", "describe_other", "describe_group"]

@@ -9,23 +9,23 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
-from sklearn.utils import check_random_state
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
+from sklearn.utils import Bunch, check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
-from ..engine.binning import BinMapper, fit_transform_weighted
-from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
+from ..engine import (CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, BinMapper,
+                      SampleStatistics, StoppingRules, Tree, TreeGrower,
+                      fit_transform_weighted)
 from ..persistence import (PersistenceMixin, check_classes, check_fitted, check_int,
                            register, validate_part)
+from ..persistence._spec import check_state, integer
 from .encoding import EncoderMixin, FeatureEncoder, check_weights
 from .targets import (check_poisson_target, check_regression_outputs,
                       encode_classification_target)
-from ..engine.grower import StoppingRules, TreeGrower
 from .constraints import check_monotonic_cst, check_monotonic_target, grower_constraints
-from ..engine.statistics import SampleStatistics
-from ..engine.tree import Tree
+from .pruning import cost_complexity_pruning_path, prune_ccp
 
 
 def resolve_max_features(max_features, n_features):
@@ -209,7 +209,6 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
             self.tree_.impurity *= self._indicator_scale()
             self.tree_.gain *= self._indicator_scale()
         if self.ccp_alpha > 0.0:
-            from .pruning import prune_ccp
             self.tree_ = prune_ccp(self, self.ccp_alpha).tree_
         return self
 
@@ -224,9 +223,6 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
             ``impurities``: the total leaf impurity ``sum_t w_t/w_root impurity_t`` of
             each subtree.  ``ccp_alpha=ccp_alphas[i]`` grows the ``i``-th subtree.
         """
-        from sklearn.base import clone
-        from sklearn.utils import Bunch
-        from .pruning import cost_complexity_pruning_path
         full = clone(self).set_params(ccp_alpha=0.0).fit(X, y, sample_weight=sample_weight)
         path = cost_complexity_pruning_path(full)
         return Bunch(ccp_alphas=path.ccp_alphas, impurities=path.impurities)
@@ -279,6 +275,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
     _persist_attributes = ("classes_", "n_classes_", "bin_mapper_", "max_features_", "tree_")
     #: the outputs of the y being fitted; a fitted tree reads them from tree_
     _persist_transient = ("_n_targets",)
+    _state_spec = {"max_features_": integer(1, "n_features_in_", none_ok=True)}
 
     def _validate_state(self, where="model", **context):
         """Check a loaded tree: its encoder, bin mapper and classes, and its ``tree_``
@@ -294,8 +291,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         flags = self._encoder.is_categorical_
         validate_part(self.bin_mapper_, f"{where}.bin_mapper_", expect=BinMapper, n_features=n,
                       categorical=flags)
-        if self.max_features_ is not None:
-            check_int(self.max_features_, f"{where}.max_features_", 1, n)
+        check_state(self, where, self._state_spec, {"n_features_in_": n})
         blocks = None
         if is_classifier(self) and isinstance(self.classes_, list):
             blocks = _check_output_classes(self, where)

@@ -49,6 +49,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import PersistenceMixin, register
+from ..persistence._checks import (check_array, check_classes, check_fitted, check_labels,
+                                   is_int, is_real)
+from ..persistence._spec import array, check_state, integer
+from . import pruning as _pruning
 from .encoding import EncoderMixin, check_weights
 from .targets import encode_classification_target
 
@@ -219,6 +223,18 @@ class MultiwayTree:
                            "branch_fraction", "value", "weighted_n_node_samples",
                            "n_node_samples", "impurity", "depth", "parent", "report",
                            "node_map_")
+    #: the arrays, one entry per node of ``feature``: ``n_classes`` and ``last_original``
+    #: (the last node of the unpruned tree) are the owner's
+    _state_spec = {
+        "n_features": integer(1), "feature": array("int64", ndim=1),
+        "is_categorical": array("bool", ("feature",)),
+        "threshold": array("float64", ("feature",)),
+        "value": array("float64", ("feature", "n_classes"), finite=True, low=0),
+        **{name: array("float64", ("feature",), finite=True)
+           for name in ("weighted_n_node_samples", "n_node_samples", "impurity")},
+        "depth": array("int64", ("feature",)), "parent": array("int64", ("feature",)),
+        "node_map_": array("int64", ("feature",), low=0, high="last_original",
+                           optional=True)}
 
     def _validate_state(self, where="tree", n_features=None, n_classes=None, columns=None,
                         n_original=None):
@@ -243,30 +259,23 @@ class MultiwayTree:
         n_original : int or None
             Node count of the unpruned tree that ``node_map_`` refers to.
         """
-        from ..persistence import check_array, check_int
         state = vars(self)
         missing = [k for k in self._persist_attributes if k not in state and k != "node_map_"]
         if missing:
             raise ValueError(f"{where}: incomplete multiway tree (no {', '.join(missing)}).")
-        nf = check_int(self.n_features, f"{where}.n_features", 1)
+        checked = check_state(self, where, self._state_spec, {
+            "n_classes": n_classes,
+            "last_original": None if n_original is None else n_original - 1})
+        nf, feature = checked["n_features"], checked["feature"]
         if n_features is not None and nf != n_features:
             raise ValueError(f"{where}.n_features: the tree has {nf}, the model "
                              f"{n_features} features.")
-        feature = check_array(self.feature, f"{where}.feature", "int64", ndim=1)
         n = feature.shape[0]
         if n == 0:
             raise ValueError(f"{where}: empty tree.")
-        is_cat = check_array(self.is_categorical, f"{where}.is_categorical", "bool", (n,))
-        threshold = check_array(self.threshold, f"{where}.threshold", "float64", (n,))
-        value = check_array(self.value, f"{where}.value", "float64", (n, n_classes),
-                            finite=True, low=0)
-        for name in ("weighted_n_node_samples", "n_node_samples", "impurity"):
-            check_array(getattr(self, name), f"{where}.{name}", "float64", (n,), finite=True)
-        depth = check_array(self.depth, f"{where}.depth", "int64", (n,))
-        parent = check_array(self.parent, f"{where}.parent", "int64", (n,))
-        if "node_map_" in state:
-            check_array(self.node_map_, f"{where}.node_map_", "int64", (n,), low=0,
-                        high=None if n_original is None else n_original - 1)
+        is_cat, threshold, value = (checked[k] for k in ("is_categorical", "threshold",
+                                                         "value"))
+        depth, parent = checked["depth"], checked["parent"]
         for name in ("children", "branch_fraction", "report"):
             if not isinstance(getattr(self, name), list) or len(getattr(self, name)) != n:
                 raise ValueError(f"{where}.{name}: must be a list of {n} entries (one per "
@@ -341,7 +350,6 @@ _REPORT_ARRAYS = ("gain", "split_info", "admissible", "threshold", "rank")
 
 def _check_report(rep, n_features, f, where):
     """The split report of an internal node (read by ``split_report`` / ``gains_``)."""
-    from ..persistence import is_int, is_real
     bad = ValueError(f"{where}: the split report is malformed.")
     if not isinstance(rep, dict) or set(rep) != {"entropy", "chosen", *_REPORT_ARRAYS}:
         raise bad
@@ -371,7 +379,6 @@ class _Column:
         emits index the branches), ``"int"`` columns sorted distinct values (found by
         binary search), ``"bin"`` columns sorted finite cut points and one label per
         interval, ``"num"`` columns (C4.5 only) nothing."""
-        from ..persistence import check_array, check_labels
         if set(vars(self)) != set(self._persist_attributes):
             raise ValueError(f"{where}: not a column description.")
         if self.kind not in self._KINDS:
@@ -776,7 +783,6 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         self.tree_ = grower.grow()
         self.pruning_report_ = []
         if self.pruning is not None:
-            from . import pruning as _pruning
             if self.pruning == "pessimistic":
                 pruned, report = _pruning.pessimistic_pruning(
                     self, confidence_factor=self.confidence_factor, return_report=True)

@@ -12,7 +12,7 @@ from numbers import Integral
 
 import numpy as np
 
-from ..engine.constraints import Constraints
+from ..engine import Constraints
 
 
 def check_monotonic_cst(estimator, monotonic_cst, n_features, is_categorical=None):

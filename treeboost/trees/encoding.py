@@ -23,7 +23,7 @@ from sklearn.utils.validation import (_check_feature_names, _check_n_features,
                                       _check_sample_weight, check_array)
 
 from .._atomic import AtomicRefitMixin
-from ..engine.binning import MAX_CATEGORIES
+from ..engine import MAX_CATEGORIES
 from ._datetimes import format_epoch_seconds, is_datetime, is_tz_aware, to_epoch_seconds
 from ._rare_categories import describe_group, describe_other, group_by_target, group_categories
 from .targets import check_class_weight

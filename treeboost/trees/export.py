@@ -3,7 +3,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..engine.tree import TREE_LEAF
+from ..engine import TREE_LEAF
 
 
 def _bitset_members(bitset_row, n_categories):

@@ -54,7 +54,7 @@ from numbers import Real
 
 import numpy as np
 
-from ..engine.tree import TREE_LEAF, Tree
+from ..engine import TREE_LEAF, Tree
 
 __all__ = ["pre_pruning", "reduced_error_pruning", "cost_complexity_pruning_path",
            "prune_ccp", "pessimistic_pruning", "pessimistic_errors"]
