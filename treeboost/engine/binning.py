@@ -10,6 +10,8 @@ from .sparse_codes import SparseCodes
 from .sparse_binning import (add_zeros, map_sparse_to_bins, sorted_stored_values,
                              sparse_missing_columns, to_csc)
 from ._jit import inlined, kernel, parallel_kernel
+from ..persistence._checks import check_array
+from ..persistence._spec import array, check_state, integer
 
 MAX_CATEGORIES = 255
 
@@ -296,6 +298,14 @@ class BinMapper:
                            "missing_values_code_", "dtype_")
     #: a cache of :meth:`thresholds_of`, rebuilt on demand
     _persist_transient = ("_edge_table", "_centers", "_center_table", "_single_value_bins")
+    #: what :meth:`_validate_state` checks attribute by attribute (a flag per feature of
+    #: ``n_bins_``)
+    _state_spec = {"max_bins": integer(2, 65535, none_ok=True),
+                   "subsample": integer(1, none_ok=True),
+                   "n_bins_": array("int64", ndim=1),
+                   "is_categorical_": array("bool", ("n_bins_",)),
+                   "has_missing_": array("bool", ("n_bins_",)),
+                   "missing_values_code_": integer()}
 
     def _validate_state(self, where="bin_mapper", n_features=None, categorical=None):
         """Raise ValueError unless the fitted bins are what :meth:`fit` makes.
@@ -314,24 +324,18 @@ class BinMapper:
         categorical : ndarray of bool or None
             The owner's categorical flags (its input encoder's).
         """
-        from ..persistence import check_array, check_int
         state = vars(self)
         if "n_bins_" not in state:
             raise ValueError(f"{where}: a bin mapper that was never fitted.")
         for name in self._persist_attributes:
             if name not in state:
                 raise ValueError(f"{where}: incomplete bin mapper (no {name}).")
-        if self.max_bins is not None:
-            check_int(self.max_bins, f"{where}.max_bins", 2, 65535)
-        if self.subsample is not None:
-            check_int(self.subsample, f"{where}.subsample", 1)
-        n_bins = check_array(self.n_bins_, f"{where}.n_bins_", "int64", ndim=1)
+        checked = check_state(self, where, self._state_spec)
+        n_bins, is_cat = checked["n_bins_"], checked["is_categorical_"]
         p = n_bins.shape[0]
         if p == 0 or (n_features is not None and p != n_features):
             raise ValueError(f"{where}.n_bins_: {p} features, the model has "
                              f"{n_features if n_features is not None else 'at least 1'}.")
-        is_cat = check_array(self.is_categorical_, f"{where}.is_categorical_", "bool", (p,))
-        check_array(self.has_missing_, f"{where}.has_missing_", "bool", (p,))
         if categorical is not None and not np.array_equal(is_cat, categorical):
             raise ValueError(f"{where}.is_categorical_: the categorical features differ from "
                              f"the input encoder's.")
@@ -358,7 +362,7 @@ class BinMapper:
                 raise ValueError(f"{where}.n_bins_[{f}]: must be one more than the "
                                  f"{e.size} edges of the feature (at most {most}), got "
                                  f"{int(n_bins[f])}.")
-        code = check_int(self.missing_values_code_, f"{where}.missing_values_code_")
+        code = checked["missing_values_code_"]
         if code != int(n_bins.max()):
             raise ValueError(f"{where}.missing_values_code_: must be {int(n_bins.max())} "
                              f"(one past the largest code), got {code}.")

@@ -18,6 +18,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import register
+from ..persistence._spec import array, check_state
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 from ..trees.encoding import check_weights
 from ._base import BaseTreeEnsemble, grows_on_shared_bins
@@ -142,23 +143,24 @@ class BaseAdaBoost(BaseTreeEnsemble):
     # -- the state read from a model file ---------------------------------------------------
 
     _persist_attributes = ("estimator_weights_", "estimator_errors_")
+    #: one finite weight and one error per member
+    _state_spec = {"estimator_weights_": array("float64", ("n_members",), finite=True),
+                   "estimator_errors_": array("float64", ("n_members",))}
 
     def _validate_state(self, where="model", **context):
         """Check a loaded AdaBoost model: one finite positive weight per member (the vote
         and the weighted median divide by their running sum, which must stay finite), one
         error per member, and members whose tree reads the ensemble's input on it."""
-        from ..persistence import check_array
         super()._validate_state(where, **context)
         if not self._validate_ensemble(where, required=("estimator_weights_",
                                                         "estimator_errors_")):
             return
         n = len(self.estimators_)
-        weights = check_array(self.estimator_weights_, f"{where}.estimator_weights_",
-                              "float64", (n,), finite=True)
+        weights = check_state(self, where, self._state_spec,
+                              {"n_members": n})["estimator_weights_"]
         if np.any(weights <= 0) or not weights.sum() < 1e300:
             raise ValueError(f"{where}.estimator_weights_: must hold {n} positive weight(s) "
                              f"with a finite sum.")
-        check_array(self.estimator_errors_, f"{where}.estimator_errors_", "float64", (n,))
         for i, m in enumerate(self.estimators_):
             w = f"{where}.estimators_[{i}]"
             if isinstance(m, BaseDecisionTree) and m._encoder is self._encoder:

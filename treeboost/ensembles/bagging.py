@@ -25,6 +25,7 @@ from sklearn.utils.random import sample_without_replacement
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import check_array, register
+from ..persistence._spec import array, check_state
 from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
 from ..engine.grower import WorkspacePool
 from ._base import BaseParallelEnsemble, drawn_rows, grows_on_shared_bins, in_bag_rows
@@ -397,6 +398,11 @@ class BaseBagging(BaseParallelEnsemble):
             raise ValueError(f"{where}.estimators_features_[{i}]: more columns than the "
                              f"ensemble has, drawn without replacement.")
 
+    #: the draws made again (with ``_draw_counts`` None): a 32-bit seed and a plan of
+    #: four numbers per member
+    _draw_spec = {"_draw_seeds": array("int64", ("n_members",), low=0, high=2 ** 32 - 1),
+                  "_draw_plans": array("int64", ("n_members", 4), low=0)}
+
     def _validate_state(self, where="model", **context):
         """Check a loaded bagging ensemble: ``_draw_counts`` (each member's unsigned draw
         counts, one per training row, or None for a draw made again from ``_draw_seeds``
@@ -416,10 +422,7 @@ class BaseBagging(BaseParallelEnsemble):
                              f"member ({n}).")
         regenerable = "_draw_seeds" in vars(self) or "_draw_plans" in vars(self)
         if regenerable:
-            check_array(getattr(self, "_draw_seeds", None), f"{where}._draw_seeds",
-                        ("int64",), (n,), low=0, high=2 ** 32 - 1)
-            check_array(getattr(self, "_draw_plans", None), f"{where}._draw_plans",
-                        ("int64",), (n, 4), low=0)
+            check_state(self, where, self._draw_spec, {"n_members": n})
         kept = [c for c in counts if c is not None or not regenerable]
         n_rows = kept[0].shape[0] if kept and isinstance(kept[0], np.ndarray) else None
         for i, c in enumerate(counts):

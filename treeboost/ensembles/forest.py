@@ -17,6 +17,7 @@ from sklearn.utils.class_weight import compute_class_weight, compute_sample_weig
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import check_array, register
+from ..persistence._spec import array, check_state
 from ..trees.cart import (BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor,
                           deprecated_criterion)
 from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
@@ -375,6 +376,10 @@ class BaseForest(BaseParallelEnsemble):
         run_chunks(part, len(starts), self.n_jobs)
         return total
 
+    #: the (rows, draws) of each member's sample; absent from a version-1 file
+    _state_spec = {"_bootstrap_draws": array("int64", ("n_members", 2), low=0,
+                                             optional=True)}
+
     def _validate_state(self, where="model", **context):
         """Check a loaded forest: members are CART trees of its kind on its encoded input
         (their ``tree_`` is read directly), ``_oob_bits`` one packed mask per tree and
@@ -399,10 +404,10 @@ class BaseForest(BaseParallelEnsemble):
             raise ValueError(f"{where}._oob_bits: must hold one uint8 array per tree.")
         for i, b in enumerate(bits):
             check_array(b, f"{where}._oob_bits[{i}]", "uint8", ndim=1)
-        if "_bootstrap_draws" not in vars(self):
+        draws = check_state(self, where, self._state_spec,
+                            {"n_members": len(members)})["_bootstrap_draws"]
+        if draws is None:
             return      # a version-1 file: it predicts; estimators_samples_ says it is unknown
-        draws = check_array(self._bootstrap_draws, f"{where}._bootstrap_draws", "int64",
-                            (len(members), 2), low=0)
         rows, n_draws = draws[:, 0], draws[:, 1]
         if np.any(rows < 1) or np.any(n_draws > rows) or any(
                 b.size != (r + 7) // 8 for b, r in zip(bits, rows.tolist())):

@@ -28,10 +28,12 @@ from sklearn.utils._param_validation import (HasMethods, Hidden, Interval, RealN
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
-from ..persistence import PersistenceMixin, register
+from ..persistence import (PersistenceMixin, check_classes, check_fitted, register,
+                           validate_part)
+from ..persistence._spec import array, check_state, integer
 from ..losses import (AbsoluteError, BinaryLogLoss, ExponentialLoss, GammaLoss, HuberLoss,
                       MultinomialLogLoss, PoissonLoss, QuantileLoss, SquaredError)
-from ..losses.base import LeafSamples
+from ..losses.base import LeafSamples, Loss
 from ..engine.binning import BinMapper, fit_transform_weighted
 from ..trees.cart import DecisionTreeRegressor, resolve_count, resolve_max_features
 from ..engine.criteria import NEWTON, SQUARED_ERROR
@@ -41,7 +43,7 @@ from ..engine.constraints import monotone_leaf_values
 from ..engine.grower import GrowerWorkspace, StoppingRules, TreeGrower
 from ..trees.constraints import check_interaction_cst, check_monotonic_cst, grower_constraints
 from ..engine.statistics import boosting_rows
-from ..engine.tree import PackedTrees, add_leaf_values
+from ..engine.tree import PackedTrees, Tree, add_leaf_values
 from ._bootstrap import selection_sample
 from ._gb_init import fit_init_estimator, init_raw_predictions
 from ._gb_verbose import VerboseReporter
@@ -741,13 +743,10 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         self.validation_score_.append(scale * val_loss)
         return self._should_stop(self.validation_score_, plan.n_iter_no_change, plan.tol)
 
-    def _check_scores(self, where, n_iter):
-        """Check the loaded ``train_score_`` and ``validation_score_`` of ``n_iter``
-        iterations."""
-        from ..persistence import check_array
-        check_array(self.train_score_, f"{where}.train_score_", "float64", (n_iter,))
-        val = check_array(self.validation_score_, f"{where}.validation_score_", "float64",
-                          ndim=1)
+    def _check_scores(self, where, checked, n_iter):
+        """The rule of the loaded scores (``checked``: the values of ``_state_spec``) of
+        ``n_iter`` iterations that the spec cannot say."""
+        val = checked["validation_score_"]
         if val.size > n_iter:
             raise ValueError(f"{where}.validation_score_: more scores ({val.size}) than "
                              f"iterations ({n_iter}).")
@@ -895,16 +894,21 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                            "oob_score_")
     #: the packed trees of predict and the members of ``estimators_``, rebuilt on demand
     _persist_transient = ("_packed", "_estimators")
+    #: the arrays and numbers of a loaded booster, by :func:`check_state`: ``n_outputs``
+    #: is its loss's, ``n_iter`` the iterations of ``trees_``
+    _state_spec = {"_init_raw": array("float64", ("n_outputs",), finite=True),
+                   "n_estimators_": integer(),
+                   "train_score_": array("float64", ("n_iter",)),
+                   "validation_score_": array("float64", ndim=1),
+                   "oob_scores_": array("float64", ("n_iter",), optional=True),
+                   "oob_improvement_": array("float64", ("n_iter",), optional=True)}
 
     def _validate_state(self, where="model", **context):
         """Check a loaded booster: its loss (the log-loss of its number of classes, or a
-        regression loss), ``_init_raw`` (one finite score per output), ``trees_`` (one
-        list of one tree per output per iteration, each on the booster's bins) whose
-        leaf values, added to the initial score, stay finite, and the score arrays."""
-        from ..persistence import check_array, check_classes, check_fitted, check_int, \
-            validate_part
-        from ..engine.tree import Tree
-        from ..losses.base import Loss
+        regression loss), ``trees_`` (one list of one tree per output per iteration, each
+        on the booster's bins) whose leaf values, added to the initial score, stay finite,
+        ``_state_spec`` and what it cannot say (``n_estimators_`` the iterations, no more
+        validation scores than iterations, ``init_``)."""
         super()._validate_state(where, **context)
         classifier = isinstance(self, ClassifierMixin)
         required = ["n_features_in_", "_encoder", "bin_mapper_", "trees_", "_init_raw",
@@ -934,13 +938,14 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             raise ValueError(f"{where}._loss: a regressor needs a regression loss, got "
                              f"{type(loss).__name__}.")
         K = loss.n_outputs
-        init = check_array(self._init_raw, f"{where}._init_raw", "float64", (K,), finite=True)
         trees = self.trees_
         if not isinstance(trees, list) or any(not isinstance(t, list) or len(t) != K
                                               for t in trees):
             raise ValueError(f"{where}.trees_: must be a list holding, per iteration, a list "
                              f"of {K} tree(s) (one per output).")
-        bound = np.abs(init)
+        checked = check_state(self, where, self._state_spec,
+                              {"n_outputs": K, "n_iter": len(trees)})
+        bound = np.abs(checked["_init_raw"])
         for i, per_output in enumerate(trees):
             for k, tree in enumerate(per_output):
                 validate_part(tree, f"{where}.trees_[{i}][{k}]", expect=Tree, n_features=n,
@@ -949,14 +954,11 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         if not np.all(bound < 1e300):
             raise ValueError(f"{where}.trees_: the initial score and the leaf values sum to "
                              f"more than 1e300 (the raw scores would overflow).")
-        n_iter = check_int(self.n_estimators_, f"{where}.n_estimators_")
+        n_iter = checked["n_estimators_"]
         if n_iter != len(trees):
             raise ValueError(f"{where}.n_estimators_: must be the number of iterations in "
                              f"trees_ ({len(trees)}), got {n_iter}.")
-        self._check_scores(where, len(trees))
-        for name in ("oob_scores_", "oob_improvement_"):
-            if hasattr(self, name):
-                check_array(getattr(self, name), f"{where}.{name}", "float64", (len(trees),))
+        self._check_scores(where, checked, len(trees))
         init = getattr(self, "init_", None)
         if init is not None and not (isinstance(init, str) and init == "zero"):
             if not hasattr(init, "get_params") or not hasattr(

@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import register
+from ..persistence._spec import array
 from .gradient_boosting import (CONSTRAINTS_DOC, BaseGradientBoosting, BoostedClassifier,
                                 BoostedRegressor, BoostingPlan)
 
@@ -182,10 +183,13 @@ class _HistGradientBoosting:
         reference = scores[-reference_position] + self.tol
         return not any(score > reference for score in scores[-reference_position + 1:])
 
-    def _check_scores(self, where, n_iter):
-        from ..persistence import check_array
+    #: without early stopping no score is kept; with it, the initial one comes first
+    _state_spec = {**BaseGradientBoosting._state_spec,
+                   "train_score_": array("float64", ndim=1)}
+
+    def _check_scores(self, where, checked, n_iter):
         for name in ("train_score_", "validation_score_"):
-            scores = check_array(getattr(self, name), f"{where}.{name}", "float64", ndim=1)
+            scores = checked[name]
             if scores.size > n_iter + 1:
                 raise ValueError(f"{where}.{name}: more scores ({scores.size}) than "
                                  f"iterations ({n_iter}) and the initial one.")

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .base import Loss, grouped_weighted_quantile, weighted_quantile
+from ..persistence._spec import real
 
 
 class QuantileLoss(Loss):
@@ -38,9 +39,4 @@ class QuantileLoss(Loss):
                                          self.alpha, samples.n_nodes)
 
     _persist_attributes = ("alpha",)
-
-    def _validate_state(self, where="loss", n_outputs=None):
-        """``alpha`` in (0, 1)."""
-        from ..persistence import check_real
-        super()._validate_state(where, n_outputs)
-        check_real(self.alpha, f"{where}.alpha", 0, 1, low_open=True, high_open=True)
+    _state_spec = {"alpha": real(0, 1, low_open=True, high_open=True)}

@@ -48,7 +48,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..persistence import PersistenceMixin, register
+from ..persistence import PersistenceMixin, register, validate_part
 from ..persistence._checks import (check_array, check_classes, check_fitted, check_labels,
                                    is_int, is_real)
 from ..persistence._spec import array, check_state, integer
@@ -907,7 +907,6 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
     def _validate_state(self, where="model", **context):
         """Check a loaded ID3 / C4.5 model: its columns against the input encoder, its
         classes, its tree(s) against both, and the pruning report."""
-        from ..persistence import check_classes, check_fitted, validate_part
         super()._validate_state(where, **context)
         required = ["n_features_in_", "_encoder", "classes_", "n_classes_", "_columns",
                     "tree_", "pruning_report_"]

@@ -24,6 +24,8 @@ from sklearn.utils.validation import (_check_feature_names, _check_n_features,
 
 from .._atomic import AtomicRefitMixin
 from ..engine import MAX_CATEGORIES
+from ..persistence._checks import check_array as check_saved_array, check_labels
+from ..persistence._spec import array, check_state
 from ._datetimes import format_epoch_seconds, is_datetime, is_tz_aware, to_epoch_seconds
 from ._rare_categories import describe_group, describe_other, group_by_target, group_categories
 from .targets import check_class_weight
@@ -684,6 +686,8 @@ class FeatureEncoder:
     _persist_attributes = ("categorical_features", "allow_infinite", "is_categorical_",
                            "categories_", "rare_categories_", "rare_codes_",
                            "datetime_zones_")
+    #: a flag per column (the lists of categories are checked column by column)
+    _state_spec = {"is_categorical_": array("bool", ndim=1)}
 
     def _validate_state(self, where="encoder", n_features=None):
         """Raise ValueError unless the learned columns can encode X for the model.
@@ -704,7 +708,6 @@ class FeatureEncoder:
         grouped, and datetime columns are read as their integer representation, as that
         model learned them.
         """
-        from ..persistence import check_array, check_labels
         cf = self.categorical_features
         if not (cf is None or isinstance(cf, str) or (
                 isinstance(cf, (list, tuple, np.ndarray))
@@ -717,7 +720,7 @@ class FeatureEncoder:
         state = vars(self)
         if "is_categorical_" not in state:
             return
-        flags = check_array(self.is_categorical_, f"{where}.is_categorical_", "bool", ndim=1)
+        flags = check_state(self, where, self._state_spec)["is_categorical_"]
         p = flags.shape[0]
         if n_features is not None and p != n_features:
             raise ValueError(f"{where}.is_categorical_: {p} columns, the model has "
@@ -752,7 +755,7 @@ class FeatureEncoder:
                 if not all(isinstance(v, str) for v in c.tolist()) or c.shape[0] == 0:
                     raise ValueError(f"{w}: a column grouped by target has one string "
                                      f"label per code.")
-                check_array(rc, f"{where}.rare_codes_[{f}]", "int64",
+                check_saved_array(rc, f"{where}.rare_codes_[{f}]", "int64",
                             shape=(rare.shape[0],), low=0, high=c.shape[0] - 1)
                 if not _distinct(rare.tolist()):
                     raise ValueError(f"{wr}: the categories must be distinct.")

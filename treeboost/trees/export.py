@@ -4,6 +4,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..engine import TREE_LEAF
+from ..persistence import validate_part
+from ..persistence._checks import check_array, check_int, is_hashable, is_int, is_real, labels_ok
 
 
 def _bitset_members(bitset_row, n_categories):
@@ -95,7 +97,6 @@ class Condition:
         """Raise ValueError unless the condition tests a feature in range with number
         bounds, or a category test on a feature with categories (``categories``: the
         owner's category arrays, one per feature, None for numeric ones)."""
-        from ..persistence import check_int, is_int, is_real, labels_ok
         if set(vars(self)) != set(self._persist_attributes):
             raise ValueError(f"{where}: not a Condition (or with other attributes).")
         check_int(self.feature, f"{where}.feature", 0,
@@ -135,7 +136,6 @@ class Rule:
     def _validate_state(self, where="rule", n_features=None, categories=None, classes=None):
         """Raise ValueError unless the rule's conditions are valid, it predicts one of
         ``classes`` and carries a finite class distribution over them."""
-        from ..persistence import check_array, is_hashable, is_int, is_real, validate_part
         if set(vars(self)) != set(self._persist_attributes):
             raise ValueError(f"{where}: not a Rule (or with other attributes).")
         if not isinstance(self.conditions, list):

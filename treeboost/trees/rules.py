@@ -32,7 +32,9 @@ from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._atomic import AtomicRefitMixin
-from ..persistence import PersistenceMixin, register
+from ..persistence import (PersistenceMixin, check_fitted, is_hashable, register,
+                           validate_part)
+from ..persistence._spec import array, check_state
 from . import export as _export
 from .encoding import check_weights
 from .export import Condition, Rule
@@ -371,6 +373,9 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
 
     _persist_attributes = ("estimator_", "classes_", "n_features_in_", "feature_names_in_",
                            "rules_", "default_distribution_", "default_class_")
+    #: the class distribution of the default rule, over ``classes_``
+    _state_spec = {"default_distribution_": array("float64", ("classes_",), finite=True,
+                                                  low=0)}
 
     def _validate_state(self, where="model", **context):
         """Check a loaded rule list: its fitted tree (``estimator_``), then every rule
@@ -378,7 +383,6 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         :class:`~treeboost.trees.export.Condition`: data, tested on features in range,
         predicting one of ``classes_`` with a finite distribution over them) and the
         default class."""
-        from ..persistence import check_array, check_fitted, is_hashable, validate_part
         from .cart import DecisionTreeClassifier
         from .classic import C45Classifier, ID3Classifier
         super()._validate_state(where, **context)
@@ -404,8 +408,7 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         for j, r in enumerate(self.rules_):
             validate_part(r, f"{where}.rules_[{j}]", expect=Rule,
                           n_features=self.n_features_in_, categories=cats, classes=classes)
-        check_array(self.default_distribution_, f"{where}.default_distribution_", "float64",
-                    (classes.size,), finite=True, low=0)
+        check_state(self, where, self._state_spec, {"classes_": classes.size})
         if not is_hashable(self.default_class_) or \
                 self.default_class_ not in set(classes.tolist()):
             raise ValueError(f"{where}.default_class_: {self.default_class_!r:.40} is not one "
