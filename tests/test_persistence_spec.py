@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from treeboost.losses import HuberLoss, MultinomialLogLoss, QuantileLoss
-from treeboost.persistence._spec import array, check_state, integer, labels, real
+from treeboost.persistence._spec import array, check_state, integer, labels, list_of, real
 
 
 class _Part:
@@ -74,3 +74,17 @@ def test_the_losses_check_their_specs(loss, name, value, message):
     setattr(loss, name, value)
     with pytest.raises(ValueError, match=message):
         loss._validate_state()
+
+
+def test_a_list_of_checks_its_length_and_each_element():
+    spec = {"rows": array("int32", ndim=1),
+            "parts": list_of(array("float64", ndim=1, finite=True, none_ok=True), "rows",
+                             "must hold {length} arrays.")}
+    good = dict(rows=np.zeros(2, np.int32), parts=[np.ones(1), None])
+    assert check_state(_Part(**good), "m", spec)["parts"][1] is None
+    for parts, message in [((np.ones(1), np.ones(1)), r"m\.parts: must hold 2 arrays\."),
+                           ([np.ones(1)], r"m\.parts: must hold 2 arrays\."),
+                           ([np.ones(1), np.array([np.inf])], r"m\.parts\[1\]: must be "
+                                                              r"finite")]:
+        with pytest.raises(ValueError, match=message):
+            check_state(_Part(**{**good, "parts": parts}), "m", spec)

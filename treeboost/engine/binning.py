@@ -10,8 +10,7 @@ from .sparse_codes import SparseCodes
 from .sparse_binning import (add_zeros, map_sparse_to_bins, sorted_stored_values,
                              sparse_missing_columns, to_csc)
 from ._jit import inlined, kernel, parallel_kernel
-from ..persistence._checks import check_array
-from ..persistence._spec import array, check_state, integer
+from ..persistence._spec import array, check_state, integer, list_of
 
 MAX_CATEGORIES = 255
 
@@ -305,7 +304,9 @@ class BinMapper:
                    "n_bins_": array("int64", ndim=1),
                    "is_categorical_": array("bool", ("n_bins_",)),
                    "has_missing_": array("bool", ("n_bins_",)),
-                   "missing_values_code_": integer()}
+                   "missing_values_code_": integer(),
+                   "bin_thresholds_": list_of(array("float64", ndim=1, finite=True),
+                                              "n_bins_", "must be a list of {length} arrays.")}
 
     def _validate_state(self, where="bin_mapper", n_features=None, categorical=None):
         """Raise ValueError unless the fitted bins are what :meth:`fit` makes.
@@ -343,13 +344,10 @@ class BinMapper:
                 isinstance(self.is_categorical, np.ndarray)
                 and np.array_equal(np.asarray(self.is_categorical, bool), is_cat)):
             raise ValueError(f"{where}.is_categorical: must match is_categorical_.")
-        edges = self.bin_thresholds_
-        if not isinstance(edges, list) or len(edges) != p:
-            raise ValueError(f"{where}.bin_thresholds_: must be a list of {p} arrays.")
+        edges = checked["bin_thresholds_"]
         most = 65535 if self.max_bins is None else self.max_bins
         for f, e in enumerate(edges):
             w = f"{where}.bin_thresholds_[{f}]"
-            check_array(e, w, "float64", ndim=1, finite=True)
             if is_cat[f]:
                 if e.size or not 1 <= n_bins[f] <= MAX_CATEGORIES + 1:
                     raise ValueError(f"{where}: categorical feature {f} must have no edges "

@@ -25,7 +25,7 @@ from sklearn.utils.random import sample_without_replacement
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import check_array, register
-from ..persistence._spec import array, check_state
+from ..persistence._spec import array, check_state, list_of
 from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
 from ..engine.grower import WorkspacePool
 from ._base import BaseParallelEnsemble, drawn_rows, grows_on_shared_bins, in_bag_rows
@@ -402,6 +402,10 @@ class BaseBagging(BaseParallelEnsemble):
     #: four numbers per member
     _draw_spec = {"_draw_seeds": array("int64", ("n_members",), low=0, high=2 ** 32 - 1),
                   "_draw_plans": array("int64", ("n_members", 4), low=0)}
+    #: the columns each member reads, in range
+    _features_spec = {"estimators_features_": list_of(
+        array(("int64", "int32"), ndim=1, low=0, high="last_feature"), "n_members",
+        "must hold one array of column indices per member ({length}).")}
 
     def _validate_state(self, where="model", **context):
         """Check a loaded bagging ensemble: ``_draw_counts`` (each member's unsigned draw
@@ -430,14 +434,12 @@ class BaseBagging(BaseParallelEnsemble):
                 continue
             check_array(c, f"{where}._draw_counts[{i}]", ("uint8", "uint16", "uint32"),
                         (n_rows,))
-        if not isinstance(feats, list) or len(feats) != n:
-            raise ValueError(f"{where}.estimators_features_: must hold one array of column "
-                             f"indices per member ({n}).")
         p = self.n_features_in_
+        check_state(self, where, self._features_spec,
+                    {"n_members": n, "last_feature": p - 1})
         trees = []
         for i, (m, f) in enumerate(zip(members, feats)):
             w = f"{where}.estimators_features_[{i}]"
-            check_array(f, w, ("int64", "int32"), ndim=1, low=0, high=p - 1)
             if f.size < 1 or m.n_features_in_ != f.size:
                 raise ValueError(f"{w}: the member reads {f.size} column(s) but has "
                                  f"{m.n_features_in_} features.")

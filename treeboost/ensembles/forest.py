@@ -16,8 +16,8 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_class_weight, compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
-from ..persistence import check_array, register
-from ..persistence._spec import array, check_state
+from ..persistence import register
+from ..persistence._spec import array, check_state, list_of
 from ..trees.cart import (BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor,
                           deprecated_criterion)
 from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
@@ -377,7 +377,9 @@ class BaseForest(BaseParallelEnsemble):
         return total
 
     #: the (rows, draws) of each member's sample; absent from a version-1 file
-    _state_spec = {"_bootstrap_draws": array("int64", ("n_members", 2), low=0,
+    _state_spec = {"_oob_bits": list_of(array("uint8", ndim=1), "n_members",
+                                        "must hold one uint8 array per tree."),
+                   "_bootstrap_draws": array("int64", ("n_members", 2), low=0,
                                              optional=True)}
 
     def _validate_state(self, where="model", **context):
@@ -399,13 +401,8 @@ class BaseForest(BaseParallelEnsemble):
                 raise ValueError(f"{w}.bin_mapper_: must be the forest's.")
         if not is_classifier(self):
             self._check_output_bound(where, [m.tree_ for m in members])
-        bits = self._oob_bits
-        if not isinstance(bits, list) or len(bits) != len(members):
-            raise ValueError(f"{where}._oob_bits: must hold one uint8 array per tree.")
-        for i, b in enumerate(bits):
-            check_array(b, f"{where}._oob_bits[{i}]", "uint8", ndim=1)
-        draws = check_state(self, where, self._state_spec,
-                            {"n_members": len(members)})["_bootstrap_draws"]
+        checked = check_state(self, where, self._state_spec, {"n_members": len(members)})
+        bits, draws = checked["_oob_bits"], checked["_bootstrap_draws"]
         if draws is None:
             return      # a version-1 file: it predicts; estimators_samples_ says it is unknown
         rows, n_draws = draws[:, 0], draws[:, 1]

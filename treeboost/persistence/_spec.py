@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from ._checks import check_array, check_int, check_labels, check_real
 
-__all__ = ["AttrSpec", "array", "integer", "real", "labels", "check_state", "layout_spec"]
+__all__ = ["AttrSpec", "array", "integer", "real", "labels", "list_of", "check_state",
+           "layout_spec"]
 
 
 @dataclass(frozen=True)
@@ -24,8 +25,9 @@ class AttrSpec:
     ``ndim``, ``finite`` unless ``nan_ok`` / ``posinf_ok``, elements within ``[low,
     high]``), ``"int"`` or ``"real"`` (a number within the bounds, open with
     ``low_open`` / ``high_open``) or ``"labels"`` (a 1-dimensional array of at least
-    ``low`` labels).  ``optional``: checked only when present; ``none_ok``: None
-    passes."""
+    ``low`` labels) or ``"list"`` (a list of ``shape[0]`` elements, each checked
+    against ``items``, else the error ``message`` with ``{length}``).  ``optional``:
+    checked only when present; ``none_ok``: None passes."""
     kind: str
     dtype: object = None
     shape: tuple = None
@@ -39,6 +41,8 @@ class AttrSpec:
     high_open: bool = False
     optional: bool = False
     none_ok: bool = False
+    items: object = None
+    message: str = None
 
 
 def array(dtype, shape=None, **rules):
@@ -59,6 +63,39 @@ def real(low=None, high=None, finite=True, **rules):
 def labels(at_least=0, **rules):
     """The spec of a 1-dimensional array of labels (strings, numbers, None)."""
     return AttrSpec("labels", low=at_least, **rules)
+
+
+def list_of(items, length=None, message="must be a list of {length} entries.", **rules):
+    """The spec of a list of ``length`` elements (a number or a size's name), each
+    checked against the spec ``items``; ``message`` (with ``{length}``) when it is not
+    such a list."""
+    return AttrSpec("list", shape=(length,), items=items, message=message, **rules)
+
+
+def _check_value(rule, value, where, sizes):
+    low, high = (sizes.get(b) if isinstance(b, str) else b for b in (rule.low, rule.high))
+    if rule.kind == "array":
+        shape = None if rule.shape is None else tuple(
+            sizes.get(s) if isinstance(s, str) else s for s in rule.shape)
+        return check_array(value, where, rule.dtype, shape, rule.ndim, rule.finite, low,
+                           high, rule.nan_ok, rule.posinf_ok)
+    if rule.kind == "int":
+        return check_int(value, where, low, high)
+    if rule.kind == "real":
+        return check_real(value, where, low, high, rule.finite, rule.low_open,
+                          rule.high_open)
+    if rule.kind == "labels":
+        return check_labels(value, where, low or 0)
+    if rule.kind == "list":
+        n = rule.shape[0]
+        n = sizes.get(n) if isinstance(n, str) else n
+        if not isinstance(value, list) or (n is not None and len(value) != n):
+            raise ValueError(f"{where}: {rule.message.format(length=n)}")
+        for i, v in enumerate(value):
+            if not (v is None and rule.items.none_ok):
+                _check_value(rule.items, v, f"{where}[{i}]", sizes)
+        return value
+    raise TypeError(f"unknown attribute kind {rule.kind!r}")
 
 
 def check_state(obj, where, spec, sizes=None, missing=None):
@@ -102,25 +139,11 @@ def check_state(obj, where, spec, sizes=None, missing=None):
         if value is None and rule.none_ok:
             out[name] = None
             continue
-        w = f"{where}.{name}"
-        low, high = (sizes.get(b) if isinstance(b, str) else b for b in (rule.low, rule.high))
-        if rule.kind == "array":
-            shape = None if rule.shape is None else tuple(
-                sizes.get(s) if isinstance(s, str) else s for s in rule.shape)
-            value = check_array(value, w, rule.dtype, shape, rule.ndim, rule.finite, low,
-                                high, rule.nan_ok, rule.posinf_ok)
-            if value.ndim:
-                sizes.setdefault(name, value.shape[0])
-        elif rule.kind == "int":
-            value = check_int(value, w, low, high)
+        value = _check_value(rule, value, f"{where}.{name}", sizes)
+        if rule.kind == "int":
             sizes.setdefault(name, value)
-        elif rule.kind == "real":
-            value = check_real(value, w, low, high, rule.finite, rule.low_open,
-                               rule.high_open)
-        elif rule.kind == "labels":
-            value = check_labels(value, w, low or 0)
-        else:
-            raise TypeError(f"unknown attribute kind {rule.kind!r}")
+        elif rule.kind == "array" and value.ndim:
+            sizes.setdefault(name, value.shape[0])
         out[name] = value
     return out
 
