@@ -4,8 +4,7 @@ import copy
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ..engine.binning import BinMapper
-from ..engine.grower import StoppingRules
+from ..engine import BinMapper, StoppingRules
 from ..ensembles.hist_gradient_boosting import (HistGradientBoostingClassifier,
                                                 HistGradientBoostingRegressor)
 from ..losses.base import LeafSamples

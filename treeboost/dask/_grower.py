@@ -18,11 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..engine.criteria import NEWTON
-from ..engine.layout import GrowthParams, SplitCandidates
-from ..engine.splitting import make_scratch
-from ..engine.steps import best_node_split
-from ..engine.tree import Tree
+from ..engine import (NEWTON, GrowthParams, SplitCandidates, Tree, best_node_split,
+                      make_scratch)
 
 
 #: which children's histograms the shards build (:meth:`StepGrower._expand`)

@@ -10,9 +10,8 @@ histograms, counts and sums leaves the worker.
 import numba
 import numpy as np
 
-from ..engine.statistics import boosting_rows
-from ..engine.leaf_ranges import LeafRanges
-from ..engine.steps import feature_pairs, node_histograms, partition_nodes
+from ..engine import (LeafRanges, boosting_rows, feature_pairs, node_histograms,
+                      partition_nodes)
 
 #: statistic columns of a row: (w g, w h, count)
 N_COLS = 3
