@@ -16,7 +16,6 @@ PACKAGE = Path(engine.__file__).resolve().parents[1]
 NOT_YET_THROUGH_THE_SURFACE = {
     "ensembles/_base.py", "ensembles/_bootstrap.py", "ensembles/bagging.py",
     "ensembles/forest.py", "ensembles/gradient_boosting.py",
-    "dask/_boosting.py", "dask/_grower.py", "dask/_shard.py",
 }
 #: engine modules that are public as modules (the install's kernel build reads and
 #: writes through them)
