@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import (PersistenceMixin, check_array, check_classes, check_fitted,
                            check_real, is_hashable, validate_part)
-from ..engine.binning import BinMapper, fit_transform_weighted
+from ..engine import BinMapper, fit_transform_weighted
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, check_multi_output
 from ..trees.encoding import EncoderMixin, check_weights
 from ..trees.targets import (check_poisson_target, check_regression_outputs,

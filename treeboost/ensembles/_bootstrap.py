@@ -10,7 +10,7 @@ the same sample for the same seed on any thread, independent of the generator th
 uses for its feature sampling.
 """
 import numpy as np
-from ..engine._jit import inlined, kernel
+from ..engine import inlined, kernel
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 

@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..persistence import check_array, register
 from ..persistence._spec import array, check_state, list_of
 from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
-from ..engine.grower import WorkspacePool
+from ..engine import WorkspacePool
 from ._base import BaseParallelEnsemble, drawn_rows, grows_on_shared_bins, in_bag_rows
 
 

@@ -20,11 +20,8 @@ from ..persistence import register
 from ..persistence._spec import array, check_state, list_of
 from ..trees.cart import (BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor,
                           deprecated_criterion)
-from ..engine.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
-from ..engine.grower import WorkspacePool
-from ..engine.csr_walk import prepared_csr
-from ..engine.row_blocks import CACHE_BLOCK_VALUES, block_rows
-from ..engine.statistics import SampleStatistics
+from ..engine import (CACHE_BLOCK_VALUES, CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA,
+                      SampleStatistics, WorkspacePool, block_rows, prepared_csr)
 from ._base import BaseParallelEnsemble, in_bag_rows, resolve_max_samples
 from ._bootstrap import bootstrap_weights
 from ._parallel import n_workers, release_free_memory, run_chunks

@@ -28,22 +28,19 @@ from sklearn.utils._param_validation import (HasMethods, Hidden, Interval, RealN
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
+from ..engine import (NEWTON, SQUARED_ERROR, BinMapper, GrowerWorkspace, PackedTrees,
+                      StoppingRules, Tree, TreeGrower, add_leaf_values, boosting_rows,
+                      fit_transform_weighted, monotone_leaf_values)
 from ..persistence import (PersistenceMixin, check_classes, check_fitted, register,
                            validate_part)
 from ..persistence._spec import array, check_state, integer
 from ..losses import (AbsoluteError, BinaryLogLoss, ExponentialLoss, GammaLoss, HuberLoss,
                       MultinomialLogLoss, PoissonLoss, QuantileLoss, SquaredError)
 from ..losses.base import LeafSamples, Loss
-from ..engine.binning import BinMapper, fit_transform_weighted
 from ..trees.cart import DecisionTreeRegressor, resolve_count, resolve_max_features
-from ..engine.criteria import NEWTON, SQUARED_ERROR
 from ..trees.encoding import EncoderMixin, check_weights
 from ..trees.targets import check_regression_target, encode_classification_target
-from ..engine.constraints import monotone_leaf_values
-from ..engine.grower import GrowerWorkspace, StoppingRules, TreeGrower
 from ..trees.constraints import check_interaction_cst, check_monotonic_cst, grower_constraints
-from ..engine.statistics import boosting_rows
-from ..engine.tree import PackedTrees, Tree, add_leaf_values
 from ._bootstrap import selection_sample
 from ._gb_init import fit_init_estimator, init_raw_predictions
 from ._gb_verbose import VerboseReporter
