@@ -14,6 +14,7 @@ transient peaks of building the data, and the fit.  To tell the fit apart, the c
 ``fit peak = high-water mark during the fit - resident size before it``: the memory the
 fit itself needs at its worst moment, whatever the process held before.
 """
+
 import json
 import subprocess
 import sys
@@ -53,10 +54,12 @@ def fit_memory(data_src, make_src, warm_rows=200, after_src=""):
     the model included) and ``seconds`` (fit time).  ``after_src`` runs after the
     measure with the fitted ``_model``; what it puts in the dict ``_extra`` joins the
     result."""
-    script = _CHILD.format(data=textwrap.dedent(data_src),
-                           make=textwrap.indent("return " + textwrap.dedent(make_src).strip(),
-                                                "    "),
-                           warm_rows=warm_rows, after=textwrap.dedent(after_src))
+    script = _CHILD.format(
+        data=textwrap.dedent(data_src),
+        make=textwrap.indent("return " + textwrap.dedent(make_src).strip(), "    "),
+        warm_rows=warm_rows,
+        after=textwrap.dedent(after_src),
+    )
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr.strip().splitlines()[-1][:200])

@@ -1,5 +1,6 @@
 """The benchmarks' one timing rule: the best of a few runs (the least disturbed by the
 machine's other work)."""
+
 import time
 
 

@@ -20,6 +20,7 @@ only the codes of treeboost's encoder (for a code that stands for several catego
 frequency-weighted mean of ``P(y = 1 | c, x)`` over them): the ceiling of any model on
 those codes.
 """
+
 import argparse
 import os
 
@@ -51,8 +52,7 @@ def make_data(n, k, shape, seed=0):
     prob = 1.0 / (1.0 + np.exp(-logit))
     y = (rng.random(n) < prob).astype(np.int64)
     labels = np.array([f"c{i:04d}" for i in range(k)], dtype=object)
-    X = pd.DataFrame({"cat": pd.Categorical(labels[cat], categories=labels),
-                      "x1": x1, "x2": x2})
+    X = pd.DataFrame({"cat": pd.Categorical(labels[cat], categories=labels), "x1": x1, "x2": x2})
     return X, y, prob, effect, p
 
 
@@ -71,13 +71,12 @@ def grouped_oracle(model, X, effect, p):
         rows = np.isin(cat, members)
         if members.shape[0] > 1 and rows.any():
             w = p[members] / p[members].sum()
-            prob[rows] = (1.0 / (1.0 + np.exp(-(effect[members][None, :]
-                                                 + lin[rows, None])))) @ w
+            prob[rows] = (1.0 / (1.0 + np.exp(-(effect[members][None, :] + lin[rows, None])))) @ w
     return prob
 
 
 def run(make, Xtr, ytr, Xte, yte, repeats):
-    make().fit(Xtr.iloc[:2000], ytr[:2000])          # warm-up: compilation, thread pools
+    make().fit(Xtr.iloc[:2000], ytr[:2000])  # warm-up: compilation, thread pools
     fit_t, model = best_time(lambda: make().fit(Xtr, ytr), repeats)
     proba = model.predict_proba(Xte)[:, 1]
     return Result(fit_t, *scores(yte, proba)), model
@@ -101,27 +100,41 @@ def main():
     ap.add_argument("--seed", type=int, default=0, help="seed of the data (default 0)")
     args = ap.parse_args()
     import lightgbm as lgb
-    tb = lambda: GradientBoostingClassifier(n_estimators=100, max_leaf_nodes=31,  # noqa: E731
-                                            learning_rate=0.1, min_samples_leaf=20,
-                                            max_depth=None, split_gain="hessian")
-    lg = lambda: lgb.LGBMClassifier(n_estimators=100, num_leaves=31,  # noqa: E731
-                                    learning_rate=0.1, min_child_samples=20, verbose=-1)
-    print(f"{args.n_samples} rows, {args.n_categories} categories, 75/25 split; "
-          f"{os.cpu_count()} cores")
+
+    tb = lambda: GradientBoostingClassifier(
+        n_estimators=100,
+        max_leaf_nodes=31,  # noqa: E731
+        learning_rate=0.1,
+        min_samples_leaf=20,
+        max_depth=None,
+        split_gain="hessian",
+    )
+    lg = lambda: lgb.LGBMClassifier(
+        n_estimators=100,
+        num_leaves=31,  # noqa: E731
+        learning_rate=0.1,
+        min_child_samples=20,
+        verbose=-1,
+    )
+    print(
+        f"{args.n_samples} rows, {args.n_categories} categories, 75/25 split; "
+        f"{os.cpu_count()} cores"
+    )
     print("| frequencies | model | fit (s) | accuracy | ROC AUC |")
     print("|---|---|---|---|---|")
     for shape in ("uniform", "zipf"):
         X, y, prob, effect, p = make_data(args.n_samples, args.n_categories, shape, args.seed)
-        Xtr, Xte, ytr, yte, _, pte = train_test_split(X, y, prob, test_size=0.25,
-                                                      random_state=0)
+        Xtr, Xte, ytr, yte, _, pte = train_test_split(X, y, prob, test_size=0.25, random_state=0)
         a, model = run(tb, Xtr, ytr, Xte, yte, args.repeats)
         b, _ = run(lg, Xtr, ytr, Xte, yte, args.repeats)
         oracle = scores(yte, pte)
         grouped = scores(yte, grouped_oracle(model, Xte, effect, p))
         print(f"| {shape} | treeboost | {a.fit_time:.2f} | {a.accuracy:.4f} | {a.auc:.4f} |")
         print(f"| {shape} | LightGBM | {b.fit_time:.2f} | {b.accuracy:.4f} | {b.auc:.4f} |")
-        print(f"| {shape} | treeboost / LightGBM | {a.fit_time / b.fit_time:.2f} | "
-              f"{a.accuracy / b.accuracy:.3f} | {a.auc / b.auc:.3f} |")
+        print(
+            f"| {shape} | treeboost / LightGBM | {a.fit_time / b.fit_time:.2f} | "
+            f"{a.accuracy / b.accuracy:.3f} | {a.auc / b.auc:.3f} |"
+        )
         print(f"| {shape} | oracle | | {oracle[0]:.4f} | {oracle[1]:.4f} |")
         print(f"| {shape} | oracle, 255 codes | | {grouped[0]:.4f} | {grouped[1]:.4f} |")
 

@@ -9,6 +9,7 @@ noise).  chefboost (``pip install chefboost``; not a treeboost dependency) is sk
 it is not installed, and run only up to ``--chefboost-max-rows`` rows (it is much slower).
 chefboost writes its rules to ./outputs, so it runs in a temporary directory.
 """
+
 import argparse
 import contextlib
 import importlib
@@ -31,18 +32,19 @@ def titanic(algorithm):
     t = load_titanic()
     cols = CATEGORICAL + (["Age", "Fare"] if algorithm == "C4.5" else [])
     X = t.data[cols].copy()
-    for c in CATEGORICAL:                      # categories as text for both libraries
+    for c in CATEGORICAL:  # categories as text for both libraries
         X[c] = X[c].astype(str).where(X[c].notna(), np.nan).astype("category")
     if algorithm == "ID3":
-        X = X.fillna({"Embarked": "S"})        # chefboost's ID3 has no missing values
+        X = X.fillna({"Embarked": "S"})  # chefboost's ID3 has no missing values
     return X, t.target.map({0: "died", 1: "survived"})
 
 
 def synthetic(n, seed=0):
     rng = np.random.default_rng(seed)
     codes = rng.integers(0, 4, (n, 10))
-    X = pd.DataFrame({f"a{j}": pd.Categorical.from_codes(codes[:, j], list("abcd"))
-                      for j in range(10)})
+    X = pd.DataFrame(
+        {f"a{j}": pd.Categorical.from_codes(codes[:, j], list("abcd")) for j in range(10)}
+    )
     y = (codes[:, 0] + codes[:, 1] > 3) ^ (rng.random(n) < 0.05)
     return X, pd.Series(np.where(y, "yes", "no"))
 
@@ -72,15 +74,16 @@ def time_chefboost(algorithm, X, y):
     cwd = os.getcwd()
     with tempfile.TemporaryDirectory() as tmp:
         os.chdir(tmp)
-        sys.path.insert(0, tmp)                # chefboost imports outputs/rules/rules.py
+        sys.path.insert(0, tmp)  # chefboost imports outputs/rules/rules.py
         for mod in [m for m in sys.modules if m == "outputs" or m.startswith("outputs.")]:
             del sys.modules[mod]
         importlib.invalidate_caches()
         try:
             with contextlib.redirect_stdout(io.StringIO()):
                 t0 = time.perf_counter()
-                model = cb.fit(df, config={"algorithm": algorithm,
-                                           "enableParallelism": False}, silent=True)
+                model = cb.fit(
+                    df, config={"algorithm": algorithm, "enableParallelism": False}, silent=True
+                )
                 elapsed = time.perf_counter() - t0
                 sample = df.drop(columns="Decision").iloc[:500]
                 pred = [cb.predict(model, list(row)) for row in sample.itertuples(index=False)]
@@ -100,8 +103,10 @@ def main():
     for n in sorted({1000, 10_000, args.rows}):
         X, y = synthetic(n)
         cases += [(f"{n} x 10 cat.", "ID3", X, y), (f"{n} x 10 cat.", "C4.5", X, y)]
-    print("| data | algorithm | treeboost fit (s) | train acc. | leaves | chefboost fit (s) "
-          "| chefboost acc. (first 500) |")
+    print(
+        "| data | algorithm | treeboost fit (s) | train acc. | leaves | chefboost fit (s) "
+        "| chefboost acc. (first 500) |"
+    )
     print("|---|---|---|---|---|---|---|")
     for name, algo, X, y in cases:
         t, acc, leaves = time_treeboost(algo, X, y)
@@ -109,14 +114,18 @@ def main():
         if len(X) <= args.chefboost_max_rows:
             try:
                 cb = time_chefboost(algo, X, y)
-            except Exception as exc:          # report chefboost's failure, keep going
+            except Exception as exc:  # report chefboost's failure, keep going
                 failed = True
                 print(f"chefboost failed on {name} {algo}: {type(exc).__name__}: {exc}")
-        cb_t = "failed" if failed else "not installed" if cb is None and len(X) <= args.chefboost_max_rows else (
-            "skipped" if cb is None else f"{cb[0]:.2f}")
+        cb_t = (
+            "failed"
+            if failed
+            else "not installed"
+            if cb is None and len(X) <= args.chefboost_max_rows
+            else ("skipped" if cb is None else f"{cb[0]:.2f}")
+        )
         cb_a = "" if cb is None else f"{cb[1]:.3f}"
-        print(f"| {name} | {algo} | {t:.3f} | {acc:.3f} | {leaves} | {cb_t} | {cb_a} |",
-              flush=True)
+        print(f"| {name} | {algo} | {t:.3f} | {acc:.3f} | {leaves} | {cb_t} | {cb_a} |", flush=True)
 
 
 if __name__ == "__main__":

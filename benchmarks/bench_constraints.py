@@ -15,6 +15,7 @@ R^2, and the monotonicity violations on the test rows (the largest step against 
 constraint when feature 0 or 1 moves by +-1 standard deviation; 0 means none).  Best of
 --repeats after a warm-up fit on 2000 rows.
 """
+
 import argparse
 
 import lightgbm as lgb
@@ -33,8 +34,9 @@ SETS = [set(range(i, min(i + 3, N_FEATURES))) for i in range(0, N_FEATURES, 3)]
 
 
 def task(n):
-    X, y = make_regression(n_samples=n, n_features=N_FEATURES, n_informative=10,
-                           noise=20.0, random_state=0)
+    X, y = make_regression(
+        n_samples=n, n_features=N_FEATURES, n_informative=10, noise=20.0, random_state=0
+    )
     X[:, 1] *= -1
     return train_test_split(X, y, test_size=0.25, random_state=0)
 
@@ -60,38 +62,50 @@ def lgbm(**kw):
 #: (row, treeboost model, reference name, reference model), each a factory of the
 #: constrained model given the constraint keyword arguments (empty: none)
 ROWS = [
-    ("DecisionTreeRegressor(max_depth=8), monotonic",
-     lambda **k: tb.DecisionTreeRegressor(max_depth=8, random_state=0, **k),
-     "scikit-learn", lambda **k: skt.DecisionTreeRegressor(max_depth=8, random_state=0, **k),
-     {"monotonic_cst": CST}),
-    ("RandomForestRegressor(100, max_depth=8), monotonic",
-     lambda **k: tb.RandomForestRegressor(100, max_depth=8, n_jobs=-1, random_state=0, **k),
-     "scikit-learn",
-     lambda **k: ske.RandomForestRegressor(100, max_depth=8, n_jobs=-1, random_state=0, **k),
-     {"monotonic_cst": CST}),
-    ("HistGradientBoostingRegressor(100 iterations), monotonic",
-     lambda **k: tb.HistGradientBoostingRegressor(early_stopping=False, random_state=0, **k),
-     "scikit-learn",
-     lambda **k: ske.HistGradientBoostingRegressor(early_stopping=False, random_state=0,
-                                                   **k),
-     {"monotonic_cst": CST}),
-    ("HistGradientBoostingRegressor(100 iterations), monotonic",
-     lambda **k: tb.HistGradientBoostingRegressor(early_stopping=False, random_state=0, **k),
-     "LightGBM",
-     lambda **k: lgbm(monotone_constraints=list(k["monotonic_cst"])) if k else lgbm(),
-     {"monotonic_cst": CST}),
-    ("HistGradientBoostingRegressor(100 iterations), interaction",
-     lambda **k: tb.HistGradientBoostingRegressor(early_stopping=False, random_state=0, **k),
-     "scikit-learn",
-     lambda **k: ske.HistGradientBoostingRegressor(early_stopping=False, random_state=0,
-                                                   **k),
-     {"interaction_cst": SETS}),
-    ("HistGradientBoostingRegressor(100 iterations), interaction",
-     lambda **k: tb.HistGradientBoostingRegressor(early_stopping=False, random_state=0, **k),
-     "LightGBM",
-     lambda **k: lgbm(interaction_constraints=[sorted(s) for s in k["interaction_cst"]])
-     if k else lgbm(),
-     {"interaction_cst": SETS}),
+    (
+        "DecisionTreeRegressor(max_depth=8), monotonic",
+        lambda **k: tb.DecisionTreeRegressor(max_depth=8, random_state=0, **k),
+        "scikit-learn",
+        lambda **k: skt.DecisionTreeRegressor(max_depth=8, random_state=0, **k),
+        {"monotonic_cst": CST},
+    ),
+    (
+        "RandomForestRegressor(100, max_depth=8), monotonic",
+        lambda **k: tb.RandomForestRegressor(100, max_depth=8, n_jobs=-1, random_state=0, **k),
+        "scikit-learn",
+        lambda **k: ske.RandomForestRegressor(100, max_depth=8, n_jobs=-1, random_state=0, **k),
+        {"monotonic_cst": CST},
+    ),
+    (
+        "HistGradientBoostingRegressor(100 iterations), monotonic",
+        lambda **k: tb.HistGradientBoostingRegressor(early_stopping=False, random_state=0, **k),
+        "scikit-learn",
+        lambda **k: ske.HistGradientBoostingRegressor(early_stopping=False, random_state=0, **k),
+        {"monotonic_cst": CST},
+    ),
+    (
+        "HistGradientBoostingRegressor(100 iterations), monotonic",
+        lambda **k: tb.HistGradientBoostingRegressor(early_stopping=False, random_state=0, **k),
+        "LightGBM",
+        lambda **k: lgbm(monotone_constraints=list(k["monotonic_cst"])) if k else lgbm(),
+        {"monotonic_cst": CST},
+    ),
+    (
+        "HistGradientBoostingRegressor(100 iterations), interaction",
+        lambda **k: tb.HistGradientBoostingRegressor(early_stopping=False, random_state=0, **k),
+        "scikit-learn",
+        lambda **k: ske.HistGradientBoostingRegressor(early_stopping=False, random_state=0, **k),
+        {"interaction_cst": SETS},
+    ),
+    (
+        "HistGradientBoostingRegressor(100 iterations), interaction",
+        lambda **k: tb.HistGradientBoostingRegressor(early_stopping=False, random_state=0, **k),
+        "LightGBM",
+        lambda **k: (
+            lgbm(interaction_constraints=[sorted(s) for s in k["interaction_cst"]]) if k else lgbm()
+        ),
+        {"interaction_cst": SETS},
+    ),
 ]
 
 
@@ -102,11 +116,13 @@ def main():
     args = parser.parse_args()
     Xtr, Xte, ytr, yte = task(args.n_samples)
     print(f"{args.n_samples} rows x {N_FEATURES} features, 75/25 split\n")
-    print("| model | reference | tb fit free / constrained (s) | ref fit free / constrained "
-          "(s) | ratio (constrained) | R^2 tb vs ref (constrained) | violation tb / ref |")
+    print(
+        "| model | reference | tb fit free / constrained (s) | ref fit free / constrained "
+        "(s) | ratio (constrained) | R^2 tb vs ref (constrained) | violation tb / ref |"
+    )
     print("|---|---|---|---|---|---|---|")
     for name, ours, ref_name, theirs, kw in ROWS:
-        for make in (ours, theirs):         # warm-up: compilation, thread pools
+        for make in (ours, theirs):  # warm-up: compilation, thread pools
             make(**kw).fit(Xtr[:2000], ytr[:2000])
         t_free, _ = best_time(lambda: ours().fit(Xtr, ytr), args.repeats)
         t_tb, m_tb = best_time(lambda: ours(**kw).fit(Xtr, ytr), args.repeats)
@@ -114,9 +130,11 @@ def main():
         r_ref, m_ref = best_time(lambda: theirs(**kw).fit(Xtr, ytr), args.repeats)
         v_tb = violation(m_tb, Xte) if "monotonic_cst" in kw else float("nan")
         v_ref = violation(m_ref, Xte) if "monotonic_cst" in kw else float("nan")
-        print(f"| {name} | {ref_name} | {t_free:.2f} / {t_tb:.2f} | {r_free:.2f} / "
-              f"{r_ref:.2f} | {t_tb / r_ref:.2f}x | {m_tb.score(Xte, yte):.4f} vs "
-              f"{m_ref.score(Xte, yte):.4f} | {v_tb:.3g} / {v_ref:.3g} |")
+        print(
+            f"| {name} | {ref_name} | {t_free:.2f} / {t_tb:.2f} | {r_free:.2f} / "
+            f"{r_ref:.2f} | {t_tb / r_ref:.2f}x | {m_tb.score(Xte, yte):.4f} vs "
+            f"{m_ref.score(Xte, yte):.4f} | {v_tb:.3g} / {v_ref:.3g} |"
+        )
 
 
 if __name__ == "__main__":

@@ -12,13 +12,13 @@ warm-up.  Runs in the environment it is given: OpenMP's default wait policy (idl
 workers spin a while), or ``OMP_WAIT_POLICY=PASSIVE python benchmarks/bench_contention.py``
 for workers that sleep at once, the setting for a machine shared with other busy work.
 """
+
 import argparse
 import os
 import subprocess
 import time
 
 import treeboost as tb
-import numpy as np
 from sklearn.datasets import make_classification
 
 
@@ -33,19 +33,31 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n-samples", type=int, default=75_000)
     args = ap.parse_args()
-    X, y = make_classification(n_samples=args.n_samples, n_features=40, n_informative=20,
-                               random_state=0)
+    X, y = make_classification(
+        n_samples=args.n_samples, n_features=40, n_informative=20, random_state=0
+    )
     # LightGBM's trees (31 leaves best-first, 20 rows a leaf, second-order gain)
-    rows = {"GBDT(100)": lambda: tb.GradientBoostingClassifier(
-                n_estimators=100, random_state=0, max_depth=None, max_leaf_nodes=31,
-                min_samples_leaf=20, split_gain="hessian"),
-            "CART full depth": lambda: tb.DecisionTreeClassifier(random_state=0),
-            "RandomForest(100)": lambda: tb.RandomForestClassifier(
-                n_estimators=100, n_jobs=-1, random_state=0),
-            "ExtraTrees(100)": lambda: tb.ExtraTreesClassifier(
-                n_estimators=100, n_jobs=-1, random_state=0)}
-    print(f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}, "
-          f"{os.cpu_count()} cores, {args.n_samples} rows")
+    rows = {
+        "GBDT(100)": lambda: tb.GradientBoostingClassifier(
+            n_estimators=100,
+            random_state=0,
+            max_depth=None,
+            max_leaf_nodes=31,
+            min_samples_leaf=20,
+            split_gain="hessian",
+        ),
+        "CART full depth": lambda: tb.DecisionTreeClassifier(random_state=0),
+        "RandomForest(100)": lambda: tb.RandomForestClassifier(
+            n_estimators=100, n_jobs=-1, random_state=0
+        ),
+        "ExtraTrees(100)": lambda: tb.ExtraTreesClassifier(
+            n_estimators=100, n_jobs=-1, random_state=0
+        ),
+    }
+    print(
+        f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}, "
+        f"{os.cpu_count()} cores, {args.n_samples} rows"
+    )
     print("| fit | quiet (s) | one core busy (s) | slow-down |")
     print("|---|---|---|---|")
     for name, make in rows.items():

@@ -28,6 +28,7 @@ Data: make_classification(n, 40 features, 20 informative, 5 redundant, flip_y=0.
 random_state=0); the regression row is make_regression(n, 40 features, 20
 informative, noise 10) plus Student-t(2) noise times 20.
 """
+
 import argparse
 import json
 import os
@@ -57,13 +58,22 @@ TWO_CORES = ("hgb-100k", "rf32-200k")
 def make_data(name, n, seed=0):
     import numpy as np
     from sklearn.datasets import make_classification, make_regression
+
     if name == "reg":
-        X, y = make_regression(n_samples=n, n_features=40, n_informative=20, noise=10.0,
-                               random_state=seed)
+        X, y = make_regression(
+            n_samples=n, n_features=40, n_informative=20, noise=10.0, random_state=seed
+        )
         return X, y + np.random.default_rng(seed).standard_t(2, size=n) * 20
     k = 10 if name == "cls10" else 2
-    return make_classification(n_samples=n, n_features=40, n_informative=20, n_redundant=5,
-                               n_classes=k, flip_y=0.03, random_state=seed)
+    return make_classification(
+        n_samples=n,
+        n_features=40,
+        n_informative=20,
+        n_redundant=5,
+        n_classes=k,
+        flip_y=0.03,
+        random_state=seed,
+    )
 
 
 def make_model(lib, kind, threads, it=100, trees=100, loss=None):
@@ -71,22 +81,24 @@ def make_model(lib, kind, threads, it=100, trees=100, loss=None):
     if kind == "hgb":
         if lib == "tb":
             import treeboost as tb
+
             if loss is None:
                 return tb.HistGradientBoostingClassifier(max_iter=it, early_stopping=False)
-            return tb.HistGradientBoostingRegressor(loss=loss, max_iter=it,
-                                                    early_stopping=False)
+            return tb.HistGradientBoostingRegressor(loss=loss, max_iter=it, early_stopping=False)
         if lib == "lgbm":
             import lightgbm
+
             if loss is None:
                 return lightgbm.LGBMClassifier(n_estimators=it, n_jobs=threads, verbose=-1)
             objective = {"absolute_error": "l1", "squared_error": "l2"}[loss]
-            return lightgbm.LGBMRegressor(n_estimators=it, objective=objective,
-                                          n_jobs=threads, verbose=-1)
+            return lightgbm.LGBMRegressor(
+                n_estimators=it, objective=objective, n_jobs=threads, verbose=-1
+            )
         from sklearn import ensemble
+
         if loss is None:
             return ensemble.HistGradientBoostingClassifier(max_iter=it, early_stopping=False)
-        return ensemble.HistGradientBoostingRegressor(loss=loss, max_iter=it,
-                                                      early_stopping=False)
+        return ensemble.HistGradientBoostingRegressor(loss=loss, max_iter=it, early_stopping=False)
     if kind in ("rf", "et"):
         if lib == "tb":
             import treeboost as mod
@@ -106,6 +118,7 @@ def make_model(lib, kind, threads, it=100, trees=100, loss=None):
 def one(case, lib, threads):
     """Time one library's fit of ``case`` in this process and print its JSON line."""
     import numpy as np
+
     data, n, kind, _, opts, repeats = CASES[case]
     lib = "tb" if lib == "tbp" else lib
     n = max(2_000, int(n * float(os.environ.get("BENCH_SCALE", "1"))))
@@ -128,15 +141,30 @@ def one(case, lib, threads):
         score = np.mean(pred == y[:m])
     if os.environ.get("OMP_WAIT_POLICY") == "PASSIVE":
         lib = "tbp"
-    print(json.dumps({"case": case, "lib": lib, "threads": threads, "n": n,
-                      "fit_s": round(best, 3), "predict_s": round(pt, 3),
-                      "train_score": round(float(score), 4),
-                      "pinned": os.environ.get("BENCH_PINNED", "")}), flush=True)
+    print(
+        json.dumps(
+            {
+                "case": case,
+                "lib": lib,
+                "threads": threads,
+                "n": n,
+                "fit_s": round(best, 3),
+                "predict_s": round(pt, 3),
+                "train_score": round(float(score), 4),
+                "pinned": os.environ.get("BENCH_PINNED", ""),
+            }
+        ),
+        flush=True,
+    )
 
 
 def run_one(case, lib, threads, timeout, pin=None, busy=False):
-    env = dict(os.environ, NUMBA_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads),
-               PYTHONUNBUFFERED="1")
+    env = dict(
+        os.environ,
+        NUMBA_NUM_THREADS=str(threads),
+        OMP_NUM_THREADS=str(threads),
+        PYTHONUNBUFFERED="1",
+    )
     if lib == "tbp":
         # treeboost with OpenMP's passive wait, which a user may choose for a loaded machine
         env["OMP_WAIT_POLICY"] = "PASSIVE"
@@ -151,11 +179,22 @@ def run_one(case, lib, threads, timeout, pin=None, busy=False):
         p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
         lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
         if p.returncode or not lines:
-            lines = [json.dumps({"case": case, "lib": lib, "threads": threads,
-                                 "error": (p.stderr or p.stdout)[-300:]})]
+            lines = [
+                json.dumps(
+                    {
+                        "case": case,
+                        "lib": lib,
+                        "threads": threads,
+                        "error": (p.stderr or p.stdout)[-300:],
+                    }
+                )
+            ]
     except subprocess.TimeoutExpired:
-        lines = [json.dumps({"case": case, "lib": lib, "threads": threads,
-                             "error": f"over {timeout:.0f} s"})]
+        lines = [
+            json.dumps(
+                {"case": case, "lib": lib, "threads": threads, "error": f"over {timeout:.0f} s"}
+            )
+        ]
     finally:
         if hog is not None:
             hog.kill()
@@ -169,11 +208,17 @@ def _key(r):
 
 def print_tables(results, n_cores):
     by = {_key(r): r for r in results if "fit_s" in r}
-    names = {"tb": "treeboost", "tbp": "treeboost, OMP_WAIT_POLICY=PASSIVE",
-             "lgbm": "LightGBM", "sk": "scikit-learn"}
+    names = {
+        "tb": "treeboost",
+        "tbp": "treeboost, OMP_WAIT_POLICY=PASSIVE",
+        "lgbm": "LightGBM",
+        "sk": "scikit-learn",
+    }
     print(f"\n### Fit at {n_cores} threads (s; ratio = treeboost / reference)\n")
-    print("| case | treeboost | LightGBM | scikit-learn | / LightGBM | / scikit-learn "
-          "| scores tb / lgbm / sk |")
+    print(
+        "| case | treeboost | LightGBM | scikit-learn | / LightGBM | / scikit-learn "
+        "| scores tb / lgbm / sk |"
+    )
     print("|---|---|---|---|---|---|---|")
     for case in CASES:
         row = {lib: by.get((case, lib, n_cores, "")) for lib in ("tb", "lgbm", "sk")}
@@ -189,16 +234,18 @@ def print_tables(results, n_cores):
     print("|---|---|" + "---|" * (len(THREADS) + 1))
     for case in CASES:
         for lib in ("tb", "lgbm", "sk"):
-            ts = {p: by[(case, lib, p, "")]["fit_s"] for p in THREADS
-                  if (case, lib, p, "") in by}
+            ts = {p: by[(case, lib, p, "")]["fit_s"] for p in THREADS if (case, lib, p, "") in by}
             if len(ts) < 2 or 1 not in ts:
                 continue
             cells = [f"{ts[p]:.2f} ({ts[1] / ts[p]:.1f}x)" if p in ts else "" for p in THREADS]
             p = max(ts)
             s = (ts[p] / ts[1] - 1 / p) / (1 - 1 / p)
             print(f"| {case} | {names[lib]} | " + " | ".join(cells) + f" | {s:.3f} |")
-    pinned = {(r["case"], r["lib"], r["pinned"].endswith("+busy")): r for r in results
-              if r.get("pinned") and "fit_s" in r}
+    pinned = {
+        (r["case"], r["lib"], r["pinned"].endswith("+busy")): r
+        for r in results
+        if r.get("pinned") and "fit_s" in r
+    }
     if pinned:
         print("\n### Two cores (taskset 0,1): quiet, and beside `yes` pinned to core 0\n")
         print("| case | library | quiet (s) | one core busy (s) | slow-down | train score |")
@@ -207,9 +254,11 @@ def print_tables(results, n_cores):
             if busy:
                 continue
             b = pinned.get((case, lib, True))
-            cells = (f"{b['fit_s']:.2f} | {b['fit_s'] / r['fit_s']:.2f}x" if b else " | ")
-            print(f"| {case} | {names[lib]} | {r['fit_s']:.2f} | {cells} "
-                  f"| {r['train_score']:.4f} |")
+            cells = f"{b['fit_s']:.2f} | {b['fit_s'] / r['fit_s']:.2f}x" if b else " | "
+            print(
+                f"| {case} | {names[lib]} | {r['fit_s']:.2f} | {cells} | {r['train_score']:.4f} |"
+            )
+
 
 THREADS = (1, 2, 4, 8, 16)
 
@@ -217,13 +266,14 @@ THREADS = (1, 2, 4, 8, 16)
 def main():
     global THREADS
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--one", nargs=3, metavar=("CASE", "LIB", "THREADS"),
-                    help=argparse.SUPPRESS)
+    ap.add_argument("--one", nargs=3, metavar=("CASE", "LIB", "THREADS"), help=argparse.SUPPRESS)
     ap.add_argument("--cases", default=",".join(MAIN + SCALING))
-    ap.add_argument("--threads", default="1,2,4,8,16",
-                    help="thread counts of the scaling cases")
-    ap.add_argument("--two-cores", action="store_true",
-                    help="also the 2-core rows pinned with taskset, quiet and busy")
+    ap.add_argument("--threads", default="1,2,4,8,16", help="thread counts of the scaling cases")
+    ap.add_argument(
+        "--two-cores",
+        action="store_true",
+        help="also the 2-core rows pinned with taskset, quiet and busy",
+    )
     ap.add_argument("--scale", type=float, default=1.0, help="rows x SCALE (a quick try)")
     ap.add_argument("--deadline", type=float, default=420.0, help="seconds for the whole run")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
@@ -242,8 +292,7 @@ def main():
     have_lgbm = _importable("lightgbm")
     main_plan, scaling_plan, two_plan = [], [], []
     for case in args.cases.split(","):
-        libs = [lib for lib in CASES[case][3] if (lib != "lgbm" or have_lgbm)
-                and lib != "tbp"]
+        libs = [lib for lib in CASES[case][3] if (lib != "lgbm" or have_lgbm) and lib != "tbp"]
         if case in SCALING:
             scaling_plan += [(case, lib, p, None, False) for p in THREADS for lib in libs]
         else:
@@ -258,8 +307,10 @@ def main():
     path = os.path.join(args.out, "cores.jsonl")
     start = time.time()
     results = []
-    print(f"{n_cores} cores, python {sys.version.split()[0]}, {len(plan)} fits, "
-          f"writing {path}", flush=True)
+    print(
+        f"{n_cores} cores, python {sys.version.split()[0]}, {len(plan)} fits, writing {path}",
+        flush=True,
+    )
     with open(path, "a") as log:
         for case, lib, p, pin, busy in plan:
             left = args.deadline - (time.time() - start)
@@ -277,6 +328,7 @@ def main():
 
 def _importable(name):
     import importlib.util
+
     return importlib.util.find_spec(name) is not None
 
 

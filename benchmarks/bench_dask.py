@@ -14,6 +14,7 @@ memory of each worker and of the driver (``ru_maxrss``), the test AUC and, for
 treeboost, the round trips to the workers per tree and the histogram bytes per tree.
 The table at the end gives each library's fit time over LightGBM's.
 """
+
 import argparse
 import json
 import os
@@ -24,6 +25,7 @@ import time
 
 def make_chunk(seed, n, n_features):
     import numpy as np
+
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, n_features)).astype(np.float32)
     w = np.random.default_rng(12345).standard_normal(n_features)
@@ -38,20 +40,21 @@ def make_data(client, rows, n_features, chunks, seed):
     import dask
     import dask.array as da
     import numpy as np
+
     size = rows // chunks
-    parts = [dask.delayed(make_chunk)(seed * 1000 + i, size, n_features)
-             for i in range(chunks)]
-    X = da.concatenate([da.from_delayed(p[0], (size, n_features), np.float32)
-                        for p in parts])
+    parts = [dask.delayed(make_chunk)(seed * 1000 + i, size, n_features) for i in range(chunks)]
+    X = da.concatenate([da.from_delayed(p[0], (size, n_features), np.float32) for p in parts])
     y = da.concatenate([da.from_delayed(p[1], (size,), np.int64) for p in parts])
     X, y = client.persist([X, y])
     from distributed import wait
+
     wait([X, y])
     return X, y
 
 
 def peak_rss_mib():
     import resource
+
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
@@ -59,8 +62,13 @@ def run_one(args):
     import numpy as np
     from distributed import Client, LocalCluster
     from sklearn.metrics import roc_auc_score
-    cluster = LocalCluster(n_workers=args.workers, threads_per_worker=args.threads,
-                           processes=True, dashboard_address=None)
+
+    cluster = LocalCluster(
+        n_workers=args.workers,
+        threads_per_worker=args.threads,
+        processes=True,
+        dashboard_address=None,
+    )
     client = Client(cluster)
     X, y = make_data(client, args.rows, args.features, args.chunks, 0)
     Xt, yt = make_data(client, args.rows // 4, args.features, args.chunks, 1)
@@ -68,23 +76,42 @@ def run_one(args):
     extra = {}
     if args.lib == "tb":
         from treeboost.dask import DaskHistGradientBoostingClassifier
-        model = DaskHistGradientBoostingClassifier(max_iter=args.trees, max_leaf_nodes=31,
-                                                   min_samples_leaf=20, max_bins=255,
-                                                   early_stopping=False, **common)
+
+        model = DaskHistGradientBoostingClassifier(
+            max_iter=args.trees,
+            max_leaf_nodes=31,
+            min_samples_leaf=20,
+            max_bins=255,
+            early_stopping=False,
+            **common,
+        )
         # a small fit first, on every worker: the kernels load (or compile) there
-        Xw, yw = make_data(client, 4_000 * args.workers * 4, args.features,
-                           args.workers * 4, 2)
+        Xw, yw = make_data(client, 4_000 * args.workers * 4, args.features, args.workers * 4, 2)
         DaskHistGradientBoostingClassifier(max_iter=2, early_stopping=False).fit(Xw, yw)
     elif args.lib == "lgbm":
         import lightgbm as lgb
-        model = lgb.DaskLGBMClassifier(client=client, n_estimators=args.trees,
-                                       num_leaves=31, min_child_samples=20, max_bin=255,
-                                       verbose=-1, **common)
+
+        model = lgb.DaskLGBMClassifier(
+            client=client,
+            n_estimators=args.trees,
+            num_leaves=31,
+            min_child_samples=20,
+            max_bin=255,
+            verbose=-1,
+            **common,
+        )
     else:
         import xgboost.dask as xgb_dask
-        model = xgb_dask.DaskXGBClassifier(n_estimators=args.trees, max_leaves=31,
-                                           grow_policy="lossguide", max_depth=0,
-                                           tree_method="hist", max_bin=256, **common)
+
+        model = xgb_dask.DaskXGBClassifier(
+            n_estimators=args.trees,
+            max_leaves=31,
+            grow_policy="lossguide",
+            max_depth=0,
+            tree_method="hist",
+            max_bin=256,
+            **common,
+        )
         model.client = client
     t0 = time.perf_counter()
     model.fit(X, y)
@@ -96,12 +123,23 @@ def run_one(args):
     if args.lib == "tb":
         n_bins = model.bin_mapper_.missing_values_code_ + 1
         rounds = float(np.mean(model.n_rounds_))
-        extra = {"rounds_per_tree": rounds,
-                 "hist_bytes_per_tree": float(np.mean(model.n_expanded_)) * args.workers
-                 * args.features * n_bins * 3 * 8}
-    out = {"lib": args.lib, "fit_s": round(fit_s, 2), "auc": round(float(auc), 4),
-           "worker_peak_mib": [round(v) for v in workers.values()],
-           "client_peak_mib": round(peak_rss_mib()), **extra}
+        extra = {
+            "rounds_per_tree": rounds,
+            "hist_bytes_per_tree": float(np.mean(model.n_expanded_))
+            * args.workers
+            * args.features
+            * n_bins
+            * 3
+            * 8,
+        }
+    out = {
+        "lib": args.lib,
+        "fit_s": round(fit_s, 2),
+        "auc": round(float(auc), 4),
+        "worker_peak_mib": [round(v) for v in workers.values()],
+        "client_peak_mib": round(peak_rss_mib()),
+        **extra,
+    }
     print(json.dumps(out), flush=True)
     client.close()
     cluster.close()
@@ -124,8 +162,9 @@ def main():
     rows = []
     for lib in args.libs.split(","):
         cmd = [sys.executable, __file__, "--lib", lib] + [
-            f"--{k}={getattr(args, k)}" for k in ("rows", "features", "chunks", "workers",
-                                                  "threads", "trees")]
+            f"--{k}={getattr(args, k)}"
+            for k in ("rows", "features", "chunks", "workers", "threads", "trees")
+        ]
         res = subprocess.run(cmd, capture_output=True, text=True)
         line = [ln for ln in res.stdout.splitlines() if ln.startswith("{")]
         if res.returncode or not line:
@@ -138,21 +177,26 @@ def main():
         with open(os.path.join(args.out, "dask.jsonl"), "w") as f:
             f.writelines(json.dumps(r) + "\n" for r in rows)
     ref = {r["lib"]: r for r in rows}.get("lgbm")
-    print(f"\n{args.rows:,} rows x {args.features} features in {args.chunks} chunks, "
-          f"{args.workers} workers x {args.threads} threads, {args.trees} trees of 31 "
-          f"leaves")
-    print("| library | fit (s) | / LightGBM | test AUC | worker peak (MiB) | client peak "
-          "(MiB) |")
+    print(
+        f"\n{args.rows:,} rows x {args.features} features in {args.chunks} chunks, "
+        f"{args.workers} workers x {args.threads} threads, {args.trees} trees of 31 "
+        f"leaves"
+    )
+    print("| library | fit (s) | / LightGBM | test AUC | worker peak (MiB) | client peak (MiB) |")
     print("|---|---|---|---|---|---|")
     names = {"tb": "treeboost.dask", "lgbm": "lightgbm.dask", "xgb": "xgboost.dask"}
     for r in rows:
         ratio = f"{r['fit_s'] / ref['fit_s']:.2f}x" if ref else "-"
-        print(f"| {names[r['lib']]} | {r['fit_s']:.2f} | {ratio} | {r['auc']:.4f} | "
-              f"{' / '.join(map(str, r['worker_peak_mib']))} | {r['client_peak_mib']} |")
+        print(
+            f"| {names[r['lib']]} | {r['fit_s']:.2f} | {ratio} | {r['auc']:.4f} | "
+            f"{' / '.join(map(str, r['worker_peak_mib']))} | {r['client_peak_mib']} |"
+        )
     for r in rows:
         if "rounds_per_tree" in r:
-            print(f"\ntreeboost: {r['rounds_per_tree']:.1f} round trips and "
-                  f"{r['hist_bytes_per_tree'] / 2 ** 20:.1f} MiB of histograms per tree")
+            print(
+                f"\ntreeboost: {r['rounds_per_tree']:.1f} round trips and "
+                f"{r['hist_bytes_per_tree'] / 2**20:.1f} MiB of histograms per tree"
+            )
 
 
 if __name__ == "__main__":

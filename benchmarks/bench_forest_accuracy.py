@@ -11,6 +11,7 @@ held-out accuracy, and the fit time (best over the seeds).  The data of bench_sp
 100 trees, ``n_jobs=-1``.  ``--max-bins`` lists treeboost's bin counts to compare (the
 cuts of a binned forest fall on bin edges; scikit-learn's between any two values).
 """
+
 import argparse
 import time
 
@@ -20,8 +21,10 @@ from sklearn import ensemble as sk
 
 from bench_speed import _data
 
-MODELS = {"extra-trees": (tb.ExtraTreesClassifier, sk.ExtraTreesClassifier),
-          "random-forest": (tb.RandomForestClassifier, sk.RandomForestClassifier)}
+MODELS = {
+    "extra-trees": (tb.ExtraTreesClassifier, sk.ExtraTreesClassifier),
+    "random-forest": (tb.RandomForestClassifier, sk.RandomForestClassifier),
+}
 
 
 def _ints(text):
@@ -52,10 +55,14 @@ def main():
     print("|---|---|---|---|")
     for n in args.samples:
         data = _data("clf", n, 2)
-        ours(3, max_bins=args.max_bins[0]).fit(data[0][:2000], data[2][:2000])   # compile
-        rows = [(f"treeboost, max_bins={b}",
-                 lambda s, b=b: ours(100, n_jobs=-1, random_state=s, max_bins=b))
-                for b in args.max_bins]
+        ours(3, max_bins=args.max_bins[0]).fit(data[0][:2000], data[2][:2000])  # compile
+        rows = [
+            (
+                f"treeboost, max_bins={b}",
+                lambda s, b=b: ours(100, n_jobs=-1, random_state=s, max_bins=b),
+            )
+            for b in args.max_bins
+        ]
         rows.append(("scikit-learn", lambda s: theirs(100, n_jobs=-1, random_state=s)))
         for name, make in rows:
             mean, std, fit = _over_seeds(make, args.seeds, data)

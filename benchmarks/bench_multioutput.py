@@ -16,6 +16,7 @@ Each library fits a full-depth DecisionTree*, RandomForest*(100, n_jobs=-1) and
 ExtraTrees*(100, n_jobs=-1) with its defaults; best of --repeats after a warm-up fit on
 2000 rows.  The ratio is treeboost's fit time over scikit-learn's.
 """
+
 import argparse
 
 import numba
@@ -29,8 +30,9 @@ from _timing import best_time
 
 
 def regression_task(n, k):
-    X, y = make_regression(n_samples=n, n_features=40, n_informative=20, n_targets=k,
-                           noise=10.0, random_state=0)
+    X, y = make_regression(
+        n_samples=n, n_features=40, n_informative=20, n_targets=k, noise=10.0, random_state=0
+    )
     return train_test_split(X, y, test_size=0.25, random_state=0)
 
 
@@ -54,24 +56,38 @@ def score(task, model, X, y):
 
 MODELS = {
     "regression": [
-        ("DecisionTreeRegressor", lambda: tb.DecisionTreeRegressor(random_state=0),
-         lambda: skt.DecisionTreeRegressor(random_state=0)),
-        ("RandomForestRegressor(100)",
-         lambda: tb.RandomForestRegressor(100, n_jobs=-1, random_state=0),
-         lambda: ske.RandomForestRegressor(100, n_jobs=-1, random_state=0)),
-        ("ExtraTreesRegressor(100)",
-         lambda: tb.ExtraTreesRegressor(100, n_jobs=-1, random_state=0),
-         lambda: ske.ExtraTreesRegressor(100, n_jobs=-1, random_state=0)),
+        (
+            "DecisionTreeRegressor",
+            lambda: tb.DecisionTreeRegressor(random_state=0),
+            lambda: skt.DecisionTreeRegressor(random_state=0),
+        ),
+        (
+            "RandomForestRegressor(100)",
+            lambda: tb.RandomForestRegressor(100, n_jobs=-1, random_state=0),
+            lambda: ske.RandomForestRegressor(100, n_jobs=-1, random_state=0),
+        ),
+        (
+            "ExtraTreesRegressor(100)",
+            lambda: tb.ExtraTreesRegressor(100, n_jobs=-1, random_state=0),
+            lambda: ske.ExtraTreesRegressor(100, n_jobs=-1, random_state=0),
+        ),
     ],
     "classification": [
-        ("DecisionTreeClassifier", lambda: tb.DecisionTreeClassifier(random_state=0),
-         lambda: skt.DecisionTreeClassifier(random_state=0)),
-        ("RandomForestClassifier(100)",
-         lambda: tb.RandomForestClassifier(100, n_jobs=-1, random_state=0),
-         lambda: ske.RandomForestClassifier(100, n_jobs=-1, random_state=0)),
-        ("ExtraTreesClassifier(100)",
-         lambda: tb.ExtraTreesClassifier(100, n_jobs=-1, random_state=0),
-         lambda: ske.ExtraTreesClassifier(100, n_jobs=-1, random_state=0)),
+        (
+            "DecisionTreeClassifier",
+            lambda: tb.DecisionTreeClassifier(random_state=0),
+            lambda: skt.DecisionTreeClassifier(random_state=0),
+        ),
+        (
+            "RandomForestClassifier(100)",
+            lambda: tb.RandomForestClassifier(100, n_jobs=-1, random_state=0),
+            lambda: ske.RandomForestClassifier(100, n_jobs=-1, random_state=0),
+        ),
+        (
+            "ExtraTreesClassifier(100)",
+            lambda: tb.ExtraTreesClassifier(100, n_jobs=-1, random_state=0),
+            lambda: ske.ExtraTreesClassifier(100, n_jobs=-1, random_state=0),
+        ),
     ],
 }
 
@@ -83,10 +99,11 @@ def main():
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--task", choices=sorted(MODELS), action="append")
     args = ap.parse_args()
-    print(f"{args.n_samples:,} rows x 40 features, {args.n_outputs} outputs; "
-          f"numba threads {numba.get_num_threads()}")
-    print("| task | model | treeboost fit (s) | scikit-learn fit (s) | ratio | "
-          "score (tb vs sk) |")
+    print(
+        f"{args.n_samples:,} rows x 40 features, {args.n_outputs} outputs; "
+        f"numba threads {numba.get_num_threads()}"
+    )
+    print("| task | model | treeboost fit (s) | scikit-learn fit (s) | ratio | score (tb vs sk) |")
     print("|---|---|---|---|---|---|")
     for task in args.task or sorted(MODELS):
         make = regression_task if task == "regression" else classification_task
@@ -98,9 +115,11 @@ def main():
                 t, model = best_time(lambda: factory().fit(Xtr, ytr), args.repeats)
                 times.append(t)
                 scores.append(score(task, model, Xte, yte))
-            print(f"| {task} | {name} | {times[0]:.2f} | {times[1]:.2f} | "
-                  f"{times[0] / times[1]:.2f}x | {scores[0]:.4f} vs {scores[1]:.4f} |",
-                  flush=True)
+            print(
+                f"| {task} | {name} | {times[0]:.2f} | {times[1]:.2f} | "
+                f"{times[0] / times[1]:.2f}x | {scores[0]:.4f} vs {scores[1]:.4f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ threads treeboost's forest starts inside each search worker
 (``treeboost.ensembles._parallel.n_workers``, asked there), and the search's wall time
 after a warm-up search.
 """
+
 import argparse
 import time
 
@@ -23,7 +24,7 @@ from sklearn.model_selection import GridSearchCV
 
 def _run(make, X, y):
     grid = GridSearchCV(make(), {"max_depth": [6, 8, 10, 12]}, cv=3, n_jobs=2)
-    grid.fit(X[:500], y[:500])                    # warm-up: workers started, kernels loaded
+    grid.fit(X[:500], y[:500])  # warm-up: workers started, kernels loaded
     t = time.perf_counter()
     grid.fit(X, y)
     return time.perf_counter() - t
@@ -45,15 +46,20 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n-samples", type=int, default=20_000)
     args = ap.parse_args()
-    X, y = make_classification(n_samples=args.n_samples, n_features=40, n_informative=20,
-                               random_state=0)
+    X, y = make_classification(
+        n_samples=args.n_samples, n_features=40, n_informative=20, random_state=0
+    )
     print("| library | forest n_jobs | tree workers per search worker | grid search wall (s) |")
     print("|---|---|---|---|")
     for n_jobs in (1, 2, -1):
-        for name, cls in (("treeboost", tb.RandomForestClassifier),
-                          ("scikit-learn", sk.RandomForestClassifier)):
+        for name, cls in (
+            ("treeboost", tb.RandomForestClassifier),
+            ("scikit-learn", sk.RandomForestClassifier),
+        ):
+
             def make(cls=cls, n_jobs=n_jobs):
                 return cls(n_estimators=50, n_jobs=n_jobs, random_state=0)
+
             workers = _Probe.workers(n_jobs) if name == "treeboost" else "-"
             print(f"| {name} | {n_jobs} | {workers} | {_run(make, X, y):.2f} |", flush=True)
 

@@ -21,6 +21,7 @@ not in it.  Dense codes of the matrix would take ``n_samples x n_features`` byte
 printed above the table.  The accuracy is on the training rows: it shows that each
 model learned the rule.
 """
+
 import argparse
 import os
 
@@ -49,30 +50,41 @@ _extra['accuracy'] = float(np.mean(_pred == y))
 
 ROWS = {
     "forest": [
-        ("treeboost RandomForestClassifier(20, max_depth=20)",
-         "import treeboost as tb",
-         "tb.RandomForestClassifier(20, max_depth=20, n_jobs=2, random_state=0)"),
-        ("scikit-learn RandomForestClassifier(20, max_depth=20)",
-         "from sklearn.ensemble import RandomForestClassifier",
-         "RandomForestClassifier(20, max_depth=20, n_jobs=2, random_state=0)"),
+        (
+            "treeboost RandomForestClassifier(20, max_depth=20)",
+            "import treeboost as tb",
+            "tb.RandomForestClassifier(20, max_depth=20, n_jobs=2, random_state=0)",
+        ),
+        (
+            "scikit-learn RandomForestClassifier(20, max_depth=20)",
+            "from sklearn.ensemble import RandomForestClassifier",
+            "RandomForestClassifier(20, max_depth=20, n_jobs=2, random_state=0)",
+        ),
     ],
     "boosting": [
-        ("treeboost HistGradientBoostingClassifier(max_iter=50) (31 leaves)",
-         "import treeboost as tb",
-         "tb.HistGradientBoostingClassifier(max_iter=50, early_stopping=False, "
-         "random_state=0)"),
-        ("LightGBM LGBMClassifier(n_estimators=50) (31 leaves)",
-         "import lightgbm as lgb",
-         "lgb.LGBMClassifier(n_estimators=50, verbose=-1, random_state=0)"),
+        (
+            "treeboost HistGradientBoostingClassifier(max_iter=50) (31 leaves)",
+            "import treeboost as tb",
+            "tb.HistGradientBoostingClassifier(max_iter=50, early_stopping=False, random_state=0)",
+        ),
+        (
+            "LightGBM LGBMClassifier(n_estimators=50) (31 leaves)",
+            "import lightgbm as lgb",
+            "lgb.LGBMClassifier(n_estimators=50, verbose=-1, random_state=0)",
+        ),
     ],
     "shape": [
-        ("treeboost GradientBoostingClassifier(50, max_depth=3)",
-         "import treeboost as tb",
-         "tb.GradientBoostingClassifier(n_estimators=50, max_depth=3, max_leaf_nodes=None, "
-         "min_samples_leaf=1, random_state=0)"),
-        ("scikit-learn GradientBoostingClassifier(50) (depth 3)",
-         "from sklearn.ensemble import GradientBoostingClassifier",
-         "GradientBoostingClassifier(n_estimators=50, random_state=0)"),
+        (
+            "treeboost GradientBoostingClassifier(50, max_depth=3)",
+            "import treeboost as tb",
+            "tb.GradientBoostingClassifier(n_estimators=50, max_depth=3, max_leaf_nodes=None, "
+            "min_samples_leaf=1, random_state=0)",
+        ),
+        (
+            "scikit-learn GradientBoostingClassifier(50) (depth 3)",
+            "from sklearn.ensemble import GradientBoostingClassifier",
+            "GradientBoostingClassifier(n_estimators=50, random_state=0)",
+        ),
     ],
 }
 
@@ -85,11 +97,12 @@ def main():
     ap.add_argument("--rows", default="forest,boosting,shape")
     args = ap.parse_args()
     n, d = args.n_samples, args.n_features
-    print(f"CSR {n:,} x {d:,}, density {args.density}, "
-          f"{int(args.density * n * d):,} values; dense codes would take "
-          f"{n * d / 2 ** 20:,.0f} MiB; {os.cpu_count()} cores")
-    print("| model | fit (s) | fit / treeboost | fit peak (MiB) | predict (s) "
-          "| train accuracy |")
+    print(
+        f"CSR {n:,} x {d:,}, density {args.density}, "
+        f"{int(args.density * n * d):,} values; dense codes would take "
+        f"{n * d / 2**20:,.0f} MiB; {os.cpu_count()} cores"
+    )
+    print("| model | fit (s) | fit / treeboost | fit peak (MiB) | predict (s) | train accuracy |")
     print("|---|---|---|---|---|---|")
     for group in args.rows.split(","):
         base = None
@@ -101,9 +114,11 @@ def main():
                 print(f"| {name} | failed: {e} | | | | |", flush=True)
                 continue
             base = base or m["seconds"]
-            print(f"| {name} | {m['seconds']:.2f} | {m['seconds'] / base:.2f} | "
-                  f"{m['fit_peak']:,.0f} | {m['predict']:.2f} | {m['accuracy']:.4f} |",
-                  flush=True)
+            print(
+                f"| {name} | {m['seconds']:.2f} | {m['seconds'] / base:.2f} | "
+                f"{m['fit_peak']:,.0f} | {m['predict']:.2f} | {m['accuracy']:.4f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

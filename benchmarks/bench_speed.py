@@ -13,6 +13,7 @@ treeboost's fit time over the reference's (below 1: treeboost is faster); then
 ``predict`` on the held-out quarter (best of 3) and its ratio, and the held-out
 accuracy or R^2 of both.  ``--quick`` leaves out the 1M-row row.
 """
+
 import argparse
 import json
 import os
@@ -28,14 +29,18 @@ from _timing import best_time
 def _lgbm(**kw):
     def make():
         import lightgbm
+
         return lightgbm.LGBMClassifier(n_estimators=100, verbose=-1, **kw)
+
     return make
 
 
 def _lgbm_reg(**kw):
     def make():
         import lightgbm
+
         return lightgbm.LGBMRegressor(n_estimators=100, verbose=-1, **kw)
+
     return make
 
 
@@ -47,24 +52,29 @@ LGBM_TREES = dict(max_depth=None, max_leaf_nodes=31, min_samples_leaf=20, split_
 def _gbc(**kw):
     def make():
         import treeboost as tb
-        return tb.GradientBoostingClassifier(n_estimators=100, random_state=0, **LGBM_TREES,
-                                             **kw)
+
+        return tb.GradientBoostingClassifier(n_estimators=100, random_state=0, **LGBM_TREES, **kw)
+
     return make
 
 
 def _gbr(**kw):
     def make():
         import treeboost as tb
-        return tb.GradientBoostingRegressor(n_estimators=100, random_state=0, **LGBM_TREES,
-                                            **kw)
+
+        return tb.GradientBoostingRegressor(n_estimators=100, random_state=0, **LGBM_TREES, **kw)
+
     return make
 
 
 def _est(module, name, *args, **kw):
     """A factory of ``module.name(*args, **kw)``, importing ``module`` when called."""
+
     def make():
         import importlib
+
         return getattr(importlib.import_module(module), name)(*args, **kw)
+
     return make
 
 
@@ -75,38 +85,62 @@ ROWS = {
     "gbdt-100k": ("clf", 100_000, 2, _gbc(), "LightGBM", _lgbm()),
     "gbdt-1m": ("clf", 1_000_000, 2, _gbc(), "LightGBM", _lgbm()),
     "gbdt-10class": ("clf", 75_000, 10, _gbc(), "LightGBM", _lgbm()),
-    "gbdt-absolute": ("reg", 75_000, 0, _gbr(loss="absolute_error"), "LightGBM",
-                      _lgbm_reg(objective="l1")),
-    "gbdt-huber": ("reg", 75_000, 0, _gbr(loss="huber"), "LightGBM",
-                   _lgbm_reg(objective="huber")),
-    "gbdt-quantile": ("reg", 75_000, 0, _gbr(loss="quantile", alpha=0.9), "LightGBM",
-                      _lgbm_reg(objective="quantile", alpha=0.9)),
-    "random-forest": ("clf", 100_000, 2,
-                      _est("treeboost", "RandomForestClassifier", 100, n_jobs=-1,
-                           random_state=0),
-                      "scikit-learn",
-                      _est("sklearn.ensemble", "RandomForestClassifier", 100, n_jobs=-1,
-                           random_state=0)),
-    "extra-trees": ("clf", 100_000, 2,
-                    _est("treeboost", "ExtraTreesClassifier", 100, n_jobs=-1,
-                         random_state=0),
-                    "scikit-learn",
-                    _est("sklearn.ensemble", "ExtraTreesClassifier", 100, n_jobs=-1,
-                         random_state=0)),
-    "cart": ("clf", 100_000, 2, _est("treeboost", "DecisionTreeClassifier", random_state=0),
-             "scikit-learn", _est("sklearn.tree", "DecisionTreeClassifier", random_state=0)),
+    "gbdt-absolute": (
+        "reg",
+        75_000,
+        0,
+        _gbr(loss="absolute_error"),
+        "LightGBM",
+        _lgbm_reg(objective="l1"),
+    ),
+    "gbdt-huber": ("reg", 75_000, 0, _gbr(loss="huber"), "LightGBM", _lgbm_reg(objective="huber")),
+    "gbdt-quantile": (
+        "reg",
+        75_000,
+        0,
+        _gbr(loss="quantile", alpha=0.9),
+        "LightGBM",
+        _lgbm_reg(objective="quantile", alpha=0.9),
+    ),
+    "random-forest": (
+        "clf",
+        100_000,
+        2,
+        _est("treeboost", "RandomForestClassifier", 100, n_jobs=-1, random_state=0),
+        "scikit-learn",
+        _est("sklearn.ensemble", "RandomForestClassifier", 100, n_jobs=-1, random_state=0),
+    ),
+    "extra-trees": (
+        "clf",
+        100_000,
+        2,
+        _est("treeboost", "ExtraTreesClassifier", 100, n_jobs=-1, random_state=0),
+        "scikit-learn",
+        _est("sklearn.ensemble", "ExtraTreesClassifier", 100, n_jobs=-1, random_state=0),
+    ),
+    "cart": (
+        "clf",
+        100_000,
+        2,
+        _est("treeboost", "DecisionTreeClassifier", random_state=0),
+        "scikit-learn",
+        _est("sklearn.tree", "DecisionTreeClassifier", random_state=0),
+    ),
 }
 
 
 def _data(task, n, n_classes):
     from sklearn.datasets import make_classification, make_regression
     from sklearn.model_selection import train_test_split
+
     if task == "clf":
-        X, y = make_classification(n_samples=n, n_features=40, n_informative=20,
-                                   n_classes=n_classes, random_state=0)
+        X, y = make_classification(
+            n_samples=n, n_features=40, n_informative=20, n_classes=n_classes, random_state=0
+        )
     else:
-        X, y = make_regression(n_samples=n, n_features=40, n_informative=20, noise=10.0,
-                               random_state=0)
+        X, y = make_regression(
+            n_samples=n, n_features=40, n_informative=20, noise=10.0, random_state=0
+        )
     return train_test_split(X, y, test_size=0.25, random_state=0)
 
 
@@ -124,6 +158,7 @@ def _score(task, model, Xte, yte):
     if task == "clf":
         return float(np.mean(pred == yte))
     from sklearn.metrics import r2_score
+
     return float(r2_score(yte, pred))
 
 
@@ -133,8 +168,12 @@ def one(name, side, repeats):
     task, n, n_classes, make_tb, _, make_ref = ROWS[name]
     Xtr, Xte, ytr, yte = _data(task, n, n_classes)
     t, model = _fit(make_tb if side == "tb" else make_ref, Xtr, ytr, repeats)
-    print(json.dumps({"fit": t, "predict": _predict_time(model, Xte),
-                      "score": _score(task, model, Xte, yte)}), flush=True)
+    print(
+        json.dumps(
+            {"fit": t, "predict": _predict_time(model, Xte), "score": _score(task, model, Xte, yte)}
+        ),
+        flush=True,
+    )
 
 
 def _cpu_name():
@@ -149,8 +188,11 @@ def _cpu_name():
 
 
 def _run_side(name, side, repeats):
-    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", name, side,
-                          "--repeats", str(repeats)], capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), "--one", name, side, "--repeats", str(repeats)],
+        capture_output=True,
+        text=True,
+    )
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
     if out.returncode or not lines:
         raise RuntimeError(f"{name} {side}: {(out.stderr or out.stdout)[-500:]}")
@@ -167,24 +209,31 @@ def main():
     if args.one:
         one(args.one[0], args.one[1], args.repeats)
         return
-    names = args.rows.split(",") if args.rows else [
-        r for r in ROWS if not (args.quick and r == "gbdt-1m")]
+    names = (
+        args.rows.split(",")
+        if args.rows
+        else [r for r in ROWS if not (args.quick and r == "gbdt-1m")]
+    )
     unknown = sorted(set(names) - set(ROWS))
     if unknown:
         ap.error(f"unknown rows {unknown}; choose from {list(ROWS)}")
-    print(f"{_cpu_name()}, {os.cpu_count()} cores, "
-          "each library alone in a fresh process")
-    print("| task | rows | treeboost fit (s) | reference | reference fit (s) | ratio | "
-          "predict (s, tb / ref) | predict ratio | score (tb vs ref) |")
+    print(f"{_cpu_name()}, {os.cpu_count()} cores, each library alone in a fresh process")
+    print(
+        "| task | rows | treeboost fit (s) | reference | reference fit (s) | ratio | "
+        "predict (s, tb / ref) | predict ratio | score (tb vs ref) |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for name in names:
         _, n, _, _, ref_name, _ = ROWS[name]
         repeats = args.repeats if n < 200_000 else 1
         a, b = (_run_side(name, side, repeats) for side in ("tb", "ref"))
-        print(f"| {name} | {n:,} | {a['fit']:.2f} | {ref_name} | {b['fit']:.2f} | "
-              f"{a['fit'] / b['fit']:.2f}x | {a['predict']:.3f} / {b['predict']:.3f} | "
-              f"{a['predict'] / b['predict']:.2f}x | "
-              f"{a['score']:.4f} vs {b['score']:.4f} |", flush=True)
+        print(
+            f"| {name} | {n:,} | {a['fit']:.2f} | {ref_name} | {b['fit']:.2f} | "
+            f"{a['fit'] / b['fit']:.2f}x | {a['predict']:.3f} / {b['predict']:.3f} | "
+            f"{a['predict'] / b['predict']:.2f}x | "
+            f"{a['score']:.4f} vs {b['score']:.4f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

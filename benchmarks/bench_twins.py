@@ -35,6 +35,7 @@ multi-class GradientBoosting fits of both libraries take most of it); ``--quick`
 shuffle of three folds on the small sets; ``--sets copper,wine`` for some sets only;
 ``--repeats 3`` for the protocol of issue 34 (three shuffles of five folds) everywhere.
 """
+
 import argparse
 import time
 import warnings
@@ -50,6 +51,7 @@ import treeboost as tb
 
 def _copper():
     import statsmodels.api as sm
+
     d = sm.datasets.copper.load_pandas().data
     y = d.pop("WORLDCONSUMPTION").to_numpy(float)
     return d.to_numpy(float), y, False
@@ -57,10 +59,10 @@ def _copper():
 
 def _penguins():
     from palmerpenguins import load_penguins
+
     cols = ["bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g"]
     d = load_penguins().dropna(subset=cols)
-    return d[cols].to_numpy(float), d["species"].astype("category").cat.codes.to_numpy(), \
-        True
+    return d[cols].to_numpy(float), d["species"].astype("category").cat.codes.to_numpy(), True
 
 
 def _california():
@@ -87,13 +89,24 @@ def _twins(classifier):
     the seed."""
     kind = "Classifier" if classifier else "Regressor"
     out = []
-    for name, mod in [("DecisionTree", skt), ("RandomForest", ske), ("ExtraTrees", ske),
-                      ("Bagging", ske), ("AdaBoost", ske), ("GradientBoosting", ske),
-                      ("HistGradientBoosting", ske)]:
+    for name, mod in [
+        ("DecisionTree", skt),
+        ("RandomForest", ske),
+        ("ExtraTrees", ske),
+        ("Bagging", ske),
+        ("AdaBoost", ske),
+        ("GradientBoosting", ske),
+        ("HistGradientBoosting", ske),
+    ]:
         extra = {"n_estimators": 100} if name == "Bagging" else {}
         tb_cls, sk_cls = getattr(tb, name + kind), getattr(mod, name + kind)
-        out.append((name, lambda s, c=tb_cls, e=extra: c(random_state=s, **e),
-                    lambda s, c=sk_cls, e=extra: c(random_state=s, **e)))
+        out.append(
+            (
+                name,
+                lambda s, c=tb_cls, e=extra: c(random_state=s, **e),
+                lambda s, c=sk_cls, e=extra: c(random_state=s, **e),
+            )
+        )
     return out
 
 
@@ -102,23 +115,55 @@ def _others(classifier):
     out = []
     try:
         import lightgbm as lgb
+
         cls = lgb.LGBMClassifier if classifier else lgb.LGBMRegressor
         out.append(("LightGBM defaults", lambda s, c=cls: c(random_state=s, verbose=-1)))
-        out.append(("LightGBM matched", lambda s, c=cls: c(
-            random_state=s, verbose=-1, n_estimators=100, learning_rate=0.1, num_leaves=31,
-            max_depth=-1, min_child_samples=20, min_child_weight=1e-3, max_bin=255,
-            reg_lambda=0.0, subsample=1.0, colsample_bytree=1.0)))
+        out.append(
+            (
+                "LightGBM matched",
+                lambda s, c=cls: c(
+                    random_state=s,
+                    verbose=-1,
+                    n_estimators=100,
+                    learning_rate=0.1,
+                    num_leaves=31,
+                    max_depth=-1,
+                    min_child_samples=20,
+                    min_child_weight=1e-3,
+                    max_bin=255,
+                    reg_lambda=0.0,
+                    subsample=1.0,
+                    colsample_bytree=1.0,
+                ),
+            )
+        )
     except ImportError:
         pass
     try:
         import xgboost as xgb
+
         cls = xgb.XGBClassifier if classifier else xgb.XGBRegressor
         out.append(("XGBoost defaults", lambda s, c=cls: c(random_state=s, n_jobs=1)))
-        out.append(("XGBoost matched", lambda s, c=cls: c(
-            random_state=s, n_jobs=1, n_estimators=100, learning_rate=0.1,
-            tree_method="hist", grow_policy="lossguide", max_leaves=31, max_depth=0,
-            min_child_weight=1e-3, max_bin=255, reg_lambda=0.0, subsample=1.0,
-            colsample_bytree=1.0)))
+        out.append(
+            (
+                "XGBoost matched",
+                lambda s, c=cls: c(
+                    random_state=s,
+                    n_jobs=1,
+                    n_estimators=100,
+                    learning_rate=0.1,
+                    tree_method="hist",
+                    grow_policy="lossguide",
+                    max_leaves=31,
+                    max_depth=0,
+                    min_child_weight=1e-3,
+                    max_bin=255,
+                    reg_lambda=0.0,
+                    subsample=1.0,
+                    colsample_bytree=1.0,
+                ),
+            )
+        )
     except ImportError:
         pass
     return out
@@ -134,8 +179,7 @@ def _score(model, X, y, tr, te, classifier):
 def _folds(X, y, classifier, repeats, n_folds):
     out = []
     for r in range(repeats):
-        cv = (StratifiedKFold if classifier else KFold)(n_folds, shuffle=True,
-                                                        random_state=r)
+        cv = (StratifiedKFold if classifier else KFold)(n_folds, shuffle=True, random_state=r)
         out += [(r, tr, te) for tr, te in cv.split(X, y)]
     return out
 
@@ -149,7 +193,7 @@ def run(sets, repeats, n_folds):
     for set_name in sets:
         try:
             X, y, classifier = SETS[set_name]()
-        except (ImportError, OSError) as exc:     # a package missing, no download
+        except (ImportError, OSError) as exc:  # a package missing, no download
             print(f"{set_name}: left out ({exc})")
             continue
         r = repeats if repeats else (2 if len(y) <= 500 else 1)
@@ -164,15 +208,20 @@ def run(sets, repeats, n_folds):
             if set_name == "copper" and a.mean() > 1.10 * b.mean():
                 behind = True
             rows.append((set_name, metric, name, a, b, behind))
-            print(f"{set_name:14s} {metric:8s} {name:22s} treeboost {a.mean():10.4g} "
-                  f"+- {a.std():<8.3g} scikit-learn {b.mean():10.4g} +- {b.std():<8.3g}"
-                  f"{'  BEHIND' if behind else ''}  ({time.perf_counter() - t0:.1f} s)",
-                  flush=True)
+            print(
+                f"{set_name:14s} {metric:8s} {name:22s} treeboost {a.mean():10.4g} "
+                f"+- {a.std():<8.3g} scikit-learn {b.mean():10.4g} +- {b.std():<8.3g}"
+                f"{'  BEHIND' if behind else ''}  ({time.perf_counter() - t0:.1f} s)",
+                flush=True,
+            )
         for name, make in _others(classifier):
             c = _cv(make, X, y, folds, classifier)
             rows.append((set_name, metric, name, None, c, False))
-            print(f"{set_name:14s} {metric:8s} {name:22s} {'':33s} {c.mean():10.4g} "
-                  f"+- {c.std():<8.3g}", flush=True)
+            print(
+                f"{set_name:14s} {metric:8s} {name:22s} {'':33s} {c.mean():10.4g} "
+                f"+- {c.std():<8.3g}",
+                flush=True,
+            )
     return rows
 
 
@@ -181,19 +230,21 @@ def markdown(rows):
     lines = ["| data | metric | estimator | treeboost | twin | |", "|---|---|---|---|---|---|"]
     for set_name, metric, name, a, b, behind in rows:
         tb_cell = "" if a is None else f"{a.mean():.4g} ± {a.std():.2g}"
-        lines.append(f"| {set_name} | {metric} | {name} | {tb_cell} | "
-                     f"{b.mean():.4g} ± {b.std():.2g} | {'behind' if behind else ''} |")
+        lines.append(
+            f"| {set_name} | {metric} | {name} | {tb_cell} | "
+            f"{b.mean():.4g} ± {b.std():.2g} | {'behind' if behind else ''} |"
+        )
     return "\n".join(lines)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="one shuffle of three folds on the small sets")
+    parser.add_argument(
+        "--quick", action="store_true", help="one shuffle of three folds on the small sets"
+    )
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--folds", type=int, default=None)
-    parser.add_argument("--sets", default=None, help="comma-separated names: "
-                        + ",".join(SETS))
+    parser.add_argument("--sets", default=None, help="comma-separated names: " + ",".join(SETS))
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table too")
     args = parser.parse_args(argv)
     sets = args.sets.split(",") if args.sets else (QUICK_SETS if args.quick else list(SETS))
@@ -206,9 +257,11 @@ def main(argv=None):
     warnings.filterwarnings("ignore", category=FutureWarning)
     rows = run(sets, repeats, n_folds)
     behind = [r for r in rows if r[5]]
-    print(f"\n{len(behind)} of {sum(r[3] is not None for r in rows)} treeboost rows behind "
-          "their twin by more than the fold spread"
-          + (": " + ", ".join(f"{r[0]}/{r[2]}" for r in behind) if behind else ""))
+    print(
+        f"\n{len(behind)} of {sum(r[3] is not None for r in rows)} treeboost rows behind "
+        "their twin by more than the fold spread"
+        + (": " + ", ".join(f"{r[0]}/{r[2]}" for r in behind) if behind else "")
+    )
     if args.markdown:
         print()
         print(markdown(rows))

@@ -21,6 +21,7 @@ fresh process.  Both print the kernels that took longest to compile, from numba'
 API (``numba.core.event``, kind ``numba:compile``): *inclusive* seconds count the
 kernels compiled inside a kernel's own compilation, *self* seconds do not.
 """
+
 import argparse
 import json
 import os
@@ -76,8 +77,14 @@ steps.append(("total", time.perf_counter() - t0))
 print("RESULT " + json.dumps({"steps": steps, "records": records}))
 """
 
-ORDER = ["DecisionTreeClassifier", "GradientBoostingClassifier", "RandomForestClassifier",
-         "ExtraTreesClassifier", "BaggingClassifier", "AdaBoostClassifier"]
+ORDER = [
+    "DecisionTreeClassifier",
+    "GradientBoostingClassifier",
+    "RandomForestClassifier",
+    "ExtraTreesClassifier",
+    "BaggingClassifier",
+    "AdaBoostClassifier",
+]
 
 
 #: the value of TREEBOOST_PREBUILT for each --kernels choice
@@ -85,12 +92,21 @@ KERNELS = {"compiled": "0", "prebuilt": "1"}
 
 
 def run(names, cache_dir, clock="wall", kernels="compiled"):
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, TB_COMPILE_CLOCK=clock,
-               TREEBOOST_PREBUILT=KERNELS[kernels])
-    out = subprocess.run([sys.executable, "-c", CHILD, ",".join(names)], env=env,
-                         capture_output=True, text=True, check=True)
+    env = dict(
+        os.environ,
+        NUMBA_CACHE_DIR=cache_dir,
+        TB_COMPILE_CLOCK=clock,
+        TREEBOOST_PREBUILT=KERNELS[kernels],
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, ",".join(names)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     line = [ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")][-1]
-    return json.loads(line[len("RESULT "):])
+    return json.loads(line[len("RESULT ") :])
 
 
 def kernel_times(records):
@@ -113,33 +129,49 @@ def kernel_times(records):
 
 def print_kernels(records, top):
     incl, excl, count = kernel_times(records)
-    print(f"\n| kernel | compilations | self (s) | inclusive (s) |\n|---|---|---|---|")
+    print("\n| kernel | compilations | self (s) | inclusive (s) |\n|---|---|---|---|")
     for name in sorted(excl, key=excl.get, reverse=True)[:top]:
         short = name.replace("treeboost.", "")
         print(f"| {short} | {count[name]} | {excl[name]:.2f} | {incl[name]:.2f} |")
-    print(f"\nall compilations, self seconds summed: {sum(excl.values()):.1f} s "
-          f"({sum(count.values())} compilations)")
+    print(
+        f"\nall compilations, self seconds summed: {sum(excl.values()):.1f} s "
+        f"({sum(count.values())} compilations)"
+    )
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mode", choices=["sequence", "each", "both"], default="both")
     ap.add_argument("--top", type=int, default=25)
-    ap.add_argument("--only", help="comma-separated estimators: one cold process running "
-                    "just these, with its kernel table")
-    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
-                    help="cpu: the main thread's CPU seconds, which other processes on the "
-                    "machine do not inflate")
-    ap.add_argument("--kernels", choices=sorted(KERNELS), default="compiled",
-                    help="compiled: every kernel compiled in the process (default); "
-                    "prebuilt: the kernels installing treeboost compiled, if any")
+    ap.add_argument(
+        "--only",
+        help="comma-separated estimators: one cold process running "
+        "just these, with its kernel table",
+    )
+    ap.add_argument(
+        "--clock",
+        choices=["wall", "cpu"],
+        default="wall",
+        help="cpu: the main thread's CPU seconds, which other processes on the "
+        "machine do not inflate",
+    )
+    ap.add_argument(
+        "--kernels",
+        choices=sorted(KERNELS),
+        default="compiled",
+        help="compiled: every kernel compiled in the process (default); "
+        "prebuilt: the kernels installing treeboost compiled, if any",
+    )
     args = ap.parse_args()
     kernels = args.kernels
     if kernels == "prebuilt":
         from treeboost.engine import prebuilt_usable
+
         if not prebuilt_usable():
-            sys.exit("no usable prebuilt kernels: install treeboost (pip install .) or "
-                     "run python -m treeboost._prebuild")
+            sys.exit(
+                "no usable prebuilt kernels: install treeboost (pip install .) or "
+                "run python -m treeboost._prebuild"
+            )
     if args.only:
         with tempfile.TemporaryDirectory() as cache:
             res = run(args.only.split(","), cache, args.clock, kernels)
@@ -163,8 +195,7 @@ def main():
             with tempfile.TemporaryDirectory() as cache:
                 res = run([name], cache, kernels=kernels)
             steps = dict(res["steps"])
-            print(f"| {name} | {steps['import treeboost']:.1f} | {steps[name]:.1f} |",
-                  flush=True)
+            print(f"| {name} | {steps['import treeboost']:.1f} | {steps[name]:.1f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ Every other test counts: a failure is a behaviour of scikit-learn that treeboost
 have (yet).  ``--failures`` groups the failures by their first error line (numbers
 replaced by ``#``), most frequent first: the list of what to build next.
 """
+
 import argparse
 import ast
 import collections
@@ -59,6 +60,7 @@ def module_stem(name):
     do not overwrite each other."""
     return f"test_{name}"
 
+
 #: the packages whose classes are pointed at treeboost when treeboost has them
 ESTIMATOR_PACKAGES = ("sklearn.tree", "sklearn.ensemble")
 
@@ -69,21 +71,24 @@ PRIVATE_PATH = re.compile(r"\bsklearn\.(?:tree|ensemble)\._\w+(?:\.\w+)*")
 @dataclass(frozen=True)
 class LeaveOut:
     """Tests left out by name: ``pattern`` is an fnmatch pattern of ``module::test``."""
+
     pattern: str
     reason: str
 
 
 #: Tests left out by hand; the reason must be one a reader can check in the test's code.
 LEAVE_OUT = (
-    LeaveOut("test_tree.py::test_different_bitness_*",
-             "rebuilds the Cython tree's pickled node array (state['nodes']) with other "
-             "integer widths"),
+    LeaveOut(
+        "test_tree.py::test_different_bitness_*",
+        "rebuilds the Cython tree's pickled node array (state['nodes']) with other integer widths",
+    ),
 )
 
 
 @dataclass(frozen=True)
 class ModuleResult:
     """One module's counts; ``failures`` holds (test id, first error line) pairs."""
+
     name: str
     passed: int
     failed: int
@@ -100,9 +105,11 @@ class ModuleResult:
 
 # -- rewriting a module ------------------------------------------------------------------
 
+
 def treeboost_names(root):
     sys.path.insert(0, str(root))
     import treeboost
+
     return {n for n in dir(treeboost) if not n.startswith("_")}
 
 
@@ -125,8 +132,10 @@ def rewrite_imports(source, ours):
         indent = " " * node.col_offset
 
         def names(aliases):
-            return ", ".join(a.name if a.asname is None else f"{a.name} as {a.asname}"
-                             for a in aliases)
+            return ", ".join(
+                a.name if a.asname is None else f"{a.name} as {a.asname}" for a in aliases
+            )
+
         new = f"{indent}from treeboost import {names(mine)}\n"
         if rest:
             new += f"{indent}from {node.module} import {names(rest)}\n"
@@ -141,12 +150,10 @@ def private_names(source):
     by ``import sklearn.ensemble._x.y as name``."""
     out = set()
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ImportFrom) and node.module and \
-                PRIVATE_PATH.fullmatch(node.module):
+        if isinstance(node, ast.ImportFrom) and node.module and PRIVATE_PATH.fullmatch(node.module):
             out |= {a.asname or a.name for a in node.names}
         elif isinstance(node, ast.Import):
-            out |= {a.asname for a in node.names
-                    if a.asname and PRIVATE_PATH.fullmatch(a.name)}
+            out |= {a.asname for a in node.names if a.asname and PRIVATE_PATH.fullmatch(a.name)}
     return out
 
 
@@ -244,8 +251,10 @@ def pytest_collection_modifyitems(config, items):
 
 # -- running and counting ----------------------------------------------------------------
 
+
 def sklearn_dir():
     import sklearn
+
     return Path(sklearn.__file__).parent
 
 
@@ -264,9 +273,13 @@ def prepare(workdir, names, ours):
         lacking |= {k for k in kept if k[:1].isupper()}
     (workdir / "tb_conformance_plugin.py").write_text(PLUGIN)
     (workdir / "pytest.ini").write_text("[pytest]\n")
-    spec = {"private_path": PRIVATE_PATH.pattern, "lacking": sorted(lacking),
-            "theirs": theirs, "private": private,
-            "leave_out": [{"pattern": r.pattern, "reason": r.reason} for r in LEAVE_OUT]}
+    spec = {
+        "private_path": PRIVATE_PATH.pattern,
+        "lacking": sorted(lacking),
+        "theirs": theirs,
+        "private": private,
+        "leave_out": [{"pattern": r.pattern, "reason": r.reason} for r in LEAVE_OUT],
+    }
     (workdir / "spec.json").write_text(json.dumps(spec, indent=1))
 
 
@@ -274,20 +287,45 @@ def run_module(workdir, name, timeout, root=ROOT):
     mod = module_stem(name)
     xml = workdir / f"{mod}.xml"
     left = workdir / f"{mod}.left_out.json"
-    env = dict(os.environ, TB_CONFORMANCE_SPEC=str(workdir / "spec.json"),
-               TB_CONFORMANCE_LEFT_OUT=str(left),
-               PYTHONPATH=os.pathsep.join(filter(None, [
-                   str(workdir), str(root),
-                   os.environ.get("PYTHONPATH")])))
-    cmd = [sys.executable, "-m", "pytest", f"{mod}.py", "-q", "-p", "no:cacheprovider",
-           "-p", "sklearn.conftest", "-p", "tb_conformance_plugin",
-           "-c", str(workdir / "pytest.ini"), "--rootdir", str(workdir),
-           f"--junitxml={xml}", "-o", "junit_family=xunit1"]
+    env = dict(
+        os.environ,
+        TB_CONFORMANCE_SPEC=str(workdir / "spec.json"),
+        TB_CONFORMANCE_LEFT_OUT=str(left),
+        PYTHONPATH=os.pathsep.join(
+            filter(None, [str(workdir), str(root), os.environ.get("PYTHONPATH")])
+        ),
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        f"{mod}.py",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "sklearn.conftest",
+        "-p",
+        "tb_conformance_plugin",
+        "-c",
+        str(workdir / "pytest.ini"),
+        "--rootdir",
+        str(workdir),
+        f"--junitxml={xml}",
+        "-o",
+        "junit_family=xunit1",
+    ]
     t0 = time.perf_counter()
     note = ""
     try:
-        subprocess.run(cmd, cwd=workdir, env=env, timeout=timeout,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        subprocess.run(
+            cmd,
+            cwd=workdir,
+            env=env,
+            timeout=timeout,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
     except subprocess.TimeoutExpired:
         note = f"stopped after {timeout} s"
     seconds = time.perf_counter() - t0
@@ -322,22 +360,35 @@ def count(name, xml, left, seconds, note):
 
 # -- reporting ---------------------------------------------------------------------------
 
+
 def table(results):
-    rows = ["| module | run | pass | fail | % | skipped | left out | time (s) |",
-            "|---|---|---|---|---|---|---|---|"]
+    rows = [
+        "| module | run | pass | fail | % | skipped | left out | time (s) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
 
     def pct(r):
         return f"{100 * r.passed / r.run:.0f}" if r.run else "-"
+
     for r in results:
-        rows.append(f"| {r.name}{' (' + r.note + ')' if r.note else ''} | {r.run} | "
-                    f"{r.passed} | {r.failed} | {pct(r)} | {r.skipped} | {len(r.left_out)} "
-                    f"| {r.seconds:.0f} |")
-    tot = ModuleResult("**total**", sum(r.passed for r in results),
-                       sum(r.failed for r in results), sum(r.skipped for r in results),
-                       {k: v for r in results for k, v in r.left_out.items()}, [],
-                       sum(r.seconds for r in results))
-    rows.append(f"| {tot.name} | {tot.run} | {tot.passed} | {tot.failed} | {pct(tot)} | "
-                f"{tot.skipped} | {len(tot.left_out)} | {tot.seconds:.0f} |")
+        rows.append(
+            f"| {r.name}{' (' + r.note + ')' if r.note else ''} | {r.run} | "
+            f"{r.passed} | {r.failed} | {pct(r)} | {r.skipped} | {len(r.left_out)} "
+            f"| {r.seconds:.0f} |"
+        )
+    tot = ModuleResult(
+        "**total**",
+        sum(r.passed for r in results),
+        sum(r.failed for r in results),
+        sum(r.skipped for r in results),
+        {k: v for r in results for k, v in r.left_out.items()},
+        [],
+        sum(r.seconds for r in results),
+    )
+    rows.append(
+        f"| {tot.name} | {tot.run} | {tot.passed} | {tot.failed} | {pct(tot)} | "
+        f"{tot.skipped} | {len(tot.left_out)} | {tot.seconds:.0f} |"
+    )
     return "\n".join(rows)
 
 
@@ -362,30 +413,46 @@ def failure_groups(results, examples=3):
 
 
 def reasons(results):
-    c = collections.Counter(re.sub(r"\[.*", "", v) for r in results
-                            for v in r.left_out.values())
+    c = collections.Counter(re.sub(r"\[.*", "", v) for r in results for v in r.left_out.values())
     return "\n".join(f"{n:4d}  {why}" for why, n in c.most_common())
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("-m", "--module", action="append", choices=sorted(MODULES),
-                        help="run only this module (repeatable); default: all of them")
-    parser.add_argument("--failures", action="store_true",
-                        help="also print the failures grouped by their first error line")
-    parser.add_argument("--left-out", action="store_true",
-                        help="also print why tests were left out, by count")
-    parser.add_argument("--timeout", type=float, default=1800,
-                        help="seconds allowed per module (default 1800)")
-    parser.add_argument("--treeboost", metavar="DIR", type=Path, default=ROOT,
-                        help="test the treeboost package inside DIR (default: this "
-                             "repository's), e.g. a `git archive` of an older commit")
-    parser.add_argument("--keep", metavar="DIR",
-                        help="write the rewritten modules and the XML here and keep them")
+    parser.add_argument(
+        "-m",
+        "--module",
+        action="append",
+        choices=sorted(MODULES),
+        help="run only this module (repeatable); default: all of them",
+    )
+    parser.add_argument(
+        "--failures",
+        action="store_true",
+        help="also print the failures grouped by their first error line",
+    )
+    parser.add_argument(
+        "--left-out", action="store_true", help="also print why tests were left out, by count"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=1800, help="seconds allowed per module (default 1800)"
+    )
+    parser.add_argument(
+        "--treeboost",
+        metavar="DIR",
+        type=Path,
+        default=ROOT,
+        help="test the treeboost package inside DIR (default: this "
+        "repository's), e.g. a `git archive` of an older commit",
+    )
+    parser.add_argument(
+        "--keep", metavar="DIR", help="write the rewritten modules and the XML here and keep them"
+    )
     args = parser.parse_args(argv)
     names = args.module or list(MODULES)
     ours = treeboost_names(args.treeboost)
     import sklearn
+
     with tempfile.TemporaryDirectory(prefix="tb-conformance-") as tmp:
         workdir = Path(args.keep) if args.keep else Path(tmp)
         workdir.mkdir(parents=True, exist_ok=True)
@@ -393,11 +460,17 @@ def main(argv=None):
         results = []
         for name in names:
             r = run_module(workdir, name, args.timeout, args.treeboost)
-            print(f"{name}: {r.passed}/{r.run} passed, {len(r.left_out)} left out "
-                  f"({r.seconds:.0f} s)", file=sys.stderr, flush=True)
+            print(
+                f"{name}: {r.passed}/{r.run} passed, {len(r.left_out)} left out "
+                f"({r.seconds:.0f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
             results.append(r)
-    print(f"scikit-learn {sklearn.__version__} tests against treeboost, "
-          f"{datetime.date.today().isoformat()}\n")
+    print(
+        f"scikit-learn {sklearn.__version__} tests against treeboost, "
+        f"{datetime.date.today().isoformat()}\n"
+    )
     print(table(results))
     if args.left_out:
         print("\nLeft out, by reason:\n" + reasons(results))

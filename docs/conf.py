@@ -2,13 +2,14 @@
 
 Build: ``python -m sphinx -W -E -b html docs docs/_build/html`` from the repository's root.
 """
+
 import os
 import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))            # the source tree, installed or not
+sys.path.insert(0, str(ROOT))  # the source tree, installed or not
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 import treeboost  # noqa: E402
@@ -43,7 +44,7 @@ numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 
-intersphinx_mapping = {}                 # the build reaches no network
+intersphinx_mapping = {}  # the build reaches no network
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"treeboost {release}"
@@ -63,7 +64,8 @@ def _skip_metadata_requests(app, what, name, obj, skip, options):
 
 
 _SHAPE_ATTRIBUTE = re.compile(
-    r"(?<=[( ,])([A-Za-z][A-Za-z0-9_]*[A-Za-z0-9])_(?=[,)]|\s*[-+*/]\s*\d)")
+    r"(?<=[( ,])([A-Za-z][A-Za-z0-9_]*[A-Za-z0-9])_(?=[,)]|\s*[-+*/]\s*\d)"
+)
 _SECTION_UNDERLINE = re.compile(r"^\s*-{3,}\s*$")
 _TERM = re.compile(r"^(\s*)[A-Za-z_][\w, ]* : \S.*$")
 
@@ -74,8 +76,7 @@ def _blank_line_before_sections(app, what, name, obj, options, lines):
     needs the blank line before it to see the section."""
     i = 1
     while i + 1 < len(lines):
-        if (_SECTION_UNDERLINE.match(lines[i + 1]) and lines[i].strip()
-                and lines[i - 1].strip()):
+        if _SECTION_UNDERLINE.match(lines[i + 1]) and lines[i].strip() and lines[i - 1].strip():
             lines.insert(i, "")
             i += 1
         i += 1
@@ -89,8 +90,13 @@ def _terms_without_description(app, what, name, obj, options, lines):
     i = 0
     while i + 2 < len(lines):
         term, nxt, body = _TERM.match(lines[i]), _TERM.match(lines[i + 1]), lines[i + 2]
-        if (term and nxt and term.group(1) == nxt.group(1)
-                and len(body) - len(body.lstrip()) > len(term.group(1)) and body.strip()):
+        if (
+            term
+            and nxt
+            and term.group(1) == nxt.group(1)
+            and len(body) - len(body.lstrip()) > len(term.group(1))
+            and body.strip()
+        ):
             lines.insert(i + 1, "")
             if i > 0 and lines[i - 1].strip():
                 lines.insert(i, "")

@@ -8,6 +8,7 @@ prints the fit times and the speed-up, plots them (``forest_n_jobs.png``), then 
 once more on a local Dask cluster (``joblib.parallel_config(backend="dask")``) and checks
 that the predictions equal the local fit's (same ``random_state``, same model).
 """
+
 import argparse
 import os
 import time
@@ -28,9 +29,12 @@ def main(argv=None):
     n, trees = (5000, 10) if args.quick else (args.n_samples, args.n_estimators)
     X, y = make_classification(n_samples=n, n_features=40, n_informative=20, random_state=0)
     cores = os.cpu_count() or 1
-    make = lambda jobs: RandomForestClassifier(n_estimators=trees, n_jobs=jobs,  # noqa: E731
-                                               random_state=0)
-    make(1).fit(X[:500], y[:500])                      # compile the kernels once
+    make = lambda jobs: RandomForestClassifier(
+        n_estimators=trees,
+        n_jobs=jobs,  # noqa: E731
+        random_state=0,
+    )
+    make(1).fit(X[:500], y[:500])  # compile the kernels once
     times = {}
     for jobs in range(1, cores + 1):
         t = time.perf_counter()
@@ -39,8 +43,10 @@ def main(argv=None):
         print(f"n_jobs={jobs}: {times[jobs]:.2f} s  (speed-up {times[1] / times[jobs]:.2f}x)")
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+
         os.makedirs(args.out, exist_ok=True)
         fig, ax = plt.subplots(figsize=(5.5, 4))
         ax.plot(list(times), list(times.values()), marker="o")
@@ -60,15 +66,21 @@ def main(argv=None):
     except ImportError:
         print("(Dask part skipped: pip install dask distributed)")
         return
-    with LocalCluster(n_workers=min(2, cores), threads_per_worker=1, processes=False,
-                      dashboard_address=None) as cluster, Client(cluster):
+    with (
+        LocalCluster(
+            n_workers=min(2, cores), threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        Client(cluster),
+    ):
         with joblib.parallel_config(backend="dask"):
             t = time.perf_counter()
             remote = make(min(2, cores)).fit(X, y)
             elapsed = time.perf_counter() - t
     same = np.array_equal(remote.predict_proba(X), model.predict_proba(X))
-    print(f"Dask LocalCluster ({min(2, cores)} workers): {elapsed:.2f} s; predictions equal the "
-          f"local fit's: {same}")
+    print(
+        f"Dask LocalCluster ({min(2, cores)} workers): {elapsed:.2f} s; predictions equal the "
+        f"local fit's: {same}"
+    )
 
 
 if __name__ == "__main__":

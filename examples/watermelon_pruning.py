@@ -5,6 +5,7 @@ training/validation split the unpruned tree (42.9 %), pre-pruning (71.4 %) and
 reduced-error post-pruning (71.4 %) step by step.  At the training root 色泽 and 脐部 tie
 (gain 0.2755); ``tie_break=["脐部"]`` picks 脐部 as the book does.
 """
+
 import numpy as np
 
 from treeboost.datasets import load_watermelon
@@ -26,17 +27,23 @@ def main():
     Xt, yt, Xv, yv = m.data[tr], m.target[tr], m.data[va], m.target[va]
     clf = ID3Classifier(tie_break=["脐部"]).fit(Xt, yt)
     print(f"\nunpruned tree: validation accuracy {clf.score(Xv, yv):.1%}")
-    for name, fn, kw in [("pre-pruning", pre_pruning, {}),
-                         ("post-pruning", reduced_error_pruning, {}),
-                         ("post-pruning, book's tie rule", reduced_error_pruning,
-                          {"tie": "keep"})]:
+    for name, fn, kw in [
+        ("pre-pruning", pre_pruning, {}),
+        ("post-pruning", reduced_error_pruning, {}),
+        ("post-pruning, book's tie rule", reduced_error_pruning, {"tie": "keep"}),
+    ]:
         pruned, steps = fn(clf, Xv, yv, return_report=True, **kw)
         print(f"\n{name}: {pruned.score(Xv, yv):.1%}, {pruned.get_n_leaves()} leaves")
         for s in steps:
-            print(f"  node {s['node']:>2} {s['feature']}: {s['accuracy_before']:.1%} -> "
-                  f"{s['accuracy_after']:.1%}  {s['decision']}")
-    print(export_text(pruned) if hasattr(pruned.tree_, "children_left") else
-          "\n".join(export_rules(pruned)))
+            print(
+                f"  node {s['node']:>2} {s['feature']}: {s['accuracy_before']:.1%} -> "
+                f"{s['accuracy_after']:.1%}  {s['decision']}"
+            )
+    print(
+        export_text(pruned)
+        if hasattr(pruned.tree_, "children_left")
+        else "\n".join(export_rules(pruned))
+    )
 
 
 if __name__ == "__main__":

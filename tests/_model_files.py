@@ -1,5 +1,6 @@
 """Reading and writing a model file's raw parts (its JSON document and its arrays), for
 the tests that craft hand-edited and hostile files."""
+
 import io
 import json
 import zipfile

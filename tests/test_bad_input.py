@@ -3,6 +3,7 @@
 Each case either works correctly (finite predictions of the right shape) or raises a
 clear ValueError/TypeError; none crashes, hangs or returns NaN.
 """
+
 import warnings
 
 import numpy as np
@@ -14,21 +15,33 @@ rng = np.random.RandomState(0)
 
 
 def _estimators():
-    ests = [treeboost.DecisionTreeClassifier(random_state=0),
-            treeboost.DecisionTreeRegressor(random_state=0),
-            treeboost.GradientBoostingClassifier(n_estimators=5, random_state=0),
-            treeboost.GradientBoostingRegressor(n_estimators=5, random_state=0)]
-    for name in ("RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
-                 "ExtraTreesRegressor", "BaggingClassifier", "BaggingRegressor",
-                 "AdaBoostClassifier", "AdaBoostRegressor"):
+    ests = [
+        treeboost.DecisionTreeClassifier(random_state=0),
+        treeboost.DecisionTreeRegressor(random_state=0),
+        treeboost.GradientBoostingClassifier(n_estimators=5, random_state=0),
+        treeboost.GradientBoostingRegressor(n_estimators=5, random_state=0),
+    ]
+    for name in (
+        "RandomForestClassifier",
+        "RandomForestRegressor",
+        "ExtraTreesClassifier",
+        "ExtraTreesRegressor",
+        "BaggingClassifier",
+        "BaggingRegressor",
+        "AdaBoostClassifier",
+        "AdaBoostRegressor",
+    ):
         cls = getattr(treeboost, name, None)
         if cls is not None:
             params = {"n_estimators": 5, "random_state": 0}
             ests.append(cls(**params))
     # the classic multiway learners; ID3 gets continuous columns here, which it cuts
     # into quantile bins with n_bins (without it, see test_id3_continuous_column_...)
-    ests += [treeboost.ID3Classifier(n_bins=4), treeboost.C45Classifier(),
-             treeboost.RuleListClassifier()]
+    ests += [
+        treeboost.ID3Classifier(n_bins=4),
+        treeboost.C45Classifier(),
+        treeboost.RuleListClassifier(),
+    ]
     return ests
 
 
@@ -37,8 +50,10 @@ IDS = [type(e).__name__ for e in ESTIMATORS]
 
 
 def _is_classifier(est):
-    return getattr(est, "_estimator_type", None) == "classifier" or \
-        est.__sklearn_tags__().estimator_type == "classifier"
+    return (
+        getattr(est, "_estimator_type", None) == "classifier"
+        or est.__sklearn_tags__().estimator_type == "classifier"
+    )
 
 
 def _data(est, n=60, d=3):
@@ -52,6 +67,7 @@ def _data(est, n=60, d=3):
 
 def _check_ok(est, X, y, **fit):
     from sklearn.base import clone
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = clone(est).fit(X, y, **fit)
@@ -106,15 +122,15 @@ def test_pandas_columns_in_another_order_are_refused(est):
 @pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
 def test_degenerate_but_valid_data_works(est):
     X, y = _data(est)
-    _check_ok(est, X[:, :1], y)                         # one feature
-    _check_ok(est, np.ones_like(X), y)                  # all-constant features
-    _check_ok(est, X * 1e300, y)                        # huge feature values
-    _check_ok(est, X, y, sample_weight=np.full(len(y), 1e-300))   # tiny weights
+    _check_ok(est, X[:, :1], y)  # one feature
+    _check_ok(est, np.ones_like(X), y)  # all-constant features
+    _check_ok(est, X * 1e300, y)  # huge feature values
+    _check_ok(est, X, y, sample_weight=np.full(len(y), 1e-300))  # tiny weights
     Xn = X.copy()
-    Xn[::3, 0] = np.nan                                 # missing values
+    Xn[::3, 0] = np.nan  # missing values
     _check_ok(est, Xn, y)
     if not _is_classifier(est):
-        _huge_target_ok(est, X, y * 1e300)              # huge targets
+        _huge_target_ok(est, X, y * 1e300)  # huge targets
 
 
 def _huge_target_ok(est, X, y, **fit):
@@ -123,6 +139,7 @@ def _huge_target_ok(est, X, y, **fit):
     would be inf), with an error naming y."""
     if isinstance(est, treeboost.GradientBoostingRegressor):
         from sklearn.base import clone
+
         with pytest.raises(ValueError, match="y is too large for loss"):
             clone(est).fit(X, y, **fit)
         return
@@ -160,17 +177,19 @@ def test_weights_out_of_range_are_refused_by_name(est):
     naming sample_weight, never turned into NaN probabilities or an IndexError."""
     X, y = _data(est)
     n = len(y)
-    for w, message in [(np.full(n, 1e308), "sample_weight sums to inf.*at most 1e"),
-                       (np.full(n, 1e299), "sample_weight sums to 6e.*at most 1e"),
-                       (np.r_[1e308, 1e308, np.ones(n - 2)], "sample_weight sums to inf"),
-                       (np.full(n, 5e-324), "sample_weight sums to .*at least 1e-300"),
-                       (np.r_[np.inf, np.ones(n - 1)], "sample_weight contains infinity"),
-                       (np.r_[np.nan, np.ones(n - 1)], "sample_weight contains NaN"),
-                       (np.r_[-1.0, np.ones(n - 1)], "(?i)negative.*sample_weight"),
-                       (np.array(["a"] * n), "sample_weight must hold numbers.*string")]:
+    for w, message in [
+        (np.full(n, 1e308), "sample_weight sums to inf.*at most 1e"),
+        (np.full(n, 1e299), "sample_weight sums to 6e.*at most 1e"),
+        (np.r_[1e308, 1e308, np.ones(n - 2)], "sample_weight sums to inf"),
+        (np.full(n, 5e-324), "sample_weight sums to .*at least 1e-300"),
+        (np.r_[np.inf, np.ones(n - 1)], "sample_weight contains infinity"),
+        (np.r_[np.nan, np.ones(n - 1)], "sample_weight contains NaN"),
+        (np.r_[-1.0, np.ones(n - 1)], "(?i)negative.*sample_weight"),
+        (np.array(["a"] * n), "sample_weight must hold numbers.*string"),
+    ]:
         with pytest.raises(ValueError, match=message):
             est.fit(X, y, sample_weight=w)
-    _check_ok(est, X, y, sample_weight=np.full(n, 1e297))       # large but usable
+    _check_ok(est, X, y, sample_weight=np.full(n, 1e297))  # large but usable
     _check_ok(est, X, y, sample_weight=np.r_[np.full(n - 1, 5e-324), 1e-300])
 
 
@@ -187,27 +206,31 @@ def test_weighted_regression_target_that_would_overflow_is_refused(est):
         # AdaBoost.R2 normalises the weights every round: nothing to overflow
         _check_ok(est, X, y * 1e10, sample_weight=np.full(n, 1e298))
         return
-    with pytest.raises(ValueError, match=r"sample_weight times \|y\| sums to inf|"
-                                         r"y is too large for loss"):
+    with pytest.raises(
+        ValueError,
+        match=r"sample_weight times \|y\| sums to inf|"
+        r"y is too large for loss",
+    ):
         est.fit(X, y * 1e10, sample_weight=np.full(n, 1e298))
     _huge_target_ok(est, X, y * 1e5, sample_weight=np.full(n, 1e298))
-    _huge_target_ok(est, X, y * 1e300)                   # unit weights
+    _huge_target_ok(est, X, y * 1e300)  # unit weights
 
 
 @pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
 def test_categorical_edge_cases(est):
     pd = pytest.importorskip("pandas")
     X, y = _data(est)
-    big = np.array([2 ** 62, -2 ** 62, 7], dtype=np.int64)[rng.randint(0, 3, len(y))]
+    big = np.array([2**62, -(2**62), 7], dtype=np.int64)[rng.randint(0, 3, len(y))]
     df = pd.DataFrame({"code": pd.Categorical(big), "x": X[:, 0]})
-    _check_ok(est, df, y)                                # huge integer category labels
-    many = pd.DataFrame({"c": pd.Categorical([f"v{i}" for i in range(300)] * 2),
-                         "x": rng.normal(size=600)})
+    _check_ok(est, df, y)  # huge integer category labels
+    many = pd.DataFrame(
+        {"c": pd.Categorical([f"v{i}" for i in range(300)] * 2), "x": rng.normal(size=600)}
+    )
     yy = np.arange(600) % 2 if _is_classifier(est) else rng.normal(size=600)
-    _check_ok(est, many, yy)                             # 300 categories: rare ones grouped
+    _check_ok(est, many, yy)  # 300 categories: rare ones grouped
     obj = np.array([["a", 1.0], ["b", 2.0]] * 30, dtype=object)
     with pytest.raises(ValueError):
-        est.fit(obj, y)                                  # strings that are not declared
+        est.fit(obj, y)  # strings that are not declared
 
 
 @pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
@@ -218,23 +241,33 @@ def test_strings_in_a_numeric_column_name_the_column(est):
     X, y = _data(est)
     obj = X.astype(object)
     obj[5, 2] = "oops"
-    with pytest.raises(ValueError, match=r"Column 2 is not numeric \(could not convert "
-                                         r"string to float: 'oops'\); declare it in "
-                                         r"categorical_features \(e.g. "
-                                         r"categorical_features=\[2\]\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"Column 2 is not numeric \(could not convert "
+        r"string to float: 'oops'\); declare it in "
+        r"categorical_features \(e.g. "
+        r"categorical_features=\[2\]\)",
+    ):
         est.fit(obj, y)
     with pytest.raises(ValueError, match=r"Column 1 is not numeric.*categorical_features"):
-        est.fit([[0.5, "a", 1.0]] * len(y), y)                # a list of rows
+        est.fit([[0.5, "a", 1.0]] * len(y), y)  # a list of rows
     df = pd.DataFrame(X, columns=["a", "b", "c"]).astype({"b": object})
     df.loc[3, "b"] = "oops"
-    if "categorical_features" in est.get_params():        # a frame with a declared column
+    if "categorical_features" in est.get_params():  # a frame with a declared column
         from sklearn.base import clone
-        with pytest.raises(ValueError, match=r"Column 'b' is not numeric.*"
-                                             r"categorical_features=\['b'\]"):
+
+        with pytest.raises(
+            ValueError,
+            match=r"Column 'b' is not numeric.*"
+            r"categorical_features=\['b'\]",
+        ):
             clone(est).set_params(categorical_features=[0]).fit(df, y)
     model = _check_ok(est, X, y)
-    with pytest.raises(ValueError, match=r"Column 2 is not numeric.*fitted with it numeric"
-                                         r".*refit with categorical_features=\[2\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"Column 2 is not numeric.*fitted with it numeric"
+        r".*refit with categorical_features=\[2\]",
+    ):
         model.predict(obj)
 
 
@@ -242,9 +275,10 @@ def _string_dtypes():
     pd = pytest.importorskip("pandas")
     dtypes = ["object", "string", "category"]
     if pd.__version__ >= "3":
-        dtypes.append("str")                             # pandas 3's default for text
+        dtypes.append("str")  # pandas 3's default for text
     try:
         import pyarrow  # noqa: F401
+
         dtypes.append("string[pyarrow]")
     except ImportError:
         pass
@@ -286,8 +320,11 @@ def test_text_of_numbers_in_a_numeric_column_at_predict():
     expected = model.predict(df.assign(a=df["a"].where(df.index != 2)))
     np.testing.assert_array_equal(model.predict(as_text), expected)
     as_text.loc[4, "a"] = "n/a"
-    with pytest.raises(ValueError, match=r"Column 'a' is not numeric.*'n/a'.*fitted with it "
-                                         r"numeric"):
+    with pytest.raises(
+        ValueError,
+        match=r"Column 'a' is not numeric.*'n/a'.*fitted with it "
+        r"numeric",
+    ):
         model.predict(as_text)
 
 
@@ -296,11 +333,15 @@ def test_single_class_and_a_class_only_in_the_validation_split():
     with pytest.raises(ValueError, match="one class"):
         treeboost.GradientBoostingClassifier().fit(X, np.zeros(50))
     y = np.zeros(50, int)
-    y[0] = 1          # one sample of class 1: the stratified split refuses it, as scikit-learn
-    for model in (treeboost.GradientBoostingClassifier(n_estimators=5, n_iter_no_change=2,
-                                                       validation_fraction=0.2, random_state=0),
-                  treeboost.HistGradientBoostingClassifier(max_iter=5, early_stopping=True,
-                                                           validation_fraction=0.2)):
+    y[0] = 1  # one sample of class 1: the stratified split refuses it, as scikit-learn
+    for model in (
+        treeboost.GradientBoostingClassifier(
+            n_estimators=5, n_iter_no_change=2, validation_fraction=0.2, random_state=0
+        ),
+        treeboost.HistGradientBoostingClassifier(
+            max_iter=5, early_stopping=True, validation_fraction=0.2
+        ),
+    ):
         with pytest.raises(ValueError, match="least populated class"):
             model.fit(X, y)
 
@@ -315,23 +356,26 @@ def test_id3_continuous_column_is_refused_by_name():
     X, y = _data(treeboost.ID3Classifier())
     with pytest.raises(ValueError, match="column 'x1' is continuous.*n_bins"):
         treeboost.ID3Classifier().fit(np.column_stack([np.round(X[:, 0]), X[:, 1]]), y)
-    Xi = np.round(X * 2)                                # integer-valued: categorical
+    Xi = np.round(X * 2)  # integer-valued: categorical
     _check_ok(treeboost.ID3Classifier(), Xi, y)
 
 
 @pytest.mark.parametrize("est", CLASSIC, ids=CLASSIC_IDS)
 def test_classic_bad_parameters_name_themselves(est):
     from sklearn.base import clone
+
     X, y = _data(est)
-    for params, message in [({"tie_break": [True]}, "tie_break .* got True"),
-                            ({"tie_break": [7]}, "tie_break index 7"),
-                            ({"tie_break": ["nope"]}, "tie_break names an unknown column"),
-                            ({"tie_break": "x0"}, "'tie_break' parameter"),
-                            ({"max_depth": 0}, "'max_depth' parameter"),
-                            ({"min_gain": np.nan}, "'min_gain' parameter"),
-                            ({"pruning": "later"}, "'pruning' parameter"),
-                            ({"confidence_factor": 0.9}, "'confidence_factor' parameter"),
-                            ({"validation_fraction": 1.0}, "'validation_fraction' param")]:
+    for params, message in [
+        ({"tie_break": [True]}, "tie_break .* got True"),
+        ({"tie_break": [7]}, "tie_break index 7"),
+        ({"tie_break": ["nope"]}, "tie_break names an unknown column"),
+        ({"tie_break": "x0"}, "'tie_break' parameter"),
+        ({"max_depth": 0}, "'max_depth' parameter"),
+        ({"min_gain": np.nan}, "'min_gain' parameter"),
+        ({"pruning": "later"}, "'pruning' parameter"),
+        ({"confidence_factor": 0.9}, "'confidence_factor' parameter"),
+        ({"validation_fraction": 1.0}, "'validation_fraction' param"),
+    ]:
         with pytest.raises(ValueError, match=message):
             clone(est).set_params(**params).fit(X, y)
 
@@ -339,10 +383,11 @@ def test_classic_bad_parameters_name_themselves(est):
 @pytest.mark.parametrize("est", CLASSIC, ids=CLASSIC_IDS)
 def test_classic_validation_set_is_used_or_refused(est):
     from sklearn.base import clone
+
     X, y = _data(est)
     with pytest.raises(ValueError, match="X_val and y_val must be given together"):
         clone(est).set_params(pruning="post").fit(X, y, y_val=y[:10])
-    for pruning in (None, "pessimistic"):                 # a set they would ignore
+    for pruning in (None, "pessimistic"):  # a set they would ignore
         with pytest.raises(ValueError, match=f"pruning={pruning!r} does not use them"):
             clone(est).set_params(pruning=pruning).fit(X, y, X_val=X[:10], y_val=y[:10])
     with pytest.raises(ValueError, match="X_val has 10 rows but y_val has 9"):
@@ -352,13 +397,14 @@ def test_classic_validation_set_is_used_or_refused(est):
     _check_ok(clone(est).set_params(pruning="post"), X, y, X_val=X[:20], y_val=y[:20])
 
 
-@pytest.mark.parametrize("est", CLASSIC + [treeboost.RuleListClassifier()],
-                         ids=CLASSIC_IDS + ["RuleListClassifier"])
+@pytest.mark.parametrize(
+    "est", CLASSIC + [treeboost.RuleListClassifier()], ids=CLASSIC_IDS + ["RuleListClassifier"]
+)
 def test_huge_total_weight_is_refused_not_nan(est):
     X, y = _data(est)
     with pytest.raises(ValueError, match="sample_weight sums to inf"):
         est.fit(X, y, sample_weight=np.full(len(y), 1e308))
-    _check_ok(est, X, y, sample_weight=np.full(len(y), 1e297))    # large but usable
+    _check_ok(est, X, y, sample_weight=np.full(len(y), 1e297))  # large but usable
 
 
 @pytest.mark.parametrize("est", CLASSIC, ids=CLASSIC_IDS)
@@ -377,22 +423,25 @@ def test_split_report_node_out_of_range(est):
 def test_rule_list_bad_parameters():
     from sklearn.linear_model import LogisticRegression
     from sklearn.exceptions import NotFittedError
+
     X, y = _data(treeboost.RuleListClassifier())
     RL = treeboost.RuleListClassifier
-    for est, message in [(LogisticRegression(), "treeboost tree classifier.*LogisticReg"),
-                         (treeboost.GradientBoostingClassifier(), "GradientBoosting"),
-                         (treeboost.C45Classifier, "the class C45Classifier")]:
+    for est, message in [
+        (LogisticRegression(), "treeboost tree classifier.*LogisticReg"),
+        (treeboost.GradientBoostingClassifier(), "GradientBoosting"),
+        (treeboost.C45Classifier, "the class C45Classifier"),
+    ]:
         with pytest.raises(TypeError, match=message):
             RL(est).fit(X, y)
     with pytest.raises(ValueError, match="'estimator' parameter"):
-        RL(treeboost.DecisionTreeRegressor()).fit(X, y)     # no predict_proba
+        RL(treeboost.DecisionTreeRegressor()).fit(X, y)  # no predict_proba
     with pytest.raises(ValueError, match="'generalize' parameter"):
         RL(generalize="yes").fit(X, y)
     with pytest.raises(ValueError, match="'confidence_factor' parameter"):
         RL(confidence_factor=0).fit(X, y)
     with pytest.raises(NotFittedError):
         RL().predict(X)
-    with pytest.warns(Warning, match="column-vector y"):    # flattened, as the tree does
+    with pytest.warns(Warning, match="column-vector y"):  # flattened, as the tree does
         model = RL().fit(X, y[:, None])
     np.testing.assert_array_equal(model.predict(X), RL().fit(X, y).predict(X))
     _check_ok(RL(treeboost.DecisionTreeClassifier(max_depth=3)), X, y)

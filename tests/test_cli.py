@@ -1,4 +1,5 @@
 """The treeboost command: demo, fit -> predict round trip, explain, and user errors."""
+
 import os
 import subprocess
 import sys
@@ -16,9 +17,23 @@ TITANIC = Path(__file__).resolve().parents[1] / "treeboost" / "datasets" / "data
 
 
 def test_demo_runs_and_prints_the_table(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "treeboost", "demo", "--folds", "3",
-                          "--n-estimators", "10", "--out", str(tmp_path / "demo")],
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "treeboost",
+            "demo",
+            "--folds",
+            "3",
+            "--n-estimators",
+            "10",
+            "--out",
+            str(tmp_path / "demo"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     assert "| CART tree |" in out.stdout and "| GradientBoosting |" in out.stdout
     assert (tmp_path / "demo" / "roc_curves.png").exists()
@@ -37,10 +52,26 @@ def titanic_csv(tmp_path):
 def test_fit_then_predict_reproduces_python_predictions(titanic_csv, tmp_path, capsys, model):
     import pandas as pd
     import treeboost
+
     path, frame = titanic_csv
     model_path = tmp_path / "m.tbm"
-    assert main(["fit", str(path), "--target", "Survived", "--model", model,
-                 "--param", "random_state=0", "-o", str(model_path)]) == 0
+    assert (
+        main(
+            [
+                "fit",
+                str(path),
+                "--target",
+                "Survived",
+                "--model",
+                model,
+                "--param",
+                "random_state=0",
+                "-o",
+                str(model_path),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "accuracy" in out and "ROC AUC" in out
     pred_path = tmp_path / "pred.csv"
@@ -52,8 +83,9 @@ def test_fit_then_predict_reproduces_python_predictions(titanic_csv, tmp_path, c
         if X[col].dtype == object:
             X[col] = X[col].astype("category")
     np.testing.assert_array_equal(written["prediction"].to_numpy(), loaded.predict(X))
-    np.testing.assert_allclose(written["proba_1"].to_numpy(), loaded.predict_proba(X)[:, 1],
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        written["proba_1"].to_numpy(), loaded.predict_proba(X)[:, 1], rtol=1e-12
+    )
     assert main(["explain", str(model_path)]) == 0
     out = capsys.readouterr().out
     assert "Rules of tree 0" in out and "Feature importances" in out
@@ -61,21 +93,29 @@ def test_fit_then_predict_reproduces_python_predictions(titanic_csv, tmp_path, c
 
 def test_regression_is_detected(titanic_csv, tmp_path, capsys):
     path, _ = titanic_csv
-    assert main(["fit", str(path), "--target", "Fare", "--model", "gbdt", "-o",
-                 str(tmp_path / "r.tbm")]) == 0
+    assert (
+        main(
+            ["fit", str(path), "--target", "Fare", "--model", "gbdt", "-o", str(tmp_path / "r.tbm")]
+        )
+        == 0
+    )
     assert "R2" in capsys.readouterr().out
 
 
 def test_user_errors_give_one_line_and_status_2(titanic_csv, tmp_path, capsys):
     path, frame = titanic_csv
-    assert "no such file" in _error(["fit", str(tmp_path / "nope.csv"), "--target", "Survived",
-                                     "-o", str(tmp_path / "m")], capsys)
-    assert "not in" in _error(["fit", str(path), "--target", "Nope", "-o",
-                               str(tmp_path / "m")], capsys)
+    assert "no such file" in _error(
+        ["fit", str(tmp_path / "nope.csv"), "--target", "Survived", "-o", str(tmp_path / "m")],
+        capsys,
+    )
+    assert "not in" in _error(
+        ["fit", str(path), "--target", "Nope", "-o", str(tmp_path / "m")], capsys
+    )
     one = tmp_path / "one.csv"
     frame.assign(Survived=1).to_csv(one, index=False)
-    assert "single value" in _error(["fit", str(one), "--target", "Survived", "-o",
-                                     str(tmp_path / "m")], capsys)
+    assert "single value" in _error(
+        ["fit", str(one), "--target", "Survived", "-o", str(tmp_path / "m")], capsys
+    )
     junk = tmp_path / "junk.tbm"
     junk.write_bytes(b"not a model at all")
     assert "not a treeboost model" in _error(["predict", str(junk), str(path)], capsys)
@@ -104,8 +144,9 @@ sys.exit(main(["demo", "--folds", "2", "--n-estimators", "5", "--no-plots"]))
 
 def test_demo_runs_without_pandas():
     """The README's first command installs no pandas: the demo must not need it."""
-    out = subprocess.run([sys.executable, "-c", NO_PANDAS], capture_output=True, text=True,
-                         timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", NO_PANDAS], capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "| Bagging |" in out.stdout and "| AdaBoost |" in out.stdout
 
@@ -139,9 +180,12 @@ def text_csv(tmp_path):
 def test_text_labels_and_text_columns_with_empty_cells(text_csv, tmp_path, capsys):
     import pandas as pd
     import treeboost
+
     model_path = tmp_path / "m.tbm"
-    assert main(["fit", str(text_csv), "--target", "label", "--model", "tree", "-o",
-                 str(model_path)]) == 0
+    assert (
+        main(["fit", str(text_csv), "--target", "label", "--model", "tree", "-o", str(model_path)])
+        == 0
+    )
     assert "accuracy" in capsys.readouterr().out
     model = treeboost.load(model_path)
     assert list(model.classes_) == ["buy", "skip"]
@@ -170,7 +214,7 @@ def test_outputs_are_checked_before_fitting(text_csv, tmp_path, capsys, monkeypa
     assert "is the input" in _error(fit + [str(text_csv)], capsys)
     assert "is the input" in _error(fit + [str(tmp_path / "." / text_csv.name)], capsys)
     link = tmp_path / "link.csv"
-    os.link(text_csv, link)                                    # a hard link
+    os.link(text_csv, link)  # a hard link
     assert "is the input" in _error(fit + [str(link)], capsys)
     link = tmp_path / "symlink.csv"
     link.symlink_to(text_csv)
@@ -179,7 +223,7 @@ def test_outputs_are_checked_before_fitting(text_csv, tmp_path, capsys, monkeypa
     assert "does not exist" in _error(fit + [str(tmp_path / "nope" / "m.tbm")], capsys)
     assert "is not a directory" in _error(fit + [str(text_csv / "m.tbm")], capsys)
     assert "is a directory" in _error(fit + [str(tmp_path)], capsys)
-    if os.geteuid() != 0:                     # root writes anywhere
+    if os.geteuid() != 0:  # root writes anywhere
         locked = tmp_path / "locked"
         locked.mkdir(mode=0o500)
         assert "cannot write" in _error(fit + [str(locked / "m.tbm")], capsys)
@@ -188,12 +232,15 @@ def test_outputs_are_checked_before_fitting(text_csv, tmp_path, capsys, monkeypa
 
 def test_predict_refuses_to_overwrite_its_inputs(text_csv, tmp_path, capsys):
     model_path = tmp_path / "m.tbm"
-    assert main(["fit", str(text_csv), "--target", "label", "--model", "tree", "-o",
-                 str(model_path)]) == 0
+    assert (
+        main(["fit", str(text_csv), "--target", "label", "--model", "tree", "-o", str(model_path)])
+        == 0
+    )
     model_bytes, data_bytes = model_path.read_bytes(), text_csv.read_bytes()
     for out in (text_csv, model_path):
-        assert "is the input" in _error(["predict", str(model_path), str(text_csv), "-o",
-                                         str(out)], capsys)
+        assert "is the input" in _error(
+            ["predict", str(model_path), str(text_csv), "-o", str(out)], capsys
+        )
     assert model_path.read_bytes() == model_bytes and text_csv.read_bytes() == data_bytes
 
 
@@ -201,13 +248,13 @@ def test_a_failed_write_leaves_the_old_file(text_csv, tmp_path, capsys, monkeypa
     """Outputs go through a temporary file and os.replace: a write that dies midway (disk
     full) keeps the old model or predictions and leaves no temporary file."""
     import pandas as pd
+
     model_path, pred_path = tmp_path / "m.tbm", tmp_path / "pred.csv"
-    fit = ["fit", str(text_csv), "--target", "label", "--model", "tree", "-o",
-           str(model_path)]
+    fit = ["fit", str(text_csv), "--target", "label", "--model", "tree", "-o", str(model_path)]
     predict = ["predict", str(model_path), str(text_csv), "-o", str(pred_path)]
     assert main(fit) == 0 and main(predict) == 0
     old_model, old_pred = model_path.read_bytes(), pred_path.read_bytes()
-    assert oct(model_path.stat().st_mode & 0o777) != oct(0o600)     # not mkstemp's mode
+    assert oct(model_path.stat().st_mode & 0o777) != oct(0o600)  # not mkstemp's mode
 
     def disk_full(self, *args, **kwargs):
         raise OSError(28, "No space left on device")
@@ -217,19 +264,33 @@ def test_a_failed_write_leaves_the_old_file(text_csv, tmp_path, capsys, monkeypa
     monkeypatch.setattr(pd.DataFrame, "to_csv", disk_full)
     assert "No space left on device" in _error(predict, capsys)
     assert model_path.read_bytes() == old_model and pred_path.read_bytes() == old_pred
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["customers.csv", "m.tbm",
-                                                          "pred.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["customers.csv", "m.tbm", "pred.csv"]
 
 
-@pytest.mark.parametrize("case", ["param-type", "param-range", "test-size-0",
-                                  "test-size-1.5", "inf", "two-rows", "regression-on-text"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "param-type",
+        "param-range",
+        "test-size-0",
+        "test-size-1.5",
+        "inf",
+        "two-rows",
+        "regression-on-text",
+    ],
+)
 def test_fit_mistakes_are_one_line(case, text_csv, tmp_path, capsys):
     data = text_csv
     args = ["--model", "tree"]
-    expected = {"param-type": "max_depth", "param-range": "min_samples_leaf",
-                "test-size-0": "--test-size", "test-size-1.5": "--test-size",
-                "inf": "'income'", "two-rows": "2 rows",
-                "regression-on-text": "--task regression"}[case]
+    expected = {
+        "param-type": "max_depth",
+        "param-range": "min_samples_leaf",
+        "test-size-0": "--test-size",
+        "test-size-1.5": "--test-size",
+        "inf": "'income'",
+        "two-rows": "2 rows",
+        "regression-on-text": "--task regression",
+    }[case]
     if case == "param-type":
         args += ["--param", "max_depth=abc"]
     elif case == "param-range":
@@ -244,16 +305,19 @@ def test_fit_mistakes_are_one_line(case, text_csv, tmp_path, capsys):
         data.write_text("\n".join(CSV.splitlines()[:3]) + "\n")
     else:
         args += ["--task", "regression"]
-    line = _error(["fit", str(data), "--target", "label", *args, "-o",
-                   str(tmp_path / "m.tbm")], capsys)
+    line = _error(
+        ["fit", str(data), "--target", "label", *args, "-o", str(tmp_path / "m.tbm")], capsys
+    )
     assert expected in line
     assert not (tmp_path / "m.tbm").exists()
 
 
 def test_predict_and_model_mistakes_are_one_line(text_csv, tmp_path, capsys):
     model_path = tmp_path / "m.tbm"
-    assert main(["fit", str(text_csv), "--target", "label", "--model", "tree", "-o",
-                 str(model_path)]) == 0
+    assert (
+        main(["fit", str(text_csv), "--target", "label", "--model", "tree", "-o", str(model_path)])
+        == 0
+    )
     capsys.readouterr()
     bad = tmp_path / "bad.csv"
     bad.write_text("age,income,city,member\n30,40000,Paris,yes\n31,lots,Lyon,no\n")
@@ -276,7 +340,7 @@ def test_predict_and_model_mistakes_are_one_line(text_csv, tmp_path, capsys):
         while at >= 0:
             # compression method field: 8 bytes into a local header, 10 into a central one
             offset = 8 if sig == b"PK\x03\x04" else 10
-            raw[at + offset:at + offset + 2] = (97).to_bytes(2, "little")
+            raw[at + offset : at + offset + 2] = (97).to_bytes(2, "little")
             at = raw.find(sig, at + 4)
     crafted.write_bytes(bytes(raw))
     _error(["predict", str(crafted), str(text_csv)], capsys)
@@ -287,10 +351,12 @@ def test_predict_and_model_mistakes_are_one_line(text_csv, tmp_path, capsys):
 def test_demo_out_that_cannot_be_written(tmp_path, capsys):
     afile = tmp_path / "a-file"
     afile.write_text("")
-    assert "not a directory" in _error(["demo", "--folds", "2", "--n-estimators", "2",
-                                        "--out", str(afile / "pictures")], capsys)
-    assert "not a directory" in _error(["demo", "--folds", "2", "--n-estimators", "2",
-                                        "--out", str(afile)], capsys)
+    assert "not a directory" in _error(
+        ["demo", "--folds", "2", "--n-estimators", "2", "--out", str(afile / "pictures")], capsys
+    )
+    assert "not a directory" in _error(
+        ["demo", "--folds", "2", "--n-estimators", "2", "--out", str(afile)], capsys
+    )
     assert "--folds" in _error(["demo", "--folds", "1"], capsys)
 
 
@@ -301,6 +367,7 @@ def test_demo_table_auc_is_the_pooled_out_of_fold_auc(capsys):
     from sklearn.model_selection import StratifiedKFold, cross_val_predict
     from treeboost.cli import FEATURES, _titanic_features
     from treeboost.demo import demo_models, run_demo
+
     X, y, categorical = _titanic_features()
     y = np.asarray(y)
     run_demo(X, y, categorical, FEATURES, folds=3, n_estimators=5, plots=False)
@@ -319,13 +386,30 @@ def test_explain_names_a_bagging_members_column_subset(tmp_path, capsys):
     import numpy as np
     import pandas as pd
     from treeboost.cli import main
+
     rng = np.random.RandomState(0)
     df = pd.DataFrame(rng.rand(200, 6), columns=list("abcdef"))
     df["y"] = (df.a + df.b > 1).astype(int)
     df.to_csv(tmp_path / "t.csv", index=False)
-    assert main(["fit", str(tmp_path / "t.csv"), "--target", "y", "--model", "bagging",
-                 "--param", "max_features=0.5", "--param", "random_state=0",
-                 "-o", str(tmp_path / "b.tbm")]) == 0
+    assert (
+        main(
+            [
+                "fit",
+                str(tmp_path / "t.csv"),
+                "--target",
+                "y",
+                "--model",
+                "bagging",
+                "--param",
+                "max_features=0.5",
+                "--param",
+                "random_state=0",
+                "-o",
+                str(tmp_path / "b.tbm"),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["explain", str(tmp_path / "b.tbm"), "--tree", "2"]) == 0
     rules = [line for line in capsys.readouterr().out.splitlines() if "IF " in line]
@@ -338,8 +422,10 @@ def test_compile_refuses_bad_jobs_and_an_unwritable_package(capsys, monkeypatch,
     """`treeboost compile` checks what it is given before it compiles anything."""
     from treeboost import _prebuild
     from treeboost.engine import kernel_cache
-    monkeypatch.setattr(_prebuild, "prebuild",
-                        lambda **kw: pytest.fail("compiled despite a bad argument"))
+
+    monkeypatch.setattr(
+        _prebuild, "prebuild", lambda **kw: pytest.fail("compiled despite a bad argument")
+    )
     assert "--jobs must be at least 1, got 0" in _error(["compile", "--jobs", "0"], capsys)
     monkeypatch.setattr(os, "access", lambda path, mode: False)
     monkeypatch.setattr(kernel_cache, "PREBUILT_DIR", tmp_path / "pkg" / "_prebuilt")
@@ -349,12 +435,11 @@ def test_compile_refuses_bad_jobs_and_an_unwritable_package(capsys, monkeypatch,
 def test_compile_reports_what_the_build_did(capsys, monkeypatch, tmp_path):
     from treeboost import _prebuild
     from treeboost.engine import kernel_cache
+
     monkeypatch.setattr(kernel_cache, "PREBUILT_DIR", tmp_path / "_prebuilt")
-    monkeypatch.setattr(_prebuild, "prebuild",
-                        lambda jobs: _prebuild.PrebuildReport(12.0, 0))
+    monkeypatch.setattr(_prebuild, "prebuild", lambda jobs: _prebuild.PrebuildReport(12.0, 0))
     assert main(["compile", "--jobs", "1"]) == 0
     assert "Done in 12 s" in capsys.readouterr().out
-    monkeypatch.setattr(_prebuild, "prebuild",
-                        lambda jobs: _prebuild.PrebuildReport(12.0, 1))
+    monkeypatch.setattr(_prebuild, "prebuild", lambda jobs: _prebuild.PrebuildReport(12.0, 1))
     assert main(["compile"]) == 1
     assert "Some fits failed" in capsys.readouterr().out

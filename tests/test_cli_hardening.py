@@ -1,6 +1,7 @@
 """The command line on outputs that are not plain files, on broken or closed standard
 output, and on what it decides about the data: it says so, in one line, and never destroys
 a device, a FIFO or a link."""
+
 import os
 import signal
 import stat
@@ -21,8 +22,7 @@ pd = pytest.importorskip("pandas")
 def _frame(n=60, seed=0):
     rng = np.random.RandomState(seed)
     x = rng.normal(size=n)
-    return pd.DataFrame({"x": x, "z": rng.normal(size=n).round(1),
-                         "y": (x > 0).astype(int)})
+    return pd.DataFrame({"x": x, "z": rng.normal(size=n).round(1), "y": (x > 0).astype(int)})
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +37,9 @@ def model_and_data(tmp_path_factory):
 
 
 # -- item 8: outputs that are not regular files -----------------------------------------------
-def test_predict_through_a_symlink_rewrites_its_target_and_keeps_the_link(model_and_data,
-                                                                           tmp_path, capsys):
+def test_predict_through_a_symlink_rewrites_its_target_and_keeps_the_link(
+    model_and_data, tmp_path, capsys
+):
     model, data = model_and_data
     target = tmp_path / "real.csv"
     target.write_text("old\n")
@@ -48,17 +49,18 @@ def test_predict_through_a_symlink_rewrites_its_target_and_keeps_the_link(model_
     assert main(["predict", str(model), str(data), "-o", str(link)]) == 0
     assert link.is_symlink() and os.readlink(link) == str(target)
     assert len(pd.read_csv(target)) == 60
-    assert stat.S_IMODE(os.stat(target).st_mode) == 0o640      # the file's mode is kept
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o640  # the file's mode is kept
     assert "60 predictions written" in capsys.readouterr().out
 
 
 def test_model_save_through_a_symlink_keeps_the_link(model_and_data, tmp_path):
     import treeboost
+
     model, _ = model_and_data
     fitted = treeboost.load(model)
     target = tmp_path / "real.tbm"
     link = tmp_path / "link.tbm"
-    link.symlink_to(target)                 # dangling: the save creates the target
+    link.symlink_to(target)  # dangling: the save creates the target
     fitted.save(link)
     assert link.is_symlink() and target.is_file()
     assert type(treeboost.load(target)) is type(fitted)
@@ -73,7 +75,7 @@ def test_predict_into_a_fifo_writes_through_it(model_and_data, tmp_path, capsys)
     reader.start()
     assert main(["predict", str(model), str(data), "-o", str(fifo)]) == 0
     reader.join(timeout=60)
-    assert stat.S_ISFIFO(os.stat(fifo).st_mode)          # still a FIFO, not a file
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)  # still a FIFO, not a file
     assert received and received[0].startswith("prediction,")
     assert received[0].count("\n") == 61
     # the lines about the run go beside the data, not into the FIFO
@@ -81,9 +83,9 @@ def test_predict_into_a_fifo_writes_through_it(model_and_data, tmp_path, capsys)
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
-def test_a_full_device_is_one_error_line_and_stays_a_device(model_and_data, tmp_path,
-                                                             capsys):
+def test_a_full_device_is_one_error_line_and_stays_a_device(model_and_data, tmp_path, capsys):
     from treeboost._atomic import output_kind
+
     model, data = model_and_data
     link = tmp_path / "full.csv"
     link.symlink_to("/dev/full")
@@ -98,8 +100,9 @@ def test_a_full_device_is_one_error_line_and_stays_a_device(model_and_data, tmp_
     assert link.is_symlink()
 
 
-def test_dash_is_standard_output_for_predict_and_refused_for_a_model(model_and_data, capsys,
-                                                                     tmp_path):
+def test_dash_is_standard_output_for_predict_and_refused_for_a_model(
+    model_and_data, capsys, tmp_path
+):
     model, data = model_and_data
     assert main(["predict", str(model), str(data), "-o", "-"]) == 0
     out = capsys.readouterr().out
@@ -121,23 +124,37 @@ def test_shap_on_a_header_only_file_is_one_line(model_and_data, tmp_path, capsys
 
 
 def _cli(args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "treeboost", *map(str, args)],
-                          capture_output=True, text=True, timeout=120, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "treeboost", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        **kwargs,
+    )
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGPIPE"), reason="POSIX pipes")
 def test_closed_and_broken_standard_output(model_and_data):
     model, data = model_and_data
     # started with no standard output at all (`treeboost predict ... >&-`)
-    closed = subprocess.run([sys.executable, "-m", "treeboost", "predict", str(model),
-                             str(data)], stdout=None, stderr=subprocess.PIPE, text=True,
-                            timeout=120, preexec_fn=lambda: os.close(1))
+    closed = subprocess.run(
+        [sys.executable, "-m", "treeboost", "predict", str(model), str(data)],
+        stdout=None,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: os.close(1),
+    )
     assert closed.returncode == 2, closed.stderr
-    assert closed.stderr.strip() == ("treeboost: error: standard output is closed: give an "
-                                     "output file with -o FILE")
+    assert closed.stderr.strip() == (
+        "treeboost: error: standard output is closed: give an output file with -o FILE"
+    )
     # a reader that stops after one line: no traceback, the death of `cat` or `grep`
-    proc = subprocess.Popen([sys.executable, "-m", "treeboost", "explain", str(model)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "treeboost", "explain", str(model)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     proc.stdout.readline()
     proc.stdout.close()
     err = proc.stderr.read().decode()
@@ -154,16 +171,22 @@ def _small(n=40, seed=1):
     number column with one stray text cell and a target that depends on x."""
     rng = np.random.RandomState(seed)
     x = rng.normal(size=n).round(3)
-    frame = pd.DataFrame({"row": np.arange(1, n + 1),
-                          "generation": rng.choice(np.arange(1000, 900000), n, replace=False),
-                          "x": x, "num": rng.normal(size=n).round(2).astype(object),
-                          "y": (x > 0).astype(int)})
+    frame = pd.DataFrame(
+        {
+            "row": np.arange(1, n + 1),
+            "generation": rng.choice(np.arange(1000, 900000), n, replace=False),
+            "x": x,
+            "num": rng.normal(size=n).round(2).astype(object),
+            "y": (x > 0).astype(int),
+        }
+    )
     frame.loc[3, "num"] = "n/a?"
     return frame
 
 
 def test_fit_notes_ids_stray_text_and_empty_targets(tmp_path, capsys):
     import treeboost
+
     frame = _small().astype({"y": object})
     frame.loc[[5, 9], "y"] = None
     data = tmp_path / "d.csv"
@@ -174,22 +197,23 @@ def test_fit_notes_ids_stray_text_and_empty_targets(tmp_path, capsys):
     # the row number is an identifier, the distinct integer measurement is not
     assert "identify rows (no value repeats): row (" in err
     assert list(treeboost.load(model).feature_names_in_) == ["generation", "x", "num"]
-    assert ("column 'num' is read as categories, not numbers: 1 of its 38 cells are not "
-            "numbers ('n/a?' in data row 4)") in err
+    assert (
+        "column 'num' is read as categories, not numbers: 1 of its 38 cells are not "
+        "numbers ('n/a?' in data row 4)"
+    ) in err
     assert "2 of the 40 rows of " in err and "have no y (an empty cell): left out" in err
 
 
 def test_a_header_only_file_has_no_data_rows(tmp_path, capsys):
     data = tmp_path / "h.csv"
     data.write_text("a,b,y\n")
-    line = cli_error(["fit", str(data), "--target", "y", "-o", str(tmp_path / "m.tbm")],
-                     capsys)
+    line = cli_error(["fit", str(data), "--target", "y", "-o", str(tmp_path / "m.tbm")], capsys)
     assert "no data rows" in line and "single value" not in line
 
 
-def test_default_boosting_learns_a_small_file_and_a_constant_model_is_warned(tmp_path,
-                                                                             capsys):
+def test_default_boosting_learns_a_small_file_and_a_constant_model_is_warned(tmp_path, capsys):
     import treeboost
+
     data = tmp_path / "d.csv"
     _small(32).drop(columns=["num"]).to_csv(data, index=False)
     model = tmp_path / "m.tbm"
@@ -197,15 +221,22 @@ def test_default_boosting_learns_a_small_file_and_a_constant_model_is_warned(tmp
     assert "makes no split" not in capsys.readouterr().err
     fitted = treeboost.load(model)
     assert any(t.node_count > 1 for trees in fitted.trees_ for t in trees)
-    assert main(["fit", str(data), "--target", "y", "--param", "min_samples_leaf=20",
-                 "-o", str(model)]) == 0
-    assert ("warning: the fitted model makes no split: it predicts the same for every "
-            "row (25 training rows, min_samples_leaf=20)") in capsys.readouterr().err
+    assert (
+        main(
+            ["fit", str(data), "--target", "y", "--param", "min_samples_leaf=20", "-o", str(model)]
+        )
+        == 0
+    )
+    assert (
+        "warning: the fitted model makes no split: it predicts the same for every "
+        "row (25 training rows, min_samples_leaf=20)"
+    ) in capsys.readouterr().err
 
 
 # -- item 11: what users of other command lines expect -----------------------------------------
 def test_version_and_a_bare_command_print_and_run_nothing(tmp_path, capsys, monkeypatch):
     import treeboost
+
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as exit_:
         main(["--version"])
@@ -214,26 +245,30 @@ def test_version_and_a_bare_command_print_and_run_nothing(tmp_path, capsys, monk
     assert main([]) == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: treeboost") and "demo" in out
-    assert list(tmp_path.iterdir()) == []           # no demo pictures here
+    assert list(tmp_path.iterdir()) == []  # no demo pictures here
 
 
 def test_help_imports_nothing_heavy():
-    code = ("import sys\nfrom treeboost.cli import main\n"
-            "try:\n    main(['fit', '--help'])\nexcept SystemExit:\n    pass\n"
-            "heavy = [m for m in ('numpy', 'pandas', 'sklearn', 'numba') if m in sys.modules]\n"
-            "print('HEAVY', heavy)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120)
+    code = (
+        "import sys\nfrom treeboost.cli import main\n"
+        "try:\n    main(['fit', '--help'])\nexcept SystemExit:\n    pass\n"
+        "heavy = [m for m in ('numpy', 'pandas', 'sklearn', 'numba') if m in sys.modules]\n"
+        "print('HEAVY', heavy)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert "HEAVY []" in out.stdout, out.stdout + out.stderr
     # the estimators are still there, as attributes and to import
     import treeboost
+
     assert "RandomForestClassifier" in dir(treeboost) and "load" in treeboost.__all__
     from treeboost import RandomForestClassifier
+
     assert treeboost.RandomForestClassifier is RandomForestClassifier
 
 
 def test_separator_encoding_and_dates(tmp_path, capsys):
     import treeboost
+
     frame = _small(30).drop(columns=["num"])
     frame["city"] = np.where(frame["x"] > 1, "Liège", "Namur")
     frame["day"] = pd.date_range("2024-01-01", periods=30).strftime("%Y-%m-%d")
@@ -242,8 +277,23 @@ def test_separator_encoding_and_dates(tmp_path, capsys):
     model = tmp_path / "m.tbm"
     line = cli_error(["fit", str(semicolon), "--target", "y", "-o", str(model)], capsys)
     assert "--encoding" in line
-    assert main(["fit", str(semicolon), "--target", "y", "--model", "tree", "--encoding",
-                 "latin-1", "-o", str(model)]) == 0
+    assert (
+        main(
+            [
+                "fit",
+                str(semicolon),
+                "--target",
+                "y",
+                "--model",
+                "tree",
+                "--encoding",
+                "latin-1",
+                "-o",
+                str(model),
+            ]
+        )
+        == 0
+    )
     assert "read as dates: day" in capsys.readouterr().err
     fitted = treeboost.load(model)
     assert list(fitted.feature_names_in_) == ["generation", "x", "city", "day"]
@@ -251,8 +301,9 @@ def test_separator_encoding_and_dates(tmp_path, capsys):
     tab = tmp_path / "tab.tsv"
     frame.to_csv(tab, sep="\t", index=False)
     assert main(["predict", str(model), str(tab), "-o", str(tmp_path / "p.csv")]) == 0
-    assert main(["predict", str(model), str(tab), "--sep", "\\t", "-o",
-                 str(tmp_path / "q.csv")]) == 0
+    assert (
+        main(["predict", str(model), str(tab), "--sep", "\\t", "-o", str(tmp_path / "q.csv")]) == 0
+    )
     assert (tmp_path / "p.csv").read_text() == (tmp_path / "q.csv").read_text()
     frame.loc[2, "day"] = "soon"
     frame.to_csv(tab, sep="\t", index=False)
@@ -263,48 +314,90 @@ def test_separator_encoding_and_dates(tmp_path, capsys):
 def test_validation_file_weights_and_threads(tmp_path, capsys):
     import treeboost
     from treeboost import DecisionTreeClassifier
+
     frame = _small(40).drop(columns=["num"])
     frame["w"] = np.random.RandomState(3).uniform(0.1, 3, len(frame)).round(2)
     train, valid = tmp_path / "train.csv", tmp_path / "valid.csv"
     frame.iloc[:30].to_csv(train, index=False)
     frame.iloc[30:].to_csv(valid, index=False)
     model = tmp_path / "m.tbm"
-    assert main(["fit", str(train), "--target", "y", "--model", "tree", "--valid",
-                 str(valid), "--weight", "w", "--threads", "1", "--param",
-                 "random_state=0", "-o", str(model)]) == 0
+    assert (
+        main(
+            [
+                "fit",
+                str(train),
+                "--target",
+                "y",
+                "--model",
+                "tree",
+                "--valid",
+                str(valid),
+                "--weight",
+                "w",
+                "--threads",
+                "1",
+                "--param",
+                "random_state=0",
+                "-o",
+                str(model),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "fitted on 30 rows x 2 columns" in out
     assert f"Scores on the 10 rows of --valid {valid}" in out
     fitted = treeboost.load(model)
     X = frame.iloc[:30][["generation", "x"]]
     expected = DecisionTreeClassifier(random_state=0).fit(
-        X, frame.iloc[:30]["y"], sample_weight=frame.iloc[:30]["w"].to_numpy())
+        X, frame.iloc[:30]["y"], sample_weight=frame.iloc[:30]["w"].to_numpy()
+    )
     np.testing.assert_array_equal(fitted.tree_.value, expected.tree_.value)
     frame.loc[1, "w"] = -1
     frame.to_csv(train, index=False)
-    line = cli_error(["fit", str(train), "--target", "y", "--weight", "w", "--drop", "row",
-                      "--model", "tree", "-o", str(model)], capsys)
+    line = cli_error(
+        [
+            "fit",
+            str(train),
+            "--target",
+            "y",
+            "--weight",
+            "w",
+            "--drop",
+            "row",
+            "--model",
+            "tree",
+            "-o",
+            str(model),
+        ],
+        capsys,
+    )
     assert "--weight w" in line and "-1.0 in data row 2" in line
-    assert "--threads" in cli_error(["predict", str(model), str(valid), "--threads", "0"],
-                                    capsys)
+    assert "--threads" in cli_error(["predict", str(model), str(valid), "--threads", "0"], capsys)
 
 
 def test_shap_values_and_importances_to_csv(model_and_data, tmp_path, capsys):
     import treeboost
+
     model, data = model_and_data
     shap_csv = tmp_path / "shap.csv"
     assert main(["explain", str(model), str(data), "-o", str(shap_csv)]) == 0
     table = pd.read_csv(shap_csv)
     assert list(table.columns) == ["explained_output", "x", "z", "expected_value", "output"]
-    np.testing.assert_allclose(table[["x", "z"]].sum(axis=1) + table["expected_value"],
-                               table["output"], atol=1e-9)
+    np.testing.assert_allclose(
+        table[["x", "z"]].sum(axis=1) + table["expected_value"], table["output"], atol=1e-9
+    )
     assert len(table) == 60
     imp_csv = tmp_path / "imp.csv"
     assert main(["explain", str(model), "-o", str(imp_csv)]) == 0
     imp = pd.read_csv(imp_csv)
     fitted = treeboost.load(model)
-    assert list(imp["feature"]) == ["x", "z"][::1 if fitted.feature_importances_[0] >=
-                                                  fitted.feature_importances_[1] else -1]
+    assert (
+        list(imp["feature"])
+        == ["x", "z"][
+            :: 1 if fitted.feature_importances_[0] >= fitted.feature_importances_[1] else -1
+        ]
+    )
     np.testing.assert_allclose(imp["importance"].sum(), 1.0)
     assert "written to" in capsys.readouterr().err
 
@@ -312,6 +405,7 @@ def test_shap_values_and_importances_to_csv(model_and_data, tmp_path, capsys):
 # -- item 12: words that mislead ---------------------------------------------------------------
 def test_install_hints_name_the_package_to_install():
     from pathlib import Path
+
     root = Path(__file__).resolve().parents[1]
     files = list((root / "treeboost").rglob("*.py")) + list((root / "examples").glob("*.py"))
     # treeboost is installed from its source: an extra of a package on PyPI is no hint
@@ -324,12 +418,14 @@ def test_boosting_trace_says_what_it_prints_and_prints_a_few():
 
     from treeboost import GradientBoostingClassifier
     from treeboost.cli import _trace_lines
+
     frame = _small(80).drop(columns=["num", "row"])
     X, y = frame[["generation", "x"]], frame["y"]
     model = GradientBoostingClassifier(n_estimators=12, max_depth=2, random_state=0).fit(X, y)
     lines = list(_trace_lines(model))
-    assert lines[0] == ("\nBoosting trace (log loss per iteration: the model's train_score_ "
-                        "divided by 2):")
+    assert lines[0] == (
+        "\nBoosting trace (log loss per iteration: the model's train_score_ divided by 2):"
+    )
     rows = [line for line in lines if line.startswith("  [")]
     assert [r.split("]")[0] for r in rows] == ["  [1", "  [2", "  [3", "  [4", "  [5", "  [12"]
     assert "  ... (6 iterations not shown)" in lines
@@ -337,8 +433,7 @@ def test_boosting_trace_says_what_it_prints_and_prints_a_few():
     assert last == pytest.approx(log_loss(y, model.predict_proba(X)), abs=2e-6)
 
 
-def test_one_tree_is_not_one_trees_and_a_long_path_is_not_cut(model_and_data, tmp_path,
-                                                              capsys):
+def test_one_tree_is_not_one_trees_and_a_long_path_is_not_cut(model_and_data, tmp_path, capsys):
     model, data = model_and_data
     line = cli_error(["explain", str(model), "--tree", "3"], capsys)
     assert line.endswith("the model has 1 tree")
@@ -354,6 +449,7 @@ def test_one_tree_is_not_one_trees_and_a_long_path_is_not_cut(model_and_data, tm
 def test_trees_to_dataframe_says_what_a_boosting_trees_impurity_is():
     from treeboost import HistGradientBoostingClassifier
     from treeboost.inspection import trees_to_dataframe
+
     rng = np.random.RandomState(0)
     X = rng.normal(size=(300, 3))
     model = HistGradientBoostingClassifier(max_iter=2).fit(X, (X[:, 0] > 0).astype(int))
@@ -361,26 +457,34 @@ def test_trees_to_dataframe_says_what_a_boosting_trees_impurity_is():
     tree = frame[frame["tree_index"] == 0].set_index("node")
     root = tree.loc[0]
     children = tree.loc[[int(root["left_child"]), int(root["right_child"])], "impurity"]
-    assert (tree["impurity"] <= 1e-12).all()            # not a Gini index or a variance
+    assert (tree["impurity"] <= 1e-12).all()  # not a Gini index or a variance
     assert root["gain"] == pytest.approx(root["impurity"] - children.sum())
     assert "second-order objective" in " ".join(trees_to_dataframe.__doc__.split())
 
 
 def test_rule_words_no_signed_zero_and_no_empty_set():
     from treeboost.trees.export import Condition, _fmt
+
     # a leaf value or bound that rounds to zero keeps its digits, and zero has no sign
     assert [_fmt(v, 3) for v in (-0.0, -0.0004, 0.00012345, 1.5, -2.0)] == [
-        "0", "-0.0004", "0.000123", "1.5", "-2"]
+        "0",
+        "-0.0004",
+        "0.000123",
+        "1.5",
+        "-2",
+    ]
     # category tests along a path that leave no category: only a missing value gets there
     assert Condition(0, "sex", categories=[], missing=True).text() == "sex is missing"
     assert "{}" not in Condition(0, "sex", categories=[], missing=True).text()
-    assert Condition(0, "sex", categories=["male"], missing=True).text() == \
-        "sex = male (or missing)"
+    assert (
+        Condition(0, "sex", categories=["male"], missing=True).text() == "sex = male (or missing)"
+    )
 
 
 @pytest.mark.skipif(not os.path.islink("/dev/stdout"), reason="needs /dev/stdout")
 def test_dev_stdout_is_written_through(model_and_data):
     from treeboost._atomic import output_kind
+
     model, data = model_and_data
     # only once the writer is known to write it in place (replacing it would break the
     # machine's /dev/stdout)

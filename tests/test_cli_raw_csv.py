@@ -1,5 +1,6 @@
 """The treeboost command on a CSV file as downloaded (Kaggle's Titanic train.csv, with
 PassengerId, Name, Ticket and Cabin), its help, closed pipes and SHAP output."""
+
 import importlib
 import io
 import os
@@ -33,11 +34,12 @@ def fitted(tmp_path_factory):
     finally:
         sys.stdout, sys.stderr = stdout, stderr
     assert code == 0, err.getvalue()
-    return path, out.getvalue() + err.getvalue()     # the notes go to standard error
+    return path, out.getvalue() + err.getvalue()  # the notes go to standard error
 
 
 def _frame_as_model_reads_it(columns):
     import pandas as pd
+
     frame = pd.read_csv(TITANIC)[columns].copy()
     for col in frame.columns:
         if not pd.api.types.is_numeric_dtype(frame[col]):
@@ -48,6 +50,7 @@ def _frame_as_model_reads_it(columns):
 # -- fit on the raw file ------------------------------------------------------------------------
 def test_raw_titanic_fits_with_the_default_model(fitted):
     import treeboost
+
     path, out = fitted
     notice = [line for line in out.splitlines() if "identify rows" in line]
     assert len(notice) == 1
@@ -64,19 +67,34 @@ def test_raw_titanic_fits_with_the_default_model(fitted):
         "note: 118 of the 179 held-out values of Ticket never occur in the training part; "
         "the model reads them as missing values",
         "note: 24 of the 44 held-out values of Cabin never occur in the training part; "
-        "the model reads them as missing values"]
+        "the model reads them as missing values",
+    ]
     model = treeboost.load(path)
     assert list(model.feature_names_in_) == FEATURES
 
 
 def test_raw_titanic_fits_with_gbdt_and_tree(tmp_path, capsys):
     import treeboost
-    for model, name in [("gbdt", "GradientBoostingClassifier"),
-                        ("tree", "DecisionTreeClassifier")]:
+
+    for model, name in [("gbdt", "GradientBoostingClassifier"), ("tree", "DecisionTreeClassifier")]:
         path = tmp_path / f"{model}.tbm"
         params = QUICK if model == "gbdt" else ["--param", "max_depth=4"]
-        assert main(["fit", str(TITANIC), "--target", "Survived", "--model", model,
-                     *params, "-o", str(path)]) == 0
+        assert (
+            main(
+                [
+                    "fit",
+                    str(TITANIC),
+                    "--target",
+                    "Survived",
+                    "--model",
+                    model,
+                    *params,
+                    "-o",
+                    str(path),
+                ]
+            )
+            == 0
+        )
         out, err = capsys.readouterr()
         assert f"{name} fitted" in out and "identify rows" in err
         assert list(treeboost.load(path).feature_names_in_) == FEATURES
@@ -87,16 +105,32 @@ def test_hold_out_metrics_are_those_of_the_hold_out(tmp_path, capsys):
     import treeboost
     from sklearn.metrics import accuracy_score, roc_auc_score
     from sklearn.model_selection import train_test_split
+
     path = tmp_path / "m.tbm"
-    assert main(["fit", str(TITANIC), "--target", "Survived", "--model", "tree",
-                 "--drop", "Ticket,Cabin", "-o", str(path)]) == 0
+    assert (
+        main(
+            [
+                "fit",
+                str(TITANIC),
+                "--target",
+                "Survived",
+                "--model",
+                "tree",
+                "--drop",
+                "Ticket,Cabin",
+                "-o",
+                str(path),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     model = treeboost.load(path)
     X = _frame_as_model_reads_it(list(model.feature_names_in_))
     y = _frame_as_model_reads_it(["Survived"])["Survived"].to_numpy()
     _, Xte, _, yte = train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
     assert "Scores on the 179 held-out rows (--test-size 0.2)" in out
-    assert "baseline  0.6145  (accuracy of always predicting 0" in out    # 110 / 179
+    assert "baseline  0.6145  (accuracy of always predicting 0" in out  # 110 / 179
     # the saved model is the one fitted on the training part: its hold-out scores
     assert f"accuracy  {accuracy_score(yte, model.predict(Xte)):.4f}" in out
     assert f"ROC AUC   {roc_auc_score(yte, model.predict_proba(Xte)[:, 1]):.4f}" in out
@@ -104,26 +138,89 @@ def test_hold_out_metrics_are_those_of_the_hold_out(tmp_path, capsys):
 
 def test_drop(tmp_path, capsys):
     import treeboost
+
     path = tmp_path / "m.tbm"
-    assert main(["fit", str(TITANIC), "--target", "Survived", "--model", "tree",
-                 "--drop", "Ticket,Cabin", "--drop", "Embarked", "-o", str(path)]) == 0
+    assert (
+        main(
+            [
+                "fit",
+                str(TITANIC),
+                "--target",
+                "Survived",
+                "--model",
+                "tree",
+                "--drop",
+                "Ticket,Cabin",
+                "--drop",
+                "Embarked",
+                "-o",
+                str(path),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "not used as features (--drop): Ticket, Cabin, Embarked" in out
     assert list(treeboost.load(path).feature_names_in_) == [
-        "Pclass", "Sex", "Age", "SibSp", "Parch", "Fare"]
-    line = _error(["fit", str(TITANIC), "--target", "Survived", "--drop", "Cabin,Nope",
-                   "-o", str(tmp_path / "x.tbm")], capsys)
+        "Pclass",
+        "Sex",
+        "Age",
+        "SibSp",
+        "Parch",
+        "Fare",
+    ]
+    line = _error(
+        [
+            "fit",
+            str(TITANIC),
+            "--target",
+            "Survived",
+            "--drop",
+            "Cabin,Nope",
+            "-o",
+            str(tmp_path / "x.tbm"),
+        ],
+        capsys,
+    )
     assert "--drop Nope" in line
-    assert "target" in _error(["fit", str(TITANIC), "--target", "Survived", "--drop",
-                               "Survived", "-o", str(tmp_path / "x.tbm")], capsys)
+    assert "target" in _error(
+        [
+            "fit",
+            str(TITANIC),
+            "--target",
+            "Survived",
+            "--drop",
+            "Survived",
+            "-o",
+            str(tmp_path / "x.tbm"),
+        ],
+        capsys,
+    )
     assert not (tmp_path / "x.tbm").exists()
 
 
 def test_keep_ids(tmp_path, capsys):
     import treeboost
+
     path = tmp_path / "m.tbm"
-    assert main(["fit", str(TITANIC), "--target", "Survived", "--model", "tree",
-                 "--keep-ids", "--drop", "Name,Ticket,Cabin", "-o", str(path)]) == 0
+    assert (
+        main(
+            [
+                "fit",
+                str(TITANIC),
+                "--target",
+                "Survived",
+                "--model",
+                "tree",
+                "--keep-ids",
+                "--drop",
+                "Name,Ticket,Cabin",
+                "-o",
+                str(path),
+            ]
+        )
+        == 0
+    )
     assert "identify rows" not in capsys.readouterr().err
     assert "PassengerId" in treeboost.load(path).feature_names_in_
 
@@ -132,34 +229,37 @@ def test_identifier_columns_rule():
     pd = pytest.importorskip("pandas")
     n = 30
     rng = np.random.default_rng(0)
-    frame = pd.DataFrame({
-        "id": np.arange(100, 100 + n),                          # integers, all distinct
-        "name": [f"passenger {i}" for i in range(n)],           # text, all distinct
-        "code": [f"c{i}" if i % 3 else None for i in range(n)],  # distinct where present
-        "weight": rng.normal(70, 10, n),                        # floats, all distinct
-        "whole_floats": np.arange(n, dtype=np.float64),         # still a measurement
-        "group": [f"g{i % 5}" for i in range(n)],               # text that repeats
-        "count": np.arange(n) // 2,                             # integers that repeat
-        "flag": [True, False] * (n // 2),
-        "y": np.arange(n),                                      # the target: excluded
-    })
+    frame = pd.DataFrame(
+        {
+            "id": np.arange(100, 100 + n),  # integers, all distinct
+            "name": [f"passenger {i}" for i in range(n)],  # text, all distinct
+            "code": [f"c{i}" if i % 3 else None for i in range(n)],  # distinct where present
+            "weight": rng.normal(70, 10, n),  # floats, all distinct
+            "whole_floats": np.arange(n, dtype=np.float64),  # still a measurement
+            "group": [f"g{i % 5}" for i in range(n)],  # text that repeats
+            "count": np.arange(n) // 2,  # integers that repeat
+            "flag": [True, False] * (n // 2),
+            "y": np.arange(n),  # the target: excluded
+        }
+    )
     assert identifier_columns(frame, exclude=["y"]) == ["id", "name", "code"]
     # fewer than 20 values: distinct by chance, kept
     assert identifier_columns(frame.head(19), exclude=["y"]) == []
-    assert identifier_columns(pd.read_csv(TITANIC), exclude=["Survived"]) == [
-        "PassengerId", "Name"]
+    assert identifier_columns(pd.read_csv(TITANIC), exclude=["Survived"]) == ["PassengerId", "Name"]
 
 
 # -- predict on the raw file ------------------------------------------------------------------
 def test_predict_carries_the_id_through(fitted, tmp_path, capsys):
     import pandas as pd
     import treeboost
+
     path, _ = fitted
     out_path = tmp_path / "pred.csv"
-    assert main(["predict", str(path), str(TITANIC), "--id", "PassengerId", "-o",
-                 str(out_path)]) == 0
+    assert (
+        main(["predict", str(path), str(TITANIC), "--id", "PassengerId", "-o", str(out_path)]) == 0
+    )
     out = capsys.readouterr().out
-    assert "the model does not use: Name\n" in out     # nor the target, nor the id
+    assert "the model does not use: Name\n" in out  # nor the target, nor the id
     written = pd.read_csv(out_path)
     raw = pd.read_csv(TITANIC)
     assert list(written.columns) == ["PassengerId", "prediction", "proba_0", "proba_1"]
@@ -174,10 +274,11 @@ def test_predict_carries_the_id_through(fitted, tmp_path, capsys):
 def test_predict_id_is_written_as_in_the_file(fitted, tmp_path, capsys):
     """An id such as ``007`` keeps its zeros; rows without the target are predicted."""
     import pandas as pd
+
     path, _ = fitted
     raw = pd.read_csv(TITANIC, dtype={"PassengerId": str}).head(5)
     raw["PassengerId"] = ["007", "008", "x9", "", "11"]
-    raw = raw.drop(columns=["Survived"])             # as Kaggle's test.csv
+    raw = raw.drop(columns=["Survived"])  # as Kaggle's test.csv
     data = tmp_path / "test.csv"
     raw.to_csv(data, index=False)
     assert main(["predict", str(path), str(data), "--id", "PassengerId"]) == 0
@@ -190,17 +291,38 @@ def test_predict_id_is_written_as_in_the_file(fitted, tmp_path, capsys):
 
 
 # -- errors, help, pipes ----------------------------------------------------------------------
-@pytest.mark.parametrize("model,param,target", [
-    ("gbdt", "learning_rate=-1", "Survived"), ("gbdt", "learning_rate=-1", "Fare"),
-    ("adaboost", "learning_rate=-1", "Survived"), ("adaboost", "learning_rate=-1", "Fare"),
-    ("rf", "n_estimators=0", "Survived"), ("extratrees", "max_features=-2", "Fare"),
-    ("bagging", "max_samples=-1", "Survived"), ("tree", "max_depth=0", "Fare"),
-    ("tree", "criterion='nope'", "Survived"), ("gbdt", "no_such_parameter=1", "Survived"),
-    ("bagging", "estimator__max_depth=-1", "Survived"),
-])
+@pytest.mark.parametrize(
+    "model,param,target",
+    [
+        ("gbdt", "learning_rate=-1", "Survived"),
+        ("gbdt", "learning_rate=-1", "Fare"),
+        ("adaboost", "learning_rate=-1", "Survived"),
+        ("adaboost", "learning_rate=-1", "Fare"),
+        ("rf", "n_estimators=0", "Survived"),
+        ("extratrees", "max_features=-2", "Fare"),
+        ("bagging", "max_samples=-1", "Survived"),
+        ("tree", "max_depth=0", "Fare"),
+        ("tree", "criterion='nope'", "Survived"),
+        ("gbdt", "no_such_parameter=1", "Survived"),
+        ("bagging", "estimator__max_depth=-1", "Survived"),
+    ],
+)
 def test_bad_parameters_are_one_line(model, param, target, tmp_path, capsys):
-    line = _error(["fit", str(TITANIC), "--target", target, "--model", model, "--param",
-                   param, "-o", str(tmp_path / "m.tbm")], capsys)
+    line = _error(
+        [
+            "fit",
+            str(TITANIC),
+            "--target",
+            target,
+            "--model",
+            model,
+            "--param",
+            param,
+            "-o",
+            str(tmp_path / "m.tbm"),
+        ],
+        capsys,
+    )
     assert "--param" in line and param.split("=")[0].split("__")[-1] in line
     assert not (tmp_path / "m.tbm").exists()
 
@@ -247,14 +369,21 @@ def test_a_closed_pipe_in_a_shell_prints_nothing(fitted):
     path, _ = fitted
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     for command in ("explain", "explain --tree 3"):
-        out = subprocess.run(f"'{sys.executable}' -m treeboost {command} '{path}' | head -1",
-                             shell=True, capture_output=True, text=True, env=env, timeout=120)
+        out = subprocess.run(
+            f"'{sys.executable}' -m treeboost {command} '{path}' | head -1",
+            shell=True,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
         assert out.stdout.startswith("Rules of tree")
         assert out.stderr == "", out.stderr
 
 
 def test_explain_says_boosting_leaves_are_raw_scores(fitted, capsys):
     import treeboost
+
     path, _ = fitted
     assert main(["explain", str(path), "--tree", "2"]) == 0
     text = " ".join(capsys.readouterr().out.split())
@@ -275,8 +404,9 @@ def _shap_available():
     return True
 
 
-needs_shap = pytest.mark.skipif(not _shap_available(),
-                                reason="treeboost.inspection._shap has not landed")
+needs_shap = pytest.mark.skipif(
+    not _shap_available(), reason="treeboost.inspection._shap has not landed"
+)
 
 
 @needs_shap
@@ -285,11 +415,14 @@ def test_explain_shap_prints_each_rows_largest_values(fitted, tmp_path, capsys, 
     import pandas as pd
     import treeboost
     from treeboost.inspection import shap_values
+
     path, _ = fitted
     data = tmp_path / "rows.csv"
     pd.read_csv(TITANIC).head(6).to_csv(data, index=False)
-    assert main(["explain", str(path), str(data), "--shap", "--top", str(top), "--id",
-                 "PassengerId"]) == 0
+    assert (
+        main(["explain", str(path), str(data), "--shap", "--top", str(top), "--id", "PassengerId"])
+        == 0
+    )
     out = capsys.readouterr().out.splitlines()
     model = treeboost.load(path)
     X = _frame_as_model_reads_it(FEATURES).head(6)
@@ -299,7 +432,7 @@ def test_explain_shap_prints_each_rows_largest_values(fitted, tmp_path, capsys, 
     for i in range(6):
         at = next(k for k, line in enumerate(out) if line.startswith(f"PassengerId {i + 1}:"))
         assert f"log-odds(Survived = 1) = {decision[i]:.6f}" in out[at]
-        shown = out[at + 1:at + 1 + top]
+        shown = out[at + 1 : at + 1 + top]
         assert all(line.startswith("  ") for line in shown)
         assert at + 1 + top == len(out) or not out[at + 1 + top].startswith("  ")
         best = np.argsort(-np.abs(values[i]), kind="stable")[:top]
@@ -311,9 +444,25 @@ def test_explain_shap_prints_each_rows_largest_values(fitted, tmp_path, capsys, 
 @needs_shap
 def test_explain_shap_of_a_forest_on_probabilities(tmp_path, capsys):
     import pandas as pd
+
     path = tmp_path / "rf.tbm"
-    assert main(["fit", str(TITANIC), "--target", "Survived", "--model", "rf", "--param",
-                 "n_estimators=10", "-o", str(path)]) == 0
+    assert (
+        main(
+            [
+                "fit",
+                str(TITANIC),
+                "--target",
+                "Survived",
+                "--model",
+                "rf",
+                "--param",
+                "n_estimators=10",
+                "-o",
+                str(path),
+            ]
+        )
+        == 0
+    )
     data = tmp_path / "rows.csv"
     pd.read_csv(TITANIC).head(3).to_csv(data, index=False)
     capsys.readouterr()
@@ -331,17 +480,35 @@ def test_explain_shap_mistakes(fitted, capsys):
 
 
 @needs_shap
-@pytest.mark.parametrize("target,model", [("Fare", "gbdt"), ("Embarked", "tree"),
-                                          ("Embarked", "gbdt")])
+@pytest.mark.parametrize(
+    "target,model", [("Fare", "gbdt"), ("Embarked", "tree"), ("Embarked", "gbdt")]
+)
 def test_explain_shap_output_is_the_models(target, model, tmp_path, capsys):
     """Regression: the prediction; K classes: each row's predicted class, on the output
     the SHAP values add up to (probability for a tree, raw score for boosting)."""
     import pandas as pd
     import treeboost
+
     path = tmp_path / "m.tbm"
-    assert main(["fit", str(TITANIC), "--target", target, "--model", model, "--param",
-                 "n_estimators=5" if model == "gbdt" else "max_depth=3", "--drop", "Cabin",
-                 "-o", str(path)]) == 0
+    assert (
+        main(
+            [
+                "fit",
+                str(TITANIC),
+                "--target",
+                target,
+                "--model",
+                model,
+                "--param",
+                "n_estimators=5" if model == "gbdt" else "max_depth=3",
+                "--drop",
+                "Cabin",
+                "-o",
+                str(path),
+            ]
+        )
+        == 0
+    )
     rows = pd.read_csv(TITANIC).head(8)
     data = tmp_path / "rows.csv"
     rows.to_csv(data, index=False)
@@ -357,7 +524,8 @@ def test_explain_shap_output_is_the_models(target, model, tmp_path, capsys):
         out = fitted.predict_proba(X) if model == "tree" else fitted.decision_function(X)
         kind = "probability" if model == "tree" else "raw score"
         k = out.argmax(axis=1)
-        expect = [f"{kind}(Embarked = {fitted.classes_[j]}) = {out[i, j]:.6f}"
-                  for i, j in enumerate(k)]
+        expect = [
+            f"{kind}(Embarked = {fitted.classes_[j]}) = {out[i, j]:.6f}" for i, j in enumerate(k)
+        ]
     for head, text in zip(heads, expect):
         assert text in head, (head, text)

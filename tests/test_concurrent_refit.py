@@ -1,6 +1,7 @@
 """A fitted model is never half-updated: a predict in one thread while another thread refits
 the same estimator sees the old model or the new one, never a mixture (it used to read the
 new number of outputs with the old packed trees and write past its buffer)."""
+
 import threading
 import time
 import warnings
@@ -13,8 +14,8 @@ from treeboost.engine.tree import PackedTrees
 
 rng = np.random.RandomState(0)
 X = rng.normal(size=(400, 4))
-Y3 = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5)        # three classes
-Y2 = (X[:, 2] > 0).astype(int)                           # two classes, another feature
+Y3 = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5)  # three classes
+Y2 = (X[:, 2] > 0).astype(int)  # two classes, another feature
 
 MODELS = {
     "GradientBoostingClassifier": dict(n_estimators=5, max_leaf_nodes=8),
@@ -35,7 +36,7 @@ def _race(model, refit, check, seconds=0.4):
         while not done.is_set():
             try:
                 problem = check(model)
-            except Exception as exc:                      # noqa: BLE001 - reported below
+            except Exception as exc:  # noqa: BLE001 - reported below
                 problem = repr(exc)
             if problem:
                 problems.append(problem)
@@ -75,8 +76,14 @@ def test_predict_during_refit_sees_the_old_or_the_new_model(name):
 def test_warm_start_during_predict_and_a_failed_refit_keep_a_whole_model():
     params = dict(n_estimators=5, max_leaf_nodes=8, random_state=0, warm_start=True)
     model = treeboost.GradientBoostingRegressor(**params).fit(X, X[:, 0])
-    staged = [p.copy() for p in treeboost.GradientBoostingRegressor(
-        **dict(params, n_estimators=20, warm_start=False)).fit(X, X[:, 0]).staged_predict(X)]
+    staged = [
+        p.copy()
+        for p in treeboost.GradientBoostingRegressor(
+            **dict(params, n_estimators=20, warm_start=False)
+        )
+        .fit(X, X[:, 0])
+        .staged_predict(X)
+    ]
 
     def check(m):
         pred = m.predict(X)
@@ -94,15 +101,16 @@ def test_warm_start_during_predict_and_a_failed_refit_keep_a_whole_model():
     bad_y[3] = np.nan
     with pytest.raises(ValueError):
         model.set_params(warm_start=False).fit(X, bad_y)
-    np.testing.assert_array_equal(model.predict(X), before)      # the old model, whole
+    np.testing.assert_array_equal(model.predict(X), before)  # the old model, whole
 
 
 def test_packed_trees_are_keyed_on_the_trees_and_check_their_buffers():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         a = treeboost.GradientBoostingClassifier(n_estimators=3, random_state=0).fit(X, Y3)
-        b = treeboost.GradientBoostingClassifier(n_estimators=3, random_state=1,
-                                                 subsample=0.5).fit(X, Y3)
+        b = treeboost.GradientBoostingClassifier(n_estimators=3, random_state=1, subsample=0.5).fit(
+            X, Y3
+        )
     packed_a = a._packer()
     # the other model's trees, as many of them: the cache must not answer for them
     a.__dict__["trees_"] = b.trees_

@@ -2,6 +2,7 @@
 (gradient boosting): predictions that respect them, node values within the intervals the
 splits set, the best valid split against brute force, scikit-learn's refusals, and
 model files."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -20,15 +21,15 @@ CST = np.array([1, -1, 0, 0, 0])
 
 def _regression(seed=0, n=600):
     """A linear target that grows with feature 0 and falls with feature 1 (CST)."""
-    X, y = make_regression(n_samples=n, n_features=5, n_informative=5, noise=5.0,
-                           random_state=seed)
-    X[:, 1] *= -1           # make_regression's coefficients are positive
+    X, y = make_regression(n_samples=n, n_features=5, n_informative=5, noise=5.0, random_state=seed)
+    X[:, 1] *= -1  # make_regression's coefficients are positive
     return X, y
 
 
 def _classification(seed=0, n=600):
-    return make_classification(n_samples=n, n_features=5, n_informative=5, n_redundant=0,
-                               random_state=seed)
+    return make_classification(
+        n_samples=n, n_features=5, n_informative=5, n_redundant=0, random_state=seed
+    )
 
 
 def _assert_monotone(predict, X, cst, step=3.0):
@@ -66,30 +67,53 @@ def _assert_node_bounds(tree, cst, column=0):
             lower[a], upper[b] = mid, mid
 
 
-@pytest.mark.parametrize("make", [
-    lambda: tb.DecisionTreeRegressor(monotonic_cst=CST),
-    lambda: tb.DecisionTreeRegressor(monotonic_cst=CST, max_leaf_nodes=500),
-    lambda: tb.DecisionTreeRegressor(monotonic_cst=CST, criterion="poisson"),
-    lambda: tb.DecisionTreeRegressor(monotonic_cst=CST, criterion="absolute_error"),
-    lambda: tb.ExtraTreeRegressor(monotonic_cst=CST, criterion="absolute_error",
-                                  random_state=0),
-    lambda: tb.ExtraTreeRegressor(monotonic_cst=CST, random_state=0),
-    lambda: tb.RandomForestRegressor(10, monotonic_cst=CST, random_state=0),
-    lambda: tb.ExtraTreesRegressor(10, monotonic_cst=CST, random_state=0),
-    lambda: tb.GradientBoostingRegressor(monotonic_cst=CST, n_estimators=30),
-    lambda: tb.GradientBoostingRegressor(monotonic_cst=CST, n_estimators=30,
-                                         split_gain="hessian", max_leaf_nodes=15),
-    lambda: tb.GradientBoostingRegressor(monotonic_cst=CST, n_estimators=30,
-                                         loss="absolute_error"),
-    lambda: tb.GradientBoostingRegressor(monotonic_cst=CST, n_estimators=30, loss="huber"),
-    lambda: tb.GradientBoostingRegressor(monotonic_cst=CST, n_estimators=30,
-                                         loss="quantile", alpha=0.8),
-    lambda: tb.HistGradientBoostingRegressor(monotonic_cst=CST, max_iter=30),
-    lambda: tb.HistGradientBoostingRegressor(monotonic_cst=CST, max_iter=30,
-                                             loss="absolute_error"),
-], ids=["tree", "tree-best-first", "tree-poisson", "tree-absolute", "extra-tree-absolute",
-        "extra-tree", "forest", "extra-trees", "gb", "gb-hessian",
-        "gb-absolute", "gb-huber", "gb-quantile", "hist", "hist-absolute"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: tb.DecisionTreeRegressor(monotonic_cst=CST),
+        lambda: tb.DecisionTreeRegressor(monotonic_cst=CST, max_leaf_nodes=500),
+        lambda: tb.DecisionTreeRegressor(monotonic_cst=CST, criterion="poisson"),
+        lambda: tb.DecisionTreeRegressor(monotonic_cst=CST, criterion="absolute_error"),
+        lambda: tb.ExtraTreeRegressor(
+            monotonic_cst=CST, criterion="absolute_error", random_state=0
+        ),
+        lambda: tb.ExtraTreeRegressor(monotonic_cst=CST, random_state=0),
+        lambda: tb.RandomForestRegressor(10, monotonic_cst=CST, random_state=0),
+        lambda: tb.ExtraTreesRegressor(10, monotonic_cst=CST, random_state=0),
+        lambda: tb.GradientBoostingRegressor(monotonic_cst=CST, n_estimators=30),
+        lambda: tb.GradientBoostingRegressor(
+            monotonic_cst=CST, n_estimators=30, split_gain="hessian", max_leaf_nodes=15
+        ),
+        lambda: tb.GradientBoostingRegressor(
+            monotonic_cst=CST, n_estimators=30, loss="absolute_error"
+        ),
+        lambda: tb.GradientBoostingRegressor(monotonic_cst=CST, n_estimators=30, loss="huber"),
+        lambda: tb.GradientBoostingRegressor(
+            monotonic_cst=CST, n_estimators=30, loss="quantile", alpha=0.8
+        ),
+        lambda: tb.HistGradientBoostingRegressor(monotonic_cst=CST, max_iter=30),
+        lambda: tb.HistGradientBoostingRegressor(
+            monotonic_cst=CST, max_iter=30, loss="absolute_error"
+        ),
+    ],
+    ids=[
+        "tree",
+        "tree-best-first",
+        "tree-poisson",
+        "tree-absolute",
+        "extra-tree-absolute",
+        "extra-tree",
+        "forest",
+        "extra-trees",
+        "gb",
+        "gb-hessian",
+        "gb-absolute",
+        "gb-huber",
+        "gb-quantile",
+        "hist",
+        "hist-absolute",
+    ],
+)
 @pytest.mark.parametrize("with_missing", [False, True])
 def test_regression_predictions_are_monotone(make, with_missing):
     X, y = _regression(n=800)
@@ -111,19 +135,33 @@ def test_regression_predictions_are_monotone(make, with_missing):
     assert est.score(Xt, yt) > free.score(Xt, yt) - 0.15
 
 
-@pytest.mark.parametrize("make", [
-    lambda: tb.DecisionTreeClassifier(monotonic_cst=CST),
-    lambda: tb.DecisionTreeClassifier(monotonic_cst=CST, max_leaf_nodes=300,
-                                      criterion="entropy"),
-    lambda: tb.ExtraTreeClassifier(monotonic_cst=CST, random_state=0),
-    lambda: tb.RandomForestClassifier(10, monotonic_cst=CST, random_state=0),
-    lambda: tb.ExtraTreesClassifier(10, monotonic_cst=CST, random_state=0),
-    lambda: tb.GradientBoostingClassifier(monotonic_cst=CST, n_estimators=30),
-    lambda: tb.GradientBoostingClassifier(monotonic_cst=CST, n_estimators=30,
-                                          loss="exponential"),
-    lambda: tb.HistGradientBoostingClassifier(monotonic_cst=CST, max_iter=30),
-], ids=["tree", "tree-entropy", "extra-tree", "forest", "extra-trees", "gb", "gb-exponential",
-        "hist"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: tb.DecisionTreeClassifier(monotonic_cst=CST),
+        lambda: tb.DecisionTreeClassifier(
+            monotonic_cst=CST, max_leaf_nodes=300, criterion="entropy"
+        ),
+        lambda: tb.ExtraTreeClassifier(monotonic_cst=CST, random_state=0),
+        lambda: tb.RandomForestClassifier(10, monotonic_cst=CST, random_state=0),
+        lambda: tb.ExtraTreesClassifier(10, monotonic_cst=CST, random_state=0),
+        lambda: tb.GradientBoostingClassifier(monotonic_cst=CST, n_estimators=30),
+        lambda: tb.GradientBoostingClassifier(
+            monotonic_cst=CST, n_estimators=30, loss="exponential"
+        ),
+        lambda: tb.HistGradientBoostingClassifier(monotonic_cst=CST, max_iter=30),
+    ],
+    ids=[
+        "tree",
+        "tree-entropy",
+        "extra-tree",
+        "forest",
+        "extra-trees",
+        "gb",
+        "gb-exponential",
+        "hist",
+    ],
+)
 def test_classifier_positive_class_is_monotone(make):
     X, y = _classification(n=800)
     X, Xt, y, yt = X[:600], X[600:], y[:600], y[600:]
@@ -141,16 +179,18 @@ def test_boosting_node_values_respect_the_intervals():
     """Each boosting tree (its raw leaf values, the learning rate is positive) holds the
     intervals, as scikit-learn's test_nodes_values."""
     X, y = _regression()
-    for est in (tb.HistGradientBoostingRegressor(monotonic_cst=CST, max_iter=10),
-                tb.GradientBoostingRegressor(monotonic_cst=CST, n_estimators=10,
-                                             loss="absolute_error")):
+    for est in (
+        tb.HistGradientBoostingRegressor(monotonic_cst=CST, max_iter=10),
+        tb.GradientBoostingRegressor(monotonic_cst=CST, n_estimators=10, loss="absolute_error"),
+    ):
         est.fit(X, y)
         for (tree,) in est.trees_:
             leaf = tree.children_left < 0
             # the leaves' values only: internal nodes of boosting trees are not predicted
             values = tree.value[:, 0].copy()
-            fixed = monotone_leaf_values(tree.children_left, tree.children_right,
-                                         tree.feature, values, CST)
+            fixed = monotone_leaf_values(
+                tree.children_left, tree.children_right, tree.feature, values, CST
+            )
             np.testing.assert_array_equal(fixed[leaf], values[leaf])
 
 
@@ -158,8 +198,10 @@ def test_opposite_data_gives_one_leaf():
     """Increasing data under a decreasing constraint: no valid split, the root predicts
     the mean (scikit-learn's test_1d_opposite_monotonicity_cst_data)."""
     X = np.linspace(-2, 2, 10).reshape(-1, 1)
-    for est, target in ((tb.DecisionTreeRegressor(monotonic_cst=[-1]), X.ravel()),
-                        (tb.DecisionTreeRegressor(monotonic_cst=[1]), -X.ravel())):
+    for est, target in (
+        (tb.DecisionTreeRegressor(monotonic_cst=[-1]), X.ravel()),
+        (tb.DecisionTreeRegressor(monotonic_cst=[1]), -X.ravel()),
+    ):
         est.fit(X, target)
         assert est.tree_.node_count == 1
         assert est.tree_.value[0, 0] == pytest.approx(0.0, abs=1e-12)
@@ -188,14 +230,18 @@ def _best_valid_split(x, y, cst, criterion):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(0, 6), min_size=4, max_size=25),
-       st.lists(st.floats(-5, 5, allow_nan=False, width=32), min_size=25, max_size=25),
-       st.sampled_from([-1, 1]), st.sampled_from(["squared_error", "absolute_error"]))
+@given(
+    st.lists(st.integers(0, 6), min_size=4, max_size=25),
+    st.lists(st.floats(-5, 5, allow_nan=False, width=32), min_size=25, max_size=25),
+    st.sampled_from([-1, 1]),
+    st.sampled_from(["squared_error", "absolute_error"]),
+)
 def test_root_split_is_the_best_valid_one(xs, ys, cst, criterion):
     x = np.asarray(xs, float)
-    y = np.round(np.asarray(ys[:len(xs)], float), 2)
-    tree = tb.DecisionTreeRegressor(max_depth=1, monotonic_cst=[cst],
-                                    criterion=criterion).fit(x[:, None], y)
+    y = np.round(np.asarray(ys[: len(xs)], float), 2)
+    tree = tb.DecisionTreeRegressor(max_depth=1, monotonic_cst=[cst], criterion=criterion).fit(
+        x[:, None], y
+    )
     want, loss = _best_valid_split(x, y, cst, criterion)
     if tree.tree_.node_count == 1:
         # no valid split, or none that lowers the loss
@@ -218,8 +264,9 @@ def test_monotone_leaf_values_orders_any_values(seed):
     y = rng.random(200)
     tree = tb.DecisionTreeRegressor(max_depth=4, random_state=0).fit(X, y).tree_
     cst = np.array([rng.choice([-1, 1]), 0])
-    values = monotone_leaf_values(tree.children_left, tree.children_right, tree.feature,
-                                  rng.normal(size=tree.node_count), cst)
+    values = monotone_leaf_values(
+        tree.children_left, tree.children_right, tree.feature, rng.normal(size=tree.node_count), cst
+    )
     grid = rng.random((300, 2))
     leaves = tree.apply(grid)
     for f in (0,):
@@ -234,8 +281,9 @@ def test_monotone_leaf_values_keeps_ordered_values():
     tree = tb.DecisionTreeRegressor(max_depth=5, monotonic_cst=CST).fit(X, y).tree_
     values = tree.value[:, 0]
     np.testing.assert_array_equal(
-        monotone_leaf_values(tree.children_left, tree.children_right, tree.feature, values,
-                             CST), values)
+        monotone_leaf_values(tree.children_left, tree.children_right, tree.feature, values, CST),
+        values,
+    )
 
 
 def test_monotonic_cst_by_feature_name():
@@ -251,28 +299,49 @@ def test_monotonic_cst_by_feature_name():
         tb.HistGradientBoostingRegressor(monotonic_cst={"a": 1}).fit(X, y)
 
 
-@pytest.mark.parametrize("est, X, y, match", [
-    (tb.DecisionTreeRegressor(monotonic_cst=[1, 0]), *_regression(), "has shape 2"),
-    (tb.DecisionTreeRegressor(monotonic_cst=[2, 0, 0, 0, 0]), *_regression(),
-     "array-like of -1, 0 or 1"),
-    (tb.DecisionTreeClassifier(monotonic_cst=CST),
-     *make_classification(n_features=5, n_informative=3, n_classes=3, random_state=0),
-     "multiclass"),
-    (tb.RandomForestClassifier(3, monotonic_cst=CST),
-     *make_classification(n_features=5, n_informative=3, n_classes=3, random_state=0),
-     "multiclass"),
-    (tb.GradientBoostingClassifier(monotonic_cst=CST),
-     *make_classification(n_features=5, n_informative=3, n_classes=3, random_state=0),
-     "multiclass"),
-    (tb.DecisionTreeRegressor(monotonic_cst=CST), _regression()[0],
-     np.c_[_regression()[1], _regression()[1]], "multiple outputs"),
-    (tb.HistGradientBoostingRegressor(interaction_cst=[0, 1]), *_regression(),
-     "sequence of tuples or lists"),
-    (tb.HistGradientBoostingRegressor(interaction_cst=[{0, 9}]), *_regression(),
-     r"integer indices in \[0, n_features - 1\] = \[0, 4\]"),
-    (tb.GradientBoostingRegressor(interaction_cst=[{0.5}]), *_regression(),
-     "integer indices"),
-])
+@pytest.mark.parametrize(
+    "est, X, y, match",
+    [
+        (tb.DecisionTreeRegressor(monotonic_cst=[1, 0]), *_regression(), "has shape 2"),
+        (
+            tb.DecisionTreeRegressor(monotonic_cst=[2, 0, 0, 0, 0]),
+            *_regression(),
+            "array-like of -1, 0 or 1",
+        ),
+        (
+            tb.DecisionTreeClassifier(monotonic_cst=CST),
+            *make_classification(n_features=5, n_informative=3, n_classes=3, random_state=0),
+            "multiclass",
+        ),
+        (
+            tb.RandomForestClassifier(3, monotonic_cst=CST),
+            *make_classification(n_features=5, n_informative=3, n_classes=3, random_state=0),
+            "multiclass",
+        ),
+        (
+            tb.GradientBoostingClassifier(monotonic_cst=CST),
+            *make_classification(n_features=5, n_informative=3, n_classes=3, random_state=0),
+            "multiclass",
+        ),
+        (
+            tb.DecisionTreeRegressor(monotonic_cst=CST),
+            _regression()[0],
+            np.c_[_regression()[1], _regression()[1]],
+            "multiple outputs",
+        ),
+        (
+            tb.HistGradientBoostingRegressor(interaction_cst=[0, 1]),
+            *_regression(),
+            "sequence of tuples or lists",
+        ),
+        (
+            tb.HistGradientBoostingRegressor(interaction_cst=[{0, 9}]),
+            *_regression(),
+            r"integer indices in \[0, n_features - 1\] = \[0, 4\]",
+        ),
+        (tb.GradientBoostingRegressor(interaction_cst=[{0.5}]), *_regression(), "integer indices"),
+    ],
+)
 def test_bad_constraints_are_refused_by_name(est, X, y, match):
     with pytest.raises(ValueError, match=match):
         est.fit(X, y)
@@ -280,24 +349,28 @@ def test_bad_constraints_are_refused_by_name(est, X, y, match):
 
 def test_categorical_feature_cannot_be_constrained():
     rng = np.random.default_rng(0)
-    frame = pd.DataFrame({"c": pd.Categorical(rng.choice(list("abc"), 300)),
-                          "x": rng.random(300)})
+    frame = pd.DataFrame({"c": pd.Categorical(rng.choice(list("abc"), 300)), "x": rng.random(300)})
     y = rng.random(300)
-    for est in (tb.DecisionTreeRegressor(monotonic_cst=[1, 0]),
-                tb.HistGradientBoostingRegressor(monotonic_cst=[1, 0])):
+    for est in (
+        tb.DecisionTreeRegressor(monotonic_cst=[1, 0]),
+        tb.HistGradientBoostingRegressor(monotonic_cst=[1, 0]),
+    ):
         with pytest.raises(ValueError, match="Categorical features cannot have monotonic"):
             est.fit(frame, y)
     # a constraint on the numeric feature is fine
     tb.DecisionTreeRegressor(monotonic_cst=[0, 1]).fit(frame, y)
 
 
-@pytest.mark.parametrize("cst, n, want", [
-    (None, 9, None),
-    ([{0, 1}], 2, [{0, 1}]),
-    ("pairwise", 3, [{0, 1}, {0, 2}, {1, 2}]),
-    ("no_interactions", 2, [{0}, {1}]),
-    ([(1, 0), [5, 1]], 6, [{0, 1}, {1, 5}, {2, 3, 4}]),
-])
+@pytest.mark.parametrize(
+    "cst, n, want",
+    [
+        (None, 9, None),
+        ([{0, 1}], 2, [{0, 1}]),
+        ("pairwise", 3, [{0, 1}, {0, 2}, {1, 2}]),
+        ("no_interactions", 2, [{0}, {1}]),
+        ([(1, 0), [5, 1]], 6, [{0, 1}, {1, 5}, {2, 3, 4}]),
+    ],
+)
 def test_interaction_sets_are_resolved(cst, n, want):
     assert check_interaction_cst(cst, n) == want
     est = tb.HistGradientBoostingRegressor(interaction_cst=cst)
@@ -319,13 +392,16 @@ def _branch_features(tree):
     return out
 
 
-@pytest.mark.parametrize("make", [
-    lambda c: tb.HistGradientBoostingRegressor(interaction_cst=c, max_iter=20),
-    lambda c: tb.GradientBoostingRegressor(interaction_cst=c, n_estimators=20,
-                                           max_depth=4),
-    lambda c: tb.GradientBoostingRegressor(interaction_cst=c, n_estimators=20,
-                                           max_features=3, random_state=0),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda c: tb.HistGradientBoostingRegressor(interaction_cst=c, max_iter=20),
+        lambda c: tb.GradientBoostingRegressor(interaction_cst=c, n_estimators=20, max_depth=4),
+        lambda c: tb.GradientBoostingRegressor(
+            interaction_cst=c, n_estimators=20, max_features=3, random_state=0
+        ),
+    ],
+)
 def test_every_branch_stays_in_one_interaction_set(make):
     X, y = _regression()
     sets = [{0, 1}, {1, 2, 3}]
@@ -336,7 +412,7 @@ def test_every_branch_stays_in_one_interaction_set(make):
         for branch in _branch_features(trees[0]):
             assert any(branch <= s for s in allowed), branch
             used |= branch
-    assert len(used) >= 3         # the trees do split, on several sets' features
+    assert len(used) >= 3  # the trees do split, on several sets' features
 
 
 def test_no_interactions_is_additive():
@@ -349,20 +425,31 @@ def test_no_interactions_is_additive():
     est.fit(X, y)
     d = 0.25
     Xt = X[(X[:, 0] < 1 - d) & (X[:, 1] < 1 - d)]
-    mixed = (est.predict(Xt + [d, d]) + est.predict(Xt) - est.predict(Xt + [d, 0])
-             - est.predict(Xt + [0, d]))
+    mixed = (
+        est.predict(Xt + [d, d])
+        + est.predict(Xt)
+        - est.predict(Xt + [d, 0])
+        - est.predict(Xt + [0, d])
+    )
     np.testing.assert_allclose(mixed, 0.0, atol=1e-12)
     free = tb.HistGradientBoostingRegressor(random_state=42).fit(X, y)
-    mixed_free = (free.predict(Xt + [d, d]) + free.predict(Xt) - free.predict(Xt + [d, 0])
-                  - free.predict(Xt + [0, d]))
-    assert np.abs(mixed_free).mean() > 0.1      # the test can fail: the data interacts
+    mixed_free = (
+        free.predict(Xt + [d, d])
+        + free.predict(Xt)
+        - free.predict(Xt + [d, 0])
+        - free.predict(Xt + [0, d])
+    )
+    assert np.abs(mixed_free).mean() > 0.1  # the test can fail: the data interacts
 
 
 def test_constrained_models_round_trip(tmp_path):
     X, y = _regression()
-    models = [tb.HistGradientBoostingRegressor(monotonic_cst=CST, interaction_cst=[{0, 1}],
-                                               max_iter=10).fit(X, y),
-              tb.DecisionTreeRegressor(monotonic_cst=list(CST)).fit(X, y)]
+    models = [
+        tb.HistGradientBoostingRegressor(
+            monotonic_cst=CST, interaction_cst=[{0, 1}], max_iter=10
+        ).fit(X, y),
+        tb.DecisionTreeRegressor(monotonic_cst=list(CST)).fit(X, y),
+    ]
     for i, model in enumerate(models):
         path = model.save(tmp_path / f"m{i}.tbm")
         loaded = tb.load(path)

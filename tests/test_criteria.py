@@ -1,6 +1,7 @@
 """The regression criteria friedman_mse, poisson and absolute_error: the split each picks
 is the brute-force best, the leaves and impurities are scikit-learn's, and every
 regression estimator takes them (fit, persistence)."""
+
 import warnings
 
 import numpy as np
@@ -10,8 +11,13 @@ from sklearn.base import clone
 from sklearn.tree import DecisionTreeRegressor as SkTree
 
 import treeboost
-from treeboost import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeRegressor,
-                       ExtraTreesRegressor, RandomForestRegressor)
+from treeboost import (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    ExtraTreeRegressor,
+    ExtraTreesRegressor,
+    RandomForestRegressor,
+)
 
 CRITERIA = ["squared_error", "friedman_mse", "poisson", "absolute_error"]
 
@@ -40,7 +46,7 @@ def node_loss(y, w, criterion):
     if criterion == "poisson":
         m = (w * y).sum() / W
         if (w * y).sum() <= np.finfo(float).eps:
-            return np.inf                   # scikit-learn's rule: not a valid child
+            return np.inf  # scikit-learn's rule: not a valid child
         pos = y > 0
         return (w[pos] * y[pos] * np.log(y[pos] / m)).sum()
     return (w * np.abs(y - weighted_median(y, w))).sum()
@@ -75,9 +81,16 @@ def _root_partition(est, X):
 def tiny_problems(draw, with_missing=False):
     n = draw(st.integers(6, 14))
     n_features = draw(st.integers(1, 2))
-    X = np.array(draw(st.lists(st.lists(st.integers(0, 4), min_size=n_features,
-                                        max_size=n_features), min_size=n, max_size=n)),
-                 dtype=float)
+    X = np.array(
+        draw(
+            st.lists(
+                st.lists(st.integers(0, 4), min_size=n_features, max_size=n_features),
+                min_size=n,
+                max_size=n,
+            )
+        ),
+        dtype=float,
+    )
     if with_missing:
         holes = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
         X[holes, 0] = np.nan
@@ -138,8 +151,9 @@ def _sklearn_problem(seed, n=400):
     """Few distinct values per feature (exact bins), a target with a clear structure so
     that ties between splits are unlikely."""
     rng = np.random.RandomState(seed)
-    X = np.column_stack([rng.randint(0, 40, n), rng.randint(0, 200, n),
-                         rng.randint(0, 7, n)]).astype(float)
+    X = np.column_stack(
+        [rng.randint(0, 40, n), rng.randint(0, 200, n), rng.randint(0, 7, n)]
+    ).astype(float)
     mean = np.exp(0.5 + 0.04 * X[:, 0] - 0.005 * X[:, 1] + 0.2 * X[:, 2])
     y = rng.poisson(mean).astype(float) + rng.rand(n).round(3)
     w = rng.randint(1, 4, n).astype(float)
@@ -159,17 +173,23 @@ def test_same_tree_as_scikit_learn(criterion, weighted):
     ref = SkTree(criterion=sk_crit, random_state=0, **kw).fit(X, y, sample_weight=sw)
     np.testing.assert_allclose(ours.predict(X), ref.predict(X), rtol=1e-12)
     assert ours.tree_.node_count == ref.tree_.node_count
-    np.testing.assert_allclose(ours.tree_.impurity[ours.apply(X)],
-                               ref.tree_.impurity[ref.apply(X)], rtol=1e-9)
-    np.testing.assert_allclose(np.sort(ours.tree_.impurity), np.sort(ref.tree_.impurity),
-                               rtol=1e-9)
-    np.testing.assert_allclose(ours.feature_importances_, ref.feature_importances_,
-                               rtol=1e-7, atol=1e-12)
+    np.testing.assert_allclose(
+        ours.tree_.impurity[ours.apply(X)], ref.tree_.impurity[ref.apply(X)], rtol=1e-9
+    )
+    np.testing.assert_allclose(np.sort(ours.tree_.impurity), np.sort(ref.tree_.impurity), rtol=1e-9)
+    np.testing.assert_allclose(
+        ours.feature_importances_, ref.feature_importances_, rtol=1e-7, atol=1e-12
+    )
 
 
-@pytest.mark.parametrize("est", [DecisionTreeRegressor(criterion="poisson"),
-                                 RandomForestRegressor(criterion="poisson", n_estimators=2),
-                                 ExtraTreesRegressor(criterion="poisson", n_estimators=2)])
+@pytest.mark.parametrize(
+    "est",
+    [
+        DecisionTreeRegressor(criterion="poisson"),
+        RandomForestRegressor(criterion="poisson", n_estimators=2),
+        ExtraTreesRegressor(criterion="poisson", n_estimators=2),
+    ],
+)
 def test_poisson_refuses_negative_or_zero_targets(est):
     X = np.arange(8.0)[:, None]
     with pytest.raises(ValueError, match="negative"):
@@ -212,7 +232,7 @@ def test_extra_tree_cuts_are_scored_by_the_absolute_error():
     rng = np.random.RandomState(0)
     X = rng.rand(200, 1)
     y = np.where(X[:, 0] < 0.5, 1.0, 5.0)
-    y[:5] = 100.0                           # outliers move the mean, not the median
+    y[:5] = 100.0  # outliers move the mean, not the median
     est = ExtraTreeRegressor(criterion="absolute_error", max_depth=6, random_state=0)
     est.fit(X, y)
     leaves = est.apply(X)
@@ -235,7 +255,7 @@ def test_absolute_error_on_categorical_and_missing_features():
     for leaf in np.unique(leaves):
         inside = leaves == leaf
         assert est.tree_.value[leaf, 0] == weighted_median(y[inside], np.ones(inside.sum()))
-    assert est.tree_.feature[0] == 0        # the categories explain y
+    assert est.tree_.feature[0] == 0  # the categories explain y
 
 
 @pytest.mark.parametrize("criterion", CRITERIA[1:])
@@ -261,8 +281,15 @@ def test_log_loss_is_entropy():
     np.testing.assert_array_equal(a.tree_.impurity, b.tree_.impurity)
 
 
-@pytest.mark.parametrize("cls", [DecisionTreeRegressor, treeboost.ExtraTreeRegressor,
-                                 treeboost.RandomForestRegressor, treeboost.ExtraTreesRegressor])
+@pytest.mark.parametrize(
+    "cls",
+    [
+        DecisionTreeRegressor,
+        treeboost.ExtraTreeRegressor,
+        treeboost.RandomForestRegressor,
+        treeboost.ExtraTreesRegressor,
+    ],
+)
 def test_friedman_mse_is_deprecated_to_squared_error(cls):
     # scikit-learn 1.9: the same splits, so the name maps to squared_error with a warning
     with pytest.warns(FutureWarning, match="friedman_mse"):

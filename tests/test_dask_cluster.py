@@ -1,5 +1,6 @@
 """treeboost.dask on a LocalCluster of worker processes: the data stays where it is,
 the model is the one-machine model's, a dead worker ends the fit with an error."""
+
 import os
 import signal
 import threading
@@ -16,15 +17,19 @@ da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
 
 from treeboost import HistGradientBoostingClassifier, load  # noqa: E402
-from treeboost.dask import (DaskHistGradientBoostingClassifier,  # noqa: E402
-                            DaskHistGradientBoostingRegressor, WorkerLostError)
+from treeboost.dask import (
+    DaskHistGradientBoostingClassifier,  # noqa: E402
+    DaskHistGradientBoostingRegressor,
+    WorkerLostError,
+)
 
 from .test_dask_grower import assert_same_model  # noqa: E402
 
 
 def _cluster():
-    return distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                    dashboard_address=None, silence_logs=50)
+    return distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+    )
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +47,7 @@ def _chunk(seed, n, n_features):
 def _data_on_workers(client, n_chunks=6, n=4000, n_features=6):
     """X and y made on the workers, chunk by chunk (nothing from the client)."""
     import dask
+
     parts = [dask.delayed(_chunk)(i, n, n_features) for i in range(n_chunks)]
     X = da.concatenate([da.from_delayed(p[0], (n, n_features), np.float64) for p in parts])
     y = da.concatenate([da.from_delayed(p[1], (n,), np.int64) for p in parts])
@@ -67,8 +73,13 @@ def test_array_fit_is_the_one_machine_model(client):
 def test_dataframe_with_categories_and_missing_values(client):
     rng = np.random.default_rng(0)
     n = 6000
-    df = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n),
-                       "c": pd.Categorical(rng.choice(["x", "y", "z", "w"], n))})
+    df = pd.DataFrame(
+        {
+            "a": rng.normal(size=n),
+            "b": rng.normal(size=n),
+            "c": pd.Categorical(rng.choice(["x", "y", "z", "w"], n)),
+        }
+    )
     df.loc[::7, "a"] = np.nan
     y = pd.Series(((df["c"] == "x") ^ (df["b"] > 0)).astype(int), name="y")
     ddf = dd.from_pandas(df, npartitions=5)
@@ -89,7 +100,8 @@ def test_regressor_with_weights_and_validation_collection(client):
     Xd, yd, wd = (da.from_array(a, chunks=2000) for a in (X, y, w))
     kw = dict(max_iter=300, learning_rate=0.5, n_iter_no_change=2)
     dist = DaskHistGradientBoostingRegressor(**kw).fit(
-        Xd[:6000], yd[:6000], wd[:6000], X_val=Xd[6000:], y_val=yd[6000:])
+        Xd[:6000], yd[:6000], wd[:6000], X_val=Xd[6000:], y_val=yd[6000:]
+    )
     assert 2 < dist.n_estimators_ < 300
     assert dist.validation_score_.shape == (dist.n_estimators_ + 1,)
     assert dist.score(X[6000:], y[6000:]) > 0.95
@@ -109,14 +121,17 @@ def test_one_partition_leaves_a_worker_without_rows(client):
     X, y = _data_on_workers(client, n_chunks=1, n=3000)
     dist = DaskHistGradientBoostingClassifier(max_iter=4, early_stopping=False).fit(X, y)
     one = HistGradientBoostingClassifier(max_iter=4, early_stopping=False).fit(
-        X.compute(), y.compute())
+        X.compute(), y.compute()
+    )
     assert_same_model(one, dist, X.compute())
 
 
 def test_fits_submitted_at_once(client):
     X, y = _data_on_workers(client, n_chunks=4, n=2000)
-    models = [DaskHistGradientBoostingClassifier(max_iter=5, early_stopping=False,
-                                                 learning_rate=lr) for lr in (0.1, 0.3)]
+    models = [
+        DaskHistGradientBoostingClassifier(max_iter=5, early_stopping=False, learning_rate=lr)
+        for lr in (0.1, 0.3)
+    ]
     threads = [threading.Thread(target=m.fit, args=(X, y)) for m in models]
     for t in threads:
         t.start()
@@ -124,8 +139,9 @@ def test_fits_submitted_at_once(client):
         t.join(120)
     Xn, yn = X.compute(), y.compute()
     for m in models:
-        one = HistGradientBoostingClassifier(max_iter=5, early_stopping=False,
-                                             learning_rate=m.learning_rate).fit(Xn, yn)
+        one = HistGradientBoostingClassifier(
+            max_iter=5, early_stopping=False, learning_rate=m.learning_rate
+        ).fit(Xn, yn)
         assert_same_model(one, m, Xn)
 
 
@@ -164,7 +180,8 @@ def test_a_killed_worker_ends_the_fit_with_an_error():
         deadline = time.monotonic() + 120
         # killed while the trees grow: once every worker holds its shard
         while time.monotonic() < deadline and not all(
-                c.run(lambda dask_worker: len(dask_worker.state.actors)).values()):
+            c.run(lambda dask_worker: len(dask_worker.state.actors)).values()
+        ):
             time.sleep(0.1)
         time.sleep(1.0)
         os.kill(victim, signal.SIGKILL)

@@ -1,6 +1,7 @@
 """The data-parallel trainer's tree loop, with its shards in this process: whatever the
 partitioning, it grows the one-machine model's trees (same splits; leaf values equal
 within the summation order)."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -8,8 +9,11 @@ from hypothesis import given, settings, strategies as st
 from sklearn.datasets import make_classification, make_regression
 
 from treeboost import HistGradientBoostingClassifier, HistGradientBoostingRegressor
-from treeboost.dask._boosting import (_Shards, DaskHistGradientBoostingClassifier,
-                                      DaskHistGradientBoostingRegressor)
+from treeboost.dask._boosting import (
+    _Shards,
+    DaskHistGradientBoostingClassifier,
+    DaskHistGradientBoostingRegressor,
+)
 from treeboost.dask._shard import BoostingShard
 
 
@@ -44,8 +48,10 @@ def fit_partitioned(est, X, y, bounds, sample_weight=None, X_val=None, y_val=Non
     parts = [np.arange(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
     triples = [(_slice(X, p), _slice(y, p), _slice(sample_weight, p)) for p in parts]
     val = [] if X_val is None else [(X_val, y_val, None)]
-    shards = [_InProcess(BoostingShard(triples[i:i + 2], val if i == 0 else []))
-              for i in range(0, len(triples), 2)]
+    shards = [
+        _InProcess(BoostingShard(triples[i : i + 2], val if i == 0 else []))
+        for i in range(0, len(triples), 2)
+    ]
     est._check_supported()
     est._fit_shards(_Shards(shards, 10), X_val is not None)
     return est
@@ -56,10 +62,14 @@ def canonical(tree, node=0):
     if tree.children_left[node] == -1:
         return None
     cats = tuple(tree.categories_left[node]) if tree.is_categorical[node] else ()
-    return (int(tree.feature[node]), int(tree.bin_threshold[node]),
-            bool(tree.missing_go_left[node]), cats,
-            canonical(tree, tree.children_left[node]),
-            canonical(tree, tree.children_right[node]))
+    return (
+        int(tree.feature[node]),
+        int(tree.bin_threshold[node]),
+        bool(tree.missing_go_left[node]),
+        cats,
+        canonical(tree, tree.children_left[node]),
+        canonical(tree, tree.children_right[node]),
+    )
 
 
 def assert_same_model(one, dist, X, rtol=1e-9):
@@ -73,8 +83,7 @@ def assert_same_model(one, dist, X, rtol=1e-9):
 
 
 def _classification(n=3000, n_classes=2, seed=0):
-    X, y = make_classification(n, 8, n_informative=5, n_classes=n_classes,
-                               random_state=seed)
+    X, y = make_classification(n, 8, n_informative=5, n_classes=n_classes, random_state=seed)
     X[::7, 1] = np.nan
     return X, y
 
@@ -84,8 +93,9 @@ def test_classifier_grows_the_one_machine_trees(n_classes):
     X, y = _classification(n_classes=n_classes)
     kw = dict(max_iter=8, early_stopping=False)
     one = HistGradientBoostingClassifier(**kw).fit(X, y)
-    dist = fit_partitioned(DaskHistGradientBoostingClassifier(**kw), X, y,
-                           [0, 500, 1400, 1401, 2500, 3000])
+    dist = fit_partitioned(
+        DaskHistGradientBoostingClassifier(**kw), X, y, [0, 500, 1400, 1401, 2500, 3000]
+    )
     assert_same_model(one, dist, X)
     np.testing.assert_array_equal(dist.classes_, one.classes_)
     np.testing.assert_allclose(dist.predict_proba(X), one.predict_proba(X), atol=1e-9)
@@ -106,12 +116,14 @@ def test_small_nodes_and_leaf_rules_as_the_one_machine_grower():
     """Few rows: nodes under dense_min_samples are read from their rows (exact
     counts) and min_samples_leaf binds; depth-first growth without max_leaf_nodes."""
     X, y = _classification(n=400, seed=3)
-    for kw in (dict(min_samples_leaf=15), dict(max_leaf_nodes=None, max_depth=4),
-               dict(min_samples_leaf=1, l2_regularization=0.5)):
+    for kw in (
+        dict(min_samples_leaf=15),
+        dict(max_leaf_nodes=None, max_depth=4),
+        dict(min_samples_leaf=1, l2_regularization=0.5),
+    ):
         kw.update(max_iter=5, early_stopping=False)
         one = HistGradientBoostingClassifier(**kw).fit(X, y)
-        dist = fit_partitioned(DaskHistGradientBoostingClassifier(**kw), X, y,
-                               [0, 150, 151, 400])
+        dist = fit_partitioned(DaskHistGradientBoostingClassifier(**kw), X, y, [0, 150, 151, 400])
         assert_same_model(one, dist, X)
 
 
@@ -121,22 +133,27 @@ def test_sample_weight_and_zero_weights():
     w[::5] = 0.0
     kw = dict(max_iter=5, early_stopping=False)
     one = HistGradientBoostingClassifier(**kw).fit(X, y, sample_weight=w)
-    dist = fit_partitioned(DaskHistGradientBoostingClassifier(**kw), X, y,
-                           [0, 1000, 2000], sample_weight=w)
+    dist = fit_partitioned(
+        DaskHistGradientBoostingClassifier(**kw), X, y, [0, 1000, 2000], sample_weight=w
+    )
     assert_same_model(one, dist, X)
 
 
 def test_categorical_column_from_pandas():
     rng = np.random.default_rng(5)
     n = 2400
-    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n),
-                      "c": pd.Categorical(rng.choice(list("pqrstu"), n))})
+    X = pd.DataFrame(
+        {
+            "a": rng.normal(size=n),
+            "b": rng.normal(size=n),
+            "c": pd.Categorical(rng.choice(list("pqrstu"), n)),
+        }
+    )
     X.loc[::11, "a"] = np.nan
     y = ((X["c"].isin(["p", "s", "t"])) ^ (X["b"] > 0.3)).astype(int).to_numpy()
     kw = dict(max_iter=6, early_stopping=False)
     one = HistGradientBoostingClassifier(**kw).fit(X, y)
-    dist = fit_partitioned(DaskHistGradientBoostingClassifier(**kw), X, y,
-                           [0, 600, 1200, 2400])
+    dist = fit_partitioned(DaskHistGradientBoostingClassifier(**kw), X, y, [0, 600, 1200, 2400])
     assert any(t[0].is_categorical.any() for t in dist.trees_)
     assert_same_model(one, dist, X)
 
@@ -144,10 +161,17 @@ def test_categorical_column_from_pandas():
 def test_early_stopping_on_validation_data():
     X, y = _classification(n=3000, seed=6)
     kw = dict(max_iter=200, early_stopping=True, n_iter_no_change=3, learning_rate=0.5)
-    one = HistGradientBoostingClassifier(**kw).fit(X[:2000], y[:2000], X_val=X[2000:],
-                                                     y_val=y[2000:])
-    dist = fit_partitioned(DaskHistGradientBoostingClassifier(**kw), X[:2000], y[:2000],
-                           [0, 1000, 2000], X_val=X[2000:], y_val=y[2000:])
+    one = HistGradientBoostingClassifier(**kw).fit(
+        X[:2000], y[:2000], X_val=X[2000:], y_val=y[2000:]
+    )
+    dist = fit_partitioned(
+        DaskHistGradientBoostingClassifier(**kw),
+        X[:2000],
+        y[:2000],
+        [0, 1000, 2000],
+        X_val=X[2000:],
+        y_val=y[2000:],
+    )
     assert dist.n_estimators_ < 200
     assert dist.n_estimators_ == one.n_estimators_
     np.testing.assert_allclose(dist.validation_score_, one.validation_score_, rtol=1e-9)
@@ -155,12 +179,12 @@ def test_early_stopping_on_validation_data():
 
 
 @settings(max_examples=15, deadline=None)
-@given(st.lists(st.integers(0, 300), min_size=1, max_size=6), st.integers(0, 2 ** 16))
+@given(st.lists(st.integers(0, 300), min_size=1, max_size=6), st.integers(0, 2**16))
 def test_any_partitioning_grows_the_same_model(cuts, seed):
     """Brute force over partitionings (empty partitions, one row, sorted labels): the
     model of one partition."""
     X, y = make_classification(300, 4, n_informative=3, n_redundant=0, random_state=seed)
-    order = np.argsort(y, kind="stable")          # labels sorted across partitions
+    order = np.argsort(y, kind="stable")  # labels sorted across partitions
     X, y = X[order], y[order]
     kw = dict(max_iter=3, early_stopping=False, min_samples_leaf=5)
     whole = fit_partitioned(DaskHistGradientBoostingClassifier(**kw), X, y, [0, 300])
@@ -169,13 +193,20 @@ def test_any_partitioning_grows_the_same_model(cuts, seed):
     assert_same_model(whole, parts, X)
 
 
-@pytest.mark.parametrize("param, value", [("monotonic_cst", [1, 0, 0, 0]),
-                                          ("loss", "absolute_error"),
-                                          ("max_features", 0.5), ("warm_start", True),
-                                          ("scoring", "accuracy")])
+@pytest.mark.parametrize(
+    "param, value",
+    [
+        ("monotonic_cst", [1, 0, 0, 0]),
+        ("loss", "absolute_error"),
+        ("max_features", 0.5),
+        ("warm_start", True),
+        ("scoring", "accuracy"),
+    ],
+)
 def test_unsupported_parameters_are_refused_by_name(param, value):
-    cls = (DaskHistGradientBoostingRegressor if param == "loss"
-           else DaskHistGradientBoostingClassifier)
+    cls = (
+        DaskHistGradientBoostingRegressor if param == "loss" else DaskHistGradientBoostingClassifier
+    )
     est = cls(**{param: value})
     with pytest.raises(ValueError, match=param):
         est._check_supported()
@@ -184,7 +215,8 @@ def test_unsupported_parameters_are_refused_by_name(param, value):
 def test_numpy_input_is_refused_with_the_one_machine_class_named():
     distributed = pytest.importorskip("distributed")
     X, y = _classification(n=100)
-    with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-                            dashboard_address=None):
+    with distributed.Client(
+        processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None
+    ):
         with pytest.raises(TypeError, match="one-machine"):
             DaskHistGradientBoostingClassifier().fit(X, y)

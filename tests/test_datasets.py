@@ -1,4 +1,5 @@
 """The bundled data sets: shapes, the published figures, and both return paths."""
+
 import sys
 
 import numpy as np
@@ -20,8 +21,18 @@ def test_titanic_known_figures():
     b = load_titanic()
     assert b.data.shape == (891, 10)
     assert b.frame.shape == (891, 11)
-    assert b.feature_names == ["Pclass", "Name", "Sex", "Age", "SibSp", "Parch", "Ticket",
-                               "Fare", "Cabin", "Embarked"]
+    assert b.feature_names == [
+        "Pclass",
+        "Name",
+        "Sex",
+        "Age",
+        "SibSp",
+        "Parch",
+        "Ticket",
+        "Fare",
+        "Cabin",
+        "Embarked",
+    ]
     assert list(b.data.columns) == b.feature_names
     assert int(b.target.sum()) == 342 and int((b.target == 0).sum()) == 549
     assert int(b.data["Age"].isna().sum()) == 177
@@ -45,7 +56,7 @@ def test_titanic_numpy_path():
     assert b.target.sum() == 342
     j = b.feature_names.index
     assert np.isnan(b.data[:, j("Age")].astype(float)).sum() == 177
-    assert sum(v != v for v in b.data[:, j("Cabin")]) == 687          # NaN != NaN
+    assert sum(v != v for v in b.data[:, j("Cabin")]) == 687  # NaN != NaN
     assert sum(v != v for v in b.data[:, j("Embarked")]) == 2
 
 
@@ -90,7 +101,7 @@ def test_watermelon_book_split_partitions_ids():
 
 
 def test_as_frame_without_pandas_raises(monkeypatch):
-    monkeypatch.setitem(sys.modules, "pandas", None)      # makes `import pandas` fail
+    monkeypatch.setitem(sys.modules, "pandas", None)  # makes `import pandas` fail
     with pytest.raises(ImportError, match="pandas is required for as_frame=True"):
         load_titanic()
     with pytest.raises(ImportError, match="as_frame=False"):

@@ -2,6 +2,7 @@
 the API reference, every example and benchmark script is shown, and no page a user reads
 carries the words of the project's own working process.  (CI builds the site itself with
 warnings as errors: ``.ci/run``.)"""
+
 import importlib
 import re
 from pathlib import Path
@@ -18,25 +19,31 @@ API = (DOCS / "api.rst").read_text(encoding="utf-8")
 #: functions)
 MODULES = {
     "treeboost": [n for n in treeboost.__all__ if n != "__version__"],
-    "treeboost.trees": None, "treeboost.inspection": None, "treeboost.losses": None,
-    "treeboost.datasets": None, "treeboost.persistence": None,
+    "treeboost.trees": None,
+    "treeboost.inspection": None,
+    "treeboost.losses": None,
+    "treeboost.datasets": None,
+    "treeboost.persistence": None,
     "treeboost.trees.plotting": None,
-    "treeboost.trees.export": ["export_text", "export_rules", "extract_rules", "Rule",
-                               "Condition"],
-    "treeboost.plotting": ["plot_importance", "plot_learning_curve", "plot_shap_summary",
-                           "plot_tree"],
+    "treeboost.trees.export": ["export_text", "export_rules", "extract_rules", "Rule", "Condition"],
+    "treeboost.plotting": [
+        "plot_importance",
+        "plot_learning_curve",
+        "plot_shap_summary",
+        "plot_tree",
+    ],
 }
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_every_public_name_is_in_the_api_reference(module):
     names = MODULES[module] or importlib.import_module(module).__all__
-    if module != "treeboost":       # re-exported estimators are documented under treeboost
+    if module != "treeboost":  # re-exported estimators are documented under treeboost
         names = [n for n in names if n not in treeboost.__all__ or n in ("load", "save")]
-    section = API[API.index(f".. currentmodule:: {module}\n"):] if module != "treeboost" \
-        else API
-    missing = [n for n in names if not re.search(rf"(^|\W){re.escape(n)}(\W|$)", section,
-                                                  flags=re.M)]
+    section = API[API.index(f".. currentmodule:: {module}\n") :] if module != "treeboost" else API
+    missing = [
+        n for n in names if not re.search(rf"(^|\W){re.escape(n)}(\W|$)", section, flags=re.M)
+    ]
     assert not missing, f"{module}: {missing} not in docs/api.rst"
 
 
@@ -54,10 +61,20 @@ def test_every_benchmark_script_is_in_the_benchmarks_index():
 
 
 def _user_pages():
-    pages = [ROOT / "README.md", ROOT / "CHANGELOG.md", ROOT / "benchmarks" / "README.md",
-             ROOT / "examples" / "README.md", *sorted((ROOT / "examples").glob("*.py"))]
-    pages += sorted(p for p in DOCS.rglob("*") if p.suffix in (".md", ".rst", ".py")
-                    and "_build" not in p.parts and "generated" not in p.parts)
+    pages = [
+        ROOT / "README.md",
+        ROOT / "CHANGELOG.md",
+        ROOT / "benchmarks" / "README.md",
+        ROOT / "examples" / "README.md",
+        *sorted((ROOT / "examples").glob("*.py")),
+    ]
+    pages += sorted(
+        p
+        for p in DOCS.rglob("*")
+        if p.suffix in (".md", ".rst", ".py")
+        and "_build" not in p.parts
+        and "generated" not in p.parts
+    )
     return pages
 
 
@@ -65,7 +82,13 @@ def _user_pages():
 def test_no_working_process_words_where_users_read(page):
     """Benchmarks name their machine and script, not the day they ran or who ran them."""
     text = page.read_text(encoding="utf-8")
-    for pattern in (r"\bsessions?\b", r"\bhelpers? (?:ran|run)", r"\b20\d\d-\d\d-\d\d\b",
-                    r"\bcommit [0-9a-f]{7,40}\b", r"\bRerun\b", r"\bbranch `"):
+    for pattern in (
+        r"\bsessions?\b",
+        r"\bhelpers? (?:ran|run)",
+        r"\b20\d\d-\d\d-\d\d\b",
+        r"\bcommit [0-9a-f]{7,40}\b",
+        r"\bRerun\b",
+        r"\bbranch `",
+    ):
         found = re.search(pattern, text, flags=re.I)
         assert found is None, f"{page.name}: {found.group(0)!r}"

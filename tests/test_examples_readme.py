@@ -1,5 +1,6 @@
 """examples/README.md lists every example; the examples that write pictures say where,
 into a git-ignored folder; the watermelon walkthrough prints the book's numbers."""
+
 import re
 import sys
 from pathlib import Path
@@ -17,10 +18,9 @@ def test_examples_readme_lists_every_example():
     scripts = sorted(p.name for p in EXAMPLES.glob("*.py"))
     assert scripts
     for name in scripts:
-        row = next((line for line in text.splitlines() if line.startswith(f"| `{name}`")),
-                   None)
+        row = next((line for line in text.splitlines() if line.startswith(f"| `{name}`")), None)
         assert row is not None, f"{name} is not in examples/README.md"
-        assert f"python examples/{name}" in row                # how to run it
+        assert f"python examples/{name}" in row  # how to run it
         assert row.rstrip().endswith("|") and len(row.split("|")) == 6
 
 
@@ -35,7 +35,8 @@ def test_picture_folders_are_git_ignored():
 def test_parallel_forest_prints_where_its_picture_is(tmp_path, capsys, monkeypatch):
     pytest.importorskip("matplotlib")
     from parallel_forest import main
-    monkeypatch.setitem(sys.modules, "distributed", None)     # the Dask part is skipped
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # the Dask part is skipped
     main(["--quick", "--out", str(tmp_path)])
     out = capsys.readouterr().out
     picture = tmp_path / "forest_n_jobs.png"
@@ -45,6 +46,7 @@ def test_parallel_forest_prints_where_its_picture_is(tmp_path, capsys, monkeypat
 def test_watermelon_walkthrough_prints_the_books_numbers(capsys):
     pytest.importorskip("pandas")
     from watermelon_pruning import main
+
     main()
     out = capsys.readouterr().out
     assert "Ent(D) = 0.998" in out

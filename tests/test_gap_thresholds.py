@@ -1,6 +1,7 @@
 """A split's threshold in the middle of its node's gap (engine/gap_thresholds.py), as
 scikit-learn's trees put it; histogram gradient boosting keeps the bin edge right above
 the left side, as scikit-learn's HistGradientBoosting and LightGBM."""
+
 import numpy as np
 import pytest
 
@@ -46,15 +47,15 @@ def test_forest_thresholds_are_in_the_middle_of_the_bootstrap_gap():
 
 def test_gradient_boosting_subsample_thresholds_are_centered():
     X, y = _data()
-    gb = tb.GradientBoostingRegressor(n_estimators=5, subsample=0.5, max_depth=2,
-                                      random_state=0).fit(X, y)
+    gb = tb.GradientBoostingRegressor(
+        n_estimators=5, subsample=0.5, max_depth=2, random_state=0
+    ).fit(X, y)
     edges = gb.bin_mapper_.edge_table()
     off_edge = 0
     for trees in gb.trees_:
         t = trees[0]
         inner = t.children_left >= 0
-        off_edge += sum(t.threshold[i] not in edges[t.feature[i]]
-                        for i in np.flatnonzero(inner))
+        off_edge += sum(t.threshold[i] not in edges[t.feature[i]] for i in np.flatnonzero(inner))
     assert off_edge > 0
 
 
@@ -84,10 +85,15 @@ def test_extra_trees_thresholds_fall_anywhere_in_the_gap_as_scikit_learns():
     # and within it the threshold is uniform, as scikit-learn's real-valued cut is (a bin
     # edge would put every one at 5.5)
     import treeboost as tb
+
     X = np.array([[0.0], [1.0], [10.0]])
     y = np.array([0.0, 1.0, 2.0])
-    th = np.array([tb.ExtraTreeRegressor(max_depth=1, random_state=s).fit(X, y)
-                   .tree_.threshold[0] for s in range(300)])
+    th = np.array(
+        [
+            tb.ExtraTreeRegressor(max_depth=1, random_state=s).fit(X, y).tree_.threshold[0]
+            for s in range(300)
+        ]
+    )
     wide = th[th > 1.0]
     assert 0.8 < wide.size / th.size < 0.97
     assert np.all((wide > 1.0) & (wide < 10.0))
@@ -104,11 +110,13 @@ def test_a_bin_of_several_values_keeps_the_edges():
     # more distinct values than bins: a bin's center is no sample's value, and a random
     # threshold stays between the edges around the gap (the rows keep their sides)
     import treeboost as tb
+
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, 2))
     y = X[:, 0] + 0.1 * rng.normal(size=400)
-    m = tb.ExtraTreesRegressor(n_estimators=5, max_bins=8, random_state=0,
-                               min_samples_leaf=1).fit(X, y)
+    m = tb.ExtraTreesRegressor(n_estimators=5, max_bins=8, random_state=0, min_samples_leaf=1).fit(
+        X, y
+    )
     bm = m.bin_mapper_
     assert not bm.single_value_bins().any()
     codes = bm.transform(X)
@@ -119,6 +127,7 @@ def test_a_bin_of_several_values_keeps_the_edges():
 
 def test_single_value_bins_of_small_data_and_not_of_a_subsample():
     from treeboost.engine.binning import BinMapper
+
     X = np.array([[0.0, 1.0], [1.0, 1.0], [10.0, 2.0], [5e-324, 3.0]])
     np.testing.assert_array_equal(BinMapper().fit(X).single_value_bins(), [False, True])
     X = np.random.default_rng(0).normal(size=(50, 1))

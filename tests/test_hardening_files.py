@@ -1,6 +1,7 @@
 """Hardening: C4.5's cut between adjacent values that a midpoint cannot separate, and
 model files that would cost far more to load or use than they store (nested archives,
 JSON object counts, bagging draw plans, deep trees, inconsistent parts)."""
+
 import json
 import os
 import subprocess
@@ -17,8 +18,12 @@ from .test_persistence_validation import _copy_edit as _edited
 
 def _run(code, timeout=120):
     """Run ``code`` in a child Python; return (returncode, stdout + stderr)."""
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)],
-                          capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     return proc.returncode, proc.stdout + proc.stderr
 
 
@@ -26,7 +31,7 @@ def _run(code, timeout=120):
 
 _ADJACENT = {
     # (1 + eps) and (1 + 2 eps): the midpoint rounds (to even) onto the larger one
-    "one_ulp": (1.0 + 2.0 ** -52, 1.0 + 2.0 ** -51),
+    "one_ulp": (1.0 + 2.0**-52, 1.0 + 2.0**-51),
     # the sum overflows to inf: every row goes left
     "huge": (1e308, 1.7e308),
     "huge_negative": (-1.7e308, -1e308),
@@ -50,8 +55,12 @@ def test_c45_cut_between_adjacent_values_ends():
                 assert (m.predict(X) == y).all(), (case, model.__name__, m.predict(X))
                 print(case, model.__name__, "ok", flush=True)
     """
-    proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         out, _ = proc.communicate(timeout=180)
     except subprocess.TimeoutExpired:
@@ -64,6 +73,7 @@ def test_c45_cut_between_adjacent_values_ends():
 
 def test_c45_threshold_lies_between_the_values():
     from treeboost.trees.classic import _midpoint
+
     for a, b in _ADJACENT.values():
         t = _midpoint(a, b)
         assert a <= t < b, (a, b, t)
@@ -111,11 +121,16 @@ def _capped(path, use, warm, timeout=180):
         print("REPORT" + json.dumps(report))
     """
     env = dict(os.environ, OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=timeout, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("REPORT")]
     assert lines, f"the child died (status {proc.returncode}): {proc.stderr[-2000:]}"
-    return json.loads(lines[-1][len("REPORT"):])
+    return json.loads(lines[-1][len("REPORT") :])
 
 
 @pytest.fixture(scope="module")
@@ -124,20 +139,21 @@ def models(tmp_path_factory):
     feature, a bagging ensemble drawn from seeds, gradient boosting."""
     import treeboost
     from sklearn.datasets import make_classification
+
     d = tmp_path_factory.mktemp("files")
     X, y = make_classification(300, 4, random_state=0)
     Xc = np.column_stack([X, np.arange(300) % 4])
     yc = (Xc[:, 4] >= 2).astype(int) ^ (X[:, 0] > 1.5)
     fitted = {
         "cart": treeboost.DecisionTreeClassifier(max_depth=3).fit(X[:, :1], y),
-        "cart_cat": treeboost.DecisionTreeClassifier(max_depth=3, categorical_features=[4])
-        .fit(Xc, yc),
+        "cart_cat": treeboost.DecisionTreeClassifier(max_depth=3, categorical_features=[4]).fit(
+            Xc, yc
+        ),
         "bagging": treeboost.BaggingClassifier(n_estimators=3, random_state=0).fit(X, y),
-        "bagging_rows": treeboost.BaggingRegressor(n_estimators=2, bootstrap=False,
-                                                   max_samples=0.5, random_state=0)
-        .fit(X, X[:, 0]),
-        "gb": treeboost.GradientBoostingRegressor(n_estimators=2, max_depth=2)
-        .fit(X, X[:, 1]),
+        "bagging_rows": treeboost.BaggingRegressor(
+            n_estimators=2, bootstrap=False, max_samples=0.5, random_state=0
+        ).fit(X, X[:, 0]),
+        "gb": treeboost.GradientBoostingRegressor(n_estimators=2, max_depth=2).fit(X, X[:, 1]),
     }
     return {k: (m.save(d / f"{k}.tbm"), m) for k, m in fitted.items()}, X
 
@@ -148,8 +164,8 @@ def test_deflated_array_inside_the_archive_is_refused_before_inflating(models, t
     (saved, _) = models
     doc, arrays = read_parts(saved["cart"][0])
     path = tmp_path / "nested.tbm"
-    _tool().write_nested_deflated(path, doc, arrays, sorted(arrays)[0], 256 * 2 ** 20)
-    assert path.stat().st_size < 64 * 2 ** 10
+    _tool().write_nested_deflated(path, doc, arrays, sorted(arrays)[0], 256 * 2**20)
+    assert path.stat().st_size < 64 * 2**10
     report = _capped(path, "pass", f"treeboost.load({str(saved['cart'][0])!r})")
     assert report["status"] == "refused", report
     assert "bytes allowed" in report["message"] and "arrays.npz/" in report["message"]
@@ -163,6 +179,7 @@ def test_inner_archive_directory_is_bounded_by_the_arrays_used(models, tmp_path)
     extra = {f"z{i}": np.zeros(1, np.uint8) for i in range(2000)}
     import io
     import zipfile
+
     buf = io.BytesIO()
     np.savez(buf, **arrays, **extra)
     path = tmp_path / "dir.tbm"
@@ -170,6 +187,7 @@ def test_inner_archive_directory_is_bounded_by_the_arrays_used(models, tmp_path)
         zf.writestr("model.json", json.dumps(doc))
         zf.writestr("arrays.npz", buf.getvalue())
     import treeboost
+
     with pytest.raises(ValueError, match="a directory of .* entries"):
         treeboost.load(path)
 
@@ -179,8 +197,8 @@ def test_json_of_millions_of_objects_is_refused_before_parsing(models, tmp_path)
     (saved, _) = models
     doc, arrays = read_parts(saved["cart"][0])
     path = tmp_path / "objects.tbm"
-    _tool().write_many_json_values(path, doc, arrays, 5_000_000)    # 15 MB of "{},"
-    assert path.stat().st_size < 64 * 2 ** 10
+    _tool().write_many_json_values(path, doc, arrays, 5_000_000)  # 15 MB of "{},"
+    assert path.stat().st_size < 64 * 2**10
     report = _capped(path, "pass", f"treeboost.load({str(saved['cart'][0])!r})")
     assert report["status"] == "refused", report
     assert "values" in report["message"] and "model.json" in report["message"]
@@ -190,27 +208,29 @@ def test_json_of_millions_of_objects_is_refused_before_parsing(models, tmp_path)
 
 def test_saved_models_are_far_below_the_json_value_bound(models):
     import zipfile
-    from treeboost.persistence._container import (MAX_JSON_VALUES_PER_BYTE,
-                                                   _json_values)
+    from treeboost.persistence._container import MAX_JSON_VALUES_PER_BYTE, _json_values
+
     (saved, _) = models
     for path, _ in saved.values():
         raw = zipfile.ZipFile(path).read("model.json")
         assert _json_values(raw) * 5 < MAX_JSON_VALUES_PER_BYTE * path.stat().st_size
 
 
-@pytest.mark.parametrize("column, value", [(1, 2 ** 31 - 1), (1, 10 ** 6), (0, 10 ** 6)])
+@pytest.mark.parametrize("column, value", [(1, 2**31 - 1), (1, 10**6), (0, 10**6)])
 def test_bagging_draw_plan_must_match_the_member_trees(models, tmp_path, column, value):
     # (n_samples, n_rows, ...) of each member: 2^31 - 1 draws made estimators_samples_
     # run for minutes through gigabytes; the member's tree records its draws
     import treeboost
+
     (saved, _) = models
     path, _ = saved["bagging"]
 
     def edit(doc, arrays):
         key = doc["model"]["state"]["_draw_plans"]["__array__"]
         arrays[key][:, column] = value
-        if column == 0:      # more training rows than draws: consistent if all draw more
+        if column == 0:  # more training rows than draws: consistent if all draw more
             arrays[key][:, 1] = value
+
     with pytest.raises(ValueError, match="_draw_plans"):
         treeboost.load(_edited(path, tmp_path / "plan.tbm", edit))
 
@@ -222,7 +242,8 @@ def test_draws_made_again_cost_memory_in_the_draws_not_the_rows(models, tmp_path
     path, _ = saved["bagging"]
 
     def edit(doc, arrays):
-        arrays[doc["model"]["state"]["_draw_plans"]["__array__"]][:, 0] = 2 ** 31 - 1
+        arrays[doc["model"]["state"]["_draw_plans"]["__array__"]][:, 0] = 2**31 - 1
+
     edited = _edited(path, tmp_path / "rows.tbm", edit)
     use = "s = model.estimators_samples_; assert all(len(r) == 300 for r in s)"
     report = _capped(edited, use, f"model = treeboost.load({str(path)!r}); {use}")
@@ -233,6 +254,7 @@ def test_draws_made_again_cost_memory_in_the_draws_not_the_rows(models, tmp_path
 @pytest.mark.parametrize("name", ["bagging", "bagging_rows"])
 def test_estimators_samples_unchanged_by_drawing_rows(models, name):
     from treeboost.ensembles._base import drawn_rows
+
     (saved, _) = models
     model = saved[name][1]
     expect = [drawn_rows(c) for c in model._sample_counts()]
@@ -251,8 +273,10 @@ def test_decision_path_of_a_deep_tree_costs_the_paths_not_the_depth(models, tmp_
     path = tmp_path / "chain.tbm"
     assert _tool().write_chain_tree(path, doc, arrays, 100_000) is not None
     threshold = saved["cart"][1].tree_.threshold[0]
-    use = (f"X = np.full((1000, 1), {threshold!r}); p = model.decision_path(X); "
-           f"assert p.nnz == 2000, p.nnz; assert (model.apply(X) == 1).all()")
+    use = (
+        f"X = np.full((1000, 1), {threshold!r}); p = model.decision_path(X); "
+        f"assert p.nnz == 2000, p.nnz; assert (model.apply(X) == 1).all()"
+    )
     warm = f"treeboost.load({str(saved['cart'][0])!r}).decision_path(np.zeros((2, 1)))"
     report = _capped(path, use, warm=warm)
     assert report["status"] == "worked", report
@@ -262,13 +286,14 @@ def test_decision_path_of_a_deep_tree_costs_the_paths_not_the_depth(models, tmp_
 def test_export_text_grows_linearly_with_depth(models, tmp_path):
     import treeboost
     from treeboost.trees.export import MAX_TEXT_INDENT, export_text
+
     (saved, _) = models
     doc, arrays = read_parts(saved["cart"][0])
     path = tmp_path / "chain.tbm"
     _tool().write_chain_tree(path, doc, arrays, 2_000)
     text = export_text(treeboost.load(path))
     lines = text.splitlines()
-    assert len(lines) == 3 * 2_000 + 1          # two tests a split, a line a leaf
+    assert len(lines) == 3 * 2_000 + 1  # two tests a split, a line a leaf
     # a line is at most the bars of MAX_TEXT_INDENT levels, its depth and its test
     longest = max(len(ln) for ln in lines)
     assert longest < 4 * MAX_TEXT_INDENT + 60, longest
@@ -279,12 +304,14 @@ def test_export_text_grows_linearly_with_depth(models, tmp_path):
 
 def test_leaf_with_a_feature_is_refused(models, tmp_path):
     import treeboost
+
     (saved, _) = models
 
     def edit(doc, arrays):
         state = doc["model"]["state"]["tree_"]["state"]
         left = arrays[state["children_left"]["__array__"]]
         arrays[state["feature"]["__array__"]][np.flatnonzero(left == -1)[0]] = 0
+
     with pytest.raises(ValueError, match=r"tree_\.feature: leaf \d+ has feature 0"):
         treeboost.load(_edited(saved["cart"][0], tmp_path / "leaf.tbm", edit))
 
@@ -293,11 +320,13 @@ def test_leaf_with_a_feature_is_refused(models, tmp_path):
 def test_subnormal_root_weight_is_refused(models, tmp_path, weight):
     # the importances divide the gains by the root's weight: inf, then NaN once normalised
     import treeboost
+
     (saved, _) = models
 
     def edit(doc, arrays):
         state = doc["model"]["state"]["tree_"]["state"]
         arrays[state["weighted_n_node_samples"]["__array__"]][0] = weight
+
     with pytest.raises(ValueError, match="root's weight"):
         treeboost.load(_edited(saved["cart"][0], tmp_path / "w.tbm", edit))
 
@@ -307,6 +336,7 @@ def test_category_set_beyond_the_feature_categories_is_refused(models, tmp_path,
     # the file loaded and predicted; export_rules, export_text and trees_to_dataframe
     # then looked the unknown category up and raised IndexError
     import treeboost
+
     (saved, _) = models
 
     def edit(doc, arrays):
@@ -314,6 +344,7 @@ def test_category_set_beyond_the_feature_categories_is_refused(models, tmp_path,
         bits = arrays[state["_categories_left"]["__array__"]]
         node = int(np.flatnonzero(bits.any(axis=1))[0])
         bits[node, 3] |= np.uint64(1) << np.uint64(60)
+
     with pytest.raises(ValueError, match="category code 252"):
         treeboost.load(_edited(saved[name][0], tmp_path / "cat.tbm", edit))
 
@@ -322,6 +353,7 @@ def test_unedited_models_load_and_explain(models):
     import treeboost
     from treeboost.inspection import trees_to_dataframe
     from treeboost.trees.export import export_rules, export_text
+
     (saved, _) = models
     for name, (path, model) in saved.items():
         loaded = treeboost.load(path)

@@ -3,6 +3,7 @@ a malformed sparse X, non-finite class weights, huge integer parameters.
 
 The crash cases run in a subprocess with a timeout, so that a segfault fails the test
 instead of ending the test run."""
+
 import numbers
 import subprocess
 import sys
@@ -17,23 +18,34 @@ import treeboost as tb
 
 def run_isolated(code, timeout=300):
     """Run ``code`` in a fresh interpreter; assert it exits 0 and return its stdout."""
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)],
-                          capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-3000:])
     return proc.stdout
 
 
 #: every estimator of binary trees, by family
 FAMILIES = {
-    "trees": ["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
-              "ExtraTreeRegressor"],
-    "forests": ["RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
-                "ExtraTreesRegressor"],
+    "trees": [
+        "DecisionTreeClassifier",
+        "DecisionTreeRegressor",
+        "ExtraTreeClassifier",
+        "ExtraTreeRegressor",
+    ],
+    "forests": [
+        "RandomForestClassifier",
+        "RandomForestRegressor",
+        "ExtraTreesClassifier",
+        "ExtraTreesRegressor",
+    ],
     "bagging": ["BaggingClassifier", "BaggingRegressor"],
     "adaboost": ["AdaBoostClassifier", "AdaBoostRegressor"],
     "gradient_boosting": ["GradientBoostingClassifier", "GradientBoostingRegressor"],
-    "hist_gradient_boosting": ["HistGradientBoostingClassifier",
-                               "HistGradientBoostingRegressor"],
+    "hist_gradient_boosting": ["HistGradientBoostingClassifier", "HistGradientBoostingRegressor"],
 }
 
 
@@ -58,8 +70,7 @@ def all_zero_sparse_fits():
                     assert np.unique(pred).size == 1, (name, pred)
                     print(family, name, fmt.__name__, "ok", flush=True)
         """)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=600)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     return proc.returncode, proc.stdout.splitlines(), proc.stderr[-3000:]
 
 
@@ -68,8 +79,11 @@ def test_all_zero_sparse_X_fits_a_constant_model(family, all_zero_sparse_fits):
     # no entry of X differs from its feature's code of 0: the codes had no entry and
     # the grower indexed its empty sparse buffers (a segfault)
     rc, lines, err = all_zero_sparse_fits
-    want = [f"{family} {name} {fmt} ok" for name in FAMILIES[family]
-            for fmt in ("csr_matrix", "csc_matrix")]
+    want = [
+        f"{family} {name} {fmt} ok"
+        for name in FAMILIES[family]
+        for fmt in ("csr_matrix", "csc_matrix")
+    ]
     assert all(w in lines for w in want), (rc, lines, err)
 
 
@@ -114,14 +128,12 @@ def malformed_sparse_fits():
                         outcome = "ValueError:" + str(exc).replace(chr(10), " ")
                     print(case, where, name, outcome, flush=True)
         """)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=600)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     return proc.returncode, proc.stdout.splitlines(), proc.stderr[-3000:]
 
 
 @pytest.mark.parametrize("case", sorted(MALFORMED))
-def test_malformed_sparse_X_is_refused_before_anything_reads_it(case,
-                                                                  malformed_sparse_fits):
+def test_malformed_sparse_X_is_refused_before_anything_reads_it(case, malformed_sparse_fits):
     rc, lines, err = malformed_sparse_fits
     mine = [line for line in lines if line.split(" ", 1)[0] == case]
     assert len(mine) == 4, (rc, lines, err)
@@ -139,8 +151,9 @@ def _halves_stored_twice(D, fmt):
     row, col = np.concatenate([coo.row, coo.row]), np.concatenate([coo.col, coo.col])
     major, minor = (row, col) if fmt == "csr" else (col, row)
     order = np.lexsort((-minor, major))
-    indptr = np.concatenate([[0], np.cumsum(np.bincount(major, minlength=D.shape[
-        0 if fmt == "csr" else 1]))])
+    indptr = np.concatenate(
+        [[0], np.cumsum(np.bincount(major, minlength=D.shape[0 if fmt == "csr" else 1]))]
+    )
     cls = sp.csr_matrix if fmt == "csr" else sp.csc_matrix
     X = cls((data[order], minor[order], indptr), shape=D.shape)
     X._has_sorted_indices = True
@@ -160,24 +173,30 @@ def test_duplicate_and_unsorted_sparse_entries_are_summed_as_toarray_sums_them(f
     model = Est(random_state=0).fit(X, y)
     np.testing.assert_array_equal(model.predict_proba(D), dense.predict_proba(D))
     np.testing.assert_array_equal(model.predict_proba(X), dense.predict_proba(D))
-    assert X.nnz == nnz         # the caller's matrix is left as it was
+    assert X.nnz == nnz  # the caller's matrix is left as it was
 
 
-ALL_ESTIMATORS = [getattr(tb, name) for name in sorted(tb.__all__) if name[0].isupper()
-                  and hasattr(getattr(tb, name), "fit")]
-HUGE = [2 ** 63, -(2 ** 63) - 1, 10 ** 30]
+ALL_ESTIMATORS = [
+    getattr(tb, name)
+    for name in sorted(tb.__all__)
+    if name[0].isupper() and hasattr(getattr(tb, name), "fit")
+]
+HUGE = [2**63, -(2**63) - 1, 10**30]
 
 
 def _int_params(Est):
     """The integer parameters of ``Est`` that ``_parameter_constraints`` bounds from below
     only (random_state has its own range)."""
     from sklearn.utils._param_validation import Interval
+
     out = []
     for name, rules in getattr(Est, "_parameter_constraints", {}).items():
         if name == "random_state":
             continue
-        if any(isinstance(r, Interval) and r.type is numbers.Integral and r.right is None
-               for r in rules):
+        if any(
+            isinstance(r, Interval) and r.type is numbers.Integral and r.right is None
+            for r in rules
+        ):
             out.append(name)
     return out
 
@@ -202,8 +221,9 @@ CLASS_WEIGHTED = [E for E in ALL_ESTIMATORS if "class_weight" in E().get_params(
 
 
 @pytest.mark.parametrize("Est", CLASS_WEIGHTED, ids=lambda E: E.__name__)
-@pytest.mark.parametrize("weights", [{0: np.nan}, {0: np.inf}, {0: 1.0, 1: -np.inf},
-                                     {0: -1.0}, {0: "heavy"}])
+@pytest.mark.parametrize(
+    "weights", [{0: np.nan}, {0: np.inf}, {0: 1.0, 1: -np.inf}, {0: -1.0}, {0: "heavy"}]
+)
 def test_a_class_weight_that_is_not_finite_is_a_value_error(Est, weights):
     X = np.random.RandomState(0).rand(30, 3)
     y = np.arange(30) % 2
@@ -222,11 +242,15 @@ def above_the_binning_subsample():
     return X, y
 
 
-@pytest.mark.parametrize("make", [
-    lambda: tb.DecisionTreeClassifier(max_depth=3, random_state=0),
-    lambda: tb.RandomForestClassifier(n_estimators=2, max_depth=3, random_state=0),
-    lambda: tb.BaggingClassifier(n_estimators=2, random_state=0),
-], ids=["cart", "forest", "bagging"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: tb.DecisionTreeClassifier(max_depth=3, random_state=0),
+        lambda: tb.RandomForestClassifier(n_estimators=2, max_depth=3, random_state=0),
+        lambda: tb.BaggingClassifier(n_estimators=2, random_state=0),
+    ],
+    ids=["cart", "forest", "bagging"],
+)
 def test_the_binning_subsample_is_seeded_by_random_state(make, above_the_binning_subsample):
     X, y = above_the_binning_subsample
     a, b = make().fit(X, y), make().fit(X, y)
@@ -252,8 +276,9 @@ def _sum_by_chunks_of_trees(forest, X, n_chunks):
     return np.sum(outs, axis=0)
 
 
-@pytest.mark.parametrize("Est", [tb.ExtraTreesRegressor, tb.ExtraTreesClassifier,
-                                 tb.RandomForestRegressor])
+@pytest.mark.parametrize(
+    "Est", [tb.ExtraTreesRegressor, tb.ExtraTreesClassifier, tb.RandomForestRegressor]
+)
 def test_forest_predictions_do_not_depend_on_n_jobs(Est):
     rng = np.random.RandomState(0)
     # rows of several blocks of the walk, leaf values of many bits
@@ -270,15 +295,25 @@ def test_forest_predictions_do_not_depend_on_n_jobs(Est):
     # the same sums as one output per chunk of trees (up to the order of the additions)
     n_outputs = forest.estimators_[0].tree_.value.shape[1]
     old = _sum_by_chunks_of_trees(forest, X, 8) / len(forest.estimators_)
-    np.testing.assert_allclose(want.reshape(-1, n_outputs) if want.ndim == 1 else want,
-                               old.reshape(want.shape[0], -1), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(
+        want.reshape(-1, n_outputs) if want.ndim == 1 else want,
+        old.reshape(want.shape[0], -1),
+        rtol=1e-12,
+        atol=1e-15,
+    )
 
 
-@pytest.mark.parametrize("check_name", ["check_sample_weight_equivalence_on_dense_data",
-                                        "check_sample_weight_equivalence_on_sparse_data"])
+@pytest.mark.parametrize(
+    "check_name",
+    [
+        "check_sample_weight_equivalence_on_dense_data",
+        "check_sample_weight_equivalence_on_sparse_data",
+    ],
+)
 @pytest.mark.parametrize("Est", [tb.ExtraTreesClassifier, tb.ExtraTreesRegressor])
 def test_extra_trees_weights_act_as_repeated_rows(Est, check_name):
     # the children of a split were examined lighter-in-rows first: a row of weight 3
     # against three copies of it changed which child drew its random cuts first
     from sklearn.utils import estimator_checks
+
     getattr(estimator_checks, check_name)(Est.__name__, Est())

@@ -1,15 +1,25 @@
 """trees_to_dataframe: every node of every tree of every model family, checked against the
 trees' arrays, for parent / child consistency, and by walking the frame alone to the leaf
 of a row and reproducing the model's predictions from the leaf values."""
+
 import numpy as np
 import pytest
 
 pd = pytest.importorskip("pandas")
 
-from treeboost import (AdaBoostClassifier, BaggingClassifier, BaggingRegressor,  # noqa: E402
-                       C45Classifier, DecisionTreeClassifier, DecisionTreeRegressor,
-                       ExtraTreesRegressor, GradientBoostingClassifier,
-                       GradientBoostingRegressor, ID3Classifier, RandomForestClassifier)
+from treeboost import (
+    AdaBoostClassifier,
+    BaggingClassifier,
+    BaggingRegressor,  # noqa: E402
+    C45Classifier,
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    ExtraTreesRegressor,
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    ID3Classifier,
+    RandomForestClassifier,
+)
 from treeboost.datasets import load_titanic, load_watermelon  # noqa: E402
 from treeboost.inspection import trees_to_dataframe  # noqa: E402
 
@@ -31,8 +41,9 @@ def _trees(model):
         return [(model.tree_, np.arange(model.n_features_in_))]
     if hasattr(model, "trees_"):
         return [(t, np.arange(model.n_features_in_)) for trees in model.trees_ for t in trees]
-    feats = getattr(model, "estimators_features_", [np.arange(model.n_features_in_)]
-                    * len(model.estimators_))
+    feats = getattr(
+        model, "estimators_features_", [np.arange(model.n_features_in_)] * len(model.estimators_)
+    )
     return [(e.tree_, np.asarray(f)) for e, f in zip(model.estimators_, feats)]
 
 
@@ -63,20 +74,20 @@ def _check_against_arrays(model, df):
                 child = int(part.at[node, side])
                 assert int(part.at[child, "parent"]) == node
                 assert part.at[child, "depth"] == part.at[node, "depth"] + 1
-        np.testing.assert_array_equal(part["left_child"].to_numpy(int, na_value=-1),
-                                      tree.children_left)
-        np.testing.assert_array_equal(part["right_child"].to_numpy(int, na_value=-1),
-                                      tree.children_right)
+        np.testing.assert_array_equal(
+            part["left_child"].to_numpy(int, na_value=-1), tree.children_left
+        )
+        np.testing.assert_array_equal(
+            part["right_child"].to_numpy(int, na_value=-1), tree.children_right
+        )
         # the named feature is the model's column each tree feature reads
         assert part["feature"][leaf].isna().all() and part["split_type"][leaf].isna().all()
-        assert part["feature"][internal].tolist() == \
-            names[columns[tree.feature[internal]]].tolist()
+        assert part["feature"][internal].tolist() == names[columns[tree.feature[internal]]].tolist()
         numeric = part["split_type"] == "numeric"
         np.testing.assert_array_equal(part["threshold"][numeric], tree.threshold[numeric])
         assert part["threshold"][~numeric].isna().all()
         assert part["missing_go_left"][leaf].isna().all()
-        assert part["missing_go_left"][internal].tolist() == \
-            tree.missing_go_left[internal].tolist()
+        assert part["missing_go_left"][internal].tolist() == tree.missing_go_left[internal].tolist()
 
 
 def _leaf_of(part, row):
@@ -107,7 +118,7 @@ def _leaf_values(df, X, rows):
     return out
 
 
-ROWS = [0, 1, 5, 17, 42, 100]          # row 5 has no Age, 1 female: both sides of splits
+ROWS = [0, 1, 5, 17, 42, 100]  # row 5 has no Age, 1 female: both sides of splits
 
 
 def test_single_cart_trees(titanic):
@@ -121,15 +132,14 @@ def test_single_cart_trees(titanic):
     node = int(np.flatnonzero(df["split_type"] == "categorical")[0])
     f = list(FEATURES).index(df.at[node, "feature"])
     assert set(df.at[node, "categories"]) < set(clf.categories_[f])
-    np.testing.assert_array_equal(_leaf_values(df, X, ROWS)[:, 0],
-                                  clf.predict_proba(X.iloc[ROWS]))
-    np.testing.assert_array_equal(df.loc[clf.apply(X.iloc[ROWS]), ["value_0", "value_1"]],
-                                  clf.predict_proba(X.iloc[ROWS]))
+    np.testing.assert_array_equal(_leaf_values(df, X, ROWS)[:, 0], clf.predict_proba(X.iloc[ROWS]))
+    np.testing.assert_array_equal(
+        df.loc[clf.apply(X.iloc[ROWS]), ["value_0", "value_1"]], clf.predict_proba(X.iloc[ROWS])
+    )
     reg = DecisionTreeRegressor(max_depth=3).fit(X, X["Fare"].fillna(0) + y)
     df = trees_to_dataframe(reg)
     _check_against_arrays(reg, df)
-    np.testing.assert_array_equal(_leaf_values(df, X, ROWS)[:, 0, 0],
-                                  reg.predict(X.iloc[ROWS]))
+    np.testing.assert_array_equal(_leaf_values(df, X, ROWS)[:, 0, 0], reg.predict(X.iloc[ROWS]))
 
 
 def test_forests_bagging_adaboost(titanic):
@@ -137,8 +147,9 @@ def test_forests_bagging_adaboost(titanic):
     forest = RandomForestClassifier(n_estimators=3, max_depth=3, random_state=0).fit(X, y)
     df = trees_to_dataframe(forest)
     _check_against_arrays(forest, df)
-    np.testing.assert_allclose(_leaf_values(df, X, ROWS).mean(axis=1),
-                               forest.predict_proba(X.iloc[ROWS]), atol=1e-12)
+    np.testing.assert_allclose(
+        _leaf_values(df, X, ROWS).mean(axis=1), forest.predict_proba(X.iloc[ROWS]), atol=1e-12
+    )
     # leaf ids of forest.apply index the frame's nodes
     leaves = forest.apply(X.iloc[ROWS])
     for t in range(3):
@@ -148,22 +159,25 @@ def test_forests_bagging_adaboost(titanic):
     extra = ExtraTreesRegressor(n_estimators=2, max_depth=3, random_state=0).fit(X, y)
     df = trees_to_dataframe(extra)
     _check_against_arrays(extra, df)
-    np.testing.assert_allclose(_leaf_values(df, X, ROWS)[:, :, 0].mean(axis=1),
-                               extra.predict(X.iloc[ROWS]), atol=1e-12)
+    np.testing.assert_allclose(
+        _leaf_values(df, X, ROWS)[:, :, 0].mean(axis=1), extra.predict(X.iloc[ROWS]), atol=1e-12
+    )
 
     # bagging that draws columns: each member's features are the model's columns it read
     bag = BaggingClassifier(n_estimators=4, max_features=0.5, random_state=1).fit(X, y)
     assert any(f.size < len(FEATURES) for f in bag.estimators_features_)
     df = trees_to_dataframe(bag)
     _check_against_arrays(bag, df)
-    np.testing.assert_allclose(_leaf_values(df, X, ROWS).mean(axis=1),
-                               bag.predict_proba(X.iloc[ROWS]), atol=1e-12)
+    np.testing.assert_allclose(
+        _leaf_values(df, X, ROWS).mean(axis=1), bag.predict_proba(X.iloc[ROWS]), atol=1e-12
+    )
 
     bag_reg = BaggingRegressor(n_estimators=2, random_state=0).fit(X, y * 2.0)
     df = trees_to_dataframe(bag_reg)
     _check_against_arrays(bag_reg, df)
-    np.testing.assert_allclose(_leaf_values(df, X, ROWS)[:, :, 0].mean(axis=1),
-                               bag_reg.predict(X.iloc[ROWS]), atol=1e-12)
+    np.testing.assert_allclose(
+        _leaf_values(df, X, ROWS)[:, :, 0].mean(axis=1), bag_reg.predict(X.iloc[ROWS]), atol=1e-12
+    )
 
     ada = AdaBoostClassifier(n_estimators=3, random_state=0).fit(X, y)
     df = trees_to_dataframe(ada)
@@ -194,8 +208,9 @@ def test_gradient_boosting_binary_multiclass_and_regression(titanic):
     _check_against_arrays(gbm, df)
     np.testing.assert_array_equal(df["tree_index"], df["iteration"] * 3 + df["class"])
     leaf = _leaf_values(df, Xm, ROWS)[:, :, 0].reshape(len(ROWS), 2, 3)
-    np.testing.assert_allclose(gbm.init_score_ + leaf.sum(axis=1),
-                               gbm.decision_function(Xm.iloc[ROWS]), atol=1e-12)
+    np.testing.assert_allclose(
+        gbm.init_score_ + leaf.sum(axis=1), gbm.decision_function(Xm.iloc[ROWS]), atol=1e-12
+    )
     # apply's leaf ids index the frame's rows of each (iteration, class)
     ids = gbm.apply(Xm.iloc[ROWS])
     assert ids.shape == (len(ROWS), 2, 3)
@@ -209,7 +224,9 @@ def test_gradient_boosting_binary_multiclass_and_regression(titanic):
     _check_against_arrays(reg, df)
     np.testing.assert_allclose(
         reg.init_score_[0] + _leaf_values(df, X, ROWS)[:, :, 0].sum(axis=1),
-        reg.predict(X.iloc[ROWS]), atol=1e-9)
+        reg.predict(X.iloc[ROWS]),
+        atol=1e-9,
+    )
 
 
 def _multiway_leaf(df, row, categories):
@@ -237,7 +254,7 @@ def test_multiway_trees(titanic):
             assert df.at[child, "parent"] == node
             assert df.at[child, "branch"] == str(df.at[node, "categories"][v])
     assert df.at[0, "feature"] == "纹理" and df.at[0, "categories"] == ("清晰", "稍糊", "模糊")
-    assert abs(df.at[0, "gain"] - 0.381) < 1e-3        # Gain(D, 纹理), 西瓜书 4.2
+    assert abs(df.at[0, "gain"] - 0.381) < 1e-3  # Gain(D, 纹理), 西瓜书 4.2
     proba = id3.predict_proba(melons.data)
     value_cols = [f"value_{c}" for c in id3.classes_]
     for r in range(len(melons.data)):
@@ -254,22 +271,26 @@ def test_multiway_trees(titanic):
     proba = c45.predict_proba(X.iloc[complete])
     for i, r in enumerate(complete):
         leaf = _multiway_leaf(df, X.iloc[r], c45.categories_)
-        np.testing.assert_allclose(df.loc[leaf, ["value_0", "value_1"]].to_numpy(float),
-                                   proba[i])
+        np.testing.assert_allclose(df.loc[leaf, ["value_0", "value_1"]].to_numpy(float), proba[i])
 
 
 def test_errors(titanic):
     X, y = titanic
     from sklearn.exceptions import NotFittedError
     from sklearn.linear_model import LogisticRegression
+
     with pytest.raises(NotFittedError, match="not a fitted treeboost"):
         trees_to_dataframe(DecisionTreeClassifier())
     with pytest.raises(ValueError, match="not a fitted treeboost"):
         trees_to_dataframe(LogisticRegression().fit(X[["Pclass"]], y))
     bag = BaggingClassifier(LogisticRegression(), n_estimators=2, random_state=0).fit(
-        X[["Pclass", "SibSp"]], y)
-    with pytest.raises(ValueError, match=r"estimators_\[0\] is a LogisticRegression, not a "
-                                         r"treeboost tree"):
+        X[["Pclass", "SibSp"]], y
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"estimators_\[0\] is a LogisticRegression, not a "
+        r"treeboost tree",
+    ):
         trees_to_dataframe(bag)
 
 
@@ -283,16 +304,16 @@ def test_rare_categories_and_dates():
     sets = [set(c) for c in df["categories"].dropna()]
     assert any({f"r{i}" for i in range(300)} <= s and "other (rare)" not in s for s in sets)
     Xn = X.assign(day=(X["day"] - pd.Timestamp("1970-01-01")) / pd.Timedelta(seconds=1))
-    rows = [0, 3, 500, 650, 799]                      # frequent and rare cities
-    np.testing.assert_array_equal(_leaf_values(df, Xn, rows)[:, 0],
-                                  clf.predict_proba(X.iloc[rows]))
+    rows = [0, 3, 500, 650, 799]  # frequent and rare cities
+    np.testing.assert_array_equal(_leaf_values(df, Xn, rows)[:, 0], clf.predict_proba(X.iloc[rows]))
 
 
 def test_booster_without_trees_has_the_columns_and_no_row():
     X = np.random.RandomState(0).rand(50, 2)
     with pytest.warns(RuntimeWarning, match="diverged"):
-        empty = GradientBoostingRegressor(n_estimators=2, min_samples_leaf=1,
-                                          learning_rate=1e200).fit(X, X[:, 0])
+        empty = GradientBoostingRegressor(
+            n_estimators=2, min_samples_leaf=1, learning_rate=1e200
+        ).fit(X, X[:, 0])
     fitted = GradientBoostingRegressor(n_estimators=2, min_samples_leaf=1).fit(X, X[:, 0])
     df = trees_to_dataframe(empty)
     assert len(df) == 0

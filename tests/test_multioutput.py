@@ -1,6 +1,7 @@
 """Multi-output regression: trees, Extra-Trees, forests and bagging on a 2-D y, against
 scikit-learn where both grow the same tree, against brute force on small data, and the
 refusals (other criteria, categorical features, classifiers)."""
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -13,8 +14,7 @@ from treeboost.engine.criteria import SQUARED_ERROR, node_impurity, node_term
 
 
 def _data(n=400, k=3, seed=0):
-    return make_regression(n_samples=n, n_features=6, n_targets=k, noise=5.0,
-                           random_state=seed)
+    return make_regression(n_samples=n, n_features=6, n_targets=k, noise=5.0, random_state=seed)
 
 
 @pytest.mark.parametrize("weighted", [False, True])
@@ -25,16 +25,19 @@ def test_same_tree_as_scikit_learn(weighted):
     # its own generator, and seed 2 draws as scikit-learn's random_state=0 does (the
     # feature importances differ otherwise; the predictions do not)
     ours = tb.DecisionTreeRegressor(max_depth=4, max_bins=None, random_state=2).fit(
-        X, Y, sample_weight=w)
+        X, Y, sample_weight=w
+    )
     ref = SkTree(max_depth=4, random_state=0).fit(X, Y, sample_weight=w)
     assert ours.n_outputs_ == 3 and ours.predict(X).shape == (len(X), 3)
     np.testing.assert_allclose(ours.predict(X), ref.predict(X), rtol=1e-10, atol=1e-9)
     assert ours.tree_.node_count == ref.tree_.node_count
     # scikit-learn's impurity: the mean of the outputs' variances
-    np.testing.assert_allclose(np.sort(ours.tree_.impurity), np.sort(ref.tree_.impurity),
-                               rtol=1e-7, atol=1e-6)
-    np.testing.assert_allclose(ours.feature_importances_, ref.feature_importances_,
-                               rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(
+        np.sort(ours.tree_.impurity), np.sort(ref.tree_.impurity), rtol=1e-7, atol=1e-6
+    )
+    np.testing.assert_allclose(
+        ours.feature_importances_, ref.feature_importances_, rtol=1e-6, atol=1e-9
+    )
 
 
 def test_copies_of_one_output_grow_the_single_output_tree():
@@ -58,11 +61,13 @@ def test_criterion_is_the_mean_of_the_outputs_squared_errors(k, n, seed):
     means = (w[:, None] * Y).sum(axis=0) / W
     var = ((w[:, None] * (Y - means) ** 2).sum(axis=0) / W).mean()
     sq = float((w[:, None] * Y * Y).sum())
-    assert node_impurity(s, sq, SQUARED_ERROR, k + 1, 0.0) == pytest.approx(var, rel=1e-9,
-                                                                            abs=1e-12)
+    assert node_impurity(s, sq, SQUARED_ERROR, k + 1, 0.0) == pytest.approx(
+        var, rel=1e-9, abs=1e-12
+    )
     # T(s) + sum w y^2 / K is W times the mean variance
     assert node_term(s, SQUARED_ERROR, k + 1, 0.0) + sq / k == pytest.approx(
-        W * var, rel=1e-8, abs=1e-9)
+        W * var, rel=1e-8, abs=1e-9
+    )
 
 
 def test_the_best_split_is_the_brute_force_one():
@@ -73,8 +78,10 @@ def test_the_best_split_is_the_brute_force_one():
 
     def sse(rows):
         return ((Y[rows] - Y[rows].mean(axis=0)) ** 2).sum()
-    best = min((sse(X[:, f] <= t) + sse(X[:, f] > t), f)
-               for f in range(2) for t in np.unique(X[:, f])[:-1])
+
+    best = min(
+        (sse(X[:, f] <= t) + sse(X[:, f] > t), f) for f in range(2) for t in np.unique(X[:, f])[:-1]
+    )
     f = tree.tree_.feature[0]
     left = X[:, f] <= tree.tree_.threshold[0]
     assert f == best[1]
@@ -90,12 +97,13 @@ def test_forests_take_several_outputs(cls):
     assert forest.oob_prediction_.shape == (400, 3)
     assert forest.score(X[400:], Y[400:]) > 0.6
     np.testing.assert_allclose(
-        forest.predict(X[400:]),
-        np.mean([t.predict(X[400:]) for t in forest.estimators_], axis=0))
+        forest.predict(X[400:]), np.mean([t.predict(X[400:]) for t in forest.estimators_], axis=0)
+    )
 
 
 def test_bagging_takes_several_outputs():
     from sklearn.linear_model import Ridge
+
     X, Y = _data(n=600)
     bag = tb.BaggingRegressor(n_estimators=10, oob_score=True, random_state=0).fit(X, Y)
     assert bag.predict(X).shape == (600, 3) and bag.oob_prediction_.shape == (600, 3)
@@ -103,10 +111,14 @@ def test_bagging_takes_several_outputs():
     assert ridge.predict(X).shape == (600, 3)
 
 
-@pytest.mark.parametrize("make", [
-    lambda: tb.DecisionTreeRegressor(max_depth=4),
-    lambda: tb.RandomForestRegressor(5, random_state=0),
-    lambda: tb.BaggingRegressor(n_estimators=3, random_state=0)])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: tb.DecisionTreeRegressor(max_depth=4),
+        lambda: tb.RandomForestRegressor(5, random_state=0),
+        lambda: tb.BaggingRegressor(n_estimators=3, random_state=0),
+    ],
+)
 def test_model_files_round_trip(tmp_path, make):
     X, Y = _data()
     est = make().fit(X, Y)
@@ -122,10 +134,13 @@ def test_a_column_y_is_one_output_with_scikit_learns_warning():
     assert est.predict(X).shape == (len(X),) and est.n_outputs_ == 1
 
 
-@pytest.mark.parametrize("kw, message", [
-    (dict(criterion="poisson"), "criterion='poisson' does not take a multi-output y"),
-    (dict(criterion="absolute_error"), "criterion='absolute_error' does not take"),
-])
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        (dict(criterion="poisson"), "criterion='poisson' does not take a multi-output y"),
+        (dict(criterion="absolute_error"), "criterion='absolute_error' does not take"),
+    ],
+)
 def test_other_criteria_are_refused_by_name(kw, message):
     X, Y = _data()
     with pytest.raises(ValueError, match=message):
@@ -155,14 +170,17 @@ def test_categorical_features_and_bad_targets_are_refused():
 
 def _classification_data():
     from sklearn.datasets import make_classification
-    X, y = make_classification(n_samples=500, n_features=6, n_informative=4, n_classes=3,
-                               random_state=0)
+
+    X, y = make_classification(
+        n_samples=500, n_features=6, n_informative=4, n_classes=3, random_state=0
+    )
     labels = np.where(X[:, 1] > 0.5, "high", "low")
     return X, np.column_stack([y.astype(str), (X[:, 0] > 0).astype(str), labels])
 
 
 def test_a_multi_output_classifier_is_the_mean_gini_tree_of_scikit_learn():
     from sklearn.tree import DecisionTreeClassifier as SkClf
+
     X, Y = _classification_data()
     ours = tb.DecisionTreeClassifier(max_depth=3, max_bins=None).fit(X, Y)
     ref = SkClf(max_depth=3, random_state=0).fit(X, Y)
@@ -174,19 +192,18 @@ def test_a_multi_output_classifier_is_the_mean_gini_tree_of_scikit_learn():
     for a, b in zip(ours.predict_proba(X), ref.predict_proba(X)):
         np.testing.assert_allclose(a, b, atol=1e-12)
     # scikit-learn's numbers: the impurity is the mean of the outputs' Gini indices
-    np.testing.assert_allclose(np.sort(ours.tree_.impurity), np.sort(ref.tree_.impurity),
-                               rtol=1e-9)
-    np.testing.assert_allclose(ours.feature_importances_, ref.feature_importances_,
-                               rtol=1e-7, atol=1e-12)
+    np.testing.assert_allclose(np.sort(ours.tree_.impurity), np.sort(ref.tree_.impurity), rtol=1e-9)
+    np.testing.assert_allclose(
+        ours.feature_importances_, ref.feature_importances_, rtol=1e-7, atol=1e-12
+    )
 
 
 def test_multi_output_class_weight_is_a_list_of_dicts(tmp_path):
     X, Y = _classification_data()
-    Y = np.column_stack([Y[:, 0].astype(int), Y[:, 1] == "True", Y[:, 2] == "high"]
-                        ).astype(int)
+    Y = np.column_stack([Y[:, 0].astype(int), Y[:, 1] == "True", Y[:, 2] == "high"]).astype(int)
     cw = [{0: 1.0, 1: 3.0, 2: 1.0}, {0: 1.0, 1: 2.0}, {0: 1.0, 1: 1.0}]
     a = tb.DecisionTreeClassifier(max_depth=4, class_weight=cw, random_state=0).fit(X, Y)
-    w = (np.where(Y[:, 0] == 1, 3.0, 1.0) * np.where(Y[:, 1] == 1, 2.0, 1.0))
+    w = np.where(Y[:, 0] == 1, 3.0, 1.0) * np.where(Y[:, 1] == 1, 2.0, 1.0)
     b = tb.DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, Y, sample_weight=w)
     for p, q in zip(a.predict_proba(X), b.predict_proba(X)):
         np.testing.assert_allclose(p, q)
@@ -200,14 +217,17 @@ def test_multi_output_class_weight_is_a_list_of_dicts(tmp_path):
 @pytest.mark.parametrize("cls", [tb.RandomForestClassifier, tb.ExtraTreesClassifier])
 def test_forest_classifiers_take_several_outputs(tmp_path, cls):
     from sklearn.datasets import make_classification
-    X, y = make_classification(n_samples=600, n_features=6, n_informative=4, n_classes=3,
-                               random_state=0)
-    Y = np.column_stack([y > 0, X[:, 0] > 0]).astype(int)       # two binary outputs
+
+    X, y = make_classification(
+        n_samples=600, n_features=6, n_informative=4, n_classes=3, random_state=0
+    )
+    Y = np.column_stack([y > 0, X[:, 0] > 0]).astype(int)  # two binary outputs
     forest = cls(20, oob_score=True, bootstrap=True, random_state=0).fit(X[:400], Y[:400])
     proba = forest.predict_proba(X[400:])
     assert isinstance(proba, list) and [p.shape for p in proba] == [(200, 2), (200, 2)]
-    mean = [np.mean([t.predict_proba(X[400:])[k] for t in forest.estimators_], axis=0)
-            for k in range(2)]
+    mean = [
+        np.mean([t.predict_proba(X[400:])[k] for t in forest.estimators_], axis=0) for k in range(2)
+    ]
     for p, q in zip(proba, mean):
         np.testing.assert_allclose(p, q)
     assert forest.predict(X[400:]).shape == (200, 2)
@@ -215,8 +235,9 @@ def test_forest_classifiers_take_several_outputs(tmp_path, cls):
     # scikit-learn's out-of-bag shapes: (n, classes, outputs), the mean accuracy
     assert forest.oob_decision_function_.shape == (400, 2, 2)
     # the subset accuracy, as scikit-learn and ClassifierMixin.score
-    assert forest.oob_score_ == pytest.approx(np.mean(np.all(
-        np.argmax(forest.oob_decision_function_, axis=1) == Y[:400], axis=1)))
+    assert forest.oob_score_ == pytest.approx(
+        np.mean(np.all(np.argmax(forest.oob_decision_function_, axis=1) == Y[:400], axis=1))
+    )
     back = tb.load(forest.save(tmp_path / "f.tbm"))
     np.testing.assert_array_equal(back.predict(X), forest.predict(X))
     # more than two classes in an output: scikit-learn's refusal of an out-of-bag score
@@ -229,9 +250,12 @@ def test_forest_classifiers_take_several_outputs(tmp_path, cls):
 
 def test_exports_refuse_a_multi_output_model_by_name():
     from treeboost.trees.export import export_rules, export_text
+
     X, Y = _data(n=100)
-    for model in (tb.DecisionTreeRegressor(max_depth=2).fit(X, Y),
-                  tb.RandomForestClassifier(3, random_state=0).fit(X, (Y > 0).astype(int))):
+    for model in (
+        tb.DecisionTreeRegressor(max_depth=2).fit(X, Y),
+        tb.RandomForestClassifier(3, random_state=0).fit(X, (Y > 0).astype(int)),
+    ):
         for export in (export_text, export_rules):
             with pytest.raises(ValueError, match="fitted on a multi-output y"):
                 export(model)

@@ -1,6 +1,7 @@
 """A seeded sample of the mutation test of model files (``tools/mutate_models.py`` runs
 all of them): every mutant is refused with a ValueError, or loads and gives finite outputs
 in a child process with numba's bounds checks on."""
+
 import importlib.util
 import pathlib
 
@@ -8,8 +9,16 @@ import pytest
 
 _TOOL = pathlib.Path(__file__).resolve().parents[1] / "tools" / "mutate_models.py"
 #: models of the sample: each kind of tree and of ensemble, kept small
-_MODELS = ["cart_classifier", "cart_regressor", "c45", "rule_list", "random_forest_classifier",
-           "bagging_regressor", "adaboost_classifier", "gradient_boosting_multiclass"]
+_MODELS = [
+    "cart_classifier",
+    "cart_regressor",
+    "c45",
+    "rule_list",
+    "random_forest_classifier",
+    "bagging_regressor",
+    "adaboost_classifier",
+    "gradient_boosting_multiclass",
+]
 _SAMPLE = 160
 
 
@@ -26,11 +35,13 @@ def test_sampled_mutants_are_refused_or_work(tmp_path):
     made, x_file = tool.make_all(str(tmp_path), seed=14, sample=_SAMPLE, names=_MODELS)
     assert len(made) == _SAMPLE
     # one child checks them all: the bounds-checked kernels compile once
-    results = tool.run_checks([p for _, _, p in made], x_file, per_file_timeout=60,
-                              compile_timeout=600)
+    results = tool.run_checks(
+        [p for _, _, p in made], x_file, per_file_timeout=60, compile_timeout=600
+    )
     label = {p: f"{m}: {lab}" for m, lab, p in made}
-    failed = [f"{label[p]}: {detail}" for p, (status, detail) in results.items()
-              if status == "failed"]
+    failed = [
+        f"{label[p]}: {detail}" for p, (status, detail) in results.items() if status == "failed"
+    ]
     assert not failed, "\n".join(failed)
     statuses = [s for s, _ in results.values()]
     assert len(results) == _SAMPLE

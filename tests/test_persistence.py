@@ -1,4 +1,5 @@
 """The safe model format: bit-for-bit round trips, and crafted files refused clearly."""
+
 import io
 import json
 import os
@@ -11,33 +12,42 @@ import pytest
 from sklearn.datasets import load_iris, make_regression
 
 import treeboost
-from treeboost import (DecisionTreeClassifier, DecisionTreeRegressor, GradientBoostingClassifier,
-                       GradientBoostingRegressor)
+from treeboost import (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+)
 
 
 def _titanic():
     pytest.importorskip("pandas")
     from treeboost.datasets import load_titanic
+
     d = load_titanic()
     return d.data[["Pclass", "Sex", "Age", "SibSp", "Fare", "Embarked"]], d.target
 
 
-CLASSIFIERS = [DecisionTreeClassifier(max_depth=5, random_state=0),
-               DecisionTreeClassifier(criterion="entropy", max_leaf_nodes=9, random_state=0),
-               GradientBoostingClassifier(n_estimators=15, random_state=0),
-               treeboost.RandomForestClassifier(n_estimators=5, oob_score=True, random_state=0),
-               treeboost.ExtraTreesClassifier(n_estimators=5, random_state=0),
-               treeboost.BaggingClassifier(n_estimators=4, max_features=0.5, random_state=0),
-               treeboost.AdaBoostClassifier(n_estimators=5, random_state=0),
-               treeboost.C45Classifier(),
-               treeboost.ID3Classifier(n_bins=4, pruning="pessimistic"),
-               treeboost.RuleListClassifier()]
-REGRESSORS = [DecisionTreeRegressor(max_depth=4, random_state=0),
-              GradientBoostingRegressor(loss="huber", n_estimators=10, random_state=0),
-              GradientBoostingRegressor(loss="quantile", alpha=0.3, n_estimators=10),
-              treeboost.RandomForestRegressor(n_estimators=5, random_state=0),
-              treeboost.BaggingRegressor(n_estimators=4, random_state=0),
-              treeboost.AdaBoostRegressor(n_estimators=5, random_state=0)]
+CLASSIFIERS = [
+    DecisionTreeClassifier(max_depth=5, random_state=0),
+    DecisionTreeClassifier(criterion="entropy", max_leaf_nodes=9, random_state=0),
+    GradientBoostingClassifier(n_estimators=15, random_state=0),
+    treeboost.RandomForestClassifier(n_estimators=5, oob_score=True, random_state=0),
+    treeboost.ExtraTreesClassifier(n_estimators=5, random_state=0),
+    treeboost.BaggingClassifier(n_estimators=4, max_features=0.5, random_state=0),
+    treeboost.AdaBoostClassifier(n_estimators=5, random_state=0),
+    treeboost.C45Classifier(),
+    treeboost.ID3Classifier(n_bins=4, pruning="pessimistic"),
+    treeboost.RuleListClassifier(),
+]
+REGRESSORS = [
+    DecisionTreeRegressor(max_depth=4, random_state=0),
+    GradientBoostingRegressor(loss="huber", n_estimators=10, random_state=0),
+    GradientBoostingRegressor(loss="quantile", alpha=0.3, n_estimators=10),
+    treeboost.RandomForestRegressor(n_estimators=5, random_state=0),
+    treeboost.BaggingRegressor(n_estimators=4, random_state=0),
+    treeboost.AdaBoostRegressor(n_estimators=5, random_state=0),
+]
 
 
 def _outputs(model, X):
@@ -81,6 +91,7 @@ def test_pickle_and_joblib_still_work(tmp_path):
 
 
 # -- crafted and broken files ---------------------------------------------------------------
+
 
 def _saved(tmp_path):
     X, y = load_iris(return_X_y=True)
@@ -129,6 +140,7 @@ def test_pickle_payload_renamed_is_refused_and_not_executed(tmp_path):
     class Payload:
         def __reduce__(self):
             return (open, (str(marker), "w"))
+
     path = tmp_path / "evil.tbm"
     path.write_bytes(pickle.dumps(Payload()))
     with pytest.raises(ValueError, match="not a treeboost model"):
@@ -142,13 +154,14 @@ def test_pickled_array_inside_the_archive_is_refused(tmp_path):
     def edit(doc, arrays):
         key = doc["model"]["state"]["tree_"]["state"]["value"]["__array__"]
         arrays[key] = np.array([{"a": 1}], dtype=object)
+
     with zipfile.ZipFile(path) as zf:
         doc = json.loads(zf.read("model.json"))
         with np.load(io.BytesIO(zf.read("arrays.npz"))) as npz:
             arrays = {k: npz[k] for k in npz.files}
     edit(doc, arrays)
     buf = io.BytesIO()
-    np.savez(buf, **arrays)      # an object array needs pickle inside the npz
+    np.savez(buf, **arrays)  # an object array needs pickle inside the npz
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr("model.json", json.dumps(doc))
         zf.writestr("arrays.npz", buf.getvalue())
@@ -163,13 +176,16 @@ def test_unknown_class_is_refused(tmp_path):
         treeboost.load(path)
 
 
-@pytest.mark.parametrize("corruption, message", [
-    ("child_out_of_range", "out of range"),
-    ("cycle", "out of range|points backwards"),
-    ("shared_child", "do not form a tree"),
-    ("feature_out_of_range", "feature index"),
-    ("short_array", "rows"),
-])
+@pytest.mark.parametrize(
+    "corruption, message",
+    [
+        ("child_out_of_range", "out of range"),
+        ("cycle", "out of range|points backwards"),
+        ("shared_child", "do not form a tree"),
+        ("feature_out_of_range", "feature index"),
+        ("short_array", "rows"),
+    ],
+)
 def test_inconsistent_tree_arrays_are_refused(tmp_path, corruption, message):
     path, X = _saved(tmp_path)
 
@@ -189,6 +205,7 @@ def test_inconsistent_tree_arrays_are_refused(tmp_path, corruption, message):
         elif corruption == "short_array":
             key = doc["model"]["state"]["tree_"]["state"]["threshold"]["__array__"]
             arrays[key] = arrays[key][:-1]
+
     _rewrite(path, edit_arrays=edit)
     with pytest.raises(ValueError, match=message):
         treeboost.load(path)
@@ -200,4 +217,4 @@ def test_saving_a_foreign_object_names_the_attribute(tmp_path):
     model.extra_ = object()
     with pytest.raises(TypeError, match="extra_"):
         model.save(tmp_path / "m.tbm")
-    assert not os.path.exists(tmp_path / "m.tbm")   # nothing half-written
+    assert not os.path.exists(tmp_path / "m.tbm")  # nothing half-written

@@ -1,6 +1,7 @@
 """The safe model format for the classic learners: ID3 / C4.5 multiway trees (grown and
 pruned) and the C4.5rules rule list round-trip bit for bit, and hand-edited files whose
 trees, columns or rules are inconsistent are refused with a ValueError naming the fault."""
+
 import io
 import json
 import warnings
@@ -22,15 +23,18 @@ def _write(path, doc, arrays):
     write_parts(path, doc, _used_only(doc, arrays), compression=zipfile.ZIP_STORED)
 
 
-
-
 def _data(n=120, seed=0):
     """Two categorical columns (3 and 2 categories), a continuous and an integer one."""
     rng = np.random.RandomState(seed)
-    X = pd.DataFrame({"c": pd.Categorical(rng.choice(["a", "b", "c"], n)),
-                      "two": pd.Categorical(rng.choice(["u", "v"], n)),
-                      "x": rng.normal(size=n), "k": rng.randint(0, 3, n).astype(float)})
-    X.loc[::11, "x"] = np.nan                     # missing values: fractional branches
+    X = pd.DataFrame(
+        {
+            "c": pd.Categorical(rng.choice(["a", "b", "c"], n)),
+            "two": pd.Categorical(rng.choice(["u", "v"], n)),
+            "x": rng.normal(size=n),
+            "k": rng.randint(0, 3, n).astype(float),
+        }
+    )
+    X.loc[::11, "x"] = np.nan  # missing values: fractional branches
     y = np.where((X.c == "a") ^ (X.x > 0) ^ (X.two == "u"), "yes", "no")
     return X, y
 
@@ -52,12 +56,17 @@ def _assert_same(model, loaded, X):
 
 # -- round trips ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("make", [
-    lambda: C45Classifier(pruning="pessimistic", confidence_factor=0.1),
-    lambda: C45Classifier(pruning="pre", random_state=0),
-    lambda: ID3Classifier(n_bins=3, pruning="post", random_state=0),
-    lambda: ID3Classifier(n_bins=4, max_depth=2, tie_break=["k"]),
-], ids=["c45-pessimistic", "c45-pre", "id3-post", "id3-tie-break"])
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: C45Classifier(pruning="pessimistic", confidence_factor=0.1),
+        lambda: C45Classifier(pruning="pre", random_state=0),
+        lambda: ID3Classifier(n_bins=3, pruning="post", random_state=0),
+        lambda: ID3Classifier(n_bins=4, max_depth=2, tie_break=["k"]),
+    ],
+    ids=["c45-pessimistic", "c45-pre", "id3-post", "id3-tie-break"],
+)
 def test_pruned_classic_trees_round_trip(make, data, tmp_path):
     X, y = data
     model = make().fit(X, y)
@@ -70,15 +79,18 @@ def test_pruned_classic_trees_round_trip(make, data, tmp_path):
         assert loaded.pruning_report_ == model.pruning_report_
     # the split reports come back too (NaN where an attribute was not a candidate)
     pd.testing.assert_frame_equal(loaded.split_report(0), model.split_report(0))
-    assert treeboost.trees.rules.export_rules(loaded) == \
-        treeboost.trees.rules.export_rules(model)
+    assert treeboost.trees.rules.export_rules(loaded) == treeboost.trees.rules.export_rules(model)
 
 
-@pytest.mark.parametrize("prune", [
-    lambda m, X, y: pruning.pessimistic_pruning(m, confidence_factor=0.05),
-    lambda m, X, y: pruning.reduced_error_pruning(m, X, y),
-    lambda m, X, y: pruning.prune_ccp(m, 0.01),
-], ids=["pessimistic", "reduced-error", "ccp"])
+@pytest.mark.parametrize(
+    "prune",
+    [
+        lambda m, X, y: pruning.pessimistic_pruning(m, confidence_factor=0.05),
+        lambda m, X, y: pruning.reduced_error_pruning(m, X, y),
+        lambda m, X, y: pruning.prune_ccp(m, 0.01),
+    ],
+    ids=["pessimistic", "reduced-error", "ccp"],
+)
 def test_pruning_function_output_round_trips(prune, data, tmp_path):
     X, y = data
     pruned = prune(C45Classifier().fit(X, y), X, y)
@@ -87,24 +99,28 @@ def test_pruning_function_output_round_trips(prune, data, tmp_path):
     np.testing.assert_array_equal(loaded.tree_.node_map_, pruned.tree_.node_map_)
 
 
-@pytest.mark.parametrize("make", [
-    lambda: RuleListClassifier(),
-    lambda: RuleListClassifier(C45Classifier(pruning="pessimistic", min_samples_leaf=2),
-                               confidence_factor=0.1),
-    lambda: RuleListClassifier(ID3Classifier(n_bins=3), generalize=False),
-    lambda: RuleListClassifier(treeboost.DecisionTreeClassifier(max_depth=4,
-                                                                random_state=0)),
-], ids=["default", "c45-pruned", "id3-not-generalised", "cart"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: RuleListClassifier(),
+        lambda: RuleListClassifier(
+            C45Classifier(pruning="pessimistic", min_samples_leaf=2), confidence_factor=0.1
+        ),
+        lambda: RuleListClassifier(ID3Classifier(n_bins=3), generalize=False),
+        lambda: RuleListClassifier(treeboost.DecisionTreeClassifier(max_depth=4, random_state=0)),
+    ],
+    ids=["default", "c45-pruned", "id3-not-generalised", "cart"],
+)
 def test_rule_list_round_trips_bit_for_bit(make, data, tmp_path):
     X, y = data
     model = make().fit(X, y)
     loaded = treeboost.load(model.save(tmp_path / "rules.tbm"))
     _assert_same(model, loaded, X)
     Xn = X.copy()
-    Xn.loc[::3, "c"] = np.nan                           # rules that do not fire
+    Xn.loc[::3, "c"] = np.nan  # rules that do not fire
     _assert_same(model, loaded, Xn)
     a, b = model.get_params(), loaded.get_params()
-    if model.estimator is not None:                     # an estimator object: by value
+    if model.estimator is not None:  # an estimator object: by value
         assert type(a.pop("estimator")) is type(b.pop("estimator"))
     assert a == b
     assert loaded.export_text() == model.export_text()
@@ -143,7 +159,6 @@ def _object_names(obj):
 # -- crafted files: multiway trees ----------------------------------------------------------
 
 
-
 class _Edit:
     """Access to one saved model's JSON and arrays, by attribute path."""
 
@@ -170,8 +185,11 @@ def _first(tree, kind):
         k = len(tree.children[i])
         if tree.feature[i] < 0:
             continue
-        if (kind == "num" and not tree.is_categorical[i]) or \
-                (kind == f"cat{k}" and tree.is_categorical[i]) or (kind == "inner" and i > 0):
+        if (
+            (kind == "num" and not tree.is_categorical[i])
+            or (kind == f"cat{k}" and tree.is_categorical[i])
+            or (kind == "inner" and i > 0)
+        ):
             return i
     raise AssertionError(f"no {kind} node")
 
@@ -309,8 +327,9 @@ TREE_CORRUPTIONS = [
 ]
 
 
-@pytest.mark.parametrize("corruption, message", TREE_CORRUPTIONS,
-                         ids=[c for c, _ in TREE_CORRUPTIONS])
+@pytest.mark.parametrize(
+    "corruption, message", TREE_CORRUPTIONS, ids=[c for c, _ in TREE_CORRUPTIONS]
+)
 def test_inconsistent_multiway_tree_is_refused(c45, corruption, message, tmp_path):
     n = c45.tree_.node_count
     message = message.format(n=n, m=n - 1, p=n + 1)
@@ -334,8 +353,9 @@ COLUMN_CORRUPTIONS = [
 ]
 
 
-@pytest.mark.parametrize("corruption, message", COLUMN_CORRUPTIONS,
-                         ids=[c for c, _ in COLUMN_CORRUPTIONS])
+@pytest.mark.parametrize(
+    "corruption, message", COLUMN_CORRUPTIONS, ids=[c for c, _ in COLUMN_CORRUPTIONS]
+)
 def test_inconsistent_columns_are_refused(c45, corruption, message, tmp_path):
     path = c45.save(tmp_path / "m.tbm")
     doc, arrays = _read(path)
@@ -356,8 +376,11 @@ def test_inconsistent_columns_are_refused(c45, corruption, message, tmp_path):
     elif corruption == "bogus_dtype":
         cols[0]["state"]["categories"]["dtype"] = "no such dtype"
     elif corruption == "not_a_column":
-        cols[1] = {"__object__": cols[1]["__object__"].replace("_Column", "MultiwayTree"),
-                   "ref": 999, "state": {}}
+        cols[1] = {
+            "__object__": cols[1]["__object__"].replace("_Column", "MultiwayTree"),
+            "ref": 999,
+            "state": {},
+        }
     _write(path, doc, arrays)
     with pytest.raises(ValueError, match=message):
         treeboost.load(path)
@@ -381,13 +404,12 @@ def test_id3_integer_and_binned_columns_are_checked(data, tmp_path):
     doc, arrays = _read(model.save(tmp_path / "m.tbm"))
     cols = doc["model"]["state"]["_columns"]
     edges = arrays[cols[2]["state"]["edges"]["__array__"]]
-    arrays[cols[2]["state"]["edges"]["__array__"]] = edges[:1]   # labels no longer match
+    arrays[cols[2]["state"]["edges"]["__array__"]] = edges[:1]  # labels no longer match
     _write(path, doc, arrays)
     with pytest.raises(ValueError, match="one label per interval"):
         treeboost.load(path)
     doc, arrays = _read(model.save(tmp_path / "m.tbm"))
-    doc["model"]["state"]["_columns"][2]["state"].update(kind="num", categories=None,
-                                                         edges=None)
+    doc["model"]["state"]["_columns"][2]["state"].update(kind="num", categories=None, edges=None)
     _write(path, doc, arrays)
     with pytest.raises(ValueError, match="ID3 has no continuous columns"):
         treeboost.load(path)
@@ -400,8 +422,11 @@ def test_unpruned_tree_and_tree_inside_a_rule_list_are_checked(data, tmp_path):
     doc, arrays = _read(path)
     arrays[doc["model"]["state"]["unpruned_tree_"]["state"]["feature"]["__array__"]][0] = 40
     _write(path, doc, arrays)
-    with pytest.raises(ValueError, match=r"model\.unpruned_tree_\.feature: node 0 tests feature "
-                                         r"index 40"):
+    with pytest.raises(
+        ValueError,
+        match=r"model\.unpruned_tree_\.feature: node 0 tests feature "
+        r"index 40",
+    ):
         treeboost.load(path)
     path = RuleListClassifier().fit(X, y).save(tmp_path / "r.tbm")
     doc, arrays = _read(path)
@@ -419,8 +444,9 @@ def test_random_edits_never_give_a_broken_model(c45, data, tmp_path):
     path = c45.save(tmp_path / "m.tbm")
     doc0, arrays0 = _read(path)
     st = doc0["model"]["state"]["tree_"]["state"]
-    keys = [e["__array__"] for e in st["children"] if arrays0[e["__array__"]].size] + \
-        [st[k]["__array__"] for k in ("feature", "parent", "depth")]
+    keys = [e["__array__"] for e in st["children"] if arrays0[e["__array__"]].size] + [
+        st[k]["__array__"] for k in ("feature", "parent", "depth")
+    ]
     rng = np.random.RandomState(0)
     refused = 0
     for _ in range(40):
@@ -441,6 +467,7 @@ def test_random_edits_never_give_a_broken_model(c45, data, tmp_path):
 
 # -- crafted files: rule lists --------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def rule_list(data):
     X, y = data
@@ -454,8 +481,8 @@ RULE_CORRUPTIONS = [
     ("category_test_on_numeric_column", "category test on feature 2"),
     ("unhashable_category", "categories: must be a list of labels"),
     ("prediction_not_a_class", "predicts 'maybe'"),
-    ("distribution_shape", "distribution\'\\]: must (have shape|be finite)"),
-    ("distribution_nan", "distribution\'\\]: must (have shape|be finite)"),
+    ("distribution_shape", "distribution'\\]: must (have shape|be finite)"),
+    ("distribution_nan", "distribution'\\]: must (have shape|be finite)"),
     ("default_class", "default_class_: 'maybe'"),
     ("extra_rule_attribute", "Rule has no saved attribute 'code'"),
     ("condition_replaced", r"not a part of a treeboost model|not a Condition"),
@@ -467,18 +494,23 @@ RULE_CORRUPTIONS = [
 ]
 
 
-@pytest.mark.parametrize("corruption, message", RULE_CORRUPTIONS,
-                         ids=[c for c, _ in RULE_CORRUPTIONS])
+@pytest.mark.parametrize(
+    "corruption, message", RULE_CORRUPTIONS, ids=[c for c, _ in RULE_CORRUPTIONS]
+)
 def test_inconsistent_rule_list_is_refused(rule_list, corruption, message, tmp_path):
     path = rule_list.save(tmp_path / "r.tbm")
     doc, arrays = _read(path)
     st = doc["model"]["state"]
     rules = st["rules_"]
     # the first rule with a categorical and one with a numeric condition
-    j_cat = next(j for j, r in enumerate(rule_list.rules_)
-                 if any(c.categories is not None for c in r.conditions))
-    cat_pos = next(i for i, c in enumerate(rule_list.rules_[j_cat].conditions)
-                   if c.categories is not None)
+    j_cat = next(
+        j
+        for j, r in enumerate(rule_list.rules_)
+        if any(c.categories is not None for c in r.conditions)
+    )
+    cat_pos = next(
+        i for i, c in enumerate(rule_list.rules_[j_cat].conditions) if c.categories is not None
+    )
     cond = rules[j_cat]["state"]["conditions"][cat_pos]["state"]
     if corruption == "feature_out_of_range":
         cond["feature"] = 9
@@ -524,8 +556,21 @@ def test_rule_list_without_its_tree_is_refused(rule_list, tmp_path):
         treeboost.load(path)
 
 
-JUNK = [-1, 0, 10 ** 6, 2 ** 70, "x", None, [], {}, 1.5, True, {"__float__": "nan"},
-        {"__array__": "a0"}, [1, 2]]
+JUNK = [
+    -1,
+    0,
+    10**6,
+    2**70,
+    "x",
+    None,
+    [],
+    {},
+    1.5,
+    True,
+    {"__float__": "nan"},
+    {"__array__": "a0"},
+    [1, 2],
+]
 
 
 def json_paths(obj, path=(), skip=()):
@@ -543,9 +588,14 @@ def json_paths(obj, path=(), skip=()):
         yield path
 
 
-@pytest.mark.parametrize("make", [
-    lambda: C45Classifier(pruning="pessimistic", max_depth=3),
-    lambda: RuleListClassifier(C45Classifier(max_depth=3))], ids=["c45", "rule-list"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: C45Classifier(pruning="pessimistic", max_depth=3),
+        lambda: RuleListClassifier(C45Classifier(max_depth=3)),
+    ],
+    ids=["c45", "rule-list"],
+)
 def test_random_json_edits_are_refused_or_harmless(make, data, tmp_path):
     """Property: replacing any one value of the JSON by junk (a wrong type, NaN, a huge
     number, a stray array reference) is refused with a ValueError, or loads a model whose
@@ -570,7 +620,7 @@ def test_random_json_edits_are_refused_or_harmless(make, data, tmp_path):
             continue
         try:
             proba = model.predict_proba(X)
-        except ValueError as exc:          # only: the file renamed a feature
+        except ValueError as exc:  # only: the file renamed a feature
             assert "feature names" in str(exc), where
             continue
         assert np.all(np.isfinite(proba)), where

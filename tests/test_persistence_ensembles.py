@@ -2,6 +2,7 @@
 (loss, initial score, trees per iteration, members, member weights and columns,
 hyperparameters) are inconsistent is refused on load with a ValueError naming the
 attribute, never loaded into a model that fails at predict."""
+
 import io
 import json
 import os
@@ -26,25 +27,27 @@ Y3 = np.array(["a", "b", "c"])[(X[:, 0] > -0.5).astype(int) + (X[:, 2] > 0.5)]
 YR = 2 * X[:, 0] + rng.normal(size=80)
 
 MODELS = {
-    "gb-binary": lambda: tb.GradientBoostingClassifier(n_estimators=3, max_leaf_nodes=4,
-                                                       min_samples_leaf=5).fit(X, Y2),
-    "gb-multi": lambda: tb.GradientBoostingClassifier(n_estimators=2, max_leaf_nodes=4,
-                                                      min_samples_leaf=5).fit(X, Y3),
-    "gb-huber": lambda: tb.GradientBoostingRegressor(loss="huber", n_estimators=3,
-                                                     max_leaf_nodes=4).fit(X, YR),
-    "rf": lambda: tb.RandomForestClassifier(n_estimators=3, max_depth=3, oob_score=True,
-                                            random_state=0).fit(X, Y3),
-    "et-reg": lambda: tb.ExtraTreesRegressor(n_estimators=3, max_depth=3,
-                                             random_state=0).fit(X, YR),
-    "bag": lambda: tb.BaggingClassifier(n_estimators=3, max_features=2,
-                                        random_state=0).fit(X, Y3),
+    "gb-binary": lambda: tb.GradientBoostingClassifier(
+        n_estimators=3, max_leaf_nodes=4, min_samples_leaf=5
+    ).fit(X, Y2),
+    "gb-multi": lambda: tb.GradientBoostingClassifier(
+        n_estimators=2, max_leaf_nodes=4, min_samples_leaf=5
+    ).fit(X, Y3),
+    "gb-huber": lambda: tb.GradientBoostingRegressor(
+        loss="huber", n_estimators=3, max_leaf_nodes=4
+    ).fit(X, YR),
+    "rf": lambda: tb.RandomForestClassifier(
+        n_estimators=3, max_depth=3, oob_score=True, random_state=0
+    ).fit(X, Y3),
+    "et-reg": lambda: tb.ExtraTreesRegressor(n_estimators=3, max_depth=3, random_state=0).fit(
+        X, YR
+    ),
+    "bag": lambda: tb.BaggingClassifier(n_estimators=3, max_features=2, random_state=0).fit(X, Y3),
     "bag-reg": lambda: tb.BaggingRegressor(n_estimators=3, random_state=0).fit(X, YR),
     "ada": lambda: tb.AdaBoostClassifier(n_estimators=3, random_state=0).fit(X, Y3),
     "ada-reg": lambda: tb.AdaBoostRegressor(n_estimators=3, random_state=0).fit(X, YR),
 }
 _FITTED = {}
-
-
 
 
 def _fitted(name):
@@ -107,106 +110,226 @@ def _tree_value(st, arrays):
 # the message expected)
 EDITS = [
     # gradient boosting: loss, initial score, trees per iteration, bookkeeping, parameters
-    ("gb-binary", lambda s, a: s.update(_init_raw=_arr(a, [0.1, 0.2])),
-     r"_init_raw: must have shape \(1\)"),
+    (
+        "gb-binary",
+        lambda s, a: s.update(_init_raw=_arr(a, [0.1, 0.2])),
+        r"_init_raw: must have shape \(1\)",
+    ),
     ("gb-binary", lambda s, a: a[s["_init_raw"]["__array__"]].fill(np.nan), "_init_raw"),
     ("gb-binary", lambda s, a: s.update(_init_raw=0.5), "_init_raw"),
-    ("gb-binary", lambda s, a: s.update(_loss=_obj(tb.losses.SquaredError, {})),
-     r"_loss: 2 classes need BinaryLogLoss or ExponentialLoss, got SquaredError"),
-    ("gb-binary", lambda s, a: s["_loss"]["state"].update(n_outputs=3),
-     r"model\._loss: BinaryLogLoss has no saved attribute"),
+    (
+        "gb-binary",
+        lambda s, a: s.update(_loss=_obj(tb.losses.SquaredError, {})),
+        r"_loss: 2 classes need BinaryLogLoss or ExponentialLoss, got SquaredError",
+    ),
+    (
+        "gb-binary",
+        lambda s, a: s["_loss"]["state"].update(n_outputs=3),
+        r"model\._loss: BinaryLogLoss has no saved attribute",
+    ),
     ("gb-binary", lambda s, a: s.update(_loss=None), r"model\._loss: not a loss"),
     ("gb-binary", lambda s, a: s.pop("_loss"), "a fitted model without _loss"),
     ("gb-binary", lambda s, a: s.update(learning_rate=-1), "'learning_rate' parameter"),
     ("gb-binary", lambda s, a: s.update(n_classes_=3), r"n_classes_: must be the number"),
     ("gb-binary", lambda s, a: s.update(classes_=_arr(a, [1, 0])), "sorted and distinct"),
-    ("gb-binary", lambda s, a: s.update(n_estimators_=7), r"n_estimators_: must be the "
-     r"number of iterations in trees_ \(3\)"),
+    (
+        "gb-binary",
+        lambda s, a: s.update(n_estimators_=7),
+        r"n_estimators_: must be the "
+        r"number of iterations in trees_ \(3\)",
+    ),
     ("gb-binary", lambda s, a: s["trees_"].append([]), r"trees_: must be a list holding"),
     ("gb-binary", lambda s, a: s["trees_"].__setitem__(0, s["trees_"][0][0]), "trees_"),
     ("gb-binary", lambda s, a: s.update(train_score_=_arr(a, [1.0])), "train_score_"),
     ("gb-binary", lambda s, a: s.update(validation_score_=[]), "validation_score_"),
-    ("gb-binary", lambda s, a: a.__setitem__(s["trees_"][1][0]["state"]["value"]["__array__"],
-                                             np.zeros((3, 2))),
-     r"Tree\.value\): has (3 rows|2 columns), the Tree needs"),
-    ("gb-binary", lambda s, a: s.update(bin_mapper_=None),
-     r"bin_mapper_: a builtins.NoneType is not a part"),
-    ("gb-multi", lambda s, a: s["trees_"][1].pop(), r"trees_: must be a list holding, per "
-     r"iteration, a list of 3 tree"),
-    ("gb-multi", lambda s, a: s["_loss"]["state"].update(n_classes=4),
-     r"_loss\.n_outputs: must be n_classes"),
-    ("gb-multi", lambda s, a: s.update(_loss=_obj(tb.losses.BinaryLogLoss, {})),
-     "3 classes need MultinomialLogLoss"),
-    ("gb-multi", lambda s, a: s.update(_init_raw=_arr(a, [0.0, 0.0])),
-     r"_init_raw: must have shape \(3\)"),
-    ("gb-huber", lambda s, a: s["_loss"]["state"].update(alpha=1.5),
-     r"_loss\.alpha: must be in \(0, 1\)"),
+    (
+        "gb-binary",
+        lambda s, a: a.__setitem__(
+            s["trees_"][1][0]["state"]["value"]["__array__"], np.zeros((3, 2))
+        ),
+        r"Tree\.value\): has (3 rows|2 columns), the Tree needs",
+    ),
+    (
+        "gb-binary",
+        lambda s, a: s.update(bin_mapper_=None),
+        r"bin_mapper_: a builtins.NoneType is not a part",
+    ),
+    (
+        "gb-multi",
+        lambda s, a: s["trees_"][1].pop(),
+        r"trees_: must be a list holding, per "
+        r"iteration, a list of 3 tree",
+    ),
+    (
+        "gb-multi",
+        lambda s, a: s["_loss"]["state"].update(n_classes=4),
+        r"_loss\.n_outputs: must be n_classes",
+    ),
+    (
+        "gb-multi",
+        lambda s, a: s.update(_loss=_obj(tb.losses.BinaryLogLoss, {})),
+        "3 classes need MultinomialLogLoss",
+    ),
+    (
+        "gb-multi",
+        lambda s, a: s.update(_init_raw=_arr(a, [0.0, 0.0])),
+        r"_init_raw: must have shape \(3\)",
+    ),
+    (
+        "gb-huber",
+        lambda s, a: s["_loss"]["state"].update(alpha=1.5),
+        r"_loss\.alpha: must be in \(0, 1\)",
+    ),
     ("gb-huber", lambda s, a: s["_loss"]["state"].update(delta="x"), r"_loss\.delta"),
-    ("gb-huber", lambda s, a: s.update(_loss=_obj(tb.losses.BinaryLogLoss, {})),
-     "a regressor needs a regression loss, got BinaryLogLoss"),
+    (
+        "gb-huber",
+        lambda s, a: s.update(_loss=_obj(tb.losses.BinaryLogLoss, {})),
+        "a regressor needs a regression loss, got BinaryLogLoss",
+    ),
     ("gb-huber", lambda s, a: s.update(loss="hinge"), "'loss' parameter"),
-    ("gb-huber", lambda s, a: a[s["trees_"][0][0]["state"]["feature"]["__array__"]]
-     .__setitem__(0, 3), r"trees_\[0\]\[0\]\.feature: a split feature index 3 is outside \[0, 3\)"),
+    (
+        "gb-huber",
+        lambda s, a: a[s["trees_"][0][0]["state"]["feature"]["__array__"]].__setitem__(0, 3),
+        r"trees_\[0\]\[0\]\.feature: a split feature index 3 is outside \[0, 3\)",
+    ),
     # forests: members of the forest's kind, on its input and classes
     ("rf", lambda s, a: s.update(estimators_=[]), "estimators_: must be a non-empty list"),
-    ("rf", lambda s, a: s["estimators_"].append(_obj(tb.losses.SquaredError, {})),
-     r"estimators_\[3\]: not a fitted classifier"),
-    ("rf", lambda s, a: s["estimators_"][0]["state"].update(n_classes_=2), r"estimators_\[0\]"
-     r"\.n_classes_: must be the number of classes_"),
-    ("rf", lambda s, a: s["estimators_"][0]["state"].update(
-        classes_=_arr(a, ["a", "b"]), n_classes_=2), r"arrays of dtype <U1 are not read"),
-    ("rf", lambda s, a: s["estimators_"][1]["state"].update(n_features_in_=2),
-     r"estimators_\[1\]\._encoder\.is_categorical_: 3 columns, the model has 2"),
-    ("rf", lambda s, a: a.__setitem__(s["estimators_"][2]["state"]["tree_"]["state"]["value"]
-                                      ["__array__"], np.full((1, 3), np.nan)),
-     r"Tree\.value\): has 1 rows"),
+    (
+        "rf",
+        lambda s, a: s["estimators_"].append(_obj(tb.losses.SquaredError, {})),
+        r"estimators_\[3\]: not a fitted classifier",
+    ),
+    (
+        "rf",
+        lambda s, a: s["estimators_"][0]["state"].update(n_classes_=2),
+        r"estimators_\[0\]"
+        r"\.n_classes_: must be the number of classes_",
+    ),
+    (
+        "rf",
+        lambda s, a: s["estimators_"][0]["state"].update(
+            classes_=_arr(a, ["a", "b"]), n_classes_=2
+        ),
+        r"arrays of dtype <U1 are not read",
+    ),
+    (
+        "rf",
+        lambda s, a: s["estimators_"][1]["state"].update(n_features_in_=2),
+        r"estimators_\[1\]\._encoder\.is_categorical_: 3 columns, the model has 2",
+    ),
+    (
+        "rf",
+        lambda s, a: a.__setitem__(
+            s["estimators_"][2]["state"]["tree_"]["state"]["value"]["__array__"],
+            np.full((1, 3), np.nan),
+        ),
+        r"Tree\.value\): has 1 rows",
+    ),
     ("rf", lambda s, a: s["_oob_bits"].pop(), "_oob_bits: must hold one uint8 array per tree"),
-    ("rf", lambda s, a: a[s["_bootstrap_draws"]["__array__"]].__setitem__((0, 0), 81),
-     r"_bootstrap_draws: must hold \(rows, draws\) per tree"),
+    (
+        "rf",
+        lambda s, a: a[s["_bootstrap_draws"]["__array__"]].__setitem__((0, 0), 81),
+        r"_bootstrap_draws: must hold \(rows, draws\) per tree",
+    ),
     ("rf", lambda s, a: s.update(n_estimators=0), "'n_estimators' parameter"),
-    ("et-reg", lambda s, a: s["estimators_"].__setitem__(
-        0, _obj(tb.DecisionTreeClassifier, {"n_features_in_": 3})),
-     r"estimators_\[0\]: (not a fitted regressor|the parameter)"),
+    (
+        "et-reg",
+        lambda s, a: s["estimators_"].__setitem__(
+            0, _obj(tb.DecisionTreeClassifier, {"n_features_in_": 3})
+        ),
+        r"estimators_\[0\]: (not a fitted regressor|the parameter)",
+    ),
     # bagging: columns and bootstrap counts per member
-    ("bag", lambda s, a: a[s["estimators_features_"][0]["__array__"]].__setitem__(0, 3),
-     r"estimators_features_\[0\]: values must be <= 2, got"),
-    ("bag", lambda s, a: s["estimators_features_"].__setitem__(1, _arr(a, [0, 1, 2])),
-     r"estimators_features_\[1\]: the member reads 3 column\(s\) but has 2 features"),
+    (
+        "bag",
+        lambda s, a: a[s["estimators_features_"][0]["__array__"]].__setitem__(0, 3),
+        r"estimators_features_\[0\]: values must be <= 2, got",
+    ),
+    (
+        "bag",
+        lambda s, a: s["estimators_features_"].__setitem__(1, _arr(a, [0, 1, 2])),
+        r"estimators_features_\[1\]: the member reads 3 column\(s\) but has 2 features",
+    ),
     ("bag", lambda s, a: s["estimators_features_"].pop(), "estimators_features_: must hold"),
-    ("bag", lambda s, a: s["_draw_counts"].__setitem__(0, _arr(a, [1, 2])),
-     r"_draw_counts\[0\]: must be an array of dtype uint8"),
+    (
+        "bag",
+        lambda s, a: s["_draw_counts"].__setitem__(0, _arr(a, [1, 2])),
+        r"_draw_counts\[0\]: must be an array of dtype uint8",
+    ),
     ("bag", lambda s, a: s.update(voting="majority"), "'voting' parameter"),
-    ("bag", lambda s, a: s["estimators_"][0]["state"].update(
-        classes_=_arr(a, ["a", "z"]), n_classes_=2),
-     r"arrays of dtype <U1 are not read"),
-    ("bag-reg", lambda s, a: s.update(n_features_in_=10 ** 6),
-     r"model\._encoder\.is_categorical_: 3 columns, the model has 1000000"),
-    ("rf", lambda s, a: a[s["estimators_"][0]["state"]["tree_"]["state"]["value"]
-                          ["__array__"]].__setitem__((1, 1), 10 ** 6),
-     r"estimators_\[0\]\.tree_\.value: class fractions must be >= 0 and sum to 1"),
-    ("bag-reg", lambda s, a: s["estimators_"][0]["state"]["tree_"]["state"].update(
-        value=_arr(a, np.zeros((1, 1)))), r"Tree\.value\): has 1 rows"),
+    (
+        "bag",
+        lambda s, a: s["estimators_"][0]["state"].update(
+            classes_=_arr(a, ["a", "z"]), n_classes_=2
+        ),
+        r"arrays of dtype <U1 are not read",
+    ),
+    (
+        "bag-reg",
+        lambda s, a: s.update(n_features_in_=10**6),
+        r"model\._encoder\.is_categorical_: 3 columns, the model has 1000000",
+    ),
+    (
+        "rf",
+        lambda s, a: a[
+            s["estimators_"][0]["state"]["tree_"]["state"]["value"]["__array__"]
+        ].__setitem__((1, 1), 10**6),
+        r"estimators_\[0\]\.tree_\.value: class fractions must be >= 0 and sum to 1",
+    ),
+    (
+        "bag-reg",
+        lambda s, a: s["estimators_"][0]["state"]["tree_"]["state"].update(
+            value=_arr(a, np.zeros((1, 1)))
+        ),
+        r"Tree\.value\): has 1 rows",
+    ),
     # AdaBoost: one positive weight and one error per member
-    ("ada", lambda s, a: a[s["estimator_weights_"]["__array__"]].__setitem__(0, np.nan),
-     r"estimator_weights_: must be finite"),
-    ("ada", lambda s, a: a[s["estimator_weights_"]["__array__"]].fill(0.0),
-     "estimator_weights_"),
+    (
+        "ada",
+        lambda s, a: a[s["estimator_weights_"]["__array__"]].__setitem__(0, np.nan),
+        r"estimator_weights_: must be finite",
+    ),
+    ("ada", lambda s, a: a[s["estimator_weights_"]["__array__"]].fill(0.0), "estimator_weights_"),
     ("ada", lambda s, a: s["estimators_"].pop(), r"estimator_weights_: must have shape \(2\)"),
     ("ada", lambda s, a: s.update(estimator_errors_=_arr(a, [0.1])), "estimator_errors_"),
-    ("ada", lambda s, a: s["estimators_"][1]["state"].update(n_features_in_=2),
-     r"estimators_\[1\]\."),
+    (
+        "ada",
+        lambda s, a: s["estimators_"][1]["state"].update(n_features_in_=2),
+        r"estimators_\[1\]\.",
+    ),
     ("ada", lambda s, a: s.update(learning_rate=0), "'learning_rate' parameter"),
-    ("ada-reg", lambda s, a: a[s["estimator_weights_"]["__array__"]].__setitem__(1, -1.0),
-     "estimator_weights_"),
-    ("ada-reg", lambda s, a: s["estimators_"][0]["state"]["tree_"]["state"].update(
-        value=_arr(a, np.zeros((len(a[s["estimators_"][0]["state"]["tree_"]["state"]
-                                       ["feature"]["__array__"]]), 2)))),
-     r"Tree\.value\): has 2 columns, the Tree needs 1"),
+    (
+        "ada-reg",
+        lambda s, a: a[s["estimator_weights_"]["__array__"]].__setitem__(1, -1.0),
+        "estimator_weights_",
+    ),
+    (
+        "ada-reg",
+        lambda s, a: s["estimators_"][0]["state"]["tree_"]["state"].update(
+            value=_arr(
+                a,
+                np.zeros(
+                    (
+                        len(
+                            a[
+                                s["estimators_"][0]["state"]["tree_"]["state"]["feature"][
+                                    "__array__"
+                                ]
+                            ]
+                        ),
+                        2,
+                    )
+                ),
+            )
+        ),
+        r"Tree\.value\): has 2 columns, the Tree needs 1",
+    ),
 ]
 
 
-@pytest.mark.parametrize("name, edit, message", EDITS,
-                         ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(EDITS)])
+@pytest.mark.parametrize(
+    "name, edit, message", EDITS, ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(EDITS)]
+)
 def test_inconsistent_ensemble_is_refused(name, edit, message):
     doc, arrays = _saved(name)
     edit(doc["model"]["state"], arrays)
@@ -254,7 +377,7 @@ def test_format_version_1_files_are_migrated():
     doc, arrays = _saved("bag")
     doc["model"]["state"]["estimators_samples_"] = doc["model"]["state"].pop("_draw_counts")
     with pytest.raises(ValueError, match="estimators_samples_"):
-        _load(doc, arrays)      # a version-2 file with the old name is not migrated
+        _load(doc, arrays)  # a version-2 file with the old name is not migrated
 
 
 def test_bagging_member_trees_are_checked_against_the_member_columns():
@@ -264,8 +387,11 @@ def test_bagging_member_trees_are_checked_against_the_member_columns():
     tree = doc["model"]["state"]["estimators_"][0]["state"]["tree_"]["state"]
     feature = arrays[tree["feature"]["__array__"]]
     feature[np.flatnonzero(feature >= 0)[0]] = 2
-    with pytest.raises(ValueError, match=r"estimators_\[0\]\.tree_\.feature: a split feature "
-                                         r"index 2 is outside \[0, 2\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"estimators_\[0\]\.tree_\.feature: a split feature "
+        r"index 2 is outside \[0, 2\)",
+    ):
         _load(doc, arrays)
 
 
@@ -278,8 +404,11 @@ def test_decision_tree_value_must_match_its_classes():
             arrays = {k: npz[k] for k in npz.files}
     key = doc["model"]["state"]["tree_"]["state"]["value"]["__array__"]
     arrays[key] = arrays[key][:, :2].copy()
-    with pytest.raises(ValueError, match=r"Tree\.value\): has 2 columns, the Tree "
-                                         r"needs 3"):
+    with pytest.raises(
+        ValueError,
+        match=r"Tree\.value\): has 2 columns, the Tree "
+        r"needs 3",
+    ):
         _load(doc, arrays)
     arrays[key] = -np.ones((arrays[key].shape[0], 3))
     with pytest.raises(ValueError, match="class fractions must be >= 0"):
@@ -288,10 +417,34 @@ def test_decision_tree_value_must_match_its_classes():
 
 # -- random edits ---------------------------------------------------------------------------
 
-JUNK = [-1, 0, 3, 10 ** 6, 2 ** 70, "x", None, [], {}, 1.5, -0.5, True,
-        {"__float__": "nan"}, {"__float__": "inf"}, [1, 2], {"__array__": "a0"}]
-JUNK_ARRAYS = [np.array([]), np.zeros(1), np.array([np.nan]), np.array([-1]),
-               np.array([10 ** 6]), np.zeros((2, 2)), np.array([True]), np.arange(3.0)]
+JUNK = [
+    -1,
+    0,
+    3,
+    10**6,
+    2**70,
+    "x",
+    None,
+    [],
+    {},
+    1.5,
+    -0.5,
+    True,
+    {"__float__": "nan"},
+    {"__float__": "inf"},
+    [1, 2],
+    {"__array__": "a0"},
+]
+JUNK_ARRAYS = [
+    np.array([]),
+    np.zeros(1),
+    np.array([np.nan]),
+    np.array([-1]),
+    np.array([10**6]),
+    np.zeros((2, 2)),
+    np.array([True]),
+    np.arange(3.0),
+]
 
 
 #: parts whose own checks have their own tests (test_persistence*.py): the random JSON
@@ -309,11 +462,17 @@ def _doc(name):
     return _DOCS[name]
 
 
-@settings(max_examples=120, deadline=None, derandomize=True,
-          suppress_health_check=list(HealthCheck))
-@given(name=st.sampled_from(sorted(MODELS)), where=st.floats(0, 1, exclude_max=True),
-       junk=st.integers(0, len(JUNK) - 1), in_array=st.booleans(),
-       value=st.integers(0, len(JUNK_ARRAYS) - 1), pos=st.floats(0, 1, exclude_max=True))
+@settings(
+    max_examples=120, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
+)
+@given(
+    name=st.sampled_from(sorted(MODELS)),
+    where=st.floats(0, 1, exclude_max=True),
+    junk=st.integers(0, len(JUNK) - 1),
+    in_array=st.booleans(),
+    value=st.integers(0, len(JUNK_ARRAYS) - 1),
+    pos=st.floats(0, 1, exclude_max=True),
+)
 def test_random_edits_are_refused_or_harmless(name, where, junk, in_array, value, pos):
     """Property: replacing one value of the JSON by junk (a wrong type, NaN, a huge
     number, a stray array reference), or one array by a junk array or one of its entries
@@ -325,7 +484,7 @@ def test_random_edits_are_refused_or_harmless(name, where, junk, in_array, value
     if in_array:
         key = sorted(arrays)[int(where * len(arrays))]
         a = arrays[key]
-        if a.size and pos < 0.5:             # one entry (cast to the array's dtype)
+        if a.size and pos < 0.5:  # one entry (cast to the array's dtype)
             flat = a.reshape(-1)
             new = JUNK_ARRAYS[value].reshape(-1)[:1]
             if new.size:
@@ -350,5 +509,5 @@ def test_random_edits_are_refused_or_harmless(name, where, junk, in_array, value
         return
     try:
         _sound(model)
-    except ValueError as exc:             # only: the file renamed a feature
+    except ValueError as exc:  # only: the file renamed a feature
         assert "feature names" in str(exc), edited

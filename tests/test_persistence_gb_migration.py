@@ -2,6 +2,7 @@
 (an ``early_stopping`` flag; no ``min_samples_split``, ``min_weight_fraction_leaf``,
 ``min_impurity_decrease``, ``init``; ``train_score_`` at half scikit-learn's scale for
 squared error and the binary log-loss) load with the values they were fitted with."""
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -11,10 +12,16 @@ import treeboost
 from tests._model_files import read_parts, write_parts
 
 #: the former defaults, which former files store explicitly
-FORMER = dict(max_depth=None, max_leaf_nodes=31, min_samples_leaf=20, split_gain="hessian",
-              tol=1e-7)
-NEW = ("min_samples_split", "min_weight_fraction_leaf", "min_impurity_decrease", "init",
-       "criterion")
+FORMER = dict(
+    max_depth=None, max_leaf_nodes=31, min_samples_leaf=20, split_gain="hessian", tol=1e-7
+)
+NEW = (
+    "min_samples_split",
+    "min_weight_fraction_leaf",
+    "min_impurity_decrease",
+    "init",
+    "criterion",
+)
 
 
 def _as_former_file(path, early_stopping):
@@ -40,8 +47,9 @@ def test_a_former_file_loads_and_predicts_identically(tmp_path, kind, early_stop
     else:
         X, y = make_regression(300, n_features=5, noise=1, random_state=0)
         cls, method = treeboost.GradientBoostingRegressor, "predict"
-    fitted = cls(n_estimators=30, random_state=0,
-                 n_iter_no_change=10 if early_stopping else None, **FORMER).fit(X, y)
+    fitted = cls(
+        n_estimators=30, random_state=0, n_iter_no_change=10 if early_stopping else None, **FORMER
+    ).fit(X, y)
     path = tmp_path / "former.tbm"
     fitted.save(path)
     _as_former_file(path, early_stopping)

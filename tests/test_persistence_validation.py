@@ -4,6 +4,7 @@ Each test edits one part of a saved file as a hostile or careless hand would and
 that :func:`treeboost.load` raises a ``ValueError`` naming the file and the part (the
 mutation test, ``tests/test_mutation.py``, covers the rest systematically).
 """
+
 import ast
 import json
 import os
@@ -41,14 +42,13 @@ def saved(tmp_path_factory):
     Xc = _with_category(X, y)
     models = {
         "cart": treeboost.DecisionTreeClassifier(max_depth=3).fit(X, y),
-        "cart_cat": treeboost.DecisionTreeClassifier(max_depth=3, categorical_features=[4])
-        .fit(Xc, y),
+        "cart_cat": treeboost.DecisionTreeClassifier(max_depth=3, categorical_features=[4]).fit(
+            Xc, y
+        ),
         "forest": treeboost.RandomForestClassifier(3, max_depth=3, random_state=0).fit(X, y),
         "gb": treeboost.GradientBoostingRegressor(n_estimators=3, max_depth=2).fit(X, X[:, 0]),
     }
     return {k: (m.save(d / f"{k}.tbm"), m) for k, m in models.items()}, X
-
-
 
 
 def _copy_edit(src, dst, edit):
@@ -78,8 +78,13 @@ def _refused(path, *parts):
 @pytest.mark.parametrize("value", [0, -1])
 def test_edited_depth_is_refused(saved, tmp_path, value):
     (models, _) = saved
-    path = _copy_edit(models["cart"][0], tmp_path / "m.tbm", lambda d, a: a.__setitem__(
-        _tree_key(d, "depth"), np.full_like(a[_tree_key(d, "depth")], value)))
+    path = _copy_edit(
+        models["cart"][0],
+        tmp_path / "m.tbm",
+        lambda d, a: a.__setitem__(
+            _tree_key(d, "depth"), np.full_like(a[_tree_key(d, "depth")], value)
+        ),
+    )
     _refused(path, "tree_.depth")
 
 
@@ -90,6 +95,7 @@ def test_numeric_splits_flagged_categorical_are_refused(saved, tmp_path):
         key = _tree_key(d, "is_categorical")
         left = a[_tree_key(d, "children_left")]
         a[key] = left >= 0
+
     path = _copy_edit(models["cart"][0], tmp_path / "m.tbm", edit)
     _refused(path, "tree_")
 
@@ -100,6 +106,7 @@ def test_edited_missing_code_is_refused(saved, tmp_path, code):
 
     def edit(d, a):
         d["model"]["state"]["bin_mapper_"]["state"]["missing_values_code_"] = code
+
     path = _copy_edit(models["cart"][0], tmp_path / "m.tbm", edit)
     _refused(path, "missing_values_code_")
 
@@ -110,30 +117,38 @@ def test_shortened_bin_thresholds_are_refused(saved, tmp_path):
     def edit(d, a):
         key = d["model"]["state"]["bin_mapper_"]["state"]["bin_thresholds_"][0]["__array__"]
         a[key] = a[key][:-3]
+
     path = _copy_edit(models["cart"][0], tmp_path / "m.tbm", edit)
     _refused(path, "bin_mapper_")
 
 
 def test_huge_n_features_and_draws_are_refused(saved, tmp_path):
     (models, _) = saved
-    path = _copy_edit(models["cart"][0], tmp_path / "m.tbm", lambda d, a: d["model"]["state"][
-        "tree_"]["state"].__setitem__("n_features", 10 ** 12))
+    path = _copy_edit(
+        models["cart"][0],
+        tmp_path / "m.tbm",
+        lambda d, a: d["model"]["state"]["tree_"]["state"].__setitem__("n_features", 10**12),
+    )
     _refused(path, "n_features")
 
     def draws(d, a):
         key = d["model"]["state"]["_bootstrap_draws"]["__array__"]
         a[key] = a[key].copy()
-        a[key][:, 1] = 10 ** 18
+        a[key][:, 1] = 10**18
+
     path = _copy_edit(models["forest"][0], tmp_path / "f.tbm", draws)
     _refused(path, "_bootstrap_draws")
 
 
-@pytest.mark.parametrize("name, value, part", [
-    ("value", np.nan, "value"),
-    ("threshold", np.nan, "threshold"),
-    ("threshold", -np.inf, "threshold"),
-    ("gain", np.inf, "gain"),
-])
+@pytest.mark.parametrize(
+    "name, value, part",
+    [
+        ("value", np.nan, "value"),
+        ("threshold", np.nan, "threshold"),
+        ("threshold", -np.inf, "threshold"),
+        ("gain", np.inf, "gain"),
+    ],
+)
 def test_non_finite_tree_numbers_are_refused(saved, tmp_path, name, value, part):
     (models, _) = saved
 
@@ -141,6 +156,7 @@ def test_non_finite_tree_numbers_are_refused(saved, tmp_path, name, value, part)
         key = _tree_key(d, name)
         a[key] = a[key].copy()
         a[key].flat[0] = value
+
     path = _copy_edit(models["cart"][0], tmp_path / "m.tbm", edit)
     _refused(path, part)
 
@@ -152,6 +168,7 @@ def test_huge_boosting_leaf_values_are_refused(saved, tmp_path):
         tree = d["model"]["state"]["trees_"][0][0]
         key = tree["state"]["value"]["__array__"]
         a[key] = np.full_like(a[key], 1e308)
+
     path = _copy_edit(models["gb"][0], tmp_path / "m.tbm", edit)
     _refused(path, "1e300")
 
@@ -163,14 +180,18 @@ def test_retyped_tree_arrays_are_refused_before_reading(saved, tmp_path, dtype):
     def edit(d, a):
         key = _tree_key(d, "threshold")
         a[key] = np.nan_to_num(a[key]).astype(dtype)
+
     path = _copy_edit(models["cart"][0], tmp_path / "m.tbm", edit)
     _refused(path, "arrays.npz/")
 
 
 def test_object_array_is_refused(saved, tmp_path):
     (models, _) = saved
-    path = _copy_edit(models["cart"][0], tmp_path / "m.tbm", lambda d, a: a.__setitem__(
-        _tree_key(d, "value"), np.array([{"a": 1}], dtype=object)))
+    path = _copy_edit(
+        models["cart"][0],
+        tmp_path / "m.tbm",
+        lambda d, a: a.__setitem__(_tree_key(d, "value"), np.array([{"a": 1}], dtype=object)),
+    )
     _refused(path, "arrays.npz/")
 
 
@@ -178,8 +199,8 @@ def test_unused_large_array_is_refused_without_reading_it(saved, tmp_path):
     (models, _) = saved
     doc, arrays = _read(models["cart"][0])
     path = tmp_path / "m.tbm"
-    _write(path, doc, {**arrays, "zzz": np.zeros(2 ** 24)})    # 128 MB of zeros
-    assert os.path.getsize(path) < 2 ** 20
+    _write(path, doc, {**arrays, "zzz": np.zeros(2**24)})  # 128 MB of zeros
+    assert os.path.getsize(path) < 2**20
     t = time.perf_counter()
     _refused(path, "arrays.npz")
     assert time.perf_counter() - t < 5
@@ -196,8 +217,11 @@ def test_unused_small_array_is_refused(saved, tmp_path):
 def test_huge_string_dtype_is_refused(saved, tmp_path):
     (models, _) = saved
     doc, arrays = _read(models["forest"][0])
-    doc["model"]["state"]["feature_names_in_"] = {"__objarray__": ["a", "b", "c", "d"],
-                                                  "shape": [4], "dtype": "<U999999999"}
+    doc["model"]["state"]["feature_names_in_"] = {
+        "__objarray__": ["a", "b", "c", "d"],
+        "shape": [4],
+        "dtype": "<U999999999",
+    }
     path = tmp_path / "m.tbm"
     _write(path, doc, arrays)
     _refused(path, "dtype")
@@ -208,16 +232,23 @@ def test_json_bombs_are_refused(saved, tmp_path):
     doc, arrays = _read(models["cart"][0])
     path = tmp_path / "ws.tbm"
     text = json.dumps(doc)
-    _write(path, doc, arrays, json_text=text[:-1] + " " * (persistence.MAX_JSON_BYTES + 10)
-           + "}")
+    _write(path, doc, arrays, json_text=text[:-1] + " " * (persistence.MAX_JSON_BYTES + 10) + "}")
     _refused(path, "model.json")
     path = tmp_path / "deep.tbm"
-    _write(path, doc, arrays, json_text='{"format": "treeboost-model", "model": '
-           + "[" * 100_000 + "]" * 100_000 + "}")
+    _write(
+        path,
+        doc,
+        arrays,
+        json_text='{"format": "treeboost-model", "model": ' + "[" * 100_000 + "]" * 100_000 + "}",
+    )
     _refused(path, "model.json")
     path = tmp_path / "deep2.tbm"
-    _write(path, doc, arrays, json_text='{"format": "treeboost-model", "model": '
-           + "[" * 300 + "]" * 300 + "}")
+    _write(
+        path,
+        doc,
+        arrays,
+        json_text='{"format": "treeboost-model", "model": ' + "[" * 300 + "]" * 300 + "}",
+    )
     _refused(path, "model.json", "nested")
 
 
@@ -238,7 +269,7 @@ def test_zip_oddities_are_value_errors(saved, tmp_path, how):
             if how == "encrypted":
                 data[i + flag_at] |= 1
             else:
-                data[i + method_at:i + method_at + 2] = (99).to_bytes(2, "little")
+                data[i + method_at : i + method_at + 2] = (99).to_bytes(2, "little")
             i = data.find(sig, i + 4)
     open(path, "wb").write(bytes(data))
     _refused(path)
@@ -262,10 +293,12 @@ def test_categorical_model_round_trips_and_bitsets_are_required(saved, tmp_path)
     def edit(d, a):
         key = _tree_key(d, "_categories_left")
         a[key] = np.zeros((0, 4), np.uint64)
+
     _refused(_copy_edit(path, tmp_path / "m.tbm", edit), "category sets")
 
 
 # -- atomic save ---------------------------------------------------------------------------
+
 
 def test_failing_save_keeps_the_old_file(saved, tmp_path, monkeypatch):
     (models, X) = saved
@@ -276,12 +309,13 @@ def test_failing_save_keeps_the_old_file(saved, tmp_path, monkeypatch):
 
     def boom(*args, **kwargs):
         raise OSError(28, "No space left on device")
+
     monkeypatch.setattr(persistence._container.np, "savez", boom)
     with pytest.raises(OSError):
         models["gb"][1].save(path)
     monkeypatch.undo()
     assert path.read_bytes() == before
-    assert sorted(os.listdir(tmp_path)) == ["model.tbm"]       # no temporary file left
+    assert sorted(os.listdir(tmp_path)) == ["model.tbm"]  # no temporary file left
     np.testing.assert_array_equal(treeboost.load(path).predict(X), model.predict(X))
 
 
@@ -302,13 +336,27 @@ def test_atomic_write_helper(tmp_path):
 
 # -- the design ----------------------------------------------------------------------------
 
+
 def test_every_registered_class_validates_itself():
     classes = persistence.registered_classes()
     names = {c.__name__ for c in classes.values()}
-    for expected in ("Tree", "BinMapper", "FeatureEncoder", "MultiwayTree", "Rule",
-                     "Condition", "DecisionTreeClassifier", "GradientBoostingClassifier",
-                     "RandomForestRegressor", "BaggingClassifier", "AdaBoostRegressor",
-                     "HuberLoss", "MultinomialLogLoss", "RuleListClassifier", "C45Classifier"):
+    for expected in (
+        "Tree",
+        "BinMapper",
+        "FeatureEncoder",
+        "MultiwayTree",
+        "Rule",
+        "Condition",
+        "DecisionTreeClassifier",
+        "GradientBoostingClassifier",
+        "RandomForestRegressor",
+        "BaggingClassifier",
+        "AdaBoostRegressor",
+        "HuberLoss",
+        "MultinomialLogLoss",
+        "RuleListClassifier",
+        "C45Classifier",
+    ):
         assert expected in names
     for cls in classes.values():
         assert "_validate_state" in {k for c in cls.__mro__ for k in vars(c)}
@@ -317,13 +365,15 @@ def test_every_registered_class_validates_itself():
 def test_old_module_names_still_load(saved, tmp_path):
     (models, X) = saved
     doc, arrays = _read(models["cart"][0])
-    text = json.dumps(doc).replace("treeboost.engine.tree.Tree", "treeboost.trees.tree.Tree") \
+    text = (
+        json.dumps(doc)
+        .replace("treeboost.engine.tree.Tree", "treeboost.trees.tree.Tree")
         .replace("treeboost.engine.binning.", "treeboost.trees.binning.")
+    )
     assert "treeboost.trees.tree.Tree" in text
     path = tmp_path / "old.tbm"
     _write(path, doc, arrays, json_text=text)
-    np.testing.assert_array_equal(treeboost.load(path).predict(X),
-                                  models["cart"][1].predict(X))
+    np.testing.assert_array_equal(treeboost.load(path).predict(X), models["cart"][1].predict(X))
 
 
 def test_the_persistence_package_imports_no_estimator():
@@ -333,8 +383,9 @@ def test_the_persistence_package_imports_no_estimator():
             if isinstance(node, ast.ImportFrom) and node.level >= 2:
                 # only the version string of the package, and the atomic file writer
                 # (treeboost._atomic, which imports numpy and the standard library only)
-                assert (node.module is None and [a.name for a in node.names] ==
-                        ["__version__"]) or node.module == "_atomic", (src.name, node.module)
+                assert (
+                    node.module is None and [a.name for a in node.names] == ["__version__"]
+                ) or node.module == "_atomic", (src.name, node.module)
             if isinstance(node, ast.ImportFrom) and node.level == 0:
                 assert not (node.module or "").startswith("treeboost"), src.name
 
@@ -343,8 +394,11 @@ def test_command_line_record_is_saved_and_checked(saved, tmp_path):
     """The ``treeboost`` command stores its record of the training data in the model."""
     (models, X) = saved
     model = models["cart"][1]
-    model.treeboost_cli_ = {"target": "label", "task": "classification",
-                            "columns": ["a", "b", "c", "d"]}
+    model.treeboost_cli_ = {
+        "target": "label",
+        "task": "classification",
+        "columns": ["a", "b", "c", "d"],
+    }
     try:
         path = model.save(tmp_path / "m.tbm")
     finally:
@@ -353,4 +407,5 @@ def test_command_line_record_is_saved_and_checked(saved, tmp_path):
 
     def edit(d, a):
         d["model"]["state"]["treeboost_cli_"]["__dict__"]["columns"] = ["a"]
+
     _refused(_copy_edit(path, tmp_path / "bad.tbm", edit), "treeboost_cli_")

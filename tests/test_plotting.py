@@ -20,8 +20,9 @@ def test_plot_importance_and_learning_curves(tmp_path):
     ax = plot_learning_curve(gb, X, y)
     assert len(ax.get_lines()[0].get_xdata()) == 20
     from treeboost import HistGradientBoostingClassifier
+
     hist = HistGradientBoostingClassifier(max_iter=5, early_stopping=True).fit(X, y)
-    ax = plot_learning_curve(hist)      # scores, the one before the first iteration first
+    ax = plot_learning_curve(hist)  # scores, the one before the first iteration first
     assert [l.get_label() for l in ax.get_lines()] == ["training score", "validation score"]
     assert list(ax.get_lines()[0].get_xdata()) == list(range(hist.n_iter_ + 1))
     with pytest.raises(ValueError, match="boosting"):
@@ -34,6 +35,7 @@ def test_plot_importance_and_learning_curves(tmp_path):
 def test_plot_tree_entry_point_draws_a_tree(tmp_path):
     from treeboost import RandomForestClassifier
     from treeboost.plotting import plot_tree
+
     X, y = load_breast_cancer(return_X_y=True)
     forest = RandomForestClassifier(n_estimators=3, max_depth=2, random_state=0).fit(X, y)
     ax = plot_tree(forest, tree_index=1)

@@ -1,5 +1,6 @@
 """The build's compilation of the kernels (treeboost/_prebuild.py) and the build backend
 that runs it (tools/prebuild_backend.py), without compiling: what they decide."""
+
 import sys
 from pathlib import Path
 
@@ -18,18 +19,25 @@ def test_a_failing_case_is_reported_and_the_others_run(monkeypatch, capsys):
 
     def broken():
         raise RuntimeError("no such kernel")
-    monkeypatch.setattr(_prebuild, "CASES", {"a": lambda: ran.append("a"), "b": broken,
-                                             "c": lambda: ran.append("c")})
+
+    monkeypatch.setattr(
+        _prebuild,
+        "CASES",
+        {"a": lambda: ran.append("a"), "b": broken, "c": lambda: ran.append("c")},
+    )
     assert _prebuild.run_cases(["a", "b", "c"]) == ["b"]
     assert ran == ["a", "c"]
     assert "case 'b' failed: RuntimeError('no such kernel')" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("jobs, shares", [
-    (1, [["trees", "large", "boosting", "forests", "structured", "inputs"]]),
-    (2, [["trees", "boosting", "structured"], ["large", "forests", "inputs"]]),
-    (8, [["trees"], ["large"], ["boosting"], ["forests"], ["structured"], ["inputs"]]),
-])
+@pytest.mark.parametrize(
+    "jobs, shares",
+    [
+        (1, [["trees", "large", "boosting", "forests", "structured", "inputs"]]),
+        (2, [["trees", "boosting", "structured"], ["large", "forests", "inputs"]]),
+        (8, [["trees"], ["large"], ["boosting"], ["forests"], ["structured"], ["inputs"]]),
+    ],
+)
 def test_cases_are_dealt_to_the_processes(jobs, shares):
     assert _prebuild._split(list(_prebuild.CASES), jobs) == shares
 
@@ -38,13 +46,16 @@ def test_every_case_is_a_function_of_no_argument():
     assert all(callable(case) for case in _prebuild.CASES.values())
 
 
-@pytest.mark.parametrize("settings, env, wanted", [
-    (None, {}, True),
-    ({"prebuild": "false"}, {}, False),
-    ({"prebuild": "0"}, {}, False),
-    ({"prebuild": "true"}, {}, True),
-    (None, {"TREEBOOST_SKIP_PREBUILD": "1"}, False),
-])
+@pytest.mark.parametrize(
+    "settings, env, wanted",
+    [
+        (None, {}, True),
+        ({"prebuild": "false"}, {}, False),
+        ({"prebuild": "0"}, {}, False),
+        ({"prebuild": "true"}, {}, True),
+        (None, {"TREEBOOST_SKIP_PREBUILD": "1"}, False),
+    ],
+)
 def test_the_build_compiles_unless_told_not_to(settings, env, wanted, monkeypatch):
     monkeypatch.delenv("TREEBOOST_SKIP_PREBUILD", raising=False)
     for key, value in env.items():

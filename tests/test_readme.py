@@ -1,12 +1,13 @@
 """The README as a new user reads it: every Python snippet runs as written (each on its own,
 as a script), its tables are whole, its set-up commands are the ones CI runs."""
+
 import os
 import re
 from pathlib import Path
 
 import pytest
 
-os.environ.setdefault("MPLBACKEND", "Agg")      # before any block imports pyplot
+os.environ.setdefault("MPLBACKEND", "Agg")  # before any block imports pyplot
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 PYTHON_BLOCKS = re.findall(r"^```python\n(.*?)^```", README, flags=re.S | re.M)
@@ -24,7 +25,7 @@ def test_python_snippet_runs(index, tmp_path, monkeypatch):
     directory, pictures on the Agg backend.  In this process: a new interpreter per block
     would spend most of the test importing treeboost again."""
     code = PYTHON_BLOCKS[index]
-    pytest.importorskip("pandas")           # load_titanic returns a DataFrame
+    pytest.importorskip("pandas")  # load_titanic returns a DataFrame
     if "distributed" in code:
         pytest.importorskip("distributed")
     if "matplotlib" in code or "plot" in code:
@@ -41,26 +42,29 @@ def test_tables_have_no_blank_line_inside():
     lines = README.splitlines()
     for i, line in enumerate(lines):
         if line.startswith("|") and (i == 0 or not lines[i - 1].strip()):
-            assert i + 1 < len(lines) and re.match(r"^\|(\s*:?-+:?\s*\|)+\s*$", lines[i + 1]), \
+            assert i + 1 < len(lines) and re.match(r"^\|(\s*:?-+:?\s*\|)+\s*$", lines[i + 1]), (
                 f"README line {i + 1} starts a table without a header: {line[:60]}"
+            )
 
 
 def test_the_first_two_commands_are_the_set_up_commands():
     first, second = (block.strip() for block in BASH_BLOCKS[:2])
     assert first == 'python -m pip install ".[plot,pandas]" && python -m treeboost demo'
-    assert second == ('python -m pip install -e ".[test,plot,distributed]" && '
-                      'python -m pytest -q -n 2')
+    assert second == (
+        'python -m pip install -e ".[test,plot,distributed]" && python -m pytest -q -n 2'
+    )
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert second in ci.splitlines()
-    head = README[:README.index("```bash")]
+    head = README[: README.index("```bash")]
     assert "git clone" in head and "cd treeboost" in head
 
 
 def test_the_third_command_builds_the_docs_as_ci_does():
     """CI builds the documentation (warnings as errors) before it runs the tests."""
     docs = BASH_BLOCKS[2].strip()
-    assert docs == ('python -m pip install -e ".[docs]" && '
-                    'python -m sphinx -W -E -b html docs docs/_build/html')
+    assert docs == (
+        'python -m pip install -e ".[docs]" && python -m sphinx -W -E -b html docs docs/_build/html'
+    )
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     docs_line = next(i for i, line in enumerate(ci) if line.endswith(docs))
     tests_line = ci.index(BASH_BLOCKS[1].strip())

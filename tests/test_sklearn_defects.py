@@ -1,4 +1,5 @@
 """Known differences from scikit-learn's behaviour, each fixed and pinned here."""
+
 import warnings
 
 import numpy as np
@@ -22,6 +23,7 @@ def iris():
 
 # -- 1. AdaBoost with a huge learning rate ------------------------------------------------------
 
+
 def test_adaboost_huge_learning_rate_stops_without_nan(iris):
     X, y = iris
     with pytest.warns(UserWarning, match="boosting stopped"):
@@ -33,9 +35,15 @@ def test_adaboost_huge_learning_rate_stops_without_nan(iris):
 
 # -- 2. min_samples_split=1 ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("est", [tb.DecisionTreeClassifier(min_samples_split=1),
-                                 tb.ExtraTreeClassifier(min_samples_split=1),
-                                 tb.RandomForestClassifier(2, min_samples_split=1)])
+
+@pytest.mark.parametrize(
+    "est",
+    [
+        tb.DecisionTreeClassifier(min_samples_split=1),
+        tb.ExtraTreeClassifier(min_samples_split=1),
+        tb.RandomForestClassifier(2, min_samples_split=1),
+    ],
+)
 def test_min_samples_split_int_one_is_refused(iris, est):
     X, y = iris
     with pytest.raises(ValueError, match="min_samples_split"):
@@ -51,6 +59,7 @@ def test_min_samples_split_float_one_is_a_fraction(iris):
 
 # -- 3. a subclass that overrides fit -----------------------------------------------------------
 
+
 class CountingTree(tb.DecisionTreeClassifier):
     calls = 0
 
@@ -59,10 +68,13 @@ class CountingTree(tb.DecisionTreeClassifier):
         return super().fit(X, y, sample_weight=sample_weight)
 
 
-@pytest.mark.parametrize("make", [lambda e: tb.BaggingClassifier(e, n_estimators=3,
-                                                                   random_state=0),
-                                  lambda e: tb.AdaBoostClassifier(e, n_estimators=3,
-                                                                  random_state=0)])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda e: tb.BaggingClassifier(e, n_estimators=3, random_state=0),
+        lambda e: tb.AdaBoostClassifier(e, n_estimators=3, random_state=0),
+    ],
+)
 def test_overridden_fit_is_called(iris, make):
     X, y = iris
     CountingTree.calls = 0
@@ -73,8 +85,9 @@ def test_overridden_fit_is_called(iris, make):
 
 def test_plain_tree_keeps_the_shared_bins(iris):
     X, y = iris
-    bag = tb.BaggingClassifier(tb.DecisionTreeClassifier(), n_estimators=3,
-                               random_state=0).fit(X, y)
+    bag = tb.BaggingClassifier(tb.DecisionTreeClassifier(), n_estimators=3, random_state=0).fit(
+        X, y
+    )
     ada = tb.AdaBoostClassifier(n_estimators=3, random_state=0).fit(X, y)
     for model in (bag, ada):
         assert all(m.bin_mapper_ is model.bin_mapper_ for m in model.estimators_)
@@ -82,9 +95,15 @@ def test_plain_tree_keeps_the_shared_bins(iris):
 
 # -- 4. out-of-bag results of an earlier fit ----------------------------------------------------
 
-@pytest.mark.parametrize("model", [tb.RandomForestClassifier(10, random_state=0),
-                                   tb.BaggingClassifier(n_estimators=10, random_state=0),
-                                   tb.RandomForestRegressor(10, random_state=0)])
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        tb.RandomForestClassifier(10, random_state=0),
+        tb.BaggingClassifier(n_estimators=10, random_state=0),
+        tb.RandomForestRegressor(10, random_state=0),
+    ],
+)
 def test_refit_drops_old_oob_results(iris, model):
     X, y = iris
     model.set_params(oob_score=True).fit(X, y)
@@ -99,6 +118,7 @@ def test_refit_drops_old_oob_results(iris, model):
 
 # -- 5. tags follow the member -------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("cls", [tb.BaggingClassifier, tb.AdaBoostClassifier])
 def test_allow_nan_tag_follows_the_member(cls):
     assert get_tags(cls()).input_tags.allow_nan
@@ -107,6 +127,7 @@ def test_allow_nan_tag_follows_the_member(cls):
 
 
 # -- 6. nested random states of bagging's members -----------------------------------------------
+
 
 def test_bagging_sets_nested_random_states_like_sklearn():
     X, y = make_regression(80, 5, random_state=0)
@@ -120,11 +141,13 @@ def test_bagging_sets_nested_random_states_like_sklearn():
     # a member refitted alone on its sample grows the same model
     rows, feats = ours.estimators_samples_[0], ours.estimators_features_[0]
     refit = clone(ours.estimators_[0]).fit(X[rows][:, feats], y[rows])
-    np.testing.assert_array_equal(refit.predict(X[:, feats]),
-                                  ours.estimators_[0].predict(X[:, feats]))
+    np.testing.assert_array_equal(
+        refit.predict(X[:, feats]), ours.estimators_[0].predict(X[:, feats])
+    )
 
 
 # -- 7. a forest member refitted alone ------------------------------------------------------------
+
 
 @pytest.mark.parametrize("cls", [tb.RandomForestClassifier, tb.ExtraTreesClassifier])
 def test_forest_member_refitted_alone_grows_the_same_tree(cls):
@@ -138,6 +161,7 @@ def test_forest_member_refitted_alone_grows_the_same_tree(cls):
 
 
 # -- 8. AdaBoost.R2 resampling passes no weights --------------------------------------------------
+
 
 class WeightRecorder(RegressorMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
@@ -153,16 +177,19 @@ class WeightRecorder(RegressorMixin, BaseEstimator):
 
 def test_adaboost_regressor_resample_fits_without_weights():
     X, y = make_regression(60, 3, noise=5.0, random_state=0)
-    model = tb.AdaBoostRegressor(WeightRecorder(), n_estimators=3, boosting="resample",
-                                 random_state=0).fit(X, y)
+    model = tb.AdaBoostRegressor(
+        WeightRecorder(), n_estimators=3, boosting="resample", random_state=0
+    ).fit(X, y)
     assert not any(m.got_weight_ for m in model.estimators_)
     assert all(m.n_rows_ == 60 for m in model.estimators_)
-    model = tb.AdaBoostRegressor(WeightRecorder(), n_estimators=3, boosting="reweight",
-                                 random_state=0).fit(X, y)
+    model = tb.AdaBoostRegressor(
+        WeightRecorder(), n_estimators=3, boosting="reweight", random_state=0
+    ).fit(X, y)
     assert all(m.got_weight_ for m in model.estimators_)
 
 
 # -- 9. SAMME's decision function and probabilities ------------------------------------------------
+
 
 def _sklearn_twin(model):
     """A scikit-learn AdaBoostClassifier holding ``model``'s fitted members and weights."""
@@ -179,12 +206,10 @@ def _sklearn_twin(model):
 
 @pytest.mark.parametrize("n_classes", [2, 3, 4])
 def test_adaboost_decision_and_proba_match_sklearn(n_classes):
-    X, y = make_classification(200, 6, n_informative=4, n_classes=n_classes,
-                               random_state=n_classes)
+    X, y = make_classification(200, 6, n_informative=4, n_classes=n_classes, random_state=n_classes)
     model = tb.AdaBoostClassifier(n_estimators=8, random_state=0).fit(X, y)
     twin = _sklearn_twin(model)
-    np.testing.assert_allclose(model.decision_function(X), twin.decision_function(X),
-                               atol=1e-12)
+    np.testing.assert_allclose(model.decision_function(X), twin.decision_function(X), atol=1e-12)
     np.testing.assert_allclose(model.predict_proba(X), twin.predict_proba(X), atol=1e-12)
     np.testing.assert_array_equal(model.predict(X), twin.predict(X))
     for ours, theirs in zip(model.staged_predict_proba(X), twin.staged_predict_proba(X)):
@@ -198,8 +223,7 @@ def test_adaboost_matches_sklearn_when_the_stumps_agree(iris):
     theirs = sk.AdaBoostClassifier(n_estimators=10, random_state=0).fit(X, y)
     np.testing.assert_allclose(ours.estimator_weights_, theirs.estimator_weights_)
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-12)
-    np.testing.assert_allclose(ours.decision_function(X), theirs.decision_function(X),
-                               atol=1e-12)
+    np.testing.assert_allclose(ours.decision_function(X), theirs.decision_function(X), atol=1e-12)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ours.predict_proba(X)

@@ -1,6 +1,7 @@
 """Sparse X (scipy.sparse CSR / CSC, matrices and arrays): every estimator fits and
 predicts on it exactly as on the dense matrix, the bins are those of the dense matrix,
 and what is not supported says so."""
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -31,8 +32,7 @@ ESTIMATORS = [
     tb.AdaBoostClassifier(n_estimators=5, random_state=0),
     tb.AdaBoostRegressor(n_estimators=5, random_state=0),
     tb.GradientBoostingClassifier(n_estimators=5, random_state=0),
-    tb.GradientBoostingRegressor(n_estimators=5, subsample=0.8, n_iter_no_change=2,
-                                 random_state=0),
+    tb.GradientBoostingRegressor(n_estimators=5, subsample=0.8, n_iter_no_change=2, random_state=0),
     tb.HistGradientBoostingClassifier(max_iter=5, random_state=0),
     tb.HistGradientBoostingRegressor(max_iter=5, early_stopping=True, random_state=0),
 ]
@@ -54,7 +54,7 @@ def _data(n=150, d=6, seed=0):
 
 
 def _same(a, b):
-    if isinstance(a, tuple):        # decision_path of an ensemble: (indicator, ptr)
+    if isinstance(a, tuple):  # decision_path of an ensemble: (indicator, ptr)
         return all(_same(u, v) for u, v in zip(a, b))
     if sp.issparse(a):
         return sp.issparse(b) and (a != b).nnz == 0 and a.shape == b.shape
@@ -77,19 +77,21 @@ def test_sparse_fit_and_predict_equal_dense(est):
             assert _same(want, getattr(dense, name)(fmt(X))), (fmt.__name__, name)
         for name in STAGED:
             if hasattr(dense, name):
-                for a, b in zip(getattr(dense, name)(X), getattr(model, name)(fmt(X)),
-                                strict=True):
+                for a, b in zip(getattr(dense, name)(X), getattr(model, name)(fmt(X)), strict=True):
                     assert _same(a, b), (fmt.__name__, name)
         assert dense.score(X, y) == model.score(fmt(X), y)
         if hasattr(dense, "feature_importances_"):
-            np.testing.assert_array_equal(dense.feature_importances_,
-                                          model.feature_importances_)
+            np.testing.assert_array_equal(dense.feature_importances_, model.feature_importances_)
 
 
-@pytest.mark.parametrize("est", [tb.RandomForestClassifier(4, oob_score=True, random_state=0),
-                                 tb.BaggingRegressor(n_estimators=6, oob_score=True,
-                                                     random_state=0)],
-                         ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize(
+    "est",
+    [
+        tb.RandomForestClassifier(4, oob_score=True, random_state=0),
+        tb.BaggingRegressor(n_estimators=6, oob_score=True, random_state=0),
+    ],
+    ids=lambda e: type(e).__name__,
+)
 def test_sparse_out_of_bag_scores_equal_dense(est):
     X, y_class, y_real = _data()
     y = y_class if is_classifier(est) else y_real
@@ -117,12 +119,13 @@ def test_prediction_in_many_blocks_equals_dense(monkeypatch):
 def test_wide_sparse_x_takes_fewer_rows_per_block():
     assert row_blocks.block_rows(10) == row_blocks.BLOCK_ROWS
     assert row_blocks.block_rows(1_000_000) == max(1, row_blocks.BLOCK_VALUES // 1_000_000)
-    assert row_blocks.block_rows(10 ** 9) == 1
+    assert row_blocks.block_rows(10**9) == 1
 
 
 def test_fit_never_densifies_the_float_matrix(monkeypatch):
     def refuse(self, *args, **kwargs):
         raise AssertionError("fit made the sparse X dense")
+
     X, y, _ = _data()
     S = sp.csr_matrix(X)
     for cls in (sp.csr_matrix, sp.csc_matrix):
@@ -154,7 +157,7 @@ def _assert_same_bins(X, S, **params):
     a, b = BinMapper(**params).fit(X), BinMapper(**params).fit(S)
     assert len(a.bin_thresholds_) == len(b.bin_thresholds_)
     for e, f in zip(a.bin_thresholds_, b.bin_thresholds_):
-        assert e.tobytes() == f.tobytes()           # bit-identical edges
+        assert e.tobytes() == f.tobytes()  # bit-identical edges
     np.testing.assert_array_equal(a.n_bins_, b.n_bins_)
     np.testing.assert_array_equal(a.has_missing_, b.has_missing_)
     assert a.missing_values_code_ == b.missing_values_code_ and a.dtype_ == b.dtype_
@@ -170,11 +173,17 @@ def _dense_codes(codes):
 
 
 @settings(max_examples=60, deadline=None)
-@given(X=hnp.arrays(np.float64, st.tuples(st.integers(1, 40), st.integers(1, 4)),
-                    elements=st.sampled_from([0.0, 0.0, 0.0, -1.5, -0.25, 0.5, 2.0, 7.0,
-                                              1e-300, -1e300, np.nan])),
-       max_bins=st.sampled_from([2, 3, 255, None]),
-       fmt=st.sampled_from(FORMATS))
+@given(
+    X=hnp.arrays(
+        np.float64,
+        st.tuples(st.integers(1, 40), st.integers(1, 4)),
+        elements=st.sampled_from(
+            [0.0, 0.0, 0.0, -1.5, -0.25, 0.5, 2.0, 7.0, 1e-300, -1e300, np.nan]
+        ),
+    ),
+    max_bins=st.sampled_from([2, 3, 255, None]),
+    fmt=st.sampled_from(FORMATS),
+)
 def test_bin_mapper_of_sparse_x_equals_dense(X, max_bins, fmt):
     _assert_same_bins(X, fmt(X), max_bins=max_bins)
 
@@ -188,8 +197,11 @@ def test_bin_mapper_of_sparse_x_equals_dense_with_subsample_and_float32():
 
 def test_predict_on_another_number_of_columns_names_the_features():
     X, y, _ = _data()
-    for est in (tb.DecisionTreeClassifier(), tb.RandomForestClassifier(2),
-                tb.GradientBoostingClassifier(n_estimators=2)):
+    for est in (
+        tb.DecisionTreeClassifier(),
+        tb.RandomForestClassifier(2),
+        tb.GradientBoostingClassifier(n_estimators=2),
+    ):
         model = est.fit(sp.csr_matrix(X), y)
         with pytest.raises(ValueError, match=r"X has 4 features.*expecting 6 features"):
             model.predict(sp.csr_matrix(X[:, :4]))
@@ -223,9 +235,9 @@ def test_empty_categorical_spec_is_no_categorical_feature():
     X, y, _ = _data()
     dense = tb.DecisionTreeClassifier(random_state=0).fit(X, y)
     model = tb.DecisionTreeClassifier(categorical_features=[], random_state=0).fit(
-        sp.csr_matrix(X), y)
-    np.testing.assert_array_equal(dense.predict_proba(X),
-                                  model.predict_proba(sp.csr_matrix(X)))
+        sp.csr_matrix(X), y
+    )
+    np.testing.assert_array_equal(dense.predict_proba(X), model.predict_proba(sp.csr_matrix(X)))
 
 
 def test_bagging_gives_other_learners_the_sparse_matrix_as_passed():
@@ -238,11 +250,13 @@ def test_bagging_gives_other_learners_the_sparse_matrix_as_passed():
             return super().fit(X, y, sample_weight=sample_weight)
 
     for fmt in FORMATS:
-        bag = tb.BaggingClassifier(Recorder(), n_estimators=3, max_features=0.5,
-                                   random_state=0).fit(fmt(X), y)
+        bag = tb.BaggingClassifier(
+            Recorder(), n_estimators=3, max_features=0.5, random_state=0
+        ).fit(fmt(X), y)
         assert {m.seen_ for m in bag.estimators_} == {fmt}
-        dense = tb.BaggingClassifier(Recorder(), n_estimators=3, max_features=0.5,
-                                     random_state=0).fit(X, y)
+        dense = tb.BaggingClassifier(
+            Recorder(), n_estimators=3, max_features=0.5, random_state=0
+        ).fit(X, y)
         np.testing.assert_allclose(bag.predict_proba(fmt(X)), dense.predict_proba(X))
 
 
@@ -256,14 +270,18 @@ def test_tags_say_sparse_is_accepted():
             tags = super().__sklearn_tags__()
             tags.input_tags.sparse = False
             return tags
+
     assert not get_tags(tb.BaggingClassifier(Dense())).input_tags.sparse
 
 
 def test_shap_values_of_sparse_x_equal_dense():
     from treeboost.inspection import shap_values
+
     X, y, _ = _data(n=80)
-    for model in (tb.RandomForestClassifier(3, random_state=0),
-                  tb.BaggingClassifier(n_estimators=3, max_features=0.6, random_state=0)):
+    for model in (
+        tb.RandomForestClassifier(3, random_state=0),
+        tb.BaggingClassifier(n_estimators=3, max_features=0.6, random_state=0),
+    ):
         model.fit(sp.csr_matrix(X), y)
         dense, sparse_ = shap_values(model, X), shap_values(model, sp.csc_matrix(X))
         np.testing.assert_array_equal(dense[0], sparse_[0])
@@ -275,17 +293,14 @@ def test_rule_list_of_a_cart_tree_takes_sparse_x():
     tree = tb.DecisionTreeClassifier(max_depth=3, random_state=0)
     dense = tb.RuleListClassifier(tree).fit(X, y)
     model = tb.RuleListClassifier(tree).fit(sp.csr_matrix(X), y)
-    np.testing.assert_array_equal(dense.predict_proba(X),
-                                  model.predict_proba(sp.csc_matrix(X)))
+    np.testing.assert_array_equal(dense.predict_proba(X), model.predict_proba(sp.csc_matrix(X)))
     assert get_tags(tb.RuleListClassifier(tree)).input_tags.sparse
     assert not get_tags(tb.RuleListClassifier()).input_tags.sparse
 
 
 def test_a_model_fitted_on_sparse_x_saves_as_any_model(tmp_path):
     X, y, _ = _data()
-    model = tb.GradientBoostingClassifier(n_estimators=3, random_state=0).fit(
-        sp.csr_matrix(X), y)
+    model = tb.GradientBoostingClassifier(n_estimators=3, random_state=0).fit(sp.csr_matrix(X), y)
     tb.save(model, tmp_path / "m.tbm")
     loaded = tb.load(tmp_path / "m.tbm")
-    np.testing.assert_array_equal(loaded.predict_proba(sp.csr_matrix(X)),
-                                  model.predict_proba(X))
+    np.testing.assert_array_equal(loaded.predict_proba(sp.csr_matrix(X)), model.predict_proba(X))

@@ -1,6 +1,7 @@
 """Ties between equally good splits: a seeded draw where scikit-learn's twin permutes the
 features at each split (trees, forests, bagging, AdaBoost, GradientBoosting), the lowest
 feature index in HistGradientBoosting (as scikit-learn's and LightGBM's)."""
+
 import numba
 import numpy as np
 import pytest
@@ -31,8 +32,9 @@ def _tree_key(tree):
 
 def test_identical_features_are_both_chosen_over_seeds():
     X, y = _twin_columns()
-    roots = {int(tb.DecisionTreeRegressor(random_state=s).fit(X, y).tree_.feature[0])
-             for s in range(20)}
+    roots = {
+        int(tb.DecisionTreeRegressor(random_state=s).fit(X, y).tree_.feature[0]) for s in range(20)
+    }
     assert roots == {0, 1}
     # and within one tree the nodes draw on their own
     used = _features(tb.DecisionTreeRegressor(random_state=0).fit(X, y).tree_)
@@ -53,8 +55,10 @@ def test_a_tree_without_ties_draws_nothing():
     rng = np.random.default_rng(1)
     X = rng.normal(size=(80, 3))
     y = X @ np.array([1.0, 2.0, -1.0]) + rng.normal(size=80)
-    keys = {_tree_key(tb.DecisionTreeRegressor(min_samples_leaf=10, random_state=s)
-                      .fit(X, y).tree_) for s in range(5)}
+    keys = {
+        _tree_key(tb.DecisionTreeRegressor(min_samples_leaf=10, random_state=s).fit(X, y).tree_)
+        for s in range(5)
+    }
     assert len(keys) == 1
 
 
@@ -66,7 +70,7 @@ def test_the_draw_does_not_depend_on_threads():
     X = np.column_stack([a] * 6 + [rng.normal(size=(6000, 4))])
     y = a + rng.normal(size=6000)
     bm = BinMapper(255)
-    Xb = bm.fit_transform(X)      # feature-major codes
+    Xb = bm.fit_transform(X)  # feature-major codes
     stats = np.column_stack([np.ones_like(y), y, np.ones_like(y)])
     before = numba.get_num_threads()
     trees = []
@@ -92,15 +96,20 @@ def test_forest_n_jobs_does_not_change_the_trees():
 def test_forest_with_all_features_and_no_bootstrap_has_trees_that_differ():
     # scikit-learn's forest gains over its single tree here by its ties alone
     X, y = _twin_columns()
-    forest = tb.RandomForestRegressor(n_estimators=8, max_features=None, bootstrap=False,
-                                      random_state=0).fit(X, y)
+    forest = tb.RandomForestRegressor(
+        n_estimators=8, max_features=None, bootstrap=False, random_state=0
+    ).fit(X, y)
     assert len({_tree_key(e.tree_) for e in forest.estimators_}) > 1
 
 
-@pytest.mark.parametrize("make", [
-    lambda: tb.BaggingRegressor(n_estimators=8, bootstrap=False, random_state=0),
-    lambda: tb.AdaBoostRegressor(n_estimators=8, random_state=0),
-], ids=["bagging", "adaboost"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: tb.BaggingRegressor(n_estimators=8, bootstrap=False, random_state=0),
+        lambda: tb.AdaBoostRegressor(n_estimators=8, random_state=0),
+    ],
+    ids=["bagging", "adaboost"],
+)
 def test_ensembles_of_trees_draw_their_ties(make):
     X, y = _twin_columns()
     used = set()
@@ -121,8 +130,9 @@ def test_gradient_boosting_draws_its_ties():
 def test_hist_gradient_boosting_keeps_the_lowest_index():
     X, y = _twin_columns()
     for s in range(3):
-        model = tb.HistGradientBoostingRegressor(max_iter=10, min_samples_leaf=5,
-                                                 random_state=s).fit(X, y)
+        model = tb.HistGradientBoostingRegressor(
+            max_iter=10, min_samples_leaf=5, random_state=s
+        ).fit(X, y)
         used = set()
         for trees in model.trees_:
             used |= _features(trees[0])
@@ -137,7 +147,7 @@ def test_column_order_changes_only_the_seed():
     rng = np.random.default_rng(4)
     a = np.sort(rng.uniform(1, 3, size=30))
     y = np.where(a > 2, 1.0, 0.0) + 0.01 * np.arange(30)
-    X = np.column_stack([a, a ** 3])
+    X = np.column_stack([a, a**3])
     seeds = range(40)
 
     def roots(cols):

@@ -32,6 +32,7 @@ Usage::
 prints how many mutants were made, refused, worked and failed, and the failures; exits 1
 when any failed.  ``tests/test_mutation.py`` runs a seeded sample.
 """
+
 import argparse
 import io
 import json
@@ -52,12 +53,12 @@ if __name__ == "__main__" and _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 HUGE_FLOAT = 1e308
-HUGE_INT = 10 ** 18
+HUGE_INT = 10**18
 #: size of the unused array of the "unused large array" mutant (bytes, all zeros)
-UNUSED_BYTES = 80 * 2 ** 20
+UNUSED_BYTES = 80 * 2**20
 #: what the array of the "nested deflated" mutant declares (zeros deflated twice: a few
 #: kilobytes on disk), above the loader's budget for a small file
-NESTED_BYTES = 256 * 2 ** 20
+NESTED_BYTES = 256 * 2**20
 #: empty objects of the "many JSON objects" mutant (3 bytes of JSON each, 60 MB in all)
 JSON_OBJECTS = 20_000_000
 #: splits of the "chain tree" mutant (the rows of X that take the long way visit them all)
@@ -66,12 +67,19 @@ CHAIN_DEPTH = 100_000
 
 # -- the models ----------------------------------------------------------------------------
 
+
 def _data(seed=0):
     """A small mixed data set: 3 numeric columns (one with NaN), one categorical."""
     rng = np.random.RandomState(seed)
     n = 160
-    X = np.column_stack([rng.normal(size=n), rng.uniform(0, 10, size=n),
-                         rng.randint(0, 4, size=n).astype(float), rng.normal(size=n)])
+    X = np.column_stack(
+        [
+            rng.normal(size=n),
+            rng.uniform(0, 10, size=n),
+            rng.randint(0, 4, size=n).astype(float),
+            rng.normal(size=n),
+        ]
+    )
     X[rng.rand(n) < 0.1, 1] = np.nan
     y3 = (X[:, 0] > 0).astype(int) + (X[:, 2] >= 2)
     y2 = (X[:, 0] + (X[:, 2] == 1) > 0.3).astype(int)
@@ -82,6 +90,7 @@ def _data(seed=0):
 def model_specs():
     """(name, factory, target) of every kind of model the file format holds."""
     import treeboost as tb
+
     cat = dict(categorical_features=[2])
     return [
         ("cart_classifier", lambda: tb.DecisionTreeClassifier(max_depth=4, **cat), "y3"),
@@ -89,31 +98,54 @@ def model_specs():
         ("id3", lambda: tb.ID3Classifier(n_bins=3, pruning="pessimistic"), "y3"),
         ("c45", lambda: tb.C45Classifier(max_depth=3), "y3"),
         ("rule_list", lambda: tb.RuleListClassifier(tb.C45Classifier(max_depth=3)), "y3"),
-        ("random_forest_classifier",
-         lambda: tb.RandomForestClassifier(3, max_depth=3, oob_score=True, random_state=0,
-                                           **cat), "y3"),
-        ("random_forest_regressor",
-         lambda: tb.RandomForestRegressor(3, max_depth=3, random_state=0, **cat), "yr"),
-        ("extra_trees_classifier",
-         lambda: tb.ExtraTreesClassifier(3, max_depth=3, random_state=0), "y2"),
-        ("bagging_classifier",
-         lambda: tb.BaggingClassifier(n_estimators=3, max_features=0.75, random_state=0,
-                                      **cat), "y3"),
-        ("bagging_regressor", lambda: tb.BaggingRegressor(n_estimators=3, random_state=0),
-         "yr"),
-        ("adaboost_classifier",
-         lambda: tb.AdaBoostClassifier(n_estimators=3, random_state=0, **cat), "y3"),
-        ("adaboost_regressor", lambda: tb.AdaBoostRegressor(n_estimators=3, random_state=0),
-         "yr"),
-        ("gradient_boosting_binary",
-         lambda: tb.GradientBoostingClassifier(n_estimators=3, max_depth=3, random_state=0,
-                                               **cat), "y2"),
-        ("gradient_boosting_multiclass",
-         lambda: tb.GradientBoostingClassifier(n_estimators=2, max_depth=2, random_state=0),
-         "y3"),
-        ("gradient_boosting_regressor",
-         lambda: tb.GradientBoostingRegressor(loss="huber", n_estimators=3, max_depth=3,
-                                              random_state=0, **cat), "yr"),
+        (
+            "random_forest_classifier",
+            lambda: tb.RandomForestClassifier(
+                3, max_depth=3, oob_score=True, random_state=0, **cat
+            ),
+            "y3",
+        ),
+        (
+            "random_forest_regressor",
+            lambda: tb.RandomForestRegressor(3, max_depth=3, random_state=0, **cat),
+            "yr",
+        ),
+        (
+            "extra_trees_classifier",
+            lambda: tb.ExtraTreesClassifier(3, max_depth=3, random_state=0),
+            "y2",
+        ),
+        (
+            "bagging_classifier",
+            lambda: tb.BaggingClassifier(n_estimators=3, max_features=0.75, random_state=0, **cat),
+            "y3",
+        ),
+        ("bagging_regressor", lambda: tb.BaggingRegressor(n_estimators=3, random_state=0), "yr"),
+        (
+            "adaboost_classifier",
+            lambda: tb.AdaBoostClassifier(n_estimators=3, random_state=0, **cat),
+            "y3",
+        ),
+        ("adaboost_regressor", lambda: tb.AdaBoostRegressor(n_estimators=3, random_state=0), "yr"),
+        (
+            "gradient_boosting_binary",
+            lambda: tb.GradientBoostingClassifier(
+                n_estimators=3, max_depth=3, random_state=0, **cat
+            ),
+            "y2",
+        ),
+        (
+            "gradient_boosting_multiclass",
+            lambda: tb.GradientBoostingClassifier(n_estimators=2, max_depth=2, random_state=0),
+            "y3",
+        ),
+        (
+            "gradient_boosting_regressor",
+            lambda: tb.GradientBoostingRegressor(
+                loss="huber", n_estimators=3, max_depth=3, random_state=0, **cat
+            ),
+            "yr",
+        ),
     ]
 
 
@@ -133,6 +165,7 @@ def build_models(out_dir, names=None):
 
 # -- the mutants ---------------------------------------------------------------------------
 
+
 def _read(path):
     with zipfile.ZipFile(path) as zf:
         doc = json.loads(zf.read("model.json"))
@@ -143,7 +176,7 @@ def _read(path):
 
 def _write(path, doc, arrays, json_text=None):
     buf = io.BytesIO()
-    np.savez(buf, **arrays)            # object arrays go in pickled, as a hostile file would
+    np.savez(buf, **arrays)  # object arrays go in pickled, as a hostile file would
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("model.json", json.dumps(doc) if json_text is None else json_text)
         zf.writestr("arrays.npz", buf.getvalue())
@@ -158,12 +191,18 @@ def _array_variants(a, rng):
         if kind == "b":
             out.append(("flipped", ~a))
         else:
-            out.append(("minus_one", np.full_like(a, -1) if kind != "u"
-                        else np.full_like(a, np.iinfo(a.dtype).max)))
+            out.append(
+                (
+                    "minus_one",
+                    np.full_like(a, -1) if kind != "u" else np.full_like(a, np.iinfo(a.dtype).max),
+                )
+            )
             huge = HUGE_FLOAT if kind == "f" else np.iinfo(a.dtype).max
             out.append(("huge", np.full_like(a, huge)))
-            for label, v in (("one_minus_one", -1 if kind != "u" else np.iinfo(a.dtype).max),
-                             ("one_huge", huge)):
+            for label, v in (
+                ("one_minus_one", -1 if kind != "u" else np.iinfo(a.dtype).max),
+                ("one_huge", huge),
+            ):
                 b = a.copy()
                 b.flat[rng.randrange(a.size)] = v
                 out.append((label, b))
@@ -187,8 +226,12 @@ def _array_variants(a, rng):
         if a.dtype != np.int64:
             out.append(("as_int64", a.astype(np.int64)))
     else:
-        out.append(("as_int64", a.astype(np.int64) if np.all(np.isfinite(a))
-                    else np.nan_to_num(a).astype(np.int64)))
+        out.append(
+            (
+                "as_int64",
+                a.astype(np.int64) if np.all(np.isfinite(a)) else np.nan_to_num(a).astype(np.int64),
+            )
+        )
         out.append(("as_float32", a.astype(np.float32)))
     return out
 
@@ -201,13 +244,13 @@ def _number_paths(obj, path=()):
         yield path
     elif isinstance(obj, list):
         idx = range(len(obj))
-        if len(obj) > 8:      # long lists of numbers (a random state): the ends and a few
+        if len(obj) > 8:  # long lists of numbers (a random state): the ends and a few
             idx = sorted({0, 1, len(obj) // 2, len(obj) - 1})
         for i in idx:
             yield from _number_paths(obj[i], path + (i,))
     elif isinstance(obj, dict):
         for k, v in obj.items():
-            if k == "ref":    # object references: a changed one is a dangling reference
+            if k == "ref":  # object references: a changed one is a dangling reference
                 yield path + (k,)
                 continue
             yield from _number_paths(v, path + (k,))
@@ -222,8 +265,14 @@ def _set(doc, path, value):
 
 def _number_values(v):
     huge = HUGE_INT if isinstance(v, int) else HUGE_FLOAT
-    return [("zero", 0), ("minus_one", -1), ("huge", huge), ("nan", {"__float__": "nan"}),
-            ("string", "x"), ("null", None)]
+    return [
+        ("zero", 0),
+        ("minus_one", -1),
+        ("huge", huge),
+        ("nan", {"__float__": "nan"}),
+        ("string", "x"),
+        ("null", None),
+    ]
 
 
 def mutants(base, rng):
@@ -231,18 +280,22 @@ def mutants(base, rng):
     writes it."""
     doc, arrays = _read(base)
     for key in sorted(arrays, key=lambda k: int(k[1:])):
-        with np.errstate(all="ignore"):     # the casts to float16 overflow, on purpose
+        with np.errstate(all="ignore"):  # the casts to float16 overflow, on purpose
             variants = _array_variants(arrays[key], rng)
         for label, b in variants:
+
             def write(path, key=key, b=b):
                 _write(path, doc, {**arrays, key: b})
+
             yield f"array {key} {label}", write
     for path in list(_number_paths(doc)):
         for label, v in _number_values(_get(doc, path)):
+
             def write(p, path=path, v=v):
                 d = json.loads(json.dumps(doc))
                 _set(d, path, v)
                 _write(p, d, arrays)
+
             yield f"json {'/'.join(map(str, path))} {label}", write
     yield from _file_mutants(doc, arrays)
 
@@ -257,45 +310,59 @@ def _get(doc, path):
 def _file_mutants(doc, arrays):
     def unused(path):
         _write(path, doc, {**arrays, "zzz": np.zeros(UNUSED_BYTES // 8)})
+
     yield "file unused_large_array", unused
 
     def unused_small(path):
         _write(path, doc, {**arrays, "zzz": np.zeros(3)})
+
     yield "file unused_small_array", unused_small
 
     def deep(path):
-        _write(path, doc, arrays, json_text='{"format": "treeboost-model", "format_version": 2,'
-               ' "model": ' + "[" * 100_000 + "]" * 100_000 + "}")
+        _write(
+            path,
+            doc,
+            arrays,
+            json_text='{"format": "treeboost-model", "format_version": 2,'
+            ' "model": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        )
+
     yield "file deep_json", deep
 
     def deep_param(path):
         d = json.loads(json.dumps(doc))
         d["model"]["state"]["__deep__"] = None
-        text = json.dumps(d).replace('"__deep__": null', '"__deep__": ' + "[" * 5000 +
-                                     "]" * 5000)
+        text = json.dumps(d).replace('"__deep__": null', '"__deep__": ' + "[" * 5000 + "]" * 5000)
         _write(path, d, arrays, json_text=text)
+
     yield "file deep_json_in_state", deep_param
 
     def whitespace(path):
         text = json.dumps(doc)
-        _write(path, doc, arrays, json_text=text[:-1] + " " * (70 * 2 ** 20) + "}")
+        _write(path, doc, arrays, json_text=text[:-1] + " " * (70 * 2**20) + "}")
+
     yield "file json_whitespace_70MB", whitespace
 
     def big_string_dtype(path):
         d = json.loads(json.dumps(doc))
         found = _find(d, "__objarray__")
-        if found is None:     # no label array: add one as a parameter-like attribute
-            d["model"]["state"]["classes_"] = {"__objarray__": ["a"], "shape": [1],
-                                               "dtype": "<U999999999"}
+        if found is None:  # no label array: add one as a parameter-like attribute
+            d["model"]["state"]["classes_"] = {
+                "__objarray__": ["a"],
+                "shape": [1],
+                "dtype": "<U999999999",
+            }
         else:
             found["dtype"] = "<U999999999"
         _write(path, d, arrays)
+
     yield "file huge_string_dtype", big_string_dtype
 
     def extra_entry(path):
         _write(path, doc, arrays)
         with zipfile.ZipFile(path, "a") as zf:
             zf.writestr("payload.pkl", b"\x80\x04N.")
+
     yield "file extra_zip_entry", extra_entry
 
     def flag(path, bits=0x1, method=None):
@@ -308,9 +375,10 @@ def _file_mutants(doc, arrays):
                 if bits:
                     data[i + flag_at] |= bits
                 if method is not None:
-                    data[i + method_at:i + method_at + 2] = method.to_bytes(2, "little")
+                    data[i + method_at : i + method_at + 2] = method.to_bytes(2, "little")
                 i = data.find(sig, i + 4)
         open(path, "wb").write(bytes(data))
+
     yield "file encrypted_entries", flag
     yield "file unknown_compression", lambda path: flag(path, bits=0, method=99)
 
@@ -318,34 +386,45 @@ def _file_mutants(doc, arrays):
         _write(path, doc, arrays)
         data = open(path, "rb").read()
         open(path, "wb").write(data[: len(data) // 2])
+
     yield "file truncated", truncated
 
     def newer(path):
         d = dict(doc, format_version=99)
         _write(path, d, arrays)
+
     yield "file newer_version", newer
 
     first = min(arrays, key=lambda k: int(k[1:]))
-    yield "file nested_deflated_huge_array", lambda path: write_nested_deflated(
-        path, doc, arrays, first, NESTED_BYTES)
-    yield "file json_many_objects", lambda path: write_many_json_values(
-        path, doc, arrays, JSON_OBJECTS)
+    yield (
+        "file nested_deflated_huge_array",
+        lambda path: write_nested_deflated(path, doc, arrays, first, NESTED_BYTES),
+    )
+    yield (
+        "file json_many_objects",
+        lambda path: write_many_json_values(path, doc, arrays, JSON_OBJECTS),
+    )
     if tree_states(doc):
+
         def chain(path):
             if write_chain_tree(path, doc, arrays, CHAIN_DEPTH) is None:
-                _write(path, doc, arrays)      # a root leaf: the file as saved
+                _write(path, doc, arrays)  # a root leaf: the file as saved
+
         yield "file chain_tree", chain
     plans = doc["model"]["state"].get("_draw_plans")
     if isinstance(plans, dict) and "__array__" in plans:
         for label, column in (("draws", 1), ("rows", 0)):
+
             def plan(path, column=column):
                 a = arrays[plans["__array__"]].copy()
-                a[:, column] = 2 ** 31 - 1
+                a[:, column] = 2**31 - 1
                 _write(path, doc, {**arrays, plans["__array__"]: a})
+
             yield f"file draw_plan_huge_{label}", plan
 
 
 # -- hostile files that cost far more than they store (also used by the tests) -------------
+
 
 def write_nested_deflated(path, doc, arrays, key, declared_bytes):
     """A model file whose ``arrays.npz`` holds deflated entries, the array ``key``
@@ -359,11 +438,12 @@ def write_nested_deflated(path, doc, arrays, key, declared_bytes):
                     np.lib.format.write_array(f, a, allow_pickle=False)
                     continue
                 np.lib.format.write_array_header_2_0(
-                    f, {"descr": "|u1", "fortran_order": False, "shape": (declared_bytes,)})
-                chunk = bytes(2 ** 20)
+                    f, {"descr": "|u1", "fortran_order": False, "shape": (declared_bytes,)}
+                )
+                chunk = bytes(2**20)
                 left = declared_bytes
                 while left > 0:
-                    f.write(chunk[:min(left, len(chunk))])
+                    f.write(chunk[: min(left, len(chunk))])
                     left -= len(chunk)
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("model.json", json.dumps(doc))
@@ -410,8 +490,14 @@ def chain_arrays(state, arrays, depth):
     d[internal + 1] = np.arange(1, depth + 1)
     d[-1] = depth
     out = {"children_left": left, "children_right": right, "depth": d}
-    for name in ("feature", "threshold", "is_categorical", "missing_go_left",
-                 "bin_threshold", "gain"):
+    for name in (
+        "feature",
+        "threshold",
+        "is_categorical",
+        "missing_go_left",
+        "bin_threshold",
+        "gain",
+    ):
         a = get(name)
         col = np.zeros(n, a.dtype) if name != "feature" else np.full(n, -1, a.dtype)
         col[internal] = a[0]
@@ -420,8 +506,7 @@ def chain_arrays(state, arrays, depth):
         a = get(name)
         out[name] = np.repeat(a[:1], n, axis=0)
     cats = get("_categories_left")
-    out["_categories_left"] = (np.repeat(cats[:1], n, axis=0) if cats.shape[0]
-                               else cats)
+    out["_categories_left"] = np.repeat(cats[:1], n, axis=0) if cats.shape[0] else cats
     if cats.shape[0]:
         out["_categories_left"][~np.isin(np.arange(n), internal)] = 0
     return out
@@ -458,6 +543,7 @@ def _find(obj, tag):
 
 # -- the checks, in a child process -------------------------------------------------------
 
+
 def _uses(model):
     """The calls to make on a loaded model (name, function of X)."""
     uses = [("predict", lambda X: model.predict(X))]
@@ -475,6 +561,7 @@ def _uses(model):
 def _finite(out):
     """Whether every number in ``out`` is finite (labels and sparse matrices included)."""
     from scipy import sparse
+
     if sparse.issparse(out):
         return bool(np.all(np.isfinite(out.data)))
     if isinstance(out, tuple):
@@ -494,6 +581,7 @@ def check_file(path, X):
     import warnings
 
     import treeboost
+
     try:
         model = treeboost.load(path)
     except ValueError as exc:
@@ -502,7 +590,7 @@ def check_file(path, X):
             # reached the child's memory cap before a check refused it
             return "failed", f"load ran out of memory: {str(exc)[:300]}"
         return "refused", str(exc)[:300]
-    except Exception as exc:        # noqa: BLE001 - any other exception is the finding
+    except Exception as exc:  # noqa: BLE001 - any other exception is the finding
         return "failed", f"load raised {type(exc).__name__}: {str(exc)[:300]}"
     for name, use in _uses(model):
         try:
@@ -513,7 +601,7 @@ def check_file(path, X):
             if name == "estimators_samples_" and "unknown" in str(exc):
                 continue
             return "failed", f"{name} raised AttributeError: {str(exc)[:300]}"
-        except Exception as exc:    # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001
             return "failed", f"{name} raised {type(exc).__name__}: {str(exc)[:300]}"
         if not _finite(out):
             return "failed", f"{name} returned non-finite numbers"
@@ -522,13 +610,14 @@ def check_file(path, X):
 
 #: memory a child may take above what it holds once the kernels are compiled: a mutant
 #: that needs more fails (MemoryError) instead of swapping the machine
-MEMORY_CAP = 1536 * 2 ** 20
+MEMORY_CAP = 1536 * 2**20
 
 
 def _cap_memory():
     """Cap the address space at its present size plus :data:`MEMORY_CAP` (Linux)."""
     try:
         import resource
+
         with open("/proc/self/status") as f:
             size = next(int(ln.split()[1]) * 1024 for ln in f if ln.startswith("VmSize:"))
         resource.setrlimit(resource.RLIMIT_AS, (size + MEMORY_CAP, size + MEMORY_CAP))
@@ -545,7 +634,7 @@ def _child(list_file, x_file, out_file):
     with open(out_file, "a") as out:
         for i, f in enumerate(files):
             if i == 1:
-                _cap_memory()      # after the first file, which compiled the kernels
+                _cap_memory()  # after the first file, which compiled the kernels
             out.write(json.dumps({"start": f}) + "\n")
             out.flush()
             status, detail = check_file(f, X)
@@ -553,8 +642,9 @@ def _child(list_file, x_file, out_file):
             out.flush()
 
 
-def run_checks(files, x_file, per_file_timeout=60.0, compile_timeout=600.0, cache_dir=None,
-               log=None):
+def run_checks(
+    files, x_file, per_file_timeout=60.0, compile_timeout=600.0, cache_dir=None, log=None
+):
     """Check ``files`` in child processes (bounds-checked numba, own cache); returns
     {file: (status, detail)}.
 
@@ -564,9 +654,12 @@ def run_checks(files, x_file, per_file_timeout=60.0, compile_timeout=600.0, cach
     """
     own_cache = cache_dir is None
     cache_dir = cache_dir or tempfile.mkdtemp(prefix="treeboost-mutants-numba-")
-    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=cache_dir,
-               PYTHONPATH=os.pathsep.join([_ROOT] + [p for p in [os.environ.get(
-                   "PYTHONPATH")] if p]))
+    env = dict(
+        os.environ,
+        NUMBA_BOUNDSCHECK="1",
+        NUMBA_CACHE_DIR=cache_dir,
+        PYTHONPATH=os.pathsep.join([_ROOT] + [p for p in [os.environ.get("PYTHONPATH")] if p]),
+    )
     results = {}
     todo = list(files)
     work = tempfile.mkdtemp(prefix="treeboost-mutants-run-")
@@ -580,8 +673,18 @@ def run_checks(files, x_file, per_file_timeout=60.0, compile_timeout=600.0, cach
             with open(err_file, "w") as err:
                 # stderr to a file: a pipe nobody reads would block a chatty child
                 proc = subprocess.Popen(
-                    [sys.executable, os.path.abspath(__file__), "--child", list_file,
-                     x_file, out_file], env=env, stdout=subprocess.DEVNULL, stderr=err)
+                    [
+                        sys.executable,
+                        os.path.abspath(__file__),
+                        "--child",
+                        list_file,
+                        x_file,
+                        out_file,
+                    ],
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=err,
+                )
             current, last, first, pos = None, time.monotonic(), True, 0
             while True:
                 done = proc.poll() is not None
@@ -589,7 +692,7 @@ def run_checks(files, x_file, per_file_timeout=60.0, compile_timeout=600.0, cach
                     with open(out_file) as f:
                         f.seek(pos)
                         chunk = f.read()
-                    complete = chunk[:chunk.rfind("\n") + 1]
+                    complete = chunk[: chunk.rfind("\n") + 1]
                     pos += len(complete)
                     for line in complete.splitlines():
                         rec = json.loads(line)
@@ -617,8 +720,10 @@ def run_checks(files, x_file, per_file_timeout=60.0, compile_timeout=600.0, cach
                 stderr = err.read()
             if proc.returncode != 0 and current is not None and current not in results:
                 # a signal (segmentation fault, abort) or an exit in the middle of a file
-                results[current] = ("failed", f"child died (status {proc.returncode}): "
-                                              f"{stderr[-300:]}")
+                results[current] = (
+                    "failed",
+                    f"child died (status {proc.returncode}): {stderr[-300:]}",
+                )
                 if log:
                     log(current, "failed", "crash")
             remaining = [f for f in todo if f not in results]
@@ -637,6 +742,7 @@ def run_checks(files, x_file, per_file_timeout=60.0, compile_timeout=600.0, cach
 
 # -- the script ----------------------------------------------------------------------------
 
+
 def make_all(out_dir, seed=0, sample=None, names=None):
     """Build the models and write their mutants (all, or a seeded sample of ``sample``);
     returns [(model, label, path)] and the path of X."""
@@ -649,8 +755,12 @@ def make_all(out_dir, seed=0, sample=None, names=None):
     if sample is not None and sample < len(everything):
         # every "file" mutant of the container once, the draw plans' of each bagging
         # model, the rest sampled
-        fixed = [m for m in everything if m[1].startswith("file ") and (
-            m[0] == "cart_classifier" or m[1].startswith("file draw_plan"))]
+        fixed = [
+            m
+            for m in everything
+            if m[1].startswith("file ")
+            and (m[0] == "cart_classifier" or m[1].startswith("file draw_plan"))
+        ]
         rest = [m for m in everything if m not in fixed]
         everything = fixed + rng.sample(rest, sample - len(fixed))
     made = []
@@ -663,11 +773,19 @@ def make_all(out_dir, seed=0, sample=None, names=None):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sample", type=int, default=None,
-                        help="check a seeded sample of this many mutants (default: all)")
+    parser.add_argument(
+        "--sample",
+        type=int,
+        default=None,
+        help="check a seeded sample of this many mutants (default: all)",
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--timeout", type=float, default=60.0,
-                        help="seconds a mutant may take (the first of a child compiles)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        help="seconds a mutant may take (the first of a child compiles)",
+    )
     parser.add_argument("--models", nargs="*", default=None, help="only these models")
     parser.add_argument("--keep", default=None, help="write the mutants here and keep them")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
@@ -680,8 +798,11 @@ def main(argv=None):
     t0 = time.time()
     try:
         made, x_file = make_all(out_dir, args.seed, args.sample, args.models)
-        print(f"{len(made)} mutants of {len({m for m, _, _ in made})} models written in "
-              f"{time.time() - t0:.0f} s", flush=True)
+        print(
+            f"{len(made)} mutants of {len({m for m, _, _ in made})} models written in "
+            f"{time.time() - t0:.0f} s",
+            flush=True,
+        )
         label_of = {p: (m, lab) for m, lab, p in made}
         results = run_checks([p for _, _, p in made], x_file, args.timeout)
     finally:
@@ -690,8 +811,10 @@ def main(argv=None):
     counts = {"refused": 0, "worked": 0, "failed": 0}
     for status, _ in results.values():
         counts[status] += 1
-    print(f"made {len(made)}, refused {counts['refused']}, worked {counts['worked']}, "
-          f"failed {counts['failed']} ({time.time() - t0:.0f} s)")
+    print(
+        f"made {len(made)}, refused {counts['refused']}, worked {counts['worked']}, "
+        f"failed {counts['failed']} ({time.time() - t0:.0f} s)"
+    )
     for path, (status, detail) in sorted(results.items()):
         if status == "failed":
             model, label = label_of.get(path, ("?", "?"))

@@ -15,16 +15,20 @@ and builds without the kernels.  It skips them when the environment variable
 ``TREEBOOST_SKIP_PREBUILD`` is set, or with ``--config-settings prebuild=false``.
 An sdist never carries them.
 """
+
 import os
 import subprocess
 import sys
 
 from setuptools import build_meta as _setuptools
-from setuptools.build_meta import (build_sdist, get_requires_for_build_editable,  # noqa: F401
-                                   get_requires_for_build_sdist,
-                                   get_requires_for_build_wheel,
-                                   prepare_metadata_for_build_editable,
-                                   prepare_metadata_for_build_wheel)
+from setuptools.build_meta import (
+    build_sdist,
+    get_requires_for_build_editable,  # noqa: F401
+    get_requires_for_build_sdist,
+    get_requires_for_build_wheel,
+    prepare_metadata_for_build_editable,
+    prepare_metadata_for_build_wheel,
+)
 
 
 #: seconds after which the build gives up compiling (it takes a few minutes at most on a
@@ -42,18 +46,30 @@ def _wanted(config_settings):
 def _prebuild(config_settings):
     if not _wanted(config_settings):
         return
-    print("treeboost: compiling the engine's numba kernels for this machine, once "
-          "(a minute or two) ...", file=sys.stderr, flush=True)
+    print(
+        "treeboost: compiling the engine's numba kernels for this machine, once "
+        "(a minute or two) ...",
+        file=sys.stderr,
+        flush=True,
+    )
     # the source tree first on the path, the build environment's packages after it
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([os.getcwd()] + ([env["PYTHONPATH"]]
-                                                         if env.get("PYTHONPATH") else []))
+    env["PYTHONPATH"] = os.pathsep.join(
+        [os.getcwd()] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+    )
     try:
-        subprocess.run([sys.executable, "-m", "treeboost._prebuild"], env=env, check=True,
-                       timeout=PREBUILD_TIMEOUT)
+        subprocess.run(
+            [sys.executable, "-m", "treeboost._prebuild"],
+            env=env,
+            check=True,
+            timeout=PREBUILD_TIMEOUT,
+        )
     except (OSError, subprocess.SubprocessError) as exc:
-        print(f"treeboost: the kernels were not compiled ({exc}); the first fit will "
-              "compile them", file=sys.stderr, flush=True)
+        print(
+            f"treeboost: the kernels were not compiled ({exc}); the first fit will compile them",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def _for_setuptools(config_settings):
@@ -65,11 +81,13 @@ def _for_setuptools(config_settings):
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     _prebuild(config_settings)
-    return _setuptools.build_wheel(wheel_directory, _for_setuptools(config_settings),
-                                   metadata_directory)
+    return _setuptools.build_wheel(
+        wheel_directory, _for_setuptools(config_settings), metadata_directory
+    )
 
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
     _prebuild(config_settings)
-    return _setuptools.build_editable(wheel_directory, _for_setuptools(config_settings),
-                                      metadata_directory)
+    return _setuptools.build_editable(
+        wheel_directory, _for_setuptools(config_settings), metadata_directory
+    )

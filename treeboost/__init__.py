@@ -4,20 +4,42 @@ The estimators, :func:`load` and :func:`save` are imported on first use (PEP 562
 that ``import treeboost`` and the command's ``--help`` stay fast: ``from treeboost import
 RandomForestClassifier`` and ``treeboost.RandomForestClassifier`` work as always.
 """
+
 import importlib
 
 __version__ = "0.1.0"
 
 #: public name -> the module that defines it
 _LAZY = {
-    **dict.fromkeys(["AdaBoostClassifier", "AdaBoostRegressor", "BaggingClassifier",
-                     "BaggingRegressor", "ExtraTreesClassifier", "ExtraTreesRegressor",
-                     "GradientBoostingClassifier", "GradientBoostingRegressor",
-                     "HistGradientBoostingClassifier", "HistGradientBoostingRegressor",
-                     "RandomForestClassifier", "RandomForestRegressor"], ".ensembles"),
-    **dict.fromkeys(["C45Classifier", "DecisionTreeClassifier", "DecisionTreeRegressor",
-                     "ExtraTreeClassifier", "ExtraTreeRegressor", "ID3Classifier",
-                     "RuleListClassifier"], ".trees"),
+    **dict.fromkeys(
+        [
+            "AdaBoostClassifier",
+            "AdaBoostRegressor",
+            "BaggingClassifier",
+            "BaggingRegressor",
+            "ExtraTreesClassifier",
+            "ExtraTreesRegressor",
+            "GradientBoostingClassifier",
+            "GradientBoostingRegressor",
+            "HistGradientBoostingClassifier",
+            "HistGradientBoostingRegressor",
+            "RandomForestClassifier",
+            "RandomForestRegressor",
+        ],
+        ".ensembles",
+    ),
+    **dict.fromkeys(
+        [
+            "C45Classifier",
+            "DecisionTreeClassifier",
+            "DecisionTreeRegressor",
+            "ExtraTreeClassifier",
+            "ExtraTreeRegressor",
+            "ID3Classifier",
+            "RuleListClassifier",
+        ],
+        ".trees",
+    ),
     **dict.fromkeys(["load", "save"], ".persistence"),
 }
 
@@ -26,8 +48,9 @@ __all__ = sorted([*_LAZY, "__version__"])
 
 #: subpackages reachable as attributes (``treeboost.trees.rules``), as when this package
 #: imported its estimators at once
-_SUBPACKAGES = frozenset(["datasets", "engine", "ensembles", "inspection", "losses",
-                          "persistence", "plotting", "trees"])
+_SUBPACKAGES = frozenset(
+    ["datasets", "engine", "ensembles", "inspection", "losses", "persistence", "plotting", "trees"]
+)
 
 
 def __getattr__(name):
@@ -38,7 +61,7 @@ def __getattr__(name):
         value = importlib.import_module("." + name, __name__)
     else:
         raise AttributeError(f"module 'treeboost' has no attribute {name!r}")
-    globals()[name] = value         # later lookups skip this function
+    globals()[name] = value  # later lookups skip this function
     return value
 
 

@@ -17,6 +17,7 @@ Without this, a predict running while another thread refits could read the new n
 outputs with the old packed trees (and write past its output buffer), or the new encoder
 with the old trees.
 """
+
 import contextlib
 import copy
 import functools
@@ -49,8 +50,7 @@ def _working_copy(model):
     for key, value in current.items():
         if isinstance(value, (list, dict, set)):
             value = value.copy()
-        elif warm and isinstance(value, (np.ndarray, np.random.RandomState,
-                                         np.random.Generator)):
+        elif warm and isinstance(value, (np.ndarray, np.random.RandomState, np.random.Generator)):
             value = copy.deepcopy(value)
         state[key] = value
     work = object.__new__(type(model))
@@ -126,10 +126,14 @@ class AtomicRefitMixin:
                 continue
             elif inspect.isfunction(attr):
                 setattr(cls, name, _on_snapshot(attr))
-            elif isinstance(attr, property) and attr.fget is not None \
-                    and not getattr(attr.fget, "_treeboost_atomic", False):
-                setattr(cls, name, property(_on_snapshot(attr.fget), attr.fset, attr.fdel,
-                                            attr.__doc__))
+            elif (
+                isinstance(attr, property)
+                and attr.fget is not None
+                and not getattr(attr.fget, "_treeboost_atomic", False)
+            ):
+                setattr(
+                    cls, name, property(_on_snapshot(attr.fget), attr.fset, attr.fdel, attr.__doc__)
+                )
 
 
 # -- files ------------------------------------------------------------------------------------
@@ -148,8 +152,7 @@ def _names_open_file(path):
             return True
         if not os.path.islink(current):
             return False
-        current = os.path.normpath(os.path.join(os.path.dirname(current),
-                                                os.readlink(current)))
+        current = os.path.normpath(os.path.join(os.path.dirname(current), os.readlink(current)))
     return False
 
 
@@ -176,7 +179,7 @@ def output_kind(path):
     if _names_open_file(path):
         return "through", path
     try:
-        mode = os.stat(path).st_mode          # follows links
+        mode = os.stat(path).st_mode  # follows links
     except (FileNotFoundError, NotADirectoryError):
         # a new file, or a link to a file yet to be created: create the link's target (a
         # missing folder is found when the temporary file is created)
@@ -238,8 +241,9 @@ def atomic_write(path, mode="wb", **open_kwargs):
         os.umask(umask)
         keep = 0o666 & ~umask
     directory = os.path.dirname(target)
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp",
-                               dir=directory)
+    fd, tmp = tempfile.mkstemp(
+        prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=directory
+    )
     try:
         with open(fd, mode, **open_kwargs) as f:
             yield f

@@ -6,6 +6,7 @@ numbers out.  A row's output is ``expected_value + sum(values[row])`` (TreeSHAP'
 additivity), which is the model's own output: it is printed once per row, the expected
 value once for all rows.
 """
+
 import textwrap
 from typing import Any, NamedTuple
 
@@ -18,11 +19,12 @@ _MATCH_TOL = 1e-6
 
 class ShapOutput(NamedTuple):
     """What the SHAP values of one model add up to."""
-    values: Any         #: (n_rows, n_features): each row's values on its explained output
-    expected: Any       #: (n_rows,): the expected value of each row's explained output
-    output: Any         #: (n_rows,): expected + the sum of the row's values
-    label: Any          #: (n_rows,) of str: what ``output`` is, e.g. "log-odds(y = 1)"
-    meaning: str        #: one sentence saying what the outputs are
+
+    values: Any  #: (n_rows, n_features): each row's values on its explained output
+    expected: Any  #: (n_rows,): the expected value of each row's explained output
+    output: Any  #: (n_rows,): expected + the sum of the row's values
+    label: Any  #: (n_rows,) of str: what ``output`` is, e.g. "log-odds(y = 1)"
+    meaning: str  #: one sentence saying what the outputs are
 
 
 def _as_rows(array, n):
@@ -57,12 +59,10 @@ def explained_output(model, X, values, expected_value, target="y"):
     if values.ndim == 2:
         values = values[:, :, None]
     if values.ndim != 3 or values.shape[0] != len(X):
-        raise ValueError(f"shap_values returned values of shape {values.shape} for "
-                         f"{len(X)} rows")
+        raise ValueError(f"shap_values returned values of shape {values.shape} for {len(X)} rows")
     n_out = values.shape[2]
-    expected = np.broadcast_to(np.asarray(expected_value, dtype=np.float64).reshape(-1),
-                               (n_out,))
-    outputs = expected[None, :] + values.sum(axis=1)                  # (n, n_outputs)
+    expected = np.broadcast_to(np.asarray(expected_value, dtype=np.float64).reshape(-1), (n_out,))
+    outputs = expected[None, :] + values.sum(axis=1)  # (n, n_outputs)
     k = np.full(n, n_out - 1 if n_out <= 2 else 0)
     if n_out > 2:
         k = np.argmax(outputs, axis=1)
@@ -76,8 +76,7 @@ def explained_output(model, X, values, expected_value, target="y"):
         what = "log-odds" if kind == "raw score" and n_out == 1 else kind
         label = np.asarray([f"{what}({target} = {c})" for c in cls], dtype=object)
     else:
-        label = np.full(n, f"predicted {target}" if kind == "prediction" else kind,
-                        dtype=object)
+        label = np.full(n, f"predicted {target}" if kind == "prediction" else kind, dtype=object)
     return ShapOutput(values[rows, :, k], expected[k], outputs[rows, k], label, meaning)
 
 
@@ -87,25 +86,27 @@ def _name_outputs(model, X, outputs):
     candidates = []
     if hasattr(model, "decision_function"):
         is_boosting = hasattr(model, "trees_")
-        candidates.append(("raw score" if is_boosting else "decision function",
-                           model.decision_function))
+        candidates.append(
+            ("raw score" if is_boosting else "decision function", model.decision_function)
+        )
     if hasattr(model, "predict_proba"):
         candidates.append(("probability", model.predict_proba))
     if not hasattr(model, "classes_"):
         candidates.append(("prediction", model.predict))
     for kind, method in candidates:
         got = _as_rows(method(X), n)
-        if got.shape == outputs.shape and np.allclose(got, outputs, rtol=_MATCH_TOL,
-                                                      atol=_MATCH_TOL):
+        if got.shape == outputs.shape and np.allclose(
+            got, outputs, rtol=_MATCH_TOL, atol=_MATCH_TOL
+        ):
             return kind, _MEANINGS[kind]
     return "model output", _MEANINGS["model output"]
 
 
 _MEANINGS = {
     "raw score": "outputs are raw scores (log-odds for two classes, per-class scores "
-                 "turned into probabilities by softmax for more), not probabilities",
+    "turned into probabilities by softmax for more), not probabilities",
     "decision function": "outputs are the decision function (the learners' weighted "
-                         "vote), not probabilities",
+    "vote), not probabilities",
     "probability": "outputs are predicted probabilities",
     "prediction": "outputs are predictions, in the target's units",
     "model output": "outputs are the model's raw outputs",
@@ -124,8 +125,9 @@ def _cell(value):
     return str(value)
 
 
-def shap_lines(model, X, values, expected_value, top=5, row_names=None, target="y",
-               source="the data"):
+def shap_lines(
+    model, X, values, expected_value, top=5, row_names=None, target="y", source="the data"
+):
     """The report as lines of text.
 
     Parameters
@@ -148,13 +150,14 @@ def shap_lines(model, X, values, expected_value, top=5, row_names=None, target="
     names = [str(c) for c in X.columns]
     top = min(top, n_features)
     proba = model.predict_proba(X) if hasattr(model, "predict_proba") else None
-    heading = (f"SHAP values (exact TreeSHAP) of {type(model).__name__} on {n} rows of "
-               f"{source}.  The {shap.meaning}; each row's output is the expected value "
-               f"plus the sum of its features' SHAP values.  Shown: the {top} feature(s) "
-               f"of largest |SHAP value| per row.")
+    heading = (
+        f"SHAP values (exact TreeSHAP) of {type(model).__name__} on {n} rows of "
+        f"{source}.  The {shap.meaning}; each row's output is the expected value "
+        f"plus the sum of its features' SHAP values.  Shown: the {top} feature(s) "
+        f"of largest |SHAP value| per row."
+    )
     # a long file name is moved whole to the next line, never cut
-    yield from textwrap.wrap(heading, width=88, break_long_words=False,
-                             break_on_hyphens=False)
+    yield from textwrap.wrap(heading, width=88, break_long_words=False, break_on_hyphens=False)
     if np.unique(shap.expected).size == 1:
         yield f"expected value: {shap.expected[0]:.6f}"
     # the largest |value| first; a stable sort keeps column order among ties

@@ -16,6 +16,7 @@ compiled again, by another that needs it later.
 A case that fails is reported and skipped: a missing prebuilt kernel only means that the
 first fit that needs it compiles it, as any numba kernel.
 """
+
 import argparse
 import importlib.util
 import os
@@ -28,7 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-SMALL = 400     # rows of the small fits: every code path of a fit, in milliseconds
+SMALL = 400  # rows of the small fits: every code path of a fit, in milliseconds
 
 
 def _data(n=SMALL, p=6, seed=0, missing=True, categorical=True, dtype=np.float64):
@@ -54,20 +55,26 @@ def _use(model, X):
 
 def _trees():
     import treeboost as tb
+
     X, yc, ym, yr = _data()
     cat = [0]
     for criterion in ("gini", "entropy"):
         for y in (yc, ym):
-            _use(tb.DecisionTreeClassifier(criterion=criterion, categorical_features=cat)
-                 .fit(X, y), X)
+            _use(
+                tb.DecisionTreeClassifier(criterion=criterion, categorical_features=cat).fit(X, y),
+                X,
+            )
     _use(tb.DecisionTreeClassifier(max_depth=3, max_leaf_nodes=6).fit(X, yc), X)
-    _use(tb.DecisionTreeClassifier(max_depth=3).fit(X, yc, sample_weight=np.ones(len(yc))),
-         X)
+    _use(tb.DecisionTreeClassifier(max_depth=3).fit(X, yc, sample_weight=np.ones(len(yc))), X)
     _use(tb.DecisionTreeClassifier(ccp_alpha=0.01).fit(X, yc), X)
     for criterion in ("squared_error", "friedman_mse", "absolute_error", "poisson"):
         target = np.abs(yr) if criterion == "poisson" else yr
-        _use(tb.DecisionTreeRegressor(criterion=criterion, categorical_features=cat,
-                                      max_depth=6).fit(X, target), X)
+        _use(
+            tb.DecisionTreeRegressor(
+                criterion=criterion, categorical_features=cat, max_depth=6
+            ).fit(X, target),
+            X,
+        )
     _use(tb.ExtraTreeClassifier().fit(X, yc), X)
     _use(tb.ExtraTreeRegressor().fit(X, yr), X)
     _use(tb.DecisionTreeClassifier(monotonic_cst=[0, 0, 1, 0, 0, 0]).fit(X, yc), X)
@@ -91,13 +98,16 @@ def _layouts(X):
 def _inputs():
     """Fits and predictions on every layout of X (see :func:`_layouts`)."""
     import treeboost as tb
+
     X, yc, _, yr = _data()
-    models = [tb.DecisionTreeClassifier(max_depth=4).fit(X, yc),
-              tb.DecisionTreeRegressor(max_depth=4).fit(X, yr),
-              tb.RandomForestClassifier(n_estimators=3, max_depth=4).fit(X, yc),
-              tb.GradientBoostingClassifier(n_estimators=3).fit(X, yc),
-              tb.GradientBoostingRegressor(n_estimators=3).fit(X, yr),
-              tb.HistGradientBoostingClassifier(max_iter=3).fit(X, yc)]
+    models = [
+        tb.DecisionTreeClassifier(max_depth=4).fit(X, yc),
+        tb.DecisionTreeRegressor(max_depth=4).fit(X, yr),
+        tb.RandomForestClassifier(n_estimators=3, max_depth=4).fit(X, yc),
+        tb.GradientBoostingClassifier(n_estimators=3).fit(X, yc),
+        tb.GradientBoostingRegressor(n_estimators=3).fit(X, yr),
+        tb.HistGradientBoostingClassifier(max_iter=3).fit(X, yc),
+    ]
     for Xv in _layouts(X):
         tb.DecisionTreeClassifier(max_depth=4).fit(Xv, yc)
         tb.GradientBoostingClassifier(n_estimators=2).fit(Xv, yc)
@@ -114,13 +124,22 @@ def _inputs():
 
 def _forests():
     import treeboost as tb
+
     X, yc, ym, yr = _data()
-    for cls in (tb.RandomForestClassifier, tb.ExtraTreesClassifier, tb.BaggingClassifier,
-                tb.AdaBoostClassifier):
+    for cls in (
+        tb.RandomForestClassifier,
+        tb.ExtraTreesClassifier,
+        tb.BaggingClassifier,
+        tb.AdaBoostClassifier,
+    ):
         for y in (yc, ym):
             _use(cls(n_estimators=4, random_state=0).fit(X, y), X)
-    for cls in (tb.RandomForestRegressor, tb.ExtraTreesRegressor, tb.BaggingRegressor,
-                tb.AdaBoostRegressor):
+    for cls in (
+        tb.RandomForestRegressor,
+        tb.ExtraTreesRegressor,
+        tb.BaggingRegressor,
+        tb.AdaBoostRegressor,
+    ):
         _use(cls(n_estimators=4, random_state=0).fit(X, yr), X)
     Xn, yc, _, _ = _data(missing=False, categorical=False)
     # numeric splits only: the lane walks (engine/lane_walk.py), on numba's threads and
@@ -129,24 +148,35 @@ def _forests():
         for n_jobs in (None, 2):
             _use(cls(n_estimators=4, n_jobs=n_jobs, random_state=0).fit(Xn, yc), Xn)
     _use(tb.GradientBoostingClassifier(n_estimators=3).fit(Xn, yc), Xn)
-    _use(tb.RandomForestClassifier(n_estimators=4, oob_score=True, random_state=0)
-         .fit(X, yc), X)
+    _use(tb.RandomForestClassifier(n_estimators=4, oob_score=True, random_state=0).fit(X, yc), X)
 
 
 def _boosting():
     import treeboost as tb
+
     X, yc, ym, yr = _data()
     for y in (yc, ym):
         _use(tb.GradientBoostingClassifier(n_estimators=5).fit(X, y), X)
         _use(tb.HistGradientBoostingClassifier(max_iter=5).fit(X, y), X)
-        _use(tb.GradientBoostingClassifier(
-            n_estimators=5, max_depth=None, max_leaf_nodes=31, min_samples_leaf=20,
-            split_gain="hessian").fit(X, y), X)
+        _use(
+            tb.GradientBoostingClassifier(
+                n_estimators=5,
+                max_depth=None,
+                max_leaf_nodes=31,
+                min_samples_leaf=20,
+                split_gain="hessian",
+            ).fit(X, y),
+            X,
+        )
     for loss in ("squared_error", "absolute_error", "huber", "quantile"):
         _use(tb.GradientBoostingRegressor(n_estimators=5, loss=loss).fit(X, yr), X)
     _use(tb.HistGradientBoostingRegressor(max_iter=5).fit(X, yr), X)
-    _use(tb.HistGradientBoostingClassifier(max_iter=30, early_stopping=True,
-                                           validation_fraction=0.2).fit(X, yc), X)
+    _use(
+        tb.HistGradientBoostingClassifier(
+            max_iter=30, early_stopping=True, validation_fraction=0.2
+        ).fit(X, yc),
+        X,
+    )
 
 
 def _large():
@@ -154,6 +184,7 @@ def _large():
     of sparse codes."""
     import treeboost as tb
     from treeboost.engine import PARALLEL_GROWER_MIN_WORK
+
     n = 2 * PARALLEL_GROWER_MIN_WORK // 10
     X, yc, _, yr = _data(n=n, p=10)
     _use(tb.DecisionTreeClassifier(max_depth=8).fit(X, yc), X)
@@ -165,9 +196,16 @@ def _large():
     _use(tb.DecisionTreeClassifier(max_depth=8).fit(Xn, yc), Xn)
     _use(tb.GradientBoostingRegressor(n_estimators=3).fit(Xn, yr), Xn)
     import scipy.sparse as sp
+
     rng = np.random.default_rng(0)
-    very = sp.random(n, 2 * PARALLEL_GROWER_MIN_WORK // n, density=0.03, format="csr",
-                     random_state=0, data_rvs=lambda k: rng.normal(size=k))
+    very = sp.random(
+        n,
+        2 * PARALLEL_GROWER_MIN_WORK // n,
+        density=0.03,
+        format="csr",
+        random_state=0,
+        data_rvs=lambda k: rng.normal(size=k),
+    )
     very_y = (np.asarray(very[:, :3].sum(axis=1)).ravel() > 0).astype(np.int64)
     _use(tb.DecisionTreeClassifier(max_depth=8).fit(very, very_y), very)
     _use(tb.DecisionTreeRegressor(max_depth=8).fit(very, very_y * 1.0), very)
@@ -180,19 +218,25 @@ def _structured():
     import scipy.sparse as sp
 
     import treeboost as tb
+
     X, yc, ym, yr = _data(missing=False, categorical=False)
     # binned densely, and (at most 5 % of entries) kept as sparse codes: other growers
     rng = np.random.default_rng(0)
-    very = sp.random(SMALL, 60, density=0.03, format="csr", random_state=0,
-                     data_rvs=lambda k: rng.normal(size=k))
+    very = sp.random(
+        SMALL, 60, density=0.03, format="csr", random_state=0, data_rvs=lambda k: rng.normal(size=k)
+    )
     very_y = (np.asarray(very[:, :3].sum(axis=1)).ravel() > 0).astype(np.int64)
-    for Xs, y, target in ((sp.csr_matrix(np.where(np.abs(X) < 0.8, 0.0, X)), yc, yr),
-                          (very, very_y, very_y * 1.0)):
-        for model in (tb.DecisionTreeClassifier(),
-                      tb.RandomForestClassifier(n_estimators=3),
-                      tb.ExtraTreesClassifier(n_estimators=3),
-                      tb.GradientBoostingClassifier(n_estimators=3),
-                      tb.HistGradientBoostingClassifier(max_iter=3)):
+    for Xs, y, target in (
+        (sp.csr_matrix(np.where(np.abs(X) < 0.8, 0.0, X)), yc, yr),
+        (very, very_y, very_y * 1.0),
+    ):
+        for model in (
+            tb.DecisionTreeClassifier(),
+            tb.RandomForestClassifier(n_estimators=3),
+            tb.ExtraTreesClassifier(n_estimators=3),
+            tb.GradientBoostingClassifier(n_estimators=3),
+            tb.HistGradientBoostingClassifier(max_iter=3),
+        ):
             _use(model.fit(Xs, y), Xs)
             _use(model, Xs.tocsc())
         for criterion in ("squared_error", "absolute_error"):
@@ -203,23 +247,29 @@ def _structured():
     _use(tb.RandomForestClassifier(n_estimators=3).fit(X, Y), X)
     _use(tb.DecisionTreeRegressor().fit(X, np.column_stack([yr, -yr])), X)
     from treeboost.inspection import shap_values
+
     with tempfile.TemporaryDirectory() as folder:
-        for model in (tb.DecisionTreeClassifier(max_depth=4),
-                      tb.RandomForestClassifier(n_estimators=3, max_depth=4),
-                      tb.GradientBoostingClassifier(n_estimators=3)):
+        for model in (
+            tb.DecisionTreeClassifier(max_depth=4),
+            tb.RandomForestClassifier(n_estimators=3, max_depth=4),
+            tb.GradientBoostingClassifier(n_estimators=3),
+        ):
             model.fit(X, ym)
             shap_values(model, X)
             path = os.path.join(folder, "model.tb")
             tb.save(model, path)
             _use(tb.load(path), X)
     if importlib.util.find_spec("pandas") is None:
-        return          # the bundled data sets are data frames
+        return  # the bundled data sets are data frames
     from treeboost.datasets import load_titanic
+
     data = load_titanic()
     frame = data.data[["Pclass", "Sex", "Age", "SibSp", "Parch", "Fare", "Embarked"]]
-    for model in (tb.DecisionTreeClassifier(max_depth=3),
-                  tb.GradientBoostingClassifier(n_estimators=3),
-                  tb.RandomForestClassifier(n_estimators=3)):
+    for model in (
+        tb.DecisionTreeClassifier(max_depth=3),
+        tb.GradientBoostingClassifier(n_estimators=3),
+        tb.RandomForestClassifier(n_estimators=3),
+    ):
         _use(model.fit(frame, data.target), frame)
 
 
@@ -227,8 +277,14 @@ def _structured():
 #: structured to one; large, forests and inputs to the other).  The first case of each
 #: compiles a grower of its own (the serial and the parallel copy); the later ones find
 #: what the other process compiled meanwhile in its part of the folder
-CASES = {"trees": _trees, "large": _large, "boosting": _boosting, "forests": _forests,
-         "structured": _structured, "inputs": _inputs}
+CASES = {
+    "trees": _trees,
+    "large": _large,
+    "boosting": _boosting,
+    "forests": _forests,
+    "structured": _structured,
+    "inputs": _inputs,
+}
 
 #: how often the build looks whether its processes have finished (s)
 POLL_SECONDS = 0.2
@@ -237,6 +293,7 @@ POLL_SECONDS = 0.2
 def run_cases(names):
     """Run the named cases in this process; returns the names of those that failed."""
     from treeboost.engine import speed_up_compilation
+
     # this worker process compiles nothing but the engine (engine/_compilation.py)
     speed_up_compilation()
     failed = []
@@ -257,8 +314,9 @@ def _split(names, jobs):
 
 class PrebuildReport(NamedTuple):
     """What :func:`prebuild` did."""
-    seconds: float          #: wall time
-    failed: int             #: processes in which a case failed (their other kernels kept)
+
+    seconds: float  #: wall time
+    failed: int  #: processes in which a case failed (their other kernels kept)
 
 
 def prebuild(jobs=2, cases=None):
@@ -266,6 +324,7 @@ def prebuild(jobs=2, cases=None):
     prebuilt folder, in ``jobs`` processes, and write its manifest.  Returns a
     :class:`PrebuildReport`."""
     from treeboost.engine import kernel_cache
+
     names = list(cases or CASES)
     start = time.perf_counter()
     shutil.rmtree(kernel_cache.PREBUILT_DIR, ignore_errors=True)
@@ -277,29 +336,35 @@ def prebuild(jobs=2, cases=None):
     for i, share in enumerate(shares):
         env = dict(os.environ, **{kernel_cache.PREBUILD_ENV: f"part{i}"})
         env.pop(kernel_cache.DISABLE_ENV, None)
-        running[f"part{i}"] = (share, subprocess.Popen(
-            [sys.executable, "-m", "treeboost._prebuild", "--cases", ",".join(share)],
-            env=env))
+        running[f"part{i}"] = (
+            share,
+            subprocess.Popen(
+                [sys.executable, "-m", "treeboost._prebuild", "--cases", ",".join(share)], env=env
+            ),
+        )
     parts, failed = {}, 0
     while running:
         time.sleep(POLL_SECONDS)
         for part, (share, proc) in list(running.items()):
             if proc.poll() is not None:
-                parts[part] = {"cases": share,
-                               "seconds": round(time.perf_counter() - start, 1)}
+                parts[part] = {"cases": share, "seconds": round(time.perf_counter() - start, 1)}
                 failed += proc.returncode != 0
                 del running[part]
     report = PrebuildReport(time.perf_counter() - start, failed)
-    kernel_cache.write_manifest({"parts": parts, "seconds": round(report.seconds, 1),
-                                 "failed_processes": report.failed})
+    kernel_cache.write_manifest(
+        {"parts": parts, "seconds": round(report.seconds, 1), "failed_processes": report.failed}
+    )
     return report
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
-    ap.add_argument("--cases", help="comma-separated cases to run in this process (the "
-                    "worker mode; the folder and manifest are left alone)")
+    ap.add_argument(
+        "--cases",
+        help="comma-separated cases to run in this process (the "
+        "worker mode; the folder and manifest are left alone)",
+    )
     args = ap.parse_args(argv)
     if args.cases:
         failed = run_cases(args.cases.split(","))

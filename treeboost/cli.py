@@ -36,6 +36,7 @@ the old file as it was, and the output is checked to be writable before the (pos
 long) fit starts.  A symbolic link stays a link (its target is rewritten); a device, FIFO
 or ``/dev/stdout`` is written in place, never replaced (:func:`treeboost._atomic.atomic_write`).
 """
+
 import argparse
 import ast
 import os
@@ -61,8 +62,12 @@ MODELS = {
 #: trees it has always fitted (31 leaves best-first, 20 rows per leaf, second-order gain)
 #: rather than scikit-learn's depth-3 defaults of GradientBoosting*
 MODEL_PARAMS = {
-    "gbdt": {"max_depth": None, "max_leaf_nodes": 31, "min_samples_leaf": 20,
-             "split_gain": "hessian"},
+    "gbdt": {
+        "max_depth": None,
+        "max_leaf_nodes": 31,
+        "min_samples_leaf": 20,
+        "split_gain": "hessian",
+    },
 }
 
 
@@ -75,7 +80,7 @@ def _same_file(a, b):
     if os.path.realpath(a) == os.path.realpath(b):
         return True
     try:
-        return os.path.samefile(a, b)       # hard links
+        return os.path.samefile(a, b)  # hard links
     except OSError:
         return False
 
@@ -99,6 +104,7 @@ def _check_output(path, inputs=()):
     device, a FIFO or ``/dev/stdout``, which are written in place, never replaced.
     """
     from ._atomic import output_kind
+
     try:
         kind, target = output_kind(path)
     except IsADirectoryError:
@@ -107,8 +113,10 @@ def _check_output(path, inputs=()):
         raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
     for inp in inputs:
         if _same_file(path, inp):
-            raise UserError(f"the output {path} is the input {inp}; writing it would destroy "
-                            f"the input: choose another output file")
+            raise UserError(
+                f"the output {path} is the input {inp}; writing it would destroy "
+                f"the input: choose another output file"
+            )
     if kind == "through":
         if not os.access(path, os.W_OK):
             raise UserError(f"cannot write {path}: permission denied")
@@ -139,6 +147,7 @@ def _titanic_features():
     with Sex and Embarked declared categorical (the demo needs no optional package)."""
     from .datasets import load_titanic
     import importlib.util
+
     if importlib.util.find_spec("pandas") is None:
         data = load_titanic(as_frame=False)
         cols = [data.feature_names.index(c) for c in FEATURES]
@@ -150,17 +159,21 @@ def _titanic_features():
 def compile_kernels(args):
     from ._prebuild import prebuild
     from .engine import PREBUILT_DIR
+
     if args.jobs < 1:
         raise UserError(f"--jobs must be at least 1, got {args.jobs}")
     if not os.access(PREBUILT_DIR.parent, os.W_OK):
-        raise UserError(f"cannot write the kernels into {PREBUILT_DIR.parent}: "
-                        "not writable by this user")
-    print("Compiling treeboost's kernels for this machine (a minute or two) ...",
-          flush=True)
+        raise UserError(
+            f"cannot write the kernels into {PREBUILT_DIR.parent}: not writable by this user"
+        )
+    print("Compiling treeboost's kernels for this machine (a minute or two) ...", flush=True)
     report = prebuild(jobs=args.jobs)
     if report.failed:
-        print(f"Some fits failed to compile (see above); the kernels of the others are "
-              f"in {PREBUILT_DIR}", flush=True)
+        print(
+            f"Some fits failed to compile (see above); the kernels of the others are "
+            f"in {PREBUILT_DIR}",
+            flush=True,
+        )
         return 1
     print(f"Done in {report.seconds:.0f} s: {PREBUILT_DIR}")
     return 0
@@ -168,6 +181,7 @@ def compile_kernels(args):
 
 def demo(args):
     from .demo import run_demo
+
     if args.folds < 2:
         raise UserError(f"--folds must be at least 2, got {args.folds}")
     if args.n_estimators < 1:
@@ -176,11 +190,18 @@ def demo(args):
         _check_output_directory(args.out)
     X, y, categorical = _titanic_features()
     try:
-        return run_demo(X, y, categorical, FEATURES, out=args.out, folds=args.folds,
-                        n_estimators=args.n_estimators, plots=not args.no_plots)
-    except OSError as exc:      # the folder vanished or filled up during the run
-        raise UserError(f"cannot write the pictures to {args.out}: "
-                        f"{exc.strerror or exc}") from None
+        return run_demo(
+            X,
+            y,
+            categorical,
+            FEATURES,
+            out=args.out,
+            folds=args.folds,
+            n_estimators=args.n_estimators,
+            plots=not args.no_plots,
+        )
+    except OSError as exc:  # the folder vanished or filled up during the run
+        raise UserError(f"cannot write the pictures to {args.out}: {exc.strerror or exc}") from None
 
 
 # -- fit / predict / explain ------------------------------------------------------------------
@@ -219,7 +240,7 @@ STRAY_TEXT_SHARE = 0.05
 #: Separators tried, in this order, when ``--sep`` is not given.
 SEPARATORS = (",", ";", "\t", "|")
 #: How much of a file the separator is guessed from.
-SNIFF_BYTES = 2 ** 16
+SNIFF_BYTES = 2**16
 
 
 def _sniff_separator(path, encoding):
@@ -227,6 +248,7 @@ def _sniff_separator(path, encoding):
     number (at least two) of fields; a comma when none does (a one-column file)."""
     import csv
     import io
+
     try:
         with open(path, encoding=encoding, errors="replace", newline="") as fh:
             sample = fh.read(SNIFF_BYTES)
@@ -236,12 +258,11 @@ def _sniff_separator(path, encoding):
         raise UserError(f"--encoding {encoding}: no such encoding") from None
     except OSError as exc:
         raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(sample) == SNIFF_BYTES:      # the last line may be cut: leave it out
-        sample = sample[:sample.rfind("\n") + 1] or sample
+    if len(sample) == SNIFF_BYTES:  # the last line may be cut: leave it out
+        sample = sample[: sample.rfind("\n") + 1] or sample
     for sep in SEPARATORS:
         try:
-            widths = {len(row) for row in csv.reader(io.StringIO(sample), delimiter=sep)
-                      if row}
+            widths = {len(row) for row in csv.reader(io.StringIO(sample), delimiter=sep) if row}
         except csv.Error:
             continue
         if len(widths) == 1 and widths.pop() > 1:
@@ -257,7 +278,7 @@ def _read_csv(path, options=None, **kwargs):
         raise UserError(f"{path} is a directory, not a CSV file")
     encoding = getattr(options, "encoding", None) or "utf-8"
     sep = getattr(options, "sep", None)
-    sep = {"\\t": "\t", "tab": "\t"}.get(sep, sep)     # `--sep '\t'` as typed in a shell
+    sep = {"\\t": "\t", "tab": "\t"}.get(sep, sep)  # `--sep '\t'` as typed in a shell
     if sep is None:
         sep = _sniff_separator(path, encoding)
     try:
@@ -267,8 +288,10 @@ def _read_csv(path, options=None, **kwargs):
     except LookupError:
         raise UserError(f"--encoding {encoding}: no such encoding") from None
     except UnicodeDecodeError as exc:
-        raise UserError(f"cannot read {path} as {encoding} text (byte {exc.start} is not "
-                        f"{encoding}): give its encoding, e.g. --encoding latin-1") from None
+        raise UserError(
+            f"cannot read {path} as {encoding} text (byte {exc.start} is not "
+            f"{encoding}): give its encoding, e.g. --encoding latin-1"
+        ) from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         raise UserError(f"cannot read {path} as CSV ({exc})") from None
     except OSError as exc:
@@ -278,23 +301,28 @@ def _read_csv(path, options=None, **kwargs):
 #: A cell that reads as a date: ISO 8601 (``2024-03-01``, ``2024-03-01 12:30``,
 #: ``2024-03-01T12:30:00.5+01:00``).  A column whose every non-missing cell is one becomes
 #: a datetime column, which the estimators split as points in time.
-DATE_PATTERN = (r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?"
-                r"(?:Z|[+-]\d{2}:?\d{2})?")
+DATE_PATTERN = (
+    r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?"
+    r"(?:Z|[+-]\d{2}:?\d{2})?"
+)
 
 
 def _as_dates(series):
     """``series`` as datetimes when it holds text and every non-missing cell is an ISO 8601
     date, else None.  Cells with a time zone are converted to UTC."""
     pd = _pandas()
-    if _is_numeric(series) or pd.api.types.is_bool_dtype(series.dtype) \
-            or pd.api.types.is_datetime64_any_dtype(series.dtype):
+    if (
+        _is_numeric(series)
+        or pd.api.types.is_bool_dtype(series.dtype)
+        or pd.api.types.is_datetime64_any_dtype(series.dtype)
+    ):
         return None
     text = series.dropna().astype(str).str.strip()
     if text.empty or not text.str.fullmatch(DATE_PATTERN).all():
         return None
     zoned = text.str.contains(r"(?:Z|[+-]\d{2}:?\d{2})$", regex=True)
     if zoned.any() and not zoned.all():
-        return None         # some with a zone, some without: no common clock
+        return None  # some with a zone, some without: no common clock
     try:
         return pd.to_datetime(series, format="ISO8601", utc=bool(zoned.any()))
     except (ValueError, TypeError, OverflowError):
@@ -315,8 +343,9 @@ def _parse_dates(frame, columns):
 def _is_numeric(series):
     """Numbers (not booleans): what the trees split with ``x <= threshold``."""
     pd = _pandas()
-    return (pd.api.types.is_numeric_dtype(series.dtype)
-            and not pd.api.types.is_bool_dtype(series.dtype))
+    return pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(
+        series.dtype
+    )
 
 
 def _prepare_features(frame):
@@ -325,8 +354,7 @@ def _prepare_features(frame):
     missing."""
     pd = _pandas()
     for col in frame.columns:
-        if not (_is_numeric(frame[col])
-                or pd.api.types.is_datetime64_any_dtype(frame[col].dtype)):
+        if not (_is_numeric(frame[col]) or pd.api.types.is_datetime64_any_dtype(frame[col].dtype)):
             frame[col] = frame[col].astype("category")
     return frame
 
@@ -335,15 +363,18 @@ def _refuse_infinity(frame, columns, path):
     """A cell holding ``inf`` (which pandas reads as a number) is refused by column and
     row: the trees cannot place it, and the estimators' error would not name the file."""
     import numpy as np
+
     for col in columns:
         if not _is_numeric(frame[col]):
             continue
         values = frame[col].to_numpy(dtype=np.float64, na_value=np.nan)
         bad = np.flatnonzero(np.isinf(values))
         if bad.size:
-            raise UserError(f"column {col!r} of {path} holds {values[bad[0]]} in data row "
-                            f"{_row_number(frame, bad[0])} ({bad.size} infinite cell(s)); "
-                            f"leave the cell empty for a missing value")
+            raise UserError(
+                f"column {col!r} of {path} holds {values[bad[0]]} in data row "
+                f"{_row_number(frame, bad[0])} ({bad.size} infinite cell(s)); "
+                f"leave the cell empty for a missing value"
+            )
 
 
 def _row_number(frame, position):
@@ -366,6 +397,7 @@ ID_NAME = r"(?:^|[^a-z])(?:id|ids|key|index|no|num|number)(?:[^a-z]|$)|[a-z]I[dD
 
 def _looks_like_id_name(name):
     import re
+
     return bool(re.search(ID_NAME, name) or re.search(ID_NAME, name.lower()))
 
 
@@ -402,11 +434,14 @@ def identifier_columns(frame, exclude=()):
             continue
         series = frame[col]
         dtype = series.dtype
-        if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_float_dtype(dtype) \
-                or pd.api.types.is_datetime64_any_dtype(dtype):
+        if (
+            pd.api.types.is_bool_dtype(dtype)
+            or pd.api.types.is_float_dtype(dtype)
+            or pd.api.types.is_datetime64_any_dtype(dtype)
+        ):
             continue
         if _is_numeric(series) and not pd.api.types.is_integer_dtype(dtype):
-            continue        # complex numbers, or anything else numeric but not integer
+            continue  # complex numbers, or anything else numeric but not integer
         count = int(series.count())
         if count < MIN_IDENTIFIER_VALUES or series.nunique(dropna=True) != count:
             continue
@@ -430,34 +465,41 @@ def _feature_columns(frame, args):
     drop = _split_names(args.drop)
     unknown = [c for c in drop if c not in columns]
     if unknown:
-        raise UserError(f"--drop {', '.join(unknown)}: no such column in {args.data} "
-                        f"(columns: {', '.join(columns)})")
+        raise UserError(
+            f"--drop {', '.join(unknown)}: no such column in {args.data} "
+            f"(columns: {', '.join(columns)})"
+        )
     if args.target in drop:
         raise UserError(f"--drop {args.target}: that is the target")
     if args.weight is not None and args.weight not in columns:
-        raise UserError(f"--weight {args.weight}: no such column in {args.data} (columns: "
-                        f"{', '.join(columns)})")
+        raise UserError(
+            f"--weight {args.weight}: no such column in {args.data} (columns: {', '.join(columns)})"
+        )
     if args.weight is not None:
         drop = [c for c in drop if c != args.weight]
     exclude = [args.target, args.weight]
-    ids = [] if args.keep_ids else [c for c in identifier_columns(frame, exclude)
-                                    if c not in drop]
+    ids = [] if args.keep_ids else [c for c in identifier_columns(frame, exclude) if c not in drop]
     if ids:
-        _note(f"not used as features, they identify rows (no value repeats): "
-              f"{', '.join(ids)} (--keep-ids keeps them)")
+        _note(
+            f"not used as features, they identify rows (no value repeats): "
+            f"{', '.join(ids)} (--keep-ids keeps them)"
+        )
     if drop:
         print(f"not used as features (--drop): {', '.join(drop)}")
-    features = [c for c in frame.columns if c not in exclude and c not in drop
-                and c not in ids]
+    features = [c for c in frame.columns if c not in exclude and c not in drop and c not in ids]
     if not features:
-        raise UserError(f"{args.data} has no feature column left besides the target "
-                        f"{args.target!r}" + (" after --drop" if drop else "")
-                        + (" and the identifier columns" if ids else ""))
+        raise UserError(
+            f"{args.data} has no feature column left besides the target "
+            f"{args.target!r}"
+            + (" after --drop" if drop else "")
+            + (" and the identifier columns" if ids else "")
+        )
     return features
 
 
 def _detect_task(y):
     import numpy as np
+
     if not _is_numeric(y):
         return "classification"
     values = y.dropna().to_numpy(dtype=np.float64)
@@ -487,15 +529,18 @@ def _make_model(name, cls, pairs, base=None):
     known = model.get_params(deep=True)
     unknown = [k.split("__")[0] for k in params if k.split("__")[0] not in known]
     if unknown:
-        raise UserError(f"bad --param for {name}: no parameter {', '.join(unknown)} (its "
-                        f"parameters: {', '.join(sorted(model.get_params(deep=False)))})")
+        raise UserError(
+            f"bad --param for {name}: no parameter {', '.join(unknown)} (its "
+            f"parameters: {', '.join(sorted(model.get_params(deep=False)))})"
+        )
     for key in params:
         owner = key.split("__")[0]
         if "__" in key and known.get(owner) is None:
-            raise UserError(f"bad --param for {name}: {key} sets a parameter of {owner}, "
-                            f"which is None here")
+            raise UserError(
+                f"bad --param for {name}: {key} sets a parameter of {owner}, which is None here"
+            )
     try:
-        model.set_params(**params)          # also nested ones: estimator__max_depth=3
+        model.set_params(**params)  # also nested ones: estimator__max_depth=3
     except (TypeError, ValueError) as exc:
         raise UserError(f"bad --param for {name}: {exc}") from None
     if hasattr(model, "_parameter_constraints"):
@@ -509,19 +554,24 @@ def _make_model(name, cls, pairs, base=None):
 def _target(frame, args):
     """``(y, task)`` with y as a numpy array; text labels as Python str."""
     import numpy as np
+
     y = frame[args.target]
     task = _detect_task(y) if args.task == "auto" else args.task
     if task == "regression":
         if not _is_numeric(y):
             example = y.dropna().iloc[0]
-            raise UserError(f"--task regression needs numbers in the target {args.target!r}, "
-                            f"but it holds text such as {example!r}; use --task "
-                            f"classification")
+            raise UserError(
+                f"--task regression needs numbers in the target {args.target!r}, "
+                f"but it holds text such as {example!r}; use --task "
+                f"classification"
+            )
         values = y.to_numpy(dtype=np.float64)
         bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
-            raise UserError(f"the target {args.target!r} holds {values[bad[0]]} in data row "
-                            f"{_row_number(frame, bad[0])}")
+            raise UserError(
+                f"the target {args.target!r} holds {values[bad[0]]} in data row "
+                f"{_row_number(frame, bad[0])}"
+            )
         return values, task
     if _is_numeric(y):
         values = y.to_numpy()
@@ -540,22 +590,28 @@ def _split(X, y, task, args, n_rows, weight=None):
     """Training and held-out parts: ``Xtr, Xte, ytr, yte, wtr``."""
     import numpy as np
     from sklearn.model_selection import train_test_split
+
     stratify = None
     if task == "classification":
         _, counts = np.unique(y, return_counts=True)
         stratify = y if counts.min() >= 2 else None
     arrays = [X, y] + ([] if weight is None else [weight])
     try:
-        parts = train_test_split(*arrays, test_size=args.test_size, stratify=stratify,
-                                 random_state=args.random_state)
+        parts = train_test_split(
+            *arrays, test_size=args.test_size, stratify=stratify, random_state=args.random_state
+        )
     except ValueError as exc:
-        raise UserError(f"{args.data} has {n_rows} rows with a target: too few to hold out "
-                        f"--test-size {args.test_size} ({exc})") from None
+        raise UserError(
+            f"{args.data} has {n_rows} rows with a target: too few to hold out "
+            f"--test-size {args.test_size} ({exc})"
+        ) from None
     Xtr, Xte, ytr, yte = parts[:4]
     if np.unique(ytr).size < 2:
-        raise UserError(f"{args.data} has {n_rows} rows with a target: the training part "
-                        f"({len(ytr)} rows after holding out --test-size {args.test_size}) "
-                        f"has a single target value; nothing to learn")
+        raise UserError(
+            f"{args.data} has {n_rows} rows with a target: the training part "
+            f"({len(ytr)} rows after holding out --test-size {args.test_size}) "
+            f"has a single target value; nothing to learn"
+        )
     return Xtr, Xte, ytr, yte, (parts[4] if weight is not None else None)
 
 
@@ -580,13 +636,16 @@ def _report(model, task, yte, pred, Xte, ytr):
         # what accuracy means here: that of always answering the training's commonest class
         labels, counts = np.unique(ytr, return_counts=True)
         common = labels[np.argmax(counts)]
-        print(f"  {'baseline':<9} {np.mean(yte == common):.4f}  (accuracy of always "
-              f"predicting {common}, the most frequent class)")
+        print(
+            f"  {'baseline':<9} {np.mean(yte == common):.4f}  (accuracy of always "
+            f"predicting {common}, the most frequent class)"
+        )
         if hasattr(model, "predict_proba"):
             proba = model.predict_proba(Xte)
             if proba.shape[1] == 2:
-                show("ROC AUC", lambda: metrics.roc_auc_score(yte == model.classes_[1],
-                                                              proba[:, 1]))
+                show(
+                    "ROC AUC", lambda: metrics.roc_auc_score(yte == model.classes_[1], proba[:, 1])
+                )
             show("log loss", lambda: metrics.log_loss(yte, proba, labels=model.classes_))
     else:
         show("R2", lambda: metrics.r2_score(yte, pred))
@@ -611,19 +670,24 @@ def _unseen_categories(Xtr, Xte):
         held = Xte[col].dropna()
         unseen = int((~held.isin(Xtr[col].dropna().unique())).sum())
         if unseen >= UNSEEN_MIN_ROWS and unseen >= UNSEEN_SHARE * len(held):
-            lines.append(f"note: {unseen} of the {len(held)} held-out values of {col} never "
-                         f"occur in the training part; the model reads them as missing "
-                         f"values")
+            lines.append(
+                f"note: {unseen} of the {len(held)} held-out values of {col} never "
+                f"occur in the training part; the model reads them as missing "
+                f"values"
+            )
     return lines
 
 
 def _check_fit_options(args):
     if not 0 < args.test_size < 1:
-        raise UserError(f"--test-size must be a fraction strictly between 0 and 1, got "
-                        f"{args.test_size}")
+        raise UserError(
+            f"--test-size must be a fraction strictly between 0 and 1, got {args.test_size}"
+        )
     if args.output == "-":
-        raise UserError("-o -: a model file is binary and is not written to standard "
-                        "output; give a file name such as model.tbm")
+        raise UserError(
+            "-o -: a model file is binary and is not written to standard "
+            "output; give a file name such as model.tbm"
+        )
     if args.weight is not None and args.weight == args.target:
         raise UserError(f"--weight {args.weight}: that is the target")
     _check_output(args.output, inputs=[args.data] + ([args.valid] if args.valid else []))
@@ -634,14 +698,18 @@ def _rows_with_target(frame, path, args):
     if len(frame) == 0:
         raise UserError(f"{path} has a header but no data rows")
     if args.target not in frame.columns:
-        raise UserError(f"column {args.target!r} is not in {path} (columns: "
-                        f"{', '.join(map(str, frame.columns))})")
+        raise UserError(
+            f"column {args.target!r} is not in {path} (columns: "
+            f"{', '.join(map(str, frame.columns))})"
+        )
     empty = int(frame[args.target].isna().sum())
     if empty == len(frame):
         raise UserError(f"the target {args.target!r} is empty in every row of {path}")
     if empty:
-        _note(f"{empty} of the {len(frame)} rows of {path} have no {args.target} (an empty "
-              f"cell): left out")
+        _note(
+            f"{empty} of the {len(frame)} rows of {path} have no {args.target} (an empty "
+            f"cell): left out"
+        )
     return frame.dropna(subset=[args.target])
 
 
@@ -651,21 +719,27 @@ def _note_text_in_numbers(frame, columns):
     pd = _pandas()
     for col in columns:
         series = frame[col]
-        if _is_numeric(series) or pd.api.types.is_bool_dtype(series.dtype) \
-                or pd.api.types.is_datetime64_any_dtype(series.dtype):
+        if (
+            _is_numeric(series)
+            or pd.api.types.is_bool_dtype(series.dtype)
+            or pd.api.types.is_datetime64_any_dtype(series.dtype)
+        ):
             continue
         values = series.dropna()
         text = pd.to_numeric(values.astype(str), errors="coerce").isna().to_numpy()
         if 0 < text.sum() <= max(1, STRAY_TEXT_SHARE * len(values)) < len(values):
             i = int(text.argmax())
-            _note(f"column {col!r} is read as categories, not numbers: {int(text.sum())} of "
-                  f"its {len(values)} cells are not numbers ({values.iloc[i]!r} in data row "
-                  f"{int(values.index[i]) + 1}); correct or empty them to use its numbers")
+            _note(
+                f"column {col!r} is read as categories, not numbers: {int(text.sum())} of "
+                f"its {len(values)} cells are not numbers ({values.iloc[i]!r} in data row "
+                f"{int(values.index[i]) + 1}); correct or empty them to use its numbers"
+            )
 
 
 def _weights(frame, args):
     """The ``--weight`` column as finite, non-negative floats."""
     import numpy as np
+
     if args.weight is None:
         return None
     w = frame[args.weight]
@@ -674,8 +748,10 @@ def _weights(frame, args):
     values = w.to_numpy(dtype=np.float64, na_value=np.nan)
     bad = np.flatnonzero(~(np.isfinite(values) & (values >= 0)))
     if bad.size:
-        raise UserError(f"--weight {args.weight}: weights must be finite numbers >= 0, got "
-                        f"{values[bad[0]]} in data row {_row_number(frame, bad[0])}")
+        raise UserError(
+            f"--weight {args.weight}: weights must be finite numbers >= 0, got "
+            f"{values[bad[0]]} in data row {_row_number(frame, bad[0])}"
+        )
     if not values.sum() > 0:
         raise UserError(f"--weight {args.weight}: every weight is 0")
     return values
@@ -699,9 +775,11 @@ def _set_threads(args, model=None):
         raise UserError(f"--threads must be at least 1, got {n}")
     if model is None:
         import numba
+
         numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
     elif "n_jobs" in model.get_params(deep=False) and not any(
-            p.startswith("n_jobs=") for p in getattr(args, "param", None) or []):
+        p.startswith("n_jobs=") for p in getattr(args, "param", None) or []
+    ):
         model.set_params(n_jobs=n)
 
 
@@ -711,13 +789,17 @@ def _warn_if_constant(model, n_train):
     if trees and all(t.node_count <= 1 for t in trees):
         params = model.get_params(deep=False)
         leaf = params.get("min_samples_leaf")
-        _warn(f"the fitted model makes no split: it predicts the same for every row "
-              f"({n_train} training rows" + (f", min_samples_leaf={leaf}" if leaf else "")
-              + "); try --param min_samples_leaf=1 or more rows")
+        _warn(
+            f"the fitted model makes no split: it predicts the same for every row "
+            f"({n_train} training rows"
+            + (f", min_samples_leaf={leaf}" if leaf else "")
+            + "); try --param min_samples_leaf=1 or more rows"
+        )
 
 
 def fit(args):
     import treeboost
+
     pd = _pandas()
     _check_fit_options(args)
     _set_threads(args)
@@ -725,8 +807,7 @@ def fit(args):
     if frame.shape[1] < 2:
         raise UserError(f"{args.data} has no column besides the target {args.target!r}")
     # before the identifiers are picked: a column of distinct dates is a feature
-    dates = _parse_dates(frame, [c for c in frame.columns if c not in (args.target,
-                                                                        args.weight)])
+    dates = _parse_dates(frame, [c for c in frame.columns if c not in (args.target, args.weight)])
     features = _feature_columns(frame, args)
     dates = [c for c in dates if c in features]
     if dates:
@@ -737,16 +818,18 @@ def fit(args):
         valid = _rows_with_target(_read_csv(args.valid, args), args.valid, args)
         missing = [c for c in used if c not in valid.columns]
         if missing:
-            raise UserError(f"--valid {args.valid} lacks the columns {', '.join(missing)} "
-                            f"of {args.data}")
+            raise UserError(
+                f"--valid {args.valid} lacks the columns {', '.join(missing)} of {args.data}"
+            )
         _refuse_non_dates(valid, dates, args.valid)
         # one frame, so that both files' columns get the same types and categories
         frame = pd.concat([frame[used], valid[used]])
     else:
         frame = frame[used]
     if frame[args.target].iloc[:n_train].nunique() < 2:
-        raise UserError(f"the target {args.target!r} has a single value in {args.data}; "
-                        f"nothing to learn")
+        raise UserError(
+            f"the target {args.target!r} has a single value in {args.data}; nothing to learn"
+        )
     _note_text_in_numbers(frame, features)
     _refuse_infinity(frame, features, args.data)
     y, task = _target(frame, args)
@@ -774,15 +857,21 @@ def fit(args):
     fit_time = time.perf_counter() - t
     print(f"{name} fitted on {len(ytr)} rows x {X.shape[1]} columns in {fit_time:.2f} s.")
     _warn_if_constant(model, len(ytr))
-    print(f"Scores on {where}, which the fit did not see"
-          + (" (unweighted)" if weight is not None else "") + ":")
+    print(
+        f"Scores on {where}, which the fit did not see"
+        + (" (unweighted)" if weight is not None else "")
+        + ":"
+    )
     _report(model, task, yte, model.predict(Xte), Xte, ytr)
     for line in _unseen_categories(Xtr, Xte):
         print(line)
-    model.treeboost_cli_ = {"target": args.target, "task": task,
-                            "columns": [str(c) for c in X.columns]}
+    model.treeboost_cli_ = {
+        "target": args.target,
+        "task": task,
+        "columns": [str(c) for c in X.columns],
+    }
     try:
-        treeboost.save(model, args.output)      # atomic: a failure keeps the old file
+        treeboost.save(model, args.output)  # atomic: a failure keeps the old file
     except OSError as exc:
         raise UserError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     print(f"model saved to {args.output}")
@@ -792,13 +881,21 @@ def fit(args):
 #: What a damaged or crafted file can raise from the ZIP and JSON readers besides the
 #: ValueError that :func:`treeboost.load` promises (encrypted or unknown-compression
 #: entries, deep nesting); the command reports them as one line as well.
-_LOAD_ERRORS = (ValueError, zipfile.BadZipFile, EOFError, RuntimeError, NotImplementedError,
-                RecursionError, OverflowError)
+_LOAD_ERRORS = (
+    ValueError,
+    zipfile.BadZipFile,
+    EOFError,
+    RuntimeError,
+    NotImplementedError,
+    RecursionError,
+    OverflowError,
+)
 
 
 def _load_model(path):
     import treeboost
     from sklearn.base import BaseEstimator
+
     if os.path.isdir(path):
         raise UserError(f"{path} is a directory, not a model file")
     try:
@@ -813,8 +910,7 @@ def _load_model(path):
             raise UserError(text) from None
         raise UserError(f"{path} is not a usable treeboost model ({text})") from None
     if not isinstance(model, BaseEstimator) or not hasattr(model, "predict"):
-        raise UserError(f"{path} holds a {type(model).__name__}, not a fitted treeboost "
-                        f"model")
+        raise UserError(f"{path} holds a {type(model).__name__}, not a fitted treeboost model")
     return model
 
 
@@ -827,8 +923,11 @@ def _categorical_columns(model, columns):
     cats = getattr(enc, "categories_", None)
     if flags is None or cats is None or len(flags) != len(columns):
         return []
-    return [c for c, flag, cat in zip(columns, flags, cats)
-            if flag and cat is not None and len(cat) and all(isinstance(v, str) for v in cat)]
+    return [
+        c
+        for c, flag, cat in zip(columns, flags, cats)
+        if flag and cat is not None and len(cat) and all(isinstance(v, str) for v in cat)
+    ]
 
 
 def _refuse_text_in_numbers(frame, model, columns, path):
@@ -840,17 +939,22 @@ def _refuse_text_in_numbers(frame, model, columns, path):
     if flags is None or len(flags) != len(columns):
         return
     for col, flag in zip(columns, flags):
-        if flag or _is_numeric(frame[col]) \
-                or pd.api.types.is_datetime64_any_dtype(frame[col].dtype):
+        if (
+            flag
+            or _is_numeric(frame[col])
+            or pd.api.types.is_datetime64_any_dtype(frame[col].dtype)
+        ):
             continue
         values = frame[col]
         numbers = pd.to_numeric(values, errors="coerce")
         bad = (numbers.isna() & values.notna()).to_numpy()
         if bad.any():
             i = int(bad.argmax())
-            raise UserError(f"column {col!r} of {path} holds text ({values.iloc[i]!r} in data "
-                            f"row {_row_number(frame, i)}) but the model was fitted with "
-                            f"numbers in it")
+            raise UserError(
+                f"column {col!r} of {path} holds text ({values.iloc[i]!r} in data "
+                f"row {_row_number(frame, i)}) but the model was fitted with "
+                f"numbers in it"
+            )
         frame[col] = numbers
 
 
@@ -864,17 +968,21 @@ def _cli_info(model):
     if isinstance(info.get("target"), str):
         sound["target"] = info["target"]
     columns = info.get("columns")
-    if isinstance(columns, list) and all(isinstance(c, str) for c in columns) \
-            and len(columns) == getattr(model, "n_features_in_", None):
+    if (
+        isinstance(columns, list)
+        and all(isinstance(c, str) for c in columns)
+        and len(columns) == getattr(model, "n_features_in_", None)
+    ):
         sound["columns"] = columns
     return sound
 
 
 class ModelInput(NamedTuple):
     """The rows of a CSV file as a model reads them."""
-    X: Any              #: the model's columns, text ones categorical
-    ids: Any            #: the ``--id`` column as written in the file (a Series), or None
-    ignored: list       #: columns of the file the model does not use
+
+    X: Any  #: the model's columns, text ones categorical
+    ids: Any  #: the ``--id`` column as written in the file (a Series), or None
+    ignored: list  #: columns of the file the model does not use
 
 
 def _date_columns(model, columns):
@@ -896,8 +1004,10 @@ def _refuse_non_dates(frame, columns, path):
             text = frame[col].dropna().astype(str)
             bad = ~text.str.strip().str.fullmatch(DATE_PATTERN)
             example = f" ({text[bad].iloc[0]!r})" if bad.any() else ""
-            raise UserError(f"column {col!r} of {path} holds cells that are not dates"
-                            f"{example} but the model was fitted with dates in it")
+            raise UserError(
+                f"column {col!r} of {path} holds cells that are not dates"
+                f"{example} but the model was fitted with dates in it"
+            )
         frame[col] = dates
 
 
@@ -908,16 +1018,21 @@ def _read_model_input(model, path, id_column=None, options=None):
     info = _cli_info(model)
     header = _read_csv(path, options, nrows=0)
     target = info.get("target")
-    columns = info.get("columns") or list(getattr(model, "feature_names_in_",
-                                                  [c for c in header.columns if c != target]))
+    columns = info.get("columns") or list(
+        getattr(model, "feature_names_in_", [c for c in header.columns if c != target])
+    )
     columns = [str(c) for c in columns]
     if id_column is not None and id_column not in header.columns:
-        raise UserError(f"--id {id_column}: no such column in {path} (columns: "
-                        f"{', '.join(map(str, header.columns))})")
+        raise UserError(
+            f"--id {id_column}: no such column in {path} (columns: "
+            f"{', '.join(map(str, header.columns))})"
+        )
     missing = [c for c in columns if c not in header.columns]
     if missing:
-        raise UserError(f"the columns of {path} differ from training: missing {missing} "
-                        f"(the model was fitted with {columns})")
+        raise UserError(
+            f"the columns of {path} differ from training: missing {missing} "
+            f"(the model was fitted with {columns})"
+        )
     text = [c for c in _categorical_columns(model, columns) if c in header.columns]
     # the id is carried through as written (leading zeros kept); a feature column read
     # as text is turned back into numbers below when the model learned numbers
@@ -965,8 +1080,7 @@ def predict(args):
     target = _cli_info(model).get("target")
     unused = [c for c in data.ignored if c not in (args.id, target)]
     if unused:
-        print(f"columns of {args.data} the model does not use: {', '.join(unused)}",
-              file=info)
+        print(f"columns of {args.data} the model does not use: {', '.join(unused)}", file=info)
     print(f"{len(out)} predictions written to {args.output}", file=info)
     return 0
 
@@ -975,6 +1089,7 @@ def _write_file(path, write):
     """``write(fh)`` into ``path`` atomically (or through, for a device or FIFO); any
     failure of the write (a full disk, ``/dev/full``) is the user's error line."""
     from ._atomic import atomic_write
+
     try:
         with atomic_write(path, "w", newline="") as fh:
             write(fh)
@@ -1006,11 +1121,13 @@ def explain(args):
     if args.top < 1:
         raise UserError(f"--top must be at least 1, got {args.top}")
     if args.shap and args.data is None:
-        raise UserError("--shap needs a DATA.csv whose rows to explain: treeboost explain "
-                        "MODEL DATA.csv --shap")
+        raise UserError(
+            "--shap needs a DATA.csv whose rows to explain: treeboost explain MODEL DATA.csv --shap"
+        )
     if args.id is not None and args.data is None:
-        raise UserError("--id names the rows of a DATA.csv: treeboost explain MODEL "
-                        "DATA.csv --shap --id COL")
+        raise UserError(
+            "--id names the rows of a DATA.csv: treeboost explain MODEL DATA.csv --shap --id COL"
+        )
     if args.output not in (None, "-"):
         _check_output(args.output, inputs=[args.model] + ([args.data] if args.data else []))
     _set_threads(args)
@@ -1035,25 +1152,38 @@ def _write_table(table, args, what):
 def _explain_rows(model, args):
     """Each row's largest SHAP values (see :mod:`treeboost._cli_shap`)."""
     from ._cli_shap import shap_lines
+
     try:
         from .inspection import shap_values
-    except ImportError as exc:      # a build without the SHAP module
+    except ImportError as exc:  # a build without the SHAP module
         raise UserError(f"SHAP values are not available in this treeboost ({exc})") from None
     data = _read_model_input(model, args.data, args.id, args)
     try:
         values, expected = shap_values(model, data.X)
     except (ValueError, TypeError) as exc:
-        raise UserError(f"cannot compute SHAP values of {args.model} on {args.data}: "
-                        f"{exc}") from None
+        raise UserError(
+            f"cannot compute SHAP values of {args.model} on {args.data}: {exc}"
+        ) from None
     names = None
     if data.ids is not None:
         names = [f"{args.id} {v}" for v in data.ids.fillna("(missing)").astype(str)]
     target = _cli_info(model).get("target") or "y"
     if args.output is not None:
-        return _write_table(_shap_table(model, data, values, expected, target, args), args,
-                            f"SHAP values of {len(data.X)} rows")
-    for line in shap_lines(model, data.X, values, expected, top=args.top, row_names=names,
-                           target=target, source=args.data):
+        return _write_table(
+            _shap_table(model, data, values, expected, target, args),
+            args,
+            f"SHAP values of {len(data.X)} rows",
+        )
+    for line in shap_lines(
+        model,
+        data.X,
+        values,
+        expected,
+        top=args.top,
+        row_names=names,
+        target=target,
+        source=args.data,
+    ):
         print(line)
     return 0
 
@@ -1062,6 +1192,7 @@ def _shap_table(model, data, values, expected, target, args):
     """One row per row of the data: its id (``--id``), the output explained, one column
     of SHAP values per feature, the expected value and the output (their sum)."""
     from ._cli_shap import explained_output
+
     pd = _pandas()
     shap = explained_output(model, data.X, values, expected, target)
     table = pd.DataFrame(shap.values, columns=[str(c) for c in data.X.columns])
@@ -1077,6 +1208,7 @@ def _raw_score_note(model, index, target):
     """What the leaf values of a boosting tree are: raw scores, not probabilities."""
     import textwrap
     import numpy as np
+
     init = getattr(model, "init_score_", getattr(model, "_init_raw", None))
     per_iteration = len(model.trees_[0]) if getattr(model, "trees_", None) else 1
     iteration, k = divmod(index, per_iteration)
@@ -1085,29 +1217,42 @@ def _raw_score_note(model, index, target):
         init = np.ravel(np.asarray(init, dtype=np.float64))
         total = f"the initial score {init[min(k, init.size - 1)]:.6f} plus the sum"
     if not hasattr(model, "classes_"):
-        text = (f"Tree {index} is iteration {iteration}.  Leaf values are raw scores in the "
-                f"target's units, learning rate included: a prediction is {total} of the "
-                f"leaf values of every tree.")
+        text = (
+            f"Tree {index} is iteration {iteration}.  Leaf values are raw scores in the "
+            f"target's units, learning rate included: a prediction is {total} of the "
+            f"leaf values of every tree."
+        )
     elif per_iteration == 1:
-        text = (f"Tree {index} is iteration {iteration}.  Leaf values are raw scores, "
-                f"log-odds of {target} = {model.classes_[-1]}, learning rate included, not "
-                f"probabilities: the log-odds of a row are {total} of its leaf values over "
-                f"all trees, and its probability is 1 / (1 + exp(-log-odds)).")
+        text = (
+            f"Tree {index} is iteration {iteration}.  Leaf values are raw scores, "
+            f"log-odds of {target} = {model.classes_[-1]}, learning rate included, not "
+            f"probabilities: the log-odds of a row are {total} of its leaf values over "
+            f"all trees, and its probability is 1 / (1 + exp(-log-odds))."
+        )
     else:
-        text = (f"Tree {index} is iteration {iteration}, class {model.classes_[k]}.  Leaf "
-                f"values are raw scores of {target} = {model.classes_[k]}, learning rate "
-                f"included, not probabilities: a class's score is {total} of its trees' "
-                f"leaf values, and softmax over the classes' scores gives the "
-                f"probabilities.")
+        text = (
+            f"Tree {index} is iteration {iteration}, class {model.classes_[k]}.  Leaf "
+            f"values are raw scores of {target} = {model.classes_[k]}, learning rate "
+            f"included, not probabilities: a class's score is {total} of its trees' "
+            f"leaf values, and softmax over the classes' scores gives the "
+            f"probabilities."
+        )
     # a long file or column name is moved whole to the next line, never cut
-    return textwrap.fill(text, width=88, initial_indent="  ", subsequent_indent="  ",
-                         break_long_words=False, break_on_hyphens=False)
+    return textwrap.fill(
+        text,
+        width=88,
+        initial_indent="  ",
+        subsequent_indent="  ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def _explain_model(model, args):
     """One tree's rules, the feature importances and the boosting trace."""
     import numpy as np
     from .trees.export import export_rules
+
     names = list(getattr(model, "feature_names_in_", [])) or None
     if args.output is not None:
         imp = getattr(model, "feature_importances_", None)
@@ -1120,14 +1265,15 @@ def _explain_model(model, args):
     trees = _trees_of(model)
     if trees:
         if not 0 <= args.tree < len(trees):
-            raise UserError(f"--tree {args.tree} is out of range: the model has "
-                            f"{_count(len(trees), 'tree')}")
+            raise UserError(
+                f"--tree {args.tree} is out of range: the model has {_count(len(trees), 'tree')}"
+            )
         target = _cli_info(model).get("target")
         print(f"Rules of tree {args.tree} of {len(trees)}:")
         if hasattr(model, "trees_"):
             print(_raw_score_note(model, args.tree, target or "y"))
             k = len(model.trees_[0])
-            index = (args.tree // k, args.tree % k)      # (iteration, class)
+            index = (args.tree // k, args.tree % k)  # (iteration, class)
         else:
             index = args.tree
         # the exporters name a member's features itself (bagging may give it a subset)
@@ -1148,19 +1294,24 @@ def _explain_model(model, args):
 #: Iterations of the boosting trace printed first; the last one follows.
 TRACE_HEAD = 5
 #: What the losses' metric names mean, for the trace's heading.
-_METRICS = {"binary_logloss": "log loss", "multi_logloss": "log loss",
-            "l2/2": "half squared error", "l1": "absolute error"}
+_METRICS = {
+    "binary_logloss": "log loss",
+    "multi_logloss": "log loss",
+    "l2/2": "half squared error",
+    "l1": "absolute error",
+}
 
 
 def _trace_scale(model):
     """``(factor, name)``: ``train_score_`` is ``factor`` times the loss called ``name``
     (scikit-learn's GradientBoosting scores twice the log loss), or ``(1.0, None)``."""
     import numpy as np
+
     loss = getattr(model, "_loss", None)
     try:
         loss = loss if loss is not None else model._make_loss()
         scale = float(model._score_scale(loss))
-    except Exception:       # a model without these helpers: its scores as they are
+    except Exception:  # a model without these helpers: its scores as they are
         return 1.0, None
     name = getattr(loss, "metric_name", None)
     if not (np.isfinite(scale) and scale > 0):
@@ -1220,8 +1371,13 @@ class _HelpFormatter(argparse.HelpFormatter):
     def _get_help_string(self, action):
         text = action.help or ""
         default = action.default
-        if not (default is None or default is False or default == argparse.SUPPRESS
-                or action.required or "%(default)" in text):
+        if not (
+            default is None
+            or default is False
+            or default == argparse.SUPPRESS
+            or action.required
+            or "%(default)" in text
+        ):
             text += " (default: %(default)s)"
         return text
 
@@ -1232,41 +1388,63 @@ class _MainHelpFormatter(_HelpFormatter, argparse.RawDescriptionHelpFormatter):
 
 def _add_reading_options(p):
     """``--sep``, ``--encoding`` and ``--threads``, common to fit, predict and explain."""
-    p.add_argument("--sep", metavar="CHAR",
-                   help="the field separator of the CSV files (default: guessed from the "
-                        "first lines among comma, semicolon, tab and |)")
-    p.add_argument("--encoding", default="utf-8", metavar="NAME",
-                   help="the text encoding of the CSV files, e.g. latin-1")
-    p.add_argument("--threads", type=int, metavar="N",
-                   help="threads of the engine and jobs of an ensemble (default: all cores)")
+    p.add_argument(
+        "--sep",
+        metavar="CHAR",
+        help="the field separator of the CSV files (default: guessed from the "
+        "first lines among comma, semicolon, tab and |)",
+    )
+    p.add_argument(
+        "--encoding",
+        default="utf-8",
+        metavar="NAME",
+        help="the text encoding of the CSV files, e.g. latin-1",
+    )
+    p.add_argument(
+        "--threads",
+        type=int,
+        metavar="N",
+        help="threads of the engine and jobs of an ensemble (default: all cores)",
+    )
 
 
 def _parser():
     fmt = {"formatter_class": _HelpFormatter}
     parser = argparse.ArgumentParser(
-        prog="treeboost", description="Decision trees and tree ensembles: fit a model on a\n"
+        prog="treeboost",
+        description="Decision trees and tree ensembles: fit a model on a\n"
         "CSV file, predict, explain; or run the demo.",
         epilog="Run `treeboost COMMAND --help` for a command's options.  Example:\n"
-               "  treeboost fit train.csv --target Survived -o model.tbm\n"
-               "  treeboost predict model.tbm test.csv --id PassengerId -o pred.csv\n"
-               "  treeboost explain model.tbm test.csv --shap --top 3",
-        formatter_class=_MainHelpFormatter)
+        "  treeboost fit train.csv --target Survived -o model.tbm\n"
+        "  treeboost predict model.tbm test.csv --id PassengerId -o pred.csv\n"
+        "  treeboost explain model.tbm test.csv --shap --top 3",
+        formatter_class=_MainHelpFormatter,
+    )
     from . import __version__
+
     parser.add_argument("--version", action="version", version=f"treeboost {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    p = sub.add_parser("demo", help="a single tree against the ensembles on Titanic",
-                       description="Cross-validate a single CART tree and every ensemble "
-                       "on the bundled Titanic data: one table, and three pictures.", **fmt)
-    p.add_argument("--out", default="treeboost-demo", metavar="DIR",
-                   help="folder for the pictures (created if needed)")
+    p = sub.add_parser(
+        "demo",
+        help="a single tree against the ensembles on Titanic",
+        description="Cross-validate a single CART tree and every ensemble "
+        "on the bundled Titanic data: one table, and three pictures.",
+        **fmt,
+    )
+    p.add_argument(
+        "--out",
+        default="treeboost-demo",
+        metavar="DIR",
+        help="folder for the pictures (created if needed)",
+    )
     p.add_argument("--folds", type=int, default=5, help="cross-validation folds (>= 2)")
-    p.add_argument("--n-estimators", type=int, default=100, metavar="N",
-                   help="trees per ensemble")
+    p.add_argument("--n-estimators", type=int, default=100, metavar="N", help="trees per ensemble")
     p.add_argument("--no-plots", action="store_true", help="print the table only")
     p.set_defaults(func=demo)
 
     p = sub.add_parser(
-        "fit", help="fit a model on a CSV file and save it",
+        "fit",
+        help="fit a model on a CSV file and save it",
         description="Fit a model on a CSV file, print its metrics on a held-out part "
         "(accuracy, ROC AUC, log loss; or R2, MAE, RMSE) and save the model fitted on the "
         "rest (or, with --valid, on that file, fitting on all of DATA.csv).  Text columns "
@@ -1278,85 +1456,151 @@ def _parser():
         "LightGBM-style trees: 31 leaves grown best-first, second-order gain, "
         "min_samples_leaf=20 but at most a tenth of the training rows (so that a small "
         "file is learned from); the other models from their estimator's defaults.  "
-        "--param overrides any of them.", **fmt)
+        "--param overrides any of them.",
+        **fmt,
+    )
     p.add_argument("data", metavar="DATA.csv", help="the training data, one row per sample")
     p.add_argument("--target", required=True, metavar="COL", help="the column to predict")
-    p.add_argument("--model", choices=sorted(MODELS), default="gbdt",
-                   help="gbdt: gradient boosting, rf: random forest, extratrees, bagging, "
-                        "adaboost, tree: one CART tree")
-    p.add_argument("--param", action="append", metavar="KEY=VALUE",
-                   help="a parameter of the estimator, e.g. learning_rate=0.05 "
-                        "(repeatable; values are Python literals)")
-    p.add_argument("--drop", action="append", metavar="COL[,COL]",
-                   help="columns not to use as features (repeatable)")
-    p.add_argument("--keep-ids", action="store_true",
-                   help="use the identifier columns as features too")
-    p.add_argument("--test-size", type=float, default=0.2, metavar="FRACTION",
-                   help="fraction of the rows held out for the printed metrics")
-    p.add_argument("--task", choices=["auto", "classification", "regression"], default="auto",
-                   help="auto: classification for text, booleans or at most 10 distinct "
-                        "integers in the target, else regression")
-    p.add_argument("--random-state", type=int, default=0, metavar="SEED",
-                   help="seed of the hold-out split")
-    p.add_argument("--valid", metavar="VALID.csv",
-                   help="score on this file (same columns) instead of holding out a part "
-                        "of DATA.csv; the model is then fitted on all of DATA.csv")
-    p.add_argument("--weight", metavar="COL",
-                   help="a column of sample weights (numbers >= 0), not used as a feature")
+    p.add_argument(
+        "--model",
+        choices=sorted(MODELS),
+        default="gbdt",
+        help="gbdt: gradient boosting, rf: random forest, extratrees, bagging, "
+        "adaboost, tree: one CART tree",
+    )
+    p.add_argument(
+        "--param",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a parameter of the estimator, e.g. learning_rate=0.05 "
+        "(repeatable; values are Python literals)",
+    )
+    p.add_argument(
+        "--drop",
+        action="append",
+        metavar="COL[,COL]",
+        help="columns not to use as features (repeatable)",
+    )
+    p.add_argument(
+        "--keep-ids", action="store_true", help="use the identifier columns as features too"
+    )
+    p.add_argument(
+        "--test-size",
+        type=float,
+        default=0.2,
+        metavar="FRACTION",
+        help="fraction of the rows held out for the printed metrics",
+    )
+    p.add_argument(
+        "--task",
+        choices=["auto", "classification", "regression"],
+        default="auto",
+        help="auto: classification for text, booleans or at most 10 distinct "
+        "integers in the target, else regression",
+    )
+    p.add_argument(
+        "--random-state", type=int, default=0, metavar="SEED", help="seed of the hold-out split"
+    )
+    p.add_argument(
+        "--valid",
+        metavar="VALID.csv",
+        help="score on this file (same columns) instead of holding out a part "
+        "of DATA.csv; the model is then fitted on all of DATA.csv",
+    )
+    p.add_argument(
+        "--weight",
+        metavar="COL",
+        help="a column of sample weights (numbers >= 0), not used as a feature",
+    )
     _add_reading_options(p)
-    p.add_argument("-o", "--output", required=True, metavar="MODEL",
-                   help="the model file to write (e.g. model.tbm)")
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="MODEL",
+        help="the model file to write (e.g. model.tbm)",
+    )
     p.set_defaults(func=fit)
 
     p = sub.add_parser(
-        "predict", help="predict a CSV file with a saved model",
+        "predict",
+        help="predict a CSV file with a saved model",
         description="Predict every row of a CSV file: one prediction column and, for "
         "classifiers, one probability column per class.  The file must hold the columns "
-        "the model was fitted with; its other columns are ignored.", **fmt)
+        "the model was fitted with; its other columns are ignored.",
+        **fmt,
+    )
     p.add_argument("model", metavar="MODEL", help="a model file written by fit")
     p.add_argument("data", metavar="DATA.csv", help="the rows to predict")
-    p.add_argument("--id", metavar="COL",
-                   help="a column copied as is into the output, first (to join the "
-                        "predictions back), e.g. PassengerId")
-    p.add_argument("-o", "--output", metavar="OUT.csv",
-                   help="where to write the predictions; - or none: standard output.  A device "
-                        "or FIFO (/dev/null) is written in place, a symbolic link's target "
-                        "is rewritten and the link kept")
+    p.add_argument(
+        "--id",
+        metavar="COL",
+        help="a column copied as is into the output, first (to join the "
+        "predictions back), e.g. PassengerId",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT.csv",
+        help="where to write the predictions; - or none: standard output.  A device "
+        "or FIFO (/dev/null) is written in place, a symbolic link's target "
+        "is rewritten and the link kept",
+    )
     _add_reading_options(p)
     p.set_defaults(func=predict)
 
     p = sub.add_parser(
-        "explain", help="rules, importances and trace of a saved model; SHAP values of rows",
+        "explain",
+        help="rules, importances and trace of a saved model; SHAP values of rows",
         description="Without DATA.csv: the rules of one tree, the feature importances and "
         "the boosting trace.  With DATA.csv (and --shap): for each row, the features with "
         "the largest SHAP values (exact TreeSHAP: the row's output is the expected value "
-        "plus the sum of its features' SHAP values).", **fmt)
+        "plus the sum of its features' SHAP values).",
+        **fmt,
+    )
     p.add_argument("model", metavar="MODEL", help="a model file written by fit")
-    p.add_argument("data", metavar="DATA.csv", nargs="?",
-                   help="rows to explain with SHAP values")
-    p.add_argument("--tree", type=int, default=0, metavar="N",
-                   help="which tree's rules to print (0 = the first)")
-    p.add_argument("--shap", action="store_true",
-                   help="print each row's SHAP values (implied by DATA.csv)")
-    p.add_argument("--top", type=int, default=5, metavar="K",
-                   help="SHAP values shown per row: the K largest in absolute value")
+    p.add_argument("data", metavar="DATA.csv", nargs="?", help="rows to explain with SHAP values")
+    p.add_argument(
+        "--tree",
+        type=int,
+        default=0,
+        metavar="N",
+        help="which tree's rules to print (0 = the first)",
+    )
+    p.add_argument(
+        "--shap", action="store_true", help="print each row's SHAP values (implied by DATA.csv)"
+    )
+    p.add_argument(
+        "--top",
+        type=int,
+        default=5,
+        metavar="K",
+        help="SHAP values shown per row: the K largest in absolute value",
+    )
     p.add_argument("--id", metavar="COL", help="a column of DATA.csv that names each row")
-    p.add_argument("-o", "--output", metavar="OUT.csv",
-                   help="write a CSV file instead of printing (- for standard output): "
-                        "with DATA.csv, every feature's SHAP value of every row; without, "
-                        "the feature importances")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT.csv",
+        help="write a CSV file instead of printing (- for standard output): "
+        "with DATA.csv, every feature's SHAP value of every row; without, "
+        "the feature importances",
+    )
     _add_reading_options(p)
     p.set_defaults(func=explain)
 
     p = sub.add_parser(
-        "compile", help="compile the engine's kernels for this machine, once",
+        "compile",
+        help="compile the engine's kernels for this machine, once",
         description="Compile the numba kernels of the common fits into treeboost's own "
         "folder, so that a first fit loads them instead of compiling them.  Installing "
         "treeboost from its source does this; run it after installing a wheel built on "
         "another machine, or after an upgrade of numba.  The folder must be writable.",
-        **fmt)
-    p.add_argument("--jobs", type=int, default=2, metavar="N",
-                   help="processes that compile side by side")
+        **fmt,
+    )
+    p.add_argument(
+        "--jobs", type=int, default=2, metavar="N", help="processes that compile side by side"
+    )
     p.set_defaults(func=compile_kernels)
     return parser
 
@@ -1401,9 +1645,10 @@ def _reader_stopped(die):
     # stdout goes to devnull so that Python's final flush cannot print the error again
     try:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):   # a stdout without a file descriptor
+    except (OSError, ValueError, AttributeError):  # a stdout without a file descriptor
         pass
     import signal
+
     if die and hasattr(signal, "SIGPIPE") and hasattr(os, "kill"):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGPIPE)

@@ -2,10 +2,12 @@
 
 Prints one table (5-fold cross-validated accuracy: mean ± std over the folds; ROC AUC of the
 pooled out-of-fold probabilities, the same number the ROC picture shows; median fit and
-predict time per fold) and, with matplotlib installed, writes three pictures: test accuracy against the
+predict time per fold) and, with matplotlib installed, writes three pictures: test accuracy against
+the
 number of trees of each ensemble (the single tree as a horizontal line), the ROC curves of
 the out-of-fold probabilities, and the feature importances.
 """
+
 import os
 import time
 from typing import NamedTuple
@@ -20,38 +22,58 @@ from .engine.kernel_cache import prebuilt_usable
 
 class DemoRow(NamedTuple):
     """One model's line of the table."""
+
     label: str
-    accuracy: float         #: mean of the folds' accuracies
-    accuracy_std: float     #: their standard deviation
-    roc_auc: float          #: AUC of the pooled out-of-fold probabilities
-    fit_time: float         #: median over the folds (s)
-    predict_time: float     #: median over the folds (s)
+    accuracy: float  #: mean of the folds' accuracies
+    accuracy_std: float  #: their standard deviation
+    roc_auc: float  #: AUC of the pooled out-of-fold probabilities
+    fit_time: float  #: median over the folds (s)
+    predict_time: float  #: median over the folds (s)
 
 
 def demo_models(categorical, n_estimators=100):
     """(name, estimator) pairs: the single tree first, then every ensemble available."""
     import treeboost
+
     cf = {"categorical_features": categorical}
-    models = [("CART tree", treeboost.DecisionTreeClassifier(min_samples_leaf=5, random_state=0,
-                                                            **cf))]
-    specs = [("Bagging", "BaggingClassifier", dict(estimator=treeboost.DecisionTreeClassifier(
-                 min_samples_leaf=5, **cf), **cf)),
-             ("RandomForest", "RandomForestClassifier", dict(min_samples_leaf=2, **cf)),
-             ("ExtraTrees", "ExtraTreesClassifier", dict(min_samples_leaf=2, **cf)),
-             ("AdaBoost", "AdaBoostClassifier", dict(estimator=treeboost.DecisionTreeClassifier(
-                 max_depth=2, **cf), **cf)),
-             ("GradientBoosting", "GradientBoostingClassifier",
-              # the LightGBM-style trees the demo has always shown (leaf-wise, 20 rows a
-              # leaf, second-order gain), not scikit-learn's depth-3 defaults
-              dict(learning_rate=0.05, max_leaf_nodes=8, max_depth=None, min_samples_leaf=20,
-                   split_gain="hessian", **cf))]
+    models = [
+        ("CART tree", treeboost.DecisionTreeClassifier(min_samples_leaf=5, random_state=0, **cf))
+    ]
+    specs = [
+        (
+            "Bagging",
+            "BaggingClassifier",
+            dict(estimator=treeboost.DecisionTreeClassifier(min_samples_leaf=5, **cf), **cf),
+        ),
+        ("RandomForest", "RandomForestClassifier", dict(min_samples_leaf=2, **cf)),
+        ("ExtraTrees", "ExtraTreesClassifier", dict(min_samples_leaf=2, **cf)),
+        (
+            "AdaBoost",
+            "AdaBoostClassifier",
+            dict(estimator=treeboost.DecisionTreeClassifier(max_depth=2, **cf), **cf),
+        ),
+        (
+            "GradientBoosting",
+            "GradientBoostingClassifier",
+            # the LightGBM-style trees the demo has always shown (leaf-wise, 20 rows a
+            # leaf, second-order gain), not scikit-learn's depth-3 defaults
+            dict(
+                learning_rate=0.05,
+                max_leaf_nodes=8,
+                max_depth=None,
+                min_samples_leaf=20,
+                split_gain="hessian",
+                **cf,
+            ),
+        ),
+    ]
     for label, name, params in specs:
         cls = getattr(treeboost, name, None)
         if cls is None:
             continue
         try:
             models.append((label, cls(n_estimators=n_estimators, random_state=0, **params)))
-        except TypeError:   # an ensemble without one of these parameters
+        except TypeError:  # an ensemble without one of these parameters
             params = {k: v for k, v in params.items() if k in cls().get_params()}
             models.append((label, cls(n_estimators=n_estimators, random_state=0, **params)))
     return models
@@ -69,8 +91,11 @@ def staged_proba(model, X):
     total = np.zeros(len(Xe))
     out = []
     for i, est in enumerate(estimators):
-        Xi = Xe if features is None else (Xe.iloc[:, features[i]] if hasattr(Xe, "iloc")
-                                          else Xe[:, features[i]])
+        Xi = (
+            Xe
+            if features is None
+            else (Xe.iloc[:, features[i]] if hasattr(Xe, "iloc") else Xe[:, features[i]])
+        )
         total += est.predict_proba(Xi)[:, 1]
         out.append(total / (i + 1))
     return out
@@ -80,8 +105,9 @@ def _subset(X, idx):
     return X.iloc[idx] if hasattr(X, "iloc") else X[idx]
 
 
-def run_demo(X, y, categorical, feature_names, out="treeboost-demo", folds=5,
-             n_estimators=100, plots=True):
+def run_demo(
+    X, y, categorical, feature_names, out="treeboost-demo", folds=5, n_estimators=100, plots=True
+):
     y = np.asarray(y)
     models = demo_models(categorical, n_estimators)
     cv = StratifiedKFold(folds, shuffle=True, random_state=0)
@@ -93,8 +119,10 @@ def run_demo(X, y, categorical, feature_names, out="treeboost-demo", folds=5,
     if prebuilt_usable():
         kernels = "treeboost's kernels were compiled for this machine when it was installed"
     else:
-        kernels = ("the first run on a machine also compiles treeboost's kernels, once: "
-                   "they are cached on disk")
+        kernels = (
+            "the first run on a machine also compiles treeboost's kernels, once: "
+            "they are cached on disk"
+        )
     print(f"Fitting {len(models)} models, {folds} folds each ({kernels}) ...", flush=True)
     for label, est in models:
         t_model = time.perf_counter()
@@ -115,26 +143,42 @@ def run_demo(X, y, categorical, feature_names, out="treeboost-demo", folds=5,
         # the median, because the first fold of a fresh process also compiles the kernels
         # one AUC for the table and the ROC picture: that of the pooled out-of-fold
         # probabilities (the area under the curve drawn), not the mean of the folds' AUCs
-        rows.append(DemoRow(label, np.mean(accs), np.std(accs), roc_auc_score(y, proba_oof),
-                            np.median(fit_t), np.median(pred_t)))
-    print(f"\nTitanic: {len(y)} passengers; features {', '.join(feature_names)}; "
-          f"{folds}-fold cross-validation, {n_estimators} "
-          f"tree{'' if n_estimators == 1 else 's'} per ensemble\n")
-    print("| model | accuracy (mean ± std of folds) | ROC AUC (pooled out-of-fold) "
-          "| fit time (s) | predict time (s) |")
+        rows.append(
+            DemoRow(
+                label,
+                np.mean(accs),
+                np.std(accs),
+                roc_auc_score(y, proba_oof),
+                np.median(fit_t),
+                np.median(pred_t),
+            )
+        )
+    print(
+        f"\nTitanic: {len(y)} passengers; features {', '.join(feature_names)}; "
+        f"{folds}-fold cross-validation, {n_estimators} "
+        f"tree{'' if n_estimators == 1 else 's'} per ensemble\n"
+    )
+    print(
+        "| model | accuracy (mean ± std of folds) | ROC AUC (pooled out-of-fold) "
+        "| fit time (s) | predict time (s) |"
+    )
     print("|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r.label} | {r.accuracy:.3f} ± {r.accuracy_std:.3f} | {r.roc_auc:.3f} "
-              f"| {r.fit_time:.3f} | {r.predict_time:.4f} |")
+        print(
+            f"| {r.label} | {r.accuracy:.3f} ± {r.accuracy_std:.3f} | {r.roc_auc:.3f} "
+            f"| {r.fit_time:.3f} | {r.predict_time:.4f} |"
+        )
     tree_auc = rows[0].roc_auc
     below = [r.label for r in rows[1:] if r.roc_auc <= tree_auc]
     if below:
         print(f"\nNot above the single tree in ROC AUC: {', '.join(below)}.")
     else:
         print("\nEvery ensemble is above the single tree in ROC AUC.")
-    print("Times are the median over the folds: the first fit in a fresh process also "
-          "loads the numba kernels (or compiles them, when they were not compiled at "
-          "installation).")
+    print(
+        "Times are the median over the folds: the first fit in a fresh process also "
+        "loads the numba kernels (or compiles them, when they were not compiled at "
+        "installation)."
+    )
     if plots:
         _pictures(models, X, y, splits[0], oof, feature_names, out)
     print(f"\n(total {time.perf_counter() - t_all:.1f} s)")
@@ -145,6 +189,7 @@ def _save_picture(fig, path):
     """Write ``fig`` as a PNG through a temporary file (an interrupted run leaves no
     half-written picture)."""
     from .persistence import atomic_write
+
     with atomic_write(path) as fh:
         fig.savefig(fh, format="png", dpi=120)
 
@@ -152,6 +197,7 @@ def _save_picture(fig, path):
 def _pictures(models, X, y, split, oof, feature_names, out):
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
@@ -206,5 +252,7 @@ def _pictures(models, X, y, split, oof, feature_names, out):
     fig.tight_layout()
     _save_picture(fig, os.path.join(out, "feature_importances.png"))
     plt.close(fig)
-    print(f"\nPictures written to {out}/: accuracy_vs_trees.png, roc_curves.png, "
-          f"feature_importances.png")
+    print(
+        f"\nPictures written to {out}/: accuracy_vs_trees.png, roc_curves.png, "
+        f"feature_importances.png"
+    )

@@ -5,6 +5,7 @@
 (a drawing of one tree) and ``plot_shap_summary`` (every row's SHAP value of every
 feature, coloured by the feature's value).
 """
+
 import numpy as np
 
 
@@ -12,8 +13,7 @@ def _plt():
     try:
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ImportError("treeboost.plotting needs matplotlib: pip install matplotlib") \
-            from None
+        raise ImportError("treeboost.plotting needs matplotlib: pip install matplotlib") from None
     return plt
 
 
@@ -29,8 +29,9 @@ def plot_importance(model, feature_names=None, max_features=20, ax=None, title=N
     if feature_names is None:
         feature_names = [f"x{i}" for i in range(imp.size)]
     if len(feature_names) != imp.size:
-        raise ValueError(f"feature_names has {len(feature_names)} names, the model has "
-                         f"{imp.size} features.")
+        raise ValueError(
+            f"feature_names has {len(feature_names)} names, the model has {imp.size} features."
+        )
     order = np.argsort(imp)[::-1][:max_features][::-1]
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 0.35 * len(order) + 1.2))
@@ -57,12 +58,13 @@ def plot_learning_curve(model, X=None, y=None, scoring=None, ax=None, title=None
         _, ax = plt.subplots(figsize=(6.5, 4))
     if X is None:
         if not hasattr(model, "train_score_"):
-            raise ValueError("plot_learning_curve without X, y needs a boosting model "
-                             "(train_score_); pass X and y for other ensembles.")
+            raise ValueError(
+                "plot_learning_curve without X, y needs a boosting model "
+                "(train_score_); pass X and y for other ensembles."
+            )
         # HistGradientBoosting's scores start with the one before the first iteration
         # (and are scores, higher is better); GradientBoosting's are losses per iteration
-        first = 0 if len(model.train_score_) == getattr(model, "n_estimators_", -1) + 1 \
-            else 1
+        first = 0 if len(model.train_score_) == getattr(model, "n_estimators_", -1) + 1 else 1
         what = "score" if first == 0 else "loss"
         it = np.arange(first, first + len(model.train_score_))
         ax.plot(it, model.train_score_, label=f"training {what}")
@@ -71,13 +73,17 @@ def plot_learning_curve(model, X=None, y=None, scoring=None, ax=None, title=None
         ax.set_ylabel(what)
     else:
         from sklearn.metrics import accuracy_score, r2_score
+
         classifier = hasattr(model, "classes_")
         scoring = scoring or (accuracy_score if classifier else r2_score)
         stages = _staged(model, X, classifier)
         if stages is None:
             raise ValueError(f"{type(model).__name__} has no staged predictions.")
-        ax.plot(np.arange(1, len(stages) + 1), [scoring(y, p) for p in stages],
-                label=type(model).__name__)
+        ax.plot(
+            np.arange(1, len(stages) + 1),
+            [scoring(y, p) for p in stages],
+            label=type(model).__name__,
+        )
         ax.set_ylabel(getattr(scoring, "__name__", "score"))
     ax.set_xlabel("number of trees")
     ax.set_title(title or f"{type(model).__name__}: learning curve")
@@ -95,8 +101,11 @@ def _staged(model, X, classifier):
     features = getattr(model, "estimators_features_", None)
     out, total = [], None
     for i, est in enumerate(estimators):
-        Xi = X if features is None else (X.iloc[:, features[i]] if hasattr(X, "iloc")
-                                         else np.asarray(X)[:, features[i]])
+        Xi = (
+            X
+            if features is None
+            else (X.iloc[:, features[i]] if hasattr(X, "iloc") else np.asarray(X)[:, features[i]])
+        )
         p = est.predict_proba(Xi) if classifier else est.predict(Xi)
         total = p if total is None else total + p
         avg = total / (i + 1)
@@ -107,6 +116,7 @@ def _staged(model, X, classifier):
 def plot_tree(model, **kwargs):
     """Draw one tree with matplotlib (see :func:`treeboost.trees.plotting.plot_tree`)."""
     from .trees import plotting
+
     return plotting.plot_tree(model, **kwargs)
 
 
@@ -141,22 +151,29 @@ def plot_shap_summary(values, X, feature_names=None, max_display=20, ax=None):
     plt = _plt()
     from matplotlib.cm import ScalarMappable
     from matplotlib.colors import Normalize
+
     values = np.asarray(values, dtype=np.float64)
     if values.ndim != 2:
-        raise ValueError(f"values must have shape (n_samples, n_features), got "
-                         f"{values.shape}; for several outputs pass one: values[:, :, k].")
+        raise ValueError(
+            f"values must have shape (n_samples, n_features), got "
+            f"{values.shape}; for several outputs pass one: values[:, :, k]."
+        )
     n, p = values.shape
     columns, names = _columns_of(X)
     if len(columns) != p or any(c.shape[0] != n for c in columns):
-        raise ValueError(f"X must have the shape of values {values.shape}, got "
-                         f"({len(columns[0]) if columns else 0}, {len(columns)}).")
+        raise ValueError(
+            f"X must have the shape of values {values.shape}, got "
+            f"({len(columns[0]) if columns else 0}, {len(columns)})."
+        )
     if feature_names is None:
         feature_names = names if names is not None else [f"x{j}" for j in range(p)]
     if len(feature_names) != p:
-        raise ValueError(f"feature_names has {len(feature_names)} names, values has {p} "
-                         f"features.")
-    if isinstance(max_display, bool) or not isinstance(max_display, (int, np.integer)) \
-            or max_display < 1:
+        raise ValueError(f"feature_names has {len(feature_names)} names, values has {p} features.")
+    if (
+        isinstance(max_display, bool)
+        or not isinstance(max_display, (int, np.integer))
+        or max_display < 1
+    ):
         raise ValueError(f"max_display must be an int >= 1, got {max_display!r}.")
     order = np.argsort(-np.abs(values).mean(axis=0), kind="stable")[:max_display]
     if ax is None:
@@ -168,15 +185,29 @@ def plot_shap_summary(values, X, feature_names=None, max_display=20, ax=None):
         shade = _shade(columns[j])
         grey = np.isnan(shade)
         ax.scatter(values[grey, j], y[grey], s=8, c="0.6", alpha=0.8, linewidths=0)
-        ax.scatter(values[~grey, j], y[~grey], s=8, c=shade[~grey], cmap=cmap, vmin=0.0,
-                   vmax=1.0, alpha=0.8, linewidths=0)
+        ax.scatter(
+            values[~grey, j],
+            y[~grey],
+            s=8,
+            c=shade[~grey],
+            cmap=cmap,
+            vmin=0.0,
+            vmax=1.0,
+            alpha=0.8,
+            linewidths=0,
+        )
     ax.axvline(0.0, color="0.4", linewidth=0.8, zorder=0)
     ax.set_yticks(np.arange(len(order)))
     ax.set_yticklabels([str(feature_names[j]) for j in order[::-1]])
     ax.set_ylim(-0.6, len(order) - 0.4)
     ax.set_xlabel("SHAP value (effect on the model's output)")
-    bar = ax.figure.colorbar(ScalarMappable(norm=Normalize(0.0, 1.0), cmap=cmap), ax=ax,
-                             ticks=[0.0, 1.0], aspect=40, pad=0.02)
+    bar = ax.figure.colorbar(
+        ScalarMappable(norm=Normalize(0.0, 1.0), cmap=cmap),
+        ax=ax,
+        ticks=[0.0, 1.0],
+        aspect=40,
+        pad=0.02,
+    )
     bar.ax.set_yticklabels(["low", "high"])
     bar.set_label("feature value")
     ax.figure.tight_layout()
@@ -188,12 +219,15 @@ def _columns_of(X):
     non-numeric columns (category, text) come as ``None`` values, which are grey."""
     if hasattr(X, "columns") and hasattr(X, "iloc"):
         from pandas.api.types import is_numeric_dtype
+
         columns = []
         for j in range(X.shape[1]):
             col = X.iloc[:, j]
-            columns.append(col.to_numpy(dtype=np.float64, na_value=np.nan)
-                           if is_numeric_dtype(col.dtype)
-                           else np.full(len(col), None, dtype=object))
+            columns.append(
+                col.to_numpy(dtype=np.float64, na_value=np.nan)
+                if is_numeric_dtype(col.dtype)
+                else np.full(len(col), None, dtype=object)
+            )
         return columns, [str(c) for c in X.columns]
     X = np.asarray(X)
     if X.ndim != 2:

@@ -1,4 +1,5 @@
 """The booster's per-tree kernels against their numpy formulas."""
+
 import numpy as np
 import pytest
 
@@ -24,7 +25,7 @@ def test_boosting_rows_are_the_numpy_columns(newton):
             np.testing.assert_array_equal(stats[:, 0], w)
             np.testing.assert_array_equal(stats[:, 1], -w * g[k])
             np.testing.assert_array_equal(sq, w * g[k] ** 2)
-        np.testing.assert_array_equal(stats[:, 2], 7.0)     # the count column is left
+        np.testing.assert_array_equal(stats[:, 2], 7.0)  # the count column is left
 
 
 def test_add_leaf_values_is_the_fancy_indexed_update():

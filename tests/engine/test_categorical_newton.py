@@ -2,14 +2,22 @@
 brute-force reading of LightGBM's rules: categories of at least CAT_SMOOTH rows, ordered
 by G/(H + CAT_SMOOTH), a prefix of at most MAX_CAT_THRESHOLD of them from either end of
 the order, MIN_DATA_PER_GROUP rows each side, the gain with l2 + CAT_L2."""
+
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from treeboost.engine.constraints import MonotonicCheck
 from treeboost.engine.criteria import NEWTON
 from treeboost.engine.layout import GrowthParams, Scratch
-from treeboost.engine.splitting import (CAT_L2, CAT_SMOOTH, MAX_CAT_EXACT, MAX_CAT_THRESHOLD,
-                                        MIN_DATA_PER_GROUP, make_scratch, scan_feature)
+from treeboost.engine.splitting import (
+    CAT_L2,
+    CAT_SMOOTH,
+    MAX_CAT_EXACT,
+    MAX_CAT_THRESHOLD,
+    MIN_DATA_PER_GROUP,
+    make_scratch,
+    scan_feature,
+)
 
 #: no monotonic constraint
 NO_CHECK = MonotonicCheck(False, np.int8(0), -np.inf, np.inf)
@@ -26,11 +34,13 @@ def _brute_force(cstats, miss, total, l2, min_leaf, min_w):
     for end in (order, order[::-1]):
         for size in range(1, min(MAX_CAT_THRESHOLD, (len(used) + 1) // 2) + 1):
             left_set = end[:size]
-            for with_miss in ((False, True) if miss[2] > 0.5 else (False,)):
+            for with_miss in (False, True) if miss[2] > 0.5 else (False,):
                 left = cstats[left_set].sum(axis=0) + (miss if with_miss else 0.0)
                 right = total - left
-                if min(left[2], right[2]) < max(MIN_DATA_PER_GROUP, min_leaf) or \
-                        min(left[1], right[1]) < min_w:
+                if (
+                    min(left[2], right[2]) < max(MIN_DATA_PER_GROUP, min_leaf)
+                    or min(left[1], right[1]) < min_w
+                ):
                     continue
                 sc = left[0] ** 2 / (left[1] + lam) + right[0] ** 2 / (right[1] + lam)
                 if sc > best[0] + 1e-9 * abs(sc):
@@ -41,7 +51,7 @@ def _brute_force(cstats, miss, total, l2, min_leaf, min_w):
 @st.composite
 def _node(draw):
     m = draw(st.integers(MAX_CAT_EXACT + 1, 40))
-    rng = np.random.default_rng(draw(st.integers(0, 2 ** 31 - 1)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
     counts = rng.integers(0, 80, m).astype(float)
     counts[counts == 0] = 1.0
     h = counts * rng.uniform(0.1, 0.25, m)
@@ -59,14 +69,30 @@ def test_scan_equals_brute_force(node):
     m = cstats.shape[0]
     total = cstats.sum(axis=0) + miss
     l2 = 1.0
-    params = GrowthParams(NEWTON, 2, l2, -1, 2, min_leaf, min_w, 0.0, 1, -1, 32, False, False, np.zeros(1, np.int8),
-                          np.zeros((1, 0), np.uint64))
+    params = GrowthParams(
+        NEWTON,
+        2,
+        l2,
+        -1,
+        2,
+        min_leaf,
+        min_w,
+        0.0,
+        1,
+        -1,
+        32,
+        False,
+        False,
+        np.zeros(1, np.int8),
+        np.zeros((1, 0), np.uint64),
+    )
     scratch = Scratch(*(a[0] for a in make_scratch(1, m + 1, 256, 3)))
-    codes = np.arange(m, dtype=np.int64) * 3          # codes need not be consecutive
+    codes = np.arange(m, dtype=np.int64) * 3  # codes need not be consecutive
     bits = np.zeros(4, np.uint64)
     left = np.zeros(3)
-    s, dec, b, ml, _ = scan_feature(codes, cstats.copy(), m, miss, total, True, params,
-                                    NO_CHECK, scratch, bits, left)
+    s, dec, b, ml, _ = scan_feature(
+        codes, cstats.copy(), m, miss, total, True, params, NO_CHECK, scratch, bits, left
+    )
     want, left_set, want_ml = _brute_force(cstats, miss, total, l2, min_leaf, min_w)
     if want == -np.inf:
         assert s == -np.inf and not bits.any()
@@ -75,8 +101,9 @@ def test_scan_equals_brute_force(node):
     chosen = [j for j in range(m) if (int(bits[codes[j] >> 6]) >> int(codes[j] & 63)) & 1]
     # a prefix from one end and one from the other can be the same partition, sides
     # swapped (equal scores up to rounding): either is right
-    swapped = sorted(set(range(m)) - set(left_set)) == chosen and \
-        all(cstats[j, 2] >= CAT_SMOOTH for j in range(m))
+    swapped = sorted(set(range(m)) - set(left_set)) == chosen and all(
+        cstats[j, 2] >= CAT_SMOOTH for j in range(m)
+    )
     assert chosen == left_set or swapped
     if miss[2] > 0.5:
         assert ml == (want_ml if chosen == left_set else not want_ml)
@@ -91,10 +118,36 @@ def test_few_categories_keep_the_exact_subset_scan():
     cstats = np.array([[3.0, 1.0, 3.0], [-3.0, 1.0, 3.0], [2.0, 1.0, 3.0], [-2.0, 1.0, 3.0]])
     miss = np.zeros(3)
     total = cstats.sum(axis=0)
-    params = GrowthParams(NEWTON, 2, 0.0, -1, 2, 1, 0.0, 0.0, 1, -1, 32, False, False, np.zeros(1, np.int8),
-                          np.zeros((1, 0), np.uint64))
+    params = GrowthParams(
+        NEWTON,
+        2,
+        0.0,
+        -1,
+        2,
+        1,
+        0.0,
+        0.0,
+        1,
+        -1,
+        32,
+        False,
+        False,
+        np.zeros(1, np.int8),
+        np.zeros((1, 0), np.uint64),
+    )
     scratch = Scratch(*(a[0] for a in make_scratch(1, 5, 256, 3)))
     bits = np.zeros(4, np.uint64)
-    s, dec, b, ml, _ = scan_feature(np.arange(4, dtype=np.int64), cstats, 4, miss, total, True,
-                                    params, NO_CHECK, scratch, bits, np.zeros(3))
+    s, dec, b, ml, _ = scan_feature(
+        np.arange(4, dtype=np.int64),
+        cstats,
+        4,
+        miss,
+        total,
+        True,
+        params,
+        NO_CHECK,
+        scratch,
+        bits,
+        np.zeros(3),
+    )
     assert s > -np.inf and int(bits[0]) in (0b0101, 0b1010)

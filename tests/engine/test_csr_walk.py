@@ -1,6 +1,7 @@
 """Trees walked over CSR rows (engine/csr_walk.py) give the results of the dense X:
 duplicates summed, explicit NaN missing, unsorted indices, CSC input, empty rows; a
 malformed matrix is refused before any kernel reads it."""
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -13,7 +14,7 @@ from treeboost.engine.csr_walk import prepared_csr
 def _data(seed, n=300, p=12):
     rng = np.random.default_rng(seed)
     X = sp.random(n, p, density=0.3, format="csr", random_state=seed)
-    y = (np.asarray(X[:, :3].sum(axis=1)).ravel() + 0.2 * rng.normal(size=n) > 0.4)
+    y = np.asarray(X[:, :3].sum(axis=1)).ravel() + 0.2 * rng.normal(size=n) > 0.4
     return X, y.astype(int)
 
 
@@ -30,7 +31,7 @@ def test_sparse_walk_equals_the_dense_walk(seed):
     vals = rng.choice([0.0, np.nan, 0.3, 0.7, 1.5, -0.2], 200)
     T = sp.coo_matrix((vals, (rows, cols)), shape=(40, 12)).tocsr()
     T.has_sorted_indices = False
-    order = rng.permutation(T.indices.size)     # unsorted within rows is still valid CSR
+    order = rng.permutation(T.indices.size)  # unsorted within rows is still valid CSR
     for i in range(T.shape[0]):
         a, b = T.indptr[i], T.indptr[i + 1]
         seg = np.arange(a, b)
@@ -46,7 +47,7 @@ def test_a_malformed_matrix_is_refused():
     X, y = _data(0)
     forest = tb.RandomForestClassifier(3, random_state=0).fit(X, y)
     bad = sp.csr_matrix(X[:5], copy=True)
-    bad.indices[0] = 50             # a column beyond the matrix
+    bad.indices[0] = 50  # a column beyond the matrix
     with pytest.raises(ValueError):
         prepared_csr(bad)
     with pytest.raises(ValueError):

@@ -4,6 +4,7 @@ compressed histograms gathered, and the serial and parallel growers.
 The statistics are small integers, so that every order of summation gives the same bits
 and the trees must be equal to the last bit.
 """
+
 import numpy as np
 import pytest
 
@@ -24,7 +25,7 @@ def _problem(criterion, n, seed=0):
     rng = np.random.RandomState(seed)
     X = rng.randint(0, 40, (n, 4)).astype(float)
     X[rng.rand(n) < 0.05, 1] = np.nan
-    X[:, 3] = rng.randint(0, 6, n)                       # categorical
+    X[:, 3] = rng.randint(0, 6, n)  # categorical
     signal = X[:, 0] + 3 * (X[:, 3] % 2) + rng.randint(0, 20, n)
     w = rng.randint(1, 4, n).astype(float)
     bm = BinMapper(255, np.array([False, False, False, True])).fit(X)
@@ -53,10 +54,8 @@ def test_histogram_modes_grow_the_same_tree(criterion, max_leaf_nodes):
     min_leaf = 0 if criterion == NEWTON else 3
     trees = []
     for dense_min in (1, None, 3001):
-        rules = StoppingRules(max_depth=8, max_leaf_nodes=max_leaf_nodes,
-                              min_samples_leaf=min_leaf)
-        g = TreeGrower(bm, criterion, n_stats, rules, parallel=False,
-                       dense_min_samples=dense_min)
+        rules = StoppingRules(max_depth=8, max_leaf_nodes=max_leaf_nodes, min_samples_leaf=min_leaf)
+        g = TreeGrower(bm, criterion, n_stats, rules, parallel=False, dense_min_samples=dense_min)
         trees.append(g.grow(Xb, stats)[0])
     assert trees[0].node_count > 15
     _same_tree(trees[0], trees[1])
@@ -92,15 +91,16 @@ def test_feature_sampling_reuses_no_histogram_and_matches_a_fresh_workspace():
 def test_leaf_of_sample_matches_apply():
     bm, Xb, stats, n_stats = _problem(GINI, 2000, seed=3)
     rows = np.arange(0, 2000, 2)
-    tree, leaf = TreeGrower(bm, GINI, n_stats, StoppingRules(max_depth=6),
-                            parallel=False).grow(
-        Xb, stats, sample_indices=rows)
+    tree, leaf = TreeGrower(bm, GINI, n_stats, StoppingRules(max_depth=6), parallel=False).grow(
+        Xb, stats, sample_indices=rows
+    )
     np.testing.assert_array_equal(leaf[rows], tree.apply_binned(Xb, bm.missing_values_code_)[rows])
     assert (leaf[1::2] == -1).all()
 
 
 def test_an_outgrown_workspace_is_made_with_room_for_the_next_trees():
     from treeboost.engine.grow.workspace import _CAPACITY_HEADROOM, GrowerWorkspace
+
     ws = GrowerWorkspace(min_rows=100)
     dims = (100, 40, 3, 256, 1, False, False)
     first = ws.get(dims[0], 1000, *dims[1:])

@@ -1,22 +1,28 @@
 """Histogram kernels against numpy references: build, subtract, compress, and the two
 gathers (bitmap for 8-bit codes, sorting for wider ones) give the same compressed
 histogram; the orders they sort with equal numpy's stable argsort."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from treeboost.engine.histogram import (build_histogram, build_histogram_pair,
-                                        compress_histogram, gather_bitmap,
-                                        gather_sorted, insertion_order, subtract_histogram,
-                                        _radix_order)
+from treeboost.engine.histogram import (
+    build_histogram,
+    build_histogram_pair,
+    compress_histogram,
+    gather_bitmap,
+    gather_sorted,
+    insertion_order,
+    subtract_histogram,
+    _radix_order,
+)
 from treeboost.engine.layout import Scratch
 from treeboost.engine.splitting import make_scratch
 
 
 def _node(seed, n_rows, n_codes, missing_code):
     rng = np.random.RandomState(seed)
-    dtype = np.uint8 if missing_code < 256 else np.uint16 if missing_code < 65536 \
-        else np.uint32
+    dtype = np.uint8 if missing_code < 256 else np.uint16 if missing_code < 65536 else np.uint32
     col = rng.randint(0, n_codes, n_rows).astype(dtype)
     col[rng.rand(n_rows) < 0.1] = missing_code
     idx = rng.permutation(n_rows).astype(np.int32)
@@ -58,7 +64,7 @@ def test_boosting_build_adds_in_the_samples_order(n_rows):
     node's samples one at a time (np.add.at adds in index order), whatever the length
     of its unrolled tail."""
     rng = np.random.RandomState(n_rows)
-    col = rng.randint(0, 6, n_rows + 9).astype(np.uint8)       # few bins: many repeats
+    col = rng.randint(0, 6, n_rows + 9).astype(np.uint8)  # few bins: many repeats
     idx = rng.permutation(n_rows + 9).astype(np.int32)
     start, end = 4, 4 + n_rows
     ostats = rng.standard_normal((n_rows, 3)) * 10.0 ** rng.randint(-8, 8, (n_rows, 1))
@@ -97,7 +103,7 @@ def test_add_pair_adds_two_adjacent_values():
 
     dst = np.arange(7.0)
     src = np.array([0.5, -1.25, 3.0, 1e-17, 8.0])
-    run(dst, 3, src, 2)        # odd offsets: a pair need not be 16-byte aligned
+    run(dst, 3, src, 2)  # odd offsets: a pair need not be 16-byte aligned
     np.testing.assert_array_equal(dst, [0.0, 1.0, 2.0, 6.0, 4.0 + 1e-17, 5.0, 6.0])
 
 
@@ -114,13 +120,26 @@ def test_gathers_equal_the_compressed_dense_histogram(missing_code, seed):
     scratch = Scratch(*(a[0] for a in make_scratch(1, 400, n_hist, 3)))
     codes2, cstats2, miss2 = np.empty(width, np.int64), np.empty((width, 3)), np.empty(3)
     if missing_code < 256:
-        m2 = gather_bitmap(col, idx, start, end, ostats, missing_code, scratch.sparse_hist,
-                           scratch.bits, scratch.rank, codes2, cstats2, miss2)
+        m2 = gather_bitmap(
+            col,
+            idx,
+            start,
+            end,
+            ostats,
+            missing_code,
+            scratch.sparse_hist,
+            scratch.bits,
+            scratch.rank,
+            codes2,
+            cstats2,
+            miss2,
+        )
         # the bitmap gather leaves its scratch as it found it: all zeros
         assert not scratch.sparse_hist.any() and not scratch.bits.any()
     else:
-        m2 = gather_sorted(col, idx, start, end, ostats, missing_code, scratch, codes2,
-                           cstats2, miss2)
+        m2 = gather_sorted(
+            col, idx, start, end, ostats, missing_code, scratch, codes2, cstats2, miss2
+        )
     assert m2 == m
     np.testing.assert_array_equal(codes2[:m], codes[:m])
     np.testing.assert_array_equal(cstats2[:m], cstats[:m])
@@ -128,8 +147,10 @@ def test_gathers_equal_the_compressed_dense_histogram(missing_code, seed):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(0, 2 ** 20), min_size=0, max_size=300) | st.lists(
-    st.integers(0, 255), min_size=0, max_size=300))
+@given(
+    st.lists(st.integers(0, 2**20), min_size=0, max_size=300)
+    | st.lists(st.integers(0, 255), min_size=0, max_size=300)
+)
 def test_radix_order_is_the_stable_argsort(values):
     """One to three byte passes (exact binning's codes can exceed 16 bits)."""
     keys = np.array(values, np.int64)
@@ -145,7 +166,7 @@ def test_insertion_order_is_the_stable_argsort_with_nan_last(values):
     keys = np.array(values, float)
     order = np.empty(len(values) + 1, np.int64)
     insertion_order(keys, len(values), order)
-    np.testing.assert_array_equal(order[:len(values)], np.argsort(keys, kind="stable"))
+    np.testing.assert_array_equal(order[: len(values)], np.argsort(keys, kind="stable"))
 
 
 @pytest.mark.parametrize("n_rows", [500, 100])
@@ -167,9 +188,10 @@ def test_bitmap_gather_with_and_without_missing_values(n_cols, with_missing, n_r
     present = np.flatnonzero(np.bincount(col[idx[start:end]], minlength=256)[:missing_code])
     sparse_hist, bits = np.zeros((256, n_cols)), np.zeros(4, np.uint64)
     codes, cstats, miss = np.empty(257, np.int64), np.empty((257, n_cols)), np.full(n_cols, 9.0)
-    touched = np.full(257, 5, np.int64)      # any values on entry
-    m = gather_bitmap(col, idx, start, end, ostats, missing_code, sparse_hist, bits, touched,
-                      codes, cstats, miss)
+    touched = np.full(257, 5, np.int64)  # any values on entry
+    m = gather_bitmap(
+        col, idx, start, end, ostats, missing_code, sparse_hist, bits, touched, codes, cstats, miss
+    )
     assert m == present.size
     np.testing.assert_array_equal(codes[:m], present)
     np.testing.assert_array_equal(cstats[:m], hist[present])
@@ -184,7 +206,8 @@ def test_trailing_zeros_of_every_bit():
     @njit
     def ctz(x):
         return _ctz(x)
+
     for k in range(64):
         low = 1 << k
-        for high in (0, ~((low << 1) - 1) & (2 ** 64 - 1), (2 ** 64 - 1) & ~(low - 1)):
+        for high in (0, ~((low << 1) - 1) & (2**64 - 1), (2**64 - 1) & ~(low - 1)):
             assert ctz(np.uint64(low | high)) == k

@@ -3,6 +3,7 @@ compiled again, in a process whose numba cache is empty; it is left out when the
 the code-generation settings or the user say so; a signature it lacks is compiled and
 cached by numba as usual.  Each step runs in a fresh process (numba keeps what it
 compiled in memory)."""
+
 import json
 import os
 import subprocess
@@ -13,7 +14,7 @@ import pytest
 
 from treeboost.engine import kernel_cache
 
-KERNEL_MODULE = textwrap.dedent('''
+KERNEL_MODULE = textwrap.dedent("""
     import numpy as np
     from treeboost.engine._jit import kernel
 
@@ -23,9 +24,9 @@ KERNEL_MODULE = textwrap.dedent('''
         for v in values:
             s += v
         return s
-''')
+""")
 
-RUN = textwrap.dedent('''
+RUN = textwrap.dedent("""
     import json, sys
     from pathlib import Path
     import numpy as np
@@ -39,7 +40,7 @@ RUN = textwrap.dedent('''
     stats = kmod.total.stats
     print("RESULT " + json.dumps({"hits": sum(stats.cache_hits.values()),
                                   "misses": sum(stats.cache_misses.values())}))
-''')
+""")
 
 
 @pytest.fixture
@@ -53,19 +54,28 @@ def place(tmp_path):
 def _run(place, arg="float", build=False, **env):
     # numba's settings only as each step gives them (a bounds-checked test run must not
     # make the build and the use agree)
-    environ = {k: v for k, v in os.environ.items()
-               if k not in (kernel_cache.PREBUILD_ENV, kernel_cache.DISABLE_ENV)
-               and not k.startswith("NUMBA_")}
-    environ.update(PYTHONPATH=os.pathsep.join([str(place / "src"),
-                                               os.environ.get("PYTHONPATH", "")]),
-                   NUMBA_CACHE_DIR=str(place / "numba_cache"), **env)
+    environ = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in (kernel_cache.PREBUILD_ENV, kernel_cache.DISABLE_ENV)
+        and not k.startswith("NUMBA_")
+    }
+    environ.update(
+        PYTHONPATH=os.pathsep.join([str(place / "src"), os.environ.get("PYTHONPATH", "")]),
+        NUMBA_CACHE_DIR=str(place / "numba_cache"),
+        **env,
+    )
     if build:
         environ[kernel_cache.PREBUILD_ENV] = "part0"
-    out = subprocess.run([sys.executable, "-c", RUN, str(place / "prebuilt"), arg,
-                          "build" if build else "use"],
-                         env=environ, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", RUN, str(place / "prebuilt"), arg, "build" if build else "use"],
+        env=environ,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     line = [ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")][-1]
-    return json.loads(line[len("RESULT "):])
+    return json.loads(line[len("RESULT ") :])
 
 
 def _numba_cache_files(place):
@@ -75,18 +85,17 @@ def _numba_cache_files(place):
 def test_build_then_load_without_compiling(place):
     built = _run(place, build=True)
     assert built == {"hits": 0, "misses": 1}
-    assert sorted(p.suffix for p in (place / "prebuilt" / "part0").iterdir()) == [".nbc",
-                                                                                  ".nbi"]
-    assert _numba_cache_files(place) == []          # the build writes only its part
+    assert sorted(p.suffix for p in (place / "prebuilt" / "part0").iterdir()) == [".nbc", ".nbi"]
+    assert _numba_cache_files(place) == []  # the build writes only its part
     assert _run(place) == {"hits": 1, "misses": 0}
-    assert _numba_cache_files(place) == []          # nothing compiled, nothing cached
+    assert _numba_cache_files(place) == []  # nothing compiled, nothing cached
 
 
 def test_a_signature_the_build_lacks_is_compiled_and_cached_by_numba(place):
     _run(place, build=True)
     assert _run(place, arg="int") == {"hits": 0, "misses": 1}
     assert _numba_cache_files(place)
-    assert _run(place, arg="int") == {"hits": 1, "misses": 0}     # numba's own cache
+    assert _run(place, arg="int") == {"hits": 1, "misses": 0}  # numba's own cache
 
 
 def test_left_out_when_the_user_turns_it_off(place):
@@ -141,7 +150,7 @@ def test_package_digest_follows_every_source_file(tmp_path, monkeypatch):
         kernel_cache.package_digest.cache_clear()
 
 
-FIRST_FITS = textwrap.dedent('''
+FIRST_FITS = textwrap.dedent("""
     import json
     import numpy as np
     from numba.core import event
@@ -167,16 +176,19 @@ FIRST_FITS = textwrap.dedent('''
                   tb.AdaBoostClassifier(n_estimators=10)):
         model.fit(X, y).predict_proba(X)
     print("RESULT " + json.dumps(compiled))
-''')
+""")
 
 
-@pytest.mark.skipif(not kernel_cache.prebuilt_usable(),
-                    reason="treeboost was installed without its prebuilt kernels")
+@pytest.mark.skipif(
+    not kernel_cache.prebuilt_usable(),
+    reason="treeboost was installed without its prebuilt kernels",
+)
 def test_installed_kernels_cover_the_first_fits(tmp_path):
     """The fits of the Quick start and the demo compile nothing on a fresh machine."""
     environ = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
     environ.pop(kernel_cache.DISABLE_ENV, None)
-    out = subprocess.run([sys.executable, "-c", FIRST_FITS], env=environ,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", FIRST_FITS], env=environ, capture_output=True, text=True, check=True
+    )
     line = [ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")][-1]
-    assert json.loads(line[len("RESULT "):]) == []
+    assert json.loads(line[len("RESULT ") :]) == []

@@ -1,4 +1,5 @@
 """The lane walk (engine/lane_walk.py) against a row-by-row walk in Python."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -38,8 +39,9 @@ def test_lanes_reach_the_leaves_of_the_row_walk(seed, missing_right, n_rows, dat
     lanes = tree.lane_arrays()
     assert lanes is not None
     # values drawn, some set to the tree's own thresholds (x <= t goes left)
-    X = np.array(data.draw(st.lists(_VALUE, min_size=3 * n_rows, max_size=3 * n_rows)),
-                 dtype=np.float64).reshape(n_rows, 3)
+    X = np.array(
+        data.draw(st.lists(_VALUE, min_size=3 * n_rows, max_size=3 * n_rows)), dtype=np.float64
+    ).reshape(n_rows, 3)
     internal = np.flatnonzero(tree.children_left != -1)
     for i in range(0, n_rows, 3):
         node = internal[i % internal.size]
@@ -126,13 +128,15 @@ def test_the_split_word_holds_feature_and_side():
     lanes = tree.lane_arrays()
     internal = tree.children_left != -1
     np.testing.assert_array_equal(lanes.split[internal] & 0x7FFFFFFF, tree.feature[internal])
-    np.testing.assert_array_equal((lanes.split[internal] >> 31) == 1,
-                                  ~tree.missing_go_left[internal])
+    np.testing.assert_array_equal(
+        (lanes.split[internal] >> 31) == 1, ~tree.missing_go_left[internal]
+    )
     assert lanes.split.dtype == np.uint32 and lanes.left.dtype == np.int32
 
 
-@pytest.mark.parametrize("est", [DecisionTreeClassifier(random_state=0),
-                                 DecisionTreeRegressor(max_depth=6)])
+@pytest.mark.parametrize(
+    "est", [DecisionTreeClassifier(random_state=0), DecisionTreeRegressor(max_depth=6)]
+)
 def test_every_grown_tree_keeps_its_children_side_by_side(est):
     rng = np.random.RandomState(0)
     X = rng.normal(size=(500, 4))
@@ -144,14 +148,20 @@ def test_every_grown_tree_keeps_its_children_side_by_side(est):
 def test_packed_trees_walk_in_lanes_as_row_by_row(categorical):
     from treeboost import GradientBoostingClassifier
     from treeboost.engine.tree import _predict_packed
+
     rng = np.random.RandomState(0)
     X = rng.normal(size=(700, 4))
     X[rng.rand(700) < 0.15, 1] = np.nan
     X[:, 3] = rng.randint(0, 6, 700)
-    y = (np.nan_to_num(X[:, 0]) + np.isnan(X[:, 1]) + np.isin(X[:, 3], [1, 4]) > 1) \
-        + (X[:, 2] > 0.5)
-    gb = GradientBoostingClassifier(n_estimators=6, max_depth=4, random_state=0,
-                                    categorical_features=[3] if categorical else None)
+    y = (np.nan_to_num(X[:, 0]) + np.isnan(X[:, 1]) + np.isin(X[:, 3], [1, 4]) > 1) + (
+        X[:, 2] > 0.5
+    )
+    gb = GradientBoostingClassifier(
+        n_estimators=6,
+        max_depth=4,
+        random_state=0,
+        categorical_features=[3] if categorical else None,
+    )
     gb.fit(X, y)
     gb.decision_function(X)
     packed = gb._packed[1]
@@ -159,7 +169,18 @@ def test_packed_trees_walk_in_lanes_as_row_by_row(categorical):
     Xe = gb._encode_X(X, reset=False)
     Xt = np.vstack([Xe, [[np.nan, np.nan, np.inf, -0.0]] * 11])
     want = np.zeros((Xt.shape[0], packed.n_outputs_used))
-    _predict_packed(Xt, packed.left, packed.right, packed.feature, packed.threshold,
-                    packed.missing_left, packed.is_cat, packed.bitset, packed.value,
-                    packed.roots, packed.output, want)
+    _predict_packed(
+        Xt,
+        packed.left,
+        packed.right,
+        packed.feature,
+        packed.threshold,
+        packed.missing_left,
+        packed.is_cat,
+        packed.bitset,
+        packed.value,
+        packed.roots,
+        packed.output,
+        want,
+    )
     np.testing.assert_array_equal(packed.predict(Xt, packed.n_outputs_used), want)

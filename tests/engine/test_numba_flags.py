@@ -1,5 +1,6 @@
 """The cheaper comparisons of numba's compiler flags (engine/_numba_flags.py) give numba's
 own answers."""
+
 from hypothesis import given, settings, strategies as st
 from numba.core import targetconfig
 from numba.core.compiler import Flags
@@ -18,12 +19,17 @@ NUMBA_EQ = targetconfig.TargetConfig.__eq__._treeboost_numba_eq
 #: its default meets the same option not set
 #: (in the form the option's setter takes: it converts them as numba's compiler does)
 CHOICES = {
-    name: (st.sampled_from(["never", "always"]) if name == "inline"
-           else st.sampled_from([set(), {"fast"}, {"nnan"}, False, True])
-           if name == "fastmath"
-           else st.sampled_from(["python", "numpy"]) if name == "error_model"
-           else st.booleans())
-    for name in Flags.options}
+    name: (
+        st.sampled_from(["never", "always"])
+        if name == "inline"
+        else st.sampled_from([set(), {"fast"}, {"nnan"}, False, True])
+        if name == "fastmath"
+        else st.sampled_from(["python", "numpy"])
+        if name == "error_model"
+        else st.booleans()
+    )
+    for name in Flags.options
+}
 
 
 @st.composite
@@ -56,7 +62,7 @@ def test_equality_and_hash_are_numbas(a, b):
 
 def test_an_option_set_to_its_default_equals_it_unset():
     a, b = Flags(), Flags()
-    a.nrt = False                   # the default
+    a.nrt = False  # the default
     a.inline = "never"
     assert a == b and b == a
     b.nrt = True

@@ -1,4 +1,5 @@
 """The inliner's block copier (engine/_numba_inline.py) makes the copies numba's own makes."""
+
 import copy
 import re
 
@@ -46,8 +47,9 @@ def _objects(blocks):
     stack = list(blocks.values())
     while stack:
         x = stack.pop()
-        if id(x) in seen or not isinstance(x, (ir.Block, ir.Inst, ir.Expr, ir.Var, ir.Scope,
-                                               ir.VarMap, list, tuple, dict)):
+        if id(x) in seen or not isinstance(
+            x, (ir.Block, ir.Inst, ir.Expr, ir.Var, ir.Scope, ir.VarMap, list, tuple, dict)
+        ):
             continue
         if not isinstance(x, tuple):
             seen[id(x)] = x
@@ -114,11 +116,11 @@ def _llvm_of_body(copier):
     text = re.sub(r"_v\d+", "_v#", text)
     text = re.sub(r"B\d+", "B#", text)
     text = re.sub(r"B#v\d+", "B#v#", text)
-    return re.sub(r"\[\d+ x i8\]", "[# x i8]", text)   # strings holding such names
+    return re.sub(r"\[\d+ x i8\]", "[# x i8]", text)  # strings holding such names
 
 
 def test_a_kernel_with_inlined_steps_compiles_to_the_same_code():
-    _llvm_of_body(copy)                     # the first compilation of the steps differs
+    _llvm_of_body(copy)  # the first compilation of the steps differs
     numbas = _llvm_of_body(copy)
     ours = _llvm_of_body(BlockCopier())
     assert ours == numbas

@@ -1,5 +1,6 @@
 """numba's error-message markup without colorama's init (engine/_numba_markup.py) gives
 numba's own text."""
+
 import pytest
 from hypothesis import given, strategies as st
 from numba.core import errors
@@ -13,8 +14,9 @@ from treeboost.engine._numba_markup import mark_up_without_colorama_init
 
 colorama = pytest.importorskip("colorama")
 
-CODES = st.sampled_from([None, "", colorama.Fore.RED, colorama.Fore.BLUE,
-                         colorama.Style.BRIGHT, colorama.Style.DIM])
+CODES = st.sampled_from(
+    [None, "", colorama.Fore.RED, colorama.Fore.BLUE, colorama.Style.BRIGHT, colorama.Style.DIM]
+)
 
 
 def _numbas():

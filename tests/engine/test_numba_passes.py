@@ -1,6 +1,7 @@
 """numba's LLVM passes on the engine's code (engine/_numba_passes.py): engine kernels get
 the light clean-up before linking, link-only kernels no module passes of their own;
 other numba code and prange loops keep numba's passes."""
+
 import llvmlite.binding as llvm
 import numba
 import numpy as np
@@ -13,14 +14,17 @@ from treeboost.engine import speed_up_compilation
 # this test process only
 speed_up_compilation()
 from treeboost.engine import splitting
-from treeboost.engine._numba_passes import (PREPASS_OPT_LEVEL, is_link_only,
-                                            lighten_engine_passes, takes_light_prepass)
+from treeboost.engine._numba_passes import (
+    PREPASS_OPT_LEVEL,
+    is_link_only,
+    lighten_engine_passes,
+    takes_light_prepass,
+)
 
 
 def _module(*definitions, declarations=()):
-    text = "".join(f"define i64 @\"{name}\"(i64 %x) {{\n  ret i64 %x\n}}\n"
-                   for name in definitions)
-    text += "".join(f"declare i64 @\"{name}\"(i64)\n" for name in declarations)
+    text = "".join(f'define i64 @"{name}"(i64 %x) {{\n  ret i64 %x\n}}\n' for name in definitions)
+    text += "".join(f'declare i64 @"{name}"(i64)\n' for name in declarations)
     return llvm.parse_assembly(text)
 
 
@@ -30,16 +34,19 @@ OTHER = "_ZN8__main__3fooB2v1"
 PARFOR = "_ZN13_3cdynamic_3e40__numba_parfor_gufunc_0x7f_2484B2v1"
 
 
-@pytest.mark.parametrize("definitions, declarations, light, link_only", [
-    ((ENGINE,), (), True, True),
-    ((ENGINE, ENTRY), (), True, False),     # Python may call it
-    ((ENGINE,), (ENTRY,), True, True),
-    ((OTHER,), (), False, False),
-    ((OTHER,), (ENGINE,), False, False),    # calling an engine kernel is not being one
-    ((OTHER, ENGINE), (), True, True),      # an engine kernel with another linked in
-    ((ENGINE, PARFOR), (), False, False),
-    ((PARFOR,), (), False, False),
-])
+@pytest.mark.parametrize(
+    "definitions, declarations, light, link_only",
+    [
+        ((ENGINE,), (), True, True),
+        ((ENGINE, ENTRY), (), True, False),  # Python may call it
+        ((ENGINE,), (ENTRY,), True, True),
+        ((OTHER,), (), False, False),
+        ((OTHER,), (ENGINE,), False, False),  # calling an engine kernel is not being one
+        ((OTHER, ENGINE), (), True, True),  # an engine kernel with another linked in
+        ((ENGINE, PARFOR), (), False, False),
+        ((PARFOR,), (), False, False),
+    ],
+)
 def test_which_modules(definitions, declarations, light, link_only):
     module = _module(*definitions, declarations=declarations)
     assert takes_light_prepass(module) is light
@@ -48,11 +55,15 @@ def test_which_modules(definitions, declarations, light, link_only):
 
 def test_installed_once():
     assert lighten_engine_passes()
-    installed = (codegen.CPUCodeLibrary._optimize_functions,
-                 codegen.CPUCodeLibrary._optimize_final_module)
+    installed = (
+        codegen.CPUCodeLibrary._optimize_functions,
+        codegen.CPUCodeLibrary._optimize_final_module,
+    )
     assert lighten_engine_passes()
-    assert (codegen.CPUCodeLibrary._optimize_functions,
-            codegen.CPUCodeLibrary._optimize_final_module) == installed
+    assert (
+        codegen.CPUCodeLibrary._optimize_functions,
+        codegen.CPUCodeLibrary._optimize_final_module,
+    ) == installed
     assert installed[0]._treeboost_numba_optimize_functions is not installed[0]
     assert installed[1]._treeboost_numba_optimize_final_module is not installed[1]
 
@@ -73,6 +84,7 @@ def passes(monkeypatch):
     def module_spy(self, **kwargs):
         seen["module_passes"].append(kwargs)
         return module_made(self, **kwargs)
+
     monkeypatch.setattr(codegen.CPUCodegen, "_function_pass_manager", spy)
     monkeypatch.setattr(codegen.CPUCodegen, "_module_pass_manager", module_spy)
     return seen
@@ -89,7 +101,7 @@ def test_engine_kernel_gets_the_light_prepass(passes):
     _copy(numba.njit(splitting.copy_into.py_func))
     # (numba's own helpers it compiles on the way keep numba's passes)
     assert PREPASS_OPT_LEVEL in passes["levels"]
-    assert passes["module_passes"]     # Python calls it: its machine code runs
+    assert passes["module_passes"]  # Python calls it: its machine code runs
 
 
 def test_link_only_kernel_gets_no_module_passes(passes):

@@ -1,5 +1,6 @@
 """The partition kernel against a stable numpy partition, for numeric, categorical and
 missing-value splits."""
+
 import numpy as np
 import pytest
 

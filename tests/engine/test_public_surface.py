@@ -1,5 +1,6 @@
 """treeboost.engine's public surface: every name loads, the other packages import through
 it, importing it is cheap, and the engine's modules import each other without a cycle."""
+
 import ast
 import subprocess
 import sys
@@ -25,7 +26,7 @@ def _imports(path, package):
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
             if node.level:
-                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
                 module = ".".join(base + ([node.module] if node.module else []))
             else:
                 module = node.module or ""
@@ -63,25 +64,33 @@ def test_other_packages_import_the_engine_through_its_surface():
         rel = path.relative_to(PACKAGE).as_posix()
         if rel.startswith("engine/"):
             continue
-        mods = [m for m in _imports(path, _package_of(path))
-                if m.startswith("treeboost.engine.") and m.count(".") >= 2
-                and not m.split(".")[2][:1].isupper()]
+        mods = [
+            m
+            for m in _imports(path, _package_of(path))
+            if m.startswith("treeboost.engine.")
+            and m.count(".") >= 2
+            and not m.split(".")[2][:1].isupper()
+        ]
         # ``from treeboost.engine import Name`` yields "treeboost.engine.Name" too
         mods = [m for m in mods if m.split(".")[2] not in set(engine.__all__) | PUBLIC_MODULES]
         if mods:
             direct[rel] = sorted(set(mods))
-    private = {rel: mods for rel, mods in direct.items()
-               if any(part.startswith("_") for m in mods for part in m.split(".")[2:])}
+    private = {
+        rel: mods
+        for rel, mods in direct.items()
+        if any(part.startswith("_") for m in mods for part in m.split(".")[2:])
+    }
     assert not {r: m for r, m in private.items() if r not in NOT_YET_THROUGH_THE_SURFACE}
-    assert set(direct) <= NOT_YET_THROUGH_THE_SURFACE, sorted(set(direct)
-                                                             - NOT_YET_THROUGH_THE_SURFACE)
-    assert NOT_YET_THROUGH_THE_SURFACE <= set(direct), sorted(NOT_YET_THROUGH_THE_SURFACE
-                                                             - set(direct))
+    assert set(direct) <= NOT_YET_THROUGH_THE_SURFACE, sorted(
+        set(direct) - NOT_YET_THROUGH_THE_SURFACE
+    )
+    assert NOT_YET_THROUGH_THE_SURFACE <= set(direct), sorted(
+        NOT_YET_THROUGH_THE_SURFACE - set(direct)
+    )
 
 
 def test_importing_the_engine_imports_no_numba():
-    code = ("import sys, treeboost.engine; "
-            "assert 'numba' not in sys.modules, 'numba imported'")
+    code = "import sys, treeboost.engine; assert 'numba' not in sys.modules, 'numba imported'"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
 
@@ -93,9 +102,10 @@ def test_the_engine_modules_import_each_other_without_a_cycle():
         if rel.parts[:2] != ("treeboost", "engine"):
             continue
         name = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
-        graph[name] = {m for m in _imports(path, _package_of(path))
-                       if m.startswith("treeboost.engine.")}
-    for name in graph:       # only modules are nodes (not the names imported from them)
+        graph[name] = {
+            m for m in _imports(path, _package_of(path)) if m.startswith("treeboost.engine.")
+        }
+    for name in graph:  # only modules are nodes (not the names imported from them)
         graph[name] = {m for m in graph[name] if m in graph and m != name}
     state = {}
 

@@ -1,5 +1,6 @@
 """Weighted quantiles by selection (engine/quantile.py) against the definition computed by
 a stable sort and a cumulative sum, on values with many ties and weights with zeros."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -17,11 +18,11 @@ def _by_sorting(values, weights, alpha):
 @st.composite
 def _sample(draw):
     n = draw(st.integers(1, 300))
-    rng = np.random.default_rng(draw(st.integers(0, 2 ** 31 - 1)))
-    distinct = draw(st.sampled_from([1, 2, 5, 40, 10 ** 6]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
+    distinct = draw(st.sampled_from([1, 2, 5, 40, 10**6]))
     values = rng.integers(0, distinct, n).astype(float) - distinct / 2
     if draw(st.booleans()):
-        weights = rng.integers(0, 4, n).astype(float)       # zeros and exact sums
+        weights = rng.integers(0, 4, n).astype(float)  # zeros and exact sums
     else:
         weights = rng.uniform(0.0, 2.0, n)
     if weights.sum() == 0:
@@ -36,7 +37,7 @@ def test_selection_equals_the_sorted_definition(sample):
     values, weights, alpha, groups = sample
     before = values.copy()
     assert weighted_quantile(values, weights, alpha) == _by_sorting(values, weights, alpha)
-    np.testing.assert_array_equal(values, before)          # the input is not reordered
+    np.testing.assert_array_equal(values, before)  # the input is not reordered
     got = grouped_weighted_quantile(groups, values, weights, alpha, 8)
     for g in range(8):
         m = groups == g

@@ -1,4 +1,5 @@
 """The random cuts' kernels (engine/random_cuts.py) against brute force."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -16,13 +17,12 @@ def _draw_both(centers, n_bins, lo, hi, draws):
     out = np.empty((draws.shape[0], 2), np.int64)
     for k in range(draws.shape[0]):
         out[k, 0] = rc.draw_cut(centers, lo, hi, draws[k])
-        out[k, 1] = rc.draw_cut_from_table(centers, table[0], base[0], scale[0], lo, hi,
-                                           draws[k])
+        out[k, 1] = rc.draw_cut_from_table(centers, table[0], base[0], scale[0], lo, hi, draws[k])
     return out
 
 
 def _brute(centers, lo, hi, draw):
-    with np.errstate(over="ignore"):          # the width beyond a double: u is inf
+    with np.errstate(over="ignore"):  # the width beyond a double: u is inf
         u = _u(centers, lo, hi, draw)
     below = [c for c in range(lo, hi) if centers[c] < u]
     return max(below) if below else lo
@@ -42,8 +42,9 @@ def test_the_table_draws_the_binary_search_cut(values, data):
     n = len(centers)
     lo = data.draw(st.integers(0, n - 2))
     hi = data.draw(st.integers(lo + 1, n - 1))
-    draws = np.array(data.draw(st.lists(st.integers(0, (1 << 62) - 1), min_size=1,
-                                        max_size=20)), np.int64)
+    draws = np.array(
+        data.draw(st.lists(st.integers(0, (1 << 62) - 1), min_size=1, max_size=20)), np.int64
+    )
     got = _draw_both(centers, np.array([n]), lo, hi, draws)
     want = [_brute(centers, lo, hi, int(d)) for d in draws]
     np.testing.assert_array_equal(got[:, 0], want)
@@ -55,17 +56,21 @@ def test_a_zero_center_is_not_below_a_zero_cut():
     # From a column holding -0.0 the search read -0.0 - 0.0 as "below" and cut one code
     # later than the table's search
     from treeboost.engine.binning import BinMapper
+
     centers = BinMapper().fit(np.array([[-1.0], [-0.0], [1.0]])).bin_centers()[0, :3]
     draws = np.array([1 << 52], np.int64)
     assert _u(centers, 0, 2, 1 << 52) == 0.0
     np.testing.assert_array_equal(_draw_both(centers, np.array([3]), 0, 2, draws)[0], [0, 0])
 
 
-@pytest.mark.parametrize("centers", [
-    np.array([3.0, 3.0, 3.0]),                       # no width: one cell
-    np.array([-1e308, 0.0, 1e308]),                  # a width beyond a double
-    np.concatenate([np.linspace(0, 1e-9, 30), [1.0]]),   # many centers in one cell
-])
+@pytest.mark.parametrize(
+    "centers",
+    [
+        np.array([3.0, 3.0, 3.0]),  # no width: one cell
+        np.array([-1e308, 0.0, 1e308]),  # a width beyond a double
+        np.concatenate([np.linspace(0, 1e-9, 30), [1.0]]),  # many centers in one cell
+    ],
+)
 def test_the_table_on_degenerate_centers(centers):
     draws = np.random.RandomState(0).randint(0, 1 << 62, 200).astype(np.int64)
     n = len(centers)
@@ -96,8 +101,8 @@ def _count(rows, start, end, f, label, mc, cut):
 def test_counts_by_code_against_brute_force(n, seed, mc):
     rng = np.random.RandomState(seed)
     rows = np.zeros((n + 4, 3), np.uint8)
-    rows[:, 1] = rng.randint(0, mc + 1, n + 4)        # feature 1; code mc is missing
-    rows[:, 2] = rng.randint(0, 2, n + 4)             # the class
+    rows[:, 1] = rng.randint(0, mc + 1, n + 4)  # feature 1; code mc is missing
+    rows[:, 2] = rng.randint(0, 2, n + 4)  # the class
     start, end = 2, 2 + n
     cut = int(rng.randint(0, mc))
     lo, hi, n_missing, left, miss, left2, miss2 = _count(rows, start, end, 1, 2, mc, cut)
@@ -106,11 +111,9 @@ def test_counts_by_code_against_brute_force(n, seed, mc):
     assert (lo, hi) == ((present.min(), present.max()) if len(present) else (mc, -1))
     assert n_missing == np.sum(codes == mc)
     go = codes <= cut
-    np.testing.assert_array_equal(left, [np.sum(go & (y == 0)), np.sum(go & (y == 1)),
-                                         np.sum(go)])
+    np.testing.assert_array_equal(left, [np.sum(go & (y == 0)), np.sum(go & (y == 1)), np.sum(go)])
     m = codes == mc
-    np.testing.assert_array_equal(miss, [np.sum(m & (y == 0)), np.sum(m & (y == 1)),
-                                         np.sum(m)])
+    np.testing.assert_array_equal(miss, [np.sum(m & (y == 0)), np.sum(m & (y == 1)), np.sum(m)])
     np.testing.assert_array_equal(left2, left)
     np.testing.assert_array_equal(miss2, miss)
 
@@ -130,8 +133,9 @@ def _copy(dst, i, src, j):
     rc_rows.copy_row(dst, i, src, j)
 
 
-@pytest.mark.parametrize("dtype, blocks", [(np.uint8, 1), (np.uint8, 2), (np.uint16, 1),
-                                           (np.uint16, 3)])
+@pytest.mark.parametrize(
+    "dtype, blocks", [(np.uint8, 1), (np.uint8, 2), (np.uint16, 1), (np.uint16, 3)]
+)
 def test_rows_min_max_against_numpy(dtype, blocks):
     width = blocks * 64 // np.dtype(dtype).itemsize
     rng = np.random.RandomState(blocks)
@@ -147,13 +151,13 @@ def test_rows_min_max_against_numpy(dtype, blocks):
 @pytest.mark.parametrize("blocks", [1, 2])
 def test_move_row_writes_both_places(blocks):
     rng = np.random.RandomState(blocks)
-    rows = rng.randint(0, 2 ** 63, size=(12, 8 * blocks)).astype(np.uint64)
+    rows = rng.randint(0, 2**63, size=(12, 8 * blocks)).astype(np.uint64)
     a, b = rows.copy(), np.zeros_like(rows)
     _move(a, 2, b, 5, a, 7)
     np.testing.assert_array_equal(a[2], rows[7])
     np.testing.assert_array_equal(b[5], rows[7])
     np.testing.assert_array_equal(np.delete(a, 2, axis=0), np.delete(rows, 2, axis=0))
-    _move(a, 4, a, 4, a, 4)                 # a row onto itself
+    _move(a, 4, a, 4, a, 4)  # a row onto itself
     np.testing.assert_array_equal(a[4], rows[4])
     c = np.zeros_like(rows)
     _copy(c, 3, rows, 9)

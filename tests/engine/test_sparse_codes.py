@@ -2,6 +2,7 @@
 node's entries of a feature from each of their sources, the compressed histogram with
 the zero bin by subtraction, and every estimator grown on them as on dense codes, in
 memory that follows the entries, not n_samples x n_features."""
+
 import tracemalloc
 
 import numpy as np
@@ -15,8 +16,13 @@ from treeboost.engine import binning
 from treeboost.engine.binning import BinMapper
 from treeboost.engine.histogram import gather_bitmap, gather_entries
 from treeboost.engine.layout import RowBuffers
-from treeboost.engine.sparse_codes import (SparseCodes, bucket_entries, fill_buckets,
-                                           node_entries, row_code)
+from treeboost.engine.sparse_codes import (
+    SparseCodes,
+    bucket_entries,
+    fill_buckets,
+    node_entries,
+    row_code,
+)
 from treeboost.engine.layout import BinnedData
 
 from ..test_sparse import ESTIMATORS
@@ -25,8 +31,14 @@ from ..test_sparse import ESTIMATORS
 def _sparse_x(n, d, density, seed, nan=0.0):
     """Values rounded to one decimal (ties, explicit zeros among them), some NaN."""
     rng = np.random.default_rng(seed)
-    X = sp.random(n, d, density=density, format="csr", random_state=seed,
-                  data_rvs=lambda k: np.round(rng.normal(size=k), 1))
+    X = sp.random(
+        n,
+        d,
+        density=density,
+        format="csr",
+        random_state=seed,
+        data_rvs=lambda k: np.round(rng.normal(size=k), 1),
+    )
     if nan:
         X.data[rng.random(X.data.size) < nan] = np.nan
     return X
@@ -44,8 +56,13 @@ def sparse_always(monkeypatch):
 
 
 @settings(max_examples=40, deadline=None)
-@given(n=st.integers(1, 60), d=st.integers(1, 8), density=st.floats(0.0, 1.0),
-       seed=st.integers(0, 1000), max_bins=st.integers(2, 255))
+@given(
+    n=st.integers(1, 60),
+    d=st.integers(1, 8),
+    density=st.floats(0.0, 1.0),
+    seed=st.integers(0, 1000),
+    max_bins=st.integers(2, 255),
+)
 def test_sparse_codes_are_the_dense_codes(n, d, density, seed, max_bins):
     X = _sparse_x(n, d, density, seed, nan=0.1)
     bm = BinMapper(max_bins=max_bins).fit(X)
@@ -86,31 +103,63 @@ def test_inconsistent_sparse_codes_are_refused():
     bad_rows = good.col_rows.copy()
     bad_rows[0] = 50
     with pytest.raises(ValueError, match="Inconsistent"):
-        SparseCodes(good.shape, good.zero_code, good.col_ptr, bad_rows, good.col_codes,
-                    good.row_ptr, good.row_features, good.row_codes)
+        SparseCodes(
+            good.shape,
+            good.zero_code,
+            good.col_ptr,
+            bad_rows,
+            good.col_codes,
+            good.row_ptr,
+            good.row_features,
+            good.row_codes,
+        )
     with pytest.raises(ValueError, match="Inconsistent"):
-        SparseCodes(good.shape, good.zero_code[:-1], good.col_ptr, good.col_rows,
-                    good.col_codes, good.row_ptr, good.row_features, good.row_codes)
+        SparseCodes(
+            good.shape,
+            good.zero_code[:-1],
+            good.col_ptr,
+            good.col_rows,
+            good.col_codes,
+            good.row_ptr,
+            good.row_features,
+            good.row_codes,
+        )
 
 
 def _mapper_args(bm):
     from treeboost.engine.bin_codes import edge_table
+
     edges, n_edges = edge_table(bm.bin_thresholds_)
     return (edges, n_edges, bm.is_categorical_, bm.n_bins_, bm.missing_values_code_)
 
 
 def _binned_data(bm, codes):
     n_features = codes.shape[0]
-    return BinnedData(np.empty((n_features, 0), np.uint8), bm.n_bins_, bm.is_categorical_,
-                      bm.missing_values_code_, np.zeros((1, 1)),
-                      np.empty((0, n_features), np.uint8), True, codes.zero_code,
-                      codes.col_ptr, codes.col_rows, codes.col_codes, codes.row_ptr,
-                      codes.row_features, codes.row_codes)
+    return BinnedData(
+        np.empty((n_features, 0), np.uint8),
+        bm.n_bins_,
+        bm.is_categorical_,
+        bm.missing_values_code_,
+        np.zeros((1, 1)),
+        np.empty((0, n_features), np.uint8),
+        True,
+        codes.zero_code,
+        codes.col_ptr,
+        codes.col_rows,
+        codes.col_codes,
+        codes.row_ptr,
+        codes.row_features,
+        codes.row_codes,
+    )
 
 
 @settings(max_examples=40, deadline=None)
-@given(n=st.integers(2, 80), d=st.integers(1, 6), density=st.floats(0.0, 0.6),
-       seed=st.integers(0, 1000))
+@given(
+    n=st.integers(2, 80),
+    d=st.integers(1, 6),
+    density=st.floats(0.0, 0.6),
+    seed=st.integers(0, 1000),
+)
 def test_node_entries_from_every_source_are_the_nodes_non_zero_codes(n, d, density, seed):
     rng = np.random.default_rng(seed)
     X = _sparse_x(n, d, density, seed, nan=0.1)
@@ -119,35 +168,47 @@ def test_node_entries_from_every_source_are_the_nodes_non_zero_codes(n, d, densi
     dense = codes.toarray()
     data = _binned_data(bm, codes)
     # a tree of some rows in some order; a node is a range of them
-    tree_rows = rng.permutation(n)[:rng.integers(1, n + 1)].astype(np.int32)
+    tree_rows = rng.permutation(n)[: rng.integers(1, n + 1)].astype(np.int32)
     position = np.full(n, -1, np.int32)
     position[tree_rows] = np.arange(tree_rows.size)
     start = int(rng.integers(0, tree_rows.size))
     end = int(rng.integers(start, tree_rows.size + 1))
     width = max(codes.max_column_entries, 1)
     feats = np.arange(d, dtype=np.int64)
-    rows = RowBuffers(tree_rows, np.empty_like(tree_rows), np.empty((tree_rows.size, 3)),
-                      position, np.full(d, -1, np.int64), np.zeros(d + 1, np.int64),
-                      np.empty(codes.nnz, np.int32), np.empty(codes.nnz, np.uint8))
+    rows = RowBuffers(
+        tree_rows,
+        np.empty_like(tree_rows),
+        np.empty((tree_rows.size, 3)),
+        position,
+        np.full(d, -1, np.int64),
+        np.zeros(d + 1, np.int64),
+        np.empty(codes.nnz, np.int32),
+        np.empty(codes.nnz, np.uint8),
+    )
     fill_buckets(feats, data, tree_rows, start, end, rows)
     for f in range(d):
-        want = {(i - start, dense[f, tree_rows[i]]) for i in range(start, end)
-                if dense[f, tree_rows[i]] != codes.zero_code[f]}
+        want = {
+            (i - start, dense[f, tree_rows[i]])
+            for i in range(start, end)
+            if dense[f, tree_rows[i]] != codes.zero_code[f]
+        }
         pos = np.empty(width, np.int32)
         code = np.empty(width, np.uint8)
         m = node_entries(f, data, tree_rows, start, end, position, pos, code)
         assert set(zip(pos[:m].tolist(), code[:m].tolist())) == want
         a, b = rows.bucket_start[f], rows.bucket_start[f + 1]
         got = list(zip(rows.entry_pos[a:b].tolist(), rows.entry_code[a:b].tolist()))
-        assert got == sorted(want)          # in node order
+        assert got == sorted(want)  # in node order
     bucket_entries(feats, data, tree_rows, start, end, rows, True)
     assert np.all(rows.slot_of == -1)
     # bucketed only when a pass over the rows is the cheaper source
-    per_feature = sum(min(codes.col_ptr[f + 1] - codes.col_ptr[f], 4 * (end - start))
-                      for f in range(d))
+    per_feature = sum(
+        min(codes.col_ptr[f + 1] - codes.col_ptr[f], 4 * (end - start)) for f in range(d)
+    )
     in_rows = d + sum(codes.row_ptr[r + 1] - codes.row_ptr[r] for r in tree_rows[start:end])
     assert bucket_entries(feats, data, tree_rows, start, end, rows, False) == (
-        in_rows < per_feature)
+        in_rows < per_feature
+    )
     bucket_entries(feats, data, tree_rows, start, end, rows, True)
 
 
@@ -161,18 +222,38 @@ def test_histogram_of_entries_is_the_histogram_of_the_node(n, density, seed):
     bm = BinMapper().fit(X)
     codes = SparseCodes.from_csc(X.tocsc(), *_mapper_args(bm))
     col = codes.toarray()[0]
-    ostats = np.column_stack([rng.integers(0, 3, n), rng.integers(0, 3, n),
-                              np.ones(n)]).astype(float)
+    ostats = np.column_stack([rng.integers(0, 3, n), rng.integers(0, 3, n), np.ones(n)]).astype(
+        float
+    )
     idx = np.arange(n, dtype=np.int32)
     mc = bm.missing_values_code_
     want = _empty_hist(n)
-    m_want = gather_bitmap(col, idx, 0, n, ostats, mc, np.zeros((256, 3)),
-                           np.zeros(4, np.uint64), np.zeros(257, np.int64), *want)
+    m_want = gather_bitmap(
+        col,
+        idx,
+        0,
+        n,
+        ostats,
+        mc,
+        np.zeros((256, 3)),
+        np.zeros(4, np.uint64),
+        np.zeros(257, np.int64),
+        *want,
+    )
     pos = codes.col_rows.astype(np.int32)
     got = _empty_hist(n)
-    m_got = gather_entries(pos, codes.col_codes, pos.size, ostats, ostats.sum(axis=0),
-                           codes.zero_code[0], mc, np.zeros((256, 3)),
-                           np.zeros(4, np.uint64), *got)
+    m_got = gather_entries(
+        pos,
+        codes.col_codes,
+        pos.size,
+        ostats,
+        ostats.sum(axis=0),
+        codes.zero_code[0],
+        mc,
+        np.zeros((256, 3)),
+        np.zeros(4, np.uint64),
+        *got,
+    )
     assert m_got == m_want
     np.testing.assert_array_equal(got[0][:m_got], want[0][:m_want])
     np.testing.assert_allclose(got[1][:m_got], want[1][:m_want], atol=1e-12)
@@ -194,16 +275,26 @@ def _data(n=300, d=12, seed=0):
 
 
 #: learners whose later trees grow on float statistics (gradients, reweighted samples)
-BOOSTING = (tb.AdaBoostClassifier, tb.AdaBoostRegressor, tb.GradientBoostingClassifier,
-            tb.GradientBoostingRegressor, tb.HistGradientBoostingClassifier,
-            tb.HistGradientBoostingRegressor)
+BOOSTING = (
+    tb.AdaBoostClassifier,
+    tb.AdaBoostRegressor,
+    tb.GradientBoostingClassifier,
+    tb.GradientBoostingRegressor,
+    tb.HistGradientBoostingClassifier,
+    tb.HistGradientBoostingRegressor,
+)
 
 
-@pytest.mark.parametrize("est", ESTIMATORS + [
-    tb.DecisionTreeRegressor(criterion="absolute_error", max_depth=6, random_state=0),
-    tb.RandomForestRegressor(3, criterion="absolute_error", max_depth=4, random_state=0),
-    tb.ExtraTreeRegressor(criterion="absolute_error", max_depth=6, random_state=0),
-], ids=lambda e: type(e).__name__ + getattr(e, "criterion", ""))
+@pytest.mark.parametrize(
+    "est",
+    ESTIMATORS
+    + [
+        tb.DecisionTreeRegressor(criterion="absolute_error", max_depth=6, random_state=0),
+        tb.RandomForestRegressor(3, criterion="absolute_error", max_depth=4, random_state=0),
+        tb.ExtraTreeRegressor(criterion="absolute_error", max_depth=6, random_state=0),
+    ],
+    ids=lambda e: type(e).__name__ + getattr(e, "criterion", ""),
+)
 def test_every_estimator_grows_on_sparse_codes_as_on_dense_codes(est, sparse_always):
     X, y_class, y_real = _data()
     y = y_class if is_classifier(est) else y_real
@@ -220,24 +311,30 @@ def test_every_estimator_grows_on_sparse_codes_as_on_dense_codes(est, sparse_alw
     np.testing.assert_allclose(model.predict(X), dense.predict(X), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("est", [
-    tb.DecisionTreeClassifier(max_depth=6, random_state=0),
-    tb.RandomForestRegressor(3, max_depth=6, random_state=0),
-    tb.ExtraTreesClassifier(3, max_depth=8, random_state=0),
-    tb.GradientBoostingClassifier(n_estimators=3, subsample=0.7, random_state=0),
-    tb.HistGradientBoostingRegressor(max_iter=3, early_stopping=True,
-                                     validation_fraction=0.2, random_state=0),
-], ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize(
+    "est",
+    [
+        tb.DecisionTreeClassifier(max_depth=6, random_state=0),
+        tb.RandomForestRegressor(3, max_depth=6, random_state=0),
+        tb.ExtraTreesClassifier(3, max_depth=8, random_state=0),
+        tb.GradientBoostingClassifier(n_estimators=3, subsample=0.7, random_state=0),
+        tb.HistGradientBoostingRegressor(
+            max_iter=3, early_stopping=True, validation_fraction=0.2, random_state=0
+        ),
+    ],
+    ids=lambda e: type(e).__name__,
+)
 def test_memory_follows_the_entries(est):
     """A matrix whose dense codes would take 400 MB fits in a fraction of that."""
     n, d = 40_000, 10_000
     rng = np.random.default_rng(3)
     nnz = 200_000
-    X = sp.csr_matrix((rng.normal(size=nnz), (rng.integers(0, n, nnz),
-                                              rng.integers(0, d, nnz))), shape=(n, d))
+    X = sp.csr_matrix(
+        (rng.normal(size=nnz), (rng.integers(0, n, nnz), rng.integers(0, d, nnz))), shape=(n, d)
+    )
     Z = X[:, :5].toarray()
     y = (Z.sum(axis=1) > 0).astype(int) if is_classifier(est) else Z.sum(axis=1)
-    clone(est).fit(X[:3000], y[:3000])      # compiled before the measure
+    clone(est).fit(X[:3000], y[:3000])  # compiled before the measure
     tracemalloc.start()
     try:
         clone(est).fit(X, y)

@@ -1,5 +1,6 @@
 """statistics.sum_rows against a sequential sum in the samples' order (the same bits):
 the two-class path in registers and the general class path."""
+
 import numpy as np
 import pytest
 
@@ -12,7 +13,7 @@ def test_class_sums_equal_the_sequential_sums(n_classes):
     n = 500
     y = rng.integers(0, n_classes, n).astype(np.int64)
     w = rng.random(n) * 10.0 ** rng.integers(-3, 4, n)
-    w[::9] = 0.0                          # zero weights count no sample
+    w[::9] = 0.0  # zero weights count no sample
     stats = SampleStatistics.classes(y, w, n_classes)
     idx = rng.permutation(n).astype(np.int32)
     start, end = 17, 433
@@ -34,6 +35,7 @@ def test_class_sums_equal_the_sequential_sums(n_classes):
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_gathered_class_rows_are_the_materialized_rows(n_classes):
     from treeboost.engine.statistics import gather_rows
+
     rng = np.random.default_rng(10 + n_classes)
     n = 400
     y = rng.integers(0, n_classes, n).astype(np.int64)
@@ -45,4 +47,4 @@ def test_gathered_class_rows_are_the_materialized_rows(n_classes):
     start, count = 11, 350
     out = np.full((count, n_classes + 1), np.nan)
     gather_rows(out, stats.arrays, idx, start, count)
-    np.testing.assert_array_equal(out, rows[idx[start:start + count]])
+    np.testing.assert_array_equal(out, rows[idx[start : start + count]])

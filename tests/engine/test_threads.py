@@ -1,6 +1,7 @@
 """Importing treeboost leaves the process as it was: no environment variable (such as
 OpenMP's wait policy, which GNU OpenMP reads once for every library in the process) and
 no numba setting changed."""
+
 import os
 import subprocess
 import sys
@@ -27,12 +28,12 @@ print(before == after, os.environ.get('OMP_WAIT_POLICY'))
 
 @pytest.mark.parametrize("preset", [None, "ACTIVE", "PASSIVE"])
 def test_import_changes_no_environment_variable_nor_numba(preset):
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
     if preset:
         env["OMP_WAIT_POLICY"] = preset
-    out = subprocess.run([sys.executable, "-c", SHOW], env=env, capture_output=True,
-                         text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", SHOW], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
     assert out[-2:] == ["True", str(preset)]
 
 
@@ -55,6 +56,7 @@ def test_every_kernel_is_cached():
     # a kernel numba cannot cache (a dynamic global such as numba.set_parallel_chunksize)
     # would be compiled again in every new process; each fit here runs the parallel and
     # the serial grower (3000 x 20 rows reach PARALLEL_GROWER_MIN_WORK)
-    out = subprocess.run([sys.executable, "-c", FIT_ALL], capture_output=True, text=True,
-                         check=True).stdout.split("\n")
+    out = subprocess.run(
+        [sys.executable, "-c", FIT_ALL], capture_output=True, text=True, check=True
+    ).stdout.split("\n")
     assert out[-2] == "[]"

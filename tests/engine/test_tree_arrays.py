@@ -1,5 +1,6 @@
 """engine/tree_arrays.py: a grown tree's arrays, against NumPy's formulas on the same
 nodes."""
+
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification, make_regression
@@ -13,8 +14,7 @@ def _expected_values(tree, stats, kind, l2=0.0):
         return w, stats[:, :-1] / np.where(w > 0, w, 1.0)[:, None]
     w = stats[:, 0]
     with np.errstate(invalid="ignore", divide="ignore"):
-        return w, np.where(w[:, None] > 0, stats[:, 1:-1] / np.where(w > 0, w, 1)[:, None],
-                           0.0)
+        return w, np.where(w[:, None] > 0, stats[:, 1:-1] / np.where(w > 0, w, 1)[:, None], 0.0)
 
 
 def _node_stats(tree, X, y, n_classes, sample_weight):
@@ -28,8 +28,9 @@ def _node_stats(tree, X, y, n_classes, sample_weight):
 @pytest.mark.parametrize("n_classes", [2, 3, 7, 8, 12])
 def test_class_values_are_numpys(n_classes):
     # up to 7 classes the kernel adds the weights as NumPy adds a row; from 8 NumPy does
-    X, y = make_classification(600, 8, n_informative=6, n_classes=n_classes,
-                               n_clusters_per_class=1, random_state=n_classes)
+    X, y = make_classification(
+        600, 8, n_informative=6, n_classes=n_classes, n_clusters_per_class=1, random_state=n_classes
+    )
     w = np.random.RandomState(0).rand(len(y)) * 3
     clf = DecisionTreeClassifier(max_depth=6, random_state=0).fit(X, y, sample_weight=w)
     tree = clf.tree_
@@ -37,8 +38,9 @@ def test_class_values_are_numpys(n_classes):
     weight, value = _expected_values(tree, stats, "classes")
     # the sums over the paths are in another order than the grower's: equal to rounding
     np.testing.assert_allclose(tree.weighted_n_node_samples, weight, rtol=1e-12)
-    np.testing.assert_allclose(tree.value[:, 0] if tree.value.ndim == 3 else tree.value,
-                               value, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(
+        tree.value[:, 0] if tree.value.ndim == 3 else tree.value, value, rtol=1e-12, atol=1e-15
+    )
     # and from the tree's own weights exactly: value = w_k / sum_k w_k, in NumPy's order
     v = tree.value[:, 0] if tree.value.ndim == 3 else tree.value
     w_k = v * tree.weighted_n_node_samples[:, None]
@@ -74,8 +76,9 @@ def test_regression_values_are_means():
         sw = w[rows].sum()
         assert tree.weighted_n_node_samples[i] == pytest.approx(sw, rel=1e-12)
         if sw > 0:
-            assert tree.value[i].ravel()[0] == pytest.approx(np.average(y[rows], weights=w[rows]),
-                                                             rel=1e-9, abs=1e-9)
+            assert tree.value[i].ravel()[0] == pytest.approx(
+                np.average(y[rows], weights=w[rows]), rel=1e-9, abs=1e-9
+            )
 
 
 def test_serial_predictions_add_the_parallel_ones():

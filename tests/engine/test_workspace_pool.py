@@ -1,4 +1,5 @@
 """grower.WorkspacePool: a fit's workspaces kept from chunk to chunk."""
+
 import pickle
 
 import numpy as np
@@ -35,6 +36,7 @@ def test_a_forest_makes_one_workspace_per_worker(monkeypatch):
         def __init__(self, *args, **kwargs):
             made.append(1)
             super().__init__(*args, **kwargs)
+
     monkeypatch.setattr(grower, "GrowerWorkspace", Counted)
     monkeypatch.setattr(_parallel, "CHUNKS_PER_WORKER", 6)
     X, y = make_classification(300, 5, random_state=0)

@@ -1,4 +1,5 @@
 """Boosting at the edges of float64: tiny and huge targets, and fits that diverge."""
+
 import warnings
 
 import numpy as np
@@ -19,8 +20,9 @@ def test_a_tiny_target_is_learned_as_well_as_the_unit_target(loss, split_gain):
     same test R^2 (no absolute tolerance on gains, deltas or leaf values)."""
     r2 = []
     for scale in (1.0, 1e-9, 1e-10):
-        m = GradientBoostingRegressor(loss=loss, n_estimators=50, split_gain=split_gain,
-                                      random_state=0)
+        m = GradientBoostingRegressor(
+            loss=loss, n_estimators=50, split_gain=split_gain, random_state=0
+        )
         m.fit(X[TRAIN], Y[TRAIN] * scale)
         r2.append(r2_score(Y[TEST] * scale, m.predict(X[TEST])))
     assert r2[0] > 0.9
@@ -62,16 +64,16 @@ def test_a_diverging_fit_stops_and_keeps_the_last_finite_iteration():
     assert np.all(np.isfinite(m.train_score_))
     assert np.all(np.isfinite(m.predict(x)))
     # the kept iterations are those of a fit that stops there by itself
-    same = GradientBoostingRegressor(learning_rate=10, n_estimators=m.n_estimators_,
-                                     random_state=0)
+    same = GradientBoostingRegressor(learning_rate=10, n_estimators=m.n_estimators_, random_state=0)
     assert not _fit_warning(same, x, y)
     np.testing.assert_array_equal(same.predict(x), m.predict(x))
 
 
 def test_divergence_is_also_caught_with_a_validation_split_and_at_the_first_iteration():
     x, y = X[:300], Y[:300]
-    m = GradientBoostingRegressor(learning_rate=10, n_estimators=400,
-                                  n_iter_no_change=400, random_state=0)
+    m = GradientBoostingRegressor(
+        learning_rate=10, n_estimators=400, n_iter_no_change=400, random_state=0
+    )
     assert _fit_warning(m, x, y)
     assert len(m.validation_score_) == len(m.train_score_) == m.n_estimators_ < 400
     assert np.all(np.isfinite(m.validation_score_)) and np.all(np.isfinite(m.predict(x)))
@@ -84,6 +86,7 @@ def test_divergence_is_also_caught_with_a_validation_split_and_at_the_first_iter
 
 def test_a_refused_target_leaves_the_estimator_unfitted():
     from sklearn.exceptions import NotFittedError
+
     m = GradientBoostingRegressor(n_estimators=5)
     with pytest.raises(ValueError, match="too large"):
         m.fit(X, Y * 1e300)
@@ -100,8 +103,9 @@ def test_a_refused_target_leaves_the_estimator_unfitted():
 
 def test_a_diverged_model_saves_and_loads(tmp_path):
     import treeboost
+
     x, y = X[:300], Y[:300]
-    for lr in (10, 1e300):          # some iterations kept; none kept
+    for lr in (10, 1e300):  # some iterations kept; none kept
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             m = GradientBoostingRegressor(learning_rate=lr, n_estimators=400).fit(x, y)
@@ -116,14 +120,17 @@ def test_huge_uniform_weights_grow_the_trees_of_unit_weights():
     computed as G (G/(H+l)) so that G^2 does not overflow, and the model is the one of
     unit weights (a model of single leaves would mean the gains overflowed)."""
     from treeboost import GradientBoostingClassifier
+
     rng = np.random.RandomState(0)
     X = rng.normal(size=(400, 3))
     y = (X[:, 0] + 0.3 * rng.normal(size=400) > 0).astype(int)
-    unit = GradientBoostingClassifier(n_estimators=10, split_gain="hessian",
-                                      random_state=0).fit(X, y)
-    huge = GradientBoostingClassifier(n_estimators=10, split_gain="hessian",
-                                      random_state=0).fit(
-        X, y, sample_weight=np.full(400, 1e297))
+    unit = GradientBoostingClassifier(n_estimators=10, split_gain="hessian", random_state=0).fit(
+        X, y
+    )
+    huge = GradientBoostingClassifier(n_estimators=10, split_gain="hessian", random_state=0).fit(
+        X, y, sample_weight=np.full(400, 1e297)
+    )
     assert max(t.node_count for stage in huge.trees_ for t in stage) > 1
-    np.testing.assert_allclose(huge.decision_function(X), unit.decision_function(X),
-                               rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(
+        huge.decision_function(X), unit.decision_function(X), rtol=1e-6, atol=1e-6
+    )

@@ -1,4 +1,5 @@
 """The forest's bootstrap kernel against its definition."""
+
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
@@ -15,8 +16,9 @@ def draw(seed, n, n_draws, w=None):
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 300), frac=st.floats(0.01, 1.0),
-       data=st.data())
+@given(
+    seed=st.integers(0, 2**31 - 1), n=st.integers(1, 300), frac=st.floats(0.01, 1.0), data=st.data()
+)
 def test_weights_are_counts_times_sample_weight(seed, n, frac, data):
     n_draws = max(1, int(frac * n))
     w = np.array(data.draw(st.lists(st.floats(0.0, 10.0), min_size=n, max_size=n)))
@@ -27,7 +29,7 @@ def test_weights_are_counts_times_sample_weight(seed, n, frac, data):
     assert drawn == np.count_nonzero(counts)
     # the out-of-bag mask is exactly the rows never drawn, in packbits order
     np.testing.assert_array_equal(np.unpackbits(bits, count=n).astype(bool), counts == 0)
-    assert not np.unpackbits(bits)[n:].any()            # padding bits stay clear
+    assert not np.unpackbits(bits)[n:].any()  # padding bits stay clear
     # the same seed gives the same sample, with the sample weights multiplied in
     weighted, bits2, _ = draw(seed, n, n_draws, w)
     np.testing.assert_array_equal(weighted, counts * w)
@@ -51,8 +53,8 @@ def test_draws_are_uniform_and_seeds_differ():
 
 def test_in_bag_bound():
     assert in_bag_rows(1, 1) == 1
-    assert in_bag_rows(10, 10) == 10                  # small n: the bound is n itself
+    assert in_bag_rows(10, 10) == 10  # small n: the bound is n itself
     for n in (1000, 100_000):
         sizes = [draw(s, n, n)[2] for s in range(20)]
         assert max(sizes) <= in_bag_rows(n, n) < n
-    assert 1000 <= in_bag_rows(100_000, 1000) < 10_000   # few draws, few rows
+    assert 1000 <= in_bag_rows(100_000, 1000) < 10_000  # few draws, few rows

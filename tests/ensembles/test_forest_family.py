@@ -1,4 +1,5 @@
 """RandomForest and ExtraTrees are siblings on one forest base, as in scikit-learn."""
+
 import numpy as np
 import pytest
 from sklearn.base import is_classifier, is_regressor
@@ -8,8 +9,13 @@ import treeboost as tb
 from treeboost.ensembles.forest import BaseForest
 
 
-@pytest.mark.parametrize("extra, forest", [(tb.ExtraTreesClassifier, tb.RandomForestClassifier),
-                                           (tb.ExtraTreesRegressor, tb.RandomForestRegressor)])
+@pytest.mark.parametrize(
+    "extra, forest",
+    [
+        (tb.ExtraTreesClassifier, tb.RandomForestClassifier),
+        (tb.ExtraTreesRegressor, tb.RandomForestRegressor),
+    ],
+)
 def test_extra_trees_are_siblings_of_random_forests(extra, forest):
     assert not isinstance(extra(), forest)
     assert not isinstance(forest(), extra)

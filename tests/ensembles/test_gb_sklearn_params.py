@@ -2,6 +2,7 @@
 min_impurity_decrease, min_weight_fraction_leaf, init, loss="exponential", estimators_,
 max_features_, the out-of-bag attributes, monitor, the verbose table, train_score_'s scale,
 early stopping by n_iter_no_change, and the HistGradientBoosting classes."""
+
 import numpy as np
 import pytest
 from scipy.special import expit
@@ -10,9 +11,13 @@ from sklearn.dummy import DummyClassifier
 from sklearn.linear_model import LinearRegression
 from sklearn.metrics import log_loss, mean_squared_error
 
-from treeboost import (DecisionTreeRegressor, GradientBoostingClassifier,
-                       GradientBoostingRegressor, HistGradientBoostingClassifier,
-                       HistGradientBoostingRegressor)
+from treeboost import (
+    DecisionTreeRegressor,
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    HistGradientBoostingClassifier,
+    HistGradientBoostingRegressor,
+)
 from treeboost.losses import ExponentialLoss
 
 X, y = make_classification(n_samples=200, n_features=5, random_state=0)
@@ -22,22 +27,39 @@ Xr, yr = make_regression(n_samples=200, n_features=5, noise=5, random_state=0)
 def test_scikit_learn_defaults():
     for cls in (GradientBoostingClassifier, GradientBoostingRegressor):
         p = cls().get_params()
-        assert (p["max_depth"], p["max_leaf_nodes"], p["min_samples_leaf"],
-                p["min_samples_split"], p["learning_rate"], p["n_estimators"], p["subsample"],
-                p["n_iter_no_change"], p["validation_fraction"], p["tol"]) == \
-            (3, None, 1, 2, 0.1, 100, 1.0, None, 0.1, 1e-4)
+        assert (
+            p["max_depth"],
+            p["max_leaf_nodes"],
+            p["min_samples_leaf"],
+            p["min_samples_split"],
+            p["learning_rate"],
+            p["n_estimators"],
+            p["subsample"],
+            p["n_iter_no_change"],
+            p["validation_fraction"],
+            p["tol"],
+        ) == (3, None, 1, 2, 0.1, 100, 1.0, None, 0.1, 1e-4)
     for cls in (HistGradientBoostingClassifier, HistGradientBoostingRegressor):
         p = cls().get_params()
-        assert (p["max_iter"], p["max_leaf_nodes"], p["max_depth"], p["min_samples_leaf"],
-                p["l2_regularization"], p["max_bins"], p["early_stopping"],
-                p["n_iter_no_change"], p["tol"], p["scoring"]) == \
-            (100, 31, None, 20, 0.0, 255, "auto", 10, 1e-7, "loss")
+        assert (
+            p["max_iter"],
+            p["max_leaf_nodes"],
+            p["max_depth"],
+            p["min_samples_leaf"],
+            p["l2_regularization"],
+            p["max_bins"],
+            p["early_stopping"],
+            p["n_iter_no_change"],
+            p["tol"],
+            p["scoring"],
+        ) == (100, 31, None, 20, 0.0, 255, "auto", 10, 1e-7, "loss")
 
 
 def test_growth_parameters_limit_the_trees():
     def leaves(**kw):
         m = GradientBoostingRegressor(n_estimators=3, max_depth=None, **kw).fit(Xr, yr)
         return max(int((t.feature < 0).sum()) for trees in m.trees_ for t in trees)
+
     free = leaves()
     assert leaves(min_samples_split=60) < free
     assert leaves(min_impurity_decrease=50.0) < free
@@ -54,8 +76,9 @@ def test_init_zero_and_an_estimator():
     lin = GradientBoostingRegressor(n_estimators=5, init=LinearRegression()).fit(Xr, yr)
     # the trees start from the linear model's predictions
     start = lin.init_.predict(Xr)
-    np.testing.assert_allclose(lin.predict(Xr), start + sum(
-        m.predict(Xr) for m in lin.estimators_[:, 0]))
+    np.testing.assert_allclose(
+        lin.predict(Xr), start + sum(m.predict(Xr) for m in lin.estimators_[:, 0])
+    )
     prior = DummyClassifier(strategy="prior")
     # (seeded: the trees draw among tied splits)
     clf = GradientBoostingClassifier(n_estimators=3, init=prior, random_state=0).fit(X, y)
@@ -95,8 +118,9 @@ def test_estimators_are_lazy_trees_sharing_the_engine_trees():
     est = m.estimators_
     assert est.shape == (4, 1) and isinstance(est[0, 0], DecisionTreeRegressor)
     assert est[2, 0].tree_ is m.trees_[2][0] and m.estimators_ is est
-    np.testing.assert_allclose(m.decision_function(X), m.init_score_[0] + sum(
-        e.predict(X) for e in est[:, 0]))
+    np.testing.assert_allclose(
+        m.decision_function(X), m.init_score_[0] + sum(e.predict(X) for e in est[:, 0])
+    )
     assert m.max_features_ == 5 and len(m) == 4
     K = GradientBoostingClassifier(n_estimators=2).fit(X, y + (X[:, 0] > 1)).estimators_
     assert K.shape == (2, 3)
@@ -117,6 +141,7 @@ def test_monitor_stops_and_sees_the_estimator():
     def monitor(i, est, local):
         seen.append((i, len(est.trees_), "raw" in local))
         return i == 4
+
     m = GradientBoostingClassifier(n_estimators=20).fit(X, y, monitor=monitor)
     assert m.n_estimators_ == 5 and m.train_score_.shape == (5,)
     assert seen[-1] == (4, 5, True)
@@ -144,22 +169,28 @@ def test_errors_scikit_learn_raises():
 
 
 def test_early_stopping_by_n_iter_no_change():
-    m = GradientBoostingRegressor(n_estimators=500, learning_rate=0.5, n_iter_no_change=3,
-                                  random_state=0).fit(Xr, yr)
+    m = GradientBoostingRegressor(
+        n_estimators=500, learning_rate=0.5, n_iter_no_change=3, random_state=0
+    ).fit(Xr, yr)
     assert m.n_estimators_ < 500 and m.validation_score_.shape == (m.n_estimators_,)
     assert not GradientBoostingRegressor(n_estimators=5).fit(Xr, yr).validation_score_.size
 
 
 def test_hist_gradient_boosting_is_the_former_default_booster():
     hist = HistGradientBoostingClassifier(max_iter=10, random_state=0).fit(X, y)
-    same = GradientBoostingClassifier(n_estimators=10, max_depth=None, max_leaf_nodes=31,
-                                      min_samples_leaf=20, split_gain="hessian",
-                                      random_state=0).fit(X, y)
+    same = GradientBoostingClassifier(
+        n_estimators=10,
+        max_depth=None,
+        max_leaf_nodes=31,
+        min_samples_leaf=20,
+        split_gain="hessian",
+        random_state=0,
+    ).fit(X, y)
     np.testing.assert_array_equal(hist.predict_proba(X), same.predict_proba(X))
     assert hist.n_iter_ == 10
     big = np.repeat(Xr, 51, axis=0)
     auto = HistGradientBoostingRegressor(max_iter=200, learning_rate=0.5, n_iter_no_change=2)
-    assert auto.fit(big, np.repeat(yr, 51)).n_iter_ < 200   # "auto": on above 10,000 rows
+    assert auto.fit(big, np.repeat(yr, 51)).n_iter_ < 200  # "auto": on above 10,000 rows
     with pytest.raises(ValueError, match="quantile must be set"):
         HistGradientBoostingRegressor(loss="quantile").fit(Xr, yr)
     q = HistGradientBoostingRegressor(loss="quantile", quantile=0.8, max_iter=30).fit(Xr, yr)
@@ -168,6 +199,7 @@ def test_hist_gradient_boosting_is_the_former_default_booster():
 
 def test_shap_refuses_an_initial_estimator():
     from treeboost.inspection import shap_values
+
     m = GradientBoostingRegressor(n_estimators=3, init=LinearRegression()).fit(Xr, yr)
     with pytest.raises(ValueError, match="TreeSHAP does not apply"):
         shap_values(m, Xr)
@@ -178,9 +210,14 @@ def test_shap_refuses_an_initial_estimator():
 
 def test_hist_and_initialised_boosters_save_and_load(tmp_path):
     import treeboost
-    for model, data in ((HistGradientBoostingClassifier(max_iter=5, max_features=1), (X, y)),
-                        (GradientBoostingRegressor(n_estimators=5, subsample=0.7,
-                                                   init="zero", random_state=0), (Xr, yr))):
+
+    for model, data in (
+        (HistGradientBoostingClassifier(max_iter=5, max_features=1), (X, y)),
+        (
+            GradientBoostingRegressor(n_estimators=5, subsample=0.7, init="zero", random_state=0),
+            (Xr, yr),
+        ),
+    ):
         model.fit(*data)
         model.save(tmp_path / "m.tbm")
         loaded = treeboost.load(tmp_path / "m.tbm")
@@ -205,12 +242,14 @@ def test_hist_validation_data_given_or_the_training_rows():
     # scikit-learn's scores: minus the loss, the initial one first
     assert m.validation_score_[-1] == pytest.approx(-last)
     assert m.validation_score_.shape == m.train_score_.shape == (m.n_iter_ + 1,)
-    on_train = HistGradientBoostingRegressor(max_iter=5, early_stopping=True,
-                                             validation_fraction=None).fit(Xt, yt)
+    on_train = HistGradientBoostingRegressor(
+        max_iter=5, early_stopping=True, validation_fraction=None
+    ).fit(Xt, yt)
     assert on_train.validation_score_.size == 0 and on_train.train_score_.size == 6
     assert not HistGradientBoostingRegressor(max_iter=3).fit(Xt, yt).train_score_.size
-    scored = HistGradientBoostingClassifier(max_iter=30, early_stopping=True,
-                                            scoring="accuracy", n_iter_no_change=2)
+    scored = HistGradientBoostingClassifier(
+        max_iter=30, early_stopping=True, scoring="accuracy", n_iter_no_change=2
+    )
     scored.fit(X, y)
     assert np.all((scored.validation_score_ >= 0) & (scored.validation_score_ <= 1))
     with pytest.raises(ValueError, match="y_val was not provided"):
@@ -226,6 +265,7 @@ def test_hist_validation_data_given_or_the_training_rows():
 
 def test_hist_with_a_scorer_saves_and_loads(tmp_path):
     import treeboost
+
     m = HistGradientBoostingClassifier(max_iter=5, early_stopping=True, scoring="accuracy")
     m.fit(X, y).save(tmp_path / "m.tbm")
     loaded = treeboost.load(tmp_path / "m.tbm")
@@ -250,6 +290,7 @@ def test_subsample_rows_are_scikit_learns_draws():
     from sklearn.datasets import make_hastie_10_2
     from sklearn.ensemble import GradientBoostingClassifier as SkGBC
     from treeboost.ensembles._bootstrap import selection_sample
+
     sk_mask = pytest.importorskip("sklearn.ensemble._gradient_boosting")._random_sample_mask
     for n, k, seed in [(100, 50, 1), (37, 5, 2), (10, 10, 0), (10, 1, 3)]:
         ours = np.zeros(n, bool)

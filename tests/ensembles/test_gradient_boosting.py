@@ -7,11 +7,14 @@ from sklearn.metrics import mean_absolute_error
 from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from treeboost import (GradientBoostingClassifier, GradientBoostingRegressor,
-                       HistGradientBoostingClassifier, HistGradientBoostingRegressor)
+from treeboost import (
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    HistGradientBoostingClassifier,
+    HistGradientBoostingRegressor,
+)
 
-SAME_AS_SKLEARN = dict(max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
-                       min_child_weight=0.0)
+SAME_AS_SKLEARN = dict(max_depth=3, max_leaf_nodes=None, min_samples_leaf=1, min_child_weight=0.0)
 
 
 def _expected_failed_checks(estimator):
@@ -19,23 +22,30 @@ def _expected_failed_checks(estimator):
     # splits summed in another order pick other splits for weighted and repeated rows
     if isinstance(estimator, (GradientBoostingClassifier, GradientBoostingRegressor)):
         reason = "sample_weight is not equivalent to removing/repeating samples."
-        return {"check_sample_weight_equivalence_on_dense_data": reason,
-                "check_sample_weight_equivalence_on_sparse_data": reason}
+        return {
+            "check_sample_weight_equivalence_on_dense_data": reason,
+            "check_sample_weight_equivalence_on_sparse_data": reason,
+        }
     return {}
 
 
-@parametrize_with_checks([GradientBoostingClassifier(n_estimators=10),
-                          GradientBoostingRegressor(n_estimators=10),
-                          GradientBoostingRegressor(n_estimators=30, loss="huber"),
-                          GradientBoostingClassifier(n_estimators=5, split_gain="hessian"),
-                          HistGradientBoostingClassifier(max_iter=10),
-                          HistGradientBoostingRegressor(max_iter=10)],
-                         expected_failed_checks=_expected_failed_checks)
+@parametrize_with_checks(
+    [
+        GradientBoostingClassifier(n_estimators=10),
+        GradientBoostingRegressor(n_estimators=10),
+        GradientBoostingRegressor(n_estimators=30, loss="huber"),
+        GradientBoostingClassifier(n_estimators=5, split_gain="hessian"),
+        HistGradientBoostingClassifier(max_iter=10),
+        HistGradientBoostingRegressor(max_iter=10),
+    ],
+    expected_failed_checks=_expected_failed_checks,
+)
 def test_sklearn_estimator_contract(estimator, check):
     check(estimator)
 
 
 # -- correctness ------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("lr", [0.1, 1.0])
 def test_training_loss_never_increases_squared_error(lr):
@@ -69,11 +79,14 @@ def test_staged_predictions_end_at_predict():
 def test_first_iteration_leaves_follow_the_loss_table():
     """Leaf values read from a fitted model equal each loss's formula on its samples."""
     X, y = make_regression(n_samples=200, n_features=3, noise=5, random_state=1)
-    for loss, stat in [("squared_error", lambda r: r.mean()),
-                       ("absolute_error", lambda r: np.sort(r)[int(np.ceil(0.5 * len(r))) - 1]),
-                       ("quantile", lambda r: np.sort(r)[int(np.ceil(0.9 * len(r))) - 1])]:
-        m = GradientBoostingRegressor(loss=loss, n_estimators=1, learning_rate=1.0,
-                                      max_leaf_nodes=4).fit(X, y)
+    for loss, stat in [
+        ("squared_error", lambda r: r.mean()),
+        ("absolute_error", lambda r: np.sort(r)[int(np.ceil(0.5 * len(r))) - 1]),
+        ("quantile", lambda r: np.sort(r)[int(np.ceil(0.9 * len(r))) - 1]),
+    ]:
+        m = GradientBoostingRegressor(
+            loss=loss, n_estimators=1, learning_rate=1.0, max_leaf_nodes=4
+        ).fit(X, y)
         tree = m.trees_[0][0]
         leaves = tree.apply(X)
         residual = y - m._init_raw[0]
@@ -92,8 +105,9 @@ def test_heavy_tailed_noise_robust_losses_beat_squared_error():
     tr, te = slice(0, 1500), slice(1500, None)
     mae = {}
     for loss in ["squared_error", "absolute_error", "huber"]:
-        m = GradientBoostingRegressor(loss=loss, n_estimators=150, learning_rate=0.1,
-                                      random_state=0).fit(X[tr], y[tr])
+        m = GradientBoostingRegressor(
+            loss=loss, n_estimators=150, learning_rate=0.1, random_state=0
+        ).fit(X[tr], y[tr])
         mae[loss] = mean_absolute_error(clean[te], m.predict(X[te]))
     assert mae["absolute_error"] < mae["squared_error"]
     assert mae["huber"] < mae["squared_error"]
@@ -101,14 +115,17 @@ def test_heavy_tailed_noise_robust_losses_beat_squared_error():
 
 # -- accuracy against scikit-learn ---------------------------------------------------------
 
+
 @pytest.mark.parametrize("loader, n_estimators", [(load_breast_cancer, 100), (load_digits, 30)])
 def test_classification_cv_within_one_point_of_sklearn(loader, n_estimators):
     X, y = loader(return_X_y=True)
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
-    ours = cross_val_score(GradientBoostingClassifier(n_estimators=n_estimators,
-                                                      **SAME_AS_SKLEARN), X, y, cv=cv).mean()
-    theirs = cross_val_score(SkGBC(n_estimators=n_estimators, max_depth=3, random_state=0),
-                             X, y, cv=cv).mean()
+    ours = cross_val_score(
+        GradientBoostingClassifier(n_estimators=n_estimators, **SAME_AS_SKLEARN), X, y, cv=cv
+    ).mean()
+    theirs = cross_val_score(
+        SkGBC(n_estimators=n_estimators, max_depth=3, random_state=0), X, y, cv=cv
+    ).mean()
     assert ours >= theirs - 0.01, (ours, theirs)
 
 
@@ -117,18 +134,22 @@ def test_regression_cv_within_one_point_of_sklearn(loss):
     X, y = load_diabetes(return_X_y=True)
     cv = KFold(5, shuffle=True, random_state=0)
     kw = dict(n_estimators=100, learning_rate=0.05, alpha=0.5 if loss == "quantile" else 0.9)
-    ours = cross_val_score(GradientBoostingRegressor(loss=loss, **kw, **SAME_AS_SKLEARN), X, y,
-                           cv=cv).mean()
-    theirs = cross_val_score(SkGBR(loss=loss, max_depth=3, random_state=0, **kw), X, y,
-                             cv=cv).mean()
+    ours = cross_val_score(
+        GradientBoostingRegressor(loss=loss, **kw, **SAME_AS_SKLEARN), X, y, cv=cv
+    ).mean()
+    theirs = cross_val_score(
+        SkGBR(loss=loss, max_depth=3, random_state=0, **kw), X, y, cv=cv
+    ).mean()
     assert ours >= theirs - 0.01, (ours, theirs)
 
 
 def test_titanic_cv_within_one_point_of_sklearn():
     import sys
     from pathlib import Path
+
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
     from titanic_gbdt import full_data
+
     rows = full_data(folds=5, n_estimators=100, verbose=False)
     (_, ours_acc, _, ours_auc, _), (_, sk_acc, _, sk_auc, _) = rows
     assert ours_acc >= sk_acc - 0.01 and ours_auc >= sk_auc - 0.01
@@ -136,10 +157,12 @@ def test_titanic_cv_within_one_point_of_sklearn():
 
 # -- features of the estimator ------------------------------------------------------------------
 
+
 def test_early_stopping_warm_start_subsample_verbose(capsys):
     X, y = load_breast_cancer(return_X_y=True)
-    m = GradientBoostingClassifier(n_estimators=500, learning_rate=0.3,
-                                   n_iter_no_change=5, random_state=0).fit(X, y)
+    m = GradientBoostingClassifier(
+        n_estimators=500, learning_rate=0.3, n_iter_no_change=5, random_state=0
+    ).fit(X, y)
     assert m.n_estimators_ < 500
     assert len(m.validation_score_) == m.n_estimators_
     w = GradientBoostingClassifier(n_estimators=10, warm_start=True, random_state=0).fit(X, y)
@@ -180,6 +203,7 @@ def test_feature_importances():
 
 # -- bad input ------------------------------------------------------------------------------------
 
+
 def test_bad_parameters_and_targets():
     X, y = load_breast_cancer(return_X_y=True)
     with pytest.raises(ValueError, match="loss"):
@@ -203,6 +227,7 @@ def test_bad_parameters_and_targets():
 
 
 # -- the booster asks its loss ---------------------------------------------------------------
+
 
 def test_a_loss_the_booster_does_not_know_works_through_the_interface(capsys):
     """Everything loss-specific is asked of the loss: a new loss needs no change in the
@@ -239,8 +264,12 @@ def test_fitting_and_predicting_ask_no_isinstance_of_a_loss():
     import inspect
     import re
     from treeboost.ensembles import gradient_boosting as gb
-    for cls in (gb.BaseGradientBoosting, gb.GradientBoostingClassifier,
-                gb.GradientBoostingRegressor):
+
+    for cls in (
+        gb.BaseGradientBoosting,
+        gb.GradientBoostingClassifier,
+        gb.GradientBoostingRegressor,
+    ):
         for name, member in vars(cls).items():
             # a model file's loss is untrusted: its loader checks the class it names
             if name == "_validate_state" or not inspect.isfunction(member):
@@ -254,21 +283,24 @@ def test_fitting_and_predicting_ask_no_isinstance_of_a_loss():
 def test_multinomial_leaves_are_the_scaled_newton_step(split_gain):
     """Friedman's algorithm 6: (K-1)/K sum(y_k - p_k) / sum(p_k (1 - p_k)) per leaf."""
     X, y = load_digits(n_class=4, return_X_y=True)
-    m = GradientBoostingClassifier(n_estimators=1, learning_rate=1.0, max_leaf_nodes=4,
-                                   split_gain=split_gain).fit(X, y)
+    m = GradientBoostingClassifier(
+        n_estimators=1, learning_rate=1.0, max_leaf_nodes=4, split_gain=split_gain
+    ).fit(X, y)
     p = np.exp(m._init_raw) / np.exp(m._init_raw).sum()
     for k, tree in enumerate(m.trees_[0]):
         leaves = tree.apply(X)
         for leaf in np.unique(leaves):
-            yk = (y[leaves == leaf] == k)
+            yk = y[leaves == leaf] == k
             expected = 3 / 4 * np.sum(yk - p[k]) / (yk.size * p[k] * (1 - p[k]))
             assert tree.value[leaf, 0] == pytest.approx(expected, rel=1e-9)
 
 
 def test_huber_delta_follows_the_residuals_of_each_iteration():
     from treeboost.losses.base import weighted_quantile
+
     X, y = make_regression(n_samples=300, n_features=4, noise=5, random_state=2)
     m = GradientBoostingRegressor(loss="huber", alpha=0.8, n_estimators=6).fit(X, y)
     before_last = list(m.staged_predict(X))[-2]
     assert m._loss.delta == pytest.approx(
-        weighted_quantile(np.abs(y - before_last), np.ones_like(y), 0.8), rel=1e-12)
+        weighted_quantile(np.abs(y - before_last), np.ones_like(y), 0.8), rel=1e-12
+    )

@@ -1,6 +1,7 @@
 """HistGradientBoostingRegressor's Poisson and Gamma losses (log link): scikit-learn's
 trees after one iteration, better deviance than squared error on their own data, the
 target checks, and model files."""
+
 import numpy as np
 import pytest
 from sklearn.datasets import make_low_rank_matrix
@@ -15,8 +16,11 @@ def _data(loss, seed=42):
     rng = np.random.RandomState(seed)
     X = make_low_rank_matrix(n_samples=600, n_features=20, random_state=rng)
     eta = X @ (rng.uniform(-2, 2, 20) / np.max(X, axis=0))
-    y = rng.poisson(np.exp(eta)).astype(float) if loss == "poisson" \
+    y = (
+        rng.poisson(np.exp(eta)).astype(float)
+        if loss == "poisson"
         else rng.gamma(2.0, 0.5 * np.exp(eta))
+    )
     return X[:500], y[:500], X[500:], y[500:]
 
 
@@ -27,36 +31,45 @@ def test_first_iteration_is_scikit_learns(loss):
     ref = SkHGB(loss=loss, max_iter=1).fit(X, y)
     # the same baseline log(mean y), root split and Newton values of its children; deeper
     # nodes may pick another of two near-equal splits (bin edges differ slightly)
-    assert float(np.ravel(ours._init_raw)[0]) == pytest.approx(float(ref._baseline_prediction[0, 0]))
+    assert float(np.ravel(ours._init_raw)[0]) == pytest.approx(
+        float(ref._baseline_prediction[0, 0])
+    )
     tree = ours.estimators_[0][0].tree_
     nodes = ref._predictors[0][0].nodes
     assert tree.feature[0] == nodes["feature_idx"][0]
-    left, right = tree.children_left[0], tree.children_right[0]
+    left = tree.children_left[0]
     ref_left = nodes["left"][0]
     assert tree.n_node_samples[left] == nodes["count"][ref_left]
-    np.testing.assert_allclose(tree.value[left].ravel()[0],
-                               0.1 * nodes["value"][ref_left], rtol=1e-6)
+    np.testing.assert_allclose(
+        tree.value[left].ravel()[0], 0.1 * nodes["value"][ref_left], rtol=1e-6
+    )
     assert np.corrcoef(np.log(ours.predict(X)), ref._raw_predict(X)[:, 0])[0, 1] > 0.8
 
 
-@pytest.mark.parametrize("loss, deviance", [("poisson", mean_poisson_deviance),
-                                            ("gamma", mean_gamma_deviance)])
+@pytest.mark.parametrize(
+    "loss, deviance", [("poisson", mean_poisson_deviance), ("gamma", mean_gamma_deviance)]
+)
 def test_log_link_beats_squared_error_in_its_deviance(loss, deviance):
     X, y, Xt, yt = _data(loss)
     ours = HistGradientBoostingRegressor(loss=loss, random_state=0).fit(X, y)
     ls = HistGradientBoostingRegressor(random_state=0).fit(X, y)
     assert np.all(ours.predict(Xt) > 0)
     for A, b in ((X, y), (Xt, yt)):
-        assert deviance(b, ours.predict(A)) < deviance(b, np.maximum(ls.predict(A), max(y.min(), 1e-15)))
+        assert deviance(b, ours.predict(A)) < deviance(
+            b, np.maximum(ls.predict(A), max(y.min(), 1e-15))
+        )
     staged = list(ours.staged_predict(Xt))
     np.testing.assert_allclose(staged[-1], ours.predict(Xt))
 
 
-@pytest.mark.parametrize("loss, y, msg", [
-    ("poisson", [1.0, -1.0, 2.0], r"non-negative y and sum\(y\) > 0"),
-    ("poisson", [0.0, 0.0, 0.0], r"non-negative y and sum\(y\) > 0"),
-    ("gamma", [1.0, 0.0, 2.0], "strictly positive y"),
-])
+@pytest.mark.parametrize(
+    "loss, y, msg",
+    [
+        ("poisson", [1.0, -1.0, 2.0], r"non-negative y and sum\(y\) > 0"),
+        ("poisson", [0.0, 0.0, 0.0], r"non-negative y and sum\(y\) > 0"),
+        ("gamma", [1.0, 0.0, 2.0], "strictly positive y"),
+    ],
+)
 def test_targets_outside_the_domain_are_refused(loss, y, msg):
     with pytest.raises(ValueError, match=msg):
         HistGradientBoostingRegressor(loss=loss).fit(np.arange(3.0)[:, None], y)
@@ -77,14 +90,16 @@ def test_hist_refuses_more_categories_than_bins_as_scikit_learn(frame):
     X = pd.DataFrame({"f0": X[:, 0]}) if frame else X
     name = "'f0'" if frame else "at index 0"
     est = HistGradientBoostingRegressor(categorical_features=[True], max_bins=2)
-    with pytest.raises(ValueError, match=f"Categorical feature {name} is expected to have "
-                                         f"a cardinality <= 2 but actually has a "
-                                         f"cardinality of 3"):
+    with pytest.raises(
+        ValueError,
+        match=f"Categorical feature {name} is expected to have "
+        f"a cardinality <= 2 but actually has a "
+        f"cardinality of 3",
+    ):
         est.fit(X, np.arange(3.0))
-    est.fit(np.array([[0.0, 1.0, np.nan]]).T, np.arange(3.0))      # NaN is not counted
+    est.fit(np.array([[0.0, 1.0, np.nan]]).T, np.arange(3.0))  # NaN is not counted
     # treeboost's own boosting groups the rare categories of a wide column instead
-    many = pd.DataFrame({"c": pd.Series((np.arange(600) % 300).astype(str),
-                                        dtype="category")})
+    many = pd.DataFrame({"c": pd.Series((np.arange(600) % 300).astype(str), dtype="category")})
     y = np.arange(600) % 2
     with pytest.raises(ValueError, match="cardinality of 300"):
         treeboost.HistGradientBoostingClassifier().fit(many, y)
@@ -97,28 +112,36 @@ def test_categorical_names_errors_say_what_scikit_learn_says():
     y = [0, 1] * 5
     with pytest.raises(ValueError, match="item value 'f3' which is not a valid feature name"):
         treeboost.HistGradientBoostingClassifier(categorical_features=["f0", "f3"]).fit(X, y)
-    with pytest.raises(ValueError, match="should be passed as an array of integers or as a "
-                                         "boolean mask"):
-        treeboost.HistGradientBoostingClassifier(categorical_features=["f0"]).fit(
-            X.to_numpy(), y)
+    with pytest.raises(
+        ValueError, match="should be passed as an array of integers or as a boolean mask"
+    ):
+        treeboost.HistGradientBoostingClassifier(categorical_features=["f0"]).fit(X.to_numpy(), y)
 
 
 def test_hist_class_weight_multiplies_sample_weight(tmp_path):
     from sklearn.datasets import make_classification
-    X, y = make_classification(n_samples=255, n_features=2, n_informative=2, n_redundant=0,
-                               n_clusters_per_class=1, random_state=0)
+
+    X, y = make_classification(
+        n_samples=255,
+        n_features=2,
+        n_informative=2,
+        n_redundant=0,
+        n_clusters_per_class=1,
+        random_state=0,
+    )
     sw = np.where(y == 1, 3.0, 1.0)
     kw = dict(min_samples_leaf=2, max_depth=2, random_state=0)
-    by_weight = treeboost.HistGradientBoostingClassifier(**kw).fit(X, y, sample_weight=sw ** 2)
-    by_class = treeboost.HistGradientBoostingClassifier(class_weight={0: 1.0, 1: 3.0},
-                                                        **kw).fit(X, y, sample_weight=sw)
+    by_weight = treeboost.HistGradientBoostingClassifier(**kw).fit(X, y, sample_weight=sw**2)
+    by_class = treeboost.HistGradientBoostingClassifier(class_weight={0: 1.0, 1: 3.0}, **kw).fit(
+        X, y, sample_weight=sw
+    )
     np.testing.assert_allclose(by_weight.decision_function(X), by_class.decision_function(X))
     keep = np.concatenate([np.flatnonzero(y == 0), np.flatnonzero(y == 1)[:10]])
     Xi, yi = X[keep], y[keep]
-    balanced = treeboost.HistGradientBoostingClassifier(class_weight="balanced", **kw).fit(
-        Xi, yi)
+    balanced = treeboost.HistGradientBoostingClassifier(class_weight="balanced", **kw).fit(Xi, yi)
     manual = treeboost.HistGradientBoostingClassifier(**kw).fit(
-        Xi, yi, sample_weight=(len(yi) / (2 * np.bincount(yi)))[yi])
+        Xi, yi, sample_weight=(len(yi) / (2 * np.bincount(yi)))[yi]
+    )
     np.testing.assert_allclose(balanced.decision_function(Xi), manual.decision_function(Xi))
     unweighted = treeboost.HistGradientBoostingClassifier(**kw).fit(Xi, yi)
     assert not np.allclose(balanced.decision_function(Xi), unweighted.decision_function(Xi))
@@ -128,6 +151,7 @@ def test_hist_class_weight_multiplies_sample_weight(tmp_path):
 
 def test_a_hist_classifier_file_without_class_weight_loads(tmp_path):
     from tests._model_files import read_parts, used_only, write_parts
+
     X, y = _data("poisson")[:2]
     y = (y > np.median(y)).astype(int)
     model = treeboost.HistGradientBoostingClassifier(max_iter=3).fit(X, y)
@@ -158,6 +182,7 @@ def test_hist_takes_infinite_values_in_the_end_bins(tmp_path):
 
 def test_an_encoder_file_without_allow_infinite_loads(tmp_path):
     from tests._model_files import read_parts, used_only, write_parts
+
     X, y, _, _ = _data("gamma")
     model = treeboost.DecisionTreeRegressor(max_depth=3).fit(X, y)
     doc, arrays = read_parts(model.save(tmp_path / "new.tbm"))

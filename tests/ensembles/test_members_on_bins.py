@@ -1,6 +1,7 @@
 """Bagging and AdaBoost grow treeboost trees on their shared bins, and fit any other
 member (a subclass of a treeboost tree that overrides ``fit`` included) through its
 own ``fit``."""
+
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification, make_regression
@@ -27,10 +28,11 @@ class OwnFitRegressor(tb.DecisionTreeRegressor):
 
 
 def _models(tree):
-    return [tb.BaggingClassifier(tree, n_estimators=4, random_state=0),
-            tb.AdaBoostClassifier(tree, n_estimators=4, random_state=0),
-            tb.AdaBoostClassifier(tree, n_estimators=4, random_state=0,
-                                  boosting="resample")]
+    return [
+        tb.BaggingClassifier(tree, n_estimators=4, random_state=0),
+        tb.AdaBoostClassifier(tree, n_estimators=4, random_state=0),
+        tb.AdaBoostClassifier(tree, n_estimators=4, random_state=0, boosting="resample"),
+    ]
 
 
 @pytest.mark.parametrize("i", range(3))
@@ -54,11 +56,15 @@ def test_overridden_fit_is_called_on_the_raw_rows(i):
     assert model.predict(X).shape == (150,)
 
 
-@pytest.mark.parametrize("make", [
-    lambda e: tb.BaggingRegressor(e, n_estimators=3, random_state=0),
-    lambda e: tb.BaggingRegressor(e, n_estimators=3, random_state=0, max_features=0.6),
-    lambda e: tb.AdaBoostRegressor(e, n_estimators=3, random_state=0),
-    lambda e: tb.AdaBoostRegressor(e, n_estimators=3, random_state=0, boosting="reweight")])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda e: tb.BaggingRegressor(e, n_estimators=3, random_state=0),
+        lambda e: tb.BaggingRegressor(e, n_estimators=3, random_state=0, max_features=0.6),
+        lambda e: tb.AdaBoostRegressor(e, n_estimators=3, random_state=0),
+        lambda e: tb.AdaBoostRegressor(e, n_estimators=3, random_state=0, boosting="reweight"),
+    ],
+)
 def test_overridden_fit_of_a_regression_tree(make):
     X, y = make_regression(120, 5, random_state=0)
     model = make(OwnFitRegressor(max_depth=3)).fit(X, y)

@@ -1,10 +1,19 @@
 """Each loss: derivatives against finite differences, initial scores and leaf values
 against brute-force minimisation."""
+
 import numpy as np
 import pytest
 
-from treeboost.losses import (AbsoluteError, BinaryLogLoss, GammaLoss, HuberLoss,
-                              MultinomialLogLoss, PoissonLoss, QuantileLoss, SquaredError)
+from treeboost.losses import (
+    AbsoluteError,
+    BinaryLogLoss,
+    GammaLoss,
+    HuberLoss,
+    MultinomialLogLoss,
+    PoissonLoss,
+    QuantileLoss,
+    SquaredError,
+)
 from treeboost.losses.base import LeafSamples, grouped_weighted_quantile, weighted_quantile
 
 rng = np.random.RandomState(0)
@@ -21,8 +30,13 @@ def _huber():
     return loss
 
 
-SMOOTH = [(SquaredError(), Y_REG), (BinaryLogLoss(), Y_BIN), (_huber(), Y_REG),
-          (PoissonLoss(), Y_COUNT), (GammaLoss(), Y_POS)]
+SMOOTH = [
+    (SquaredError(), Y_REG),
+    (BinaryLogLoss(), Y_BIN),
+    (_huber(), Y_REG),
+    (PoissonLoss(), Y_COUNT),
+    (GammaLoss(), Y_POS),
+]
 
 
 @pytest.mark.parametrize("loss, y", SMOOTH, ids=lambda v: type(v).__name__)
@@ -33,8 +47,9 @@ def test_gradient_and_hessian_match_finite_differences(loss, y):
     num_g = (loss.pointwise(y, raw + eps) - loss.pointwise(y, raw - eps)) / (2 * eps)
     np.testing.assert_allclose(g, num_g, rtol=1e-5, atol=1e-6)
     if not isinstance(loss, HuberLoss):  # Huber's second derivative jumps at +-delta
-        num_h = (loss.gradient_hessian(y, raw + eps)[0]
-                 - loss.gradient_hessian(y, raw - eps)[0]) / (2 * eps)
+        num_h = (
+            loss.gradient_hessian(y, raw + eps)[0] - loss.gradient_hessian(y, raw - eps)[0]
+        ) / (2 * eps)
         np.testing.assert_allclose(h, num_h, rtol=1e-4, atol=1e-6)
 
 
@@ -60,8 +75,9 @@ def test_multinomial_gradient_and_hessian():
         d[k] = eps
         num = (loss.pointwise(y, raw + d) - loss.pointwise(y, raw - d)) / (2 * eps)
         np.testing.assert_allclose(g[:, k], num, rtol=1e-5, atol=1e-7)
-        num_h = (loss.gradient_hessian(y, raw + d)[0][:, k]
-                 - loss.gradient_hessian(y, raw - d)[0][:, k]) / (2 * eps)
+        num_h = (
+            loss.gradient_hessian(y, raw + d)[0][:, k] - loss.gradient_hessian(y, raw - d)[0][:, k]
+        ) / (2 * eps)
         np.testing.assert_allclose(h[:, k], num_h, rtol=1e-4, atol=1e-7)
 
 
@@ -75,21 +91,30 @@ def _brute_min(f, candidates):
     return candidates[int(np.argmin(vals))], min(vals)
 
 
-@pytest.mark.parametrize("loss, y", [(SquaredError(), Y_REG), (AbsoluteError(), Y_REG),
-                                     (QuantileLoss(0.25), Y_REG), (BinaryLogLoss(), Y_BIN),
-                                     (PoissonLoss(), Y_COUNT), (GammaLoss(), Y_POS)],
-                         ids=lambda v: getattr(v, "name", "y"))
+@pytest.mark.parametrize(
+    "loss, y",
+    [
+        (SquaredError(), Y_REG),
+        (AbsoluteError(), Y_REG),
+        (QuantileLoss(0.25), Y_REG),
+        (BinaryLogLoss(), Y_BIN),
+        (PoissonLoss(), Y_COUNT),
+        (GammaLoss(), Y_POS),
+    ],
+    ids=lambda v: getattr(v, "name", "y"),
+)
 def test_initial_score_minimises_the_weighted_loss(loss, y):
     init = loss.init_raw(y, W)
     grid = np.linspace(init - 2, init + 2, 4001)
     if loss.name in ("absolute_error", "quantile"):
-        grid = np.concatenate([grid, y])    # the optimum is a data point
+        grid = np.concatenate([grid, y])  # the optimum is a data point
     best, best_val = _brute_min(lambda c: loss(y, np.full_like(y, c), W), grid)
     assert loss(y, np.full_like(y, init), W) <= best_val + 1e-9
 
 
-@pytest.mark.parametrize("loss", [SquaredError(), AbsoluteError(), QuantileLoss(0.7)],
-                         ids=lambda v: v.name)
+@pytest.mark.parametrize(
+    "loss", [SquaredError(), AbsoluteError(), QuantileLoss(0.7)], ids=lambda v: v.name
+)
 def test_leaf_values_minimise_the_loss_in_each_leaf(loss):
     raw = np.random.RandomState(3).normal(size=40)
     leaf = np.random.RandomState(4).randint(0, 4, size=40)
@@ -123,8 +148,9 @@ def test_huber_leaf_is_friedmans_m_treeboost_step():
     value = loss.leaf_values(_samples(leaf, 1, Y_REG, raw, g, h))[0]
     r = Y_REG - raw
     med = weighted_quantile(r, W, 0.5)
-    expected = med + np.average(np.sign(r - med) * np.minimum(loss.delta, np.abs(r - med)),
-                                weights=W)
+    expected = med + np.average(
+        np.sign(r - med) * np.minimum(loss.delta, np.abs(r - med)), weights=W
+    )
     assert value == pytest.approx(expected)
     assert loss.delta == pytest.approx(weighted_quantile(np.abs(r), W, 0.8))
 
@@ -132,7 +158,7 @@ def test_huber_leaf_is_friedmans_m_treeboost_step():
 def test_grouped_quantile_equals_per_group_quantile():
     rng = np.random.RandomState(5)
     groups = rng.randint(0, 6, size=200)
-    groups[groups == 3] = 4                     # an empty group
+    groups[groups == 3] = 4  # an empty group
     values = rng.normal(size=200)
     w = rng.rand(200) + 0.1
     out = grouped_weighted_quantile(groups, values, w, 0.3, 6)
@@ -146,9 +172,14 @@ def test_grouped_quantile_equals_per_group_quantile():
 
 Y_CLS = np.random.RandomState(6).randint(0, 3, size=40)
 RAW_CLS = np.random.RandomState(7).normal(size=(40, 3))
-EVERY_LOSS = [(SquaredError(), Y_REG), (AbsoluteError(), Y_REG), (_huber(), Y_REG),
-              (QuantileLoss(0.3), Y_REG), (BinaryLogLoss(), Y_BIN),
-              (MultinomialLogLoss(3), Y_CLS)]
+EVERY_LOSS = [
+    (SquaredError(), Y_REG),
+    (AbsoluteError(), Y_REG),
+    (_huber(), Y_REG),
+    (QuantileLoss(0.3), Y_REG),
+    (BinaryLogLoss(), Y_BIN),
+    (MultinomialLogLoss(3), Y_CLS),
+]
 
 
 @pytest.mark.parametrize("loss, y", EVERY_LOSS, ids=lambda v: type(v).__name__)
@@ -161,10 +192,14 @@ def test_the_loss_value_is_the_weighted_mean_written_once_in_the_base_class(loss
 
 def test_each_loss_names_its_metric_and_its_leaf_scale():
     names = {type(loss).__name__: (loss.metric_name, loss.leaf_scale) for loss, _ in EVERY_LOSS}
-    assert names == {"SquaredError": ("l2/2", 1.0), "AbsoluteError": ("l1", 1.0),
-                     "HuberLoss": ("huber", 1.0), "QuantileLoss": ("quantile", 1.0),
-                     "BinaryLogLoss": ("binary_logloss", 1.0),
-                     "MultinomialLogLoss": ("multi_logloss", 2 / 3)}
+    assert names == {
+        "SquaredError": ("l2/2", 1.0),
+        "AbsoluteError": ("l1", 1.0),
+        "HuberLoss": ("huber", 1.0),
+        "QuantileLoss": ("quantile", 1.0),
+        "BinaryLogLoss": ("binary_logloss", 1.0),
+        "MultinomialLogLoss": ("multi_logloss", 2 / 3),
+    }
 
 
 def test_huber_start_iteration_re_estimates_delta():
@@ -179,7 +214,7 @@ def test_newton_step_of_the_samples_of_the_rows_with_l2():
     values are taken as they are when given."""
     rng = np.random.RandomState(9)
     rows = np.sort(rng.choice(40, 25, replace=False))
-    leaf = rng.randint(1, 4, size=25)             # node 0 is internal: no sample
+    leaf = rng.randint(1, 4, size=25)  # node 0 is internal: no sample
     g, h = BinaryLogLoss().gradient_hessian(Y_BIN, RAW_CLS[:, 0])
     step = _samples(leaf, 4, Y_BIN, RAW_CLS[:, 0], g, h, l2=2.0, rows=rows).newton_step()
     for node in range(4):
@@ -190,7 +225,7 @@ def test_newton_step_of_the_samples_of_the_rows_with_l2():
     samples = LeafSamples(leaf, 4, rows, Y_BIN, RAW_CLS[:, 0], W, g, h, 0.0, given)
     values = BinaryLogLoss().leaf_values(samples)
     np.testing.assert_array_equal(values, given)
-    assert values is not given          # the tree's own array is never aliased
+    assert values is not given  # the tree's own array is never aliased
     np.testing.assert_array_equal(MultinomialLogLoss(4).leaf_values(samples), 0.75 * given)
 
 
@@ -203,25 +238,34 @@ def test_robust_leaves_read_only_the_rows_of_the_tree():
     assert value == weighted_quantile(Y_REG[rows], W[rows], 0.5)
 
 
-@pytest.mark.parametrize("scale", [2.0 ** -990, 2.0 ** -60, 2.0 ** 60])
+@pytest.mark.parametrize("scale", [2.0**-990, 2.0**-60, 2.0**60])
 def test_initial_scores_do_not_depend_on_the_scale_of_the_weights(scale):
     """No absolute floor on a weight sum: weights scaled by a power of two (exact in
     float64, so that the weighted quantiles break their ties alike) give the same scores."""
     for loss, y in EVERY_LOSS:
-        np.testing.assert_allclose(loss.init_raw(y, W * scale), loss.init_raw(y, W),
-                                   rtol=1e-12, err_msg=type(loss).__name__)
+        np.testing.assert_allclose(
+            loss.init_raw(y, W * scale),
+            loss.init_raw(y, W),
+            rtol=1e-12,
+            err_msg=type(loss).__name__,
+        )
     # a class without weight: the same large negative log-odds at every scale (its
     # floor, eps of the total, is subnormal at the smallest scale)
     none = np.zeros(40)
     assert BinaryLogLoss().init_raw(none, W * scale) == pytest.approx(
-        BinaryLogLoss().init_raw(none, W), rel=1e-6)
+        BinaryLogLoss().init_raw(none, W), rel=1e-6
+    )
 
 
-@pytest.mark.parametrize("loss, y", [(PoissonLoss(), Y_COUNT), (GammaLoss(), Y_POS)],
-                         ids=lambda v: getattr(v, "name", "y"))
+@pytest.mark.parametrize(
+    "loss, y",
+    [(PoissonLoss(), Y_COUNT), (GammaLoss(), Y_POS)],
+    ids=lambda v: getattr(v, "name", "y"),
+)
 def test_log_link_losses_are_their_deviances_up_to_terms_free_of_the_score(loss, y):
     # the half deviance of scikit-learn's metrics minus L(y, F) does not depend on F
     from sklearn.metrics import mean_gamma_deviance, mean_poisson_deviance
+
     dev = mean_poisson_deviance if loss.name == "poisson" else mean_gamma_deviance
     gaps = []
     for c in (-1.0, 0.3, 2.0):
@@ -231,10 +275,14 @@ def test_log_link_losses_are_their_deviances_up_to_terms_free_of_the_score(loss,
     np.testing.assert_allclose(loss.link(loss.predict(np.array([0.5, -2.0]))), [0.5, -2.0])
 
 
-@pytest.mark.parametrize("loss, y", [(BinaryLogLoss(), Y_BIN.astype(np.int64)),
-                                     (MultinomialLogLoss(3),
-                                      np.random.RandomState(3).randint(0, 3, size=40))],
-                         ids=["binary", "multinomial"])
+@pytest.mark.parametrize(
+    "loss, y",
+    [
+        (BinaryLogLoss(), Y_BIN.astype(np.int64)),
+        (MultinomialLogLoss(3), np.random.RandomState(3).randint(0, 3, size=40)),
+    ],
+    ids=["binary", "multinomial"],
+)
 def test_one_pass_loss_and_gradients_equal_the_two_calls(loss, y):
     """``loss_gradient_hessian``: the loss of ``__call__`` (to rounding) and the very
     gradients of ``gradient_hessian``, also into given arrays of either memory order
@@ -266,8 +314,9 @@ def test_the_default_one_pass_is_the_two_calls():
 def test_leaf_samples_take_the_leaves_of_the_rows_when_read():
     rows = np.arange(0, 40, 2)
     leaf_of_sample = np.arange(40) % 3
-    s = LeafSamples(None, 3, rows, Y_REG, np.zeros(40), W, Y_REG, W, 0.0,
-                    leaf_of_sample=leaf_of_sample)
+    s = LeafSamples(
+        None, 3, rows, Y_REG, np.zeros(40), W, Y_REG, W, 0.0, leaf_of_sample=leaf_of_sample
+    )
     np.testing.assert_array_equal(s.node, leaf_of_sample[rows])
     with pytest.raises(ValueError, match="node or leaf_of_sample"):
         LeafSamples(None, 3, rows, Y_REG, np.zeros(40), W, Y_REG, W, 0.0)
@@ -280,7 +329,7 @@ def test_huber_leaves_of_several_nodes_are_the_numpy_formula():
     rng = np.random.RandomState(6)
     raw = rng.normal(size=40)
     rows = np.sort(rng.choice(40, 30, replace=False))
-    node = rng.choice([1, 3, 4], size=30)          # nodes 0 and 2 hold no row
+    node = rng.choice([1, 3, 4], size=30)  # nodes 0 and 2 hold no row
     g, h = loss.gradient_hessian(Y_REG, raw)
     values = loss.leaf_values(LeafSamples(node, 5, rows, Y_REG, raw, W, g, h, 0.0))
     r = Y_REG[rows] - raw[rows]

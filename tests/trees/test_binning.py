@@ -36,11 +36,10 @@ def test_quantile_bins_respect_max_bins_and_cut_between_distinct_values():
         np.testing.assert_allclose(edges, (distinct[pos - 1] + distinct[pos]) / 2)
     codes = bm.transform(X)
     counts = np.bincount(codes[0], minlength=16)
-    assert counts.min() > 5000 / 16 / 2   # roughly equal-frequency bins
+    assert counts.min() > 5000 / 16 / 2  # roughly equal-frequency bins
 
 
-@pytest.mark.parametrize("max_bins, dtype", [(255, np.uint8), (256, np.uint16),
-                                              (1000, np.uint16)])
+@pytest.mark.parametrize("max_bins, dtype", [(255, np.uint8), (256, np.uint16), (1000, np.uint16)])
 def test_code_dtype(max_bins, dtype):
     X = np.arange(2000, dtype=float)[:, None]
     bm = BinMapper(max_bins=max_bins).fit(X)
@@ -83,11 +82,12 @@ def _awkward_column(rng, n, kind):
 @pytest.mark.parametrize("kind", ["spread", "ties", "special"])
 def test_radix_sort_orders_as_numpy(n, kind):
     from treeboost.engine.binning import _radix_sort
+
     a = _awkward_column(np.random.default_rng(n), n, kind)
     got = _radix_sort(a.copy(), np.empty_like(a))
-    np.testing.assert_array_equal(got, np.sort(a))     # (NaN equal to NaN, -0.0 to 0.0)
+    np.testing.assert_array_equal(got, np.sort(a))  # (NaN equal to NaN, -0.0 to 0.0)
     negative_zero = np.signbit(got[got == 0])
-    assert (np.diff(negative_zero.astype(int)) <= 0).all()      # -0.0 before 0.0
+    assert (np.diff(negative_zero.astype(int)) <= 0).all()  # -0.0 before 0.0
 
 
 @pytest.mark.parametrize("max_bins", [255, None])
@@ -95,15 +95,19 @@ def test_radix_sorted_bins_are_those_of_numpy_sort(monkeypatch, max_bins):
     # columns long enough for the radix sort get the edges, centers and missing flags that
     # numpy's sort gives
     from treeboost.engine import binning
+
     rng = np.random.default_rng(3)
     n = 3 * binning.RADIX_SORT_MIN_ROWS
-    X = np.column_stack([_awkward_column(rng, n, kind) for kind in ("spread", "ties", "special")]
-                        + [rng.standard_normal(n)])
+    X = np.column_stack(
+        [_awkward_column(rng, n, kind) for kind in ("spread", "ties", "special")]
+        + [rng.standard_normal(n)]
+    )
     got = BinMapper(max_bins=max_bins).fit(X)
 
     def numpy_sort(col):
         col.sort()
         return col
+
     monkeypatch.setattr(binning, "_sort_column", numpy_sort)
     ref = BinMapper(max_bins=max_bins).fit(X)
     for f in range(X.shape[1]):
@@ -132,7 +136,8 @@ def test_codes_count_the_edges_below_each_value(n_distinct):
     Z = np.column_stack([np.r_[edges, -1e300, 1e300, np.inf, -np.inf]] * 2)
     for f in range(2):
         np.testing.assert_array_equal(
-            bm.transform(Z)[f], np.searchsorted(bm.bin_thresholds_[f], Z[:, f], side="left"))
+            bm.transform(Z)[f], np.searchsorted(bm.bin_thresholds_[f], Z[:, f], side="left")
+        )
 
 
 @pytest.mark.parametrize("max_bins", [255, 16, 2, 1000])
@@ -142,14 +147,27 @@ def test_codes_of_awkward_columns_are_the_edges_below(max_bins):
     # beyond the edges, infinities, zeros of both signs and subnormals
     rng = np.random.default_rng(max_bins)
     n = 6000
-    X = np.column_stack([rng.lognormal(0, 3, n), rng.standard_cauchy(n),
-                         _awkward_column(rng, n, "spread"), _awkward_column(rng, n, "ties"),
-                         _awkward_column(rng, n, "special"), np.full(n, 2.5),
-                         rng.standard_normal(n), np.round(rng.standard_normal(n), 1)])
+    X = np.column_stack(
+        [
+            rng.lognormal(0, 3, n),
+            rng.standard_cauchy(n),
+            _awkward_column(rng, n, "spread"),
+            _awkward_column(rng, n, "ties"),
+            _awkward_column(rng, n, "special"),
+            np.full(n, 2.5),
+            rng.standard_normal(n),
+            np.round(rng.standard_normal(n), 1),
+        ]
+    )
     bm = BinMapper(max_bins=max_bins).fit(X)
-    Z = np.vstack([X, rng.standard_cauchy((500, X.shape[1])) * 1e6,
-                   np.array([[np.inf], [-np.inf], [0.0], [-0.0], [5e-324], [np.nan],
-                             [1e308], [-1e308]]) * np.ones(X.shape[1])])
+    Z = np.vstack(
+        [
+            X,
+            rng.standard_cauchy((500, X.shape[1])) * 1e6,
+            np.array([[np.inf], [-np.inf], [0.0], [-0.0], [5e-324], [np.nan], [1e308], [-1e308]])
+            * np.ones(X.shape[1]),
+        ]
+    )
     Z = np.where(np.isnan(Z), np.nan, Z)
     codes = bm.transform(Z)
     for f in range(X.shape[1]):

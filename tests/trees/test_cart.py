@@ -12,9 +12,14 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from treeboost import DecisionTreeClassifier, DecisionTreeRegressor
 
 
-@parametrize_with_checks([DecisionTreeClassifier(), DecisionTreeRegressor(),
-                          DecisionTreeClassifier(criterion="entropy", max_leaf_nodes=8),
-                          DecisionTreeClassifier(criterion="gain_ratio", max_bins=None)])
+@parametrize_with_checks(
+    [
+        DecisionTreeClassifier(),
+        DecisionTreeRegressor(),
+        DecisionTreeClassifier(criterion="entropy", max_leaf_nodes=8),
+        DecisionTreeClassifier(criterion="gain_ratio", max_bins=None),
+    ]
+)
 def test_sklearn_estimator_contract(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
@@ -23,16 +28,27 @@ def test_sklearn_estimator_contract(estimator, check):
 
 # -- accuracy against scikit-learn ----------------------------------------------------
 
-@pytest.mark.parametrize("loader, params", [
-    (load_breast_cancer, {}), (load_digits, {}),
-    (load_breast_cancer, {"max_depth": 4}), (load_digits, {"criterion": "entropy"})])
+
+@pytest.mark.parametrize(
+    "loader, params",
+    [
+        (load_breast_cancer, {}),
+        (load_digits, {}),
+        (load_breast_cancer, {"max_depth": 4}),
+        (load_digits, {"criterion": "entropy"}),
+    ],
+)
 def test_cv_accuracy_within_one_point_of_sklearn(loader, params):
     # scikit-learn breaks ties between equally good splits at random (its random_state
     # permutes the features), so its score is averaged over seeds; ours is deterministic
     X, y = loader(return_X_y=True)
     ours = cross_val_score(DecisionTreeClassifier(random_state=0, **params), X, y, cv=5).mean()
-    theirs = np.mean([cross_val_score(SkTreeClassifier(random_state=s, **params), X, y,
-                                      cv=5).mean() for s in range(5)])
+    theirs = np.mean(
+        [
+            cross_val_score(SkTreeClassifier(random_state=s, **params), X, y, cv=5).mean()
+            for s in range(5)
+        ]
+    )
     assert ours >= theirs - 0.01, (ours, theirs)
 
 
@@ -40,8 +56,12 @@ def test_cv_accuracy_within_one_point_of_sklearn(loader, params):
 def test_cv_r2_within_one_point_of_sklearn(params):
     X, y = load_diabetes(return_X_y=True)
     ours = cross_val_score(DecisionTreeRegressor(random_state=0, **params), X, y, cv=5).mean()
-    theirs = np.mean([cross_val_score(SkTreeRegressor(random_state=s, **params), X, y,
-                                      cv=5).mean() for s in range(5)])
+    theirs = np.mean(
+        [
+            cross_val_score(SkTreeRegressor(random_state=s, **params), X, y, cv=5).mean()
+            for s in range(5)
+        ]
+    )
     assert ours >= theirs - 0.01, (ours, theirs)
 
 
@@ -61,8 +81,10 @@ def test_exact_mode_equals_sklearn_tree_structure():
 
 # -- the textbook -----------------------------------------------------------------------
 
+
 def test_watermelon_gini_root_is_texture_clear():
     from treeboost.datasets import load_watermelon
+
     data = load_watermelon()
     X, y = data.data, data.target
     clf = DecisionTreeClassifier(criterion="gini", max_depth=1).fit(X, y)
@@ -70,8 +92,9 @@ def test_watermelon_gini_root_is_texture_clear():
     root = tree.feature[0]
     assert clf.feature_names_in_[root] == "纹理"
     cats = clf.categories_[root]
-    left = [cats[i] for i in range(len(cats))
-            if (int(tree.categories_left[0, i >> 6]) >> (i & 63)) & 1]
+    left = [
+        cats[i] for i in range(len(cats)) if (int(tree.categories_left[0, i >> 6]) >> (i & 63)) & 1
+    ]
     right = [c for c in cats if c not in left]
     assert left == ["清晰"] or right == ["清晰"]
     l, r = tree.children_left[0], tree.children_right[0]
@@ -82,16 +105,18 @@ def test_watermelon_gini_root_is_texture_clear():
 
 def test_watermelon_entropy_root_gain_matches_hand_computation():
     from treeboost.datasets import load_watermelon
+
     data = load_watermelon()
     X, y = data.data, data.target
     clf = DecisionTreeClassifier(criterion="entropy", max_depth=1).fit(X, y)
     tree = clf.tree_
-    assert tree.impurity[0] == pytest.approx(0.998, abs=5e-4)          # Ent(D)
+    assert tree.impurity[0] == pytest.approx(0.998, abs=5e-4)  # Ent(D)
 
     def ent(p):
         p = np.asarray(p, float) / np.sum(p)
         p = p[p > 0]
         return -(p * np.log2(p)).sum()
+
     # the root split found, recomputed by hand from the class counts of its children
     l, r = tree.children_left[0], tree.children_right[0]
     counts = [np.rint(tree.value[c] * tree.weighted_n_node_samples[c]) for c in (l, r)]
@@ -104,6 +129,7 @@ def test_watermelon_entropy_root_gain_matches_hand_computation():
 
 
 # -- the estimator API ----------------------------------------------------------------------
+
 
 def test_string_labels_pandas_categories_and_missing_values():
     pd = pytest.importorskip("pandas")
@@ -137,8 +163,9 @@ def test_apply_decision_path_depth_leaves_importances():
     imp = clf.feature_importances_
     assert imp.shape == (30,) and imp.sum() == pytest.approx(1.0)
     internal = clf.tree_.children_left >= 0
-    by_feature = np.bincount(clf.tree_.feature[internal], weights=clf.tree_.gain[internal],
-                             minlength=30)
+    by_feature = np.bincount(
+        clf.tree_.feature[internal], weights=clf.tree_.gain[internal], minlength=30
+    )
     np.testing.assert_allclose(imp, by_feature / by_feature.sum())
 
 
@@ -173,8 +200,9 @@ def test_max_features_samples_features_per_node_and_is_seeded():
     b = DecisionTreeClassifier(max_features="sqrt", random_state=1).fit(X, y)
     c = DecisionTreeClassifier(max_features="sqrt", random_state=2).fit(X, y)
     np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
-    assert a.tree_.node_count != c.tree_.node_count or \
-        not np.array_equal(a.tree_.feature, c.tree_.feature)
+    assert a.tree_.node_count != c.tree_.node_count or not np.array_equal(
+        a.tree_.feature, c.tree_.feature
+    )
     assert a.max_features_ == 8
 
 
@@ -187,6 +215,7 @@ def test_single_class_gives_a_leaf_and_a_warning():
 
 
 # -- bad input ---------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("Est", [DecisionTreeClassifier, DecisionTreeRegressor])
 def test_bad_input_is_refused_clearly(Est):
@@ -251,23 +280,29 @@ def test_add_predictions_refuses_an_out_array_of_the_wrong_shape():
     rng = np.random.RandomState(4)
     X = rng.normal(size=(50, 3))
     tree = DecisionTreeClassifier(random_state=0).fit(X, rng.randint(0, 2, 50)).tree_
-    for out in (np.zeros((49, 2)), np.zeros((50, 3)), np.zeros((50, 2), np.float32),
-                np.zeros((2, 50)).T, [[0.0, 0.0]] * 50):
+    for out in (
+        np.zeros((49, 2)),
+        np.zeros((50, 3)),
+        np.zeros((50, 2), np.float32),
+        np.zeros((2, 50)).T,
+        [[0.0, 0.0]] * 50,
+    ):
         with pytest.raises(ValueError, match="out must be"):
             tree.add_predictions(X, out)
 
 
 @pytest.mark.parametrize("criterion", ["squared_error", "absolute_error", "poisson"])
 @pytest.mark.parametrize("splitter", ["best", "random"])
-def test_nan_unseen_in_training_follows_the_larger_child_and_right_on_ties(criterion,
-                                                                            splitter):
+def test_nan_unseen_in_training_follows_the_larger_child_and_right_on_ties(criterion, splitter):
     # scikit-learn's rule: missing_go_to_left = n_left > n_right
     import treeboost as tb
+
     X = np.array([[0, 1, 2, 3, 8, 9, 11, 12, 15]], dtype=float).T
     y = np.array([0.1, 0.2, 0.3, 0.2, 1.4, 1.4, 1.5, 1.6, 2.6])
-    for n in (9, 8):             # 4 left and 5 right, then 4 and 4
-        tree = tb.DecisionTreeRegressor(criterion=criterion, splitter=splitter, max_depth=1,
-                                        random_state=0).fit(X[:n], y[:n])
+    for n in (9, 8):  # 4 left and 5 right, then 4 and 4
+        tree = tb.DecisionTreeRegressor(
+            criterion=criterion, splitter=splitter, max_depth=1, random_state=0
+        ).fit(X[:n], y[:n])
         t = tree.tree_
         left, right = t.children_left[0], t.children_right[0]
         larger = left if t.n_node_samples[left] > t.n_node_samples[right] else right
@@ -279,16 +314,21 @@ def test_nan_unseen_in_training_follows_the_larger_child_and_right_on_ties(crite
 def test_unnormalised_importances_are_scikit_learns_and_sum_to_the_root_impurity():
     import treeboost as tb
     from sklearn.tree import DecisionTreeRegressor as SkReg
+
     X, y = load_diabetes(return_X_y=True)
     w = np.random.RandomState(0).randint(1, 4, len(y)).astype(float)
     # equally good splits are drawn with each library's seed: this seed draws the ones
     # scikit-learn's random_state=0 draws
     ours = tb.DecisionTreeRegressor(max_depth=4, max_bins=None, random_state=1).fit(
-        X, y, sample_weight=w)
+        X, y, sample_weight=w
+    )
     ref = SkReg(max_depth=4, random_state=0).fit(X, y, sample_weight=w)
-    np.testing.assert_allclose(ours.tree_.compute_feature_importances(normalize=False),
-                               ref.tree_.compute_feature_importances(normalize=False),
-                               rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(
+        ours.tree_.compute_feature_importances(normalize=False),
+        ref.tree_.compute_feature_importances(normalize=False),
+        rtol=1e-7,
+        atol=1e-9,
+    )
     full = tb.DecisionTreeClassifier(criterion="entropy").fit(X[:, :3], y % 3)
     imp = full.tree_.compute_feature_importances(normalize=False)
     leaves = full.tree_.children_left == -1

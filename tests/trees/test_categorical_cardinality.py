@@ -2,6 +2,7 @@
 frequency (frequent categories keep their own code, rare ones share one; no target or
 more than two classes), in every estimator, in model files and through the command line.
 Grouping by target has its own tests in test_target_grouping.py."""
+
 import numpy as np
 import pytest
 
@@ -20,8 +21,9 @@ def _expected_grouping(labels, counts):
     MIN_OWN_ROWS rows (ties: the column's order) keep codes, numbered in column order."""
     if len(labels) <= 255:
         return list(labels), []
-    ranked = sorted((i for i in range(len(labels)) if counts[i] >= MIN_OWN_ROWS),
-                    key=lambda i: (-counts[i], i))
+    ranked = sorted(
+        (i for i in range(len(labels)) if counts[i] >= MIN_OWN_ROWS), key=lambda i: (-counts[i], i)
+    )
     own = sorted(ranked[:254])
     return [labels[i] for i in own], [labels[i] for i in range(len(labels)) if i not in own]
 
@@ -52,8 +54,8 @@ def test_too_few_frequent_categories_and_a_category_named_like_the_shared_code()
     labels = [f"c{i:03d}" for i in range(299)] + ["other (rare)"]
     counts = [1] * 200 + [4] * 100
     g = group_categories(np.array(labels, dtype=object), np.array(counts))
-    assert list(g.own) == labels[200:]          # only 100 categories have >= 3 rows
-    assert g.other_label == "other (rare)*"     # distinct from the real category
+    assert list(g.own) == labels[200:]  # only 100 categories have >= 3 rows
+    assert g.other_label == "other (rare)*"  # distinct from the real category
     assert len(g.labels) == 101
 
 
@@ -96,7 +98,7 @@ def test_every_pandas_text_dtype(dtype):
     Xd = _as_dtype(X, dtype)
     clf = treeboost.DecisionTreeClassifier(max_depth=2).fit(Xd, y)
     assert clf._encoder.is_categorical_[0]
-    assert len(clf._encoder.categories_[0]) == 201      # 200 frequent + the shared code
+    assert len(clf._encoder.categories_[0]) == 201  # 200 frequent + the shared code
     # two categorical splits separate the classes of the frequent categories
     assert np.mean(clf.predict(Xd)[frequent] == y[frequent]) == 1.0
 
@@ -115,10 +117,12 @@ def test_grouped_column_equals_grouping_by_hand():
 
 _FAMILIES = {
     "cart": lambda: treeboost.DecisionTreeClassifier(max_depth=3),
-    "forest": lambda: treeboost.RandomForestClassifier(5, max_depth=3, max_features=None,
-                                                       random_state=0),
-    "extra_trees": lambda: treeboost.ExtraTreesClassifier(5, max_depth=3, max_features=None,
-                                                         random_state=0),
+    "forest": lambda: treeboost.RandomForestClassifier(
+        5, max_depth=3, max_features=None, random_state=0
+    ),
+    "extra_trees": lambda: treeboost.ExtraTreesClassifier(
+        5, max_depth=3, max_features=None, random_state=0
+    ),
     "bagging": lambda: treeboost.BaggingClassifier(n_estimators=5, random_state=0),
     "adaboost": lambda: treeboost.AdaBoostClassifier(n_estimators=5, random_state=0),
     "gbdt": lambda: treeboost.GradientBoostingClassifier(n_estimators=10, max_leaf_nodes=4),
@@ -131,7 +135,7 @@ _FAMILIES = {
 def test_every_estimator_family(family):
     X, y, frequent = _frequent_and_rare()
     if family == "id3":
-        X = X.drop(columns="x")                  # ID3 takes categorical columns only
+        X = X.drop(columns="x")  # ID3 takes categorical columns only
     model = _FAMILIES[family]().fit(X, y)
     pred = model.predict(X)
     assert pred.shape == y.shape
@@ -147,8 +151,9 @@ def test_unseen_and_rare_categories_at_predict():
     enc = FeatureEncoder().fit(X)
     k = len(enc.categories_[0]) - 1
     assert k == 200
-    codes = enc.transform(pd.DataFrame({"key": ["k0003", "k0650", "k9999", None],
-                                        "x": [0.0] * 4}))[:, 0]
+    codes = enc.transform(pd.DataFrame({"key": ["k0003", "k0650", "k9999", None], "x": [0.0] * 4}))[
+        :, 0
+    ]
     # own code, shared code (seen at fit, rare), missing (unseen), missing
     np.testing.assert_array_equal(codes, [3, k, np.nan, np.nan])
     names = enc.category_names(0, [3, k])
@@ -192,27 +197,44 @@ def _labels(values):
 
 _CRAFTED = {
     # a rare category that also has a code of its own: two codes for one category
-    "rare_also_own": (lambda st: st["rare_categories_"][0]["__objarray__"].append("k0003"),
-                      "rare_categories_[0]: the rare categories must be distinct"),
-    "rare_twice": (lambda st: st["rare_categories_"][0]["__objarray__"].append("k0650"),
-                   "rare_categories_[0]: the rare categories must be distinct"),
-    "empty_rare": (lambda st: st["rare_categories_"].__setitem__(0, _labels([])),
-                   "rare_categories_[0]"),
-    "rare_on_numeric": (lambda st: st["rare_categories_"].__setitem__(1, _labels(["a"])),
-                        "categories_[1]: a numeric column has no categories"),
-    "rare_not_a_list": (lambda st: st.__setitem__("rare_categories_", {"__tuple__": []}),
-                        "rare_categories_: must be a list of 2 entries"),
-    "rare_wrong_length": (lambda st: st["rare_categories_"].append(None),
-                          "rare_categories_: must be a list of 2 entries"),
-    "rare_not_labels": (lambda st: st["rare_categories_"].__setitem__(0, [1, 2]),
-                        "rare_categories_[0]: must be a 1-dimensional array"),
+    "rare_also_own": (
+        lambda st: st["rare_categories_"][0]["__objarray__"].append("k0003"),
+        "rare_categories_[0]: the rare categories must be distinct",
+    ),
+    "rare_twice": (
+        lambda st: st["rare_categories_"][0]["__objarray__"].append("k0650"),
+        "rare_categories_[0]: the rare categories must be distinct",
+    ),
+    "empty_rare": (
+        lambda st: st["rare_categories_"].__setitem__(0, _labels([])),
+        "rare_categories_[0]",
+    ),
+    "rare_on_numeric": (
+        lambda st: st["rare_categories_"].__setitem__(1, _labels(["a"])),
+        "categories_[1]: a numeric column has no categories",
+    ),
+    "rare_not_a_list": (
+        lambda st: st.__setitem__("rare_categories_", {"__tuple__": []}),
+        "rare_categories_: must be a list of 2 entries",
+    ),
+    "rare_wrong_length": (
+        lambda st: st["rare_categories_"].append(None),
+        "rare_categories_: must be a list of 2 entries",
+    ),
+    "rare_not_labels": (
+        lambda st: st["rare_categories_"].__setitem__(0, [1, 2]),
+        "rare_categories_[0]: must be a 1-dimensional array",
+    ),
     "shared_label_not_text": (
         lambda st: st["categories_"][0]["__objarray__"].__setitem__(-1, 7),
-        "categories_[0]: a grouped column ends with the label of its shared code"),
+        "categories_[0]: a grouped column ends with the label of its shared code",
+    ),
     "too_many_codes": (
         lambda st: st["categories_"][0].__setitem__(
-            "__objarray__", [f"z{i}" for i in range(60)] + st["categories_"][0]["__objarray__"]),
-        "categories_[0]: 261 categories, at most 255"),
+            "__objarray__", [f"z{i}" for i in range(60)] + st["categories_"][0]["__objarray__"]
+        ),
+        "categories_[0]: 261 categories, at most 255",
+    ),
 }
 
 
@@ -223,10 +245,12 @@ def test_crafted_encoder_state_is_refused(grouped_file, tmp_path, case):
 
     def fix_shape(st):
         edit(st)
-        for entry in st["categories_"] + (st["rare_categories_"]
-                                          if isinstance(st["rare_categories_"], list) else []):
+        for entry in st["categories_"] + (
+            st["rare_categories_"] if isinstance(st["rare_categories_"], list) else []
+        ):
             if isinstance(entry, dict) and "__objarray__" in entry:
                 entry["shape"] = [len(entry["__objarray__"])]
+
     dst = _edit_encoder(path, tmp_path / f"{case}.tbm", fix_shape)
     with pytest.raises(ValueError) as info:
         treeboost.load(dst)
@@ -244,6 +268,7 @@ def test_a_file_without_the_new_state_loads_as_before(tmp_path):
     def drop(st):
         for name in ("rare_categories_", "datetime_zones_"):
             del st[name]
+
     old = _edit_encoder(path, tmp_path / "old.tbm", drop)
     doc, _ = read_parts(old)
     assert "rare_categories_" not in doc["model"]["state"]["_encoder"]["state"]
@@ -257,15 +282,18 @@ def test_cli_fits_a_700_value_text_column(tmp_path, capsys):
     rng = np.random.default_rng(0)
     n = 3000
     key = rng.permutation(np.arange(n) % 700)
-    frame = pd.DataFrame({"city": [f"town_{k:03d}" for k in key],
-                          "x": rng.normal(size=n).round(3),
-                          "y": np.array(["low", "mid", "high"])[key % 3]})
+    frame = pd.DataFrame(
+        {
+            "city": [f"town_{k:03d}" for k in key],
+            "x": rng.normal(size=n).round(3),
+            "y": np.array(["low", "mid", "high"])[key % 3],
+        }
+    )
     csv = tmp_path / "data.csv"
     frame.to_csv(csv, index=False)
     assert frame["city"].nunique() == 700
     model_path = tmp_path / "m.tbm"
-    assert main(["fit", str(csv), "--target", "y", "--model", "tree", "-o",
-                 str(model_path)]) == 0
+    assert main(["fit", str(csv), "--target", "y", "--model", "tree", "-o", str(model_path)]) == 0
     assert "accuracy" in capsys.readouterr().out
     model = treeboost.load(model_path)
     assert len(model._encoder.categories_[0]) == 255

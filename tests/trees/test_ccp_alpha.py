@@ -1,5 +1,6 @@
 """ccp_alpha on the CART trees and forests: scikit-learn's minimal cost-complexity pruning
 after growth, its pruning path, and model files written before the parameter existed."""
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_diabetes
@@ -10,9 +11,13 @@ import treeboost as tb
 from .._model_files import read_parts, used_only, write_parts
 
 
-@pytest.mark.parametrize("ours, theirs, data", [
-    (tb.DecisionTreeClassifier, sk.DecisionTreeClassifier, load_breast_cancer),
-    (tb.DecisionTreeRegressor, sk.DecisionTreeRegressor, load_diabetes)])
+@pytest.mark.parametrize(
+    "ours, theirs, data",
+    [
+        (tb.DecisionTreeClassifier, sk.DecisionTreeClassifier, load_breast_cancer),
+        (tb.DecisionTreeRegressor, sk.DecisionTreeRegressor, load_diabetes),
+    ],
+)
 def test_same_path_and_subtrees_as_scikit_learn(ours, theirs, data):
     X, y = data(return_X_y=True)
     X, y = X[:300], y[:300]
@@ -23,7 +28,7 @@ def test_same_path_and_subtrees_as_scikit_learn(ours, theirs, data):
     # between two alphas of the path (at an alpha itself, links of equal alpha computed
     # in another order of float operations may fall either side)
     middles = (path.ccp_alphas[1:] + path.ccp_alphas[:-1]) / 2
-    for alpha in middles[::max(1, len(middles) // 6)]:
+    for alpha in middles[:: max(1, len(middles) // 6)]:
         a = ours(max_bins=None, ccp_alpha=alpha).fit(X, y)
         b = theirs(ccp_alpha=alpha, random_state=0).fit(X, y)
         assert a.tree_.node_count == b.tree_.node_count
@@ -37,8 +42,9 @@ def test_forest_members_are_pruned_and_refused_values():
     X, y = load_breast_cancer(return_X_y=True)
     full = tb.RandomForestClassifier(8, random_state=0).fit(X, y)
     pruned = tb.ExtraTreesClassifier(8, random_state=0, ccp_alpha=0.01).fit(X, y)
-    assert max(e.tree_.node_count for e in pruned.estimators_) < \
-        min(e.tree_.node_count for e in full.estimators_)
+    assert max(e.tree_.node_count for e in pruned.estimators_) < min(
+        e.tree_.node_count for e in full.estimators_
+    )
     assert all(e.ccp_alpha == 0.01 for e in pruned.estimators_)
     with pytest.raises(ValueError, match="ccp_alpha"):
         tb.DecisionTreeClassifier(ccp_alpha=-1.0).fit(X, y)
@@ -60,7 +66,7 @@ def test_a_file_without_ccp_alpha_loads_as_unpruned(tmp_path):
             stack.extend(obj.values())
         elif isinstance(obj, list):
             stack.extend(obj)
-    assert dropped == 4                      # the forest and its three trees
+    assert dropped == 4  # the forest and its three trees
     write_parts(tmp_path / "old.tbm", doc, used_only(doc, arrays))
     old = tb.load(tmp_path / "old.tbm")
     assert old.ccp_alpha == 0.0 and old.estimators_[0].ccp_alpha == 0.0

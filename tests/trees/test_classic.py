@@ -33,8 +33,14 @@ def test_watermelon_gains_and_root(melons):
     rep = clf.split_report(0)
     assert rep.attrs["entropy"] == pytest.approx(0.998, abs=2e-3)
     gains = rep.set_index("feature")["gain"]
-    book = {"色泽": 0.109, "根蒂": 0.143, "敲声": 0.141, "纹理": 0.381, "脐部": 0.289,
-            "触感": 0.006}
+    book = {
+        "色泽": 0.109,
+        "根蒂": 0.143,
+        "敲声": 0.141,
+        "纹理": 0.381,
+        "脐部": 0.289,
+        "触感": 0.006,
+    }
     for name, g in book.items():
         assert gains[name] == pytest.approx(g, abs=2e-3)
     assert rep.loc[rep.chosen, "feature"].item() == "纹理"
@@ -62,7 +68,7 @@ def test_book_training_root_tie_and_validation(melons):
     rep = default.split_report(0).set_index("feature")
     assert rep.loc["色泽", "gain"] == pytest.approx(rep.loc["脐部", "gain"], abs=1e-12)
     assert rep.loc["脐部", "gain"] == pytest.approx(0.2755, abs=1e-4)
-    assert rep.chosen["色泽"]                       # column order: 色泽 comes first
+    assert rep.chosen["色泽"]  # column order: 色泽 comes first
     book = ID3Classifier(tie_break=["脐部"]).fit(Xt, yt)
     assert book.split_report(0).set_index("feature").chosen["脐部"]
     assert book.score(Xv, yv) == pytest.approx(3 / 7)
@@ -76,8 +82,10 @@ def test_c45_chooses_by_gain_ratio_among_above_average(melons):
     clf = C45Classifier().fit(melons.data, melons.target)
     rep = clf.split_report(0)
     eligible = rep[rep.above_average_gain]
-    assert rep.loc[rep.chosen, "feature"].item() == eligible.loc[
-        eligible.gain_ratio.idxmax(), "feature"]
+    assert (
+        rep.loc[rep.chosen, "feature"].item()
+        == eligible.loc[eligible.gain_ratio.idxmax(), "feature"]
+    )
     assert set(eligible.feature) == {"纹理", "脐部"}
 
 
@@ -85,7 +93,7 @@ def test_empty_branch_gets_parent_majority(melons):
     clf = ID3Classifier().fit(melons.data, melons.target)
     tree = clf.tree_
     empty = np.flatnonzero(tree.weighted_n_node_samples == 0)
-    assert empty.size                              # 浅白 under 纹理=清晰, 根蒂=稍蜷
+    assert empty.size  # 浅白 under 纹理=清晰, 根蒂=稍蜷
     for node in empty:
         np.testing.assert_allclose(tree.value[node], tree.value[tree.parent[node]])
 
@@ -127,8 +135,9 @@ def test_id3_on_a_hundred_thousand_rows():
     rng = np.random.default_rng(0)
     n = 100_000
     codes = rng.integers(0, 4, (n, 10))
-    Xb = pd.DataFrame({f"a{j}": pd.Categorical.from_codes(codes[:, j], list("abcd"))
-                       for j in range(10)})
+    Xb = pd.DataFrame(
+        {f"a{j}": pd.Categorical.from_codes(codes[:, j], list("abcd")) for j in range(10)}
+    )
     yb = (codes[:, 0] + codes[:, 1] > 3) ^ (rng.random(n) < 0.05)
     clf = ID3Classifier(max_depth=4).fit(Xb, yb)
     assert clf.score(Xb, yb) > 0.9
@@ -154,8 +163,7 @@ def test_unseen_category_at_predict(melons):
 
 def test_bad_parameters(melons):
     with pytest.raises(ValueError, match="confidence_factor"):
-        C45Classifier(pruning="pessimistic", confidence_factor=0.7).fit(melons.data,
-                                                                        melons.target)
+        C45Classifier(pruning="pessimistic", confidence_factor=0.7).fit(melons.data, melons.target)
     with pytest.raises(ValueError, match="tie_break"):
         ID3Classifier(tie_break=["nope"]).fit(melons.data, melons.target)
 
@@ -173,13 +181,13 @@ def _expected_failures(est):
     if isinstance(est, ID3Classifier):
         # the n_bins quantile edges are computed on the rows, not the weights, so
         # weight 2 and a repeated row can give different bins
-        return {"check_sample_weight_equivalence_on_dense_data":
-                "n_bins quantiles are unweighted"}
+        return {"check_sample_weight_equivalence_on_dense_data": "n_bins quantiles are unweighted"}
     return {}
 
 
 # ID3 gets continuous random data in most checks: n_bins makes them categorical.
-@parametrize_with_checks([ID3Classifier(n_bins=4), C45Classifier()],
-                         expected_failed_checks=_expected_failures)
+@parametrize_with_checks(
+    [ID3Classifier(n_bins=4), C45Classifier()], expected_failed_checks=_expected_failures
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)

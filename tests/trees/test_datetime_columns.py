@@ -1,5 +1,6 @@
 """Datetime columns mean instants: seconds since the epoch whatever the unit or the time
 zone (treeboost.trees._datetimes), NaT as missing, checked at predict and in model files."""
+
 import numpy as np
 import pytest
 
@@ -15,8 +16,9 @@ pd = pytest.importorskip("pandas")
 def _data(n=400, seed=0):
     """A datetime column (microseconds, some NaT) and a number; y depends on both."""
     rng = np.random.default_rng(seed)
-    t = np.datetime64("2023-01-01T00:00:00", "us") + \
-        rng.integers(0, 365 * 86400 * 10 ** 6, n).astype("timedelta64[us]")
+    t = np.datetime64("2023-01-01T00:00:00", "us") + rng.integers(0, 365 * 86400 * 10**6, n).astype(
+        "timedelta64[us]"
+    )
     t[::17] = np.datetime64("NaT")
     x = rng.normal(size=n)
     late = t > np.datetime64("2023-07-01")
@@ -36,11 +38,11 @@ def test_conversion_by_hand_and_nat_is_missing():
     np.testing.assert_array_equal(enc.transform(X), _seconds_frame(X).to_numpy())
     assert enc.datetime_zones_ == ["naive", None]
     # known numbers: 1970-01-02T00:00:01.5 is 86401.5 s
-    t = np.array(["1970-01-02T00:00:01.5", "NaT", "1969-12-31T23:59:59"],
-                 dtype="datetime64[ms]")
+    t = np.array(["1970-01-02T00:00:01.5", "NaT", "1969-12-31T23:59:59"], dtype="datetime64[ms]")
     np.testing.assert_array_equal(to_epoch_seconds(t), [86401.5, np.nan, -1.0])
-    np.testing.assert_array_equal(to_epoch_seconds(t.astype("datetime64[D]")),
-                                  [86400.0, np.nan, -86400.0])
+    np.testing.assert_array_equal(
+        to_epoch_seconds(t.astype("datetime64[D]")), [86400.0, np.nan, -86400.0]
+    )
 
 
 def test_the_model_equals_one_fitted_on_seconds():
@@ -55,9 +57,10 @@ def test_the_model_equals_one_fitted_on_seconds():
 @pytest.mark.parametrize("fit_unit", ["s", "ns"])
 def test_every_unit_gives_the_same_predictions(fit_unit):
     X, y = _data()
-    X["when"] = X["when"].dt.floor("s")         # representable in seconds
+    X["when"] = X["when"].dt.floor("s")  # representable in seconds
     model = treeboost.DecisionTreeClassifier(max_depth=4).fit(
-        X.assign(when=X["when"].astype(f"datetime64[{fit_unit}]")), y)
+        X.assign(when=X["when"].astype(f"datetime64[{fit_unit}]")), y
+    )
     expect = model.predict_proba(X)
     for unit in ("s", "ms", "us", "ns"):
         Xu = X.assign(when=X["when"].astype(f"datetime64[{unit}]"))
@@ -65,10 +68,12 @@ def test_every_unit_gives_the_same_predictions(fit_unit):
     # a numpy datetime64 matrix too, of another unit than the frame's
     num = np.column_stack([X["when"].to_numpy().astype("datetime64[ms]")] * 2)
     m2 = treeboost.DecisionTreeClassifier(max_depth=4).fit(num, y)
-    np.testing.assert_array_equal(m2.predict_proba(num.astype("datetime64[ns]")),
-                                  m2.predict_proba(num))
-    np.testing.assert_array_equal(m2._encoder.transform(num)[:, 0],
-                                  _seconds_frame(X)["when"].to_numpy())
+    np.testing.assert_array_equal(
+        m2.predict_proba(num.astype("datetime64[ns]")), m2.predict_proba(num)
+    )
+    np.testing.assert_array_equal(
+        m2._encoder.transform(num)[:, 0], _seconds_frame(X)["when"].to_numpy()
+    )
 
 
 def test_time_zones_compare_instants():
@@ -93,7 +98,8 @@ def test_mismatches_at_predict_are_refused():
     with pytest.raises(ValueError, match="zone-aware datetimes .* fitted with naive"):
         naive.predict(X.assign(when=X["when"].dt.tz_localize("UTC")))
     aware = treeboost.DecisionTreeClassifier(max_depth=3).fit(
-        X.assign(when=X["when"].dt.tz_localize("UTC")), y)
+        X.assign(when=X["when"].dt.tz_localize("UTC")), y
+    )
     with pytest.raises(ValueError, match="naive datetimes .* fitted with zone-aware"):
         aware.predict(X)
     numeric = treeboost.DecisionTreeClassifier(max_depth=3).fit(_seconds_frame(X), y)
@@ -118,16 +124,27 @@ def test_model_file_round_trip(tmp_path):
         loaded.predict(X.assign(when=X["when"].dt.tz_localize(None)))
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda st: st["datetime_zones_"].__setitem__(1, "Europe/Paris"),
-     "datetime_zones_: must be a list of 2 entries, each None, 'naive' or 'UTC'"),
-    (lambda st: st["datetime_zones_"].__setitem__(1, 1),
-     "datetime_zones_: must be a list of 2 entries"),
-    (lambda st: st["datetime_zones_"].append(None),
-     "datetime_zones_: must be a list of 2 entries"),
-    (lambda st: st.__setitem__("datetime_zones_", {"__tuple__": ["naive", None]}),
-     "datetime_zones_: must be a list of 2 entries"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (
+            lambda st: st["datetime_zones_"].__setitem__(1, "Europe/Paris"),
+            "datetime_zones_: must be a list of 2 entries, each None, 'naive' or 'UTC'",
+        ),
+        (
+            lambda st: st["datetime_zones_"].__setitem__(1, 1),
+            "datetime_zones_: must be a list of 2 entries",
+        ),
+        (
+            lambda st: st["datetime_zones_"].append(None),
+            "datetime_zones_: must be a list of 2 entries",
+        ),
+        (
+            lambda st: st.__setitem__("datetime_zones_", {"__tuple__": ["naive", None]}),
+            "datetime_zones_: must be a list of 2 entries",
+        ),
+    ],
+)
 def test_crafted_datetime_state_is_refused(tmp_path, edit, message):
     X, y = _data()
     model = treeboost.DecisionTreeClassifier(max_depth=3).fit(X, y)
@@ -149,15 +166,16 @@ def test_datetime_flag_on_a_categorical_column_is_refused():
 def test_format_threshold():
     X, y = _data()
     enc = FeatureEncoder().fit(X)
-    day = (np.datetime64("2023-09-20", "s") - np.datetime64("1970-01-01", "s")) / \
-        np.timedelta64(1, "s")
+    day = (np.datetime64("2023-09-20", "s") - np.datetime64("1970-01-01", "s")) / np.timedelta64(
+        1, "s"
+    )
     assert enc.format_threshold(0, day) == "2023-09-20"
     assert enc.format_threshold(0, day + 43200) == "2023-09-20 12:00:00"
     assert enc.format_threshold(0, day + 43200.5) == "2023-09-20 12:00:00.500"
     assert enc.format_threshold(0, day + 1.25e-4) == "2023-09-20 00:00:00.000125"
     assert enc.format_threshold(0, -86400.0) == "1969-12-31"
     assert enc.format_threshold(0, np.inf) is None
-    assert enc.format_threshold(1, 0.5) is None              # a numeric column
+    assert enc.format_threshold(1, 0.5) is None  # a numeric column
     aware = FeatureEncoder().fit(X.assign(when=X["when"].dt.tz_localize("Asia/Tokyo")))
     assert aware.format_threshold(0, day) == "2023-09-20 UTC"
     with pytest.raises(ValueError, match="f must be a column index"):
@@ -165,8 +183,12 @@ def test_format_threshold():
     # the threshold a tree learned is midway between two instants, printed as a date
     # (the datetime column alone: a number that splits the four rows as well would tie)
     model = treeboost.DecisionTreeClassifier(max_depth=1).fit(
-        X.iloc[:4][["when"]].assign(when=pd.to_datetime(
-            ["2023-09-19", "2023-09-20", "2023-09-22", "2023-09-23"]).as_unit("us")),
-        [0, 0, 1, 1])
+        X.iloc[:4][["when"]].assign(
+            when=pd.to_datetime(["2023-09-19", "2023-09-20", "2023-09-22", "2023-09-23"]).as_unit(
+                "us"
+            )
+        ),
+        [0, 0, 1, 1],
+    )
     text = model._encoder.format_threshold(0, model.tree_.threshold[0])
     assert text == "2023-09-21"

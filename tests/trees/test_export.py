@@ -25,6 +25,7 @@ def _fires(rule, Xe, categories):
 def test_exactly_one_rule_fires_per_row_and_agrees_with_the_tree():
     pytest.importorskip("pandas")
     from treeboost.datasets import load_titanic
+
     data = load_titanic()
     X = data.data[["Pclass", "Sex", "Age", "SibSp", "Parch", "Fare", "Embarked"]]
     y = data.target
@@ -60,6 +61,7 @@ FEATURES = ["Pclass", "Sex", "Age", "SibSp", "Parch", "Fare", "Embarked"]
 def titanic():
     pytest.importorskip("pandas")
     from treeboost.datasets import load_titanic
+
     data = load_titanic()
     return data.data[FEATURES].iloc[:300], data.target.iloc[:300].to_numpy()
 
@@ -73,15 +75,23 @@ def _leaf_rows_agree(rules, Xe, categories, leaves):
 def _four(model, **index):
     from treeboost.trees.plotting import export_graphviz
     from treeboost.trees.rules import export_rules as any_rules
-    return (export_text(model, **index), export_rules(model, **index),
-            any_rules(model, **index), export_graphviz(model, **index))
+
+    return (
+        export_text(model, **index),
+        export_rules(model, **index),
+        any_rules(model, **index),
+        export_graphviz(model, **index),
+    )
 
 
 def test_tree_index_of_forests_bagging_adaboost_is_the_member(titanic):
     from treeboost import AdaBoostRegressor, BaggingClassifier, RandomForestClassifier
+
     X, y = titanic
-    for model in (RandomForestClassifier(n_estimators=3, max_depth=3, random_state=0),
-                  AdaBoostRegressor(n_estimators=3, random_state=0)):
+    for model in (
+        RandomForestClassifier(n_estimators=3, max_depth=3, random_state=0),
+        AdaBoostRegressor(n_estimators=3, random_state=0),
+    ):
         model.fit(X, y)
         for i in range(3):
             member = model.estimators_[i]
@@ -105,6 +115,7 @@ def test_tree_index_of_gradient_boosting_is_iteration_and_class(titanic):
     from treeboost import GradientBoostingClassifier
     from treeboost.trees.export import _fmt
     from treeboost.trees.plotting import plot_tree
+
     X, y = titanic
     Xm = X.drop(columns="Embarked")[X["Embarked"].notna()]
     ym = X["Embarked"][X["Embarked"].notna()].astype(str).to_numpy()
@@ -117,16 +128,17 @@ def test_tree_index_of_gradient_boosting_is_iteration_and_class(titanic):
         tree = gb.trees_[it][k]
         text = pair[0]
         # leaves print as raw scores, the values of trees_[it][k]
-        shown = sorted(line.split(": ")[1] for line in text.splitlines()
-                       if "value (raw score)" in line)
+        shown = sorted(
+            line.split(": ")[1] for line in text.splitlines() if "value (raw score)" in line
+        )
         assert shown == sorted(_fmt(v, 3) for v in tree.value[tree.children_left == -1, 0])
         rules = extract_rules(gb, tree_index=(it, k))
         assert len(rules) == tree.n_leaves
-        assert all(r.target_name == "value (raw score)" and r.confidence is None
-                   for r in rules)
+        assert all(r.target_name == "value (raw score)" and r.confidence is None for r in rules)
         _leaf_rows_agree(rules, Xe, gb._encoder.categories_, leaves[:, it, k])
-    assert "Sex in {" in "\n".join(export_text(gb, tree_index=i, class_index=k)
-                                   for i in range(3) for k in range(3))
+    assert "Sex in {" in "\n".join(
+        export_text(gb, tree_index=i, class_index=k) for i in range(3) for k in range(3)
+    )
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
     a = [t.get_text() for t in plot_tree(gb, tree_index=(1, 2)).texts]
@@ -137,27 +149,42 @@ def test_tree_index_of_gradient_boosting_is_iteration_and_class(titanic):
 
 def test_tree_index_errors(titanic):
     from sklearn.linear_model import LogisticRegression
-    from treeboost import (BaggingClassifier, GradientBoostingClassifier, ID3Classifier,
-                           RandomForestClassifier)
+    from treeboost import (
+        BaggingClassifier,
+        GradientBoostingClassifier,
+        ID3Classifier,
+        RandomForestClassifier,
+    )
     from treeboost.datasets import load_watermelon
     from treeboost.trees.plotting import export_graphviz, plot_tree
     from treeboost.trees.rules import export_rules as any_rules
+
     X, y = titanic
     tree = DecisionTreeClassifier(max_depth=2).fit(X, y)
     forest = RandomForestClassifier(n_estimators=2, max_depth=2, random_state=0).fit(X, y)
     gb = GradientBoostingClassifier(n_estimators=2, max_leaf_nodes=3).fit(X, y)
     bag = BaggingClassifier(LogisticRegression(), n_estimators=2, random_state=0).fit(
-        X[["Pclass", "SibSp"]], y)
+        X[["Pclass", "SibSp"]], y
+    )
     cases = [
-        (tree, dict(tree_index=1), ValueError, r"tree_index=1 is out of range: the model has "
-                                               r"1 tree"),
+        (
+            tree,
+            dict(tree_index=1),
+            ValueError,
+            r"tree_index=1 is out of range: the model has "
+            r"1 tree",
+        ),
         (forest, dict(tree_index=2), ValueError, r"tree_index=2 is out of range.*2 member"),
         (forest, dict(tree_index=-1), ValueError, "out of range"),
         (forest, dict(tree_index=0, class_index=1), ValueError, "class_index=1"),
         (forest, dict(tree_index=(0, 0)), ValueError, "gradient boosting only"),
         (gb, dict(tree_index=2), ValueError, r"tree_index=2 is out of range.*2 iteration"),
-        (gb, dict(tree_index=0, class_index=1), ValueError,
-         r"class_index=1 is out of range.*1 tree\(s\) per iteration"),
+        (
+            gb,
+            dict(tree_index=0, class_index=1),
+            ValueError,
+            r"class_index=1 is out of range.*1 tree\(s\) per iteration",
+        ),
         (gb, dict(tree_index=(0, 0), class_index=1), ValueError, "disagrees"),
         (gb, dict(tree_index=(0, 0, 0)), ValueError, "pair"),
         (gb, dict(tree_index="0"), TypeError, "tree_index must be an int"),
@@ -190,19 +217,26 @@ def test_dates_print_as_dates_and_rare_categories_as_the_encoders_names():
     from treeboost import GradientBoostingClassifier
     from treeboost.trees.plotting import export_graphviz
     from treeboost.trees.rules import rule_coverage
+
     pytest.importorskip("pandas")
     X, y = cities_and_days()
-    for model, index in ((DecisionTreeClassifier(max_depth=2), {}),
-                         (GradientBoostingClassifier(n_estimators=2, max_depth=2,
-                                                     max_leaf_nodes=None), {"tree_index": 1})):
+    for model, index in (
+        (DecisionTreeClassifier(max_depth=2), {}),
+        (
+            GradientBoostingClassifier(n_estimators=2, max_depth=2, max_leaf_nodes=None),
+            {"tree_index": 1},
+        ),
+    ):
         model.fit(X, y)
         enc = model._encoder
         tree = model.tree_ if hasattr(model, "tree_") else model.trees_[1][0]
         shared = len(model._encoder.categories_[0]) - 1
-        assert enc.categories_[0][shared] == "other (rare)"     # the grouped column
+        assert enc.categories_[0][shared] == "other (rare)"  # the grouped column
         internal = np.flatnonzero(tree.children_left != -1)
-        days = [enc.format_threshold(1, t) for t in tree.threshold[internal][
-            tree.feature[internal] == 1]]
+        days = [
+            enc.format_threshold(1, t)
+            for t in tree.threshold[internal][tree.feature[internal] == 1]
+        ]
         assert days and all(d.startswith("2024-") for d in days)
         other = enc.category_names(0, [shared])[0]
         assert other.startswith("other (300 rare: ")
@@ -212,11 +246,12 @@ def test_dates_print_as_dates_and_rare_categories_as_the_encoders_names():
         for d in days:
             assert f"day <= {d}" in text and d in rules and f"day <= {d}" in dot
         assert other in text and other in rules and other in dot
-        assert "1.70" not in text + rules + dot           # no seconds since 1970
+        assert "1.70" not in text + rules + dot  # no seconds since 1970
     # rules keep the labels of X: each row of X is covered by exactly its leaf's rule
     clf = DecisionTreeClassifier(max_depth=2).fit(X, y)
     rules = extract_rules(clf)
     fired = rule_coverage(clf, X)
     np.testing.assert_array_equal(fired.sum(axis=1), 1)
-    np.testing.assert_array_equal(np.array([r.leaf for r in rules])[fired.argmax(axis=1)],
-                                  clf.apply(X))
+    np.testing.assert_array_equal(
+        np.array([r.leaf for r in rules])[fired.argmax(axis=1)], clf.apply(X)
+    )

@@ -1,5 +1,6 @@
 """The grower's workspace: reusing it, and regrowing a tree that outgrows it, changes
 nothing in the trees."""
+
 import numpy as np
 import pytest
 
@@ -17,7 +18,7 @@ def _same_tree(a, b):
 def test_a_tree_that_outgrows_the_first_capacity_is_regrown_whole(Tree, monkeypatch):
     rng = np.random.RandomState(0)
     X = rng.normal(size=(600, 4))
-    y = rng.randint(0, 2, 600)          # noise: the full tree has hundreds of nodes
+    y = rng.randint(0, 2, 600)  # noise: the full tree has hundreds of nodes
     big = Tree(random_state=0).fit(X, y)
     assert big.tree_.node_count > 100
     monkeypatch.setattr(grower_module, "_FIRST_CAPACITY", 3)
@@ -50,10 +51,11 @@ def test_statistics_derived_in_the_kernel_equal_the_materialised_rows(kind, max_
     from treeboost.engine.binning import BinMapper
     from treeboost.engine.criteria import GINI, SQUARED_ERROR
     from treeboost.engine.statistics import SampleStatistics
+
     rng = np.random.RandomState(3)
     n = 700
     X = rng.normal(size=(n, 5))
-    w = rng.randint(0, 4, n).astype(float) * rng.uniform(0.5, 2.0, n)   # zeros included
+    w = rng.randint(0, 4, n).astype(float) * rng.uniform(0.5, 2.0, n)  # zeros included
     if kind == "classes":
         y = rng.randint(0, 3, n)
         derived = SampleStatistics.classes(y, w, 3)
@@ -66,13 +68,15 @@ def test_statistics_derived_in_the_kernel_equal_the_materialised_rows(kind, max_
     # the materialised rows are the documented ones
     assert stats.shape == (n, n_stats + 1)
     np.testing.assert_array_equal(stats[:, -1], w > 0)
-    np.testing.assert_array_equal(stats[:, :-1].sum(axis=1) if kind == "classes"
-                                  else stats[:, 0], w)
+    np.testing.assert_array_equal(
+        stats[:, :-1].sum(axis=1) if kind == "classes" else stats[:, 0], w
+    )
     bm = BinMapper(255, np.zeros(5, bool)).fit(X)
     Xb = bm.transform(X)
     rows = np.flatnonzero(w > 0)
-    grower = grower_module.TreeGrower(bm, crit, n_stats, max_features=max_features,
-                                      random_state=0, parallel=False)
+    grower = grower_module.TreeGrower(
+        bm, crit, n_stats, max_features=max_features, random_state=0, parallel=False
+    )
     a, _ = grower.grow(Xb, derived, None, rows)
     b, _ = grower.grow(Xb, stats, sq, rows)
     assert a.node_count > 10

@@ -1,5 +1,6 @@
 """Pruning: the book's pre-/post-pruning figures, subtree and leaf-count invariants,
 cost-complexity path against scikit-learn, pessimistic pruning, bad input."""
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer
@@ -8,9 +9,14 @@ from sklearn.tree import DecisionTreeClassifier as SkTree
 from treeboost import DecisionTreeClassifier, DecisionTreeRegressor
 from treeboost.datasets import load_titanic, load_watermelon
 from treeboost.trees.classic import C45Classifier, ID3Classifier
-from treeboost.trees.pruning import (cost_complexity_pruning_path, pessimistic_errors,
-                                     pessimistic_pruning, pre_pruning, prune_ccp,
-                                     reduced_error_pruning)
+from treeboost.trees.pruning import (
+    cost_complexity_pruning_path,
+    pessimistic_errors,
+    pessimistic_pruning,
+    pre_pruning,
+    prune_ccp,
+    reduced_error_pruning,
+)
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +62,7 @@ def test_book_pre_pruning(book):
     assert report[0]["accuracy_after"] == pytest.approx(5 / 7)
     assert [r["decision"] for r in report[1:]] == ["leaf (split does not raise accuracy)"] * 2
     assert_subtree(pruned, clf)
-    assert clf.score(Xv, yv) == pytest.approx(3 / 7)         # the input is left alone
+    assert clf.score(Xv, yv) == pytest.approx(3 / 7)  # the input is left alone
 
 
 def test_book_post_pruning(book):
@@ -87,15 +93,23 @@ def test_unseen_classes_and_categories_in_validation(book):
         assert pruned.tree_.n_leaves <= clf.tree_.n_leaves
 
 
-@pytest.mark.parametrize("make", [
-    lambda: DecisionTreeClassifier(random_state=0),
-    lambda: C45Classifier(),
-    lambda: ID3Classifier(n_bins=4)])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: DecisionTreeClassifier(random_state=0),
+        lambda: C45Classifier(),
+        lambda: ID3Classifier(n_bins=4),
+    ],
+)
 def test_invariants_every_method(make, titanic):
     Xt, yt, Xv, yv = titanic
     clf = make().fit(Xt, yt)
-    results = [pre_pruning(clf, Xv, yv), reduced_error_pruning(clf, Xv, yv),
-               pessimistic_pruning(clf), prune_ccp(clf, 0.005)]
+    results = [
+        pre_pruning(clf, Xv, yv),
+        reduced_error_pruning(clf, Xv, yv),
+        pessimistic_pruning(clf),
+        prune_ccp(clf, 0.005),
+    ]
     for pruned in results:
         assert_subtree(pruned, clf)
         assert pruned.predict_proba(Xv).shape == (len(Xv), 2)
@@ -131,8 +145,9 @@ def test_ccp_path_matches_sklearn(criterion):
         assert pruned.get_n_leaves() == ref.get_n_leaves()
         assert pruned.score(X, y) == pytest.approx(ref.score(X, y), abs=0.01)
     # refitting through X, y as scikit-learn's method does
-    c = cost_complexity_pruning_path(DecisionTreeClassifier(max_bins=None,
-                                                            criterion=criterion), X, y)
+    c = cost_complexity_pruning_path(
+        DecisionTreeClassifier(max_bins=None, criterion=criterion), X, y
+    )
     np.testing.assert_allclose(c.ccp_alphas, a.ccp_alphas)
 
 

@@ -1,15 +1,19 @@
 """Rules of every tree, the rule-list classifier, DOT text and matplotlib pictures."""
+
 import numpy as np
 import pytest
 from sklearn.model_selection import train_test_split
 
-from treeboost import (DecisionTreeClassifier, DecisionTreeRegressor,
-                       GradientBoostingClassifier, RandomForestClassifier)
+from treeboost import (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    GradientBoostingClassifier,
+    RandomForestClassifier,
+)
 from treeboost.datasets import load_titanic, load_watermelon
 from treeboost.trees.classic import C45Classifier, ID3Classifier
 from treeboost.trees.plotting import export_graphviz, plot_tree
-from treeboost.trees.rules import (RuleListClassifier, export_rules, extract_rules,
-                                   rule_coverage)
+from treeboost.trees.rules import RuleListClassifier, export_rules, extract_rules, rule_coverage
 
 TITANIC = ["Pclass", "Sex", "Age", "SibSp", "Parch", "Fare", "Embarked"]
 
@@ -20,8 +24,14 @@ def titanic():
     return t.data[TITANIC], t.target
 
 
-@pytest.mark.parametrize("make", [lambda: DecisionTreeClassifier(max_depth=6),
-                                  lambda: C45Classifier(), lambda: ID3Classifier(n_bins=4)])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: DecisionTreeClassifier(max_depth=6),
+        lambda: C45Classifier(),
+        lambda: ID3Classifier(n_bins=4),
+    ],
+)
 def test_exactly_one_rule_fires_and_agrees(make, titanic):
     X, y = titanic
     clf = make().fit(X, y)
@@ -29,8 +39,11 @@ def test_exactly_one_rule_fires_and_agrees(make, titanic):
     assert len(rules) == clf.get_n_leaves()
     fired = rule_coverage(clf, X, rules)
     # multiway trees spread a missing value over branches: check complete rows there
-    rows = (np.ones(len(X), bool) if isinstance(clf, DecisionTreeClassifier)
-            else ~X.isna().any(axis=1).to_numpy())
+    rows = (
+        np.ones(len(X), bool)
+        if isinstance(clf, DecisionTreeClassifier)
+        else ~X.isna().any(axis=1).to_numpy()
+    )
     assert np.all(fired[rows].sum(axis=1) == 1)
     pred = np.array([r.prediction for r in rules])[fired[rows].argmax(axis=1)]
     np.testing.assert_array_equal(pred.astype(str), clf.predict(X[rows]).astype(str))
@@ -65,18 +78,23 @@ def test_rule_list_on_titanic(titanic):
 def test_graphviz_every_tree(titanic):
     X, y = titanic
     m = load_watermelon()
-    models = [ID3Classifier().fit(m.data, m.target),
-              C45Classifier(max_depth=3).fit(X, y),
-              DecisionTreeClassifier(max_depth=3).fit(X, y),
-              DecisionTreeRegressor(max_depth=2).fit(X, X["Fare"].fillna(0)),
-              RandomForestClassifier(n_estimators=3, max_depth=2, random_state=0).fit(X, y),
-              GradientBoostingClassifier(n_estimators=3, max_leaf_nodes=4).fit(X, y)]
+    models = [
+        ID3Classifier().fit(m.data, m.target),
+        C45Classifier(max_depth=3).fit(X, y),
+        DecisionTreeClassifier(max_depth=3).fit(X, y),
+        DecisionTreeRegressor(max_depth=2).fit(X, X["Fare"].fillna(0)),
+        RandomForestClassifier(n_estimators=3, max_depth=2, random_state=0).fit(X, y),
+        GradientBoostingClassifier(n_estimators=3, max_leaf_nodes=4).fit(X, y),
+    ]
     for model in models:
         dot = export_graphviz(model, tree_index=min(1, len(getattr(model, "trees_", [0])) - 1))
         assert dot.startswith("digraph Tree {") and dot.endswith("}")
         n_edges = dot.count(" -> ")
-        n_nodes = sum(1 for line in dot.splitlines() if line.split(" ")[0].isdigit()
-                      and "[label=" in line and "->" not in line)
+        n_nodes = sum(
+            1
+            for line in dot.splitlines()
+            if line.split(" ")[0].isdigit() and "[label=" in line and "->" not in line
+        )
         assert n_edges == n_nodes - 1
     assert '-> 1 [label="清晰"]' in export_graphviz(models[0])
 
@@ -85,8 +103,10 @@ def test_plot_tree(tmp_path, titanic):
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
     X, y = titanic
-    for model in (C45Classifier(max_depth=2).fit(X, y),
-                  DecisionTreeClassifier(max_depth=3).fit(X, y)):
+    for model in (
+        C45Classifier(max_depth=2).fit(X, y),
+        DecisionTreeClassifier(max_depth=3).fit(X, y),
+    ):
         ax = plot_tree(model, max_depth=2)
         assert len(ax.texts) > 3
         ax.figure.savefig(tmp_path / "tree.png")

@@ -1,4 +1,5 @@
 """The split the engine chooses equals a brute-force search over every threshold."""
+
 import itertools
 
 import numpy as np
@@ -19,17 +20,19 @@ def term(stats, criterion):
     if w <= 0:
         return 0.0
     if criterion == "gini":
-        return w - (stats ** 2).sum() / w
+        return w - (stats**2).sum() / w
     p = stats[stats > 0]
     return (w * np.log(w) - (p * np.log(p)).sum()) / LOG2
 
 
 def score(left_mask, y, w, criterion, n_classes):
     """(score, decrease) of sending the rows of left_mask left."""
+
     def stats(mask):
         if criterion == "squared_error":
             return np.array([w[mask].sum(), (w * y)[mask].sum()])
         return np.bincount(y[mask], weights=w[mask], minlength=n_classes)
+
     P, L, R = stats(np.ones_like(left_mask)), stats(left_mask), stats(~left_mask)
     dec = term(P, criterion) - term(L, criterion) - term(R, criterion)
     if criterion != "gain_ratio":
@@ -79,10 +82,12 @@ def brute_force_best(X, y, w, criterion, n_classes, categorical):
 def small_problem(draw, regression=False):
     n = draw(st.integers(4, 25))
     d = draw(st.integers(1, 3))
-    values = st.one_of(st.integers(0, 6).map(float), st.just(np.nan)) if draw(st.booleans()) \
+    values = (
+        st.one_of(st.integers(0, 6).map(float), st.just(np.nan))
+        if draw(st.booleans())
         else st.integers(0, 6).map(float)
-    X = np.array(draw(st.lists(st.lists(values, min_size=d, max_size=d), min_size=n,
-                               max_size=n)))
+    )
+    X = np.array(draw(st.lists(st.lists(values, min_size=d, max_size=d), min_size=n, max_size=n)))
     if regression:
         y = np.array(draw(st.lists(st.integers(-5, 5), min_size=n, max_size=n)), float)
     else:
@@ -99,8 +104,9 @@ def _check_root(est, X, y, w, criterion, categorical):
     best = brute_force_best(X, y_enc, w, criterion, n_classes, categorical)
     if tree.node_count == 1:
         # no split: only possible when no partition improves on a pure/constant node
-        assert best == -np.inf or np.isclose(term_total(y_enc, w, criterion, n_classes), 0,
-                                             atol=1e-9)
+        assert best == -np.inf or np.isclose(
+            term_total(y_enc, w, criterion, n_classes), 0, atol=1e-9
+        )
         return
     left_leaf = tree.apply(est._encoder.transform(X)) == tree.children_left[0]
     chosen, dec = score(left_leaf, y_enc, w, criterion, n_classes)
@@ -112,7 +118,7 @@ def term_total(y, w, criterion, n_classes):
     if criterion == "squared_error":
         return np.average((y - np.average(y, weights=w)) ** 2, weights=w)
     p = np.bincount(y, weights=w, minlength=n_classes) / w.sum()
-    return 1 - (p ** 2).sum()
+    return 1 - (p**2).sum()
 
 
 @pytest.mark.parametrize("criterion", ["gini", "entropy", "gain_ratio"])
@@ -136,14 +142,16 @@ def test_regression_root_split_is_the_brute_force_best(problem):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problem=small_problem(regression=True), data=st.data())
 def test_categorical_subset_split_is_optimal_for_two_classes_and_regression(
-        criterion, problem, data):
+    criterion, problem, data
+):
     X, y, w = problem
     if criterion == "squared_error":
         est = DecisionTreeRegressor(max_depth=1, categorical_features=list(range(X.shape[1])))
     else:
         y = (y > 0).astype(int)
-        est = DecisionTreeClassifier(criterion=criterion, max_depth=1,
-                                     categorical_features=list(range(X.shape[1])))
+        est = DecisionTreeClassifier(
+            criterion=criterion, max_depth=1, categorical_features=list(range(X.shape[1]))
+        )
     _check_root(est, X, y, w, criterion, categorical=True)
 
 
@@ -166,7 +174,8 @@ def test_raw_prediction_follows_the_binned_path(problem):
     Xe = est._encoder.transform(X)
     Xb = est.bin_mapper_.transform(Xe)
     np.testing.assert_array_equal(
-        est.tree_.apply(Xe), est.tree_.apply_binned(Xb, est.bin_mapper_.missing_values_code_))
+        est.tree_.apply(Xe), est.tree_.apply_binned(Xb, est.bin_mapper_.missing_values_code_)
+    )
 
 
 @st.composite
@@ -184,8 +193,7 @@ def binary_histogram(draw):
         hist[:, :2] *= draw(st.sampled_from([0.5, 1.0, 3.0]))
     # mostly the forests' defaults (min_samples_leaf=1, no weight limit), where runs of
     # one class are skipped
-    return hist, draw(st.sampled_from([1, 1, 1, 2, 3])), draw(st.sampled_from([0.0, 0.0,
-                                                                               1.0, 2.5]))
+    return hist, draw(st.sampled_from([1, 1, 1, 2, 3])), draw(st.sampled_from([0.0, 0.0, 1.0, 2.5]))
 
 
 @settings(max_examples=300, deadline=None)
@@ -202,6 +210,7 @@ def test_binary_gini_scan_equals_the_general_scan(problem):
     from treeboost.engine.layout import GrowthParams, Scratch
     from treeboost.engine.splitting import make_scratch, scan_feature, scan_gini_binary
     from treeboost.engine.constraints import MonotonicCheck
+
     NO_CHECK = MonotonicCheck(False, np.int8(0), -np.inf, np.inf)
     hist, min_leaf, min_w = problem
     n_bins = hist.shape[0] - 1
@@ -212,15 +221,42 @@ def test_binary_gini_scan_equals_the_general_scan(problem):
     miss = np.empty(3)
     m = compress_histogram(hist, n_bins, n_bins, 2, codes, cstats, miss)
     left = np.zeros(3)
-    params = GrowthParams(GINI, 2, 0.0, -1, 2, min_leaf, float(min_w), 0.0, 1, -1, 32, False, False, np.zeros(1, np.int8),
-                          np.zeros((1, 0), np.uint64))
+    params = GrowthParams(
+        GINI,
+        2,
+        0.0,
+        -1,
+        2,
+        min_leaf,
+        float(min_w),
+        0.0,
+        1,
+        -1,
+        32,
+        False,
+        False,
+        np.zeros(1, np.int8),
+        np.zeros((1, 0), np.uint64),
+    )
     scratch = Scratch(*(a[0] for a in make_scratch(1, n_bins + 1, n_bins + 1, 3)))
-    s, dec, b, ml, _ = scan_feature(codes, cstats, m, miss, total, False, params, NO_CHECK,
-                                    scratch, np.zeros(4, np.uint64), left)
+    s, dec, b, ml, _ = scan_feature(
+        codes,
+        cstats,
+        m,
+        miss,
+        total,
+        False,
+        params,
+        NO_CHECK,
+        scratch,
+        np.zeros(4, np.uint64),
+        left,
+    )
     for rows, mm, dense in ((cstats, m, False), (hist, n_bins, True)):
         out = np.zeros(3)
-        s2, b2, ml2 = scan_gini_binary(rows, codes, mm, dense, hist[n_bins], total,
-                                       min_leaf, min_w, out)
+        s2, b2, ml2 = scan_gini_binary(
+            rows, codes, mm, dense, hist[n_bins], total, min_leaf, min_w, out
+        )
         assert s2 == s
         if s > -np.inf:
             assert (b2, ml2) == (b, ml)

@@ -2,6 +2,7 @@
 (treeboost.trees._rare_categories.group_by_target): the rule against a brute-force
 reading of it, which estimators use it, what it does to identifier-like columns, and the
 encoder state in model files."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -11,8 +12,7 @@ from treeboost.inspection import trees_to_dataframe
 from treeboost.trees.export import export_text
 from treeboost.engine.splitting import CAT_SMOOTH
 from treeboost.trees import FeatureEncoder
-from treeboost.trees._rare_categories import (MIN_TARGET_ROWS, TARGET_GROUP_ROWS,
-                                              group_by_target)
+from treeboost.trees._rare_categories import MIN_TARGET_ROWS, TARGET_GROUP_ROWS, group_by_target
 
 from .._model_files import read_parts, used_only, write_parts
 
@@ -30,8 +30,7 @@ def _brute_force_codes(m, row_category, target, weight):
         wy[c] += v * t
     prior = sum(wy) / sum(w)
     mean = [(wy[c] + CAT_SMOOTH * prior) / (w[c] + CAT_SMOOTH) for c in range(m)]
-    ranked = sorted((c for c in range(m) if rows[c] >= MIN_TARGET_ROWS),
-                    key=lambda c: (mean[c], c))
+    ranked = sorted((c for c in range(m) if rows[c] >= MIN_TARGET_ROWS), key=lambda c: (mean[c], c))
     n = sum(rows[c] for c in ranked)
     groups = min(254, max(1, n // TARGET_GROUP_ROWS))
     code = [groups] * m
@@ -45,7 +44,7 @@ def _brute_force_codes(m, row_category, target, weight):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(0, 2 ** 31 - 1), st.integers(256, 400), st.booleans())
+@given(st.integers(0, 2**31 - 1), st.integers(256, 400), st.booleans())
 def test_rule_matches_brute_force(seed, m, weighted):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(500, 4000))
@@ -87,10 +86,12 @@ def test_which_estimators_group_by_target():
     X, y, _ = _column()
     binary = (y > 0).astype(int)
     three = np.digitize(y, [-0.5, 0.5])
-    for model, target in [(treeboost.DecisionTreeRegressor(max_depth=2), y),
-                          (treeboost.DecisionTreeClassifier(max_depth=2), binary),
-                          (treeboost.GradientBoostingClassifier(n_estimators=2), binary),
-                          (treeboost.RandomForestRegressor(3, max_depth=2), y)]:
+    for model, target in [
+        (treeboost.DecisionTreeRegressor(max_depth=2), y),
+        (treeboost.DecisionTreeClassifier(max_depth=2), binary),
+        (treeboost.GradientBoostingClassifier(n_estimators=2), binary),
+        (treeboost.RandomForestRegressor(3, max_depth=2), y),
+    ]:
         model.fit(X, target)
         assert model._encoder.rare_codes_[0] is not None, type(model).__name__
     # three classes, and an encoder without a target: by frequency
@@ -113,17 +114,19 @@ def test_an_identifier_column_is_one_shared_code():
 
 def test_unseen_and_rare_categories_at_predict():
     X, y, _ = _column()
-    X.loc[:3, "key"] = ["few"] * 4          # 4 rows: fewer than MIN_TARGET_ROWS
+    X.loc[:3, "key"] = ["few"] * 4  # 4 rows: fewer than MIN_TARGET_ROWS
     enc = FeatureEncoder().fit(X, target=y)
     other = len(enc.categories_[0]) - 1
     assert enc.categories_[0][other] == "other (rare)"
-    codes = enc.transform(pd.DataFrame({"key": ["few", "never seen", None, "k0005"],
-                                        "x": [0.0] * 4}))[:, 0]
+    codes = enc.transform(
+        pd.DataFrame({"key": ["few", "never seen", None, "k0005"], "x": [0.0] * 4})
+    )[:, 0]
     assert codes[0] == other and np.isnan(codes[1]) and np.isnan(codes[2])
     assert 0 <= codes[3] < other
     name = enc.category_names(0, [int(codes[3])])[0]
-    assert name.startswith(f"target group {int(codes[3])} (") and "k0005" in \
-        enc.code_members(0, int(codes[3]))
+    assert name.startswith(f"target group {int(codes[3])} (") and "k0005" in enc.code_members(
+        0, int(codes[3])
+    )
     with pytest.raises(ValueError, match="target must be"):
         FeatureEncoder().fit(X, target=y[:10])
 
@@ -165,9 +168,11 @@ def test_model_file_round_trip_and_crafted_codes(tmp_path):
     def on_numeric(state, arrays):
         state["rare_codes_"][1] = state["rare_codes_"][0]
 
-    for name, edit, message in [("big.tbm", too_big, "rare_codes_[0]: values must be <="),
-                                ("short.tbm", wrong_length, "rare_codes_[0]: must have shape"),
-                                ("numeric.tbm", on_numeric, "a numeric column has no")]:
+    for name, edit, message in [
+        ("big.tbm", too_big, "rare_codes_[0]: values must be <="),
+        ("short.tbm", wrong_length, "rare_codes_[0]: must have shape"),
+        ("numeric.tbm", on_numeric, "a numeric column has no"),
+    ]:
         bad = edited(name, edit)
         with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
             treeboost.load(bad)

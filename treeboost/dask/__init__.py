@@ -7,8 +7,15 @@ ordinary treeboost model (``to_local()`` gives the one-machine estimator).
 
 Needs the ``distributed`` extra: ``pip install "treeboost[distributed]"``.
 """
-from ._boosting import (DaskHistGradientBoostingClassifier,
-                        DaskHistGradientBoostingRegressor, WorkerLostError)
 
-__all__ = ["DaskHistGradientBoostingClassifier", "DaskHistGradientBoostingRegressor",
-           "WorkerLostError"]
+from ._boosting import (
+    DaskHistGradientBoostingClassifier,
+    DaskHistGradientBoostingRegressor,
+    WorkerLostError,
+)
+
+__all__ = [
+    "DaskHistGradientBoostingClassifier",
+    "DaskHistGradientBoostingRegressor",
+    "WorkerLostError",
+]

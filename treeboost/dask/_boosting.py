@@ -1,15 +1,17 @@
 """Histogram gradient boosting trained on data partitioned across a Dask cluster."""
+
 import copy
 
 import numpy as np
 from sklearn.utils import check_random_state
 
 from ..engine import BinMapper, StoppingRules
-from ..ensembles.hist_gradient_boosting import (HistGradientBoostingClassifier,
-                                                HistGradientBoostingRegressor)
+from ..ensembles.hist_gradient_boosting import (
+    HistGradientBoostingClassifier,
+    HistGradientBoostingRegressor,
+)
 from ..losses.base import LeafSamples
-from ._collections import (WorkerLostError, is_dask_collection, partition_futures,
-                           place_shards)
+from ._collections import WorkerLostError, is_dask_collection, partition_futures, place_shards
 from ._grower import StepGrower
 from ._shard import BoostingShard
 
@@ -34,15 +36,17 @@ class _Shards:
         try:
             return future.result(timeout=self.timeout)
         except (ValueError, TypeError):
-            raise           # the shard refused its rows: the user's error
+            raise  # the shard refused its rows: the user's error
         except TimeoutError as exc:
             raise WorkerLostError(
                 f"a worker did not answer the step {method!r} of the fit within "
-                f"{self.timeout} s (step_timeout); the fit is abandoned.") from exc
+                f"{self.timeout} s (step_timeout); the fit is abandoned."
+            ) from exc
         except Exception as exc:
             raise WorkerLostError(
                 f"a worker was lost during the step {method!r} of the fit "
-                f"({type(exc).__name__}: {exc}); the fit is abandoned.") from exc
+                f"({type(exc).__name__}: {exc}); the fit is abandoned."
+            ) from exc
 
     def sum(self, arrays):
         """The sum of the shards' ``arrays`` in the shards' order; histograms sent
@@ -70,8 +74,7 @@ class _DaskHistGradientBoosting:
     #: workers and the nodes they split (reached by the growth or not)
     _diagnostics = ("n_rounds_", "n_expanded_")
 
-    def fit(self, X, y, sample_weight=None, *, X_val=None, y_val=None,
-            sample_weight_val=None):
+    def fit(self, X, y, sample_weight=None, *, X_val=None, y_val=None, sample_weight_val=None):
         """Fit on dask collections that stay on their workers.
 
         Parameters
@@ -89,6 +92,7 @@ class _DaskHistGradientBoosting:
         self
         """
         from distributed import get_client
+
         self._check_supported()
         if (X_val is None) != (y_val is None):
             raise ValueError("X_val and y_val go together: give both or neither.")
@@ -96,27 +100,34 @@ class _DaskHistGradientBoosting:
             raise ValueError("X_val and y_val are given with early_stopping=False.")
         client = get_client()
         train = partition_futures(client, X, y, sample_weight)
-        val = [] if X_val is None else partition_futures(client, X_val, y_val,
-                                                         sample_weight_val, "X_val")
+        val = (
+            []
+            if X_val is None
+            else partition_futures(client, X_val, y_val, sample_weight_val, "X_val")
+        )
         actors = place_shards(client, train, val, BoostingShard, self.step_timeout)
         self._fit_shards(_Shards(actors, self.step_timeout), X_val is not None)
         return self
 
     def _check_supported(self):
         self._validate_params()
-        refused = [("monotonic_cst", self.monotonic_cst is None),
-                   ("interaction_cst", self.interaction_cst is None),
-                   ("max_features", float(self.max_features) == 1.0),
-                   ("warm_start", not self.warm_start),
-                   ("scoring", self.scoring == "loss"),
-                   ("split_gain", self.split_gain == "hessian"),
-                   ("loss", self.loss in _NEWTON_LOSSES),
-                   ("class_weight", getattr(self, "class_weight", None) is None)]
+        refused = [
+            ("monotonic_cst", self.monotonic_cst is None),
+            ("interaction_cst", self.interaction_cst is None),
+            ("max_features", float(self.max_features) == 1.0),
+            ("warm_start", not self.warm_start),
+            ("scoring", self.scoring == "loss"),
+            ("split_gain", self.split_gain == "hessian"),
+            ("loss", self.loss in _NEWTON_LOSSES),
+            ("class_weight", getattr(self, "class_weight", None) is None),
+        ]
         for name, ok in refused:
             if not ok:
-                raise ValueError(f"{type(self).__name__} does not support "
-                                 f"{name}={getattr(self, name)!r} yet; the one-machine "
-                                 f"{type(self).__name__[4:]} does.")
+                raise ValueError(
+                    f"{type(self).__name__} does not support "
+                    f"{name}={getattr(self, name)!r} yet; the one-machine "
+                    f"{type(self).__name__[4:]} does."
+                )
 
     def _fit_shards(self, shards, has_val):
         classification = hasattr(self, "predict_proba")
@@ -130,7 +141,7 @@ class _DaskHistGradientBoosting:
         parts = []
         for i, (shard, s) in enumerate(zip(shards.actors, summaries)):
             quota = int(np.ceil(bm_rows * s[1] / n_positive))
-            parts.append(shard.sample(quota, rng.randint(2 ** 31 - 1)))
+            parts.append(shard.sample(quota, rng.randint(2**31 - 1)))
         samples = [shards.answer(p, "sample") for p in parts]
         X_s = _concat([s[0] for s in samples])
         y_s = _concat([s[1] for s in samples])
@@ -141,8 +152,9 @@ class _DaskHistGradientBoosting:
             self._validate_target(labels, labels.shape[0], True)
         else:
             self._validate_target(y_s, Xe.shape[0], True)
-        self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_,
-                                     random_state=rng.randint(2 ** 31 - 1))
+        self.bin_mapper_ = BinMapper(
+            self.max_bins, self._encoder.is_categorical_, random_state=rng.randint(2**31 - 1)
+        )
         self.bin_mapper_.fit(Xe)
         del X_s, y_s, Xe
         loss = self._make_loss()
@@ -163,10 +175,14 @@ class _DaskHistGradientBoosting:
         if early:
             self._record(losses, has_val)
         msl = int(self.min_samples_leaf)
-        stopping = StoppingRules(max_depth=self.max_depth, min_samples_split=max(2 * msl, 2),
-                                 min_samples_leaf=msl, min_weight_leaf=self.min_child_weight,
-                                 min_impurity_decrease=0.0,
-                                 max_leaf_nodes=self.max_leaf_nodes)
+        stopping = StoppingRules(
+            max_depth=self.max_depth,
+            min_samples_split=max(2 * msl, 2),
+            min_samples_leaf=msl,
+            min_weight_leaf=self.min_child_weight,
+            min_impurity_decrease=0.0,
+            max_leaf_nodes=self.max_leaf_nodes,
+        )
         grower = StepGrower(self.bin_mapper_, stopping, self.l2_regularization)
         self.trees_ = []
         self.n_rounds_ = []
@@ -174,11 +190,16 @@ class _DaskHistGradientBoosting:
         lr = self.learning_rate
 
         def split_nodes(batch):
-            answers = shards.call("split", batch["nodes"], batch["features"],
-                                  batch["bin_thresholds"], batch["missing_left"],
-                                  batch["categories"], batch["build"])
-            return (shards.sum([a[0] for a in answers]),
-                    np.sum([a[1] for a in answers], axis=0))
+            answers = shards.call(
+                "split",
+                batch["nodes"],
+                batch["features"],
+                batch["bin_thresholds"],
+                batch["missing_left"],
+                batch["categories"],
+                batch["build"],
+            )
+            return (shards.sum([a[0] for a in answers]), np.sum([a[1] for a in answers], axis=0))
 
         # the root's histograms carry counts where it may be read from its rows
         root_counts = n_positive < 2 * grower.dense_min_samples
@@ -187,19 +208,36 @@ class _DaskHistGradientBoosting:
             for it in range(self.max_iter):
                 trees = []
                 for k in range(K):
-                    grown = grower.grow(shards.sum([r[0] for r in roots]),
-                                        shards.sum([r[1] for r in roots]), split_nodes)
+                    grown = grower.grow(
+                        shards.sum([r[0] for r in roots]),
+                        shards.sum([r[1] for r in roots]),
+                        split_nodes,
+                    )
                     tree = grown.tree
                     # no row reaches the client: the losses served here read the
                     # nodes' Newton steps alone
-                    samples = LeafSamples(np.empty(0, np.int64), tree.node_count, None,
-                                          None, None, None, None, None,
-                                          self.l2_regularization, tree.value[:, 0])
+                    samples = LeafSamples(
+                        np.empty(0, np.int64),
+                        tree.node_count,
+                        None,
+                        None,
+                        None,
+                        None,
+                        None,
+                        None,
+                        self.l2_regularization,
+                        tree.value[:, 0],
+                    )
                     tree.value = (lr * loss.leaf_values(samples))[:, None]
                     last = it == self.max_iter - 1 and k == K - 1
-                    answers = shards.call("finish", k, tree, grown.leaves,
-                                          grown.leaf_positions,
-                                          None if last else ((k + 1) % K, root_counts))
+                    answers = shards.call(
+                        "finish",
+                        k,
+                        tree,
+                        grown.leaves,
+                        grown.leaf_positions,
+                        None if last else ((k + 1) % K, root_counts),
+                    )
                     roots = [a[1] for a in answers]
                     trees.append(tree)
                     self.n_rounds_.append(grown.n_rounds + 1)
@@ -232,8 +270,13 @@ class _DaskHistGradientBoosting:
     def to_local(self):
         """The fitted model as the one-machine estimator (its class and state)."""
         local = self._local_class(**self.get_params())
-        local.__dict__.update({k: v for k, v in self.__dict__.items()
-                               if k not in local.__dict__ and k not in self._diagnostics})
+        local.__dict__.update(
+            {
+                k: v
+                for k, v in self.__dict__.items()
+                if k not in local.__dict__ and k not in self._diagnostics
+            }
+        )
         return local
 
     def save(self, path):
@@ -243,17 +286,22 @@ class _DaskHistGradientBoosting:
 
     def _map(self, method, X, two_d):
         import dask.array as da
+
         fn = getattr(super(), method)
         if isinstance(X, da.Array):
             if len(X.chunks[1]) > 1:
                 X = X.rechunk({1: -1})
             if two_d:
-                n_out = self.n_classes_ if method != "decision_function" or \
-                    self.n_classes_ > 2 else None
+                n_out = (
+                    self.n_classes_
+                    if method != "decision_function" or self.n_classes_ > 2
+                    else None
+                )
                 return X.map_blocks(fn, chunks=(X.chunks[0], (n_out,)), dtype=np.float64)
             return X.map_blocks(fn, drop_axis=1, dtype=self._output_dtype(method))
-        return X.map_partitions(fn, meta=np.empty((0, self.n_classes_) if two_d else 0,
-                                                  self._output_dtype(method)))
+        return X.map_partitions(
+            fn, meta=np.empty((0, self.n_classes_) if two_d else 0, self._output_dtype(method))
+        )
 
     def _output_dtype(self, method):
         if method == "predict" and hasattr(self, "classes_"):
@@ -268,8 +316,7 @@ class _DaskHistGradientBoosting:
         return super().predict(X)
 
 
-class DaskHistGradientBoostingRegressor(_DaskHistGradientBoosting,
-                                       HistGradientBoostingRegressor):
+class DaskHistGradientBoostingRegressor(_DaskHistGradientBoosting, HistGradientBoostingRegressor):
     __doc__ = """Histogram gradient boosting for regression, trained where a Dask
     cluster holds the data.
 
@@ -299,8 +346,7 @@ class DaskHistGradientBoostingRegressor(_DaskHistGradientBoosting,
     _local_class = HistGradientBoostingRegressor
 
 
-class DaskHistGradientBoostingClassifier(_DaskHistGradientBoosting,
-                                        HistGradientBoostingClassifier):
+class DaskHistGradientBoostingClassifier(_DaskHistGradientBoosting, HistGradientBoostingClassifier):
     __doc__ = """Histogram gradient boosting for classification, trained where a Dask
     cluster holds the data.
 
@@ -327,5 +373,6 @@ class DaskHistGradientBoostingClassifier(_DaskHistGradientBoosting,
 def _concat(parts):
     if hasattr(parts[0], "iloc"):
         import pandas as pd
+
         return pd.concat(parts, ignore_index=True)
     return np.concatenate([np.asarray(p) for p in parts])

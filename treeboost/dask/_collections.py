@@ -1,6 +1,7 @@
 """Dask collections as the trainer takes them: aligned partitions of X, y and the weights,
 each left on the worker that holds it, and one :class:`~._shard.BoostingShard` per
 worker."""
+
 from collections import defaultdict
 
 import numpy as np
@@ -10,7 +11,7 @@ def is_dask_collection(obj):
     """Whether ``obj`` is a dask array, DataFrame or Series."""
     try:
         from dask.base import is_dask_collection as _is
-    except ImportError:         # without dask nothing is a dask collection
+    except ImportError:  # without dask nothing is a dask collection
         return False
     return _is(obj)
 
@@ -18,21 +19,26 @@ def is_dask_collection(obj):
 def _rows_chunks(obj, name, chunks):
     """``obj`` with its columns in one chunk and, given ``chunks``, X's row chunks."""
     import dask.array as da
+
     if isinstance(obj, da.Array):
         if obj.ndim == 2 and len(obj.chunks[1]) > 1:
             obj = obj.rechunk({1: -1})
         if chunks is not None and obj.chunks[0] != chunks:
             if any(np.isnan(c) for c in obj.chunks[0] + chunks):
-                raise ValueError(f"{name} and X are chunked differently along the rows and "
-                                 f"a chunk's size is unknown: give {name} the chunks of X "
-                                 f"(X.compute_chunk_sizes() finds them).")
+                raise ValueError(
+                    f"{name} and X are chunked differently along the rows and "
+                    f"a chunk's size is unknown: give {name} the chunks of X "
+                    f"(X.compute_chunk_sizes() finds them)."
+                )
             obj = obj.rechunk({0: chunks})
         return obj
     if hasattr(obj, "npartitions") and hasattr(obj, "to_delayed"):
         return obj
-    raise TypeError(f"{name} must be a dask array or a dask DataFrame / Series; got "
-                    f"{type(obj).__name__}. Fit the one-machine estimator "
-                    f"(treeboost.HistGradientBoosting*) on in-memory data.")
+    raise TypeError(
+        f"{name} must be a dask array or a dask DataFrame / Series; got "
+        f"{type(obj).__name__}. Fit the one-machine estimator "
+        f"(treeboost.HistGradientBoosting*) on in-memory data."
+    )
 
 
 def _partition_keys(obj):
@@ -48,6 +54,7 @@ def _partition_keys(obj):
 def _ordered_futures(obj):
     """The futures of the persisted ``obj``, one per row partition, in order."""
     from distributed import futures_of
+
     futs = futures_of(obj)
     by_key = {f.key: f for f in futs}
     keys = _partition_keys(obj)
@@ -65,6 +72,7 @@ def partition_futures(client, X, y, sample_weight, what="X"):
     """``(X, y, sample_weight)`` futures, one triple per partition of ``X``, persisted
     where the scheduler puts them (a collection already persisted stays where it is)."""
     from distributed import wait
+
     X = _rows_chunks(X, what, None)
     chunks = X.chunks[0] if hasattr(X, "chunks") else None
     suffix = "" if what == "X" else "_val"
@@ -79,8 +87,10 @@ def partition_futures(client, X, y, sample_weight, what="X"):
         parts.append([None] * len(parts[0]))
     n = [len(p) for p in parts]
     if len(set(n)) != 1:
-        raise ValueError(f"{what}, y and sample_weight must have as many partitions; got "
-                         f"{n[0]}, {n[1]} and {n[2]}.")
+        raise ValueError(
+            f"{what}, y and sample_weight must have as many partitions; got "
+            f"{n[0]}, {n[1]} and {n[2]}."
+        )
     return list(zip(*parts))
 
 
@@ -105,8 +115,9 @@ def place_shards(client, train, validation, shard_class, timeout):
     futures = {}
     for addr in sorted(by_worker):
         tr, va = by_worker[addr]
-        futures[addr] = client.submit(shard_class, tr, va, actor=True, workers=[addr],
-                                      allow_other_workers=False, pure=False)
+        futures[addr] = client.submit(
+            shard_class, tr, va, actor=True, workers=[addr], allow_other_workers=False, pure=False
+        )
     return [wait_on_worker(client, fut, addr, timeout) for addr, fut in futures.items()]
 
 
@@ -116,14 +127,19 @@ def wait_on_worker(client, future, address, timeout, poll=1.0):
     after ``timeout`` seconds."""
     import time
     from distributed import TimeoutError as DaskTimeout
+
     start = time.monotonic()
     while True:
         try:
             return future.result(timeout=poll)
         except (TimeoutError, DaskTimeout):
             if address not in client.scheduler_info().get("workers", {}):
-                raise WorkerLostError(f"the worker {address} left the cluster before the "
-                                      f"fit could start on it; the fit is abandoned.")
+                raise WorkerLostError(
+                    f"the worker {address} left the cluster before the "
+                    f"fit could start on it; the fit is abandoned."
+                )
             if time.monotonic() - start > timeout:
-                raise WorkerLostError(f"the worker {address} did not start its share of the "
-                                      f"fit within {timeout} s; the fit is abandoned.")
+                raise WorkerLostError(
+                    f"the worker {address} did not start its share of the "
+                    f"fit within {timeout} s; the fit is abandoned."
+                )

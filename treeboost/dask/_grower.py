@@ -14,12 +14,12 @@ of the leaves still to grow: :attr:`StepGrower.speculation`).  The tree is the
 replay's: nodes expanded but not reached stay leaves, and the node ids are the
 one-machine grower's.
 """
+
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..engine import (NEWTON, GrowthParams, SplitCandidates, Tree, best_node_split,
-                      make_scratch)
+from ..engine import NEWTON, GrowthParams, SplitCandidates, Tree, best_node_split, make_scratch
 
 
 #: which children's histograms the shards build (:meth:`StepGrower._expand`)
@@ -29,28 +29,30 @@ BUILD_LEFT, BUILD_RIGHT, BUILD_BOTH = 0, 1, 2
 @dataclass
 class StepNode:
     """A node of the tree being grown, in the order the rounds made it."""
-    total: np.ndarray               # (G, H, n)
+
+    total: np.ndarray  # (G, H, n)
     depth: int
-    dense: bool                     # read from a dense histogram (counts estimated)
-    hist: np.ndarray = None         # (n_features, n_hist_bins, 3), until it is split
+    dense: bool  # read from a dense histogram (counts estimated)
+    hist: np.ndarray = None  # (n_features, n_hist_bins, 3), until it is split
     impurity: float = 0.0
-    feature: int = -1               # its best split's feature; -1: a leaf
+    feature: int = -1  # its best split's feature; -1: a leaf
     bin_threshold: int = 0
     missing_go_left: bool = False
     categories: np.ndarray = field(default_factory=lambda: np.zeros(4, np.uint64))
     left_stats: np.ndarray = None
     gain: float = 0.0
-    children: tuple = None          # ids (in this list) once expanded
+    children: tuple = None  # ids (in this list) once expanded
 
 
 @dataclass
 class GrownTree:
     """A tree as the shards and the model need it."""
+
     tree: Tree
-    leaves: np.ndarray              # the leaves' ids in the shards' numbering
-    leaf_positions: np.ndarray      # their positions in ``tree``
-    n_rounds: int                   # round trips to the shards
-    n_expanded: int                 # nodes split by the shards (reached or not)
+    leaves: np.ndarray  # the leaves' ids in the shards' numbering
+    leaf_positions: np.ndarray  # their positions in ``tree``
+    n_rounds: int  # round trips to the shards
+    n_expanded: int  # nodes split by the shards (reached or not)
 
 
 class StepGrower:
@@ -78,20 +80,37 @@ class StepGrower:
         self.mc = int(bm.missing_values_code_)
         self.dense_min_samples = max(32, (self.mc + 1) // 2)
         n_features = self.n_features
-        self.max_leaf_nodes = (-1 if stopping.max_leaf_nodes is None
-                               else int(stopping.max_leaf_nodes))
+        self.max_leaf_nodes = (
+            -1 if stopping.max_leaf_nodes is None else int(stopping.max_leaf_nodes)
+        )
         self.params = GrowthParams(
-            NEWTON, 2, float(l2_regularization),
+            NEWTON,
+            2,
+            float(l2_regularization),
             -1 if stopping.max_depth is None else int(stopping.max_depth),
-            int(stopping.min_samples_split), int(stopping.min_samples_leaf),
-            float(stopping.min_weight_leaf), float(stopping.min_impurity_decrease),
-            n_features, self.max_leaf_nodes, self.dense_min_samples, False, False,
-            np.zeros(n_features, np.int8), np.zeros((n_features, 0), np.uint64), False)
+            int(stopping.min_samples_split),
+            int(stopping.min_samples_leaf),
+            float(stopping.min_weight_leaf),
+            float(stopping.min_impurity_decrease),
+            n_features,
+            self.max_leaf_nodes,
+            self.dense_min_samples,
+            False,
+            False,
+            np.zeros(n_features, np.int8),
+            np.zeros((n_features, 0), np.uint64),
+            False,
+        )
         self.scratch = make_scratch(1, 1, self.mc + 1, 3)
         self.cands = SplitCandidates(
-            np.empty(n_features), np.empty(n_features), np.empty(n_features, np.int32),
-            np.empty(n_features, np.bool_), np.zeros((n_features, 4), np.uint64),
-            np.empty((n_features, 3)), np.zeros(n_features))
+            np.empty(n_features),
+            np.empty(n_features),
+            np.empty(n_features, np.int32),
+            np.empty(n_features, np.bool_),
+            np.zeros((n_features, 4), np.uint64),
+            np.empty((n_features, 3)),
+            np.zeros(n_features),
+        )
         self.n_bins = np.ascontiguousarray(bm.n_bins_, dtype=np.int32)
         self.is_categorical = np.ascontiguousarray(bm.is_categorical_, dtype=np.bool_)
         self.edges = bm.edge_table()
@@ -100,17 +119,28 @@ class StepGrower:
     def _splittable(self, node):
         p = self.params
         n, w = node.total[2], node.total[1]
-        return ((p.max_depth < 0 or node.depth < p.max_depth)
-                and n >= p.min_samples_split and n >= 2 * p.min_samples_leaf
-                and w >= 2 * p.min_weight_leaf)
+        return (
+            (p.max_depth < 0 or node.depth < p.max_depth)
+            and n >= p.min_samples_split
+            and n >= 2 * p.min_samples_leaf
+            and w >= 2 * p.min_weight_leaf
+        )
 
     def _examine(self, node):
         """The node's impurity and, when the stopping rules let it split, its best
         split."""
         c = self.cands
         best, node.impurity = best_node_split(
-            node.hist, node.total, node.dense, self.n_bins, self.is_categorical, self.mc,
-            self.params, self.scratch, c)
+            node.hist,
+            node.total,
+            node.dense,
+            self.n_bins,
+            self.is_categorical,
+            self.mc,
+            self.params,
+            self.scratch,
+            c,
+        )
         if not self._splittable(node) or best < 0:
             node.feature = -1
             node.hist = None
@@ -143,8 +173,11 @@ class StepGrower:
         GrownTree
         """
         n = root_total[2]
-        nodes = [StepNode(np.asarray(root_total, np.float64), 0,
-                          bool(n >= self.dense_min_samples), root_hist)]
+        nodes = [
+            StepNode(
+                np.asarray(root_total, np.float64), 0, bool(n >= self.dense_min_samples), root_hist
+            )
+        ]
         self._examine(nodes[0])
         n_rounds = 0
         while True:
@@ -154,15 +187,16 @@ class StepGrower:
             self._expand(nodes, wanted, split_nodes)
             n_rounds += 1
         tree, leaves, positions = self._tree(nodes, plan)
-        return GrownTree(tree, leaves, positions, n_rounds,
-                         sum(nd.children is not None for nd in nodes))
+        return GrownTree(
+            tree, leaves, positions, n_rounds, sum(nd.children is not None for nd in nodes)
+        )
 
     def _replay(self, nodes):
         """The one-machine growth over the nodes expanded so far: returns its order
         ``(ids, committed)`` and None when it completes, else None and the nodes to
         expand next."""
         best_first = self.max_leaf_nodes > 0
-        order = [0]                          # one-machine id -> id here
+        order = [0]  # one-machine id -> id here
         ext = {0: 0}
         open_ = [0] if nodes[0].feature >= 0 else []
         n_leaves = 1
@@ -174,8 +208,7 @@ class StepGrower:
             if best_first:
                 for j in range(len(open_)):
                     a, b = nodes[open_[j]], nodes[open_[pos]]
-                    if a.gain > b.gain or (a.gain == b.gain
-                                           and ext[open_[j]] < ext[open_[pos]]):
+                    if a.gain > b.gain or (a.gain == b.gain and ext[open_[j]] < ext[open_[pos]]):
                         pos = j
             i = open_[pos]
             if nodes[i].children is None:
@@ -201,7 +234,7 @@ class StepGrower:
         if best_first:
             rest.sort(key=lambda i: -nodes[i].gain)
             budget = self.max_leaf_nodes - n_leaves - 1
-            rest = rest[:max(0, int(np.ceil(self.speculation * budget)))]
+            rest = rest[: max(0, int(np.ceil(self.speculation * budget)))]
         return [first] + rest
 
     def _expand(self, nodes, wanted, split_nodes):
@@ -219,16 +252,19 @@ class StepGrower:
                 # both children are read densely; the smaller side (its count as the
                 # search saw it) is built, the other one is the parent's histograms
                 # minus it
-                build[j] = (BUILD_LEFT if nd.left_stats[2] <= nd.total[2] - nd.left_stats[2]
-                            else BUILD_RIGHT)
+                build[j] = (
+                    BUILD_LEFT
+                    if nd.left_stats[2] <= nd.total[2] - nd.left_stats[2]
+                    else BUILD_RIGHT
+                )
         batch = dict(
             nodes=np.asarray(wanted, np.int64),
             features=np.array([nodes[i].feature for i in wanted], np.int64),
             bin_thresholds=np.array([nodes[i].bin_threshold for i in wanted], np.int64),
             missing_left=np.array([nodes[i].missing_go_left for i in wanted], np.bool_),
-            categories=np.array([nodes[i].categories for i in wanted], np.uint64
-                                ).reshape(m, 4),
-            build=build)
+            categories=np.array([nodes[i].categories for i in wanted], np.uint64).reshape(m, 4),
+            build=build,
+        )
         hists, n_left = split_nodes(batch)
         at = 0
         for j, i in enumerate(wanted):
@@ -237,8 +273,7 @@ class StepGrower:
             nl = float(n_left[j])
             nr = n - nl
             left = np.array([nd.left_stats[0], nd.left_stats[1], nl])
-            right = np.array([nd.total[0] - nd.left_stats[0],
-                              nd.total[1] - nd.left_stats[1], nr])
+            right = np.array([nd.total[0] - nd.left_stats[0], nd.total[1] - nd.left_stats[1], nr])
             if build[j] == BUILD_BOTH:
                 h_left, h_right = hists[at], hists[at + 1]
                 at += 2
@@ -300,11 +335,23 @@ class StepGrower:
                     threshold[p] = self.edges[f, min(nd.bin_threshold, last_edge)]
         l2 = self.params.l2
         value = (-total[:, 0] / (total[:, 1] + l2))[:, None]
-        tree = Tree(self.n_features, 1, children_left=left, children_right=right,
-                    feature=feature, threshold=threshold, is_categorical=is_cat,
-                    categories_left=bitsets if is_cat.any() else np.zeros((0, 4), np.uint64),
-                    missing_go_left=missing_left, bin_threshold=bin_thr, value=value,
-                    impurity=impurity, n_node_samples=np.rint(total[:, 2]).astype(np.int64),
-                    weighted_n_node_samples=total[:, 1].copy(), gain=gain, depth=depth)
+        tree = Tree(
+            self.n_features,
+            1,
+            children_left=left,
+            children_right=right,
+            feature=feature,
+            threshold=threshold,
+            is_categorical=is_cat,
+            categories_left=bitsets if is_cat.any() else np.zeros((0, 4), np.uint64),
+            missing_go_left=missing_left,
+            bin_threshold=bin_thr,
+            value=value,
+            impurity=impurity,
+            n_node_samples=np.rint(total[:, 2]).astype(np.int64),
+            weighted_n_node_samples=total[:, 1].copy(),
+            gain=gain,
+            depth=depth,
+        )
         leaf_pos = np.flatnonzero(left == -1)
         return tree, np.array([order[p] for p in leaf_pos], np.int64), leaf_pos

@@ -7,11 +7,11 @@ children of some nodes, the partition of its rows at the chosen splits, the leaf
 values added to its raw scores, the losses and next gradients.  Nothing but
 histograms, counts and sums leaves the worker.
 """
+
 import numba
 import numpy as np
 
-from ..engine import (LeafRanges, boosting_rows, feature_pairs, node_histograms,
-                      partition_nodes)
+from ..engine import LeafRanges, boosting_rows, feature_pairs, node_histograms, partition_nodes
 
 #: statistic columns of a row: (w g, w h, count)
 N_COLS = 3
@@ -23,9 +23,11 @@ def _concat(parts):
         return None
     if hasattr(parts[0], "iloc"):
         import pandas as pd
+
         return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-    return np.concatenate([np.asarray(p) for p in parts]) if len(parts) > 1 \
-        else np.asarray(parts[0])
+    return (
+        np.concatenate([np.asarray(p) for p in parts]) if len(parts) > 1 else np.asarray(parts[0])
+    )
 
 
 def _rows(part):
@@ -44,38 +46,48 @@ class _Block:
         n = sum(sizes)
         weights = [p[2] for p in parts]
         if any(w is not None for w in weights):
-            self.w = np.concatenate([np.ones(m) if w is None
-                                     else np.asarray(w, dtype=np.float64).reshape(-1)
-                                     for m, w in zip(sizes, weights)])
+            self.w = np.concatenate(
+                [
+                    np.ones(m) if w is None else np.asarray(w, dtype=np.float64).reshape(-1)
+                    for m, w in zip(sizes, weights)
+                ]
+            )
         else:
             self.w = np.ones(n)
         if self.y is not None and _rows(self.y) != n:
-            raise ValueError(f"a partition of y has {_rows(self.y)} rows for {n} rows of X; "
-                             f"X and y must be partitioned alike.")
+            raise ValueError(
+                f"a partition of y has {_rows(self.y)} rows for {n} rows of X; "
+                f"X and y must be partitioned alike."
+            )
         if self.w.shape[0] != n:
-            raise ValueError(f"a partition of sample_weight has {self.w.shape[0]} rows for "
-                             f"{n} rows of X; X and sample_weight must be partitioned alike.")
+            raise ValueError(
+                f"a partition of sample_weight has {self.w.shape[0]} rows for "
+                f"{n} rows of X; X and sample_weight must be partitioned alike."
+            )
         self.n = n
 
     def rows(self, positions):
         """The rows at ``positions`` as given (X of the first partition's kind)."""
-        return _concat(self.parts).iloc[positions] if hasattr(self.parts[0], "iloc") \
+        return (
+            _concat(self.parts).iloc[positions]
+            if hasattr(self.parts[0], "iloc")
             else np.concatenate([np.asarray(X) for X in self.parts])[positions]
+        )
 
     def bin(self, model):
         """Each partition encoded and binned with the fitted ``model``; the codes of all
         of them, feature-major."""
-        codes = np.empty((model.n_features_in_, self.n),
-                         np.uint8 if model.bin_mapper_.missing_values_code_ < 256
-                         else np.uint16)
+        codes = np.empty(
+            (model.n_features_in_, self.n),
+            np.uint8 if model.bin_mapper_.missing_values_code_ < 256 else np.uint16,
+        )
         at = 0
         for X in self.parts:
             m = _rows(X)
             if m:
-                codes[:, at:at + m] = model.bin_mapper_.transform(
-                    model._encode_X(X, reset=False))
+                codes[:, at : at + m] = model.bin_mapper_.transform(model._encode_X(X, reset=False))
             at += m
-        self.parts = None       # the codes are all the fit reads
+        self.parts = None  # the codes are all the fit reads
         return codes
 
 
@@ -97,6 +109,7 @@ class BoostingShard:
         self.n_threads = numba.get_num_threads()
         try:
             from distributed import get_worker
+
             # the threads Dask gives the worker, not every core of the machine: workers
             # sharing a machine would otherwise each start a thread per core
             self.n_threads = max(1, min(self.n_threads, get_worker().state.nthreads))
@@ -202,8 +215,9 @@ class BoostingShard:
         n = self.idx.size
         self.starts = [0]
         self.ends = [n]
-        hist = self._histograms(np.zeros(1, np.int64), np.full(1, n, np.int64),
-                                np.full(1, with_count))
+        hist = self._histograms(
+            np.zeros(1, np.int64), np.full(1, n, np.int64), np.full(1, with_count)
+        )
         # rows of zero weight hold zero statistics
         return hist[0], self.stats.sum(axis=0)
 
@@ -212,9 +226,18 @@ class BoostingShard:
         F = self.train.codes.shape[0]
         out = np.empty((starts.size, F, self.mc + 1, N_COLS))
         with_count = np.asarray(with_count, np.bool_)
-        node_histograms(self.train.codes, self.idx, starts, ends, with_count,
-                        self.model.bin_mapper_.is_categorical_, self.pairs, self.stats,
-                        self.ostats, out)
+        node_histograms(
+            self.train.codes,
+            self.idx,
+            starts,
+            ends,
+            with_count,
+            self.model.bin_mapper_.is_categorical_,
+            self.pairs,
+            self.stats,
+            self.ostats,
+            out,
+        )
         if self.compact and not with_count.any():
             # no count was summed: the trainer restores the zeros
             return np.ascontiguousarray(out[..., :2])
@@ -231,12 +254,20 @@ class BoostingShard:
         starts = np.array([self.starts[j] for j in nodes], np.int64)
         ends = np.array([self.ends[j] for j in nodes], np.int64)
         n_left = np.empty(nodes.size, np.int64)
-        partition_nodes(self.idx, starts, ends, self.train.codes,
-                        np.asarray(features, np.int64), np.asarray(bin_thresholds, np.int64),
-                        np.asarray(missing_left, np.bool_),
-                        self.model.bin_mapper_.is_categorical_,
-                        np.ascontiguousarray(categories, np.uint64), self.mc, self.buf,
-                        n_left)
+        partition_nodes(
+            self.idx,
+            starts,
+            ends,
+            self.train.codes,
+            np.asarray(features, np.int64),
+            np.asarray(bin_thresholds, np.int64),
+            np.asarray(missing_left, np.bool_),
+            self.model.bin_mapper_.is_categorical_,
+            np.ascontiguousarray(categories, np.uint64),
+            self.mc,
+            self.buf,
+            n_left,
+        )
         mid = starts + n_left
         h_starts, h_ends, with_count = [], [], []
         for j in range(nodes.size):
@@ -250,8 +281,9 @@ class BoostingShard:
                 h_starts.append(mid[j])
                 h_ends.append(ends[j])
                 with_count.append(build[j] == 2)
-        hist = self._histograms(np.array(h_starts, np.int64), np.array(h_ends, np.int64),
-                                with_count)
+        hist = self._histograms(
+            np.array(h_starts, np.int64), np.array(h_ends, np.int64), with_count
+        )
         return hist, n_left
 
     def finish(self, k, tree, leaves, leaf_positions, next_k):
@@ -267,7 +299,8 @@ class BoostingShard:
         ends = np.array([self.ends[j] for j in leaves], np.int64)
         values = tree.value[:, 0]
         LeafRanges(self.idx, leaf_positions, starts, ends, self.train.n).add_values(
-            self.train.raw, k, values)
+            self.train.raw, k, values
+        )
         if self.val is not None and self.val.n:
             self.val.raw[:, k] += values[tree.apply_binned(self.val.codes, self.mc)]
         losses = self._losses() if k == self.K - 1 else None

@@ -3,6 +3,7 @@
 The files are read with :mod:`importlib.resources`, so they work from a wheel, an editable
 install or a zip.  The source of each file is cited in its loader's ``DESCR``.
 """
+
 import csv
 import io
 from importlib import resources
@@ -15,8 +16,18 @@ __all__ = ["load_titanic", "load_watermelon"]
 WATERMELON_TRAIN_IDS = [1, 2, 3, 6, 7, 10, 14, 15, 16, 17]
 WATERMELON_VALIDATION_IDS = [4, 5, 8, 9, 11, 12, 13]
 
-_TITANIC_FEATURES = ["Pclass", "Name", "Sex", "Age", "SibSp", "Parch", "Ticket", "Fare",
-                     "Cabin", "Embarked"]
+_TITANIC_FEATURES = [
+    "Pclass",
+    "Name",
+    "Sex",
+    "Age",
+    "SibSp",
+    "Parch",
+    "Ticket",
+    "Fare",
+    "Cabin",
+    "Embarked",
+]
 _TITANIC_INT = ("Pclass", "SibSp", "Parch")
 _TITANIC_FLOAT = ("Age", "Fare")
 
@@ -55,8 +66,9 @@ def _import_pandas():
     try:
         import pandas as pd
     except ImportError:
-        raise ImportError("pandas is required for as_frame=True: pip install pandas, "
-                          "or pass as_frame=False") from None
+        raise ImportError(
+            "pandas is required for as_frame=True: pip install pandas, or pass as_frame=False"
+        ) from None
     return pd
 
 
@@ -119,15 +131,13 @@ def load_titanic(*, as_frame=True, return_X_y=False):
             if name in _TITANIC_INT:
                 columns[name] = pd.Series(np.array(values, dtype=np.int64))
             elif name in _TITANIC_FLOAT:
-                columns[name] = pd.Series(
-                    np.array([float(v) if v else np.nan for v in values]))
+                columns[name] = pd.Series(np.array([float(v) if v else np.nan for v in values]))
             elif name in ("Sex", "Embarked"):
-                columns[name] = pd.Series(
-                    pd.Categorical([v if v else np.nan for v in values]))
+                columns[name] = pd.Series(pd.Categorical([v if v else np.nan for v in values]))
             else:
                 columns[name] = pd.Series(
-                    np.array([v if v else np.nan for v in values], dtype=object),
-                    dtype=object)
+                    np.array([v if v else np.nan for v in values], dtype=object), dtype=object
+                )
         data = pd.DataFrame(columns)
         target = pd.Series(target, name="Survived")
         frame = data.assign(Survived=target)
@@ -143,8 +153,14 @@ def load_titanic(*, as_frame=True, return_X_y=False):
                 data[:, j] = [v if v else np.nan for v in values]
     if return_X_y:
         return data, target
-    return Bunch(data=data, target=target, frame=frame, feature_names=features,
-                 target_names=np.array([0, 1]), DESCR=_TITANIC_DESCR)
+    return Bunch(
+        data=data,
+        target=target,
+        frame=frame,
+        feature_names=features,
+        target_names=np.array([0, 1]),
+        DESCR=_TITANIC_DESCR,
+    )
 
 
 def load_watermelon(*, as_frame=True, return_X_y=False):
@@ -205,17 +221,26 @@ def load_watermelon(*, as_frame=True, return_X_y=False):
     frame = None
     if as_frame:
         pd = _import_pandas()
-        data = pd.DataFrame({
-            name: pd.Categorical(values[:, j], categories=list(dict.fromkeys(values[:, j])))
-            for j, name in enumerate(features)})
+        data = pd.DataFrame(
+            {
+                name: pd.Categorical(values[:, j], categories=list(dict.fromkeys(values[:, j])))
+                for j, name in enumerate(features)
+            }
+        )
         target = pd.Series(target, name=header[-1])
         frame = data.assign(**{header[-1]: target})
     else:
         data = values
     if return_X_y:
         return data, target
-    return Bunch(data=data, target=target, frame=frame, feature_names=list(features),
-                 target_names=np.array(["否", "是"], dtype=object), ids=ids,
-                 book_train_ids=list(WATERMELON_TRAIN_IDS),
-                 book_validation_ids=list(WATERMELON_VALIDATION_IDS),
-                 DESCR=_WATERMELON_DESCR)
+    return Bunch(
+        data=data,
+        target=target,
+        frame=frame,
+        feature_names=list(features),
+        target_names=np.array(["否", "是"], dtype=object),
+        ids=ids,
+        book_train_ids=list(WATERMELON_TRAIN_IDS),
+        book_validation_ids=list(WATERMELON_VALIDATION_IDS),
+        DESCR=_WATERMELON_DESCR,
+    )

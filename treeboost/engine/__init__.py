@@ -35,32 +35,56 @@ Importing it changes nothing of numba: the compile-time shortcuts of
 :func:`speed_up_compilation` are applied only by the install's kernel build
 (:mod:`treeboost._prebuild`), in processes of its own.
 """
+
 import importlib
 
 #: each public name -> the module (of this package) that defines it
 _HOMES = {
-    "BinMapper": "binning", "fit_transform_weighted": "binning", "MAX_CATEGORIES": "binning",
-    "TreeGrower": "grower", "StoppingRules": "grower", "GrowerWorkspace": "grower",
-    "WorkspacePool": "grower", "PARALLEL_GROWER_MIN_WORK": "grower",
-    "SampleStatistics": "statistics", "boosting_rows": "statistics",
+    "BinMapper": "binning",
+    "fit_transform_weighted": "binning",
+    "MAX_CATEGORIES": "binning",
+    "TreeGrower": "grower",
+    "StoppingRules": "grower",
+    "GrowerWorkspace": "grower",
+    "WorkspacePool": "grower",
+    "PARALLEL_GROWER_MIN_WORK": "grower",
+    "SampleStatistics": "statistics",
+    "boosting_rows": "statistics",
     "LeafRanges": "leaf_ranges",
-    "CLASSIFICATION_CRITERIA": "criteria", "REGRESSION_CRITERIA": "criteria",
-    "NEWTON": "criteria", "SQUARED_ERROR": "criteria",
-    "Constraints": "constraints", "monotone_leaf_values": "constraints",
-    "CAT_SMOOTH": "splitting", "make_scratch": "splitting",
-    "feature_pairs": "steps", "node_histograms": "steps", "best_node_split": "steps",
+    "CLASSIFICATION_CRITERIA": "criteria",
+    "REGRESSION_CRITERIA": "criteria",
+    "NEWTON": "criteria",
+    "SQUARED_ERROR": "criteria",
+    "Constraints": "constraints",
+    "monotone_leaf_values": "constraints",
+    "CAT_SMOOTH": "splitting",
+    "make_scratch": "splitting",
+    "feature_pairs": "steps",
+    "node_histograms": "steps",
+    "best_node_split": "steps",
     "partition_nodes": "steps",
-    "GrowthParams": "layout", "SplitCandidates": "layout",
+    "GrowthParams": "layout",
+    "SplitCandidates": "layout",
     "VALUES_NEWTON": "tree_arrays",
-    "Tree": "tree", "PackedTrees": "tree", "add_leaf_values": "tree",
-    "TREE_LEAF": "raw_split", "prepared_csr": "csr_walk", "ShapTrees": "shap",
-    "block_rows": "row_blocks", "into_row_blocks": "row_blocks",
+    "Tree": "tree",
+    "PackedTrees": "tree",
+    "add_leaf_values": "tree",
+    "TREE_LEAF": "raw_split",
+    "prepared_csr": "csr_walk",
+    "ShapTrees": "shap",
+    "block_rows": "row_blocks",
+    "into_row_blocks": "row_blocks",
     "CACHE_BLOCK_VALUES": "row_blocks",
-    "weighted_quantile": "quantile", "grouped_weighted_quantile": "quantile",
+    "weighted_quantile": "quantile",
+    "grouped_weighted_quantile": "quantile",
     "huber_leaf_values": "quantile",
-    "compiled": "_jit", "kernel": "_jit", "parallel_kernel": "_jit", "internal": "_jit",
+    "compiled": "_jit",
+    "kernel": "_jit",
+    "parallel_kernel": "_jit",
+    "internal": "_jit",
     "inlined": "_jit",
-    "PREBUILT_DIR": "kernel_cache", "prebuilt_usable": "kernel_cache",
+    "PREBUILT_DIR": "kernel_cache",
+    "prebuilt_usable": "kernel_cache",
     "speed_up_compilation": "_compilation",
 }
 
@@ -72,7 +96,7 @@ def __getattr__(name):
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value         # later reads find it without this function
+    globals()[name] = value  # later reads find it without this function
     return value
 
 

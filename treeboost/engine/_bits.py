@@ -7,6 +7,7 @@ every other step is mispredicted.  Reading the sign bit of ``c - u`` gives the s
 answer as ``c < u`` for finite values (the difference of two different finite doubles is
 never zero, and ``c - c`` is ``+0.0``) as a bit the back end cannot branch on.
 """
+
 from numba import types
 from numba.extending import intrinsic
 
@@ -22,4 +23,5 @@ def sign_bit(typingctx, x):
     def codegen(context, builder, signature, args):
         bits = builder.bitcast(args[0], context.get_value_type(types.uint64))
         return builder.lshr(bits, bits.type(63))
+
     return sig, codegen

@@ -5,7 +5,8 @@ and it updates that count around every call that passes the array and every view
 takes: two atomic instructions per array per call.  The split search calls its helpers
 once per feature per node with some twenty arrays, so on the many small nodes of a
 fully grown tree the reference counting costs more than the search (measured with
-``benchmarks/profile_kernels.py``), and worse when threads grow trees on the same binned matrix, whose
+``benchmarks/profile_kernels.py``), and worse when threads grow trees on the same binned matrix,
+whose
 count then bounces between cores.
 
 :func:`borrow` returns a view of an array (or of each array in a tuple) without a
@@ -15,6 +16,7 @@ used: :func:`~.grow.loop.grow_tree` borrows its inputs and the workspace's array
 a :class:`~.grow.workspace.GrowerWorkspace`), which its Python caller holds for the whole call,
 and never returns a borrowed view.
 """
+
 from numba import types
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array
@@ -23,8 +25,14 @@ from numba.np.arrayobj import make_array
 def _unowned(context, builder, ty, value):
     src = make_array(ty)(context, builder, value=value)
     out = make_array(ty)(context, builder)
-    context.populate_array(out, data=src.data, shape=src.shape, strides=src.strides,
-                           itemsize=src.itemsize, meminfo=None)
+    context.populate_array(
+        out,
+        data=src.data,
+        shape=src.shape,
+        strides=src.strides,
+        itemsize=src.itemsize,
+        meminfo=None,
+    )
     return out._getvalue()
 
 
@@ -33,8 +41,10 @@ def borrow(typingctx, x):
     """A view of array ``x`` (or of each array of tuple or record ``x``) that is not
     reference counted; valid only while the original is alive."""
     if isinstance(x, types.Array):
+
         def codegen(context, builder, sig, args):
             return _unowned(context, builder, x, args[0])
+
         return x(x), codegen
     if isinstance(x, types.BaseTuple):
         # a record (named tuple) may mix arrays with scalars: only the arrays change
@@ -48,5 +58,6 @@ def borrow(typingctx, x):
                     context.nrt.incref(builder, t, item)
                 items.append(item)
             return context.make_tuple(builder, x, items)
+
         return x(x), codegen
     return None

@@ -12,6 +12,7 @@ nothing but the engine. A user who compiles the engine in a process of their own
 machine whose installed kernels do not fit) may call :func:`speed_up_compilation`
 first, accepting that the process's other numba code is compiled through them too.
 """
+
 from ._numba_flags import compare_flags_cheaply
 from ._numba_inline import copy_inlined_ir_once
 from ._numba_markup import mark_up_without_colorama_init
@@ -26,8 +27,12 @@ def speed_up_compilation():
     only slower).
     """
     done = []
-    for fn in (compare_flags_cheaply, copy_inlined_ir_once, mark_up_without_colorama_init,
-               lighten_engine_passes):
+    for fn in (
+        compare_flags_cheaply,
+        copy_inlined_ir_once,
+        mark_up_without_colorama_init,
+        lighten_engine_passes,
+    ):
         if fn():
             done.append(fn.__name__)
     return done

@@ -18,6 +18,7 @@ so a kernel gets only the ones it uses:
 A kernel that needs other options (numba's runtime, no reference counting) names them
 itself.
 """
+
 from numba import njit
 
 from .kernel_cache import KernelCache
@@ -34,6 +35,7 @@ def compiled(**options):
         dispatcher = jit(py_func)
         dispatcher._cache = KernelCache(py_func)
         return dispatcher
+
     return decorate
 
 

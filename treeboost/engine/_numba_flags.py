@@ -24,6 +24,7 @@ what numba's own return, faster:
 Nothing else of numba changes, and nothing is patched when numba's class does not have
 the members these rely on (another numba version): compilation is then only slower.
 """
+
 from numba.core import targetconfig
 
 _TargetConfig = targetconfig.TargetConfig
@@ -32,8 +33,11 @@ _TargetConfig = targetconfig.TargetConfig
 def _has_expected_shape(cls):
     """Whether ``cls`` stores its set values in ``_values`` and lists its options in
     ``options``, as the methods below assume."""
-    return ("_values" in getattr(cls, "__slots__", ()) and hasattr(cls, "options")
-            and callable(getattr(cls, "values", None)))
+    return (
+        "_values" in getattr(cls, "__slots__", ())
+        and hasattr(cls, "options")
+        and callable(getattr(cls, "values", None))
+    )
 
 
 def _make_methods(numba_eq):

@@ -24,6 +24,7 @@ copy.
 Nothing is installed when numba's inliner does not copy through a module-level ``copy``
 (another numba version): compilation is then only slower.
 """
+
 import copy as _copy
 
 from numba.core import inline_closurecall as _inliner

@@ -13,12 +13,14 @@ concatenate three strings: the colour and style codes, the text, and colorama's
 same concatenation without touching the streams.  Nothing is patched when numba does not
 use colorama (it is not installed, or another numba version).
 """
+
 from numba.core import errors as _errors
 
 
 def _make_markup(reset):
     def _markup(self, msg, color=None, style=None):
         return (color or "") + (style or "") + msg + reset
+
     return _markup
 
 

@@ -32,6 +32,7 @@ gufuncs): their loops lose speed without the level-3 clean-up before the module 
 Nothing is installed when numba's code library has not the members this relies on
 (another numba version): compilation is then only slower.
 """
+
 from numba.core import codegen as _codegen
 
 #: level of the engine's function passes (numba's default is ``NUMBA_OPT``, 3)
@@ -51,8 +52,9 @@ def _defined(ll_module):
 
 
 def _engine_without_parfor(names):
-    return (any(_ENGINE_MARK in name for name in names)
-            and not any(_PARFOR_MARK in name for name in names))
+    return any(_ENGINE_MARK in name for name in names) and not any(
+        _PARFOR_MARK in name for name in names
+    )
 
 
 def takes_light_prepass(ll_module):
@@ -65,9 +67,10 @@ def takes_light_prepass(ll_module):
 def is_link_only(ll_module):
     """Whether ``ll_module``, a library's final module, holds an engine kernel that only
     other kernels call: it takes the light clean-up and defines no Python entry point."""
-    names = _defined(ll_module)     # listed once for both tests
-    return (_engine_without_parfor(names)
-            and not any(name.startswith(_PYTHON_ENTRY_PREFIX) for name in names))
+    names = _defined(ll_module)  # listed once for both tests
+    return _engine_without_parfor(names) and not any(
+        name.startswith(_PYTHON_ENTRY_PREFIX) for name in names
+    )
 
 
 def _make_optimize_functions(numba_optimize_functions):
@@ -92,16 +95,17 @@ def _make_optimize_final_module(numba_optimize_final_module):
         return numba_optimize_final_module(self)
 
     _optimize_final_module.__doc__ = numba_optimize_final_module.__doc__
-    _optimize_final_module._treeboost_numba_optimize_final_module = \
-        numba_optimize_final_module
+    _optimize_final_module._treeboost_numba_optimize_final_module = numba_optimize_final_module
     return _optimize_final_module
 
 
 def _has_expected_shape():
-    return (_Library is not None
-            and callable(getattr(_Library, "_optimize_functions", None))
-            and callable(getattr(_Library, "_optimize_final_module", None))
-            and callable(getattr(_codegen.CPUCodegen, "_function_pass_manager", None)))
+    return (
+        _Library is not None
+        and callable(getattr(_Library, "_optimize_functions", None))
+        and callable(getattr(_Library, "_optimize_final_module", None))
+        and callable(getattr(_codegen.CPUCodegen, "_function_pass_manager", None))
+    )
 
 
 def lighten_engine_passes():

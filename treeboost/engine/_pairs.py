@@ -7,14 +7,20 @@ those memory operations, not the arithmetic, bound the speed: one 16-byte load, 
 store per sample does the same work with fewer of them.  Each lane is the scalar
 IEEE addition of the same operands, so the results are the same bits.
 """
+
 from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
 
 def _is_f8_vector(t):
-    return (isinstance(t, types.Array) and t.ndim == 1 and t.layout == "C"
-            and t.dtype == types.float64 and t.mutable)
+    return (
+        isinstance(t, types.Array)
+        and t.ndim == 1
+        and t.layout == "C"
+        and t.dtype == types.float64
+        and t.mutable
+    )
 
 
 @intrinsic
@@ -24,9 +30,15 @@ def add_pair(typingctx, dst, a, src, b):
     ``dst`` and ``src`` are C-contiguous 1-d float64 arrays (a 2-d array's
     ``reshape(-1)``), ``a`` and ``b`` integers; no bounds are checked (as numba's
     indexing), and the two arrays must not overlap."""
-    if not (_is_f8_vector(dst) and isinstance(src, types.Array) and src.ndim == 1
-            and src.layout == "C" and src.dtype == types.float64
-            and isinstance(a, types.Integer) and isinstance(b, types.Integer)):
+    if not (
+        _is_f8_vector(dst)
+        and isinstance(src, types.Array)
+        and src.ndim == 1
+        and src.layout == "C"
+        and src.dtype == types.float64
+        and isinstance(a, types.Integer)
+        and isinstance(b, types.Integer)
+    ):
         return None
     sig = types.none(dst, a, src, b)
 
@@ -44,4 +56,5 @@ def add_pair(typingctx, dst, a, src, b):
         total = builder.fadd(builder.load(dptr, align=8), builder.load(sptr, align=8))
         builder.store(total, dptr, align=8)
         return context.get_dummy_value()
+
     return sig, codegen

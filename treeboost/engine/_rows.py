@@ -10,6 +10,7 @@ block by block as one vector load and one vector store per destination: the same
 :func:`rows_min_max` keeps a node's running minimum and maximum of every code in vector
 registers.
 """
+
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
@@ -20,18 +21,24 @@ ROW_BLOCK_WORDS = 8
 
 
 def _is_rows(t):
-    return (isinstance(t, types.Array) and t.ndim == 2 and t.layout == "C"
-            and t.dtype == types.uint64)
+    return (
+        isinstance(t, types.Array) and t.ndim == 2 and t.layout == "C" and t.dtype == types.uint64
+    )
 
 
 def _move_codegen(n_dst):
     """The code of :func:`copy_row` (``n_dst`` 1) and :func:`move_row` (2): the source
     row read a block at a time, each block stored to every destination."""
+
     def codegen(context, builder, signature, args):
         tys = signature.args
-        dsts = [(context.make_array(tys[2 * k])(context, builder, args[2 * k]),
-                 context.cast(builder, args[2 * k + 1], tys[2 * k + 1], types.intp))
-                for k in range(n_dst)]
+        dsts = [
+            (
+                context.make_array(tys[2 * k])(context, builder, args[2 * k]),
+                context.cast(builder, args[2 * k + 1], tys[2 * k + 1], types.intp),
+            )
+            for k in range(n_dst)
+        ]
         sary = context.make_array(tys[2 * n_dst])(context, builder, args[2 * n_dst])
         jj = context.cast(builder, args[2 * n_dst + 1], tys[2 * n_dst + 1], types.intp)
         n_words = builder.extract_value(sary.shape, 1)
@@ -41,13 +48,18 @@ def _move_codegen(n_dst):
             off = builder.mul(loop.index, loop.index.type(ROW_BLOCK_WORDS))
             at_s = builder.add(builder.mul(jj, n_words), off)
             # 8-byte alignment: numpy aligns an array to 16 bytes at least, not 64
-            v = builder.load(builder.bitcast(
-                builder.gep(sary.data, [at_s], inbounds=True), block), align=8)
+            v = builder.load(
+                builder.bitcast(builder.gep(sary.data, [at_s], inbounds=True), block), align=8
+            )
             for dary, ii in dsts:
                 at_d = builder.add(builder.mul(ii, n_words), off)
-                builder.store(v, builder.bitcast(
-                    builder.gep(dary.data, [at_d], inbounds=True), block), align=8)
+                builder.store(
+                    v,
+                    builder.bitcast(builder.gep(dary.data, [at_d], inbounds=True), block),
+                    align=8,
+                )
         return context.get_dummy_value()
+
     return codegen
 
 
@@ -58,8 +70,12 @@ def move_row(typingctx, dst, i, dst2, i2, src, j):
     the three), a block at a time.  The source row is read before either row is written,
     so ``dst[i]`` may be ``src[j]`` itself.  No bounds are checked (as numba's
     indexing)."""
-    if not (_is_rows(dst) and _is_rows(dst2) and _is_rows(src)
-            and all(isinstance(t, types.Integer) for t in (i, i2, j))):
+    if not (
+        _is_rows(dst)
+        and _is_rows(dst2)
+        and _is_rows(src)
+        and all(isinstance(t, types.Integer) for t in (i, i2, j))
+    ):
         return None
     return types.none(dst, i, dst2, i2, src, j), _move_codegen(2)
 
@@ -67,15 +83,13 @@ def move_row(typingctx, dst, i, dst2, i2, src, j):
 @intrinsic
 def copy_row(typingctx, dst, i, src, j):
     """``dst[i] = src[j]``: :func:`move_row` with one destination."""
-    if not (_is_rows(dst) and _is_rows(src)
-            and all(isinstance(t, types.Integer) for t in (i, j))):
+    if not (_is_rows(dst) and _is_rows(src) and all(isinstance(t, types.Integer) for t in (i, j))):
         return None
     return types.none(dst, i, src, j), _move_codegen(1)
 
 
 def _is_codes(t):
-    return (isinstance(t, types.Array) and t.layout == "C"
-            and t.dtype in (types.uint8, types.uint16))
+    return isinstance(t, types.Array) and t.layout == "C" and t.dtype in (types.uint8, types.uint16)
 
 
 @intrinsic
@@ -85,9 +99,17 @@ def rows_min_max(typingctx, codes, start, end, lo, hi):
     time: one vector load, minimum and maximum per row and block, the running minimum and
     maximum held in registers.  ``codes`` is C-contiguous 2-d uint8 or uint16 with rows
     of whole blocks; ``lo`` and ``hi`` are 1-d of its dtype and of its row length."""
-    if not (_is_codes(codes) and codes.ndim == 2 and _is_codes(lo) and _is_codes(hi)
-            and lo.ndim == 1 and hi.ndim == 1 and lo.dtype == codes.dtype == hi.dtype
-            and isinstance(start, types.Integer) and isinstance(end, types.Integer)):
+    if not (
+        _is_codes(codes)
+        and codes.ndim == 2
+        and _is_codes(lo)
+        and _is_codes(hi)
+        and lo.ndim == 1
+        and hi.ndim == 1
+        and lo.dtype == codes.dtype == hi.dtype
+        and isinstance(start, types.Integer)
+        and isinstance(end, types.Integer)
+    ):
         return None
     sig = types.none(codes, start, end, lo, hi)
 
@@ -109,26 +131,22 @@ def rows_min_max(typingctx, codes, start, end, lo, hi):
 
         def block_at(row, off):
             at = builder.add(builder.mul(row, width), off)
-            return builder.bitcast(builder.gep(cary.data, [at], inbounds=True),
-                                   vec.as_pointer())
+            return builder.bitcast(builder.gep(cary.data, [at], inbounds=True), vec.as_pointer())
 
         with cgutils.for_range(builder, n_blocks) as blocks:
             off = builder.mul(blocks.index, blocks.index.type(lanes))
             first = builder.load(block_at(st, off), align=8)
             builder.store(first, acc_lo)
             builder.store(first, acc_hi)
-            with cgutils.for_range_slice(builder, builder.add(st, one), en, one) as (
-                    row, _):
+            with cgutils.for_range_slice(builder, builder.add(st, one), en, one) as (row, _):
                 v = builder.load(block_at(row, off), align=8)
                 a = builder.load(acc_lo)
-                builder.store(builder.select(builder.icmp_unsigned("<", v, a), v, a),
-                              acc_lo)
+                builder.store(builder.select(builder.icmp_unsigned("<", v, a), v, a), acc_lo)
                 b = builder.load(acc_hi)
-                builder.store(builder.select(builder.icmp_unsigned(">", v, b), v, b),
-                              acc_hi)
+                builder.store(builder.select(builder.icmp_unsigned(">", v, b), v, b), acc_hi)
             for acc, ary in ((acc_lo, loary), (acc_hi, hiary)):
-                ptr = builder.bitcast(builder.gep(ary.data, [off], inbounds=True),
-                                      vec.as_pointer())
+                ptr = builder.bitcast(builder.gep(ary.data, [off], inbounds=True), vec.as_pointer())
                 builder.store(builder.load(acc), ptr, align=8)
         return context.get_dummy_value()
+
     return sig, codegen

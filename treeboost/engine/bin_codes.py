@@ -1,5 +1,6 @@
 """The bin code of one value: the rule every binning kernel (dense rows, sparse columns)
 applies, so that a value gets the same code whatever the layout of X."""
+
 import numpy as np
 from ._jit import inlined
 
@@ -21,7 +22,7 @@ def edge_table(bin_thresholds):
     width = int(n_edges.max(initial=0)) + 1
     edges = np.full((len(bin_thresholds), width), np.inf)
     for f, e in enumerate(bin_thresholds):
-        edges[f, :e.size] = e
+        edges[f, : e.size] = e
     return edges, n_edges
 
 

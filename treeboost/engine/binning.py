@@ -1,4 +1,5 @@
 """BinMapper: the one-time discretisation of X that every tree of an estimator shares."""
+
 import numbers
 
 import numpy as np
@@ -7,8 +8,13 @@ from scipy.sparse import issparse
 
 from .bin_codes import edge_table, numeric_code
 from .sparse_codes import SparseCodes
-from .sparse_binning import (add_zeros, map_sparse_to_bins, sorted_stored_values,
-                             sparse_missing_columns, to_csc)
+from .sparse_binning import (
+    add_zeros,
+    map_sparse_to_bins,
+    sorted_stored_values,
+    sparse_missing_columns,
+    to_csc,
+)
 from ._jit import inlined, kernel, parallel_kernel
 from ..persistence._spec import array, check_state, integer, list_of
 
@@ -47,7 +53,7 @@ def _midpoints(a, b):
 
 def _distinct_counts(col):
     """Distinct values and their counts of a sorted column, NaN (sorted last) dropped."""
-    col = col[:np.searchsorted(col, np.nan)] if col.size and np.isnan(col[-1]) else col
+    col = col[: np.searchsorted(col, np.nan)] if col.size and np.isnan(col[-1]) else col
     if not col.size:
         return np.empty(0), np.empty(0, np.int64)
     new_value = np.empty(col.size, bool)
@@ -119,8 +125,7 @@ class BinMapper:
         more than 65535 distinct values).
     """
 
-    def __init__(self, max_bins=255, is_categorical=None, subsample=200_000,
-                 random_state=None):
+    def __init__(self, max_bins=255, is_categorical=None, subsample=200_000, random_state=None):
         self.max_bins = max_bins
         self.is_categorical = is_categorical
         self.subsample = subsample
@@ -134,22 +139,29 @@ class BinMapper:
         :mod:`treeboost.engine.sparse_binning`), the same edges as from ``X.toarray()``.
         """
         if self.max_bins is not None and (
-                not isinstance(self.max_bins, numbers.Integral) or isinstance(self.max_bins, bool)
-                or not 2 <= self.max_bins <= 65535):
+            not isinstance(self.max_bins, numbers.Integral)
+            or isinstance(self.max_bins, bool)
+            or not 2 <= self.max_bins <= 65535
+        ):
             raise ValueError(
-                f"max_bins must be an integer in [2, 65535] or None, got {self.max_bins!r}.")
+                f"max_bins must be an integer in [2, 65535] or None, got {self.max_bins!r}."
+            )
         sparse_input = issparse(X)
         if sparse_input:
             X = to_csc(X)
         n_samples, n_features = X.shape
-        is_cat = (np.zeros(n_features, bool) if self.is_categorical is None
-                  else np.asarray(self.is_categorical, bool))
+        is_cat = (
+            np.zeros(n_features, bool)
+            if self.is_categorical is None
+            else np.asarray(self.is_categorical, bool)
+        )
         if sparse_input and is_cat.any():
-            raise TypeError("Categorical features of a sparse X are not supported; pass a "
-                            "dense X to use categorical_features.")
+            raise TypeError(
+                "Categorical features of a sparse X are not supported; pass a "
+                "dense X to use categorical_features."
+            )
         rows = None
-        if (self.max_bins is not None and self.subsample is not None
-                and n_samples > self.subsample):
+        if self.max_bins is not None and self.subsample is not None and n_samples > self.subsample:
             rng = np.random.default_rng(_seed(self.random_state))
             rows = np.sort(rng.choice(n_samples, self.subsample, replace=False))
         numeric = np.flatnonzero(~is_cat)
@@ -182,8 +194,11 @@ class BinMapper:
             self.bin_thresholds_.append(edges)
             n_bins[f] = edges.size + 1
             centers[f] = _bin_centers(distinct, edges)
-            single[f] = (rows is None and edges.size + 1 == distinct.size
-                         and np.array_equal(centers[f], distinct))
+            single[f] = (
+                rows is None
+                and edges.size + 1 == distinct.size
+                and np.array_equal(centers[f], distinct)
+            )
         self.n_bins_ = n_bins
         self._single_value_bins = single
         self._centers = (self.bin_thresholds_, centers)
@@ -191,13 +206,18 @@ class BinMapper:
             self.has_missing_ = sparse_missing_columns(X)
         else:
             self.has_missing_ = np.array(
-                [bool(np.isnan(X[:, f]).any()) if is_cat[f] else summaries[f][2]
-                 for f in range(n_features)], dtype=bool)
+                [
+                    bool(np.isnan(X[:, f]).any()) if is_cat[f] else summaries[f][2]
+                    for f in range(n_features)
+                ],
+                dtype=bool,
+            )
         self.is_categorical_ = is_cat
         self.missing_values_code_ = int(n_bins.max()) if n_features else 1
         code = self.missing_values_code_
-        self.dtype_ = np.dtype(np.uint8 if code <= 255 else np.uint16 if code <= 65535
-                               else np.uint32)
+        self.dtype_ = np.dtype(
+            np.uint8 if code <= 255 else np.uint16 if code <= 65535 else np.uint32
+        )
         return self
 
     def single_value_bins(self):
@@ -222,12 +242,16 @@ class BinMapper:
             X = to_csc(X)
         n_samples, n_features = X.shape
         if n_features != self.n_bins_.shape[0]:
-            raise ValueError(f"X has {n_features} features, the BinMapper was fitted on "
-                             f"{self.n_bins_.shape[0]}.")
+            raise ValueError(
+                f"X has {n_features} features, the BinMapper was fitted on {self.n_bins_.shape[0]}."
+            )
         edges, n_edges = edge_table(self.bin_thresholds_)
         args = (edges, n_edges, self.is_categorical_, self.n_bins_, self.missing_values_code_)
-        if sparse_input and self.dtype_ == np.uint8 and (
-                X.nnz <= SPARSE_CODES_MAX_DENSITY * n_samples * n_features):
+        if (
+            sparse_input
+            and self.dtype_ == np.uint8
+            and (X.nnz <= SPARSE_CODES_MAX_DENSITY * n_samples * n_features)
+        ):
             return SparseCodes.from_csc(X, *args)
         out = np.empty((n_features, n_samples), dtype=self.dtype_)
         if sparse_input:
@@ -256,7 +280,7 @@ class BinMapper:
             width = max(1, max(e.size for e in edges)) + 1
             table = np.full((len(edges), width), np.inf)
             for f, e in enumerate(edges):
-                table[f, :e.size] = e
+                table[f, : e.size] = e
             cached = self._edge_table = (edges, table)
         return cached[1]
 
@@ -283,7 +307,7 @@ class BinMapper:
                 c = np.concatenate([[e[0]], _midpoints(e[:-1], e[1:]), [e[-1]]])
             else:
                 continue
-            table[f, :c.size] = c
+            table[f, : c.size] = c
         # -0.0 becomes +0.0: the random cut's search reads ``c < u`` as the sign bit of
         # ``c - u``, and ``-0.0 - 0.0`` has it set (see random_cuts.draw_cut)
         table += 0.0
@@ -292,21 +316,33 @@ class BinMapper:
 
     # -- the state read from a model file ---------------------------------------------------
 
-    _persist_attributes = ("max_bins", "is_categorical", "subsample", "random_state",
-                           "bin_thresholds_", "n_bins_", "has_missing_", "is_categorical_",
-                           "missing_values_code_", "dtype_")
+    _persist_attributes = (
+        "max_bins",
+        "is_categorical",
+        "subsample",
+        "random_state",
+        "bin_thresholds_",
+        "n_bins_",
+        "has_missing_",
+        "is_categorical_",
+        "missing_values_code_",
+        "dtype_",
+    )
     #: a cache of :meth:`thresholds_of`, rebuilt on demand
     _persist_transient = ("_edge_table", "_centers", "_center_table", "_single_value_bins")
     #: what :meth:`_validate_state` checks attribute by attribute (a flag per feature of
     #: ``n_bins_``)
-    _state_spec = {"max_bins": integer(2, 65535, none_ok=True),
-                   "subsample": integer(1, none_ok=True),
-                   "n_bins_": array("int64", ndim=1),
-                   "is_categorical_": array("bool", ("n_bins_",)),
-                   "has_missing_": array("bool", ("n_bins_",)),
-                   "missing_values_code_": integer(),
-                   "bin_thresholds_": list_of(array("float64", ndim=1, finite=True),
-                                              "n_bins_", "must be a list of {length} arrays.")}
+    _state_spec = {
+        "max_bins": integer(2, 65535, none_ok=True),
+        "subsample": integer(1, none_ok=True),
+        "n_bins_": array("int64", ndim=1),
+        "is_categorical_": array("bool", ("n_bins_",)),
+        "has_missing_": array("bool", ("n_bins_",)),
+        "missing_values_code_": integer(),
+        "bin_thresholds_": list_of(
+            array("float64", ndim=1, finite=True), "n_bins_", "must be a list of {length} arrays."
+        ),
+    }
 
     def _validate_state(self, where="bin_mapper", n_features=None, categorical=None):
         """Raise ValueError unless the fitted bins are what :meth:`fit` makes.
@@ -335,14 +371,19 @@ class BinMapper:
         n_bins, is_cat = checked["n_bins_"], checked["is_categorical_"]
         p = n_bins.shape[0]
         if p == 0 or (n_features is not None and p != n_features):
-            raise ValueError(f"{where}.n_bins_: {p} features, the model has "
-                             f"{n_features if n_features is not None else 'at least 1'}.")
+            raise ValueError(
+                f"{where}.n_bins_: {p} features, the model has "
+                f"{n_features if n_features is not None else 'at least 1'}."
+            )
         if categorical is not None and not np.array_equal(is_cat, categorical):
-            raise ValueError(f"{where}.is_categorical_: the categorical features differ from "
-                             f"the input encoder's.")
+            raise ValueError(
+                f"{where}.is_categorical_: the categorical features differ from "
+                f"the input encoder's."
+            )
         if self.is_categorical is not None and not (
-                isinstance(self.is_categorical, np.ndarray)
-                and np.array_equal(np.asarray(self.is_categorical, bool), is_cat)):
+            isinstance(self.is_categorical, np.ndarray)
+            and np.array_equal(np.asarray(self.is_categorical, bool), is_cat)
+        ):
             raise ValueError(f"{where}.is_categorical: must match is_categorical_.")
         edges = checked["bin_thresholds_"]
         most = 65535 if self.max_bins is None else self.max_bins
@@ -350,25 +391,31 @@ class BinMapper:
             w = f"{where}.bin_thresholds_[{f}]"
             if is_cat[f]:
                 if e.size or not 1 <= n_bins[f] <= MAX_CATEGORIES + 1:
-                    raise ValueError(f"{where}: categorical feature {f} must have no edges "
-                                     f"and 1 to {MAX_CATEGORIES + 1} codes, got {e.size} "
-                                     f"edges and n_bins_ {int(n_bins[f])}.")
+                    raise ValueError(
+                        f"{where}: categorical feature {f} must have no edges "
+                        f"and 1 to {MAX_CATEGORIES + 1} codes, got {e.size} "
+                        f"edges and n_bins_ {int(n_bins[f])}."
+                    )
                 continue
             if np.any(np.diff(e) <= 0):
                 raise ValueError(f"{w}: the edges must be increasing.")
             if n_bins[f] != e.size + 1 or (self.max_bins is not None and n_bins[f] > most):
-                raise ValueError(f"{where}.n_bins_[{f}]: must be one more than the "
-                                 f"{e.size} edges of the feature (at most {most}), got "
-                                 f"{int(n_bins[f])}.")
+                raise ValueError(
+                    f"{where}.n_bins_[{f}]: must be one more than the "
+                    f"{e.size} edges of the feature (at most {most}), got "
+                    f"{int(n_bins[f])}."
+                )
         code = checked["missing_values_code_"]
         if code != int(n_bins.max()):
-            raise ValueError(f"{where}.missing_values_code_: must be {int(n_bins.max())} "
-                             f"(one past the largest code), got {code}.")
-        dtype = np.dtype(np.uint8 if code <= 255 else np.uint16 if code <= 65535
-                         else np.uint32)
+            raise ValueError(
+                f"{where}.missing_values_code_: must be {int(n_bins.max())} "
+                f"(one past the largest code), got {code}."
+            )
+        dtype = np.dtype(np.uint8 if code <= 255 else np.uint16 if code <= 65535 else np.uint32)
         if not isinstance(self.dtype_, np.dtype) or self.dtype_ != dtype:
-            raise ValueError(f"{where}.dtype_: must be {dtype} for missing code {code}, got "
-                             f"{self.dtype_!r}.")
+            raise ValueError(
+                f"{where}.dtype_: must be {dtype} for missing code {code}, got {self.dtype_!r}."
+            )
 
 
 def fit_transform_weighted(mapper, X, sample_weight):
@@ -440,7 +487,7 @@ def _edge_grids(edges, n_edges, is_cat):
     steps_f = np.zeros(n_features, np.int64)
     before = np.zeros((n_features, GRID_CELLS), np.int32)
     for f in np.flatnonzero(~is_cat & (n_edges > 0)):
-        e = edges[f, :n_edges[f]]
+        e = edges[f, : n_edges[f]]
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
             span = e[-1] - e[0]
             scale = GRID_CELLS / span if span > 0.0 else 0.0
@@ -518,30 +565,32 @@ def _distinct_columns(X, columns, rows=None):
     cache line of each row), sorts them in place and keeps their distinct values: no
     copy of the sampled matrix, no sorted copy of it."""
     from concurrent.futures import ThreadPoolExecutor
+
     n_samples = X.shape[0]
     picked = np.arange(n_samples) if rows is None else np.ascontiguousarray(rows, np.int64)
     out = {}
 
     def summarise(js):
         for g in range(0, js.shape[0], GATHER_COLUMNS):
-            group = np.ascontiguousarray(js[g:g + GATHER_COLUMNS], dtype=np.int64)
+            group = np.ascontiguousarray(js[g : g + GATHER_COLUMNS], dtype=np.int64)
             cols = np.empty((group.shape[0], picked.shape[0]))
             _gather_columns(X, picked, group, cols)
             nan = None
-            if rows is not None:    # a NaN outside the sample counts too
+            if rows is not None:  # a NaN outside the sample counts too
                 nan = np.zeros(group.shape[0], np.bool_)
                 _nan_columns(X, group, nan)
             for t, j in enumerate(group):
                 col = _sort_column(cols[t])
                 has_nan = bool(col.size and np.isnan(col[-1])) if nan is None else bool(nan[t])
                 out[int(j)] = (*_distinct_counts(col), has_nan)
+
     n_threads = min(_cpu_count(), -(-columns.shape[0] // GATHER_COLUMNS))
     if n_threads <= 1 or n_samples < 10_000:
         summarise(columns)
     else:
         # whole groups of adjacent columns to each thread
         groups = np.array_split(np.arange(-(-columns.shape[0] // GATHER_COLUMNS)), n_threads)
-        parts = [columns[g[0] * GATHER_COLUMNS:(g[-1] + 1) * GATHER_COLUMNS] for g in groups]
+        parts = [columns[g[0] * GATHER_COLUMNS : (g[-1] + 1) * GATHER_COLUMNS] for g in groups]
         with ThreadPoolExecutor(n_threads) as pool:
             list(pool.map(summarise, parts))
     return out
@@ -625,7 +674,7 @@ def _radix_sort(col, tmp):
     for d in range(_RADIX_PASSES):
         shift = np.uint64(_RADIX_BITS * d)
         if n == 0 or counts[d, (src[0] >> shift) & mask] == n:
-            continue            # every key has this digit: the pass would move nothing
+            continue  # every key has this digit: the pass would move nothing
         at = 0
         for b in range(radix):
             c = counts[d, b]
@@ -641,7 +690,7 @@ def _radix_sort(col, tmp):
     for i in range(n):
         k = src[i]
         if k == nan_key:
-            src[i] = np.uint64(0x7FF8000000000000)      # NaN
+            src[i] = np.uint64(0x7FF8000000000000)  # NaN
         elif k & sign:
             src[i] = k ^ sign
         else:
@@ -651,5 +700,7 @@ def _radix_sort(col, tmp):
 
 def _cpu_count():
     import os
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-               else os.cpu_count() or 1)
+
+    return max(
+        1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    )

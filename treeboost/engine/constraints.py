@@ -30,6 +30,7 @@ branch must all belong to one set.  A node keeps the sets that hold every featur
 on above it, as a bitmask (``n_words`` 64-bit words); a feature may split it when one
 of those sets holds it (scikit-learn's HistGradientBoosting and LightGBM's rule).
 """
+
 from collections import namedtuple
 
 import numpy as np
@@ -42,17 +43,24 @@ from ._jit import inlined, internal
 LOWER, UPPER, MIDDLE = 0, 1, 2
 
 #: a tree's constraints, in the form the grower reads (see TreeGrower)
-Constraints = namedtuple("Constraints", [
-    "monotonic_cst",        # (n_features,) int8 in {-1, 0, 1}, or None
-    "interaction_cst",      # list of sequences of feature indices, or None
-])
+Constraints = namedtuple(
+    "Constraints",
+    [
+        "monotonic_cst",  # (n_features,) int8 in {-1, 0, 1}, or None
+        "interaction_cst",  # list of sequences of feature indices, or None
+    ],
+)
 
 #: what the split search needs of one node and feature
-MonotonicCheck = namedtuple("MonotonicCheck", [
-    "active",               # bool: the tree has a monotonic constraint
-    "cst",                  # the feature's constraint, -1, 0 or 1
-    "lower", "upper",       # the node's interval
-])
+MonotonicCheck = namedtuple(
+    "MonotonicCheck",
+    [
+        "active",  # bool: the tree has a monotonic constraint
+        "cst",  # the feature's constraint, -1, 0 or 1
+        "lower",
+        "upper",  # the node's interval
+    ],
+)
 
 
 @inlined
@@ -73,14 +81,12 @@ def child_values(left, total, crit, l2):
         wl = left[0]
         wr = total[0] - wl
         sl = left[1]
-        return (sl / wl if wl > 0.0 else 0.0,
-                (total[1] - sl) / wr if wr > 0.0 else 0.0)
+        return (sl / wl if wl > 0.0 else 0.0, (total[1] - sl) / wr if wr > 0.0 else 0.0)
     l0 = left[0]
     l1 = left[1]
     r0 = total[0] - l0
     r1 = total[1] - l1
-    return (l1 / (l0 + l1) if l0 + l1 > 0.0 else 0.0,
-            r1 / (r0 + r1) if r0 + r1 > 0.0 else 0.0)
+    return (l1 / (l0 + l1) if l0 + l1 > 0.0 else 0.0, r1 / (r0 + r1) if r0 + r1 > 0.0 else 0.0)
 
 
 @internal
@@ -99,8 +105,7 @@ def newton_constrained(gl, hl, gr, hr, l2, check):
     vr = clip(-gr / (hr + l2), check.lower, check.upper)
     if check.cst != 0 and (vl - vr) * check.cst > 0.0:
         return -np.inf, 0.0
-    return (newton_loss_score(gl, hl, l2, vl) + newton_loss_score(gr, hr, l2, vr),
-            0.5 * (vl + vr))
+    return (newton_loss_score(gl, hl, l2, vl) + newton_loss_score(gr, hr, l2, vr), 0.5 * (vl + vr))
 
 
 @internal
@@ -122,8 +127,9 @@ def constrained_score(score, left, total, crit, l2, check):
     when it breaks the feature's constraint; for boosting, the score at the clipped
     values) and the middle ``(v_L + v_R) / 2`` where the children's intervals meet."""
     if crit == NEWTON:
-        return newton_constrained(left[0], left[1], total[0] - left[0], total[1] - left[1],
-                                  l2, check)
+        return newton_constrained(
+            left[0], left[1], total[0] - left[0], total[1] - left[1], l2, check
+        )
     vl, vr = child_values(left, total, crit, l2)
     ok, mid = ordered_in_interval(vl, vr, check)
     return (score if ok else -np.inf), mid

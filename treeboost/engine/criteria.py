@@ -42,6 +42,7 @@ purity test) and :mod:`.node_targets` computes them after growth.
 The gain ratio (C4.5) divides the information gain ``(T(P) - T(L) - T(R)) / W_P`` by the
 split information of the binary partition, ``IV = -sum_{c in L,R} W_c/W_P log2(W_c/W_P)``.
 """
+
 import numpy as np
 from ._jit import inlined, kernel
 
@@ -54,10 +55,18 @@ FRIEDMAN_MSE = 5
 POISSON = 6
 ABSOLUTE_ERROR = 7
 
-CLASSIFICATION_CRITERIA = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY,
-                           "gain_ratio": GAIN_RATIO}
-REGRESSION_CRITERIA = {"squared_error": SQUARED_ERROR, "friedman_mse": FRIEDMAN_MSE,
-                       "poisson": POISSON, "absolute_error": ABSOLUTE_ERROR}
+CLASSIFICATION_CRITERIA = {
+    "gini": GINI,
+    "entropy": ENTROPY,
+    "log_loss": ENTROPY,
+    "gain_ratio": GAIN_RATIO,
+}
+REGRESSION_CRITERIA = {
+    "squared_error": SQUARED_ERROR,
+    "friedman_mse": FRIEDMAN_MSE,
+    "poisson": POISSON,
+    "absolute_error": ABSOLUTE_ERROR,
+}
 
 #: a child of a Poisson split must hold a sum of targets above this (scikit-learn's
 #: EPSILON): its mean must be positive

@@ -6,6 +6,7 @@ row and tree, no dense copy of X.  Every walk reads the values through the one r
 predicate (:func:`.raw_split.goes_left_raw`), so a sparse X gives exactly the results of its
 dense form (an explicit NaN is missing, as in the dense walk).
 """
+
 from collections import namedtuple
 
 import numpy as np
@@ -20,6 +21,7 @@ class CSRRows(namedtuple("CSRRows", ["indptr", "indices", "data", "n_features"])
     """A sparse X in the form the kernels read (:func:`prepared_csr`): CSR ``indptr``,
     ``indices`` (int64) and ``data`` (float64) without duplicate entries, and the number
     of columns.  Made once, it serves every tree of a forest."""
+
     __slots__ = ()
 
     @property
@@ -33,10 +35,13 @@ def prepared_csr(X):
     stored values, indices within the columns): the kernels index it unchecked."""
     Xr = sparse.csr_matrix(X, copy=True)
     Xr.check_format(full_check=True)
-    Xr.sum_duplicates()         # a repeated (row, column) is the sum, as in toarray()
-    return CSRRows(Xr.indptr.astype(np.int64, copy=False),
-                   Xr.indices.astype(np.int64, copy=False),
-                   Xr.data.astype(np.float64, copy=False), np.int64(Xr.shape[1]))
+    Xr.sum_duplicates()  # a repeated (row, column) is the sum, as in toarray()
+    return CSRRows(
+        Xr.indptr.astype(np.int64, copy=False),
+        Xr.indices.astype(np.int64, copy=False),
+        Xr.data.astype(np.float64, copy=False),
+        np.int64(Xr.shape[1]),
+    )
 
 
 #: chunks of rows the threads share out: each chunk scatters its rows into its own dense
@@ -65,21 +70,33 @@ def _set_row(row, indptr, indices, data, i, clear):
 
 
 @inlined
-def _leaf_of_csr_row(row, indptr, indices, data, i, left, right, feature, threshold,
-                     missing_left, is_cat, bitset):
+def _leaf_of_csr_row(
+    row, indptr, indices, data, i, left, right, feature, threshold, missing_left, is_cat, bitset
+):
     """The leaf row ``i`` reaches: its stored values scattered into the dense ``row`` of
     zeros, the tree walked on it, and ``row`` cleared again (scikit-learn's sparse walk):
     O(stored values + depth)."""
     _set_row(row, indptr, indices, data, i, False)
-    node = _leaf_of_dense_row(row, left, right, feature, threshold, missing_left, is_cat,
-                              bitset)
+    node = _leaf_of_dense_row(row, left, right, feature, threshold, missing_left, is_cat, bitset)
     _set_row(row, indptr, indices, data, i, True)
     return node
 
 
 @parallel_kernel
-def apply_csr(indptr, indices, data, n_features, left, right, feature, threshold,
-              missing_left, is_cat, bitset, out):
+def apply_csr(
+    indptr,
+    indices,
+    data,
+    n_features,
+    left,
+    right,
+    feature,
+    threshold,
+    missing_left,
+    is_cat,
+    bitset,
+    out,
+):
     """Leaf of each row (into ``out``).  The threads take chunks of rows, each chunk with
     its own dense row (:func:`_leaf_of_csr_row`)."""
     n = out.shape[0]
@@ -87,20 +104,57 @@ def apply_csr(indptr, indices, data, n_features, left, right, feature, threshold
     for c in prange(n_chunks):
         row = np.zeros(n_features)
         for i in range(c * n // n_chunks, (c + 1) * n // n_chunks):
-            out[i] = _leaf_of_csr_row(row, indptr, indices, data, i, left, right, feature,
-                                      threshold, missing_left, is_cat, bitset)
+            out[i] = _leaf_of_csr_row(
+                row,
+                indptr,
+                indices,
+                data,
+                i,
+                left,
+                right,
+                feature,
+                threshold,
+                missing_left,
+                is_cat,
+                bitset,
+            )
 
 
 @parallel_kernel
-def accumulate_csr(indptr, indices, data, n_features, left, right, feature, threshold,
-                   missing_left, is_cat, bitset, value, out):
+def accumulate_csr(
+    indptr,
+    indices,
+    data,
+    n_features,
+    left,
+    right,
+    feature,
+    threshold,
+    missing_left,
+    is_cat,
+    bitset,
+    value,
+    out,
+):
     """``out[i] += value[leaf of row i]``, rows walked as in :func:`apply_csr`."""
     n = out.shape[0]
     n_chunks = min(n, N_CHUNKS)
     for c in prange(n_chunks):
         row = np.zeros(n_features)
         for i in range(c * n // n_chunks, (c + 1) * n // n_chunks):
-            node = _leaf_of_csr_row(row, indptr, indices, data, i, left, right, feature,
-                                    threshold, missing_left, is_cat, bitset)
+            node = _leaf_of_csr_row(
+                row,
+                indptr,
+                indices,
+                data,
+                i,
+                left,
+                right,
+                feature,
+                threshold,
+                missing_left,
+                is_cat,
+                bitset,
+            )
             for k in range(value.shape[1]):
                 out[i, k] += value[node, k]

@@ -13,7 +13,8 @@ into them: where the threshold sits there decides their side.
 the bins' centers: the values themselves where each distinct value has its bin, as on
 small data; kept between the edges around the gap) and its code to the last bin whose
 center lies at or below it, after the tree is grown.  No sample of the tree changes
-side, so its leaves, values and statistics stay as grown; where each distinct training value has its bin, the binned and the raw
+side, so its leaves, values and statistics stay as grown; where each distinct training value has
+its bin, the binned and the raw
 test agree on every training value (a bin of several values may hold some on either
 side of the middle: the raw threshold decides for those).
 
@@ -23,14 +24,16 @@ threshold then lies anywhere in that gap, uniformly.  The binned cut is a bin ed
 its threshold is moved to a uniform position in the gap (``position`` drawn from the
 tree's seed), which gives the thresholds scikit-learn's draws give.
 """
+
 import numpy as np
 
 from ._jit import inlined, kernel
 from .sparse_codes import CodeRows, row_code
 
 #: the entries by row of dense codes (none)
-NO_ROWS = CodeRows(np.zeros(1, np.int64), np.empty(0, np.int32), np.empty(0, np.uint8),
-                   np.empty(0, np.int64))
+NO_ROWS = CodeRows(
+    np.zeros(1, np.int64), np.empty(0, np.int32), np.empty(0, np.uint8), np.empty(0, np.int64)
+)
 
 
 @inlined
@@ -41,9 +44,26 @@ def _code(codes_T, rows, sparse, f, r):
 
 
 @kernel
-def center_thresholds(left, right, feature, bin_threshold, start, end, idx, codes_T, rows,
-                      sparse, is_categorical, missing_code, centers, edges, single,
-                      n_nodes, position, threshold):
+def center_thresholds(
+    left,
+    right,
+    feature,
+    bin_threshold,
+    start,
+    end,
+    idx,
+    codes_T,
+    rows,
+    sparse,
+    is_categorical,
+    missing_code,
+    centers,
+    edges,
+    single,
+    n_nodes,
+    position,
+    threshold,
+):
     """Move the numeric splits among the first ``n_nodes`` nodes into their node's gap
     (see the module docstring): ``threshold[node]`` the point ``position[node]`` of the
     way across the gap (0.5: the middle; NaN where the split is left as it is:
@@ -67,12 +87,12 @@ def center_thresholds(left, right, feature, bin_threshold, start, end, idx, code
         if is_categorical[f]:
             continue
         rc = right[node]
-        lo = np.int64(-1)           # the largest code that goes left
+        lo = np.int64(-1)  # the largest code that goes left
         for i in range(start[lc], end[lc]):
             c = _code(codes_T, rows, sparse, f, idx[i])
             if c != mc and c > lo:
                 lo = c
-        hi = np.int64(mc)           # the smallest code that goes right
+        hi = np.int64(mc)  # the smallest code that goes right
         for i in range(start[rc], end[rc]):
             c = _code(codes_T, rows, sparse, f, idx[i])
             if c < hi:

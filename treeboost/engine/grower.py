@@ -7,6 +7,7 @@ turns the grown nodes into a :class:`~.tree.Tree`.  The compiled growers are in
 copy, each on dense or sparse codes) and the lean one of Extra-Trees' usual trees
 (:mod:`.grow.random_tree`).
 """
+
 from collections import namedtuple
 
 import numba
@@ -16,8 +17,14 @@ from .constraints import LOWER, UPPER, Constraints, clip_node_values, interactio
 from .criteria import ABSOLUTE_ERROR, NEWTON, POISSON, REGRESSION_CRITERIA
 from .gap_thresholds import NO_ROWS, center_thresholds
 from .grow import random_tree
-from .grow.loop import (grow_tree_exact, grow_tree_exact_sparse, grow_tree_parallel,
-                        grow_tree_parallel_sparse, grow_tree_serial, grow_tree_serial_sparse)
+from .grow.loop import (
+    grow_tree_exact,
+    grow_tree_exact_sparse,
+    grow_tree_parallel,
+    grow_tree_parallel_sparse,
+    grow_tree_serial,
+    grow_tree_serial_sparse,
+)
 from .grow.workspace import GrowerWorkspace, WorkspacePool, node_capacity
 from .layout import BinnedData, GrowthParams
 from .leaf_ranges import LeafRanges
@@ -27,8 +34,14 @@ from .statistics import SOURCE_REGRESSION, SampleStatistics
 from .tree import Tree
 from .tree_arrays import VALUES_CLASSES, VALUES_MEANS, VALUES_NEWTON, tree_arrays
 
-__all__ = ["TreeGrower", "StoppingRules", "GrowerWorkspace", "WorkspacePool",
-           "PARALLEL_GROWER_MIN_WORK", "REGRESSION_CODES"]
+__all__ = [
+    "TreeGrower",
+    "StoppingRules",
+    "GrowerWorkspace",
+    "WorkspacePool",
+    "PARALLEL_GROWER_MIN_WORK",
+    "REGRESSION_CODES",
+]
 
 #: rows x features of a tree from which :class:`TreeGrower` uses the parallel grower:
 #: smaller trees take milliseconds, which thread start-ups would only add to, and they
@@ -37,14 +50,18 @@ PARALLEL_GROWER_MIN_WORK = 50_000
 
 
 #: when a node stops splitting: scikit-learn's stopping rules, in one record
-StoppingRules = namedtuple("StoppingRules", [
-    "max_depth",                # int or None
-    "min_samples_split",        # int
-    "min_samples_leaf",         # int
-    "min_weight_leaf",          # float: a child's weight (hessian sum for newton)
-    "min_impurity_decrease",    # float: times the root weight (the gain for newton)
-    "max_leaf_nodes",           # int or None: best-first growth up to this many leaves
-], defaults=(None, 2, 1, 0.0, 0.0, None))
+StoppingRules = namedtuple(
+    "StoppingRules",
+    [
+        "max_depth",  # int or None
+        "min_samples_split",  # int
+        "min_samples_leaf",  # int
+        "min_weight_leaf",  # float: a child's weight (hessian sum for newton)
+        "min_impurity_decrease",  # float: times the root weight (the gain for newton)
+        "max_leaf_nodes",  # int or None: best-first growth up to this many leaves
+    ],
+    defaults=(None, 2, 1, 0.0, 0.0, None),
+)
 
 
 class TreeGrower:
@@ -103,10 +120,23 @@ class TreeGrower:
         cuts fall.  The tree's samples are on the same sides either way.
     """
 
-    def __init__(self, bin_mapper, criterion, n_stats, stopping=None, *, max_features=None,
-                 l2_regularization=0.0, random_state=0, parallel=True, dense_min_samples=None,
-                 splitter="best", constraints=None, random_ties=True,
-                 centered_thresholds=True):
+    def __init__(
+        self,
+        bin_mapper,
+        criterion,
+        n_stats,
+        stopping=None,
+        *,
+        max_features=None,
+        l2_regularization=0.0,
+        random_state=0,
+        parallel=True,
+        dense_min_samples=None,
+        splitter="best",
+        constraints=None,
+        random_ties=True,
+        centered_thresholds=True,
+    ):
         self.bin_mapper = bin_mapper
         self.criterion = criterion
         self.n_stats = n_stats
@@ -129,8 +159,9 @@ class TreeGrower:
     min_impurity_decrease = property(lambda self: self.stopping.min_impurity_decrease)
     max_leaf_nodes = property(lambda self: self.stopping.max_leaf_nodes)
 
-    def grow(self, X_binned_T, stats, sq=None, sample_indices=None, workspace=None,
-             return_leaves=True):
+    def grow(
+        self, X_binned_T, stats, sq=None, sample_indices=None, workspace=None, return_leaves=True
+    ):
         """Grow the tree.
 
         Parameters
@@ -162,23 +193,27 @@ class TreeGrower:
         bm = self.bin_mapper
         n_features, n_samples = X_binned_T.shape
         if n_samples > _MAX_ROWS:
-            raise ValueError(f"X has {n_samples} samples; a tree takes at most {_MAX_ROWS} "
-                             f"(its row indices are int32).")
+            raise ValueError(
+                f"X has {n_samples} samples; a tree takes at most {_MAX_ROWS} "
+                f"(its row indices are int32)."
+            )
         if sample_indices is None:
             sample_indices = np.arange(n_samples, dtype=np.int64)
         if not isinstance(stats, SampleStatistics):
             # without sq, the reported variance reads w * y^2 as 0 (sum_sq)
             stats = SampleStatistics.given(stats, sq)
         elif sq is not None:
-            raise TypeError("sq goes with stats given as an array, not with "
-                            "SampleStatistics.")
+            raise TypeError("sq goes with stats given as an array, not with SampleStatistics.")
         if stats.n_samples != n_samples:
-            raise ValueError(f"stats describe {stats.n_samples} samples, X_binned_T has "
-                             f"{n_samples}.")
+            raise ValueError(
+                f"stats describe {stats.n_samples} samples, X_binned_T has {n_samples}."
+            )
         by_samples = self.criterion in _SAMPLE_CRITERIA
         if by_samples and stats.source != SOURCE_REGRESSION:
-            raise ValueError("The poisson and absolute_error criteria read the targets: "
-                             "stats must be SampleStatistics.regression.")
+            raise ValueError(
+                "The poisson and absolute_error criteria read the targets: "
+                "stats must be SampleStatistics.regression."
+            )
         max_features = n_features if self.max_features is None else int(self.max_features)
         dense_min = self.dense_min_samples
         if dense_min is None:
@@ -192,25 +227,46 @@ class TreeGrower:
             monotonic_cst = np.zeros(n_features, np.int8)
         monotonic_cst = np.ascontiguousarray(monotonic_cst, dtype=np.int8)
         if monotonic_cst.shape != (n_features,):
-            raise ValueError(f"monotonic_cst has {monotonic_cst.shape[0]} entries for "
-                             f"{n_features} features.")
+            raise ValueError(
+                f"monotonic_cst has {monotonic_cst.shape[0]} entries for {n_features} features."
+            )
         interaction = interaction_masks(self.constraints.interaction_cst, n_features)
         # every field has one type whatever the caller passed, so that one compiled
         # grower serves every estimator
         params = GrowthParams(
-            int(self.criterion), int(self.n_stats), float(self.l2_regularization), max_depth,
-            int(self.min_samples_split), min_leaf, float(self.min_weight_leaf),
-            float(self.min_impurity_decrease), max_features, max_leaf_nodes, int(dense_min),
-            bool(self.splitter == "random"), monotonic, monotonic_cst, interaction,
-            bool(self.random_ties))
+            int(self.criterion),
+            int(self.n_stats),
+            float(self.l2_regularization),
+            max_depth,
+            int(self.min_samples_split),
+            min_leaf,
+            float(self.min_weight_leaf),
+            float(self.min_impurity_decrease),
+            max_features,
+            max_leaf_nodes,
+            int(dense_min),
+            bool(self.splitter == "random"),
+            monotonic,
+            monotonic_cst,
+            interaction,
+            bool(self.random_ties),
+        )
         exact = self.criterion == ABSOLUTE_ERROR
         sparse = isinstance(X_binned_T, SparseCodes)
         workspace = workspace or GrowerWorkspace()
         if sparse:
             codes = X_binned_T
             X_binned_T = np.empty((n_features, 0), codes.dtype)
-            entries = (True, codes.zero_code, codes.col_ptr, codes.col_rows, codes.col_codes,
-                       codes.row_ptr, codes.row_features, codes.row_codes)
+            entries = (
+                True,
+                codes.zero_code,
+                codes.col_ptr,
+                codes.col_rows,
+                codes.col_codes,
+                codes.row_ptr,
+                codes.row_features,
+                codes.row_codes,
+            )
             sparse_dims = (n_samples, codes.nnz, codes.max_column_entries)
         else:
             X_binned_T = np.ascontiguousarray(X_binned_T)
@@ -222,8 +278,15 @@ class TreeGrower:
         else:
             centers = _NO_CENTERS
             codes_rows = np.empty((0, n_features), X_binned_T.dtype)
-        data = BinnedData(X_binned_T, bm.n_bins_, bm.is_categorical_,
-                          int(bm.missing_values_code_), centers, codes_rows, *entries)
+        data = BinnedData(
+            X_binned_T,
+            bm.n_bins_,
+            bm.is_categorical_,
+            int(bm.missing_values_code_),
+            centers,
+            codes_rows,
+            *entries,
+        )
         n_hist_bins = bm.missing_values_code_ + 1
         n_cols = stats.n_cols
         # histogram buffers for the usual number of open nodes, within a memory bound
@@ -233,28 +296,42 @@ class TreeGrower:
         n_slots = max(1, min(want, _POOL_BYTES // max(slot_bytes, 1)))
         sample_indices = np.ascontiguousarray(sample_indices, dtype=np.int64)
         n = len(sample_indices)
-        choice = self._choose_grower(n, n_features, n_slots, exact, sparse, params,
-                                     interaction, workspace, n_cols, data)
+        choice = self._choose_grower(
+            n, n_features, n_slots, exact, sparse, params, interaction, workspace, n_cols, data
+        )
         max_nodes = node_capacity(n, self.criterion, min_leaf, max_leaf_nodes, max_depth)
         # the worst case, 2n + 1 nodes (a fully grown regression tree reaches it), when
         # it is at most _MAX_FIRST_CAPACITY; beyond, what the workspace holds (at least
         # _FIRST_CAPACITY nodes, or n / 2), and a tree that outgrows it is grown again in
         # twice the room
-        cap = max_nodes if max_nodes <= _MAX_FIRST_CAPACITY else max(
-            workspace.capacity, _FIRST_CAPACITY, min(n // 2, _MAX_FIRST_CAPACITY))
+        cap = (
+            max_nodes
+            if max_nodes <= _MAX_FIRST_CAPACITY
+            else max(workspace.capacity, _FIRST_CAPACITY, min(n // 2, _MAX_FIRST_CAPACITY))
+        )
         while True:
-            ws = workspace.get(n, cap, n_features, n_cols, n_hist_bins, choice.n_slots,
-                               bool(bm.is_categorical_.any()), self.criterion == NEWTON,
-                               choice.n_threads, interaction.shape[1], sparse_dims)
+            ws = workspace.get(
+                n,
+                cap,
+                n_features,
+                n_cols,
+                n_hist_bins,
+                choice.n_slots,
+                bool(bm.is_categorical_.any()),
+                self.criterion == NEWTON,
+                choice.n_threads,
+                interaction.shape[1],
+                sparse_dims,
+            )
             seed = int(self.random_state) & 0x7FFFFFFFFFFFFFFF
             if choice.lean_buffers is None:
                 truncated, node_count = choice.kernel(
-                    data, stats.arrays, sample_indices, params, seed, cap, ws,
-                    choice.n_threads)
+                    data, stats.arrays, sample_indices, params, seed, cap, ws, choice.n_threads
+                )
             else:
                 truncated, node_count = choice.kernel(
-                    data, stats.arrays, sample_indices, params, seed, cap, ws,
-                    choice.lean_buffers)
+                    data, stats.arrays, sample_indices, params, seed, cap, ws, choice.lean_buffers
+                )
             if not truncated or cap >= max_nodes:
                 break
             cap = min(max_nodes, 2 * cap + 1)
@@ -265,64 +342,131 @@ class TreeGrower:
             centered = np.empty(node_count)
             if params.random_split:
                 position = np.random.default_rng(
-                    [int(self.random_state) & 0x7FFFFFFFFFFFFFFF, 1]).random(node_count)
+                    [int(self.random_state) & 0x7FFFFFFFFFFFFFFF, 1]
+                ).random(node_count)
             else:
                 position = np.full(node_count, 0.5)
-            center_thresholds(nodes.children_left, nodes.children_right, nodes.feature,
-                              nodes.bin_threshold, nodes.start, nodes.end, idx, X_binned_T,
-                              codes.rows if sparse else NO_ROWS, sparse,
-                              bm.is_categorical_, int(bm.missing_values_code_),
-                              bm.bin_centers(), bm.edge_table(), bm.single_value_bins(),
-                              node_count, position, centered)
+            center_thresholds(
+                nodes.children_left,
+                nodes.children_right,
+                nodes.feature,
+                nodes.bin_threshold,
+                nodes.start,
+                nodes.end,
+                idx,
+                X_binned_T,
+                codes.rows if sparse else NO_ROWS,
+                sparse,
+                bm.is_categorical_,
+                int(bm.missing_values_code_),
+                bm.bin_centers(),
+                bm.edge_table(),
+                bm.single_value_bins(),
+                node_count,
+                position,
+                centered,
+            )
         # the tree is in the workspace's arrays, which the next tree reuses: the tree keeps
         # copies of what it uses (.tree_arrays)
-        kind = (VALUES_NEWTON if self.criterion == NEWTON else
-                VALUES_MEANS if self.criterion in REGRESSION_CODES else VALUES_CLASSES)
-        out = tree_arrays(nodes, node_count, bm.is_categorical_, bm.edge_table(), kind,
-                          int(self.n_stats), float(self.l2_regularization))
+        kind = (
+            VALUES_NEWTON
+            if self.criterion == NEWTON
+            else VALUES_MEANS
+            if self.criterion in REGRESSION_CODES
+            else VALUES_CLASSES
+        )
+        out = tree_arrays(
+            nodes,
+            node_count,
+            bm.is_categorical_,
+            bm.edge_table(),
+            kind,
+            int(self.n_stats),
+            float(self.l2_regularization),
+        )
         if centered is not None:
             moved = ~np.isnan(centered)
             out.threshold[moved] = centered[moved]
         leaf = out.children_left == -1
         is_cat = out.is_categorical
-        bitset = (np.where(is_cat[:, None], nodes.categories[:node_count], np.uint64(0))
-                  if is_cat.any() else np.zeros((0, 4), np.uint64))
+        bitset = (
+            np.where(is_cat[:, None], nodes.categories[:node_count], np.uint64(0))
+            if is_cat.any()
+            else np.zeros((0, 4), np.uint64)
+        )
         value, impurity = out.value, out.impurity
         if by_samples:
             # the median and the impurity of these criteria need each node's samples
             # (node i holds idx[start[i]:end[i]])
-            node_target_values(self.criterion, stats.arrays.targets, stats.arrays.weights,
-                               idx, nodes.start[:node_count], nodes.end[:node_count], value,
-                               impurity)
+            node_target_values(
+                self.criterion,
+                stats.arrays.targets,
+                stats.arrays.weights,
+                idx,
+                nodes.start[:node_count],
+                nodes.end[:node_count],
+                value,
+                impurity,
+            )
         if monotonic:
-            clip_node_values(value, nodes.interval[:node_count, LOWER],
-                             nodes.interval[:node_count, UPPER],
-                             self.criterion not in REGRESSION_CODES
-                             and self.criterion != NEWTON)
-        tree = Tree(n_features, value.shape[1], children_left=out.children_left,
-                    children_right=out.children_right, feature=out.feature,
-                    threshold=out.threshold, is_categorical=is_cat, categories_left=bitset,
-                    missing_go_left=out.missing_go_left, bin_threshold=out.bin_threshold,
-                    value=value, impurity=impurity, n_node_samples=out.n_node_samples,
-                    weighted_n_node_samples=out.weight, gain=out.gain, depth=out.depth)
+            clip_node_values(
+                value,
+                nodes.interval[:node_count, LOWER],
+                nodes.interval[:node_count, UPPER],
+                self.criterion not in REGRESSION_CODES and self.criterion != NEWTON,
+            )
+        tree = Tree(
+            n_features,
+            value.shape[1],
+            children_left=out.children_left,
+            children_right=out.children_right,
+            feature=out.feature,
+            threshold=out.threshold,
+            is_categorical=is_cat,
+            categories_left=bitset,
+            missing_go_left=out.missing_go_left,
+            bin_threshold=out.bin_threshold,
+            value=value,
+            impurity=impurity,
+            n_node_samples=out.n_node_samples,
+            weighted_n_node_samples=out.weight,
+            gain=out.gain,
+            depth=out.depth,
+        )
         if not return_leaves:
             return tree, None
         leaves = np.flatnonzero(leaf)
-        return tree, LeafRanges(idx.copy(), leaves, nodes.start[leaves], nodes.end[leaves],
-                                n_samples)
+        return tree, LeafRanges(
+            idx.copy(), leaves, nodes.start[leaves], nodes.end[leaves], n_samples
+        )
 
-    def _choose_grower(self, n, n_features, n_slots, exact, sparse, params, interaction,
-                       workspace, n_cols, data):
+    def _choose_grower(
+        self, n, n_features, n_slots, exact, sparse, params, interaction, workspace, n_cols, data
+    ):
         """The compiled grower of a tree of ``n`` samples, as a :class:`GrowerChoice`:
         the lean one of Extra-Trees' usual trees (:func:`.grow.random_tree.lean_tree`),
         else the general one's copy for ``exact`` (``absolute_error``), ``sparse`` codes
         and the thread count; ``n_slots`` is the histogram buffers the general one
         would use."""
-        if params.random_split and not sparse and random_tree.lean_tree(
-                True, exact, self.criterion == NEWTON, params.max_leaf_nodes > 0,
-                params.monotonic, interaction, bool(self.bin_mapper.is_categorical_.any())):
-            return GrowerChoice(random_tree.grow_random_tree, 1, 1,
-                                random_tree.lean_buffers(workspace, n, n_cols, data))
+        if (
+            params.random_split
+            and not sparse
+            and random_tree.lean_tree(
+                True,
+                exact,
+                self.criterion == NEWTON,
+                params.max_leaf_nodes > 0,
+                params.monotonic,
+                interaction,
+                bool(self.bin_mapper.is_categorical_.any()),
+            )
+        ):
+            return GrowerChoice(
+                random_tree.grow_random_tree,
+                1,
+                1,
+                random_tree.lean_buffers(workspace, n, n_cols, data),
+            )
         if exact:
             # serial, and it builds no histogram
             kernel = grow_tree_exact_sparse if sparse else grow_tree_exact
@@ -346,12 +490,15 @@ class TreeGrower:
 #: the compiled grower a tree grows with (:meth:`TreeGrower._choose_grower`) and what it
 #: takes besides the tree's inputs and workspace: a general grower (:mod:`.grow.loop`)
 #: its number of threads, the lean one (:mod:`.grow.random_tree`) its work arrays
-GrowerChoice = namedtuple("GrowerChoice", [
-    "kernel",           # the numba dispatcher
-    "n_threads",        # threads the workspace is sized for (the parallel copy's count)
-    "n_slots",          # dense histogram buffers of the workspace
-    "lean_buffers",     # random_tree.LeanBuffers of the lean grower, else None
-])
+GrowerChoice = namedtuple(
+    "GrowerChoice",
+    [
+        "kernel",  # the numba dispatcher
+        "n_threads",  # threads the workspace is sized for (the parallel copy's count)
+        "n_slots",  # dense histogram buffers of the workspace
+        "lean_buffers",  # random_tree.LeanBuffers of the lean grower, else None
+    ],
+)
 
 #: the codes of the regression criteria (statistics ``(w, w*y)``)
 REGRESSION_CODES = frozenset(REGRESSION_CRITERIA.values())
@@ -363,12 +510,19 @@ _SAMPLE_CRITERIA = (POISSON, ABSOLUTE_ERROR)
 _NO_CENTERS = np.zeros((1, 1))
 
 #: BinnedData's sparse fields with dense codes (no entries)
-_NO_ENTRIES = (False, np.empty(0, np.int64), np.zeros(1, np.int64), np.empty(0, np.int32),
-               np.empty(0, np.uint8), np.zeros(1, np.int64), np.empty(0, np.int32),
-               np.empty(0, np.uint8))
+_NO_ENTRIES = (
+    False,
+    np.empty(0, np.int64),
+    np.zeros(1, np.int64),
+    np.empty(0, np.int32),
+    np.empty(0, np.uint8),
+    np.zeros(1, np.int64),
+    np.empty(0, np.int32),
+    np.empty(0, np.uint8),
+)
 
 #: Most samples a tree takes: the workspace indexes rows with int32.
-_MAX_ROWS = 2 ** 31 - 1
+_MAX_ROWS = 2**31 - 1
 
 #: Node capacity of a new workspace: the trees of the usual forests and depth-limited
 #: trees fit, the odd larger tree costs one regrowth per doubling.

@@ -9,6 +9,7 @@ For small nodes, zeroing and scanning a full histogram costs more than the sampl
 themselves; :func:`gather_sorted` then builds the same compressed histogram (only the
 codes present in the node) by sorting the node's codes instead.
 """
+
 import numpy as np
 
 from ._pairs import add_pair
@@ -29,7 +30,7 @@ def build_histogram(hist_f, col, idx, start, end, ostats, with_count=True):
     hessian instead (as LightGBM does), which saves one scattered addition in three.
     """
     n_stats = ostats.shape[1]
-    flat = hist_f.reshape(-1)      # flat offsets: cheaper than 2-d indexing in the hot loop
+    flat = hist_f.reshape(-1)  # flat offsets: cheaper than 2-d indexing in the hot loop
     for i in range(flat.shape[0]):  # (a loop: a slice assignment compiles more)
         flat[i] = 0.0
     n = end - start
@@ -142,8 +143,7 @@ def insertion_order(keys, m, order):
         o = order[i]
         key = keys[o]
         j = i - 1
-        while j >= 0 and (keys[order[j]] > key
-                          or (np.isnan(keys[order[j]]) and not np.isnan(key))):
+        while j >= 0 and (keys[order[j]] > key or (np.isnan(keys[order[j]]) and not np.isnan(key))):
             order[j + 1] = order[j]
             j -= 1
         order[j + 1] = o
@@ -182,7 +182,7 @@ def _radix_order(keys, n, order, tmp, counts):
         shift += 8
         if (largest >> shift) == 0:
             break
-    if passes % 2 == 1:         # the last pass wrote to tmp
+    if passes % 2 == 1:  # the last pass wrote to tmp
         for j in range(n):
             order[j] = tmp[j]
 
@@ -253,8 +253,9 @@ GATHER_MARK_ROWS = 256
 
 
 @kernel
-def gather_bitmap(col, idx, start, end, ostats, missing_code, sparse_hist, bits, touched,
-                  codes, cstats, miss):
+def gather_bitmap(
+    col, idx, start, end, ostats, missing_code, sparse_hist, bits, touched, codes, cstats, miss
+):
     """Compressed histogram of one feature for a node with 8-bit codes, in ``O(n + m)``.
 
     The bins touched are marked in a 256-bit set and summed in ``sparse_hist``, a
@@ -317,8 +318,9 @@ def gather_bitmap(col, idx, start, end, ostats, missing_code, sparse_hist, bits,
 
 
 @kernel
-def gather_entries(pos, code, m, ostats, total, zero_code, missing_code, sparse_hist, bits,
-                   codes, cstats, miss):
+def gather_entries(
+    pos, code, m, ostats, total, zero_code, missing_code, sparse_hist, bits, codes, cstats, miss
+):
     """Compressed histogram of one feature of sparse codes for a node, in ``O(m)``:
     its ``m`` entries (place ``pos[j]`` in the node, ``code[j]``), and the node's other
     samples in the zero code's bin with the node's ``total`` minus the entries'

@@ -26,6 +26,7 @@ at the build (``NUMBA_OPT``, ``NUMBA_BOUNDSCHECK``, debug information: none of t
 in numba's index key), and when :data:`DISABLE_ENV` is ``"0"`` (to measure a cold
 start: ``benchmarks/compile_time.py``).
 """
+
 import functools
 import hashlib
 import json
@@ -57,12 +58,14 @@ DISABLE_ENV = "TREEBOOST_PREBUILT"
 def code_generation():
     """numba's settings that change a kernel's machine code but not numba's cache key
     (a prebuilt kernel is used only under the settings it was compiled with)."""
-    return {"numba": numba.__version__,
-            "python": f"{sys.version_info[0]}.{sys.version_info[1]}",
-            "opt": int(config.OPT),
-            "boundscheck": bool(config.BOUNDSCHECK),
-            "debuginfo": bool(config.DEBUGINFO_DEFAULT),
-            "fastmath": bool(getattr(config, "FASTMATH", False))}
+    return {
+        "numba": numba.__version__,
+        "python": f"{sys.version_info[0]}.{sys.version_info[1]}",
+        "opt": int(config.OPT),
+        "boundscheck": bool(config.BOUNDSCHECK),
+        "debuginfo": bool(config.DEBUGINFO_DEFAULT),
+        "fastmath": bool(getattr(config, "FASTMATH", False)),
+    }
 
 
 def building():
@@ -92,16 +95,18 @@ def prebuilt_usable(folder=None):
     if os.environ.get(DISABLE_ENV, "1") == "0":
         return False
     manifest = read_manifest(folder)
-    return (manifest is not None and manifest.get("code_generation") == code_generation()
-            and manifest.get("source") == package_digest())
+    return (
+        manifest is not None
+        and manifest.get("code_generation") == code_generation()
+        and manifest.get("source") == package_digest()
+    )
 
 
 def write_manifest(extra=None, folder=None):
     """Record how the kernels in ``folder`` (default :data:`PREBUILT_DIR`) were compiled
     (the build calls it once they are)."""
     folder = PREBUILT_DIR if folder is None else folder
-    manifest = {"code_generation": code_generation(), "source": package_digest(),
-                **(extra or {})}
+    manifest = {"code_generation": code_generation(), "source": package_digest(), **(extra or {})}
     with open(Path(folder) / MANIFEST, "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
 
@@ -173,10 +178,12 @@ class KernelCache(FunctionCache):
         super().__init__(py_func)
         parts = _parts()
         stamp = _source_stamp(py_func) if parts else None
-        self._prebuilt = [IndexDataCacheFile(cache_path=str(part),
-                                             filename_base=self._impl.filename_base,
-                                             source_stamp=stamp)
-                          for part in parts]
+        self._prebuilt = [
+            IndexDataCacheFile(
+                cache_path=str(part), filename_base=self._impl.filename_base, source_stamp=stamp
+            )
+            for part in parts
+        ]
 
     def _load_overload(self, sig, target_context):
         if not self._enabled:

@@ -18,6 +18,7 @@ reads three arrays (children, split, threshold), as the one-row walk reads its f
 Three walks use it: a tree's ``apply`` and ``add_predictions`` (forests), and boosting's
 :class:`~.tree.PackedTrees`, every tree over a block of rows.
 """
+
 from collections import namedtuple
 
 import numpy as np
@@ -47,8 +48,11 @@ def lane_arrays(left, right, feature, threshold, missing_go_left, is_categorical
     if not _split_words(left, right, feature, missing_go_left, is_categorical, split):
         return None
     # (no copies for a grown tree's arrays, already of these types)
-    return LaneArrays(np.ascontiguousarray(left, dtype=np.int32), split,
-                      np.ascontiguousarray(threshold, dtype=np.float64))
+    return LaneArrays(
+        np.ascontiguousarray(left, dtype=np.int32),
+        split,
+        np.ascontiguousarray(threshold, dtype=np.float64),
+    )
 
 
 @kernel
@@ -146,8 +150,9 @@ def accumulate_lanes(X, left, split, threshold, value, out):
     for t in prange((n + _TASK_ROWS - 1) // _TASK_ROWS):
         nodes = np.zeros(LANES, np.int64)
         start = t * _TASK_ROWS
-        _accumulate_rows(X, start, min(start + _TASK_ROWS, n), left, split, threshold,
-                         value, out, nodes)
+        _accumulate_rows(
+            X, start, min(start + _TASK_ROWS, n), left, split, threshold, value, out, nodes
+        )
 
 
 @kernel
@@ -164,8 +169,7 @@ def apply_lanes(X, left, split, threshold, out):
     for t in prange((n + _TASK_ROWS - 1) // _TASK_ROWS):
         nodes = np.zeros(LANES, np.int64)
         start = t * _TASK_ROWS
-        _apply_rows(X, start, min(start + _TASK_ROWS, n), left, split, threshold, out,
-                    nodes)
+        _apply_rows(X, start, min(start + _TASK_ROWS, n), left, split, threshold, out, nodes)
 
 
 #: rows of a block of the packed walk: every tree walks the block's rows before the next

@@ -21,150 +21,208 @@ record                 what it holds
 =====================  ==================================================================
 
 """
+
 from collections import namedtuple
 
-BinnedData = namedtuple("BinnedData", [
-    "codes_T",          # (n_features, n_samples) uint8/uint16 codes, feature-major
-    "n_bins",           # (n_features,) codes below this are values; see missing_code
-    "is_categorical",   # (n_features,) bool
-    "missing_code",     # int: the code of a missing value (the last histogram row)
-    "bin_centers",      # (n_features, n_hist_bins) middle value of each bin (Extra-Trees'
-                        # random cuts; (1, 1) when the tree draws none)
-    "codes_rows",       # (n_samples, n_features) the same codes sample-major, for the
-                        # random cuts (no rows when the tree draws none)
-    # sparse codes (sparse_codes.SparseCodes); codes_T then has no column, and without
-    # them these arrays are empty
-    "sparse",           # bool: the codes are the entries below
-    "zero_code",        # (n_features,) each feature's code of 0
-    "col_ptr", "col_rows", "col_codes",         # the entries by feature
-    "row_ptr", "row_features", "row_codes",     # the same entries by row
-])
+BinnedData = namedtuple(
+    "BinnedData",
+    [
+        "codes_T",  # (n_features, n_samples) uint8/uint16 codes, feature-major
+        "n_bins",  # (n_features,) codes below this are values; see missing_code
+        "is_categorical",  # (n_features,) bool
+        "missing_code",  # int: the code of a missing value (the last histogram row)
+        "bin_centers",  # (n_features, n_hist_bins) middle value of each bin (Extra-Trees'
+        # random cuts; (1, 1) when the tree draws none)
+        "codes_rows",  # (n_samples, n_features) the same codes sample-major, for the
+        # random cuts (no rows when the tree draws none)
+        # sparse codes (sparse_codes.SparseCodes); codes_T then has no column, and without
+        # them these arrays are empty
+        "sparse",  # bool: the codes are the entries below
+        "zero_code",  # (n_features,) each feature's code of 0
+        "col_ptr",
+        "col_rows",
+        "col_codes",  # the entries by feature
+        "row_ptr",
+        "row_features",
+        "row_codes",  # the same entries by row
+    ],
+)
 
-GrowthParams = namedtuple("GrowthParams", [
-    "criterion",            # a code of engine.criteria
-    "n_stats",              # statistic columns before the count column
-    "l2",                   # lambda of the second-order gain and leaf value
-    "max_depth",            # -1: unlimited
-    "min_samples_split",
-    "min_samples_leaf",
-    "min_weight_leaf",      # hessian sum for newton (min_child_weight)
-    "min_decrease",         # scikit-learn's min_impurity_decrease (gain for newton)
-    "max_features",         # features sampled per node (n_features: all)
-    "max_leaf_nodes",       # -1: depth-first growth; else best-first up to this many
-    "dense_min_samples",    # nodes with at least this many samples get dense histograms
-    "random_split",         # bool: one random cut per numeric feature (Extra-Trees)
-    "monotonic",            # bool: some feature has a monotonic constraint
-    "monotonic_cst",        # (n_features,) int8: -1, 0 or 1 (engine.constraints)
-    "interaction",          # (n_features, n_words) uint64: the interaction sets holding
-                            # each feature, as bits (n_words = 0: no constraint)
-    "random_ties",          # bool: a tie between the best features' scores goes to one of
-                            # them drawn at random (scikit-learn's trees, which permute the
-                            # features at each split); False: to the lowest feature index
-                            # (histogram gradient boosting, as scikit-learn's and LightGBM's)
-], defaults=(True,))
+GrowthParams = namedtuple(
+    "GrowthParams",
+    [
+        "criterion",  # a code of engine.criteria
+        "n_stats",  # statistic columns before the count column
+        "l2",  # lambda of the second-order gain and leaf value
+        "max_depth",  # -1: unlimited
+        "min_samples_split",
+        "min_samples_leaf",
+        "min_weight_leaf",  # hessian sum for newton (min_child_weight)
+        "min_decrease",  # scikit-learn's min_impurity_decrease (gain for newton)
+        "max_features",  # features sampled per node (n_features: all)
+        "max_leaf_nodes",  # -1: depth-first growth; else best-first up to this many
+        "dense_min_samples",  # nodes with at least this many samples get dense histograms
+        "random_split",  # bool: one random cut per numeric feature (Extra-Trees)
+        "monotonic",  # bool: some feature has a monotonic constraint
+        "monotonic_cst",  # (n_features,) int8: -1, 0 or 1 (engine.constraints)
+        "interaction",  # (n_features, n_words) uint64: the interaction sets holding
+        # each feature, as bits (n_words = 0: no constraint)
+        "random_ties",  # bool: a tie between the best features' scores goes to one of
+        # them drawn at random (scikit-learn's trees, which permute the
+        # features at each split); False: to the lowest feature index
+        # (histogram gradient boosting, as scikit-learn's and LightGBM's)
+    ],
+    defaults=(True,),
+)
 
-NodeArrays = namedtuple("NodeArrays", [
-    "start", "end",         # the node's samples are rows.idx[start:end]
-    "depth",
-    "children_left", "children_right",      # -1 at leaves
-    "feature",              # -1 at leaves
-    "bin_threshold",        # codes <= bin_threshold go left (numeric splits)
-    "missing_go_left",
-    "categories",           # (n, 4) uint64 bitset of the codes that go left (categorical)
-    "stats",                # (n, n_cols) summed statistics of the node
-    "sq_sum",               # summed w * y^2 (squared error's variance)
-    "impurity",
-    "gain",                 # weighted impurity decrease of the node's split
-    "left_stats",           # (n, n_cols) the left child's sums from the split search
-    "hist_slot",            # the pool buffer holding the node's histogram, -1: none
-    "hist_complete",        # whether that histogram covers every feature
-    "interval",             # (n, 3): the lower and upper bound of the node's value and
-                            # where its children's meet (constraints.LOWER, UPPER, MIDDLE)
-    "allowed",              # (n, n_words) uint64: the interaction sets still open
-])
+NodeArrays = namedtuple(
+    "NodeArrays",
+    [
+        "start",
+        "end",  # the node's samples are rows.idx[start:end]
+        "depth",
+        "children_left",
+        "children_right",  # -1 at leaves
+        "feature",  # -1 at leaves
+        "bin_threshold",  # codes <= bin_threshold go left (numeric splits)
+        "missing_go_left",
+        "categories",  # (n, 4) uint64 bitset of the codes that go left (categorical)
+        "stats",  # (n, n_cols) summed statistics of the node
+        "sq_sum",  # summed w * y^2 (squared error's variance)
+        "impurity",
+        "gain",  # weighted impurity decrease of the node's split
+        "left_stats",  # (n, n_cols) the left child's sums from the split search
+        "hist_slot",  # the pool buffer holding the node's histogram, -1: none
+        "hist_complete",  # whether that histogram covers every feature
+        "interval",  # (n, 3): the lower and upper bound of the node's value and
+        # where its children's meet (constraints.LOWER, UPPER, MIDDLE)
+        "allowed",  # (n, n_words) uint64: the interaction sets still open
+    ],
+)
 
-NodeView = namedtuple("NodeView", [
-    "start", "end",         # the node's samples are rows.idx[start:end]
-    "total",                # (n_cols,) its summed statistics
-    "mode",                 # how its histograms are obtained (splitting.MODE_*)
-    "hist",                 # (n_features, n_hist_bins, n_cols) its dense histograms
-    "sibling_hist",         # its sibling's, subtracted from the parent's (MODE_SUBTRACT)
-    "lower", "upper",       # the interval of its value (monotonic constraints)
-])
+NodeView = namedtuple(
+    "NodeView",
+    [
+        "start",
+        "end",  # the node's samples are rows.idx[start:end]
+        "total",  # (n_cols,) its summed statistics
+        "mode",  # how its histograms are obtained (splitting.MODE_*)
+        "hist",  # (n_features, n_hist_bins, n_cols) its dense histograms
+        "sibling_hist",  # its sibling's, subtracted from the parent's (MODE_SUBTRACT)
+        "lower",
+        "upper",  # the interval of its value (monotonic constraints)
+    ],
+)
 
-SplitCandidates = namedtuple("SplitCandidates", [
-    "score",                # -inf: no valid split of the feature
-    "decrease",
-    "bin_threshold",
-    "missing_go_left",
-    "categories",           # (n_features, 4) uint64
-    "left_stats",           # (n_features, n_cols)
-    "mid",                  # the middle of the children's values (monotonic constraints)
-])
+SplitCandidates = namedtuple(
+    "SplitCandidates",
+    [
+        "score",  # -inf: no valid split of the feature
+        "decrease",
+        "bin_threshold",
+        "missing_go_left",
+        "categories",  # (n_features, 4) uint64
+        "left_stats",  # (n_features, n_cols)
+        "mid",  # the middle of the children's values (monotonic constraints)
+    ],
+)
 
-RowBuffers = namedtuple("RowBuffers", [
-    "idx",                  # int32 sample ids in partition order
-    "buf",                  # int32 partition buffer
-    "ostats",               # (n, n_cols) statistics of idx[start + i], in node order
-    # sparse codes only (empty otherwise), see sparse_codes
-    "position",             # (n_samples,) each row's place in idx, -1 outside the tree
-    "slot_of",              # (n_features,) a feature's bucket at the node, -1: none
-    "bucket_start",         # (n_features + 1,) where each bucket starts
-    "entry_pos", "entry_code",      # the node's entries, bucketed by feature
-])
+RowBuffers = namedtuple(
+    "RowBuffers",
+    [
+        "idx",  # int32 sample ids in partition order
+        "buf",  # int32 partition buffer
+        "ostats",  # (n, n_cols) statistics of idx[start + i], in node order
+        # sparse codes only (empty otherwise), see sparse_codes
+        "position",  # (n_samples,) each row's place in idx, -1 outside the tree
+        "slot_of",  # (n_features,) a feature's bucket at the node, -1: none
+        "bucket_start",  # (n_features + 1,) where each bucket starts
+        "entry_pos",
+        "entry_code",  # the node's entries, bucketed by feature
+    ],
+)
 
-Scratch = namedtuple("Scratch", [
-    "codes",                # the codes present in a node's compressed histogram
-    "cstats",               # their summed statistics
-    "missing",              # the node's missing values' statistics
-    "keys",                 # category sort keys
-    "rank",                 # categories in the order of their keys; the bins a large
-                            # node's bitmap gather touched (histogram.gather_bitmap)
-    "tmp_codes",            # node codes for the sorting gather (wide codes only)
-    "order",                # their sorted order (wide codes only)
-    "radix",                # the order after the low byte (wide codes only)
-    "sparse_hist",          # (256, n_cols) all zeros between calls (bitmap gather)
-    "bits",                 # 256-bit set of the codes present (bitmap gather)
-    "left", "right", "tmp",     # (n_cols,) running sums of the scans
-    "entry_pos", "entry_code",  # a feature's entries in a node (sparse codes)
-])
+Scratch = namedtuple(
+    "Scratch",
+    [
+        "codes",  # the codes present in a node's compressed histogram
+        "cstats",  # their summed statistics
+        "missing",  # the node's missing values' statistics
+        "keys",  # category sort keys
+        "rank",  # categories in the order of their keys; the bins a large
+        # node's bitmap gather touched (histogram.gather_bitmap)
+        "tmp_codes",  # node codes for the sorting gather (wide codes only)
+        "order",  # their sorted order (wide codes only)
+        "radix",  # the order after the low byte (wide codes only)
+        "sparse_hist",  # (256, n_cols) all zeros between calls (bitmap gather)
+        "bits",  # 256-bit set of the codes present (bitmap gather)
+        "left",
+        "right",
+        "tmp",  # (n_cols,) running sums of the scans
+        "entry_pos",
+        "entry_code",  # a feature's entries in a node (sparse codes)
+    ],
+)
 
-HistogramPool = namedtuple("HistogramPool", [
-    "buffers",              # (n_slots, n_features, n_hist_bins, n_cols), never reallocated
-    "free",                 # ids of the free buffers in free[:n_free[0]]
-    "n_free",               # (1,) int64
-])
+HistogramPool = namedtuple(
+    "HistogramPool",
+    [
+        "buffers",  # (n_slots, n_features, n_hist_bins, n_cols), never reallocated
+        "free",  # ids of the free buffers in free[:n_free[0]]
+        "n_free",  # (1,) int64
+    ],
+)
 
-Pending = namedtuple("Pending", [
-    "node", "mode", "slot", "sibling_slot",     # (2,) int64 each
-])
+Pending = namedtuple(
+    "Pending",
+    [
+        "node",
+        "mode",
+        "slot",
+        "sibling_slot",  # (2,) int64 each
+    ],
+)
 
-RandomCuts = namedtuple("RandomCuts", [
-    "feature",              # the batch's features, in the order they were drawn
-    "lo", "hi",             # smallest and largest code present in the node
-    "n_missing",            # the node's samples with a missing value
-    "cut",                  # codes <= cut go left
-    "left",                 # (n_features, n_cols) statistics of the left side
-    "missing",              # (n_features, n_cols) statistics of the missing values
-])
+RandomCuts = namedtuple(
+    "RandomCuts",
+    [
+        "feature",  # the batch's features, in the order they were drawn
+        "lo",
+        "hi",  # smallest and largest code present in the node
+        "n_missing",  # the node's samples with a missing value
+        "cut",  # codes <= cut go left
+        "left",  # (n_features, n_cols) statistics of the left side
+        "missing",  # (n_features, n_cols) statistics of the missing values
+    ],
+)
 
-Workspace = namedtuple("Workspace", [
-    "rows", "nodes", "candidates", "scratch",
-    "buffers",              # the histogram pool's buffers (see HistogramPool)
-    "free_slots", "n_free",     # its free list
-    "sampler",              # a FeatureSampler
-    "open_nodes",           # the nodes that have a split and wait for it
-    "used",                 # (1,) nodes the previous tree wrote (reset lazily)
-    "random_cuts",          # a RandomCuts
-    "pending",              # a Pending
-])
+Workspace = namedtuple(
+    "Workspace",
+    [
+        "rows",
+        "nodes",
+        "candidates",
+        "scratch",
+        "buffers",  # the histogram pool's buffers (see HistogramPool)
+        "free_slots",
+        "n_free",  # its free list
+        "sampler",  # a FeatureSampler
+        "open_nodes",  # the nodes that have a split and wait for it
+        "used",  # (1,) nodes the previous tree wrote (reset lazily)
+        "random_cuts",  # a RandomCuts
+        "pending",  # a Pending
+    ],
+)
 
-FeatureSampler = namedtuple("FeatureSampler", [
-    "perm",                 # a permutation of the features, drawn in place
-    "all_features",         # 0 .. n_features - 1
-    "no_features",          # empty
-    "state",                # (1,) uint64 generator state
-    "drawn",                # (n_features,) bool, all False between draws
-    "sorted_draw",          # (n_features,) the drawn features in ascending order
-    "allowed",              # (n_features,) the features the interaction sets allow
-])
+FeatureSampler = namedtuple(
+    "FeatureSampler",
+    [
+        "perm",  # a permutation of the features, drawn in place
+        "all_features",  # 0 .. n_features - 1
+        "no_features",  # empty
+        "state",  # (1,) uint64 generator state
+        "drawn",  # (n_features,) bool, all False between draws
+        "sorted_draw",  # (n_features,) the drawn features in ascending order
+        "allowed",  # (n_features,) the features the interaction sets allow
+    ],
+)

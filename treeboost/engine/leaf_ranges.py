@@ -7,6 +7,7 @@ row from its leaf; reading it from the ranges costs one pass over the samples, w
 ``leaf_of_sample`` array costs an array of ``n_samples`` integers per tree, filled by a
 scattered write and then read again by the update.
 """
+
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -30,8 +31,7 @@ def _pool(n_threads):
     with _pools_lock:
         pool = _pools.get(n_threads)
         if pool is None:
-            pool = _pools[n_threads] = ThreadPoolExecutor(n_threads,
-                                                          thread_name_prefix="treeboost")
+            pool = _pools[n_threads] = ThreadPoolExecutor(n_threads, thread_name_prefix="treeboost")
         return pool
 
 
@@ -97,12 +97,19 @@ class LeafRanges:
         tree's node values)."""
         value = np.ascontiguousarray(value, dtype=np.float64)
         # the kernel indexes raw by the tree's samples and value by its leaves
-        if (raw.dtype != np.float64 or raw.ndim != 2 or not raw.flags.c_contiguous
-                or raw.shape[0] != self.n_samples or not 0 <= k < raw.shape[1]
-                or (self.leaves.size and value.shape[0] <= self.leaves.max())):
-            raise ValueError(f"raw must be a C-contiguous float64 array of "
-                             f"{self.n_samples} rows with an output {k}, and value cover "
-                             f"the tree's nodes.")
+        if (
+            raw.dtype != np.float64
+            or raw.ndim != 2
+            or not raw.flags.c_contiguous
+            or raw.shape[0] != self.n_samples
+            or not 0 <= k < raw.shape[1]
+            or (self.leaves.size and value.shape[0] <= self.leaves.max())
+        ):
+            raise ValueError(
+                f"raw must be a C-contiguous float64 array of "
+                f"{self.n_samples} rows with an output {k}, and value cover "
+                f"the tree's nodes."
+            )
         args = (raw, k, value, self.idx, self.leaves, self.start, self.end)
         n = self.idx.shape[0]
         n_threads = min(numba.get_num_threads(), n // PARALLEL_MIN_SAMPLES)
@@ -111,5 +118,8 @@ class LeafRanges:
             return
         # each sample is in one range: the threads' positions are different rows of raw
         cuts = np.linspace(0, n, n_threads + 1).astype(np.int64)
-        list(_pool(n_threads).map(lambda t: _add_range_values(*args, cuts[t], cuts[t + 1]),
-                                  range(n_threads)))
+        list(
+            _pool(n_threads).map(
+                lambda t: _add_range_values(*args, cuts[t], cuts[t + 1]), range(n_threads)
+            )
+        )

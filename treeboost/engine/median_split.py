@@ -28,6 +28,7 @@ per side over the node's samples in target order, O(n).
 Everything here is compiled only into the grower of ``absolute_error`` (see
 :mod:`.grow.loop`): the other criteria's growers do not hold it.
 """
+
 from collections import namedtuple
 
 import numpy as np
@@ -38,20 +39,31 @@ from ._jit import internal, kernel
 
 
 #: the node's targets sorted once for all its features
-NodeTargets = namedtuple("NodeTargets", [
-    "y",            # (n,) the node's targets, ascending
-    "w",            # (n,) their weights
-    "rank",         # (n,) rank in ``y`` of the node's sample ``idx[start + o]``
-    "order",        # (n,) the node sample ``o`` of each rank (inverse of ``rank``)
-    "deviation",    # (1,) the node's own AE around its median
-])
+NodeTargets = namedtuple(
+    "NodeTargets",
+    [
+        "y",  # (n,) the node's targets, ascending
+        "w",  # (n,) their weights
+        "rank",  # (n,) rank in ``y`` of the node's sample ``idx[start + o]``
+        "order",  # (n,) the node sample ``o`` of each rank (inverse of ``rank``)
+        "deviation",  # (1,) the node's own AE around its median
+    ],
+)
 
 #: rows of the per-feature float work array: the AE of the sweeps forward and backward
 #: without the missing values, then with them (sweep ``k`` goes forward for even ``k``
 #: and starts from the missing values for ``k >= 2``), then the Fenwick tree, then the
 #: medians of the four sweeps (row ``k + _MEDIAN``: the monotonic constraints read them)
 _FWD, _BWD, _FWD_MISS, _BWD_MISS, _TREE_W, _TREE_WY, _MEDIAN, _N_FLOAT_ROWS = (
-    0, 1, 2, 3, 4, 5, 6, 10)
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    10,
+)
 #: sides of a sample at a random cut
 _LEFT, _RIGHT, _MISSING = 0, 1, 2
 
@@ -197,7 +209,8 @@ def _sweep(perm, group_end, n_groups, n_present, n, forward, with_missing, nt, f
             total_wy += wy
     if not forward:
         fl[out, n_groups], fl[out + _MEDIAN, n_groups] = _fenwick_deviation(
-            tw, twy, n, top, total_w, total_wy, nt.y)
+            tw, twy, n, top, total_w, total_wy, nt.y
+        )
     for k in range(n_groups):
         g = k if forward else n_groups - 1 - k
         lo = group_end[g - 1] if g > 0 else 0
@@ -207,8 +220,9 @@ def _sweep(perm, group_end, n_groups, n_present, n, forward, with_missing, nt, f
             _fenwick_add(tw, twy, n, r, nt.w[r], wy)
             total_w += nt.w[r]
             total_wy += wy
-        fl[out, g], fl[out + _MEDIAN, g] = _fenwick_deviation(tw, twy, n, top, total_w,
-                                                               total_wy, nt.y)
+        fl[out, g], fl[out + _MEDIAN, g] = _fenwick_deviation(
+            tw, twy, n, top, total_w, total_wy, nt.y
+        )
 
 
 @internal
@@ -288,8 +302,7 @@ def _scan(f, view, data, idx, params, nt, fl, key, group_end, cands):
             mw += nt.w[r]
             mwy += nt.w[r] * nt.y[r]
             mcount += nt.w[r] > 0.0
-    check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], view.lower,
-                           view.upper)
+    check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], view.lower, view.upper)
     best = -np.inf
     best_g = -1
     best_ml = False
@@ -327,8 +340,7 @@ def _scan(f, view, data, idx, params, nt, fl, key, group_end, cands):
                 continue
             mid = 0.0
             if -dev > best and check.active:
-                ok, mid = ordered_in_interval(fl[fwd + _MEDIAN, g],
-                                              fl[bwd + _MEDIAN, g + 1], check)
+                ok, mid = ordered_in_interval(fl[fwd + _MEDIAN, g], fl[bwd + _MEDIAN, g + 1], check)
                 if not ok:
                     continue
             if -dev > best:
@@ -438,8 +450,7 @@ def score_cut(cuts, j, view, data, idx, params, nt, cands):
         else:
             side[o] = _RIGHT
     has_miss = cuts.n_missing[j] > 0
-    check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], view.lower,
-                           view.upper)
+    check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], view.lower, view.upper)
     best = -np.inf
     best_ml = False
     best_mid = 0.0
@@ -449,8 +460,7 @@ def score_cut(cuts, j, view, data, idx, params, nt, cands):
         if c < params.min_samples_leaf or total[cnt] - c < params.min_samples_leaf:
             continue
         wr = total[0] - w
-        if (w < params.min_weight_leaf or wr < params.min_weight_leaf or w <= 0.0
-                or wr <= 0.0):
+        if w < params.min_weight_leaf or wr < params.min_weight_leaf or w <= 0.0 or wr <= 0.0:
             continue
         # the missing values join the right side, then the left one; the sides are
         # run-time values, so that the deviation compiles once

@@ -11,6 +11,7 @@ as ``sum w y log y - S log(S/W)``, whose two terms cancel in a nearly pure node.
 
 Compiled only the first time a tree uses one of these criteria.
 """
+
 import numpy as np
 
 from .criteria import ABSOLUTE_ERROR
@@ -67,5 +68,6 @@ def node_target_values(criterion, y, w, idx, start, end, value, impurity):
         The nodes' weighted means on entry.
     impurity : ndarray of shape (n_nodes,)
     """
-    _node_values(criterion == ABSOLUTE_ERROR, y, w, np.ascontiguousarray(idx), start, end,
-                 value, impurity)
+    _node_values(
+        criterion == ABSOLUTE_ERROR, y, w, np.ascontiguousarray(idx), start, end, value, impurity
+    )

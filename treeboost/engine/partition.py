@@ -3,6 +3,7 @@
 :func:`goes_left_binned` is the one predicate on bin codes: the grower's partition and
 :func:`~.tree.Tree.apply_binned` both use it.
 """
+
 from collections import namedtuple
 
 import numpy as np
@@ -12,8 +13,9 @@ from ._jit import inlined, kernel
 
 
 @inlined
-def goes_left_binned(code, missing_code, missing_go_left, is_categorical, categories, row,
-                     bin_threshold):
+def goes_left_binned(
+    code, missing_code, missing_go_left, is_categorical, categories, row, bin_threshold
+):
     """Does a sample with bin ``code`` go left at a split?  ``categories[row]`` is the
     split's 256-bit set of the category codes that go left (read for categorical splits
     only)."""
@@ -25,15 +27,23 @@ def goes_left_binned(code, missing_code, missing_go_left, is_categorical, catego
 
 
 #: a split as the partition reads it: ``categories[row]`` is its category set
-BinnedSplit = namedtuple("BinnedSplit", ["missing_code", "missing_go_left", "is_categorical",
-                                         "categories", "row", "bin_threshold"])
+BinnedSplit = namedtuple(
+    "BinnedSplit",
+    ["missing_code", "missing_go_left", "is_categorical", "categories", "row", "bin_threshold"],
+)
 
 
 @inlined
 def _goes_left(code, split):
-    return goes_left_binned(code, split.missing_code, split.missing_go_left,
-                            split.is_categorical, split.categories, split.row,
-                            split.bin_threshold)
+    return goes_left_binned(
+        code,
+        split.missing_code,
+        split.missing_go_left,
+        split.is_categorical,
+        split.categories,
+        split.row,
+        split.bin_threshold,
+    )
 
 
 @kernel

@@ -9,6 +9,7 @@ quickselect (Hoare 1961) with a three-way partition that carries the weights alo
 round keeps the part that holds the quantile, so the work is ``O(n)`` expected, where a
 sort costs ``O(n log n)``.
 """
+
 import numpy as np
 from ._jit import kernel
 
@@ -21,12 +22,12 @@ def _select(vals, wts, lo, hi, target):
     """The weighted quantile of ``vals[lo:hi]`` (weights ``wts[lo:hi]``) whose cumulative
     weight reaches ``target``; both arrays are reordered in place.  The largest value
     when the weights never reach ``target`` (rounding)."""
-    below = 0.0                    # weight of the values known to lie below the range
+    below = 0.0  # weight of the values known to lie below the range
     while hi - lo > _SMALL:
         a = vals[lo]
         b = vals[(lo + hi) >> 1]
         c = vals[hi - 1]
-        pivot = max(min(a, b), min(max(a, b), c))          # median of three
+        pivot = max(min(a, b), min(max(a, b), c))  # median of three
         # Dijkstra's three-way partition: [lo, lt) < pivot, [lt, i) == pivot, (gt, hi) >
         lt = lo
         i = lo

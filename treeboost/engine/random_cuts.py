@@ -15,6 +15,7 @@ The cut is drawn in value, between the *centers* of the node's smallest and larg
 value its center is that value, so with up to ``max_bins`` distinct values the cut is
 exactly the textbook one.
 """
+
 from collections import namedtuple
 
 import numpy as np
@@ -33,19 +34,23 @@ _UNIT_SCALE = 1.0 / (1 << 53)
 #: how the lean grower (:mod:`.grow.random_tree`) reads a node for its search
 #: (:func:`~.grow.random_search.random_search_body`): the codes of the node's samples in node order,
 #: and the tables that replace passes or searches
-LeanNode = namedtuple("LeanNode", [
-    "lo", "hi",     # (codes per row,) every feature's smallest and largest code in the
-                    # node, when ``whole`` (._rows.rows_min_max)
-    "whole",        # bool: lo and hi hold the ranges
-    "codes",        # (n_rows, > n_features) the samples' codes in node order, then their
-                    # class with ``counts``
-    "counts",       # bool: two classes with unit weights, sums counted (cut_counts)
-    "by_codes",     # bool: the drawn features' samples counted by code (count_codes)
-    "by_code",      # (features at a time, number of codes) int64: count_codes' counts
-    "cut_table",    # (n_features, n_cells) int32, "cut_base", "cut_scale" (n_features,):
-    "cut_base",     # each feature's table of random cuts (build_cut_tables)
-    "cut_scale",
-])
+LeanNode = namedtuple(
+    "LeanNode",
+    [
+        "lo",
+        "hi",  # (codes per row,) every feature's smallest and largest code in the
+        # node, when ``whole`` (._rows.rows_min_max)
+        "whole",  # bool: lo and hi hold the ranges
+        "codes",  # (n_rows, > n_features) the samples' codes in node order, then their
+        # class with ``counts``
+        "counts",  # bool: two classes with unit weights, sums counted (cut_counts)
+        "by_codes",  # bool: the drawn features' samples counted by code (count_codes)
+        "by_code",  # (features at a time, number of codes) int64: count_codes' counts
+        "cut_table",  # (n_features, n_cells) int32, "cut_base", "cut_scale" (n_features,):
+        "cut_base",  # each feature's table of random cuts (build_cut_tables)
+        "cut_scale",
+    ],
+)
 
 
 # the per-feature kernels are inlined into the search: they run once per feature and
@@ -288,8 +293,9 @@ def coded_cut_counts(by_code, cut, mc, left, miss):
 
 
 @inlined
-def score_cut(left, miss, has_miss, total, check, crit, n_stats, l2, min_leaf, min_w, tmp,
-              out_left):
+def score_cut(
+    left, miss, has_miss, total, check, crit, n_stats, l2, min_leaf, min_w, tmp, out_left
+):
     """The score of a cut whose left side sums to ``left`` and whose missing values sum
     to ``miss``, with the missing values on the better side: returns the score (``-inf``
     when a child breaks the leaf constraints or the monotonic ``check``), whether the
@@ -297,8 +303,21 @@ def score_cut(left, miss, has_miss, total, check, crit, n_stats, l2, min_leaf, m
     the left child's sums.  (Arrays and scalars, not the grower's records: it runs once
     per feature and node.)"""
     copy_into(out_left, left)
-    best, ml, mid = score_sides(left, miss, has_miss, total, check, crit, n_stats, l2,
-                                min_leaf, min_w, tmp, -np.inf, out_left)
+    best, ml, mid = score_sides(
+        left,
+        miss,
+        has_miss,
+        total,
+        check,
+        crit,
+        n_stats,
+        l2,
+        min_leaf,
+        min_w,
+        tmp,
+        -np.inf,
+        out_left,
+    )
     if best > -np.inf and not has_miss:
         ml = nan_goes_left(out_left, total, crit)
     return best, ml, mid
@@ -309,10 +328,10 @@ def cut_decrease(f, view, params, right, cands):
     """``cands.decrease[f]`` of the split the search wrote for feature ``f``: computed
     for the best feature only."""
     total = view.total
-    check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], view.lower,
-                           view.upper)
+    check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], view.lower, view.upper)
     if params.criterion == NEWTON and check.active:
         cands.decrease[f] = newton_decrease(cands.score[f], total, params.l2, check)
     else:
-        cands.decrease[f] = decrease_from_left(cands.left_stats[f], total, right,
-                                               params.criterion, params.n_stats, params.l2)
+        cands.decrease[f] = decrease_from_left(
+            cands.left_stats[f], total, right, params.criterion, params.n_stats, params.l2
+        )

@@ -1,6 +1,7 @@
 """How a raw value goes at a split: the one predicate of every walk of a tree on raw
 values (:mod:`.tree`, :mod:`.csr_walk`, :mod:`.shap`); :func:`~.partition.goes_left_binned`
 is its twin on bin codes."""
+
 import numpy as np
 
 from ._jit import inlined
@@ -30,5 +31,4 @@ def goes_left_raw(x, missing_go_left, is_categorical, categories, row, threshold
 def goes_left_at_node(x, node, threshold, missing_go_left, is_cat, bitset):
     """:func:`goes_left_raw` at ``node`` of a tree's arrays (the category set is read
     at categorical nodes only: a tree without any has a single row of them)."""
-    return goes_left_raw(x, missing_go_left[node], is_cat[node], bitset, node,
-                         threshold[node])
+    return goes_left_raw(x, missing_go_left[node], is_cat[node], bitset, node, threshold[node])

@@ -6,6 +6,7 @@ walked, and the results stacked, so the memory of the dense copy stays bounded w
 the number of rows.  The results are those of walking ``X.toarray()``: the walk reads
 every value of a row the same way, stored or zero, and an explicit NaN stays NaN.
 """
+
 import numpy as np
 from scipy import sparse
 
@@ -39,7 +40,7 @@ def dense_row_blocks(X, max_values=None):
     Xr = to_csr(X)
     step = block_rows(Xr.shape[1], max_values)
     for start in range(0, Xr.shape[0], step):
-        yield start, Xr[start:start + step].toarray()
+        yield start, Xr[start : start + step].toarray()
 
 
 def by_row_blocks(func, X):
@@ -61,7 +62,7 @@ def by_row_blocks(func, X):
     if not sparse.issparse(X):
         return func(X)
     parts = [func(block) for _, block in dense_row_blocks(X)]
-    if not parts:                       # no rows: func says what an empty result is
+    if not parts:  # no rows: func says what an empty result is
         return func(np.zeros((0, X.shape[1]), dtype=X.dtype))
     if sparse.issparse(parts[0]):
         return sparse.vstack(parts, format="csr")
@@ -77,5 +78,5 @@ def into_row_blocks(func, X, out, max_values=None):
         func(X, out)
         return out
     for start, block in dense_row_blocks(X, max_values):
-        func(block, out[start:start + block.shape[0]])
+        func(block, out[start : start + block.shape[0]])
     return out

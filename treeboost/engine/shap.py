@@ -20,6 +20,7 @@ leaf value.  Cost per row and tree: ``O(leaves depth^2)``.
 The trees are packed into one set of arrays (:class:`ShapTrees`) and one numba kernel
 walks every tree for a block of rows, rows in parallel.
 """
+
 from collections import namedtuple
 
 import numpy as np
@@ -41,9 +42,26 @@ _BLOCK = 32
 #: added to outputs ``output[t] .. output[t] + V - 1``; ``max_depth`` and
 #: ``max_unique`` (the most distinct players a path holds, at most ``max_depth``) size
 #: the path buffers; ``repeats`` whether an ancestor of the node splits on its player.
-ShapForest = namedtuple("ShapForest", [
-    "left", "right", "feature", "player", "threshold", "missing_left", "is_cat", "bitset",
-    "frac_left", "value", "roots", "output", "max_depth", "max_unique", "repeats"])
+ShapForest = namedtuple(
+    "ShapForest",
+    [
+        "left",
+        "right",
+        "feature",
+        "player",
+        "threshold",
+        "missing_left",
+        "is_cat",
+        "bitset",
+        "frac_left",
+        "value",
+        "roots",
+        "output",
+        "max_depth",
+        "max_unique",
+        "repeats",
+    ],
+)
 
 #: a parallel task's scratch arrays for a block of ``R`` rows.  The path, one row per
 #: depth: ``pd`` (feature) and ``pz`` (zero fraction), the same for every row of the
@@ -53,9 +71,27 @@ ShapForest = namedtuple("ShapForest", [
 #: extend their path with.  ``inv[k] = 1 / k``.  Per-row scratch: ``goes`` (the row
 #: goes left), ``io`` (one fraction carried over from a repeated feature), ``next``,
 #: ``total``, ``zero`` (a leaf's sums).
-PathBuffers = namedtuple("PathBuffers", [
-    "pd", "pz", "po", "pw", "plen", "s_node", "s_lev", "s_z", "s_o", "s_d", "inv", "goes",
-    "io", "next", "total", "zero"])
+PathBuffers = namedtuple(
+    "PathBuffers",
+    [
+        "pd",
+        "pz",
+        "po",
+        "pw",
+        "plen",
+        "s_node",
+        "s_lev",
+        "s_z",
+        "s_o",
+        "s_d",
+        "inv",
+        "goes",
+        "io",
+        "next",
+        "total",
+        "zero",
+    ],
+)
 
 
 @kernel
@@ -69,12 +105,23 @@ def _path_buffers(max_depth, max_unique, rows):
     for k in range(1, size + 2):
         inv[k] = 1.0 / k
     return PathBuffers(
-        np.empty((size, width), np.int64), np.empty((size, width)),
-        np.empty((size, width, rows)), np.empty((size, width, rows)),
-        np.empty(size, np.int64), np.empty(size + 1, np.int64), np.empty(size + 1, np.int64),
-        np.empty(size + 1), np.empty((size + 1, rows)), np.empty(size + 1, np.int64), inv,
-        np.empty(rows, np.bool_), np.empty(rows), np.empty(rows), np.empty(rows),
-        np.empty(rows))
+        np.empty((size, width), np.int64),
+        np.empty((size, width)),
+        np.empty((size, width, rows)),
+        np.empty((size, width, rows)),
+        np.empty(size, np.int64),
+        np.empty(size + 1, np.int64),
+        np.empty(size + 1, np.int64),
+        np.empty(size + 1),
+        np.empty((size + 1, rows)),
+        np.empty(size + 1, np.int64),
+        inv,
+        np.empty(rows, np.bool_),
+        np.empty(rows),
+        np.empty(rows),
+        np.empty(rows),
+        np.empty(rows),
+    )
 
 
 @inlined
@@ -217,7 +264,7 @@ def _shap_block(X, lo, R, f, t, out, b):
         lev = b.s_lev[top]
         length = 0 if lev == 0 else b.plen[lev - 1] + 1
         _extend(b, lev, length, b.s_z[top], top, b.s_d[top], R)
-        last = length        # the path is 0 .. last; element 0 stands for no feature
+        last = length  # the path is 0 .. last; element 0 stands for no feature
         left = f.left[node]
         if left == TREE_LEAF:
             _leaf(out, lo, R, b, lev, last, f.value, node, out0)
@@ -226,8 +273,14 @@ def _shap_block(X, lo, R, f, t, out, b):
         d = f.player[node]
         col = f.feature[node]
         for r in range(R):
-            b.goes[r] = goes_left_raw(X[lo + r, col], f.missing_left[node], f.is_cat[node],
-                                      f.bitset, node, f.threshold[node])
+            b.goes[r] = goes_left_raw(
+                X[lo + r, col],
+                f.missing_left[node],
+                f.is_cat[node],
+                f.bitset,
+                node,
+                f.threshold[node],
+            )
         # a feature met again on the path: its earlier element leaves the path and its
         # fractions multiply the new ones (whether an ancestor splits on the node's
         # feature is a property of the tree, known before the walk)
@@ -294,8 +347,9 @@ def _expected_values(f, out):
                 fl = f.frac_left[node]
                 right = f.right[node]
                 for c in range(n_values):
-                    mean[node - root, c] = (fl * mean[left - root, c]
-                                            + (1.0 - fl) * mean[right - root, c])
+                    mean[node - root, c] = (
+                        fl * mean[left - root, c] + (1.0 - fl) * mean[right - root, c]
+                    )
         for c in range(n_values):
             out[f.output[t] + c] += mean[0, c]
 
@@ -349,11 +403,13 @@ def _check_tree(tree, values, where):
     for child in (left[internal], right[internal]):
         if np.any(child <= internal) or np.any(child >= n):
             raise ValueError(f"{where}: a child points outside the tree or backwards.")
-    if depth[0] != 0 or np.any(depth[left[internal]] != depth[internal] + 1) \
-            or np.any(depth[right[internal]] != depth[internal] + 1):
+    if (
+        depth[0] != 0
+        or np.any(depth[left[internal]] != depth[internal] + 1)
+        or np.any(depth[right[internal]] != depth[internal] + 1)
+    ):
         raise ValueError(f"{where}: the depths do not follow the children.")
-    if np.asarray(tree.is_categorical)[internal].any() and \
-            np.shape(tree.categories_left) != (n, 4):
+    if np.asarray(tree.is_categorical)[internal].any() and np.shape(tree.categories_left) != (n, 4):
         raise ValueError(f"{where}: categorical splits without their category sets.")
 
 
@@ -388,8 +444,9 @@ class ShapTrees:
         n_values = values[0].shape[1]
         for t, (tree, v) in enumerate(zip(trees, values)):
             if v.ndim != 2 or v.shape[1] != n_values:
-                raise ValueError(f"values[{t}]: must have shape (node_count, {n_values}), "
-                                 f"got {v.shape}.")
+                raise ValueError(
+                    f"values[{t}]: must have shape (node_count, {n_values}), got {v.shape}."
+                )
             _check_tree(tree, v, f"trees[{t}]")
         sizes = np.array([t.node_count for t in trees], dtype=np.int64)
         offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
@@ -399,11 +456,18 @@ class ShapTrees:
         right = cat("children_right").astype(np.int64)
         leaf = left == TREE_LEAF
         feature = cat("feature").astype(np.int64)
-        player = np.concatenate([
-            np.asarray(t.feature, np.int64) if p is None
-            else np.where(np.asarray(t.feature) >= 0,
-                          np.asarray(p, np.int64)[np.maximum(t.feature, 0)], -1)
-            for t, p in zip(trees, players)])
+        player = np.concatenate(
+            [
+                np.asarray(t.feature, np.int64)
+                if p is None
+                else np.where(
+                    np.asarray(t.feature) >= 0,
+                    np.asarray(p, np.int64)[np.maximum(t.feature, 0)],
+                    -1,
+                )
+                for t, p in zip(trees, players)
+            ]
+        )
         cover = cat("weighted_n_node_samples").astype(np.float64)
         lc = cover[np.where(leaf, 0, left + shift)]
         rc = cover[np.where(leaf, 0, right + shift)]
@@ -417,26 +481,36 @@ class ShapTrees:
         self.n_columns_used = int(feature[internal].max()) + 1 if internal.any() else 0
         self.n_players_used = int(player[internal].max()) + 1 if internal.any() else 0
         max_depth = int(max(int(np.max(t.depth)) for t in trees))
-        bitset = (np.concatenate([t.categories_left for t in trees])
-                  if any(np.asarray(t.is_categorical).any() for t in trees) else _NO_CATEGORIES)
+        bitset = (
+            np.concatenate([t.categories_left for t in trees])
+            if any(np.asarray(t.is_categorical).any() for t in trees)
+            else _NO_CATEGORIES
+        )
         self.forest = ShapForest(
             left=np.where(leaf, TREE_LEAF, left + shift),
             right=np.where(leaf, TREE_LEAF, right + shift),
-            feature=np.where(leaf, 0, feature), player=np.where(leaf, 0, player),
+            feature=np.where(leaf, 0, feature),
+            player=np.where(leaf, 0, player),
             threshold=cat("threshold").astype(np.float64),
             missing_left=cat("missing_go_left").astype(np.bool_),
-            is_cat=cat("is_categorical").astype(np.bool_), bitset=bitset,
+            is_cat=cat("is_categorical").astype(np.bool_),
+            bitset=bitset,
             frac_left=np.ascontiguousarray(frac, dtype=np.float64),
             value=np.ascontiguousarray(np.concatenate(values), dtype=np.float64),
-            roots=offsets, output=np.asarray(outputs, dtype=np.int64),
-            max_depth=max_depth, max_unique=min(max_depth, self.n_players_used),
-            repeats=np.zeros(0, np.bool_))
+            roots=offsets,
+            output=np.asarray(outputs, dtype=np.int64),
+            max_depth=max_depth,
+            max_unique=min(max_depth, self.n_players_used),
+            repeats=np.zeros(0, np.bool_),
+        )
         f = self.forest
-        self.forest = f._replace(repeats=_repeated_players(f.left, f.right, f.player,
-                                                           f.roots, f.max_depth))
+        self.forest = f._replace(
+            repeats=_repeated_players(f.left, f.right, f.player, f.roots, f.max_depth)
+        )
         if self.forest.output.shape != (len(trees),) or self.forest.output.min() < 0:
-            raise ValueError(f"outputs: must hold one index >= 0 per tree, got "
-                             f"{self.forest.output!r}.")
+            raise ValueError(
+                f"outputs: must hold one index >= 0 per tree, got {self.forest.output!r}."
+            )
         self.n_outputs_used = int(self.forest.output.max()) + n_values
 
     def shap_values(self, X, n_players, n_outputs, out=None):
@@ -444,20 +518,28 @@ class ShapTrees:
         new array of zeros when None) of shape (n_samples, n_players, n_outputs)."""
         X = np.ascontiguousarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] < self.n_columns_used:
-            raise ValueError(f"X must be 2-dimensional with at least {self.n_columns_used} "
-                             f"columns for these trees, got shape {X.shape}.")
+            raise ValueError(
+                f"X must be 2-dimensional with at least {self.n_columns_used} "
+                f"columns for these trees, got shape {X.shape}."
+            )
         shape = (X.shape[0], n_players, n_outputs)
         if out is None:
             out = np.zeros(shape)
         # the kernel writes out[i, player, output] unchecked
-        if (not isinstance(out, np.ndarray) or out.dtype != np.float64
-                or not out.flags.c_contiguous or out.shape != shape
-                or n_players < self.n_players_used or n_outputs < self.n_outputs_used):
+        if (
+            not isinstance(out, np.ndarray)
+            or out.dtype != np.float64
+            or not out.flags.c_contiguous
+            or out.shape != shape
+            or n_players < self.n_players_used
+            or n_outputs < self.n_outputs_used
+        ):
             raise ValueError(
                 f"out must be a C-contiguous float64 array of shape {shape} with at least "
                 f"{self.n_players_used} players and {self.n_outputs_used} outputs, got "
                 f"{getattr(out, 'dtype', type(out).__name__)} of shape "
-                f"{getattr(out, 'shape', None)}.")
+                f"{getattr(out, 'shape', None)}."
+            )
         if X.shape[0]:
             _tree_shap(X, self.forest, out)
         return out
@@ -465,8 +547,7 @@ class ShapTrees:
     def expected_values(self, n_outputs):
         """Cover-weighted mean output of the trees, shape (n_outputs,)."""
         if n_outputs < self.n_outputs_used:
-            raise ValueError(f"n_outputs must be at least {self.n_outputs_used}, got "
-                             f"{n_outputs}.")
+            raise ValueError(f"n_outputs must be at least {self.n_outputs_used}, got {n_outputs}.")
         out = np.zeros(n_outputs)
         _expected_values(self.forest, out)
         return out

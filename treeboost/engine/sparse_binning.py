@@ -11,6 +11,7 @@ The codes are written here as the dense feature-major matrix (``codes_T``, one o
 bytes a cell) for a matrix of some density; a very sparse one keeps only its entries
 (:mod:`.sparse_codes`, chosen by :meth:`~.binning.BinMapper.transform`).
 """
+
 import numpy as np
 from numba import prange
 
@@ -38,7 +39,7 @@ def sorted_stored_values(Xc, f):
     values : ndarray of float64
     n_zeros : int
     """
-    stored = np.asarray(Xc.data[Xc.indptr[f]:Xc.indptr[f + 1]], dtype=np.float64)
+    stored = np.asarray(Xc.data[Xc.indptr[f] : Xc.indptr[f + 1]], dtype=np.float64)
     return np.sort(stored), Xc.shape[0] - stored.size
 
 
@@ -82,11 +83,9 @@ def entry_codes(indptr, data, edges, n_edges, is_cat, n_bins, missing_code, code
     ``data``) and each feature's code of 0 (into ``zero_code``); one column per task.
     The arguments after ``data`` as :func:`~.bin_codes.value_code` takes them."""
     for f in prange(zero_code.shape[0]):
-        zero_code[f] = value_code(0.0, f, edges, n_edges, is_cat, n_bins,
-                                  missing_code)
+        zero_code[f] = value_code(0.0, f, edges, n_edges, is_cat, n_bins, missing_code)
         for k in range(indptr[f], indptr[f + 1]):
-            codes[k] = value_code(data[k], f, edges, n_edges, is_cat, n_bins,
-                                  missing_code)
+            codes[k] = value_code(data[k], f, edges, n_edges, is_cat, n_bins, missing_code)
 
 
 def map_sparse_to_bins(Xc, edges, n_edges, is_cat, n_bins, missing_code, out):
@@ -96,9 +95,8 @@ def map_sparse_to_bins(Xc, edges, n_edges, is_cat, n_bins, missing_code, out):
     indptr = Xc.indptr.astype(np.int64, copy=False)
     codes = np.empty(Xc.data.shape[0], out.dtype)
     zero_code = np.empty(out.shape[0], np.int64)
-    entry_codes(indptr, Xc.data, edges, n_edges, is_cat, n_bins, missing_code,
-                codes, zero_code)
+    entry_codes(indptr, Xc.data, edges, n_edges, is_cat, n_bins, missing_code, codes, zero_code)
     out[:] = zero_code[:, None]
-    for f in range(out.shape[0]):       # per feature, not per sample
-        out[f, Xc.indices[indptr[f]:indptr[f + 1]]] = codes[indptr[f]:indptr[f + 1]]
+    for f in range(out.shape[0]):  # per feature, not per sample
+        out[f, Xc.indices[indptr[f] : indptr[f + 1]]] = codes[indptr[f] : indptr[f + 1]]
     return out

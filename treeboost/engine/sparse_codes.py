@@ -22,6 +22,7 @@ entries of ``f`` in a node come from the cheapest of three sources:
 
 Codes wider than one byte (``max_bins`` above 255) keep the dense layout.
 """
+
 from collections import namedtuple
 
 import numpy as np
@@ -53,8 +54,9 @@ class SparseCodes:
 
     dtype = np.dtype(np.uint8)
 
-    def __init__(self, shape, zero_code, col_ptr, col_rows, col_codes, row_ptr,
-                 row_features, row_codes):
+    def __init__(
+        self, shape, zero_code, col_ptr, col_rows, col_codes, row_ptr, row_features, row_codes
+    ):
         n_features, n_samples = shape
         self.shape = (int(n_features), int(n_samples))
         self.zero_code = np.ascontiguousarray(zero_code, np.int64)
@@ -66,16 +68,29 @@ class SparseCodes:
         self.row_codes = np.ascontiguousarray(row_codes, np.uint8)
         nnz = self.col_rows.shape[0]
         # the kernels index with these unchecked
-        if (self.zero_code.shape != (n_features,) or self.col_ptr.shape != (n_features + 1,)
-                or self.row_ptr.shape != (n_samples + 1,)
-                or self.col_codes.shape != (nnz,) or self.row_features.shape != (nnz,)
-                or self.row_codes.shape != (nnz,)
-                or self.col_ptr[0] != 0 or self.col_ptr[-1] != nnz
-                or self.row_ptr[0] != 0 or self.row_ptr[-1] != nnz
-                or np.any(np.diff(self.col_ptr) < 0) or np.any(np.diff(self.row_ptr) < 0)
-                or (nnz and (self.col_rows.min() < 0 or self.col_rows.max() >= n_samples
-                             or self.row_features.min() < 0
-                             or self.row_features.max() >= n_features))):
+        if (
+            self.zero_code.shape != (n_features,)
+            or self.col_ptr.shape != (n_features + 1,)
+            or self.row_ptr.shape != (n_samples + 1,)
+            or self.col_codes.shape != (nnz,)
+            or self.row_features.shape != (nnz,)
+            or self.row_codes.shape != (nnz,)
+            or self.col_ptr[0] != 0
+            or self.col_ptr[-1] != nnz
+            or self.row_ptr[0] != 0
+            or self.row_ptr[-1] != nnz
+            or np.any(np.diff(self.col_ptr) < 0)
+            or np.any(np.diff(self.row_ptr) < 0)
+            or (
+                nnz
+                and (
+                    self.col_rows.min() < 0
+                    or self.col_rows.max() >= n_samples
+                    or self.row_features.min() < 0
+                    or self.row_features.max() >= n_features
+                )
+            )
+        ):
             raise ValueError("Inconsistent sparse codes.")
 
     @classmethod
@@ -86,8 +101,7 @@ class SparseCodes:
         indptr = Xc.indptr.astype(np.int64, copy=False)
         codes = np.empty(Xc.data.shape[0], np.uint8)
         zero_code = np.empty(n_features, np.int64)
-        entry_codes(indptr, Xc.data, edges, n_edges, is_cat, n_bins, missing_code,
-                     codes, zero_code)
+        entry_codes(indptr, Xc.data, edges, n_edges, is_cat, n_bins, missing_code, codes, zero_code)
         feature_of = np.repeat(np.arange(n_features), np.diff(indptr))
         keep = codes != zero_code[feature_of]
         counts = np.bincount(feature_of[keep], minlength=n_features)
@@ -96,11 +110,20 @@ class SparseCodes:
         col_rows = Xc.indices[keep].astype(np.int32, copy=False)
         col_codes = codes[keep]
         # the same entries by row (scipy's conversion sorts each row's features)
-        by_row = sparse.csc_matrix((col_codes, col_rows, col_ptr),
-                                   shape=(n_samples, n_features)).tocsr()
+        by_row = sparse.csc_matrix(
+            (col_codes, col_rows, col_ptr), shape=(n_samples, n_features)
+        ).tocsr()
         row_ptr, row_features, row_codes = by_row.indptr, by_row.indices, by_row.data
-        return cls((n_features, n_samples), zero_code, col_ptr, col_rows, col_codes,
-                   row_ptr, row_features, row_codes)
+        return cls(
+            (n_features, n_samples),
+            zero_code,
+            col_ptr,
+            col_rows,
+            col_codes,
+            row_ptr,
+            row_features,
+            row_codes,
+        )
 
     @property
     def nnz(self):
@@ -109,9 +132,18 @@ class SparseCodes:
 
     @property
     def nbytes(self):
-        return sum(a.nbytes for a in (self.zero_code, self.col_ptr, self.col_rows,
-                                      self.col_codes, self.row_ptr, self.row_features,
-                                      self.row_codes))
+        return sum(
+            a.nbytes
+            for a in (
+                self.zero_code,
+                self.col_ptr,
+                self.col_rows,
+                self.col_codes,
+                self.row_ptr,
+                self.row_features,
+                self.row_codes,
+            )
+        )
 
     @property
     def max_column_entries(self):

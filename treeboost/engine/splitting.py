@@ -11,25 +11,44 @@ subset for two classes, regression and boosting (Fisher 1958; Breiman et al. 198
 With ``K > 2`` classes the search tries the ``K`` orders by each class's rate and keeps
 the best prefix of any of them, a heuristic (the optimal subset is NP-hard in general).
 """
+
 import numpy as np
 from numba import prange
 
-from .constraints import (MonotonicCheck, constrained_score, newton_constrained,
-                          newton_decrease)
-from .criteria import (node_term, is_regression, NEWTON, SQUARED_ERROR, FRIEDMAN_MSE, POISSON,
-                       POISSON_MIN_SUM, POISSON_SUM_RTOL, GINI, ENTROPY, _LOG2)
-from .histogram import (SMALL_NODE_SORT, build_histogram, build_histogram_pair,
-                        compress_histogram, gather_bitmap, gather_entries, gather_sorted,
-                        insertion_order, subtract_histogram)
+from .constraints import MonotonicCheck, constrained_score, newton_constrained, newton_decrease
+from .criteria import (
+    node_term,
+    is_regression,
+    NEWTON,
+    SQUARED_ERROR,
+    FRIEDMAN_MSE,
+    POISSON,
+    POISSON_MIN_SUM,
+    POISSON_SUM_RTOL,
+    GINI,
+    ENTROPY,
+    _LOG2,
+)
+from .histogram import (
+    SMALL_NODE_SORT,
+    build_histogram,
+    build_histogram_pair,
+    compress_histogram,
+    gather_bitmap,
+    gather_entries,
+    gather_sorted,
+    insertion_order,
+    subtract_histogram,
+)
 from .layout import NodeView, Scratch
 from .sparse_codes import node_entries
 from ._jit import compiled, inlined, internal, kernel
 
 #: how a node's histogram of a feature is obtained
-MODE_SORT = 0             # compressed histogram by gathering the node's codes
-MODE_BUILD = 1            # dense histogram built from the node's samples
-MODE_SUBTRACT = 2         # dense histogram = parent - sibling (in the parent's buffer)
-MODE_BUILT = 3            # dense histogram already built (two features a pass, boosting)
+MODE_SORT = 0  # compressed histogram by gathering the node's codes
+MODE_BUILD = 1  # dense histogram built from the node's samples
+MODE_SUBTRACT = 2  # dense histogram = parent - sibling (in the parent's buffer)
+MODE_BUILT = 3  # dense histogram already built (two features a pass, boosting)
 
 # Boosting's categorical splits are regularised as LightGBM's (its defaults, same names):
 # with many categories and few rows each, the best prefix of the order by G/(H + l2)
@@ -83,7 +102,7 @@ def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
         if wl < min_w or wr < min_w or wl <= 0.0 or wr <= 0.0:
             return -np.inf
         sc = 0.0
-        for k in range(1, n_stats):     # one (w*y) sum per output
+        for k in range(1, n_stats):  # one (w*y) sum per output
             sl = left[k]
             sr = total[k] - sl
             sc += sl * sl / wl + sr * sr / wr
@@ -141,8 +160,11 @@ def decrease_from_left(left, total, right, crit, n_stats, l2):
     """Weighted impurity decrease ``T(P) - T(L) - T(R)`` of a split."""
     for c in range(total.shape[0]):
         right[c] = total[c] - left[c]
-    return (node_term(total, crit, n_stats, l2) - node_term(left, crit, n_stats, l2)
-            - node_term(right, crit, n_stats, l2))
+    return (
+        node_term(total, crit, n_stats, l2)
+        - node_term(left, crit, n_stats, l2)
+        - node_term(right, crit, n_stats, l2)
+    )
 
 
 @inlined
@@ -170,8 +192,9 @@ def nan_goes_left(left, total, crit):
 
 
 @inlined
-def score_sides(left, miss, has_miss, total, check, crit, n_stats, l2, min_leaf, min_w, tmp,
-                best, out_left):
+def score_sides(
+    left, miss, has_miss, total, check, crit, n_stats, l2, min_leaf, min_w, tmp, best, out_left
+):
     """A cut whose present values on the left sum to ``left``, scored with the missing
     values (summing to ``miss``) on the right, then, ``has_miss``, on the left
     (:func:`_score`, under the monotonic ``check`` when it is active).  Returns the
@@ -223,8 +246,7 @@ def _category_keys(cstats, m, crit, n_stats, l2, order_class, keys):
 
 
 @kernel
-def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_bitset,
-                           out_left):
+def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_bitset, out_left):
     """Boosting's best split of a categorical feature with more than ``MAX_CAT_EXACT``
     categories in the node, LightGBM's search and regularisation.
 
@@ -258,7 +280,7 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
             keys[j] = cstats[j, 0] / (cstats[j, 1] + CAT_SMOOTH)
             used += 1
         else:
-            keys[j] = np.nan            # sorted last, never searched
+            keys[j] = np.nan  # sorted last, never searched
     insertion_order(keys, m, order)
     max_left = min(MAX_CAT_THRESHOLD, (used + 1) // 2)
     best_score = -np.inf
@@ -295,8 +317,9 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
 
 
 @kernel
-def scan_feature(codes, cstats, m, miss, total, is_cat, params, check, scratch, out_bitset,
-                 out_left):
+def scan_feature(
+    codes, cstats, m, miss, total, is_cat, params, check, scratch, out_bitset, out_left
+):
     """Best split of one feature from its compressed histogram.
 
     Returns ``(score, decrease, bin_threshold, missing_left, middle)``; ``score`` is
@@ -316,8 +339,9 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, check, scratch, 
     """
     crit = params.criterion
     if is_cat and crit == NEWTON and m > MAX_CAT_EXACT:
-        return scan_categories_newton(codes, cstats, m, miss, total, params, scratch,
-                                      out_bitset, out_left)
+        return scan_categories_newton(
+            codes, cstats, m, miss, total, params, scratch, out_bitset, out_left
+        )
     n_stats = params.n_stats
     l2 = params.l2
     min_leaf = params.min_samples_leaf
@@ -340,8 +364,13 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, check, scratch, 
     # numeric cut lies at a class boundary (Fayyad & Irani, 1992): cuts between two runs
     # that hold the same single class are skipped, unless leaf constraints could bind.
     # (under monotonic constraints the best valid cut may lie inside a run)
-    skip_ok = (not is_cat and (crit == GINI or crit == ENTROPY)
-               and min_leaf <= 1 and min_w <= 0.0 and not check.active)
+    skip_ok = (
+        not is_cat
+        and (crit == GINI or crit == ENTROPY)
+        and min_leaf <= 1
+        and min_w <= 0.0
+        and not check.active
+    )
     best_score = -np.inf
     best_ml = False
     best_ord = 0
@@ -364,8 +393,21 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, check, scratch, 
                 next_class = _pure_class(cstats, p + 1, n_stats)
                 if this_class >= 0 and this_class == next_class:
                     continue
-            sc, ml, mid = score_sides(left, miss, has_miss, total, check, crit, n_stats,
-                                      l2, min_leaf, min_w, tmp, best_score, out_left)
+            sc, ml, mid = score_sides(
+                left,
+                miss,
+                has_miss,
+                total,
+                check,
+                crit,
+                n_stats,
+                l2,
+                min_leaf,
+                min_w,
+                tmp,
+                best_score,
+                out_left,
+            )
             if sc > best_score:
                 best_score, best_ml, best_ord, best_pos, best_mid = sc, ml, o, p, mid
     if has_miss and m >= 1:
@@ -384,8 +426,7 @@ def scan_feature(codes, cstats, m, miss, total, is_cat, params, check, scratch, 
             out_bitset[w] = 0
         if best_pos >= 0:
             if best_ord >= 0:
-                _category_keys(cstats, m, crit, n_stats, l2, best_ord if n_stats > 2 else 1,
-                               keys)
+                _category_keys(cstats, m, crit, n_stats, l2, best_ord if n_stats > 2 else 1, keys)
                 insertion_order(keys, m, order)
             for p in range(best_pos + 1):
                 b = codes[order[p]] if best_ord >= 0 else codes[p]
@@ -410,8 +451,7 @@ COUNT_RTOL = 1e-9
 
 
 @internal
-def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w, check,
-                      out_left):
+def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w, check, out_left):
     """:func:`scan_feature` specialised for the boosting hot path: a numeric feature, the
     second-order gain, read straight from the dense histogram ``(g, h, -)`` with the
     running sums in registers (no compressed copy, no per-candidate arrays).
@@ -442,7 +482,7 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
     # (the data-parallel trainer sums the same histograms in another order)
     min_leaf = min_leaf * (1.0 - COUNT_RTOL)
     has_miss = mh > 0.0
-    n_miss = mh * per_h          # the missing values' count, estimated
+    n_miss = mh * per_h  # the missing values' count, estimated
     gl = 0.0
     hl = 0.0
     best = -np.inf
@@ -571,8 +611,7 @@ def scan_gini_binary(rows, codes, m, dense, miss, total, min_leaf, min_w, out_le
             if sc > best:
                 best, best_bin, best_ml, b0, b1, bc = sc, last, False, l0, l1, lc
             if has_miss:
-                sc = _gini2(l0 + m0, l1 + m1, lc + n_miss, t0, t1, tc, min_leaf, min_w,
-                            False)
+                sc = _gini2(l0 + m0, l1 + m1, lc + n_miss, t0, t1, tc, min_leaf, min_w, False)
                 if sc > best:
                     best, best_bin, best_ml = sc, last, True
                     b0, b1, bc = l0 + m0, l1 + m1, lc + n_miss
@@ -616,9 +655,20 @@ def sparse_histogram(f, start, end, total, data, rows, scratch):
         n_ent = node_entries(f, data, rows.idx, start, end, rows.position, epos, ecode)
     if n_ent == 0:
         return np.int64(-1)
-    return gather_entries(epos, ecode, n_ent, rows.ostats, total, data.zero_code[f],
-                          data.missing_code, scratch.sparse_hist, scratch.bits,
-                          scratch.codes, scratch.cstats, scratch.missing)
+    return gather_entries(
+        epos,
+        ecode,
+        n_ent,
+        rows.ostats,
+        total,
+        data.zero_code[f],
+        data.missing_code,
+        scratch.sparse_hist,
+        scratch.bits,
+        scratch.codes,
+        scratch.cstats,
+        scratch.missing,
+    )
 
 
 def _make_eval_feature(sparse):
@@ -643,10 +693,14 @@ def _make_eval_feature(sparse):
         (:func:`~.histogram.build_histogram_pair`, the samples' statistics streamed once
         for both), then scan each as built (``MODE_BUILT``)."""
         nf = feats.shape[0]
-        pairs = (not sparse and node.mode == MODE_BUILD and params.criterion == NEWTON
-                 and rows.ostats.shape[1] == 3)
+        pairs = (
+            not sparse
+            and node.mode == MODE_BUILD
+            and params.criterion == NEWTON
+            and rows.ostats.shape[1] == 3
+        )
         i = np.int64(first)
-        second = np.int64(-1)       # the other feature of a pair just built, next
+        second = np.int64(-1)  # the other feature of a pair just built, next
         while True:
             mode = node.mode
             if second >= 0:
@@ -658,11 +712,18 @@ def _make_eval_feature(sparse):
                 if pairs and i + step < nf:
                     fb = feats[i + step]
                     if data.is_categorical[f] or data.is_categorical[fb]:
-                        pairs = False       # the rest one at a time, as they come
+                        pairs = False  # the rest one at a time, as they come
                     else:
-                        build_histogram_pair(node.hist[f], node.hist[fb], data.codes_T[f],
-                                             data.codes_T[fb], rows.idx, node.start,
-                                             node.end, rows.ostats)
+                        build_histogram_pair(
+                            node.hist[f],
+                            node.hist[fb],
+                            data.codes_T[f],
+                            data.codes_T[fb],
+                            rows.idx,
+                            node.start,
+                            node.end,
+                            rows.ostats,
+                        )
                         mode = MODE_BUILT
                         second = fb
                         i += step
@@ -670,9 +731,18 @@ def _make_eval_feature(sparse):
             else:
                 break
             # one inlined site of the search (each site is a copy to compile)
-            view = NodeView(node.start, node.end, node.total, np.int64(mode), node.hist,
-                            node.sibling_hist, node.lower, node.upper)
+            view = NodeView(
+                node.start,
+                node.end,
+                node.total,
+                np.int64(mode),
+                node.hist,
+                node.sibling_hist,
+                node.lower,
+                node.upper,
+            )
             _eval_feature(f, view, data, rows, params, scratch, cands, sparse)
+
     return eval_feature
 
 
@@ -710,47 +780,81 @@ def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
             return
     elif mode == MODE_SORT and missing_code < 256:
         # (scratch.rank, free until a categorical scan orders its codes, marks the bins)
-        m = gather_bitmap(col, rows.idx, start, end, rows.ostats, missing_code,
-                          scratch.sparse_hist, scratch.bits, scratch.rank, codes, cstats,
-                          miss)
+        m = gather_bitmap(
+            col,
+            rows.idx,
+            start,
+            end,
+            rows.ostats,
+            missing_code,
+            scratch.sparse_hist,
+            scratch.bits,
+            scratch.rank,
+            codes,
+            cstats,
+            miss,
+        )
     elif mode == MODE_SORT:
-        m = gather_sorted(col, rows.idx, start, end, rows.ostats, missing_code, scratch,
-                          codes, cstats, miss)
+        m = gather_sorted(
+            col, rows.idx, start, end, rows.ostats, missing_code, scratch, codes, cstats, miss
+        )
     else:
         if mode == MODE_BUILD:
-            build_histogram(hist[f], col, rows.idx, start, end, rows.ostats,
-                            not newton_dense)
+            build_histogram(hist[f], col, rows.idx, start, end, rows.ostats, not newton_dense)
         elif mode == MODE_SUBTRACT:
             subtract_histogram(hist[f], node.sibling_hist[f])
         if not (newton_dense or gini2):
-            m = compress_histogram(hist[f], n_bins_f, missing_code, count_col, codes, cstats,
-                                   miss)
+            m = compress_histogram(hist[f], n_bins_f, missing_code, count_col, codes, cstats, miss)
     out_left = cands.left_stats[f]
     check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], node.lower, node.upper)
     if newton_dense or gini2:
         if newton_dense:
-            s, b, ml, mid = scan_newton_dense(hist[f], n_bins_f, missing_code, total,
-                                              params.l2, params.min_samples_leaf,
-                                              params.min_weight_leaf, check, out_left)
+            s, b, ml, mid = scan_newton_dense(
+                hist[f],
+                n_bins_f,
+                missing_code,
+                total,
+                params.l2,
+                params.min_samples_leaf,
+                params.min_weight_leaf,
+                check,
+                out_left,
+            )
             cands.mid[f] = mid
         else:
             # one call site: the dense histogram's rows or the compressed ones
             dense = mode != MODE_SORT
             rows_g = hist[f] if dense else cstats
-            s, b, ml = scan_gini_binary(rows_g, codes, n_bins_f if dense else m, dense,
-                                        hist[f][missing_code] if dense else miss, total,
-                                        params.min_samples_leaf, params.min_weight_leaf,
-                                        out_left)
+            s, b, ml = scan_gini_binary(
+                rows_g,
+                codes,
+                n_bins_f if dense else m,
+                dense,
+                hist[f][missing_code] if dense else miss,
+                total,
+                params.min_samples_leaf,
+                params.min_weight_leaf,
+                out_left,
+            )
         d = 0.0
         if s > -np.inf and newton_dense and check.active:
             d = newton_decrease(s, total, params.l2, check)
         elif s > -np.inf:
-            d = decrease_from_left(out_left, total, scratch.right, crit, params.n_stats,
-                                   params.l2)
+            d = decrease_from_left(out_left, total, scratch.right, crit, params.n_stats, params.l2)
     else:
-        s, d, b, ml, mid = scan_feature(codes, cstats, m, miss, total,
-                                        data.is_categorical[f], params, check, scratch,
-                                        cands.categories[f], out_left)
+        s, d, b, ml, mid = scan_feature(
+            codes,
+            cstats,
+            m,
+            miss,
+            total,
+            data.is_categorical[f],
+            params,
+            check,
+            scratch,
+            cands.categories[f],
+            out_left,
+        )
         cands.mid[f] = mid
     cands.score[f] = s
     cands.decrease[f] = d
@@ -758,11 +862,11 @@ def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
     cands.missing_go_left[f] = ml
 
 
-
 #: the split search of a feature on dense codes
 eval_feature_dense = _make_eval_feature(False)
 #: ... and on sparse codes (.sparse_codes), compiled only when a fit has them
 eval_feature_sparse = _make_eval_feature(True)
+
 
 def make_scratch(n_threads, n_samples, n_hist_bins, n_cols, n_entries=0):
     """The work arrays of :func:`eval_feature` for ``n_threads`` threads and nodes of up
@@ -778,24 +882,46 @@ def make_scratch(n_threads, n_samples, n_hist_bins, n_cols, n_entries=0):
     width = (max(n_samples, n_hist_bins) if exact else n_hist_bins) + 1
     per_sample = n_samples + 1 if exact else 1
     t = n_threads
-    return Scratch(np.empty((t, width), np.int64), np.empty((t, width, n_cols)),
-                   np.empty((t, n_cols)), np.empty((t, width)), np.empty((t, width), np.int64),
-                   np.empty((t, per_sample), np.int64),
-                   np.empty((t, max(per_sample, SMALL_NODE_SORT + 1)), np.int64),
-                   np.empty((t, per_sample), np.int64), np.zeros((t, 256, n_cols)),
-                   np.zeros((t, 4), np.uint64), np.empty((t, n_cols)), np.empty((t, n_cols)),
-                   np.empty((t, n_cols)), np.empty((t, n_entries), np.int32),
-                   np.empty((t, n_entries), np.uint8))
+    return Scratch(
+        np.empty((t, width), np.int64),
+        np.empty((t, width, n_cols)),
+        np.empty((t, n_cols)),
+        np.empty((t, width)),
+        np.empty((t, width), np.int64),
+        np.empty((t, per_sample), np.int64),
+        np.empty((t, max(per_sample, SMALL_NODE_SORT + 1)), np.int64),
+        np.empty((t, per_sample), np.int64),
+        np.zeros((t, 256, n_cols)),
+        np.zeros((t, 4), np.uint64),
+        np.empty((t, n_cols)),
+        np.empty((t, n_cols)),
+        np.empty((t, n_cols)),
+        np.empty((t, n_entries), np.int32),
+        np.empty((t, n_entries), np.uint8),
+    )
 
 
 @inlined
 def thread_scratch(scratch, t):
     """Thread ``t``'s :class:`~.layout.Scratch` (views) of one made by
     :func:`make_scratch`."""
-    return Scratch(scratch.codes[t], scratch.cstats[t], scratch.missing[t], scratch.keys[t],
-                   scratch.rank[t], scratch.tmp_codes[t], scratch.order[t], scratch.radix[t],
-                   scratch.sparse_hist[t], scratch.bits[t], scratch.left[t], scratch.right[t],
-                   scratch.tmp[t], scratch.entry_pos[t], scratch.entry_code[t])
+    return Scratch(
+        scratch.codes[t],
+        scratch.cstats[t],
+        scratch.missing[t],
+        scratch.keys[t],
+        scratch.rank[t],
+        scratch.tmp_codes[t],
+        scratch.order[t],
+        scratch.radix[t],
+        scratch.sparse_hist[t],
+        scratch.bits[t],
+        scratch.left[t],
+        scratch.right[t],
+        scratch.tmp[t],
+        scratch.entry_pos[t],
+        scratch.entry_code[t],
+    )
 
 
 @inlined
@@ -820,8 +946,19 @@ def _make_evaluate_parallel(sparse):
     def evaluate_parallel(feats, node, data, rows, params, scratch, cands, n_threads):
         n_chunks = min(n_threads, feats.shape[0], scratch.codes.shape[0])
         for t in prange(n_chunks):
-            _evaluate_range(t, n_chunks, feats, node, data, rows, params,
-                            thread_scratch(scratch, t), cands, sparse)
+            _evaluate_range(
+                t,
+                n_chunks,
+                feats,
+                node,
+                data,
+                rows,
+                params,
+                thread_scratch(scratch, t),
+                cands,
+                sparse,
+            )
+
     return evaluate_parallel
 
 
@@ -840,23 +977,35 @@ def evaluate_features(feats, node, data, rows, params, scratch, cands, sparse=Fa
     """Best split of each feature of ``feats`` at ``node`` (a :class:`~.layout.NodeView`),
     into ``cands``, in the calling thread (with row 0 of ``scratch``, see
     :func:`make_scratch`)."""
-    _evaluate_range(np.int64(0), np.int64(1), feats, node, data, rows, params,
-                    thread_scratch(scratch, 0), cands, sparse)
+    _evaluate_range(
+        np.int64(0),
+        np.int64(1),
+        feats,
+        node,
+        data,
+        rows,
+        params,
+        thread_scratch(scratch, 0),
+        cands,
+        sparse,
+    )
 
 
 @inlined
-def evaluate_features_parallel(n_threads, feats, node, data, rows, params, scratch, cands,
-                               sparse=False):
+def evaluate_features_parallel(
+    n_threads, feats, node, data, rows, params, scratch, cands, sparse=False
+):
     """:func:`evaluate_features` on ``n_threads`` threads when the node has at least
     :data:`PARALLEL_MIN_WORK` samples x features to share, else in the calling thread.
     (Inlined: ``sparse``, a constant of the caller, then picks one parallel copy.)"""
-    if (n_threads > 1 and feats.shape[0] > 1
-            and (node.end - node.start) * feats.shape[0] >= PARALLEL_MIN_WORK):
+    if (
+        n_threads > 1
+        and feats.shape[0] > 1
+        and (node.end - node.start) * feats.shape[0] >= PARALLEL_MIN_WORK
+    ):
         if sparse:
-            _evaluate_parallel_sparse(feats, node, data, rows, params, scratch, cands,
-                                      n_threads)
+            _evaluate_parallel_sparse(feats, node, data, rows, params, scratch, cands, n_threads)
         else:
-            _evaluate_parallel_dense(feats, node, data, rows, params, scratch, cands,
-                                     n_threads)
+            _evaluate_parallel_dense(feats, node, data, rows, params, scratch, cands, n_threads)
     else:
         evaluate_features(feats, node, data, rows, params, scratch, cands, sparse)

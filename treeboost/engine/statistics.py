@@ -18,6 +18,7 @@ Every source travels in one record of one type, :class:`StatisticSource` (the ar
 source does not use are empty), so that one compiled grower serves them all; the
 kernels below test the source once per call, outside their loops over samples.
 """
+
 from collections import namedtuple
 
 import numpy as np
@@ -26,14 +27,17 @@ from ._jit import compiled, internal, kernel, parallel_kernel
 
 SOURCE_ARRAY, SOURCE_CLASSES, SOURCE_REGRESSION = 0, 1, 2
 
-StatisticSource = namedtuple("StatisticSource", [
-    "kind",         # SOURCE_*
-    "stats",        # (n, n_cols) float64 given rows (SOURCE_ARRAY), else (0, n_cols)
-    "sq",           # (n,) w * y^2 given with the rows, else empty
-    "labels",       # (n,) int64 class codes (SOURCE_CLASSES), else empty
-    "targets",      # (n,) float64 targets (SOURCE_REGRESSION), else empty
-    "weights",      # (n,) float64 sample weights (classes and regression), else empty
-])
+StatisticSource = namedtuple(
+    "StatisticSource",
+    [
+        "kind",  # SOURCE_*
+        "stats",  # (n, n_cols) float64 given rows (SOURCE_ARRAY), else (0, n_cols)
+        "sq",  # (n,) w * y^2 given with the rows, else empty
+        "labels",  # (n,) int64 class codes (SOURCE_CLASSES), else empty
+        "targets",  # (n,) float64 targets (SOURCE_REGRESSION), else empty
+        "weights",  # (n,) float64 sample weights (classes and regression), else empty
+    ],
+)
 
 _EMPTY_F = np.zeros(0)
 _EMPTY_I = np.zeros(0, np.int64)
@@ -73,18 +77,30 @@ class SampleStatistics:
     def classes(cls, y_encoded, sample_weight, n_classes):
         """Class ``y_encoded[i]`` (in ``0 .. n_classes - 1``) with weight
         ``sample_weight[i]``."""
-        return cls(StatisticSource(
-            SOURCE_CLASSES, np.zeros((0, n_classes + 1)), _EMPTY_F,
-            np.ascontiguousarray(y_encoded, dtype=np.int64), _EMPTY_F,
-            np.ascontiguousarray(sample_weight, dtype=np.float64)))
+        return cls(
+            StatisticSource(
+                SOURCE_CLASSES,
+                np.zeros((0, n_classes + 1)),
+                _EMPTY_F,
+                np.ascontiguousarray(y_encoded, dtype=np.int64),
+                _EMPTY_F,
+                np.ascontiguousarray(sample_weight, dtype=np.float64),
+            )
+        )
 
     @classmethod
     def regression(cls, y, sample_weight):
         """Target ``y[i]`` with weight ``sample_weight[i]``."""
-        return cls(StatisticSource(
-            SOURCE_REGRESSION, np.zeros((0, 3)), _EMPTY_F, _EMPTY_I,
-            np.ascontiguousarray(y, dtype=np.float64),
-            np.ascontiguousarray(sample_weight, dtype=np.float64)))
+        return cls(
+            StatisticSource(
+                SOURCE_REGRESSION,
+                np.zeros((0, 3)),
+                _EMPTY_F,
+                _EMPTY_I,
+                np.ascontiguousarray(y, dtype=np.float64),
+                np.ascontiguousarray(sample_weight, dtype=np.float64),
+            )
+        )
 
     @classmethod
     def regression_outputs(cls, Y, sample_weight):
@@ -96,7 +112,7 @@ class SampleStatistics:
         n, K = Y.shape
         rows = np.empty((n, K + 2))
         rows[:, 0] = w
-        np.multiply(Y, w[:, None], out=rows[:, 1:K + 1])
+        np.multiply(Y, w[:, None], out=rows[:, 1 : K + 1])
         rows[:, K + 1] = w > 0
         return cls.given(rows, w * np.einsum("ij,ij->i", Y, Y))
 
@@ -106,8 +122,7 @@ class SampleStatistics:
         ``w*y^2`` (the squared-error criterion's variance)."""
         stats = np.ascontiguousarray(stats, dtype=np.float64)
         sq = _EMPTY_F if sq is None else np.ascontiguousarray(sq, dtype=np.float64)
-        return cls(StatisticSource(
-            SOURCE_ARRAY, stats, sq, _EMPTY_I, _EMPTY_F, _EMPTY_F))
+        return cls(StatisticSource(SOURCE_ARRAY, stats, sq, _EMPTY_I, _EMPTY_F, _EMPTY_F))
 
     def materialize(self):
         """The rows as an array of shape (n_samples, n_cols) and ``w*y^2`` (None for
@@ -214,7 +229,7 @@ def gather_rows(ostats, src, idx, start, n):
     if src.kind == SOURCE_ARRAY:
         # the node's ids as a slice (no test of ``start + i`` for a negative index), and
         # boosting's width unrolled
-        node_idx = idx[start:start + n]
+        node_idx = idx[start : start + n]
         stats = src.stats
         if n_cols == 3:
             for i in range(n):
@@ -230,7 +245,7 @@ def gather_rows(ostats, src, idx, start, n):
     elif src.kind == SOURCE_CLASSES and last == 2:
         # two classes: the row written in one go, its class's column chosen by a select
         # (no store to a column that depends on the label, no loop)
-        node_idx = idx[start:start + n]
+        node_idx = idx[start : start + n]
         labels = src.labels
         weights = src.weights
         for i in range(n):
@@ -295,5 +310,5 @@ def boosting_rows(stats, sample_weight, gradient, hessian, k, newton):
         g = g_k[i]
         stats[i, 0] = w
         stats[i, 1] = -w * g
-        sq[i] = w * g ** 2
+        sq[i] = w * g**2
     return sq

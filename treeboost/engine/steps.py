@@ -13,6 +13,7 @@ grower's boosting nodes) and each worker partitions its own rows
 A node's histograms are ``(n_features, n_hist_bins, 3)``: per feature and bin the
 summed ``(w g, w h, count)`` of its rows (the last bin is the missing values').
 """
+
 import numpy as np
 from numba import prange
 
@@ -31,15 +32,18 @@ def feature_pairs(is_categorical):
     categorical features alone (with their counts); ``(n_tasks, 2)``, -1 for no second
     feature."""
     numeric = [f for f in range(is_categorical.shape[0]) if not is_categorical[f]]
-    tasks = [(numeric[i], numeric[i + 1] if i + 1 < len(numeric) else -1)
-             for i in range(0, len(numeric), 2)]
+    tasks = [
+        (numeric[i], numeric[i + 1] if i + 1 < len(numeric) else -1)
+        for i in range(0, len(numeric), 2)
+    ]
     tasks += [(f, -1) for f in np.flatnonzero(is_categorical)]
     return np.array(tasks, np.int64).reshape(-1, 2)
 
 
 @parallel_kernel
-def node_histograms(codes_T, idx, starts, ends, with_count, is_categorical, pairs, stats,
-                    ostats, out):
+def node_histograms(
+    codes_T, idx, starts, ends, with_count, is_categorical, pairs, stats, ostats, out
+):
     """``out[j, f, b] =`` the summed ``stats`` (``(n_rows, 3)``) of the rows
     ``idx[starts[j]:ends[j]]`` whose code of feature ``f`` is ``b``.
 
@@ -69,30 +73,44 @@ def node_histograms(codes_T, idx, starts, ends, with_count, is_categorical, pair
             fa = pairs[task, 0]
             fb = pairs[task, 1]
             if fb >= 0:
-                build_histogram_pair(out[j, fa], out[j, fb], codes_T[fa], codes_T[fb],
-                                     idx, s, e, ostats[s:e])
+                build_histogram_pair(
+                    out[j, fa], out[j, fb], codes_T[fa], codes_T[fb], idx, s, e, ostats[s:e]
+                )
             else:
-                build_histogram(out[j, fa], codes_T[fa], idx, s, e, ostats[s:e],
-                                is_categorical[fa])
+                build_histogram(out[j, fa], codes_T[fa], idx, s, e, ostats[s:e], is_categorical[fa])
 
 
 @kernel
-def partition_nodes(idx, starts, ends, codes_T, features, bin_thresholds, missing_left,
-                    is_categorical, categories, missing_code, buf, n_left):
+def partition_nodes(
+    idx,
+    starts,
+    ends,
+    codes_T,
+    features,
+    bin_thresholds,
+    missing_left,
+    is_categorical,
+    categories,
+    missing_code,
+    buf,
+    n_left,
+):
     """Partition the rows ``idx[starts[j]:ends[j]]`` of each node ``j`` at its split (the
     left rows first, both sides in their order); ``n_left[j]`` receives the left count.
     ``categories[j]`` is the 256-bit set of the codes going left at a categorical
     split."""
     for j in range(starts.shape[0]):
         f = features[j]
-        split = BinnedSplit(missing_code, missing_left[j], is_categorical[f], categories, j,
-                            bin_thresholds[j])
+        split = BinnedSplit(
+            missing_code, missing_left[j], is_categorical[f], categories, j, bin_thresholds[j]
+        )
         n_left[j] = partition_serial(idx, starts[j], ends[j], codes_T[f], split, buf)
 
 
 @kernel
-def best_node_split(hist, total, dense, n_bins, is_categorical, missing_code, params,
-                    scratch, cands):
+def best_node_split(
+    hist, total, dense, n_bins, is_categorical, missing_code, params, scratch, cands
+):
     """The best split of a node from its histograms ``hist`` (``(n_features,
     n_hist_bins, 3)``) and its summed statistics ``total`` (``(G, H, n)``), as the
     grower's boosting nodes choose it.
@@ -116,18 +134,37 @@ def best_node_split(hist, total, dense, n_bins, is_categorical, missing_code, pa
         out_left = cands.left_stats[f]
         check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], -np.inf, np.inf)
         if dense and not is_categorical[f]:
-            s, b, ml, mid = scan_newton_dense(hist[f], n_bins[f], missing_code, total, l2,
-                                              params.min_samples_leaf,
-                                              params.min_weight_leaf, check, out_left)
+            s, b, ml, mid = scan_newton_dense(
+                hist[f],
+                n_bins[f],
+                missing_code,
+                total,
+                l2,
+                params.min_samples_leaf,
+                params.min_weight_leaf,
+                check,
+                out_left,
+            )
             d = 0.0
             if s > -np.inf:
                 d = decrease_from_left(out_left, total, sc.right, NEWTON, params.n_stats, l2)
         else:
-            m = compress_histogram(hist[f], n_bins[f], missing_code, 2, sc.codes, sc.cstats,
-                                   sc.missing)
-            s, d, b, ml, mid = scan_feature(sc.codes, sc.cstats, m, sc.missing, total,
-                                            is_categorical[f], params, check, sc,
-                                            cands.categories[f], out_left)
+            m = compress_histogram(
+                hist[f], n_bins[f], missing_code, 2, sc.codes, sc.cstats, sc.missing
+            )
+            s, d, b, ml, mid = scan_feature(
+                sc.codes,
+                sc.cstats,
+                m,
+                sc.missing,
+                total,
+                is_categorical[f],
+                params,
+                check,
+                sc,
+                cands.categories[f],
+                out_left,
+            )
         cands.mid[f] = mid
         cands.score[f] = s
         cands.decrease[f] = d

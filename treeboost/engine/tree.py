@@ -1,10 +1,17 @@
 """Tree: a fitted tree as flat arrays, with numba prediction on raw X."""
+
 import numpy as np
 from numba import prange
 from scipy.sparse import csr_matrix, issparse
 
-from .lane_walk import (accumulate_lanes, accumulate_lanes_serial, apply_lanes,
-                        apply_lanes_serial, lane_arrays, predict_packed_lanes)
+from .lane_walk import (
+    accumulate_lanes,
+    accumulate_lanes_serial,
+    apply_lanes,
+    apply_lanes_serial,
+    lane_arrays,
+    predict_packed_lanes,
+)
 from .partition import goes_left_binned
 from .sparse_codes import SparseCodes, row_code
 from .row_blocks import by_row_blocks, into_row_blocks
@@ -31,70 +38,80 @@ def _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat, bi
 @parallel_kernel
 def _apply_raw(X, left, right, feature, threshold, missing_left, is_cat, bitset, out):
     for i in prange(X.shape[0]):
-        out[i] = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat,
-                              bitset)
+        out[i] = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat, bitset)
 
 
 @kernel
 def _apply_raw_serial(X, left, right, feature, threshold, missing_left, is_cat, bitset, out):
     for i in range(X.shape[0]):
-        out[i] = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat,
-                              bitset)
+        out[i] = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat, bitset)
 
 
 @parallel_kernel
-def _accumulate_raw(X, left, right, feature, threshold, missing_left, is_cat, bitset, value,
-                    out):
+def _accumulate_raw(X, left, right, feature, threshold, missing_left, is_cat, bitset, value, out):
     """``out[i] += value[leaf of row i]``: a forest sums its trees' outputs without a leaf
     array and a gathered copy of the values per tree."""
     for i in prange(X.shape[0]):
-        node = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat,
-                            bitset)
+        node = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat, bitset)
         for k in range(value.shape[1]):
             out[i, k] += value[node, k]
 
 
 @kernel
-def _accumulate_raw_serial(X, left, right, feature, threshold, missing_left, is_cat, bitset,
-                           value, out):
+def _accumulate_raw_serial(
+    X, left, right, feature, threshold, missing_left, is_cat, bitset, value, out
+):
     """:func:`_accumulate_raw` on the calling thread (one of a forest's workers)."""
     for i in range(X.shape[0]):
-        node = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat,
-                            bitset)
+        node = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat, bitset)
         for k in range(value.shape[1]):
             out[i, k] += value[node, k]
 
 
 @kernel
-def _apply_binned(Xb_T, left, right, feature, bin_threshold, missing_left, is_cat, bitset,
-                  missing_code, out):
+def _apply_binned(
+    Xb_T, left, right, feature, bin_threshold, missing_left, is_cat, bitset, missing_code, out
+):
     for i in range(Xb_T.shape[1]):
         node = 0
         while left[node] != TREE_LEAF:
-            go = goes_left_binned(Xb_T[feature[node], i], missing_code, missing_left[node],
-                                  is_cat[node], bitset, node, bin_threshold[node])
+            go = goes_left_binned(
+                Xb_T[feature[node], i],
+                missing_code,
+                missing_left[node],
+                is_cat[node],
+                bitset,
+                node,
+                bin_threshold[node],
+            )
             node = left[node] if go else right[node]
         out[i] = node
 
 
 @kernel
-def _apply_code_rows(rows, left, right, feature, bin_threshold, missing_left, is_cat, bitset,
-                     missing_code, out):
+def _apply_code_rows(
+    rows, left, right, feature, bin_threshold, missing_left, is_cat, bitset, missing_code, out
+):
     """:func:`_apply_binned` on sparse codes (``rows`` a
     :class:`~.sparse_codes.CodeRows`), each code looked up in its row."""
     for i in range(rows.row_ptr.shape[0] - 1):
         node = 0
         while left[node] != TREE_LEAF:
-            go = goes_left_binned(row_code(rows, i, feature[node]), missing_code,
-                                  missing_left[node], is_cat[node], bitset, node,
-                                  bin_threshold[node])
+            go = goes_left_binned(
+                row_code(rows, i, feature[node]),
+                missing_code,
+                missing_left[node],
+                is_cat[node],
+                bitset,
+                node,
+                bin_threshold[node],
+            )
             node = left[node] if go else right[node]
         out[i] = node
 
 
 @kernel
-def _decision_path(X, left, right, feature, threshold, missing_left, is_cat, bitset,
-                   depth):
+def _decision_path(X, left, right, feature, threshold, missing_left, is_cat, bitset, depth):
     """The CSR ``(indptr, indices)`` of the nodes each row visits, in two walks: the
     first finds each row's leaf, whose depth plus one is the length of its path, the
     second fills exactly that many entries (a buffer of ``n_rows * (max_depth + 1)``
@@ -102,8 +119,7 @@ def _decision_path(X, left, right, feature, threshold, missing_left, is_cat, bit
     n = X.shape[0]
     indptr = np.zeros(n + 1, np.int64)
     for i in range(n):
-        leaf = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat,
-                            bitset)
+        leaf = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat, bitset)
         indptr[i + 1] = indptr[i] + depth[leaf] + 1
     indices = np.empty(indptr[n], np.int64)
     k = 0
@@ -114,7 +130,9 @@ def _decision_path(X, left, right, feature, threshold, missing_left, is_cat, bit
             k += 1
             if left[node] == TREE_LEAF:
                 break
-            if goes_left_at_node(X[i, feature[node]], node, threshold, missing_left, is_cat, bitset):
+            if goes_left_at_node(
+                X[i, feature[node]], node, threshold, missing_left, is_cat, bitset
+            ):
                 node = left[node]
             else:
                 node = right[node]
@@ -151,9 +169,22 @@ class Tree:
     n_node_samples, depth : ndarray of int
     """
 
-    _arrays = ("children_left", "children_right", "feature", "threshold", "is_categorical",
-               "categories_left", "missing_go_left", "bin_threshold", "value", "impurity",
-               "n_node_samples", "weighted_n_node_samples", "gain", "depth")
+    _arrays = (
+        "children_left",
+        "children_right",
+        "feature",
+        "threshold",
+        "is_categorical",
+        "categories_left",
+        "missing_go_left",
+        "bin_threshold",
+        "value",
+        "impurity",
+        "n_node_samples",
+        "weighted_n_node_samples",
+        "gain",
+        "depth",
+    )
 
     def __init__(self, n_features, n_outputs, **arrays):
         self.n_features = n_features
@@ -171,8 +202,13 @@ class Tree:
     @categories_left.setter
     def categories_left(self, value):
         value = np.asarray(value)
-        if (value.ndim == 2 and value.shape[0] > 0 and value.shape[1] == 4
-                and value.dtype == np.uint64 and not value.any()):
+        if (
+            value.ndim == 2
+            and value.shape[0] > 0
+            and value.shape[1] == 4
+            and value.dtype == np.uint64
+            and not value.any()
+        ):
             value = np.zeros((0, 4), np.uint64)
         self._categories_left = value
 
@@ -206,15 +242,28 @@ class Tree:
         return int(self.depth.max()) if self.node_count else 0
 
     def _args(self):
-        return (self.children_left, self.children_right, self.feature, self.threshold,
-                self.missing_go_left, self.is_categorical, self._bitsets())
+        return (
+            self.children_left,
+            self.children_right,
+            self.feature,
+            self.threshold,
+            self.missing_go_left,
+            self.is_categorical,
+            self._bitsets(),
+        )
 
     def lane_arrays(self):
         """The tree's :class:`~.lane_walk.LaneArrays`, or None when the lane walk cannot
         take it (a categorical split, or children not side by side).  Built on each call:
         a caller that walks many blocks of rows builds them once and passes them on."""
-        return lane_arrays(self.children_left, self.children_right, self.feature,
-                           self.threshold, self.missing_go_left, self.is_categorical)
+        return lane_arrays(
+            self.children_left,
+            self.children_right,
+            self.feature,
+            self.threshold,
+            self.missing_go_left,
+            self.is_categorical,
+        )
 
     def apply(self, X, parallel=True):
         """Leaf id of each row of the encoded float matrix X (on numba's threads for 2000
@@ -234,6 +283,7 @@ class Tree:
                 (apply_lanes if threads else apply_lanes_serial)(Xd, *lanes, out_rows)
             else:
                 (_apply_raw if threads else _apply_raw_serial)(Xd, *self._args(), out_rows)
+
         return into_row_blocks(walk, X, out)
 
     def apply_binned(self, X_binned_T, missing_code):
@@ -241,13 +291,31 @@ class Tree:
         :class:`~.sparse_codes.SparseCodes`)."""
         out = np.empty(X_binned_T.shape[1], np.int64)
         if isinstance(X_binned_T, SparseCodes):
-            _apply_code_rows(X_binned_T.rows, self.children_left, self.children_right,
-                             self.feature, self.bin_threshold, self.missing_go_left,
-                             self.is_categorical, self._bitsets(), missing_code, out)
+            _apply_code_rows(
+                X_binned_T.rows,
+                self.children_left,
+                self.children_right,
+                self.feature,
+                self.bin_threshold,
+                self.missing_go_left,
+                self.is_categorical,
+                self._bitsets(),
+                missing_code,
+                out,
+            )
             return out
-        _apply_binned(X_binned_T, self.children_left, self.children_right, self.feature,
-                      self.bin_threshold, self.missing_go_left, self.is_categorical,
-                      self._bitsets(), missing_code, out)
+        _apply_binned(
+            X_binned_T,
+            self.children_left,
+            self.children_right,
+            self.feature,
+            self.bin_threshold,
+            self.missing_go_left,
+            self.is_categorical,
+            self._bitsets(),
+            missing_code,
+            out,
+        )
         return out
 
     def predict(self, X):
@@ -265,14 +333,18 @@ class Tree:
         if issparse(X):
             X = prepared_csr(X)
         # the kernel writes out[i, k] unchecked: a wrong shape must not reach it
-        if (not isinstance(out, np.ndarray) or out.dtype != np.float64
-                or not out.flags.c_contiguous
-                or out.shape != (X.shape[0], self.value.shape[1])):
+        if (
+            not isinstance(out, np.ndarray)
+            or out.dtype != np.float64
+            or not out.flags.c_contiguous
+            or out.shape != (X.shape[0], self.value.shape[1])
+        ):
             raise ValueError(
                 f"out must be a C-contiguous float64 array of shape "
                 f"({X.shape[0]}, {self.value.shape[1]}), got "
                 f"{getattr(out, 'dtype', type(out).__name__)} of shape "
-                f"{getattr(out, 'shape', None)}.")
+                f"{getattr(out, 'shape', None)}."
+            )
         value = np.ascontiguousarray(self.value, dtype=np.float64)
         if isinstance(X, CSRRows):
             accumulate_csr(*X, *self._args(), value, out)
@@ -282,17 +354,21 @@ class Tree:
         if lanes is not None:
             accumulate = accumulate_lanes if parallel else accumulate_lanes_serial
             return into_row_blocks(
-                lambda Xd, out_rows: accumulate(Xd, *lanes, value, out_rows), X, out)
+                lambda Xd, out_rows: accumulate(Xd, *lanes, value, out_rows), X, out
+            )
         accumulate = _accumulate_raw if parallel else _accumulate_raw_serial
         return into_row_blocks(
-            lambda Xd, out_rows: accumulate(Xd, *self._args(), value, out_rows), X, out)
+            lambda Xd, out_rows: accumulate(Xd, *self._args(), value, out_rows), X, out
+        )
 
     def decision_path(self, X):
         """CSR indicator matrix (n_samples, node_count) of the nodes each row visits."""
+
         def paths(Xd):
             indptr, indices = _decision_path(Xd, *self._args(), self.depth)
             data = np.ones(indices.shape[0], dtype=np.int64)
             return csr_matrix((data, indices, indptr), shape=(Xd.shape[0], self.node_count))
+
         return by_row_blocks(paths, X)
 
     def compute_feature_importances(self, normalize=True):
@@ -301,8 +377,9 @@ class Tree:
         normalised to sum to 1 (``normalize=True``).  Unnormalised, a fully grown tree's
         importances sum to the root's impurity."""
         internal = self.children_left != TREE_LEAF
-        imp = np.bincount(self.feature[internal], weights=self.gain[internal],
-                          minlength=self.n_features).astype(np.float64)
+        imp = np.bincount(
+            self.feature[internal], weights=self.gain[internal], minlength=self.n_features
+        ).astype(np.float64)
         root_w = float(self.weighted_n_node_samples[0]) if self.node_count else 0.0
         if root_w > 0:
             imp /= root_w
@@ -316,7 +393,8 @@ class Tree:
 
     #: what a model file stores of a tree
     _persist_attributes = ("n_features", "n_outputs", "_categories_left") + tuple(
-        a for a in _arrays if a != "categories_left")
+        a for a in _arrays if a != "categories_left"
+    )
     #: dtype and shape of each stored array, as the kernels above read them; a file is
     #: checked against it before its arrays are read (named sizes must agree)
     _persist_arrays = {
@@ -338,15 +416,25 @@ class Tree:
     #: what :meth:`_validate_state` checks attribute by attribute: the layout above (one
     #: row per node of ``children_left``), finite values, weights and gains, counts >= 0
     _state_spec = {
-        "n_features": integer(1, 2 ** 31 - 1), "n_outputs": integer(1),
-        **layout_spec(_persist_arrays, {"n_nodes": "children_left"}, {
-            "children_left": {"ndim": 1}, "value": {"finite": True},
-            "impurity": {"finite": True}, "gain": {"finite": True},
-            "weighted_n_node_samples": {"finite": True, "low": 0},
-            "n_node_samples": {"low": 0}})}
+        "n_features": integer(1, 2**31 - 1),
+        "n_outputs": integer(1),
+        **layout_spec(
+            _persist_arrays,
+            {"n_nodes": "children_left"},
+            {
+                "children_left": {"ndim": 1},
+                "value": {"finite": True},
+                "impurity": {"finite": True},
+                "gain": {"finite": True},
+                "weighted_n_node_samples": {"finite": True, "low": 0},
+                "n_node_samples": {"low": 0},
+            },
+        ),
+    }
 
-    def _validate_state(self, where="tree", n_features=None, n_outputs=None,
-                        categorical=None, bin_mapper=None):
+    def _validate_state(
+        self, where="tree", n_features=None, n_outputs=None, categorical=None, bin_mapper=None
+    ):
         """Raise ValueError unless the tree's arrays are safe for every kernel above.
 
         The kernels index without bounds checks: ``children_*`` and ``feature`` are read
@@ -375,11 +463,11 @@ class Tree:
         arrays = check_state(self, where, self._state_spec, missing="incomplete tree")
         nf, k = arrays["n_features"], arrays["n_outputs"]
         if n_features is not None and nf != n_features:
-            raise ValueError(f"{where}.n_features: the tree reads {nf} features, its owner "
-                             f"has {n_features}.")
+            raise ValueError(
+                f"{where}.n_features: the tree reads {nf} features, its owner has {n_features}."
+            )
         if n_outputs is not None and k != n_outputs:
-            raise ValueError(f"{where}.n_outputs: {k}, the owner reads {n_outputs} "
-                             f"output(s).")
+            raise ValueError(f"{where}.n_outputs: {k}, the owner reads {n_outputs} output(s).")
         left = arrays["children_left"]
         n = left.shape[0]
         if n == 0:
@@ -387,12 +475,15 @@ class Tree:
         right, feature, depth = arrays["children_right"], arrays["feature"], arrays["depth"]
         bits = arrays["_categories_left"]
         if bits.shape[0] not in (0, n):
-            raise ValueError(f"{where}._categories_left: must have {n} rows (or none), got "
-                             f"{bits.shape[0]}.")
+            raise ValueError(
+                f"{where}._categories_left: must have {n} rows (or none), got {bits.shape[0]}."
+            )
         leaf = left == TREE_LEAF
         if np.any(leaf != (right == TREE_LEAF)):
-            raise ValueError(f"{where}: node {int(np.argmax(leaf != (right == TREE_LEAF)))} "
-                             f"has exactly one child.")
+            raise ValueError(
+                f"{where}: node {int(np.argmax(leaf != (right == TREE_LEAF)))} "
+                f"has exactly one child."
+            )
         internal = np.flatnonzero(~leaf)
         # children after their parent: no cycle is possible, and every id is in range
         for name, child in (("children_left", left), ("children_right", right)):
@@ -400,52 +491,69 @@ class Tree:
             bad = (c <= internal) | (c >= n)
             if bad.any():
                 i = int(internal[np.argmax(bad)])
-                raise ValueError(f"{where}.{name}: node {i} has child {int(child[i])}, out of "
-                                 f"range or pointing backwards (the tree has {n} nodes).")
+                raise ValueError(
+                    f"{where}.{name}: node {i} has child {int(child[i])}, out of "
+                    f"range or pointing backwards (the tree has {n} nodes)."
+                )
         kids = np.concatenate([left[internal], right[internal]])
         # (the children are in range, checked above: counted, not sorted or hashed)
         if kids.size != n - 1 or (kids.size and np.bincount(kids, minlength=n).max() > 1):
-            raise ValueError(f"{where}: the nodes do not form a tree (a node with two "
-                             f"parents or an unreachable node).")
-        if depth[0] != 0 or np.any(depth[left[internal]] != depth[internal] + 1) or \
-                np.any(depth[right[internal]] != depth[internal] + 1):
-            raise ValueError(f"{where}.depth: must be 0 at the root and one more than the "
-                             f"parent's at every other node.")
+            raise ValueError(
+                f"{where}: the nodes do not form a tree (a node with two "
+                f"parents or an unreachable node)."
+            )
+        if (
+            depth[0] != 0
+            or np.any(depth[left[internal]] != depth[internal] + 1)
+            or np.any(depth[right[internal]] != depth[internal] + 1)
+        ):
+            raise ValueError(
+                f"{where}.depth: must be 0 at the root and one more than the "
+                f"parent's at every other node."
+            )
         if np.any(feature[leaf] != TREE_LEAF):
             i = int(np.flatnonzero(leaf)[np.argmax(feature[leaf] != TREE_LEAF)])
-            raise ValueError(f"{where}.feature: leaf {i} has feature {int(feature[i])}, "
-                             f"must be {TREE_LEAF}.")
+            raise ValueError(
+                f"{where}.feature: leaf {i} has feature {int(feature[i])}, must be {TREE_LEAF}."
+            )
         f_int = feature[internal]
         if f_int.size and (f_int.min() < 0 or f_int.max() >= nf):
             bad = f_int[(f_int < 0) | (f_int >= nf)][0]
-            raise ValueError(f"{where}.feature: a split feature index {int(bad)} is outside "
-                             f"[0, {nf}).")
+            raise ValueError(
+                f"{where}.feature: a split feature index {int(bad)} is outside [0, {nf})."
+            )
         is_cat = arrays["is_categorical"]
         if is_cat[leaf].any():
             raise ValueError(f"{where}.is_categorical: a leaf is flagged categorical.")
         cat_nodes = internal[is_cat[internal]]
         if cat_nodes.size and bits.shape[0] != n:
-            raise ValueError(f"{where}._categories_left: the tree has categorical splits but "
-                             f"no category sets.")
+            raise ValueError(
+                f"{where}._categories_left: the tree has categorical splits but no category sets."
+            )
         if categorical is not None:
             categorical = np.asarray(categorical, bool)
             if categorical.shape != (nf,):
-                raise ValueError(f"{where}: the owner's categorical flags do not cover the "
-                                 f"tree's {nf} features.")
+                raise ValueError(
+                    f"{where}: the owner's categorical flags do not cover the tree's {nf} features."
+                )
             wrong = is_cat[internal] != categorical[f_int]
             if wrong.any():
                 i = int(internal[np.argmax(wrong)])
-                raise ValueError(f"{where}.is_categorical: node {i} makes a "
-                                 f"{'categorical' if is_cat[i] else 'numeric'} split on "
-                                 f"feature {int(feature[i])}, which is not "
-                                 f"{'categorical' if is_cat[i] else 'numeric'}.")
+                raise ValueError(
+                    f"{where}.is_categorical: node {i} makes a "
+                    f"{'categorical' if is_cat[i] else 'numeric'} split on "
+                    f"feature {int(feature[i])}, which is not "
+                    f"{'categorical' if is_cat[i] else 'numeric'}."
+                )
         num_nodes = internal[~is_cat[internal]]
         thr = arrays["threshold"][num_nodes]
         bad = np.isnan(thr) | np.isneginf(thr)
         if bad.any():
-            raise ValueError(f"{where}.threshold: node {int(num_nodes[np.argmax(bad)])} has "
-                             f"threshold {thr[np.argmax(bad)]!r} (a number or +inf, the "
-                             f"\"is missing\" split, is needed).")
+            raise ValueError(
+                f"{where}.threshold: node {int(num_nodes[np.argmax(bad)])} has "
+                f"threshold {thr[np.argmax(bad)]!r} (a number or +inf, the "
+                f'"is missing" split, is needed).'
+            )
         gains = np.abs(arrays["gain"]).sum()
         if not np.isfinite(gains):
             raise ValueError(f"{where}.gain: the gains must sum to a finite number.")
@@ -455,40 +563,47 @@ class Tree:
         root_w = float(arrays["weighted_n_node_samples"][0])
         with np.errstate(over="ignore", divide="ignore"):
             if root_w > 0 and not np.isfinite(gains / root_w):
-                raise ValueError(f"{where}.weighted_n_node_samples: the root's weight "
-                                 f"{root_w!r} makes the importances (the gains over it) "
-                                 f"infinite.")
+                raise ValueError(
+                    f"{where}.weighted_n_node_samples: the root's weight "
+                    f"{root_w!r} makes the importances (the gains over it) "
+                    f"infinite."
+                )
         if bin_mapper is not None:
             n_bins = bin_mapper.n_bins_
             if n_bins.shape != (nf,):
-                raise ValueError(f"{where}: the tree has {nf} features, its bin mapper "
-                                 f"{n_bins.shape[0]}.")
+                raise ValueError(
+                    f"{where}: the tree has {nf} features, its bin mapper {n_bins.shape[0]}."
+                )
             bt = arrays["bin_threshold"][num_nodes]
             f_num = feature[num_nodes]
             bad = (bt < 0) | (bt >= n_bins[f_num])
             if bad.any():
                 i = int(num_nodes[np.argmax(bad)])
-                raise ValueError(f"{where}.bin_threshold: node {i} splits feature "
-                                 f"{int(feature[i])} at code {int(arrays['bin_threshold'][i])}"
-                                 f", outside its {int(n_bins[feature[i]])} bins.")
+                raise ValueError(
+                    f"{where}.bin_threshold: node {i} splits feature "
+                    f"{int(feature[i])} at code {int(arrays['bin_threshold'][i])}"
+                    f", outside its {int(n_bins[feature[i]])} bins."
+                )
             _check_category_sets(where, bits, cat_nodes, n_bins[feature[cat_nodes]])
             if num_nodes.size:
                 # the edge of the binned threshold, or (a threshold centered in its
                 # node's gap, engine/gap_thresholds.py) strictly between the edges
                 # around it, so that the binned and the raw test agree on the codes
                 expected = bin_mapper.thresholds_of(f_num, bt)
-                below = np.where(bt > 0,
-                                 bin_mapper.thresholds_of(f_num, np.maximum(bt - 1, 0)),
-                                 -np.inf)
+                below = np.where(
+                    bt > 0, bin_mapper.thresholds_of(f_num, np.maximum(bt - 1, 0)), -np.inf
+                )
                 above = bin_mapper.thresholds_of(f_num, bt + 1)
                 bad = (expected != thr) & ~((below < thr) & (thr < above))
                 if bad.any():
                     i = int(num_nodes[np.argmax(bad)])
-                    raise ValueError(f"{where}.threshold: node {i} has threshold "
-                                     f"{arrays['threshold'][i]!r}, outside the bin mapper's "
-                                     f"edges around its binned threshold "
-                                     f"({below[np.argmax(bad)]!r}, "
-                                     f"{above[np.argmax(bad)]!r}).")
+                    raise ValueError(
+                        f"{where}.threshold: node {i} has threshold "
+                        f"{arrays['threshold'][i]!r}, outside the bin mapper's "
+                        f"edges around its binned threshold "
+                        f"({below[np.argmax(bad)]!r}, "
+                        f"{above[np.argmax(bad)]!r})."
+                    )
 
 
 def _check_category_sets(where, bits, nodes, n_codes):
@@ -501,21 +616,27 @@ def _check_category_sets(where, bits, nodes, n_codes):
         k = np.clip(n_codes - 64 * word, 0, 64).astype(np.uint64)
         # the bits of codes 64 * word + k and above must be clear
         full = k == 64
-        allowed = np.where(full, np.uint64(2 ** 64 - 1),
-                           (np.uint64(1) << np.where(full, np.uint64(0), k)) - np.uint64(1))
+        allowed = np.where(
+            full,
+            np.uint64(2**64 - 1),
+            (np.uint64(1) << np.where(full, np.uint64(0), k)) - np.uint64(1),
+        )
         extra = bits[nodes, word] & ~allowed
         if extra.any():
             j = int(np.argmax(extra != 0))
             low = int(extra[j])
             code = 64 * word + (low & -low).bit_length() - 1
-            raise ValueError(f"{where}._categories_left: node {int(nodes[j])} sends category "
-                             f"code {code} left, its feature has {int(n_codes[j])} "
-                             f"categories.")
+            raise ValueError(
+                f"{where}._categories_left: node {int(nodes[j])} sends category "
+                f"code {code} left, its feature has {int(n_codes[j])} "
+                f"categories."
+            )
 
 
 @parallel_kernel
-def _predict_packed(X, left, right, feature, threshold, missing_left, is_cat, bitset, value,
-                    roots, output, out):
+def _predict_packed(
+    X, left, right, feature, threshold, missing_left, is_cat, bitset, value, roots, output, out
+):
     """``out[i, output[t]] += value[leaf of row i in tree t]`` for every tree ``t``; the
     trees' nodes are concatenated, ``roots[t]`` is the first node of tree ``t``.
 
@@ -532,8 +653,9 @@ def _predict_packed(X, left, right, feature, threshold, missing_left, is_cat, bi
             for i in range(lo, hi):
                 node = root
                 while left[node] != TREE_LEAF:
-                    go = goes_left_at_node(X[i, feature[node]], node, threshold, missing_left,
-                                    is_cat, bitset)
+                    go = goes_left_at_node(
+                        X[i, feature[node]], node, threshold, missing_left, is_cat, bitset
+                    )
                     node = left[node] if go else right[node]
                 out[i, k] += value[node]
 
@@ -564,14 +686,22 @@ class PackedTrees:
         self.threshold = cat("threshold")
         self.missing_left = cat("missing_go_left")
         self.is_cat = cat("is_categorical")
-        self.bitset = (np.concatenate([t.categories_left for t in trees])
-                       if any(t.is_categorical.any() for t in trees) else _NO_CATEGORIES)
+        self.bitset = (
+            np.concatenate([t.categories_left for t in trees])
+            if any(t.is_categorical.any() for t in trees)
+            else _NO_CATEGORIES
+        )
         self.value = np.concatenate([t.value[:, 0] for t in trees])
         self.roots = offsets
         # the lane walk's arrays, when every tree has numeric splits only (the children
         # stay side by side through the shift)
-        self.lanes = lane_arrays(self.left, self.right, self.feature, self.threshold,
-                                 self.missing_left, self.is_cat) if trees else None
+        self.lanes = (
+            lane_arrays(
+                self.left, self.right, self.feature, self.threshold, self.missing_left, self.is_cat
+            )
+            if trees
+            else None
+        )
         self.output = np.asarray(outputs, dtype=np.int64)
         # what the kernel indexes, bounded once here and checked at every predict
         self.n_outputs_used = int(self.output.max()) + 1 if self.output.size else 0
@@ -586,27 +716,51 @@ class PackedTrees:
         # the kernel reads X[i, feature] and writes out[i, output] unchecked: a buffer of
         # another model's shape (a refit racing a predict) must not reach it
         if X.ndim != 2 or X.shape[1] < self.n_features_used:
-            raise ValueError(f"X must be 2-dimensional with at least {self.n_features_used} "
-                             f"columns for these trees, got shape {X.shape}.")
-        if (not isinstance(out, np.ndarray) or out.dtype != np.float64
-                or not out.flags.c_contiguous or out.shape != (X.shape[0], n_outputs)
-                or n_outputs < self.n_outputs_used):
+            raise ValueError(
+                f"X must be 2-dimensional with at least {self.n_features_used} "
+                f"columns for these trees, got shape {X.shape}."
+            )
+        if (
+            not isinstance(out, np.ndarray)
+            or out.dtype != np.float64
+            or not out.flags.c_contiguous
+            or out.shape != (X.shape[0], n_outputs)
+            or n_outputs < self.n_outputs_used
+        ):
             raise ValueError(
                 f"out must be a C-contiguous float64 array of shape ({X.shape[0]}, "
                 f"{max(n_outputs, self.n_outputs_used)}), got "
                 f"{getattr(out, 'dtype', type(out).__name__)} of shape "
-                f"{getattr(out, 'shape', None)} for {n_outputs} outputs.")
+                f"{getattr(out, 'shape', None)} for {n_outputs} outputs."
+            )
         # a sparse X: every tree walks one dense block of rows before the next block
         lanes = getattr(self, "lanes", None)
         if lanes is not None:
             return into_row_blocks(
                 lambda Xd, out_rows: predict_packed_lanes(
-                    Xd, *lanes, self.value, self.roots, self.output, out_rows), X, out)
+                    Xd, *lanes, self.value, self.roots, self.output, out_rows
+                ),
+                X,
+                out,
+            )
         return into_row_blocks(
             lambda Xd, out_rows: _predict_packed(
-                Xd, self.left, self.right, self.feature, self.threshold, self.missing_left,
-                self.is_cat, self.bitset, self.value, self.roots, self.output, out_rows),
-            X, out)
+                Xd,
+                self.left,
+                self.right,
+                self.feature,
+                self.threshold,
+                self.missing_left,
+                self.is_cat,
+                self.bitset,
+                self.value,
+                self.roots,
+                self.output,
+                out_rows,
+            ),
+            X,
+            out,
+        )
 
 
 @kernel

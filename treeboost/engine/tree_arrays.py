@@ -6,6 +6,7 @@ and ``gain`` 0, each split's real threshold, each node's weight and value.  A fu
 grown forest tree has tens of thousands of nodes, and a dozen NumPy passes over them
 cost a tenth of the tree's growth; :func:`tree_arrays` makes one.
 """
+
 from collections import namedtuple
 
 import numpy as np
@@ -17,10 +18,24 @@ VALUES_CLASSES, VALUES_MEANS, VALUES_NEWTON = 0, 1, 2
 
 #: the arrays of a :class:`~.tree.Tree` that :func:`tree_arrays` gives, by their names
 #: there (``weight``: ``weighted_n_node_samples``)
-TreeArrays = namedtuple("TreeArrays", [
-    "children_left", "children_right", "feature", "bin_threshold", "missing_go_left",
-    "impurity", "depth", "gain", "is_categorical", "threshold", "weight",
-    "value", "n_node_samples"])
+TreeArrays = namedtuple(
+    "TreeArrays",
+    [
+        "children_left",
+        "children_right",
+        "feature",
+        "bin_threshold",
+        "missing_go_left",
+        "impurity",
+        "depth",
+        "gain",
+        "is_categorical",
+        "threshold",
+        "weight",
+        "value",
+        "n_node_samples",
+    ],
+)
 
 
 @kernel
@@ -74,8 +89,21 @@ def _copy_out(nodes, node_count, is_categorical, edges, kind, n_stats, l2):
             d = w if w > 0 else 1.0
             for c in range(k):
                 value[i, c] = stats[i, c] / d
-    return (left, right, feature, bin_thr, missing_left, impurity, depth, gain,
-            is_cat, threshold, weight, value, n_node)
+    return (
+        left,
+        right,
+        feature,
+        bin_thr,
+        missing_left,
+        impurity,
+        depth,
+        gain,
+        is_cat,
+        threshold,
+        weight,
+        value,
+        n_node,
+    )
 
 
 #: most classes whose weights NumPy's sum of a row adds in turn (from 8 on, in blocks)
@@ -104,11 +132,9 @@ def tree_arrays(nodes, node_count, is_categorical, edges, kind, n_stats, l2):
     """
     if kind == VALUES_CLASSES and n_stats > _MAX_SEQUENTIAL_CLASSES:
         # NumPy's pairwise sum, not reproduced in the kernel: the weights come from it
-        out = TreeArrays(*_copy_out(nodes, node_count, is_categorical, edges, kind,
-                                    n_stats, l2))
+        out = TreeArrays(*_copy_out(nodes, node_count, is_categorical, edges, kind, n_stats, l2))
         stats = nodes.stats[:node_count, :n_stats]
         w = stats.sum(axis=1)
         np.divide(stats, np.where(w > 0, w, 1.0)[:, None], out=out.value)
         return out._replace(weight=w)
-    return TreeArrays(*_copy_out(nodes, node_count, is_categorical, edges, kind, n_stats,
-                                 l2))
+    return TreeArrays(*_copy_out(nodes, node_count, is_categorical, edges, kind, n_stats, l2))

@@ -1,6 +1,7 @@
 """What every tree ensemble shares: input handling, binning once, per-tree seeds, the
 target's encoding and the members grown on the shared bins; the one ``fit`` of the
 ensembles whose members are fitted in parallel (forests and bagging)."""
+
 import warnings
 
 import numpy as np
@@ -10,13 +11,24 @@ from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..persistence import (PersistenceMixin, check_array, check_classes, check_fitted,
-                           check_real, is_hashable, validate_part)
+from ..persistence import (
+    PersistenceMixin,
+    check_array,
+    check_classes,
+    check_fitted,
+    check_real,
+    is_hashable,
+    validate_part,
+)
 from ..engine import BinMapper, fit_transform_weighted
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, check_multi_output
 from ..trees.encoding import EncoderMixin, check_weights
-from ..trees.targets import (check_poisson_target, check_regression_outputs,
-                             check_regression_target, encode_classification_target)
+from ..trees.targets import (
+    check_poisson_target,
+    check_regression_outputs,
+    check_regression_target,
+    encode_classification_target,
+)
 from ._parallel import release_free_memory, run_chunks
 
 #: the attributes an out-of-bag evaluation sets
@@ -29,8 +41,7 @@ def grows_on_shared_bins(estimator):
     True for treeboost's CART trees (and subclasses) whose ``fit`` is the base one; a
     subclass that overrides ``fit`` may do anything there, so it is fitted through that
     ``fit`` like any other estimator."""
-    return isinstance(estimator, BaseDecisionTree) and \
-        type(estimator).fit is BaseDecisionTree.fit
+    return isinstance(estimator, BaseDecisionTree) and type(estimator).fit is BaseDecisionTree.fit
 
 
 def set_random_states(estimator, random_state):
@@ -42,9 +53,11 @@ def set_random_states(estimator, random_state):
     which is private): a member refitted alone on its sample grows the same model.
     """
     rng = check_random_state(random_state)
-    to_set = {key: int(rng.randint(np.iinfo(np.int32).max))
-              for key in sorted(estimator.get_params(deep=True))
-              if key == "random_state" or key.endswith("__random_state")}
+    to_set = {
+        key: int(rng.randint(np.iinfo(np.int32).max))
+        for key in sorted(estimator.get_params(deep=True))
+        if key == "random_state" or key.endswith("__random_state")
+    }
     if to_set:
         estimator.set_params(**to_set)
     return estimator
@@ -55,12 +68,14 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
 
     def _bin(self, Xe, sample_weight):
         # seeded: above BinMapper's subsample the edges come from drawn rows
-        self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_,
-                                     random_state=getattr(self, "random_state", None))
+        self.bin_mapper_ = BinMapper(
+            self.max_bins,
+            self._encoder.is_categorical_,
+            random_state=getattr(self, "random_state", None),
+        )
         return fit_transform_weighted(self.bin_mapper_, Xe, sample_weight)
 
-    def _encode_target(self, y, n_samples, *, multi_output, criterion=None,
-                       check_poisson=False):
+    def _encode_target(self, y, n_samples, *, multi_output, criterion=None, check_poisson=False):
         """``y`` as the members are grown on it: a classifier's class codes (it sets
         ``classes_`` and ``n_classes_``), a regressor's float targets.
 
@@ -111,8 +126,10 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
 
     def _warn_no_new_members(self):
         """A warm start asked for no new member: say so (scikit-learn's words)."""
-        warnings.warn("Warm-start fitting without increasing n_estimators does not fit new "
-                      "trees.", UserWarning)
+        warnings.warn(
+            "Warm-start fitting without increasing n_estimators does not fit new trees.",
+            UserWarning,
+        )
 
     def _seeds(self, n):
         """One seed per tree, drawn up front in tree order: the same model whatever n_jobs."""
@@ -147,8 +164,9 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
             est._n_targets = getattr(self, "_n_targets", 1)
         return est
 
-    def _fit_member(self, est, *, Xe, Xb, y, weights, features=None, rows=None, parallel,
-                    workspace=None):
+    def _fit_member(
+        self, est, *, Xe, Xb, y, weights, features=None, rows=None, parallel, workspace=None
+    ):
         """Fit one member of a bagging or boosting ensemble to weighted rows.
 
         A member on all the columns that grows on the shared bins (``Xb`` not None and
@@ -187,14 +205,19 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
         if Xb is not None and features is None and grows_on_shared_bins(est):
             weights = np.asarray(weights, dtype=np.float64)
             # the grower's seed comes from the tree's random_state, as in its own fit
-            est._grow(Xb, est._stats(y, weights), np.flatnonzero(weights > 0),
-                      total_weight=weights.sum(), parallel=parallel, workspace=workspace)
+            est._grow(
+                Xb,
+                est._stats(y, weights),
+                np.flatnonzero(weights > 0),
+                total_weight=weights.sum(),
+                parallel=parallel,
+                workspace=workspace,
+            )
             if workspace is not None:
                 # a worker growing tree after tree hands the freed pages back
                 release_free_memory()
             return est
-        labels = (lambda r: self.classes_[y[r]]) if is_classifier(self) else \
-            (lambda r: y[r])
+        labels = (lambda r: self.classes_[y[r]]) if is_classifier(self) else (lambda r: y[r])
         if rows is None:
             Xi = Xe if features is None else Xe[:, features]
             est.fit(Xi, labels(slice(None)), sample_weight=np.asarray(weights, np.float64))
@@ -251,10 +274,12 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
         if total is None or not has.any():
             raise ValueError("no sample was out of bag: oob_score needs more estimators.")
         if not has.all():
-            warnings.warn(f"Some inputs do not have OOB scores. This probably means too few "
-                          f"{self._oob_warning} ({int((~has).sum())} of {has.size} rows "
-                          f"were in every sample; oob_score_ is computed on the others).",
-                          UserWarning)
+            warnings.warn(
+                f"Some inputs do not have OOB scores. This probably means too few "
+                f"{self._oob_warning} ({int((~has).sum())} of {has.size} rows "
+                f"were in every sample; oob_score_ is computed on the others).",
+                UserWarning,
+            )
         avg = np.full_like(total, np.nan)
         avg[has] = total[has] / (seen[has] if total.ndim == 1 else seen[has, None])
         if is_classifier(self):
@@ -277,8 +302,15 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
 
     # -- the state read from a model file ---------------------------------------------------
 
-    _persist_attributes = ("bin_mapper_", "classes_", "n_classes_", "estimators_",
-                           "oob_score_", "oob_decision_function_", "oob_prediction_")
+    _persist_attributes = (
+        "bin_mapper_",
+        "classes_",
+        "n_classes_",
+        "estimators_",
+        "oob_score_",
+        "oob_decision_function_",
+        "oob_prediction_",
+    )
 
     def _validate_ensemble(self, where, required=()):
         """The checks every ensemble of members shares; returns whether it is fitted.
@@ -297,11 +329,17 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
         n = self.n_features_in_
         flags = self._encoder.is_categorical_
         if "bin_mapper_" in vars(self):
-            validate_part(self.bin_mapper_, f"{where}.bin_mapper_", expect=BinMapper,
-                          n_features=n, categorical=flags)
+            validate_part(
+                self.bin_mapper_,
+                f"{where}.bin_mapper_",
+                expect=BinMapper,
+                n_features=n,
+                categorical=flags,
+            )
         multi = classifier and isinstance(self.classes_, list)
-        if multi:       # several outputs: a list of label arrays
+        if multi:  # several outputs: a list of label arrays
             from ..trees.cart import _check_output_classes
+
             K = int(_check_output_classes(self, where).sum())
         else:
             K = check_classes(self, where) if classifier else None
@@ -312,14 +350,18 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
             w = f"{where}.estimators_[{i}]"
             validate_part(m, w)
             kind_ok = hasattr(m, "get_params") and (
-                is_classifier(m) if classifier else is_regressor(m))
+                is_classifier(m) if classifier else is_regressor(m)
+            )
             if not kind_ok or "n_features_in_" not in vars(m):
-                raise ValueError(f"{w}: not a fitted "
-                                 f"{'classifier' if classifier else 'regressor'}.")
+                raise ValueError(
+                    f"{w}: not a fitted {'classifier' if classifier else 'regressor'}."
+                )
             if multi:
-                if not (isinstance(m.classes_, list) and len(m.classes_) == len(self.classes_)
-                        and all(np.array_equal(a, b)
-                                for a, b in zip(m.classes_, self.classes_))):
+                if not (
+                    isinstance(m.classes_, list)
+                    and len(m.classes_) == len(self.classes_)
+                    and all(np.array_equal(a, b) for a, b in zip(m.classes_, self.classes_))
+                ):
                     raise ValueError(f"{w}.classes_: must be the ensemble's classes_.")
             elif classifier and not set(_labels(m.classes_)) <= set(_labels(self.classes_)):
                 raise ValueError(f"{w}.classes_: must be among the ensemble's classes_.")
@@ -328,11 +370,14 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
         for name in ("oob_decision_function_", "oob_prediction_"):
             if name in vars(self):
                 # a regressor's: one column per output when there are several
-                ndim = (3 if multi else 2) if classifier or np.ndim(
-                    getattr(self, name)) == 2 else 1
+                ndim = (3 if multi else 2) if classifier or np.ndim(getattr(self, name)) == 2 else 1
                 check_array(getattr(self, name), f"{where}.{name}", "float64", ndim=ndim)
-        if classifier and not multi and "oob_decision_function_" in vars(self) and \
-                self.oob_decision_function_.shape[1] != K:
+        if (
+            classifier
+            and not multi
+            and "oob_decision_function_" in vars(self)
+            and self.oob_decision_function_.shape[1] != K
+        ):
             raise ValueError(f"{where}.oob_decision_function_: must have {K} columns.")
         return True
 
@@ -340,23 +385,28 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
         """A member whose tree reads the ensemble's encoded input directly: same encoder
         and bin mapper, number of features and classes."""
         if m._encoder is not self._encoder or m.n_features_in_ != self.n_features_in_:
-            raise ValueError(f"{where}: a member predicting on the ensemble's input must "
-                             f"share its input encoder and {self.n_features_in_} features.")
+            raise ValueError(
+                f"{where}: a member predicting on the ensemble's input must "
+                f"share its input encoder and {self.n_features_in_} features."
+            )
         if "classes_" not in vars(self):
             return
         mine = self.classes_ if isinstance(self.classes_, list) else [self.classes_]
         theirs = m.classes_ if isinstance(m.classes_, list) else [m.classes_]
-        if not (len(mine) == len(theirs) and all(
-                np.array_equal(a, b) and a.dtype == b.dtype for a, b in zip(theirs, mine))):
-            raise ValueError(f"{where}.classes_: the member's classes differ from the "
-                             f"ensemble's.")
+        if not (
+            len(mine) == len(theirs)
+            and all(np.array_equal(a, b) and a.dtype == b.dtype for a, b in zip(theirs, mine))
+        ):
+            raise ValueError(f"{where}.classes_: the member's classes differ from the ensemble's.")
 
     def _check_output_bound(self, where, trees):
         """The ensemble sums its trees' leaf values: the sum must stay finite."""
         bound = sum(float(np.abs(t.value).max()) for t in trees)
         if not np.isfinite(bound) or bound > 1e300:
-            raise ValueError(f"{where}: the leaf values of the members sum to more than "
-                             f"1e300 (the predictions would overflow).")
+            raise ValueError(
+                f"{where}: the leaf values of the members sum to more than "
+                f"1e300 (the predictions would overflow)."
+            )
 
 
 class BaseParallelEnsemble(BaseTreeEnsemble):
@@ -414,16 +464,20 @@ class BaseParallelEnsemble(BaseTreeEnsemble):
         """
         self._validate_params()
         if self.oob_score and not self.bootstrap:
-            raise ValueError("Out of bag estimation only available if bootstrap=True: "
-                             "oob_score=True needs bootstrap=True (out-of-bag samples exist "
-                             "only with bootstrap sampling).")
+            raise ValueError(
+                "Out of bag estimation only available if bootstrap=True: "
+                "oob_score=True needs bootstrap=True (out-of-bag samples exist "
+                "only with bootstrap sampling)."
+            )
         self._check_fit_params()
         base = self._base_member()
         warm = self.warm_start and hasattr(self, "estimators_")
         start = len(self.estimators_) if warm else 0
         if warm and self.n_estimators < start:
-            raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
-                             f"{start} {self._fitted_members}.")
+            raise ValueError(
+                f"n_estimators={self.n_estimators} must be at least the "
+                f"{start} {self._fitted_members}."
+            )
         if warm and self.n_estimators == start:
             self._warn_no_new_members()
             if not self._warm_refit_without_members:
@@ -472,8 +526,12 @@ class BaseParallelEnsemble(BaseTreeEnsemble):
     def _set_oob(self, Xe, y):
         """Out-of-bag results from the rows each member left out (see
         :meth:`BaseTreeEnsemble._set_oob`)."""
-        super()._set_oob(Xe, y, scoring=self.oob_score, members=zip(
-            self._out_of_bag_rows(Xe.shape[0]), self._member_predictors()))
+        super()._set_oob(
+            Xe,
+            y,
+            scoring=self.oob_score,
+            members=zip(self._out_of_bag_rows(Xe.shape[0]), self._member_predictors()),
+        )
 
 
 def _labels(a):
@@ -488,8 +546,11 @@ def in_bag_rows(n_samples, n_draws):
 
     A forest sizes each worker's row buffers by it, not by ``n``; a sample that
     exceeds it only makes the buffers grow for the next trees."""
-    expected = n_samples * -np.expm1(n_draws * np.log1p(-1.0 / n_samples)) \
-        if n_samples > 1 else float(n_samples)
+    expected = (
+        n_samples * -np.expm1(n_draws * np.log1p(-1.0 / n_samples))
+        if n_samples > 1
+        else float(n_samples)
+    )
     return int(min(n_samples, np.ceil(expected + 4.0 * np.sqrt(n_samples) + 64)))
 
 

@@ -9,6 +9,7 @@ The draws come from SplitMix64 (Steele, Lea and Flood 2014) seeded with the tree
 the same sample for the same seed on any thread, independent of the generator the grower
 uses for its feature sampling.
 """
+
 import numpy as np
 from ..engine import inlined, kernel
 

@@ -5,6 +5,7 @@
 loss's link: ``F0(x) = link(init.predict_proba(x))`` for a classifier (the log-odds of the
 positive class for the log-loss), ``F0(x) = init.predict(x)`` for a regressor.
 """
+
 from sklearn.base import clone
 
 

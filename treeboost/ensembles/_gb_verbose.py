@@ -6,6 +6,7 @@
 One line per iteration for ``verbose > 1``; for ``verbose=1`` every iteration up to 10,
 then every 10th up to 100, every 100th ... (the interval grows by powers of 10).
 """
+
 from time import time
 
 
@@ -42,7 +43,13 @@ class VerboseReporter:
             return
         remaining = (self.n_estimators - (j + 1)) * (time() - self.start_time) / (i + 1)
         remaining = f"{remaining / 60:.2f}m" if remaining > 60 else f"{remaining:.2f}s"
-        print(self.fmt.format(iter=j + 1, train_score=train_score, oob_impr=oob_improvement,
-                              remaining_time=remaining))
+        print(
+            self.fmt.format(
+                iter=j + 1,
+                train_score=train_score,
+                oob_impr=oob_improvement,
+                remaining_time=remaining,
+            )
+        )
         if self.verbose == 1 and (i + 1) // (self.verbose_mod * 10) > 0:
             self.verbose_mod *= 10

@@ -11,6 +11,7 @@ process workers set to their share of the cores: a forest with ``n_jobs=2`` insi
 ``GridSearchCV(n_jobs=2)`` on two cores fits on one thread per search worker.  Under
 ``joblib.parallel_config(backend="dask")`` the same tasks run on the cluster's workers.
 """
+
 import ctypes
 
 import numba
@@ -22,7 +23,7 @@ from joblib.parallel import get_active_backend
 def _find_malloc_trim():
     try:
         return ctypes.CDLL(None).malloc_trim
-    except (AttributeError, OSError, TypeError):     # not glibc: nothing to do
+    except (AttributeError, OSError, TypeError):  # not glibc: nothing to do
         return None
 
 
@@ -49,8 +50,9 @@ CHUNKS_PER_WORKER = 4
 
 
 #: joblib's backends that run the tasks on this machine (the others, Dask's, on a cluster)
-_LOCAL_BACKENDS = frozenset({"SequentialBackend", "ThreadingBackend", "LokyBackend",
-                             "MultiprocessingBackend"})
+_LOCAL_BACKENDS = frozenset(
+    {"SequentialBackend", "ThreadingBackend", "LokyBackend", "MultiprocessingBackend"}
+)
 
 
 def thread_budget():
@@ -96,6 +98,7 @@ def run_chunks(func, n_items, n_jobs, verbose=0, desc="trees", **shared):
     out = []
     try:
         from tqdm.auto import tqdm
+
         bar = tqdm(total=n_items, desc=desc, unit="tree")
     except ImportError:
         bar = None

@@ -7,6 +7,7 @@ likely to be drawn again), then raises the weights of the samples it got wrong. 
 treeboost tree as the learner, X is binned once and each round's tree is grown on the
 shared bins from the current weights.
 """
+
 import warnings
 from numbers import Integral, Real
 
@@ -46,10 +47,14 @@ def _normalise(w):
 
 
 def _warn_stopped(model, m, why):
-    warnings.warn(f"{type(model).__name__}: boosting stopped at round {m + 1} of "
-                  f"{model.n_estimators} because {why} (learning_rate={model.learning_rate}); "
-                  f"{len(model.estimators_)} learner(s) kept. A smaller learning_rate boosts "
-                  f"further.", UserWarning, stacklevel=3)
+    warnings.warn(
+        f"{type(model).__name__}: boosting stopped at round {m + 1} of "
+        f"{model.n_estimators} because {why} (learning_rate={model.learning_rate}); "
+        f"{len(model.estimators_)} learner(s) kept. A smaller learning_rate boosts "
+        f"further.",
+        UserWarning,
+        stacklevel=3,
+    )
 
 
 class BaseAdaBoost(BaseTreeEnsemble):
@@ -66,16 +71,17 @@ class BaseAdaBoost(BaseTreeEnsemble):
 
     def _report(self, m, err, weight):
         if self.verbose:
-            print(f"[{m + 1}]\tweighted error {err:.6g}\testimator weight {weight:.6g}",
-                  flush=True)
+            print(f"[{m + 1}]\tweighted error {err:.6g}\testimator weight {weight:.6g}", flush=True)
 
     def _learner(self, default_depth):
         est = self.estimator
         if est is None:
-            cls = DecisionTreeClassifier if is_classifier(self) \
-                else DecisionTreeRegressor
-            return cls(max_depth=default_depth, max_bins=self.max_bins,
-                       categorical_features=self.categorical_features)
+            cls = DecisionTreeClassifier if is_classifier(self) else DecisionTreeRegressor
+            return cls(
+                max_depth=default_depth,
+                max_bins=self.max_bins,
+                categorical_features=self.categorical_features,
+            )
         # refused when it says it is of the other kind; an estimator that does not say
         # (no classifier or regressor tag) is taken at its word, as scikit-learn does
         if is_classifier(self) and is_regressor(est):
@@ -83,9 +89,11 @@ class BaseAdaBoost(BaseTreeEnsemble):
         if is_regressor(self) and is_classifier(est):
             raise ValueError(f"estimator={est!r} is not a regressor.")
         if self.boosting == "reweight" and not _takes_weight(est):
-            raise ValueError(f"{type(est).__name__} doesn't support sample_weight: "
-                             f"estimator={est!r} does not accept sample_weight, which "
-                             f"AdaBoost reweighting needs (use boosting='resample').")
+            raise ValueError(
+                f"{type(est).__name__} doesn't support sample_weight: "
+                f"estimator={est!r} does not accept sample_weight, which "
+                f"AdaBoost reweighting needs (use boosting='resample')."
+            )
         return est
 
     def _fit_round(self, base, Xe, Xb, y, weights, rng):
@@ -99,8 +107,14 @@ class BaseAdaBoost(BaseTreeEnsemble):
         if self.boosting == "resample":
             draws = rng.choice(y.shape[0], y.shape[0], p=weights / weights.sum())
             return self._fit_member(
-                est, Xe=Xe, Xb=Xb, y=y, parallel=True, rows=lambda: draws,
-                weights=np.bincount(draws, minlength=y.shape[0]).astype(np.float64))
+                est,
+                Xe=Xe,
+                Xb=Xb,
+                y=y,
+                parallel=True,
+                rows=lambda: draws,
+                weights=np.bincount(draws, minlength=y.shape[0]).astype(np.float64),
+            )
         return self._fit_member(est, Xe=Xe, Xb=Xb, y=y, weights=weights, parallel=True)
 
     @property
@@ -117,11 +131,11 @@ class BaseAdaBoost(BaseTreeEnsemble):
         check_is_fitted(self, "estimators_")
         weights = np.asarray(self.estimator_weights_, dtype=np.float64)
         try:
-            total = sum(a * est.feature_importances_
-                        for a, est in zip(weights, self.estimators_))
+            total = sum(a * est.feature_importances_ for a, est in zip(weights, self.estimators_))
         except AttributeError as exc:
-            raise AttributeError("feature_importances_ needs learners that have "
-                                 "feature_importances_ (trees do).") from exc
+            raise AttributeError(
+                "feature_importances_ needs learners that have feature_importances_ (trees do)."
+            ) from exc
         return total / weights.sum()
 
     def __sklearn_tags__(self):
@@ -137,37 +151,39 @@ class BaseAdaBoost(BaseTreeEnsemble):
             out = est.tree_.predict(Xe)
             return np.argmax(out, axis=1) if is_classifier(self) else out[:, 0]
         pred = est.predict(Xe)
-        return np.searchsorted(self.classes_, pred) if is_classifier(self) \
-            else pred
+        return np.searchsorted(self.classes_, pred) if is_classifier(self) else pred
 
     # -- the state read from a model file ---------------------------------------------------
 
     _persist_attributes = ("estimator_weights_", "estimator_errors_")
     #: one finite weight and one error per member
-    _state_spec = {"estimator_weights_": array("float64", ("n_members",), finite=True),
-                   "estimator_errors_": array("float64", ("n_members",))}
+    _state_spec = {
+        "estimator_weights_": array("float64", ("n_members",), finite=True),
+        "estimator_errors_": array("float64", ("n_members",)),
+    }
 
     def _validate_state(self, where="model", **context):
         """Check a loaded AdaBoost model: one finite positive weight per member (the vote
         and the weighted median divide by their running sum, which must stay finite), one
         error per member, and members whose tree reads the ensemble's input on it."""
         super()._validate_state(where, **context)
-        if not self._validate_ensemble(where, required=("estimator_weights_",
-                                                        "estimator_errors_")):
+        if not self._validate_ensemble(where, required=("estimator_weights_", "estimator_errors_")):
             return
         n = len(self.estimators_)
-        weights = check_state(self, where, self._state_spec,
-                              {"n_members": n})["estimator_weights_"]
+        weights = check_state(self, where, self._state_spec, {"n_members": n})["estimator_weights_"]
         if np.any(weights <= 0) or not weights.sum() < 1e300:
-            raise ValueError(f"{where}.estimator_weights_: must hold {n} positive weight(s) "
-                             f"with a finite sum.")
+            raise ValueError(
+                f"{where}.estimator_weights_: must hold {n} positive weight(s) with a finite sum."
+            )
         for i, m in enumerate(self.estimators_):
             w = f"{where}.estimators_[{i}]"
             if isinstance(m, BaseDecisionTree) and m._encoder is self._encoder:
-                self._check_same_input(m, w)       # its tree reads the ensemble's input
+                self._check_same_input(m, w)  # its tree reads the ensemble's input
             elif m.n_features_in_ != self.n_features_in_:
-                raise ValueError(f"{w}.n_features_in_: the member has {m.n_features_in_} "
-                                 f"features, the ensemble {self.n_features_in_}.")
+                raise ValueError(
+                    f"{w}.n_features_in_: the member has {m.n_features_in_} "
+                    f"features, the ensemble {self.n_features_in_}."
+                )
 
 
 class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
@@ -202,9 +218,18 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
     estimators_, estimator_weights_, estimator_errors_, classes_
     """
 
-    def __init__(self, estimator=None, n_estimators=50, *, learning_rate=1.0,
-                 boosting="reweight", random_state=None, max_bins=255,
-                 categorical_features=None, verbose=0):
+    def __init__(
+        self,
+        estimator=None,
+        n_estimators=50,
+        *,
+        learning_rate=1.0,
+        boosting="reweight",
+        random_state=None,
+        max_bins=255,
+        categorical_features=None,
+        verbose=0,
+    ):
         self.verbose = verbose
         self.estimator = estimator
         self.n_estimators = n_estimators
@@ -239,14 +264,16 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
                 break
             if err >= 1 - 1 / K:
                 if not self.estimators_:
-                    raise ValueError(f"BaseClassifier in AdaBoostClassifier ensemble is worse "
-                                     f"than random, ensemble can not be fit: the first "
-                                     f"learner is no better than chance (weighted error "
-                                     f"{err:.3f}); AdaBoost cannot continue.")
+                    raise ValueError(
+                        f"BaseClassifier in AdaBoostClassifier ensemble is worse "
+                        f"than random, ensemble can not be fit: the first "
+                        f"learner is no better than chance (weighted error "
+                        f"{err:.3f}); AdaBoost cannot continue."
+                    )
                 break
             alpha = self.learning_rate * (np.log((1 - err) / err) + np.log(K - 1))
             if not _weight_fits(alpha, weights):
-                if not self.estimators_:    # the vote is scale-free: one learner, weight 1
+                if not self.estimators_:  # the vote is scale-free: one learner, weight 1
                     self.estimators_.append(est)
                     weights.append(1.0)
                     errors.append(err)
@@ -262,8 +289,11 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
             with np.errstate(over="ignore"):
                 w = w * np.exp(alpha * wrong)
             if not _normalise(w):
-                _warn_stopped(self, m, "the sample weights overflowed (Sample weights have "
-                              "reached infinite values)")
+                _warn_stopped(
+                    self,
+                    m,
+                    "the sample weights overflowed (Sample weights have reached infinite values)",
+                )
                 break
         self.estimator_weights_ = np.array(weights)
         self.estimator_errors_ = np.array(errors)
@@ -348,6 +378,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
     def staged_score(self, X, y, sample_weight=None):
         """Accuracy after each round."""
         from sklearn.metrics import accuracy_score
+
         for pred in self.staged_predict(X):
             yield accuracy_score(y, pred, sample_weight=sample_weight)
 
@@ -374,12 +405,24 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
     random_state, max_bins, categorical_features, verbose
     """
 
-    _parameter_constraints = {**BaseAdaBoost._parameter_constraints,
-                              "loss": [StrOptions({"linear", "square", "exponential"})]}
+    _parameter_constraints = {
+        **BaseAdaBoost._parameter_constraints,
+        "loss": [StrOptions({"linear", "square", "exponential"})],
+    }
 
-    def __init__(self, estimator=None, n_estimators=50, *, learning_rate=1.0, loss="linear",
-                 boosting="resample", random_state=None, max_bins=255,
-                 categorical_features=None, verbose=0):
+    def __init__(
+        self,
+        estimator=None,
+        n_estimators=50,
+        *,
+        learning_rate=1.0,
+        loss="linear",
+        boosting="resample",
+        random_state=None,
+        max_bins=255,
+        categorical_features=None,
+        verbose=0,
+    ):
         self.verbose = verbose
         self.estimator = estimator
         self.n_estimators = n_estimators
@@ -409,7 +452,7 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
             if e_max > 0:
                 e = e / e_max
             if self.loss == "square":
-                e = e ** 2
+                e = e**2
             elif self.loss == "exponential":
                 e = 1.0 - np.exp(-e)
             avg = float(np.sum(w * e))
@@ -427,7 +470,7 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
             beta = avg / (1 - avg)
             alpha = self.learning_rate * np.log(1 / beta)
             if not _weight_fits(alpha, weights):
-                if not self.estimators_:    # the median is scale-free: one learner, weight 1
+                if not self.estimators_:  # the median is scale-free: one learner, weight 1
                     self.estimators_.append(est)
                     weights.append(1.0)
                     errors.append(avg)
@@ -470,6 +513,7 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
     def staged_score(self, X, y, sample_weight=None):
         """R² after each round."""
         from sklearn.metrics import r2_score
+
         for pred in self.staged_predict(X):
             yield r2_score(y, pred, sample_weight=sample_weight)
 

@@ -11,6 +11,7 @@ first, then the rows; with ``sample_weight`` the rows are drawn with probabiliti
 proportional to their weights and the member sees only the draw counts, so that a weight
 of ``k`` means what ``k`` copies of the row mean (frequency semantics).
 """
+
 import warnings
 from collections import namedtuple
 from numbers import Integral
@@ -48,11 +49,20 @@ def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, workspaces)
         for i in chunk:
             est = members[i]
             counts, features = plans[i].counts, plans[i].features
-            rows = None if _takes_weight(est) else (
-                lambda counts=counts: drawn_rows(counts))
-            out.append(bag._fit_member(est, Xe=Xe, Xb=Xb, y=y, weights=counts,
-                                       features=features, rows=rows, parallel=parallel,
-                                       workspace=workspace))
+            rows = None if _takes_weight(est) else (lambda counts=counts: drawn_rows(counts))
+            out.append(
+                bag._fit_member(
+                    est,
+                    Xe=Xe,
+                    Xb=Xb,
+                    y=y,
+                    weights=counts,
+                    features=features,
+                    rows=rows,
+                    parallel=parallel,
+                    workspace=workspace,
+                )
+            )
     return out
 
 
@@ -68,15 +78,23 @@ def _n_draws(max_samples, n, sample_weight, bootstrap):
         total = n if sample_weight is None else float(sample_weight.sum())
         k = max(int(max_samples * total), 1)
         if k < max(10, n ** (1 / 3)):
-            what = (f"the number of samples is {total} " if sample_weight is None else
-                    f"the total sum of sample weights is {total} ")
-            warnings.warn(f"Using the fractional value max_samples={max_samples} when "
-                          f"{what}results in a low number ({k}) of bootstrap samples. We "
-                          f"recommend passing `max_samples` as an integer instead.",
-                          UserWarning, stacklevel=4)    # as when fit called it
+            what = (
+                f"the number of samples is {total} "
+                if sample_weight is None
+                else f"the total sum of sample weights is {total} "
+            )
+            warnings.warn(
+                f"Using the fractional value max_samples={max_samples} when "
+                f"{what}results in a low number ({k}) of bootstrap samples. We "
+                f"recommend passing `max_samples` as an integer instead.",
+                UserWarning,
+                stacklevel=4,
+            )  # as when fit called it
     if not bootstrap and k > n:
-        raise ValueError(f"Effective max_samples={k} must be <= n_samples={n} to be able to "
-                         f"sample without replacement.")
+        raise ValueError(
+            f"Effective max_samples={k} must be <= n_samples={n} to be able to "
+            f"sample without replacement."
+        )
     return k
 
 
@@ -88,8 +106,7 @@ def _draw(seed, n, k, p, n_feat, bootstrap, bootstrap_features, sample_weight):
     ``counts`` (how many times each row is drawn) is in the smallest unsigned integer
     type that holds it: the ensemble keeps one such array per member for its
     out-of-bag rows.  ``features`` is None for all the columns in their order."""
-    rows, features = _draw_rows(seed, n, k, p, n_feat, bootstrap, bootstrap_features,
-                                sample_weight)
+    rows, features = _draw_rows(seed, n, k, p, n_feat, bootstrap, bootstrap_features, sample_weight)
     counts = np.bincount(rows, minlength=n)
     counts = counts.astype(np.min_scalar_type(int(counts.max())))
     return counts, features
@@ -100,8 +117,11 @@ def _draw_rows(seed, n, k, p, n_feat, bootstrap, bootstrap_features, sample_weig
     ``k``, not in ``n``, unless ``k`` is above a hundredth of ``n`` (scikit-learn's
     sampling without replacement permutes the rows then)."""
     rng = np.random.RandomState(seed)
-    features = (rng.randint(0, p, n_feat) if bootstrap_features
-                else sample_without_replacement(p, n_feat, random_state=rng))
+    features = (
+        rng.randint(0, p, n_feat)
+        if bootstrap_features
+        else sample_without_replacement(p, n_feat, random_state=rng)
+    )
     if sample_weight is not None:
         rows = rng.choice(n, k, replace=bootstrap, p=sample_weight / sample_weight.sum())
     elif bootstrap:
@@ -115,6 +135,7 @@ def _draw_rows(seed, n, k, p, n_feat, bootstrap, bootstrap_features, sample_weig
 
 def _takes_weight(est):
     import inspect
+
     try:
         return "sample_weight" in inspect.signature(est.fit).parameters
     except (TypeError, ValueError):
@@ -126,10 +147,15 @@ class BaseBagging(BaseParallelEnsemble):
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "predict"]), None],
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
-        "max_samples": [None, Interval(Integral, 1, None, closed="left"),
-                        Interval(RealNotInt, 0.0, 1.0, closed="right")],
-        "max_features": [Interval(Integral, 1, None, closed="left"),
-                         Interval(RealNotInt, 0.0, 1.0, closed="right")],
+        "max_samples": [
+            None,
+            Interval(Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0.0, 1.0, closed="right"),
+        ],
+        "max_features": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0.0, 1.0, closed="right"),
+        ],
         "bootstrap": ["boolean"],
         "bootstrap_features": ["boolean"],
         "oob_score": ["boolean"],
@@ -144,15 +170,19 @@ class BaseBagging(BaseParallelEnsemble):
     def _base_estimator(self):
         if self.estimator is None:
             return (DecisionTreeClassifier if is_classifier(self) else DecisionTreeRegressor)(
-                max_bins=self.max_bins, categorical_features=self.categorical_features)
+                max_bins=self.max_bins, categorical_features=self.categorical_features
+            )
         # refused when it says it is of the other kind; an estimator that does not say
         # (no classifier or regressor tag) is taken at its word, as scikit-learn does
         if is_classifier(self) and is_regressor(self.estimator):
-            raise ValueError(f"estimator={self.estimator!r} is not a classifier; "
-                             f"{type(self).__name__} needs one.")
+            raise ValueError(
+                f"estimator={self.estimator!r} is not a classifier; "
+                f"{type(self).__name__} needs one."
+            )
         if not is_classifier(self) and is_classifier(self.estimator):
-            raise ValueError(f"estimator={self.estimator!r} is not a regressor; "
-                             f"{type(self).__name__} needs one.")
+            raise ValueError(
+                f"estimator={self.estimator!r} is not a regressor; {type(self).__name__} needs one."
+            )
         return self.estimator
 
     # -- the steps of fit that are bagging's own (BaseParallelEnsemble.fit) ------------------
@@ -160,8 +190,10 @@ class BaseBagging(BaseParallelEnsemble):
     def _check_fit_params(self):
         if self.warm_start and self.oob_score:
             # scikit-learn's bagging refuses the pair; so does ours, to mean the same
-            raise ValueError("Out of bag estimate only available if warm_start=False: "
-                             "pass oob_score=False with warm_start=True.")
+            raise ValueError(
+                "Out of bag estimate only available if warm_start=False: "
+                "pass oob_score=False with warm_start=True."
+            )
 
     def _base_member(self):
         return self._base_estimator()
@@ -169,9 +201,12 @@ class BaseBagging(BaseParallelEnsemble):
     def _fit_target(self, y, n_samples, base):
         # a multi-output y is a regressor's; the trees grown on the shared bins must
         # take it, any other member checks it in its own fit
-        return self._encode_target(y, n_samples, multi_output=not is_classifier(self),
-                                   criterion=base.criterion if grows_on_shared_bins(base)
-                                   else None)
+        return self._encode_target(
+            y,
+            n_samples,
+            multi_output=not is_classifier(self),
+            criterion=base.criterion if grows_on_shared_bins(base) else None,
+        )
 
     def _fit_weights(self, y, weights, sample_weight):
         """The bins are built on the sample weights; the members see them only through
@@ -179,9 +214,12 @@ class BaseBagging(BaseParallelEnsemble):
         w = None if sample_weight is None else weights
         if w is not None and not self.bootstrap:
             # stacklevel: the frame the warning named when fit itself raised it
-            warnings.warn(f"When fitting {type(self).__name__} with sample_weight it is "
-                          f"recommended to use bootstrap=True, got {self.bootstrap}.",
-                          UserWarning, stacklevel=3)
+            warnings.warn(
+                f"When fitting {type(self).__name__} with sample_weight it is "
+                f"recommended to use bootstrap=True, got {self.bootstrap}.",
+                UserWarning,
+                stacklevel=3,
+            )
         return weights, w
 
     def _sample_size(self, n_samples, n_features, w):
@@ -189,8 +227,10 @@ class BaseBagging(BaseParallelEnsemble):
         n_rows = _n_draws(self.max_samples, n_samples, w, self.bootstrap)
         if isinstance(self.max_features, (int, np.integer)):
             if self.max_features > n_features:
-                raise ValueError(f"max_features={self.max_features} is larger than the number "
-                                 f"of features ({n_features}).")
+                raise ValueError(
+                    f"max_features={self.max_features} is larger than the number "
+                    f"of features ({n_features})."
+                )
             n_feat = int(self.max_features)
         else:
             n_feat = max(1, int(self.max_features * n_features))
@@ -199,21 +239,37 @@ class BaseBagging(BaseParallelEnsemble):
     def _draw_samples(self, seeds, n_samples, n_features, size, w):
         """Each member's :class:`MemberDraw`, drawn up front from its seed."""
         n_rows, n_feat = size
-        return [MemberDraw(*_draw(s, n_samples, n_rows, n_features, n_feat, self.bootstrap,
-                                  self.bootstrap_features, w), int(s), w is not None)
-                for s in seeds]
+        return [
+            MemberDraw(
+                *_draw(
+                    s,
+                    n_samples,
+                    n_rows,
+                    n_features,
+                    n_feat,
+                    self.bootstrap,
+                    self.bootstrap_features,
+                    w,
+                ),
+                int(s),
+                w is not None,
+            )
+            for s in seeds
+        ]
 
     def _make_members(self, base, seeds, samples, Xb):
         # every random_state of the member, nested ones too, from the member's seed
-        return [self._new_member(base, int(s), Xb is not None and feats is None)
-                for s, feats in zip(seeds, (d.features for d in samples))]
+        return [
+            self._new_member(base, int(s), Xb is not None and feats is None)
+            for s, feats in zip(seeds, (d.features for d in samples))
+        ]
 
     def _member_task(self, members, seeds, samples, size, Xe, Xb, y, w):
         n, n_rows = Xe.shape[0], size[0]
-        pool = WorkspacePool(min_rows=min(n, in_bag_rows(n, n_rows) if self.bootstrap
-                                          else n_rows))
-        return _fit_members, dict(bag=self, members=members, plans=samples, Xe=Xe, Xb=Xb,
-                                  y=y, workspaces=pool)
+        pool = WorkspacePool(min_rows=min(n, in_bag_rows(n, n_rows) if self.bootstrap else n_rows))
+        return _fit_members, dict(
+            bag=self, members=members, plans=samples, Xe=Xe, Xb=Xb, y=y, workspaces=pool
+        )
 
     def _add_members(self, fitted, samples, size, warm, n_samples, n_features):
         # Each member's rows are drawn again from its seed when asked for (scikit-learn's
@@ -227,21 +283,28 @@ class BaseBagging(BaseParallelEnsemble):
             self._draw_plans = np.empty((0, 4), np.int64)
         self.estimators_ += fitted
         regenerable = "_draw_seeds" in vars(self)
-        self._draw_counts += [d.counts if d.weighted or not regenerable else None
-                              for d in samples]
+        self._draw_counts += [d.counts if d.weighted or not regenerable else None for d in samples]
         if regenerable:
             self._draw_seeds = np.r_[self._draw_seeds, [d.seed for d in samples]]
-            self._draw_plans = np.vstack([self._draw_plans, np.tile(
-                [n_samples, size[0], self.bootstrap, self.bootstrap_features],
-                (len(samples), 1))]).astype(np.int64)
-        self.estimators_features_ += [np.arange(n_features) if d.features is None
-                                      else d.features for d in samples]
+            self._draw_plans = np.vstack(
+                [
+                    self._draw_plans,
+                    np.tile(
+                        [n_samples, size[0], self.bootstrap, self.bootstrap_features],
+                        (len(samples), 1),
+                    ),
+                ]
+            ).astype(np.int64)
+        self.estimators_features_ += [
+            np.arange(n_features) if d.features is None else d.features for d in samples
+        ]
 
     def _member_output(self, est, Xe, features):
         """Class probabilities (classifier) or predictions (regressor) of one member."""
         tree = getattr(est, "tree_", None)
-        full = features.shape[0] == self.n_features_in_ and np.all(features ==
-                                                                   np.arange(features.size))
+        full = features.shape[0] == self.n_features_in_ and np.all(
+            features == np.arange(features.size)
+        )
         if tree is not None and full and getattr(est, "_encoder", None) is self._encoder:
             out = tree.predict(Xe)
             return out if is_classifier(self) or out.shape[1] > 1 else out[:, 0]
@@ -277,7 +340,8 @@ class BaseBagging(BaseParallelEnsemble):
         """``est.<method>`` on the columns the member reads; a member whose tree reads
         the ensemble's encoded input calls its tree (the input is encoded already)."""
         full = features.shape[0] == self.n_features_in_ and np.array_equal(
-            features, np.arange(features.size))
+            features, np.arange(features.size)
+        )
         if full and "tree_" in vars(est) and getattr(est, "_encoder", None) is self._encoder:
             return getattr(est.tree_, method)(Xe)
         return getattr(est, method)(Xe if full else Xe[:, features])
@@ -286,8 +350,12 @@ class BaseBagging(BaseParallelEnsemble):
         """Leaf index of each sample in each member, shape (n_samples, n_estimators)
         (members with an ``apply`` method: trees)."""
         Xe = self._encoded(X)
-        return np.column_stack([self._member_call(e, Xe, f, "apply") for e, f in
-                                zip(self.estimators_, self.estimators_features_)])
+        return np.column_stack(
+            [
+                self._member_call(e, Xe, f, "apply")
+                for e, f in zip(self.estimators_, self.estimators_features_)
+            ]
+        )
 
     def decision_path(self, X):
         """The nodes each sample goes through in every member (trees).
@@ -299,8 +367,10 @@ class BaseBagging(BaseParallelEnsemble):
         n_nodes_ptr : ndarray of shape (n_estimators + 1,)
         """
         Xe = self._encoded(X)
-        paths = [self._member_call(e, Xe, f, "decision_path") for e, f in
-                 zip(self.estimators_, self.estimators_features_)]
+        paths = [
+            self._member_call(e, Xe, f, "decision_path")
+            for e, f in zip(self.estimators_, self.estimators_features_)
+        ]
         n_nodes_ptr = np.cumsum([0] + [p.shape[1] for p in paths])
         return sparse.hstack(paths, format="csr"), n_nodes_ptr
 
@@ -319,8 +389,10 @@ class BaseBagging(BaseParallelEnsemble):
         return (np.flatnonzero(counts == 0) for counts in self._sample_counts())
 
     def _member_predictors(self):
-        return (lambda rows, est=est, feats=feats: self._member_output(est, rows, feats)
-                for est, feats in zip(self.estimators_, self.estimators_features_))
+        return (
+            lambda rows, est=est, feats=feats: self._member_output(est, rows, feats)
+            for est, feats in zip(self.estimators_, self.estimators_features_)
+        )
 
     @property
     def _max_samples(self):
@@ -337,9 +409,16 @@ class BaseBagging(BaseParallelEnsemble):
         for i, counts in enumerate(self._draw_counts):
             if counts is None:
                 n, k, bootstrap, bootstrap_features = (int(v) for v in self._draw_plans[i])
-                counts, _ = _draw(int(self._draw_seeds[i]), n, k, self.n_features_in_,
-                                  self.estimators_features_[i].shape[0], bool(bootstrap),
-                                  bool(bootstrap_features), None)
+                counts, _ = _draw(
+                    int(self._draw_seeds[i]),
+                    n,
+                    k,
+                    self.n_features_in_,
+                    self.estimators_features_[i].shape[0],
+                    bool(bootstrap),
+                    bool(bootstrap_features),
+                    None,
+                )
             yield counts
 
     @property
@@ -355,17 +434,29 @@ class BaseBagging(BaseParallelEnsemble):
                 out.append(drawn_rows(counts))
                 continue
             n, k, bootstrap, bootstrap_features = (int(v) for v in self._draw_plans[i])
-            rows, _ = _draw_rows(int(self._draw_seeds[i]), n, k, self.n_features_in_,
-                                 self.estimators_features_[i].shape[0], bool(bootstrap),
-                                 bool(bootstrap_features), None)
+            rows, _ = _draw_rows(
+                int(self._draw_seeds[i]),
+                n,
+                k,
+                self.n_features_in_,
+                self.estimators_features_[i].shape[0],
+                bool(bootstrap),
+                bool(bootstrap_features),
+                None,
+            )
             rows.sort()
             out.append(rows.astype(np.int32 if n <= np.iinfo(np.int32).max else np.int64))
         return out
 
     # -- the state read from a model file ---------------------------------------------------
 
-    _persist_attributes = ("_draw_counts", "estimators_features_", "_member_seeds",
-                           "_draw_seeds", "_draw_plans")
+    _persist_attributes = (
+        "_draw_counts",
+        "estimators_features_",
+        "_member_seeds",
+        "_draw_seeds",
+        "_draw_plans",
+    )
     #: the outputs of the y being fitted
     _persist_transient = ("_n_targets",)
 
@@ -374,11 +465,20 @@ class BaseBagging(BaseParallelEnsemble):
         :meth:`_sample_counts` can draw again: flags 0 or 1, at least one row and, without
         replacement, no more rows than there are."""
         n, k, bootstrap, bootstrap_features = (int(v) for v in self._draw_plans[i])
-        if (n < 1 or k < 1 or bootstrap not in (0, 1) or bootstrap_features not in (0, 1)
-                or (not bootstrap and k > n) or k > 2 ** 31 - 1 or n > 2 ** 31 - 1):
-            raise ValueError(f"{where}._draw_plans[{i}]: (n_samples, n_rows, bootstrap, "
-                             f"bootstrap_features) = {(n, k, bootstrap, bootstrap_features)} "
-                             f"is not a draw of bagging.")
+        if (
+            n < 1
+            or k < 1
+            or bootstrap not in (0, 1)
+            or bootstrap_features not in (0, 1)
+            or (not bootstrap and k > n)
+            or k > 2**31 - 1
+            or n > 2**31 - 1
+        ):
+            raise ValueError(
+                f"{where}._draw_plans[{i}]: (n_samples, n_rows, bootstrap, "
+                f"bootstrap_features) = {(n, k, bootstrap, bootstrap_features)} "
+                f"is not a draw of bagging."
+            )
         # the member's tree records its draws: the distinct rows drawn at its root, and,
         # the draws being unweighted, their number as the root's weight (without class
         # weights); a plan of more draws would make estimators_samples_ build more rows
@@ -388,42 +488,53 @@ class BaseBagging(BaseParallelEnsemble):
         if hasattr(tree, "n_node_samples") and tree.node_count:
             distinct = int(tree.n_node_samples[0])
             weight = float(tree.weighted_n_node_samples[0])
-            if distinct > min(n, k) or (getattr(member, "class_weight", None) is None
-                                        and weight != k):
-                raise ValueError(f"{where}._draw_plans[{i}]: {k} rows drawn from {n}, the "
-                                 f"member's tree was grown on {distinct} distinct rows of "
-                                 f"weight {weight!r}.")
-        if not bootstrap_features and self.estimators_features_[i].shape[0] > \
-                self.n_features_in_:
-            raise ValueError(f"{where}.estimators_features_[{i}]: more columns than the "
-                             f"ensemble has, drawn without replacement.")
+            if distinct > min(n, k) or (
+                getattr(member, "class_weight", None) is None and weight != k
+            ):
+                raise ValueError(
+                    f"{where}._draw_plans[{i}]: {k} rows drawn from {n}, the "
+                    f"member's tree was grown on {distinct} distinct rows of "
+                    f"weight {weight!r}."
+                )
+        if not bootstrap_features and self.estimators_features_[i].shape[0] > self.n_features_in_:
+            raise ValueError(
+                f"{where}.estimators_features_[{i}]: more columns than the "
+                f"ensemble has, drawn without replacement."
+            )
 
     #: the draws made again (with ``_draw_counts`` None): a 32-bit seed and a plan of
     #: four numbers per member
-    _draw_spec = {"_draw_seeds": array("int64", ("n_members",), low=0, high=2 ** 32 - 1),
-                  "_draw_plans": array("int64", ("n_members", 4), low=0)}
+    _draw_spec = {
+        "_draw_seeds": array("int64", ("n_members",), low=0, high=2**32 - 1),
+        "_draw_plans": array("int64", ("n_members", 4), low=0),
+    }
     #: the columns each member reads, in range
-    _features_spec = {"estimators_features_": list_of(
-        array(("int64", "int32"), ndim=1, low=0, high="last_feature"), "n_members",
-        "must hold one array of column indices per member ({length}).")}
+    _features_spec = {
+        "estimators_features_": list_of(
+            array(("int64", "int32"), ndim=1, low=0, high="last_feature"),
+            "n_members",
+            "must hold one array of column indices per member ({length}).",
+        )
+    }
 
     def _validate_state(self, where="model", **context):
         """Check a loaded bagging ensemble: ``_draw_counts`` (each member's unsigned draw
         counts, one per training row, or None for a draw made again from ``_draw_seeds``
-        and ``_draw_plans``, which must be draws bagging can make) and ``estimators_features_`` (the columns each
+        and ``_draw_plans``, which must be draws bagging can make) and ``estimators_features_``
+        (the columns each
         member reads: in range, as many as the member has features) match
         ``estimators_`` one for one; a member on all the columns and the ensemble's
         encoder has its tree read the ensemble's input directly."""
         super()._validate_state(where, **context)
-        if not self._validate_ensemble(where, required=("_draw_counts",
-                                                        "estimators_features_")):
+        if not self._validate_ensemble(where, required=("_draw_counts", "estimators_features_")):
             return
         members = self.estimators_
         n = len(members)
         counts, feats = self._draw_counts, self.estimators_features_
         if not isinstance(counts, list) or len(counts) != n:
-            raise ValueError(f"{where}._draw_counts: must hold one array of draw counts per "
-                             f"member ({n}).")
+            raise ValueError(
+                f"{where}._draw_counts: must hold one array of draw counts per member ({n})."
+            )
         regenerable = "_draw_seeds" in vars(self) or "_draw_plans" in vars(self)
         if regenerable:
             check_state(self, where, self._draw_spec, {"n_members": n})
@@ -432,20 +543,18 @@ class BaseBagging(BaseParallelEnsemble):
         for i, c in enumerate(counts):
             if c is None and regenerable:
                 continue
-            check_array(c, f"{where}._draw_counts[{i}]", ("uint8", "uint16", "uint32"),
-                        (n_rows,))
+            check_array(c, f"{where}._draw_counts[{i}]", ("uint8", "uint16", "uint32"), (n_rows,))
         p = self.n_features_in_
-        check_state(self, where, self._features_spec,
-                    {"n_members": n, "last_feature": p - 1})
+        check_state(self, where, self._features_spec, {"n_members": n, "last_feature": p - 1})
         trees = []
         for i, (m, f) in enumerate(zip(members, feats)):
             w = f"{where}.estimators_features_[{i}]"
             if f.size < 1 or m.n_features_in_ != f.size:
-                raise ValueError(f"{w}: the member reads {f.size} column(s) but has "
-                                 f"{m.n_features_in_} features.")
+                raise ValueError(
+                    f"{w}: the member reads {f.size} column(s) but has {m.n_features_in_} features."
+                )
             full = f.size == p and np.array_equal(f, np.arange(p))
-            if full and getattr(m, "_encoder", None) is self._encoder and \
-                    "tree_" in vars(m):
+            if full and getattr(m, "_encoder", None) is self._encoder and "tree_" in vars(m):
                 self._check_same_input(m, f"{where}.estimators_[{i}]")
             if "tree_" in vars(m) and hasattr(m.tree_, "children_left"):
                 trees.append(m.tree_)
@@ -458,13 +567,16 @@ class BaseBagging(BaseParallelEnsemble):
                     self._check_draw_plan(where, i)
                     sizes.add(int(self._draw_plans[i, 0]))
             if len(sizes) > 1:
-                raise ValueError(f"{where}._draw_plans: the members' draws must be of one "
-                                 f"training set, got {sorted(sizes)} rows.")
+                raise ValueError(
+                    f"{where}._draw_plans: the members' draws must be of one "
+                    f"training set, got {sorted(sizes)} rows."
+                )
         if "_member_seeds" in vars(self):
             # the seeds of the last fit's members, in files of older versions (not read:
             # the members grow from their own random_state now)
-            check_array(self._member_seeds, f"{where}._member_seeds", ("int64", "int32"),
-                        ndim=1, low=0)
+            check_array(
+                self._member_seeds, f"{where}._member_seeds", ("int64", "int32"), ndim=1, low=0
+            )
 
 
 _DOC = """
@@ -500,17 +612,36 @@ _DOC = """
 
 
 class BaggingClassifier(ClassifierMixin, BaseBagging):
-    __doc__ = """Bagging of classifiers; ``voting="soft"`` averages ``predict_proba``,
+    __doc__ = (
+        """Bagging of classifiers; ``voting="soft"`` averages ``predict_proba``,
     ``"hard"`` takes the majority vote of the members' predictions (the textbook's
-    Bagging).""" + _DOC
+    Bagging)."""
+        + _DOC
+    )
 
-    _parameter_constraints = {**BaseBagging._parameter_constraints,
-                              "voting": [StrOptions({"soft", "hard"})]}
+    _parameter_constraints = {
+        **BaseBagging._parameter_constraints,
+        "voting": [StrOptions({"soft", "hard"})],
+    }
 
-    def __init__(self, estimator=None, n_estimators=10, *, max_samples=None, max_features=1.0,
-                 bootstrap=True, bootstrap_features=False, oob_score=False, warm_start=False,
-                 n_jobs=None, random_state=None, verbose=0, voting="soft", max_bins=255,
-                 categorical_features=None):
+    def __init__(
+        self,
+        estimator=None,
+        n_estimators=10,
+        *,
+        max_samples=None,
+        max_features=1.0,
+        bootstrap=True,
+        bootstrap_features=False,
+        oob_score=False,
+        warm_start=False,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+        voting="soft",
+        max_bins=255,
+        categorical_features=None,
+    ):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.max_samples = max_samples
@@ -538,7 +669,7 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
     def _member_has_decision_function(self):
         if "estimators_" in vars(self):
             return hasattr(self.estimators_[0], "decision_function")
-        return hasattr(self.estimator, "decision_function")    # None: a tree has none
+        return hasattr(self.estimator, "decision_function")  # None: a tree has none
 
     @available_if(_member_has_decision_function)
     def decision_function(self, X):
@@ -549,9 +680,11 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         total = 0.0
         for est, feats in zip(self.estimators_, self.estimators_features_):
             if est.classes_.shape[0] != self.n_classes_:
-                raise ValueError("decision_function needs every member to have seen all "
-                                 f"{self.n_classes_} classes; a bootstrap sample missed "
-                                 "some (more rows per member would help).")
+                raise ValueError(
+                    "decision_function needs every member to have seen all "
+                    f"{self.n_classes_} classes; a bootstrap sample missed "
+                    "some (more rows per member would help)."
+                )
             total = total + self._member_call(est, Xe, feats, "decision_function")
         return total / len(self.estimators_)
 
@@ -563,10 +696,23 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
 class BaggingRegressor(RegressorMixin, BaseBagging):
     __doc__ = "Bagging of regressors: the mean of the members' predictions." + _DOC
 
-    def __init__(self, estimator=None, n_estimators=10, *, max_samples=None, max_features=1.0,
-                 bootstrap=True, bootstrap_features=False, oob_score=False, warm_start=False,
-                 n_jobs=None, random_state=None, verbose=0, max_bins=255,
-                 categorical_features=None):
+    def __init__(
+        self,
+        estimator=None,
+        n_estimators=10,
+        *,
+        max_samples=None,
+        max_features=1.0,
+        bootstrap=True,
+        bootstrap_features=False,
+        oob_score=False,
+        warm_start=False,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+        max_bins=255,
+        categorical_features=None,
+    ):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.max_samples = max_samples

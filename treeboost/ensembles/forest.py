@@ -4,6 +4,7 @@ Each tree sees a bootstrap sample of the rows (as integer weights: a row drawn t
 weighs 2) and draws ``max_features`` features at every node; Extra-Trees also draw the
 cut point at random and, by default, use all rows.  X is binned once; all trees share it.
 """
+
 from numbers import Integral
 
 import warnings
@@ -18,10 +19,21 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import register
 from ..persistence._spec import array, check_state, list_of
-from ..trees.cart import (BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor,
-                          deprecated_criterion)
-from ..engine import (CACHE_BLOCK_VALUES, CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA,
-                      SampleStatistics, WorkspacePool, block_rows, prepared_csr)
+from ..trees.cart import (
+    BaseDecisionTree,
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    deprecated_criterion,
+)
+from ..engine import (
+    CACHE_BLOCK_VALUES,
+    CLASSIFICATION_CRITERIA,
+    REGRESSION_CRITERIA,
+    SampleStatistics,
+    WorkspacePool,
+    block_rows,
+    prepared_csr,
+)
 from ._base import BaseParallelEnsemble, in_bag_rows, resolve_max_samples
 from ._bootstrap import bootstrap_weights
 from ._parallel import n_workers, release_free_memory, run_chunks
@@ -29,16 +41,27 @@ from ._parallel import n_workers, release_free_memory, run_chunks
 #: ``sample_weight`` of :func:`bootstrap_weights` for unit weights
 _UNIT = np.empty(0)
 
-_TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
-                "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
-                "min_impurity_decrease", "max_bins", "categorical_features", "ccp_alpha",
-                "monotonic_cst")
+_TREE_PARAMS = (
+    "criterion",
+    "max_depth",
+    "min_samples_split",
+    "min_samples_leaf",
+    "min_weight_fraction_leaf",
+    "max_features",
+    "max_leaf_nodes",
+    "min_impurity_decrease",
+    "max_bins",
+    "categorical_features",
+    "ccp_alpha",
+    "monotonic_cst",
+)
 
 
 def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws, workspaces):
     """Fit ``trees[i]`` for ``i`` in ``chunk``; returns each with its out-of-bag rows as
     bits (1/64 of the memory of the counts, which would otherwise be held until the last
-    tree is done; ``benchmarks/_memory.py`` measures a fit's peak).  ``y`` holds int64 class codes (classifier) or float64
+    tree is done; ``benchmarks/_memory.py`` measures a fit's peak).  ``y`` holds int64 class codes
+    (classifier) or float64
     targets, as the kernels read them; ``w`` is None for unit weights (no array of n
     ones).
 
@@ -49,8 +72,7 @@ def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws, work
     n = y.shape[0]
     weights = np.empty(n)
     # without bootstrap "balanced_subsample" is "balanced", applied in fit
-    subsample = (getattr(forest, "class_weight", None) == "balanced_subsample"
-                 and forest.bootstrap)
+    subsample = getattr(forest, "class_weight", None) == "balanced_subsample" and forest.bootstrap
     with workspaces.lend() as workspace:
         for i in chunk:
             tree = trees[i]
@@ -69,9 +91,14 @@ def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws, work
             rows = np.flatnonzero(tree_weights > 0)
             # the grower's seed comes from the tree's random_state, as in the tree's own
             # fit: the tree refitted alone on its sample grows the same tree
-            tree._grow(Xb, forest._stats(y, tree_weights), rows,
-                       total_weight=tree_weights.sum(), parallel=parallel,
-                       workspace=workspace)
+            tree._grow(
+                Xb,
+                forest._stats(y, tree_weights),
+                rows,
+                total_weight=tree_weights.sum(),
+                parallel=parallel,
+                workspace=workspace,
+            )
             out.append((tree, bits))
             del rows, tree_weights
     # once a chunk: after each tree, the trees' next arrays fault their pages in again
@@ -84,11 +111,12 @@ def _balance_subsample(y, counts, n_classes):
     """``counts * n_drawn / (n_present * n_k)`` with ``n_k`` the draws of row ``i``'s class
     and ``n_present`` the classes drawn: every class weighs the same in the sample
     (scikit-learn's "balanced_subsample", which counts repeated draws)."""
-    if y.ndim == 2:     # several outputs: the weights multiply, as scikit-learn's
+    if y.ndim == 2:  # several outputs: the weights multiply, as scikit-learn's
         out = counts.copy()
         for k in range(y.shape[1]):
             out *= _balance_subsample(y[:, k], counts, int(n_classes[k])) / np.where(
-                counts > 0, counts, 1.0)
+                counts > 0, counts, 1.0
+            )
         return out
     codes = y.astype(np.intp)
     per_class = np.bincount(codes, weights=counts, minlength=n_classes)
@@ -106,8 +134,7 @@ class BaseForest(BaseParallelEnsemble):
 
     # the tree parameters are checked exactly as the CART estimators check them
     _parameter_constraints = {
-        **{p: BaseDecisionTree._parameter_constraints[p]
-           for p in _TREE_PARAMS if p != "criterion"},
+        **{p: BaseDecisionTree._parameter_constraints[p] for p in _TREE_PARAMS if p != "criterion"},
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "bootstrap": ["boolean"],
         "oob_score": ["boolean", callable],
@@ -116,8 +143,11 @@ class BaseForest(BaseParallelEnsemble):
         "verbose": ["verbose"],
         "warm_start": ["boolean"],
         # as scikit-learn 1.9: more draws than rows are allowed (issue #28507)
-        "max_samples": [None, Interval(Integral, 1, None, closed="left"),
-                        Interval(RealNotInt, 0.0, None, closed="neither")],
+        "max_samples": [
+            None,
+            Interval(Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0.0, None, closed="neither"),
+        ],
     }
     _splitter = "best"
 
@@ -130,9 +160,11 @@ class BaseForest(BaseParallelEnsemble):
 
     def _check_fit_params(self):
         if not self.bootstrap and self.max_samples is not None:
-            raise ValueError("`max_sample` cannot be set if `bootstrap=False`. Either switch "
-                             "to `bootstrap=True` or set `max_sample=None` (max_samples can "
-                             "be set only with bootstrap=True).")
+            raise ValueError(
+                "`max_sample` cannot be set if `bootstrap=False`. Either switch "
+                "to `bootstrap=True` or set `max_sample=None` (max_samples can "
+                "be set only with bootstrap=True)."
+            )
 
     def _base_member(self):
         return self.estimator
@@ -143,15 +175,21 @@ class BaseForest(BaseParallelEnsemble):
             raise ValueError("sparse multilabel-indicator for y is not supported.")
 
     def _fit_target(self, y, n_samples, base):
-        y = self._encode_target(y, n_samples, multi_output=True, criterion=self.criterion,
-                                check_poisson=self.criterion == "poisson")
-        if self.oob_score and is_classifier(self) and y.ndim == 2 and \
-                np.max(self.n_classes_) > 2:
+        y = self._encode_target(
+            y,
+            n_samples,
+            multi_output=True,
+            criterion=self.criterion,
+            check_poisson=self.criterion == "poisson",
+        )
+        if self.oob_score and is_classifier(self) and y.ndim == 2 and np.max(self.n_classes_) > 2:
             # scikit-learn's rule and words: no out-of-bag score for this target type
-            raise ValueError("The type of target cannot be used to compute OOB estimates. "
-                             "Got multiclass-multioutput while only the following are "
-                             "supported: continuous, continuous-multioutput, binary, "
-                             "multiclass, multilabel-indicator.")
+            raise ValueError(
+                "The type of target cannot be used to compute OOB estimates. "
+                "Got multiclass-multioutput while only the following are "
+                "supported: continuous, continuous-multioutput, binary, "
+                "multiclass, multilabel-indicator."
+            )
         return y
 
     def _fit_weights(self, y, weights, sample_weight):
@@ -167,8 +205,7 @@ class BaseForest(BaseParallelEnsemble):
 
     def _sample_size(self, n_samples, n_features, w):
         """Draws of each bootstrap sample (all the rows without bootstrap)."""
-        return resolve_max_samples(self.max_samples, n_samples) if self.bootstrap \
-            else n_samples
+        return resolve_max_samples(self.max_samples, n_samples) if self.bootstrap else n_samples
 
     def _draw_samples(self, seeds, n_samples, n_features, size, w):
         # each worker draws its trees' samples from their seeds (_fit_trees)
@@ -180,8 +217,9 @@ class BaseForest(BaseParallelEnsemble):
     def _member_task(self, members, seeds, samples, size, Xe, Xb, y, w):
         n = y.shape[0]
         pool = WorkspacePool(min_rows=in_bag_rows(n, size) if self.bootstrap else n)
-        return _fit_trees, dict(forest=self, trees=members, seeds=seeds, Xb=Xb, y=y, w=w,
-                                n_draws=size, workspaces=pool)
+        return _fit_trees, dict(
+            forest=self, trees=members, seeds=seeds, Xb=Xb, y=y, w=w, n_draws=size, workspaces=pool
+        )
 
     def _add_members(self, fitted, samples, size, warm, n_samples, n_features):
         if not warm:
@@ -192,9 +230,13 @@ class BaseForest(BaseParallelEnsemble):
         self._oob_bits += [bits for _, bits in fitted]
         # (rows, draws) of each tree's bootstrap, 0 draws for all rows: with the tree's
         # seed they give its sample again (estimators_samples_)
-        if hasattr(self, "_bootstrap_draws"):   # not in a forest of a version-1 file
-            self._bootstrap_draws = np.vstack([self._bootstrap_draws, np.tile(
-                [n_samples, size if self.bootstrap else 0], (len(fitted), 1))])
+        if hasattr(self, "_bootstrap_draws"):  # not in a forest of a version-1 file
+            self._bootstrap_draws = np.vstack(
+                [
+                    self._bootstrap_draws,
+                    np.tile([n_samples, size if self.bootstrap else 0], (len(fitted), 1)),
+                ]
+            )
 
     @property
     def _n_samples_bootstrap(self):
@@ -209,9 +251,10 @@ class BaseForest(BaseParallelEnsemble):
     def _make_tree(self, seed):
         params = {p: getattr(self, p) for p in _TREE_PARAMS}
         cls = DecisionTreeClassifier if is_classifier(self) else DecisionTreeRegressor
-        tree = cls(splitter=self._splitter,
-                   random_state=None if seed is None else int(seed), **params)
-        if hasattr(self, "_n_targets"):     # the outputs of the y being fitted
+        tree = cls(
+            splitter=self._splitter, random_state=None if seed is None else int(seed), **params
+        )
+        if hasattr(self, "_n_targets"):  # the outputs of the y being fitted
             tree._n_targets = self._n_targets
         return tree
 
@@ -229,7 +272,6 @@ class BaseForest(BaseParallelEnsemble):
         check_is_fitted(self, "estimators_")
         return self._make_tree(None)
 
-
     def _tree_outputs(self, tree, Xe):
         out = tree.tree_.predict(Xe)
         return out if is_classifier(self) or out.shape[1] > 1 else out[:, 0]
@@ -241,12 +283,10 @@ class BaseForest(BaseParallelEnsemble):
 
     def _out_of_bag_rows(self, n_samples):
         # each tree's packed mask (bit set: the row was not drawn)
-        return (np.flatnonzero(np.unpackbits(bits, count=n_samples))
-                for bits in self._oob_bits)
+        return (np.flatnonzero(np.unpackbits(bits, count=n_samples)) for bits in self._oob_bits)
 
     def _member_predictors(self):
-        return (lambda rows, tree=tree: self._tree_outputs(tree, rows)
-                for tree in self.estimators_)
+        return (lambda rows, tree=tree: self._tree_outputs(tree, rows) for tree in self.estimators_)
 
     def _set_oob_outputs(self, Xe, y):
         """Out-of-bag results of a multi-output classifier, as scikit-learn's:
@@ -263,16 +303,18 @@ class BaseForest(BaseParallelEnsemble):
         if not has.any():
             raise ValueError("no sample was out of bag: oob_score needs more estimators.")
         if not has.all():
-            warnings.warn(f"Some inputs do not have OOB scores. This probably means too few "
-                          f"trees were used to compute any reliable OOB estimates "
-                          f"({int((~has).sum())} of {n} rows were in every sample).",
-                          UserWarning)
+            warnings.warn(
+                f"Some inputs do not have OOB scores. This probably means too few "
+                f"trees were used to compute any reliable OOB estimates "
+                f"({int((~has).sum())} of {n} rows were in every sample).",
+                UserWarning,
+            )
         avg = np.full_like(total, np.nan)
         avg[has] = total[has] / seen[has, None]
         blocks = np.split(avg, np.cumsum(self.n_classes_)[:-1], axis=1)
         out = np.full((n, int(np.max(self.n_classes_)), len(blocks)), np.nan)
         for k, b in enumerate(blocks):
-            out[:, :b.shape[1], k] = b
+            out[:, : b.shape[1], k] = b
         self.oob_decision_function_ = out
         pred = np.column_stack([np.argmax(b[has], axis=1) for b in blocks])
         # scikit-learn's: accuracy_score of the (n, n_outputs) codes, the fraction of
@@ -284,25 +326,32 @@ class BaseForest(BaseParallelEnsemble):
         """Each tree's draw counts, drawn again from the tree's seed (they are not
         stored); every row once without bootstrap."""
         if not hasattr(self, "_bootstrap_draws"):
-            raise AttributeError("estimators_samples_ is unknown for this forest: it was "
-                                 "saved by a treeboost that did not keep its sample sizes "
-                                 "(model format version 1); fit it again to get them.")
+            raise AttributeError(
+                "estimators_samples_ is unknown for this forest: it was "
+                "saved by a treeboost that did not keep its sample sizes "
+                "(model format version 1); fit it again to get them."
+            )
         for tree, (n, n_draws) in zip(self.estimators_, self._bootstrap_draws):
             if n_draws == 0:
                 yield np.ones(n, np.uint8)
                 continue
             counts = np.empty(n)
-            bootstrap_weights(int(tree.random_state), int(n_draws), _UNIT, counts,
-                              np.empty((n + 7) // 8, np.uint8))
+            bootstrap_weights(
+                int(tree.random_state),
+                int(n_draws),
+                _UNIT,
+                counts,
+                np.empty((n + 7) // 8, np.uint8),
+            )
             yield counts.astype(np.intp)
 
     @property
     def feature_importances_(self):
         """Mean over the trees of each tree's normalised impurity-decrease importances."""
         from sklearn.utils.validation import check_is_fitted
+
         check_is_fitted(self, "estimators_")
-        imp = np.mean([t.tree_.compute_feature_importances() for t in self.estimators_],
-                      axis=0)
+        imp = np.mean([t.tree_.compute_feature_importances() for t in self.estimators_], axis=0)
         s = imp.sum()
         return imp / s if s > 0 else imp
 
@@ -370,14 +419,17 @@ class BaseForest(BaseParallelEnsemble):
                 for tree, lane in zip(trees, lanes):
                     tree.add_predictions(Xd, out_rows, parallel=False, lanes=lane)
             return []
+
         run_chunks(part, len(starts), self.n_jobs)
         return total
 
     #: the (rows, draws) of each member's sample; absent from a version-1 file
-    _state_spec = {"_oob_bits": list_of(array("uint8", ndim=1), "n_members",
-                                        "must hold one uint8 array per tree."),
-                   "_bootstrap_draws": array("int64", ("n_members", 2), low=0,
-                                             optional=True)}
+    _state_spec = {
+        "_oob_bits": list_of(
+            array("uint8", ndim=1), "n_members", "must hold one uint8 array per tree."
+        ),
+        "_bootstrap_draws": array("int64", ("n_members", 2), low=0, optional=True),
+    }
 
     def _validate_state(self, where="model", **context):
         """Check a loaded forest: members are CART trees of its kind on its encoded input
@@ -401,27 +453,35 @@ class BaseForest(BaseParallelEnsemble):
         checked = check_state(self, where, self._state_spec, {"n_members": len(members)})
         bits, draws = checked["_oob_bits"], checked["_bootstrap_draws"]
         if draws is None:
-            return      # a version-1 file: it predicts; estimators_samples_ says it is unknown
+            return  # a version-1 file: it predicts; estimators_samples_ says it is unknown
         rows, n_draws = draws[:, 0], draws[:, 1]
-        if np.any(rows < 1) or np.any(n_draws > rows) or any(
-                b.size != (r + 7) // 8 for b, r in zip(bits, rows.tolist())):
-            raise ValueError(f"{where}._bootstrap_draws: must hold (rows, draws) per tree, "
-                             f"at most as many draws as rows, the rows matching the tree's "
-                             f"out-of-bag mask.")
+        if (
+            np.any(rows < 1)
+            or np.any(n_draws > rows)
+            or any(b.size != (r + 7) // 8 for b, r in zip(bits, rows.tolist()))
+        ):
+            raise ValueError(
+                f"{where}._bootstrap_draws: must hold (rows, draws) per tree, "
+                f"at most as many draws as rows, the rows matching the tree's "
+                f"out-of-bag mask."
+            )
         for i, m in enumerate(members):
             seed = m.random_state
-            if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2 ** 63:
-                raise ValueError(f"{where}.estimators_[{i}].random_state: the seed of the "
-                                 f"tree's sample must be an integer >= 0, got {seed!r:.40}.")
+            if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
+                raise ValueError(
+                    f"{where}.estimators_[{i}].random_state: the seed of the "
+                    f"tree's sample must be an integer >= 0, got {seed!r:.40}."
+                )
 
 
 class _ForestClassifierMixin:
     """What a forest of classification trees adds to :class:`BaseForest`."""
 
-    _parameter_constraints = {**BaseForest._parameter_constraints,
-                              "criterion": [StrOptions(set(CLASSIFICATION_CRITERIA))],
-                              "class_weight": [dict, StrOptions({"balanced",
-                                                                 "balanced_subsample"}), None]}
+    _parameter_constraints = {
+        **BaseForest._parameter_constraints,
+        "criterion": [StrOptions(set(CLASSIFICATION_CRITERIA))],
+        "class_weight": [dict, StrOptions({"balanced", "balanced_subsample"}), None],
+    }
 
     def _multi_output(self):
         return isinstance(getattr(self, "classes_", None), list)
@@ -452,8 +512,9 @@ class _ForestClassifierMixin:
             cw = []
             for k in range(y2.shape[1]):
                 classes_k = np.unique(y2[:, k])
-                weights = compute_class_weight("balanced", classes=classes_k, y=y2[:, k],
-                                               sample_weight=sample_weight)
+                weights = compute_class_weight(
+                    "balanced", classes=classes_k, y=y2[:, k], sample_weight=sample_weight
+                )
                 cw.append(dict(zip(classes_k.tolist(), weights)))
             cw = cw[0] if labels.ndim == 1 else cw
         return compute_sample_weight(cw, labels)
@@ -464,8 +525,11 @@ class _ForestClassifierMixin:
         ``classes_``."""
         y = np.asarray(y)
         labels = y[:, 0] if y.ndim == 2 and y.shape[1] == 1 else y
-        self.classes_ = np.unique(labels) if labels.ndim == 1 else [
-            np.unique(labels[:, k]) for k in range(labels.shape[1])]
+        self.classes_ = (
+            np.unique(labels)
+            if labels.ndim == 1
+            else [np.unique(labels[:, k]) for k in range(labels.shape[1])]
+        )
         return y, self._class_weights(labels, sample_weight)
 
     def _stats(self, y, weights):
@@ -495,16 +559,17 @@ class _ForestClassifierMixin:
     def predict(self, X):
         proba = self.predict_proba(X)
         if isinstance(proba, list):
-            return np.column_stack([c[np.argmax(p, axis=1)]
-                                    for c, p in zip(self.classes_, proba)])
+            return np.column_stack([c[np.argmax(p, axis=1)] for c, p in zip(self.classes_, proba)])
         return self.classes_[np.argmax(proba, axis=1)]
 
 
 class _ForestRegressorMixin:
     """What a forest of regression trees adds to :class:`BaseForest`."""
 
-    _parameter_constraints = {**BaseForest._parameter_constraints,
-                              "criterion": [StrOptions(set(REGRESSION_CRITERIA))]}
+    _parameter_constraints = {
+        **BaseForest._parameter_constraints,
+        "criterion": [StrOptions(set(REGRESSION_CRITERIA))],
+    }
 
     def _stats(self, y, weights):
         if y.ndim == 2:
@@ -515,6 +580,7 @@ class _ForestRegressorMixin:
     def n_outputs_(self):
         """Outputs of ``y`` (columns of ``predict``'s result when above 1)."""
         from sklearn.utils.validation import check_is_fitted
+
         check_is_fitted(self, "estimators_")
         return self.estimators_[0].tree_.n_outputs
 
@@ -574,19 +640,40 @@ _DOC = """
 
 
 class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest):
-    __doc__ = """A random forest of CART classification trees on shared bins.
+    __doc__ = (
+        """A random forest of CART classification trees on shared bins.
 
     class_weight : dict, "balanced", "balanced_subsample" or None
         "balanced_subsample" reweights the classes within each bootstrap sample.
-    """ + _DOC
+    """
+        + _DOC
+    )
 
-    def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 bootstrap=True, oob_score=False, n_jobs=None, random_state=None, verbose=0,
-                 warm_start=False, class_weight=None, max_samples=None, max_bins=255,
-                 categorical_features=None,
-                 ccp_alpha=0.0, monotonic_cst=None):
+    def __init__(
+        self,
+        n_estimators=100,
+        *,
+        criterion="gini",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features="sqrt",
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
+        bootstrap=True,
+        oob_score=False,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+        warm_start=False,
+        class_weight=None,
+        max_samples=None,
+        max_bins=255,
+        categorical_features=None,
+        ccp_alpha=0.0,
+        monotonic_cst=None,
+    ):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -613,12 +700,30 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest
 class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
     __doc__ = "A random forest of CART regression trees on shared bins.\n" + _DOC
 
-    def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 bootstrap=True, oob_score=False, n_jobs=None, random_state=None, verbose=0,
-                 warm_start=False, max_samples=None, max_bins=255, categorical_features=None,
-                 ccp_alpha=0.0, monotonic_cst=None):
+    def __init__(
+        self,
+        n_estimators=100,
+        *,
+        criterion="squared_error",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features=1.0,
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
+        bootstrap=True,
+        oob_score=False,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+        warm_start=False,
+        max_samples=None,
+        max_bins=255,
+        categorical_features=None,
+        ccp_alpha=0.0,
+        monotonic_cst=None,
+    ):
         self.n_estimators = n_estimators
         self.criterion = deprecated_criterion(criterion)
         self.max_depth = max_depth
@@ -642,20 +747,41 @@ class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
 
 
 class ExtraTreesClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest):
-    __doc__ = """Extremely randomized trees: a random cut per sampled feature, all rows by
+    __doc__ = (
+        """Extremely randomized trees: a random cut per sampled feature, all rows by
     default (``bootstrap=False``).
 
     A sibling of :class:`RandomForestClassifier`, not a kind of it (as in scikit-learn):
-    the two differ only in their splitter and their default ``bootstrap``.""" + _DOC
+    the two differ only in their splitter and their default ``bootstrap``."""
+        + _DOC
+    )
     _splitter = "random"
 
-    def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 bootstrap=False, oob_score=False, n_jobs=None, random_state=None, verbose=0,
-                 warm_start=False, class_weight=None, max_samples=None, max_bins=255,
-                 categorical_features=None,
-                 ccp_alpha=0.0, monotonic_cst=None):
+    def __init__(
+        self,
+        n_estimators=100,
+        *,
+        criterion="gini",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features="sqrt",
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
+        bootstrap=False,
+        oob_score=False,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+        warm_start=False,
+        class_weight=None,
+        max_samples=None,
+        max_bins=255,
+        categorical_features=None,
+        ccp_alpha=0.0,
+        monotonic_cst=None,
+    ):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -680,18 +806,38 @@ class ExtraTreesClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest):
 
 
 class ExtraTreesRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
-    __doc__ = """Extremely randomized regression trees (``bootstrap=False`` by default).
+    __doc__ = (
+        """Extremely randomized regression trees (``bootstrap=False`` by default).
 
-    A sibling of :class:`RandomForestRegressor`, not a kind of it (as in scikit-learn).""" \
+    A sibling of :class:`RandomForestRegressor`, not a kind of it (as in scikit-learn)."""
         + _DOC
+    )
     _splitter = "random"
 
-    def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 bootstrap=False, oob_score=False, n_jobs=None, random_state=None, verbose=0,
-                 warm_start=False, max_samples=None, max_bins=255, categorical_features=None,
-                 ccp_alpha=0.0, monotonic_cst=None):
+    def __init__(
+        self,
+        n_estimators=100,
+        *,
+        criterion="squared_error",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features=1.0,
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
+        bootstrap=False,
+        oob_score=False,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+        warm_start=False,
+        max_samples=None,
+        max_bins=255,
+        categorical_features=None,
+        ccp_alpha=0.0,
+        monotonic_cst=None,
+    ):
         self.n_estimators = n_estimators
         self.criterion = deprecated_criterion(criterion)
         self.max_depth = max_depth
@@ -714,5 +860,4 @@ class ExtraTreesRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
         self.monotonic_cst = monotonic_cst
 
 
-register(RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier,
-         ExtraTreesRegressor)
+register(RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor)

@@ -13,6 +13,7 @@ medians and quantiles for the others), times ``learning_rate``.  Whatever differ
 losses (a parameter re-estimated every iteration, the leaf values, the initial score, the
 name of the metric) is the loss's: the booster never asks which loss it holds.
 """
+
 import time
 import warnings
 from dataclasses import dataclass
@@ -23,19 +24,37 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils import _safe_indexing, check_random_state
-from sklearn.utils._param_validation import (HasMethods, Hidden, Interval, RealNotInt,
-                                             StrOptions)
+from sklearn.utils._param_validation import HasMethods, Hidden, Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
-from ..engine import (NEWTON, SQUARED_ERROR, BinMapper, GrowerWorkspace, PackedTrees,
-                      StoppingRules, Tree, TreeGrower, add_leaf_values, boosting_rows,
-                      fit_transform_weighted, monotone_leaf_values)
-from ..persistence import (PersistenceMixin, check_classes, check_fitted, register,
-                           validate_part)
+from ..engine import (
+    NEWTON,
+    SQUARED_ERROR,
+    BinMapper,
+    GrowerWorkspace,
+    PackedTrees,
+    StoppingRules,
+    Tree,
+    TreeGrower,
+    add_leaf_values,
+    boosting_rows,
+    fit_transform_weighted,
+    monotone_leaf_values,
+)
+from ..persistence import PersistenceMixin, check_classes, check_fitted, register, validate_part
 from ..persistence._spec import array, check_state, integer
-from ..losses import (AbsoluteError, BinaryLogLoss, ExponentialLoss, GammaLoss, HuberLoss,
-                      MultinomialLogLoss, PoissonLoss, QuantileLoss, SquaredError)
+from ..losses import (
+    AbsoluteError,
+    BinaryLogLoss,
+    ExponentialLoss,
+    GammaLoss,
+    HuberLoss,
+    MultinomialLogLoss,
+    PoissonLoss,
+    QuantileLoss,
+    SquaredError,
+)
 from ..losses.base import LeafSamples, Loss
 from ..trees.cart import DecisionTreeRegressor, resolve_count, resolve_max_features
 from ..trees.encoding import EncoderMixin, check_weights
@@ -67,6 +86,7 @@ class ScoringData:
     on and has validation rows of its own, the loss, the training rows as given (``X``),
     encoded targets and weights, and their current raw scores (updated in place), and
     the same of the validation rows."""
+
     early: bool
     has_validation: bool
     loss: object
@@ -90,6 +110,7 @@ class BoostingPlan:
     on the negative gradient); ``early_stopping`` says, for a number of rows, whether a
     validation split is held out.
     """
+
     n_iter: int
     max_depth: object
     max_leaf_nodes: object
@@ -114,6 +135,7 @@ class FitInputs:
     """The training data of one fit, checked: ``X`` as given, encoded (``Xe``), the
     encoded target, the weights (times the class weights), whether ``sample_weight``
     was given, and whether the fit is a classifier's and a warm start."""
+
     X: object
     Xe: object
     y: np.ndarray
@@ -129,6 +151,7 @@ class TrainingRows:
     scorer), encoded (``Xe``), their targets and float64 weights; ``val`` the indices
     held out by the early-stopping split (None without one); whether early stopping is
     on, on external validation data, and whether the rows as given are kept."""
+
     X: object
     Xe: object
     y: np.ndarray
@@ -144,6 +167,7 @@ class BoostingState:
     """What changes from one iteration to the next: the training rows' raw scores
     (updated in place), the gradients computed with the last loss (None when not),
     the binned training rows and the out-of-bag lists."""
+
     raw: np.ndarray
     carried: object
     Xb: np.ndarray
@@ -155,6 +179,7 @@ class BoostingState:
 class ValidationRows:
     """Early stopping's rows: as given (None when nothing reads them), their targets,
     weights, bins and raw scores (updated in place)."""
+
     X: object
     y: np.ndarray
     sample_weight: np.ndarray
@@ -168,6 +193,7 @@ class StageSetup:
     gain, the monotonic constraints, the bins' missing-value code, the rows of positive
     weight, the subsample's stream, size and mask, the statistics' buffer and the
     grower's workspace."""
+
     grower: object
     newton: bool
     monotonic: object
@@ -185,6 +211,7 @@ class Stage(NamedTuple):
     """One iteration's outcome: its trees (one per output), training and validation
     losses, the in-bag mask and the out-of-bag loss before it (None without
     subsampling)."""
+
     trees: list
     train_score: float
     val_score: object
@@ -291,10 +318,20 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         setup = self._stage_setup(plan, rows, constraints)
         # what the early-stopping scores of a subclass may read (HistGradientBoosting's
         # scorers predict the original rows)
-        scoring = ScoringData(rows.early, rows.external or rows.val is not None, loss,
-                              rows.X, rows.y, rows.sample_weight, state.raw,
-                              *((val.X, val.y, val.sample_weight, val.raw) if val is not None
-                                else (None, None, None, None)))
+        scoring = ScoringData(
+            rows.early,
+            rows.external or rows.val is not None,
+            loss,
+            rows.X,
+            rows.y,
+            rows.sample_weight,
+            state.raw,
+            *(
+                (val.X, val.y, val.sample_weight, val.raw)
+                if val is not None
+                else (None, None, None, None)
+            ),
+        )
         self._fit_stages(plan, loss, rows, state, val, setup, scoring, monitor)
         return self._finish_fit(state, loss)
 
@@ -304,23 +341,29 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         classifier = isinstance(self, ClassifierMixin)
         warm = self.warm_start and hasattr(self, "trees_")
         if warm and plan.n_iter < len(self.trees_):
-            raise ValueError(f"{self._n_iter_name}={plan.n_iter} must be at least the "
-                             f"{len(self.trees_)} iterations already fitted with "
-                             f"warm_start=True.")
+            raise ValueError(
+                f"{self._n_iter_name}={plan.n_iter} must be at least the "
+                f"{len(self.trees_)} iterations already fitted with "
+                f"warm_start=True."
+            )
         if plan.min_weight_fraction_leaf > 0 and plan.split_gain == "hessian":
-            raise ValueError("min_weight_fraction_leaf bounds the sample weight of a leaf of "
-                             "the trees on the negative gradient: it needs "
-                             "split_gain='gradient' (min_child_weight bounds the hessian "
-                             "with split_gain='hessian').")
+            raise ValueError(
+                "min_weight_fraction_leaf bounds the sample weight of a leaf of "
+                "the trees on the negative gradient: it needs "
+                "split_gain='gradient' (min_child_weight bounds the hessian "
+                "with split_gain='hessian')."
+            )
         Xe = self._encode_X(X, reset=not warm, y=y, sample_weight=sample_weight)
         y = self._validate_target(y, Xe.shape[0], reset=not warm)
         sw = self._weights(sample_weight, Xe, y, classifier)
         if classifier:
             weighted_classes = np.count_nonzero(np.bincount(y, sw, self.n_classes_))
             if weighted_classes < 2:
-                raise ValueError(f"y contains {weighted_classes} class after sample_weight "
-                                 f"trimmed classes with zero weights, while a minimum of 2 "
-                                 f"classes are required.")
+                raise ValueError(
+                    f"y contains {weighted_classes} class after sample_weight "
+                    f"trimmed classes with zero weights, while a minimum of 2 "
+                    f"classes are required."
+                )
         return FitInputs(X, Xe, y, sw, sample_weight is not None, classifier, warm)
 
     def _weights(self, sample_weight, Xe, y, classifier):
@@ -342,17 +385,21 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         val = None
         early = plan.early_stopping(n) or external
         if early and not external and plan.validation_fraction is not None:
-            train, val = train_test_split(np.arange(n), test_size=plan.validation_fraction,
-                                          # the class codes as floats, as scikit-learn
-                                          # stratifies (its errors name them so)
-                                          stratify=y.astype(np.float64) if data.classifier
-                                          else None,
-                                          random_state=self._split_seed(rng))
+            train, val = train_test_split(
+                np.arange(n),
+                test_size=plan.validation_fraction,
+                # the class codes as floats, as scikit-learn
+                # stratifies (its errors name them so)
+                stratify=y.astype(np.float64) if data.classifier else None,
+                random_state=self._split_seed(rng),
+            )
             train.sort()
             val.sort()
             if data.classifier and np.unique(y[train]).size != self.n_classes_:
-                raise ValueError("The training data after the early stopping split is "
-                                 "missing some classes. Try using another random seed.")
+                raise ValueError(
+                    "The training data after the early stopping split is "
+                    "missing some classes. Try using another random seed."
+                )
         # without a validation split X is used as it is (no copy of a large X)
         if val is None:
             Xtr, ytr, wtr = data.Xe, y, data.sample_weight
@@ -377,10 +424,12 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             init = np.zeros(K)
         self._init_raw = init
         raw = self._initial_raw(rows.X, ytr.shape[0], loss)
-        carried = self._check_loss_is_finite(loss, ytr, raw, wtr,
-                                             self._gradient_arrays(K, ytr.shape[0]))
-        self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_,
-                                     random_state=rng.randint(2 ** 31 - 1))
+        carried = self._check_loss_is_finite(
+            loss, ytr, raw, wtr, self._gradient_arrays(K, ytr.shape[0])
+        )
+        self.bin_mapper_ = BinMapper(
+            self.max_bins, self._encoder.is_categorical_, random_state=rng.randint(2**31 - 1)
+        )
         Xb = fit_transform_weighted(self.bin_mapper_, rows.Xe, wtr)
         self.trees_ = []
         self.train_score_ = []
@@ -392,16 +441,18 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         the first fit."""
         K = loss.n_outputs
         raw = self._raw_from_trees(rows.Xe, K, rows.X, loss)
-        carried = self._check_loss_is_finite(loss, rows.y, raw, rows.sample_weight,
-                                             self._gradient_arrays(K, rows.y.shape[0]))
+        carried = self._check_loss_is_finite(
+            loss, rows.y, raw, rows.sample_weight, self._gradient_arrays(K, rows.y.shape[0])
+        )
         self.train_score_ = list(self.train_score_)
         self.validation_score_ = list(self.validation_score_)
         # iterations fitted without subsampling improved no out-of-bag loss
         done = len(self.trees_)
         oob_scores = list(getattr(self, "oob_scores_", np.zeros(done)))
         oob_improvement = list(getattr(self, "oob_improvement_", np.zeros(done)))
-        return BoostingState(raw, carried, self.bin_mapper_.transform(rows.Xe), oob_scores,
-                             oob_improvement)
+        return BoostingState(
+            raw, carried, self.bin_mapper_.transform(rows.Xe), oob_scores, oob_improvement
+        )
 
     def _validation_rows(self, data, rows, validation, loss, state):
         """Early stopping's :class:`ValidationRows` (None without early stopping): the
@@ -421,8 +472,13 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             Xe_v, y_v, sw_v = data.Xe[val], data.y[val], data.sample_weight[val]
         else:
             X_v, Xe_v, y_v, sw_v = rows.X, rows.Xe, rows.y, rows.sample_weight
-        return ValidationRows(X_v, y_v, sw_v, self.bin_mapper_.transform(Xe_v),
-                              self._raw_from_trees(Xe_v, loss.n_outputs, X_v, loss))
+        return ValidationRows(
+            X_v,
+            y_v,
+            sw_v,
+            self.bin_mapper_.transform(Xe_v),
+            self._raw_from_trees(Xe_v, loss.n_outputs, X_v, loss),
+        )
 
     def _stage_setup(self, plan, rows, constraints):
         """What every iteration reads (:class:`StageSetup`): the grower and its stopping
@@ -436,33 +492,45 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             # a split needs min_samples_leaf rows on each side anyway
             min_samples_split=max(resolve_count(plan.min_samples_split, n_rows), 2 * msl, 2),
             min_samples_leaf=msl,
-            min_weight_leaf=plan.min_child_weight if newton
+            min_weight_leaf=plan.min_child_weight
+            if newton
             else plan.min_weight_fraction_leaf * float(wtr.sum()),
             min_impurity_decrease=plan.min_impurity_decrease,
-            max_leaf_nodes=plan.max_leaf_nodes)
-        grower = TreeGrower(self.bin_mapper_, NEWTON if newton else SQUARED_ERROR, 2, stopping,
-                            max_features=self.max_features_,
-                            l2_regularization=plan.l2_regularization, parallel=True,
-                            constraints=constraints,
-                            # the second-order gain grows LightGBM's trees (HistGradient-
-                            # Boosting's): ties and thresholds as theirs
-                            random_ties=self._random_ties and not newton,
-                            centered_thresholds=self._centered_thresholds and not newton)
+            max_leaf_nodes=plan.max_leaf_nodes,
+        )
+        grower = TreeGrower(
+            self.bin_mapper_,
+            NEWTON if newton else SQUARED_ERROR,
+            2,
+            stopping,
+            max_features=self.max_features_,
+            l2_regularization=plan.l2_regularization,
+            parallel=True,
+            constraints=constraints,
+            # the second-order gain grows LightGBM's trees (HistGradient-
+            # Boosting's): ties and thresholds as theirs
+            random_ties=self._random_ties and not newton,
+            centered_thresholds=self._centered_thresholds and not newton,
+        )
         positive_rows = np.flatnonzero(wtr > 0)
         n_rows_all = rows.Xe.shape[0]
         stats = np.empty((n_rows_all, 3))
         stats[:, 2] = wtr > 0
         return StageSetup(
-            grower=grower, newton=newton,
+            grower=grower,
+            newton=newton,
             monotonic=None if constraints is None else constraints.monotonic_cst,
-            missing_code=self.bin_mapper_.missing_values_code_, positive_rows=positive_rows,
+            missing_code=self.bin_mapper_.missing_values_code_,
+            positive_rows=positive_rows,
             subsampled=plan.subsample < 1.0,
             # the subsample and the trees' seeds come from a stream of their own, started
             # from random_state as scikit-learn's is: the same rows for the same seed
             stage_rng=check_random_state(self.random_state),
             n_inbag=max(1, int(plan.subsample * n_rows_all)),
-            bag=np.zeros(n_rows_all, bool), stats=stats,
-            workspace=GrowerWorkspace(min_rows=positive_rows.size))
+            bag=np.zeros(n_rows_all, bool),
+            stats=stats,
+            workspace=GrowerWorkspace(min_rows=positive_rows.size),
+        )
 
     def _fit_stages(self, plan, loss, rows, state, val, setup, scoring, monitor):
         """Add iterations up to ``plan.n_iter`` (scikit-learn's ``_fit_stages``): each
@@ -476,9 +544,9 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         reporter = None
         if self.verbose:
             reporter = self._reporter(plan, setup.subsampled, len(self.trees_))
-        self._loss = loss       # a scorer predicts with the trees fitted so far
+        self._loss = loss  # a scorer predicts with the trees fitted so far
         self._start_scores(scoring)
-        raw = state.raw         # the training rows' scores, which a monitor may read
+        raw = state.raw  # the training rows' scores, which a monitor may read
         t0 = time.perf_counter()
         # a diverging fit overflows to inf / NaN in the scores and the loss; the loss of
         # every iteration is tested below instead of letting numpy warn along the way
@@ -486,20 +554,21 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             for it in range(len(self.trees_), plan.n_iter):
                 stage = self._fit_stage(plan, loss, rows, state, val, setup, carry)
                 if not np.isfinite(stage.train_score) or not np.isfinite(
-                        0.0 if stage.val_score is None else stage.val_score):
-                    self._warn_diverged(it, "training" if not np.isfinite(stage.train_score)
-                                        else "validation")
+                    0.0 if stage.val_score is None else stage.val_score
+                ):
+                    self._warn_diverged(
+                        it, "training" if not np.isfinite(stage.train_score) else "validation"
+                    )
                     break
                 self.trees_.append(stage.trees)
-                stop = self._record_scores(stage.train_score, stage.val_score, scale, plan,
-                                           scoring)
+                stop = self._record_scores(stage.train_score, stage.val_score, scale, plan, scoring)
                 self._record_oob(stage, state, loss, rows, scale)
                 if reporter is not None:
                     reporter.update(it, self.train_score_[-1], state.oob_improvement[-1])
-                elif self.verbose and ((it + 1) % int(self.verbose) == 0
-                                       or it + 1 == plan.n_iter):
-                    self._report(it, loss, time.perf_counter() - t0, stage.train_score,
-                                 stage.val_score)
+                elif self.verbose and ((it + 1) % int(self.verbose) == 0 or it + 1 == plan.n_iter):
+                    self._report(
+                        it, loss, time.perf_counter() - t0, stage.train_score, stage.val_score
+                    )
                 if monitor is not None and monitor(it, self, locals()):
                     break
                 if stop:
@@ -522,19 +591,21 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         h = np.ascontiguousarray(h.reshape(-1, K).T)
         rows_in, inbag = self._draw_rows(setup, wtr)
         oob_before = None if inbag is None else _masked_loss(loss, ytr, raw, wtr, ~inbag)
-        trees = [self._fit_output_tree(k, plan, loss, rows, state, val, setup, g, h,
-                                       rows_in) for k in range(K)]
+        trees = [
+            self._fit_output_tree(k, plan, loss, rows, state, val, setup, g, h, rows_in)
+            for k in range(K)
+        ]
         # with subsampling, scikit-learn's training loss is that of the in-bag rows
         if carry:
             # this iteration's gradients are no longer read: their arrays take the next
             # ones
             train_score, g_next, h_next = loss.loss_gradient_hessian(
-                ytr, _per_output(raw), wtr, out=(_per_output(g.T), _per_output(h.T)))
+                ytr, _per_output(raw), wtr, out=(_per_output(g.T), _per_output(h.T))
+            )
             state.carried = (g_next, h_next)
         else:
             train_score = _masked_loss(loss, ytr, raw, wtr, inbag)
-        val_score = None if val is None else loss(val.y, _per_output(val.raw),
-                                                  val.sample_weight)
+        val_score = None if val is None else loss(val.y, _per_output(val.raw), val.sample_weight)
         return Stage(trees, train_score, val_score, inbag, oob_before)
 
     @staticmethod
@@ -545,10 +616,9 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         if not setup.subsampled:
             return rows, None
         # scikit-learn's draws from its stream: uniforms, then one seed per tree
-        selection_sample(setup.stage_rng.uniform(size=setup.bag.size), setup.n_inbag,
-                         setup.bag)
+        selection_sample(setup.stage_rng.uniform(size=setup.bag.size), setup.n_inbag, setup.bag)
         rows = np.flatnonzero(setup.bag & (wtr > 0))
-        if rows.size == 0:      # every drawn row has zero weight
+        if rows.size == 0:  # every drawn row has zero weight
             rows = setup.positive_rows
         inbag = np.zeros(wtr.shape[0], bool)
         inbag[rows] = True
@@ -560,22 +630,37 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         and validation scores."""
         ytr, wtr, raw, Xb = rows.y, rows.sample_weight, state.raw, state.Xb
         newton, mc = setup.newton, setup.missing_code
-        setup.grower.random_state = setup.stage_rng.randint(0, 2 ** 31 - 1)
+        setup.grower.random_state = setup.stage_rng.randint(0, 2**31 - 1)
         # Friedman's original (not newton): least squares on the negative gradient,
         # with its variance sq
         sq = boosting_rows(setup.stats, wtr, g, h, k, newton)
-        tree, leaves = setup.grower.grow(Xb, setup.stats, None if newton else sq, rows_in,
-                                         setup.workspace)
+        tree, leaves = setup.grower.grow(
+            Xb, setup.stats, None if newton else sq, rows_in, setup.workspace
+        )
         # the second-order gain's node values already are the Newton step
-        samples = LeafSamples(None, tree.node_count, rows_in, ytr, raw[:, k], wtr, g[k],
-                              h[k], plan.l2_regularization,
-                              tree.value[:, 0] if newton else None, leaf_of_sample=leaves)
+        samples = LeafSamples(
+            None,
+            tree.node_count,
+            rows_in,
+            ytr,
+            raw[:, k],
+            wtr,
+            g[k],
+            h[k],
+            plan.l2_regularization,
+            tree.value[:, 0] if newton else None,
+            leaf_of_sample=leaves,
+        )
         tree.value = (self.learning_rate * loss.leaf_values(samples))[:, None]
         if setup.monotonic is not None:
             # a line search's leaf values (medians, quantiles) back in order
             tree.value[:, 0] = monotone_leaf_values(
-                tree.children_left, tree.children_right, tree.feature, tree.value[:, 0],
-                setup.monotonic)
+                tree.children_left,
+                tree.children_right,
+                tree.feature,
+                tree.value[:, 0],
+                setup.monotonic,
+            )
         values = np.ascontiguousarray(tree.value[:, 0])
         if rows_in.size < wtr.shape[0]:
             # the rows the tree did not see are in no leaf's range
@@ -608,12 +693,12 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             self.oob_scores_ = np.asarray(oob_scores, dtype=np.float64)
             self.oob_improvement_ = np.asarray(oob_improvement, dtype=np.float64)
             self.oob_score_ = float(self.oob_scores_[-1]) if len(oob_scores) else np.nan
-        else:   # no subsampled iteration: scikit-learn has no out-of-bag attributes
+        else:  # no subsampled iteration: scikit-learn has no out-of-bag attributes
             for name in ("oob_scores_", "oob_improvement_", "oob_score_"):
                 self.__dict__.pop(name, None)
         self._loss = loss
         self._packed = None
-        self._packer()      # built now, so that predict never changes the estimator
+        self._packer()  # built now, so that predict never changes the estimator
         return self
 
     def _warn_deprecated(self):
@@ -627,18 +712,25 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
     def _constraints(self, n_outputs):
         """The trees' :class:`~treeboost.engine.constraints.Constraints` (None without any),
         checked against the data being fitted."""
-        cst = check_monotonic_cst(self, getattr(self, "monotonic_cst", None),
-                                  self.n_features_in_, self._encoder.is_categorical_)
+        cst = check_monotonic_cst(
+            self,
+            getattr(self, "monotonic_cst", None),
+            self.n_features_in_,
+            self._encoder.is_categorical_,
+        )
         if cst is not None and n_outputs > 1:
-            raise ValueError("monotonic constraints are not supported for multiclass "
-                             "classification.")
+            raise ValueError(
+                "monotonic constraints are not supported for multiclass classification."
+            )
         return grower_constraints(cst, self._check_interaction_cst(self.n_features_in_))
 
     def _needs_input_rows(self, plan):
         """Whether the fit reads the rows of X as given (beyond the encoded ones): for an
         initial estimator (this fit's, or a warm start's earlier one)."""
-        return any(init is not None and not isinstance(init, str)
-                   for init in (plan.init, getattr(self, "init_", None)))
+        return any(
+            init is not None and not isinstance(init, str)
+            for init in (plan.init, getattr(self, "init_", None))
+        )
 
     def _fit_init(self, init, X, y, sample_weight, weighted):
         """``init_``: None (the loss's best constant), ``"zero"``, or ``init`` fitted."""
@@ -679,8 +771,9 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         carried = None
         with np.errstate(over="ignore", invalid="ignore"):
             if loss.gradient_carries:
-                value, g, h = loss.loss_gradient_hessian(y, _per_output(raw), sample_weight,
-                                                         out=out)
+                value, g, h = loss.loss_gradient_hessian(
+                    y, _per_output(raw), sample_weight, out=out
+                )
                 carried = (g, h)
             else:
                 value = loss(y, _per_output(raw), sample_weight)
@@ -688,7 +781,8 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             raise ValueError(
                 f"y is too large for loss={loss.name!r}: its loss at the start of the fit "
                 f"overflows float64 (largest |y| = {float(np.max(np.abs(y))):.3g}). Rescale y "
-                f"(divide it by a constant such as its largest absolute value).")
+                f"(divide it by a constant such as its largest absolute value)."
+            )
         return carried
 
     def _warn_diverged(self, it, which):
@@ -696,7 +790,9 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             f"Boosting diverged at iteration {it + 1}: the {which} loss overflows "
             f"(learning_rate={self.learning_rate!r} may be too large). "
             f"The fit stopped and keeps the {len(self.trees_)} iteration(s) before it.",
-            RuntimeWarning, stacklevel=4)
+            RuntimeWarning,
+            stacklevel=4,
+        )
 
     @staticmethod
     def _should_stop(scores, n_iter_no_change, tol):
@@ -714,7 +810,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
 
     def _split_seed(self, rng):
         """``random_state`` of the early-stopping split."""
-        return rng.randint(2 ** 31 - 1)
+        return rng.randint(2**31 - 1)
 
     def _reporter(self, plan, subsampled, begin_at_stage):
         """The verbose table's printer, or None for the LightGBM-style lines of
@@ -745,8 +841,9 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         ``n_iter`` iterations that the spec cannot say."""
         val = checked["validation_score_"]
         if val.size > n_iter:
-            raise ValueError(f"{where}.validation_score_: more scores ({val.size}) than "
-                             f"iterations ({n_iter}).")
+            raise ValueError(
+                f"{where}.validation_score_: more scores ({val.size}) than iterations ({n_iter})."
+            )
 
     # -- prediction --------------------------------------------------------------------------
     def _raw_from_trees(self, Xe, K, X, loss):
@@ -761,8 +858,11 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         packed = getattr(self, "_packed", None)
         # keyed on the trees themselves, not their count: packed trees of another fit
         # (a refit or warm start with as many trees) are never reused
-        if packed is None or len(packed[0]) != len(flat) \
-                or any(a is not b for a, b in zip(packed[0], flat)):
+        if (
+            packed is None
+            or len(packed[0]) != len(flat)
+            or any(a is not b for a, b in zip(packed[0], flat))
+        ):
             outputs = [k for trees in self.trees_ for k in range(len(trees))]
             # a fit that diverged at its first iteration keeps no tree: predict returns
             # the initial score without packed trees
@@ -846,8 +946,11 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         check_is_fitted(self, "trees_")
         cached = getattr(self, "_estimators", None)
         flat = [t for trees in self.trees_ for t in trees]
-        if cached is None or cached.size != len(flat) or any(
-                m.tree_ is not t for m, t in zip(cached.ravel(), flat)):
+        if (
+            cached is None
+            or cached.size != len(flat)
+            or any(m.tree_ is not t for m, t in zip(cached.ravel(), flat))
+        ):
             K = self._init_raw.shape[0]
             cached = np.empty((len(self.trees_), K), dtype=object)
             for i, trees in enumerate(self.trees_):
@@ -860,13 +963,22 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         """A fitted DecisionTreeRegressor around the engine tree ``tree``."""
         plan = self._plan()
         member = DecisionTreeRegressor(
-            max_depth=plan.max_depth, max_leaf_nodes=plan.max_leaf_nodes,
+            max_depth=plan.max_depth,
+            max_leaf_nodes=plan.max_leaf_nodes,
             min_samples_leaf=plan.min_samples_leaf,
             min_weight_fraction_leaf=plan.min_weight_fraction_leaf,
-            min_impurity_decrease=plan.min_impurity_decrease, max_features=plan.max_features,
-            max_bins=self.max_bins, categorical_features=self.categorical_features)
-        for name in ("n_features_in_", "feature_names_in_", "_encoder", "bin_mapper_",
-                     "max_features_"):
+            min_impurity_decrease=plan.min_impurity_decrease,
+            max_features=plan.max_features,
+            max_bins=self.max_bins,
+            categorical_features=self.categorical_features,
+        )
+        for name in (
+            "n_features_in_",
+            "feature_names_in_",
+            "_encoder",
+            "bin_mapper_",
+            "max_features_",
+        ):
             if hasattr(self, name):
                 setattr(member, name, getattr(self, name))
         member.tree_ = tree
@@ -885,20 +997,34 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
 
     # -- the state read from a model file ---------------------------------------------------
 
-    _persist_attributes = ("classes_", "n_classes_", "bin_mapper_", "trees_", "_init_raw",
-                           "_loss", "n_estimators_", "train_score_", "validation_score_",
-                           "init_", "max_features_", "oob_scores_", "oob_improvement_",
-                           "oob_score_")
+    _persist_attributes = (
+        "classes_",
+        "n_classes_",
+        "bin_mapper_",
+        "trees_",
+        "_init_raw",
+        "_loss",
+        "n_estimators_",
+        "train_score_",
+        "validation_score_",
+        "init_",
+        "max_features_",
+        "oob_scores_",
+        "oob_improvement_",
+        "oob_score_",
+    )
     #: the packed trees of predict and the members of ``estimators_``, rebuilt on demand
     _persist_transient = ("_packed", "_estimators")
     #: the arrays and numbers of a loaded booster, by :func:`check_state`: ``n_outputs``
     #: is its loss's, ``n_iter`` the iterations of ``trees_``
-    _state_spec = {"_init_raw": array("float64", ("n_outputs",), finite=True),
-                   "n_estimators_": integer(),
-                   "train_score_": array("float64", ("n_iter",)),
-                   "validation_score_": array("float64", ndim=1),
-                   "oob_scores_": array("float64", ("n_iter",), optional=True),
-                   "oob_improvement_": array("float64", ("n_iter",), optional=True)}
+    _state_spec = {
+        "_init_raw": array("float64", ("n_outputs",), finite=True),
+        "n_estimators_": integer(),
+        "train_score_": array("float64", ("n_iter",)),
+        "validation_score_": array("float64", ndim=1),
+        "oob_scores_": array("float64", ("n_iter",), optional=True),
+        "oob_improvement_": array("float64", ("n_iter",), optional=True),
+    }
 
     def _validate_state(self, where="model", **context):
         """Check a loaded booster: its loss (the log-loss of its number of classes, or a
@@ -908,60 +1034,89 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         validation scores than iterations, ``init_``)."""
         super()._validate_state(where, **context)
         classifier = isinstance(self, ClassifierMixin)
-        required = ["n_features_in_", "_encoder", "bin_mapper_", "trees_", "_init_raw",
-                    "_loss", "n_estimators_", "train_score_", "validation_score_"]
+        required = [
+            "n_features_in_",
+            "_encoder",
+            "bin_mapper_",
+            "trees_",
+            "_init_raw",
+            "_loss",
+            "n_estimators_",
+            "train_score_",
+            "validation_score_",
+        ]
         if classifier:
             required += ["classes_", "n_classes_"]
         if not check_fitted(self, where, required):
             return
         n = self.n_features_in_
         flags = self._encoder.is_categorical_
-        validate_part(self.bin_mapper_, f"{where}.bin_mapper_", expect=BinMapper,
-                      n_features=n, categorical=flags)
+        validate_part(
+            self.bin_mapper_,
+            f"{where}.bin_mapper_",
+            expect=BinMapper,
+            n_features=n,
+            categorical=flags,
+        )
         loss = self._loss
         if not isinstance(loss, Loss):
             raise ValueError(f"{where}._loss: not a loss.")
         validate_part(loss, f"{where}._loss")
         if classifier:
             n_classes = check_classes(self, where, at_least=2)
-            want = (BinaryLogLoss, ExponentialLoss) if n_classes == 2 else \
-                (MultinomialLogLoss,)
+            want = (BinaryLogLoss, ExponentialLoss) if n_classes == 2 else (MultinomialLogLoss,)
             if type(loss) not in want or (n_classes > 2 and loss.n_classes != n_classes):
                 names = " or ".join(w.__name__ for w in want)
-                raise ValueError(f"{where}._loss: {n_classes} classes need {names}"
-                                 f"{'' if n_classes == 2 else f' of {n_classes} classes'}, "
-                                 f"got {type(loss).__name__}.")
+                raise ValueError(
+                    f"{where}._loss: {n_classes} classes need {names}"
+                    f"{'' if n_classes == 2 else f' of {n_classes} classes'}, "
+                    f"got {type(loss).__name__}."
+                )
         elif loss.is_classification:
-            raise ValueError(f"{where}._loss: a regressor needs a regression loss, got "
-                             f"{type(loss).__name__}.")
+            raise ValueError(
+                f"{where}._loss: a regressor needs a regression loss, got {type(loss).__name__}."
+            )
         K = loss.n_outputs
         trees = self.trees_
-        if not isinstance(trees, list) or any(not isinstance(t, list) or len(t) != K
-                                              for t in trees):
-            raise ValueError(f"{where}.trees_: must be a list holding, per iteration, a list "
-                             f"of {K} tree(s) (one per output).")
-        checked = check_state(self, where, self._state_spec,
-                              {"n_outputs": K, "n_iter": len(trees)})
+        if not isinstance(trees, list) or any(
+            not isinstance(t, list) or len(t) != K for t in trees
+        ):
+            raise ValueError(
+                f"{where}.trees_: must be a list holding, per iteration, a list "
+                f"of {K} tree(s) (one per output)."
+            )
+        checked = check_state(self, where, self._state_spec, {"n_outputs": K, "n_iter": len(trees)})
         bound = np.abs(checked["_init_raw"])
         for i, per_output in enumerate(trees):
             for k, tree in enumerate(per_output):
-                validate_part(tree, f"{where}.trees_[{i}][{k}]", expect=Tree, n_features=n,
-                              n_outputs=1, categorical=flags, bin_mapper=self.bin_mapper_)
+                validate_part(
+                    tree,
+                    f"{where}.trees_[{i}][{k}]",
+                    expect=Tree,
+                    n_features=n,
+                    n_outputs=1,
+                    categorical=flags,
+                    bin_mapper=self.bin_mapper_,
+                )
                 bound[k] += np.abs(tree.value).max()
         if not np.all(bound < 1e300):
-            raise ValueError(f"{where}.trees_: the initial score and the leaf values sum to "
-                             f"more than 1e300 (the raw scores would overflow).")
+            raise ValueError(
+                f"{where}.trees_: the initial score and the leaf values sum to "
+                f"more than 1e300 (the raw scores would overflow)."
+            )
         n_iter = checked["n_estimators_"]
         if n_iter != len(trees):
-            raise ValueError(f"{where}.n_estimators_: must be the number of iterations in "
-                             f"trees_ ({len(trees)}), got {n_iter}.")
+            raise ValueError(
+                f"{where}.n_estimators_: must be the number of iterations in "
+                f"trees_ ({len(trees)}), got {n_iter}."
+            )
         self._check_scores(where, checked, len(trees))
         init = getattr(self, "init_", None)
         if init is not None and not (isinstance(init, str) and init == "zero"):
             if not hasattr(init, "get_params") or not hasattr(
-                    init, "predict_proba" if classifier else "predict"):
-                raise ValueError(f"{where}.init_: must be None, 'zero' or a fitted "
-                                 f"estimator.")
+                init, "predict_proba" if classifier else "predict"
+            ):
+                raise ValueError(f"{where}.init_: must be None, 'zero' or a fitted estimator.")
 
 
 class BoostedRegressor(RegressorMixin, BaseGradientBoosting):
@@ -972,10 +1127,14 @@ class BoostedRegressor(RegressorMixin, BaseGradientBoosting):
     _TARGET_RULES = {"poisson": PoissonLoss, "gamma": GammaLoss}
 
     def _make_loss(self):
-        return {"squared_error": SquaredError, "absolute_error": AbsoluteError,
-                "huber": lambda: HuberLoss(self._alpha()),
-                "quantile": lambda: QuantileLoss(self._alpha()),
-                "poisson": PoissonLoss, "gamma": GammaLoss}[self.loss]()
+        return {
+            "squared_error": SquaredError,
+            "absolute_error": AbsoluteError,
+            "huber": lambda: HuberLoss(self._alpha()),
+            "quantile": lambda: QuantileLoss(self._alpha()),
+            "poisson": PoissonLoss,
+            "gamma": GammaLoss,
+        }[self.loss]()
 
     def _validate_target(self, y, n_samples, reset):
         y = check_regression_target(y, n_samples)
@@ -988,7 +1147,7 @@ class BoostedRegressor(RegressorMixin, BaseGradientBoosting):
     def predict(self, X):
         """Sum of the initial score and every tree's leaf value (through the loss's
         inverse link: ``exp`` of it for ``poisson`` and ``gamma``)."""
-        raw = self._raw_predict(X)[:, 0]       # checks that the model is fitted
+        raw = self._raw_predict(X)[:, 0]  # checks that the model is fitted
         return self._loss.predict(raw)
 
     def apply(self, X):
@@ -1008,9 +1167,11 @@ class BoostedClassifier(ClassifierMixin, BaseGradientBoosting):
     def _make_loss(self):
         if self.loss == "exponential":
             if self.n_classes_ != 2:
-                raise ValueError(f"loss='exponential' is only suitable for a binary "
-                                 f"classification problem, you have n_classes="
-                                 f"{self.n_classes_}. Please use loss='log_loss' instead.")
+                raise ValueError(
+                    f"loss='exponential' is only suitable for a binary "
+                    f"classification problem, you have n_classes="
+                    f"{self.n_classes_}. Please use loss='log_loss' instead."
+                )
             return ExponentialLoss()
         if self.n_classes_ == 2:
             return BinaryLogLoss()
@@ -1019,8 +1180,10 @@ class BoostedClassifier(ClassifierMixin, BaseGradientBoosting):
     def _validate_target(self, y, n_samples, reset):
         classes, y_enc = encode_classification_target(y, n_samples)
         if classes.shape[0] < 2:
-            raise ValueError(f"{self.loss} needs at least 2 classes in y; got only one "
-                             f"class: {classes.tolist()!r}.")
+            raise ValueError(
+                f"{self.loss} needs at least 2 classes in y; got only one "
+                f"class: {classes.tolist()!r}."
+            )
         if reset:
             self.classes_ = classes
             self.n_classes_ = classes.shape[0]
@@ -1081,41 +1244,61 @@ class _SklearnGradientBoosting:
         **BaseGradientBoosting._parameter_constraints,
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "subsample": [Interval(Real, 0.0, 1.0, closed="right")],
-        "min_samples_split": [Interval(Integral, 2, None, closed="left"),
-                              Interval(RealNotInt, 0.0, 1.0, closed="right")],
-        "min_samples_leaf": [Interval(Integral, 1, None, closed="left"),
-                             Interval(RealNotInt, 0.0, 1.0, closed="neither")],
+        "min_samples_split": [
+            Interval(Integral, 2, None, closed="left"),
+            Interval(RealNotInt, 0.0, 1.0, closed="right"),
+        ],
+        "min_samples_leaf": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0.0, 1.0, closed="neither"),
+        ],
         "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
         "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
-        "max_features": [Interval(Integral, 1, None, closed="left"),
-                         Interval(RealNotInt, 0.0, 1.0, closed="right"),
-                         StrOptions({"sqrt", "log2"}), None],
+        "max_features": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0.0, 1.0, closed="right"),
+            StrOptions({"sqrt", "log2"}),
+            None,
+        ],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left"), None],
         "tol": [Interval(Real, 0.0, None, closed="left")],
         # scikit-learn 1.9 deprecated it: the trees always fit the squared error
-        "criterion": [StrOptions({"squared_error"}),
-                      Hidden(StrOptions({"deprecated", "friedman_mse"}))],
+        "criterion": [
+            StrOptions({"squared_error"}),
+            Hidden(StrOptions({"deprecated", "friedman_mse"})),
+        ],
     }
 
     def _warn_deprecated(self):
         if self.criterion != "deprecated":
-            warnings.warn("The parameter `criterion` is deprecated and will be removed in "
-                          "1.11. It has no effect. Leave it to its default value to avoid "
-                          "this warning.", FutureWarning, stacklevel=3)
+            warnings.warn(
+                "The parameter `criterion` is deprecated and will be removed in "
+                "1.11. It has no effect. Leave it to its default value to avoid "
+                "this warning.",
+                FutureWarning,
+                stacklevel=3,
+            )
 
     def _plan(self):
         return BoostingPlan(
-            n_iter=self.n_estimators, max_depth=self.max_depth,
-            max_leaf_nodes=self.max_leaf_nodes, min_samples_split=self.min_samples_split,
+            n_iter=self.n_estimators,
+            max_depth=self.max_depth,
+            max_leaf_nodes=self.max_leaf_nodes,
+            min_samples_split=self.min_samples_split,
             min_samples_leaf=self.min_samples_leaf,
             min_weight_fraction_leaf=self.min_weight_fraction_leaf,
             min_impurity_decrease=self.min_impurity_decrease,
-            min_child_weight=self.min_child_weight, l2_regularization=self.l2_regularization,
-            max_features=self.max_features, subsample=self.subsample,
-            split_gain=self.split_gain, init=self.init,
+            min_child_weight=self.min_child_weight,
+            l2_regularization=self.l2_regularization,
+            max_features=self.max_features,
+            subsample=self.subsample,
+            split_gain=self.split_gain,
+            init=self.init,
             early_stopping=lambda n: self.n_iter_no_change is not None,
             validation_fraction=self.validation_fraction,
-            n_iter_no_change=self.n_iter_no_change, tol=self.tol)
+            n_iter_no_change=self.n_iter_no_change,
+            tol=self.tol,
+        )
 
     def _split_seed(self, rng):
         # scikit-learn splits with random_state itself
@@ -1128,14 +1311,15 @@ class _SklearnGradientBoosting:
         k = n_iter_no_change
         if len(scores) <= k:
             return False
-        return scores[-1] + tol >= max(scores[-k - 1:-1])
+        return scores[-1] + tol >= max(scores[-k - 1 : -1])
 
     def _reporter(self, plan, subsampled, begin_at_stage):
         return VerboseReporter(self.verbose, subsampled, plan.n_iter, begin_at_stage)
 
 
 #: the constraint parameters of every booster
-CONSTRAINTS_DOC = """    monotonic_cst : array-like of int of shape (n_features,), dict or None, default=None
+CONSTRAINTS_DOC = """    monotonic_cst : array-like of int of shape (n_features,), dict or None, \
+default=None
         1: the prediction does not decrease as the feature grows; -1: does not increase;
         0: no constraint (a dict maps feature names to them).  Numeric features, one tree
         per iteration (not with more than two classes).  A split on a constrained
@@ -1151,7 +1335,8 @@ default=None
 
 """
 
-_GB_DOC = """
+_GB_DOC = (
+    """
     learning_rate : float, default=0.1
         Shrinkage of every leaf value (> 0).
     n_estimators : int, default=100
@@ -1215,7 +1400,9 @@ _GB_DOC = """
         "gradient": each tree is a least-squares fit of the negative gradient (Friedman's
         and scikit-learn's); "hessian": the second-order gain on ``(g, h)`` (XGBoost's,
         LightGBM's).  Leaf values come from the loss either way.
-""" + CONSTRAINTS_DOC + """    Attributes
+"""
+    + CONSTRAINTS_DOC
+    + """    Attributes
     ----------
     estimators_ : ndarray of DecisionTreeRegressor of shape (n_estimators_, n_outputs)
         The trees as scikit-learn estimators, sharing the engine trees of ``trees_``
@@ -1245,10 +1432,12 @@ _GB_DOC = """
     feature_importances_ : ndarray of shape (n_features,)
     bin_mapper_ : BinMapper
 """
+)
 
 
 class GradientBoostingRegressor(_SklearnGradientBoosting, BoostedRegressor):
-    __doc__ = """Gradient-boosted regression trees with scikit-learn's parameters and defaults.
+    __doc__ = (
+        """Gradient-boosted regression trees with scikit-learn's parameters and defaults.
 
     Parameters
     ----------
@@ -1257,7 +1446,9 @@ class GradientBoostingRegressor(_SklearnGradientBoosting, BoostedRegressor):
         of each.
     alpha : float in (0, 1), default=0.9
         Quantile of ``loss="quantile"``; for ``"huber"``, the quantile of the absolute
-        residuals that sets ``delta``.""" + _GB_DOC
+        residuals that sets ``delta``."""
+        + _GB_DOC
+    )
 
     _parameter_constraints = {
         **_SklearnGradientBoosting._parameter_constraints,
@@ -1266,15 +1457,37 @@ class GradientBoostingRegressor(_SklearnGradientBoosting, BoostedRegressor):
         "init": [StrOptions({"zero"}), None, HasMethods(["fit", "predict"])],
     }
 
-    def __init__(self, *, loss="squared_error", learning_rate=0.1, n_estimators=100,
-                 subsample=1.0, criterion="deprecated", min_samples_split=2,
-                 min_samples_leaf=1,
-                 min_weight_fraction_leaf=0.0, max_depth=3, min_impurity_decrease=0.0,
-                 init=None, random_state=None, max_features=None, alpha=0.9, verbose=0,
-                 max_leaf_nodes=None, warm_start=False, validation_fraction=0.1,
-                 n_iter_no_change=None, tol=1e-4, min_child_weight=1e-3,
-                 l2_regularization=0.0, max_bins=255, categorical_features=None,
-                 split_gain="gradient", monotonic_cst=None, interaction_cst=None):
+    def __init__(
+        self,
+        *,
+        loss="squared_error",
+        learning_rate=0.1,
+        n_estimators=100,
+        subsample=1.0,
+        criterion="deprecated",
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_depth=3,
+        min_impurity_decrease=0.0,
+        init=None,
+        random_state=None,
+        max_features=None,
+        alpha=0.9,
+        verbose=0,
+        max_leaf_nodes=None,
+        warm_start=False,
+        validation_fraction=0.1,
+        n_iter_no_change=None,
+        tol=1e-4,
+        min_child_weight=1e-3,
+        l2_regularization=0.0,
+        max_bins=255,
+        categorical_features=None,
+        split_gain="gradient",
+        monotonic_cst=None,
+        interaction_cst=None,
+    ):
         self.loss = loss
         self.learning_rate = learning_rate
         self.n_estimators = n_estimators
@@ -1308,7 +1521,8 @@ class GradientBoostingRegressor(_SklearnGradientBoosting, BoostedRegressor):
 
 
 class GradientBoostingClassifier(_SklearnGradientBoosting, BoostedClassifier):
-    __doc__ = """Gradient-boosted classification trees with scikit-learn's parameters and
+    __doc__ = (
+        """Gradient-boosted classification trees with scikit-learn's parameters and
     defaults.
 
     Two classes: one tree per iteration on the log-odds, ``p = expit(F)``.  K > 2 classes:
@@ -1318,7 +1532,9 @@ class GradientBoostingClassifier(_SklearnGradientBoosting, BoostedClassifier):
     ----------
     loss : {"log_loss", "exponential"}, default="log_loss"
         "exponential" (two classes only): AdaBoost's loss
-        (:class:`~treeboost.losses.ExponentialLoss`), ``p = expit(2F)``.""" + _GB_DOC
+        (:class:`~treeboost.losses.ExponentialLoss`), ``p = expit(2F)``."""
+        + _GB_DOC
+    )
 
     _parameter_constraints = {
         **_SklearnGradientBoosting._parameter_constraints,
@@ -1326,15 +1542,36 @@ class GradientBoostingClassifier(_SklearnGradientBoosting, BoostedClassifier):
         "init": [StrOptions({"zero"}), None, HasMethods(["fit", "predict_proba"])],
     }
 
-    def __init__(self, *, loss="log_loss", learning_rate=0.1, n_estimators=100,
-                 subsample=1.0, criterion="deprecated", min_samples_split=2,
-                 min_samples_leaf=1,
-                 min_weight_fraction_leaf=0.0, max_depth=3, min_impurity_decrease=0.0,
-                 init=None, random_state=None, max_features=None, verbose=0,
-                 max_leaf_nodes=None, warm_start=False, validation_fraction=0.1,
-                 n_iter_no_change=None, tol=1e-4, min_child_weight=1e-3,
-                 l2_regularization=0.0, max_bins=255, categorical_features=None,
-                 split_gain="gradient", monotonic_cst=None, interaction_cst=None):
+    def __init__(
+        self,
+        *,
+        loss="log_loss",
+        learning_rate=0.1,
+        n_estimators=100,
+        subsample=1.0,
+        criterion="deprecated",
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_depth=3,
+        min_impurity_decrease=0.0,
+        init=None,
+        random_state=None,
+        max_features=None,
+        verbose=0,
+        max_leaf_nodes=None,
+        warm_start=False,
+        validation_fraction=0.1,
+        n_iter_no_change=None,
+        tol=1e-4,
+        min_child_weight=1e-3,
+        l2_regularization=0.0,
+        max_bins=255,
+        categorical_features=None,
+        split_gain="gradient",
+        monotonic_cst=None,
+        interaction_cst=None,
+    ):
         self.loss = loss
         self.learning_rate = learning_rate
         self.n_estimators = n_estimators
@@ -1363,6 +1600,16 @@ class GradientBoostingClassifier(_SklearnGradientBoosting, BoostedClassifier):
         self.interaction_cst = interaction_cst
 
 
-register(GradientBoostingClassifier, GradientBoostingRegressor, AbsoluteError, BinaryLogLoss,
-         ExponentialLoss, GammaLoss, HuberLoss, MultinomialLogLoss, PoissonLoss, QuantileLoss,
-         SquaredError)
+register(
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    AbsoluteError,
+    BinaryLogLoss,
+    ExponentialLoss,
+    GammaLoss,
+    HuberLoss,
+    MultinomialLogLoss,
+    PoissonLoss,
+    QuantileLoss,
+    SquaredError,
+)

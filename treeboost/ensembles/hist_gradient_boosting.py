@@ -2,6 +2,7 @@
 and defaults of scikit-learn's histogram boosting (LightGBM's: 31 leaves grown best-first,
 20 samples per leaf, the second-order gain), on treeboost's one boosting loop
 (:class:`~treeboost.ensembles.gradient_boosting.BaseGradientBoosting`)."""
+
 from numbers import Integral, Real
 
 import numpy as np
@@ -14,8 +15,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import register
 from ..persistence._spec import array
-from .gradient_boosting import (CONSTRAINTS_DOC, BaseGradientBoosting, BoostedClassifier,
-                                BoostedRegressor, BoostingPlan)
+from .gradient_boosting import (
+    CONSTRAINTS_DOC,
+    BaseGradientBoosting,
+    BoostedClassifier,
+    BoostedRegressor,
+    BoostingPlan,
+)
 
 #: scikit-learn's "auto": early stopping above this many rows
 AUTO_EARLY_STOPPING_ROWS = 10_000
@@ -35,8 +41,7 @@ class _HistGradientBoosting:
     #: +-inf in X, as scikit-learn's HistGradientBoosting: the first and last bins
     _allows_infinite = True
     #: the early-stopping scorer of the last fit and its rows of the training data
-    _persist_transient = BaseGradientBoosting._persist_transient + ("_scorer",
-                                                                    "_small_train")
+    _persist_transient = BaseGradientBoosting._persist_transient + ("_scorer", "_small_train")
 
     _parameter_constraints = {
         **BaseGradientBoosting._parameter_constraints,
@@ -49,8 +54,11 @@ class _HistGradientBoosting:
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0.0, None, closed="left")],
         # an integer is a number of rows; None validates on the training rows
-        "validation_fraction": [Interval(RealNotInt, 0.0, 1.0, closed="neither"),
-                                Interval(Integral, 1, None, closed="left"), None],
+        "validation_fraction": [
+            Interval(RealNotInt, 0.0, 1.0, closed="neither"),
+            Interval(Integral, 1, None, closed="left"),
+            None,
+        ],
     }
 
     def _encode_X(self, X, reset, y=None, sample_weight=None):
@@ -67,34 +75,45 @@ class _HistGradientBoosting:
         enc = self._encoder
         names = getattr(self, "feature_names_in_", None)
         for f in np.flatnonzero(enc.is_categorical_):
-            n = sum(len(c) for c in (enc.categories_[f], enc.rare_categories_[f])
-                    if c is not None)
+            n = sum(len(c) for c in (enc.categories_[f], enc.rare_categories_[f]) if c is not None)
             if enc.rare_categories_[f] is not None:
-                n -= 1          # the group of the rare ones is not a category of X
+                n -= 1  # the group of the rare ones is not a category of X
             if n > self.max_bins:
                 name = repr(str(names[f])) if names is not None else f"at index {f}"
-                raise ValueError(f"Categorical feature {name} is expected to have a "
-                                 f"cardinality <= {self.max_bins} but actually has a "
-                                 f"cardinality of {n}.")
+                raise ValueError(
+                    f"Categorical feature {name} is expected to have a "
+                    f"cardinality <= {self.max_bins} but actually has a "
+                    f"cardinality of {n}."
+                )
 
     def _plan(self):
         def early_stopping(n_samples):
             if self.early_stopping == "auto":
                 return n_samples > AUTO_EARLY_STOPPING_ROWS
             return bool(self.early_stopping)
-        return BoostingPlan(
-            n_iter=self.max_iter, max_depth=self.max_depth,
-            max_leaf_nodes=self.max_leaf_nodes, min_samples_split=2,
-            min_samples_leaf=self.min_samples_leaf, min_weight_fraction_leaf=0.0,
-            min_impurity_decrease=0.0, min_child_weight=self.min_child_weight,
-            # a fraction of the features, also when given as the integer 1
-            l2_regularization=self.l2_regularization, max_features=float(self.max_features),
-            subsample=1.0, split_gain=self.split_gain, init=None,
-            early_stopping=early_stopping, validation_fraction=self.validation_fraction,
-            n_iter_no_change=self.n_iter_no_change, tol=self.tol)
 
-    def fit(self, X, y, sample_weight=None, *, X_val=None, y_val=None,
-            sample_weight_val=None):
+        return BoostingPlan(
+            n_iter=self.max_iter,
+            max_depth=self.max_depth,
+            max_leaf_nodes=self.max_leaf_nodes,
+            min_samples_split=2,
+            min_samples_leaf=self.min_samples_leaf,
+            min_weight_fraction_leaf=0.0,
+            min_impurity_decrease=0.0,
+            min_child_weight=self.min_child_weight,
+            # a fraction of the features, also when given as the integer 1
+            l2_regularization=self.l2_regularization,
+            max_features=float(self.max_features),
+            subsample=1.0,
+            split_gain=self.split_gain,
+            init=None,
+            early_stopping=early_stopping,
+            validation_fraction=self.validation_fraction,
+            n_iter_no_change=self.n_iter_no_change,
+            tol=self.tol,
+        )
+
+    def fit(self, X, y, sample_weight=None, *, X_val=None, y_val=None, sample_weight_val=None):
         """Fit the boosted trees.
 
         Parameters
@@ -115,9 +134,11 @@ class _HistGradientBoosting:
             given, missing = ("X_val", "y_val") if y_val is None else ("y_val", "X_val")
             raise ValueError(f"{given} is provided, but {missing} was not provided.")
         if X_val is not None and self.early_stopping is False:
-            raise ValueError("X_val and y_val are passed to fit while at the same time "
-                             "early_stopping is False. When passing X_val and y_val to "
-                             "fit, early_stopping should be set to either 'auto' or True.")
+            raise ValueError(
+                "X_val and y_val are passed to fit while at the same time "
+                "early_stopping is False. When passing X_val and y_val to "
+                "fit, early_stopping should be set to either 'auto' or True."
+            )
         return self._fit(X, y, sample_weight, validation=(X_val, y_val, sample_weight_val))
 
     # -- scikit-learn's early-stopping scores ---------------------------------------------
@@ -135,8 +156,11 @@ class _HistGradientBoosting:
             rows = np.arange(n)
             stratify = data.y if is_classifier(self) else None
             self._small_train, _ = train_test_split(
-                rows, train_size=SMALL_TRAINSET_ROWS, stratify=stratify,
-                random_state=check_random_state(self.random_state).randint(2 ** 31 - 1))
+                rows,
+                train_size=SMALL_TRAINSET_ROWS,
+                stratify=stratify,
+                random_state=check_random_state(self.random_state).randint(2**31 - 1),
+            )
         if not len(self.train_score_):
             self.train_score_.append(self._score(data, False, None))
             if data.has_validation:
@@ -158,8 +182,11 @@ class _HistGradientBoosting:
                 loss_value = data.loss(y, raw[:, 0] if raw.shape[1] == 1 else raw, w)
             return -float(loss_value)
         if not validation and self._small_train is not None:
-            X, y, w = (_safe_indexing(X, self._small_train), y[self._small_train],
-                       w[self._small_train])
+            X, y, w = (
+                _safe_indexing(X, self._small_train),
+                y[self._small_train],
+                w[self._small_train],
+            )
         labels = self.classes_[y] if is_classifier(self) else y
         if np.all(w == 1.0):
             return float(self._scorer(self, X, labels))
@@ -181,18 +208,19 @@ class _HistGradientBoosting:
         if len(scores) < reference_position:
             return False
         reference = scores[-reference_position] + self.tol
-        return not any(score > reference for score in scores[-reference_position + 1:])
+        return not any(score > reference for score in scores[-reference_position + 1 :])
 
     #: without early stopping no score is kept; with it, the initial one comes first
-    _state_spec = {**BaseGradientBoosting._state_spec,
-                   "train_score_": array("float64", ndim=1)}
+    _state_spec = {**BaseGradientBoosting._state_spec, "train_score_": array("float64", ndim=1)}
 
     def _check_scores(self, where, checked, n_iter):
         for name in ("train_score_", "validation_score_"):
             scores = checked[name]
             if scores.size > n_iter + 1:
-                raise ValueError(f"{where}.{name}: more scores ({scores.size}) than "
-                                 f"iterations ({n_iter}) and the initial one.")
+                raise ValueError(
+                    f"{where}.{name}: more scores ({scores.size}) than "
+                    f"iterations ({n_iter}) and the initial one."
+                )
 
     def _split_seed(self, rng):
         # scikit-learn's draw
@@ -211,7 +239,8 @@ class _HistGradientBoosting:
         return mask.copy() if mask.any() else None
 
 
-_HIST_DOC = """
+_HIST_DOC = (
+    """
     learning_rate : float, default=0.1
         Shrinkage of every leaf value (> 0).
     max_iter : int, default=100
@@ -257,7 +286,9 @@ _HIST_DOC = """
     split_gain : {"hessian", "gradient"}, default="hessian"
         "hessian": second-order gain on ``(g, h)``; "gradient": each tree is a least-squares
         fit of the negative gradient.
-""" + CONSTRAINTS_DOC + """    Attributes
+"""
+    + CONSTRAINTS_DOC
+    + """    Attributes
     ----------
     n_iter_ : int
         Iterations fitted.
@@ -276,10 +307,12 @@ _HIST_DOC = """
     feature_importances_ : ndarray of shape (n_features,)
     bin_mapper_ : BinMapper
 """
+)
 
 
 class HistGradientBoostingRegressor(_HistGradientBoosting, BoostedRegressor):
-    __doc__ = """Histogram gradient boosting for regression with scikit-learn's
+    __doc__ = (
+        """Histogram gradient boosting for regression with scikit-learn's
     ``HistGradientBoostingRegressor`` parameters and defaults.
 
     Parameters
@@ -290,22 +323,43 @@ class HistGradientBoostingRegressor(_HistGradientBoosting, BoostedRegressor):
         the mean and predict ``exp`` of the raw score
         (:class:`~treeboost.losses.PoissonLoss`, :class:`~treeboost.losses.GammaLoss`).
     quantile : float in (0, 1) or None, default=None
-        The quantile of ``loss="quantile"``.""" + _HIST_DOC
+        The quantile of ``loss="quantile"``."""
+        + _HIST_DOC
+    )
 
     _parameter_constraints = {
         **_HistGradientBoosting._parameter_constraints,
-        "loss": [StrOptions({"squared_error", "absolute_error", "quantile", "poisson",
-                             "gamma"})],
+        "loss": [StrOptions({"squared_error", "absolute_error", "quantile", "poisson", "gamma"})],
         "quantile": [Interval(Real, 0.0, 1.0, closed="neither"), None],
     }
 
-    def __init__(self, loss="squared_error", *, quantile=None, learning_rate=0.1,
-                 max_iter=100, max_leaf_nodes=31, max_depth=None, min_samples_leaf=20,
-                 l2_regularization=0.0, max_features=1.0, max_bins=255,
-                 categorical_features="from_dtype", monotonic_cst=None, interaction_cst=None,
-                 warm_start=False, early_stopping="auto",
-                 scoring="loss", validation_fraction=0.1, n_iter_no_change=10, tol=1e-7,
-                 verbose=0, random_state=None, min_child_weight=1e-3, split_gain="hessian"):
+    def __init__(
+        self,
+        loss="squared_error",
+        *,
+        quantile=None,
+        learning_rate=0.1,
+        max_iter=100,
+        max_leaf_nodes=31,
+        max_depth=None,
+        min_samples_leaf=20,
+        l2_regularization=0.0,
+        max_features=1.0,
+        max_bins=255,
+        categorical_features="from_dtype",
+        monotonic_cst=None,
+        interaction_cst=None,
+        warm_start=False,
+        early_stopping="auto",
+        scoring="loss",
+        validation_fraction=0.1,
+        n_iter_no_change=10,
+        tol=1e-7,
+        verbose=0,
+        random_state=None,
+        min_child_weight=1e-3,
+        split_gain="hessian",
+    ):
         self.loss = loss
         self.quantile = quantile
         self.learning_rate = learning_rate
@@ -341,7 +395,8 @@ class HistGradientBoostingRegressor(_HistGradientBoosting, BoostedRegressor):
 
 
 class HistGradientBoostingClassifier(_HistGradientBoosting, BoostedClassifier):
-    __doc__ = """Histogram gradient boosting for classification with scikit-learn's
+    __doc__ = (
+        """Histogram gradient boosting for classification with scikit-learn's
     ``HistGradientBoostingClassifier`` parameters and defaults (log-loss: one tree per
     iteration for two classes, K for K classes).
 
@@ -351,7 +406,9 @@ class HistGradientBoostingClassifier(_HistGradientBoosting, BoostedClassifier):
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes, ``{label: weight}`` or ``"balanced"``
         (``n_samples / (n_classes * count of the class)``), multiplied into
-        ``sample_weight`` (also the validation rows' of early stopping).""" + _HIST_DOC
+        ``sample_weight`` (also the validation rows' of early stopping)."""
+        + _HIST_DOC
+    )
 
     _parameter_constraints = {
         **_HistGradientBoosting._parameter_constraints,
@@ -359,14 +416,33 @@ class HistGradientBoostingClassifier(_HistGradientBoosting, BoostedClassifier):
         "class_weight": [dict, StrOptions({"balanced"}), None],
     }
 
-    def __init__(self, loss="log_loss", *, learning_rate=0.1, max_iter=100,
-                 max_leaf_nodes=31, max_depth=None, min_samples_leaf=20,
-                 l2_regularization=0.0, max_features=1.0, max_bins=255,
-                 categorical_features="from_dtype", monotonic_cst=None, interaction_cst=None,
-                 warm_start=False, early_stopping="auto",
-                 scoring="loss", validation_fraction=0.1, n_iter_no_change=10, tol=1e-7,
-                 verbose=0, random_state=None, class_weight=None, min_child_weight=1e-3,
-                 split_gain="hessian"):
+    def __init__(
+        self,
+        loss="log_loss",
+        *,
+        learning_rate=0.1,
+        max_iter=100,
+        max_leaf_nodes=31,
+        max_depth=None,
+        min_samples_leaf=20,
+        l2_regularization=0.0,
+        max_features=1.0,
+        max_bins=255,
+        categorical_features="from_dtype",
+        monotonic_cst=None,
+        interaction_cst=None,
+        warm_start=False,
+        early_stopping="auto",
+        scoring="loss",
+        validation_fraction=0.1,
+        n_iter_no_change=10,
+        tol=1e-7,
+        verbose=0,
+        random_state=None,
+        class_weight=None,
+        min_child_weight=1e-3,
+        split_gain="hessian",
+    ):
         self.loss = loss
         self.class_weight = class_weight
         self.learning_rate = learning_rate

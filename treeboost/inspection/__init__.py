@@ -5,6 +5,7 @@
 * :func:`trees_to_dataframe` -- one row per node of every tree of a model, as LightGBM's
   ``Booster.trees_to_dataframe`` gives it.
 """
+
 import importlib
 
 __all__ = ["shap_values", "trees_to_dataframe"]

@@ -1,4 +1,5 @@
 """Every node of every tree of a fitted model as one pandas DataFrame."""
+
 import numpy as np
 
 from ..engine import TREE_LEAF
@@ -76,6 +77,7 @@ def trees_to_dataframe(model):
     2     2       0     NaN        NaN    1.0
     """
     import pandas as pd
+
     views = tree_views(model)
     parts = [_multiway_columns(v) if v.multiway else _binary_columns(v) for v in views]
     if not parts:
@@ -88,19 +90,41 @@ def trees_to_dataframe(model):
         ids = frame[name].astype("Int64")
         frame[name] = ids.mask(ids < 0)
     frame["missing_go_left"] = pd.array(
-        [None if v is None else bool(v) for v in frame["missing_go_left"]], dtype="boolean")
+        [None if v is None else bool(v) for v in frame["missing_go_left"]], dtype="boolean"
+    )
     return frame
 
 
 def _no_tree():
     """The columns of a booster's frame, without rows."""
-    ints = ("tree_index", "iteration", "class", "node", "parent", "left_child",
-            "right_child", "depth", "count")
+    ints = (
+        "tree_index",
+        "iteration",
+        "class",
+        "node",
+        "parent",
+        "left_child",
+        "right_child",
+        "depth",
+        "count",
+    )
     objects = ("feature", "split_type", "categories", "missing_go_left")
-    names = ints[:8] + ("feature", "split_type", "threshold", "categories",
-                        "missing_go_left", "value", "weight", "count", "impurity", "gain")
-    return {name: np.empty(0, np.int64 if name in ints else object if name in objects
-                           else np.float64) for name in names}
+    names = ints[:8] + (
+        "feature",
+        "split_type",
+        "threshold",
+        "categories",
+        "missing_go_left",
+        "value",
+        "weight",
+        "count",
+        "impurity",
+        "gain",
+    )
+    return {
+        name: np.empty(0, np.int64 if name in ints else object if name in objects else np.float64)
+        for name in names
+    }
 
 
 def _index_columns(view, n):
@@ -135,11 +159,13 @@ def _binary_columns(view):
     parent[right[internal]] = internal
     # a member cutting the model's category codes as numbers shows its category set too
     enc = view.encoder
-    on_categories = np.array([enc is not None and enc.categories_[c] is not None
-                              for c in view.columns] + [False], bool)
+    on_categories = np.array(
+        [enc is not None and enc.categories_[c] is not None for c in view.columns] + [False], bool
+    )
     feature = np.where(left != TREE_LEAF, tree.feature, len(view.feature_names))
-    candidates = internal[np.asarray(tree.is_categorical, bool)[internal]
-                          | on_categories[feature[internal]]]
+    candidates = internal[
+        np.asarray(tree.is_categorical, bool)[internal] | on_categories[feature[internal]]
+    ]
     sets = {int(node): view.category_split(node) for node in candidates}
     is_cat = np.zeros(n, bool)
     is_cat[[node for node, codes in sets.items() if codes is not None]] = True

@@ -5,6 +5,7 @@ trees divided by their number, AdaBoost's votes times their weights, boosting's 
 values with the initial score as the constant); the SHAP values of a sum are the sums
 of the trees' SHAP values, which :mod:`treeboost.engine.shap` computes exactly.
 """
+
 from typing import Callable, NamedTuple, Optional
 
 import numpy as np
@@ -23,6 +24,7 @@ __all__ = ["shap_values"]
 
 class _Part(NamedTuple):
     """Trees that read one input matrix, and what they add to which outputs."""
+
     trees: list
     #: per tree, its leaf values as they enter the explained output, (node_count, V)
     values: list
@@ -36,6 +38,7 @@ class _Part(NamedTuple):
 
 class _Additive(NamedTuple):
     """A model's explained output as ``offset + sum of the parts' tree values``."""
+
     n_outputs: int
     offset: np.ndarray
     parts: list
@@ -103,7 +106,11 @@ def shap_values(model, X):
         # a sparse X is explained in dense blocks of rows, as predict walks it
         into_row_blocks(
             lambda Xd, out, packed=packed, encode=part.encode: packed.shap_values(
-                Xd if encode is None else encode(Xd), n_features, K, out=out), Xe, values)
+                Xd if encode is None else encode(Xd), n_features, K, out=out
+            ),
+            Xe,
+            values,
+        )
         expected = expected + packed.expected_values(K)
     if K == 1:
         return np.ascontiguousarray(values[:, :, 0]), float(expected[0])
@@ -123,15 +130,23 @@ def _family(model):
     if isinstance(model, AdaBoostClassifier):
         return _adaboost, "estimators_"
     if isinstance(model, AdaBoostRegressor):
-        raise ValueError("shap_values: AdaBoostRegressor predicts the weighted median of its "
-                         "trees, which is not a sum of per-tree values: TreeSHAP does not "
-                         "apply (explain its members one by one, or use a forest or "
-                         "gradient boosting).")
-    raise TypeError(f"shap_values: model must be a treeboost binary-tree model (a CART tree, "
-                    f"a forest, bagging or AdaBoostClassifier of CART trees, or gradient "
-                    f"boosting), got {type(model).__name__}"
-                    + (" (a multiway tree)" if hasattr(model, "tree_")
-                       and not hasattr(model.tree_, "children_left") else "") + ".")
+        raise ValueError(
+            "shap_values: AdaBoostRegressor predicts the weighted median of its "
+            "trees, which is not a sum of per-tree values: TreeSHAP does not "
+            "apply (explain its members one by one, or use a forest or "
+            "gradient boosting)."
+        )
+    raise TypeError(
+        f"shap_values: model must be a treeboost binary-tree model (a CART tree, "
+        f"a forest, bagging or AdaBoostClassifier of CART trees, or gradient "
+        f"boosting), got {type(model).__name__}"
+        + (
+            " (a multiway tree)"
+            if hasattr(model, "tree_") and not hasattr(model.tree_, "children_left")
+            else ""
+        )
+        + "."
+    )
 
 
 def _n_classes(model):
@@ -148,16 +163,19 @@ def _forest(model):
     trees = [m.tree_ for m in model.estimators_]
     K = _n_classes(model)
     scale = 1.0 / len(trees)
-    return _Additive(K, np.zeros(K), [_Part(trees, [t.value * scale for t in trees],
-                                            [0] * len(trees))])
+    return _Additive(
+        K, np.zeros(K), [_Part(trees, [t.value * scale for t in trees], [0] * len(trees))]
+    )
 
 
 def _boosting(model):
     init = getattr(model, "init_", None)
     if init is not None and not isinstance(init, str):
-        raise ValueError(f"shap_values: the initial raw score comes from "
-                         f"{type(init).__name__} (init=...), which is not a sum of tree "
-                         f"values: TreeSHAP does not apply (fit with init=None or 'zero').")
+        raise ValueError(
+            f"shap_values: the initial raw score comes from "
+            f"{type(init).__name__} (init=...), which is not a sum of tree "
+            f"values: TreeSHAP does not apply (fit with init=None or 'zero')."
+        )
     K = np.asarray(model._init_raw).shape[0]
     trees, outputs = [], []
     for per_output in model.trees_:
@@ -165,16 +183,21 @@ def _boosting(model):
             trees.append(tree)
             outputs.append(k)
     # the leaf values already hold the learning rate (predict adds them as they are)
-    return _Additive(K, np.asarray(model._init_raw, dtype=np.float64),
-                     [_Part(trees, [t.value[:, :1] for t in trees], outputs)])
+    return _Additive(
+        K,
+        np.asarray(model._init_raw, dtype=np.float64),
+        [_Part(trees, [t.value[:, :1] for t in trees], outputs)],
+    )
 
 
 def _cart_member(model, est, i):
     """The tree of member ``i``, refusing anything but a fitted treeboost CART tree."""
     if not isinstance(est, BaseDecisionTree) or not hasattr(est, "tree_"):
-        raise TypeError(f"shap_values: {type(model).__name__}.estimators_[{i}] is a "
-                        f"{type(est).__name__}; only members that are treeboost CART trees "
-                        f"are explained.")
+        raise TypeError(
+            f"shap_values: {type(model).__name__}.estimators_[{i}] is a "
+            f"{type(est).__name__}; only members that are treeboost CART trees "
+            f"are explained."
+        )
     return est.tree_
 
 
@@ -224,8 +247,15 @@ def _bagging(model):
             shared.values.append(value)
             shared.outputs.append(0)
         else:
-            parts.append(_Part([tree], [value], [0], [feats],
-                               lambda Xe, est=est, feats=feats: est._transform(Xe[:, feats])))
+            parts.append(
+                _Part(
+                    [tree],
+                    [value],
+                    [0],
+                    [feats],
+                    lambda Xe, est=est, feats=feats: est._transform(Xe[:, feats]),
+                )
+            )
     return _Additive(K, np.zeros(K), parts)
 
 
@@ -246,7 +276,7 @@ def _adaboost(model):
         votes = _one_hot_argmax(tree.value)
         if not direct:
             votes = _class_columns(model, est, votes)
-        if K == 1:      # a single class: every decision is 0
+        if K == 1:  # a single class: every decision is 0
             value = np.zeros((votes.shape[0], 1))
         elif K == 2:
             value = 2.0 * a * (votes[:, 1:2] - votes[:, 0:1])
@@ -257,6 +287,5 @@ def _adaboost(model):
             shared.values.append(value)
             shared.outputs.append(0)
         else:
-            parts.append(_Part([tree], [value], [0], None,
-                               lambda Xe, est=est: est._transform(Xe)))
+            parts.append(_Part([tree], [value], [0], None, lambda Xe, est=est: est._transform(Xe)))
     return _Additive(n_out, np.zeros(n_out), parts)

@@ -1,4 +1,5 @@
 """Absolute error ``L = |y - F|``."""
+
 import numpy as np
 
 from .base import Loss, grouped_weighted_quantile, weighted_quantile
@@ -26,5 +27,6 @@ class AbsoluteError(Loss):
 
     def leaf_values(self, samples):
         """Weighted median of the residuals ``y - F`` of each leaf."""
-        return grouped_weighted_quantile(samples.node, samples.residual(), samples.weight(),
-                                         0.5, samples.n_nodes)
+        return grouped_weighted_quantile(
+            samples.node, samples.residual(), samples.weight(), 0.5, samples.n_nodes
+        )

@@ -1,5 +1,6 @@
 """The Loss interface every gradient-boosting loss implements, and the samples of a grown
 tree from which a loss sets the tree's leaf values."""
+
 import numpy as np
 
 from ..engine import grouped_weighted_quantile as _grouped_quantile
@@ -15,8 +16,10 @@ def weighted_quantile(values, weights, alpha):
     values = np.ascontiguousarray(values, dtype=np.float64)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     if values.ndim != 1 or values.size == 0 or weights.shape != values.shape:
-        raise ValueError(f"weighted_quantile needs one weight per value and at least one "
-                         f"value, got shapes {values.shape} and {weights.shape}.")
+        raise ValueError(
+            f"weighted_quantile needs one weight per value and at least one "
+            f"value, got shapes {values.shape} and {weights.shape}."
+        )
     return _quantile(values, weights, float(alpha))
 
 
@@ -28,8 +31,10 @@ def grouped_weighted_quantile(groups, values, weights, alpha, n_groups):
     values = np.ascontiguousarray(values, dtype=np.float64)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     if groups.ndim != 1 or values.shape != groups.shape or weights.shape != groups.shape:
-        raise ValueError(f"groups, values and weights must be 1-dimensional of one length, "
-                         f"got shapes {groups.shape}, {values.shape}, {weights.shape}.")
+        raise ValueError(
+            f"groups, values and weights must be 1-dimensional of one length, "
+            f"got shapes {groups.shape}, {values.shape}, {weights.shape}."
+        )
     if groups.size and (groups.min() < 0 or groups.max() >= n_groups):
         raise ValueError(f"groups must lie in [0, {n_groups}).")
     return _grouped_quantile(groups, values, weights, float(alpha), int(n_groups))
@@ -69,11 +74,34 @@ class LeafSamples:
         array only then.
     """
 
-    __slots__ = ("_node", "_leaf_of_sample", "n_nodes", "rows", "y", "raw", "sample_weight",
-                 "gradient", "hessian", "l2_regularization", "_newton")
+    __slots__ = (
+        "_node",
+        "_leaf_of_sample",
+        "n_nodes",
+        "rows",
+        "y",
+        "raw",
+        "sample_weight",
+        "gradient",
+        "hessian",
+        "l2_regularization",
+        "_newton",
+    )
 
-    def __init__(self, node, n_nodes, rows, y, raw, sample_weight, gradient, hessian,
-                 l2_regularization, node_newton=None, leaf_of_sample=None):
+    def __init__(
+        self,
+        node,
+        n_nodes,
+        rows,
+        y,
+        raw,
+        sample_weight,
+        gradient,
+        hessian,
+        l2_regularization,
+        node_newton=None,
+        leaf_of_sample=None,
+    ):
         if node is None and leaf_of_sample is None:
             raise ValueError("LeafSamples needs node or leaf_of_sample.")
         self._node = node
@@ -101,10 +129,11 @@ class LeafSamples:
         ``node`` and their value is never used)."""
         if self._newton is None:
             w = self.sample_weight[self.rows]
-            G = np.bincount(self.node, weights=w * self.gradient[self.rows],
-                            minlength=self.n_nodes)
-            H = np.bincount(self.node, weights=w * self.hessian[self.rows],
-                            minlength=self.n_nodes) + self.l2_regularization
+            G = np.bincount(self.node, weights=w * self.gradient[self.rows], minlength=self.n_nodes)
+            H = (
+                np.bincount(self.node, weights=w * self.hessian[self.rows], minlength=self.n_nodes)
+                + self.l2_regularization
+            )
             self._newton = -np.divide(G, H, out=np.zeros(self.n_nodes), where=H > 0)
         return self._newton
 
@@ -199,8 +228,12 @@ class Loss:
         # given (the class codes): no float copy of it every iteration
         g, h = (np.empty_like(raw), np.empty_like(raw)) if out is None else out
         value = self.loss_gradient_kernel(
-            np.ascontiguousarray(y), raw,
-            np.ascontiguousarray(sample_weight, dtype=np.float64), g, h)
+            np.ascontiguousarray(y),
+            raw,
+            np.ascontiguousarray(sample_weight, dtype=np.float64),
+            g,
+            h,
+        )
         return float(value), g, h
 
     def init_raw(self, y, sample_weight):
@@ -261,9 +294,12 @@ class Loss:
     def _validate_state(self, where="loss", n_outputs=None):
         """Raise ValueError unless the loss has exactly its parameters, valid ones
         (``_state_spec``), and ``n_outputs`` outputs."""
-        check_attributes(self, where, required=self._persist_attributes,
-                         allowed=self._persist_attributes)
+        check_attributes(
+            self, where, required=self._persist_attributes, allowed=self._persist_attributes
+        )
         check_state(self, where, self._state_spec)
         if n_outputs is not None and self.n_outputs != n_outputs:
-            raise ValueError(f"{where}: {type(self).__name__} has {self.n_outputs!r:.20} "
-                             f"output(s), the model {n_outputs}.")
+            raise ValueError(
+                f"{where}: {type(self).__name__} has {self.n_outputs!r:.20} "
+                f"output(s), the model {n_outputs}."
+            )

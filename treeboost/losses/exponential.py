@@ -1,4 +1,5 @@
 """Exponential loss (AdaBoost's loss) for two classes."""
+
 import numpy as np
 from scipy.special import expit, logit
 

@@ -1,4 +1,5 @@
 """Half Gamma deviance with a log link, for positive skewed targets."""
+
 import numpy as np
 
 from .base import Loss

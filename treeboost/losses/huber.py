@@ -1,4 +1,5 @@
 """Huber loss with Friedman's M-TreeBoost leaf values."""
+
 import numpy as np
 
 from ..engine import huber_leaf_values
@@ -64,18 +65,25 @@ class HuberLoss(Loss):
 
     def leaf_values(self, samples):
         """Friedman's M-TreeBoost step of each leaf (see the class)."""
-        delta = self._delta(samples.y[samples.rows], samples.raw[samples.rows]) \
-            if self.delta is None else self.delta
-        return huber_leaf_values(np.ascontiguousarray(samples.node, dtype=np.int64),
-                                 np.ascontiguousarray(samples.rows, dtype=np.int64),
-                                 np.ascontiguousarray(samples.y, dtype=np.float64),
-                                 np.ascontiguousarray(samples.raw, dtype=np.float64),
-                                 np.ascontiguousarray(samples.sample_weight,
-                                                      dtype=np.float64),
-                                 float(delta), int(samples.n_nodes))
+        delta = (
+            self._delta(samples.y[samples.rows], samples.raw[samples.rows])
+            if self.delta is None
+            else self.delta
+        )
+        return huber_leaf_values(
+            np.ascontiguousarray(samples.node, dtype=np.int64),
+            np.ascontiguousarray(samples.rows, dtype=np.int64),
+            np.ascontiguousarray(samples.y, dtype=np.float64),
+            np.ascontiguousarray(samples.raw, dtype=np.float64),
+            np.ascontiguousarray(samples.sample_weight, dtype=np.float64),
+            float(delta),
+            int(samples.n_nodes),
+        )
 
     _persist_attributes = ("alpha", "delta")
     #: ``alpha`` in (0, 1); ``delta`` None (estimated at each iteration) or a finite
     #: number >= 0
-    _state_spec = {"alpha": real(0, 1, low_open=True, high_open=True),
-                   "delta": real(low=0, none_ok=True)}
+    _state_spec = {
+        "alpha": real(0, 1, low_open=True, high_open=True),
+        "delta": real(low=0, none_ok=True),
+    }

@@ -1,4 +1,5 @@
 """Binary log-loss (deviance)."""
+
 import numpy as np
 from numba import prange
 from scipy.special import expit, logit

@@ -1,4 +1,5 @@
 """Multinomial log-loss for K > 2 classes."""
+
 import numpy as np
 from numba import prange
 from scipy.special import softmax

@@ -1,4 +1,5 @@
 """Half Poisson deviance with a log link, for counts and rates."""
+
 import numpy as np
 
 from .base import Loss

@@ -1,4 +1,5 @@
 """Quantile (pinball) loss."""
+
 import numpy as np
 
 from .base import Loss, grouped_weighted_quantile, weighted_quantile
@@ -35,8 +36,9 @@ class QuantileLoss(Loss):
 
     def leaf_values(self, samples):
         """Weighted ``alpha``-quantile of the residuals ``y - F`` of each leaf."""
-        return grouped_weighted_quantile(samples.node, samples.residual(), samples.weight(),
-                                         self.alpha, samples.n_nodes)
+        return grouped_weighted_quantile(
+            samples.node, samples.residual(), samples.weight(), self.alpha, samples.n_nodes
+        )
 
     _persist_attributes = ("alpha",)
     _state_spec = {"alpha": real(0, 1, low_open=True, high_open=True)}

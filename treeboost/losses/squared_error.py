@@ -1,4 +1,5 @@
 """Squared error ``L = (y - F)^2 / 2``."""
+
 import numpy as np
 
 from .base import Loss

@@ -21,23 +21,69 @@ array), atomically (:func:`atomic_write`).  ``load(path)`` reads it back:
 Any failure is a ``ValueError`` naming the file and the part.  This package imports no
 estimator: the estimator modules register themselves and their parts.
 """
+
 import numpy as np
 
-from ._checks import (check_array, check_attributes, check_classes, check_fitted,
-                      check_instance, check_int, check_labels, check_real, is_hashable,
-                      is_int, is_real, labels_ok)
+from ._checks import (
+    check_array,
+    check_attributes,
+    check_classes,
+    check_fitted,
+    check_instance,
+    check_int,
+    check_labels,
+    check_real,
+    is_hashable,
+    is_int,
+    is_real,
+    labels_ok,
+)
 from ._codec import Decoder, Encoder, check_array_headers
 from ._migrations import migrate_added_parameters, migrate_gradient_boosting
-from ._container import (ALLOWED_DTYPES, MAX_EXPANSION, MAX_JSON_BYTES, MAX_JSON_DEPTH,
-                         MIN_ARRAY_BUDGET, atomic_write, read_container, write_container)
-from ._registry import (_MOVED_MODULES, _validated, lookup, persisted_attributes, register,
-                        registered_classes, transient_attributes, validate_part)
+from ._container import (
+    ALLOWED_DTYPES,
+    MAX_EXPANSION,
+    MAX_JSON_BYTES,
+    MAX_JSON_DEPTH,
+    MIN_ARRAY_BUDGET,
+    atomic_write,
+    read_container,
+    write_container,
+)
+from ._registry import (
+    _MOVED_MODULES,
+    _validated,
+    lookup,
+    persisted_attributes,
+    register,
+    registered_classes,
+    transient_attributes,
+    validate_part,
+)
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "PersistenceMixin", "atomic_write", "load", "save",
-           "register", "registered_classes", "validate_part", "check_array", "check_int",
-           "check_real", "check_instance", "check_labels", "check_attributes",
-           "check_classes", "check_fitted",
-           "MAX_JSON_BYTES", "MAX_JSON_DEPTH", "MAX_EXPANSION", "MIN_ARRAY_BUDGET"]
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "PersistenceMixin",
+    "atomic_write",
+    "load",
+    "save",
+    "register",
+    "registered_classes",
+    "validate_part",
+    "check_array",
+    "check_int",
+    "check_real",
+    "check_instance",
+    "check_labels",
+    "check_attributes",
+    "check_classes",
+    "check_fitted",
+    "MAX_JSON_BYTES",
+    "MAX_JSON_DEPTH",
+    "MAX_EXPANSION",
+    "MIN_ARRAY_BUDGET",
+]
 
 FORMAT = "treeboost-model"
 _ENCODER = "treeboost.trees.encoding.FeatureEncoder"
@@ -63,9 +109,14 @@ def save(model, path):
     path
     """
     from .. import __version__
+
     enc = Encoder()
-    doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "treeboost_version": __version__,
-           "model": enc(model)}
+    doc = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "treeboost_version": __version__,
+        "model": enc(model),
+    }
     write_container(path, doc, enc.arrays)
     return path
 
@@ -73,18 +124,25 @@ def save(model, path):
 def _check_document(path):
     def check(doc, headers):
         if not isinstance(doc, dict) or doc.get("format") != FORMAT or "model" not in doc:
-            raise ValueError(f"{path} is not a treeboost model file (model.json has no "
-                             f"treeboost-model header).")
+            raise ValueError(
+                f"{path} is not a treeboost model file (model.json has no treeboost-model header)."
+            )
         version = doc.get("format_version")
-        if not isinstance(version, int) or isinstance(version, bool) or \
-                not 1 <= version <= FORMAT_VERSION:
-            raise ValueError(f"{path} has model format version {version!r:.20}; this "
-                             f"treeboost reads versions 1 to {FORMAT_VERSION}: upgrade "
-                             f"treeboost.")
+        if (
+            not isinstance(version, int)
+            or isinstance(version, bool)
+            or not 1 <= version <= FORMAT_VERSION
+        ):
+            raise ValueError(
+                f"{path} has model format version {version!r:.20}; this "
+                f"treeboost reads versions 1 to {FORMAT_VERSION}: upgrade "
+                f"treeboost."
+            )
         try:
             check_array_headers(doc, headers)
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from None
+
     return check
 
 
@@ -123,13 +181,23 @@ def load(path):
                 validate_part(inst, where)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
-    except (TypeError, KeyError, IndexError, AttributeError, OverflowError, RecursionError,
-            ZeroDivisionError, FloatingPointError, MemoryError) as exc:
+    except (
+        TypeError,
+        KeyError,
+        IndexError,
+        AttributeError,
+        OverflowError,
+        RecursionError,
+        ZeroDivisionError,
+        FloatingPointError,
+        MemoryError,
+    ) as exc:
         # a value of the wrong type or shape somewhere in a hand-edited file that a check
         # did not name: nothing was run (the decoder only builds data), so this is one more
         # malformed file
-        raise ValueError(f"{path}: malformed model file ({type(exc).__name__}: "
-                         f"{str(exc)[:200]}).") from None
+        raise ValueError(
+            f"{path}: malformed model file ({type(exc).__name__}: {str(exc)[:200]})."
+        ) from None
     finally:
         _validated.reset(token)
     return model
@@ -146,8 +214,11 @@ def _migrate_v1(obj):
             stack.extend(obj)
         elif isinstance(obj, dict):
             state = obj.get("state")
-            if isinstance(state, dict) and str(obj.get("__object__", "")).startswith(
-                    "treeboost.ensembles.bagging.") and "estimators_samples_" in state:
+            if (
+                isinstance(state, dict)
+                and str(obj.get("__object__", "")).startswith("treeboost.ensembles.bagging.")
+                and "estimators_samples_" in state
+            ):
                 state["_draw_counts"] = state.pop("estimators_samples_")
             stack.extend(obj.values())
 
@@ -162,8 +233,7 @@ class PersistenceMixin:
 
     #: ``treeboost_cli_``: what the ``treeboost`` command records of the training data
     #: (target column, task, feature columns) in the models it saves
-    _persist_attributes = ("n_features_in_", "feature_names_in_", "_encoder",
-                           "treeboost_cli_")
+    _persist_attributes = ("n_features_in_", "feature_names_in_", "_encoder", "treeboost_cli_")
     #: scikit-learn's routing and output configuration (``set_fit_request``,
     #: ``set_output``): settings of the calling code, not of the model
     _persist_transient = ("_metadata_request", "_sklearn_output_config")
@@ -202,6 +272,7 @@ class PersistenceMixin:
         ValueError
         """
         from sklearn.utils._param_validation import InvalidParameterError
+
         state = vars(self)
         for name in self._get_param_names():
             if name not in state:
@@ -219,10 +290,14 @@ class PersistenceMixin:
             check_int(n, f"{where}.n_features_in_", low=1)
         if "feature_names_in_" in state:
             names = state["feature_names_in_"]
-            if not isinstance(names, np.ndarray) or names.shape != (n,) or \
-                    not all(isinstance(v, str) for v in names.tolist()):
-                raise ValueError(f"{where}.feature_names_in_: must hold one name (a string) "
-                                 f"per feature ({n}).")
+            if (
+                not isinstance(names, np.ndarray)
+                or names.shape != (n,)
+                or not all(isinstance(v, str) for v in names.tolist())
+            ):
+                raise ValueError(
+                    f"{where}.feature_names_in_: must hold one name (a string) per feature ({n})."
+                )
         if "treeboost_cli_" in state:
             _check_cli_record(state["treeboost_cli_"], f"{where}.treeboost_cli_", n)
         if "_encoder" in state:
@@ -238,11 +313,11 @@ def _check_cli_record(info, where, n_features):
         raise ValueError(f"{where}: must be a dict of target, task and columns.")
     for key in ("target", "task"):
         if info.get(key) is not None and not isinstance(info[key], str):
-            raise ValueError(f"{where}['{key}']: must be a string, got "
-                             f"{type(info[key]).__name__}.")
+            raise ValueError(f"{where}['{key}']: must be a string, got {type(info[key]).__name__}.")
     cols = info.get("columns")
-    if cols is not None and (not isinstance(cols, list) or not all(
-            isinstance(c, str) for c in cols) or (n_features is not None
-                                                  and len(cols) != n_features)):
-        raise ValueError(f"{where}['columns']: must be a list of {n_features} column "
-                         f"names.")
+    if cols is not None and (
+        not isinstance(cols, list)
+        or not all(isinstance(c, str) for c in cols)
+        or (n_features is not None and len(cols) != n_features)
+    ):
+        raise ValueError(f"{where}['columns']: must be a list of {n_features} column names.")

@@ -4,13 +4,26 @@ Every function raises ``ValueError`` naming ``where`` (the part of the model, e.
 ``model.estimators_[3].tree_``), the attribute and the offending value, and returns the
 checked value so that checks read as assignments.
 """
+
 import numbers
 
 import numpy as np
 
-__all__ = ["check_array", "check_int", "check_real", "check_instance", "check_labels",
-           "check_attributes", "is_int", "is_real", "labels_ok", "is_hashable",
-           "fitted_attributes", "check_classes", "check_fitted"]
+__all__ = [
+    "check_array",
+    "check_int",
+    "check_real",
+    "check_instance",
+    "check_labels",
+    "check_attributes",
+    "is_int",
+    "is_real",
+    "labels_ok",
+    "is_hashable",
+    "fitted_attributes",
+    "check_classes",
+    "check_fitted",
+]
 
 
 def is_int(v):
@@ -20,8 +33,9 @@ def is_int(v):
 
 def is_real(v):
     """Whether ``v`` is a real number (Python or numpy), booleans excluded."""
-    return isinstance(v, (numbers.Real, np.integer, np.floating)) and \
-        not isinstance(v, (bool, np.bool_))
+    return isinstance(v, (numbers.Real, np.integer, np.floating)) and not isinstance(
+        v, (bool, np.bool_)
+    )
 
 
 def is_hashable(v):
@@ -44,8 +58,18 @@ def _describe(a):
     return f"{type(a).__name__} {a!r:.60}"
 
 
-def check_array(a, where, dtype, shape=None, ndim=None, finite=False, low=None, high=None,
-                nan_ok=False, posinf_ok=False):
+def check_array(
+    a,
+    where,
+    dtype,
+    shape=None,
+    ndim=None,
+    finite=False,
+    low=None,
+    high=None,
+    nan_ok=False,
+    posinf_ok=False,
+):
     """``a`` must be a numpy array of exactly ``dtype`` (one dtype or a tuple of them).
 
     Parameters
@@ -66,12 +90,15 @@ def check_array(a, where, dtype, shape=None, ndim=None, finite=False, low=None, 
     """
     dtypes = tuple(np.dtype(d) for d in (dtype if isinstance(dtype, tuple) else (dtype,)))
     if not isinstance(a, np.ndarray) or a.dtype not in dtypes:
-        raise ValueError(f"{where}: must be an array of dtype "
-                         f"{' or '.join(str(d) for d in dtypes)}, got {_describe(a)}.")
+        raise ValueError(
+            f"{where}: must be an array of dtype "
+            f"{' or '.join(str(d) for d in dtypes)}, got {_describe(a)}."
+        )
     if ndim is not None and a.ndim != ndim:
         raise ValueError(f"{where}: must have {ndim} dimension(s), got shape {a.shape}.")
-    if shape is not None and (a.ndim != len(shape) or any(
-            s is not None and s != n for s, n in zip(shape, a.shape))):
+    if shape is not None and (
+        a.ndim != len(shape) or any(s is not None and s != n for s, n in zip(shape, a.shape))
+    ):
         want = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
         raise ValueError(f"{where}: must have shape {want}, got {a.shape}.")
     if finite and a.dtype.kind == "f" and a.size:
@@ -82,8 +109,10 @@ def check_array(a, where, dtype, shape=None, ndim=None, finite=False, low=None, 
             bad &= ~np.isposinf(a)
         if bad.any():
             i = np.unravel_index(int(np.argmax(bad)), a.shape)
-            raise ValueError(f"{where}: must be finite, got {a[i]!r} at index "
-                             f"{tuple(int(j) for j in i) if a.ndim > 1 else int(i[0])}.")
+            raise ValueError(
+                f"{where}: must be finite, got {a[i]!r} at index "
+                f"{tuple(int(j) for j in i) if a.ndim > 1 else int(i[0])}."
+            )
     if (low is not None or high is not None) and a.size:
         vals = a[~np.isnan(a)] if a.dtype.kind == "f" else a
         if vals.size and low is not None and vals.min() < low:
@@ -99,18 +128,25 @@ def check_int(v, where, low=None, high=None):
         raise ValueError(f"{where}: must be an integer, got {_describe(v)}.")
     v = int(v)
     if (low is not None and v < low) or (high is not None and v > high):
-        raise ValueError(f"{where}: must be in [{'-inf' if low is None else low}, "
-                         f"{'inf' if high is None else high}], got {v}.")
+        raise ValueError(
+            f"{where}: must be in [{'-inf' if low is None else low}, "
+            f"{'inf' if high is None else high}], got {v}."
+        )
     return v
 
 
 def check_real(v, where, low=None, high=None, finite=True, low_open=False, high_open=False):
     """``v`` must be a real number (finite unless ``finite=False``) within the bounds."""
     if not is_real(v) or (finite and not np.isfinite(v)) or np.isnan(v):
-        raise ValueError(f"{where}: must be a {'finite ' if finite else ''}number, got "
-                         f"{_describe(v)}.")
-    if low is not None and (v < low or (low_open and v == low)) or \
-            high is not None and (v > high or (high_open and v == high)):
+        raise ValueError(
+            f"{where}: must be a {'finite ' if finite else ''}number, got {_describe(v)}."
+        )
+    if (
+        low is not None
+        and (v < low or (low_open and v == low))
+        or high is not None
+        and (v > high or (high_open and v == high))
+    ):
         lo = ("(" if low_open else "[") + ("-inf" if low is None else str(low))
         hi = ("inf" if high is None else str(high)) + (")" if high_open else "]")
         raise ValueError(f"{where}: must be in {lo}, {hi}, got {v!r}.")
@@ -122,18 +158,26 @@ def check_instance(v, cls, where):
     part are not parts of a model."""
     classes = cls if isinstance(cls, tuple) else (cls,)
     if type(v) not in classes:
-        raise ValueError(f"{where}: must be a {' or '.join(c.__name__ for c in classes)}, "
-                         f"got {type(v).__name__}.")
+        raise ValueError(
+            f"{where}: must be a {' or '.join(c.__name__ for c in classes)}, "
+            f"got {type(v).__name__}."
+        )
     return v
 
 
 def check_labels(values, where, at_least=0):
     """A 1-dimensional array of labels (strings, numbers, None)."""
-    if not isinstance(values, np.ndarray) or values.ndim != 1 or \
-            values.dtype.kind not in "biufUO" or values.size < at_least or \
-            not labels_ok(values):
-        raise ValueError(f"{where}: must be a 1-dimensional array of at least {at_least} "
-                         f"label(s) (strings or numbers), got {_describe(values)}.")
+    if (
+        not isinstance(values, np.ndarray)
+        or values.ndim != 1
+        or values.dtype.kind not in "biufUO"
+        or values.size < at_least
+        or not labels_ok(values)
+    ):
+        raise ValueError(
+            f"{where}: must be a 1-dimensional array of at least {at_least} "
+            f"label(s) (strings or numbers), got {_describe(values)}."
+        )
     return values
 
 
@@ -143,13 +187,11 @@ def check_attributes(obj, where, required=(), allowed=None):
     state = vars(obj)
     missing = [k for k in required if k not in state]
     if missing:
-        raise ValueError(f"{where}: incomplete {type(obj).__name__} (no "
-                         f"{', '.join(missing)}).")
+        raise ValueError(f"{where}: incomplete {type(obj).__name__} (no {', '.join(missing)}).")
     if allowed is not None:
         extra = sorted(set(state) - set(allowed) - set(required))
         if extra:
-            raise ValueError(f"{where}: a {type(obj).__name__} has no attribute "
-                             f"{extra[0]!r}.")
+            raise ValueError(f"{where}: a {type(obj).__name__} has no attribute {extra[0]!r}.")
 
 
 def fitted_attributes(obj):
@@ -171,8 +213,9 @@ def check_classes(est, where, at_least=1):
         raise ValueError(f"{where}.classes_: the labels must be sorted and distinct.")
     n = state.get("n_classes_")
     if not is_int(n) or n != classes.size:
-        raise ValueError(f"{where}.n_classes_: must be the number of classes_ "
-                         f"({classes.size}), got {n!r:.40}.")
+        raise ValueError(
+            f"{where}.n_classes_: must be the number of classes_ ({classes.size}), got {n!r:.40}."
+        )
     return classes.size
 
 

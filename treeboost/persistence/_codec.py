@@ -4,6 +4,7 @@ The decoder builds only data (numbers, strings, lists, dicts, numpy arrays and s
 and instances of registered classes, filled with their saved attributes; it never calls
 anything the file names.
 """
+
 import inspect
 
 import numpy as np
@@ -20,7 +21,7 @@ class Encoder:
 
     def __init__(self):
         self.arrays = {}
-        self.objects = {}       # id -> reference number: shared parts stay shared
+        self.objects = {}  # id -> reference number: shared parts stay shared
 
     def array(self, a):
         key = f"a{len(self.arrays)}"
@@ -42,8 +43,11 @@ class Encoder:
             if obj.dtype.newbyteorder("=") in ALLOWED_DTYPES:
                 return self.array(np.ascontiguousarray(obj, obj.dtype.newbyteorder("=")))
             if obj.dtype.kind in "UO":
-                return {"__objarray__": [self(v, where) for v in obj.ravel().tolist()],
-                        "shape": list(obj.shape), "dtype": obj.dtype.str}
+                return {
+                    "__objarray__": [self(v, where) for v in obj.ravel().tolist()],
+                    "shape": list(obj.shape),
+                    "dtype": obj.dtype.str,
+                }
             raise TypeError(f"{where}: arrays of dtype {obj.dtype} cannot be saved.")
         if isinstance(obj, tuple):
             return {"__tuple__": [self(v, where) for v in obj]}
@@ -65,7 +69,8 @@ class Encoder:
         if lookup(name) is not cls:
             raise TypeError(
                 f"{where}: a {name} cannot be saved in the safe format (only treeboost's own "
-                f"classes can); use pickle or joblib for this model.")
+                f"classes can); use pickle or joblib for this model."
+            )
         ref = len(self.objects)
         self.objects[id(obj)] = ref
         allowed, skip = persisted_attributes(cls), transient_attributes(cls)
@@ -75,9 +80,11 @@ class Encoder:
                 continue
             if k not in allowed:
                 # an attribute the class does not declare would not load: say so now
-                raise TypeError(f"{where}.{k}: {cls.__qualname__} does not save an "
-                                f"attribute {k!r} (not in its _persist_attributes); the "
-                                f"model cannot be saved in the safe format.")
+                raise TypeError(
+                    f"{where}.{k}: {cls.__qualname__} does not save an "
+                    f"attribute {k!r} (not in its _persist_attributes); the "
+                    f"model cannot be saved in the safe format."
+                )
             state[k] = self(v, f"{where}.{k}")
         return {"__object__": name, "ref": ref, "state": state}
 
@@ -86,12 +93,15 @@ def _check_state_key(cls, key, allowed):
     """Refuse a stored attribute the class does not save, or one that would shadow a
     method or property (``predict``, ``_route`` ...) of the class."""
     if not isinstance(key, str) or key not in allowed:
-        raise ValueError(f"{cls.__qualname__} has no saved attribute {key!r}; treeboost "
-                         f"does not load it.")
+        raise ValueError(
+            f"{cls.__qualname__} has no saved attribute {key!r}; treeboost does not load it."
+        )
     attr = inspect.getattr_static(cls, key, None)
     if attr is not None and hasattr(type(attr), "__get__"):
-        raise ValueError(f"the model file gives {cls.__qualname__} an attribute {key!r} "
-                         f"that would replace its method or property of that name.")
+        raise ValueError(
+            f"the model file gives {cls.__qualname__} an attribute {key!r} "
+            f"that would replace its method or property of that name."
+        )
 
 
 class Decoder:
@@ -175,19 +185,19 @@ class Decoder:
         if not all(v is None or isinstance(v, (str, int, float, np.generic)) for v in values):
             raise ValueError(f"{where}: an array of labels holds something else.")
         shape = obj.get("shape")
-        if not isinstance(shape, list) or not all(isinstance(s, int) and s >= 0
-                                                  for s in shape) or \
-                int(np.prod(shape, dtype=object)) != len(values):
+        if (
+            not isinstance(shape, list)
+            or not all(isinstance(s, int) and s >= 0 for s in shape)
+            or int(np.prod(shape, dtype=object)) != len(values)
+        ):
             raise ValueError(f"{where}: malformed shape of an array of labels.")
         dtype = _dtype(obj.get("dtype"), where, "UO")
         if dtype.kind == "U":
             # a string dtype wider than its longest label would only waste memory (a
             # crafted '<U999999999' allocates gigabytes)
             longest = max((len(v) for v in values if isinstance(v, str)), default=0)
-            if dtype.itemsize // 4 > max(longest, 1) or \
-                    not all(isinstance(v, str) for v in values):
-                raise ValueError(f"{where}: string dtype {dtype.str} does not fit its "
-                                 f"labels.")
+            if dtype.itemsize // 4 > max(longest, 1) or not all(isinstance(v, str) for v in values):
+                raise ValueError(f"{where}: string dtype {dtype.str} does not fit its labels.")
         out = np.empty(len(values), dtype=object)
         out[:] = values
         return out.astype(dtype).reshape(shape)
@@ -196,13 +206,15 @@ class Decoder:
         name = obj["__object__"]
         cls = lookup(name)
         if cls is None:
-            raise ValueError(f"{where}: the model file names a class that treeboost does not "
-                             f"load: {name!r:.80}.")
+            raise ValueError(
+                f"{where}: the model file names a class that treeboost does not load: {name!r:.80}."
+            )
         state = obj.get("state")
         ref = obj.get("ref")
         if not isinstance(state, dict) or not isinstance(ref, int) or ref in self.objects:
-            raise ValueError(f"{where}: an object of {name!r} without a state or with a "
-                             f"reused reference.")
+            raise ValueError(
+                f"{where}: an object of {name!r} without a state or with a reused reference."
+            )
         allowed = persisted_attributes(cls)
         for k in state:
             try:
@@ -210,7 +222,7 @@ class Decoder:
             except ValueError as exc:
                 raise ValueError(f"{where}: {exc}") from None
         inst = cls.__new__(cls)
-        self.objects[ref] = inst     # registered first: references may follow
+        self.objects[ref] = inst  # registered first: references may follow
         self.instances.append((inst, where))
         inst.__dict__.update({k: self(v, f"{where}.{k}") for k, v in state.items()})
         return inst
@@ -227,8 +239,13 @@ def _dtype(s, where, kinds):
         dtype = np.dtype(s) if isinstance(s, str) else None
     except (TypeError, ValueError):
         dtype = None
-    if dtype is None or dtype.kind not in kinds or dtype.fields is not None or \
-            dtype.subdtype is not None or (dtype.kind == "f" and dtype.itemsize < 4):
+    if (
+        dtype is None
+        or dtype.kind not in kinds
+        or dtype.fields is not None
+        or dtype.subdtype is not None
+        or (dtype.kind == "f" and dtype.itemsize < 4)
+    ):
         raise ValueError(f"{where}: dtype {s!r:.40} is not allowed here.")
     return dtype
 
@@ -257,8 +274,9 @@ def check_array_headers(doc, headers):
     refs, objects = array_references(doc)
     unused = sorted(set(headers) - refs)
     if unused:
-        raise ValueError(f"arrays.npz/{unused[0]}.npy: an array the model does not use "
-                         f"({len(unused)} such).")
+        raise ValueError(
+            f"arrays.npz/{unused[0]}.npy: an array the model does not use ({len(unused)} such)."
+        )
     missing = sorted(refs - set(headers))
     if missing:
         raise ValueError(f"model.json: refers to a missing array {missing[0]!r}.")
@@ -267,20 +285,19 @@ def check_array_headers(doc, headers):
         layout = getattr(cls, "_persist_arrays", None)
         if not layout:
             continue
-        sizes = {k: v for k, v in state.items() if isinstance(v, int) and
-                 not isinstance(v, bool)}
+        sizes = {k: v for k, v in state.items() if isinstance(v, int) and not isinstance(v, bool)}
         for attr, (dtype, shape) in layout.items():
             ref = state.get(attr)
             if not isinstance(ref, dict) or set(ref) != {"__array__"}:
-                continue        # not an array: the class's own check refuses it
+                continue  # not an array: the class's own check refuses it
             got_shape, got_dtype = headers[ref["__array__"]]
             part = f"arrays.npz/{ref['__array__']}.npy ({cls.__qualname__}.{attr})"
             if got_dtype != np.dtype(dtype):
-                raise ValueError(f"{part}: must have dtype {np.dtype(dtype)}, got "
-                                 f"{got_dtype}.")
+                raise ValueError(f"{part}: must have dtype {np.dtype(dtype)}, got {got_dtype}.")
             if len(got_shape) != len(shape):
-                raise ValueError(f"{part}: must have {len(shape)} dimension(s), got shape "
-                                 f"{got_shape}.")
+                raise ValueError(
+                    f"{part}: must have {len(shape)} dimension(s), got shape {got_shape}."
+                )
             for dim, (want, got) in enumerate(zip(shape, got_shape)):
                 options = want if isinstance(want, tuple) else (want,)
                 ok = False
@@ -295,5 +312,6 @@ def check_array_headers(doc, headers):
                 if not ok:
                     expect = " or ".join(str(sizes.get(w, w)) for w in options)
                     what = "rows" if dim == 0 else "columns" if dim == 1 else "entries"
-                    raise ValueError(f"{part}: has {got} {what}, the {cls.__qualname__} "
-                                     f"needs {expect}.")
+                    raise ValueError(
+                        f"{part}: has {got} {what}, the {cls.__qualname__} needs {expect}."
+                    )

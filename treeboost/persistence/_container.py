@@ -5,6 +5,7 @@ compression, sizes), the JSON document (size, nesting depth) and each array's ``
 header (dtype, shape, size).  Every failure is a ``ValueError`` naming the file and the
 part; the numbers are the module-level limits below.
 """
+
 import io
 import json
 import os
@@ -15,30 +16,51 @@ import numpy as np
 
 from .._atomic import atomic_write  # the file is replaced, a device or FIFO written through
 
-__all__ = ["MAX_JSON_BYTES", "MAX_JSON_DEPTH", "MAX_EXPANSION", "MIN_ARRAY_BUDGET",
-           "MIN_JSON_VALUES", "MAX_JSON_VALUES_PER_BYTE",
-           "atomic_write", "write_container", "read_container"]
+__all__ = [
+    "MAX_JSON_BYTES",
+    "MAX_JSON_DEPTH",
+    "MAX_EXPANSION",
+    "MIN_ARRAY_BUDGET",
+    "MIN_JSON_VALUES",
+    "MAX_JSON_VALUES_PER_BYTE",
+    "atomic_write",
+    "write_container",
+    "read_container",
+]
 
 #: largest ``model.json`` read (bytes, uncompressed)
-MAX_JSON_BYTES = 64 * 2 ** 20
+MAX_JSON_BYTES = 64 * 2**20
 #: deepest nesting of lists / objects in ``model.json`` (a saved model needs about 30)
 MAX_JSON_DEPTH = 200
 #: the arrays may take at most this many times the size of the file once uncompressed ...
 MAX_EXPANSION = 50
 #: ... or this many bytes, whichever is larger (a small file may hold a few MB of arrays)
-MIN_ARRAY_BUDGET = 64 * 2 ** 20
+MIN_ARRAY_BUDGET = 64 * 2**20
 #: most values (objects, arrays, keys and items: a bound counted on the raw text before it
 #: is parsed) in ``model.json``: the larger of this and :data:`MAX_JSON_VALUES_PER_BYTE`
 #: times the file's size.  A parsed value costs a hundred bytes or so, its text as little
 #: as two: without this bound 64 MiB of ``{}`` (65 KB deflated) parse to gigabytes
-MIN_JSON_VALUES = 2 ** 20
+MIN_JSON_VALUES = 2**20
 #: ... values per byte of the file (a saved model has one per 10 bytes of its file or fewer)
 MAX_JSON_VALUES_PER_BYTE = 4
 #: dtypes an array may have: what the kernels and estimators read (no object, string,
 #: complex, float16 or structured arrays)
-ALLOWED_DTYPES = frozenset(np.dtype(d) for d in (
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float32", "float64"))
+ALLOWED_DTYPES = frozenset(
+    np.dtype(d)
+    for d in (
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float32",
+        "float64",
+    )
+)
 _ENTRIES = ("model.json", "arrays.npz")
 
 
@@ -62,15 +84,21 @@ def _fail(path, part, why):
 
 def _check_entry(info, path, part, limit):
     if info.flag_bits & 0x1:
-        raise _fail(path, part, "the ZIP entry is encrypted; treeboost does not read "
-                                "encrypted model files.")
+        raise _fail(
+            path, part, "the ZIP entry is encrypted; treeboost does not read encrypted model files."
+        )
     if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-        raise _fail(path, part, f"the ZIP entry uses compression method "
-                                f"{info.compress_type}; treeboost writes and reads only "
-                                f"stored and deflated entries.")
+        raise _fail(
+            path,
+            part,
+            f"the ZIP entry uses compression method "
+            f"{info.compress_type}; treeboost writes and reads only "
+            f"stored and deflated entries.",
+        )
     if info.file_size > limit:
-        raise _fail(path, part, f"the entry holds {info.file_size} bytes, more than the "
-                                f"{limit} allowed.")
+        raise _fail(
+            path, part, f"the entry holds {info.file_size} bytes, more than the {limit} allowed."
+        )
 
 
 def _read_entry(zf, info, limit):
@@ -78,8 +106,10 @@ def _read_entry(zf, info, limit):
     with zf.open(info) as f:
         data = f.read(limit + 1)
     if len(data) > limit or len(data) != info.file_size:
-        raise ValueError(f"the entry holds {len(data)} bytes, not the {info.file_size} its "
-                         f"header says (limit {limit}).")
+        raise ValueError(
+            f"the entry holds {len(data)} bytes, not the {info.file_size} its "
+            f"header says (limit {limit})."
+        )
     return data
 
 
@@ -102,24 +132,28 @@ def _json_values(raw):
     value but the first of an object or array follows a comma, every object member has a
     colon, and every object or array opens with a brace or bracket (the same characters
     inside strings only make the bound larger)."""
-    return (raw.count(b"{") + raw.count(b"[") + raw.count(b",") + raw.count(b":")
-            + 1)
+    return raw.count(b"{") + raw.count(b"[") + raw.count(b",") + raw.count(b":") + 1
 
 
 def _parse_json(raw, path, max_values):
     n_values = _json_values(raw)
     if n_values > max_values:
-        raise _fail(path, "model.json", f"holds about {n_values} values (objects, arrays, "
-                                        f"keys and items), more than the {max_values} "
-                                        f"allowed.")
+        raise _fail(
+            path,
+            "model.json",
+            f"holds about {n_values} values (objects, arrays, "
+            f"keys and items), more than the {max_values} "
+            f"allowed.",
+        )
     try:
         text = raw.decode("utf-8")
         # json's C parser raises RecursionError past the interpreter's limit; anything
         # shallower is measured below
         doc = json.loads(text, parse_constant=_no_constant)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError) as exc:
-        raise _fail(path, "model.json", f"not valid JSON ({type(exc).__name__}: "
-                                        f"{str(exc)[:200]}).") from None
+        raise _fail(
+            path, "model.json", f"not valid JSON ({type(exc).__name__}: {str(exc)[:200]})."
+        ) from None
     depth = _json_depth(doc)
     if depth > MAX_JSON_DEPTH:
         raise _fail(path, "model.json", f"nested deeper than {MAX_JSON_DEPTH} levels.")
@@ -173,12 +207,24 @@ def read_container(path, check_arrays=None):
             return _read(zf, path, file_size, check_arrays)
     except _Bad as exc:
         raise ValueError(str(exc)) from None
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, zlib.error,
-            NotImplementedError, RuntimeError, KeyError, ValueError, OverflowError,
-            MemoryError, UnicodeDecodeError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        EOFError,
+        zlib.error,
+        NotImplementedError,
+        RuntimeError,
+        KeyError,
+        ValueError,
+        OverflowError,
+        MemoryError,
+        UnicodeDecodeError,
+    ) as exc:
         # whatever the ZIP module or numpy raise on a malformed container
-        raise ValueError(f"{path}: not a treeboost model file (the ZIP container: "
-                         f"{type(exc).__name__}: {str(exc)[:200]}).") from None
+        raise ValueError(
+            f"{path}: not a treeboost model file (the ZIP container: "
+            f"{type(exc).__name__}: {str(exc)[:200]})."
+        ) from None
 
 
 def _read(zf, path, file_size, check_arrays):
@@ -187,8 +233,12 @@ def _read(zf, path, file_size, check_arrays):
     if sorted(names) != sorted(_ENTRIES):
         extra = sorted(set(names) - set(_ENTRIES))
         unexpected = f" (unexpected: {', '.join(extra[:3])})" if extra else ""
-        raise _fail(path, "ZIP", f"a model file holds exactly model.json and arrays.npz, "
-                                 f"this one {', '.join(names[:5]) or 'nothing'}{unexpected}.")
+        raise _fail(
+            path,
+            "ZIP",
+            f"a model file holds exactly model.json and arrays.npz, "
+            f"this one {', '.join(names[:5]) or 'nothing'}{unexpected}.",
+        )
     info = {i.filename: i for i in infos}
     _check_entry(info["model.json"], path, "model.json", MAX_JSON_BYTES)
     budget = max(MIN_ARRAY_BUDGET, MAX_EXPANSION * file_size)
@@ -218,18 +268,18 @@ def _inner_directory(raw):
     # found as the ZIP module finds it: at the very end, else the last signature before
     # a comment
     end = len(raw) - 22
-    if end < 0 or raw[end:end + 4] != b"PK\x05\x06" or raw[-2:] != b"\x00\x00":
+    if end < 0 or raw[end : end + 4] != b"PK\x05\x06" or raw[-2:] != b"\x00\x00":
         end = raw.rfind(b"PK\x05\x06", max(0, len(raw) - 22 - 65535))
     if end < 0 or end + 22 > len(raw):
         return None
-    entries = int.from_bytes(raw[end + 10:end + 12], "little")
-    size = int.from_bytes(raw[end + 12:end + 16], "little")
+    entries = int.from_bytes(raw[end + 10 : end + 12], "little")
+    size = int.from_bytes(raw[end + 12 : end + 16], "little")
     locator = end - 20
-    if locator >= 0 and raw[locator:locator + 4] == b"PK\x06\x07":
-        at = int.from_bytes(raw[locator + 8:locator + 16], "little")
-        if at + 56 <= len(raw) and raw[at:at + 4] == b"PK\x06\x06":
-            entries = max(entries, int.from_bytes(raw[at + 32:at + 40], "little"))
-            size = max(size, int.from_bytes(raw[at + 40:at + 48], "little"))
+    if locator >= 0 and raw[locator : locator + 4] == b"PK\x06\x07":
+        at = int.from_bytes(raw[locator + 8 : locator + 16], "little")
+        if at + 56 <= len(raw) and raw[at : at + 4] == b"PK\x06\x06":
+            entries = max(entries, int.from_bytes(raw[at + 32 : at + 40], "little"))
+            size = max(size, int.from_bytes(raw[at + 40 : at + 48], "little"))
     return entries, size
 
 
@@ -256,9 +306,13 @@ def _read_arrays(raw, path, doc, check_arrays, budget):
     if directory is None:
         raise _fail(path, "arrays.npz", "not an npz archive (no end of its directory).")
     if directory[0] > most or directory[1] > _DIRECTORY_BYTES_PER_ARRAY * most:
-        raise _fail(path, "arrays.npz", f"a directory of {directory[0]} entries "
-                                        f"({directory[1]} bytes) for the {n_refs} arrays "
-                                        f"the model uses.")
+        raise _fail(
+            path,
+            "arrays.npz",
+            f"a directory of {directory[0]} entries "
+            f"({directory[1]} bytes) for the {n_refs} arrays "
+            f"the model uses.",
+        )
     try:
         inner = zipfile.ZipFile(io.BytesIO(raw))
     except (zipfile.BadZipFile, EOFError, ValueError) as exc:
@@ -275,24 +329,35 @@ def _read_arrays(raw, path, doc, check_arrays, budget):
                 raise _fail(path, part, "not an array entry (or a duplicate).")
             total += info.file_size
             if total > budget:
-                raise _fail(path, part, f"the arrays hold more than the {budget} bytes "
-                                        f"allowed (the entries declare {total} bytes so "
-                                        f"far).")
+                raise _fail(
+                    path,
+                    part,
+                    f"the arrays hold more than the {budget} bytes "
+                    f"allowed (the entries declare {total} bytes so "
+                    f"far).",
+                )
             _check_entry(info, path, part, budget)
             with inner.open(info) as f:
                 shape, dtype, fortran = _npy_header(f, name, path)
                 offset = f.tell()
             if dtype not in ALLOWED_DTYPES or not dtype.isnative:
-                raise _fail(path, part, f"arrays of dtype {dtype.str} are not read (allowed: "
-                                        f"native bool, integers, float32 and float64).")
-            if not isinstance(shape, tuple) or any(not isinstance(s, int) or s < 0
-                                                   for s in shape):
+                raise _fail(
+                    path,
+                    part,
+                    f"arrays of dtype {dtype.str} are not read (allowed: "
+                    f"native bool, integers, float32 and float64).",
+                )
+            if not isinstance(shape, tuple) or any(not isinstance(s, int) or s < 0 for s in shape):
                 raise _fail(path, part, f"malformed shape {shape!r}.")
             n_bytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
             if offset + n_bytes != info.file_size:
-                raise _fail(path, part, f"the header announces {n_bytes} bytes of data "
-                                        f"(shape {shape}, {dtype}), the entry holds "
-                                        f"{info.file_size - offset}.")
+                raise _fail(
+                    path,
+                    part,
+                    f"the header announces {n_bytes} bytes of data "
+                    f"(shape {shape}, {dtype}), the entry holds "
+                    f"{info.file_size - offset}.",
+                )
             headers[name[:-4]] = (shape, dtype)
             infos[name[:-4]] = (info, fortran)
         if check_arrays is not None:
@@ -306,8 +371,9 @@ def _read_arrays(raw, path, doc, check_arrays, budget):
                 try:
                     a = np.lib.format.read_array(f, allow_pickle=False)
                 except (ValueError, OSError, EOFError) as exc:
-                    raise _fail(path, f"arrays.npz/{info.filename}",
-                                f"unreadable array ({exc}).") from None
+                    raise _fail(
+                        path, f"arrays.npz/{info.filename}", f"unreadable array ({exc})."
+                    ) from None
             if a.shape != headers[key][0] or a.dtype != headers[key][1]:
                 raise _fail(path, f"arrays.npz/{info.filename}", "truncated array.")
             # the kernels are compiled for C-contiguous, writeable arrays

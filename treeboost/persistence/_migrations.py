@@ -12,20 +12,30 @@ No format version changes: such a file is recognised by its ``early_stopping`` e
 Parameters added later to other estimators (:data:`_ADDED_PARAMETERS`) are filled in with
 the value that reproduces how an older file's model was fitted.
 """
+
 import numpy as np
 
-_BOOSTERS = ("treeboost.ensembles.gradient_boosting.GradientBoostingClassifier",
-             "treeboost.ensembles.gradient_boosting.GradientBoostingRegressor")
+_BOOSTERS = (
+    "treeboost.ensembles.gradient_boosting.GradientBoostingClassifier",
+    "treeboost.ensembles.gradient_boosting.GradientBoostingRegressor",
+)
 
 #: the parameters the former boosters lacked, at the values that fit as they did
 #: (a node of 2 * min_samples_leaf rows was always split; no weight floor; no decrease
 #: floor; the loss's constant initial score)
-_NEW_PARAMETERS = {"min_samples_split": 2, "min_weight_fraction_leaf": 0.0,
-                   "min_impurity_decrease": 0.0, "init": None, "criterion": "deprecated"}
+_NEW_PARAMETERS = {
+    "min_samples_split": 2,
+    "min_weight_fraction_leaf": 0.0,
+    "min_impurity_decrease": 0.0,
+    "init": None,
+    "criterion": "deprecated",
+}
 
 #: losses that scikit-learn reports at twice treeboost's former scores
-_DOUBLED = ("treeboost.losses.squared_error.SquaredError",
-            "treeboost.losses.log_loss.BinaryLogLoss")
+_DOUBLED = (
+    "treeboost.losses.squared_error.SquaredError",
+    "treeboost.losses.log_loss.BinaryLogLoss",
+)
 
 
 def migrate_gradient_boosting(obj, arrays):
@@ -41,8 +51,11 @@ def migrate_gradient_boosting(obj, arrays):
             continue
         stack.extend(obj.values())
         state = obj.get("state")
-        if obj.get("__object__") not in _BOOSTERS or not isinstance(state, dict) or \
-                "early_stopping" not in state:
+        if (
+            obj.get("__object__") not in _BOOSTERS
+            or not isinstance(state, dict)
+            or "early_stopping" not in state
+        ):
             continue
         if state.pop("early_stopping") is not True:
             state["n_iter_no_change"] = None
@@ -59,28 +72,32 @@ def migrate_gradient_boosting(obj, arrays):
 
 #: parameters added after files of these classes were written, each with the value the
 #: older model was fitted with (no pruning before ``ccp_alpha`` existed)
-_TREES = ("treeboost.trees.cart.DecisionTreeClassifier",
-          "treeboost.trees.cart.DecisionTreeRegressor",
-          "treeboost.trees.cart.ExtraTreeClassifier", "treeboost.trees.cart.ExtraTreeRegressor",
-          "treeboost.ensembles.forest.RandomForestClassifier",
-          "treeboost.ensembles.forest.RandomForestRegressor",
-          "treeboost.ensembles.forest.ExtraTreesClassifier",
-          "treeboost.ensembles.forest.ExtraTreesRegressor")
+_TREES = (
+    "treeboost.trees.cart.DecisionTreeClassifier",
+    "treeboost.trees.cart.DecisionTreeRegressor",
+    "treeboost.trees.cart.ExtraTreeClassifier",
+    "treeboost.trees.cart.ExtraTreeRegressor",
+    "treeboost.ensembles.forest.RandomForestClassifier",
+    "treeboost.ensembles.forest.RandomForestRegressor",
+    "treeboost.ensembles.forest.ExtraTreesClassifier",
+    "treeboost.ensembles.forest.ExtraTreesRegressor",
+)
 _ADDED_PARAMETERS = {name: {"ccp_alpha": 0.0} for name in _TREES}
 # trees and forests from before monotonic constraints: none
 for _name in _TREES:
     _ADDED_PARAMETERS[_name]["monotonic_cst"] = None
 # boosters from before the constraints: none
 for _name in _BOOSTERS + (
-        "treeboost.ensembles.hist_gradient_boosting.HistGradientBoostingClassifier",
-        "treeboost.ensembles.hist_gradient_boosting.HistGradientBoostingRegressor"):
+    "treeboost.ensembles.hist_gradient_boosting.HistGradientBoostingClassifier",
+    "treeboost.ensembles.hist_gradient_boosting.HistGradientBoostingRegressor",
+):
     _ADDED_PARAMETERS.setdefault(_name, {}).update(monotonic_cst=None, interaction_cst=None)
 # encoders from before allow_infinite refused infinity
 _ADDED_PARAMETERS["treeboost.trees.encoding.FeatureEncoder"] = {"allow_infinite": False}
 # HistGradientBoostingClassifier files from before class_weight: no class weights
 _ADDED_PARAMETERS.setdefault(
-    "treeboost.ensembles.hist_gradient_boosting.HistGradientBoostingClassifier", {}).update(
-    class_weight=None)
+    "treeboost.ensembles.hist_gradient_boosting.HistGradientBoostingClassifier", {}
+).update(class_weight=None)
 
 
 def migrate_added_parameters(obj):

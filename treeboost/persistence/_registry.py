@@ -10,16 +10,26 @@ named in ``_persist_transient`` are dropped on save.
 This module imports nothing from the rest of treeboost: the estimator modules register
 themselves and their parts, so the package stays free of import cycles.
 """
+
 import contextvars
 
-__all__ = ["register", "registered_classes", "lookup", "class_name", "persisted_attributes",
-           "transient_attributes", "validate_part"]
+__all__ = [
+    "register",
+    "registered_classes",
+    "lookup",
+    "class_name",
+    "persisted_attributes",
+    "transient_attributes",
+    "validate_part",
+]
 
 _REGISTRY = {}
 
 #: modules that moved, old name -> new name (files written before the move name the old one)
-_MOVED_MODULES = {f"treeboost.trees.{m}": f"treeboost.engine.{m}"
-                  for m in ("binning", "tree", "grower", "statistics")}
+_MOVED_MODULES = {
+    f"treeboost.trees.{m}": f"treeboost.engine.{m}"
+    for m in ("binning", "tree", "grower", "statistics")
+}
 
 
 def class_name(cls):
@@ -34,8 +44,10 @@ def register(*classes):
     """
     for cls in classes:
         if not callable(getattr(cls, "_validate_state", None)):
-            raise TypeError(f"{class_name(cls)} has no _validate_state method: a class whose "
-                            f"state is not checked on load cannot be registered.")
+            raise TypeError(
+                f"{class_name(cls)} has no _validate_state method: a class whose "
+                f"state is not checked on load cannot be registered."
+            )
         _REGISTRY[class_name(cls)] = cls
     return classes[0] if classes else None
 
@@ -50,6 +62,7 @@ def _register_estimators():
     """Import the estimator packages, which register their classes: ``import treeboost``
     loads them on first use only, and a file may be loaded before any estimator is."""
     import importlib
+
     for module in ("treeboost.trees", "treeboost.ensembles"):
         importlib.import_module(module)
 
@@ -65,7 +78,7 @@ def lookup(name):
     if cls is None:
         for old, new in _MOVED_MODULES.items():
             if name.startswith(old + "."):
-                cls = _REGISTRY.get(new + name[len(old):])
+                cls = _REGISTRY.get(new + name[len(old) :])
                 break
     return cls
 
@@ -120,14 +133,16 @@ def validate_part(obj, where, expect=None, **context):
     """
     cls = type(obj)
     if lookup(class_name(cls)) is not cls:
-        raise ValueError(f"{where}: a {cls.__module__}.{cls.__qualname__} is not a part of "
-                         f"a treeboost model.")
+        raise ValueError(
+            f"{where}: a {cls.__module__}.{cls.__qualname__} is not a part of a treeboost model."
+        )
     if expect is not None:
         options = expect if isinstance(expect, tuple) else (expect,)
         classes = [lookup(e) if isinstance(e, str) else e for e in options]
         if cls not in classes:
-            names = " or ".join(e.rsplit(".", 1)[-1] if isinstance(e, str) else e.__name__
-                                for e in options)
+            names = " or ".join(
+                e.rsplit(".", 1)[-1] if isinstance(e, str) else e.__name__ for e in options
+            )
             raise ValueError(f"{where}: must be a {names}, got a {cls.__qualname__}.")
     seen = _validated.get()
     if seen is not None:

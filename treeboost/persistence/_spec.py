@@ -9,12 +9,21 @@ passes (the owner's ``n_features``) or one an attribute checked before it sets (
 integer attribute its value, an array its first length), so that ``("children_left",
 "n_outputs")`` reads "one row per node, one column per output".
 """
+
 from dataclasses import dataclass
 
 from ._checks import check_array, check_int, check_labels, check_real
 
-__all__ = ["AttrSpec", "array", "integer", "real", "labels", "list_of", "check_state",
-           "layout_spec"]
+__all__ = [
+    "AttrSpec",
+    "array",
+    "integer",
+    "real",
+    "labels",
+    "list_of",
+    "check_state",
+    "layout_spec",
+]
 
 
 @dataclass(frozen=True)
@@ -28,6 +37,7 @@ class AttrSpec:
     ``low`` labels) or ``"list"`` (a list of ``shape[0]`` elements, each checked
     against ``items``, else the error ``message`` with ``{length}``).  ``optional``:
     checked only when present; ``none_ok``: None passes."""
+
     kind: str
     dtype: object = None
     shape: tuple = None
@@ -75,15 +85,27 @@ def list_of(items, length=None, message="must be a list of {length} entries.", *
 def _check_value(rule, value, where, sizes):
     low, high = (sizes.get(b) if isinstance(b, str) else b for b in (rule.low, rule.high))
     if rule.kind == "array":
-        shape = None if rule.shape is None else tuple(
-            sizes.get(s) if isinstance(s, str) else s for s in rule.shape)
-        return check_array(value, where, rule.dtype, shape, rule.ndim, rule.finite, low,
-                           high, rule.nan_ok, rule.posinf_ok)
+        shape = (
+            None
+            if rule.shape is None
+            else tuple(sizes.get(s) if isinstance(s, str) else s for s in rule.shape)
+        )
+        return check_array(
+            value,
+            where,
+            rule.dtype,
+            shape,
+            rule.ndim,
+            rule.finite,
+            low,
+            high,
+            rule.nan_ok,
+            rule.posinf_ok,
+        )
     if rule.kind == "int":
         return check_int(value, where, low, high)
     if rule.kind == "real":
-        return check_real(value, where, low, high, rule.finite, rule.low_open,
-                          rule.high_open)
+        return check_real(value, where, low, high, rule.finite, rule.low_open, rule.high_open)
     if rule.kind == "labels":
         return check_labels(value, where, low or 0)
     if rule.kind == "list":
@@ -133,8 +155,9 @@ def check_state(obj, where, spec, sizes=None, missing=None):
             if rule.optional:
                 out[name] = None
                 continue
-            raise ValueError(f"{where}: {missing or f'incomplete {type(obj).__name__}'} "
-                             f"(no {name}).")
+            raise ValueError(
+                f"{where}: {missing or f'incomplete {type(obj).__name__}'} (no {name})."
+            )
         value = state[name]
         if value is None and rule.none_ok:
             out[name] = None
@@ -154,6 +177,11 @@ def layout_spec(layout, sizes=None, rules=None):
     renamed by ``sizes`` (``{"n_nodes": "children_left"}``), a tuple entry (one of
     several lengths) matches any length; ``rules`` adds bounds by name."""
     sizes, rules = sizes or {}, rules or {}
-    return {name: array(dtype, tuple(None if isinstance(s, tuple) else sizes.get(s, s)
-                                     for s in shape), **rules.get(name, {}))
-            for name, (dtype, shape) in layout.items()}
+    return {
+        name: array(
+            dtype,
+            tuple(None if isinstance(s, tuple) else sizes.get(s, s) for s in shape),
+            **rules.get(name, {}),
+        )
+        for name, (dtype, shape) in layout.items()
+    }

@@ -11,22 +11,26 @@ and a missing instant (``NaT``) to NaN.  The conversion is exact up to float64 r
 the sum ``whole seconds + fraction``, each part computed exactly from the integer count of
 the column's unit, so that one instant gives the same float in every unit.
 """
+
 import numpy as np
 
 __all__ = ["is_datetime", "is_tz_aware", "to_epoch_seconds", "format_epoch_seconds"]
 
 #: units finer than a second: how many of them make a second
-_PER_SECOND = {"ms": 10 ** 3, "us": 10 ** 6, "ns": 10 ** 9, "ps": 10 ** 12, "fs": 10 ** 15,
-               "as": 10 ** 18}
+_PER_SECOND = {"ms": 10**3, "us": 10**6, "ns": 10**9, "ps": 10**12, "fs": 10**15, "as": 10**18}
 _SECONDS_PER_DAY = 86_400
-_US_PER_SECOND = 10 ** 6
+_US_PER_SECOND = 10**6
 
 
 def _pandas_dtype_is_datetime(dtype):
     import sys
+
     pd = sys.modules.get("pandas")
-    return pd is not None and not isinstance(dtype, np.dtype) and \
-        bool(pd.api.types.is_datetime64_any_dtype(dtype))
+    return (
+        pd is not None
+        and not isinstance(dtype, np.dtype)
+        and bool(pd.api.types.is_datetime64_any_dtype(dtype))
+    )
 
 
 def is_datetime(col):

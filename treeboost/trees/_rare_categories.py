@@ -39,14 +39,24 @@ few its rows, as before grouped columns existed (``benchmarks/bench_categorical.
 measures both choices; ``--n-categories 250`` the ungrouped one).  A category never
 seen at fit is missing at predict; a rare one takes the shared code there too.
 """
+
 from typing import NamedTuple, Optional
 
 import numpy as np
 
 from ..engine import CAT_SMOOTH, MAX_CATEGORIES
 
-__all__ = ["MIN_OWN_ROWS", "MIN_TARGET_ROWS", "TARGET_GROUP_ROWS", "OTHER_LABEL", "Grouping",
-           "group_categories", "group_by_target", "describe_other", "describe_group"]
+__all__ = [
+    "MIN_OWN_ROWS",
+    "MIN_TARGET_ROWS",
+    "TARGET_GROUP_ROWS",
+    "OTHER_LABEL",
+    "Grouping",
+    "group_categories",
+    "group_by_target",
+    "describe_other",
+    "describe_group",
+]
 
 #: rows a category needs at fit to keep its own code in a grouped column (LightGBM's
 #: default ``min_data_in_bin`` for its category bins)
@@ -84,6 +94,7 @@ class Grouping(NamedTuple):
     group_labels : ndarray or None
         The labels of the codes of a column grouped by its target.
     """
+
     own: np.ndarray
     rare: Optional[np.ndarray]
     other_label: Optional[str]
@@ -122,7 +133,7 @@ def group_categories(categories, counts):
     # most rows first; a stable sort keeps the column's order among equal counts
     ranked = eligible[np.argsort(-counts[eligible], kind="stable")]
     own = np.zeros(categories.shape[0], bool)
-    own[ranked[:MAX_CATEGORIES - 1]] = True
+    own[ranked[: MAX_CATEGORIES - 1]] = True
     return Grouping(categories[own], categories[~own], _unique_other_label(categories))
 
 

@@ -18,6 +18,7 @@ A bagging member fitted on a subset of the columns (``max_features < 1`` or
 ``estimators_features_[i][j]``: the view names it, and labels its categories, by the
 model's column.
 """
+
 from dataclasses import dataclass, replace
 from numbers import Integral
 
@@ -62,6 +63,7 @@ class TreeView:
         them itself from the model's encoded columns (a bagging or AdaBoost member
         fitted on encoded data), else None.
     """
+
     tree: object
     multiway: bool
     feature_names: tuple
@@ -105,6 +107,7 @@ class TreeView:
         the model's encoded columns that cuts a category code as a number,
         ``code <= t``: its left side is the codes up to ``t``."""
         from .export import _bitset_members
+
         tree = self.tree
         j = int(tree.feature[node])
         if tree.is_categorical[node]:
@@ -126,8 +129,9 @@ class TreeView:
         labels = [own[c] for c in codes]
         # a member fitted on the model's encoded columns: its labels are the model's codes
         if self._model_categories(col) is None or not all(
-                isinstance(v, (Integral, float, np.floating, np.integer))
-                and float(v) == int(v) for v in labels):
+            isinstance(v, (Integral, float, np.floating, np.integer)) and float(v) == int(v)
+            for v in labels
+        ):
             return col, None
         return col, [int(v) for v in labels]
 
@@ -147,8 +151,7 @@ class TreeView:
         categories it stands for: the values of X that take these branches."""
         col, model_codes = self._model_codes(j, codes)
         values = self.category_values(j, codes)
-        rare = vars(self.encoder).get("rare_categories_") if self.encoder is not None \
-            else None
+        rare = vars(self.encoder).get("rare_categories_") if self.encoder is not None else None
         if model_codes is None or rare is None or rare[col] is None:
             return values
         out = []
@@ -173,7 +176,7 @@ class TreeView:
             return [str(v) for v in values]
         lookup = {v: i for i, v in enumerate(cats.tolist())}
         codes = [lookup.get(v) for v in values]
-        if any(c is None for c in codes):      # an ID3 / C4.5 column's own labels
+        if any(c is None for c in codes):  # an ID3 / C4.5 column's own labels
             return [str(v) for v in values]
         return list(self.encoder.category_names(column, np.asarray(codes, np.int64)))
 
@@ -181,10 +184,15 @@ class TreeView:
         """A numeric threshold of feature ``j`` as text: a date for a date column (the
         encoder's ``format_threshold``), else the number with ``decimals`` decimals."""
         from .export import _fmt
+
         col = int(self.columns[j])
         # a member's threshold on the model's category codes stays a number
-        if self.encoder is not None and self.own_categories[j] is None and \
-                self._model_categories(col) is None and np.isfinite(value):
+        if (
+            self.encoder is not None
+            and self.own_categories[j] is None
+            and self._model_categories(col) is None
+            and np.isfinite(value)
+        ):
             text = self.encoder.format_threshold(col, float(value))
             if text is not None:
                 return str(text)
@@ -196,6 +204,7 @@ class TreeView:
         j = np.flatnonzero(self.columns == column)
         if j.size == 0:
             from .export import _fmt
+
             return _fmt(float(value), decimals)
         return self.threshold_text(int(j[0]), value, decimals)
 
@@ -207,21 +216,23 @@ def named_view(view, feature_names=None, class_names=None):
     if feature_names is not None:
         names = [str(v) for v in feature_names]
         if len(names) != view.n_columns:
-            raise ValueError(f"feature_names has {len(names)} names, the model has "
-                             f"{view.n_columns} features.")
+            raise ValueError(
+                f"feature_names has {len(names)} names, the model has {view.n_columns} features."
+            )
         view = replace(view, feature_names=tuple(names[c] for c in view.columns))
     if class_names is not None and view.classes is not None:
         classes = np.asarray(class_names)
         if classes.shape != (len(view.classes),):
-            raise ValueError(f"class_names has {classes.size} names, the tree has "
-                             f"{len(view.classes)} classes.")
+            raise ValueError(
+                f"class_names has {classes.size} names, the tree has {len(view.classes)} classes."
+            )
         view = replace(view, classes=classes)
     return view
 
 
 # -- which trees a model has -------------------------------------------------------------
 def _kind(model):
-    """"tree", "boosting" or "ensemble": how a fitted model holds its trees."""
+    """ "tree", "boosting" or "ensemble": how a fitted model holds its trees."""
     state = vars(model)
     if "tree_" in state:
         return "tree"
@@ -230,9 +241,11 @@ def _kind(model):
     if "estimators_" in state and isinstance(state["estimators_"], list):
         return "ensemble"
     from sklearn.exceptions import NotFittedError
+
     # NotFittedError is a ValueError: an unfitted estimator, or another object
-    raise NotFittedError(f"model: {type(model).__name__} is not a fitted treeboost tree or "
-                         f"tree ensemble.")
+    raise NotFittedError(
+        f"model: {type(model).__name__} is not a fitted treeboost tree or tree ensemble."
+    )
 
 
 def _names(model, n):
@@ -263,8 +276,9 @@ def _view(model, est, tree, index, columns, raw_score=False):
         # ID3 / C4.5 columns: encoder categories, integer values or interval labels
         own = list(est.categories_)
         if own_encoder is encoder:
-            own = [None if encoder.categories_[columns[j]] is not None else own[j]
-                   for j in range(n)]
+            own = [
+                None if encoder.categories_[columns[j]] is not None else own[j] for j in range(n)
+            ]
     elif own_encoder is not None and own_encoder is not encoder:
         own = list(own_encoder.categories_)
     classes = None
@@ -274,42 +288,58 @@ def _view(model, est, tree, index, columns, raw_score=False):
             classes = None
     bm = getattr(est if est is not None else model, "bin_mapper_", None)
     show = np.ones(n, bool) if bm is None or multiway else np.asarray(bm.has_missing_, bool)
-    return TreeView(tree=tree, multiway=multiway,
-                    feature_names=tuple(names[c] for c in columns),
-                    columns=np.asarray(columns, dtype=np.int64), n_columns=width,
-                    classes=classes,
-                    raw_score=raw_score, show_missing=show, index=index, encoder=encoder,
-                    own_categories=own)
+    return TreeView(
+        tree=tree,
+        multiway=multiway,
+        feature_names=tuple(names[c] for c in columns),
+        columns=np.asarray(columns, dtype=np.int64),
+        n_columns=width,
+        classes=classes,
+        raw_score=raw_score,
+        show_missing=show,
+        index=index,
+        encoder=encoder,
+        own_categories=own,
+    )
 
 
 def _member_view(model, i):
     est = model.estimators_[i]
     if "tree_" not in vars(est):
-        raise ValueError(f"model.estimators_[{i}] is a {type(est).__name__}, not a treeboost "
-                         f"tree: only trees can be shown.")
+        raise ValueError(
+            f"model.estimators_[{i}] is a {type(est).__name__}, not a treeboost "
+            f"tree: only trees can be shown."
+        )
     feats = getattr(model, "estimators_features_", None)
     n = est.tree_.n_features
     columns = np.asarray(feats[i]) if feats is not None else np.arange(n)
     if columns.shape[0] != n:
-        raise ValueError(f"model.estimators_[{i}] tests {n} features but reads "
-                         f"{columns.shape[0]} columns.")
+        raise ValueError(
+            f"model.estimators_[{i}] tests {n} features but reads {columns.shape[0]} columns."
+        )
     return _view(model, est, est.tree_, {"tree_index": i}, columns)
 
 
 def _boosting_view(model, it, k):
     K = len(model.trees_[it])
     n = model.trees_[it][k].n_features
-    return _view(model, None, model.trees_[it][k],
-                 {"tree_index": it * K + k, "iteration": it, "class": k}, np.arange(n),
-                 raw_score=True)
+    return _view(
+        model,
+        None,
+        model.trees_[it][k],
+        {"tree_index": it * K + k, "iteration": it, "class": k},
+        np.arange(n),
+        raw_score=True,
+    )
 
 
 def _check_index(value, name, n, what):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Integral, np.integer)):
         raise TypeError(f"{name} must be an int, got {value!r:.60}.")
     if not 0 <= value < n:
-        raise ValueError(f"{name}={value!r} is out of range: the model has {n} {what} "
-                         f"(0 to {n - 1}).")
+        raise ValueError(
+            f"{name}={value!r} is out of range: the model has {n} {what} (0 to {n - 1})."
+        )
     return int(value)
 
 
@@ -318,7 +348,7 @@ def _is_multi_output(model):
         return True
     try:
         return getattr(model, "n_outputs_", 1) > 1
-    except Exception:       # not fitted: the checks below say so
+    except Exception:  # not fitted: the checks below say so
         return False
 
 
@@ -347,29 +377,38 @@ def select_tree(model, tree_index=0, class_index=None):
     """
     kind = _kind(model)
     if _is_multi_output(model):
-        raise ValueError(f"{type(model).__name__} was fitted on a multi-output y: its trees "
-                         f"hold one value per output (or per class of every output), which "
-                         f"the exports, rules and plots do not show; fit one model per "
-                         f"output to read its trees.")
+        raise ValueError(
+            f"{type(model).__name__} was fitted on a multi-output y: its trees "
+            f"hold one value per output (or per class of every output), which "
+            f"the exports, rules and plots do not show; fit one model per "
+            f"output to read its trees."
+        )
     if isinstance(tree_index, tuple):
         if kind != "boosting" or len(tree_index) != 2:
-            raise ValueError(f"tree_index={tree_index!r}: a pair (iteration, class) picks a "
-                             f"tree of gradient boosting only; give an int.")
+            raise ValueError(
+                f"tree_index={tree_index!r}: a pair (iteration, class) picks a "
+                f"tree of gradient boosting only; give an int."
+            )
         pair_class = tree_index[1]
         if class_index is not None and class_index != pair_class:
-            raise ValueError(f"class_index={class_index!r} disagrees with tree_index="
-                             f"{tree_index!r}; give the class once.")
+            raise ValueError(
+                f"class_index={class_index!r} disagrees with tree_index="
+                f"{tree_index!r}; give the class once."
+            )
         tree_index, class_index = tree_index
     if kind == "boosting":
         it = _check_index(tree_index, "tree_index", len(model.trees_), "iteration(s)")
         K = len(model.trees_[it])
-        k = _check_index(0 if class_index is None else class_index, "class_index", K,
-                         "tree(s) per iteration")
+        k = _check_index(
+            0 if class_index is None else class_index, "class_index", K, "tree(s) per iteration"
+        )
         return _boosting_view(model, it, k)
     if class_index not in (None, 0):
-        raise ValueError(f"class_index={class_index!r}: only gradient boosting of K classes "
-                         f"has one tree per class; {type(model).__name__} has one tree per "
-                         f"index.")
+        raise ValueError(
+            f"class_index={class_index!r}: only gradient boosting of K classes "
+            f"has one tree per class; {type(model).__name__} has one tree per "
+            f"index."
+        )
     if kind == "tree":
         _check_index(tree_index, "tree_index", 1, "tree")
         n = model.tree_.n_features
@@ -385,6 +424,9 @@ def tree_views(model):
     if kind == "tree":
         return [select_tree(model)]
     if kind == "boosting":
-        return [_boosting_view(model, it, k) for it in range(len(model.trees_))
-                for k in range(len(model.trees_[it]))]
+        return [
+            _boosting_view(model, it, k)
+            for it in range(len(model.trees_))
+            for k in range(len(model.trees_[it]))
+        ]
     return [_member_view(model, i) for i in range(len(model.estimators_))]

@@ -4,6 +4,7 @@ Both follow scikit-learn's estimator contract and grow their tree with the share
 :class:`~treeboost.engine.grower.TreeGrower` on data binned once by
 :class:`~treeboost.engine.binning.BinMapper`.
 """
+
 import numbers
 import warnings
 from numbers import Integral, Real
@@ -15,15 +16,26 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
-from ..engine import (CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, BinMapper,
-                      SampleStatistics, StoppingRules, Tree, TreeGrower,
-                      fit_transform_weighted)
-from ..persistence import (PersistenceMixin, check_classes, check_fitted, check_int,
-                           register, validate_part)
+from ..engine import (
+    CLASSIFICATION_CRITERIA,
+    REGRESSION_CRITERIA,
+    BinMapper,
+    SampleStatistics,
+    StoppingRules,
+    Tree,
+    TreeGrower,
+    fit_transform_weighted,
+)
+from ..persistence import (
+    PersistenceMixin,
+    check_classes,
+    check_fitted,
+    register,
+    validate_part,
+)
 from ..persistence._spec import check_state, integer
 from .encoding import EncoderMixin, FeatureEncoder, check_weights
-from .targets import (check_poisson_target, check_regression_outputs,
-                      encode_classification_target)
+from .targets import check_poisson_target, check_regression_outputs, encode_classification_target
 from .constraints import check_monotonic_cst, check_monotonic_target, grower_constraints
 from .pruning import cost_complexity_pruning_path, prune_ccp
 
@@ -37,12 +49,14 @@ def resolve_max_features(max_features, n_features):
             return max(1, int(np.sqrt(n_features)))
         if max_features == "log2":
             return max(1, int(np.log2(n_features)))
-        raise ValueError(f"max_features must be 'sqrt', 'log2', an int, a float or None, got "
-                         f"{max_features!r}.")
+        raise ValueError(
+            f"max_features must be 'sqrt', 'log2', an int, a float or None, got {max_features!r}."
+        )
     if isinstance(max_features, numbers.Integral):
         if max_features > n_features:
-            raise ValueError(f"max_features={max_features} is larger than the number of "
-                             f"features ({n_features}).")
+            raise ValueError(
+                f"max_features={max_features} is larger than the number of features ({n_features})."
+            )
         return int(max_features)
     return max(1, int(max_features * n_features))
 
@@ -58,15 +72,23 @@ def _check_output_classes(est, where):
     """``classes_`` of a multi-output classifier read from a file: a list of at least two
     sorted label arrays, ``n_classes_`` their sizes; returns the sizes."""
     from types import SimpleNamespace
+
     classes, n = est.classes_, getattr(est, "n_classes_", None)
     if len(classes) < 2:
         raise ValueError(f"{where}.classes_: a list of classes needs two outputs or more.")
-    sizes = np.array([check_classes(SimpleNamespace(classes_=c, n_classes_=int(np.size(c))),
-                                    f"{where}.classes_[{k}]")
-                      for k, c in enumerate(classes)], dtype=np.intp)
+    sizes = np.array(
+        [
+            check_classes(
+                SimpleNamespace(classes_=c, n_classes_=int(np.size(c))), f"{where}.classes_[{k}]"
+            )
+            for k, c in enumerate(classes)
+        ],
+        dtype=np.intp,
+    )
     if not isinstance(n, np.ndarray) or n.shape != sizes.shape or np.any(n != sizes):
-        raise ValueError(f"{where}.n_classes_: must be the sizes of classes_ "
-                         f"({sizes.tolist()}), got {n!r:.60}.")
+        raise ValueError(
+            f"{where}.n_classes_: must be the sizes of classes_ ({sizes.tolist()}), got {n!r:.60}."
+        )
     return sizes
 
 
@@ -75,13 +97,17 @@ def check_multi_output(criterion, encoder):
     ``criterion="squared_error"`` and numeric features (``encoder``: the fitted
     FeatureEncoder); the others raise ValueError."""
     if criterion not in ("squared_error", "friedman_mse"):
-        raise ValueError(f"criterion={criterion!r} does not take a multi-output y in "
-                         f"treeboost: use criterion='squared_error' (the mean of the "
-                         f"outputs' squared errors), or one model per output.")
+        raise ValueError(
+            f"criterion={criterion!r} does not take a multi-output y in "
+            f"treeboost: use criterion='squared_error' (the mean of the "
+            f"outputs' squared errors), or one model per output."
+        )
     if encoder.is_categorical_.any():
-        raise ValueError("A multi-output y needs numeric features: treeboost orders the "
-                         "categories of a categorical split by one target. Encode the "
-                         "categorical columns (e.g. one-hot) or fit one model per output.")
+        raise ValueError(
+            "A multi-output y needs numeric features: treeboost orders the "
+            "categories of a categorical split by one target. Encode the "
+            "categorical columns (e.g. one-hot) or fit one model per output."
+        )
 
 
 def deprecated_criterion(criterion):
@@ -90,10 +116,13 @@ def deprecated_criterion(criterion):
     ``W_L W_R (mean_L - mean_R)^2 / W`` of a binary split *is* its decrease of the
     weighted squared error, so the two always chose the same splits."""
     if isinstance(criterion, str) and criterion == "friedman_mse":
-        warnings.warn('Value `"friedman_mse"` for `criterion` is deprecated (as in '
-                      'scikit-learn 1.9, which removes it in 1.11). It maps to '
-                      '`"squared_error"` as both were always equivalent. Use '
-                      '`criterion="squared_error"` to remove this warning.', FutureWarning)
+        warnings.warn(
+            'Value `"friedman_mse"` for `criterion` is deprecated (as in '
+            "scikit-learn 1.9, which removes it in 1.11). It maps to "
+            '`"squared_error"` as both were always equivalent. Use '
+            '`criterion="squared_error"` to remove this warning.',
+            FutureWarning,
+        )
         return "squared_error"
     return criterion
 
@@ -105,14 +134,21 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
         # a fraction is a float (RealNotInt): the integer 1 is a count, and a split
         # needs at least 2 samples, as in scikit-learn
-        "min_samples_split": [Interval(Integral, 2, None, closed="left"),
-                              Interval(RealNotInt, 0.0, 1.0, closed="right")],
-        "min_samples_leaf": [Interval(Integral, 1, None, closed="left"),
-                             Interval(RealNotInt, 0.0, 1.0, closed="neither")],
+        "min_samples_split": [
+            Interval(Integral, 2, None, closed="left"),
+            Interval(RealNotInt, 0.0, 1.0, closed="right"),
+        ],
+        "min_samples_leaf": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0.0, 1.0, closed="neither"),
+        ],
         "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
-        "max_features": [Interval(Integral, 1, None, closed="left"),
-                         Interval(RealNotInt, 0.0, 1.0, closed="right"),
-                         StrOptions({"sqrt", "log2"}), None],
+        "max_features": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0.0, 1.0, closed="right"),
+            StrOptions({"sqrt", "log2"}),
+            None,
+        ],
         "random_state": ["random_state"],
         "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
         "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
@@ -152,14 +188,19 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         Xe = self._encode_X(X, reset=True, y=y, sample_weight=sample_weight)
         y = self._validate_y(y, Xe.shape[0])
         # a regression target also bounds the weights (sums of w * y must not overflow)
-        sample_weight = check_weights(sample_weight, Xe,
-                                      None if is_classifier(self) else y)
+        sample_weight = check_weights(sample_weight, Xe, None if is_classifier(self) else y)
         # seeded: above BinMapper's subsample the edges come from drawn rows
-        self.bin_mapper_ = BinMapper(self.max_bins, self._encoder.is_categorical_,
-                                     random_state=self.random_state)
+        self.bin_mapper_ = BinMapper(
+            self.max_bins, self._encoder.is_categorical_, random_state=self.random_state
+        )
         Xb = fit_transform_weighted(self.bin_mapper_, Xe, sample_weight)
-        self._grow(Xb, self._stats(y, sample_weight), np.flatnonzero(sample_weight > 0),
-                   total_weight=sample_weight.sum(), parallel=True)
+        self._grow(
+            Xb,
+            self._stats(y, sample_weight),
+            np.flatnonzero(sample_weight > 0),
+            total_weight=sample_weight.sum(),
+            parallel=True,
+        )
         return self
 
     def _grower(self, n_samples, total_weight, seed, parallel):
@@ -172,13 +213,24 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
             # decreases are grown on the indicators' scale (see _criterion_code)
             decrease /= self._indicator_scale()
         stopping = StoppingRules(
-            max_depth=self.max_depth, min_samples_split=max(mss, 2 * msl, 2),
-            min_samples_leaf=msl, min_weight_leaf=self.min_weight_fraction_leaf * total_weight,
-            min_impurity_decrease=decrease, max_leaf_nodes=self.max_leaf_nodes)
-        return TreeGrower(self.bin_mapper_, self._criterion_code(), self._n_stats(), stopping,
-                          max_features=self.max_features_, random_state=seed,
-                          parallel=parallel, splitter=self.splitter,
-                          constraints=grower_constraints(self._monotonic_cst(), None))
+            max_depth=self.max_depth,
+            min_samples_split=max(mss, 2 * msl, 2),
+            min_samples_leaf=msl,
+            min_weight_leaf=self.min_weight_fraction_leaf * total_weight,
+            min_impurity_decrease=decrease,
+            max_leaf_nodes=self.max_leaf_nodes,
+        )
+        return TreeGrower(
+            self.bin_mapper_,
+            self._criterion_code(),
+            self._n_stats(),
+            stopping,
+            max_features=self.max_features_,
+            random_state=seed,
+            parallel=parallel,
+            splitter=self.splitter,
+            constraints=grower_constraints(self._monotonic_cst(), None),
+        )
 
     def _monotonic_cst(self):
         """``monotonic_cst`` checked against the data being fitted (None: no constraint)."""
@@ -188,24 +240,22 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         # the target first, as scikit-learn checks
         if is_classifier(self):
             multi = self._multi_output()
-            check_monotonic_target(given, 2 if multi else 1,
-                                   None if multi else int(self.n_classes_))
+            check_monotonic_target(
+                given, 2 if multi else 1, None if multi else int(self.n_classes_)
+            )
         else:
             check_monotonic_target(given, getattr(self, "_n_targets", 1))
-        return check_monotonic_cst(self, given, self.n_features_in_,
-                                   self._encoder.is_categorical_)
+        return check_monotonic_cst(self, given, self.n_features_in_, self._encoder.is_categorical_)
 
-    def _grow(self, Xb, stats, sample_indices, total_weight, parallel, seed=None,
-              workspace=None):
+    def _grow(self, Xb, stats, sample_indices, total_weight, parallel, seed=None, workspace=None):
         """Grow ``tree_`` on already binned data (the ensembles call this directly, with
         a :class:`~treeboost.engine.grower.GrowerWorkspace` per worker)."""
         if seed is None:
             seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         grower = self._grower(sample_indices.shape[0], total_weight, seed, parallel)
         multi_class = is_classifier(self) and self._multi_output()
-        self.tree_, _ = grower.grow(Xb, stats, None, sample_indices, workspace,
-                                    return_leaves=False)
-        if multi_class:     # scikit-learn's numbers: the mean Gini index of the outputs
+        self.tree_, _ = grower.grow(Xb, stats, None, sample_indices, workspace, return_leaves=False)
+        if multi_class:  # scikit-learn's numbers: the mean Gini index of the outputs
             self.tree_.impurity *= self._indicator_scale()
             self.tree_.gain *= self._indicator_scale()
         if self.ccp_alpha > 0.0:
@@ -289,8 +339,13 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
             return
         n = self.n_features_in_
         flags = self._encoder.is_categorical_
-        validate_part(self.bin_mapper_, f"{where}.bin_mapper_", expect=BinMapper, n_features=n,
-                      categorical=flags)
+        validate_part(
+            self.bin_mapper_,
+            f"{where}.bin_mapper_",
+            expect=BinMapper,
+            n_features=n,
+            categorical=flags,
+        )
         check_state(self, where, self._state_spec, {"n_features_in_": n})
         blocks = None
         if is_classifier(self) and isinstance(self.classes_, list):
@@ -298,17 +353,30 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
             K = int(blocks.sum())
         else:
             K = check_classes(self, where) if is_classifier(self) else None
-        validate_part(self.tree_, f"{where}.tree_", expect=Tree, n_features=n, n_outputs=K,
-                      categorical=flags, bin_mapper=self.bin_mapper_)
+        validate_part(
+            self.tree_,
+            f"{where}.tree_",
+            expect=Tree,
+            n_features=n,
+            n_outputs=K,
+            categorical=flags,
+            bin_mapper=self.bin_mapper_,
+        )
         if is_classifier(self):
             value = self.tree_.value
             # predict_proba returns these rows (averaged by the ensembles) as they are,
             # one block of class fractions per output
-            sums = [b.sum(axis=1) for b in np.split(
-                value, np.cumsum(blocks)[:-1] if blocks is not None else [], axis=1)]
+            sums = [
+                b.sum(axis=1)
+                for b in np.split(
+                    value, np.cumsum(blocks)[:-1] if blocks is not None else [], axis=1
+                )
+            ]
             if np.any(value < 0) or any(np.any(np.abs(t - 1) > 1e-6) for t in sums):
-                raise ValueError(f"{where}.tree_.value: class fractions must be >= 0 and sum "
-                                 f"to 1 in every node (for every output).")
+                raise ValueError(
+                    f"{where}.tree_.value: class fractions must be >= 0 and sum "
+                    f"to 1 in every node (for every output)."
+                )
 
 
 class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
@@ -393,11 +461,25 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         "class_weight": [dict, list, StrOptions({"balanced"}), None],
     }
 
-    def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
-                 random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 class_weight=None, max_bins=255, categorical_features=None,
-                 splitter="best", ccp_alpha=0.0, monotonic_cst=None):
+    def __init__(
+        self,
+        *,
+        criterion="gini",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features=None,
+        random_state=None,
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
+        class_weight=None,
+        max_bins=255,
+        categorical_features=None,
+        splitter="best",
+        ccp_alpha=0.0,
+        monotonic_cst=None,
+    ):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -437,21 +519,28 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.classes_, y_enc = encode_classification_target(y, n_samples)
         self.n_classes_ = self.classes_.shape[0]
         if self.n_classes_ == 1:
-            warnings.warn("y has a single class: the tree is a single leaf that predicts "
-                          f"{self.classes_[0]!r}.", UserWarning)
+            warnings.warn(
+                "y has a single class: the tree is a single leaf that predicts "
+                f"{self.classes_[0]!r}.",
+                UserWarning,
+            )
         return y_enc
 
     def _validate_outputs(self, Y, n_samples):
         """A 2-D y of ``K`` outputs: ``classes_`` a list of ``K`` label arrays,
         ``n_classes_`` their sizes, codes of shape (n_samples, K)."""
         if self.criterion != "gini":
-            raise ValueError(f"criterion={self.criterion!r} does not take a multi-output y "
-                             f"in treeboost: use criterion='gini' (the mean of the outputs' "
-                             f"Gini indices, as scikit-learn), or one model per output.")
+            raise ValueError(
+                f"criterion={self.criterion!r} does not take a multi-output y "
+                f"in treeboost: use criterion='gini' (the mean of the outputs' "
+                f"Gini indices, as scikit-learn), or one model per output."
+            )
         if self._encoder.is_categorical_.any():
-            raise ValueError("A multi-output y needs numeric features: encode the "
-                             "categorical columns (e.g. one-hot) or fit one model per "
-                             "output.")
+            raise ValueError(
+                "A multi-output y needs numeric features: encode the "
+                "categorical columns (e.g. one-hot) or fit one model per "
+                "output."
+            )
         codes = np.empty(Y.shape, np.intp)
         self.classes_ = []
         for k in range(Y.shape[1]):
@@ -470,8 +559,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             labels = np.column_stack([c[y[:, k]] for k, c in enumerate(self.classes_)])
             if self.class_weight is not None:
                 # a list of dicts (one per output) or "balanced": weights multiply
-                sample_weight = sample_weight * compute_sample_weight(self.class_weight,
-                                                                      labels)
+                sample_weight = sample_weight * compute_sample_weight(self.class_weight, labels)
             offsets = np.r_[0, np.cumsum(self.n_classes_)[:-1]]
             onehot = np.zeros((y.shape[0], int(np.sum(self.n_classes_))))
             rows = np.arange(y.shape[0])
@@ -481,7 +569,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         if self.class_weight is not None:
             # a dict names the classes by their labels, not by their codes
             sample_weight = sample_weight * compute_sample_weight(
-                self.class_weight, self.classes_[np.asarray(y, dtype=np.intp)])
+                self.class_weight, self.classes_[np.asarray(y, dtype=np.intp)]
+            )
         return SampleStatistics.classes(y, sample_weight, self.n_classes_)
 
     @property
@@ -510,8 +599,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         multi-output ``y``)."""
         proba = self.predict_proba(X)
         if isinstance(proba, list):
-            return np.column_stack([c[np.argmax(p, axis=1)]
-                                    for c, p in zip(self.classes_, proba)])
+            return np.column_stack([c[np.argmax(p, axis=1)] for c, p in zip(self.classes_, proba)])
         return self.classes_[np.argmax(proba, axis=1)]
 
 
@@ -557,11 +645,24 @@ default="squared_error"
         "criterion": [StrOptions(set(REGRESSION_CRITERIA))],
     }
 
-    def __init__(self, *, criterion="squared_error", max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
-                 random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 max_bins=255, categorical_features=None,
-                 splitter="best", ccp_alpha=0.0, monotonic_cst=None):
+    def __init__(
+        self,
+        *,
+        criterion="squared_error",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features=None,
+        random_state=None,
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
+        max_bins=255,
+        categorical_features=None,
+        splitter="best",
+        ccp_alpha=0.0,
+        monotonic_cst=None,
+    ):
         self.criterion = deprecated_criterion(criterion)
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -630,19 +731,42 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
     max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
     """
 
-    def __init__(self, *, criterion="gini", splitter="random", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 max_features="sqrt", random_state=None, max_leaf_nodes=None,
-                 min_impurity_decrease=0.0, class_weight=None, max_bins=255,
-                 categorical_features=None, ccp_alpha=0.0, monotonic_cst=None):
+    def __init__(
+        self,
+        *,
+        criterion="gini",
+        splitter="random",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features="sqrt",
+        random_state=None,
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
+        class_weight=None,
+        max_bins=255,
+        categorical_features=None,
+        ccp_alpha=0.0,
+        monotonic_cst=None,
+    ):
         super().__init__(
-            criterion=criterion, splitter=splitter, max_depth=max_depth,
-            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
-            random_state=random_state, max_leaf_nodes=max_leaf_nodes,
-            min_impurity_decrease=min_impurity_decrease, class_weight=class_weight,
-            max_bins=max_bins, categorical_features=categorical_features, ccp_alpha=ccp_alpha,
-            monotonic_cst=monotonic_cst)
+            criterion=criterion,
+            splitter=splitter,
+            max_depth=max_depth,
+            min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf,
+            max_features=max_features,
+            random_state=random_state,
+            max_leaf_nodes=max_leaf_nodes,
+            min_impurity_decrease=min_impurity_decrease,
+            class_weight=class_weight,
+            max_bins=max_bins,
+            categorical_features=categorical_features,
+            ccp_alpha=ccp_alpha,
+            monotonic_cst=monotonic_cst,
+        )
 
 
 class ExtraTreeRegressor(DecisionTreeRegressor):
@@ -662,20 +786,48 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
     max_features : int, float, {"sqrt", "log2"} or None, default=1.0
     """
 
-    def __init__(self, *, criterion="squared_error", splitter="random", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 max_features=1.0, random_state=None, max_leaf_nodes=None,
-                 min_impurity_decrease=0.0, max_bins=255, categorical_features=None,
-                 ccp_alpha=0.0, monotonic_cst=None):
+    def __init__(
+        self,
+        *,
+        criterion="squared_error",
+        splitter="random",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features=1.0,
+        random_state=None,
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
+        max_bins=255,
+        categorical_features=None,
+        ccp_alpha=0.0,
+        monotonic_cst=None,
+    ):
         super().__init__(
-            criterion=criterion, splitter=splitter, max_depth=max_depth,
-            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
-            random_state=random_state, max_leaf_nodes=max_leaf_nodes,
-            min_impurity_decrease=min_impurity_decrease, max_bins=max_bins,
-            categorical_features=categorical_features, ccp_alpha=ccp_alpha,
-            monotonic_cst=monotonic_cst)
+            criterion=criterion,
+            splitter=splitter,
+            max_depth=max_depth,
+            min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf,
+            max_features=max_features,
+            random_state=random_state,
+            max_leaf_nodes=max_leaf_nodes,
+            min_impurity_decrease=min_impurity_decrease,
+            max_bins=max_bins,
+            categorical_features=categorical_features,
+            ccp_alpha=ccp_alpha,
+            monotonic_cst=monotonic_cst,
+        )
 
 
-register(DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
-         ExtraTreeRegressor, Tree, BinMapper, FeatureEncoder)
+register(
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    ExtraTreeClassifier,
+    ExtraTreeRegressor,
+    Tree,
+    BinMapper,
+    FeatureEncoder,
+)

@@ -40,6 +40,7 @@ The tree is a :class:`MultiwayTree`: flat per-node arrays plus a list of childre
 All counting is vectorised: per node, one :func:`numpy.bincount` over the integer codes of
 every categorical attribute at once, and one sort per continuous attribute.
 """
+
 from numbers import Integral, Real
 
 import numpy as np
@@ -49,8 +50,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import PersistenceMixin, register, validate_part
-from ..persistence._checks import (check_array, check_classes, check_fitted, check_labels,
-                                   is_int, is_real)
+from ..persistence._checks import (
+    check_array,
+    check_classes,
+    check_fitted,
+    check_labels,
+    is_int,
+    is_real,
+)
 from ..persistence._spec import array, check_state, integer
 from . import pruning as _pruning
 from .encoding import EncoderMixin, check_weights
@@ -103,9 +110,22 @@ class MultiwayTree:
         :meth:`BaseClassicTree.split_report`); ``None`` at leaves.
     """
 
-    def __init__(self, n_features, feature, is_categorical, threshold, children,
-                 branch_fraction, value, weighted_n_node_samples, n_node_samples, impurity,
-                 depth, parent, report):
+    def __init__(
+        self,
+        n_features,
+        feature,
+        is_categorical,
+        threshold,
+        children,
+        branch_fraction,
+        value,
+        weighted_n_node_samples,
+        n_node_samples,
+        impurity,
+        depth,
+        parent,
+        report,
+    ):
         self.n_features = n_features
         self.feature = np.asarray(feature, dtype=np.int64)
         self.is_categorical = np.asarray(is_categorical, dtype=bool)
@@ -146,7 +166,7 @@ class MultiwayTree:
         n = X.shape[0]
         rows_of = {0: (np.arange(n), np.ones(n))}
         out_r, out_c, out_w = [], [], []
-        for node in range(self.node_count):      # parents always precede children
+        for node in range(self.node_count):  # parents always precede children
             rows, w = rows_of.pop(node, (np.empty(0, np.int64), np.empty(0)))
             out_r.append(rows)
             out_c.append(np.full(rows.shape[0], node))
@@ -155,9 +175,10 @@ class MultiwayTree:
                 continue
             for child, (r, cw) in zip(self.children[node], self._route(node, X, rows, w)):
                 rows_of[int(child)] = (r, cw)
-        return csr_matrix((np.concatenate(out_w), (np.concatenate(out_r),
-                                                    np.concatenate(out_c))),
-                          shape=(n, self.node_count))
+        return csr_matrix(
+            (np.concatenate(out_w), (np.concatenate(out_r), np.concatenate(out_c))),
+            shape=(n, self.node_count),
+        )
 
     def _route(self, node, X, rows, w):
         """Rows (and weights) going down each branch of ``node``."""
@@ -205,39 +226,61 @@ class MultiwayTree:
         cut = lambda o: o in leaves or self.feature[o] < 0  # noqa: E731
         feature = [(-1 if cut(o) else self.feature[o]) for o in keep]
         tree = MultiwayTree(
-            self.n_features, feature,
+            self.n_features,
+            feature,
             [self.is_categorical[o] and not cut(o) for o in keep],
             [np.nan if cut(o) else self.threshold[o] for o in keep],
             [[] if cut(o) else [new_id[int(c)] for c in self.children[o]] for o in keep],
             [[] if cut(o) else self.branch_fraction[o] for o in keep],
-            self.value[keep], self.weighted_n_node_samples[keep], self.n_node_samples[keep],
-            self.impurity[keep], self.depth[keep],
+            self.value[keep],
+            self.weighted_n_node_samples[keep],
+            self.n_node_samples[keep],
+            self.impurity[keep],
+            self.depth[keep],
             [new_id.get(int(self.parent[o]), -1) for o in keep],
-            [None if cut(o) else self.report[o] for o in keep])
+            [None if cut(o) else self.report[o] for o in keep],
+        )
         tree.node_map_ = keep
         return tree
 
     # -- the state read from a model file ---------------------------------------------------
 
-    _persist_attributes = ("n_features", "feature", "is_categorical", "threshold", "children",
-                           "branch_fraction", "value", "weighted_n_node_samples",
-                           "n_node_samples", "impurity", "depth", "parent", "report",
-                           "node_map_")
+    _persist_attributes = (
+        "n_features",
+        "feature",
+        "is_categorical",
+        "threshold",
+        "children",
+        "branch_fraction",
+        "value",
+        "weighted_n_node_samples",
+        "n_node_samples",
+        "impurity",
+        "depth",
+        "parent",
+        "report",
+        "node_map_",
+    )
     #: the arrays, one entry per node of ``feature``: ``n_classes`` and ``last_original``
     #: (the last node of the unpruned tree) are the owner's
     _state_spec = {
-        "n_features": integer(1), "feature": array("int64", ndim=1),
+        "n_features": integer(1),
+        "feature": array("int64", ndim=1),
         "is_categorical": array("bool", ("feature",)),
         "threshold": array("float64", ("feature",)),
         "value": array("float64", ("feature", "n_classes"), finite=True, low=0),
-        **{name: array("float64", ("feature",), finite=True)
-           for name in ("weighted_n_node_samples", "n_node_samples", "impurity")},
-        "depth": array("int64", ("feature",)), "parent": array("int64", ("feature",)),
-        "node_map_": array("int64", ("feature",), low=0, high="last_original",
-                           optional=True)}
+        **{
+            name: array("float64", ("feature",), finite=True)
+            for name in ("weighted_n_node_samples", "n_node_samples", "impurity")
+        },
+        "depth": array("int64", ("feature",)),
+        "parent": array("int64", ("feature",)),
+        "node_map_": array("int64", ("feature",), low=0, high="last_original", optional=True),
+    }
 
-    def _validate_state(self, where="tree", n_features=None, n_classes=None, columns=None,
-                        n_original=None):
+    def _validate_state(
+        self, where="tree", n_features=None, n_classes=None, columns=None, n_original=None
+    ):
         """Raise ValueError unless the tree is one the routing and pruning code can walk.
 
         Node ids must satisfy ``child > parent`` (the grower and :meth:`subtree` number
@@ -263,85 +306,121 @@ class MultiwayTree:
         missing = [k for k in self._persist_attributes if k not in state and k != "node_map_"]
         if missing:
             raise ValueError(f"{where}: incomplete multiway tree (no {', '.join(missing)}).")
-        checked = check_state(self, where, self._state_spec, {
-            "n_classes": n_classes,
-            "last_original": None if n_original is None else n_original - 1})
+        checked = check_state(
+            self,
+            where,
+            self._state_spec,
+            {
+                "n_classes": n_classes,
+                "last_original": None if n_original is None else n_original - 1,
+            },
+        )
         nf, feature = checked["n_features"], checked["feature"]
         if n_features is not None and nf != n_features:
-            raise ValueError(f"{where}.n_features: the tree has {nf}, the model "
-                             f"{n_features} features.")
+            raise ValueError(
+                f"{where}.n_features: the tree has {nf}, the model {n_features} features."
+            )
         n = feature.shape[0]
         if n == 0:
             raise ValueError(f"{where}: empty tree.")
-        is_cat, threshold, value = (checked[k] for k in ("is_categorical", "threshold",
-                                                         "value"))
+        is_cat, threshold, value = (checked[k] for k in ("is_categorical", "threshold", "value"))
         depth, parent = checked["depth"], checked["parent"]
         for name in ("children", "branch_fraction", "report"):
             if not isinstance(getattr(self, name), list) or len(getattr(self, name)) != n:
-                raise ValueError(f"{where}.{name}: must be a list of {n} entries (one per "
-                                 f"node).")
+                raise ValueError(f"{where}.{name}: must be a list of {n} entries (one per node).")
         if np.any(value.sum(axis=1) <= 0) or not np.all(np.isfinite(value.sum(axis=1))):
-            raise ValueError(f"{where}.value: a node's class distribution is empty or its "
-                             f"sum is not finite.")
+            raise ValueError(
+                f"{where}.value: a node's class distribution is empty or its sum is not finite."
+            )
         if parent[0] != -1 or depth[0] != 0:
             raise ValueError(f"{where}: the root (node 0) must have parent -1 and depth 0.")
         n_children, all_kids = 0, []
         for i in range(n):
             rep = self.report[i]
             kids = check_array(self.children[i], f"{where}.children[{i}]", "int64", ndim=1)
-            frac = check_array(self.branch_fraction[i], f"{where}.branch_fraction[{i}]",
-                               "float64", ndim=1, finite=True)
+            frac = check_array(
+                self.branch_fraction[i],
+                f"{where}.branch_fraction[{i}]",
+                "float64",
+                ndim=1,
+                finite=True,
+            )
             f = int(feature[i])
             if f < 0:
-                if f != -1 or kids.size or frac.size or is_cat[i] or \
-                        not np.isnan(threshold[i]) or rep is not None:
-                    raise ValueError(f"{where}: leaf {i} must have feature -1, no children, "
-                                     f"no branch fractions, no threshold and no split "
-                                     f"report.")
+                if (
+                    f != -1
+                    or kids.size
+                    or frac.size
+                    or is_cat[i]
+                    or not np.isnan(threshold[i])
+                    or rep is not None
+                ):
+                    raise ValueError(
+                        f"{where}: leaf {i} must have feature -1, no children, "
+                        f"no branch fractions, no threshold and no split "
+                        f"report."
+                    )
                 continue
             if f >= nf:
-                raise ValueError(f"{where}.feature: node {i} tests feature index {f}, "
-                                 f"outside [0, {nf}).")
+                raise ValueError(
+                    f"{where}.feature: node {i} tests feature index {f}, outside [0, {nf})."
+                )
             if kids.size < 2:
-                raise ValueError(f"{where}.children[{i}]: internal node {i} has {kids.size} "
-                                 f"children (a split has at least two branches).")
+                raise ValueError(
+                    f"{where}.children[{i}]: internal node {i} has {kids.size} "
+                    f"children (a split has at least two branches)."
+                )
             # children after their parent: no cycle is possible, and every id is in range
             if np.any(kids <= i) or np.any(kids >= n):
-                raise ValueError(f"{where}.children[{i}]: a child index is out of range or "
-                                 f"points backwards ({kids.tolist()[:8]}; the tree has {n} "
-                                 f"nodes).")
+                raise ValueError(
+                    f"{where}.children[{i}]: a child index is out of range or "
+                    f"points backwards ({kids.tolist()[:8]}; the tree has {n} "
+                    f"nodes)."
+                )
             if is_cat[i]:
                 if not np.isnan(threshold[i]):
-                    raise ValueError(f"{where}.threshold: categorical node {i} has a "
-                                     f"threshold ({threshold[i]!r}); a categorical test has "
-                                     f"none.")
+                    raise ValueError(
+                        f"{where}.threshold: categorical node {i} has a "
+                        f"threshold ({threshold[i]!r}); a categorical test has "
+                        f"none."
+                    )
             elif kids.size != 2 or not np.isfinite(threshold[i]):
-                raise ValueError(f"{where}: continuous node {i} must have two children and "
-                                 f"a finite threshold.")
+                raise ValueError(
+                    f"{where}: continuous node {i} must have two children and a finite threshold."
+                )
             if columns is not None:
                 col = columns[f]
                 if is_cat[i] != (col.kind != "num"):
                     raise ValueError(
                         f"{where}: node {i} makes a "
                         f"{'categorical' if is_cat[i] else 'threshold'} test on the "
-                        f"{'continuous' if col.kind == 'num' else 'categorical'} column {f}.")
+                        f"{'continuous' if col.kind == 'num' else 'categorical'} column {f}."
+                    )
                 if is_cat[i] and kids.size != len(col.categories):
-                    raise ValueError(f"{where}: categorical node {i} has {kids.size} "
-                                     f"branches, column {f} has {len(col.categories)} "
-                                     f"categories (one branch per category).")
+                    raise ValueError(
+                        f"{where}: categorical node {i} has {kids.size} "
+                        f"branches, column {f} has {len(col.categories)} "
+                        f"categories (one branch per category)."
+                    )
             if frac.shape != kids.shape or np.any(frac < 0) or abs(frac.sum() - 1.0) > 1e-6:
-                raise ValueError(f"{where}.branch_fraction[{i}]: must hold one share >= 0 per "
-                                 f"branch ({kids.size}), summing to 1.")
+                raise ValueError(
+                    f"{where}.branch_fraction[{i}]: must hold one share >= 0 per "
+                    f"branch ({kids.size}), summing to 1."
+                )
             if np.any(parent[kids] != i) or np.any(depth[kids] != depth[i] + 1):
-                raise ValueError(f"{where}: parent / depth of the children of node {i} do not "
-                                 f"match the children lists.")
+                raise ValueError(
+                    f"{where}: parent / depth of the children of node {i} do not "
+                    f"match the children lists."
+                )
             _check_report(rep, nf, f, f"{where}.report[{i}]")
             n_children += kids.size
             all_kids.append(kids)
         kids = np.concatenate(all_kids) if all_kids else np.empty(0, np.int64)
         if n_children != n - 1 or np.unique(kids).size != kids.size:
-            raise ValueError(f"{where}: the nodes do not form a tree (a node reachable twice, "
-                             f"or an unreachable node).")
+            raise ValueError(
+                f"{where}: the nodes do not form a tree (a node reachable twice, "
+                f"or an unreachable node)."
+            )
 
 
 #: keys of the split report of an internal multiway node (see _Grower._split)
@@ -355,8 +434,11 @@ def _check_report(rep, n_features, f, where):
         raise bad
     for name in _REPORT_ARRAYS:
         a = rep[name]
-        if not isinstance(a, np.ndarray) or a.shape != (n_features,) or \
-                a.dtype.kind not in ("b" if name == "admissible" else "iuf"):
+        if (
+            not isinstance(a, np.ndarray)
+            or a.shape != (n_features,)
+            or a.dtype.kind not in ("b" if name == "admissible" else "iuf")
+        ):
             raise bad
     if not is_real(rep["entropy"]) or not is_int(rep["chosen"]) or rep["chosen"] != f:
         raise bad
@@ -367,7 +449,7 @@ class _Column:
     """How one input column is turned into the codes the tree tests."""
 
     def __init__(self, kind, categories=None, edges=None):
-        self.kind = kind                 # "cat" (encoder codes), "int" (values), "bin", "num"
+        self.kind = kind  # "cat" (encoder codes), "int" (values), "bin", "num"
         self.categories = categories
         self.edges = edges
 
@@ -382,8 +464,10 @@ class _Column:
         if set(vars(self)) != set(self._persist_attributes):
             raise ValueError(f"{where}: not a column description.")
         if self.kind not in self._KINDS:
-            raise ValueError(f"{where}.kind: unknown column kind {self.kind!r:.40} (expected "
-                             f"one of {', '.join(self._KINDS)}).")
+            raise ValueError(
+                f"{where}.kind: unknown column kind {self.kind!r:.40} (expected "
+                f"one of {', '.join(self._KINDS)})."
+            )
         if self.kind == "num":
             if not allow_continuous:
                 raise ValueError(f"{where}: ID3 has no continuous columns.")
@@ -398,21 +482,26 @@ class _Column:
         elif self.kind == "bin":
             edges = check_array(self.edges, f"{where}.edges", "float64", ndim=1, finite=True)
             if np.any(np.diff(edges) <= 0) or len(cats) != edges.size + 1:
-                raise ValueError(f"{where}: bin edges must be sorted and distinct, with one "
-                                 f"label per interval.")
+                raise ValueError(
+                    f"{where}: bin edges must be sorted and distinct, with one label per interval."
+                )
         elif self.edges is not None:
             raise ValueError(f"{where}: a categorical column has no edges.")
         else:
-            if categories is None or len(categories) != len(cats) or \
-                    list(categories) != list(cats):
+            if categories is None or len(categories) != len(cats) or list(categories) != list(cats):
                 raise ValueError(f"{where}: the column does not match the input encoder.")
 
 
 def _interval_labels(edges, decimals=4):
     bounds = np.concatenate([[-np.inf], edges, [np.inf]])
     f = lambda v: f"{v:.{decimals}g}"  # noqa: E731
-    return np.array([f"({f(a)}, {f(b)}]" if np.isfinite(b) else f"> {f(a)}"
-                     for a, b in zip(bounds[:-1], bounds[1:])], dtype=object)
+    return np.array(
+        [
+            f"({f(a)}, {f(b)}]" if np.isfinite(b) else f"> {f(a)}"
+            for a, b in zip(bounds[:-1], bounds[1:])
+        ],
+        dtype=object,
+    )
 
 
 # -- growth ----------------------------------------------------------------------------
@@ -425,8 +514,21 @@ class _Grower:
     cases) for ``min_samples_split`` and ``min_samples_leaf``.
     """
 
-    def __init__(self, X, kinds, n_categories, y, sw, n_classes, criterion, priority,
-                 max_depth, min_samples_split, min_samples_leaf, min_gain):
+    def __init__(
+        self,
+        X,
+        kinds,
+        n_categories,
+        y,
+        sw,
+        n_classes,
+        criterion,
+        priority,
+        max_depth,
+        min_samples_split,
+        min_samples_leaf,
+        min_gain,
+    ):
         self.X = X
         self.cat = np.asarray(kinds) == "cat"
         self.n_categories = np.asarray(n_categories, dtype=np.int64)
@@ -445,8 +547,11 @@ class _Grower:
         # every categorical attribute gets a block of Vmax * K cells in one bincount
         self.vmax = int(self.n_categories[self.cat_idx].max()) if self.cat_idx.size else 0
         self.cat_offset = np.arange(self.cat_idx.size, dtype=np.int64) * self.vmax * self.K
-        self.codes = (np.nan_to_num(X[:, self.cat_idx], nan=-1).astype(np.int64)
-                      if self.cat_idx.size else np.empty((X.shape[0], 0), np.int64))
+        self.codes = (
+            np.nan_to_num(X[:, self.cat_idx], nan=-1).astype(np.int64)
+            if self.cat_idx.size
+            else np.empty((X.shape[0], 0), np.int64)
+        )
 
     # per-attribute statistics (vectorised) ----------------------------------------------
     def _scores(self, counts, W, n_counts):
@@ -491,7 +596,7 @@ class _Grower:
             return None
         order = np.argsort(xk, kind="stable")
         xs = xk[order]
-        cut = np.flatnonzero(xs[1:] > xs[:-1])         # last position of each left part
+        cut = np.flatnonzero(xs[1:] > xs[:-1])  # last position of each left part
         if not cut.size:
             return None
         onehot = np.zeros((xs.size, self.K))
@@ -501,12 +606,12 @@ class _Grower:
         right = cum[-1] - left
         nleft = np.cumsum(f_rows[known][order])[cut]
         nright = f_rows[known].sum() - nleft
-        counts = np.stack([left, right], axis=1)                   # (n_cuts, 2, K)
+        counts = np.stack([left, right], axis=1)  # (n_cuts, 2, K)
         gain, iv, nv, ok = self._scores(counts, w.sum(), np.stack([nleft, nright], 1))
         if not ok.any():
             return None
         gain = np.where(ok, gain, -np.inf)
-        b = int(np.argmax(gain >= gain.max() - TIE_TOL))   # smallest cut among ties
+        b = int(np.argmax(gain >= gain.max() - TIE_TOL))  # smallest cut among ties
         return gain[b], iv[b], nv[b], _midpoint(xs[cut[b]], xs[cut[b] + 1])
 
     def _stats(self, rows, w, f_rows, y, allowed):
@@ -522,7 +627,7 @@ class _Grower:
             gain[self.cat_idx], iv[self.cat_idx], nv, ok[self.cat_idx] = cat
             for j in np.flatnonzero(cat[3]):
                 f = self.cat_idx[j]
-                branch[int(f)] = nv[j, :self.n_categories[f]]
+                branch[int(f)] = nv[j, : self.n_categories[f]]
         for f in self.num_idx:
             res = self._numeric(int(f), rows, w, f_rows, y)
             if res is not None:
@@ -550,7 +655,7 @@ class _Grower:
     # growth ----------------------------------------------------------------------------
     def grow(self):
         n = self.X.shape[0]
-        nodes = []            # dicts, in creation order (parents first, depth first)
+        nodes = []  # dicts, in creation order (parents first, depth first)
         stack = [(np.arange(n), np.ones(n), -1, 0, np.ones(self.X.shape[1], bool), None)]
         while stack:
             rows, frac, parent, depth, allowed, inherited = stack.pop()
@@ -560,10 +665,20 @@ class _Grower:
             counts = np.bincount(y, weights=w, minlength=self.K).astype(np.float64)
             W = counts.sum()
             value = counts / W if W > 0 else inherited
-            rec = dict(feature=-1, is_cat=False, threshold=np.nan, children=[],
-                       fraction=[], value=value, weight=W, n=float(frac.sum()),
-                       impurity=float(entropy(counts)), depth=depth, parent=parent,
-                       report=None)
+            rec = dict(
+                feature=-1,
+                is_cat=False,
+                threshold=np.nan,
+                children=[],
+                fraction=[],
+                value=value,
+                weight=W,
+                n=float(frac.sum()),
+                impurity=float(entropy(counts)),
+                depth=depth,
+                parent=parent,
+                report=None,
+            )
             nodes.append(rec)
             if parent >= 0:
                 nodes[parent]["children"].append(node)
@@ -572,10 +687,15 @@ class _Grower:
                 continue
             f, threshold, nv, report = split
             share = nv / nv.sum()
-            rec.update(feature=f, is_cat=bool(self.cat[f]), threshold=threshold,
-                       report=report, fraction=share)
+            rec.update(
+                feature=f,
+                is_cat=bool(self.cat[f]),
+                threshold=threshold,
+                report=report,
+                fraction=share,
+            )
             child_allowed = allowed
-            if self.cat[f]:               # a categorical attribute is used once per path
+            if self.cat[f]:  # a categorical attribute is used once per path
                 child_allowed = allowed.copy()
                 child_allowed[f] = False
             branches = self._partition(f, rows, frac, threshold, share)
@@ -587,17 +707,26 @@ class _Grower:
     def _split(self, rows, w, frac, y, counts, depth, allowed):
         """(attribute, threshold, branch weights, report) or None for a leaf."""
         W = counts.sum()
-        if (np.count_nonzero(counts > 1e-12 * W) <= 1
-                or frac.sum() < self.min_samples_split - 1e-9
-                or (self.max_depth is not None and depth >= self.max_depth)):
+        if (
+            np.count_nonzero(counts > 1e-12 * W) <= 1
+            or frac.sum() < self.min_samples_split - 1e-9
+            or (self.max_depth is not None and depth >= self.max_depth)
+        ):
             return None
         gain, iv, ok, thr, branch = self._stats(rows, w, frac, y, allowed)
         f = self._best(gain, iv, ok)
         if f is None or gain[f] < self.min_gain:
             return None
         # the report keeps raw arrays; BaseClassicTree.split_report formats them
-        report = dict(entropy=float(entropy(counts)), gain=gain, split_info=iv,
-                      admissible=ok, threshold=thr, chosen=f, rank=self.rank)
+        report = dict(
+            entropy=float(entropy(counts)),
+            gain=gain,
+            split_info=iv,
+            admissible=ok,
+            threshold=thr,
+            chosen=f,
+            rank=self.rank,
+        )
         return f, thr[f], branch[f], report
 
     def _partition(self, f, rows, frac, threshold, share):
@@ -611,13 +740,12 @@ class _Grower:
         n_branches = share.shape[0]
         known = ~missing
         order = np.argsort(code[known], kind="stable")
-        bounds = np.concatenate([[0], np.cumsum(np.bincount(code[known],
-                                                            minlength=n_branches))])
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(code[known], minlength=n_branches))])
         kr, kf = rows[known][order], frac[known][order]
         mr, mf = rows[missing], frac[missing]
         out = []
         for v in range(n_branches):
-            r, fr = kr[bounds[v]:bounds[v + 1]], kf[bounds[v]:bounds[v + 1]]
+            r, fr = kr[bounds[v] : bounds[v + 1]], kf[bounds[v] : bounds[v + 1]]
             if mr.size and share[v] > 0:
                 r, fr = np.concatenate([r, mr]), np.concatenate([fr, mf * share[v]])
             out.append((r, fr))
@@ -625,10 +753,21 @@ class _Grower:
 
     def _build(self, nodes):
         get = lambda k: [r[k] for r in nodes]  # noqa: E731
-        return MultiwayTree(self.X.shape[1], get("feature"), get("is_cat"), get("threshold"),
-                            get("children"), get("fraction"), np.vstack(get("value")),
-                            get("weight"), get("n"), get("impurity"), get("depth"),
-                            get("parent"), get("report"))
+        return MultiwayTree(
+            self.X.shape[1],
+            get("feature"),
+            get("is_cat"),
+            get("threshold"),
+            get("children"),
+            get("fraction"),
+            np.vstack(get("value")),
+            get("weight"),
+            get("n"),
+            get("impurity"),
+            get("depth"),
+            get("parent"),
+            get("report"),
+        )
 
 
 def _midpoint(a, b):
@@ -675,15 +814,15 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         enc = self._encoder
         names = getattr(self, "feature_names_in_", None)
         if reset:
-            self._columns = [self._learn_column(Xe[:, f], f, enc, names)
-                             for f in range(Xe.shape[1])]
+            self._columns = [
+                self._learn_column(Xe[:, f], f, enc, names) for f in range(Xe.shape[1])
+            ]
         for f, col in enumerate(self._columns):
             x = Xe[:, f]
             if col.kind == "int":
                 Xe[:, f] = _lookup(col.categories, x)
             elif col.kind == "bin":
-                Xe[:, f] = np.where(np.isnan(x), np.nan,
-                                    np.searchsorted(col.edges, x, side="left"))
+                Xe[:, f] = np.where(np.isnan(x), np.nan, np.searchsorted(col.edges, x, side="left"))
         return Xe
 
     def _learn_column(self, x, f, enc, names):
@@ -699,9 +838,13 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
             raise ValueError(
                 f"ID3 handles categorical attributes only, and column {name!r} is "
                 f"continuous (non-integer numbers). Use C45Classifier, discretise the "
-                f"column, or pass n_bins=k to cut it at its k-quantiles.")
-        edges = np.unique(np.quantile(known, np.linspace(0, 1, self.n_bins + 1)[1:-1])) \
-            if known.size else np.empty(0)
+                f"column, or pass n_bins=k to cut it at its k-quantiles."
+            )
+        edges = (
+            np.unique(np.quantile(known, np.linspace(0, 1, self.n_bins + 1)[1:-1]))
+            if known.size
+            else np.empty(0)
+        )
         return _Column("bin", categories=_interval_labels(edges), edges=edges)
 
     @property
@@ -719,8 +862,7 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         for item in self.tie_break:
             if isinstance(item, (bool, np.bool_)):
                 # True / False are Integral: refused, or [True] would mean column 1
-                raise ValueError(f"tie_break must list column names or indices, got "
-                                 f"{item!r}.")
+                raise ValueError(f"tie_break must list column names or indices, got {item!r}.")
             if isinstance(item, (Integral, np.integer)):
                 idx = int(item)
             elif item in names:
@@ -764,8 +906,10 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
             raise ValueError("X_val and y_val must be given together (or neither).")
         if X_val is not None and self.pruning not in ("pre", "post"):
             # silently ignoring a validation set would hide a mistake
-            raise ValueError(f"X_val / y_val are used by pruning='pre' or 'post' only; "
-                             f"pruning={self.pruning!r} does not use them.")
+            raise ValueError(
+                f"X_val / y_val are used by pruning='pre' or 'post' only; "
+                f"pruning={self.pruning!r} does not use them."
+            )
         if self.pruning in ("pre", "post") and X_val is None:
             X, y, sample_weight, X_val, y_val = self._hold_out(X, y, sample_weight)
         Xe = self._encode(X, reset=True)
@@ -777,18 +921,33 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         keep = w > 0
         kinds = ["num" if c.kind == "num" else "cat" for c in self._columns]
         n_cat = [0 if c.kind == "num" else len(c.categories) for c in self._columns]
-        grower = _Grower(Xe[keep], kinds, n_cat, y_enc[keep], w[keep], self.n_classes_,
-                         self._criterion, self._priority(Xe.shape[1]), self.max_depth,
-                         self.min_samples_split, self.min_samples_leaf, self.min_gain)
+        grower = _Grower(
+            Xe[keep],
+            kinds,
+            n_cat,
+            y_enc[keep],
+            w[keep],
+            self.n_classes_,
+            self._criterion,
+            self._priority(Xe.shape[1]),
+            self.max_depth,
+            self.min_samples_split,
+            self.min_samples_leaf,
+            self.min_gain,
+        )
         self.tree_ = grower.grow()
         self.pruning_report_ = []
         if self.pruning is not None:
             if self.pruning == "pessimistic":
                 pruned, report = _pruning.pessimistic_pruning(
-                    self, confidence_factor=self.confidence_factor, return_report=True)
+                    self, confidence_factor=self.confidence_factor, return_report=True
+                )
             else:
-                fn = (_pruning.pre_pruning if self.pruning == "pre"
-                      else _pruning.reduced_error_pruning)
+                fn = (
+                    _pruning.pre_pruning
+                    if self.pruning == "pre"
+                    else _pruning.reduced_error_pruning
+                )
                 pruned, report = fn(self, X_val, y_val, return_report=True)
             self.unpruned_tree_ = self.tree_
             self.tree_ = pruned.tree_
@@ -797,12 +956,16 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
 
     def _hold_out(self, X, y, sample_weight):
         from sklearn.model_selection import train_test_split
+
         y_arr = np.asarray(y)
         _, counts = np.unique(y_arr, return_counts=True)
         strat = y_arr if counts.min() >= 2 else None
-        parts = train_test_split(*(a for a in (X, y, sample_weight) if a is not None),
-                                 test_size=self.validation_fraction, stratify=strat,
-                                 random_state=self.random_state)
+        parts = train_test_split(
+            *(a for a in (X, y, sample_weight) if a is not None),
+            test_size=self.validation_fraction,
+            stratify=strat,
+            random_state=self.random_state,
+        )
         if sample_weight is None:
             X_tr, X_val, y_tr, y_val = parts
             return X_tr, y_tr, None, X_val, y_val
@@ -849,20 +1012,30 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         return [None if r is None else self._report_rows(r) for r in self.tree_.report]
 
     def _report_rows(self, rep):
-        names = (list(self.feature_names_in_) if hasattr(self, "feature_names_in_")
-                 else [f"x{i}" for i in range(self.n_features_in_)])
+        names = (
+            list(self.feature_names_in_)
+            if hasattr(self, "feature_names_in_")
+            else [f"x{i}" for i in range(self.n_features_in_)]
+        )
         ok = rep["admissible"]
         avg = float(np.mean(rep["gain"][ok])) if ok.any() else 0.0
         rows = []
         for f in range(len(names)):
             gain, iv = rep["gain"][f], rep["split_info"][f]
-            if np.isnan(gain):          # not a candidate here (already used on the path)
+            if np.isnan(gain):  # not a candidate here (already used on the path)
                 continue
-            rows.append(dict(feature=names[f], gain=float(gain), split_info=float(iv),
-                             gain_ratio=float(gain / iv) if iv > 0 else np.nan,
-                             threshold=float(rep["threshold"][f]), admissible=bool(ok[f]),
-                             above_average_gain=bool(ok[f] and gain >= avg - TIE_TOL),
-                             chosen=f == rep["chosen"]))
+            rows.append(
+                dict(
+                    feature=names[f],
+                    gain=float(gain),
+                    split_info=float(iv),
+                    gain_ratio=float(gain / iv) if iv > 0 else np.nan,
+                    threshold=float(rep["threshold"][f]),
+                    admissible=bool(ok[f]),
+                    above_average_gain=bool(ok[f] and gain >= avg - TIE_TOL),
+                    chosen=f == rep["chosen"],
+                )
+            )
         return rows
 
     def split_report(self, node=0, as_frame=True):
@@ -877,8 +1050,11 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         """
         check_is_fitted(self, "tree_")
         n_nodes = self.tree_.node_count
-        if not isinstance(node, (Integral, np.integer)) or isinstance(node, (bool, np.bool_)) \
-                or not 0 <= node < n_nodes:
+        if (
+            not isinstance(node, (Integral, np.integer))
+            or isinstance(node, (bool, np.bool_))
+            or not 0 <= node < n_nodes
+        ):
             # a negative index would silently mean a node counted from the end
             raise ValueError(f"node must be a node id in [0, {n_nodes}), got {node!r}.")
         rep = self.tree_.report[int(node)]
@@ -888,10 +1064,13 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         if not as_frame:
             return rows
         import pandas as pd
+
         df = pd.DataFrame(rows)
         ok = rep["admissible"]
-        df.attrs.update(entropy=rep["entropy"],
-                        average_gain=float(np.mean(rep["gain"][ok])) if ok.any() else 0.0)
+        df.attrs.update(
+            entropy=rep["entropy"],
+            average_gain=float(np.mean(rep["gain"][ok])) if ok.any() else 0.0,
+        )
         return df
 
     def __sklearn_tags__(self):
@@ -901,15 +1080,28 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
 
     # -- the state read from a model file ---------------------------------------------------
 
-    _persist_attributes = ("classes_", "n_classes_", "_columns", "tree_", "unpruned_tree_",
-                           "pruning_report_")
+    _persist_attributes = (
+        "classes_",
+        "n_classes_",
+        "_columns",
+        "tree_",
+        "unpruned_tree_",
+        "pruning_report_",
+    )
 
     def _validate_state(self, where="model", **context):
         """Check a loaded ID3 / C4.5 model: its columns against the input encoder, its
         classes, its tree(s) against both, and the pruning report."""
         super()._validate_state(where, **context)
-        required = ["n_features_in_", "_encoder", "classes_", "n_classes_", "_columns",
-                    "tree_", "pruning_report_"]
+        required = [
+            "n_features_in_",
+            "_encoder",
+            "classes_",
+            "n_classes_",
+            "_columns",
+            "tree_",
+            "pruning_report_",
+        ]
         if not check_fitted(self, where, required):
             return
         n = self.n_features_in_
@@ -921,25 +1113,48 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         for f, col in enumerate(cols):
             is_cat = bool(enc.is_categorical_[f])
             if type(col) is not _Column or (col.kind == "cat") != is_cat:
-                raise ValueError(f"{where}._columns[{f}]: the column does not match the input "
-                                 f"encoder.")
-            validate_part(col, f"{where}._columns[{f}]", expect=_Column,
-                          allow_continuous=type(self)._allow_continuous,
-                          categories=enc.categories_[f])
+                raise ValueError(
+                    f"{where}._columns[{f}]: the column does not match the input encoder."
+                )
+            validate_part(
+                col,
+                f"{where}._columns[{f}]",
+                expect=_Column,
+                allow_continuous=type(self)._allow_continuous,
+                categories=enc.categories_[f],
+            )
         original = None
         if "unpruned_tree_" in vars(self):
-            validate_part(self.unpruned_tree_, f"{where}.unpruned_tree_", expect=MultiwayTree,
-                          n_features=n, n_classes=K, columns=cols)
+            validate_part(
+                self.unpruned_tree_,
+                f"{where}.unpruned_tree_",
+                expect=MultiwayTree,
+                n_features=n,
+                n_classes=K,
+                columns=cols,
+            )
             original = self.unpruned_tree_.node_count
-        validate_part(self.tree_, f"{where}.tree_", expect=MultiwayTree, n_features=n,
-                      n_classes=K, columns=cols, n_original=original)
+        validate_part(
+            self.tree_,
+            f"{where}.tree_",
+            expect=MultiwayTree,
+            n_features=n,
+            n_classes=K,
+            columns=cols,
+            n_original=original,
+        )
         report = self.pruning_report_
         if not isinstance(report, list) or not all(
-                isinstance(r, dict) and all(isinstance(k, str) and (
-                    v is None or isinstance(v, (str, int, float, bool)))
-                    for k, v in r.items()) for r in report):
-            raise ValueError(f"{where}.pruning_report_: must be a list of records of numbers "
-                             f"and strings.")
+            isinstance(r, dict)
+            and all(
+                isinstance(k, str) and (v is None or isinstance(v, (str, int, float, bool)))
+                for k, v in r.items()
+            )
+            for r in report
+        ):
+            raise ValueError(
+                f"{where}.pruning_report_: must be a list of records of numbers and strings."
+            )
 
 
 def _lookup(values, x):
@@ -983,7 +1198,8 @@ _DOC_PARAMS = """
 
 
 class ID3Classifier(BaseClassicTree):
-    __doc__ = """ID3: a multiway tree on categorical attributes, split by information gain.
+    __doc__ = (
+        """ID3: a multiway tree on categorical attributes, split by information gain.
 
     ``Gain(D, a) = Ent(D) - sum_v |D^v|/|D| Ent(D^v)`` with ``Ent(D) = -sum_k p_k log2 p_k``;
     the attribute of largest gain is chosen (ties: see ``tie_break``) and gets one branch
@@ -996,7 +1212,9 @@ class ID3Classifier(BaseClassicTree):
         per distinct value).  A column with other numbers is continuous, which ID3 cannot
         split: with ``n_bins=None`` fitting raises a ``ValueError`` naming the column; with
         ``n_bins=k`` the column is cut at its ``k``-quantiles (learned at fit) and each
-        interval is one category.""" + _DOC_PARAMS + """
+        interval is one category."""
+        + _DOC_PARAMS
+        + """
     Attributes
     ----------
     classes_, n_classes_, n_features_in_, feature_names_in_
@@ -1016,18 +1234,32 @@ class ID3Classifier(BaseClassicTree):
     >>> clf.split_report(0).round(3).set_index("feature")["gain"].to_dict()
     {'色泽': 0.109, '根蒂': 0.143, '敲声': 0.141, '纹理': 0.381, '脐部': 0.289, '触感': 0.006}
     """
+    )
 
     _criterion = "gain"
     _allow_continuous = False
     # the multiway learners read their columns whole: a sparse X is refused
     _accepts_sparse = False
-    _parameter_constraints = {**BaseClassicTree._parameter_constraints,
-                              "n_bins": [Interval(Integral, 2, None, closed="left"), None]}
+    _parameter_constraints = {
+        **BaseClassicTree._parameter_constraints,
+        "n_bins": [Interval(Integral, 2, None, closed="left"), None],
+    }
 
-    def __init__(self, *, max_depth=None, min_samples_split=2, min_samples_leaf=1,
-                 min_gain=0.0, tie_break=None,
-                 n_bins=None, categorical_features=None, pruning=None,
-                 validation_fraction=0.3, confidence_factor=0.25, random_state=None):
+    def __init__(
+        self,
+        *,
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_gain=0.0,
+        tie_break=None,
+        n_bins=None,
+        categorical_features=None,
+        pruning=None,
+        validation_fraction=0.3,
+        confidence_factor=0.25,
+        random_state=None,
+    ):
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
@@ -1042,7 +1274,8 @@ class ID3Classifier(BaseClassicTree):
 
 
 class C45Classifier(BaseClassicTree):
-    __doc__ = """C4.5: multiway categorical splits and binary continuous ones, by gain ratio.
+    __doc__ = (
+        """C4.5: multiway categorical splits and binary continuous ones, by gain ratio.
 
     Among the attributes whose gain is at least the average gain of the candidates, the
     one of largest ``Gain_ratio(D, a) = Gain(D, a) / IV(a)``, with
@@ -1050,7 +1283,10 @@ class C45Classifier(BaseClassicTree):
     ``x <= t`` with ``t`` the midpoint of two adjacent distinct values of largest gain.
     Missing values get fractional weights at fit and at predict (see
     :mod:`treeboost.trees.classic`).
-""" + "\n    Parameters\n    ----------" + _DOC_PARAMS + """
+"""
+        + "\n    Parameters\n    ----------"
+        + _DOC_PARAMS
+        + """
     Attributes
     ----------
     As :class:`ID3Classifier`.
@@ -1060,15 +1296,26 @@ class C45Classifier(BaseClassicTree):
     Unlike Quinlan's program, no MDL correction is applied to the gain of continuous
     cuts, and pruning is off by default (``pruning="pessimistic"`` gives C4.5's).
     """
+    )
 
     _criterion = "gain_ratio"
     _allow_continuous = True
     n_bins = None
 
-    def __init__(self, *, max_depth=None, min_samples_split=2, min_samples_leaf=1,
-                 min_gain=0.0, tie_break=None,
-                 categorical_features=None, pruning=None, validation_fraction=0.3,
-                 confidence_factor=0.25, random_state=None):
+    def __init__(
+        self,
+        *,
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_gain=0.0,
+        tie_break=None,
+        categorical_features=None,
+        pruning=None,
+        validation_fraction=0.3,
+        confidence_factor=0.25,
+        random_state=None,
+    ):
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf

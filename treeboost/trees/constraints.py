@@ -7,6 +7,7 @@ categorical feature, none with a multi-output y or more than two classes; intera
 sets of feature indices, ``"pairwise"`` or ``"no_interactions"``, the features no set
 names forming one more set.
 """
+
 import itertools
 from numbers import Integral
 
@@ -33,30 +34,38 @@ def check_monotonic_cst(estimator, monotonic_cst, n_features, is_categorical=Non
     if isinstance(monotonic_cst, dict):
         names = getattr(estimator, "feature_names_in_", None)
         if names is None:
-            raise ValueError(f"{type(estimator).__name__} was not fitted on data with "
-                             f"feature names. Pass monotonic_cst as an integer array "
-                             f"instead.")
+            raise ValueError(
+                f"{type(estimator).__name__} was not fitted on data with "
+                f"feature names. Pass monotonic_cst as an integer array "
+                f"instead."
+            )
         unknown = sorted(set(monotonic_cst) - set(names))
         if unknown:
             shown = unknown[:5] + (["..."] if len(unknown) > 5 else [])
-            raise ValueError(f"monotonic_cst contains {len(unknown)} unexpected feature "
-                             f"names: {shown}.")
+            raise ValueError(
+                f"monotonic_cst contains {len(unknown)} unexpected feature names: {shown}."
+            )
         cst = np.zeros(n_features, np.int8)
         for f, name in enumerate(names):
             if name in monotonic_cst:
                 value = monotonic_cst[name]
                 if value not in (-1, 0, 1):
-                    raise ValueError(f"monotonic_cst['{name}'] must be either -1, 0 or 1. "
-                                     f"Got {value!r}.")
+                    raise ValueError(
+                        f"monotonic_cst['{name}'] must be either -1, 0 or 1. Got {value!r}."
+                    )
                 cst[f] = value
     else:
         raw = np.asarray(monotonic_cst)
         if raw.ndim != 1 or raw.shape[0] != n_features:
-            raise ValueError(f"monotonic_cst has shape {raw.shape[0] if raw.ndim else ()} "
-                             f"but the input data X has {n_features} features.")
+            raise ValueError(
+                f"monotonic_cst has shape {raw.shape[0] if raw.ndim else ()} "
+                f"but the input data X has {n_features} features."
+            )
         if raw.dtype.kind not in "iufb" or not np.all(np.isin(raw, (-1, 0, 1))):
-            raise ValueError(f"monotonic_cst must be None or an array-like of -1, 0 or 1, "
-                             f"but got {np.unique(raw)}")
+            raise ValueError(
+                f"monotonic_cst must be None or an array-like of -1, 0 or 1, "
+                f"but got {np.unique(raw)}"
+            )
         cst = raw.astype(np.int8)
     if is_categorical is not None and np.any(cst[np.asarray(is_categorical, bool)] != 0):
         raise ValueError("Categorical features cannot have monotonic constraints.")
@@ -69,12 +78,13 @@ def check_monotonic_target(monotonic_cst, n_outputs, n_classes=None):
     if monotonic_cst is None:
         return
     if n_outputs > 1:
-        raise ValueError("Monotonicity constraints are not supported with multiple "
-                         "outputs.")
+        raise ValueError("Monotonicity constraints are not supported with multiple outputs.")
     if n_classes is not None and n_classes > 2:
-        raise ValueError("Monotonicity constraints are not supported with multiclass "
-                         "classification: they constrain the probability of the positive "
-                         "class of a binary target.")
+        raise ValueError(
+            "Monotonicity constraints are not supported with multiclass "
+            "classification: they constrain the probability of the positive "
+            "class of a binary target."
+        )
 
 
 def check_interaction_cst(interaction_cst, n_features):
@@ -94,15 +104,19 @@ def check_interaction_cst(interaction_cst, n_features):
     try:
         sets = [set(group) for group in groups]
     except TypeError:
-        raise ValueError(f"Interaction constraints must be a sequence of tuples or lists, "
-                         f"got: {interaction_cst!r}.") from None
+        raise ValueError(
+            f"Interaction constraints must be a sequence of tuples or lists, "
+            f"got: {interaction_cst!r}."
+        ) from None
     for group in sets:
         for f in group:
             if not (isinstance(f, Integral) and 0 <= f < n_features):
-                raise ValueError(f"Interaction constraints must consist of integer indices "
-                                 f"in [0, n_features - 1] = [0, {n_features - 1}], "
-                                 f"specifying the position of features, got invalid "
-                                 f"indices: {group!r}")
+                raise ValueError(
+                    f"Interaction constraints must consist of integer indices "
+                    f"in [0, n_features - 1] = [0, {n_features - 1}], "
+                    f"specifying the position of features, got invalid "
+                    f"indices: {group!r}"
+                )
     rest = set(range(n_features)) - set().union(*sets)
     if rest:
         sets.append(rest)

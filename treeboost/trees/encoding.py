@@ -9,18 +9,24 @@ rows (:mod:`treeboost.engine.csr_walk`).
 Categorical columns become category codes ``0..k-1`` (stored as floats, NaN for a
 missing value or a category never seen in training); a column of more than 255 categories
 is grouped into at most 255 codes, by the categories' target means when a target is
-given, else by frequency (the rules are in :mod:`treeboost.trees._rare_categories`).  Datetime columns become seconds since the
+given, else by frequency (the rules are in :mod:`treeboost.trees._rare_categories`).  Datetime
+columns become seconds since the
 epoch (:mod:`treeboost.trees._datetimes`), numeric columns stay as they are.  The trees
 then test numeric columns with ``x <= threshold`` and categorical ones with "code in the
 left subset", on this one matrix.
 """
+
 import numbers
 import sys
 
 import numpy as np
 from scipy.sparse import issparse
-from sklearn.utils.validation import (_check_feature_names, _check_n_features,
-                                      _check_sample_weight, check_array)
+from sklearn.utils.validation import (
+    _check_feature_names,
+    _check_n_features,
+    _check_sample_weight,
+    check_array,
+)
 
 from .._atomic import AtomicRefitMixin
 from ..engine import MAX_CATEGORIES
@@ -47,8 +53,10 @@ def _check_compressed(indptr, indices, n_data, n_major, n_minor, what):
     (CSR, CSC or BSR) structure of ``n_major`` slices over ``n_minor`` positions with
     ``n_data`` stored values: the checks of scipy's ``check_format(full_check=True)``,
     without its pruning of the caller's matrix in place."""
+
     def bad(reason):
         return ValueError(f"X is not a valid {what} matrix: {reason}.")
+
     if indptr.ndim != 1 or indices.ndim != 1:
         raise bad("indptr and indices must be 1-D")
     if indptr.dtype.kind not in "iu" or indices.dtype.kind not in "iu":
@@ -64,10 +72,11 @@ def _check_compressed(indptr, indices, n_data, n_major, n_minor, what):
     if n_major and np.diff(indptr).min() < 0:
         raise bad("indptr must be non-decreasing")
     # (values past indptr[-1] belong to no slice: scipy prunes them)
-    indices = indices[:indptr[-1]]
+    indices = indices[: indptr[-1]]
     if indices.shape[0] and (indices.min() < 0 or indices.max() >= n_minor):
-        raise bad(f"an index is outside [0, {n_minor}): indices span "
-                  f"[{indices.min()}, {indices.max()}]")
+        raise bad(
+            f"an index is outside [0, {n_minor}): indices span [{indices.min()}, {indices.max()}]"
+        )
 
 
 def _is_canonical(indptr, indices):
@@ -99,26 +108,38 @@ def check_sparse_structure(X):
     """
     fmt = X.format
     if X.ndim != 2:
-        return          # check_array refuses it
+        return  # check_array refuses it
     n_rows, n_cols = X.shape
     if fmt in ("csr", "csc"):
         major, minor = (n_rows, n_cols) if fmt == "csr" else (n_cols, n_rows)
-        _check_compressed(np.asarray(X.indptr), np.asarray(X.indices),
-                          np.asarray(X.data).reshape(-1).shape[0], major, minor,
-                          fmt.upper())
+        _check_compressed(
+            np.asarray(X.indptr),
+            np.asarray(X.indices),
+            np.asarray(X.data).reshape(-1).shape[0],
+            major,
+            minor,
+            fmt.upper(),
+        )
     elif fmt == "bsr":
         R, C = X.blocksize
-        _check_compressed(np.asarray(X.indptr), np.asarray(X.indices),
-                          np.asarray(X.data).shape[0], n_rows // R, n_cols // C, "BSR")
+        _check_compressed(
+            np.asarray(X.indptr),
+            np.asarray(X.indices),
+            np.asarray(X.data).shape[0],
+            n_rows // R,
+            n_cols // C,
+            "BSR",
+        )
     elif fmt == "coo":
         row, col = np.asarray(X.row), np.asarray(X.col)
         if not (row.shape == col.shape == np.asarray(X.data).shape):
-            raise ValueError("X is not a valid COO matrix: row, col and data differ in "
-                             "length.")
-        if row.size and (row.min() < 0 or row.max() >= n_rows or col.min() < 0
-                         or col.max() >= n_cols):
-            raise ValueError(f"X is not a valid COO matrix: a coordinate is outside its "
-                             f"shape {X.shape}.")
+            raise ValueError("X is not a valid COO matrix: row, col and data differ in length.")
+        if row.size and (
+            row.min() < 0 or row.max() >= n_rows or col.min() < 0 or col.max() >= n_cols
+        ):
+            raise ValueError(
+                f"X is not a valid COO matrix: a coordinate is outside its shape {X.shape}."
+            )
 
 
 def _canonical(X):
@@ -139,8 +160,12 @@ def _canonical(X):
 
 def _frame_is_categorical(dtype):
     import pandas as pd
-    return (isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_object_dtype(dtype)
-            or pd.api.types.is_string_dtype(dtype))
+
+    return (
+        isinstance(dtype, pd.CategoricalDtype)
+        or pd.api.types.is_object_dtype(dtype)
+        or pd.api.types.is_string_dtype(dtype)
+    )
 
 
 def _missing_mask(values):
@@ -171,7 +196,7 @@ def _first_non_numeric_column(X):
     """Index of the first column of ``X`` that does not convert to float, or None."""
     try:
         A = np.asarray(X, dtype=object)
-    except (TypeError, ValueError):          # ragged rows: not a column problem
+    except (TypeError, ValueError):  # ragged rows: not a column problem
         return None
     if A.ndim != 2:
         return None
@@ -210,8 +235,10 @@ def _not_numeric(f, names, fit, cause=None):
         if names:
             hint += " or give it a category dtype"
     else:
-        hint = (f"the model was fitted with it numeric; to treat it as categorical, refit "
-                f"with categorical_features=[{name!r}]")
+        hint = (
+            f"the model was fitted with it numeric; to treat it as categorical, refit "
+            f"with categorical_features=[{name!r}]"
+        )
     # the type of the conversion error is kept: a TypeError (an object such as a dict)
     # stays one, as scikit-learn's input checks expect
     cls = TypeError if isinstance(cause, TypeError) else ValueError
@@ -282,44 +309,53 @@ class FeatureEncoder:
         if isinstance(cf, str):
             raise ValueError(
                 f"categorical_features must be None, 'auto' or an array-like of bool, int or "
-                f"str, got {cf!r}.")
+                f"str, got {cf!r}."
+            )
         cf = np.asarray(cf)
         if cf.size == 0:
             return np.zeros(n_features, bool)
         # scikit-learn's rules and words (sklearn.utils.validation, HistGradientBoosting)
         if cf.dtype.kind not in "biuUO":
-            raise ValueError(f"categorical_features must be an array-like of bool, int or "
-                             f"str, got: {cf.dtype.name}.")
+            raise ValueError(
+                f"categorical_features must be an array-like of bool, int or "
+                f"str, got: {cf.dtype.name}."
+            )
         if cf.dtype.kind == "O" and {type(v) for v in cf.ravel()} != {str}:
             kinds = sorted({type(v).__name__ for v in cf.ravel()})
-            raise ValueError(f"categorical_features must be an array-like of bool, int or "
-                             f"str, got: {', '.join(kinds)}.")
+            raise ValueError(
+                f"categorical_features must be an array-like of bool, int or "
+                f"str, got: {', '.join(kinds)}."
+            )
         if cf.dtype.kind == "b":
             if cf.shape != (n_features,):
                 raise ValueError(
                     f"categorical_features set as a boolean mask must have shape "
-                    f"(n_features,), got: {cf.shape} (n_features = {n_features}).")
+                    f"(n_features,), got: {cf.shape} (n_features = {n_features})."
+                )
             return cf.copy()
         mask = np.zeros(n_features, bool)
         if cf.dtype.kind in "iu":
             if cf.min() < 0 or cf.max() >= n_features:
                 raise ValueError(
                     f"categorical_features set as integer indices must be in "
-                    f"[0, n_features - 1] = [0, {n_features - 1}], got {cf.tolist()}.")
+                    f"[0, n_features - 1] = [0, {n_features - 1}], got {cf.tolist()}."
+                )
             mask[cf] = True
             return mask
         if names is None:
             raise ValueError(
                 "categorical_features should be passed as an array of integers or as a "
                 "boolean mask when the model is fitted on data without feature names. "
-                "(Names need X as a pandas DataFrame.)")
+                "(Names need X as a pandas DataFrame.)"
+            )
         lookup = {n: i for i, n in enumerate(names)}
         for name in cf:
             if name not in lookup:
                 raise ValueError(
                     f"categorical_features has an item value {str(name)!r} which is not a "
                     f"valid feature name of the training data. Observed feature names: "
-                    f"{list(names)}")
+                    f"{list(names)}"
+                )
             mask[lookup[name]] = True
         return mask
 
@@ -353,14 +389,22 @@ class FeatureEncoder:
         frame = _is_frame(X)
         # datetime64 arrays take the column path: check_array would turn them into numbers
         # of their unit
-        if not frame and (self.categorical_features is None or (
-                isinstance(self.categorical_features, str)
-                and self.categorical_features in ("auto", "from_dtype"))) and \
-                not is_datetime(X) and (
-                fit or not self._any_datetime()):
+        if (
+            not frame
+            and (
+                self.categorical_features is None
+                or (
+                    isinstance(self.categorical_features, str)
+                    and self.categorical_features in ("auto", "from_dtype")
+                )
+            )
+            and not is_datetime(X)
+            and (fit or not self._any_datetime())
+        ):
             try:
-                Xn = check_array(X, dtype=[np.float64, np.float32],
-                                 ensure_all_finite=self._finite_rule)
+                Xn = check_array(
+                    X, dtype=[np.float64, np.float32], ensure_all_finite=self._finite_rule
+                )
             except (TypeError, ValueError) as exc:
                 # numpy's "could not convert string to float" names neither the column
                 # nor the remedy; find the column and say both
@@ -373,7 +417,8 @@ class FeatureEncoder:
             elif self.is_categorical_.any():
                 raise ValueError(
                     "X has no categorical columns here but the model was fitted on "
-                    "categorical data; pass the same kind of X as in fit.")
+                    "categorical data; pass the same kind of X as in fit."
+                )
             return Xn
         if frame:
             n_samples, n_features = X.shape
@@ -389,14 +434,14 @@ class FeatureEncoder:
         elif n_features != self.is_categorical_.shape[0]:
             raise ValueError(
                 f"X has {n_features} features, but the model was fitted on "
-                f"{self.is_categorical_.shape[0]} features.")
+                f"{self.is_categorical_.shape[0]} features."
+            )
         any_cat = self.is_categorical_.any()
         out = np.empty((n_samples, n_features), dtype=np.float64)
         for f in range(n_features):  # loop over columns, each one vectorised
             col = get(f)
             if self.is_categorical_[f]:
-                out[:, f] = self._encode_categorical(col, f, fit, names, target,
-                                                     sample_weight)
+                out[:, f] = self._encode_categorical(col, f, fit, names, target, sample_weight)
             else:
                 out[:, f] = self._numeric_or_datetime(col, f, names, fit)
         if not any_cat and frame:
@@ -421,14 +466,22 @@ class FeatureEncoder:
                 raise TypeError(
                     "A sparse X cannot have categorical features (categorical_features="
                     f"{self.categorical_features!r}); pass a dense X (X.toarray()) or a "
-                    "DataFrame to use categorical features.")
+                    "DataFrame to use categorical features."
+                )
         elif self.is_categorical_.any() or self._any_datetime():
-            raise TypeError("The model was fitted with categorical or datetime columns; a "
-                            "sparse X cannot hold them: pass the same kind of X as in fit.")
+            raise TypeError(
+                "The model was fitted with categorical or datetime columns; a "
+                "sparse X cannot hold them: pass the same kind of X as in fit."
+            )
         check_sparse_structure(X)
-        Xs = _canonical(check_array(X, accept_sparse=("csr", "csc"),
-                                    dtype=[np.float64, np.float32],
-                                    ensure_all_finite=self._finite_rule))
+        Xs = _canonical(
+            check_array(
+                X,
+                accept_sparse=("csr", "csc"),
+                dtype=[np.float64, np.float32],
+                ensure_all_finite=self._finite_rule,
+            )
+        )
         if fit:
             self._reset(np.zeros(Xs.shape[1], bool))
             return Xs
@@ -476,20 +529,25 @@ class FeatureEncoder:
                     f"Column {name!r} held datetimes in fit but has dtype "
                     f"{getattr(col, 'dtype', type(col).__name__)} here; pass it as datetimes "
                     f"(numpy datetime64 or pandas datetime64"
-                    f"{' with a time zone' if aware else ''}).")
+                    f"{' with a time zone' if aware else ''})."
+                )
             if is_tz_aware(col) != aware:
                 have, had = ("naive", "zone-aware") if aware else ("zone-aware", "naive")
-                hint = ("localize it to the zone its times are in (Series.dt.tz_localize)"
-                        if aware else "make it naive as in fit (Series.dt.tz_convert(None) "
-                        "gives UTC times)")
+                hint = (
+                    "localize it to the zone its times are in (Series.dt.tz_localize)"
+                    if aware
+                    else "make it naive as in fit (Series.dt.tz_convert(None) gives UTC times)"
+                )
                 raise ValueError(
                     f"Column {name!r} holds {have} datetimes ({col.dtype}) but was fitted "
-                    f"with {had} ones, and a naive time may be local time or UTC: {hint}.")
+                    f"with {had} ones, and a naive time may be local time or UTC: {hint}."
+                )
             return to_epoch_seconds(col)
         if found:
             raise ValueError(
                 f"Column {name!r} holds datetimes ({col.dtype}) but the model was fitted with "
-                f"it numeric; refit with the datetime column to use it as instants.")
+                f"it numeric; refit with the datetime column to use it as instants."
+            )
         return self._numeric(col, f, names, fit)
 
     def _numeric(self, col, f, names, fit):
@@ -527,13 +585,14 @@ class FeatureEncoder:
                     name = names[f] if names else f
                     raise TypeError(
                         f"Categorical column {name!r} mixes types that cannot be ordered "
-                        f"(for example str and int); convert it to one type.") from None
+                        f"(for example str and int); convert it to one type."
+                    ) from None
             if cats.shape[0] > MAX_CATEGORIES and target is not None:
-                target, sample_weight = self._target(target, sample_weight,
-                                                     values.shape[0])
+                target, sample_weight = self._target(target, sample_weight, values.shape[0])
             if cats.shape[0] > MAX_CATEGORIES and target is not None:
-                grouping = group_by_target(cats, row_category, target[~missing],
-                                           sample_weight[~missing])
+                grouping = group_by_target(
+                    cats, row_category, target[~missing], sample_weight[~missing]
+                )
             else:
                 counts = np.bincount(row_category, minlength=cats.shape[0])
                 grouping = group_categories(cats, counts)
@@ -566,11 +625,12 @@ class FeatureEncoder:
         if callable(target):
             target, sample_weight = target()
             if target is None or target.shape != (n,):
-                return None, None       # the estimator's own checks of y speak later
+                return None, None  # the estimator's own checks of y speak later
         target = np.asarray(target, dtype=np.float64)
         if target.shape != (n,) or not np.isfinite(target).all():
-            raise ValueError(f"target must be {n} finite numbers, one per row of X, got "
-                             f"shape {target.shape}.")
+            raise ValueError(
+                f"target must be {n} finite numbers, one per row of X, got shape {target.shape}."
+            )
         w = _check_sample_weight(sample_weight, np.empty((n, 0)))
         return target, w
 
@@ -585,10 +645,12 @@ class FeatureEncoder:
         if rare_codes is not None:
             return rare, rare_codes.astype(np.float64)
         k = labels.shape[0] - 1
-        keys = np.concatenate([np.asarray(labels[:k], dtype=object),
-                               np.asarray(rare, dtype=object)])
-        codes = np.concatenate([np.arange(k, dtype=np.float64), np.full(rare.shape[0], k,
-                                                                          np.float64)])
+        keys = np.concatenate(
+            [np.asarray(labels[:k], dtype=object), np.asarray(rare, dtype=object)]
+        )
+        codes = np.concatenate(
+            [np.arange(k, dtype=np.float64), np.full(rare.shape[0], k, np.float64)]
+        )
         return keys, codes
 
     # -- labels for exports ---------------------------------------------------------------
@@ -596,8 +658,11 @@ class FeatureEncoder:
         if "is_categorical_" not in vars(self):
             raise ValueError("This FeatureEncoder is not fitted yet; call fit first.")
         p = self.is_categorical_.shape[0]
-        if isinstance(f, (bool, np.bool_)) or not isinstance(f, (int, np.integer)) or \
-                not 0 <= f < p:
+        if (
+            isinstance(f, (bool, np.bool_))
+            or not isinstance(f, (int, np.integer))
+            or not 0 <= f < p
+        ):
             raise ValueError(f"f must be a column index in [0, {p}), got {f!r}.")
         return int(f)
 
@@ -632,18 +697,16 @@ class FeatureEncoder:
         codes = np.arange(n) if codes is None else np.asarray(codes)
         if codes.size == 0:
             return []
-        if codes.ndim != 1 or codes.dtype.kind not in "iu" or codes.min() < 0 or \
-                codes.max() >= n:
-            raise ValueError(f"codes must be a 1-dimensional array of integers in "
-                             f"[0, {n}), got {codes!r:.80}.")
+        if codes.ndim != 1 or codes.dtype.kind not in "iu" or codes.min() < 0 or codes.max() >= n:
+            raise ValueError(
+                f"codes must be a 1-dimensional array of integers in [0, {n}), got {codes!r:.80}."
+            )
         rare = self._rare(f)
         rare_codes = self._rare_codes(f)
         if rare_codes is not None:
-            return [describe_group(str(labels[c]), rare[rare_codes == c])
-                    for c in codes.tolist()]
+            return [describe_group(str(labels[c]), rare[rare_codes == c]) for c in codes.tolist()]
         other = n - 1 if rare is not None else -1
-        return [describe_other(rare) if c == other else str(labels[c])
-                for c in codes.tolist()]
+        return [describe_other(rare) if c == other else str(labels[c]) for c in codes.tolist()]
 
     def code_members(self, f, code):
         """The categories of column ``f`` that take code ``code``: the category itself,
@@ -683,9 +746,15 @@ class FeatureEncoder:
 
     # -- the state read from a model file ---------------------------------------------------
 
-    _persist_attributes = ("categorical_features", "allow_infinite", "is_categorical_",
-                           "categories_", "rare_categories_", "rare_codes_",
-                           "datetime_zones_")
+    _persist_attributes = (
+        "categorical_features",
+        "allow_infinite",
+        "is_categorical_",
+        "categories_",
+        "rare_categories_",
+        "rare_codes_",
+        "datetime_zones_",
+    )
     #: a flag per column (the lists of categories are checked column by column)
     _state_spec = {"is_categorical_": array("bool", ndim=1)}
 
@@ -709,22 +778,31 @@ class FeatureEncoder:
         model learned them.
         """
         cf = self.categorical_features
-        if not (cf is None or isinstance(cf, str) or (
+        if not (
+            cf is None
+            or isinstance(cf, str)
+            or (
                 isinstance(cf, (list, tuple, np.ndarray))
-                and all(isinstance(v, (bool, int, str, np.generic)) for v in np.ravel(cf)))):
-            raise ValueError(f"{where}.categorical_features: must be None, 'auto' or a list "
-                             f"of column flags, indices or names, got {cf!r:.60}.")
+                and all(isinstance(v, (bool, int, str, np.generic)) for v in np.ravel(cf))
+            )
+        ):
+            raise ValueError(
+                f"{where}.categorical_features: must be None, 'auto' or a list "
+                f"of column flags, indices or names, got {cf!r:.60}."
+            )
         if not isinstance(getattr(self, "allow_infinite", False), bool):
-            raise ValueError(f"{where}.allow_infinite: must be a bool, got "
-                             f"{self.allow_infinite!r:.40}.")
+            raise ValueError(
+                f"{where}.allow_infinite: must be a bool, got {self.allow_infinite!r:.40}."
+            )
         state = vars(self)
         if "is_categorical_" not in state:
             return
         flags = check_state(self, where, self._state_spec)["is_categorical_"]
         p = flags.shape[0]
         if n_features is not None and p != n_features:
-            raise ValueError(f"{where}.is_categorical_: {p} columns, the model has "
-                             f"{n_features} features.")
+            raise ValueError(
+                f"{where}.is_categorical_: {p} columns, the model has {n_features} features."
+            )
         cats = state.get("categories_")
         if not isinstance(cats, list) or len(cats) != p:
             raise ValueError(f"{where}.categories_: must be a list of {p} entries.")
@@ -734,8 +812,7 @@ class FeatureEncoder:
         rare_codes = state.get("rare_codes_", [None] * p)
         if not isinstance(rare_codes, list) or len(rare_codes) != p:
             raise ValueError(f"{where}.rare_codes_: must be a list of {p} entries.")
-        for f, (flag, c, rare, rc) in enumerate(zip(flags.tolist(), cats, rares,
-                                                    rare_codes)):
+        for f, (flag, c, rare, rc) in enumerate(zip(flags.tolist(), cats, rares, rare_codes)):
             w = f"{where}.categories_[{f}]"
             if not flag:
                 if c is not None or rare is not None or rc is not None:
@@ -746,45 +823,63 @@ class FeatureEncoder:
                 raise ValueError(f"{w}: {c.shape[0]} categories, at most {MAX_CATEGORIES}.")
             if rare is None:
                 if rc is not None:
-                    raise ValueError(f"{where}.rare_codes_[{f}]: a column without rare "
-                                     f"categories has no codes for them.")
+                    raise ValueError(
+                        f"{where}.rare_codes_[{f}]: a column without rare "
+                        f"categories has no codes for them."
+                    )
                 continue
             wr = f"{where}.rare_categories_[{f}]"
             check_labels(rare, wr, at_least=1)
             if rc is not None:
                 if not all(isinstance(v, str) for v in c.tolist()) or c.shape[0] == 0:
-                    raise ValueError(f"{w}: a column grouped by target has one string "
-                                     f"label per code.")
-                check_saved_array(rc, f"{where}.rare_codes_[{f}]", "int64",
-                            shape=(rare.shape[0],), low=0, high=c.shape[0] - 1)
+                    raise ValueError(
+                        f"{w}: a column grouped by target has one string label per code."
+                    )
+                check_saved_array(
+                    rc,
+                    f"{where}.rare_codes_[{f}]",
+                    "int64",
+                    shape=(rare.shape[0],),
+                    low=0,
+                    high=c.shape[0] - 1,
+                )
                 if not _distinct(rare.tolist()):
                     raise ValueError(f"{wr}: the categories must be distinct.")
                 continue
             if c.shape[0] == 0 or not isinstance(c[-1], str):
-                raise ValueError(f"{w}: a grouped column ends with the label of its shared "
-                                 f"code (a string).")
+                raise ValueError(
+                    f"{w}: a grouped column ends with the label of its shared code (a string)."
+                )
             own = c[:-1].tolist()
             rare_list = rare.tolist()
             if not _distinct(own + rare_list):
-                raise ValueError(f"{wr}: the rare categories must be distinct and differ "
-                                 f"from the categories with a code of their own.")
+                raise ValueError(
+                    f"{wr}: the rare categories must be distinct and differ "
+                    f"from the categories with a code of their own."
+                )
         if "datetime_zones_" not in state:
             return
         zones = state["datetime_zones_"]
-        if not isinstance(zones, list) or len(zones) != p or \
-                not all(z is None or z in (_NAIVE, _UTC) for z in zones):
-            raise ValueError(f"{where}.datetime_zones_: must be a list of {p} entries, each "
-                             f"None, {_NAIVE!r} or {_UTC!r}.")
+        if (
+            not isinstance(zones, list)
+            or len(zones) != p
+            or not all(z is None or z in (_NAIVE, _UTC) for z in zones)
+        ):
+            raise ValueError(
+                f"{where}.datetime_zones_: must be a list of {p} entries, each "
+                f"None, {_NAIVE!r} or {_UTC!r}."
+            )
         if any(z is not None and flag for z, flag in zip(zones, flags.tolist())):
-            raise ValueError(f"{where}.datetime_zones_: a categorical column is not a "
-                             f"datetime column.")
+            raise ValueError(
+                f"{where}.datetime_zones_: a categorical column is not a datetime column."
+            )
 
 
 def _distinct(labels):
     """Whether no two labels are equal (as a Python set sees them)."""
     try:
         return len(set(labels)) == len(labels)
-    except TypeError:           # an unhashable label is not a category label
+    except TypeError:  # an unhashable label is not a category label
         return False
 
 
@@ -808,11 +903,15 @@ class EncoderMixin(AtomicRefitMixin):
         was wrapped around), and ``class_weight`` must hold finite weights."""
         super()._validate_params()
         for name, value in self.get_params(deep=False).items():
-            if (isinstance(value, numbers.Integral) and not isinstance(value, bool)
-                    and not _INT64_MIN <= int(value) <= _INT64_MAX):
+            if (
+                isinstance(value, numbers.Integral)
+                and not isinstance(value, bool)
+                and not _INT64_MIN <= int(value) <= _INT64_MAX
+            ):
                 raise ValueError(
                     f"The {name!r} parameter of {type(self).__name__} must fit in a 64-bit "
-                    f"integer (at most 2**63 - 1), got {value!r}.")
+                    f"integer (at most 2**63 - 1), got {value!r}."
+                )
         if "class_weight" in self.get_params(deep=False):
             check_class_weight(self.class_weight)
 
@@ -820,21 +919,25 @@ class EncoderMixin(AtomicRefitMixin):
         """X encoded; at a fit (``reset``), ``y`` and ``sample_weight`` rank the
         categories of a column of more than 255 (regression, or two classes)."""
         if issparse(X) and not self._accepts_sparse:
-            raise TypeError(f"{type(self).__name__} does not accept a sparse X "
-                            f"({type(X).__name__}); pass a dense array (X.toarray()).")
+            raise TypeError(
+                f"{type(self).__name__} does not accept a sparse X "
+                f"({type(X).__name__}); pass a dense array (X.toarray())."
+            )
         _check_feature_names(self, X, reset=reset)
         if reset:
-            self._encoder = FeatureEncoder(self.categorical_features,
-                                           allow_infinite=self._allows_infinite)
+            self._encoder = FeatureEncoder(
+                self.categorical_features, allow_infinite=self._allows_infinite
+            )
             Xe = self._encoder.fit_transform(
-                X, target=lambda: _grouping_target(self, y, sample_weight),
-                sample_weight=None)
+                X, target=lambda: _grouping_target(self, y, sample_weight), sample_weight=None
+            )
         else:
             Xe = self._encoder.transform(X)
         _check_n_features(self, Xe, reset=reset)
         if reset and Xe.shape[0] == 0:
-            raise ValueError(f"Found array with 0 sample(s) (shape={Xe.shape}) while a minimum "
-                             f"of 1 is required.")
+            raise ValueError(
+                f"Found array with 0 sample(s) (shape={Xe.shape}) while a minimum of 1 is required."
+            )
         return Xe
 
 
@@ -844,6 +947,7 @@ def _grouping_target(est, y, sample_weight):
     None)`` when there is none to rank by (no ``y``, more than two classes, or a ``y``
     or weights that the estimator's own checks will refuse after this)."""
     from sklearn.base import is_classifier
+
     if y is None:
         return None, None
     y = np.asarray(y)
@@ -862,8 +966,9 @@ def _grouping_target(est, y, sample_weight):
         w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     except (TypeError, ValueError):
         return None, None
-    if not np.isfinite(target).all() or (w is not None and (
-            w.shape != target.shape or not np.isfinite(w).all() or (w < 0).any())):
+    if not np.isfinite(target).all() or (
+        w is not None and (w.shape != target.shape or not np.isfinite(w).all() or (w < 0).any())
+    ):
         return None, None
     return target, w
 
@@ -915,8 +1020,7 @@ def check_weights(sample_weight, X, y=None):
     rescaling would silently change.  The user can rescale knowing this.
     """
     try:
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                  ensure_non_negative=True)
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
     except TypeError:
         # scikit-learn's own words (a scalar, a wrong type): as scikit-learn raises them
         raise
@@ -928,25 +1032,30 @@ def check_weights(sample_weight, X, y=None):
     # _check_sample_weight refuses NaN / inf and negative weights; kept as a guard
     if not np.all(np.isfinite(sw)):
         raise ValueError("sample_weight must be finite.")
-    with np.errstate(over="ignore"):          # an overflow to inf is what is checked
+    with np.errstate(over="ignore"):  # an overflow to inf is what is checked
         total = float(np.sum(sw))
     if total <= 0:
-        raise ValueError("sample_weight sums to zero: at least one sample needs a positive "
-                         "weight.")
+        raise ValueError("sample_weight sums to zero: at least one sample needs a positive weight.")
     if not total <= MAX_TOTAL_WEIGHT:
-        raise ValueError(f"sample_weight sums to {total:.3g}; the total weight must be at "
-                         f"most {MAX_TOTAL_WEIGHT:.0e} (rescale the weights).")
+        raise ValueError(
+            f"sample_weight sums to {total:.3g}; the total weight must be at "
+            f"most {MAX_TOTAL_WEIGHT:.0e} (rescale the weights)."
+        )
     if total < MIN_TOTAL_WEIGHT:
-        raise ValueError(f"sample_weight sums to {total:.3g}; the total weight must be at "
-                         f"least {MIN_TOTAL_WEIGHT:.0e} (rescale the weights).")
+        raise ValueError(
+            f"sample_weight sums to {total:.3g}; the total weight must be at "
+            f"least {MIN_TOTAL_WEIGHT:.0e} (rescale the weights)."
+        )
     if y is not None:
         with np.errstate(over="ignore"):
             ay = np.abs(np.asarray(y, dtype=np.float64))
-            if ay.ndim == 2:        # several outputs: bound every output's sums at once
+            if ay.ndim == 2:  # several outputs: bound every output's sums at once
                 ay = ay.max(axis=1)
             wy = float(np.sum(sw * ay))
         if not wy <= MAX_WEIGHTED_TARGET:
-            raise ValueError(f"sample_weight times |y| sums to {wy:.3g}; it must be at most "
-                             f"{MAX_WEIGHTED_TARGET:.0e}, or the weighted means of the "
-                             f"targets overflow (rescale the weights or the targets).")
+            raise ValueError(
+                f"sample_weight times |y| sums to {wy:.3g}; it must be at most "
+                f"{MAX_WEIGHTED_TARGET:.0e}, or the weighted means of the "
+                f"targets overflow (rescale the weights or the targets)."
+            )
     return sw

@@ -1,4 +1,5 @@
 """Text views of a fitted tree: an indented text tree and IF-THEN rules (one per leaf)."""
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -39,14 +40,15 @@ def tree_view(model, feature_names=None, class_names=None, tree_index=0, class_i
     """The :class:`~treeboost.trees._tree_view.TreeView` every export reads (see that
     module for what ``tree_index`` and ``class_index`` pick)."""
     from ._tree_view import named_view, select_tree
-    return named_view(select_tree(model, tree_index, class_index), feature_names,
-                      class_names)
+
+    return named_view(select_tree(model, tree_index, class_index), feature_names, class_names)
 
 
 @dataclass
 class Condition:
     """``feature`` lies in an interval ``(low, high]`` or in a set of categories;
     ``missing`` tells whether a missing value also satisfies it."""
+
     feature: int
     name: str
     low: float = -np.inf
@@ -69,10 +71,16 @@ class Condition:
             shown = [str(c) for c in self.categories] if labels is None else labels(self)
             if not shown:
                 # the path's tests leave no category: only a missing value satisfies it
-                return (f"{self.name} is missing" if self.missing
-                        else f"{self.name} in {{}} (no value satisfies it)")
-            text = (f"{self.name} = {shown[0]}" if len(shown) == 1
-                    else f"{self.name} in {{{', '.join(shown)}}}")
+                return (
+                    f"{self.name} is missing"
+                    if self.missing
+                    else f"{self.name} in {{}} (no value satisfies it)"
+                )
+            text = (
+                f"{self.name} = {shown[0]}"
+                if len(shown) == 1
+                else f"{self.name} in {{{', '.join(shown)}}}"
+            )
         elif np.isinf(self.low) and np.isinf(self.high):
             text = f"{self.name} is missing" if self.missing else f"{self.name} is not missing"
             return text
@@ -90,8 +98,7 @@ class Condition:
         return _fmt(v, self.decimals)
 
     # the state read from a model file: a condition is data, never code
-    _persist_attributes = ("feature", "name", "low", "high", "categories", "missing",
-                           "decimals")
+    _persist_attributes = ("feature", "name", "low", "high", "categories", "missing", "decimals")
 
     def _validate_state(self, where="condition", n_features=None, categories=None):
         """Raise ValueError unless the condition tests a feature in range with number
@@ -99,19 +106,29 @@ class Condition:
         owner's category arrays, one per feature, None for numeric ones)."""
         if set(vars(self)) != set(self._persist_attributes):
             raise ValueError(f"{where}: not a Condition (or with other attributes).")
-        check_int(self.feature, f"{where}.feature", 0,
-                  None if n_features is None else n_features - 1)
-        if not isinstance(self.name, str) or not is_int(self.decimals) or \
-                not isinstance(self.missing, (bool, np.bool_)):
-            raise ValueError(f"{where}: a condition has a malformed name, decimals or "
-                             f"missing flag.")
-        if not is_real(self.low) or not is_real(self.high) or np.isnan(self.low) or \
-                np.isnan(self.high):
+        check_int(
+            self.feature, f"{where}.feature", 0, None if n_features is None else n_features - 1
+        )
+        if (
+            not isinstance(self.name, str)
+            or not is_int(self.decimals)
+            or not isinstance(self.missing, (bool, np.bool_))
+        ):
+            raise ValueError(
+                f"{where}: a condition has a malformed name, decimals or missing flag."
+            )
+        if (
+            not is_real(self.low)
+            or not is_real(self.high)
+            or np.isnan(self.low)
+            or np.isnan(self.high)
+        ):
             raise ValueError(f"{where}: a condition's interval bounds must be numbers.")
         if self.categories is not None:
             if categories is not None and categories[self.feature] is None:
-                raise ValueError(f"{where}: a category test on feature {self.feature}, which "
-                                 f"has no categories.")
+                raise ValueError(
+                    f"{where}: a category test on feature {self.feature}, which has no categories."
+                )
             if not isinstance(self.categories, list) or not labels_ok(self.categories):
                 raise ValueError(f"{where}.categories: must be a list of labels.")
 
@@ -119,6 +136,7 @@ class Condition:
 @dataclass
 class Rule:
     """One root-to-leaf path: the conjunction of ``conditions`` predicts ``prediction``."""
+
     conditions: list
     prediction: object
     confidence: object
@@ -130,8 +148,17 @@ class Rule:
     extra: dict = field(default_factory=dict)
 
     # the state read from a model file: a rule is data, never code
-    _persist_attributes = ("conditions", "prediction", "confidence", "leaf", "n_samples",
-                           "weight", "target_name", "decimals", "extra")
+    _persist_attributes = (
+        "conditions",
+        "prediction",
+        "confidence",
+        "leaf",
+        "n_samples",
+        "weight",
+        "target_name",
+        "decimals",
+        "extra",
+    )
 
     def _validate_state(self, where="rule", n_features=None, categories=None, classes=None):
         """Raise ValueError unless the rule's conditions are valid, it predicts one of
@@ -141,27 +168,50 @@ class Rule:
         if not isinstance(self.conditions, list):
             raise ValueError(f"{where}.conditions: must be a list.")
         for j, c in enumerate(self.conditions):
-            validate_part(c, f"{where}.conditions[{j}]", expect=Condition,
-                          n_features=n_features, categories=categories)
-        if classes is not None and (not is_hashable(self.prediction)
-                                    or self.prediction not in set(classes.tolist())):
-            raise ValueError(f"{where}: predicts {self.prediction!r:.40}, which is not one of "
-                             f"classes_.")
+            validate_part(
+                c,
+                f"{where}.conditions[{j}]",
+                expect=Condition,
+                n_features=n_features,
+                categories=categories,
+            )
+        if classes is not None and (
+            not is_hashable(self.prediction) or self.prediction not in set(classes.tolist())
+        ):
+            raise ValueError(
+                f"{where}: predicts {self.prediction!r:.40}, which is not one of classes_."
+            )
         extra = self.extra
-        if not isinstance(extra, dict) or not {"distribution", "estimated_accuracy",
-                                               "coverage", "dropped"} <= set(extra):
-            raise ValueError(f"{where}.extra: must hold distribution, estimated_accuracy, "
-                             f"coverage and dropped.")
-        check_array(extra["distribution"], f"{where}.extra['distribution']", "float64",
-                    (None if classes is None else classes.size,), finite=True, low=0)
+        if not isinstance(extra, dict) or not {
+            "distribution",
+            "estimated_accuracy",
+            "coverage",
+            "dropped",
+        } <= set(extra):
+            raise ValueError(
+                f"{where}.extra: must hold distribution, estimated_accuracy, coverage and dropped."
+            )
+        check_array(
+            extra["distribution"],
+            f"{where}.extra['distribution']",
+            "float64",
+            (None if classes is None else classes.size,),
+            finite=True,
+            low=0,
+        )
         if not is_real(extra["estimated_accuracy"]) or not is_real(extra["coverage"]):
             raise ValueError(f"{where}: estimated_accuracy and coverage must be numbers.")
-        if not (self.confidence is None or is_real(self.confidence)) or \
-                not is_int(self.leaf) or not is_int(self.n_samples) or \
-                not is_real(self.weight) or not isinstance(self.target_name, str) or \
-                not is_int(self.decimals):
-            raise ValueError(f"{where}: malformed confidence, leaf, n_samples, weight, "
-                             f"target_name or decimals.")
+        if (
+            not (self.confidence is None or is_real(self.confidence))
+            or not is_int(self.leaf)
+            or not is_int(self.n_samples)
+            or not is_real(self.weight)
+            or not isinstance(self.target_name, str)
+            or not is_int(self.decimals)
+        ):
+            raise ValueError(
+                f"{where}: malformed confidence, leaf, n_samples, weight, target_name or decimals."
+            )
 
     def __str__(self):
         return self.text()
@@ -171,8 +221,7 @@ class Rule:
         categories (see :meth:`Condition.text`)."""
         lhs = " AND ".join(c.text(fmt, labels) for c in self.conditions) or "TRUE"
         conf = "" if self.confidence is None else f", p={self.confidence:.{self.decimals}f}"
-        return (f"IF {lhs} THEN {self.target_name} = {self.prediction} "
-                f"[n={self.n_samples}{conf}]")
+        return f"IF {lhs} THEN {self.target_name} = {self.prediction} [n={self.n_samples}{conf}]"
 
 
 _INDEX_DOC = """tree_index : int or (int, int), default=0
@@ -193,8 +242,16 @@ def index_doc(function):
 
 
 @index_doc
-def extract_rules(estimator, feature_names=None, class_names=None, target_name=None,
-                  decimals=3, *, tree_index=0, class_index=None):
+def extract_rules(
+    estimator,
+    feature_names=None,
+    class_names=None,
+    target_name=None,
+    decimals=3,
+    *,
+    tree_index=0,
+    class_index=None,
+):
     """The rules of one tree of a fitted model, one :class:`Rule` per leaf, in leaf order.
 
     Tests on the same feature along a path are merged: numeric thresholds into one
@@ -225,6 +282,7 @@ def rules_of_view(view, target_name=None, decimals=3):
     """The rules of the tree of a :class:`~treeboost.trees._tree_view.TreeView`."""
     if view.multiway:
         from .rules import multiway_rules
+
         return multiway_rules(view, target_name, decimals)
     tree = view.tree
     names = view.feature_names
@@ -238,20 +296,40 @@ def rules_of_view(view, target_name=None, decimals=3):
         if tree.children_left[node] == TREE_LEAF:
             pred, conf = _leaf_text(view, node, decimals)
             ordered = [conds[f] for f in sorted(conds)]
-            rules.append(Rule(ordered, pred, conf, node, int(tree.n_node_samples[node]),
-                              float(tree.weighted_n_node_samples[node]), target_name,
-                              decimals))
+            rules.append(
+                Rule(
+                    ordered,
+                    pred,
+                    conf,
+                    node,
+                    int(tree.n_node_samples[node]),
+                    float(tree.weighted_n_node_samples[node]),
+                    target_name,
+                    decimals,
+                )
+            )
             continue
         j = int(tree.feature[node])
         f = int(view.columns[j])
-        for go_left, child in ((False, tree.children_right[node]),
-                               (True, tree.children_left[node])):
+        for go_left, child in (
+            (False, tree.children_right[node]),
+            (True, tree.children_left[node]),
+        ):
             new, new_codes = dict(conds), dict(codes)
             c = new.get(f)
-            c = Condition(f, names[j], missing=bool(view.show_missing[j]),
-                          decimals=decimals) if c is None else Condition(
-                c.feature, c.name, c.low, c.high,
-                None if c.categories is None else list(c.categories), c.missing, decimals)
+            c = (
+                Condition(f, names[j], missing=bool(view.show_missing[j]), decimals=decimals)
+                if c is None
+                else Condition(
+                    c.feature,
+                    c.name,
+                    c.low,
+                    c.high,
+                    None if c.categories is None else list(c.categories),
+                    c.missing,
+                    decimals,
+                )
+            )
             c.missing = c.missing and bool(tree.missing_go_left[node]) == go_left
             left = view.category_split(node)
             if left is not None:
@@ -276,17 +354,27 @@ def rules_of_view(view, target_name=None, decimals=3):
 def rule_texts(view, rules):
     """The rules as strings, their bounds and categories formatted by the view's encoder
     (dates as dates, the shared code of rare categories described)."""
+
     def fmt(condition, value):
         return view.column_threshold_text(condition.feature, value, condition.decimals)
 
     def labels(condition):
         return view.column_category_text(condition.feature, condition.categories)
+
     return [r.text(fmt, labels) for r in rules]
 
 
 @index_doc
-def export_rules(estimator, feature_names=None, class_names=None, target_name=None,
-                 decimals=3, *, tree_index=0, class_index=None):
+def export_rules(
+    estimator,
+    feature_names=None,
+    class_names=None,
+    target_name=None,
+    decimals=3,
+    *,
+    tree_index=0,
+    class_index=None,
+):
     """IF-THEN rules of one tree of a fitted model as strings, one per leaf (see
     :func:`extract_rules`; the parameters are the same).
 
@@ -321,8 +409,16 @@ def _indent(depth):
 
 
 @index_doc
-def export_text(estimator, feature_names=None, class_names=None, decimals=3,
-                show_weights=False, *, tree_index=0, class_index=None):
+def export_text(
+    estimator,
+    feature_names=None,
+    class_names=None,
+    decimals=3,
+    show_weights=False,
+    *,
+    tree_index=0,
+    class_index=None,
+):
     """An indented text picture of one tree of a fitted model, one line per test and
     per leaf.
 
@@ -357,8 +453,10 @@ def export_text(estimator, feature_names=None, class_names=None, decimals=3,
     """
     view = tree_view(estimator, feature_names, class_names, tree_index, class_index)
     if view.multiway:
-        raise ValueError(f"export_text draws binary trees; {type(estimator).__name__}'s "
-                         f"tree is multiway: use export_rules, export_graphviz or plot_tree.")
+        raise ValueError(
+            f"export_text draws binary trees; {type(estimator).__name__}'s "
+            f"tree is multiway: use export_rules, export_graphviz or plot_tree."
+        )
     tree, names = view.tree, view.feature_names
     lines = []
 

@@ -17,6 +17,7 @@ tree's ``value (raw score)``) and the class it predicts; each edge is labelled b
 branch it stands for (True/False for a binary test, the category or interval for a
 multiway one).
 """
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,16 +26,26 @@ from .export import _fmt, index_doc, tree_view
 
 __all__ = ["export_graphviz", "plot_tree"]
 
-_PALETTE = ["#e58139", "#399de5", "#47e539", "#d739e5", "#e5d939", "#39e5c6", "#e53958",
-            "#8139e5", "#7be539", "#e539b5"]
+_PALETTE = [
+    "#e58139",
+    "#399de5",
+    "#47e539",
+    "#d739e5",
+    "#e5d939",
+    "#39e5c6",
+    "#e53958",
+    "#8139e5",
+    "#7be539",
+    "#e539b5",
+]
 
 
 @dataclass
 class _Node:
     id: int
-    test: str                       # "" for a leaf
+    test: str  # "" for a leaf
     info: list
-    children: list = field(default_factory=list)    # (child id, edge label)
+    children: list = field(default_factory=list)  # (child id, edge label)
     color: str = "#ffffff"
 
 
@@ -47,13 +58,20 @@ def _color(value, classes, vmin, vmax):
     else:
         alpha = 0.0 if vmax <= vmin else (float(value[0]) - vmin) / (vmax - vmin)
         base = "#399de5"
-    rgb = np.array([int(base[i:i + 2], 16) for i in (1, 3, 5)])
+    rgb = np.array([int(base[i : i + 2], 16) for i in (1, 3, 5)])
     mixed = np.rint(alpha * rgb + (1 - alpha) * 255).astype(int)
     return "#" + "".join(f"{c:02x}" for c in mixed)
 
 
-def _nodes(model, feature_names=None, class_names=None, tree_index=0, class_index=None,
-           decimals=3, impurity=True):
+def _nodes(
+    model,
+    feature_names=None,
+    class_names=None,
+    tree_index=0,
+    class_index=None,
+    decimals=3,
+    impurity=True,
+):
     view = tree_view(model, feature_names, class_names, tree_index, class_index)
     tree, classes = view.tree, view.classes
     value = tree.value
@@ -63,7 +81,7 @@ def _nodes(model, feature_names=None, class_names=None, tree_index=0, class_inde
     for node in range(value.shape[0]):
         w = float(tree.weighted_n_node_samples[node])
         info = []
-        if impurity and not view.raw_score:    # a boosting node's impurity is -G^2/2H
+        if impurity and not view.raw_score:  # a boosting node's impurity is -G^2/2H
             info.append(f"{crit} = {_fmt(float(tree.impurity[node]), decimals)}")
         info.append(f"samples = {_fmt(float(tree.n_node_samples[node]), decimals)}")
         if classes is not None:
@@ -93,8 +111,10 @@ def _binary_test(view, node, n, decimals):
     else:
         n.test = f"{names[f]} <= {view.threshold_text(f, float(tree.threshold[node]), decimals)}"
     miss = "missing" if tree.missing_go_left[node] else ""
-    n.children = [(int(tree.children_left[node]), "True" + (f" / {miss}" if miss else "")),
-                  (int(tree.children_right[node]), "False" + ("" if miss else " / missing"))]
+    n.children = [
+        (int(tree.children_left[node]), "True" + (f" / {miss}" if miss else "")),
+        (int(tree.children_right[node]), "False" + ("" if miss else " / missing")),
+    ]
 
 
 def _multiway_test(view, node, n, decimals):
@@ -109,8 +129,10 @@ def _multiway_test(view, node, n, decimals):
     else:
         t = view.threshold_text(f, float(tree.threshold[node]), decimals)
         n.test = f"{names[f]} <= {t} ?"
-        n.children = [(int(tree.children[node][0]), f"<= {t}"),
-                      (int(tree.children[node][1]), f"> {t}")]
+        n.children = [
+            (int(tree.children[node][0]), f"<= {t}"),
+            (int(tree.children[node][1]), f"> {t}"),
+        ]
 
 
 # -- DOT -------------------------------------------------------------------------------
@@ -119,9 +141,20 @@ def _dot_escape(text):
 
 
 @index_doc
-def export_graphviz(model, out_file=None, *, feature_names=None, class_names=None,
-                    tree_index=0, class_index=None, decimals=3, impurity=True, filled=True,
-                    fontname="helvetica", rankdir="TB"):
+def export_graphviz(
+    model,
+    out_file=None,
+    *,
+    feature_names=None,
+    class_names=None,
+    tree_index=0,
+    class_index=None,
+    decimals=3,
+    impurity=True,
+    filled=True,
+    fontname="helvetica",
+    rankdir="TB",
+):
     """The tree as Graphviz DOT text.
 
     Parameters
@@ -151,12 +184,14 @@ def export_graphviz(model, out_file=None, *, feature_names=None, class_names=Non
     >>> print(export_graphviz(clf).splitlines()[0])
     digraph Tree {
     """
-    nodes = _nodes(model, feature_names, class_names, tree_index, class_index, decimals,
-                   impurity)
-    lines = ["digraph Tree {",
-             f'node [shape=box, style="{"filled, " if filled else ""}rounded", '
-             f'color="black", fontname="{fontname}"] ;',
-             f'edge [fontname="{fontname}"] ;', f"rankdir={rankdir} ;"]
+    nodes = _nodes(model, feature_names, class_names, tree_index, class_index, decimals, impurity)
+    lines = [
+        "digraph Tree {",
+        f'node [shape=box, style="{"filled, " if filled else ""}rounded", '
+        f'color="black", fontname="{fontname}"] ;',
+        f'edge [fontname="{fontname}"] ;',
+        f"rankdir={rankdir} ;",
+    ]
     for n in nodes:
         text = "\\n".join(_dot_escape(t) for t in ([n.test] if n.test else []) + n.info)
         fill = f', fillcolor="{n.color}"' if filled else ""
@@ -178,7 +213,7 @@ def _layout(nodes):
     x, depth = {}, {}
     counter = [0]
 
-    def visit(i, d):              # recursion depth = tree depth, small for these trees
+    def visit(i, d):  # recursion depth = tree depth, small for these trees
         depth[i] = d
         kids = nodes[i].children
         if not kids:
@@ -190,6 +225,7 @@ def _layout(nodes):
         x[i] = (x[kids[0][0]] + x[kids[-1][0]]) / 2.0
 
     import sys
+
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 10000))
     try:
@@ -200,9 +236,21 @@ def _layout(nodes):
 
 
 @index_doc
-def plot_tree(model, *, feature_names=None, class_names=None, tree_index=0, class_index=None,
-              decimals=2, impurity=True, filled=True, max_depth=None, fontsize=None,
-              fontfamily=None, ax=None):
+def plot_tree(
+    model,
+    *,
+    feature_names=None,
+    class_names=None,
+    tree_index=0,
+    class_index=None,
+    decimals=2,
+    impurity=True,
+    filled=True,
+    max_depth=None,
+    fontsize=None,
+    fontfamily=None,
+    ax=None,
+):
     """Draw a tree with matplotlib.
 
     Parameters
@@ -225,17 +273,19 @@ def plot_tree(model, *, feature_names=None, class_names=None, tree_index=0, clas
     try:
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ImportError("plot_tree needs matplotlib: pip install matplotlib "
-                          "(or use export_graphviz, which needs nothing).") from None
-    nodes = _nodes(model, feature_names, class_names, tree_index, class_index, decimals,
-                   impurity)
+        raise ImportError(
+            "plot_tree needs matplotlib: pip install matplotlib "
+            "(or use export_graphviz, which needs nothing)."
+        ) from None
+    nodes = _nodes(model, feature_names, class_names, tree_index, class_index, decimals, impurity)
     if max_depth is not None:
         nodes = _truncate(nodes, max_depth)
     x, depth, n_leaves = _layout(nodes)
     max_d = max(depth.values())
     if ax is None:
-        _, ax = plt.subplots(figsize=(min(max(6, 2.6 * n_leaves), 60),
-                                      min(max(3, 1.6 * (max_d + 1)), 40)))
+        _, ax = plt.subplots(
+            figsize=(min(max(6, 2.6 * n_leaves), 60), min(max(3, 1.6 * (max_d + 1)), 40))
+        )
     if fontsize is None:
         fontsize = float(np.clip(90.0 / max(n_leaves, 1), 5, 10))
     text_kw = dict(fontsize=fontsize)
@@ -245,14 +295,28 @@ def plot_tree(model, *, feature_names=None, class_names=None, tree_index=0, clas
         n = nodes[i]
         for c, label in n.children:
             ax.plot([x[i], x[c]], [-depth[i], -depth[c]], color="0.4", lw=0.8, zorder=1)
-            ax.text((x[i] + x[c]) / 2, -(depth[i] + depth[c]) / 2, label, ha="center",
-                    va="center", zorder=3, color="0.2",
-                    bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none"),
-                    **{**text_kw, "fontsize": fontsize * 0.85})
+            ax.text(
+                (x[i] + x[c]) / 2,
+                -(depth[i] + depth[c]) / 2,
+                label,
+                ha="center",
+                va="center",
+                zorder=3,
+                color="0.2",
+                bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none"),
+                **{**text_kw, "fontsize": fontsize * 0.85},
+            )
         text = "\n".join(([n.test] if n.test else []) + n.info)
-        ax.text(x[i], -depth[i], text, ha="center", va="center", zorder=2,
-                bbox=dict(boxstyle="round", fc=n.color if filled else "white", ec="black"),
-                **text_kw)
+        ax.text(
+            x[i],
+            -depth[i],
+            text,
+            ha="center",
+            va="center",
+            zorder=2,
+            bbox=dict(boxstyle="round", fc=n.color if filled else "white", ec="black"),
+            **text_kw,
+        )
     ax.set_xlim(-0.7, n_leaves - 0.3)
     ax.set_ylim(-max_d - 0.6, 0.6)
     ax.set_axis_off()

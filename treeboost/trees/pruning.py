@@ -49,6 +49,7 @@ Quinlan's program (``AddErrs``: exact for ``E = 0``, interpolated for ``E < 1``,
 approximation above).  C4.5's "subtree raising" is not done, so that the result stays a
 subtree of the input.
 """
+
 import copy
 from numbers import Real
 
@@ -56,8 +57,14 @@ import numpy as np
 
 from ..engine import TREE_LEAF, Tree
 
-__all__ = ["pre_pruning", "reduced_error_pruning", "cost_complexity_pruning_path",
-           "prune_ccp", "pessimistic_pruning", "pessimistic_errors"]
+__all__ = [
+    "pre_pruning",
+    "reduced_error_pruning",
+    "cost_complexity_pruning_path",
+    "prune_ccp",
+    "pessimistic_pruning",
+    "pessimistic_errors",
+]
 
 
 # -- a common view of binary and multiway trees ----------------------------------------
@@ -76,9 +83,12 @@ class _View:
             self.feature = tree.feature
         else:
             left, right = tree.children_left, tree.children_right
-            self.children = [np.empty(0, np.int64) if left[i] == TREE_LEAF
-                             else np.array([left[i], right[i]], np.int64)
-                             for i in range(tree.node_count)]
+            self.children = [
+                np.empty(0, np.int64)
+                if left[i] == TREE_LEAF
+                else np.array([left[i], right[i]], np.int64)
+                for i in range(tree.node_count)
+            ]
             self.feature = tree.feature
         self.n_nodes = len(self.children)
         self.parent = np.full(self.n_nodes, -1, np.int64)
@@ -150,10 +160,12 @@ def _binary_subtree(tree, cut):
     arrays = {name: np.array(getattr(tree, name)[keep]) for name in Tree._arrays}
     leaf = np.isin(keep, list(cut)) | (tree.children_left[keep] == TREE_LEAF)
     dtype = tree.children_left.dtype
-    arrays["children_left"] = np.where(leaf, TREE_LEAF,
-                                       new_id[tree.children_left[keep]]).astype(dtype)
-    arrays["children_right"] = np.where(leaf, TREE_LEAF,
-                                        new_id[tree.children_right[keep]]).astype(dtype)
+    arrays["children_left"] = np.where(leaf, TREE_LEAF, new_id[tree.children_left[keep]]).astype(
+        dtype
+    )
+    arrays["children_right"] = np.where(leaf, TREE_LEAF, new_id[tree.children_right[keep]]).astype(
+        dtype
+    )
     # a pruned node looks like a grown leaf: no feature, no threshold, no gain
     arrays["feature"][leaf] = -1
     arrays["threshold"][leaf] = np.nan
@@ -184,16 +196,21 @@ def _validation_correct(view, X_val, y_val):
     onehot = np.zeros((y_idx.shape[0], K))
     seen = y_idx >= 0
     onehot[np.flatnonzero(seen), y_idx[seen]] = 1.0
-    mass = np.asarray(W.T @ onehot)                 # (n_nodes, K) validation class weights
+    mass = np.asarray(W.T @ onehot)  # (n_nodes, K) validation class weights
     correct = mass[np.arange(view.n_nodes), view.prediction()]
     return correct, float(y_idx.shape[0])
 
 
 def _step(view, node, before, after, decision):
     node_map = getattr(view.tree, "node_map_", None)
-    return dict(node=int(node), feature=view.feature_name(node),
-                accuracy_before=float(before), accuracy_after=float(after), decision=decision,
-                original_node=int(node_map[node]) if node_map is not None else int(node))
+    return dict(
+        node=int(node),
+        feature=view.feature_name(node),
+        accuracy_before=float(before),
+        accuracy_after=float(after),
+        decision=decision,
+        original_node=int(node_map[node]) if node_map is not None else int(node),
+    )
 
 
 def pre_pruning(estimator, X_val, y_val, return_report=False):
@@ -228,8 +245,15 @@ def pre_pruning(estimator, X_val, y_val, return_report=False):
             current = after
             queue.extend(int(c) for c in view.children[node])
         else:
-            report.append(_step(view, node, current / total, after / total,
-                                "leaf (split does not raise accuracy)"))
+            report.append(
+                _step(
+                    view,
+                    node,
+                    current / total,
+                    after / total,
+                    "leaf (split does not raise accuracy)",
+                )
+            )
             cut.append(node)
     pruned = view.build(cut)
     return (pruned, report) if return_report else pruned
@@ -256,7 +280,7 @@ def reduced_error_pruning(estimator, X_val, y_val, tie="prune", return_report=Fa
     view = _View(estimator)
     correct, total = _validation_correct(view, X_val, y_val)
     order = view.topological()
-    subtree = correct.copy()             # validation correct of each (pruned) subtree
+    subtree = correct.copy()  # validation correct of each (pruned) subtree
     for node in reversed(order):
         if not view.is_leaf(node):
             subtree[node] = subtree[view.children[node]].sum()
@@ -305,7 +329,7 @@ def _ccp(view, ccp_alpha=None):
     while candidate[0]:
         idx = np.flatnonzero(candidate)
         eff = (r_node[idx] - r_branch[idx]) / (n_leaves[idx] - 1)
-        k = int(np.argmin(eff))             # first smallest, as scikit-learn's strict <
+        k = int(np.argmin(eff))  # first smallest, as scikit-learn's strict <
         alpha, node = float(eff[k]), int(idx[k])
         # a relative tolerance, so that an alpha read off the path (computed in another
         # order of float operations, e.g. by scikit-learn) selects that path's subtree
@@ -355,6 +379,7 @@ def cost_complexity_pruning_path(estimator, X=None, y=None, sample_weight=None):
     """
     from sklearn.base import clone
     from sklearn.utils import Bunch
+
     if X is not None:
         estimator = clone(estimator).fit(X, y, sample_weight=sample_weight)
     alphas, impurities, _, sizes = _ccp(_View(estimator))
@@ -383,10 +408,14 @@ _CF_DEV = np.array([4.0, 3.09, 2.58, 2.33, 1.65, 1.28, 0.84, 0.25, 0.00])
 
 
 def _check_cf(confidence_factor):
-    if (not isinstance(confidence_factor, Real) or isinstance(confidence_factor, bool)
-            or not 0 < confidence_factor <= 0.5):
-        raise ValueError("confidence_factor must be a float in (0, 0.5], got "
-                         f"{confidence_factor!r}.")
+    if (
+        not isinstance(confidence_factor, Real)
+        or isinstance(confidence_factor, bool)
+        or not 0 < confidence_factor <= 0.5
+    ):
+        raise ValueError(
+            f"confidence_factor must be a float in (0, 0.5], got {confidence_factor!r}."
+        )
     return float(confidence_factor)
 
 
@@ -402,22 +431,33 @@ def pessimistic_errors(n, e, confidence_factor=0.25):
     cf = _check_cf(confidence_factor)
     i = int(np.searchsorted(_CF_VAL, cf, side="left"))
     z = _CF_DEV[i - 1] + (_CF_DEV[i] - _CF_DEV[i - 1]) * (cf - _CF_VAL[i - 1]) / (
-        _CF_VAL[i] - _CF_VAL[i - 1])
+        _CF_VAL[i] - _CF_VAL[i - 1]
+    )
     coeff = z * z
     n = np.asarray(n, dtype=np.float64)
     e = np.asarray(e, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         safe_n = np.where(n > 0, n, 1.0)
         zero = safe_n * (1 - np.exp(np.log(cf) / safe_n))
-        pr1 = (1.5 + coeff / 2 + np.sqrt(coeff * (1.5 * (1 - 1.5 / safe_n) + coeff / 4))) \
-            / (safe_n + coeff)
+        pr1 = (1.5 + coeff / 2 + np.sqrt(coeff * (1.5 * (1 - 1.5 / safe_n) + coeff / 4))) / (
+            safe_n + coeff
+        )
         one = np.where(1.5 >= safe_n, 0.67 * (safe_n - 1), safe_n * pr1 - 1)
-        pr = (e + 0.5 + coeff / 2 + np.sqrt(np.maximum(
-            coeff * ((e + 0.5) * (1 - (e + 0.5) / safe_n) + coeff / 4), 0))) / (safe_n + coeff)
-        extra = np.where(e < 1e-6, zero,
-                         np.where(e < 0.9999, zero + e * (one - zero),
-                                  np.where(e + 0.5 >= safe_n, 0.67 * (safe_n - e),
-                                           safe_n * pr - e)))
+        pr = (
+            e
+            + 0.5
+            + coeff / 2
+            + np.sqrt(np.maximum(coeff * ((e + 0.5) * (1 - (e + 0.5) / safe_n) + coeff / 4), 0))
+        ) / (safe_n + coeff)
+        extra = np.where(
+            e < 1e-6,
+            zero,
+            np.where(
+                e < 0.9999,
+                zero + e * (one - zero),
+                np.where(e + 0.5 >= safe_n, 0.67 * (safe_n - e), safe_n * pr - e),
+            ),
+        )
     return np.where(n > 0, e + extra, 0.0)
 
 
@@ -448,14 +488,20 @@ def pessimistic_pruning(estimator, confidence_factor=0.25, return_report=False):
     order = view.topological()
     est = leaf_err.copy()
     cut, report = [], []
-    for node in reversed(order):          # children before their parent
+    for node in reversed(order):  # children before their parent
         if view.is_leaf(node):
             continue
         sub = est[view.children[node]].sum()
         prune = leaf_err[node] <= sub + 0.1
-        report.append(dict(node=int(node), feature=view.feature_name(node),
-                           leaf_errors=float(leaf_err[node]), subtree_errors=float(sub),
-                           decision="prune" if prune else "keep"))
+        report.append(
+            dict(
+                node=int(node),
+                feature=view.feature_name(node),
+                leaf_errors=float(leaf_err[node]),
+                subtree_errors=float(sub),
+                decision="prune" if prune else "keep",
+            )
+        )
         if prune:
             cut.append(node)
             est[node] = leaf_err[node]

@@ -21,6 +21,7 @@ majority), drop duplicate rules, order the rules by estimated accuracy ``1 - U_C
 fires, or the default class (the majority class of the training rows no rule covers).
 Quinlan's MDL selection of rule subsets per class is not done.
 """
+
 import copy
 from numbers import Real
 
@@ -32,8 +33,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._atomic import AtomicRefitMixin
-from ..persistence import (PersistenceMixin, check_fitted, is_hashable, register,
-                           validate_part)
+from ..persistence import PersistenceMixin, check_fitted, is_hashable, register, validate_part
 from ..persistence._spec import array, check_state
 from . import export as _export
 from .encoding import check_weights
@@ -55,11 +55,18 @@ def multiway_rules(view, target_name=None, decimals=3):
         node, conds = stack.pop()
         if tree.feature[node] < 0:
             k = int(np.argmax(tree.value[node]))
-            rules.append(Rule([conds[f] for f in sorted(conds)], classes[k],
-                              float(tree.value[node, k]), node,
-                              int(round(tree.n_node_samples[node])),
-                              float(tree.weighted_n_node_samples[node]),
-                              target_name or "class", decimals))
+            rules.append(
+                Rule(
+                    [conds[f] for f in sorted(conds)],
+                    classes[k],
+                    float(tree.value[node, k]),
+                    node,
+                    int(round(tree.n_node_samples[node])),
+                    float(tree.weighted_n_node_samples[node]),
+                    target_name or "class",
+                    decimals,
+                )
+            )
             continue
         j = int(tree.feature[node])
         f = int(view.columns[j])
@@ -67,11 +74,19 @@ def multiway_rules(view, target_name=None, decimals=3):
             new = dict(conds)
             old = new.get(f)
             if tree.is_categorical[node]:
-                c = Condition(f, names[j], categories=view.category_values(j, [v]),
-                              missing=False, decimals=decimals)
+                c = Condition(
+                    f,
+                    names[j],
+                    categories=view.category_values(j, [v]),
+                    missing=False,
+                    decimals=decimals,
+                )
             else:
-                c = (Condition(f, names[j], missing=False, decimals=decimals) if old is None
-                     else copy.copy(old))
+                c = (
+                    Condition(f, names[j], missing=False, decimals=decimals)
+                    if old is None
+                    else copy.copy(old)
+                )
                 t = float(tree.threshold[node])
                 if v == 0:
                     c.high = min(c.high, t)
@@ -84,8 +99,16 @@ def multiway_rules(view, target_name=None, decimals=3):
 
 
 @_export.index_doc
-def extract_rules(estimator, feature_names=None, class_names=None, target_name=None,
-                  decimals=3, *, tree_index=0, class_index=None):
+def extract_rules(
+    estimator,
+    feature_names=None,
+    class_names=None,
+    target_name=None,
+    decimals=3,
+    *,
+    tree_index=0,
+    class_index=None,
+):
     """One :class:`~treeboost.trees.export.Rule` per leaf of one tree of any fitted
     treeboost model.
 
@@ -100,14 +123,21 @@ def extract_rules(estimator, feature_names=None, class_names=None, target_name=N
         As :func:`treeboost.trees.export.extract_rules`.
     %(tree_index)s
     """
-    view = _export.tree_view(estimator, feature_names, class_names, tree_index,
-                             class_index)
+    view = _export.tree_view(estimator, feature_names, class_names, tree_index, class_index)
     return _export.rules_of_view(view, target_name, decimals)
 
 
 @_export.index_doc
-def export_rules(estimator, feature_names=None, class_names=None, target_name=None,
-                 decimals=3, *, tree_index=0, class_index=None):
+def export_rules(
+    estimator,
+    feature_names=None,
+    class_names=None,
+    target_name=None,
+    decimals=3,
+    *,
+    tree_index=0,
+    class_index=None,
+):
     """The rules of :func:`extract_rules` as strings, ``IF ... THEN class = c [n=.., p=..]``.
 
     Parameters
@@ -125,8 +155,7 @@ def export_rules(estimator, feature_names=None, class_names=None, target_name=No
     >>> print(export_rules(clf)[0])
     IF 纹理 = 清晰 THEN class = 是 [n=9, p=0.778]
     """
-    view = _export.tree_view(estimator, feature_names, class_names, tree_index,
-                             class_index)
+    view = _export.tree_view(estimator, feature_names, class_names, tree_index, class_index)
     return _export.rule_texts(view, _export.rules_of_view(view, target_name, decimals))
 
 
@@ -211,14 +240,19 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         rules (and the encoded input) that a rule list is made of."""
         from .cart import DecisionTreeClassifier
         from .classic import BaseClassicTree, C45Classifier
+
         if self.estimator is None:
             return C45Classifier()
         if not isinstance(self.estimator, (DecisionTreeClassifier, BaseClassicTree)):
-            got = (f"the class {self.estimator.__name__} (pass an instance)"
-                   if isinstance(self.estimator, type) else type(self.estimator).__name__)
+            got = (
+                f"the class {self.estimator.__name__} (pass an instance)"
+                if isinstance(self.estimator, type)
+                else type(self.estimator).__name__
+            )
             raise TypeError(
                 f"estimator must be a treeboost tree classifier (DecisionTreeClassifier, "
-                f"ID3Classifier or C45Classifier) or None, got {got}.")
+                f"ID3Classifier or C45Classifier) or None, got {got}."
+            )
         return clone(self.estimator)
 
     def fit(self, X, y, sample_weight=None):
@@ -269,8 +303,11 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
             masks = [_condition_mask(c, Xe, cats) for c in rule.conditions]
             keep, dropped = self._generalize(masks, y_idx == k, w, cf)
             conds = [rule.conditions[i] for i in keep]
-            cover = np.logical_and.reduce([masks[i] for i in keep]) if keep else \
-                np.ones(Xe.shape[0], bool)
+            cover = (
+                np.logical_and.reduce([masks[i] for i in keep])
+                if keep
+                else np.ones(Xe.shape[0], bool)
+            )
             n = float(w[cover].sum())
             dist = np.bincount(y_idx[cover], weights=w[cover], minlength=K)
             if n > 0:
@@ -286,16 +323,27 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
             # got fractions of, changed the majority
             k = int(np.argmax(distribution))
             key = (tuple(str(c) for c in conds), k)
-            if key in seen:             # two leaves generalised to the same rule
+            if key in seen:  # two leaves generalised to the same rule
                 continue
             seen.add(key)
             e = n - float(dist[k])
             acc = 1.0 - float(pessimistic_errors(n, e, cf)) / n if n > 0 else 0.0
-            new = Rule(conds, self.classes_[k], float(dist[k] / n) if n > 0 else None,
-                       rule.leaf, int(cover.sum()), n, rule.target_name, rule.decimals,
-                       dict(estimated_accuracy=acc, coverage=n,
-                            dropped=[str(rule.conditions[i]) for i in dropped],
-                            distribution=distribution))
+            new = Rule(
+                conds,
+                self.classes_[k],
+                float(dist[k] / n) if n > 0 else None,
+                rule.leaf,
+                int(cover.sum()),
+                n,
+                rule.target_name,
+                rule.decimals,
+                dict(
+                    estimated_accuracy=acc,
+                    coverage=n,
+                    dropped=[str(rule.conditions[i]) for i in dropped],
+                    distribution=distribution,
+                ),
+            )
             rules.append(new)
         rules.sort(key=lambda r: (-r.extra["estimated_accuracy"], -r.extra["coverage"]))
         self.rules_ = rules
@@ -312,8 +360,7 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         dropped = []
         current = self._rate(masks, keep, correct, w, cf)
         while self.generalize and keep:
-            rates = [self._rate(masks, [i for i in keep if i != j], correct, w, cf)
-                     for j in keep]
+            rates = [self._rate(masks, [i for i in keep if i != j], correct, w, cf) for j in keep]
             best = int(np.argmin(rates))
             if rates[best] > current + 1e-12:
                 break
@@ -323,8 +370,11 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
 
     @staticmethod
     def _rate(masks, keep, correct, w, cf):
-        cover = np.logical_and.reduce([masks[i] for i in keep]) if keep else \
-            np.ones(correct.shape[0], bool)
+        cover = (
+            np.logical_and.reduce([masks[i] for i in keep])
+            if keep
+            else np.ones(correct.shape[0], bool)
+        )
         n = float(w[cover].sum())
         if n <= 0:
             return 1.0
@@ -347,16 +397,18 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         rows no rule covers."""
         check_is_fitted(self, "rules_")
         first = self._first_rule(self.estimator_._transform(X))
-        table = np.vstack([r.extra["distribution"] for r in self.rules_]
-                          + [self.default_distribution_])
+        table = np.vstack(
+            [r.extra["distribution"] for r in self.rules_] + [self.default_distribution_]
+        )
         return table[np.where(first >= 0, first, len(self.rules_))]
 
     def predict(self, X):
         """Class of the first rule that fires, else ``default_class_``."""
         check_is_fitted(self, "rules_")
         first = self._first_rule(self.estimator_._transform(X))
-        labels = np.array([r.prediction for r in self.rules_] + [self.default_class_],
-                          dtype=self.classes_.dtype)
+        labels = np.array(
+            [r.prediction for r in self.rules_] + [self.default_class_], dtype=self.classes_.dtype
+        )
         return labels[np.where(first >= 0, first, len(self.rules_))]
 
     def __sklearn_tags__(self):
@@ -365,17 +417,24 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         tags.input_tags.allow_nan = True
         # a sparse X is the tree's to accept (CART takes it, the default C4.5 does not)
         est = self.estimator
-        tags.input_tags.sparse = (est is not None and not isinstance(est, type)
-                                  and get_tags(est).input_tags.sparse)
+        tags.input_tags.sparse = (
+            est is not None and not isinstance(est, type) and get_tags(est).input_tags.sparse
+        )
         return tags
 
     # -- the state read from a model file ---------------------------------------------------
 
-    _persist_attributes = ("estimator_", "classes_", "n_features_in_", "feature_names_in_",
-                           "rules_", "default_distribution_", "default_class_")
+    _persist_attributes = (
+        "estimator_",
+        "classes_",
+        "n_features_in_",
+        "feature_names_in_",
+        "rules_",
+        "default_distribution_",
+        "default_class_",
+    )
     #: the class distribution of the default rule, over ``classes_``
-    _state_spec = {"default_distribution_": array("float64", ("classes_",), finite=True,
-                                                  low=0)}
+    _state_spec = {"default_distribution_": array("float64", ("classes_",), finite=True, low=0)}
 
     def _validate_state(self, where="model", **context):
         """Check a loaded rule list: its fitted tree (``estimator_``), then every rule
@@ -385,40 +444,63 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         default class."""
         from .cart import DecisionTreeClassifier
         from .classic import C45Classifier, ID3Classifier
+
         super()._validate_state(where, **context)
-        required = ["estimator_", "classes_", "n_features_in_", "rules_",
-                    "default_distribution_", "default_class_"]
+        required = [
+            "estimator_",
+            "classes_",
+            "n_features_in_",
+            "rules_",
+            "default_distribution_",
+            "default_class_",
+        ]
         if not check_fitted(self, where, required):
             return
         est = self.estimator_
-        validate_part(est, f"{where}.estimator_",
-                      expect=(DecisionTreeClassifier, C45Classifier, ID3Classifier))
+        validate_part(
+            est,
+            f"{where}.estimator_",
+            expect=(DecisionTreeClassifier, C45Classifier, ID3Classifier),
+        )
         if "tree_" not in vars(est):
             raise ValueError(f"{where}.estimator_: a rule list needs its fitted tree.")
         classes = self.classes_
-        if not isinstance(classes, np.ndarray) or not np.array_equal(classes, est.classes_) \
-                or classes.dtype != est.classes_.dtype:
+        if (
+            not isinstance(classes, np.ndarray)
+            or not np.array_equal(classes, est.classes_)
+            or classes.dtype != est.classes_.dtype
+        ):
             raise ValueError(f"{where}.classes_: must be the classes of estimator_.")
         if self.n_features_in_ != est.n_features_in_:
-            raise ValueError(f"{where}.n_features_in_: {self.n_features_in_!r:.20}, "
-                             f"estimator_ has {est.n_features_in_}.")
+            raise ValueError(
+                f"{where}.n_features_in_: {self.n_features_in_!r:.20}, "
+                f"estimator_ has {est.n_features_in_}."
+            )
         cats = _categories(est)
         if not isinstance(self.rules_, list):
             raise ValueError(f"{where}.rules_: must be a list of rules.")
         for j, r in enumerate(self.rules_):
-            validate_part(r, f"{where}.rules_[{j}]", expect=Rule,
-                          n_features=self.n_features_in_, categories=cats, classes=classes)
+            validate_part(
+                r,
+                f"{where}.rules_[{j}]",
+                expect=Rule,
+                n_features=self.n_features_in_,
+                categories=cats,
+                classes=classes,
+            )
         check_state(self, where, self._state_spec, {"classes_": classes.size})
-        if not is_hashable(self.default_class_) or \
-                self.default_class_ not in set(classes.tolist()):
-            raise ValueError(f"{where}.default_class_: {self.default_class_!r:.40} is not one "
-                             f"of classes_.")
+        if not is_hashable(self.default_class_) or self.default_class_ not in set(classes.tolist()):
+            raise ValueError(
+                f"{where}.default_class_: {self.default_class_!r:.40} is not one of classes_."
+            )
 
     def export_text(self):
         """The rule list, one rule per line, then the default class."""
         check_is_fitted(self, "rules_")
-        lines = [f"{i + 1:>3}. {r} (est. accuracy {r.extra['estimated_accuracy']:.3f})"
-                 for i, r in enumerate(self.rules_)]
+        lines = [
+            f"{i + 1:>3}. {r} (est. accuracy {r.extra['estimated_accuracy']:.3f})"
+            for i, r in enumerate(self.rules_)
+        ]
         lines.append(f"     OTHERWISE class = {self.default_class_}")
         return "\n".join(lines)
 

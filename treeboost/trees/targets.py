@@ -1,4 +1,5 @@
 """Validation of the target y, shared by every estimator."""
+
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
@@ -8,8 +9,10 @@ def _as_1d(y, n_samples):
     y = column_or_1d(y, warn=True)
     if y.shape[0] != n_samples:
         # scikit-learn's words (check_consistent_length), naming X and y
-        raise ValueError(f"Found input variables with inconsistent numbers of samples: "
-                         f"[{n_samples}, {y.shape[0]}] (X and y).")
+        raise ValueError(
+            f"Found input variables with inconsistent numbers of samples: "
+            f"[{n_samples}, {y.shape[0]}] (X and y)."
+        )
     return y
 
 
@@ -37,8 +40,10 @@ def check_regression_outputs(y, n_samples):
         return check_regression_target(y, n_samples)
     if arr.shape[0] != n_samples:
         # scikit-learn's words (check_consistent_length), naming X and y
-        raise ValueError(f"Found input variables with inconsistent numbers of samples: "
-                         f"[{n_samples}, {arr.shape[0]}] (X and y).")
+        raise ValueError(
+            f"Found input variables with inconsistent numbers of samples: "
+            f"[{n_samples}, {arr.shape[0]}] (X and y)."
+        )
     try:
         arr = arr.astype(np.float64)
     except (TypeError, ValueError):
@@ -52,11 +57,13 @@ def check_poisson_target(y):
     """The Poisson criterion's rule on a regression target (scikit-learn's checks and
     messages): no negative value, a positive sum."""
     if np.any(y < 0):
-        raise ValueError("Some value(s) of y are negative which is not allowed for Poisson "
-                         "regression.")
+        raise ValueError(
+            "Some value(s) of y are negative which is not allowed for Poisson regression."
+        )
     if np.sum(y) <= 0:
-        raise ValueError("Sum of y is not strictly positive which is necessary for Poisson "
-                         "regression.")
+        raise ValueError(
+            "Sum of y is not strictly positive which is necessary for Poisson regression."
+        )
     return y
 
 
@@ -79,10 +86,16 @@ def check_class_weight(class_weight):
             continue
         for label, w in d.items():
             try:
-                ok = (not isinstance(w, (bool, np.bool_)) and np.ndim(w) == 0
-                      and np.isfinite(float(w)) and float(w) >= 0)
+                ok = (
+                    not isinstance(w, (bool, np.bool_))
+                    and np.ndim(w) == 0
+                    and np.isfinite(float(w))
+                    and float(w) >= 0
+                )
             except (TypeError, ValueError):
                 ok = False
             if not ok:
-                raise ValueError(f"class_weight must give each class a finite weight at "
-                                 f"least 0, got {w!r} for class {label!r}.")
+                raise ValueError(
+                    f"class_weight must give each class a finite weight at "
+                    f"least 0, got {w!r} for class {label!r}."
+                )

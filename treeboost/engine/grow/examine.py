@@ -1,6 +1,7 @@
 """Step 1 of the grower's loop: a new node's impurity, whether the stopping rules let it
 split, and its best split (:mod:`..splitting`, :mod:`..median_split`, or Extra-Trees'
 random cuts, :mod:`.random_search`), with the rules that decide between features."""
+
 import numpy as np
 
 from .. import median_split
@@ -8,13 +9,23 @@ from .._jit import inlined, internal
 from ..constraints import LOWER, MIDDLE, UPPER
 from ..criteria import NEWTON, is_regression, node_impurity, node_weight
 from ..layout import NodeView
-from ..splitting import (MODE_BUILD, MODE_SORT, MODE_SUBTRACT, copy_into,
-                         evaluate_features, evaluate_features_parallel)
+from ..splitting import (
+    MODE_BUILD,
+    MODE_SORT,
+    MODE_SUBTRACT,
+    copy_into,
+    evaluate_features,
+    evaluate_features_parallel,
+)
 from ..sparse_codes import bucket_entries
 from ..statistics import gather_rows, gather_rows_parallel
 from .histogram_pool import acquire, release
-from .random_search import (random_search, random_search_exact, random_search_exact_sparse,
-                            random_search_sparse)
+from .random_search import (
+    random_search,
+    random_search_exact,
+    random_search_exact_sparse,
+    random_search_sparse,
+)
 from .sampling import allowed_features, rand, sample_features
 
 #: node samples from which the parallel grower gathers a node's statistics on several
@@ -66,14 +77,15 @@ def splittable(nodes, node, params):
     total = nodes.stats[node]
     n_node = nodes.end[node] - nodes.start[node]
     crit = params.criterion
-    nodes.impurity[node] = node_impurity(total, nodes.sq_sum[node], crit, params.n_stats,
-                                         params.l2)
+    nodes.impurity[node] = node_impurity(total, nodes.sq_sum[node], crit, params.n_stats, params.l2)
     w_node = node_weight(total, crit, params.n_stats)
-    return (not is_pure(total, nodes.sq_sum[node], nodes.impurity[node], params)
-            and (params.max_depth < 0 or nodes.depth[node] < params.max_depth)
-            and n_node >= params.min_samples_split
-            and n_node >= 2 * params.min_samples_leaf
-            and w_node >= 2 * params.min_weight_leaf)
+    return (
+        not is_pure(total, nodes.sq_sum[node], nodes.impurity[node], params)
+        and (params.max_depth < 0 or nodes.depth[node] < params.max_depth)
+        and n_node >= params.min_samples_split
+        and n_node >= 2 * params.min_samples_leaf
+        and w_node >= 2 * params.min_weight_leaf
+    )
 
 
 @inlined
@@ -114,8 +126,7 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
         # a random cut and the exact search read the node's samples, not a histogram;
         # sparse codes gather each feature's entries in the node
         mode = MODE_SORT
-    elif (sampling and mode == MODE_BUILD and crit != NEWTON
-          and data.missing_code < 256):
+    elif sampling and mode == MODE_BUILD and crit != NEWTON and data.missing_code < 256:
         # sampled features: no child subtracts this histogram, and the 8-bit codes'
         # gather touches only the bins present, where a dense one is zeroed and scanned
         # whole (boosting keeps its dense scan, whose counts are estimated)
@@ -129,9 +140,16 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
             gather_rows_parallel(rows.ostats, src, rows.idx, start, n_node, n_threads)
         else:
             gather_rows(rows.ostats, src, rows.idx, start, n_node)
-    view = NodeView(start, end, total, mode, pool.buffers[max(slot, 0)],
-                    pool.buffers[max(sib_slot, 0)], nodes.interval[node, LOWER],
-                    nodes.interval[node, UPPER])
+    view = NodeView(
+        start,
+        end,
+        total,
+        mode,
+        pool.buffers[max(slot, 0)],
+        pool.buffers[max(sib_slot, 0)],
+        nodes.interval[node, LOWER],
+        nodes.interval[node, UPPER],
+    )
     if exact:
         nt = median_split.sort_node(src, rows.idx, start, end)
     if params.random_split:
@@ -154,8 +172,9 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
         else:
             feats, rest = sampler.all_features, sampler.no_features
         if params.interaction.shape[1] > 0:
-            feats, rest = allowed_features(nodes.allowed[node], params.interaction, feats,
-                                            rest, sampler.allowed)
+            feats, rest = allowed_features(
+                nodes.allowed[node], params.interaction, feats, rest, sampler.allowed
+            )
             # a histogram of some features only cannot be subtracted from
             sampling = sampling or feats.shape[0] + rest.shape[0] < n_features
     random_ties = params.random_ties
@@ -167,13 +186,17 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
         if fs.shape[0] == 0:
             continue
         # (the flag as np.bool_: a literal True / False would compile the kernel twice)
-        bucketed = sparse and not exact and bucket_entries(
-            fs, data, rows.idx, start, end, rows, np.bool_(False))
+        bucketed = (
+            sparse
+            and not exact
+            and bucket_entries(fs, data, rows.idx, start, end, rows, np.bool_(False))
+        )
         if exact:
             median_split.evaluate_features(fs, view, data, rows.idx, params, nt, cands)
         elif parallel:
-            evaluate_features_parallel(n_threads, fs, view, data, rows, params, scratch,
-                                       cands, sparse)
+            evaluate_features_parallel(
+                n_threads, fs, view, data, rows, params, scratch, cands, sparse
+            )
         else:
             evaluate_features(fs, view, data, rows, params, scratch, cands, sparse)
         if bucketed:
@@ -187,8 +210,7 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
                 # scores equal within the rounding of their sums are a tie, which the
                 # lowest index wins: the choice must not depend on the order the
                 # histograms were summed in (threads, or the data-parallel trainer)
-                if sc > best_score and (best < 0 or sc - best_score
-                                        > SCORE_RTOL * abs(best_score)):
+                if sc > best_score and (best < 0 or sc - best_score > SCORE_RTOL * abs(best_score)):
                     best_score = sc
                     best = f
             elif sc == -np.inf:

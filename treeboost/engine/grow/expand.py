@@ -2,6 +2,7 @@
 samples between its children (:mod:`..partition`) with the children's statistics and
 constraints, and how each child's histograms will be had (built, gathered, or the
 parent's minus the sibling's)."""
+
 import numpy as np
 
 from .._jit import inlined, internal
@@ -60,8 +61,14 @@ def partition_node(data, rows, nodes, node, sparse):
     col = data.codes_T[f]
     catf = data.is_categorical[f]
     # a tree without categorical splits has one row of categories: read it only then
-    split = BinnedSplit(data.missing_code, nodes.missing_go_left[node], catf,
-                        nodes.categories, node if catf else 0, nodes.bin_threshold[node])
+    split = BinnedSplit(
+        data.missing_code,
+        nodes.missing_go_left[node],
+        catf,
+        nodes.categories,
+        node if catf else 0,
+        nodes.bin_threshold[node],
+    )
     if sparse:
         return partition_sparse(idx, s0, e0, data, f, split, rows.buf, rows.position)
     return partition_serial(idx, s0, e0, col, split, rows.buf)
@@ -101,8 +108,15 @@ def split_node(data, src, rows, nodes, params, node, lc, rc, sparse):
     nodes.children_right[node] = rc
     f = nodes.feature[node]
     if params.monotonic or nodes.allowed.shape[1] > 0:
-        child_constraints(nodes.interval, nodes.allowed, params.monotonic_cst[f],
-                           params.interaction[f], node, lc, rc)
+        child_constraints(
+            nodes.interval,
+            nodes.allowed,
+            params.monotonic_cst[f],
+            params.interaction[f],
+            node,
+            lc,
+            rc,
+        )
     return nl
 
 

@@ -1,5 +1,6 @@
 """The pool of dense histogram buffers a tree's nodes borrow and give back
 (:class:`~..layout.HistogramPool`)."""
+
 import numpy as np
 
 from .._jit import internal

@@ -58,11 +58,13 @@ that a fit on dense codes compiles none of their search, partition and buckets.
 The constants ``parallel``, ``exact`` and ``sparse`` are variables of the closures
 that :func:`make_grow_tree` (and, for the kernels compiled on their own,
 :func:`.random_search.make_random_search` and
-:func:`..splitting._make_eval_feature`) returns, and the loop is the closure's own body: numba folds a closure variable before it types the
+:func:`..splitting._make_eval_feature`) returns, and the loop is the closure's own body: numba
+folds a closure variable before it types the
 body, so each copy compiles only its branches.  (An argument, even a literal one, is
 not folded inside the kernel that takes it; and inlining a step copies its whole
 intermediate representation, which costs as much as compiling a small kernel.)
 """
+
 import numpy as np
 
 from .._borrow import borrow
@@ -124,9 +126,18 @@ def make_grow_tree(parallel, exact=False, sparse=False):
         src_b = borrow(src)
         rows_b = borrowed_rows(ws_rows, n)
         nodes = borrow(ws_nodes)
-        g = GrowContext(data_b, src_b, rows_b, nodes, borrow(ws.candidates),
-                        borrow(ws.scratch), params, borrow(sampler), n_threads,
-                        borrow(ws.random_cuts))
+        g = GrowContext(
+            data_b,
+            src_b,
+            rows_b,
+            nodes,
+            borrow(ws.candidates),
+            borrow(ws.scratch),
+            params,
+            borrow(sampler),
+            n_threads,
+            borrow(ws.random_cuts),
+        )
         pool = HistogramPool(borrow(buffers), borrow(free_slots), borrow(n_free))
         if sparse:
             # the rows of the tree by place; the others are in no node
@@ -163,14 +174,27 @@ def make_grow_tree(parallel, exact=False, sparse=False):
         while True:
             for t in range(n_pending):
                 node = pending.node[t]
-                status = examine_node(g, node, pending.mode[t], pending.slot[t],
-                                       pending.sibling_slot[t], pool, root_w, parallel,
-                                       exact, sparse)
+                status = examine_node(
+                    g,
+                    node,
+                    pending.mode[t],
+                    pending.slot[t],
+                    pending.sibling_slot[t],
+                    pool,
+                    root_w,
+                    parallel,
+                    exact,
+                    sparse,
+                )
                 if status == OPENED:
                     open_nodes[n_open] = node
                     n_open += 1
-                elif (status == UNSPLITTABLE and t == 0 and n_pending == 2
-                      and pending.mode[1] == MODE_SUBTRACT):
+                elif (
+                    status == UNSPLITTABLE
+                    and t == 0
+                    and n_pending == 2
+                    and pending.mode[1] == MODE_SUBTRACT
+                ):
                     # the sibling cannot subtract a histogram that was never built
                     pending.mode[1] = MODE_BUILD
                     pending.sibling_slot[1] = -1
@@ -179,7 +203,7 @@ def make_grow_tree(parallel, exact=False, sparse=False):
                 break
             if best_first and n_leaves >= params.max_leaf_nodes:
                 break
-            if node_count + 2 > cap:      # never write past the node arrays
+            if node_count + 2 > cap:  # never write past the node arrays
                 truncated = True
                 break
             pos = pick_next(nodes, open_nodes, n_open, best_first)
@@ -199,6 +223,7 @@ def make_grow_tree(parallel, exact=False, sparse=False):
             nodes.feature[open_nodes[j]] = -1
         used[0] = node_count
         return truncated, node_count
+
     return grow_tree
 
 

@@ -1,5 +1,6 @@
 """The initial values of a tree's nodes in the workspace's node arrays
 (:class:`~..layout.NodeArrays`), which consecutive trees reuse."""
+
 import numpy as np
 
 from .._jit import inlined, internal

@@ -1,14 +1,24 @@
 """Extra-Trees' split search at a node: one random cut per numeric feature drawn
 (:mod:`..random_cuts`), scored from the node's sums or, with ``absolute_error``, from
 its samples (:mod:`..median_split`)."""
+
 import numpy as np
 
 from .. import median_split
 from .._jit import inlined, internal
 from ..constraints import MonotonicCheck
-from ..random_cuts import (code_range, coded_cut_counts, count_codes, cut_counts,
-                           cut_decrease, cut_range, cut_sums, draw_cut, draw_cut_from_table,
-                           score_cut)
+from ..random_cuts import (
+    code_range,
+    coded_cut_counts,
+    count_codes,
+    cut_counts,
+    cut_decrease,
+    cut_range,
+    cut_sums,
+    draw_cut,
+    draw_cut_from_table,
+    score_cut,
+)
 from ..splitting import sparse_histogram, thread_scratch
 from .sampling import rand
 
@@ -80,20 +90,26 @@ def random_search_body(g, view, nt, exact, ranges=None, sparse=False):
                     n_missing = np.int64(0)
                     if hi == mc:
                         # some value is missing: the range of the others, and their count
-                        lo, hi, n_missing = cut_range(ranges.codes, None, view.start,
-                                                      view.end, f, mc)
+                        lo, hi, n_missing = cut_range(
+                            ranges.codes, None, view.start, view.end, f, mc
+                        )
                 else:
-                    lo, hi, n_missing = cut_range(ranges.codes, None, view.start,
-                                                  view.end, f, mc)
+                    lo, hi, n_missing = cut_range(ranges.codes, None, view.start, view.end, f, mc)
                 if hi <= lo:
-                    cuts.n_missing[j] = -1          # constant in the node: no cut
+                    cuts.n_missing[j] = -1  # constant in the node: no cut
                     continue
                 found += 1
                 draw = np.int64(rand(sampler.state) >> np.uint64(2))
                 cuts.n_missing[j] = n_missing
-                cuts.cut[j] = draw_cut_from_table(data.bin_centers[f], ranges.cut_table[f],
-                                                  ranges.cut_base[f], ranges.cut_scale[f],
-                                                  lo, hi, draw)
+                cuts.cut[j] = draw_cut_from_table(
+                    data.bin_centers[f],
+                    ranges.cut_table[f],
+                    ranges.cut_base[f],
+                    ranges.cut_scale[f],
+                    lo,
+                    hi,
+                    draw,
+                )
             for j in range(nb):
                 n_missing = cuts.n_missing[j]
                 if n_missing < 0:
@@ -102,13 +118,35 @@ def random_search_body(g, view, nt, exact, ranges=None, sparse=False):
                 left = cuts.left[j]
                 miss = cuts.missing[j]
                 if ranges.counts:
-                    cut_counts(ranges.codes, view.start, view.end, f, cuts.cut[j],
-                               n_missing > 0, mc, n, left, miss)
+                    cut_counts(
+                        ranges.codes,
+                        view.start,
+                        view.end,
+                        f,
+                        cuts.cut[j],
+                        n_missing > 0,
+                        mc,
+                        n,
+                        left,
+                        miss,
+                    )
                 else:
-                    cut_sums(ranges.codes, None, view.start, view.end, f, cuts.cut[j],
-                             n_missing > 0, mc, rows.ostats, left, miss)
-                score_random_cut(f, cuts.cut[j], left, miss, n_missing, view, params,
-                                  scratch_all, cands)
+                    cut_sums(
+                        ranges.codes,
+                        None,
+                        view.start,
+                        view.end,
+                        f,
+                        cuts.cut[j],
+                        n_missing > 0,
+                        mc,
+                        rows.ostats,
+                        left,
+                        miss,
+                    )
+                score_random_cut(
+                    f, cuts.cut[j], left, miss, n_missing, view, params, scratch_all, cands
+                )
                 if cands.score[f] > best_score:
                     best_score = cands.score[f]
                     best = f
@@ -123,27 +161,32 @@ def random_search_body(g, view, nt, exact, ranges=None, sparse=False):
                 # pass, as many at a time as by_code holds
                 if j % ranges.by_code.shape[0] == 0:
                     group = min(ranges.by_code.shape[0], nb - j)
-                    count_codes(ranges.codes, view.start, view.end, cuts.feature, j,
-                                group, n, mc, ranges.by_code)
+                    count_codes(
+                        ranges.codes,
+                        view.start,
+                        view.end,
+                        cuts.feature,
+                        j,
+                        group,
+                        n,
+                        mc,
+                        ranges.by_code,
+                    )
             cands.score[f] = -np.inf
             m = np.int64(0)
             if sparse:
                 # the compressed histogram of the node's entries gives the range, then
                 # the sums of the cut (.sparse_codes)
-                m = sparse_histogram(f, view.start, view.end, view.total, data, rows,
-                                     scratch)
+                m = sparse_histogram(f, view.start, view.end, view.total, data, rows, scratch)
                 lo = np.int64(scratch.codes[0]) if m > 0 else np.int64(0)
                 hi = np.int64(scratch.codes[m - 1]) if m > 0 else np.int64(-1)
-                n_missing = np.int64(scratch.missing[count_col] + 0.5) if m >= 0 else \
-                    np.int64(0)
+                n_missing = np.int64(scratch.missing[count_col] + 0.5) if m >= 0 else np.int64(0)
             elif ranges is None:
-                lo, hi, n_missing = cut_range(data.codes_rows, idx, view.start, view.end,
-                                              f, mc)
+                lo, hi, n_missing = cut_range(data.codes_rows, idx, view.start, view.end, f, mc)
             else:
                 # the lean grower's large node (its small ones are drawn above): the
                 # counts by code give the range, then the cut's sums
-                lo, hi, n_missing = code_range(
-                    ranges.by_code[j % ranges.by_code.shape[0]], mc)
+                lo, hi, n_missing = code_range(ranges.by_code[j % ranges.by_code.shape[0]], mc)
             if hi <= lo:
                 continue
             found += 1
@@ -152,9 +195,15 @@ def random_search_body(g, view, nt, exact, ranges=None, sparse=False):
             if ranges is None:
                 cuts.cut[j] = draw_cut(data.bin_centers[f], lo, hi, draw)
             else:
-                cuts.cut[j] = draw_cut_from_table(data.bin_centers[f], ranges.cut_table[f],
-                                                  ranges.cut_base[f], ranges.cut_scale[f],
-                                                  lo, hi, draw)
+                cuts.cut[j] = draw_cut_from_table(
+                    data.bin_centers[f],
+                    ranges.cut_table[f],
+                    ranges.cut_base[f],
+                    ranges.cut_scale[f],
+                    lo,
+                    hi,
+                    draw,
+                )
             if exact:
                 median_split.score_cut(cuts, j, view, data, idx, params, nt, cands)
             else:
@@ -163,13 +212,26 @@ def random_search_body(g, view, nt, exact, ranges=None, sparse=False):
                 if sparse:
                     histogram_cut_sums(scratch, m, cuts.cut[j], left, miss)
                 elif ranges is None:
-                    cut_sums(data.codes_rows, idx, view.start, view.end, f, cuts.cut[j],
-                             n_missing > 0, mc, rows.ostats, left, miss)
+                    cut_sums(
+                        data.codes_rows,
+                        idx,
+                        view.start,
+                        view.end,
+                        f,
+                        cuts.cut[j],
+                        n_missing > 0,
+                        mc,
+                        rows.ostats,
+                        left,
+                        miss,
+                    )
                 else:
-                    coded_cut_counts(ranges.by_code[j % ranges.by_code.shape[0]],
-                                     cuts.cut[j], mc, left, miss)
-                score_random_cut(f, cuts.cut[j], left, miss, n_missing, view, params,
-                                  scratch_all, cands)
+                    coded_cut_counts(
+                        ranges.by_code[j % ranges.by_code.shape[0]], cuts.cut[j], mc, left, miss
+                    )
+                score_random_cut(
+                    f, cuts.cut[j], left, miss, n_missing, view, params, scratch_all, cands
+                )
             if cands.score[f] > best_score:
                 best_score = cands.score[f]
                 best = f
@@ -182,12 +244,21 @@ def random_search_body(g, view, nt, exact, ranges=None, sparse=False):
 def score_random_cut(f, cut, left, miss, n_missing, view, params, scratch_all, cands):
     """Feature ``f``'s random cut ``cut``, whose sides sum to ``left`` and ``miss``
     (missing values), scored into ``cands``."""
-    check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], view.lower,
-                           view.upper)
-    sc, ml, mid = score_cut(left, miss, n_missing > 0, view.total, check,
-                            params.criterion, params.n_stats, params.l2,
-                            params.min_samples_leaf, params.min_weight_leaf,
-                            scratch_all.tmp[0], cands.left_stats[f])
+    check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], view.lower, view.upper)
+    sc, ml, mid = score_cut(
+        left,
+        miss,
+        n_missing > 0,
+        view.total,
+        check,
+        params.criterion,
+        params.n_stats,
+        params.l2,
+        params.min_samples_leaf,
+        params.min_weight_leaf,
+        scratch_all.tmp[0],
+        cands.left_stats[f],
+    )
     cands.score[f] = sc
     if sc > -np.inf:
         cands.mid[f] = mid
@@ -220,6 +291,7 @@ def make_random_search(exact, sparse):
     @internal
     def random_search(g, view, nt):
         return random_search_body(g, view, nt, exact, None, sparse)
+
     return random_search
 
 

@@ -25,6 +25,7 @@ moved and compared as vectors (:mod:`.._rows`).
 :meth:`~..grower.TreeGrower.grow` chooses it (:func:`lean_tree`); every other tree grows
 with the general grower.
 """
+
 from collections import namedtuple
 
 import numpy as np
@@ -57,21 +58,25 @@ _COUNT_BY_CODE_MIN = 256
 
 #: the lean grower's work arrays, from its caller (the grower allocates nothing: see
 #: loop.grow_tree's reference counting)
-LeanBuffers = namedtuple("LeanBuffers", [
-    "obuf",         # (n_rows, n_cols): the partition's buffer of rows of statistics
-    "lo", "hi",     # (codes per row,) of the codes' dtype: each feature's range in a node
-    "codes",        # (n_rows, n_words * 8 / itemsize) of the codes' dtype: each sample's
-                    # codes in node order (codes[i] is sample idx[i]'s), then its class
-                    # (the counts of grow_random_tree), rows padded to whole 64-byte
-                    # blocks (.._rows)
-    "words",        # (n_rows, n_words) uint64: the same memory, for moving whole rows
-    "wbuf",         # (n_rows, n_words) uint64: the partition's buffer of rows of codes
-    "codes_buf",    # the same memory by code (the rows of a node of odd depth, counted)
-    "by_code",      # (features, number of codes of the dtype) int64: count_codes'
-    "cut_table",    # (n_features, n_cells) int32, and (n_features,) float64 twice: the
-    "cut_base",     # features' tables of random cuts (random_cuts.build_cut_tables)
-    "cut_scale",
-])
+LeanBuffers = namedtuple(
+    "LeanBuffers",
+    [
+        "obuf",  # (n_rows, n_cols): the partition's buffer of rows of statistics
+        "lo",
+        "hi",  # (codes per row,) of the codes' dtype: each feature's range in a node
+        "codes",  # (n_rows, n_words * 8 / itemsize) of the codes' dtype: each sample's
+        # codes in node order (codes[i] is sample idx[i]'s), then its class
+        # (the counts of grow_random_tree), rows padded to whole 64-byte
+        # blocks (.._rows)
+        "words",  # (n_rows, n_words) uint64: the same memory, for moving whole rows
+        "wbuf",  # (n_rows, n_words) uint64: the partition's buffer of rows of codes
+        "codes_buf",  # the same memory by code (the rows of a node of odd depth, counted)
+        "by_code",  # (features, number of codes of the dtype) int64: count_codes'
+        "cut_table",  # (n_features, n_cells) int32, and (n_features,) float64 twice: the
+        "cut_base",  # features' tables of random cuts (random_cuts.build_cut_tables)
+        "cut_scale",
+    ],
+)
 
 #: cells per code in the tables of random cuts: a random value's cell then holds a
 #: code's center about one time in this many, and the draw steps past it
@@ -93,15 +98,33 @@ def lean_buffers(workspace, n_rows, n_cols, data):
     wbuf = workspace.row_array("lean_codes_buf", n_rows, n_words, np.uint64)
     row_codes = n_words * 8 // itemsize
     n_codes = np.iinfo(dtype).max + 1
-    lo, hi, by_code = workspace.kept("lean_node", (n_features, dtype, row_codes), lambda: (
-        np.empty(row_codes, dtype), np.empty(row_codes, dtype),
-        np.zeros((_codes_at_a_time(n_features, dtype), n_codes), np.int64)))
+    lo, hi, by_code = workspace.kept(
+        "lean_node",
+        (n_features, dtype, row_codes),
+        lambda: (
+            np.empty(row_codes, dtype),
+            np.empty(row_codes, dtype),
+            np.zeros((_codes_at_a_time(n_features, dtype), n_codes), np.int64),
+        ),
+    )
     table, base, scale = workspace.kept(
-        "lean_cut_tables", (data.bin_centers, data.n_bins, n_codes),
-        lambda: _cut_tables(data.bin_centers, data.n_bins, n_codes))
-    return LeanBuffers(workspace.row_array("lean_stats", n_rows, n_cols), lo, hi,
-                       words.view(dtype), words, wbuf, wbuf.view(dtype), by_code, table,
-                       base, scale)
+        "lean_cut_tables",
+        (data.bin_centers, data.n_bins, n_codes),
+        lambda: _cut_tables(data.bin_centers, data.n_bins, n_codes),
+    )
+    return LeanBuffers(
+        workspace.row_array("lean_stats", n_rows, n_cols),
+        lo,
+        hi,
+        words.view(dtype),
+        words,
+        wbuf,
+        wbuf.view(dtype),
+        by_code,
+        table,
+        base,
+        scale,
+    )
 
 
 def _cut_tables(centers, n_bins, n_codes):
@@ -110,8 +133,13 @@ def _cut_tables(centers, n_bins, n_codes):
     table = np.empty((n_features, min(_CELLS_PER_CODE * n_codes, 1 << 14)), np.int32)
     base = np.empty(n_features)
     scale = np.empty(n_features)
-    build_cut_tables(np.ascontiguousarray(centers, dtype=np.float64),
-                     np.ascontiguousarray(n_bins, dtype=np.int64), table, base, scale)
+    build_cut_tables(
+        np.ascontiguousarray(centers, dtype=np.float64),
+        np.ascontiguousarray(n_bins, dtype=np.int64),
+        table,
+        base,
+        scale,
+    )
     return table, base, scale
 
 
@@ -125,13 +153,15 @@ def _codes_at_a_time(n_features, dtype):
 def lean_tree(random_split, exact, newton, best_first, monotonic, interaction, categorical):
     """Whether :func:`grow_random_tree` grows a tree of these options: random cuts,
     depth-first, numeric features, no constraint, a criterion read from sums."""
-    return (random_split and not (exact or newton or best_first or monotonic or categorical)
-            and interaction.shape[1] == 0)
+    return (
+        random_split
+        and not (exact or newton or best_first or monotonic or categorical)
+        and interaction.shape[1] == 0
+    )
 
 
 @inlined
-def _partition_rows(codes, words, wbuf, split, f, idx, ostats, start, end, buf, obuf,
-                    left, right):
+def _partition_rows(codes, words, wbuf, split, f, idx, ostats, start, end, buf, obuf, left, right):
     """Stable partition of the samples ``idx[start:end]``, of their rows of statistics
     ``ostats[start:end]`` and of their rows of codes ``words[start:end]`` (``codes``: the
     same memory by code) at ``split`` (a :class:`~..partition.BinnedSplit`) on feature
@@ -149,9 +179,15 @@ def _partition_rows(codes, words, wbuf, split, f, idx, ostats, start, end, buf, 
     ustart = np.uint64(start)
     for i in range(ustart, np.uint64(end)):
         s = idx[i]
-        if goes_left_binned(np.int64(codes[i, uf]), split.missing_code,
-                            split.missing_go_left, False, split.categories, split.row,
-                            split.bin_threshold):
+        if goes_left_binned(
+            np.int64(codes[i, uf]),
+            split.missing_code,
+            split.missing_go_left,
+            False,
+            split.categories,
+            split.row,
+            split.bin_threshold,
+        ):
             o = ustart + nl
             idx[o] = s
             for c in range(n_cols):
@@ -179,8 +215,9 @@ def _partition_rows(codes, words, wbuf, split, f, idx, ostats, start, end, buf, 
 
 
 @inlined
-def _partition_counted(codes, words, to_words, split, f, label, idx, to_idx, start, end,
-                       total, left, right):
+def _partition_counted(
+    codes, words, to_words, split, f, label, idx, to_idx, start, end, total, left, right
+):
     """The partition of two classes with unit weights, from one pair of buffers into the
     other: the samples ``idx[start:end]`` and their rows of codes ``words[start:end]``
     (``codes``: the same memory by code) go to ``to_idx[start:end]`` and
@@ -222,8 +259,7 @@ def _partition_counted(codes, words, to_words, split, f, label, idx, to_idx, sta
 
 
 @inlined
-def _examine(g, node, hist, root_w, lo, hi, codes, counts, by_code, cut_table, cut_base,
-             cut_scale):
+def _examine(g, node, hist, root_w, lo, hi, codes, counts, by_code, cut_table, cut_base, cut_scale):
     """The impurity of a new node and, if the stopping rules let it split, its random
     cut; returns whether it opened (as :func:`~.examine.examine_node` with random cuts)."""
     nodes = g.nodes
@@ -236,21 +272,42 @@ def _examine(g, node, hist, root_w, lo, hi, codes, counts, by_code, cut_table, c
     view = NodeView(start, end, total, MODE_SORT, hist, hist, -np.inf, np.inf)
     # the search reads the node's statistics from ostats[0:n_node]
     rows = g.rows
-    node_rows = RowBuffers(rows.idx, rows.buf, rows.ostats[start:end], rows.position,
-                           rows.slot_of, rows.bucket_start, rows.entry_pos, rows.entry_code)
-    gn = GrowContext(g.data, g.src, node_rows, nodes, g.candidates, g.scratch, params,
-                     g.sampler, g.n_threads, g.random_cuts)
+    node_rows = RowBuffers(
+        rows.idx,
+        rows.buf,
+        rows.ostats[start:end],
+        rows.position,
+        rows.slot_of,
+        rows.bucket_start,
+        rows.entry_pos,
+        rows.entry_code,
+    )
+    gn = GrowContext(
+        g.data,
+        g.src,
+        node_rows,
+        nodes,
+        g.candidates,
+        g.scratch,
+        params,
+        g.sampler,
+        g.n_threads,
+        g.random_cuts,
+    )
     # every feature's range in one pass when the features are not many more than those
     # drawn (see ._rows.rows_min_max)
     # (or, for a large node of counts, each drawn feature's counts by code)
     by_codes = counts and end - start >= _COUNT_BY_CODE_MIN
-    whole = (not by_codes
-             and g.data.codes_T.shape[0] <= _WHOLE_ROW_RATIO * params.max_features)
+    whole = not by_codes and g.data.codes_T.shape[0] <= _WHOLE_ROW_RATIO * params.max_features
     if whole:
         rows_min_max(codes, start, end, lo, hi)
     best, best_score, n_cat = random_search_body(
-        gn, view, None, False, LeanNode(lo, hi, whole, codes, counts, by_codes, by_code,
-                                        cut_table, cut_base, cut_scale))
+        gn,
+        view,
+        None,
+        False,
+        LeanNode(lo, hi, whole, codes, counts, by_codes, by_code, cut_table, cut_base, cut_scale),
+    )
     if best < 0:
         return False
     cands = g.candidates
@@ -285,9 +342,17 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
     # the caller holds data, src, ws and obuf for the whole call: their views need no
     # reference counting (see ._borrow)
     g = GrowContext(
-        borrowed_data(data), borrow(src), borrowed_rows(ws.rows, n),
-        borrow(ws.nodes), borrow(ws.candidates), borrow(ws.scratch), params,
-        borrow(sampler), np.int64(1), borrow(ws.random_cuts))
+        borrowed_data(data),
+        borrow(src),
+        borrowed_rows(ws.rows, n),
+        borrow(ws.nodes),
+        borrow(ws.candidates),
+        borrow(ws.scratch),
+        params,
+        borrow(sampler),
+        np.int64(1),
+        borrow(ws.random_cuts),
+    )
     nodes = g.nodes
     idx = g.rows.idx
     ostats = g.rows.ostats
@@ -349,14 +414,25 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
         for t in range(n_pending):
             # with counts, a node of odd depth has its rows in the buffers
             at_buf = counts and nodes.depth[pending[t]] % 2 == 1
-            if _examine(g, pending[t], hist, root_w, lo, hi,
-                        codes_buf if at_buf else codes, counts, by_code, cut_table,
-                        cut_base, cut_scale):
+            if _examine(
+                g,
+                pending[t],
+                hist,
+                root_w,
+                lo,
+                hi,
+                codes_buf if at_buf else codes,
+                counts,
+                by_code,
+                cut_table,
+                cut_base,
+                cut_scale,
+            ):
                 open_nodes[n_open] = pending[t]
                 n_open += 1
         if n_open == 0:
             break
-        if node_count + 2 > cap:      # never write past the node arrays
+        if node_count + 2 > cap:  # never write past the node arrays
             truncated = True
             break
         n_open -= 1
@@ -368,21 +444,64 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
         e0 = nodes.end[node]
         depth = nodes.depth[node] + 1
         f = np.int64(nodes.feature[node])
-        split = BinnedSplit(g.data.missing_code, nodes.missing_go_left[node], False,
-                            nodes.categories, 0, nodes.bin_threshold[node])
+        split = BinnedSplit(
+            g.data.missing_code,
+            nodes.missing_go_left[node],
+            False,
+            nodes.categories,
+            0,
+            nodes.bin_threshold[node],
+        )
         if counts:
             # from the node's buffers into the others (its depth's parity says which)
             if (depth - 1) % 2 == 0:
-                nl = _partition_counted(codes, words, wbuf, split, f, n_features, idx,
-                                        buf, s0, e0, nodes.stats[node], nodes.stats[lc],
-                                        nodes.stats[rc])
+                nl = _partition_counted(
+                    codes,
+                    words,
+                    wbuf,
+                    split,
+                    f,
+                    n_features,
+                    idx,
+                    buf,
+                    s0,
+                    e0,
+                    nodes.stats[node],
+                    nodes.stats[lc],
+                    nodes.stats[rc],
+                )
             else:
-                nl = _partition_counted(codes_buf, wbuf, words, split, f, n_features,
-                                        buf, idx, s0, e0, nodes.stats[node],
-                                        nodes.stats[lc], nodes.stats[rc])
+                nl = _partition_counted(
+                    codes_buf,
+                    wbuf,
+                    words,
+                    split,
+                    f,
+                    n_features,
+                    buf,
+                    idx,
+                    s0,
+                    e0,
+                    nodes.stats[node],
+                    nodes.stats[lc],
+                    nodes.stats[rc],
+                )
         else:
-            nl = _partition_rows(codes, words, wbuf, split, f, idx, ostats, s0, e0, buf,
-                                 obuf, nodes.stats[lc], nodes.stats[rc])
+            nl = _partition_rows(
+                codes,
+                words,
+                wbuf,
+                split,
+                f,
+                idx,
+                ostats,
+                s0,
+                e0,
+                buf,
+                obuf,
+                nodes.stats[lc],
+                nodes.stats[rc],
+            )
         reset_node(nodes, lc, s0, s0 + nl, depth)
         reset_node(nodes, rc, s0 + nl, e0, depth)
         if regression:

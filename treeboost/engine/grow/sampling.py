@@ -1,5 +1,6 @@
 """Which features a node searches: the tree's random generator, the features drawn at
 each node (``max_features``) and those its interaction sets allow."""
+
 import numpy as np
 
 from .._jit import internal

@@ -2,14 +2,22 @@
 largest tree the limits allow and kept from one tree to the next
 (:class:`GrowerWorkspace`), and the workspaces of a fit's workers
 (:class:`WorkspacePool`)."""
+
 import contextlib
 import threading
 
 import numpy as np
 
 from ..criteria import NEWTON
-from ..layout import (FeatureSampler, NodeArrays, Pending, RandomCuts, RowBuffers,
-                      SplitCandidates, Workspace)
+from ..layout import (
+    FeatureSampler,
+    NodeArrays,
+    Pending,
+    RandomCuts,
+    RowBuffers,
+    SplitCandidates,
+    Workspace,
+)
 from ..splitting import make_scratch
 
 
@@ -18,7 +26,7 @@ def node_capacity(n, crit, min_samples_leaf, max_leaf_nodes, max_depth):
     by the samples per leaf, ``max_leaf_nodes`` and ``2^max_depth`` (a depth-12 tree on
     2M rows needs 8191 nodes, not 4M)."""
     cap = 2 * n + 1
-    if crit != NEWTON:      # boosting estimates counts: its leaves may hold fewer samples
+    if crit != NEWTON:  # boosting estimates counts: its leaves may hold fewer samples
         cap = min(cap, 2 * (n // max(min_samples_leaf, 1)) + 1)
     if max_leaf_nodes > 0:
         cap = min(cap, 2 * max_leaf_nodes + 1)
@@ -27,8 +35,19 @@ def node_capacity(n, crit, min_samples_leaf, max_leaf_nodes, max_depth):
     return max(cap, 1)
 
 
-def make_workspace(n_rows, cap, n_features, n_cols, n_hist_bins, n_slots, categorical,
-                   newton, n_threads=1, n_words=0, sparse_dims=(0, 0, 0)):
+def make_workspace(
+    n_rows,
+    cap,
+    n_features,
+    n_cols,
+    n_hist_bins,
+    n_slots,
+    categorical,
+    newton,
+    n_threads=1,
+    n_words=0,
+    sparse_dims=(0, 0, 0),
+):
     """A :class:`~.layout.Workspace` for trees of up to ``n_rows`` samples and ``cap``
     nodes, grown on up to ``n_threads`` threads.
 
@@ -43,37 +62,78 @@ def make_workspace(n_rows, cap, n_features, n_cols, n_hist_bins, n_slots, catego
     cat_cap = cap if categorical else 1
     left_cap = cap if newton else 1
     n_samples, n_entries, col_entries = sparse_dims
-    rows = RowBuffers(np.empty(n_rows, np.int32), np.empty(n_rows, np.int32),
-                      np.empty((n_rows, n_cols)), np.full(n_samples, -1, np.int32),
-                      np.full(n_features if n_entries else 0, -1, np.int64),
-                      np.zeros(n_features + 1 if n_entries else 0, np.int64),
-                      np.empty(n_entries, np.int32), np.empty(n_entries, np.uint8))
+    rows = RowBuffers(
+        np.empty(n_rows, np.int32),
+        np.empty(n_rows, np.int32),
+        np.empty((n_rows, n_cols)),
+        np.full(n_samples, -1, np.int32),
+        np.full(n_features if n_entries else 0, -1, np.int64),
+        np.zeros(n_features + 1 if n_entries else 0, np.int64),
+        np.empty(n_entries, np.int32),
+        np.empty(n_entries, np.uint8),
+    )
     nodes = NodeArrays(
-        np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int32),
-        np.full(cap, -1, np.int32), np.full(cap, -1, np.int32), np.full(cap, -1, np.int32),
-        np.zeros(cap, np.int32), np.zeros(cap, np.bool_), np.zeros((cat_cap, 4), np.uint64),
-        np.zeros((cap, n_cols)), np.zeros(cap), np.zeros(cap), np.zeros(cap),
-        np.zeros((left_cap, n_cols)), np.full(cap, -1, np.int64), np.zeros(cap, np.bool_),
+        np.zeros(cap, np.int64),
+        np.zeros(cap, np.int64),
+        np.zeros(cap, np.int32),
+        np.full(cap, -1, np.int32),
+        np.full(cap, -1, np.int32),
+        np.full(cap, -1, np.int32),
+        np.zeros(cap, np.int32),
+        np.zeros(cap, np.bool_),
+        np.zeros((cat_cap, 4), np.uint64),
+        np.zeros((cap, n_cols)),
+        np.zeros(cap),
+        np.zeros(cap),
+        np.zeros(cap),
+        np.zeros((left_cap, n_cols)),
+        np.full(cap, -1, np.int64),
+        np.zeros(cap, np.bool_),
         np.tile([-np.inf, np.inf, 0.0], (cap, 1)),
-        np.full((cap, n_words), ~np.uint64(0), np.uint64))
+        np.full((cap, n_words), ~np.uint64(0), np.uint64),
+    )
     cands = SplitCandidates(
-        np.empty(n_features), np.empty(n_features), np.empty(n_features, np.int32),
-        np.empty(n_features, np.bool_), np.zeros((n_features, 4), np.uint64),
-        np.empty((n_features, n_cols)), np.zeros(n_features))
-    sampler = FeatureSampler(np.arange(n_features), np.arange(n_features),
-                             np.empty(0, np.int64), np.zeros(1, np.uint64),
-                             np.zeros(n_features, np.bool_), np.empty(n_features, np.int64),
-                             np.empty(n_features, np.int64))
-    cuts = RandomCuts(*(np.zeros(n_features, np.int64) for _ in range(5)),
-                      np.zeros((n_features, n_cols)), np.zeros((n_features, n_cols)))
-    return Workspace(rows, nodes, cands,
-                     make_scratch(n_threads, n_rows, n_hist_bins, n_cols, col_entries),
-                     np.empty((n_slots, 1 if n_entries else n_features, n_hist_bins,
-                               n_cols)),
-                     np.arange(n_slots), np.zeros(1, np.int64), sampler,
-                     np.empty(cap, np.int64), np.zeros(1, np.int64), cuts,
-                     Pending(np.zeros(2, np.int64), np.zeros(2, np.int64),
-                             np.zeros(2, np.int64), np.zeros(2, np.int64)))
+        np.empty(n_features),
+        np.empty(n_features),
+        np.empty(n_features, np.int32),
+        np.empty(n_features, np.bool_),
+        np.zeros((n_features, 4), np.uint64),
+        np.empty((n_features, n_cols)),
+        np.zeros(n_features),
+    )
+    sampler = FeatureSampler(
+        np.arange(n_features),
+        np.arange(n_features),
+        np.empty(0, np.int64),
+        np.zeros(1, np.uint64),
+        np.zeros(n_features, np.bool_),
+        np.empty(n_features, np.int64),
+        np.empty(n_features, np.int64),
+    )
+    cuts = RandomCuts(
+        *(np.zeros(n_features, np.int64) for _ in range(5)),
+        np.zeros((n_features, n_cols)),
+        np.zeros((n_features, n_cols)),
+    )
+    return Workspace(
+        rows,
+        nodes,
+        cands,
+        make_scratch(n_threads, n_rows, n_hist_bins, n_cols, col_entries),
+        np.empty((n_slots, 1 if n_entries else n_features, n_hist_bins, n_cols)),
+        np.arange(n_slots),
+        np.zeros(1, np.int64),
+        sampler,
+        np.empty(cap, np.int64),
+        np.zeros(1, np.int64),
+        cuts,
+        Pending(
+            np.zeros(2, np.int64),
+            np.zeros(2, np.int64),
+            np.zeros(2, np.int64),
+            np.zeros(2, np.int64),
+        ),
+    )
 
 
 def same_key(a, b):
@@ -127,7 +187,8 @@ class GrowerWorkspace:
 
     Growing a tree needs arrays sized for the largest tree the data allows; allocating
     them afresh for every tree costs page faults and zeroing, and leaves the C heap
-    fragmented between the trees' own arrays.  :meth:`get` returns arrays at least as large as asked for, allocating only
+    fragmented between the trees' own arrays.  :meth:`get` returns arrays at least as large as
+    asked for, allocating only
     when the request outgrows them.
 
     Parameters
@@ -166,28 +227,55 @@ class GrowerWorkspace:
         kept under ``name`` for the next tree: the lean random-cut grower's buffers
         (:mod:`.random_tree`)."""
         kept = self._row_arrays.get(name)
-        if (kept is None or kept.shape[0] < n_rows or kept.shape[1] != n_cols
-                or kept.dtype != dtype):
-            kept = self._row_arrays[name] = np.empty((max(n_rows, self.min_rows), n_cols),
-                                                     dtype)
+        if kept is None or kept.shape[0] < n_rows or kept.shape[1] != n_cols or kept.dtype != dtype:
+            kept = self._row_arrays[name] = np.empty((max(n_rows, self.min_rows), n_cols), dtype)
         return kept
 
-    def get(self, n_rows, capacity, n_features, n_cols, n_hist_bins, n_slots, categorical,
-            newton, n_threads=1, n_words=0, sparse_dims=(0, 0, 0)):
+    def get(
+        self,
+        n_rows,
+        capacity,
+        n_features,
+        n_cols,
+        n_hist_bins,
+        n_slots,
+        categorical,
+        newton,
+        n_threads=1,
+        n_words=0,
+        sparse_dims=(0, 0, 0),
+    ):
         """Work arrays for trees of ``n_rows`` samples and ``capacity`` nodes, at least;
         see :func:`make_workspace` for the rest."""
         d = self._dims
-        if (d is None or n_rows > d[0] or capacity > d[1]
-                or (n_features, n_cols, n_hist_bins) != d[2:5] or n_slots > d[5]
-                or (categorical, newton) != d[6:8] or n_threads > d[8] or n_words != d[9]
-                or tuple(sparse_dims) != d[10]):
+        if (
+            d is None
+            or n_rows > d[0]
+            or capacity > d[1]
+            or (n_features, n_cols, n_hist_bins) != d[2:5]
+            or n_slots > d[5]
+            or (categorical, newton) != d[6:8]
+            or n_threads > d[8]
+            or n_words != d[9]
+            or tuple(sparse_dims) != d[10]
+        ):
             if d is not None and capacity > d[1]:
                 # the next trees' bounds differ by a little (a forest's bootstrap samples
                 # have more or fewer distinct rows): room for them, not for this one only
                 capacity += capacity // _CAPACITY_HEADROOM
-            d = (max(n_rows, self.min_rows), max(capacity, d[1] if d else 0), n_features,
-                 n_cols, n_hist_bins, n_slots, categorical, newton, n_threads, n_words,
-                 tuple(sparse_dims))
+            d = (
+                max(n_rows, self.min_rows),
+                max(capacity, d[1] if d else 0),
+                n_features,
+                n_cols,
+                n_hist_bins,
+                n_slots,
+                categorical,
+                newton,
+                n_threads,
+                n_words,
+                tuple(sparse_dims),
+            )
             self._arrays = make_workspace(*d)
             self._dims = d
         return self._arrays
