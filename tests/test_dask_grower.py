@@ -220,3 +220,16 @@ def test_numpy_input_is_refused_with_the_one_machine_class_named():
     ):
         with pytest.raises(TypeError, match="one-machine"):
             DaskHistGradientBoostingClassifier().fit(X, y)
+
+
+def test_a_shard_lost_before_a_step_ends_the_fit_with_worker_lost():
+    """A Dask actor whose worker is known lost refuses the call itself (a RuntimeError
+    at attribute access): the fit ends with WorkerLostError, not that error."""
+    from treeboost.dask import WorkerLostError
+
+    class LostActor:
+        def __getattr__(self, name):
+            raise RuntimeError("Worker holding Actor was lost.")
+
+    with pytest.raises(WorkerLostError, match="lost before the step 'root'"):
+        _Shards([LostActor()], 10).call("root", 0, False)

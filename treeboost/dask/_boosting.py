@@ -28,8 +28,20 @@ class _Shards:
         self.timeout = timeout
 
     def call(self, method, *args):
-        futures = [getattr(a, method)(*args) for a in self.actors]
+        futures = [self.send(a, method, *args) for a in self.actors]
         return [self.answer(f, method) for f in futures]
+
+    @staticmethod
+    def send(actor, method, *args):
+        """Start ``method`` on one shard; a shard whose worker is known lost ends the
+        fit (the actor refuses the call itself)."""
+        try:
+            return getattr(actor, method)(*args)
+        except Exception as exc:
+            raise WorkerLostError(
+                f"a worker was lost before the step {method!r} of the fit "
+                f"({type(exc).__name__}: {exc}); the fit is abandoned."
+            ) from exc
 
     def answer(self, future, method):
         """The result of one shard's step; a lost worker ends the fit."""
@@ -141,7 +153,7 @@ class _DaskHistGradientBoosting:
         parts = []
         for i, (shard, s) in enumerate(zip(shards.actors, summaries)):
             quota = int(np.ceil(bm_rows * s[1] / n_positive))
-            parts.append(shard.sample(quota, rng.randint(2**31 - 1)))
+            parts.append(shards.send(shard, "sample", quota, rng.randint(2**31 - 1)))
         samples = [shards.answer(p, "sample") for p in parts]
         X_s = _concat([s[0] for s in samples])
         y_s = _concat([s[1] for s in samples])

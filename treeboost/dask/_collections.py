@@ -132,6 +132,8 @@ def wait_on_worker(client, future, address, timeout, poll=1.0):
     while True:
         try:
             return future.result(timeout=poll)
+        except (ValueError, TypeError):
+            raise  # the shard refused its rows: the user's error
         except (TimeoutError, DaskTimeout):
             if address not in client.scheduler_info().get("workers", {}):
                 raise WorkerLostError(
@@ -143,3 +145,8 @@ def wait_on_worker(client, future, address, timeout, poll=1.0):
                     f"the worker {address} did not start its share of the "
                     f"fit within {timeout} s; the fit is abandoned."
                 )
+        except Exception as exc:
+            raise WorkerLostError(
+                f"the worker {address} was lost while its share of the fit started "
+                f"({type(exc).__name__}: {exc}); the fit is abandoned."
+            ) from exc
