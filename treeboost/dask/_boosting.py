@@ -13,7 +13,7 @@ from ..ensembles.hist_gradient_boosting import (
 from ..losses.base import LeafSamples
 from ._collections import WorkerLostError, is_dask_collection, partition_futures, place_shards
 from ._grower import StepGrower
-from ._shard import BoostingShard
+from ._shard import BoostingShard, _concat
 
 #: losses whose leaf value is the Newton step (the trainer has no per-leaf sample access)
 _NEWTON_LOSSES = {"squared_error", "poisson", "gamma", "log_loss"}
@@ -151,7 +151,7 @@ class _DaskHistGradientBoosting:
         # the bins and the encoder: from a sample of every shard, in proportion
         bm_rows = BinMapper().subsample
         parts = []
-        for i, (shard, s) in enumerate(zip(shards.actors, summaries)):
+        for shard, s in zip(shards.actors, summaries):
             quota = int(np.ceil(bm_rows * s[1] / n_positive))
             parts.append(shards.send(shard, "sample", quota, rng.randint(2**31 - 1)))
         samples = [shards.answer(p, "sample") for p in parts]
@@ -380,11 +380,3 @@ class DaskHistGradientBoostingClassifier(_DaskHistGradientBoosting, HistGradient
         if is_dask_collection(X):
             return self._map("decision_function", X, self.n_classes_ > 2)
         return super().decision_function(X)
-
-
-def _concat(parts):
-    if hasattr(parts[0], "iloc"):
-        import pandas as pd
-
-        return pd.concat(parts, ignore_index=True)
-    return np.concatenate([np.asarray(p) for p in parts])

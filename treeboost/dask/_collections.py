@@ -42,13 +42,9 @@ def _rows_chunks(obj, name, chunks):
 
 
 def _partition_keys(obj):
-    keys = obj.__dask_keys__()
-    # a dask array's keys nest by chunk index: one column chunk, so one key a row chunk
-    while keys and isinstance(keys[0], list):
-        keys = [k[0] if isinstance(k, list) and len(k) == 1 else k for k in keys]
-        if keys and isinstance(keys[0], list):
-            keys = [k for sub in keys for k in sub]
-    return keys
+    """One key a row partition: a dask array's keys nest by chunk index, and its
+    columns are one chunk (:func:`_rows_chunks`)."""
+    return [k[0] if isinstance(k, list) else k for k in obj.__dask_keys__()]
 
 
 def _ordered_futures(obj):

@@ -19,7 +19,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..engine import NEWTON, GrowthParams, SplitCandidates, Tree, best_node_split, make_scratch
+from ..engine import (
+    NEWTON,
+    GrowthParams,
+    Tree,
+    best_node_split,
+    default_dense_min_samples,
+    make_candidates,
+    make_scratch,
+)
 
 
 #: which children's histograms the shards build (:meth:`StepGrower._expand`)
@@ -78,7 +86,7 @@ class StepGrower:
         self.bin_mapper = bm
         self.n_features = bm.n_bins_.shape[0]
         self.mc = int(bm.missing_values_code_)
-        self.dense_min_samples = max(32, (self.mc + 1) // 2)
+        self.dense_min_samples = default_dense_min_samples(self.mc)
         n_features = self.n_features
         self.max_leaf_nodes = (
             -1 if stopping.max_leaf_nodes is None else int(stopping.max_leaf_nodes)
@@ -102,15 +110,7 @@ class StepGrower:
             False,
         )
         self.scratch = make_scratch(1, 1, self.mc + 1, 3)
-        self.cands = SplitCandidates(
-            np.empty(n_features),
-            np.empty(n_features),
-            np.empty(n_features, np.int32),
-            np.empty(n_features, np.bool_),
-            np.zeros((n_features, 4), np.uint64),
-            np.empty((n_features, 3)),
-            np.zeros(n_features),
-        )
+        self.cands = make_candidates(n_features, 3)
         self.n_bins = np.ascontiguousarray(bm.n_bins_, dtype=np.int32)
         self.is_categorical = np.ascontiguousarray(bm.is_categorical_, dtype=np.bool_)
         self.edges = bm.edge_table()

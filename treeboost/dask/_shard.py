@@ -68,11 +68,8 @@ class _Block:
 
     def rows(self, positions):
         """The rows at ``positions`` as given (X of the first partition's kind)."""
-        return (
-            _concat(self.parts).iloc[positions]
-            if hasattr(self.parts[0], "iloc")
-            else np.concatenate([np.asarray(X) for X in self.parts])[positions]
-        )
+        X = _concat(self.parts)
+        return X.iloc[positions] if hasattr(X, "iloc") else X[positions]
 
     def bin(self, model):
         """Each partition encoded and binned with the fitted ``model``; the codes of all

@@ -18,7 +18,8 @@ kernel: a name costs the import of the module that defines it.
 * the grower stepped from outside (a data-parallel trainer): :func:`feature_pairs`,
   :func:`node_histograms`, :func:`best_node_split`, :func:`partition_nodes`, and the
   records they take (:class:`GrowthParams`, :class:`SplitCandidates`,
-  :func:`make_scratch`, :data:`VALUES_NEWTON`);
+  :func:`make_scratch`, :func:`make_candidates`,
+  :func:`default_dense_min_samples`, :data:`VALUES_NEWTON`);
 * trees: :class:`Tree`, :class:`PackedTrees`, :func:`add_leaf_values`,
   :data:`TREE_LEAF`, :func:`prepared_csr`, :class:`ShapTrees`;
 * blocks of rows: :func:`block_rows`, :func:`into_row_blocks`, :data:`CACHE_BLOCK_VALUES`;
@@ -47,6 +48,8 @@ _HOMES = {
     "StoppingRules": "grower",
     "GrowerWorkspace": "grower",
     "WorkspacePool": "grower",
+    "default_dense_min_samples": "grower",
+    "make_candidates": "grow.workspace",
     "PARALLEL_GROWER_MIN_WORK": "grower",
     "SampleStatistics": "statistics",
     "boosting_rows": "statistics",

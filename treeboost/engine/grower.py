@@ -64,6 +64,13 @@ StoppingRules = namedtuple(
 )
 
 
+def default_dense_min_samples(missing_code):
+    """Samples from which a node reads dense histograms (fewer: its rows, with exact
+    counts) when ``dense_min_samples`` is not given: half the histogram's bins, at
+    least 32 (``missing_code`` is the last bin's)."""
+    return max(32, (int(missing_code) + 1) // 2)
+
+
 class TreeGrower:
     """Grow a :class:`~treeboost.engine.tree.Tree` from binned data and statistics.
 
@@ -217,7 +224,7 @@ class TreeGrower:
         max_features = n_features if self.max_features is None else int(self.max_features)
         dense_min = self.dense_min_samples
         if dense_min is None:
-            dense_min = max(32, (bm.missing_values_code_ + 1) // 2)
+            dense_min = default_dense_min_samples(bm.missing_values_code_)
         max_depth = -1 if self.max_depth is None else int(self.max_depth)
         max_leaf_nodes = -1 if self.max_leaf_nodes is None else int(self.max_leaf_nodes)
         min_leaf = int(self.min_samples_leaf)

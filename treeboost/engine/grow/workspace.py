@@ -35,6 +35,20 @@ def node_capacity(n, crit, min_samples_leaf, max_leaf_nodes, max_depth):
     return max(cap, 1)
 
 
+def make_candidates(n_features, n_cols):
+    """:class:`~..layout.SplitCandidates` for ``n_features`` features whose statistics
+    have ``n_cols`` columns: each feature's best split, written by the split search."""
+    return SplitCandidates(
+        np.empty(n_features),
+        np.empty(n_features),
+        np.empty(n_features, np.int32),
+        np.empty(n_features, np.bool_),
+        np.zeros((n_features, 4), np.uint64),
+        np.empty((n_features, n_cols)),
+        np.zeros(n_features),
+    )
+
+
 def make_workspace(
     n_rows,
     cap,
@@ -92,15 +106,7 @@ def make_workspace(
         np.tile([-np.inf, np.inf, 0.0], (cap, 1)),
         np.full((cap, n_words), ~np.uint64(0), np.uint64),
     )
-    cands = SplitCandidates(
-        np.empty(n_features),
-        np.empty(n_features),
-        np.empty(n_features, np.int32),
-        np.empty(n_features, np.bool_),
-        np.zeros((n_features, 4), np.uint64),
-        np.empty((n_features, n_cols)),
-        np.zeros(n_features),
-    )
+    cands = make_candidates(n_features, n_cols)
     sampler = FeatureSampler(
         np.arange(n_features),
         np.arange(n_features),
