@@ -23,7 +23,7 @@ from scipy.special import expit
 from treeboost import GradientBoostingClassifier
 from treeboost.datasets import load_titanic
 from treeboost.inspection import shap_values
-from treeboost.trees.export import export_text
+from treeboost.inspection import export_text
 
 #: PassengerId of the six passengers: 2, 3, 4, 9 survived; 5 and 15 did not
 PASSENGERS = [2, 3, 4, 9, 5, 15]

@@ -10,9 +10,9 @@ import numpy as np
 
 from treeboost.datasets import load_watermelon
 from treeboost.trees.classic import ID3Classifier
-from treeboost.trees.export import export_text
+from treeboost.inspection import export_text
 from treeboost.trees.pruning import pre_pruning, reduced_error_pruning
-from treeboost.trees.rules import export_rules
+from treeboost.inspection import export_rules
 
 
 def main():

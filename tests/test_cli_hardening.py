@@ -463,7 +463,8 @@ def test_trees_to_dataframe_says_what_a_boosting_trees_impurity_is():
 
 
 def test_rule_words_no_signed_zero_and_no_empty_set():
-    from treeboost.trees.export import Condition, _fmt
+    from treeboost.inspection import Condition
+    from treeboost.inspection._tree_view import _fmt
 
     # a leaf value or bound that rounds to zero keeps its digits, and zero has no sign
     assert [_fmt(v, 3) for v in (-0.0, -0.0004, 0.00012345, 1.5, -2.0)] == [

@@ -24,8 +24,6 @@ MODULES = {
     "treeboost.losses": None,
     "treeboost.datasets": None,
     "treeboost.persistence": None,
-    "treeboost.trees.plotting": None,
-    "treeboost.trees.export": ["export_text", "export_rules", "extract_rules", "Rule", "Condition"],
     "treeboost.plotting": [
         "plot_importance",
         "plot_learning_curve",

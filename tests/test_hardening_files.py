@@ -285,7 +285,7 @@ def test_decision_path_of_a_deep_tree_costs_the_paths_not_the_depth(models, tmp_
 @pytest.mark.skipif(not _TOOL.exists(), reason="tools/ is not installed with the package")
 def test_export_text_grows_linearly_with_depth(models, tmp_path):
     import treeboost
-    from treeboost.trees.export import MAX_TEXT_INDENT, export_text
+    from treeboost.inspection.export import MAX_TEXT_INDENT, export_text
 
     (saved, _) = models
     doc, arrays = read_parts(saved["cart"][0])
@@ -352,7 +352,7 @@ def test_category_set_beyond_the_feature_categories_is_refused(models, tmp_path,
 def test_unedited_models_load_and_explain(models):
     import treeboost
     from treeboost.inspection import trees_to_dataframe
-    from treeboost.trees.export import export_rules, export_text
+    from treeboost.inspection import export_rules, export_text
 
     (saved, _) = models
     for name, (path, model) in saved.items():

@@ -249,7 +249,7 @@ def test_forest_classifiers_take_several_outputs(tmp_path, cls):
 
 
 def test_exports_refuse_a_multi_output_model_by_name():
-    from treeboost.trees.export import export_rules, export_text
+    from treeboost.inspection import export_rules, export_text
 
     X, Y = _data(n=100)
     for model in (

@@ -79,7 +79,7 @@ def test_pruned_classic_trees_round_trip(make, data, tmp_path):
         assert loaded.pruning_report_ == model.pruning_report_
     # the split reports come back too (NaN where an attribute was not a candidate)
     pd.testing.assert_frame_equal(loaded.split_report(0), model.split_report(0))
-    assert treeboost.trees.rules.export_rules(loaded) == treeboost.trees.rules.export_rules(model)
+    assert treeboost.inspection.export_rules(loaded) == treeboost.inspection.export_rules(model)
 
 
 @pytest.mark.parametrize(
@@ -140,8 +140,8 @@ def test_rule_list_file_holds_data_only(data, tmp_path):
         text = zf.read("model.json").decode()
         np.load(io.BytesIO(zf.read("arrays.npz")), allow_pickle=False)
     names = set(_object_names(json.loads(text)))
-    assert "treeboost.trees.export.Rule" in names
-    assert "treeboost.trees.export.Condition" in names
+    assert "treeboost.inspection.rules.Rule" in names
+    assert "treeboost.inspection.rules.Condition" in names
     assert all(n.startswith("treeboost.") for n in names)
 
 
@@ -626,3 +626,41 @@ def test_random_json_edits_are_refused_or_harmless(make, data, tmp_path):
         assert np.all(np.isfinite(proba)), where
         np.testing.assert_allclose(proba.sum(axis=1), 1.0)
         assert model.predict(X).shape == (len(X),)
+
+
+def test_files_naming_the_old_modules_load(data, tmp_path):
+    """Files written when the encoder lived in ``treeboost.trees.encoding`` and the rules in
+    ``treeboost.trees.export`` name those modules: they load as the classes' new homes."""
+    X, y = data
+    model = RuleListClassifier().fit(X, y)
+    path = model.save(tmp_path / "rules.tbm")
+    doc, arrays = _read(path)
+    text = json.dumps(doc)
+    old = text.replace("treeboost._input.encoding.", "treeboost.trees.encoding.").replace(
+        "treeboost.inspection.rules.", "treeboost.trees.export."
+    )
+    assert old.count("treeboost.trees.export.Rule") == len(model.rules_)
+    assert "treeboost.trees.encoding.FeatureEncoder" in old
+    _write(tmp_path / "old.tbm", json.loads(old), arrays)
+    loaded = treeboost.load(tmp_path / "old.tbm")
+    assert [str(r) for r in loaded.rules_] == [str(r) for r in model.rules_]
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+@pytest.mark.parametrize(
+    "module, name",
+    [
+        ("treeboost.trees.export", "export_text"),
+        ("treeboost.trees.export", "Rule"),
+        ("treeboost.trees.plotting", "plot_tree"),
+        ("treeboost.trees.rules", "export_rules"),
+    ],
+)
+def test_moved_names_still_import_with_a_future_warning(module, name):
+    import importlib
+
+    import treeboost.inspection
+
+    with pytest.warns(FutureWarning, match=f"treeboost.inspection.{name}"):
+        value = getattr(importlib.import_module(module), name)
+    assert value is getattr(treeboost.inspection, name)

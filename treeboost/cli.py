@@ -1251,7 +1251,7 @@ def _raw_score_note(model, index, target):
 def _explain_model(model, args):
     """One tree's rules, the feature importances and the boosting trace."""
     import numpy as np
-    from .trees.export import export_rules
+    from .inspection.rules import export_rules
 
     names = list(getattr(model, "feature_names_in_", [])) or None
     if args.output is not None:

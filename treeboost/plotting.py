@@ -8,6 +8,10 @@ feature, coloured by the feature's value).
 
 import numpy as np
 
+from .inspection.drawing import plot_tree
+
+__all__ = ["plot_importance", "plot_learning_curve", "plot_shap_summary", "plot_tree"]
+
 
 def _plt():
     try:
@@ -111,13 +115,6 @@ def _staged(model, X, classifier):
         avg = total / (i + 1)
         out.append(model.classes_[np.argmax(avg, axis=1)] if classifier else avg)
     return out
-
-
-def plot_tree(model, **kwargs):
-    """Draw one tree with matplotlib (see :func:`treeboost.trees.plotting.plot_tree`)."""
-    from .trees import plotting
-
-    return plotting.plot_tree(model, **kwargs)
 
 
 def plot_shap_summary(values, X, feature_names=None, max_display=20, ax=None):

@@ -1,4 +1,4 @@
-"""Categorical columns of more than 255 categories (treeboost.trees._rare_categories): by
+"""Categorical columns of more than 255 categories (treeboost._input.rare_categories): by
 frequency (frequent categories keep their own code, rare ones share one; no target or
 more than two classes), in every estimator, in model files and through the command line.
 Grouping by target has its own tests in test_target_grouping.py."""
@@ -9,7 +9,7 @@ import pytest
 import treeboost
 from treeboost.cli import main
 from treeboost.trees import FeatureEncoder
-from treeboost.trees._rare_categories import MIN_OWN_ROWS, group_categories
+from treeboost._input.rare_categories import MIN_OWN_ROWS, group_categories
 
 from .._model_files import read_parts, used_only, write_parts
 

@@ -1,12 +1,12 @@
 """Datetime columns mean instants: seconds since the epoch whatever the unit or the time
-zone (treeboost.trees._datetimes), NaT as missing, checked at predict and in model files."""
+zone (treeboost._input.datetimes), NaT as missing, checked at predict and in model files."""
 
 import numpy as np
 import pytest
 
 import treeboost
 from treeboost.trees import FeatureEncoder
-from treeboost.trees._datetimes import to_epoch_seconds
+from treeboost._input.datetimes import to_epoch_seconds
 
 from .._model_files import read_parts, used_only, write_parts
 

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from treeboost import DecisionTreeClassifier, DecisionTreeRegressor
-from treeboost.trees.export import export_rules, export_text, extract_rules
+from treeboost.inspection import export_rules, export_text, extract_rules
 
 from .._helpers import cities_and_days
 
@@ -73,8 +73,8 @@ def _leaf_rows_agree(rules, Xe, categories, leaves):
 
 
 def _four(model, **index):
-    from treeboost.trees.plotting import export_graphviz
-    from treeboost.trees.rules import export_rules as any_rules
+    from treeboost.inspection import export_graphviz
+    from treeboost.inspection import export_rules as any_rules
 
     return (
         export_text(model, **index),
@@ -113,8 +113,8 @@ def test_tree_index_of_forests_bagging_adaboost_is_the_member(titanic):
 
 def test_tree_index_of_gradient_boosting_is_iteration_and_class(titanic):
     from treeboost import GradientBoostingClassifier
-    from treeboost.trees.export import _fmt
-    from treeboost.trees.plotting import plot_tree
+    from treeboost.inspection._tree_view import _fmt
+    from treeboost.inspection import plot_tree
 
     X, y = titanic
     Xm = X.drop(columns="Embarked")[X["Embarked"].notna()]
@@ -156,8 +156,8 @@ def test_tree_index_errors(titanic):
         RandomForestClassifier,
     )
     from treeboost.datasets import load_watermelon
-    from treeboost.trees.plotting import export_graphviz, plot_tree
-    from treeboost.trees.rules import export_rules as any_rules
+    from treeboost.inspection import export_graphviz, plot_tree
+    from treeboost.inspection import export_rules as any_rules
 
     X, y = titanic
     tree = DecisionTreeClassifier(max_depth=2).fit(X, y)
@@ -215,8 +215,8 @@ def test_tree_index_errors(titanic):
 
 def test_dates_print_as_dates_and_rare_categories_as_the_encoders_names():
     from treeboost import GradientBoostingClassifier
-    from treeboost.trees.plotting import export_graphviz
-    from treeboost.trees.rules import rule_coverage
+    from treeboost.inspection import export_graphviz
+    from treeboost.inspection import rule_coverage
 
     pytest.importorskip("pandas")
     X, y = cities_and_days()

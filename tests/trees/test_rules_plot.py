@@ -12,8 +12,9 @@ from treeboost import (
 )
 from treeboost.datasets import load_titanic, load_watermelon
 from treeboost.trees.classic import C45Classifier, ID3Classifier
-from treeboost.trees.plotting import export_graphviz, plot_tree
-from treeboost.trees.rules import RuleListClassifier, export_rules, extract_rules, rule_coverage
+from treeboost.inspection import export_graphviz, plot_tree
+from treeboost.inspection import export_rules, extract_rules, rule_coverage
+from treeboost.trees.rules import RuleListClassifier
 
 TITANIC = ["Pclass", "Sex", "Age", "SibSp", "Parch", "Fare", "Embarked"]
 

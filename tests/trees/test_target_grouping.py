@@ -1,5 +1,5 @@
 """Columns of more than 255 categories grouped by their target means
-(treeboost.trees._rare_categories.group_by_target): the rule against a brute-force
+(treeboost._input.rare_categories.group_by_target): the rule against a brute-force
 reading of it, which estimators use it, what it does to identifier-like columns, and the
 encoder state in model files."""
 
@@ -9,10 +9,10 @@ from hypothesis import given, settings, strategies as st
 
 import treeboost
 from treeboost.inspection import trees_to_dataframe
-from treeboost.trees.export import export_text
+from treeboost.inspection import export_text
 from treeboost.engine.splitting import CAT_SMOOTH
 from treeboost.trees import FeatureEncoder
-from treeboost.trees._rare_categories import MIN_TARGET_ROWS, TARGET_GROUP_ROWS, group_by_target
+from treeboost._input.rare_categories import MIN_TARGET_ROWS, TARGET_GROUP_ROWS, group_by_target
 
 from .._model_files import read_parts, used_only, write_parts
 

@@ -92,7 +92,7 @@ class BinMapper:
     ``edge[j-1] < x <= edge[j]``.
 
     Categorical columns (already encoded as category indices ``0..k-1`` by
-    :class:`~treeboost.trees.encoding.FeatureEncoder`) keep their index as code.
+    :class:`~treeboost.trees.FeatureEncoder`) keep their index as code.
 
     Missing values (NaN) get the reserved code ``missing_values_code_``, one past the
     largest bin of any feature (255 for the default ``max_bins=255``).

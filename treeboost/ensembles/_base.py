@@ -22,8 +22,8 @@ from ..persistence import (
 )
 from ..engine import BinMapper, fit_transform_weighted
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, check_multi_output
-from ..trees.encoding import EncoderMixin, check_weights
-from ..trees.targets import (
+from .._input.encoding import EncoderMixin, check_weights
+from .._input.targets import (
     check_poisson_target,
     check_regression_outputs,
     check_regression_target,

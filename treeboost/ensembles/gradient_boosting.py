@@ -57,8 +57,8 @@ from ..losses import (
 )
 from ..losses.base import LeafSamples, Loss
 from ..trees.cart import DecisionTreeRegressor, resolve_count, resolve_max_features
-from ..trees.encoding import EncoderMixin, check_weights
-from ..trees.targets import check_regression_target, encode_classification_target
+from .._input.encoding import EncoderMixin, check_weights
+from .._input.targets import check_regression_target, encode_classification_target
 from ..trees.constraints import check_interaction_cst, check_monotonic_cst, grower_constraints
 from ._bootstrap import selection_sample
 from ._gb_init import fit_init_estimator, init_raw_predictions

@@ -1,16 +1,34 @@
-"""Looking inside fitted models: SHAP values and every tree's nodes as a table.
+"""Looking inside fitted models: explanations, the trees as text, rules, tables and pictures.
 
 * :func:`shap_values` -- exact path-dependent TreeSHAP values (Lundberg et al., 2020) of any
   binary-tree model, with the expected value they add up from.
 * :func:`trees_to_dataframe` -- one row per node of every tree of a model, as LightGBM's
   ``Booster.trees_to_dataframe`` gives it.
+* :func:`export_text` -- an indented text picture of one tree.
+* :func:`extract_rules`, :func:`export_rules`, :func:`rule_coverage` -- one IF-THEN
+  :class:`Rule` (of :class:`Condition`\\ s) per leaf, and the rows each rule fires on.
+* :func:`export_graphviz`, :func:`plot_tree` -- Graphviz DOT text and a matplotlib drawing.
+
+Each works on any treeboost tree (CART, ID3, C4.5) and on one tree of any ensemble
+(``tree_index``, and ``class_index`` for K-class boosting).
 """
 
 import importlib
 
-__all__ = ["shap_values", "trees_to_dataframe"]
+_WHERE = {
+    "shap_values": "._shap",
+    "trees_to_dataframe": "._dataframe",
+    "export_text": ".export",
+    "Condition": ".rules",
+    "Rule": ".rules",
+    "extract_rules": ".rules",
+    "export_rules": ".rules",
+    "rule_coverage": ".rules",
+    "export_graphviz": ".drawing",
+    "plot_tree": ".drawing",
+}
 
-_WHERE = {"shap_values": "._shap", "trees_to_dataframe": "._dataframe"}
+__all__ = sorted(_WHERE)
 
 
 def __getattr__(name):
@@ -19,3 +37,7 @@ def __getattr__(name):
     if name in _WHERE:
         return getattr(importlib.import_module(_WHERE[name], __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_WHERE))

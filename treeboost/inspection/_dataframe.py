@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..engine import TREE_LEAF
-from ..trees._tree_view import tree_views
+from ._tree_view import tree_views
 
 __all__ = ["trees_to_dataframe"]
 
@@ -24,7 +24,7 @@ def trees_to_dataframe(model):
         Columns, in this order:
 
         * ``tree_index`` -- the tree's ``tree_index`` in
-          :func:`~treeboost.trees.export.export_text` and the other exports: 0 for a
+          :func:`~treeboost.inspection.export_text` and the other exports: 0 for a
           single tree, the member's position in ``estimators_`` for an ensemble; for
           gradient boosting ``iteration * K + class`` (K trees per iteration, as LightGBM
           counts), with the columns ``iteration`` and ``class`` after it (pass

@@ -86,7 +86,7 @@ __all__ = [
 ]
 
 FORMAT = "treeboost-model"
-_ENCODER = "treeboost.trees.encoding.FeatureEncoder"
+_ENCODER = "treeboost._input.encoding.FeatureEncoder"
 #: 2: Bagging keeps its draw counts as ``_draw_counts`` (``estimators_samples_`` became a
 #: property) and forests ``_bootstrap_draws``; version-1 files are migrated on load
 FORMAT_VERSION = 2

@@ -27,8 +27,12 @@ _REGISTRY = {}
 
 #: modules that moved, old name -> new name (files written before the move name the old one)
 _MOVED_MODULES = {
-    f"treeboost.trees.{m}": f"treeboost.engine.{m}"
-    for m in ("binning", "tree", "grower", "statistics")
+    **{
+        f"treeboost.trees.{m}": f"treeboost.engine.{m}"
+        for m in ("binning", "tree", "grower", "statistics")
+    },
+    "treeboost.trees.encoding": "treeboost._input.encoding",
+    "treeboost.trees.export": "treeboost.inspection.rules",
 }
 
 

@@ -1,5 +1,6 @@
-"""The base learners: binning, histograms, split search, growth, the CART estimators, the
-classic multiway trees (ID3, C4.5), pruning, rules and pictures."""
+"""The single trees: the CART estimators, the classic multiway trees (ID3, C4.5), pruning
+and the rule-list classifier.  Their text, rules and pictures are in
+:mod:`treeboost.inspection`; the encoding of their input is shared with the ensembles."""
 
 from ..engine import BinMapper
 from .cart import (
@@ -9,7 +10,7 @@ from .cart import (
     ExtraTreeRegressor,
 )
 from .classic import C45Classifier, ID3Classifier, MultiwayTree
-from .encoding import FeatureEncoder
+from .._input.encoding import FeatureEncoder
 from ..engine import TreeGrower
 from .pruning import (
     cost_complexity_pruning_path,

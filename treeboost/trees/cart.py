@@ -34,8 +34,12 @@ from ..persistence import (
     validate_part,
 )
 from ..persistence._spec import check_state, integer
-from .encoding import EncoderMixin, FeatureEncoder, check_weights
-from .targets import check_poisson_target, check_regression_outputs, encode_classification_target
+from .._input.encoding import EncoderMixin, FeatureEncoder, check_weights
+from .._input.targets import (
+    check_poisson_target,
+    check_regression_outputs,
+    encode_classification_target,
+)
 from .constraints import check_monotonic_cst, check_monotonic_target, grower_constraints
 from .pruning import cost_complexity_pruning_path, prune_ccp
 
@@ -413,7 +417,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Bins per numeric feature, in [2, 65535]; None gives one bin per distinct value
         (exact CART).  Thresholds are always midpoints between adjacent training values.
     categorical_features : None, "auto" or array-like, default=None
-        Categorical columns (see :class:`~treeboost.trees.encoding.FeatureEncoder`);
+        Categorical columns (see :class:`~treeboost.trees.FeatureEncoder`);
         by default the pandas columns of category, object or string dtype.
     splitter : {"best", "random"}, default="best"
         "best" searches every cut; "random" draws one cut per numeric feature uniformly in

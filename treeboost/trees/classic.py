@@ -60,8 +60,8 @@ from ..persistence._checks import (
 )
 from ..persistence._spec import array, check_state, integer
 from . import pruning as _pruning
-from .encoding import EncoderMixin, check_weights
-from .targets import encode_classification_target
+from .._input.encoding import EncoderMixin, check_weights
+from .._input.targets import encode_classification_target
 
 TIE_TOL = 1e-12
 

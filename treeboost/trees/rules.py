@@ -1,202 +1,53 @@
-"""IF-THEN rules of any treeboost tree, and a C4.5rules-style rule-list classifier.
-
-:func:`extract_rules` / :func:`export_rules` work for the CART trees (they call
-:func:`treeboost.trees.export.extract_rules`) and for the multiway ID3 / C4.5 trees (one
-rule per leaf, ``attribute = value`` for a categorical test and an interval for the
-continuous ones).  :func:`rule_coverage` tells which rows each rule fires on.
-
-For a multiway tree a rule does not fire on a row whose value of one of its attributes is
-missing (the tree itself spreads such a row over several leaves); for a CART tree the
-conditions say "(or missing)" on the side missing values follow, so exactly one rule fires
-on every row.
+"""A C4.5rules-style rule-list classifier.
 
 :class:`RuleListClassifier` (after Quinlan's C4.5rules, *C4.5*, chapter 5): fit a tree,
-take one rule per leaf, generalise each rule by greedily dropping the antecedent whose
-removal gives the lowest pessimistic error rate ``U_CF(E, N)`` (N rows covered, E of them of
-another class; see :func:`treeboost.trees.pruning.pessimistic_errors`) as long as that rate
-does not go up, let each rule predict the majority class of the training rows it covers
-(ties: the first of ``classes_``; this is the leaf's class unless generalising moved the
-majority), drop duplicate rules, order the rules by estimated accuracy ``1 - U_CF``
-(largest first; ties: more rows covered first), and predict with the first rule that
-fires, or the default class (the majority class of the training rows no rule covers).
-Quinlan's MDL selection of rule subsets per class is not done.
+take one rule per leaf (:func:`treeboost.inspection.extract_rules`), generalise each rule by
+greedily dropping the antecedent whose removal gives the lowest pessimistic error rate
+``U_CF(E, N)`` (N rows covered, E of them of another class; see
+:func:`treeboost.trees.pruning.pessimistic_errors`) as long as that rate does not go up, let
+each rule predict the majority class of the training rows it covers (ties: the first of
+``classes_``; this is the leaf's class unless generalising moved the majority), drop
+duplicate rules, order the rules by estimated accuracy ``1 - U_CF`` (largest first; ties:
+more rows covered first), and predict with the first rule that fires, or the default class
+(the majority class of the training rows no rule covers).  Quinlan's MDL selection of rule
+subsets per class is not done.
 """
 
-import copy
+import warnings
 from numbers import Real
 
 import numpy as np
-from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._atomic import AtomicRefitMixin
+from .._input.encoding import check_weights
+from ..inspection import rules as _rules
+from ..inspection.rules import Rule, _categories, _condition_mask
 from ..persistence import PersistenceMixin, check_fitted, is_hashable, register, validate_part
 from ..persistence._spec import array, check_state
-from . import export as _export
-from .encoding import check_weights
-from .export import Condition, Rule
+from .cart import DecisionTreeClassifier
+from .classic import BaseClassicTree, C45Classifier, ID3Classifier
 from .pruning import _check_cf, pessimistic_errors
 
-__all__ = ["extract_rules", "export_rules", "rule_coverage", "RuleListClassifier"]
+__all__ = ["RuleListClassifier"]
+
+#: functions that moved to :mod:`treeboost.inspection`
+_MOVED = ("extract_rules", "export_rules", "rule_coverage", "multiway_rules")
 
 
-def multiway_rules(view, target_name=None, decimals=3):
-    """One rule per leaf of the multiway tree of a
-    :class:`~treeboost.trees._tree_view.TreeView`."""
-    tree = view.tree
-    names = view.feature_names
-    classes = view.classes
-    rules = []
-    stack = [(0, {})]
-    while stack:
-        node, conds = stack.pop()
-        if tree.feature[node] < 0:
-            k = int(np.argmax(tree.value[node]))
-            rules.append(
-                Rule(
-                    [conds[f] for f in sorted(conds)],
-                    classes[k],
-                    float(tree.value[node, k]),
-                    node,
-                    int(round(tree.n_node_samples[node])),
-                    float(tree.weighted_n_node_samples[node]),
-                    target_name or "class",
-                    decimals,
-                )
-            )
-            continue
-        j = int(tree.feature[node])
-        f = int(view.columns[j])
-        for v, child in reversed(list(enumerate(tree.children[node]))):
-            new = dict(conds)
-            old = new.get(f)
-            if tree.is_categorical[node]:
-                c = Condition(
-                    f,
-                    names[j],
-                    categories=view.category_values(j, [v]),
-                    missing=False,
-                    decimals=decimals,
-                )
-            else:
-                c = (
-                    Condition(f, names[j], missing=False, decimals=decimals)
-                    if old is None
-                    else copy.copy(old)
-                )
-                t = float(tree.threshold[node])
-                if v == 0:
-                    c.high = min(c.high, t)
-                else:
-                    c.low = max(c.low, t)
-            new[f] = c
-            stack.append((int(child), new))
-    rules.sort(key=lambda r: r.leaf)
-    return rules
-
-
-@_export.index_doc
-def extract_rules(
-    estimator,
-    feature_names=None,
-    class_names=None,
-    target_name=None,
-    decimals=3,
-    *,
-    tree_index=0,
-    class_index=None,
-):
-    """One :class:`~treeboost.trees.export.Rule` per leaf of one tree of any fitted
-    treeboost model.
-
-    CART trees (and the trees of ensembles): :func:`treeboost.trees.export.extract_rules`.
-    ID3 / C4.5 trees: the path's tests, ``attribute = value`` (categorical) or an
-    interval (continuous, the thresholds of the path merged).
-
-    Parameters
-    ----------
-    estimator : fitted treeboost tree or ensemble
-    feature_names, class_names, target_name, decimals :
-        As :func:`treeboost.trees.export.extract_rules`.
-    %(tree_index)s
-    """
-    view = _export.tree_view(estimator, feature_names, class_names, tree_index, class_index)
-    return _export.rules_of_view(view, target_name, decimals)
-
-
-@_export.index_doc
-def export_rules(
-    estimator,
-    feature_names=None,
-    class_names=None,
-    target_name=None,
-    decimals=3,
-    *,
-    tree_index=0,
-    class_index=None,
-):
-    """The rules of :func:`extract_rules` as strings, ``IF ... THEN class = c [n=.., p=..]``.
-
-    Parameters
-    ----------
-    estimator : fitted treeboost tree or ensemble
-    feature_names, class_names, target_name, decimals : as :func:`extract_rules`.
-    %(tree_index)s
-
-    Examples
-    --------
-    >>> from treeboost.datasets import load_watermelon
-    >>> from treeboost.trees.classic import ID3Classifier
-    >>> melons = load_watermelon()
-    >>> clf = ID3Classifier(max_depth=1).fit(melons.data, melons.target)
-    >>> print(export_rules(clf)[0])
-    IF 纹理 = 清晰 THEN class = 是 [n=9, p=0.778]
-    """
-    view = _export.tree_view(estimator, feature_names, class_names, tree_index, class_index)
-    return _export.rule_texts(view, _export.rules_of_view(view, target_name, decimals))
-
-
-def _condition_mask(cond, Xe, categories):
-    """Rows of the encoded matrix ``Xe`` satisfying one condition (a sparse ``Xe``, of
-    a CART tree fitted on sparse X, gives its column as a dense vector)."""
-    x = Xe[:, [cond.feature]].toarray().ravel() if issparse(Xe) else Xe[:, cond.feature]
-    missing = np.isnan(x)
-    if cond.categories is not None:
-        lookup = {v: i for i, v in enumerate(np.asarray(categories[cond.feature]).tolist())}
-        codes = [lookup[c] for c in cond.categories if c in lookup]
-        ok = np.isin(np.where(missing, -1, x), codes) & ~missing
-    elif np.isinf(cond.low) and np.isinf(cond.high):
-        return missing if cond.missing else ~missing
-    else:
-        ok = (x > cond.low) & (x <= cond.high) & ~missing
-    return ok | (missing & bool(cond.missing))
-
-
-def _categories(estimator):
-    cats = getattr(estimator, "categories_", None)
-    if cats is None:
-        enc = getattr(estimator, "_encoder", None)
-        cats = enc.categories_ if enc is not None else [None] * estimator.n_features_in_
-    return cats
-
-
-def rule_coverage(estimator, X, rules=None):
-    """Boolean matrix (n_samples, n_rules): which rules fire on which rows of ``X``.
-
-    ``rules`` defaults to :func:`extract_rules` of ``estimator``.
-    """
-    if rules is None:
-        rules = extract_rules(estimator)
-    Xe = estimator._transform(X)
-    cats = _categories(estimator)
-    out = np.ones((Xe.shape[0], len(rules)), bool)
-    for j, r in enumerate(rules):
-        for c in r.conditions:
-            out[:, j] &= _condition_mask(c, Xe, cats)
-    return out
+def __getattr__(name):
+    if name in _MOVED:
+        warnings.warn(
+            f"treeboost.trees.rules.{name} moved to treeboost.inspection.{name}; "
+            f"the old name will be removed in treeboost 0.3.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return getattr(_rules, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, BaseEstimator):
@@ -238,9 +89,6 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
     def _make_tree(self):
         """An unfitted clone of ``estimator``; only treeboost's classifier trees have the
         rules (and the encoded input) that a rule list is made of."""
-        from .cart import DecisionTreeClassifier
-        from .classic import BaseClassicTree, C45Classifier
-
         if self.estimator is None:
             return C45Classifier()
         if not isinstance(self.estimator, (DecisionTreeClassifier, BaseClassicTree)):
@@ -297,7 +145,7 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         w = check_weights(sample_weight, Xe)
         K = self.classes_.shape[0]
         rules, seen = [], set()
-        for rule in extract_rules(est):
+        for rule in _rules.extract_rules(est):
             # the class index from the leaf itself (CART rules carry it as text)
             k = int(np.argmax(est.tree_.value[rule.leaf]))
             masks = [_condition_mask(c, Xe, cats) for c in rule.conditions]
@@ -442,9 +290,6 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         :class:`~treeboost.trees.export.Condition`: data, tested on features in range,
         predicting one of ``classes_`` with a finite distribution over them) and the
         default class."""
-        from .cart import DecisionTreeClassifier
-        from .classic import C45Classifier, ID3Classifier
-
         super()._validate_state(where, **context)
         required = [
             "estimator_",
@@ -505,4 +350,4 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         return "\n".join(lines)
 
 
-register(RuleListClassifier, Rule, Condition)
+register(RuleListClassifier)

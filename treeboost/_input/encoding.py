@@ -32,8 +32,8 @@ from .._atomic import AtomicRefitMixin
 from ..engine import MAX_CATEGORIES
 from ..persistence._checks import check_array as check_saved_array, check_labels
 from ..persistence._spec import array, check_state
-from ._datetimes import format_epoch_seconds, is_datetime, is_tz_aware, to_epoch_seconds
-from ._rare_categories import describe_group, describe_other, group_by_target, group_categories
+from .datetimes import format_epoch_seconds, is_datetime, is_tz_aware, to_epoch_seconds
+from .rare_categories import describe_group, describe_other, group_by_target, group_categories
 from .targets import check_class_weight
 
 

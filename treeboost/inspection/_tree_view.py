@@ -1,8 +1,8 @@
 """One tree of any fitted treeboost model, with the names and labels to print it.
 
-Every text and picture of a tree (:func:`~treeboost.trees.export.export_text`,
-:func:`~treeboost.trees.rules.export_rules`, :func:`~treeboost.trees.plotting.export_graphviz`,
-:func:`~treeboost.trees.plotting.plot_tree`) and
+Every text and picture of a tree (:func:`~treeboost.inspection.export_text`,
+:func:`~treeboost.inspection.export_rules`, :func:`~treeboost.inspection.export_graphviz`,
+:func:`~treeboost.inspection.plot_tree`) and
 :func:`~treeboost.inspection.trees_to_dataframe` read a tree through a :class:`TreeView`,
 so that they all pick trees with the same ``tree_index`` and print the same names:
 
@@ -24,7 +24,57 @@ from numbers import Integral
 
 import numpy as np
 
-__all__ = ["TreeView", "named_view", "select_tree", "tree_views"]
+__all__ = ["TreeView", "index_doc", "named_view", "select_tree", "tree_view", "tree_views"]
+
+
+def _bitset_members(bitset_row, n_categories):
+    codes = np.arange(n_categories)
+    words = bitset_row[codes >> 6]
+    return codes[((words >> (codes & 63).astype(np.uint64)) & np.uint64(1)) == 1]
+
+
+def _fmt(v, decimals):
+    """``v`` with at most ``decimals`` decimals, trailing zeros dropped; a non-zero value
+    that would round to zero keeps its significant digits (``-0.0004``, never ``-0``)."""
+    if not np.isfinite(v):
+        return str(v)
+    text = f"{v:.{decimals}f}".rstrip("0").rstrip(".")
+    if text in ("0", "-0") and v != 0:
+        return f"{v:.{max(decimals, 1)}g}"
+    return "0" if text == "-0" else text
+
+
+def _leaf_text(view, node, decimals):
+    """(prediction, confidence) of a leaf: the majority class and its fraction for a
+    classifier's tree, else the value (a boosting tree's raw score)."""
+    value = view.tree.value[node]
+    if view.classes is not None and len(view.classes) > 0:
+        k = int(np.argmax(value))
+        return str(view.classes[k]), float(value[k])
+    return _fmt(float(value[0]), decimals), None
+
+
+def tree_view(model, feature_names=None, class_names=None, tree_index=0, class_index=None):
+    """The :class:`TreeView` every export reads (see this
+    module for what ``tree_index`` and ``class_index`` pick)."""
+    return named_view(select_tree(model, tree_index, class_index), feature_names, class_names)
+
+
+_INDEX_DOC = """tree_index : int or (int, int), default=0
+        Which tree of ``model``: 0 for a single tree; the member of a forest, bagging or
+        AdaBoost ensemble (``estimators_[tree_index]``, a treeboost tree); the iteration
+        of gradient boosting, or ``(iteration, class)`` for K classes.
+    class_index : int or None, default=None
+        The class of K-class gradient boosting's tree (None: 0, or the class given in
+        ``tree_index``).  An index out of range, or a member that is not a treeboost tree,
+        raises ValueError."""
+
+
+def index_doc(function):
+    """Put the description of ``tree_index`` and ``class_index`` in ``function``'s
+    docstring (its ``%(tree_index)s``)."""
+    function.__doc__ = function.__doc__.replace("%(tree_index)s", _INDEX_DOC)
+    return function
 
 
 @dataclass(frozen=True)
@@ -106,8 +156,6 @@ class TreeView:
         Besides a tree's category sets, this is a bagging or AdaBoost member fitted on
         the model's encoded columns that cuts a category code as a number,
         ``code <= t``: its left side is the codes up to ``t``."""
-        from .export import _bitset_members
-
         tree = self.tree
         j = int(tree.feature[node])
         if tree.is_categorical[node]:
@@ -183,8 +231,6 @@ class TreeView:
     def threshold_text(self, j, value, decimals):
         """A numeric threshold of feature ``j`` as text: a date for a date column (the
         encoder's ``format_threshold``), else the number with ``decimals`` decimals."""
-        from .export import _fmt
-
         col = int(self.columns[j])
         # a member's threshold on the model's category codes stays a number
         if (
@@ -203,8 +249,6 @@ class TreeView:
         ``column``."""
         j = np.flatnonzero(self.columns == column)
         if j.size == 0:
-            from .export import _fmt
-
             return _fmt(float(value), decimals)
         return self.threshold_text(int(j[0]), value, decimals)
 

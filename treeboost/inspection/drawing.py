@@ -1,0 +1,337 @@
+"""Pictures of any treeboost tree: Graphviz DOT text and a matplotlib drawing.
+
+Both work for the CART trees (``DecisionTreeClassifier`` / ``Regressor``), the multiway
+ID3 / C4.5 trees, and one tree of a fitted ensemble (``tree_index``: the member, or the
+iteration of gradient boosting; for K classes ``class_index`` picks the tree of one
+class, or ``tree_index=(iteration, class)``), as :func:`~treeboost.inspection.export_text`
+and :func:`~treeboost.inspection.export_rules` do.
+
+* :func:`export_graphviz` returns DOT text (no graphviz binary needed to produce it;
+  ``dot -Tpng tree.dot -o tree.png`` renders it).
+* :func:`plot_tree` draws the tree with matplotlib (an optional dependency:
+  ``pip install matplotlib``).
+
+A node shows its test (``feature <= t``, ``feature in {...}`` or, for a multiway node, the
+attribute's name), its impurity, number of samples, class counts (or value; a boosting
+tree's ``value (raw score)``) and the class it predicts; each edge is labelled by the
+branch it stands for (True/False for a binary test, the category or interval for a
+multiway one).
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._tree_view import _fmt, index_doc, tree_view
+
+__all__ = ["export_graphviz", "plot_tree"]
+
+_PALETTE = [
+    "#e58139",
+    "#399de5",
+    "#47e539",
+    "#d739e5",
+    "#e5d939",
+    "#39e5c6",
+    "#e53958",
+    "#8139e5",
+    "#7be539",
+    "#e539b5",
+]
+
+
+@dataclass
+class _Node:
+    id: int
+    test: str  # "" for a leaf
+    info: list
+    children: list = field(default_factory=list)  # (child id, edge label)
+    color: str = "#ffffff"
+
+
+def _color(value, classes, vmin, vmax):
+    """Class colour faded by impurity (classification); blue by value (regression)."""
+    if classes is not None and value.shape[0] == len(classes) and len(classes) > 1:
+        order = np.sort(value)[::-1]
+        alpha = (order[0] - order[1]) / max(1.0 - order[1], 1e-12)
+        base = _PALETTE[int(np.argmax(value)) % len(_PALETTE)]
+    else:
+        alpha = 0.0 if vmax <= vmin else (float(value[0]) - vmin) / (vmax - vmin)
+        base = "#399de5"
+    rgb = np.array([int(base[i : i + 2], 16) for i in (1, 3, 5)])
+    mixed = np.rint(alpha * rgb + (1 - alpha) * 255).astype(int)
+    return "#" + "".join(f"{c:02x}" for c in mixed)
+
+
+def _nodes(
+    model,
+    feature_names=None,
+    class_names=None,
+    tree_index=0,
+    class_index=None,
+    decimals=3,
+    impurity=True,
+):
+    view = tree_view(model, feature_names, class_names, tree_index, class_index)
+    tree, classes = view.tree, view.classes
+    value = tree.value
+    vmin, vmax = float(value[:, 0].min()), float(value[:, 0].max())
+    crit = "entropy" if view.multiway else "impurity"
+    out = []
+    for node in range(value.shape[0]):
+        w = float(tree.weighted_n_node_samples[node])
+        info = []
+        if impurity and not view.raw_score:  # a boosting node's impurity is -G^2/2H
+            info.append(f"{crit} = {_fmt(float(tree.impurity[node]), decimals)}")
+        info.append(f"samples = {_fmt(float(tree.n_node_samples[node]), decimals)}")
+        if classes is not None:
+            counts = ", ".join(_fmt(v, decimals) for v in value[node] * w)
+            info.append(f"value = [{counts}]")
+            info.append(f"class = {classes[int(np.argmax(value[node]))]}")
+        else:
+            info.append(f"{view.value_label} = {_fmt(float(value[node, 0]), decimals)}")
+        n = _Node(node, "", info, color=_color(value[node], classes, vmin, vmax))
+        if view.multiway:
+            _multiway_test(view, node, n, decimals)
+        else:
+            _binary_test(view, node, n, decimals)
+        out.append(n)
+    return out
+
+
+def _binary_test(view, node, n, decimals):
+    tree, names = view.tree, view.feature_names
+    if tree.children_left[node] == -1:
+        return
+    f = int(tree.feature[node])
+    left = view.category_split(node)
+    if left is not None:
+        shown = [str(v) for v in view.category_labels(f, left)]
+        n.test = f"{names[f]} in {{{', '.join(shown)}}}"
+    else:
+        n.test = f"{names[f]} <= {view.threshold_text(f, float(tree.threshold[node]), decimals)}"
+    miss = "missing" if tree.missing_go_left[node] else ""
+    n.children = [
+        (int(tree.children_left[node]), "True" + (f" / {miss}" if miss else "")),
+        (int(tree.children_right[node]), "False" + ("" if miss else " / missing")),
+    ]
+
+
+def _multiway_test(view, node, n, decimals):
+    tree, names = view.tree, view.feature_names
+    if tree.feature[node] < 0:
+        return
+    f = int(tree.feature[node])
+    if tree.is_categorical[node]:
+        n.test = f"{names[f]} = ?"
+        labels = view.category_labels(f, range(len(tree.children[node])))
+        n.children = [(int(c), str(label)) for c, label in zip(tree.children[node], labels)]
+    else:
+        t = view.threshold_text(f, float(tree.threshold[node]), decimals)
+        n.test = f"{names[f]} <= {t} ?"
+        n.children = [
+            (int(tree.children[node][0]), f"<= {t}"),
+            (int(tree.children[node][1]), f"> {t}"),
+        ]
+
+
+# -- DOT -------------------------------------------------------------------------------
+def _dot_escape(text):
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+@index_doc
+def export_graphviz(
+    model,
+    out_file=None,
+    *,
+    feature_names=None,
+    class_names=None,
+    tree_index=0,
+    class_index=None,
+    decimals=3,
+    impurity=True,
+    filled=True,
+    fontname="helvetica",
+    rankdir="TB",
+):
+    """The tree as Graphviz DOT text.
+
+    Parameters
+    ----------
+    model : fitted treeboost tree or ensemble
+    out_file : str, path or None, default=None
+        Also write the text there (UTF-8).
+    feature_names, class_names : optional names overriding the fitted ones
+        (``feature_names``: one per column of the model).
+    %(tree_index)s
+    decimals : int, default=3
+    impurity, filled : bool, default=True
+        Show the impurity line; fill nodes with the colour of their class (paler when
+        impure) or of their value.
+    fontname : str, default="helvetica"
+        For Chinese names pick a CJK font installed where DOT is rendered.
+    rankdir : {"TB", "LR"}, default="TB"
+
+    Returns
+    -------
+    dot : str
+
+    Examples
+    --------
+    >>> from treeboost import DecisionTreeClassifier
+    >>> clf = DecisionTreeClassifier(max_depth=1).fit([[0], [1], [2], [3]], [0, 0, 1, 1])
+    >>> print(export_graphviz(clf).splitlines()[0])
+    digraph Tree {
+    """
+    nodes = _nodes(model, feature_names, class_names, tree_index, class_index, decimals, impurity)
+    lines = [
+        "digraph Tree {",
+        f'node [shape=box, style="{"filled, " if filled else ""}rounded", '
+        f'color="black", fontname="{fontname}"] ;',
+        f'edge [fontname="{fontname}"] ;',
+        f"rankdir={rankdir} ;",
+    ]
+    for n in nodes:
+        text = "\\n".join(_dot_escape(t) for t in ([n.test] if n.test else []) + n.info)
+        fill = f', fillcolor="{n.color}"' if filled else ""
+        lines.append(f'{n.id} [label="{text}"{fill}] ;')
+    for n in nodes:
+        for child, label in n.children:
+            lines.append(f'{n.id} -> {child} [label="{_dot_escape(label)}"] ;')
+    lines.append("}")
+    dot = "\n".join(lines)
+    if out_file is not None:
+        with open(out_file, "w", encoding="utf-8") as fh:
+            fh.write(dot + "\n")
+    return dot
+
+
+# -- matplotlib ------------------------------------------------------------------------
+def _layout(nodes):
+    """x (leaves spaced 1 apart, parents centred over their children) and depth."""
+    x, depth = {}, {}
+    counter = [0]
+
+    def visit(i, d):  # recursion depth = tree depth, small for these trees
+        depth[i] = d
+        kids = nodes[i].children
+        if not kids:
+            x[i] = counter[0]
+            counter[0] += 1
+            return
+        for c, _ in kids:
+            visit(c, d + 1)
+        x[i] = (x[kids[0][0]] + x[kids[-1][0]]) / 2.0
+
+    import sys
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10000))
+    try:
+        visit(0, 0)
+    finally:
+        sys.setrecursionlimit(limit)
+    return x, depth, counter[0]
+
+
+@index_doc
+def plot_tree(
+    model,
+    *,
+    feature_names=None,
+    class_names=None,
+    tree_index=0,
+    class_index=None,
+    decimals=2,
+    impurity=True,
+    filled=True,
+    max_depth=None,
+    fontsize=None,
+    fontfamily=None,
+    ax=None,
+):
+    """Draw a tree with matplotlib.
+
+    Parameters
+    ----------
+    model : fitted treeboost tree or ensemble
+    feature_names, class_names, decimals, impurity, filled : as :func:`export_graphviz`.
+    %(tree_index)s
+    max_depth : int or None
+        Draw only the nodes up to this depth ("..." marks a cut subtree).
+    fontsize : float or None
+        Text size (None: from the number of leaves).
+    fontfamily : str or None
+        A font with the glyphs of your names (e.g. a CJK font for the watermelon data).
+    ax : matplotlib Axes or None
+
+    Returns
+    -------
+    ax : matplotlib Axes
+    """
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError(
+            "plot_tree needs matplotlib: pip install matplotlib "
+            "(or use export_graphviz, which needs nothing)."
+        ) from None
+    nodes = _nodes(model, feature_names, class_names, tree_index, class_index, decimals, impurity)
+    if max_depth is not None:
+        nodes = _truncate(nodes, max_depth)
+    x, depth, n_leaves = _layout(nodes)
+    max_d = max(depth.values())
+    if ax is None:
+        _, ax = plt.subplots(
+            figsize=(min(max(6, 2.6 * n_leaves), 60), min(max(3, 1.6 * (max_d + 1)), 40))
+        )
+    if fontsize is None:
+        fontsize = float(np.clip(90.0 / max(n_leaves, 1), 5, 10))
+    text_kw = dict(fontsize=fontsize)
+    if fontfamily is not None:
+        text_kw["fontfamily"] = fontfamily
+    for i in x:
+        n = nodes[i]
+        for c, label in n.children:
+            ax.plot([x[i], x[c]], [-depth[i], -depth[c]], color="0.4", lw=0.8, zorder=1)
+            ax.text(
+                (x[i] + x[c]) / 2,
+                -(depth[i] + depth[c]) / 2,
+                label,
+                ha="center",
+                va="center",
+                zorder=3,
+                color="0.2",
+                bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none"),
+                **{**text_kw, "fontsize": fontsize * 0.85},
+            )
+        text = "\n".join(([n.test] if n.test else []) + n.info)
+        ax.text(
+            x[i],
+            -depth[i],
+            text,
+            ha="center",
+            va="center",
+            zorder=2,
+            bbox=dict(boxstyle="round", fc=n.color if filled else "white", ec="black"),
+            **text_kw,
+        )
+    ax.set_xlim(-0.7, n_leaves - 0.3)
+    ax.set_ylim(-max_d - 0.6, 0.6)
+    ax.set_axis_off()
+    return ax
+
+
+def _truncate(nodes, max_depth):
+    """Nodes deeper than ``max_depth`` dropped; their parents show "..."."""
+    out = {}
+    stack = [(0, 0)]
+    while stack:
+        i, d = stack.pop()
+        n = nodes[i]
+        if d == max_depth and n.children:
+            n = _Node(n.id, n.test, n.info + ["..."], [], n.color)
+        out[i] = n
+        stack.extend((c, d + 1) for c, _ in n.children)
+    return {i: out[i] for i in sorted(out)}
