@@ -4,12 +4,18 @@ The files are read with :mod:`importlib.resources`, so they work from a wheel, a
 install or a zip.  The source of each file is cited in its loader's ``DESCR``.
 """
 
+from __future__ import annotations
+
 import csv
 import io
 from importlib import resources
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 from sklearn.utils import Bunch
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 __all__ = ["load_titanic", "load_watermelon"]
 
@@ -55,14 +61,14 @@ table 4.1.
 """
 
 
-def _read_rows(name):
+def _read_rows(name: str) -> tuple[list[str], list[list[str]]]:
     """Header and body rows of a bundled CSV file (UTF-8)."""
-    text = resources.files("treeboost.datasets").joinpath("data", name).read_text("utf-8")
+    text = resources.files("treeboost.datasets").joinpath("data").joinpath(name).read_text("utf-8")
     rows = list(csv.reader(io.StringIO(text, newline="")))
     return rows[0], rows[1:]
 
 
-def _import_pandas():
+def _import_pandas() -> ModuleType:
     try:
         import pandas as pd
     except ImportError:
@@ -72,7 +78,13 @@ def _import_pandas():
     return pd
 
 
-def load_titanic(*, as_frame=True, return_X_y=False):
+@overload
+def load_titanic(*, as_frame: bool = ..., return_X_y: Literal[False] = ...) -> Bunch: ...
+@overload
+def load_titanic(*, as_frame: bool = ..., return_X_y: Literal[True]) -> tuple[Any, Any]: ...
+@overload
+def load_titanic(*, as_frame: bool = ..., return_X_y: bool = ...) -> Bunch | tuple[Any, Any]: ...
+def load_titanic(*, as_frame: bool = True, return_X_y: bool = False) -> Bunch | tuple[Any, Any]:
     """Load the Titanic passenger data set (891 rows, binary target ``Survived``).
 
     Parameters
@@ -163,7 +175,13 @@ def load_titanic(*, as_frame=True, return_X_y=False):
     )
 
 
-def load_watermelon(*, as_frame=True, return_X_y=False):
+@overload
+def load_watermelon(*, as_frame: bool = ..., return_X_y: Literal[False] = ...) -> Bunch: ...
+@overload
+def load_watermelon(*, as_frame: bool = ..., return_X_y: Literal[True]) -> tuple[Any, Any]: ...
+@overload
+def load_watermelon(*, as_frame: bool = ..., return_X_y: bool = ...) -> Bunch | tuple[Any, Any]: ...
+def load_watermelon(*, as_frame: bool = True, return_X_y: bool = False) -> Bunch | tuple[Any, Any]:
     """Load watermelon data set 2.0 (Zhou Zhihua, *Machine Learning*, table 4.1).
 
     17 melons described by six categorical attributes, in the book's (and the CSV's)
