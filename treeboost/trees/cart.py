@@ -5,9 +5,12 @@ Both follow scikit-learn's estimator contract and grow their tree with the share
 :class:`~treeboost.engine.binning.BinMapper`.
 """
 
+from __future__ import annotations
+
 import numbers
 import warnings
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
@@ -43,8 +46,33 @@ from .._input.targets import (
 from .constraints import check_monotonic_cst, check_monotonic_target, grower_constraints
 from .pruning import cost_complexity_pruning_path, prune_ccp
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Literal, TypeVar, Union
 
-def resolve_max_features(max_features, n_features):
+    from scipy import sparse
+
+    from .._input.encoding import FeatureEncoder
+    from .._typing import (
+        ArrayLike,
+        CategoricalFeatures,
+        ClassificationCriterion,
+        ClassWeight,
+        Float64Array,
+        MatrixLike,
+        MaxFeatures,
+        NDArray,
+        RandomStateLike,
+        RegressionCriterion,
+    )
+
+    #: ``class_weight`` of a classification tree: also one ``{label: weight}`` per output
+    #: of a multi-output ``y``
+    TreeClassWeight = Union[ClassWeight, Sequence[Mapping[Any, float]]]
+    _TreeT = TypeVar("_TreeT", bound="BaseDecisionTree")
+
+
+def resolve_max_features(max_features: MaxFeatures, n_features: int) -> int:
     """Number of features sampled per node from scikit-learn's ``max_features`` forms."""
     if max_features is None:
         return n_features
@@ -65,7 +93,7 @@ def resolve_max_features(max_features, n_features):
     return max(1, int(max_features * n_features))
 
 
-def resolve_count(value, n_samples):
+def resolve_count(value: int | float, n_samples: int) -> int:
     """An int count, or a float fraction of ``n_samples`` (ceil), as scikit-learn does."""
     if isinstance(value, numbers.Integral):
         return int(value)
@@ -96,7 +124,7 @@ def _check_output_classes(est, where):
     return sizes
 
 
-def check_multi_output(criterion, encoder):
+def check_multi_output(criterion: str, encoder: FeatureEncoder) -> None:
     """A regression tree grows on several outputs (their mean squared error) with
     ``criterion="squared_error"`` and numeric features (``encoder``: the fitted
     FeatureEncoder); the others raise ValueError."""
@@ -114,7 +142,7 @@ def check_multi_output(criterion, encoder):
         )
 
 
-def deprecated_criterion(criterion):
+def deprecated_criterion(criterion: str) -> str:
     """``criterion``, with ``"friedman_mse"`` mapped to ``"squared_error"`` and a
     FutureWarning, as scikit-learn 1.9 does: Friedman's improvement
     ``W_L W_R (mean_L - mean_R)^2 / W`` of a binary split *is* its decrease of the
@@ -166,7 +194,9 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
     def _stats(self, y, sample_weight):
         raise NotImplementedError
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(
+        self: _TreeT, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> _TreeT:
         """Build the tree from the training set (X, y).
 
         Parameters
@@ -192,17 +222,17 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         Xe = self._encode_X(X, reset=True, y=y, sample_weight=sample_weight)
         y = self._validate_y(y, Xe.shape[0])
         # a regression target also bounds the weights (sums of w * y must not overflow)
-        sample_weight = check_weights(sample_weight, Xe, None if is_classifier(self) else y)
+        w = check_weights(sample_weight, Xe, None if is_classifier(self) else y)
         # seeded: above BinMapper's subsample the edges come from drawn rows
         self.bin_mapper_ = BinMapper(
             self.max_bins, self._encoder.is_categorical_, random_state=self.random_state
         )
-        Xb = fit_transform_weighted(self.bin_mapper_, Xe, sample_weight)
+        Xb = fit_transform_weighted(self.bin_mapper_, Xe, w)
         self._grow(
             Xb,
-            self._stats(y, sample_weight),
-            np.flatnonzero(sample_weight > 0),
-            total_weight=sample_weight.sum(),
+            self._stats(y, w),
+            np.flatnonzero(w > 0),
+            total_weight=w.sum(),
             parallel=True,
         )
         return self
@@ -266,7 +296,9 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
             self.tree_ = prune_ccp(self, self.ccp_alpha).tree_
         return self
 
-    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+    def cost_complexity_pruning_path(
+        self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> Bunch:
         """The minimal cost-complexity pruning path of the tree grown on ``X, y`` (this
         estimator's parameters with ``ccp_alpha=0``), as scikit-learn's method.
 
@@ -286,37 +318,39 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         return self._encode_X(X, reset=False)
 
-    def apply(self, X):
+    def apply(self, X: MatrixLike) -> NDArray[np.int64]:
         """Index of the leaf each sample ends up in."""
         Xe = self._transform(X)
         return self.tree_.apply(Xe)
 
-    def decision_path(self, X):
+    def decision_path(self, X: MatrixLike) -> sparse.csr_matrix:
         """Sparse indicator matrix of the nodes each sample goes through."""
         Xe = self._transform(X)
         return self.tree_.decision_path(Xe)
 
-    def get_depth(self):
+    def get_depth(self) -> int:
         """Depth of the tree (a single leaf has depth 0)."""
         check_is_fitted(self, "tree_")
         return self.tree_.max_depth
 
-    def get_n_leaves(self):
+    def get_n_leaves(self) -> int:
         """Number of leaves of the tree."""
         check_is_fitted(self, "tree_")
         return self.tree_.n_leaves
 
     @property
-    def feature_importances_(self):
+    def feature_importances_(self) -> Float64Array:
         """Normalised total weighted impurity decrease brought by each feature."""
         check_is_fitted(self, "tree_")
         return self.tree_.compute_feature_importances()
 
     @property
-    def categories_(self):
+    def categories_(self) -> list[NDArray[Any] | None]:
         """Categories of each categorical feature (None for numeric ones)."""
         check_is_fitted(self, "tree_")
-        return self._encoder.categories_
+        # (the encoder's per-feature lists are read as lists of None by a type checker)
+        enc: Any = self._encoder
+        return enc.categories_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -352,6 +386,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         )
         check_state(self, where, self._state_spec, {"n_features_in_": n})
         blocks = None
+        K: int | None
         if is_classifier(self) and isinstance(self.classes_, list):
             blocks = _check_output_classes(self, where)
             K = int(blocks.sum())
@@ -468,22 +503,22 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def __init__(
         self,
         *,
-        criterion="gini",
-        max_depth=None,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_weight_fraction_leaf=0.0,
-        max_features=None,
-        random_state=None,
-        max_leaf_nodes=None,
-        min_impurity_decrease=0.0,
-        class_weight=None,
-        max_bins=255,
-        categorical_features=None,
-        splitter="best",
-        ccp_alpha=0.0,
-        monotonic_cst=None,
-    ):
+        criterion: ClassificationCriterion = "gini",
+        max_depth: int | None = None,
+        min_samples_split: int | float = 2,
+        min_samples_leaf: int | float = 1,
+        min_weight_fraction_leaf: float = 0.0,
+        max_features: MaxFeatures = None,
+        random_state: RandomStateLike = None,
+        max_leaf_nodes: int | None = None,
+        min_impurity_decrease: float = 0.0,
+        class_weight: TreeClassWeight = None,
+        max_bins: int | None = 255,
+        categorical_features: CategoricalFeatures = None,
+        splitter: Literal["best", "random"] = "best",
+        ccp_alpha: float = 0.0,
+        monotonic_cst: ArrayLike | None = None,
+    ) -> None:
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -578,12 +613,12 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         return SampleStatistics.classes(y, sample_weight, self.n_classes_)
 
     @property
-    def n_outputs_(self):
+    def n_outputs_(self) -> int:
         """Outputs of ``y``: 1, or ``len(classes_)`` for a multi-output ``y``."""
         check_is_fitted(self, "tree_")
         return len(self.classes_) if self._multi_output() else 1
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> Float64Array | list[Float64Array]:
         """Class probabilities: the weighted class fractions of the leaf reached (a list
         of one such array per output for a multi-output ``y``)."""
         Xe = self._transform(X)
@@ -592,13 +627,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             return proba
         return np.split(proba, np.cumsum(self.n_classes_)[:-1], axis=1)
 
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: MatrixLike) -> Float64Array | list[Float64Array]:
         """Logarithm of :meth:`predict_proba`."""
         proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
             return [np.log(p) for p in proba] if isinstance(proba, list) else np.log(proba)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> NDArray[Any]:
         """Most probable class of the leaf reached (one column per output for a
         multi-output ``y``)."""
         proba = self.predict_proba(X)
@@ -652,21 +687,21 @@ default="squared_error"
     def __init__(
         self,
         *,
-        criterion="squared_error",
-        max_depth=None,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_weight_fraction_leaf=0.0,
-        max_features=None,
-        random_state=None,
-        max_leaf_nodes=None,
-        min_impurity_decrease=0.0,
-        max_bins=255,
-        categorical_features=None,
-        splitter="best",
-        ccp_alpha=0.0,
-        monotonic_cst=None,
-    ):
+        criterion: RegressionCriterion = "squared_error",
+        max_depth: int | None = None,
+        min_samples_split: int | float = 2,
+        min_samples_leaf: int | float = 1,
+        min_weight_fraction_leaf: float = 0.0,
+        max_features: MaxFeatures = None,
+        random_state: RandomStateLike = None,
+        max_leaf_nodes: int | None = None,
+        min_impurity_decrease: float = 0.0,
+        max_bins: int | None = 255,
+        categorical_features: CategoricalFeatures = None,
+        splitter: Literal["best", "random"] = "best",
+        ccp_alpha: float = 0.0,
+        monotonic_cst: ArrayLike | None = None,
+    ) -> None:
         self.criterion = deprecated_criterion(criterion)
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -703,12 +738,12 @@ default="squared_error"
         return SampleStatistics.regression(y, sample_weight)
 
     @property
-    def n_outputs_(self):
+    def n_outputs_(self) -> int:
         """Outputs of ``y`` (columns of ``predict``'s result when above 1)."""
         check_is_fitted(self, "tree_")
         return self.tree_.n_outputs
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> Float64Array:
         """Weighted mean (or median, ``"absolute_error"``) target of the leaf reached, of
         shape (n_samples,), or (n_samples, n_outputs) for a multi-output ``y``."""
         Xe = self._transform(X)
@@ -738,22 +773,22 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
     def __init__(
         self,
         *,
-        criterion="gini",
-        splitter="random",
-        max_depth=None,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_weight_fraction_leaf=0.0,
-        max_features="sqrt",
-        random_state=None,
-        max_leaf_nodes=None,
-        min_impurity_decrease=0.0,
-        class_weight=None,
-        max_bins=255,
-        categorical_features=None,
-        ccp_alpha=0.0,
-        monotonic_cst=None,
-    ):
+        criterion: ClassificationCriterion = "gini",
+        splitter: Literal["best", "random"] = "random",
+        max_depth: int | None = None,
+        min_samples_split: int | float = 2,
+        min_samples_leaf: int | float = 1,
+        min_weight_fraction_leaf: float = 0.0,
+        max_features: MaxFeatures = "sqrt",
+        random_state: RandomStateLike = None,
+        max_leaf_nodes: int | None = None,
+        min_impurity_decrease: float = 0.0,
+        class_weight: TreeClassWeight = None,
+        max_bins: int | None = 255,
+        categorical_features: CategoricalFeatures = None,
+        ccp_alpha: float = 0.0,
+        monotonic_cst: ArrayLike | None = None,
+    ) -> None:
         super().__init__(
             criterion=criterion,
             splitter=splitter,
@@ -793,21 +828,21 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
     def __init__(
         self,
         *,
-        criterion="squared_error",
-        splitter="random",
-        max_depth=None,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_weight_fraction_leaf=0.0,
-        max_features=1.0,
-        random_state=None,
-        max_leaf_nodes=None,
-        min_impurity_decrease=0.0,
-        max_bins=255,
-        categorical_features=None,
-        ccp_alpha=0.0,
-        monotonic_cst=None,
-    ):
+        criterion: RegressionCriterion = "squared_error",
+        splitter: Literal["best", "random"] = "random",
+        max_depth: int | None = None,
+        min_samples_split: int | float = 2,
+        min_samples_leaf: int | float = 1,
+        min_weight_fraction_leaf: float = 0.0,
+        max_features: MaxFeatures = 1.0,
+        random_state: RandomStateLike = None,
+        max_leaf_nodes: int | None = None,
+        min_impurity_decrease: float = 0.0,
+        max_bins: int | None = 255,
+        categorical_features: CategoricalFeatures = None,
+        ccp_alpha: float = 0.0,
+        monotonic_cst: ArrayLike | None = None,
+    ) -> None:
         super().__init__(
             criterion=criterion,
             splitter=splitter,

@@ -41,7 +41,10 @@ All counting is vectorised: per node, one :func:`numpy.bincount` over the intege
 every categorical attribute at once, and one sort per continuous attribute.
 """
 
+from __future__ import annotations
+
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.sparse import csr_matrix
@@ -63,12 +66,29 @@ from . import pruning as _pruning
 from .._input.encoding import EncoderMixin, check_weights
 from .._input.targets import encode_classification_target
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Literal, TypeVar
+
+    import pandas as pd
+    from scipy import sparse
+
+    from .._typing import (
+        ArrayLike,
+        CategoricalFeatures,
+        Float64Array,
+        NDArray,
+        RandomStateLike,
+    )
+
+    _ClassicT = TypeVar("_ClassicT", bound="BaseClassicTree")
+
 TIE_TOL = 1e-12
 
 __all__ = ["ID3Classifier", "C45Classifier", "MultiwayTree", "entropy"]
 
 
-def entropy(counts):
+def entropy(counts: ArrayLike) -> Float64Array:
     """``Ent = -sum_k p_k log2 p_k`` of each row of a (weighted) class-count array, in bits.
 
     Computed as ``log2 W - sum_k c_k log2 c_k / W`` (``W = sum_k c_k``); rows that sum to
@@ -110,22 +130,25 @@ class MultiwayTree:
         :meth:`BaseClassicTree.split_report`); ``None`` at leaves.
     """
 
+    #: the id of each node in the tree this one was cut from (set by :meth:`subtree`)
+    node_map_: NDArray[np.int64]
+
     def __init__(
         self,
-        n_features,
-        feature,
-        is_categorical,
-        threshold,
-        children,
-        branch_fraction,
-        value,
-        weighted_n_node_samples,
-        n_node_samples,
-        impurity,
-        depth,
-        parent,
-        report,
-    ):
+        n_features: int,
+        feature: ArrayLike,
+        is_categorical: ArrayLike,
+        threshold: ArrayLike,
+        children: Iterable[ArrayLike],
+        branch_fraction: Iterable[ArrayLike],
+        value: ArrayLike,
+        weighted_n_node_samples: ArrayLike,
+        n_node_samples: ArrayLike,
+        impurity: ArrayLike,
+        depth: ArrayLike,
+        parent: ArrayLike,
+        report: Iterable[dict[str, Any] | None],
+    ) -> None:
         self.n_features = n_features
         self.feature = np.asarray(feature, dtype=np.int64)
         self.is_categorical = np.asarray(is_categorical, dtype=bool)
@@ -141,22 +164,22 @@ class MultiwayTree:
         self.report = list(report)
 
     @property
-    def node_count(self):
+    def node_count(self) -> int:
         return self.feature.shape[0]
 
     @property
-    def is_leaf(self):
+    def is_leaf(self) -> NDArray[np.bool_]:
         return self.feature < 0
 
     @property
-    def n_leaves(self):
+    def n_leaves(self) -> int:
         return int(self.is_leaf.sum())
 
     @property
-    def max_depth(self):
+    def max_depth(self) -> int:
         return int(self.depth.max()) if self.node_count else 0
 
-    def node_weights(self, X):
+    def node_weights(self, X: Float64Array) -> sparse.csr_matrix:
         """Weight with which each row of the encoded matrix X reaches each node.
 
         Returns a CSR matrix of shape (n_samples, node_count): 1 along the path of a row
@@ -200,7 +223,7 @@ class MultiwayTree:
             out.append((r, cw))
         return out
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Float64Array) -> Float64Array:
         """Weighted average of the class distributions of the leaves each row reaches."""
         W = self.node_weights(X)
         leaves = np.flatnonzero(self.is_leaf)
@@ -208,20 +231,20 @@ class MultiwayTree:
         s = proba.sum(axis=1, keepdims=True)
         return proba / np.where(s > 0, s, 1.0)
 
-    def subtree(self, leaves):
+    def subtree(self, leaves: Iterable[int]) -> MultiwayTree:
         """A copy in which every node of ``leaves`` becomes a leaf (its descendants go).
 
         Node ids are renumbered compactly in the original order; ``node_map_`` holds the
         original id of each new node.
         """
         leaves = set(int(v) for v in leaves)
-        keep, stack = [], [0]
+        reached, stack = [], [0]
         while stack:
             node = stack.pop()
-            keep.append(node)
+            reached.append(node)
             if self.feature[node] >= 0 and node not in leaves:
                 stack.extend(int(c) for c in self.children[node])
-        keep = np.sort(np.asarray(keep, dtype=np.int64))
+        keep = np.sort(np.asarray(reached, dtype=np.int64))
         new_id = {int(o): i for i, o in enumerate(keep)}
         cut = lambda o: o in leaves or self.feature[o] < 0  # noqa: E731
         feature = [(-1 if cut(o) else self.feature[o]) for o in keep]
@@ -655,7 +678,7 @@ class _Grower:
     # growth ----------------------------------------------------------------------------
     def grow(self):
         n = self.X.shape[0]
-        nodes = []  # dicts, in creation order (parents first, depth first)
+        nodes: list[dict[str, Any]] = []  # in creation order (parents first, depth first)
         stack = [(np.arange(n), np.ones(n), -1, 0, np.ones(self.X.shape[1], bool), None)]
         while stack:
             rows, frac, parent, depth, allowed, inherited = stack.pop()
@@ -848,7 +871,7 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         return _Column("bin", categories=_interval_labels(edges), edges=edges)
 
     @property
-    def categories_(self):
+    def categories_(self) -> list[NDArray[Any] | None]:
         """Values of each attribute, in code order (None for continuous ones)."""
         check_is_fitted(self, "tree_")
         return [c.categories for c in self._columns]
@@ -876,7 +899,14 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         return np.array(first + [f for f in range(n_features) if f not in first])
 
     # -- fit -----------------------------------------------------------------------------
-    def fit(self, X, y, sample_weight=None, X_val=None, y_val=None):
+    def fit(
+        self: _ClassicT,
+        X: ArrayLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        X_val: ArrayLike | None = None,
+        y_val: ArrayLike | None = None,
+    ) -> _ClassicT:
         """Grow the tree (then prune it if ``pruning`` is set).
 
         Parameters
@@ -948,6 +978,8 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
                     if self.pruning == "pre"
                     else _pruning.reduced_error_pruning
                 )
+                # given with X_val (checked above), or held out with it
+                assert y_val is not None
                 pruned, report = fn(self, X_val, y_val, return_report=True)
             self.unpruned_tree_ = self.tree_
             self.tree_ = pruned.tree_
@@ -977,35 +1009,35 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         check_is_fitted(self, "tree_")
         return self._encode(X, reset=False)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> Float64Array:
         """Class probabilities: the leaves' class distributions, averaged with the
         fractional weights of the branches a missing value goes down."""
         Xe = self._transform(X)
         return self.tree_.predict_proba(Xe)
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray[Any]:
         """Most probable class (ties: the first of ``classes_``)."""
         check_is_fitted(self, "tree_")
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
-    def apply(self, X):
+    def apply(self, X: ArrayLike) -> NDArray[np.intp]:
         """Leaf reached by each row (for a row split over several leaves by missing
         values: the leaf of largest weight)."""
         W = self.tree_.node_weights(self._transform(X)).toarray()
         W[:, ~self.tree_.is_leaf] = -1
         return np.argmax(W, axis=1)
 
-    def get_depth(self):
+    def get_depth(self) -> int:
         check_is_fitted(self, "tree_")
         return self.tree_.max_depth
 
-    def get_n_leaves(self):
+    def get_n_leaves(self) -> int:
         check_is_fitted(self, "tree_")
         return self.tree_.n_leaves
 
     # -- reports ---------------------------------------------------------------------------
     @property
-    def gains_(self):
+    def gains_(self) -> list[list[dict[str, Any]] | None]:
         """For each node, its split report as a list of dicts (see :meth:`split_report`);
         None at leaves."""
         check_is_fitted(self, "tree_")
@@ -1038,7 +1070,9 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
             )
         return rows
 
-    def split_report(self, node=0, as_frame=True):
+    def split_report(
+        self, node: int = 0, as_frame: bool = True
+    ) -> pd.DataFrame | list[dict[str, Any]]:
         """Each candidate attribute's Gain, IV and Gain_ratio at ``node`` (column order).
 
         Columns: ``feature``, ``gain`` (``rho * Gain(D~, a)``), ``split_info`` (``IV(a)``),
@@ -1248,18 +1282,18 @@ class ID3Classifier(BaseClassicTree):
     def __init__(
         self,
         *,
-        max_depth=None,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_gain=0.0,
-        tie_break=None,
-        n_bins=None,
-        categorical_features=None,
-        pruning=None,
-        validation_fraction=0.3,
-        confidence_factor=0.25,
-        random_state=None,
-    ):
+        max_depth: int | None = None,
+        min_samples_split: int = 2,
+        min_samples_leaf: int = 1,
+        min_gain: float = 0.0,
+        tie_break: Sequence[str | int] | None = None,
+        n_bins: int | None = None,
+        categorical_features: CategoricalFeatures = None,
+        pruning: Literal["pre", "post", "pessimistic"] | None = None,
+        validation_fraction: float = 0.3,
+        confidence_factor: float = 0.25,
+        random_state: RandomStateLike = None,
+    ) -> None:
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
@@ -1305,17 +1339,17 @@ class C45Classifier(BaseClassicTree):
     def __init__(
         self,
         *,
-        max_depth=None,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_gain=0.0,
-        tie_break=None,
-        categorical_features=None,
-        pruning=None,
-        validation_fraction=0.3,
-        confidence_factor=0.25,
-        random_state=None,
-    ):
+        max_depth: int | None = None,
+        min_samples_split: int = 2,
+        min_samples_leaf: int = 1,
+        min_gain: float = 0.0,
+        tie_break: Sequence[str | int] | None = None,
+        categorical_features: CategoricalFeatures = None,
+        pruning: Literal["pre", "post", "pessimistic"] | None = None,
+        validation_fraction: float = 0.3,
+        confidence_factor: float = 0.25,
+        random_state: RandomStateLike = None,
+    ) -> None:
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf

@@ -8,15 +8,28 @@ sets of feature indices, ``"pairwise"`` or ``"no_interactions"``, the features n
 names forming one more set.
 """
 
+from __future__ import annotations
+
 import itertools
 from numbers import Integral
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..engine import Constraints
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
-def check_monotonic_cst(estimator, monotonic_cst, n_features, is_categorical=None):
+    from .._typing import ArrayLike, InteractionCst, MonotonicCst, NDArray
+
+
+def check_monotonic_cst(
+    estimator: Any,
+    monotonic_cst: MonotonicCst,
+    n_features: int,
+    is_categorical: ArrayLike | None = None,
+) -> NDArray[np.int8] | None:
     """``monotonic_cst`` as an int8 array of shape ``(n_features,)``, or None when it is
     None or all zeros.
 
@@ -72,7 +85,9 @@ def check_monotonic_cst(estimator, monotonic_cst, n_features, is_categorical=Non
     return cst if cst.any() else None
 
 
-def check_monotonic_target(monotonic_cst, n_outputs, n_classes=None):
+def check_monotonic_target(
+    monotonic_cst: MonotonicCst, n_outputs: int, n_classes: int | None = None
+) -> None:
     """Raise ValueError when the target cannot take monotonic constraints: several
     outputs, or more than two classes (``n_classes``, for a classifier)."""
     if monotonic_cst is None:
@@ -87,7 +102,9 @@ def check_monotonic_target(monotonic_cst, n_outputs, n_classes=None):
         )
 
 
-def check_interaction_cst(interaction_cst, n_features):
+def check_interaction_cst(
+    interaction_cst: InteractionCst, n_features: int
+) -> list[set[int]] | None:
     """``interaction_cst`` as a list of sets of feature indices, the features no set
     names added as one more set; None when it is None.
 
@@ -95,6 +112,8 @@ def check_interaction_cst(interaction_cst, n_features):
     """
     if interaction_cst is None:
         return None
+    # any iterable the user gave: checked below
+    groups: Iterable[Any]
     if isinstance(interaction_cst, str) and interaction_cst == "no_interactions":
         groups = [[f] for f in range(n_features)]
     elif isinstance(interaction_cst, str) and interaction_cst == "pairwise":
@@ -110,7 +129,7 @@ def check_interaction_cst(interaction_cst, n_features):
         ) from None
     for group in sets:
         for f in group:
-            if not (isinstance(f, Integral) and 0 <= f < n_features):
+            if not (isinstance(f, Integral) and 0 <= int(f) < n_features):
                 raise ValueError(
                     f"Interaction constraints must consist of integer indices "
                     f"in [0, n_features - 1] = [0, {n_features - 1}], "
@@ -123,7 +142,9 @@ def check_interaction_cst(interaction_cst, n_features):
     return sets
 
 
-def grower_constraints(monotonic_cst, interaction_sets):
+def grower_constraints(
+    monotonic_cst: NDArray[np.int8] | None, interaction_sets: list[set[int]] | None
+) -> Constraints | None:
     """The :class:`~treeboost.engine.constraints.Constraints` of checked parameters, or
     None without any."""
     if monotonic_cst is None and interaction_sets is None:

@@ -50,12 +50,27 @@ approximation above).  C4.5's "subtree raising" is not done, so that the result 
 subtree of the input.
 """
 
+from __future__ import annotations
+
 import copy
 from numbers import Real
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
 from ..engine import TREE_LEAF, Tree
+
+if TYPE_CHECKING:
+    from typing import Literal, TypeVar
+
+    from sklearn.utils import Bunch
+
+    from .._typing import ArrayLike, Float64Array, MatrixLike
+
+    #: a fitted tree estimator; pruning returns a copy of the same class
+    _EstimatorT = TypeVar("_EstimatorT")
+    #: the steps of a pruning, one record per internal node examined
+    PruningReport = list[dict[str, Any]]
 
 __all__ = [
     "pre_pruning",
@@ -148,13 +163,13 @@ def _binary_subtree(tree, cut):
     """A new :class:`Tree` in which the nodes of ``cut`` are leaves, renumbered compactly
     (original order kept, so parents still precede children)."""
     cut = set(int(c) for c in cut)
-    keep, stack = [], [0]
+    reached, stack = [], [0]
     while stack:
         node = stack.pop()
-        keep.append(node)
+        reached.append(node)
         if tree.children_left[node] != TREE_LEAF and node not in cut:
             stack += [int(tree.children_left[node]), int(tree.children_right[node])]
-    keep = np.sort(np.asarray(keep, dtype=np.int64))
+    keep = np.sort(np.asarray(reached, dtype=np.int64))
     new_id = np.full(tree.node_count, TREE_LEAF, np.int64)
     new_id[keep] = np.arange(keep.size)
     arrays = {name: np.array(getattr(tree, name)[keep]) for name in Tree._arrays}
@@ -213,7 +228,33 @@ def _step(view, node, before, after, decision):
     )
 
 
-def pre_pruning(estimator, X_val, y_val, return_report=False):
+@overload
+def pre_pruning(
+    estimator: _EstimatorT,
+    X_val: MatrixLike,
+    y_val: ArrayLike,
+    return_report: Literal[False] = ...,
+) -> _EstimatorT: ...
+@overload
+def pre_pruning(
+    estimator: _EstimatorT,
+    X_val: MatrixLike,
+    y_val: ArrayLike,
+    return_report: Literal[True] = ...,
+) -> tuple[_EstimatorT, PruningReport]: ...
+@overload
+def pre_pruning(
+    estimator: _EstimatorT,
+    X_val: MatrixLike,
+    y_val: ArrayLike,
+    return_report: bool = ...,
+) -> _EstimatorT | tuple[_EstimatorT, PruningReport]: ...
+def pre_pruning(
+    estimator: _EstimatorT,
+    X_val: MatrixLike,
+    y_val: ArrayLike,
+    return_report: bool = False,
+) -> _EstimatorT | tuple[_EstimatorT, PruningReport]:
     """Pre-pruning (预剪枝) by a validation set: keep a split only if it strictly raises
     validation accuracy (see the module docs).
 
@@ -259,7 +300,37 @@ def pre_pruning(estimator, X_val, y_val, return_report=False):
     return (pruned, report) if return_report else pruned
 
 
-def reduced_error_pruning(estimator, X_val, y_val, tie="prune", return_report=False):
+@overload
+def reduced_error_pruning(
+    estimator: _EstimatorT,
+    X_val: MatrixLike,
+    y_val: ArrayLike,
+    tie: Literal["prune", "keep"] = ...,
+    return_report: Literal[False] = ...,
+) -> _EstimatorT: ...
+@overload
+def reduced_error_pruning(
+    estimator: _EstimatorT,
+    X_val: MatrixLike,
+    y_val: ArrayLike,
+    tie: Literal["prune", "keep"] = ...,
+    return_report: Literal[True] = ...,
+) -> tuple[_EstimatorT, PruningReport]: ...
+@overload
+def reduced_error_pruning(
+    estimator: _EstimatorT,
+    X_val: MatrixLike,
+    y_val: ArrayLike,
+    tie: Literal["prune", "keep"] = ...,
+    return_report: bool = ...,
+) -> _EstimatorT | tuple[_EstimatorT, PruningReport]: ...
+def reduced_error_pruning(
+    estimator: _EstimatorT,
+    X_val: MatrixLike,
+    y_val: ArrayLike,
+    tie: Literal["prune", "keep"] = "prune",
+    return_report: bool = False,
+) -> _EstimatorT | tuple[_EstimatorT, PruningReport]:
     """Reduced-error post-pruning (后剪枝) by a validation set (see the module docs).
 
     Parameters
@@ -317,7 +388,7 @@ def _ccp(view, ccp_alpha=None):
     r_branch = np.zeros(n)
     for i in np.flatnonzero(leaf):
         r_branch[i] = r_node[i]
-        j = i
+        j = int(i)
         while j != 0:
             j = view.parent[j]
             r_branch[j] += r_node[i]
@@ -359,7 +430,12 @@ def _ccp(view, ccp_alpha=None):
     return np.array(alphas), np.array(impurities), cut, np.array(sizes)
 
 
-def cost_complexity_pruning_path(estimator, X=None, y=None, sample_weight=None):
+def cost_complexity_pruning_path(
+    estimator: Any,
+    X: MatrixLike | None = None,
+    y: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+) -> Bunch:
     """The minimal cost-complexity pruning path of a fitted tree, as scikit-learn's
     ``DecisionTree*.cost_complexity_pruning_path``.
 
@@ -386,7 +462,7 @@ def cost_complexity_pruning_path(estimator, X=None, y=None, sample_weight=None):
     return Bunch(ccp_alphas=alphas, impurities=impurities, n_leaves=sizes)
 
 
-def prune_ccp(estimator, ccp_alpha):
+def prune_ccp(estimator: _EstimatorT, ccp_alpha: float) -> _EstimatorT:
     """The subtree of a fitted tree for ``ccp_alpha`` (scikit-learn's semantics: prune the
     weakest links while their effective alpha is <= ``ccp_alpha``, up to a relative 1e-10
     for rounding; 0 prunes nothing).
@@ -411,7 +487,7 @@ def _check_cf(confidence_factor):
     if (
         not isinstance(confidence_factor, Real)
         or isinstance(confidence_factor, bool)
-        or not 0 < confidence_factor <= 0.5
+        or not 0 < float(confidence_factor) <= 0.5
     ):
         raise ValueError(
             f"confidence_factor must be a float in (0, 0.5], got {confidence_factor!r}."
@@ -419,7 +495,7 @@ def _check_cf(confidence_factor):
     return float(confidence_factor)
 
 
-def pessimistic_errors(n, e, confidence_factor=0.25):
+def pessimistic_errors(n: ArrayLike, e: ArrayLike, confidence_factor: float = 0.25) -> Float64Array:
     """Predicted errors ``N * U_CF(E, N)`` of a leaf with ``N`` rows and ``E`` errors.
 
     Quinlan's ``AddErrs``: ``e + extra`` where ``extra = N (1 - CF^(1/N))`` for ``E = 0``,
@@ -461,7 +537,29 @@ def pessimistic_errors(n, e, confidence_factor=0.25):
     return np.where(n > 0, e + extra, 0.0)
 
 
-def pessimistic_pruning(estimator, confidence_factor=0.25, return_report=False):
+@overload
+def pessimistic_pruning(
+    estimator: _EstimatorT,
+    confidence_factor: float = ...,
+    return_report: Literal[False] = ...,
+) -> _EstimatorT: ...
+@overload
+def pessimistic_pruning(
+    estimator: _EstimatorT,
+    confidence_factor: float = ...,
+    return_report: Literal[True] = ...,
+) -> tuple[_EstimatorT, PruningReport]: ...
+@overload
+def pessimistic_pruning(
+    estimator: _EstimatorT,
+    confidence_factor: float = ...,
+    return_report: bool = ...,
+) -> _EstimatorT | tuple[_EstimatorT, PruningReport]: ...
+def pessimistic_pruning(
+    estimator: _EstimatorT,
+    confidence_factor: float = 0.25,
+    return_report: bool = False,
+) -> _EstimatorT | tuple[_EstimatorT, PruningReport]:
     """C4.5's pessimistic (error-based) pruning with confidence factor CF (module docs).
 
     Parameters

@@ -13,8 +13,11 @@ more rows covered first), and predict with the first rule that fires, or the def
 subsets per class is not done.
 """
 
+from __future__ import annotations
+
 import warnings
 from numbers import Real
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -32,13 +35,20 @@ from .cart import DecisionTreeClassifier
 from .classic import BaseClassicTree, C45Classifier, ID3Classifier
 from .pruning import _check_cf, pessimistic_errors
 
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    from .._typing import ArrayLike, Float64Array, MatrixLike, NDArray
+
+    _RuleListT = TypeVar("_RuleListT", bound="RuleListClassifier")
+
 __all__ = ["RuleListClassifier"]
 
 #: functions that moved to :mod:`treeboost.inspection`
 _MOVED = ("extract_rules", "export_rules", "rule_coverage", "multiway_rules")
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name in _MOVED:
         warnings.warn(
             f"treeboost.trees.rules.{name} moved to treeboost.inspection.{name}; "
@@ -81,7 +91,13 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         "generalize": ["boolean"],
     }
 
-    def __init__(self, estimator=None, *, confidence_factor=0.25, generalize=True):
+    def __init__(
+        self,
+        estimator: DecisionTreeClassifier | BaseClassicTree | None = None,
+        *,
+        confidence_factor: float = 0.25,
+        generalize: bool = True,
+    ) -> None:
         self.estimator = estimator
         self.confidence_factor = confidence_factor
         self.generalize = generalize
@@ -103,7 +119,9 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
             )
         return clone(self.estimator)
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(
+        self: _RuleListT, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> _RuleListT:
         """Fit the tree, extract, generalise and order its rules.
 
         Parameters
@@ -240,7 +258,7 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
             first[(first < 0) & m] = j
         return first
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> Float64Array:
         """Class distribution (training rows) of the first rule that fires, or of the
         rows no rule covers."""
         check_is_fitted(self, "rules_")
@@ -250,7 +268,7 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         )
         return table[np.where(first >= 0, first, len(self.rules_))]
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> NDArray[Any]:
         """Class of the first rule that fires, else ``default_class_``."""
         check_is_fitted(self, "rules_")
         first = self._first_rule(self.estimator_._transform(X))
@@ -339,7 +357,7 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
                 f"{where}.default_class_: {self.default_class_!r:.40} is not one of classes_."
             )
 
-    def export_text(self):
+    def export_text(self) -> str:
         """The rule list, one rule per line, then the default class."""
         check_is_fitted(self, "rules_")
         lines = [
