@@ -6,9 +6,21 @@
 feature, coloured by the feature's value).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
 import numpy as np
 
 from .inspection.drawing import plot_tree
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from matplotlib.axes import Axes
+    from sklearn.base import BaseEstimator
+
+    from ._typing import ArrayLike, MatrixLike, NDArray
 
 __all__ = ["plot_importance", "plot_learning_curve", "plot_shap_summary", "plot_tree"]
 
@@ -21,7 +33,13 @@ def _plt():
     return plt
 
 
-def plot_importance(model, feature_names=None, max_features=20, ax=None, title=None):
+def plot_importance(
+    model: BaseEstimator,
+    feature_names: Sequence[str] | NDArray[Any] | None = None,
+    max_features: int = 20,
+    ax: Axes | None = None,
+    title: str | None = None,
+) -> Axes:
     """Horizontal bar chart of ``model.feature_importances_``, largest on top.
 
     Returns the matplotlib Axes.
@@ -44,11 +62,18 @@ def plot_importance(model, feature_names=None, max_features=20, ax=None, title=N
     ax.set_yticklabels([str(feature_names[i]) for i in order])
     ax.set_xlabel("importance (normalised impurity decrease)")
     ax.set_title(title or f"{type(model).__name__}: feature importances")
-    ax.figure.tight_layout()
+    _tight_layout(ax)
     return ax
 
 
-def plot_learning_curve(model, X=None, y=None, scoring=None, ax=None, title=None):
+def plot_learning_curve(
+    model: BaseEstimator,
+    X: MatrixLike | None = None,
+    y: ArrayLike | None = None,
+    scoring: Callable[[Any, Any], float] | None = None,
+    ax: Axes | None = None,
+    title: str | None = None,
+) -> Axes:
     """Score against the number of trees.
 
     Without data: a boosting model's ``train_score_`` (and ``validation_score_``) loss per
@@ -92,8 +117,15 @@ def plot_learning_curve(model, X=None, y=None, scoring=None, ax=None, title=None
     ax.set_xlabel("number of trees")
     ax.set_title(title or f"{type(model).__name__}: learning curve")
     ax.legend()
-    ax.figure.tight_layout()
+    _tight_layout(ax)
     return ax
+
+
+def _tight_layout(ax: Axes) -> None:
+    # the type checker reads ax.figure as a Figure or a SubFigure; only a Figure has
+    # tight_layout
+    figure: Any = ax.figure
+    figure.tight_layout()
 
 
 def _staged(model, X, classifier):
@@ -117,7 +149,13 @@ def _staged(model, X, classifier):
     return out
 
 
-def plot_shap_summary(values, X, feature_names=None, max_display=20, ax=None):
+def plot_shap_summary(
+    values: ArrayLike,
+    X: ArrayLike,
+    feature_names: Sequence[str] | NDArray[Any] | None = None,
+    max_display: int = 20,
+    ax: Axes | None = None,
+) -> Axes:
     """SHAP summary plot: one dot per row and feature at its SHAP value.
 
     Features are ranked by their mean absolute SHAP value ``mean_i |phi_ij|`` (largest on
@@ -178,7 +216,7 @@ def plot_shap_summary(values, X, feature_names=None, max_display=20, ax=None):
     cmap = plt.get_cmap("coolwarm")
     rng = np.random.default_rng(0)
     for rank, j in enumerate(order):
-        y = len(order) - 1 - rank + rng.uniform(-0.3, 0.3, n)
+        y = len(order) - 1 - rank + rng.uniform(-0.3, 0.3, (n,))
         shade = _shade(columns[j])
         grey = np.isnan(shade)
         ax.scatter(values[grey, j], y[grey], s=8, c="0.6", alpha=0.8, linewidths=0)
@@ -207,7 +245,7 @@ def plot_shap_summary(values, X, feature_names=None, max_display=20, ax=None):
     )
     bar.ax.set_yticklabels(["low", "high"])
     bar.set_label("feature value")
-    ax.figure.tight_layout()
+    _tight_layout(ax)
     return ax
 
 

@@ -13,7 +13,18 @@ Each works on any treeboost tree (CART, ID3, C4.5) and on one tree of any ensemb
 (``tree_index``, and ``class_index`` for K-class boosting).
 """
 
+from __future__ import annotations
+
 import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    # what __getattr__ gives, named for type checkers
+    from ._dataframe import trees_to_dataframe
+    from ._shap import shap_values
+    from .drawing import export_graphviz, plot_tree
+    from .export import export_text
+    from .rules import Condition, Rule, export_rules, extract_rules, rule_coverage
 
 _WHERE = {
     "shap_values": "._shap",
@@ -31,7 +42,7 @@ _WHERE = {
 __all__ = sorted(_WHERE)
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     # each function lives in its own module; import it on first use so that
     # ``import treeboost`` does not pay for pandas or the SHAP kernel
     if name in _WHERE:
@@ -39,5 +50,5 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_WHERE))

@@ -1,14 +1,22 @@
 """Every node of every tree of a fitted model as one pandas DataFrame."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..engine import TREE_LEAF
 from ._tree_view import tree_views
 
+if TYPE_CHECKING:
+    import pandas as pd
+    from sklearn.base import BaseEstimator
+
 __all__ = ["trees_to_dataframe"]
 
 
-def trees_to_dataframe(model):
+def trees_to_dataframe(model: BaseEstimator) -> pd.DataFrame:
     """One row per node of every tree of ``model``, as LightGBM's
     ``Booster.trees_to_dataframe``.
 
@@ -175,7 +183,7 @@ def _binary_columns(view):
     numeric = (left != TREE_LEAF) & ~is_cat
     categories = np.full(n, None, dtype=object)
     for node in np.flatnonzero(is_cat):
-        categories[node] = tuple(view.category_members(int(tree.feature[node]), sets[node]))
+        categories[node] = tuple(view.category_members(int(tree.feature[node]), sets[int(node)]))
     missing = np.full(n, None, dtype=object)
     missing[internal] = np.asarray(tree.missing_go_left, bool)[internal]
     return {

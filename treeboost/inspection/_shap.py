@@ -6,7 +6,9 @@ values with the initial score as the constant); the SHAP values of a sum are the
 of the trees' SHAP values, which :mod:`treeboost.engine.shap` computes exactly.
 """
 
-from typing import Callable, NamedTuple, Optional
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, NamedTuple, Optional
 
 import numpy as np
 from sklearn.base import is_classifier
@@ -18,6 +20,11 @@ from ..ensembles.bagging import BaseBagging
 from ..ensembles.forest import BaseForest
 from ..ensembles.gradient_boosting import BaseGradientBoosting
 from ..trees.cart import BaseDecisionTree
+
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
+
+    from .._typing import Float64Array, MatrixLike
 
 __all__ = ["shap_values"]
 
@@ -44,7 +51,7 @@ class _Additive(NamedTuple):
     parts: list
 
 
-def shap_values(model, X):
+def shap_values(model: BaseEstimator, X: MatrixLike) -> tuple[Float64Array, float | Float64Array]:
     """Exact path-dependent TreeSHAP values of a fitted treeboost tree model.
 
     For each row ``x`` and feature ``i``, ``phi_i`` is the Shapley value of ``i`` in the

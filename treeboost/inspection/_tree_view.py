@@ -19,10 +19,25 @@ A bagging member fitted on a subset of the columns (``max_features < 1`` or
 model's column.
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass, replace
 from numbers import Integral
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import TypeVar
+
+    from sklearn.base import BaseEstimator
+
+    from .._typing import ArrayLike, NDArray
+
+    _F = TypeVar("_F", bound=Callable[..., Any])
+    #: which tree of a model: an int, or (iteration, class) for K-class boosting
+    TreeIndex = int | tuple[int, int]
 
 __all__ = ["TreeView", "index_doc", "named_view", "select_tree", "tree_view", "tree_views"]
 
@@ -54,7 +69,13 @@ def _leaf_text(view, node, decimals):
     return _fmt(float(value[0]), decimals), None
 
 
-def tree_view(model, feature_names=None, class_names=None, tree_index=0, class_index=None):
+def tree_view(
+    model: BaseEstimator,
+    feature_names: Iterable[str] | None = None,
+    class_names: ArrayLike | None = None,
+    tree_index: TreeIndex = 0,
+    class_index: int | None = None,
+) -> TreeView:
     """The :class:`TreeView` every export reads (see this
     module for what ``tree_index`` and ``class_index`` pick)."""
     return named_view(select_tree(model, tree_index, class_index), feature_names, class_names)
@@ -70,10 +91,11 @@ _INDEX_DOC = """tree_index : int or (int, int), default=0
         raises ValueError."""
 
 
-def index_doc(function):
+def index_doc(function: _F) -> _F:
     """Put the description of ``tree_index`` and ``class_index`` in ``function``'s
-    docstring (its ``%(tree_index)s``)."""
-    function.__doc__ = function.__doc__.replace("%(tree_index)s", _INDEX_DOC)
+    docstring (its ``%(tree_index)s``; none under ``python -OO``, which drops them)."""
+    if function.__doc__ is not None:
+        function.__doc__ = function.__doc__.replace("%(tree_index)s", _INDEX_DOC)
     return function
 
 
@@ -114,26 +136,29 @@ class TreeView:
         fitted on encoded data), else None.
     """
 
-    tree: object
+    # a Tree or a MultiwayTree, told apart by ``multiway``
+    tree: Any
     multiway: bool
-    feature_names: tuple
-    columns: np.ndarray
+    feature_names: tuple[str, ...]
+    columns: NDArray[np.int64]
     n_columns: int
-    classes: object
+    classes: NDArray[Any] | None
     raw_score: bool
-    show_missing: np.ndarray
-    index: dict
-    encoder: object
-    own_categories: list
+    show_missing: NDArray[np.bool_]
+    index: dict[str, int]
+    # a FeatureEncoder (whose per-feature lists a type checker reads as lists of None)
+    encoder: Any
+    # per feature, an array or list of labels, or None
+    own_categories: list[Any]
 
     @property
-    def value_label(self):
+    def value_label(self) -> str:
         """What a leaf's number is: ``"class"``, ``"value"`` or ``"value (raw score)"``."""
         if self.classes is not None:
             return "class"
         return "value (raw score)" if self.raw_score else "value"
 
-    def n_codes(self, j, members=()):
+    def n_codes(self, j: int, members: Iterable[int] = ()) -> int:
         """Number of category codes of the tree's feature ``j`` (at least one past the
         largest code in ``members``)."""
         own = self.own_categories[j]
@@ -149,7 +174,7 @@ class TreeView:
             return None
         return self.encoder.categories_[col]
 
-    def category_split(self, node):
+    def category_split(self, node: int) -> NDArray[np.integer[Any]] | None:
         """The category codes going left at binary ``node`` when it splits a categorical
         column of the model, else None (a numeric split).
 
@@ -183,7 +208,7 @@ class TreeView:
             return col, None
         return col, [int(v) for v in labels]
 
-    def category_values(self, j, codes):
+    def category_values(self, j: int, codes: Iterable[int]) -> list[Any]:
         """The category labels (the values in X) of the codes ``codes`` of the tree's
         feature ``j``; the shared code of a grouped column is its label ``other (rare)``."""
         col, model_codes = self._model_codes(j, codes)
@@ -194,7 +219,7 @@ class TreeView:
             return model_codes
         return [cats[c] for c in model_codes]
 
-    def category_members(self, j, codes):
+    def category_members(self, j: int, codes: Iterable[int]) -> list[Any]:
         """:meth:`category_values`, each code of a grouped column replaced by the
         categories it stands for: the values of X that take these branches."""
         col, model_codes = self._model_codes(j, codes)
@@ -207,7 +232,7 @@ class TreeView:
             out.extend(self.encoder.code_members(col, int(c)))
         return out
 
-    def category_labels(self, j, codes):
+    def category_labels(self, j: int, codes: Iterable[int]) -> list[str]:
         """Readable labels of the codes ``codes`` of the tree's feature ``j``: the
         encoder's ``category_names`` (the shared code of a grouped column says how many
         rare categories it stands for and names a few)."""
@@ -216,7 +241,7 @@ class TreeView:
             return [str(v) for v in self.category_values(j, codes)]
         return list(self.encoder.category_names(col, np.asarray(model_codes, np.int64)))
 
-    def column_category_text(self, column, values):
+    def column_category_text(self, column: int, values: Iterable[Any]) -> list[str]:
         """:meth:`category_labels` of category labels ``values`` of the model's
         ``column`` (a rule's condition holds labels)."""
         cats = self._model_categories(column)
@@ -228,7 +253,7 @@ class TreeView:
             return [str(v) for v in values]
         return list(self.encoder.category_names(column, np.asarray(codes, np.int64)))
 
-    def threshold_text(self, j, value, decimals):
+    def threshold_text(self, j: int, value: float, decimals: int) -> str:
         """A numeric threshold of feature ``j`` as text: a date for a date column (the
         encoder's ``format_threshold``), else the number with ``decimals`` decimals."""
         col = int(self.columns[j])
@@ -244,7 +269,7 @@ class TreeView:
                 return str(text)
         return _fmt(float(value), decimals)
 
-    def column_threshold_text(self, column, value, decimals):
+    def column_threshold_text(self, column: int, value: float, decimals: int) -> str:
         """:meth:`threshold_text` of the tree's feature that reads the model's
         ``column``."""
         j = np.flatnonzero(self.columns == column)
@@ -253,7 +278,11 @@ class TreeView:
         return self.threshold_text(int(j[0]), value, decimals)
 
 
-def named_view(view, feature_names=None, class_names=None):
+def named_view(
+    view: TreeView,
+    feature_names: Iterable[str] | None = None,
+    class_names: ArrayLike | None = None,
+) -> TreeView:
     """``view`` with the user's names: ``feature_names`` one per column of the model
     (``n_features_in_``; a bagging member's subset picks its own), ``class_names`` one per
     class (a classifier's tree only)."""
@@ -312,8 +341,8 @@ def _view(model, est, tree, index, columns, raw_score=False):
     multiway = hasattr(tree, "children") and not hasattr(tree, "children_left")
     width = _model_width(model)
     names = _names(model, width)
-    encoder = getattr(model, "_encoder", None)
-    own_encoder = getattr(est, "_encoder", None) if est is not None else None
+    encoder: Any = getattr(model, "_encoder", None)
+    own_encoder: Any = getattr(est, "_encoder", None) if est is not None else None
     n = tree.n_features
     own = [None] * n
     if multiway:
@@ -380,7 +409,7 @@ def _boosting_view(model, it, k):
 def _check_index(value, name, n, what):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Integral, np.integer)):
         raise TypeError(f"{name} must be an int, got {value!r:.60}.")
-    if not 0 <= value < n:
+    if not 0 <= int(value) < n:
         raise ValueError(
             f"{name}={value!r} is out of range: the model has {n} {what} (0 to {n - 1})."
         )
@@ -396,7 +425,9 @@ def _is_multi_output(model):
         return False
 
 
-def select_tree(model, tree_index=0, class_index=None):
+def select_tree(
+    model: BaseEstimator, tree_index: TreeIndex = 0, class_index: int | None = None
+) -> TreeView:
     """The :class:`TreeView` of one tree of ``model``.
 
     Parameters
@@ -461,7 +492,7 @@ def select_tree(model, tree_index=0, class_index=None):
     return _member_view(model, i)
 
 
-def tree_views(model):
+def tree_views(model: BaseEstimator) -> list[TreeView]:
     """The :class:`TreeView` of every tree of ``model``, in ``tree_index`` order (for
     boosting: iteration by iteration, class by class)."""
     kind = _kind(model)

@@ -18,11 +18,24 @@ branch it stands for (True/False for a binary test, the category or interval for
 multiway one).
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._tree_view import _fmt, index_doc, tree_view
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Literal
+
+    from matplotlib.axes import Axes
+    from sklearn.base import BaseEstimator
+
+    from .._typing import ArrayLike, PathLike
+    from ._tree_view import TreeIndex
 
 __all__ = ["export_graphviz", "plot_tree"]
 
@@ -142,19 +155,19 @@ def _dot_escape(text):
 
 @index_doc
 def export_graphviz(
-    model,
-    out_file=None,
+    model: BaseEstimator,
+    out_file: PathLike | None = None,
     *,
-    feature_names=None,
-    class_names=None,
-    tree_index=0,
-    class_index=None,
-    decimals=3,
-    impurity=True,
-    filled=True,
-    fontname="helvetica",
-    rankdir="TB",
-):
+    feature_names: Iterable[str] | None = None,
+    class_names: ArrayLike | None = None,
+    tree_index: TreeIndex = 0,
+    class_index: int | None = None,
+    decimals: int = 3,
+    impurity: bool = True,
+    filled: bool = True,
+    fontname: str = "helvetica",
+    rankdir: Literal["TB", "LR"] = "TB",
+) -> str:
     """The tree as Graphviz DOT text.
 
     Parameters
@@ -210,7 +223,9 @@ def export_graphviz(
 # -- matplotlib ------------------------------------------------------------------------
 def _layout(nodes):
     """x (leaves spaced 1 apart, parents centred over their children) and depth."""
-    x, depth = {}, {}
+    # x: leaves at 0, 1, 2, ..., a parent half-way between its outer children
+    x: dict[int, float] = {}
+    depth: dict[int, int] = {}
     counter = [0]
 
     def visit(i, d):  # recursion depth = tree depth, small for these trees
@@ -237,20 +252,20 @@ def _layout(nodes):
 
 @index_doc
 def plot_tree(
-    model,
+    model: BaseEstimator,
     *,
-    feature_names=None,
-    class_names=None,
-    tree_index=0,
-    class_index=None,
-    decimals=2,
-    impurity=True,
-    filled=True,
-    max_depth=None,
-    fontsize=None,
-    fontfamily=None,
-    ax=None,
-):
+    feature_names: Iterable[str] | None = None,
+    class_names: ArrayLike | None = None,
+    tree_index: TreeIndex = 0,
+    class_index: int | None = None,
+    decimals: int = 2,
+    impurity: bool = True,
+    filled: bool = True,
+    max_depth: int | None = None,
+    fontsize: float | None = None,
+    fontfamily: str | None = None,
+    ax: Axes | None = None,
+) -> Axes:
     """Draw a tree with matplotlib.
 
     Parameters
@@ -288,7 +303,7 @@ def plot_tree(
         )
     if fontsize is None:
         fontsize = float(np.clip(90.0 / max(n_leaves, 1), 5, 10))
-    text_kw = dict(fontsize=fontsize)
+    text_kw: dict[str, Any] = dict(fontsize=fontsize)
     if fontfamily is not None:
         text_kw["fontfamily"] = fontfamily
     for i in x:

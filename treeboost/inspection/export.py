@@ -1,9 +1,21 @@
 """An indented text picture of one tree of any fitted treeboost model."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..engine import TREE_LEAF
 from ._tree_view import _leaf_text, index_doc, tree_view
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from sklearn.base import BaseEstimator
+
+    from .._typing import ArrayLike
+    from ._tree_view import TreeIndex
 
 __all__ = ["export_text"]
 
@@ -21,15 +33,15 @@ def _indent(depth):
 
 @index_doc
 def export_text(
-    estimator,
-    feature_names=None,
-    class_names=None,
-    decimals=3,
-    show_weights=False,
+    estimator: BaseEstimator,
+    feature_names: Iterable[str] | None = None,
+    class_names: ArrayLike | None = None,
+    decimals: int = 3,
+    show_weights: bool = False,
     *,
-    tree_index=0,
-    class_index=None,
-):
+    tree_index: TreeIndex = 0,
+    class_index: int | None = None,
+) -> str:
     """An indented text picture of one tree of a fitted model, one line per test and
     per leaf.
 
@@ -79,7 +91,8 @@ def export_text(
             extra = f" (weights: {np.round(weights, decimals).tolist()})"
         lines.append(f"{indent}|--- {view.value_label}: {pred}{extra}")
 
-    stack = [(0, 0, None)]
+    # (node, depth, the text of the test leading to it: None at the root)
+    stack: list[tuple[int, int, str | None]] = [(0, 0, None)]
     while stack:
         node, depth, text = stack.pop()
         indent = _indent(depth)

@@ -11,8 +11,11 @@ conditions say "(or missing)" on the side missing values follow, so exactly one 
 on every row.  :class:`~treeboost.RuleListClassifier` builds a classifier from these rules.
 """
 
+from __future__ import annotations
+
 import copy
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.sparse import issparse
@@ -21,6 +24,14 @@ from ..engine import TREE_LEAF
 from ..persistence import register, validate_part
 from ..persistence._checks import check_array, check_int, is_hashable, is_int, is_real, labels_ok
 from ._tree_view import _fmt, _leaf_text, index_doc, tree_view
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+
+    from sklearn.base import BaseEstimator
+
+    from .._typing import ArrayLike, MatrixLike, NDArray
+    from ._tree_view import TreeIndex, TreeView
 
 __all__ = [
     "Condition",
@@ -42,13 +53,17 @@ class Condition:
     name: str
     low: float = -np.inf
     high: float = np.inf
-    categories: list = None
+    categories: list[Any] | None = None
     missing: bool = True
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.text()
 
-    def text(self, fmt=None, labels=None):
+    def text(
+        self,
+        fmt: Callable[[Condition, float], str] | None = None,
+        labels: Callable[[Condition], list[str]] | None = None,
+    ) -> str:
         """The condition as text.
 
         ``fmt(condition, bound)`` formats an interval bound (default: the number with
@@ -126,15 +141,17 @@ class Condition:
 class Rule:
     """One root-to-leaf path: the conjunction of ``conditions`` predicts ``prediction``."""
 
-    conditions: list
+    conditions: list[Condition]
+    #: a class label, or a regression or boosting tree's value as text
     prediction: object
-    confidence: object
+    #: the fraction of the predicted class at the leaf (None for a value)
+    confidence: float | None
     leaf: int
     n_samples: int
     weight: float
     target_name: str = "class"
     decimals: int = 3
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     # the state read from a model file: a rule is data, never code
     _persist_attributes = (
@@ -202,10 +219,14 @@ class Rule:
                 f"{where}: malformed confidence, leaf, n_samples, weight, target_name or decimals."
             )
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.text()
 
-    def text(self, fmt=None, labels=None):
+    def text(
+        self,
+        fmt: Callable[[Condition, float], str] | None = None,
+        labels: Callable[[Condition], list[str]] | None = None,
+    ) -> str:
         """The rule as text; ``fmt`` and ``labels`` format the conditions' bounds and
         categories (see :meth:`Condition.text`)."""
         lhs = " AND ".join(c.text(fmt, labels) for c in self.conditions) or "TRUE"
@@ -213,14 +234,15 @@ class Rule:
         return f"IF {lhs} THEN {self.target_name} = {self.prediction} [n={self.n_samples}{conf}]"
 
 
-def multiway_rules(view, target_name=None, decimals=3):
+def multiway_rules(view: TreeView, target_name: str | None = None, decimals: int = 3) -> list[Rule]:
     """One rule per leaf of the multiway tree of a
     :class:`~treeboost.inspection._tree_view.TreeView`."""
     tree = view.tree
     names = view.feature_names
     classes = view.classes
+    assert classes is not None  # a multiway tree is a classifier's
     rules = []
-    stack = [(0, {})]
+    stack: list[tuple[int, dict[int, Condition]]] = [(0, {})]
     while stack:
         node, conds = stack.pop()
         if tree.feature[node] < 0:
@@ -270,15 +292,15 @@ def multiway_rules(view, target_name=None, decimals=3):
 
 @index_doc
 def extract_rules(
-    estimator,
-    feature_names=None,
-    class_names=None,
-    target_name=None,
-    decimals=3,
+    estimator: BaseEstimator,
+    feature_names: Iterable[str] | None = None,
+    class_names: ArrayLike | None = None,
+    target_name: str | None = None,
+    decimals: int = 3,
     *,
-    tree_index=0,
-    class_index=None,
-):
+    tree_index: TreeIndex = 0,
+    class_index: int | None = None,
+) -> list[Rule]:
     """The rules of one tree of a fitted model, one :class:`Rule` per leaf, in leaf order.
 
     Tests on the same feature along a path are merged: numeric thresholds into one
@@ -306,7 +328,7 @@ def extract_rules(
     return rules_of_view(view, target_name, decimals)
 
 
-def rules_of_view(view, target_name=None, decimals=3):
+def rules_of_view(view: TreeView, target_name: str | None = None, decimals: int = 3) -> list[Rule]:
     """The rules of the tree of a :class:`~treeboost.inspection._tree_view.TreeView`."""
     if view.multiway:
         return multiway_rules(view, target_name, decimals)
@@ -316,7 +338,7 @@ def rules_of_view(view, target_name=None, decimals=3):
         target_name = view.value_label
     rules = []
     # a path's state: its Condition per feature, and the category codes still allowed
-    stack = [(0, {}, {})]
+    stack: list[tuple[int, dict[int, Condition], dict[int, set[int]]]] = [(0, {}, {})]
     while stack:
         node, conds, codes = stack.pop()
         if tree.children_left[node] == TREE_LEAF:
@@ -357,10 +379,10 @@ def rules_of_view(view, target_name=None, decimals=3):
                 )
             )
             c.missing = c.missing and bool(tree.missing_go_left[node]) == go_left
-            left = view.category_split(node)
-            if left is not None:
-                n_codes = view.n_codes(j, left)
-                left = set(left.tolist())
+            left_codes = view.category_split(node)
+            if left_codes is not None:
+                n_codes = view.n_codes(j, left_codes)
+                left = set(left_codes.tolist())
                 side = left if go_left else set(range(n_codes)) - left
                 allowed = side if j not in codes else codes[j] & side
                 new_codes[j] = allowed
@@ -377,30 +399,31 @@ def rules_of_view(view, target_name=None, decimals=3):
     return rules
 
 
-def rule_texts(view, rules):
+def rule_texts(view: TreeView, rules: Iterable[Rule]) -> list[str]:
     """The rules as strings, their bounds and categories formatted by the view's encoder
     (dates as dates, the shared code of rare categories described)."""
 
-    def fmt(condition, value):
+    def fmt(condition: Condition, value: float) -> str:
         return view.column_threshold_text(condition.feature, value, condition.decimals)
 
-    def labels(condition):
-        return view.column_category_text(condition.feature, condition.categories)
+    def labels(condition: Condition) -> list[str]:
+        # Condition.text asks for the labels of a condition on categories only
+        return view.column_category_text(condition.feature, condition.categories or [])
 
     return [r.text(fmt, labels) for r in rules]
 
 
 @index_doc
 def export_rules(
-    estimator,
-    feature_names=None,
-    class_names=None,
-    target_name=None,
-    decimals=3,
+    estimator: BaseEstimator,
+    feature_names: Iterable[str] | None = None,
+    class_names: ArrayLike | None = None,
+    target_name: str | None = None,
+    decimals: int = 3,
     *,
-    tree_index=0,
-    class_index=None,
-):
+    tree_index: TreeIndex = 0,
+    class_index: int | None = None,
+) -> list[str]:
     """IF-THEN rules of one tree of a fitted model as strings, one per leaf (see
     :func:`extract_rules`; the parameters are the same).
 
@@ -447,7 +470,9 @@ def _categories(estimator):
     return cats
 
 
-def rule_coverage(estimator, X, rules=None):
+def rule_coverage(
+    estimator: BaseEstimator, X: MatrixLike, rules: Sequence[Rule] | None = None
+) -> NDArray[np.bool_]:
     """Boolean matrix (n_samples, n_rules): which rules fire on which rows of ``X``.
 
     ``rules`` defaults to :func:`extract_rules` of ``estimator``.
