@@ -242,10 +242,7 @@ class _DaskForest:
             local._all_classes = classes
             start += share
             futures.append(shards.send(actor, "grow", local, weighted))
-        trees = []
-        for future, address in zip(futures, addresses):
-            if future is not None:
-                trees += self._trees_of(client, future, address)
+        trees = self._gather_trees(client, futures, addresses)
         self._drop_oob()
         self.estimators_ = [self._attach(tree) for tree in trees]
         # a tree's sample is rows of one worker, which the model cannot name: no
@@ -301,34 +298,56 @@ class _DaskForest:
                     stacklevel=5,
                 )
 
-    def _trees_of(self, client, future, address):
-        """The trees grown on the worker at ``address``; a worker that leaves the
-        cluster (or exceeds ``grow_timeout``) ends the fit with WorkerLostError."""
+    def _gather_trees(self, client, futures, addresses):
+        """The trees of every worker (``futures[i]`` None: worker ``i`` grows none), in
+        the workers' order.  A worker that leaves the cluster ends the fit with
+        WorkerLostError within ``poll`` seconds, whichever worker it is; so does one that
+        exceeds ``grow_timeout``."""
+        pending = {i: f for i, f in enumerate(futures) if f is not None}
+        trees = {}
         start = time.monotonic()
-        while True:
+        while pending:
+            first = next(iter(pending))
             try:
-                return future.result(timeout=self.poll)
-            except (ValueError, TypeError):
-                raise  # the worker's rows were refused: the user's error
-            except TimeoutError:
-                if address not in client.scheduler_info().get("workers", {}):
+                pending[first].result(timeout=self.poll)
+            except Exception:  # not finished, or failed: read below, with its worker
+                pass
+            for i in [i for i, f in pending.items() if f.done()]:
+                trees[i] = self._trees_of(client, pending.pop(i), addresses[i])
+            if not pending:
+                break
+            workers = client.scheduler_info().get("workers", {})
+            for i in pending:
+                if addresses[i] not in workers:
                     raise WorkerLostError(
-                        f"the worker {address} left the cluster while it grew its "
+                        f"the worker {addresses[i]} left the cluster while it grew its "
                         f"trees; the fit is abandoned."
-                    ) from None
-                if self.grow_timeout is not None and time.monotonic() - start > self.grow_timeout:
-                    raise WorkerLostError(
-                        f"the worker {address} did not grow its trees within "
-                        f"{self.grow_timeout} s (grow_timeout); the fit is abandoned."
-                    ) from None
-            except Exception as exc:
-                gone = address not in client.scheduler_info().get("workers", {})
-                if not (gone or isinstance(exc, OSError)):
-                    raise  # an error of the fit itself, on a worker still there
+                    )
+            if self.grow_timeout is not None and time.monotonic() - start > self.grow_timeout:
                 raise WorkerLostError(
-                    f"the worker {address} was lost while it grew its trees "
-                    f"({type(exc).__name__}: {exc}); the fit is abandoned."
-                ) from exc
+                    f"the workers {[addresses[i] for i in pending]} did not grow their "
+                    f"trees within {self.grow_timeout} s (grow_timeout); the fit is "
+                    f"abandoned."
+                )
+        return [tree for i in sorted(trees) for tree in trees[i]]
+
+    @staticmethod
+    def _trees_of(client, future, address):
+        """The trees of a finished ``future``: a worker lost on the way (the call could
+        not reach it, or it has left the cluster) gives WorkerLostError; an error of the
+        fit itself is raised as it is."""
+        try:
+            return future.result()
+        except Exception as exc:
+            lost = isinstance(exc, OSError) or address not in client.scheduler_info().get(
+                "workers", {}
+            )
+            if isinstance(exc, (ValueError, TypeError)) or not lost:
+                raise  # the worker's rows were refused, or the fit failed there
+            raise WorkerLostError(
+                f"the worker {address} was lost while it grew its trees "
+                f"({type(exc).__name__}: {exc}); the fit is abandoned."
+            ) from exc
 
     # -- the model on a dask collection --------------------------------------------------
     def _map(self, method, X, n_columns, dtype):
