@@ -79,6 +79,8 @@ pruned, steps = reduced_error_pruning(c45, X, y, tie="keep", return_report=True)
 assert_type(pruned, C45Classifier)
 assert_type(steps, list[dict[str, Any]])
 assert_type(pre_pruning(clf, X, y), DecisionTreeClassifier)
+assert_type(pre_pruning(clf, X, y, True), tuple[DecisionTreeClassifier, list[dict[str, Any]]])
+assert_type(pessimistic_pruning(c45, return_report=True)[0], C45Classifier)
 assert_type(prune_ccp(clf, 0.01), DecisionTreeClassifier)
 path = cost_complexity_pruning_path(clf)
 

@@ -240,7 +240,7 @@ def pre_pruning(
     estimator: _EstimatorT,
     X_val: MatrixLike,
     y_val: ArrayLike,
-    return_report: Literal[True] = ...,
+    return_report: Literal[True],
 ) -> tuple[_EstimatorT, PruningReport]: ...
 @overload
 def pre_pruning(
@@ -314,7 +314,8 @@ def reduced_error_pruning(
     X_val: MatrixLike,
     y_val: ArrayLike,
     tie: Literal["prune", "keep"] = ...,
-    return_report: Literal[True] = ...,
+    *,
+    return_report: Literal[True],
 ) -> tuple[_EstimatorT, PruningReport]: ...
 @overload
 def reduced_error_pruning(
@@ -547,7 +548,8 @@ def pessimistic_pruning(
 def pessimistic_pruning(
     estimator: _EstimatorT,
     confidence_factor: float = ...,
-    return_report: Literal[True] = ...,
+    *,
+    return_report: Literal[True],
 ) -> tuple[_EstimatorT, PruningReport]: ...
 @overload
 def pessimistic_pruning(
