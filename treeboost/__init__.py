@@ -6,8 +6,35 @@ RandomForestClassifier`` and ``treeboost.RandomForestClassifier`` work as always
 """
 
 import importlib
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:  # what a type checker sees of the names imported on first use below
+    from .ensembles import (
+        AdaBoostClassifier,
+        AdaBoostRegressor,
+        BaggingClassifier,
+        BaggingRegressor,
+        ExtraTreesClassifier,
+        ExtraTreesRegressor,
+        GradientBoostingClassifier,
+        GradientBoostingRegressor,
+        HistGradientBoostingClassifier,
+        HistGradientBoostingRegressor,
+        RandomForestClassifier,
+        RandomForestRegressor,
+    )
+    from .persistence import load, save
+    from .trees import (
+        C45Classifier,
+        DecisionTreeClassifier,
+        DecisionTreeRegressor,
+        ExtraTreeClassifier,
+        ExtraTreeRegressor,
+        ID3Classifier,
+        RuleListClassifier,
+    )
 
 #: public name -> the module that defines it
 _LAZY = {

@@ -26,6 +26,7 @@ __all__ = [
     "Float64Array",
     "ForestClassWeight",
     "HistCategoricalFeatures",
+    "HistRegressionLoss",
     "InteractionCst",
     "MatrixLike",
     "MaxFeatures",
@@ -60,6 +61,8 @@ ForestClassWeight = Union[Mapping[Any, float], Literal["balanced", "balanced_sub
 ClassificationCriterion = Literal["gini", "entropy", "log_loss", "gain_ratio"]
 #: the split criteria of regression trees ("friedman_mse" maps to "squared_error")
 RegressionCriterion = Literal["squared_error", "friedman_mse", "poisson", "absolute_error"]
+#: ``loss`` of HistGradientBoostingRegressor
+HistRegressionLoss = Literal["squared_error", "absolute_error", "quantile", "poisson", "gamma"]
 #: ``oob_score`` of a forest: a flag or a score function ``oob_score(y, pred)``
 OobScore = Union[bool, Callable[[Any, Any], float]]
 #: a file name: a string or a path-like object

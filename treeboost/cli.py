@@ -37,6 +37,8 @@ long) fit starts.  A symbolic link stays a link (its target is rewritten); a dev
 or ``/dev/stdout`` is written in place, never replaced (:func:`treeboost._atomic.atomic_write`).
 """
 
+from __future__ import annotations
+
 import argparse
 import ast
 import os
@@ -45,7 +47,10 @@ import tempfile
 import time
 import warnings
 import zipfile
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 FEATURES = ["Pclass", "Sex", "Age", "SibSp", "Parch", "Fare", "Embarked"]
 
@@ -214,7 +219,7 @@ def _pandas():
 
 
 #: Notes waiting for the checks of the command line to pass (see :func:`_note`).
-_NOTES = []
+_NOTES: list[str] = []
 
 
 def _note(text):
@@ -277,7 +282,7 @@ def _read_csv(path, options=None, **kwargs):
     if os.path.isdir(path):
         raise UserError(f"{path} is a directory, not a CSV file")
     encoding = getattr(options, "encoding", None) or "utf-8"
-    sep = getattr(options, "sep", None)
+    sep: Any = getattr(options, "sep", None)
     sep = {"\\t": "\t", "tab": "\t"}.get(sep, sep)  # `--sep '\t'` as typed in a shell
     if sep is None:
         sep = _sniff_separator(path, encoding)
@@ -1313,7 +1318,7 @@ def _trace_scale(model):
         scale = float(model._score_scale(loss))
     except Exception:  # a model without these helpers: its scores as they are
         return 1.0, None
-    name = getattr(loss, "metric_name", None)
+    name: Any = getattr(loss, "metric_name", None)
     if not (np.isfinite(scale) and scale > 0):
         return 1.0, None
     return scale, _METRICS.get(name, name)
@@ -1336,7 +1341,7 @@ def _trace_lines(model):
     else:
         what = f"{name} per iteration (train_score_)"
     yield f"\nBoosting trace ({what}):"
-    shown = list(range(min(TRACE_HEAD, len(scores))))
+    shown: list[int | None] = list(range(min(TRACE_HEAD, len(scores))))
     if len(scores) > TRACE_HEAD:
         if len(scores) > TRACE_HEAD + 1:
             shown.append(None)
@@ -1409,7 +1414,7 @@ def _add_reading_options(p):
 
 
 def _parser():
-    fmt = {"formatter_class": _HelpFormatter}
+    fmt: dict[str, Any] = {"formatter_class": _HelpFormatter}
     parser = argparse.ArgumentParser(
         prog="treeboost",
         description="Decision trees and tree ensembles: fit a model on a\n"
@@ -1605,7 +1610,7 @@ def _parser():
     return parser
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the command ``argv`` (default: the process's command line) and return its exit
     status."""
     own_process = argv is None
@@ -1637,7 +1642,7 @@ def main(argv=None):
 SIGPIPE_STATUS = 141
 
 
-def _reader_stopped(die):
+def _reader_stopped(die: bool) -> int:
     """The reader of our output stopped early (`treeboost explain m.tbm | head -1`): end
     as ``cat`` or ``grep`` do, without a word.  As the process's own command (``die``),
     it is killed by SIGPIPE where the platform has that signal; called from Python, the

@@ -2,7 +2,11 @@
 target's encoding and the members grown on the shared bins; the one ``fit`` of the
 ensembles whose members are fitted in parallel (forests and bagging)."""
 
+from __future__ import annotations
+
 import warnings
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from scipy import sparse
@@ -30,6 +34,11 @@ from .._input.targets import (
     encode_classification_target,
 )
 from ._parallel import release_free_memory, run_chunks
+
+if TYPE_CHECKING:
+    from .._typing import ArrayLike, MatrixLike, NDArray
+
+    _ParallelT = TypeVar("_ParallelT", bound="BaseParallelEnsemble")
 
 #: the attributes an out-of-bag evaluation sets
 OOB_ATTRIBUTES = ("oob_score_", "oob_decision_function_", "oob_prediction_")
@@ -235,19 +244,19 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
 
     # -- the members as a sequence, as scikit-learn's ensembles give them ------------------
 
-    def __len__(self):
+    def __len__(self) -> int:
         """Number of fitted members (AttributeError before ``fit``, as in scikit-learn)."""
         return len(self.estimators_)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         """The fitted members, in ``estimators_`` order."""
         return iter(self.estimators_)
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         # an estimator is true whether fitted or not (``__len__`` would decide otherwise)
         return True
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: int | slice) -> Any:
         """``estimators_[index]``."""
         return self.estimators_[index]
 
@@ -255,7 +264,7 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
     #: counterpart (its users filter the warning by them)
     _oob_warning = "trees were used to compute any reliable OOB estimates"
 
-    def _set_oob(self, Xe, y, members, scoring=True):
+    def _set_oob_from(self, Xe, y, members, scoring=True):
         """Out-of-bag scores from ``(out_of_bag_rows, predict(rows))`` pairs: each row's
         outputs averaged over the members that did not see it, scored on the rows some
         member left out by accuracy / R², or by ``scoring(y, pred)`` when it is a
@@ -302,7 +311,7 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
 
     # -- the state read from a model file ---------------------------------------------------
 
-    _persist_attributes = (
+    _persist_attributes: tuple[str, ...] = (
         "bin_mapper_",
         "classes_",
         "n_classes_",
@@ -340,7 +349,7 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
         if multi:  # several outputs: a list of label arrays
             from ..trees.cart import _check_output_classes
 
-            K = int(_check_output_classes(self, where).sum())
+            K: int | None = int(_check_output_classes(self, where).sum())
         else:
             K = check_classes(self, where) if classifier else None
         members = self.estimators_
@@ -441,7 +450,12 @@ class BaseParallelEnsemble(BaseTreeEnsemble):
     #: then) or returns at once (its bagging)
     _warm_refit_without_members = False
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(
+        self: _ParallelT,
+        X: MatrixLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+    ) -> _ParallelT:
         """Fit ``n_estimators`` members (more, with ``warm_start``) on samples of the
         rows (a forest's bootstrap samples; bagging's samples of rows and columns), in
         parallel.
@@ -516,7 +530,7 @@ class BaseParallelEnsemble(BaseTreeEnsemble):
     # outputs (class probabilities or predictions) on encoded rows.
 
     @property
-    def estimators_samples_(self):
+    def estimators_samples_(self) -> list[NDArray[np.signedinteger[Any]]]:
         """The rows each member was fitted on, as scikit-learn gives them: one array of
         row indices per member, a row drawn ``k`` times listed ``k`` times (in row
         order), built on demand."""
@@ -525,8 +539,8 @@ class BaseParallelEnsemble(BaseTreeEnsemble):
 
     def _set_oob(self, Xe, y):
         """Out-of-bag results from the rows each member left out (see
-        :meth:`BaseTreeEnsemble._set_oob`)."""
-        super()._set_oob(
+        :meth:`BaseTreeEnsemble._set_oob_from`)."""
+        self._set_oob_from(
             Xe,
             y,
             scoring=self.oob_score,

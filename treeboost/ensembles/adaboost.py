@@ -8,8 +8,12 @@ treeboost tree as the learner, X is binned once and each round's tree is grown o
 shared bins from the current weights.
 """
 
+from __future__ import annotations
+
 import warnings
+from collections.abc import Iterator
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
 from scipy.special import softmax
@@ -24,6 +28,20 @@ from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeR
 from .._input.encoding import check_weights
 from ._base import BaseTreeEnsemble, grows_on_shared_bins
 from .bagging import _takes_weight
+
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
+
+    from .._typing import (
+        ArrayLike,
+        CategoricalFeatures,
+        Float64Array,
+        MatrixLike,
+        NDArray,
+        RandomStateLike,
+    )
+
+    _AdaT = TypeVar("_AdaT", bound="BaseAdaBoost")
 
 
 #: Bound on the sum of the learner weights: the vote (and the weighted median) divides by
@@ -118,14 +136,14 @@ class BaseAdaBoost(BaseTreeEnsemble):
         return self._fit_member(est, Xe=Xe, Xb=Xb, y=y, weights=weights, parallel=True)
 
     @property
-    def estimator_(self):
+    def estimator_(self) -> BaseEstimator:
         """The learner every round copies: ``estimator``, or the default treeboost tree
         (scikit-learn's name)."""
         check_is_fitted(self, "estimators_")
         return self._learner(1 if is_classifier(self) else 3)
 
     @property
-    def feature_importances_(self):
+    def feature_importances_(self) -> Float64Array:
         """``sum_m alpha_m importances_m / sum_m alpha_m``: the learners' feature
         importances weighted by their learner weights ``alpha_m``, as scikit-learn's."""
         check_is_fitted(self, "estimators_")
@@ -220,16 +238,16 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
 
     def __init__(
         self,
-        estimator=None,
-        n_estimators=50,
+        estimator: BaseEstimator | None = None,
+        n_estimators: int = 50,
         *,
-        learning_rate=1.0,
-        boosting="reweight",
-        random_state=None,
-        max_bins=255,
-        categorical_features=None,
-        verbose=0,
-    ):
+        learning_rate: float = 1.0,
+        boosting: Literal["reweight", "resample"] = "reweight",
+        random_state: RandomStateLike = None,
+        max_bins: int | None = 255,
+        categorical_features: CategoricalFeatures = None,
+        verbose: int = 0,
+    ) -> None:
         self.verbose = verbose
         self.estimator = estimator
         self.n_estimators = n_estimators
@@ -239,7 +257,12 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
         self.max_bins = max_bins
         self.categorical_features = categorical_features
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(
+        self: _AdaT,
+        X: MatrixLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+    ) -> _AdaT:
         """Fit up to ``n_estimators`` rounds of SAMME (X may be sparse, as in
         :meth:`~treeboost.DecisionTreeClassifier.fit`; a learner that is not a treeboost
         tree gets the sparse matrix itself)."""
@@ -323,7 +346,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
         """One column for two classes, ``d_1 - d_0``; the ``K`` columns otherwise."""
         return d[:, 1] - d[:, 0] if self.n_classes_ == 2 else d
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> Float64Array:
         """SAMME's decision ``d_k = sum_m alpha_m c_mk / sum_m alpha_m`` per class,
         ``c_mk = 1`` when learner ``m`` predicts class ``k`` and ``-1 / (K - 1)``
         otherwise; for two classes one column, ``d_1 - d_0`` (positive for the second
@@ -332,19 +355,19 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
             pass
         return self._decision(d)
 
-    def staged_decision_function(self, X):
+    def staged_decision_function(self, X: MatrixLike) -> Iterator[Float64Array]:
         """:meth:`decision_function` after each round."""
         for d in self._staged_decision(X):
             yield self._decision(d)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> Float64Array:
         """``softmax(d / (K - 1))`` of the decision ``d`` of :meth:`decision_function`
         (for two classes ``softmax([-d, d] / 2)``), as scikit-learn's AdaBoost."""
         for d in self._staged_decision(X):
             pass
         return self._proba(d)
 
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: MatrixLike) -> Float64Array:
         """Logarithm of :meth:`predict_proba`."""
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
@@ -359,23 +382,25 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
             return softmax(np.column_stack([-dec, dec]), axis=1)
         return softmax(d / (K - 1), axis=1)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> NDArray[Any]:
         """The class of the largest decision (of the largest vote share)."""
         for d in self._staged_decision(X):
             pass
         return self.classes_[np.argmax(d, axis=1)]
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: MatrixLike) -> Iterator[NDArray[Any]]:
         """Predictions after each round."""
         for d in self._staged_decision(X):
             yield self.classes_[np.argmax(d, axis=1)]
 
-    def staged_predict_proba(self, X):
+    def staged_predict_proba(self, X: MatrixLike) -> Iterator[Float64Array]:
         """:meth:`predict_proba` after each round."""
         for d in self._staged_decision(X):
             yield self._proba(d)
 
-    def staged_score(self, X, y, sample_weight=None):
+    def staged_score(
+        self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> Iterator[float]:
         """Accuracy after each round."""
         from sklearn.metrics import accuracy_score
 
@@ -412,17 +437,17 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
 
     def __init__(
         self,
-        estimator=None,
-        n_estimators=50,
+        estimator: BaseEstimator | None = None,
+        n_estimators: int = 50,
         *,
-        learning_rate=1.0,
-        loss="linear",
-        boosting="resample",
-        random_state=None,
-        max_bins=255,
-        categorical_features=None,
-        verbose=0,
-    ):
+        learning_rate: float = 1.0,
+        loss: Literal["linear", "square", "exponential"] = "linear",
+        boosting: Literal["reweight", "resample"] = "resample",
+        random_state: RandomStateLike = None,
+        max_bins: int | None = 255,
+        categorical_features: CategoricalFeatures = None,
+        verbose: int = 0,
+    ) -> None:
         self.verbose = verbose
         self.estimator = estimator
         self.n_estimators = n_estimators
@@ -433,7 +458,12 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
         self.max_bins = max_bins
         self.categorical_features = categorical_features
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(
+        self: _AdaT,
+        X: MatrixLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+    ) -> _AdaT:
         """Fit up to ``n_estimators`` rounds of AdaBoost.R2 (X may be sparse, as in
         :meth:`AdaBoostClassifier.fit`)."""
         self._validate_params()
@@ -497,20 +527,22 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
         pos = np.argmax(cum >= 0.5 * cum[:, -1:], axis=1)
         return preds[np.arange(preds.shape[0]), order[np.arange(preds.shape[0]), pos]]
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> Float64Array:
         """Weighted median of the learners' predictions."""
         Xe = self._encoded(X)
         preds = np.column_stack([self._raw_member(e, Xe) for e in self.estimators_])
         return self._median(preds, np.asarray(self.estimator_weights_))
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: MatrixLike) -> Iterator[Float64Array]:
         """Predictions after each round."""
         Xe = self._encoded(X)
         preds = np.column_stack([self._raw_member(e, Xe) for e in self.estimators_])
         for m in range(1, len(self.estimators_) + 1):
             yield self._median(preds[:, :m], np.asarray(self.estimator_weights_[:m]))
 
-    def staged_score(self, X, y, sample_weight=None):
+    def staged_score(
+        self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> Iterator[float]:
         """R² after each round."""
         from sklearn.metrics import r2_score
 

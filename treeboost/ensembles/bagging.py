@@ -12,9 +12,12 @@ proportional to their weights and the member sees only the draw counts, so that 
 of ``k`` means what ``k`` copies of the row mean (frequency semantics).
 """
 
+from __future__ import annotations
+
 import warnings
 from collections import namedtuple
 from numbers import Integral
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from scipy import sparse
@@ -30,6 +33,17 @@ from ..persistence._spec import array, check_state, list_of
 from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
 from ..engine import WorkspacePool
 from ._base import BaseParallelEnsemble, drawn_rows, grows_on_shared_bins, in_bag_rows
+
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
+
+    from .._typing import (
+        CategoricalFeatures,
+        Float64Array,
+        MatrixLike,
+        NDArray,
+        RandomStateLike,
+    )
 
 
 #: one member's draw: its rows' counts, its columns (None: all, in order), the seed they
@@ -98,7 +112,16 @@ def _n_draws(max_samples, n, sample_weight, bootstrap):
     return k
 
 
-def _draw(seed, n, k, p, n_feat, bootstrap, bootstrap_features, sample_weight):
+def _draw(
+    seed: int,
+    n: int,
+    k: int,
+    p: int,
+    n_feat: int,
+    bootstrap: bool,
+    bootstrap_features: bool,
+    sample_weight: Float64Array | None,
+) -> tuple[NDArray[Any], NDArray[np.int64] | None]:
     """One member's ``(counts, features)``, drawn as scikit-learn draws them from the
     member's seed: the columns first (all of them are drawn even when all are kept),
     then ``k`` rows, with probabilities proportional to ``sample_weight`` when given.
@@ -322,7 +345,7 @@ class BaseBagging(BaseParallelEnsemble):
         return votes
 
     @property
-    def estimator_(self):
+    def estimator_(self) -> BaseEstimator:
         """The learner the members are copies of: ``estimator``, or the default
         treeboost CART tree (scikit-learn's name)."""
         check_is_fitted(self, "estimators_")
@@ -346,7 +369,7 @@ class BaseBagging(BaseParallelEnsemble):
             return getattr(est.tree_, method)(Xe)
         return getattr(est, method)(Xe if full else Xe[:, features])
 
-    def apply(self, X):
+    def apply(self, X: MatrixLike) -> NDArray[np.int64]:
         """Leaf index of each sample in each member, shape (n_samples, n_estimators)
         (members with an ``apply`` method: trees)."""
         Xe = self._encoded(X)
@@ -357,7 +380,7 @@ class BaseBagging(BaseParallelEnsemble):
             ]
         )
 
-    def decision_path(self, X):
+    def decision_path(self, X: MatrixLike) -> tuple[sparse.csr_matrix, NDArray[np.int64]]:
         """The nodes each sample goes through in every member (trees).
 
         Returns
@@ -375,7 +398,7 @@ class BaseBagging(BaseParallelEnsemble):
         return sparse.hstack(paths, format="csr"), n_nodes_ptr
 
     def _aggregate(self, Xe):
-        total = None
+        total: Any = None  # the sum of the members' outputs (estimators_ is never empty)
         for est, feats in zip(self.estimators_, self.estimators_features_):
             out = self._member_output(est, Xe, feats)
             if is_classifier(self) and getattr(self, "voting", "soft") == "hard":
@@ -422,7 +445,7 @@ class BaseBagging(BaseParallelEnsemble):
             yield counts
 
     @property
-    def estimators_samples_(self):
+    def estimators_samples_(self) -> list[NDArray[np.signedinteger[Any]]]:
         """The rows each member was fitted on, as scikit-learn gives them: one array of
         row indices per member, a row drawn ``k`` times listed ``k`` times (in row
         order), built on demand; a draw made again from its seed is sorted, without an
@@ -626,22 +649,22 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
 
     def __init__(
         self,
-        estimator=None,
-        n_estimators=10,
+        estimator: BaseEstimator | None = None,
+        n_estimators: int = 10,
         *,
-        max_samples=None,
-        max_features=1.0,
-        bootstrap=True,
-        bootstrap_features=False,
-        oob_score=False,
-        warm_start=False,
-        n_jobs=None,
-        random_state=None,
-        verbose=0,
-        voting="soft",
-        max_bins=255,
-        categorical_features=None,
-    ):
+        max_samples: int | float | None = None,
+        max_features: int | float = 1.0,
+        bootstrap: bool = True,
+        bootstrap_features: bool = False,
+        oob_score: bool = False,
+        warm_start: bool = False,
+        n_jobs: int | None = None,
+        random_state: RandomStateLike = None,
+        verbose: int = 0,
+        voting: Literal["soft", "hard"] = "soft",
+        max_bins: int | None = 255,
+        categorical_features: CategoricalFeatures = None,
+    ) -> None:
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.max_samples = max_samples
@@ -657,11 +680,11 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         self.max_bins = max_bins
         self.categorical_features = categorical_features
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> Float64Array:
         """Mean class probabilities (soft voting) or vote shares (hard voting)."""
         return self._aggregate(self._encoded(X))
 
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: MatrixLike) -> Float64Array:
         """Logarithm of :meth:`predict_proba` (``-inf`` for a class of probability 0)."""
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
@@ -672,12 +695,12 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         return hasattr(self.estimator, "decision_function")  # None: a tree has none
 
     @available_if(_member_has_decision_function)
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> Float64Array:
         """Mean of the members' ``decision_function`` (when the member has one), as
         scikit-learn's bagging: shape (n_samples,) for two classes, else
         (n_samples, n_classes); every member must have seen every class."""
         Xe = self._encoded(X)
-        total = 0.0
+        total: Any = 0.0  # the sum of the members' decisions
         for est, feats in zip(self.estimators_, self.estimators_features_):
             if est.classes_.shape[0] != self.n_classes_:
                 raise ValueError(
@@ -688,7 +711,7 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
             total = total + self._member_call(est, Xe, feats, "decision_function")
         return total / len(self.estimators_)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> NDArray[Any]:
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
@@ -698,21 +721,21 @@ class BaggingRegressor(RegressorMixin, BaseBagging):
 
     def __init__(
         self,
-        estimator=None,
-        n_estimators=10,
+        estimator: BaseEstimator | None = None,
+        n_estimators: int = 10,
         *,
-        max_samples=None,
-        max_features=1.0,
-        bootstrap=True,
-        bootstrap_features=False,
-        oob_score=False,
-        warm_start=False,
-        n_jobs=None,
-        random_state=None,
-        verbose=0,
-        max_bins=255,
-        categorical_features=None,
-    ):
+        max_samples: int | float | None = None,
+        max_features: int | float = 1.0,
+        bootstrap: bool = True,
+        bootstrap_features: bool = False,
+        oob_score: bool = False,
+        warm_start: bool = False,
+        n_jobs: int | None = None,
+        random_state: RandomStateLike = None,
+        verbose: int = 0,
+        max_bins: int | None = 255,
+        categorical_features: CategoricalFeatures = None,
+    ) -> None:
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.max_samples = max_samples
@@ -727,7 +750,7 @@ class BaggingRegressor(RegressorMixin, BaseBagging):
         self.max_bins = max_bins
         self.categorical_features = categorical_features
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> Float64Array:
         """Mean of the members' predictions, shape (n_samples,) or (n_samples,
         n_outputs) for a multi-output ``y``."""
         return self._aggregate(self._encoded(X))

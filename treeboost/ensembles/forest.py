@@ -5,7 +5,10 @@ weighs 2) and draws ``max_features`` features at every node; Extra-Trees also dr
 cut point at random and, by default, use all rows.  X is binned once; all trees share it.
 """
 
+from __future__ import annotations
+
 from numbers import Integral
+from typing import TYPE_CHECKING, Any, Literal
 
 import warnings
 
@@ -37,6 +40,22 @@ from ..engine import (
 from ._base import BaseParallelEnsemble, in_bag_rows, resolve_max_samples
 from ._bootstrap import bootstrap_weights
 from ._parallel import n_workers, release_free_memory, run_chunks
+
+if TYPE_CHECKING:
+    from .._typing import (
+        ArrayLike,
+        CategoricalFeatures,
+        ClassificationCriterion,
+        Float64Array,
+        ForestClassWeight,
+        MatrixLike,
+        MaxFeatures,
+        NDArray,
+        OobScore,
+        RandomStateLike,
+        RegressionCriterion,
+    )
+
 
 #: ``sample_weight`` of :func:`bootstrap_weights` for unit weights
 _UNIT = np.empty(0)
@@ -149,7 +168,7 @@ class BaseForest(BaseParallelEnsemble):
             Interval(RealNotInt, 0.0, None, closed="neither"),
         ],
     }
-    _splitter = "best"
+    _splitter: Literal["best", "random"] = "best"
 
     _fitted_members = "trees already fitted with warm_start=True"
     # scikit-learn's forests compute the out-of-bag results of a warm start without new
@@ -259,14 +278,14 @@ class BaseForest(BaseParallelEnsemble):
         return tree
 
     @property
-    def estimator(self):
+    def estimator(self) -> DecisionTreeClassifier | DecisionTreeRegressor:
         """The kind of tree the forest grows, unfitted and with its default parameters
         (scikit-learn's name; not a parameter: the trees take the forest's)."""
         cls = DecisionTreeClassifier if is_classifier(self) else DecisionTreeRegressor
         return cls(splitter=self._splitter)
 
     @property
-    def estimator_(self):
+    def estimator_(self) -> DecisionTreeClassifier | DecisionTreeRegressor:
         """The template of the trees: the forest's tree parameters, no seed (each tree
         of ``estimators_`` is a copy with its own ``random_state``)."""
         check_is_fitted(self, "estimators_")
@@ -346,7 +365,7 @@ class BaseForest(BaseParallelEnsemble):
             yield counts.astype(np.intp)
 
     @property
-    def feature_importances_(self):
+    def feature_importances_(self) -> Float64Array:
         """Mean over the trees of each tree's normalised impurity-decrease importances."""
         from sklearn.utils.validation import check_is_fitted
 
@@ -355,12 +374,12 @@ class BaseForest(BaseParallelEnsemble):
         s = imp.sum()
         return imp / s if s > 0 else imp
 
-    def apply(self, X):
+    def apply(self, X: MatrixLike) -> NDArray[np.int64]:
         """Leaf index of each sample in each tree, shape (n_samples, n_estimators)."""
         Xe = self._encoded(X)
         return np.column_stack([t.tree_.apply(Xe) for t in self.estimators_])
 
-    def decision_path(self, X):
+    def decision_path(self, X: MatrixLike) -> tuple[sparse.csr_matrix, NDArray[np.int64]]:
         """The nodes each sample goes through, in every tree.
 
         Returns
@@ -474,7 +493,14 @@ class BaseForest(BaseParallelEnsemble):
                 )
 
 
-class _ForestClassifierMixin:
+if TYPE_CHECKING:
+    # to the type checker, the mixins are the forests they are mixed into
+    _ForestBase = BaseForest
+else:
+    _ForestBase = object
+
+
+class _ForestClassifierMixin(_ForestBase):
     """What a forest of classification trees adds to :class:`BaseForest`."""
 
     _parameter_constraints = {
@@ -542,7 +568,7 @@ class _ForestClassifierMixin:
             return SampleStatistics.regression_outputs(onehot, weights)
         return SampleStatistics.classes(y, weights, self.n_classes_)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> Float64Array | list[Float64Array]:
         """Mean of the trees' class probabilities (a list of one array per output for a
         multi-output ``y``)."""
         Xe = self._encoded(X)
@@ -551,19 +577,19 @@ class _ForestClassifierMixin:
             return proba
         return np.split(proba, np.cumsum(self.n_classes_)[:-1], axis=1)
 
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: MatrixLike) -> Float64Array | list[Float64Array]:
         proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
             return [np.log(p) for p in proba] if isinstance(proba, list) else np.log(proba)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> NDArray[Any]:
         proba = self.predict_proba(X)
         if isinstance(proba, list):
             return np.column_stack([c[np.argmax(p, axis=1)] for c, p in zip(self.classes_, proba)])
         return self.classes_[np.argmax(proba, axis=1)]
 
 
-class _ForestRegressorMixin:
+class _ForestRegressorMixin(_ForestBase):
     """What a forest of regression trees adds to :class:`BaseForest`."""
 
     _parameter_constraints = {
@@ -577,14 +603,14 @@ class _ForestRegressorMixin:
         return SampleStatistics.regression(y, weights)
 
     @property
-    def n_outputs_(self):
+    def n_outputs_(self) -> int:
         """Outputs of ``y`` (columns of ``predict``'s result when above 1)."""
         from sklearn.utils.validation import check_is_fitted
 
         check_is_fitted(self, "estimators_")
         return self.estimators_[0].tree_.n_outputs
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> Float64Array:
         """Mean of the trees' predictions, shape (n_samples,) or (n_samples, n_outputs)
         for a multi-output ``y``."""
         Xe = self._encoded(X)
@@ -651,29 +677,29 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest
 
     def __init__(
         self,
-        n_estimators=100,
+        n_estimators: int = 100,
         *,
-        criterion="gini",
-        max_depth=None,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_weight_fraction_leaf=0.0,
-        max_features="sqrt",
-        max_leaf_nodes=None,
-        min_impurity_decrease=0.0,
-        bootstrap=True,
-        oob_score=False,
-        n_jobs=None,
-        random_state=None,
-        verbose=0,
-        warm_start=False,
-        class_weight=None,
-        max_samples=None,
-        max_bins=255,
-        categorical_features=None,
-        ccp_alpha=0.0,
-        monotonic_cst=None,
-    ):
+        criterion: ClassificationCriterion = "gini",
+        max_depth: int | None = None,
+        min_samples_split: int | float = 2,
+        min_samples_leaf: int | float = 1,
+        min_weight_fraction_leaf: float = 0.0,
+        max_features: MaxFeatures = "sqrt",
+        max_leaf_nodes: int | None = None,
+        min_impurity_decrease: float = 0.0,
+        bootstrap: bool = True,
+        oob_score: OobScore = False,
+        n_jobs: int | None = None,
+        random_state: RandomStateLike = None,
+        verbose: int = 0,
+        warm_start: bool = False,
+        class_weight: ForestClassWeight = None,
+        max_samples: int | float | None = None,
+        max_bins: int | None = 255,
+        categorical_features: CategoricalFeatures = None,
+        ccp_alpha: float = 0.0,
+        monotonic_cst: ArrayLike | None = None,
+    ) -> None:
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -702,28 +728,28 @@ class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
 
     def __init__(
         self,
-        n_estimators=100,
+        n_estimators: int = 100,
         *,
-        criterion="squared_error",
-        max_depth=None,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_weight_fraction_leaf=0.0,
-        max_features=1.0,
-        max_leaf_nodes=None,
-        min_impurity_decrease=0.0,
-        bootstrap=True,
-        oob_score=False,
-        n_jobs=None,
-        random_state=None,
-        verbose=0,
-        warm_start=False,
-        max_samples=None,
-        max_bins=255,
-        categorical_features=None,
-        ccp_alpha=0.0,
-        monotonic_cst=None,
-    ):
+        criterion: RegressionCriterion = "squared_error",
+        max_depth: int | None = None,
+        min_samples_split: int | float = 2,
+        min_samples_leaf: int | float = 1,
+        min_weight_fraction_leaf: float = 0.0,
+        max_features: MaxFeatures = 1.0,
+        max_leaf_nodes: int | None = None,
+        min_impurity_decrease: float = 0.0,
+        bootstrap: bool = True,
+        oob_score: OobScore = False,
+        n_jobs: int | None = None,
+        random_state: RandomStateLike = None,
+        verbose: int = 0,
+        warm_start: bool = False,
+        max_samples: int | float | None = None,
+        max_bins: int | None = 255,
+        categorical_features: CategoricalFeatures = None,
+        ccp_alpha: float = 0.0,
+        monotonic_cst: ArrayLike | None = None,
+    ) -> None:
         self.n_estimators = n_estimators
         self.criterion = deprecated_criterion(criterion)
         self.max_depth = max_depth
@@ -759,29 +785,29 @@ class ExtraTreesClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest):
 
     def __init__(
         self,
-        n_estimators=100,
+        n_estimators: int = 100,
         *,
-        criterion="gini",
-        max_depth=None,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_weight_fraction_leaf=0.0,
-        max_features="sqrt",
-        max_leaf_nodes=None,
-        min_impurity_decrease=0.0,
-        bootstrap=False,
-        oob_score=False,
-        n_jobs=None,
-        random_state=None,
-        verbose=0,
-        warm_start=False,
-        class_weight=None,
-        max_samples=None,
-        max_bins=255,
-        categorical_features=None,
-        ccp_alpha=0.0,
-        monotonic_cst=None,
-    ):
+        criterion: ClassificationCriterion = "gini",
+        max_depth: int | None = None,
+        min_samples_split: int | float = 2,
+        min_samples_leaf: int | float = 1,
+        min_weight_fraction_leaf: float = 0.0,
+        max_features: MaxFeatures = "sqrt",
+        max_leaf_nodes: int | None = None,
+        min_impurity_decrease: float = 0.0,
+        bootstrap: bool = False,
+        oob_score: OobScore = False,
+        n_jobs: int | None = None,
+        random_state: RandomStateLike = None,
+        verbose: int = 0,
+        warm_start: bool = False,
+        class_weight: ForestClassWeight = None,
+        max_samples: int | float | None = None,
+        max_bins: int | None = 255,
+        categorical_features: CategoricalFeatures = None,
+        ccp_alpha: float = 0.0,
+        monotonic_cst: ArrayLike | None = None,
+    ) -> None:
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -816,28 +842,28 @@ class ExtraTreesRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
 
     def __init__(
         self,
-        n_estimators=100,
+        n_estimators: int = 100,
         *,
-        criterion="squared_error",
-        max_depth=None,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_weight_fraction_leaf=0.0,
-        max_features=1.0,
-        max_leaf_nodes=None,
-        min_impurity_decrease=0.0,
-        bootstrap=False,
-        oob_score=False,
-        n_jobs=None,
-        random_state=None,
-        verbose=0,
-        warm_start=False,
-        max_samples=None,
-        max_bins=255,
-        categorical_features=None,
-        ccp_alpha=0.0,
-        monotonic_cst=None,
-    ):
+        criterion: RegressionCriterion = "squared_error",
+        max_depth: int | None = None,
+        min_samples_split: int | float = 2,
+        min_samples_leaf: int | float = 1,
+        min_weight_fraction_leaf: float = 0.0,
+        max_features: MaxFeatures = 1.0,
+        max_leaf_nodes: int | None = None,
+        min_impurity_decrease: float = 0.0,
+        bootstrap: bool = False,
+        oob_score: OobScore = False,
+        n_jobs: int | None = None,
+        random_state: RandomStateLike = None,
+        verbose: int = 0,
+        warm_start: bool = False,
+        max_samples: int | float | None = None,
+        max_bins: int | None = 255,
+        categorical_features: CategoricalFeatures = None,
+        ccp_alpha: float = 0.0,
+        monotonic_cst: ArrayLike | None = None,
+    ) -> None:
         self.n_estimators = n_estimators
         self.criterion = deprecated_criterion(criterion)
         self.max_depth = max_depth

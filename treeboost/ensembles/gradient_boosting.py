@@ -14,11 +14,14 @@ losses (a parameter re-estimated every iteration, the leaf values, the initial s
 name of the metric) is the loss's: the booster never asks which loss it holds.
 """
 
+from __future__ import annotations
+
 import time
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Literal, NamedTuple, TypeVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -63,6 +66,21 @@ from ..trees.constraints import check_interaction_cst, check_monotonic_cst, grow
 from ._bootstrap import selection_sample
 from ._gb_init import fit_init_estimator, init_raw_predictions
 from ._gb_verbose import VerboseReporter
+
+if TYPE_CHECKING:
+    from .._typing import (
+        ArrayLike,
+        CategoricalFeatures,
+        Float64Array,
+        InteractionCst,
+        MatrixLike,
+        MaxFeatures,
+        MonotonicCst,
+        NDArray,
+        RandomStateLike,
+    )
+
+    _BoosterT = TypeVar("_BoosterT", bound="BaseGradientBoosting")
 
 
 def _per_output(raw):
@@ -253,7 +271,13 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
     }
 
     # -- fitting -------------------------------------------------------------------------
-    def fit(self, X, y, sample_weight=None, monitor=None):
+    def fit(
+        self: _BoosterT,
+        X: MatrixLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        monitor: Callable[[int, Any, dict[str, Any]], object] | None = None,
+    ) -> _BoosterT:
         """Fit the boosted trees.
 
         Parameters
@@ -432,8 +456,9 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         )
         Xb = fit_transform_weighted(self.bin_mapper_, rows.Xe, wtr)
         self.trees_ = []
-        self.train_score_ = []
-        self.validation_score_ = []
+        # lists while fitting, arrays after (:meth:`_finish_fit`)
+        self.train_score_: Any = []
+        self.validation_score_: Any = []
         return BoostingState(raw, carried, Xb, [], [])
 
     def _resume(self, rows, loss):
@@ -866,8 +891,8 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             outputs = [k for trees in self.trees_ for k in range(len(trees))]
             # a fit that diverged at its first iteration keeps no tree: predict returns
             # the initial score without packed trees
-            self._packed = (tuple(flat), PackedTrees(flat, outputs) if flat else None)
-        return self._packed[1]
+            packed = self._packed = (tuple(flat), PackedTrees(flat, outputs) if flat else None)
+        return packed[1]
 
     def _raw_predict(self, X):
         check_is_fitted(self, "trees_")
@@ -884,7 +909,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             yield raw.copy()
 
     @property
-    def init_score_(self):
+    def init_score_(self) -> Float64Array:
         """The initial raw score ``F0``, one per output, shape (n_outputs,): the loss's
         best constant on the training rows (without the validation split of early
         stopping): the log-odds ``ln(sum w y / sum w (1 - y))`` for two classes, the log
@@ -897,7 +922,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         check_is_fitted(self, "trees_")
         return self._init_raw.copy()
 
-    def apply(self, X):
+    def apply(self, X: MatrixLike) -> NDArray[np.int64]:
         """The leaf each row reaches in each tree, as scikit-learn's gradient boosting
         gives it.
 
@@ -923,7 +948,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         return out
 
     @property
-    def feature_importances_(self):
+    def feature_importances_(self) -> Float64Array:
         """Total second-order gain (or squared-error decrease) of each feature over all
         trees, normalised to sum to 1."""
         check_is_fitted(self, "trees_")
@@ -935,7 +960,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         return total / s if s > 0 else total
 
     @property
-    def estimators_(self):
+    def estimators_(self) -> NDArray[np.object_]:
         """ndarray of :class:`~treeboost.DecisionTreeRegressor` of shape
         (n_estimators_, n_outputs): ``estimators_[i, k]`` predicts the leaf values of
         ``trees_[i][k]``, the engine tree it shares (built on first access, not by
@@ -984,7 +1009,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         member.tree_ = tree
         return member
 
-    def __len__(self):
+    def __len__(self) -> int:
         """Number of fitted iterations."""
         check_is_fitted(self, "trees_")
         return len(self.trees_)
@@ -1014,7 +1039,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         "oob_score_",
     )
     #: the packed trees of predict and the members of ``estimators_``, rebuilt on demand
-    _persist_transient = ("_packed", "_estimators")
+    _persist_transient: tuple[str, ...] = ("_packed", "_estimators")
     #: the arrays and numbers of a loaded booster, by :func:`check_state`: ``n_outputs``
     #: is its loss's, ``n_iter`` the iterations of ``trees_``
     _state_spec = {
@@ -1065,7 +1090,9 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         if classifier:
             n_classes = check_classes(self, where, at_least=2)
             want = (BinaryLogLoss, ExponentialLoss) if n_classes == 2 else (MultinomialLogLoss,)
-            if type(loss) not in want or (n_classes > 2 and loss.n_classes != n_classes):
+            if type(loss) not in want or (
+                isinstance(loss, MultinomialLogLoss) and loss.n_classes != n_classes
+            ):
                 names = " or ".join(w.__name__ for w in want)
                 raise ValueError(
                     f"{where}._loss: {n_classes} classes need {names}"
@@ -1144,18 +1171,18 @@ class BoostedRegressor(RegressorMixin, BaseGradientBoosting):
     def _validate_validation_target(self, y, n_samples):
         return self._validate_target(y, n_samples, False)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> Float64Array:
         """Sum of the initial score and every tree's leaf value (through the loss's
         inverse link: ``exp`` of it for ``poisson`` and ``gamma``)."""
         raw = self._raw_predict(X)[:, 0]  # checks that the model is fitted
         return self._loss.predict(raw)
 
-    def apply(self, X):
+    def apply(self, X: MatrixLike) -> NDArray[np.int64]:
         return super().apply(X)[:, :, 0]
 
     apply.__doc__ = BaseGradientBoosting.apply.__doc__
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: MatrixLike) -> Iterator[Float64Array]:
         """Predictions after each iteration (a generator)."""
         for raw in self._staged_raw_predict(X):
             yield self._loss.predict(raw[:, 0])
@@ -1200,41 +1227,48 @@ class BoostedClassifier(ClassifierMixin, BaseGradientBoosting):
             raise ValueError(f"y_val has classes not in y: {unknown.tolist()!r}.")
         return index[y_enc]
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> Float64Array:
         """Raw scores: the log-odds (n_samples,) for two classes, else (n_samples, K)."""
         raw = self._raw_predict(X)
         return raw[:, 0] if self.n_classes_ == 2 else raw
 
-    def staged_decision_function(self, X):
+    def staged_decision_function(self, X: MatrixLike) -> Iterator[Float64Array]:
         for raw in self._staged_raw_predict(X):
             yield raw[:, 0] if self.n_classes_ == 2 else raw
 
     def _proba(self, raw):
         return self._loss.proba(_per_output(raw))
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> Float64Array:
         """Class probabilities: ``expit(F)`` (``expit(2F)`` for the exponential loss) or
         ``softmax(F)``."""
         return self._proba(self._raw_predict(X))
 
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: MatrixLike) -> Float64Array:
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> NDArray[Any]:
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
-    def staged_predict_proba(self, X):
+    def staged_predict_proba(self, X: MatrixLike) -> Iterator[Float64Array]:
         for raw in self._staged_raw_predict(X):
             yield self._proba(raw)
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: MatrixLike) -> Iterator[NDArray[Any]]:
         for raw in self._staged_raw_predict(X):
             yield self.classes_[np.argmax(self._proba(raw), axis=1)]
 
 
-class _SklearnGradientBoosting:
+if TYPE_CHECKING:
+    # to the type checker, the mixin is the booster it is mixed into
+    _Booster = BaseGradientBoosting
+else:
+    _Booster = object
+
+
+class _SklearnGradientBoosting(_Booster):
     """scikit-learn's ``GradientBoosting*``: their parameter names, early stopping and
     verbose table."""
 
@@ -1460,34 +1494,34 @@ class GradientBoostingRegressor(_SklearnGradientBoosting, BoostedRegressor):
     def __init__(
         self,
         *,
-        loss="squared_error",
-        learning_rate=0.1,
-        n_estimators=100,
-        subsample=1.0,
-        criterion="deprecated",
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_weight_fraction_leaf=0.0,
-        max_depth=3,
-        min_impurity_decrease=0.0,
-        init=None,
-        random_state=None,
-        max_features=None,
-        alpha=0.9,
-        verbose=0,
-        max_leaf_nodes=None,
-        warm_start=False,
-        validation_fraction=0.1,
-        n_iter_no_change=None,
-        tol=1e-4,
-        min_child_weight=1e-3,
-        l2_regularization=0.0,
-        max_bins=255,
-        categorical_features=None,
-        split_gain="gradient",
-        monotonic_cst=None,
-        interaction_cst=None,
-    ):
+        loss: Literal["squared_error", "absolute_error", "huber", "quantile"] = "squared_error",
+        learning_rate: float = 0.1,
+        n_estimators: int = 100,
+        subsample: float = 1.0,
+        criterion: Literal["deprecated", "squared_error", "friedman_mse"] = "deprecated",
+        min_samples_split: int | float = 2,
+        min_samples_leaf: int | float = 1,
+        min_weight_fraction_leaf: float = 0.0,
+        max_depth: int | None = 3,
+        min_impurity_decrease: float = 0.0,
+        init: BaseEstimator | Literal["zero"] | None = None,
+        random_state: RandomStateLike = None,
+        max_features: MaxFeatures = None,
+        alpha: float = 0.9,
+        verbose: int = 0,
+        max_leaf_nodes: int | None = None,
+        warm_start: bool = False,
+        validation_fraction: float = 0.1,
+        n_iter_no_change: int | None = None,
+        tol: float = 1e-4,
+        min_child_weight: float = 1e-3,
+        l2_regularization: float = 0.0,
+        max_bins: int = 255,
+        categorical_features: CategoricalFeatures = None,
+        split_gain: Literal["gradient", "hessian"] = "gradient",
+        monotonic_cst: MonotonicCst = None,
+        interaction_cst: InteractionCst = None,
+    ) -> None:
         self.loss = loss
         self.learning_rate = learning_rate
         self.n_estimators = n_estimators
@@ -1545,33 +1579,33 @@ class GradientBoostingClassifier(_SklearnGradientBoosting, BoostedClassifier):
     def __init__(
         self,
         *,
-        loss="log_loss",
-        learning_rate=0.1,
-        n_estimators=100,
-        subsample=1.0,
-        criterion="deprecated",
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_weight_fraction_leaf=0.0,
-        max_depth=3,
-        min_impurity_decrease=0.0,
-        init=None,
-        random_state=None,
-        max_features=None,
-        verbose=0,
-        max_leaf_nodes=None,
-        warm_start=False,
-        validation_fraction=0.1,
-        n_iter_no_change=None,
-        tol=1e-4,
-        min_child_weight=1e-3,
-        l2_regularization=0.0,
-        max_bins=255,
-        categorical_features=None,
-        split_gain="gradient",
-        monotonic_cst=None,
-        interaction_cst=None,
-    ):
+        loss: Literal["log_loss", "exponential"] = "log_loss",
+        learning_rate: float = 0.1,
+        n_estimators: int = 100,
+        subsample: float = 1.0,
+        criterion: Literal["deprecated", "squared_error", "friedman_mse"] = "deprecated",
+        min_samples_split: int | float = 2,
+        min_samples_leaf: int | float = 1,
+        min_weight_fraction_leaf: float = 0.0,
+        max_depth: int | None = 3,
+        min_impurity_decrease: float = 0.0,
+        init: BaseEstimator | Literal["zero"] | None = None,
+        random_state: RandomStateLike = None,
+        max_features: MaxFeatures = None,
+        verbose: int = 0,
+        max_leaf_nodes: int | None = None,
+        warm_start: bool = False,
+        validation_fraction: float = 0.1,
+        n_iter_no_change: int | None = None,
+        tol: float = 1e-4,
+        min_child_weight: float = 1e-3,
+        l2_regularization: float = 0.0,
+        max_bins: int = 255,
+        categorical_features: CategoricalFeatures = None,
+        split_gain: Literal["gradient", "hessian"] = "gradient",
+        monotonic_cst: MonotonicCst = None,
+        interaction_cst: InteractionCst = None,
+    ) -> None:
         self.loss = loss
         self.learning_rate = learning_rate
         self.n_estimators = n_estimators

@@ -3,7 +3,10 @@ and defaults of scikit-learn's histogram boosting (LightGBM's: 31 leaves grown b
 20 samples per leaf, the second-order gain), on treeboost's one boosting loop
 (:class:`~treeboost.ensembles.gradient_boosting.BaseGradientBoosting`)."""
 
+from __future__ import annotations
+
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any, Callable, Literal, TypeVar
 
 import numpy as np
 from sklearn.base import is_classifier
@@ -23,13 +26,32 @@ from .gradient_boosting import (
     BoostingPlan,
 )
 
+if TYPE_CHECKING:
+    from .._typing import (
+        ArrayLike,
+        ClassWeight,
+        HistCategoricalFeatures,
+        HistRegressionLoss,
+        InteractionCst,
+        MatrixLike,
+        MonotonicCst,
+        NDArray,
+        RandomStateLike,
+    )
+
+    # to the type checker, the mixin is the booster it is mixed into
+    _Booster = BaseGradientBoosting
+    _HistT = TypeVar("_HistT", bound="_HistGradientBoosting")
+else:
+    _Booster = object
+
 #: scikit-learn's "auto": early stopping above this many rows
 AUTO_EARLY_STOPPING_ROWS = 10_000
 #: a scorer other than the loss scores the training data on at most this many rows
 SMALL_TRAINSET_ROWS = 10_000
 
 
-class _HistGradientBoosting:
+class _HistGradientBoosting(_Booster):
     """The mapping of HistGradientBoosting's parameters onto the boosting loop."""
 
     _n_iter_name = "max_iter"
@@ -72,7 +94,8 @@ class _HistGradientBoosting:
         refuses a categorical column of more than ``max_bins`` categories (NaN apart);
         so do these classes, whose name promises its behaviour (treeboost's other
         estimators group the rare categories of such a column instead)."""
-        enc = self._encoder
+        # (the encoder's per-feature lists are read as lists of None by a type checker)
+        enc: Any = self._encoder
         names = getattr(self, "feature_names_in_", None)
         for f in np.flatnonzero(enc.is_categorical_):
             n = sum(len(c) for c in (enc.categories_[f], enc.rare_categories_[f]) if c is not None)
@@ -113,7 +136,17 @@ class _HistGradientBoosting:
             tol=self.tol,
         )
 
-    def fit(self, X, y, sample_weight=None, *, X_val=None, y_val=None, sample_weight_val=None):
+    # scikit-learn's HistGradientBoosting takes validation data and no ``monitor``
+    def fit(  # type: ignore[override]
+        self: _HistT,
+        X: MatrixLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        *,
+        X_val: MatrixLike | None = None,
+        y_val: ArrayLike | None = None,
+        sample_weight_val: ArrayLike | None = None,
+    ) -> _HistT:
         """Fit the boosted trees.
 
         Parameters
@@ -201,7 +234,8 @@ class _HistGradientBoosting:
         self.validation_score_.append(self._score(data, True, val_loss))
         return self._should_stop(self.validation_score_)
 
-    def _should_stop(self, scores):
+    # the rule on the kept scores, for every HistGradientBoosting (treeboost.dask's too)
+    def _should_stop(self, scores):  # type: ignore[override]
         """scikit-learn's rule on scores (higher is better): stop when none of the last
         ``n_iter_no_change`` scores exceeds the one before them by more than ``tol``."""
         reference_position = self.n_iter_no_change + 1
@@ -227,12 +261,12 @@ class _HistGradientBoosting:
         return rng.randint(np.iinfo(np.uint32).max, dtype="u8")
 
     @property
-    def n_iter_(self):
+    def n_iter_(self) -> int:
         """Iterations fitted (fewer than ``max_iter`` after early stopping)."""
         return self.n_estimators_
 
     @property
-    def is_categorical_(self):
+    def is_categorical_(self) -> NDArray[np.bool_] | None:
         """Boolean mask of the categorical features, or None when there is none."""
         check_is_fitted(self, "trees_")
         mask = np.asarray(self._encoder.is_categorical_, dtype=bool)
@@ -335,31 +369,31 @@ class HistGradientBoostingRegressor(_HistGradientBoosting, BoostedRegressor):
 
     def __init__(
         self,
-        loss="squared_error",
+        loss: HistRegressionLoss = "squared_error",
         *,
-        quantile=None,
-        learning_rate=0.1,
-        max_iter=100,
-        max_leaf_nodes=31,
-        max_depth=None,
-        min_samples_leaf=20,
-        l2_regularization=0.0,
-        max_features=1.0,
-        max_bins=255,
-        categorical_features="from_dtype",
-        monotonic_cst=None,
-        interaction_cst=None,
-        warm_start=False,
-        early_stopping="auto",
-        scoring="loss",
-        validation_fraction=0.1,
-        n_iter_no_change=10,
-        tol=1e-7,
-        verbose=0,
-        random_state=None,
-        min_child_weight=1e-3,
-        split_gain="hessian",
-    ):
+        quantile: float | None = None,
+        learning_rate: float = 0.1,
+        max_iter: int = 100,
+        max_leaf_nodes: int | None = 31,
+        max_depth: int | None = None,
+        min_samples_leaf: int = 20,
+        l2_regularization: float = 0.0,
+        max_features: float = 1.0,
+        max_bins: int = 255,
+        categorical_features: HistCategoricalFeatures = "from_dtype",
+        monotonic_cst: MonotonicCst = None,
+        interaction_cst: InteractionCst = None,
+        warm_start: bool = False,
+        early_stopping: Literal["auto"] | bool = "auto",
+        scoring: str | Callable[..., float] | None = "loss",
+        validation_fraction: int | float | None = 0.1,
+        n_iter_no_change: int = 10,
+        tol: float = 1e-7,
+        verbose: int = 0,
+        random_state: RandomStateLike = None,
+        min_child_weight: float = 1e-3,
+        split_gain: Literal["hessian", "gradient"] = "hessian",
+    ) -> None:
         self.loss = loss
         self.quantile = quantile
         self.learning_rate = learning_rate
@@ -418,31 +452,31 @@ class HistGradientBoostingClassifier(_HistGradientBoosting, BoostedClassifier):
 
     def __init__(
         self,
-        loss="log_loss",
+        loss: Literal["log_loss"] = "log_loss",
         *,
-        learning_rate=0.1,
-        max_iter=100,
-        max_leaf_nodes=31,
-        max_depth=None,
-        min_samples_leaf=20,
-        l2_regularization=0.0,
-        max_features=1.0,
-        max_bins=255,
-        categorical_features="from_dtype",
-        monotonic_cst=None,
-        interaction_cst=None,
-        warm_start=False,
-        early_stopping="auto",
-        scoring="loss",
-        validation_fraction=0.1,
-        n_iter_no_change=10,
-        tol=1e-7,
-        verbose=0,
-        random_state=None,
-        class_weight=None,
-        min_child_weight=1e-3,
-        split_gain="hessian",
-    ):
+        learning_rate: float = 0.1,
+        max_iter: int = 100,
+        max_leaf_nodes: int | None = 31,
+        max_depth: int | None = None,
+        min_samples_leaf: int = 20,
+        l2_regularization: float = 0.0,
+        max_features: float = 1.0,
+        max_bins: int = 255,
+        categorical_features: HistCategoricalFeatures = "from_dtype",
+        monotonic_cst: MonotonicCst = None,
+        interaction_cst: InteractionCst = None,
+        warm_start: bool = False,
+        early_stopping: Literal["auto"] | bool = "auto",
+        scoring: str | Callable[..., float] | None = "loss",
+        validation_fraction: int | float | None = 0.1,
+        n_iter_no_change: int = 10,
+        tol: float = 1e-7,
+        verbose: int = 0,
+        random_state: RandomStateLike = None,
+        class_weight: ClassWeight = None,
+        min_child_weight: float = 1e-3,
+        split_gain: Literal["hessian", "gradient"] = "hessian",
+    ) -> None:
         self.loss = loss
         self.class_weight = class_weight
         self.learning_rate = learning_rate

@@ -22,6 +22,11 @@ Any failure is a ``ValueError`` naming the file and the part.  This package impo
 estimator: the estimator modules register themselves and their parts.
 """
 
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
 import numpy as np
 
 from ._checks import (
@@ -85,6 +90,9 @@ __all__ = [
     "MIN_ARRAY_BUDGET",
 ]
 
+#: a file name, returned as given
+_PathT = TypeVar("_PathT", bound="str | os.PathLike[str]")
+
 FORMAT = "treeboost-model"
 _ENCODER = "treeboost._input.encoding.FeatureEncoder"
 #: 2: Bagging keeps its draw counts as ``_draw_counts`` (``estimators_samples_`` became a
@@ -92,7 +100,7 @@ _ENCODER = "treeboost._input.encoding.FeatureEncoder"
 FORMAT_VERSION = 2
 
 
-def save(model, path):
+def save(model: PersistenceMixin, path: _PathT) -> _PathT:
     """Write ``model`` to ``path`` in the safe format.
 
     The file is written to a temporary file beside ``path`` and renamed over it at the
@@ -121,8 +129,8 @@ def save(model, path):
     return path
 
 
-def _check_document(path):
-    def check(doc, headers):
+def _check_document(path: str | os.PathLike[str]) -> Callable[[Any, Any], None]:
+    def check(doc: Any, headers: Any) -> None:
         if not isinstance(doc, dict) or doc.get("format") != FORMAT or "model" not in doc:
             raise ValueError(
                 f"{path} is not a treeboost model file (model.json has no treeboost-model header)."
@@ -146,7 +154,7 @@ def _check_document(path):
     return check
 
 
-def load(path):
+def load(path: str | os.PathLike[str]) -> Any:
     """Read a model written by :func:`save`; refuse anything else with a ``ValueError``.
 
     Parameters
@@ -164,7 +172,8 @@ def load(path):
         (the message names the file, the part and the value).
     """
     doc, arrays = read_container(path, _check_document(path))
-    token = _validated.set(set())
+    seen: set[int] = set()
+    token = _validated.set(seen)
     try:
         if doc["format_version"] < 2:
             _migrate_v1(doc["model"])
@@ -175,7 +184,6 @@ def load(path):
         if not hasattr(model, "_validate_state") or not hasattr(model, "get_params"):
             raise ValueError("model: the file holds no estimator.")
         validate_part(model, "model")
-        seen = _validated.get()
         for inst, where in decoder.instances:
             if id(inst) not in seen:
                 validate_part(inst, where)
@@ -203,7 +211,7 @@ def load(path):
     return model
 
 
-def _migrate_v1(obj):
+def _migrate_v1(obj: Any) -> None:
     """Version 1 stored a bagging ensemble's draw counts as ``estimators_samples_``, now a
     property (renamed to ``_draw_counts``).  Its forests lack ``_bootstrap_draws``: they
     load and predict, only their ``estimators_samples_`` is unknown."""
@@ -233,12 +241,24 @@ class PersistenceMixin:
 
     #: ``treeboost_cli_``: what the ``treeboost`` command records of the training data
     #: (target column, task, feature columns) in the models it saves
-    _persist_attributes = ("n_features_in_", "feature_names_in_", "_encoder", "treeboost_cli_")
+    _persist_attributes: tuple[str, ...] = (
+        "n_features_in_",
+        "feature_names_in_",
+        "_encoder",
+        "treeboost_cli_",
+    )
     #: scikit-learn's routing and output configuration (``set_fit_request``,
     #: ``set_output``): settings of the calling code, not of the model
-    _persist_transient = ("_metadata_request", "_sklearn_output_config")
+    _persist_transient: tuple[str, ...] = ("_metadata_request", "_sklearn_output_config")
 
-    def save(self, path):
+    if TYPE_CHECKING:
+        # scikit-learn's BaseEstimator gives them to every estimator that mixes this in
+        @classmethod
+        def _get_param_names(cls) -> list[str]: ...
+
+        def _validate_params(self) -> None: ...
+
+    def save(self, path: _PathT) -> _PathT:
         """Write the fitted model to ``path`` in treeboost's safe format (no pickle).
 
         Parameters
@@ -252,7 +272,7 @@ class PersistenceMixin:
         """
         return save(self, path)
 
-    def _validate_state(self, where="model", **context):
+    def _validate_state(self, where: str = "model", **context: Any) -> None:
         """Check the state shared by every estimator read from a file.
 
         The hyperparameters are checked as ``fit`` checks them (a bad value would be
@@ -306,7 +326,7 @@ class PersistenceMixin:
             validate_part(state["_encoder"], f"{where}._encoder", expect=_ENCODER, n_features=n)
 
 
-def _check_cli_record(info, where, n_features):
+def _check_cli_record(info: Any, where: str, n_features: int | None) -> None:
     """The command line's record: a dict of the target name, the task and the feature
     columns (one name per feature), all strings."""
     if not isinstance(info, dict) or not set(info) <= {"target", "task", "columns"}:

@@ -5,9 +5,16 @@ Every function raises ``ValueError`` naming ``where`` (the part of the model, e.
 checked value so that checks read as assignments.
 """
 
+from __future__ import annotations
+
 import numbers
+from collections.abc import Collection, Iterable
+from typing import Any, TypeVar
 
 import numpy as np
+from numpy.typing import DTypeLike
+
+_T = TypeVar("_T")
 
 __all__ = [
     "check_array",
@@ -26,19 +33,19 @@ __all__ = [
 ]
 
 
-def is_int(v):
+def is_int(v: object) -> bool:
     """Whether ``v`` is an integer (Python or numpy), booleans excluded."""
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
-def is_real(v):
+def is_real(v: object) -> bool:
     """Whether ``v`` is a real number (Python or numpy), booleans excluded."""
     return isinstance(v, (numbers.Real, np.integer, np.floating)) and not isinstance(
         v, (bool, np.bool_)
     )
 
 
-def is_hashable(v):
+def is_hashable(v: object) -> bool:
     try:
         hash(v)
     except TypeError:
@@ -46,30 +53,30 @@ def is_hashable(v):
     return True
 
 
-def labels_ok(values):
+def labels_ok(values: Iterable[Any]) -> bool:
     """Whether every element is a label (str, number, numpy scalar or None)."""
     items = values.ravel().tolist() if isinstance(values, np.ndarray) else list(values)
     return all(v is None or isinstance(v, (str, int, float, np.generic)) for v in items)
 
 
-def _describe(a):
+def _describe(a: object) -> str:
     if isinstance(a, np.ndarray):
         return f"an array of dtype {a.dtype} and shape {a.shape}"
     return f"{type(a).__name__} {a!r:.60}"
 
 
 def check_array(
-    a,
-    where,
-    dtype,
-    shape=None,
-    ndim=None,
-    finite=False,
-    low=None,
-    high=None,
-    nan_ok=False,
-    posinf_ok=False,
-):
+    a: Any,
+    where: str,
+    dtype: DTypeLike | tuple[DTypeLike, ...],
+    shape: tuple[int | None, ...] | None = None,
+    ndim: int | None = None,
+    finite: bool = False,
+    low: float | None = None,
+    high: float | None = None,
+    nan_ok: bool = False,
+    posinf_ok: bool = False,
+) -> np.ndarray[Any, Any]:
     """``a`` must be a numpy array of exactly ``dtype`` (one dtype or a tuple of them).
 
     Parameters
@@ -122,7 +129,7 @@ def check_array(
     return a
 
 
-def check_int(v, where, low=None, high=None):
+def check_int(v: Any, where: str, low: int | None = None, high: int | None = None) -> int:
     """``v`` must be an integer in ``[low, high]``; returns it as a Python int."""
     if not is_int(v):
         raise ValueError(f"{where}: must be an integer, got {_describe(v)}.")
@@ -135,7 +142,15 @@ def check_int(v, where, low=None, high=None):
     return v
 
 
-def check_real(v, where, low=None, high=None, finite=True, low_open=False, high_open=False):
+def check_real(
+    v: Any,
+    where: str,
+    low: float | None = None,
+    high: float | None = None,
+    finite: bool = True,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> Any:
     """``v`` must be a real number (finite unless ``finite=False``) within the bounds."""
     if not is_real(v) or (finite and not np.isfinite(v)) or np.isnan(v):
         raise ValueError(
@@ -153,7 +168,7 @@ def check_real(v, where, low=None, high=None, finite=True, low_open=False, high_
     return v
 
 
-def check_instance(v, cls, where):
+def check_instance(v: _T, cls: type | tuple[type, ...], where: str) -> _T:
     """``v`` must be exactly of ``cls`` (or of one of a tuple of classes): subclasses of a
     part are not parts of a model."""
     classes = cls if isinstance(cls, tuple) else (cls,)
@@ -165,7 +180,7 @@ def check_instance(v, cls, where):
     return v
 
 
-def check_labels(values, where, at_least=0):
+def check_labels(values: Any, where: str, at_least: int = 0) -> np.ndarray[Any, Any]:
     """A 1-dimensional array of labels (strings, numbers, None)."""
     if (
         not isinstance(values, np.ndarray)
@@ -181,7 +196,12 @@ def check_labels(values, where, at_least=0):
     return values
 
 
-def check_attributes(obj, where, required=(), allowed=None):
+def check_attributes(
+    obj: object,
+    where: str,
+    required: Collection[str] = (),
+    allowed: Collection[str] | None = None,
+) -> None:
     """``obj`` has every attribute of ``required`` and, when ``allowed`` is given, no
     other."""
     state = vars(obj)
@@ -194,17 +214,16 @@ def check_attributes(obj, where, required=(), allowed=None):
             raise ValueError(f"{where}: a {type(obj).__name__} has no attribute {extra[0]!r}.")
 
 
-def fitted_attributes(obj):
+def fitted_attributes(obj: object) -> set[str]:
     """The names of ``obj``'s fitted attributes that are present (trailing underscore)."""
     return {k for k in vars(obj) if k.endswith("_") and not k.startswith("__")}
 
 
-def check_classes(est, where, at_least=1):
+def check_classes(est: object, where: str, at_least: int = 1) -> int:
     """``classes_`` (sorted distinct labels: predictions index it, members' labels are
     mapped into it with searchsorted) and ``n_classes_``; returns the number of classes."""
     state = vars(est)
-    classes = state.get("classes_")
-    check_labels(classes, f"{where}.classes_", at_least)
+    classes = check_labels(state.get("classes_"), f"{where}.classes_", at_least)
     try:
         ordered = bool(np.all(classes[1:] > classes[:-1]))
     except TypeError:
@@ -219,7 +238,7 @@ def check_classes(est, where, at_least=1):
     return classes.size
 
 
-def check_fitted(est, where, required):
+def check_fitted(est: object, where: str, required: Collection[str]) -> bool:
     """A fitted estimator has all of ``required``; an unfitted one none of its fitted
     attributes (a half-fitted model would fail in the middle of predict)."""
     state = vars(est)

@@ -5,7 +5,10 @@ and instances of registered classes, filled with their saved attributes; it neve
 anything the file names.
 """
 
+from __future__ import annotations
+
 import inspect
+from typing import Any
 
 import numpy as np
 
@@ -204,7 +207,8 @@ class Decoder:
 
     def _object(self, obj, where):
         name = obj["__object__"]
-        cls = lookup(name)
+        # Any: a type checker reads ``cls.__new__`` below as the metaclass's
+        cls: Any = lookup(name)
         if cls is None:
             raise ValueError(
                 f"{where}: the model file names a class that treeboost does not load: {name!r:.80}."
@@ -283,7 +287,7 @@ def check_array_headers(doc, headers):
     for name, state in objects:
         cls = lookup(name)
         layout = getattr(cls, "_persist_arrays", None)
-        if not layout:
+        if cls is None or not layout:
             continue
         sizes = {k: v for k, v in state.items() if isinstance(v, int) and not isinstance(v, bool)}
         for attr, (dtype, shape) in layout.items():

@@ -13,6 +13,10 @@ Parameters added later to other estimators (:data:`_ADDED_PARAMETERS`) are fille
 the value that reproduces how an older file's model was fitted.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 _BOOSTERS = (
@@ -82,7 +86,7 @@ _TREES = (
     "treeboost.ensembles.forest.ExtraTreesClassifier",
     "treeboost.ensembles.forest.ExtraTreesRegressor",
 )
-_ADDED_PARAMETERS = {name: {"ccp_alpha": 0.0} for name in _TREES}
+_ADDED_PARAMETERS: dict[str, dict[str, Any]] = {name: {"ccp_alpha": 0.0} for name in _TREES}
 # trees and forests from before monotonic constraints: none
 for _name in _TREES:
     _ADDED_PARAMETERS[_name]["monotonic_cst"] = None
@@ -92,8 +96,13 @@ for _name in _BOOSTERS + (
     "treeboost.ensembles.hist_gradient_boosting.HistGradientBoostingRegressor",
 ):
     _ADDED_PARAMETERS.setdefault(_name, {}).update(monotonic_cst=None, interaction_cst=None)
-# encoders from before allow_infinite refused infinity
-_ADDED_PARAMETERS["treeboost.trees.encoding.FeatureEncoder"] = {"allow_infinite": False}
+# encoders from before allow_infinite refused infinity (a file names the encoder's module
+# as it was when the file was written: before or after its move to treeboost._input)
+for _name in (
+    "treeboost.trees.encoding.FeatureEncoder",
+    "treeboost._input.encoding.FeatureEncoder",
+):
+    _ADDED_PARAMETERS[_name] = {"allow_infinite": False}
 # HistGradientBoostingClassifier files from before class_weight: no class weights
 _ADDED_PARAMETERS.setdefault(
     "treeboost.ensembles.hist_gradient_boosting.HistGradientBoostingClassifier", {}
@@ -112,7 +121,7 @@ def migrate_added_parameters(obj):
         if not isinstance(obj, dict):
             continue
         stack.extend(obj.values())
-        added = _ADDED_PARAMETERS.get(obj.get("__object__"))
+        added = _ADDED_PARAMETERS.get(obj["__object__"]) if "__object__" in obj else None
         state = obj.get("state")
         if added is not None and isinstance(state, dict):
             for name, value in added.items():

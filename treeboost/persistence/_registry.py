@@ -11,7 +11,12 @@ This module imports nothing from the rest of treeboost: the estimator modules re
 themselves and their parts, so the package stays free of import cycles.
 """
 
+from __future__ import annotations
+
 import contextvars
+from typing import Any, TypeVar
+
+_C = TypeVar("_C", bound=type)
 
 __all__ = [
     "register",
@@ -23,7 +28,7 @@ __all__ = [
     "validate_part",
 ]
 
-_REGISTRY = {}
+_REGISTRY: dict[str, type[Any]] = {}
 
 #: modules that moved, old name -> new name (files written before the move name the old one)
 _MOVED_MODULES = {
@@ -36,12 +41,12 @@ _MOVED_MODULES = {
 }
 
 
-def class_name(cls):
+def class_name(cls: type) -> str:
     """The name a file gives ``cls``: ``module.qualname``."""
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def register(*classes):
+def register(*classes: _C) -> _C | None:
     """Declare ``classes`` loadable from a model file; usable as a class decorator.
 
     Each class must define ``_validate_state``.  Returns the first class.
@@ -56,13 +61,13 @@ def register(*classes):
     return classes[0] if classes else None
 
 
-def registered_classes():
+def registered_classes() -> dict[str, type[Any]]:
     """A copy of the registry: file name of the class -> class."""
     _register_estimators()
     return dict(_REGISTRY)
 
 
-def _register_estimators():
+def _register_estimators() -> None:
     """Import the estimator packages, which register their classes: ``import treeboost``
     loads them on first use only, and a file may be loaded before any estimator is."""
     import importlib
@@ -71,7 +76,7 @@ def _register_estimators():
         importlib.import_module(module)
 
 
-def lookup(name):
+def lookup(name: object) -> type[Any] | None:
     """The registered class a file names (the old module of a moved class included)."""
     if not isinstance(name, str):
         return None
@@ -87,14 +92,14 @@ def lookup(name):
     return cls
 
 
-def _along_mro(cls, attribute):
-    names = []
+def _along_mro(cls: type, attribute: str) -> list[str]:
+    names: list[str] = []
     for klass in reversed(cls.__mro__):
         names.extend(klass.__dict__.get(attribute, ()))
     return names
 
 
-def persisted_attributes(cls):
+def persisted_attributes(cls: type) -> set[str]:
     """The attribute names an instance of ``cls`` may carry in a file."""
     names = set(_along_mro(cls, "_persist_attributes"))
     get_params = getattr(cls, "_get_param_names", None)
@@ -103,17 +108,24 @@ def persisted_attributes(cls):
     return names
 
 
-def transient_attributes(cls):
+def transient_attributes(cls: type) -> set[str]:
     """Caches that are rebuilt on demand, never saved."""
     return set(_along_mro(cls, "_persist_transient"))
 
 
 #: ids of the objects checked during the current load (a part shared by several owners is
 #: checked by each, with each owner's context; the loader checks the rest on their own)
-_validated = contextvars.ContextVar("treeboost_validated", default=None)
+_validated: contextvars.ContextVar[set[int] | None] = contextvars.ContextVar(
+    "treeboost_validated", default=None
+)
 
 
-def validate_part(obj, where, expect=None, **context):
+def validate_part(
+    obj: Any,
+    where: str,
+    expect: type | str | tuple[type | str, ...] | None = None,
+    **context: Any,
+) -> None:
     """Check a part of a model as its owner sees it: ``obj._validate_state(where, **context)``.
 
     Owners call this for each part they hold, passing what they know of it (the number

@@ -10,7 +10,10 @@ integer attribute its value, an array its first length), so that ``("children_le
 "n_outputs")`` reads "one row per node, one column per output".
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import Any
 
 from ._checks import check_array, check_int, check_labels, check_real
 
@@ -39,20 +42,20 @@ class AttrSpec:
     checked only when present; ``none_ok``: None passes."""
 
     kind: str
-    dtype: object = None
-    shape: tuple = None
-    ndim: int = None
+    dtype: Any = None
+    shape: tuple[Any, ...] | None = None
+    ndim: int | None = None
     finite: bool = False
-    low: object = None
-    high: object = None
+    low: Any = None
+    high: Any = None
     nan_ok: bool = False
     posinf_ok: bool = False
     low_open: bool = False
     high_open: bool = False
     optional: bool = False
     none_ok: bool = False
-    items: object = None
-    message: str = None
+    items: AttrSpec | None = None
+    message: str | None = None
 
 
 def array(dtype, shape=None, **rules):
@@ -149,7 +152,7 @@ def check_state(obj, where, spec, sizes=None, missing=None):
     """
     state = vars(obj)
     sizes = dict(sizes or {})
-    out = {}
+    out: dict[str, Any] = {}
     for name, rule in spec.items():
         if name not in state:
             if rule.optional:
