@@ -1,6 +1,7 @@
 """Histogram gradient boosting trained on data partitioned across a Dask cluster."""
 
 import copy
+import os
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -11,6 +12,7 @@ from ..ensembles.hist_gradient_boosting import (
     HistGradientBoostingRegressor,
 )
 from ..losses.base import LeafSamples
+from ._channel import ChannelShard
 from ._collections import WorkerLostError, is_dask_collection, partition_futures, place_shards
 from ._grower import StepGrower
 from ._shard import BoostingShard, _concat
@@ -26,6 +28,37 @@ class _Shards:
     def __init__(self, actors, timeout):
         self.actors = actors
         self.timeout = timeout
+
+    @classmethod
+    def direct(cls, actors, timeout):
+        """The shards of ``actors``, each reached through a direct connection
+        (:mod:`._channel`) where its worker offers one, else through its actor."""
+        key = os.urandom(32)
+        shards = cls(actors, timeout)
+        offers = [shards.send(a, "open_channel", key, timeout) for a in actors]
+        addresses = [shards.answer(f, "open_channel") for f in offers]
+        reached = []
+        try:
+            for actor, address in zip(actors, addresses):
+                if address is None:
+                    reached.append(actor)
+                    continue
+                try:
+                    reached.append(ChannelShard(address, key, timeout))
+                except OSError:
+                    # not reachable from here (a firewall, another network): the actor
+                    # still is
+                    reached.append(actor)
+        except BaseException:
+            cls(reached, timeout).close()
+            raise
+        return cls(reached, timeout)
+
+    def close(self):
+        """Close the direct connections (their shards' threads end)."""
+        for a in self.actors:
+            if isinstance(a, ChannelShard):
+                a.close()
 
     def call(self, method, *args):
         futures = [self.send(a, method, *args) for a in self.actors]
@@ -118,7 +151,11 @@ class _DaskHistGradientBoosting:
             else partition_futures(client, X_val, y_val, sample_weight_val, "X_val")
         )
         actors = place_shards(client, train, val, BoostingShard, self.step_timeout)
-        self._fit_shards(_Shards(actors, self.step_timeout), X_val is not None)
+        shards = _Shards.direct(actors, self.step_timeout)
+        try:
+            self._fit_shards(shards, X_val is not None)
+        finally:
+            shards.close()
         return self
 
     def _check_supported(self):

@@ -11,6 +11,7 @@ histograms, counts and sums leaves the worker.
 import numba
 import numpy as np
 
+from ._channel import serve
 from ..engine import LeafRanges, boosting_rows, feature_pairs, node_histograms, partition_nodes
 
 #: statistic columns of a row: (w g, w h, count)
@@ -117,6 +118,21 @@ class BoostingShard:
         # numba's thread count belongs to the calling thread, and an actor's methods may
         # run in any of the worker's threads
         numba.set_num_threads(self.n_threads)
+
+    def open_channel(self, key, accept_timeout):
+        """Listen for the trainer's direct connection (:mod:`._channel`) on this
+        worker's host; its address, or None where the worker's comm is not plain TCP
+        (the trainer then keeps calling the actor)."""
+        try:
+            from distributed import get_worker
+            from distributed.comm import get_address_host, parse_address
+
+            address = get_worker().address
+        except (ImportError, ValueError, AttributeError):
+            return None
+        if parse_address(address)[0] != "tcp":
+            return None
+        return serve(self, get_address_host(address), key, accept_timeout, self._threads)
 
     # -- before the fit: what the trainer needs to bin and to start ------------------------
     def summary(self, classification):
