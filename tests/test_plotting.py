@@ -42,3 +42,19 @@ def test_plot_tree_entry_point_draws_a_tree(tmp_path):
     ax.figure.savefig(tmp_path / "tree.png")
     assert (tmp_path / "tree.png").stat().st_size > 0
     matplotlib.pyplot.close("all")
+
+
+def test_plots_draw_on_an_axes_of_a_subfigure(tmp_path):
+    """A subfigure has no tight_layout of its own: the plots draw there all the same."""
+    import matplotlib.pyplot as plt
+
+    X, y = load_breast_cancer(return_X_y=True)
+    gb = GradientBoostingClassifier(n_estimators=5).fit(X, y)
+    fig = plt.figure()
+    left, right = fig.subfigures(1, 2)
+    ax = plot_importance(gb, max_features=3, ax=left.subplots())
+    assert len(ax.patches) == 3
+    ax = plot_learning_curve(gb, ax=right.subplots())
+    assert ax.get_lines()
+    fig.savefig(tmp_path / "sub.png")
+    plt.close(fig)

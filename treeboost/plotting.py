@@ -122,10 +122,11 @@ def plot_learning_curve(
 
 
 def _tight_layout(ax: Axes) -> None:
-    # the type checker reads ax.figure as a Figure or a SubFigure; only a Figure has
-    # tight_layout
+    # a subfigure has no layout step of its own: the figure that holds it is laid out by
+    # whoever made it, so only an Axes of a plain Figure is tightened here
     figure: Any = ax.figure
-    figure.tight_layout()
+    if callable(getattr(figure, "tight_layout", None)):
+        figure.tight_layout()
 
 
 def _staged(model, X, classifier):
