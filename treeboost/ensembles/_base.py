@@ -38,7 +38,8 @@ from ._parallel import release_free_memory, run_chunks
 if TYPE_CHECKING:
     from .._typing import ArrayLike, MatrixLike, NDArray
 
-    _ParallelT = TypeVar("_ParallelT", bound="BaseParallelEnsemble")
+    # the estimator itself, of its own class (typing.Self needs Python 3.11)
+    Self = TypeVar("Self", bound="BaseParallelEnsemble")
 
 #: the attributes an out-of-bag evaluation sets
 OOB_ATTRIBUTES = ("oob_score_", "oob_decision_function_", "oob_prediction_")
@@ -451,11 +452,11 @@ class BaseParallelEnsemble(BaseTreeEnsemble):
     _warm_refit_without_members = False
 
     def fit(
-        self: _ParallelT,
+        self: Self,
         X: MatrixLike,
         y: ArrayLike,
         sample_weight: ArrayLike | None = None,
-    ) -> _ParallelT:
+    ) -> Self:
         """Fit ``n_estimators`` members (more, with ``warm_start``) on samples of the
         rows (a forest's bootstrap samples; bagging's samples of rows and columns), in
         parallel.

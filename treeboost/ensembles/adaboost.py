@@ -41,7 +41,8 @@ if TYPE_CHECKING:
         RandomStateLike,
     )
 
-    _AdaT = TypeVar("_AdaT", bound="BaseAdaBoost")
+    # the estimator itself, of its own class (typing.Self needs Python 3.11)
+    Self = TypeVar("Self", bound="BaseAdaBoost")
 
 
 #: Bound on the sum of the learner weights: the vote (and the weighted median) divides by
@@ -258,11 +259,11 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
         self.categorical_features = categorical_features
 
     def fit(
-        self: _AdaT,
+        self: Self,
         X: MatrixLike,
         y: ArrayLike,
         sample_weight: ArrayLike | None = None,
-    ) -> _AdaT:
+    ) -> Self:
         """Fit up to ``n_estimators`` rounds of SAMME (X may be sparse, as in
         :meth:`~treeboost.DecisionTreeClassifier.fit`; a learner that is not a treeboost
         tree gets the sparse matrix itself)."""
@@ -459,11 +460,11 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
         self.categorical_features = categorical_features
 
     def fit(
-        self: _AdaT,
+        self: Self,
         X: MatrixLike,
         y: ArrayLike,
         sample_weight: ArrayLike | None = None,
-    ) -> _AdaT:
+    ) -> Self:
         """Fit up to ``n_estimators`` rounds of AdaBoost.R2 (X may be sparse, as in
         :meth:`AdaBoostClassifier.fit`)."""
         self._validate_params()

@@ -80,7 +80,8 @@ if TYPE_CHECKING:
         RandomStateLike,
     )
 
-    _BoosterT = TypeVar("_BoosterT", bound="BaseGradientBoosting")
+    # the estimator itself, of its own class (typing.Self needs Python 3.11)
+    Self = TypeVar("Self", bound="BaseGradientBoosting")
 
 
 def _per_output(raw):
@@ -272,12 +273,12 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
 
     # -- fitting -------------------------------------------------------------------------
     def fit(
-        self: _BoosterT,
+        self: Self,
         X: MatrixLike,
         y: ArrayLike,
         sample_weight: ArrayLike | None = None,
         monitor: Callable[[int, Any, dict[str, Any]], object] | None = None,
-    ) -> _BoosterT:
+    ) -> Self:
         """Fit the boosted trees.
 
         Parameters

@@ -41,7 +41,8 @@ if TYPE_CHECKING:
 
     # to the type checker, the mixin is the booster it is mixed into
     _Booster = BaseGradientBoosting
-    _HistT = TypeVar("_HistT", bound="_HistGradientBoosting")
+    # the estimator itself, of its own class (typing.Self needs Python 3.11)
+    Self = TypeVar("Self", bound="_HistGradientBoosting")
 else:
     _Booster = object
 
@@ -138,7 +139,7 @@ class _HistGradientBoosting(_Booster):
 
     # scikit-learn's HistGradientBoosting takes validation data and no ``monitor``
     def fit(  # type: ignore[override]
-        self: _HistT,
+        self: Self,
         X: MatrixLike,
         y: ArrayLike,
         sample_weight: ArrayLike | None = None,
@@ -146,7 +147,7 @@ class _HistGradientBoosting(_Booster):
         X_val: MatrixLike | None = None,
         y_val: ArrayLike | None = None,
         sample_weight_val: ArrayLike | None = None,
-    ) -> _HistT:
+    ) -> Self:
         """Fit the boosted trees.
 
         Parameters

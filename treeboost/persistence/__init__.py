@@ -91,7 +91,7 @@ __all__ = [
 ]
 
 #: a file name, returned as given
-_PathT = TypeVar("_PathT", bound="str | os.PathLike[str]")
+PathT = TypeVar("PathT", bound="str | os.PathLike[str]")
 
 FORMAT = "treeboost-model"
 _ENCODER = "treeboost._input.encoding.FeatureEncoder"
@@ -100,7 +100,7 @@ _ENCODER = "treeboost._input.encoding.FeatureEncoder"
 FORMAT_VERSION = 2
 
 
-def save(model: PersistenceMixin, path: _PathT) -> _PathT:
+def save(model: PersistenceMixin, path: PathT) -> PathT:
     """Write ``model`` to ``path`` in the safe format.
 
     The file is written to a temporary file beside ``path`` and renamed over it at the
@@ -258,7 +258,7 @@ class PersistenceMixin:
 
         def _validate_params(self) -> None: ...
 
-    def save(self, path: _PathT) -> _PathT:
+    def save(self, path: PathT) -> PathT:
         """Write the fitted model to ``path`` in treeboost's safe format (no pickle).
 
         Parameters
