@@ -27,6 +27,8 @@ _STEP_LOCK = threading.Lock()
 _HEAD = struct.Struct("!QI")  # pickle bytes, number of buffers
 _LEN = struct.Struct("!Q")
 _CHALLENGE = 32
+#: buffers a gathering write takes at most (POSIX's IOV_MAX is at least 16)
+_IOV_MAX = 16
 
 
 class ChannelClosed(ConnectionError):
@@ -47,26 +49,40 @@ def _recv_bytes(sock, n):
     return buf
 
 
+def _send_all(sock, parts):
+    """Send the buffers ``parts`` in order, in as few system calls as the socket takes
+    (one gathering write where the platform has it)."""
+    views = [memoryview(p).cast("B") for p in parts]
+    views = [v for v in views if v.nbytes]
+    if not hasattr(sock, "sendmsg"):
+        for v in views:
+            sock.sendall(v)
+        return
+    while views:
+        sent = sock.sendmsg(views[:_IOV_MAX])
+        while sent:
+            if sent >= views[0].nbytes:
+                sent -= views.pop(0).nbytes
+            else:
+                views[0] = views[0][sent:]
+                sent = 0
+
+
 def send_obj(sock, obj):
     """Pickle ``obj`` to ``sock``: its array buffers go out as they lie."""
     buffers = []
     head = pickle.dumps(obj, protocol=5, buffer_callback=buffers.append)
     raws = [b.raw() for b in buffers]
-    sizes = b"".join(_LEN.pack(r.nbytes) for r in raws)
-    sock.sendall(_HEAD.pack(len(head), len(raws)) + sizes + head)
-    for r in raws:
-        sock.sendall(r)
+    prefix = _HEAD.pack(len(head), len(raws)) + b"".join(_LEN.pack(r.nbytes) for r in raws)
+    _send_all(sock, [prefix, head, *raws])
 
 
 def recv_obj(sock):
     """The next object :func:`send_obj` sent on ``sock``."""
     n_head, n_buf = _HEAD.unpack(_recv_bytes(sock, _HEAD.size))
-    sizes = [
-        _LEN.unpack_from(b, i * _LEN.size)[0]
-        for b in [_recv_bytes(sock, n_buf * _LEN.size)]
-        for i in range(n_buf)
-    ]
-    head = _recv_bytes(sock, n_head)
+    rest = _recv_bytes(sock, n_buf * _LEN.size + n_head)
+    sizes = [_LEN.unpack_from(rest, i * _LEN.size)[0] for i in range(n_buf)]
+    head = memoryview(rest)[n_buf * _LEN.size :]
     buffers = [_recv_bytes(sock, s) for s in sizes]
     return pickle.loads(head, buffers=buffers)
 

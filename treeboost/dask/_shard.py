@@ -181,6 +181,9 @@ class BoostingShard:
         self.pairs = feature_pairs(model.bin_mapper_.is_categorical_)
         self.compact = not model.bin_mapper_.is_categorical_.any()
         self.positive = np.flatnonzero(t.w > 0)
+        self.w_sum = float(t.w.sum())
+        self.g = np.zeros((n_outputs, t.n))
+        self.h = np.zeros((n_outputs, t.n))
         self.stats = np.zeros((t.n, N_COLS))
         self.stats[:, 2] = t.w > 0
         self.ostats = np.empty_like(self.stats)
@@ -194,16 +197,23 @@ class BoostingShard:
         """The training loss summed over the rows (its weighted mean times the weight)
         and the next gradients; the validation loss's sum."""
         t = self.train
-        raw = t.raw[:, 0] if self.K == 1 else t.raw
-        w_sum = float(t.w.sum())
+        K = self.K
+
+        def per_output(a):
+            return a[:, 0] if K == 1 else a
+
+        w_sum = self.w_sum
         if t.n and w_sum > 0:
-            value, g, h = self.loss.loss_gradient_hessian(t.y, raw, t.w)
+            # the gradients of the tree before are read no more: their arrays
+            # (output-major, as the one-machine booster's) take the next ones
+            value, g, h = self.loss.loss_gradient_hessian(
+                t.y, per_output(t.raw), t.w, out=(per_output(self.g.T), per_output(self.h.T))
+            )
             train = value * w_sum
+            self.g = np.ascontiguousarray(np.reshape(g, (-1, K)).T)
+            self.h = np.ascontiguousarray(np.reshape(h, (-1, K)).T)
         else:
-            g = h = np.zeros((t.n, self.K))
             train = 0.0
-        self.g = np.ascontiguousarray(np.reshape(g, (-1, self.K)).T)
-        self.h = np.ascontiguousarray(np.reshape(h, (-1, self.K)).T)
         val = 0.0
         v = self.val
         if v is not None and v.n and v.w.sum() > 0:
