@@ -19,10 +19,12 @@ What is shared, so that the trees of every worker make one model:
   ``random_state``), dealt out in the order of the workers' addresses;
 * ``class_weight="balanced"``: computed from every worker's class weights.
 
-Each worker's trees see only its rows: a tree's bootstrap sample is drawn from them.
-The forest is as accurate as the one-machine forest when every worker's rows are a
-fair sample of the data (shuffled partitions); when the labels or targets are sorted
-across workers it is not, and a worker that lacks some classes says so in a warning.
+Each worker's trees see only its rows: a tree's bootstrap sample is drawn from them (on
+W workers of equal rows, a tree sees about what ``max_samples=1/W`` gives it on one
+machine, from a fixed part of the rows). When every worker's rows are a fair sample of
+the data (shuffled partitions) the forest is about as accurate as the one-machine
+forest; when the labels or targets are sorted across workers it is not, and a worker
+that lacks some classes says so in a warning.
 """
 
 import time
