@@ -25,6 +25,18 @@ ANNOTATED_MODULES = (
     "treeboost.persistence._registry",
     "treeboost.datasets._base",
     "treeboost.cli",
+    "treeboost.trees.cart",
+    "treeboost.trees.classic",
+    "treeboost.trees.pruning",
+    "treeboost.trees.rules",
+    "treeboost.trees.constraints",
+    "treeboost.inspection.rules",
+    "treeboost.inspection.export",
+    "treeboost.inspection.drawing",
+    "treeboost.inspection._tree_view",
+    "treeboost.inspection._shap",
+    "treeboost.inspection._dataframe",
+    "treeboost.plotting",
 )
 
 #: the public API of those modules: the estimators, the model files, the data sets, the
@@ -44,6 +56,11 @@ PUBLIC = (
         for name in importlib.import_module("treeboost.datasets").__all__
     ),
     ("treeboost.cli", "main"),
+    *(
+        (module, name)
+        for module in ("treeboost.trees", "treeboost.inspection", "treeboost.plotting")
+        for name in importlib.import_module(module).__all__
+    ),
 )
 
 
