@@ -223,6 +223,8 @@ def test_the_model_is_an_ordinary_forest(client, tmp_path):
     np.testing.assert_allclose(values.sum(axis=1) + expected, model.predict_proba(Xn[:50]))
     with pytest.raises(AttributeError, match="one worker"):
         model.estimators_samples_
+    with pytest.raises(AttributeError, match="grown on a Dask cluster"):
+        local.estimators_samples_
 
 
 def test_one_partition_leaves_a_worker_without_trees(client):

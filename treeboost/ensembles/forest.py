@@ -346,9 +346,9 @@ class BaseForest(BaseParallelEnsemble):
         stored); every row once without bootstrap."""
         if not hasattr(self, "_bootstrap_draws"):
             raise AttributeError(
-                "estimators_samples_ is unknown for this forest: it was "
-                "saved by a treeboost that did not keep its sample sizes "
-                "(model format version 1); fit it again to get them."
+                "estimators_samples_ is unknown for this forest: its trees' sample sizes "
+                "were not kept (a model file of format version 1, or a forest grown on a "
+                "Dask cluster, each tree from the rows of one worker)."
             )
         for tree, (n, n_draws) in zip(self.estimators_, self._bootstrap_draws):
             if n_draws == 0:
