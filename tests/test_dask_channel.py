@@ -170,3 +170,30 @@ def test_a_tcp_cluster_is_reached_through_channels():
             mp.undo()
     assert seen and all(t is ChannelShard for t in seen)
     assert_same_model(HistGradientBoostingClassifier(**kw).fit(X, y), dist, X)
+
+
+def test_a_worker_address_not_of_this_host_keeps_the_actor(monkeypatch):
+    """A contact address that the worker cannot listen on (a proxy, a container's port
+    mapping): the shard offers no channel instead of failing the fit."""
+    distributed = pytest.importorskip("distributed")
+
+    class Worker:
+        address = "tcp://203.0.113.7:40000"  # TEST-NET-3: no interface of this host
+
+    monkeypatch.setattr(distributed, "get_worker", lambda: Worker())
+    X, y = make_classification(200, 4, random_state=0)
+    assert BoostingShard([(X, y, None)], []).open_channel(KEY, 1.0) is None
+
+
+def test_a_channel_that_cannot_be_reached_keeps_the_actor():
+    closed = socket.create_server(("127.0.0.1", 0))
+    address = closed.getsockname()
+    closed.close()  # nothing listens there any more: the connection is refused
+
+    class Offers:
+        def open_channel(self, key, timeout):
+            return address
+
+    actor = _InProcess(Offers())
+    shards = _Shards.direct([actor], 10)
+    assert shards.actors == [actor]

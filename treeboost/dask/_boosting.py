@@ -116,8 +116,9 @@ class _DaskHistGradientBoosting:
     #: seconds a worker has to answer one step of the fit before it is given up
     step_timeout = 120.0
     #: what the distributed fit records of itself, per tree: the round trips to the
-    #: workers and the nodes they split (reached by the growth or not)
-    _diagnostics = ("n_rounds_", "n_expanded_")
+    #: workers, the nodes they split (reached by the growth or not) and the bytes of
+    #: histograms they sent
+    _diagnostics = ("n_rounds_", "n_expanded_", "n_hist_bytes_")
 
     def fit(self, X, y, sample_weight=None, *, X_val=None, y_val=None, sample_weight_val=None):
         """Fit on dask collections that stay on their workers.
@@ -236,7 +237,9 @@ class _DaskHistGradientBoosting:
         self.trees_ = []
         self.n_rounds_ = []
         self.n_expanded_ = []
+        self.n_hist_bytes_ = []
         lr = self.learning_rate
+        received = [0]  # histogram bytes of the tree growing
 
         def split_nodes(batch):
             answers = shards.call(
@@ -248,6 +251,7 @@ class _DaskHistGradientBoosting:
                 batch["categories"],
                 batch["build"],
             )
+            received[0] += sum(a[0].nbytes for a in answers)
             return (shards.sum([a[0] for a in answers]), np.sum([a[1] for a in answers], axis=0))
 
         # the root's histograms carry counts where it may be read from its rows
@@ -257,6 +261,7 @@ class _DaskHistGradientBoosting:
             for it in range(self.max_iter):
                 trees = []
                 for k in range(K):
+                    received[0] = sum(r[0].nbytes for r in roots)
                     grown = grower.grow(
                         shards.sum([r[0] for r in roots]),
                         shards.sum([r[1] for r in roots]),
@@ -291,6 +296,7 @@ class _DaskHistGradientBoosting:
                     trees.append(tree)
                     self.n_rounds_.append(grown.n_rounds + 1)
                     self.n_expanded_.append(grown.n_expanded)
+                    self.n_hist_bytes_.append(received[0])
                 self.trees_.append(trees)
                 losses = shards.sum([a[0] for a in answers])
                 if not np.all(np.isfinite(losses)):

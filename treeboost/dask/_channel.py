@@ -27,6 +27,8 @@ _STEP_LOCK = threading.Lock()
 _HEAD = struct.Struct("!QI")  # pickle bytes, number of buffers
 _LEN = struct.Struct("!Q")
 _CHALLENGE = 32
+#: seconds to connect to a shard and prove the key, before the trainer keeps its actor
+CONNECT_TIMEOUT = 10.0
 #: buffers a gathering write takes at most (POSIX's IOV_MAX is at least 16)
 _IOV_MAX = 16
 
@@ -175,7 +177,8 @@ class ChannelShard:
 
     def __init__(self, address, key, timeout):
         host, port = address[0], address[1]
-        self.sock = socket.create_connection((host, port), timeout=timeout)
+        # a worker that cannot be reached gives up soon: the trainer keeps its actor
+        self.sock = socket.create_connection((host, port), timeout=min(timeout, CONNECT_TIMEOUT))
         try:
             _prove(self.sock, key)
             _check(self.sock, key)

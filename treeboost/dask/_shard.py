@@ -132,7 +132,12 @@ class BoostingShard:
             return None
         if parse_address(address)[0] != "tcp":
             return None
-        return serve(self, get_address_host(address), key, accept_timeout, self._threads)
+        try:
+            return serve(self, get_address_host(address), key, accept_timeout, self._threads)
+        except OSError:
+            # the address others reach the worker at is not one of this host's (a
+            # contact address through a proxy or a container's port mapping)
+            return None
 
     # -- before the fit: what the trainer needs to bin and to start ------------------------
     def summary(self, classification):
