@@ -12,7 +12,14 @@ import numba
 import numpy as np
 
 from ._channel import serve
-from ..engine import LeafRanges, boosting_rows, feature_pairs, node_histograms, partition_nodes
+from ..engine import (
+    LeafRanges,
+    boosting_rows,
+    feature_pairs,
+    node_histograms,
+    partition_nodes,
+    rows_total,
+)
 
 #: statistic columns of a row: (w g, w h, count)
 N_COLS = 3
@@ -246,8 +253,9 @@ class BoostingShard:
         hist = self._histograms(
             np.zeros(1, np.int64), np.full(1, n, np.int64), np.full(1, with_count)
         )
-        # rows of zero weight hold zero statistics
-        return hist[0], self.stats.sum(axis=0)
+        total = np.empty(N_COLS)
+        rows_total(self.stats, self.idx, 0, n, total)
+        return hist[0], total
 
     def _histograms(self, starts, ends, with_count):
         self._threads()
