@@ -80,6 +80,23 @@ def short_name(symbol):
     return ".".join(names[-2:]) if names else symbol[:40]
 
 
+def keep_object_code():
+    """Keep the object code of the kernels numba loads from its cache from now on (numba
+    hands it to the JIT and drops it), so that :func:`write_perf_map` can name them too."""
+    from numba.core.codegen import CPUCodeLibrary
+
+    set_object = CPUCodeLibrary._set_compiled_object
+    if getattr(set_object, "keeps", False):
+        return
+
+    def keep(self, value):
+        self._kept_object = value
+        set_object(self, value)
+
+    keep.keeps = True
+    CPUCodeLibrary._set_compiled_object = keep
+
+
 def write_perf_map():
     """/tmp/perf-<pid>.map for every compiled treeboost kernel (and what it inlined).
     Returns ``{address: (size, short name, symbol, object code, offset in section)}``."""
@@ -96,7 +113,9 @@ def write_perf_map():
                 lib = cres.library
                 try:
                     code = lib._get_compiled_object()
-                except Exception:  # loaded from an older cache: no object code
+                except Exception:  # loaded from the cache: the copy keep_object_code kept
+                    code = getattr(lib, "_kept_object", None)
+                if code is None:
                     continue
                 for sym, size, value in elf_functions(code):
                     try:
