@@ -13,7 +13,14 @@ from sklearn.datasets import make_classification
 from treeboost import HistGradientBoostingClassifier
 from treeboost.dask import WorkerLostError
 from treeboost.dask._boosting import DaskHistGradientBoostingClassifier, _Shards
-from treeboost.dask._channel import ChannelShard, _check, _prove, recv_obj, serve
+from treeboost.dask._channel import (
+    ChannelShard,
+    _check,
+    _prove,
+    one_step_at_a_time,
+    recv_obj,
+    serve,
+)
 from treeboost.dask._shard import BoostingShard
 
 from .test_dask_grower import _InProcess, assert_same_model
@@ -197,3 +204,34 @@ def test_a_channel_that_cannot_be_reached_keeps_the_actor():
     actor = _InProcess(Offers())
     shards = _Shards.direct([actor], 10)
     assert shards.actors == [actor]
+
+
+class Busy:
+    """A step that records how many steps run at once in this process."""
+
+    active = 0
+    most = 0
+
+    @one_step_at_a_time
+    def step(self, seconds):
+        Busy.active += 1
+        Busy.most = max(Busy.most, Busy.active)
+        time.sleep(seconds)
+        Busy.active -= 1
+        return seconds
+
+
+def test_steps_of_concurrent_fits_run_one_at_a_time():
+    """Two fits' channels and an actor call (another thread) in one worker: their
+    steps take turns, as the actor's single thread made them."""
+    shards = [ChannelShard(serve(Busy(), "127.0.0.1", KEY, 10), KEY, 10) for _ in range(2)]
+    try:
+        replies = [s.step(0.1) for s in shards]
+        direct = threading.Thread(target=Busy().step, args=(0.1,))
+        direct.start()
+        assert [r.result(10) for r in replies] == [0.1, 0.1]
+        direct.join(10)
+    finally:
+        for s in shards:
+            s.close()
+    assert Busy.most == 1

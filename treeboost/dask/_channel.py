@@ -12,6 +12,7 @@ The channel is offered only where the worker speaks plain TCP: with TLS (or anot
 comm) the shard says no and the trainer keeps calling the actor.
 """
 
+import functools
 import hmac
 import os
 import pickle
@@ -19,10 +20,23 @@ import socket
 import struct
 import threading
 
-#: at most one step of any fit runs at a time in a worker process, as its actor thread
-#: runs one actor call at a time: concurrent fits do not take more threads than the
-#: worker has
-_STEP_LOCK = threading.Lock()
+#: at most one step of any fit runs at a time in a worker process, through a channel or
+#: through the actor (whose thread runs one call at a time): concurrent fits take no
+#: more threads than the worker has, and no two steps launch compiled parallel loops at
+#: once
+_STEP_LOCK = threading.RLock()
+
+
+def one_step_at_a_time(method):
+    """``method`` (a shard's step) holding the worker's step lock."""
+
+    @functools.wraps(method)
+    def step(*args, **kwargs):
+        with _STEP_LOCK:
+            return method(*args, **kwargs)
+
+    return step
+
 
 _HEAD = struct.Struct("!QI")  # pickle bytes, number of buffers
 _LEN = struct.Struct("!Q")

@@ -11,7 +11,7 @@ histograms, counts and sums leaves the worker.
 import numba
 import numpy as np
 
-from ._channel import serve
+from ._channel import one_step_at_a_time, serve
 from ..engine import (
     LeafRanges,
     boosting_rows,
@@ -147,6 +147,7 @@ class BoostingShard:
             return None
 
     # -- before the fit: what the trainer needs to bin and to start ------------------------
+    @one_step_at_a_time
     def summary(self, classification):
         """Rows, rows of positive weight, and the distinct labels (classification)."""
         t = self.train
@@ -155,6 +156,7 @@ class BoostingShard:
             labels = np.unique(np.asarray(t.y)[t.w > 0])
         return t.n, int(np.count_nonzero(t.w > 0)), labels
 
+    @one_step_at_a_time
     def sample(self, n_rows, seed):
         """Up to ``n_rows`` training rows of positive weight drawn without replacement,
         as given (with their targets and weights)."""
@@ -167,6 +169,7 @@ class BoostingShard:
         y = t.y.iloc[positive] if hasattr(t.y, "iloc") else np.asarray(t.y)[positive]
         return X, y, t.w[positive]
 
+    @one_step_at_a_time
     def prepare(self, model, loss, n_outputs):
         """Encode and bin the rows with the trainer's fitted encoder and BinMapper
         (``model``, an estimator before its first tree); returns the target's sums that
@@ -232,6 +235,7 @@ class BoostingShard:
             val = self.loss(v.y, v.raw[:, 0] if self.K == 1 else v.raw, v.w) * v.w.sum()
         return train, w_sum, val, 0.0 if v is None else float(v.w.sum())
 
+    @one_step_at_a_time
     def start(self, init_raw):
         """Every row's raw scores start at ``init_raw``; returns the losses before the
         first tree (:meth:`_losses`)."""
@@ -241,6 +245,7 @@ class BoostingShard:
         return self._losses()
 
     # -- one tree ----------------------------------------------------------------------------
+    @one_step_at_a_time
     def root(self, k, with_count):
         """Start the tree of output ``k``: every row of positive weight in the root;
         returns the root's histograms (with counts if ``with_count``) and summed
@@ -279,6 +284,7 @@ class BoostingShard:
             return np.ascontiguousarray(out[..., :2])
         return out
 
+    @one_step_at_a_time
     def split(self, nodes, features, bin_thresholds, missing_left, categories, build):
         """Split the nodes ``nodes`` (ids of this tree, in the order the trainer made
         them) at the given splits: the children of ``nodes[j]`` get the next two ids, left
@@ -322,6 +328,7 @@ class BoostingShard:
         )
         return hist, n_left
 
+    @one_step_at_a_time
     def finish(self, k, tree, leaves, leaf_positions, next_k):
         """Add the values of ``tree`` (a :class:`~treeboost.engine.tree.Tree`) to the
         raw scores of output ``k``: its leaves ``leaf_positions`` are this tree's nodes
