@@ -6,12 +6,14 @@
 
 Each library runs in a fresh driver process of its own, with a fresh ``LocalCluster``
 of ``--workers`` worker processes (``--threads`` threads each). The driver makes the
-same data on the workers (float32, ``--chunks`` persisted chunks; a binary target from
+same data on the workers (float32, ``--chunks`` persisted chunks, chunk i on worker
+i mod ``--workers`` so that every library gets the same even share; a binary target from
 a fixed random linear-plus-interaction model with 5 % label noise, and a test set of a
 quarter as many rows), fits 100 trees of 31 leaves (learning rate 0.1, 255 bins, 20 rows
 a leaf, no early stopping), and prints one JSON line: fit seconds, the peak resident
-memory of each worker and of the driver (``ru_maxrss``), the test AUC and, for
-treeboost, the round trips to the workers per tree and the histogram bytes per tree.
+memory of each worker and of the driver (``ru_maxrss``), the test AUC, the chunks each
+worker held and, for treeboost, the round trips to the workers per tree and the
+histogram bytes they sent per tree.
 The table at the end gives each library's fit time over LightGBM's.
 """
 
@@ -42,9 +44,20 @@ def make_data(client, rows, n_features, chunks, seed):
     import numpy as np
 
     size = rows // chunks
-    parts = [dask.delayed(make_chunk)(seed * 1000 + i, size, n_features) for i in range(chunks)]
-    X = da.concatenate([da.from_delayed(p[0], (size, n_features), np.float32) for p in parts])
-    y = da.concatenate([da.from_delayed(p[1], (size,), np.int64) for p in parts])
+    # chunk i made on worker i mod n_workers: every library gets the same, even share of
+    # rows per worker (where the scheduler puts them, one worker may get 5 chunks of 8)
+    workers = sorted(client.scheduler_info()["workers"])
+    X_parts, y_parts = [], []
+    for i in range(chunks):
+        where = [workers[i % len(workers)]]
+        both = dask.delayed(make_chunk)(seed * 1000 + i, size, n_features)
+        X_part, y_part = client.persist(
+            [both[0], both[1]], workers=where, allow_other_workers=False
+        )
+        X_parts.append(da.from_delayed(X_part, (size, n_features), np.float32))
+        y_parts.append(da.from_delayed(y_part, (size,), np.int64))
+    X = da.concatenate(X_parts)
+    y = da.concatenate(y_parts)
     X, y = client.persist([X, y])
     from distributed import wait
 
@@ -113,6 +126,14 @@ def run_one(args):
             **common,
         )
         model.client = client
+    # where the scheduler put the training chunks: a worker with more of them gates
+    # every library's fit
+    from distributed import futures_of
+
+    holders = client.who_has(futures_of(X))
+    chunks = sorted(
+        sum(1 for h in holders.values() if w in h) for w in client.scheduler_info()["workers"]
+    )
     t0 = time.perf_counter()
     model.fit(X, y)
     fit_s = time.perf_counter() - t0
@@ -132,6 +153,7 @@ def run_one(args):
         "auc": round(float(auc), 4),
         "worker_peak_mib": [round(v) for v in workers.values()],
         "client_peak_mib": round(peak_rss_mib()),
+        "chunks_per_worker": chunks,
         **extra,
     }
     print(json.dumps(out), flush=True)
@@ -176,14 +198,18 @@ def main():
         f"{args.workers} workers x {args.threads} threads, {args.trees} trees of 31 "
         f"leaves"
     )
-    print("| library | fit (s) | / LightGBM | test AUC | worker peak (MiB) | client peak (MiB) |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| library | fit (s) | / LightGBM | test AUC | worker peak (MiB) | client peak (MiB) "
+        "| chunks per worker |"
+    )
+    print("|---|---|---|---|---|---|---|")
     names = {"tb": "treeboost.dask", "lgbm": "lightgbm.dask", "xgb": "xgboost.dask"}
     for r in rows:
         ratio = f"{r['fit_s'] / ref['fit_s']:.2f}x" if ref else "-"
         print(
             f"| {names[r['lib']]} | {r['fit_s']:.2f} | {ratio} | {r['auc']:.4f} | "
-            f"{' / '.join(map(str, r['worker_peak_mib']))} | {r['client_peak_mib']} |"
+            f"{' / '.join(map(str, r['worker_peak_mib']))} | {r['client_peak_mib']} | "
+            f"{' / '.join(map(str, r['chunks_per_worker']))} |"
         )
     for r in rows:
         if "rounds_per_tree" in r:

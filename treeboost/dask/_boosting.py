@@ -94,14 +94,11 @@ class _Shards:
             ) from exc
 
     def sum(self, arrays):
-        """The sum of the shards' ``arrays`` in the shards' order; histograms sent
-        without their count column (all zeros) get it back."""
-        total = np.array(arrays[0], dtype=np.float64, copy=True)
-        for a in arrays[1:]:
+        """The sum of the shards' ``arrays`` in the shards' order."""
+        total = np.add(arrays[0], arrays[1]) if len(arrays) > 1 else np.array(arrays[0])
+        for a in arrays[2:]:
             total += a
-        if total.ndim >= 3 and total.shape[-1] == 2:
-            total = np.concatenate([total, np.zeros(total.shape[:-1] + (1,))], axis=-1)
-        return total
+        return np.asarray(total, dtype=np.float64)
 
 
 class _DaskHistGradientBoosting:

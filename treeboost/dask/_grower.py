@@ -41,7 +41,9 @@ class StepNode:
     total: np.ndarray  # (G, H, n)
     depth: int
     dense: bool  # read from a dense histogram (counts estimated)
-    hist: np.ndarray = None  # (n_features, n_hist_bins, 3), until it is split
+    # (n_features, n_hist_bins, 3), until it is split; (..., 2) without the count
+    # column where every feature is read densely (numeric features of a large node)
+    hist: np.ndarray = None
     impurity: float = 0.0
     feature: int = -1  # its best split's feature; -1: a leaf
     bin_threshold: int = 0
@@ -280,7 +282,9 @@ class StepGrower:
             else:
                 built = hists[at]
                 at += 1
-                other = nd.hist - built
+                # (a count column on one side only: the other side's is not read)
+                width = min(built.shape[-1], nd.hist.shape[-1])
+                other = nd.hist[..., :width] - built[..., :width]
                 h_left, h_right = (built, other) if build[j] == BUILD_LEFT else (other, built)
             # as the one-machine grower: with the parent's dense histograms at hand and a
             # large child, both children are read densely; else each by its own size

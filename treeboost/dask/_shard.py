@@ -280,7 +280,7 @@ class BoostingShard:
             out,
         )
         if self.compact and not with_count.any():
-            # no count was summed: the trainer restores the zeros
+            # no count was summed: only (w g, w h) travel
             return np.ascontiguousarray(out[..., :2])
         return out
 

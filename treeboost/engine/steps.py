@@ -129,8 +129,9 @@ def best_node_split(
     hist, total, dense, n_bins, is_categorical, missing_code, params, scratch, cands
 ):
     """The best split of a node from its histograms ``hist`` (``(n_features,
-    n_hist_bins, 3)``) and its summed statistics ``total`` (``(G, H, n)``), as the
-    grower's boosting nodes choose it.
+    n_hist_bins, 3)``; ``(..., 2)``, without counts, will do for a ``dense`` node
+    without categorical features, which reads none) and its summed statistics
+    ``total`` (``(G, H, n)``), as the grower's boosting nodes choose it.
 
     ``dense`` says how the grower would have read the node: from dense histograms (the
     numeric features' child counts estimated from the hessian, ``n_child ~ H_child n /
