@@ -27,7 +27,7 @@ from .grow.loop import (
 )
 from .grow.workspace import GrowerWorkspace, WorkspacePool, node_capacity
 from .layout import BinnedData, GrowthParams
-from .leaf_ranges import LeafRanges
+from .leaf_ranges import LeafRanges, copied_ids
 from .node_targets import node_target_values
 from .sparse_codes import SparseCodes
 from .statistics import SOURCE_REGRESSION, SampleStatistics
@@ -444,7 +444,11 @@ class TreeGrower:
             return tree, None
         leaves = np.flatnonzero(leaf)
         return tree, LeafRanges(
-            idx.copy(), leaves, nodes.start[leaves], nodes.end[leaves], n_samples
+            copied_ids(idx, choice.n_threads),
+            leaves,
+            nodes.start[leaves],
+            nodes.end[leaves],
+            n_samples,
         )
 
     def _choose_grower(

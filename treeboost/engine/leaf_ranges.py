@@ -13,8 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
+from numba import prange
 
-from ._jit import kernel
+from ._jit import kernel, parallel_kernel
 
 #: a tree of at least this many samples per thread adds its leaf values on threads (the
 #: kernel releases the GIL): a pass of scattered writes over every training row, on one
@@ -43,6 +44,29 @@ def _add_range_values(raw, k, value, idx, leaves, start, end, lo, hi):
         v = value[leaves[j]]
         for i in range(max(lo, start[j]), min(hi, end[j])):
             raw[idx[i], k] += v
+
+
+@parallel_kernel
+def _copy_ids(src, dst, n_chunks):
+    """``dst[:] = src`` on ``n_chunks`` threads, each a contiguous share."""
+    n = src.shape[0]
+    chunk = (n + n_chunks - 1) // n_chunks
+    for t in prange(n_chunks):
+        for i in range(min(n, t * chunk), min(n, (t + 1) * chunk)):
+            dst[i] = src[i]
+
+
+def copied_ids(idx, n_threads):
+    """A copy of a grown tree's samples in partition order (the grower's own array
+    serves the next tree), made on up to ``n_threads`` threads when it is long enough
+    (a pass over every row of the tree, once a tree)."""
+    out = np.empty_like(idx)
+    n_chunks = min(n_threads, idx.shape[0] // PARALLEL_MIN_SAMPLES)
+    if n_chunks > 1:
+        _copy_ids(idx, out, n_chunks)
+    else:
+        out[:] = idx
+    return out
 
 
 @kernel

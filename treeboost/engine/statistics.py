@@ -284,6 +284,20 @@ def gather_rows_parallel(ostats, src, idx, start, n, n_chunks):
         gather_rows(ostats[lo:hi], src, idx, start + lo, hi - lo)
 
 
+@compiled(parallel=True, no_cfunc_wrapper=True, _nrt=True)
+def copy_gather_rows_parallel(idx, sample_idx, ostats, src, n_chunks):
+    """``idx[:] = sample_idx`` and :func:`gather_rows` of those rows into ``ostats``
+    on ``n_chunks`` threads, each a contiguous share: a tree's root in one region."""
+    n = idx.shape[0]
+    chunk = (n + n_chunks - 1) // n_chunks
+    for t in prange(n_chunks):
+        lo = min(n, t * chunk)
+        hi = min(n, lo + chunk)
+        for i in range(lo, hi):
+            idx[i] = sample_idx[i]
+        gather_rows(ostats[lo:hi], src, idx, lo, hi - lo)
+
+
 @parallel_kernel
 def boosting_rows(stats, sample_weight, gradient, hessian, k, newton):
     """Fill the first two columns of boosting's given rows for output ``k`` (``gradient``

@@ -89,10 +89,12 @@ def splittable(nodes, node, params):
 
 
 @inlined
-def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, sparse):
+def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, sparse, gathered):
     """Step 1: the impurity of a new node and, if the stopping rules let it split, its
     best split.  Returns its status: :data:`UNSPLITTABLE` (its histogram was not
-    built), :data:`NO_SPLIT` or :data:`OPENED` (it joins the open nodes).
+    built), :data:`NO_SPLIT` or :data:`OPENED` (it joins the open nodes).  ``gathered``:
+    ``rows.ostats`` already holds the node's statistics (its parent's partition
+    gathered them).
 
     ``parallel`` and ``exact`` are constants of the compiled grower
     (:func:`.loop.make_grow_tree`): with ``parallel``, large nodes evaluate their features on
@@ -135,7 +137,7 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
         slot = acquire(pool)
         if slot < 0:
             mode = MODE_SORT
-    if mode != MODE_SUBTRACT:
+    if mode != MODE_SUBTRACT and not gathered:
         if parallel and n_threads > 1 and n_node >= PARALLEL_GATHER_MIN_ROWS:
             gather_rows_parallel(rows.ostats, src, rows.idx, start, n_node, n_threads)
         else:

@@ -8,7 +8,13 @@ import numpy as np
 from .._jit import inlined, internal
 from ..constraints import LOWER, MIDDLE, UPPER
 from ..criteria import NEWTON, is_regression, node_weight
-from ..partition import BinnedSplit, partition_serial, partition_sparse
+from ..partition import (
+    PARALLEL_PARTITION_ROWS,
+    BinnedSplit,
+    partition_parallel,
+    partition_serial,
+    partition_sparse,
+)
 from ..splitting import MODE_BUILD, MODE_SORT, MODE_SUBTRACT
 from ..statistics import sum_rows, sum_sq
 from .histogram_pool import acquire, release
@@ -49,11 +55,16 @@ def pick_next(nodes, open_nodes, n_open, best_first):
 
 
 @inlined
-def partition_node(data, rows, nodes, node, sparse):
+def partition_node(data, src, rows, nodes, params, node, sparse, parallel, n_threads):
     """The samples of ``node`` that go left first, both sides in their order; returns
-    the left count.  On one thread in every grower: the branch-free serial pass is
-    faster than a partition on two threads (a counting pass, a scattering pass and the
-    copy back, three wake-ups of the workers) at every node size (benchmarks/README.md)."""
+    the left count and whether the statistics of the child with fewer rows were
+    gathered into ``rows.ostats`` on the way.
+
+    The parallel grower partitions a node of at least :data:`~..partition.PARALLEL_PARTITION_ROWS`
+    rows per thread on several threads (:func:`~..partition.partition_parallel`), and
+    gathers there the statistics of the child it examines first, unless that child is
+    at ``max_depth``; smaller nodes, sparse codes and the serial growers take the
+    branch-free serial pass.  The order is the same either way."""
     idx = rows.idx
     s0 = nodes.start[node]
     e0 = nodes.end[node]
@@ -70,18 +81,28 @@ def partition_node(data, rows, nodes, node, sparse):
         nodes.bin_threshold[node],
     )
     if sparse:
-        return partition_sparse(idx, s0, e0, data, f, split, rows.buf, rows.position)
-    return partition_serial(idx, s0, e0, col, split, rows.buf)
+        return partition_sparse(idx, s0, e0, data, f, split, rows.buf, rows.position), False
+    if parallel:
+        n_chunks = min(n_threads, (e0 - s0) // PARALLEL_PARTITION_ROWS)
+        if n_chunks > 1:
+            gather = params.max_depth < 0 or nodes.depth[node] + 1 < params.max_depth
+            nl = partition_parallel(
+                idx, s0, e0, col, split, rows.buf, n_chunks, rows.ostats, src, np.bool_(gather)
+            )
+            return nl, gather
+    return partition_serial(idx, s0, e0, col, split, rows.buf), False
 
 
 @inlined
-def split_node(data, src, rows, nodes, params, node, lc, rc, sparse):
+def split_node(data, src, rows, nodes, params, node, lc, rc, sparse, parallel, n_threads):
     """Step 3: partition the samples of ``node`` between its children ``lc`` and ``rc``
-    and give the children their statistics; returns the left child's sample count."""
+    and give the children their statistics; returns the child whose statistics the
+    partition gathered into ``rows.ostats`` (the one with fewer rows, the left one on a
+    tie), -1 for none."""
     idx = rows.idx
     s0 = nodes.start[node]
     e0 = nodes.end[node]
-    nl = partition_node(data, rows, nodes, node, sparse)
+    nl, gathered = partition_node(data, src, rows, nodes, params, node, sparse, parallel, n_threads)
     if params.criterion == NEWTON:
         # boosting takes the children's (G, H) from the split search (no second read of
         # the statistics); counts are exact
@@ -117,7 +138,9 @@ def split_node(data, src, rows, nodes, params, node, lc, rc, sparse):
             lc,
             rc,
         )
-    return nl
+    if not gathered:
+        return np.int64(-1)
+    return lc if nl <= e0 - s0 - nl else rc
 
 
 @inlined

@@ -23,6 +23,15 @@ per-node feature sampling (``max_features``) no subtraction is possible (the par
 histogram would not cover the child's features), so every node gathers compressed
 histograms of its sampled features straight from its samples.
 
+Threads (the parallel copy): a large node shares its features among the threads
+(:func:`..splitting.evaluate_features_parallel`); a node of many rows per thread is
+partitioned in shares of its rows (:func:`..partition.partition_parallel`), which also
+gather the statistics of the child examined next, and the root's rows and statistics
+are gathered in shares too.  What stays on one thread: the sums of the root and, outside
+boosting, of each split's children (in row order, which every thread count and the
+data-parallel trainer reproduce), the choice between the features' best splits, and
+the small nodes.
+
 State: the arrays travel in the named records of :mod:`..layout`.  :func:`grow_tree` works
 in a :class:`~..layout.Workspace` that consecutive trees reuse, on borrowed views of it
 (:mod:`.._borrow`) so that the kernels it calls do not reference-count the arrays it
@@ -72,9 +81,9 @@ from .._jit import compiled
 from ..criteria import is_regression, node_weight
 from ..layout import HistogramPool
 from ..splitting import MODE_BUILD, MODE_SORT, MODE_SUBTRACT
-from ..statistics import sum_rows, sum_sq
+from ..statistics import copy_gather_rows_parallel, sum_rows, sum_sq
 from .context import GrowContext, borrowed_data, borrowed_rows
-from .examine import OPENED, UNSPLITTABLE, examine_node
+from .examine import OPENED, PARALLEL_GATHER_MIN_ROWS, UNSPLITTABLE, examine_node
 from .expand import pick_next, schedule_children, split_node
 from .nodes import reset_nodes
 
@@ -110,8 +119,6 @@ def make_grow_tree(parallel, exact=False, sparse=False):
         free_slots = ws.free_slots
         n_free = ws.n_free
         reset_nodes(ws_nodes, used[0])
-        for i in range(n):
-            ws_rows.idx[i] = sample_idx[i]
         n_slots = buffers.shape[0]
         sampler = ws.sampler
         for f in range(n_features):
@@ -125,6 +132,15 @@ def make_grow_tree(parallel, exact=False, sparse=False):
         data_b = borrowed_data(data)
         src_b = borrow(src)
         rows_b = borrowed_rows(ws_rows, n)
+        # the node whose statistics rows.ostats holds (gathered on the way), or -1
+        gathered = np.int64(-1)
+        if parallel and not sparse and n_threads > 1 and n >= PARALLEL_GATHER_MIN_ROWS:
+            # the root's rows and their statistics in one region
+            copy_gather_rows_parallel(rows_b.idx, sample_idx, rows_b.ostats, src_b, n_threads)
+            gathered = 0
+        else:
+            for i in range(n):
+                rows_b.idx[i] = sample_idx[i]
         nodes = borrow(ws_nodes)
         g = GrowContext(
             data_b,
@@ -185,7 +201,10 @@ def make_grow_tree(parallel, exact=False, sparse=False):
                     parallel,
                     exact,
                     sparse,
+                    node == gathered,
                 )
+                # (an examination may gather another node's statistics over them)
+                gathered = -1
                 if status == OPENED:
                     open_nodes[n_open] = node
                     n_open += 1
@@ -214,7 +233,9 @@ def make_grow_tree(parallel, exact=False, sparse=False):
             rc = node_count + 1
             node_count += 2
             n_leaves += 1
-            split_node(data_b, src_b, rows_b, nodes, params, node, lc, rc, sparse)
+            gathered = split_node(
+                data_b, src_b, rows_b, nodes, params, node, lc, rc, sparse, parallel, n_threads
+            )
             schedule_children(nodes, node, lc, rc, params, pool, pending)
             n_pending = np.int64(2)
 
