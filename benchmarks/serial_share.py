@@ -1,7 +1,8 @@
 """Serial share of a fit and parallel regions per tree, the proxy for many cores (Linux, perf).
 
     python benchmarks/serial_share.py [--cases hgb-1m,hgb-10class,...] [--threads 16]
-                                      [--scale 1.0] [--cpu N] [--cache DIR] [--top 8]
+                                      [--scale 1.0] [--iterations N] [--cpu N]
+                                      [--cache DIR] [--top 8]
     python benchmarks/serial_share.py --list
 
 Amdahl's law bounds the speed-up of a fit on ``p`` threads by ``1 / (s + (1 - s) / p)``,
@@ -151,6 +152,8 @@ def one(case, p, top):
     counts = see_threads(p)
 
     base, opts = CASES[case]
+    if os.environ.get("SERIAL_SHARE_ITERATIONS") and "it" in opts:
+        opts = dict(opts, it=int(os.environ["SERIAL_SHARE_ITERATIONS"]))
     data, n, kind, _, _, _ = bench_cores.CASES[base]
     n = max(2_000, int(n * float(os.environ.get("BENCH_SCALE", "1"))))
     X, y = bench_cores.make_data(data, n)
@@ -269,6 +272,7 @@ def main():
     ap.add_argument("--cpu", type=int, default=None, help="the CPU to pin to (the last one)")
     ap.add_argument("--cache", default=None, help="numba cache folder (a fresh one)")
     ap.add_argument("--top", type=int, default=8, help="serial functions listed per case")
+    ap.add_argument("--iterations", type=int, default=None, help="of every boosting case")
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args()
     if args.one:
@@ -287,6 +291,7 @@ def main():
         NUMBA_CACHE_DIR=cache,
         TREEBOOST_PREBUILT="0",
         BENCH_SCALE=str(args.scale),
+        SERIAL_SHARE_ITERATIONS=str(args.iterations or ""),
         PYTHONUNBUFFERED="1",
     )
     print(f"one thread on CPU {cpu}, deciding as on {args.threads}; numba cache {cache}")
