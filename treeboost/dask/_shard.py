@@ -265,8 +265,13 @@ class BoostingShard:
     def _histograms(self, starts, ends, with_count):
         self._threads()
         F = self.train.codes.shape[0]
-        out = np.empty((starts.size, F, self.mc + 1, N_COLS))
         with_count = np.asarray(with_count, np.bool_)
+        if self.compact and not with_count.any():
+            # every node read densely, no categorical feature: (w g, w h) alone are
+            # built (rows of two columns streamed) and travel
+            out = np.empty((starts.size, F, self.mc + 1, 2))
+        else:
+            out = np.empty((starts.size, F, self.mc + 1, N_COLS))
         node_histograms(
             self.train.codes,
             self.idx,
@@ -279,9 +284,6 @@ class BoostingShard:
             self.ostats,
             out,
         )
-        if self.compact and not with_count.any():
-            # no count was summed: only (w g, w h) travel
-            return np.ascontiguousarray(out[..., :2])
         return out
 
     @one_step_at_a_time

@@ -23,7 +23,8 @@ from .histogram import build_histogram, build_histogram_pair, compress_histogram
 from .partition import BinnedSplit, partition_serial
 from .splitting import decrease_from_left, scan_feature, scan_newton_dense, thread_scratch
 from .grow.examine import NEWTON_GAIN_RTOL, SCORE_RTOL
-from ._jit import kernel, parallel_kernel
+from ._jit import inlined, kernel, parallel_kernel
+from ._pairs import add_pair
 
 
 def feature_pairs(is_categorical):
@@ -40,6 +41,26 @@ def feature_pairs(is_categorical):
     return np.array(tasks, np.int64).reshape(-1, 2)
 
 
+@inlined
+def _gh_histograms(hist_a, hist_b, col_a, col_b, idx, start, end, gh):
+    """``hist_a[b] =`` the summed ``gh`` rows (``(n, 2)``: the node's ``(w g, w h)`` in
+    node order) of the node's rows whose code of feature a is ``b``, each bin's rows in
+    their order, and the same of feature b in ``hist_b`` from the same pass (``col_b``
+    None: feature a alone); histograms of two columns, ``(n_bins, 2)``."""
+    fa = hist_a.reshape(-1)
+    fb = hist_b.reshape(-1)
+    for i in range(fa.shape[0]):
+        fa[i] = 0.0
+        fb[i] = 0.0
+    node_idx = idx[start:end]
+    src = gh.reshape(-1)
+    for i in range(end - start):
+        r = np.uintp(node_idx[i])
+        add_pair(fa, np.intp(col_a[r]) * 2, src, 2 * i)
+        if col_b is not None:
+            add_pair(fb, np.intp(col_b[r]) * 2, src, 2 * i)
+
+
 @parallel_kernel
 def node_histograms(
     codes_T, idx, starts, ends, with_count, is_categorical, pairs, stats, ostats, out
@@ -53,31 +74,50 @@ def node_histograms(
     at a time, as ``pairs`` (:func:`feature_pairs`) says.  ``ostats`` (``stats``'
     shape) receives each node's rows' statistics in node order first, which the
     histograms then read sequentially; the tasks are shared among the threads.
+
+    ``out`` of two columns (``(n_nodes, n_features, n_hist_bins, 2)``) takes the
+    histograms of ``(w g, w h)`` alone, for nodes without counts and features all
+    numeric: rows of two columns are gathered (into ``ostats``' memory) and streamed,
+    two-thirds of the bytes; each bin adds the same rows in the same order.
     """
     n_nodes = starts.shape[0]
     n_features = codes_T.shape[0]
+    two = out.shape[3] == 2
+    n_rows = ostats.shape[0]
+    gh = ostats.reshape(-1)[: 2 * n_rows].reshape((n_rows, 2))
     for j in prange(n_nodes):
         for i in range(starts[j], ends[j]):
             r = idx[i]
-            ostats[i, 0] = stats[r, 0]
-            ostats[i, 1] = stats[r, 1]
-            ostats[i, 2] = stats[r, 2]
+            if two:
+                gh[i, 0] = stats[r, 0]
+                gh[i, 1] = stats[r, 1]
+            else:
+                ostats[i, 0] = stats[r, 0]
+                ostats[i, 1] = stats[r, 1]
+                ostats[i, 2] = stats[r, 2]
     for t in prange(n_nodes * n_features):
         j = t // n_features
         task = t - j * n_features
         s = starts[j]
         e = ends[j]
-        if with_count[j]:
+        if with_count[j] and not two:
             build_histogram(out[j, task], codes_T[task], idx, s, e, ostats[s:e], True)
-        elif task < pairs.shape[0]:
-            fa = pairs[task, 0]
-            fb = pairs[task, 1]
-            if fb >= 0:
-                build_histogram_pair(
-                    out[j, fa], out[j, fb], codes_T[fa], codes_T[fb], idx, s, e, ostats[s:e]
-                )
-            else:
-                build_histogram(out[j, fa], codes_T[fa], idx, s, e, ostats[s:e], is_categorical[fa])
+            continue
+        if task >= pairs.shape[0]:
+            continue
+        fa = pairs[task, 0]
+        fb = pairs[task, 1]
+        if two:
+            # (a feature alone: its histogram as the second one too, whose rows are not
+            # added)
+            col_b = codes_T[fb] if fb >= 0 else None
+            _gh_histograms(out[j, fa], out[j, max(fb, fa)], codes_T[fa], col_b, idx, s, e, gh[s:e])
+        elif fb >= 0:
+            build_histogram_pair(
+                out[j, fa], out[j, fb], codes_T[fa], codes_T[fb], idx, s, e, ostats[s:e]
+            )
+        else:
+            build_histogram(out[j, fa], codes_T[fa], idx, s, e, ostats[s:e], is_categorical[fa])
 
 
 @kernel
