@@ -4,18 +4,21 @@ their sums are those of the one-machine kernels, in the same order."""
 import numpy as np
 import pytest
 
-from treeboost.engine import feature_pairs, node_histograms, rows_total
+from treeboost.engine import SampleStatistics, feature_pairs, node_histograms, sum_rows
 
 
-def test_rows_total_adds_the_rows_in_their_order():
+def test_sum_rows_adds_the_rows_in_their_order():
+    """The trainer's root total is the grower's sum_rows over given rows."""
     rng = np.random.default_rng(0)
     stats = rng.standard_normal((1000, 3)) * np.array([1e8, 1.0, 1e-8])
     idx = rng.permutation(1000).astype(np.int32)
-    out = np.full(3, np.nan)
-    rows_total(stats, idx, 100, 900, out)
+    source = SampleStatistics.given(stats).arrays
+    out = np.zeros(3)
+    sum_rows(out, source, idx, 100, 900)
     # the sequential sums, bit for bit (cumsum adds in order)
     np.testing.assert_array_equal(out, np.cumsum(stats[idx[100:900]], axis=0)[-1])
-    rows_total(stats, idx, 5, 5, out)
+    out = np.zeros(3)
+    sum_rows(out, source, idx, 5, 5)
     np.testing.assert_array_equal(out, np.zeros(3))
 
 

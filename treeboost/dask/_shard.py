@@ -17,8 +17,9 @@ from ..engine import (
     boosting_rows,
     feature_pairs,
     node_histograms,
+    SampleStatistics,
     partition_nodes,
-    rows_total,
+    sum_rows,
 )
 
 #: statistic columns of a row: (w g, w h, count)
@@ -201,6 +202,9 @@ class BoostingShard:
         self.h = np.zeros((n_outputs, t.n))
         self.stats = np.zeros((t.n, N_COLS))
         self.stats[:, 2] = t.w > 0
+        # the rows as the one-machine grower's kernels read them (the same array, refilled
+        # in place for each tree)
+        self.source = SampleStatistics.given(self.stats).arrays
         self.ostats = np.empty_like(self.stats)
         self.idx = np.empty(self.positive.size, np.int32)
         self.buf = np.empty(self.positive.size, np.int32)
@@ -258,8 +262,8 @@ class BoostingShard:
         hist = self._histograms(
             np.zeros(1, np.int64), np.full(1, n, np.int64), np.full(1, with_count)
         )
-        total = np.empty(N_COLS)
-        rows_total(self.stats, self.idx, 0, n, total)
+        total = np.zeros(N_COLS)
+        sum_rows(total, self.source, self.idx, 0, n)
         return hist[0], total
 
     def _histograms(self, starts, ends, with_count):

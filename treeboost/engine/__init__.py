@@ -17,7 +17,7 @@ kernel: a name costs the import of the module that defines it.
   :data:`CAT_SMOOTH`;
 * the grower stepped from outside (a data-parallel trainer): :func:`feature_pairs`,
   :func:`node_histograms`, :func:`best_node_split`, :func:`partition_nodes`,
-  :func:`rows_total`, and the records they take (:class:`GrowthParams`, :class:`SplitCandidates`,
+  :func:`sum_rows`, and the records they take (:class:`GrowthParams`, :class:`SplitCandidates`,
   :func:`make_scratch`, :func:`make_candidates`,
   :func:`default_dense_min_samples`, :data:`VALUES_NEWTON`);
 * trees: :class:`Tree`, :class:`PackedTrees`, :func:`add_leaf_values`,
@@ -66,7 +66,7 @@ _HOMES = {
     "node_histograms": "steps",
     "best_node_split": "steps",
     "partition_nodes": "steps",
-    "rows_total": "steps",
+    "sum_rows": "statistics",
     "GrowthParams": "layout",
     "SplitCandidates": "layout",
     "VALUES_NEWTON": "tree_arrays",

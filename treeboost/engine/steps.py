@@ -121,23 +121,6 @@ def node_histograms(
 
 
 @kernel
-def rows_total(stats, idx, start, end, out):
-    """``out[:] =`` the summed ``stats`` (``(n_rows, 3)``) of the rows
-    ``idx[start:end]``, added in that order (as the grower sums its root's rows)."""
-    t0 = 0.0
-    t1 = 0.0
-    t2 = 0.0
-    # the sums in registers: one kept in ``out`` would wait on its own store every row
-    for r in idx[start:end]:
-        t0 += stats[r, 0]
-        t1 += stats[r, 1]
-        t2 += stats[r, 2]
-    out[0] = t0
-    out[1] = t1
-    out[2] = t2
-
-
-@kernel
 def partition_nodes(
     idx,
     starts,
