@@ -15,7 +15,6 @@ subsets per class is not done.
 
 from __future__ import annotations
 
-import warnings
 from numbers import Real
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._atomic import AtomicRefitMixin
 from .._input.encoding import check_weights
+from .._moved import moved_names
 from ..inspection import rules as _rules
 from ..inspection.rules import Rule, _categories, _condition_mask
 from ..persistence import PersistenceMixin, check_fitted, is_hashable, register, validate_part
@@ -44,20 +44,13 @@ if TYPE_CHECKING:
 
 __all__ = ["RuleListClassifier"]
 
-#: functions that moved to :mod:`treeboost.inspection`
-_MOVED = ("extract_rules", "export_rules", "rule_coverage", "multiway_rules")
-
-
-def __getattr__(name: str) -> Any:
-    if name in _MOVED:
-        warnings.warn(
-            f"treeboost.trees.rules.{name} moved to treeboost.inspection.{name}; "
-            f"the old name will be removed in treeboost 0.3.",
-            FutureWarning,
-            stacklevel=2,
-        )
-        return getattr(_rules, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = moved_names(
+    __name__,
+    {
+        **dict.fromkeys(["extract_rules", "export_rules", "rule_coverage"], "treeboost.inspection"),
+        "multiway_rules": "treeboost.inspection.rules",
+    },
+)
 
 
 class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, BaseEstimator):
