@@ -10,7 +10,8 @@ kernel: a name costs the import of the module that defines it.
 
 * binning: :class:`BinMapper`, :func:`fit_transform_weighted`, :data:`MAX_CATEGORIES`;
 * growing: :class:`TreeGrower`, :class:`StoppingRules`, :class:`GrowerWorkspace`,
-  :class:`WorkspacePool`, :data:`PARALLEL_GROWER_MIN_WORK`, :class:`SampleStatistics`,
+  :class:`WorkspacePool`, :data:`PARALLEL_GROWER_MIN_WORK`, :class:`CoreShare` (the threads left by
+  other busy processes), :class:`SampleStatistics`,
   :func:`boosting_rows`, :class:`LeafRanges`, the criteria's codes
   (:data:`CLASSIFICATION_CRITERIA`, :data:`REGRESSION_CRITERIA`, :data:`NEWTON`,
   :data:`SQUARED_ERROR`), :class:`Constraints` and :func:`monotone_leaf_values`,
@@ -51,6 +52,7 @@ _HOMES = {
     "default_dense_min_samples": "grower",
     "make_candidates": "grow.workspace",
     "PARALLEL_GROWER_MIN_WORK": "grower",
+    "CoreShare": "core_share",
     "SampleStatistics": "statistics",
     "boosting_rows": "statistics",
     "LeafRanges": "leaf_ranges",

@@ -32,6 +32,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ..engine import (
+    CoreShare,
     NEWTON,
     SQUARED_ERROR,
     BinMapper,
@@ -64,6 +65,7 @@ from .._input.encoding import EncoderMixin, check_weights
 from .._input.targets import check_regression_target, encode_classification_target
 from ..trees.constraints import check_interaction_cst, check_monotonic_cst, grower_constraints
 from ._bootstrap import selection_sample
+
 from ._gb_init import fit_init_estimator, init_raw_predictions
 from ._gb_verbose import VerboseReporter
 
@@ -576,8 +578,9 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         t0 = time.perf_counter()
         # a diverging fit overflows to inf / NaN in the scores and the loss; the loss of
         # every iteration is tested below instead of letting numpy warn along the way
-        with np.errstate(over="ignore", invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"), CoreShare() as cores:
             for it in range(len(self.trees_), plan.n_iter):
+                cores.update()
                 stage = self._fit_stage(plan, loss, rows, state, val, setup, carry)
                 if not np.isfinite(stage.train_score) or not np.isfinite(
                     0.0 if stage.val_score is None else stage.val_score

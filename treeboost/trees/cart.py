@@ -8,6 +8,7 @@ Both follow scikit-learn's estimator contract and grow their tree with the share
 from __future__ import annotations
 
 import numbers
+from contextlib import nullcontext
 import warnings
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,8 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ..engine import (
+    PARALLEL_GROWER_MIN_WORK,
+    CoreShare,
     CLASSIFICATION_CRITERIA,
     REGRESSION_CRITERIA,
     BinMapper,
@@ -288,7 +291,15 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
             seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         grower = self._grower(sample_indices.shape[0], total_weight, seed, parallel)
         multi_class = is_classifier(self) and self._multi_output()
-        self.tree_, _ = grower.grow(Xb, stats, None, sample_indices, workspace, return_leaves=False)
+        # a large tree shares its nodes' work among threads: as many as other busy
+        # processes leave free
+        share = (
+            parallel and sample_indices.shape[0] * self.n_features_in_ >= PARALLEL_GROWER_MIN_WORK
+        )
+        with CoreShare() if share else nullcontext():
+            self.tree_, _ = grower.grow(
+                Xb, stats, None, sample_indices, workspace, return_leaves=False
+            )
         if multi_class:  # scikit-learn's numbers: the mean Gini index of the outputs
             self.tree_.impurity *= self._indicator_scale()
             self.tree_.gain *= self._indicator_scale()

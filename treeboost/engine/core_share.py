@@ -1,0 +1,142 @@
+"""The threads a boosting fit keeps while other processes use some of its cores.
+
+GNU OpenMP's workers spin a while at the end of a parallel region before they sleep
+(its default wait policy).  When another busy process shares one of the fit's cores, the
+worker on that core spins against it for its time slices, and each of the many short
+regions of a tree waits for that worker.  ``OMP_WAIT_POLICY=PASSIVE`` would spare that,
+but it is read once per process and applies to every OpenMP library in it; what treeboost
+controls for its own regions only is how many threads they use: numba's thread count,
+which :func:`numba.set_num_threads` sets for the calling thread alone.
+
+:class:`CoreShare` watches, between iterations, how much of the fit's cores other
+processes used (``/proc/stat``'s busy time of those cores less this process's CPU time)
+and grows the next trees on the cores left free, the user's thread count at most.  The
+trees do not depend on the thread count: the model is the same whatever the load.
+Elsewhere than Linux it keeps the thread count as it is.
+"""
+
+import os
+import time
+
+import numba
+
+__all__ = ["CoreShare"]
+
+
+#: the kernel's CPU time per core
+STAT = "/proc/stat"
+#: the kernel's count of the tasks running now (``running/all`` is its fourth field)
+LOADAVG = "/proc/loadavg"
+#: this process's threads
+TASKS = "/proc/self/task"
+
+
+class CoreShare:
+    """Numba's thread count for a boosting fit's regions, lowered while other processes
+    keep some of the fit's cores busy, restored when the fit ends.
+
+    Every ``interval`` seconds at most (between iterations), with ``b`` the busy
+    seconds of the cores this process may run on, ``c`` this process's CPU seconds and
+    ``t`` the wall seconds since the last look, the others' share is
+    ``o = (b - c) / t`` cores, and the next iterations use
+    ``max(1, min(n, n_cores - floor(o + 0.6)))`` threads, ``n`` being the thread count
+    the fit started with: a core counts as taken when another process had at least 40 %
+    of it (a process sharing a core with a spinning worker gets about half of it).
+
+    Use it as a context manager around the iterations and call :meth:`update` before
+    each one.
+
+    Parameters
+    ----------
+    interval : float, default=0.25
+        Least wall time between two looks, which keeps the clock ticks' rounding (1/100 s
+        a core) small against the time measured.
+    """
+
+    #: a core counts as taken when another process used at least 1 - _ROUND of it
+    _ROUND = 0.6
+
+    def __init__(self, interval=0.25):
+        self.interval = interval
+        self.n_threads = None
+        self._start_threads = None
+        self._cores = None
+        self._last = None
+
+    def __enter__(self):
+        self._start_threads = numba.get_num_threads()
+        self.n_threads = self._start_threads
+        try:
+            self._cores = sorted(os.sched_getaffinity(0))
+            self._tick = os.sysconf("SC_CLK_TCK")
+            self._last = self._sample()
+            self._set(len(self._cores) - self.running_elsewhere())
+        except (AttributeError, OSError, ValueError):
+            self._last = None  # not Linux: nothing to watch
+        return self
+
+    def __exit__(self, *exc):
+        if self.n_threads != self._start_threads:
+            numba.set_num_threads(self._start_threads)
+        return False
+
+    def _sample(self):
+        """(wall seconds, busy seconds of this process's cores, this process's CPU
+        seconds)."""
+        busy = 0
+        want = self._cores
+        with open(STAT) as f:
+            f.readline()  # the sum over all cores
+            for line in f:
+                if not line.startswith("cpu"):
+                    break
+                fields = line.split()
+                if int(fields[0][3:]) in want:
+                    # user nice system idle iowait irq softirq: the busy ones, without
+                    # the time a hypervisor took (steal), which no thread count gives back
+                    busy += sum(int(v) for v in fields[1:4]) + int(fields[6]) + int(fields[7])
+        own = os.times()
+        return time.perf_counter(), busy / self._tick, own.user + own.system
+
+    @staticmethod
+    def running_elsewhere():
+        """Tasks of other processes running at this instant: the kernel's count of
+        running tasks less this process's threads that run (the caller, and OpenMP
+        workers still spinning after an earlier region)."""
+        with open(LOADAVG) as f:
+            running = int(f.read().split()[3].split("/")[0])
+        own = 0
+        for tid in os.listdir(TASKS):
+            try:
+                with open(f"{TASKS}/{tid}/stat") as f:
+                    # the state follows the name, which is in parentheses
+                    own += f.read().rpartition(")")[2].split()[0] == "R"
+            except OSError:  # the thread ended meanwhile
+                pass
+        return max(0, running - max(own, 1))
+
+    def _set(self, n):
+        n = max(1, min(self._start_threads, n))
+        if n != self.n_threads:
+            numba.set_num_threads(n)
+            self.n_threads = n
+        return n
+
+    def others(self, now, before):
+        """Cores other processes kept busy between two samples."""
+        wall = now[0] - before[0]
+        return max(0.0, (now[1] - before[1]) - (now[2] - before[2])) / wall
+
+    def update(self):
+        """Look at the load when ``interval`` has passed and set numba's thread count for
+        the next iteration; return it."""
+        if self._last is None or time.perf_counter() - self._last[0] < self.interval:
+            return self.n_threads
+        try:
+            now = self._sample()
+        except (OSError, ValueError):
+            self._last = None
+            return self.n_threads
+        taken = int(self.others(now, self._last) + self._ROUND)
+        self._last = now
+        return self._set(len(self._cores) - taken)
