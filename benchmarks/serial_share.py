@@ -97,9 +97,15 @@ def see_threads(p):
     import numba
 
     import treeboost.engine.binning as binning
+    import treeboost.engine.core_share as core_share
     import treeboost.ensembles._parallel as ens_parallel
 
     numba.get_num_threads = lambda: p
+    # the fit's process has one CPU: the load watch would lower numba's count (to 1,
+    # which it is) and then restore the p it was made to see
+    core_share.CoreShare.__enter__ = lambda self: self
+    core_share.CoreShare.__exit__ = lambda self, *exc: False
+    core_share.CoreShare.update = lambda self: p
     ens_parallel.thread_budget = lambda: p
     binning._cpu_count = lambda: p
     counts = {"pool": 0}

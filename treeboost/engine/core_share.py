@@ -8,9 +8,11 @@ but it is read once per process and applies to every OpenMP library in it; what 
 controls for its own regions only is how many threads they use: numba's thread count,
 which :func:`numba.set_num_threads` sets for the calling thread alone.
 
-:class:`CoreShare` watches, between iterations, how much of the fit's cores other
-processes used (``/proc/stat``'s busy time of those cores less this process's CPU time)
-and grows the next trees on the cores left free, the user's thread count at most.  The
+:class:`CoreShare` looks at the start how many tasks of other processes are running
+(the kernel's count in ``/proc/loadavg`` less this process's running threads, the least
+of three looks), then, between iterations, how much of the fit's cores other processes
+used (``/proc/stat``'s busy time of those cores less this process's CPU time), and grows
+the next trees on the cores left free, the user's thread count at most.  The
 trees do not depend on the thread count: the model is the same whatever the load.
 Elsewhere than Linux it keeps the thread count as it is.
 """
@@ -70,7 +72,9 @@ class CoreShare:
             self._cores = sorted(os.sched_getaffinity(0))
             self._tick = os.sysconf("SC_CLK_TCK")
             self._last = self._sample()
-            self._set(len(self._cores) - self.running_elsewhere())
+            # a process that keeps a core busy is running at each of three looks; the
+            # kernel's own short tasks seldom are
+            self._set(len(self._cores) - min(self.running_elsewhere() for _ in range(3)))
         except (AttributeError, OSError, ValueError):
             self._last = None  # not Linux: nothing to watch
         return self

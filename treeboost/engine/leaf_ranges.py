@@ -17,10 +17,12 @@ from numba import prange
 
 from ._jit import kernel, parallel_kernel
 
-#: a tree of at least this many samples per thread adds its leaf values on threads (the
-#: kernel releases the GIL): a pass of scattered writes over every training row, on one
-#: thread it is a serial step of every boosting iteration
+#: a tree of at least this many samples per thread copies its samples on threads
 PARALLEL_MIN_SAMPLES = 100_000
+#: ... and adds its leaf values on threads (the kernel releases the GIL): a pass of
+#: scattered writes over every training row, on one thread a serial step of every
+#: boosting iteration, worth a thread pool's dispatch from a few ten thousand rows
+ADD_PARALLEL_MIN_SAMPLES = 25_000
 
 _pools = {}
 _pools_lock = threading.Lock()
@@ -136,7 +138,7 @@ class LeafRanges:
             )
         args = (raw, k, value, self.idx, self.leaves, self.start, self.end)
         n = self.idx.shape[0]
-        n_threads = min(numba.get_num_threads(), n // PARALLEL_MIN_SAMPLES)
+        n_threads = min(numba.get_num_threads(), n // ADD_PARALLEL_MIN_SAMPLES)
         if n_threads <= 1:
             _add_range_values(*args, 0, n)
             return

@@ -966,10 +966,16 @@ _evaluate_parallel_dense = _make_evaluate_parallel(False)
 _evaluate_parallel_sparse = _make_evaluate_parallel(True)
 
 
-#: node samples x features from which a node's features are evaluated on several
-#: threads (in the parallel grower): waking OpenMP's workers, which wait passively
-#: (engine/_threads.py), costs tens of microseconds, more than a smaller node's work
-PARALLEL_MIN_WORK = 100_000
+#: a boosting node's work from which its features are evaluated on several threads (in
+#: the parallel grower), counted as (samples + histogram bins) x features: building a
+#: histogram costs about a sample a feature, the second-order scan about a bin a feature,
+#: and starting a parallel region of OpenMP's workers (which spin between regions, its
+#: default) about as much as a few thousand of either
+PARALLEL_MIN_WORK = 25_000
+#: ... and the samples x features of the other criteria's nodes: their scans are
+#: cheaper, and a fully grown tree has thousands of small nodes, whose regions would cost
+#: more than they share
+PARALLEL_MIN_CELLS = 100_000
 
 
 @inlined
@@ -995,14 +1001,16 @@ def evaluate_features(feats, node, data, rows, params, scratch, cands, sparse=Fa
 def evaluate_features_parallel(
     n_threads, feats, node, data, rows, params, scratch, cands, sparse=False
 ):
-    """:func:`evaluate_features` on ``n_threads`` threads when the node has at least
-    :data:`PARALLEL_MIN_WORK` samples x features to share, else in the calling thread.
+    """:func:`evaluate_features` on ``n_threads`` threads when the node has enough work to
+    share (:data:`PARALLEL_MIN_WORK`, :data:`PARALLEL_MIN_CELLS`), else in the calling
+    thread.
     (Inlined: ``sparse``, a constant of the caller, then picks one parallel copy.)"""
-    if (
-        n_threads > 1
-        and feats.shape[0] > 1
-        and (node.end - node.start) * feats.shape[0] >= PARALLEL_MIN_WORK
-    ):
+    n_node = node.end - node.start
+    if params.criterion == NEWTON:
+        shared = (n_node + data.missing_code + 1) * feats.shape[0] >= PARALLEL_MIN_WORK
+    else:
+        shared = n_node * feats.shape[0] >= PARALLEL_MIN_CELLS
+    if n_threads > 1 and feats.shape[0] > 1 and shared:
         if sparse:
             _evaluate_parallel_sparse(feats, node, data, rows, params, scratch, cands, n_threads)
         else:
