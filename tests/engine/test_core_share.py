@@ -170,3 +170,17 @@ def test_reads_this_machine():
         assert 1 <= share.n_threads <= before
         assert numba.get_num_threads() == share.n_threads
     assert numba.get_num_threads() == before
+
+
+@linux
+def test_a_small_fit_does_not_look(monkeypatch):
+    # a fit whose trees the serial grower grows keeps numba's count without a look
+    looks = []
+    monkeypatch.setattr(CoreShare, "running_elsewhere", staticmethod(lambda: looks.append(1) or 1))
+    X, y = make_classification(n_samples=300, n_features=5, random_state=0)
+    tb.HistGradientBoostingClassifier(max_iter=3).fit(X, y)
+    tb.DecisionTreeClassifier().fit(X, y)
+    assert looks == []
+    X, y = make_classification(n_samples=3000, n_features=20, random_state=0)
+    tb.HistGradientBoostingClassifier(max_iter=3).fit(X, y)
+    assert len(looks) == 3

@@ -53,13 +53,17 @@ class CoreShare:
     interval : float, default=0.25
         Least wall time between two looks, which keeps the clock ticks' rounding (1/100 s
         a core) small against the time measured.
+    enabled : bool, default=True
+        False: look at nothing and keep numba's thread count (a fit too small to share
+        its trees' work among threads, which a look would cost more than it saves).
     """
 
     #: a core counts as taken when another process used at least 1 - _ROUND of it
     _ROUND = 0.6
 
-    def __init__(self, interval=0.25):
+    def __init__(self, interval=0.25, enabled=True):
         self.interval = interval
+        self.enabled = enabled
         self.n_threads = None
         self._start_threads = None
         self._cores = None
@@ -68,6 +72,8 @@ class CoreShare:
     def __enter__(self):
         self._start_threads = numba.get_num_threads()
         self.n_threads = self._start_threads
+        if not self.enabled:
+            return self
         try:
             self._cores = sorted(os.sched_getaffinity(0))
             self._tick = os.sysconf("SC_CLK_TCK")
@@ -109,6 +115,8 @@ class CoreShare:
         workers still spinning after an earlier region)."""
         with open(LOADAVG) as f:
             running = int(f.read().split()[3].split("/")[0])
+        if running <= 1:  # the caller alone
+            return 0
         own = 0
         for tid in os.listdir(TASKS):
             try:

@@ -32,6 +32,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ..engine import (
+    PARALLEL_GROWER_MIN_WORK,
     CoreShare,
     NEWTON,
     SQUARED_ERROR,
@@ -578,7 +579,10 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         t0 = time.perf_counter()
         # a diverging fit overflows to inf / NaN in the scores and the loss; the loss of
         # every iteration is tested below instead of letting numpy warn along the way
-        with np.errstate(over="ignore", invalid="ignore"), CoreShare() as cores:
+        # the threads left by other busy processes, for a fit whose trees share their
+        # work among threads
+        share = CoreShare(enabled=raw.shape[0] * self.n_features_in_ >= PARALLEL_GROWER_MIN_WORK)
+        with np.errstate(over="ignore", invalid="ignore"), share as cores:
             for it in range(len(self.trees_), plan.n_iter):
                 cores.update()
                 stage = self._fit_stage(plan, loss, rows, state, val, setup, carry)
