@@ -2,9 +2,11 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from treeboost.engine.criteria import NEWTON
-from treeboost.engine import StoppingRules, TreeGrower
+from treeboost.engine import LeafRanges, StoppingRules, TreeGrower, grouped_weighted_quantile
 from treeboost.engine.tree import add_leaf_values
 
 from .test_grower import _problem
@@ -17,6 +19,7 @@ def test_ranges_give_each_row_its_leaf_and_update(every, threaded, monkeypatch):
         from treeboost.engine import leaf_ranges
 
         monkeypatch.setattr(leaf_ranges, "PARALLEL_MIN_SAMPLES", 100)
+        monkeypatch.setattr(leaf_ranges, "ADD_PARALLEL_MIN_SAMPLES", 100)
         monkeypatch.setattr(numba, "get_num_threads", lambda: 4)
     bm, Xb, stats, n_stats = _problem(NEWTON, 3000, seed=4)
     n = Xb.shape[1]
@@ -90,3 +93,55 @@ def test_lean_counted_tree_gives_each_row_its_leaf(max_depth):
     applied = tree.apply_binned(Xb, bm.missing_values_code_)
     np.testing.assert_array_equal(leaves[rows], applied[rows])
     assert (tree.depth[tree.children_left == -1] % 2 == 1).any() or max_depth == 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n_leaves=st.integers(1, 8),
+    n_rows=st.integers(1, 300),
+    seed=st.integers(0, 2**31 - 1),
+    alpha=st.sampled_from([0.1, 0.5, 0.9]),
+    integer_weights=st.booleans(),
+)
+def test_residual_quantiles_are_the_grouped_quantiles(
+    n_leaves, n_rows, seed, alpha, integer_weights
+):
+    # a tree of n_leaves leaves over a subset of the rows, each leaf's range in
+    # ascending row order (as the partition leaves them), some leaves empty
+    rng = np.random.default_rng(seed)
+    n_samples = n_rows + 5
+    rows = np.sort(rng.choice(n_samples, n_rows, replace=False))
+    leaf_of_row = rng.integers(0, n_leaves, n_rows)
+    nodes = np.sort(rng.choice(3 * n_leaves, n_leaves, replace=False))
+    order = np.argsort(leaf_of_row, kind="stable")
+    idx = rows[order].astype(np.int32)
+    counts = np.bincount(leaf_of_row, minlength=n_leaves)
+    end = np.cumsum(counts)
+    ranges = LeafRanges(idx, nodes, end - counts, end, n_samples)
+    y = rng.normal(size=n_samples).round(1)  # ties too
+    raw = rng.normal(size=n_samples)
+    w = rng.integers(1, 4, n_samples) * 1.0 if integer_weights else rng.random(n_samples) + 0.1
+    got = ranges.residual_quantiles(y, raw, w, alpha, 3 * n_leaves)
+    want = grouped_weighted_quantile(
+        nodes[leaf_of_row], y[rows] - raw[rows], w[rows], alpha, 3 * n_leaves
+    )
+    np.testing.assert_array_equal(got, want)
+    # and the brute force: the smallest residual whose cumulative weight reaches alpha
+    for j in range(n_leaves):
+        member = rows[leaf_of_row == j]
+        if member.size == 0:
+            assert got[nodes[j]] == 0.0
+            continue
+        r = y[member] - raw[member]
+        o = np.argsort(r, kind="stable")
+        cum = np.cumsum(w[member][o])
+        k = min(np.searchsorted(cum, alpha * cum[-1] * (1 - 1e-12)), r.size - 1)
+        assert abs(got[nodes[j]] - r[o][k]) <= 1e-12 or np.isclose(cum[k], alpha * cum[-1])
+
+
+def test_residual_quantiles_refuse_arrays_that_miss_rows():
+    ranges = LeafRanges(np.array([0, 2], np.int32), np.array([1]), np.array([0]), np.array([2]), 3)
+    with pytest.raises(ValueError, match="training rows"):
+        ranges.residual_quantiles(np.zeros(2), np.zeros(3), np.ones(3), 0.5, 2)
+    with pytest.raises(ValueError, match="nodes"):
+        ranges.residual_quantiles(np.zeros(3), np.zeros(3), np.ones(3), 0.5, 1)

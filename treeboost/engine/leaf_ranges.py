@@ -16,6 +16,7 @@ import numpy as np
 from numba import prange
 
 from ._jit import kernel, parallel_kernel
+from .quantile import range_quantiles
 
 #: a tree of at least this many samples per thread copies its samples on threads
 PARALLEL_MIN_SAMPLES = 100_000
@@ -116,6 +117,35 @@ class LeafRanges:
 
     def __getitem__(self, rows):
         return self.leaf_of_sample[rows]
+
+    def residual_quantiles(self, y, raw, weights, alpha, n_nodes):
+        """The weighted ``alpha``-quantile of the residuals ``y - raw`` (weights
+        ``weights``, all three indexed by training row) of each leaf's samples, 0 for
+        the other nodes: an array of ``n_nodes`` values.  The leaves are shared among
+        numba's threads (:func:`~.quantile.range_quantiles`)."""
+        y = np.asarray(y, dtype=np.float64)
+        raw = np.asarray(raw, dtype=np.float64)
+        weights = np.asarray(weights, dtype=np.float64)
+        # the kernel indexes these by the tree's samples, out by its leaves
+        if (
+            y.shape != (self.n_samples,)
+            or raw.shape != (self.n_samples,)
+            or weights.shape != (self.n_samples,)
+            or (self.leaves.size and not 0 <= self.leaves.min() <= self.leaves.max() < n_nodes)
+            or (self.start.size and (self.start.min() < 0 or self.end.max() > self.idx.shape[0]))
+            or (self.idx.size and not 0 <= self.idx.min() <= self.idx.max() < self.n_samples)
+        ):
+            raise ValueError(
+                f"y, raw and weights must have the {self.n_samples} training rows, and "
+                f"the tree's {n_nodes} nodes hold its leaves."
+            )
+        out = np.zeros(n_nodes)
+        n = self.idx.shape[0]
+        range_quantiles(
+            y, raw, weights, self.idx, self.leaves, self.start, self.end, float(alpha), out,
+            np.empty(n), np.empty(n),
+        )  # fmt: skip
+        return out
 
     def add_values(self, raw, k, value):
         """``raw[s, k] += value[leaf of s]`` for every sample of the tree (``raw`` a

@@ -11,7 +11,9 @@ sort costs ``O(n log n)``.
 """
 
 import numpy as np
-from ._jit import kernel
+from numba import prange
+
+from ._jit import kernel, parallel_kernel
 
 #: ranges this short are finished by insertion sort and a scan
 _SMALL = 16
@@ -116,6 +118,34 @@ def grouped_weighted_quantile(groups, values, weights, alpha, n_groups):
         if counts[g + 1] > counts[g]:
             out[g] = _select(vals, wts, counts[g], counts[g + 1], alpha * total[g])
     return out
+
+
+@parallel_kernel
+def range_quantiles(y, raw, weights, idx, leaves, start, end, alpha, out, vals, wts):
+    """``out[leaves[j]]`` = the weighted ``alpha``-quantile of the residuals ``y[s] -
+    raw[s]`` (weights ``weights[s]``) of the samples ``s`` of ``idx[start[j]:end[j]]``,
+    for every leaf ``j``, the leaves shared among threads.
+
+    A grown tree's leaves hold disjoint ranges of ``idx`` (:class:`~.leaf_ranges.LeafRanges`):
+    each leaf gathers its residuals into the same positions of ``vals`` and ``wts`` and
+    selects there, so that no thread touches another's.  Within a leaf the samples are in
+    the order :func:`grouped_weighted_quantile` would bucket them (the tree's samples in
+    ascending order, which the partition keeps), so both give the same values.  The
+    caller checks that the ranges lie within ``idx``, the samples within the arrays and
+    the leaves within ``out``.
+    """
+    for j in prange(leaves.shape[0]):
+        lo = start[j]
+        hi = end[j]
+        if hi <= lo:
+            continue
+        total = 0.0
+        for i in range(lo, hi):
+            s = idx[i]
+            vals[i] = y[s] - raw[s]
+            wts[i] = weights[s]
+            total += weights[s]
+        out[leaves[j]] = _select(vals, wts, lo, hi, alpha * total)
 
 
 @kernel

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .base import Loss, grouped_weighted_quantile, weighted_quantile
+from .base import Loss, weighted_quantile
 
 
 class AbsoluteError(Loss):
@@ -27,6 +27,4 @@ class AbsoluteError(Loss):
 
     def leaf_values(self, samples):
         """Weighted median of the residuals ``y - F`` of each leaf."""
-        return grouped_weighted_quantile(
-            samples.node, samples.residual(), samples.weight(), 0.5, samples.n_nodes
-        )
+        return samples.residual_quantiles(0.5)

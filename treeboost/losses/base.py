@@ -3,6 +3,7 @@ tree from which a loss sets the tree's leaf values."""
 
 import numpy as np
 
+from ..engine import LeafRanges
 from ..engine import grouped_weighted_quantile as _grouped_quantile
 from ..engine import weighted_quantile as _quantile
 from ..persistence._spec import check_state
@@ -136,6 +137,20 @@ class LeafSamples:
             )
             self._newton = -np.divide(G, H, out=np.zeros(self.n_nodes), where=H > 0)
         return self._newton
+
+    def residual_quantiles(self, alpha):
+        """The weighted ``alpha``-quantile of the residuals ``y - raw`` of each node's
+        rows (0 for a node without any): from the grown tree's leaf ranges when it has
+        them (the leaves shared among threads, no per-row leaf array), else grouped by
+        :attr:`node`; both give the same values."""
+        ranges = self._leaf_of_sample
+        if isinstance(ranges, LeafRanges):
+            return ranges.residual_quantiles(
+                self.y, self.raw, self.sample_weight, alpha, self.n_nodes
+            )
+        return grouped_weighted_quantile(
+            self.node, self.residual(), self.weight(), alpha, self.n_nodes
+        )
 
     def residual(self):
         """``y - raw`` of the rows."""

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .base import Loss, grouped_weighted_quantile, weighted_quantile
+from .base import Loss, weighted_quantile
 from ..persistence._spec import real
 
 
@@ -36,9 +36,7 @@ class QuantileLoss(Loss):
 
     def leaf_values(self, samples):
         """Weighted ``alpha``-quantile of the residuals ``y - F`` of each leaf."""
-        return grouped_weighted_quantile(
-            samples.node, samples.residual(), samples.weight(), self.alpha, samples.n_nodes
-        )
+        return samples.residual_quantiles(self.alpha)
 
     _persist_attributes = ("alpha",)
     _state_spec = {"alpha": real(0, 1, low_open=True, high_open=True)}
