@@ -48,3 +48,49 @@ def test_gathered_class_rows_are_the_materialized_rows(n_classes):
     out = np.full((count, n_classes + 1), np.nan)
     gather_rows(out, stats.arrays, idx, start, count)
     np.testing.assert_array_equal(out, rows[idx[start : start + count]])
+
+
+def _blocked_reference(rows, idx, start, end, block):
+    """The rows ``idx[start:end]`` added block by block: each block from zero in order,
+    then the blocks' sums in order."""
+    out = np.zeros(rows.shape[1])
+    for b in range(start, end, block):
+        part = np.zeros(rows.shape[1])
+        for s in idx[b : min(end, b + block)]:
+            part += rows[s]  # one row's columns at a time, in the rows' order
+        out += part
+    return out
+
+
+@pytest.mark.parametrize("kind", ["given", "classes2", "classes3", "regression"])
+def test_long_ranges_add_block_by_block_and_threads_give_the_same_bits(kind):
+    from treeboost.engine.statistics import SUM_BLOCK, sum_rows_parallel
+
+    rng = np.random.default_rng(7)
+    n = 2 * SUM_BLOCK + 1234
+    w = rng.random(n) * 10.0 ** rng.integers(-3, 4, n)
+    w[::11] = 0.0
+    if kind == "given":
+        stats = SampleStatistics.given(
+            rng.normal(size=(n, 3)) * 10.0 ** rng.integers(-3, 4, (n, 1))
+        )
+    elif kind.startswith("classes"):
+        k = int(kind[-1])
+        stats = SampleStatistics.classes(rng.integers(0, k, n).astype(np.int64), w, k)
+    else:
+        stats = SampleStatistics.regression(rng.normal(size=n) * 1e3, w)
+    rows, _ = stats.materialize()
+    idx = rng.permutation(n).astype(np.int32)
+    start, end = 5, n - 3
+    serial = np.zeros(rows.shape[1])
+    sum_rows(serial, stats.arrays, idx, start, end)
+    np.testing.assert_array_equal(serial, _blocked_reference(rows, idx, start, end, SUM_BLOCK))
+    threaded = np.zeros(rows.shape[1])
+    sum_rows_parallel(threaded, stats.arrays, idx, start, end)
+    np.testing.assert_array_equal(threaded, serial)
+    # a range of one block is added into dst in the rows' order, as before
+    short = np.zeros(rows.shape[1])
+    sum_rows(short, stats.arrays, idx, start, start + SUM_BLOCK)
+    np.testing.assert_array_equal(
+        short, _blocked_reference(rows, idx, start, start + SUM_BLOCK, SUM_BLOCK)
+    )

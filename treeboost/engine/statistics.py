@@ -144,9 +144,47 @@ class SampleStatistics:
         return out, w * y * y
 
 
+#: rows are summed in blocks of this many positions: each block's sum from zero in the
+#: rows' order, then the blocks' sums in order, the same bits whether one thread sums
+#: the blocks (:func:`sum_rows`) or several do (:func:`sum_rows_parallel`)
+SUM_BLOCK = 16384
+
+
 @kernel
 def sum_rows(dst, src, idx, start, end):
-    """``dst +=`` the statistics of samples ``idx[start:end]`` (``dst`` has ``n_cols``)."""
+    """``dst +=`` the statistics of samples ``idx[start:end]`` (``dst`` has ``n_cols``),
+    added block by block (:data:`SUM_BLOCK`): a range of one block is added into ``dst``
+    in order; a longer one block sum by block sum, each block's summed from zero."""
+    if end - start <= SUM_BLOCK:
+        _sum_range(dst, src, idx, start, end)
+        return
+    part = np.zeros(dst.shape[0])
+    for b in range(start, end, SUM_BLOCK):
+        part[:] = 0.0
+        _sum_range(part, src, idx, b, min(end, b + SUM_BLOCK))
+        for c in range(dst.shape[0]):
+            dst[c] += part[c]
+
+
+@parallel_kernel
+def sum_rows_parallel(dst, src, idx, start, end):
+    """:func:`sum_rows` with the blocks shared among threads: the same bits."""
+    if end - start <= SUM_BLOCK:
+        _sum_range(dst, src, idx, start, end)
+        return
+    n_blocks = (end - start + SUM_BLOCK - 1) // SUM_BLOCK
+    parts = np.zeros((n_blocks, dst.shape[0]))
+    for k in prange(n_blocks):
+        b = start + k * SUM_BLOCK
+        _sum_range(parts[k], src, idx, b, min(end, b + SUM_BLOCK))
+    for k in range(n_blocks):
+        for c in range(dst.shape[0]):
+            dst[c] += parts[k, c]
+
+
+@internal
+def _sum_range(dst, src, idx, start, end):
+    """``dst +=`` the statistics of samples ``idx[start:end]``, one after the other."""
     last = dst.shape[0] - 1
     if src.kind == SOURCE_ARRAY:
         stats = src.stats

@@ -81,7 +81,7 @@ from .._jit import compiled
 from ..criteria import is_regression, node_weight
 from ..layout import HistogramPool
 from ..splitting import MODE_BUILD, MODE_SORT, MODE_SUBTRACT
-from ..statistics import copy_gather_rows_parallel, sum_rows, sum_sq
+from ..statistics import copy_gather_rows_parallel, sum_rows, sum_rows_parallel, sum_sq
 from .context import GrowContext, borrowed_data, borrowed_rows
 from .examine import OPENED, PARALLEL_GATHER_MIN_ROWS, UNSPLITTABLE, examine_node
 from .expand import pick_next, schedule_children, split_node
@@ -167,7 +167,10 @@ def make_grow_tree(parallel, exact=False, sparse=False):
         # counters start as np.int64: a literal 0 or 1 would compile every kernel they are
         # passed to once more, for the literal's own type
         zero = np.int64(0)
-        sum_rows(nodes.stats[0], src_b, rows_b.idx, zero, n)
+        if parallel and n_threads > 1 and n >= PARALLEL_GATHER_MIN_ROWS:
+            sum_rows_parallel(nodes.stats[0], src_b, rows_b.idx, zero, n)
+        else:
+            sum_rows(nodes.stats[0], src_b, rows_b.idx, zero, n)
         if is_regression(params.criterion):
             nodes.sq_sum[0] = sum_sq(src_b, rows_b.idx, zero, n)
         nodes.start[0] = 0
