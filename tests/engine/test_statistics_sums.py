@@ -86,7 +86,8 @@ def test_long_ranges_add_block_by_block_and_threads_give_the_same_bits(kind):
     sum_rows(serial, stats.arrays, idx, start, end)
     np.testing.assert_array_equal(serial, _blocked_reference(rows, idx, start, end, SUM_BLOCK))
     threaded = np.zeros(rows.shape[1])
-    sum_rows_parallel(threaded, stats.arrays, idx, start, end)
+    parts = np.full((3, rows.shape[1]), np.nan)
+    sum_rows_parallel(threaded, stats.arrays, idx, start, end, parts)
     np.testing.assert_array_equal(threaded, serial)
     # a range of one block is added into dst in the rows' order, as before
     short = np.zeros(rows.shape[1])

@@ -211,6 +211,7 @@ Workspace = namedtuple(
         "used",  # (1,) nodes the previous tree wrote (reset lazily)
         "random_cuts",  # a RandomCuts
         "pending",  # a Pending
+        "block_sums",  # (blocks of statistics.SUM_BLOCK rows, n_cols) the root's sums
     ],
 )
 

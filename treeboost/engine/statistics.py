@@ -167,16 +167,20 @@ def sum_rows(dst, src, idx, start, end):
 
 
 @parallel_kernel
-def sum_rows_parallel(dst, src, idx, start, end):
-    """:func:`sum_rows` with the blocks shared among threads: the same bits."""
+def sum_rows_parallel(dst, src, idx, start, end, parts):
+    """:func:`sum_rows` with the blocks shared among threads, each block's sum written to
+    a row of ``parts`` (at least as many rows as blocks, ``dst``'s width): the same
+    bits."""
     if end - start <= SUM_BLOCK:
         _sum_range(dst, src, idx, start, end)
         return
     n_blocks = (end - start + SUM_BLOCK - 1) // SUM_BLOCK
-    parts = np.zeros((n_blocks, dst.shape[0]))
     for k in prange(n_blocks):
         b = start + k * SUM_BLOCK
-        _sum_range(parts[k], src, idx, b, min(end, b + SUM_BLOCK))
+        part = parts[k]
+        for c in range(part.shape[0]):
+            part[c] = 0.0
+        _sum_range(part, src, idx, b, min(end, b + SUM_BLOCK))
     for k in range(n_blocks):
         for c in range(dst.shape[0]):
             dst[c] += parts[k, c]

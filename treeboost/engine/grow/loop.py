@@ -168,7 +168,7 @@ def make_grow_tree(parallel, exact=False, sparse=False):
         # passed to once more, for the literal's own type
         zero = np.int64(0)
         if parallel and n_threads > 1 and n >= PARALLEL_GATHER_MIN_ROWS:
-            sum_rows_parallel(nodes.stats[0], src_b, rows_b.idx, zero, n)
+            sum_rows_parallel(nodes.stats[0], src_b, rows_b.idx, zero, n, borrow(ws.block_sums))
         else:
             sum_rows(nodes.stats[0], src_b, rows_b.idx, zero, n)
         if is_regression(params.criterion):

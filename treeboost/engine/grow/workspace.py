@@ -19,6 +19,7 @@ from ..layout import (
     Workspace,
 )
 from ..splitting import make_scratch
+from ..statistics import SUM_BLOCK
 
 
 def node_capacity(n, crit, min_samples_leaf, max_leaf_nodes, max_depth):
@@ -139,6 +140,7 @@ def make_workspace(
             np.zeros(2, np.int64),
             np.zeros(2, np.int64),
         ),
+        np.empty((max(1, -(-n_rows // SUM_BLOCK)), n_cols)),
     )
 
 
