@@ -64,7 +64,7 @@ def _blocked_reference(rows, idx, start, end, block):
 
 @pytest.mark.parametrize("kind", ["given", "classes2", "classes3", "regression"])
 def test_long_ranges_add_block_by_block_and_threads_give_the_same_bits(kind):
-    from treeboost.engine.statistics import SUM_BLOCK, sum_rows_parallel
+    from treeboost.engine.statistics import SUM_BLOCK, sum_rows_blocked, sum_rows_parallel
 
     rng = np.random.default_rng(7)
     n = 2 * SUM_BLOCK + 1234
@@ -83,15 +83,19 @@ def test_long_ranges_add_block_by_block_and_threads_give_the_same_bits(kind):
     idx = rng.permutation(n).astype(np.int32)
     start, end = 5, n - 3
     serial = np.zeros(rows.shape[1])
-    sum_rows(serial, stats.arrays, idx, start, end)
+    parts = np.full((3, rows.shape[1]), np.nan)
+    sum_rows_blocked(serial, stats.arrays, idx, start, end, parts)
     np.testing.assert_array_equal(serial, _blocked_reference(rows, idx, start, end, SUM_BLOCK))
     threaded = np.zeros(rows.shape[1])
     parts = np.full((3, rows.shape[1]), np.nan)
     sum_rows_parallel(threaded, stats.arrays, idx, start, end, parts)
     np.testing.assert_array_equal(threaded, serial)
-    # a range of one block is added into dst in the rows' order, as before
+    # sum_rows adds in the rows' order, and so does a range of one block
     short = np.zeros(rows.shape[1])
-    sum_rows(short, stats.arrays, idx, start, start + SUM_BLOCK)
+    sum_rows_blocked(short, stats.arrays, idx, start, start + SUM_BLOCK, parts)
     np.testing.assert_array_equal(
         short, _blocked_reference(rows, idx, start, start + SUM_BLOCK, SUM_BLOCK)
     )
+    plain = np.zeros(rows.shape[1])
+    sum_rows(plain, stats.arrays, idx, start, end)
+    np.testing.assert_array_equal(plain, _blocked_reference(rows, idx, start, end, n))

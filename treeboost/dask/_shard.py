@@ -19,7 +19,8 @@ from ..engine import (
     node_histograms,
     SampleStatistics,
     partition_nodes,
-    sum_rows,
+    SUM_BLOCK,
+    sum_rows_blocked,
 )
 
 #: statistic columns of a row: (w g, w h, count)
@@ -262,8 +263,10 @@ class BoostingShard:
         hist = self._histograms(
             np.zeros(1, np.int64), np.full(1, n, np.int64), np.full(1, with_count)
         )
+        # the root's sums as the one-machine grower adds them (block by block)
         total = np.zeros(N_COLS)
-        sum_rows(total, self.source, self.idx, 0, n)
+        parts = np.empty((max(1, -(-n // SUM_BLOCK)), N_COLS))
+        sum_rows_blocked(total, self.source, self.idx, 0, n, parts)
         return hist[0], total
 
     def _histograms(self, starts, ends, with_count):

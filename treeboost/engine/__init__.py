@@ -18,7 +18,8 @@ kernel: a name costs the import of the module that defines it.
   :data:`CAT_SMOOTH`;
 * the grower stepped from outside (a data-parallel trainer): :func:`feature_pairs`,
   :func:`node_histograms`, :func:`best_node_split`, :func:`partition_nodes`,
-  :func:`sum_rows`, and the records they take (:class:`GrowthParams`, :class:`SplitCandidates`,
+  :func:`sum_rows`, :func:`sum_rows_blocked` (the root's sums, :data:`SUM_BLOCK`), and
+  the records they take (:class:`GrowthParams`, :class:`SplitCandidates`,
   :func:`make_scratch`, :func:`make_candidates`,
   :func:`default_dense_min_samples`, :data:`VALUES_NEWTON`);
 * trees: :class:`Tree`, :class:`PackedTrees`, :func:`add_leaf_values`,
@@ -69,6 +70,8 @@ _HOMES = {
     "best_node_split": "steps",
     "partition_nodes": "steps",
     "sum_rows": "statistics",
+    "sum_rows_blocked": "statistics",
+    "SUM_BLOCK": "statistics",
     "GrowthParams": "layout",
     "SplitCandidates": "layout",
     "VALUES_NEWTON": "tree_arrays",

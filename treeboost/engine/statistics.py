@@ -144,43 +144,60 @@ class SampleStatistics:
         return out, w * y * y
 
 
-#: rows are summed in blocks of this many positions: each block's sum from zero in the
-#: rows' order, then the blocks' sums in order, the same bits whether one thread sums
-#: the blocks (:func:`sum_rows`) or several do (:func:`sum_rows_parallel`)
+#: the root's rows are summed in blocks of this many positions: each block's sum from
+#: zero in the rows' order, then the blocks' sums in order, the same bits whether one
+#: thread sums the blocks (:func:`sum_rows_blocked`) or several do
+#: (:func:`sum_rows_parallel`)
 SUM_BLOCK = 16384
 
 
 @kernel
 def sum_rows(dst, src, idx, start, end):
     """``dst +=`` the statistics of samples ``idx[start:end]`` (``dst`` has ``n_cols``),
-    added block by block (:data:`SUM_BLOCK`): a range of one block is added into ``dst``
-    in order; a longer one block sum by block sum, each block's summed from zero."""
+    one after the other."""
+    _sum_range(dst, src, idx, start, end)
+
+
+@kernel
+def sum_rows_blocked(dst, src, idx, start, end, parts):
+    """``dst +=`` the statistics of samples ``idx[start:end]`` added block by block
+    (:data:`SUM_BLOCK`): a range of one block is added into ``dst`` in order, a longer one
+    block sum by block sum, each block's summed from zero into a row of ``parts`` (at
+    least as many rows as blocks, ``dst``'s width)."""
     if end - start <= SUM_BLOCK:
         _sum_range(dst, src, idx, start, end)
         return
-    part = np.zeros(dst.shape[0])
-    for b in range(start, end, SUM_BLOCK):
-        part[:] = 0.0
-        _sum_range(part, src, idx, b, min(end, b + SUM_BLOCK))
-        for c in range(dst.shape[0]):
-            dst[c] += part[c]
+    n_blocks = (end - start + SUM_BLOCK - 1) // SUM_BLOCK
+    for k in range(n_blocks):
+        b = start + k * SUM_BLOCK
+        _sum_block(parts[k], src, idx, b, min(end, b + SUM_BLOCK))
+    _add_blocks(dst, parts, n_blocks)
 
 
 @parallel_kernel
 def sum_rows_parallel(dst, src, idx, start, end, parts):
-    """:func:`sum_rows` with the blocks shared among threads, each block's sum written to
-    a row of ``parts`` (at least as many rows as blocks, ``dst``'s width): the same
-    bits."""
+    """:func:`sum_rows_blocked` with the blocks shared among threads: the same bits."""
     if end - start <= SUM_BLOCK:
         _sum_range(dst, src, idx, start, end)
         return
     n_blocks = (end - start + SUM_BLOCK - 1) // SUM_BLOCK
     for k in prange(n_blocks):
         b = start + k * SUM_BLOCK
-        part = parts[k]
-        for c in range(part.shape[0]):
-            part[c] = 0.0
-        _sum_range(part, src, idx, b, min(end, b + SUM_BLOCK))
+        _sum_block(parts[k], src, idx, b, min(end, b + SUM_BLOCK))
+    _add_blocks(dst, parts, n_blocks)
+
+
+@internal
+def _sum_block(part, src, idx, start, end):
+    """``part =`` the statistics of samples ``idx[start:end]``, summed from zero."""
+    for c in range(part.shape[0]):
+        part[c] = 0.0
+    _sum_range(part, src, idx, start, end)
+
+
+@internal
+def _add_blocks(dst, parts, n_blocks):
+    """``dst +=`` the rows ``parts[:n_blocks]`` in order."""
     for k in range(n_blocks):
         for c in range(dst.shape[0]):
             dst[c] += parts[k, c]

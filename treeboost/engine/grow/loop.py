@@ -81,7 +81,12 @@ from .._jit import compiled
 from ..criteria import is_regression, node_weight
 from ..layout import HistogramPool
 from ..splitting import MODE_BUILD, MODE_SORT, MODE_SUBTRACT
-from ..statistics import copy_gather_rows_parallel, sum_rows, sum_rows_parallel, sum_sq
+from ..statistics import (
+    copy_gather_rows_parallel,
+    sum_rows_blocked,
+    sum_rows_parallel,
+    sum_sq,
+)
 from .context import GrowContext, borrowed_data, borrowed_rows
 from .examine import OPENED, PARALLEL_GATHER_MIN_ROWS, UNSPLITTABLE, examine_node
 from .expand import pick_next, schedule_children, split_node
@@ -170,7 +175,7 @@ def make_grow_tree(parallel, exact=False, sparse=False):
         if parallel and n_threads > 1 and n >= PARALLEL_GATHER_MIN_ROWS:
             sum_rows_parallel(nodes.stats[0], src_b, rows_b.idx, zero, n, borrow(ws.block_sums))
         else:
-            sum_rows(nodes.stats[0], src_b, rows_b.idx, zero, n)
+            sum_rows_blocked(nodes.stats[0], src_b, rows_b.idx, zero, n, borrow(ws.block_sums))
         if is_regression(params.criterion):
             nodes.sq_sum[0] = sum_sq(src_b, rows_b.idx, zero, n)
         nodes.start[0] = 0
