@@ -73,7 +73,10 @@ def test_the_third_command_builds_the_docs_as_ci_does():
 
 def test_the_readme_is_short_and_names_its_benchmark_machine():
     assert len(README.splitlines()) <= 300
-    assert "AMD EPYC" in README and "benchmarks/bench_speed.py" in README
+    # the speed table names the machine it was measured on and the script that prints it
+    section = README.split("## Benchmark", 1)[1].split("\n## ", 1)[0]
+    assert "benchmarks/bench_speed.py" in section
+    assert re.search(r"\d+-core (Intel Xeon|AMD EPYC)", section)
     for word in ("session", "helper", "commit ", "2026-", "Rerun"):
         assert word not in README, word
 
