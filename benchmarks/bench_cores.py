@@ -3,6 +3,7 @@
     python benchmarks/bench_cores.py [--cases NAME,...] [--threads 1,2,4,8,16]
                                      [--scale 1.0] [--deadline 420] [--out DIR]
     python benchmarks/bench_cores.py --list
+    python benchmarks/bench_cores.py --replot [--out DIR]
 
 Every fit runs in a process of its own that imports one library only (treeboost,
 LightGBM or scikit-learn), so that no library's OpenMP settings reach another's. Each
@@ -16,6 +17,8 @@ come (a run cut off by a time limit keeps what it measured) and prints the table
 - each estimator's speed-up over 1, 2, 4, 8, 16 threads, and the serial share ``s``
   that Amdahl's law gives from the 1-thread and p-thread times,
   ``T_p / T_1 = s + (1 - s) / p``, so ``s = (T_p / T_1 - 1 / p) / (1 - 1 / p)``;
+- a plot of that scaling, ``DIR/cores_scaling.png`` (with matplotlib; ``--replot``
+  redraws it and the tables from ``DIR/cores.jsonl`` without fitting);
 - with ``--two-cores`` (Linux), the 2-core rows pinned to cores 0 and 1 with
   ``taskset``, quiet and beside ``yes > /dev/null`` pinned to core 0.
 
@@ -266,6 +269,47 @@ def print_tables(results, n_cores):
 THREADS = (1, 2, 4, 8, 16)
 
 
+def plot_scaling(results, path):
+    """Each scaling case's speed-up over its 1-thread fit against the thread count, one
+    line per library, beside the ideal ``p``; written to ``path`` (PNG).  Returns
+    whether there was anything to draw (and matplotlib to draw it)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    by = {_key(r): r["fit_s"] for r in results if "fit_s" in r and not r.get("pinned")}
+    lines = []
+    for case in SCALING:
+        for lib in ("tb", "lgbm", "sk"):
+            ts = {p: by[(case, lib, p, "")] for p in THREADS if (case, lib, p, "") in by}
+            if 1 in ts and len(ts) > 1:
+                lines.append((case, lib, sorted(ts), [ts[1] / ts[p] for p in sorted(ts)]))
+    if not lines:
+        return False
+    names = {"tb": "treeboost", "lgbm": "LightGBM", "sk": "scikit-learn"}
+    fig, ax = plt.subplots(figsize=(5.5, 4))
+    top = max(max(ps) for _, _, ps, _ in lines)
+    ax.plot([1, top], [1, top], color="0.7", linestyle="--", label="ideal")
+    for case, lib, ps, speedup in lines:
+        ax.plot(ps, speedup, marker="o", label=f"{case}, {names[lib]}")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xticks(THREADS[: len([p for p in THREADS if p <= top])])
+    ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    ax.get_yaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    ax.set_xlabel("threads")
+    ax.set_ylabel("speed-up over 1 thread (fit)")
+    ax.set_title(f"Thread scaling, {os.cpu_count()}-core machine")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
 def main():
     global THREADS
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -281,6 +325,11 @@ def main():
     ap.add_argument("--deadline", type=float, default=420.0, help="seconds for the whole run")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--list", action="store_true")
+    ap.add_argument(
+        "--replot",
+        action="store_true",
+        help="no fits: the tables and the plot of the fits already in DIR/cores.jsonl",
+    )
     args = ap.parse_args()
     if args.one:
         one(args.one[0], args.one[1], int(args.one[2]))
@@ -291,6 +340,15 @@ def main():
         return
     os.environ["BENCH_SCALE"] = str(args.scale)
     n_cores = os.cpu_count()
+    path = os.path.join(args.out, "cores.jsonl")
+    plot_path = os.path.join(args.out, "cores_scaling.png")
+    if args.replot:
+        with open(path) as f:
+            results = [json.loads(line) for line in f if line.strip()]
+        print_tables(results, n_cores)
+        if plot_scaling(results, plot_path):
+            print(f"\nscaling plot: {plot_path}")
+        return
     THREADS = tuple(int(t) for t in args.threads.split(",") if int(t) <= n_cores)
     have_lgbm = _importable("lightgbm")
     main_plan, scaling_plan, two_plan = [], [], []
@@ -307,7 +365,6 @@ def main():
     # the shorter two-core rows before the scaling rows, should the deadline come first
     plan = main_plan + two_plan + scaling_plan
     os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, "cores.jsonl")
     start = time.time()
     results = []
     print(
@@ -327,6 +384,8 @@ def main():
                 log.flush()
             results += rec
     print_tables(results, n_cores)
+    if plot_scaling(results, plot_path):
+        print(f"\nscaling plot: {plot_path}")
 
 
 def _importable(name):
