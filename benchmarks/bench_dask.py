@@ -19,10 +19,9 @@ The table at the end gives each library's fit time over LightGBM's.
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 import time
+
+from _fresh import run_each
 
 
 def make_chunk(seed, n, n_features):
@@ -175,23 +174,10 @@ def main():
     args = ap.parse_args()
     if args.lib:
         return run_one(args)
-    rows = []
-    for lib in args.libs.split(","):
-        cmd = [sys.executable, __file__, "--lib", lib] + [
-            f"--{k}={getattr(args, k)}"
-            for k in ("rows", "features", "chunks", "workers", "threads", "trees")
-        ]
-        res = subprocess.run(cmd, capture_output=True, text=True)
-        line = [ln for ln in res.stdout.splitlines() if ln.startswith("{")]
-        if res.returncode or not line:
-            print(f"{lib}: failed\n{res.stderr[-2000:]}", file=sys.stderr)
-            continue
-        rows.append(json.loads(line[-1]))
-        print(line[-1], flush=True)
-    if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, "dask.jsonl"), "w") as f:
-            f.writelines(json.dumps(r) + "\n" for r in rows)
+    keys = ("rows", "features", "chunks", "workers", "threads", "trees")
+    rows = run_each(
+        __file__, args.libs.split(","), {k: getattr(args, k) for k in keys}, args.out, "dask.jsonl"
+    )
     ref = {r["lib"]: r for r in rows}.get("lgbm")
     print(
         f"\n{args.rows:,} rows x {args.features} features in {args.chunks} chunks, "
