@@ -161,32 +161,39 @@ def test_client_memory_does_not_grow_with_the_data(client):
     assert peaks[1] - peaks[0] < 0.1 * extra_data, (peaks, extra_data)
 
 
+def kill_during_fit(client, fit, victim_pid, settle):
+    """Run ``fit()`` in a thread and kill the worker process ``victim_pid`` while it runs:
+    once every worker holds its shard (an actor) and ``settle`` seconds more have passed.
+    Assert that the fit ends within a minute of the kill, and return the
+    WorkerLostError it raised (None if it raised none)."""
+    errors = []
+
+    def run():
+        try:
+            fit()
+        except WorkerLostError as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not all(
+        client.run(lambda dask_worker: len(dask_worker.state.actors)).values()
+    ):
+        time.sleep(0.1)
+    time.sleep(settle)
+    os.kill(victim_pid, signal.SIGKILL)
+    t0 = time.monotonic()
+    thread.join(60)
+    assert not thread.is_alive(), "the fit did not end within a minute"
+    assert time.monotonic() - t0 < 60
+    return errors[0] if errors else None
+
+
 def test_a_killed_worker_ends_the_fit_with_an_error():
     with _cluster() as cluster, distributed.Client(cluster) as c:
         X, y = _data_on_workers(c, n_chunks=4, n=20_000)
         pids = c.run(os.getpid)
-        victim = pids[sorted(pids)[0]]
-        errors = []
         model = DaskHistGradientBoostingClassifier(max_iter=10_000, early_stopping=False)
-
-        def fit():
-            try:
-                model.fit(X, y)
-            except WorkerLostError as exc:
-                errors.append(exc)
-
-        thread = threading.Thread(target=fit)
-        thread.start()
-        deadline = time.monotonic() + 120
-        # killed while the trees grow: once every worker holds its shard
-        while time.monotonic() < deadline and not all(
-            c.run(lambda dask_worker: len(dask_worker.state.actors)).values()
-        ):
-            time.sleep(0.1)
-        time.sleep(1.0)
-        os.kill(victim, signal.SIGKILL)
-        t0 = time.monotonic()
-        thread.join(60)
-        assert not thread.is_alive(), "the fit did not end within a minute"
-        assert errors and "lost" in str(errors[0]), errors
-        assert time.monotonic() - t0 < 60
+        error = kill_during_fit(c, lambda: model.fit(X, y), pids[sorted(pids)[0]], 1.0)
+        assert error is not None and "lost" in str(error), error

@@ -2,9 +2,6 @@
 share of the trees on the rows it holds, the client assembles one ordinary forest."""
 
 import os
-import signal
-import threading
-import time
 
 import numpy as np
 import pandas as pd
@@ -19,12 +16,11 @@ from treeboost import RandomForestClassifier, RandomForestRegressor, load  # noq
 from treeboost.dask import (  # noqa: E402
     DaskRandomForestClassifier,
     DaskRandomForestRegressor,
-    WorkerLostError,
 )
 from treeboost.dask._forest import tree_shares  # noqa: E402
 from treeboost.inspection import shap_values  # noqa: E402
 
-from .test_dask_cluster import _cluster, _data_on_workers  # noqa: E402
+from .test_dask_cluster import _cluster, _data_on_workers, kill_during_fit  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -285,27 +281,6 @@ def test_a_killed_worker_ends_the_fit_with_an_error():
         ]
         Xd = da.concatenate([p[0] for p in parts])
         yd = da.concatenate([p[1] for p in parts])
-        errors = []
         model = DaskRandomForestClassifier(n_estimators=4000, max_features=None)
-
-        def fit():
-            try:
-                model.fit(Xd, yd)
-            except WorkerLostError as exc:
-                errors.append(exc)
-
-        thread = threading.Thread(target=fit)
-        thread.start()
-        deadline = time.monotonic() + 120
-        # killed while the trees grow: once every worker holds its shard
-        while time.monotonic() < deadline and not all(
-            c.run(lambda dask_worker: len(dask_worker.state.actors)).values()
-        ):
-            time.sleep(0.1)
-        time.sleep(1.5)
-        os.kill(pids[victim], signal.SIGKILL)
-        t0 = time.monotonic()
-        thread.join(60)
-        assert not thread.is_alive(), "the fit did not end within a minute"
-        assert errors and victim in str(errors[0]), errors
-        assert time.monotonic() - t0 < 60
+        error = kill_during_fit(c, lambda: model.fit(Xd, yd), pids[victim], 1.5)
+        assert error is not None and victim in str(error), error
