@@ -19,6 +19,7 @@ Elsewhere than Linux it keeps the thread count as it is.
 
 import os
 import time
+from collections import namedtuple
 
 import numba
 
@@ -31,6 +32,10 @@ STAT = "/proc/stat"
 LOADAVG = "/proc/loadavg"
 #: this process's threads
 TASKS = "/proc/self/task"
+
+#: one look at the load: the wall clock, the busy seconds of the process's cores and the
+#: process's own CPU seconds (each since some origin: differences are what count)
+LoadSample = namedtuple("LoadSample", ["wall", "busy", "own"])
 
 
 class CoreShare:
@@ -67,6 +72,7 @@ class CoreShare:
         self.n_threads = None
         self._start_threads = None
         self._cores = None
+        self._tick = None
         self._last = None
 
     def __enter__(self):
@@ -91,8 +97,7 @@ class CoreShare:
         return False
 
     def _sample(self):
-        """(wall seconds, busy seconds of this process's cores, this process's CPU
-        seconds)."""
+        """A :data:`LoadSample` now."""
         busy = 0
         want = self._cores
         with open(STAT) as f:
@@ -106,7 +111,7 @@ class CoreShare:
                     # the time a hypervisor took (steal), which no thread count gives back
                     busy += sum(int(v) for v in fields[1:4]) + int(fields[6]) + int(fields[7])
         own = os.times()
-        return time.perf_counter(), busy / self._tick, own.user + own.system
+        return LoadSample(time.perf_counter(), busy / self._tick, own.user + own.system)
 
     @staticmethod
     def running_elsewhere():
@@ -134,15 +139,16 @@ class CoreShare:
             self.n_threads = n
         return n
 
-    def others(self, now, before):
-        """Cores other processes kept busy between two samples."""
-        wall = now[0] - before[0]
-        return max(0.0, (now[1] - before[1]) - (now[2] - before[2])) / wall
+    @staticmethod
+    def others(now, before):
+        """Cores other processes kept busy between two :data:`LoadSample` s."""
+        busy_elsewhere = (now.busy - before.busy) - (now.own - before.own)
+        return max(0.0, busy_elsewhere) / (now.wall - before.wall)
 
     def update(self):
         """Look at the load when ``interval`` has passed and set numba's thread count for
         the next iteration; return it."""
-        if self._last is None or time.perf_counter() - self._last[0] < self.interval:
+        if self._last is None or time.perf_counter() - self._last.wall < self.interval:
             return self.n_threads
         try:
             now = self._sample()
