@@ -207,6 +207,8 @@ class BoostingShard:
         # in place for each tree)
         self.source = SampleStatistics.given(self.stats).arrays
         self.ostats = np.empty_like(self.stats)
+        # the root's block sums (sum_rows_blocked)
+        self.block_sums = np.empty((max(1, -(-self.positive.size // SUM_BLOCK)), N_COLS))
         self.idx = np.empty(self.positive.size, np.int32)
         self.buf = np.empty(self.positive.size, np.int32)
         if classification:
@@ -265,8 +267,7 @@ class BoostingShard:
         )
         # the root's sums as the one-machine grower adds them (block by block)
         total = np.zeros(N_COLS)
-        parts = np.empty((max(1, -(-n // SUM_BLOCK)), N_COLS))
-        sum_rows_blocked(total, self.source, self.idx, 0, n, parts)
+        sum_rows_blocked(total, self.source, self.idx, 0, n, self.block_sums)
         return hist[0], total
 
     def _histograms(self, starts, ends, with_count):

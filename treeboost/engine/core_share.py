@@ -23,6 +23,8 @@ from collections import namedtuple
 
 import numba
 
+from .grower import PARALLEL_GROWER_MIN_WORK
+
 __all__ = ["CoreShare"]
 
 
@@ -55,20 +57,21 @@ class CoreShare:
 
     Parameters
     ----------
+    n_cells : int or None, default=None
+        The fit's rows x features.  Below :data:`~.grower.PARALLEL_GROWER_MIN_WORK` its
+        trees grow on one thread whatever numba's count: nothing is looked at and the
+        count is kept (a look would cost more than it saves).  None: always look.
     interval : float, default=0.25
         Least wall time between two looks, which keeps the clock ticks' rounding (1/100 s
         a core) small against the time measured.
-    enabled : bool, default=True
-        False: look at nothing and keep numba's thread count (a fit too small to share
-        its trees' work among threads, which a look would cost more than it saves).
     """
 
     #: a core counts as taken when another process used at least 1 - _ROUND of it
     _ROUND = 0.6
 
-    def __init__(self, interval=0.25, enabled=True):
+    def __init__(self, n_cells=None, interval=0.25):
+        self.n_cells = n_cells
         self.interval = interval
-        self.enabled = enabled
         self.n_threads = None
         self._start_threads = None
         self._cores = None
@@ -78,10 +81,10 @@ class CoreShare:
     def __enter__(self):
         self._start_threads = numba.get_num_threads()
         self.n_threads = self._start_threads
-        if not self.enabled:
+        if self.n_cells is not None and self.n_cells < PARALLEL_GROWER_MIN_WORK:
             return self
         try:
-            self._cores = sorted(os.sched_getaffinity(0))
+            self._cores = frozenset(os.sched_getaffinity(0))
             self._tick = os.sysconf("SC_CLK_TCK")
             self._last = self._sample()
             # a process that keeps a core busy is running at each of three looks; the

@@ -32,7 +32,6 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ..engine import (
-    PARALLEL_GROWER_MIN_WORK,
     CoreShare,
     NEWTON,
     SQUARED_ERROR,
@@ -66,7 +65,6 @@ from .._input.encoding import EncoderMixin, check_weights
 from .._input.targets import check_regression_target, encode_classification_target
 from ..trees.constraints import check_interaction_cst, check_monotonic_cst, grower_constraints
 from ._bootstrap import selection_sample
-
 from ._gb_init import fit_init_estimator, init_raw_predictions
 from ._gb_verbose import VerboseReporter
 
@@ -579,9 +577,8 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         t0 = time.perf_counter()
         # a diverging fit overflows to inf / NaN in the scores and the loss; the loss of
         # every iteration is tested below instead of letting numpy warn along the way
-        # the threads left by other busy processes, for a fit whose trees share their
-        # work among threads
-        share = CoreShare(enabled=raw.shape[0] * self.n_features_in_ >= PARALLEL_GROWER_MIN_WORK)
+        # the trees grow on the threads other busy processes leave free
+        share = CoreShare(n_cells=raw.shape[0] * self.n_features_in_)
         with np.errstate(over="ignore", invalid="ignore"), share as cores:
             for it in range(len(self.trees_), plan.n_iter):
                 cores.update()

@@ -8,7 +8,6 @@ Both follow scikit-learn's estimator contract and grow their tree with the share
 from __future__ import annotations
 
 import numbers
-from contextlib import nullcontext
 import warnings
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
@@ -21,7 +20,6 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ..engine import (
-    PARALLEL_GROWER_MIN_WORK,
     CoreShare,
     CLASSIFICATION_CRITERIA,
     REGRESSION_CRITERIA,
@@ -291,12 +289,10 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
             seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         grower = self._grower(sample_indices.shape[0], total_weight, seed, parallel)
         multi_class = is_classifier(self) and self._multi_output()
-        # a large tree shares its nodes' work among threads: as many as other busy
-        # processes leave free
-        share = (
-            parallel and sample_indices.shape[0] * self.n_features_in_ >= PARALLEL_GROWER_MIN_WORK
-        )
-        with CoreShare() if share else nullcontext():
+        # a large tree shares its nodes' work among the threads other busy processes
+        # leave free
+        n_cells = sample_indices.shape[0] * self.n_features_in_ if parallel else 0
+        with CoreShare(n_cells=n_cells):
             self.tree_, _ = grower.grow(
                 Xb, stats, None, sample_indices, workspace, return_leaves=False
             )
