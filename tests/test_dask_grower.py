@@ -178,6 +178,67 @@ def test_early_stopping_on_validation_data():
     np.testing.assert_allclose(dist.train_score_, one.train_score_, rtol=1e-9)
 
 
+def _branch_features(tree, node=0, above=()):
+    """The sets of features split on along each root-to-leaf path."""
+    if tree.children_left[node] == -1:
+        return [set(above)]
+    here = above + (int(tree.feature[node]),)
+    return _branch_features(tree, tree.children_left[node], here) + _branch_features(
+        tree, tree.children_right[node], here
+    )
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(monotonic_cst=[1, -1, 0, 0, 1, 0, 0, 0]),
+        dict(interaction_cst=[{0, 1}, {2, 3, 4}]),
+        dict(interaction_cst="pairwise", max_leaf_nodes=None, max_depth=4),
+        dict(monotonic_cst=[1, 0, 0, -1, 0, 0, 0, 0], interaction_cst=[{0, 3}, {1, 2}]),
+        dict(class_weight="balanced"),
+        dict(class_weight={0: 2.0, 1: 0.5}),
+    ],
+)
+def test_constraints_and_class_weight_as_the_one_machine_model(kw):
+    """Each node's interval and open interaction sets follow the one-machine rules, and
+    class weights multiply the rows' weights: the same trees.  The constraint or
+    weight must bind, else the test could not fail."""
+    X, y = _classification(n=3000, seed=2)
+    y = y.copy()
+    y[: 2000][y[:2000] == 1] = 0  # unbalanced classes: class_weight changes the model
+    kw = dict(kw, max_iter=6, early_stopping=False)
+    one = HistGradientBoostingClassifier(**kw).fit(X, y)
+    free = HistGradientBoostingClassifier(max_iter=6, early_stopping=False).fit(X, y)
+    assert any(
+        canonical(a[0]) != canonical(b[0]) for a, b in zip(one.trees_, free.trees_)
+    ), "the parameter does not bind on this data"
+    dist = fit_partitioned(
+        DaskHistGradientBoostingClassifier(**kw), X, y, [0, 500, 1400, 1401, 2500, 3000]
+    )
+    assert_same_model(one, dist, X)
+    sets = dist._check_interaction_cst(X.shape[1])
+    if sets is not None:
+        for trees in dist.trees_:
+            for branch in _branch_features(trees[0]):
+                assert any(branch <= set(s) for s in sets)
+    if "monotonic_cst" in kw:
+        grid = np.repeat(X[:50], 20, axis=0)
+        for f, cst in enumerate(kw["monotonic_cst"]):
+            if cst:
+                grid[:, f] = np.tile(np.linspace(-3, 3, 20), 50)
+                p = dist.decision_function(grid).reshape(50, 20)
+                assert np.all(cst * np.diff(p, axis=1) >= -1e-12)
+                grid[:, f] = np.repeat(X[:50, f], 20)
+
+
+def test_monotonic_regressor_as_the_one_machine_model():
+    X, y = make_regression(3000, 6, noise=5.0, random_state=1)
+    kw = dict(monotonic_cst=[1, 0, -1, 0, 0, 0], max_iter=6, early_stopping=False)
+    one = HistGradientBoostingRegressor(**kw).fit(X, y)
+    dist = fit_partitioned(DaskHistGradientBoostingRegressor(**kw), X, y, [0, 1000, 3000])
+    assert_same_model(one, dist, X)
+
+
 @settings(max_examples=15, deadline=None)
 @given(st.lists(st.integers(0, 300), min_size=1, max_size=6), st.integers(0, 2**16))
 def test_any_partitioning_grows_the_same_model(cuts, seed):
@@ -196,7 +257,6 @@ def test_any_partitioning_grows_the_same_model(cuts, seed):
 @pytest.mark.parametrize(
     "param, value",
     [
-        ("monotonic_cst", [1, 0, 0, 0]),
         ("loss", "absolute_error"),
         ("max_features", 0.5),
         ("warm_start", True),

@@ -5,8 +5,9 @@ import os
 
 import numpy as np
 from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_class_weight
 
-from ..engine import BinMapper, StoppingRules
+from ..engine import BinMapper, StoppingRules, monotone_leaf_values
 from ..ensembles.hist_gradient_boosting import (
     HistGradientBoostingClassifier,
     HistGradientBoostingRegressor,
@@ -159,14 +160,11 @@ class _DaskHistGradientBoosting:
     def _check_supported(self):
         self._validate_params()
         refused = [
-            ("monotonic_cst", self.monotonic_cst is None),
-            ("interaction_cst", self.interaction_cst is None),
             ("max_features", float(self.max_features) == 1.0),
             ("warm_start", not self.warm_start),
             ("scoring", self.scoring == "loss"),
             ("split_gain", self.split_gain == "hessian"),
             ("loss", self.loss in _NEWTON_LOSSES),
-            ("class_weight", getattr(self, "class_weight", None) is None),
         ]
         for name, ok in refused:
             if not ok:
@@ -208,7 +206,19 @@ class _DaskHistGradientBoosting:
         K = loss.n_outputs
         self.max_features_ = self.n_features_in_
         shell = copy.copy(self)
-        sums = shards.sum(shards.call("prepare", shell, loss, K))
+        prepared = shards.call("prepare", shell, loss, K)
+        sums = shards.sum([p[0] for p in prepared])
+        if classification and self.class_weight is not None:
+            weights = [
+                self._class_weights(shards.sum([p[1][v] for p in prepared])) for v in (0, 1)
+            ]
+            sums = shards.sum(shards.call("weigh", *weights))
+            if np.count_nonzero(sums) < 2:
+                raise ValueError(
+                    f"y contains {np.count_nonzero(sums)} class after class_weight "
+                    f"trimmed classes with zero weights, while a minimum of 2 "
+                    f"classes are required."
+                )
         if classification:
             init = loss.init_raw(np.arange(self.n_classes_), sums)
         else:
@@ -230,7 +240,9 @@ class _DaskHistGradientBoosting:
             min_impurity_decrease=0.0,
             max_leaf_nodes=self.max_leaf_nodes,
         )
-        grower = StepGrower(self.bin_mapper_, stopping, self.l2_regularization)
+        constraints = self._constraints(K)
+        monotonic = None if constraints is None else constraints.monotonic_cst
+        grower = StepGrower(self.bin_mapper_, stopping, self.l2_regularization, constraints)
         self.trees_ = []
         self.n_rounds_ = []
         self.n_expanded_ = []
@@ -280,6 +292,14 @@ class _DaskHistGradientBoosting:
                         tree.value[:, 0],
                     )
                     tree.value = (lr * loss.leaf_values(samples))[:, None]
+                    if monotonic is not None:
+                        tree.value[:, 0] = monotone_leaf_values(
+                            tree.children_left,
+                            tree.children_right,
+                            tree.feature,
+                            tree.value[:, 0],
+                            monotonic,
+                        )
                     last = it == self.max_iter - 1 and k == K - 1
                     answers = shards.call(
                         "finish",
@@ -307,6 +327,19 @@ class _DaskHistGradientBoosting:
         self.validation_score_ = np.asarray(self.validation_score_, dtype=np.float64)
         self._packed = None
         self._packer()
+
+    def _class_weights(self, counts):
+        """``class_weight`` per class index, for rows whose classes have the row
+        ``counts`` (scikit-learn's weights of each class present, "balanced" from
+        the counts; 1 for a class without rows)."""
+        present = np.flatnonzero(counts)
+        out = np.ones(self.n_classes_)
+        if present.size:
+            labels = self.classes_[present]
+            out[present] = compute_class_weight(
+                self.class_weight, classes=labels, y=labels, sample_weight=counts[present]
+            )
+        return out
 
     def _record(self, losses, has_val):
         """Append the iteration's scores (minus the weighted mean losses); whether early

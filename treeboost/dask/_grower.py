@@ -22,6 +22,8 @@ import numpy as np
 from ..engine import (
     NEWTON,
     GrowthParams,
+    clip_node_values,
+    interaction_masks,
     Tree,
     best_node_split,
     default_dense_min_samples,
@@ -52,6 +54,14 @@ class StepNode:
     left_stats: np.ndarray = None
     gain: float = 0.0
     children: tuple = None  # ids (in this list) once expanded
+    # monotonic constraints: the interval of the values it may hold, and its best
+    # split's middle (where its children's intervals meet)
+    lower: float = -np.inf
+    upper: float = np.inf
+    mid: float = 0.0
+    # interaction constraints: the sets still open (a bitmask; None without them)
+    allowed: np.ndarray = None
+    complete: bool = True  # it may split on every feature
 
 
 @dataclass
@@ -77,19 +87,34 @@ class StepGrower:
         (the hessian, ``min_child_weight``), ``min_impurity_decrease`` and
         ``max_leaf_nodes`` as the one-machine grower reads them.
     l2_regularization : float
+    constraints : Constraints, default=None
+        Monotonic and interaction constraints
+        (:class:`~treeboost.engine.constraints.Constraints`), as the one-machine grower
+        reads them: each node's interval and open interaction sets are carried from
+        parent to children by the same rules.
     """
 
     #: the share of the leaves still to grow that a round expands beside the node growth
     #: needs (best-first): fewer rounds, against nodes split but never reached
     speculation = 0.25
 
-    def __init__(self, bin_mapper, stopping, l2_regularization):
+    def __init__(self, bin_mapper, stopping, l2_regularization, constraints=None):
         bm = bin_mapper
         self.bin_mapper = bm
         self.n_features = bm.n_bins_.shape[0]
         self.mc = int(bm.missing_values_code_)
         self.dense_min_samples = default_dense_min_samples(self.mc)
         n_features = self.n_features
+        monotonic_cst = None if constraints is None else constraints.monotonic_cst
+        self.monotonic = monotonic_cst is not None and bool(np.any(monotonic_cst))
+        if monotonic_cst is None:
+            monotonic_cst = np.zeros(n_features, np.int8)
+        self.monotonic_cst = np.ascontiguousarray(monotonic_cst, dtype=np.int8)
+        # each feature's interaction sets (n_features, n_words); no words: unconstrained
+        self.interaction = interaction_masks(
+            None if constraints is None else constraints.interaction_cst, n_features
+        )
+        self.all_features = np.arange(n_features, dtype=np.int64)
         self.max_leaf_nodes = (
             -1 if stopping.max_leaf_nodes is None else int(stopping.max_leaf_nodes)
         )
@@ -106,9 +131,9 @@ class StepGrower:
             self.max_leaf_nodes,
             self.dense_min_samples,
             False,
-            False,
-            np.zeros(n_features, np.int8),
-            np.zeros((n_features, 0), np.uint64),
+            self.monotonic,
+            self.monotonic_cst,
+            self.interaction,
             False,
         )
         self.scratch = make_scratch(1, 1, self.mc + 1, 3)
@@ -128,14 +153,28 @@ class StepGrower:
             and w >= 2 * p.min_weight_leaf
         )
 
+    def _features(self, node):
+        """The features ``node`` may split on: every one, or those of its open
+        interaction sets."""
+        if node.allowed is None:
+            return self.all_features
+        return np.flatnonzero((self.interaction & node.allowed).any(axis=1)).astype(np.int64)
+
     def _examine(self, node):
         """The node's impurity and, when the stopping rules let it split, its best
         split."""
         c = self.cands
+        features = self._features(node)
+        # as the one-machine grower: a node of some features only keeps no histogram
+        # its children could subtract from
+        node.complete = features.size == self.n_features
         best, node.impurity = best_node_split(
             node.hist,
             node.total,
             node.dense,
+            node.lower,
+            node.upper,
+            features,
             self.n_bins,
             self.is_categorical,
             self.mc,
@@ -153,6 +192,7 @@ class StepGrower:
         node.categories = c.categories[best].copy()
         node.left_stats = c.left_stats[best].copy()
         node.gain = float(c.decrease[best])
+        node.mid = float(c.mid[best])
 
     # -- the tree -------------------------------------------------------------------------
     def grow(self, root_hist, root_total, split_nodes):
@@ -175,11 +215,12 @@ class StepGrower:
         GrownTree
         """
         n = root_total[2]
-        nodes = [
-            StepNode(
-                np.asarray(root_total, np.float64), 0, bool(n >= self.dense_min_samples), root_hist
-            )
-        ]
+        root = StepNode(
+            np.asarray(root_total, np.float64), 0, bool(n >= self.dense_min_samples), root_hist
+        )
+        if self.interaction.shape[1]:
+            root.allowed = np.full(self.interaction.shape[1], ~np.uint64(0))
+        nodes = [root]
         self._examine(nodes[0])
         n_rounds = 0
         while True:
@@ -246,7 +287,7 @@ class StepGrower:
         build = np.empty(m, np.int64)
         for j, i in enumerate(wanted):
             nd = nodes[i]
-            if nd.total[2] < 2 * dmin:
+            if nd.total[2] < 2 * dmin or not nd.complete:
                 # a child may be read from its rows (exact counts): both are built, with
                 # their counts
                 build[j] = BUILD_BOTH
@@ -288,17 +329,31 @@ class StepGrower:
                 h_left, h_right = (built, other) if build[j] == BUILD_LEFT else (other, built)
             # as the one-machine grower: with the parent's dense histograms at hand and a
             # large child, both children are read densely; else each by its own size
-            if nd.dense and max(nl, nr) >= dmin:
+            if nd.dense and nd.complete and max(nl, nr) >= dmin:
                 dense_l = dense_r = True
             else:
                 dense_l, dense_r = nl >= dmin, nr >= dmin
             lc = len(nodes)
             nodes.append(StepNode(left, nd.depth + 1, dense_l, h_left))
             nodes.append(StepNode(right, nd.depth + 1, dense_r, h_right))
+            self._constrain_children(nd, nodes[lc], nodes[lc + 1])
             nd.children = (lc, lc + 1)
             nd.hist = None
             self._examine(nodes[lc])
             self._examine(nodes[lc + 1])
+
+    def _constrain_children(self, nd, left, right):
+        """The children's intervals and open interaction sets after ``nd`` splits, by
+        the one-machine grower's rules (:mod:`treeboost.engine.constraints`)."""
+        f = nd.feature
+        cst = self.monotonic_cst[f]
+        # the child that must predict less (left for +1) is bounded above by the middle
+        low, high = (left, right) if cst > 0 else (right, left)
+        low.lower, low.upper = nd.lower, nd.mid if cst != 0 else nd.upper
+        high.lower, high.upper = nd.mid if cst != 0 else nd.lower, nd.upper
+        if nd.allowed is not None:
+            left.allowed = nd.allowed & self.interaction[f]
+            right.allowed = left.allowed.copy()
 
     def _tree(self, nodes, plan):
         """The :class:`~treeboost.engine.tree.Tree` of the replay ``plan``, with the
@@ -339,6 +394,13 @@ class StepGrower:
                     threshold[p] = self.edges[f, min(nd.bin_threshold, last_edge)]
         l2 = self.params.l2
         value = (-total[:, 0] / (total[:, 1] + l2))[:, None]
+        if self.monotonic:
+            clip_node_values(
+                value,
+                np.array([nodes[i].lower for i in order]),
+                np.array([nodes[i].upper for i in order]),
+                False,
+            )
         tree = Tree(
             self.n_features,
             1,

@@ -174,9 +174,12 @@ class BoostingShard:
     @one_step_at_a_time
     def prepare(self, model, loss, n_outputs):
         """Encode and bin the rows with the trainer's fitted encoder and BinMapper
-        (``model``, an estimator before its first tree); returns the target's sums that
-        the initial score needs: per class weight (classification) or ``(sum w, sum w
-        y)``."""
+        (``model``, an estimator before its first tree).
+
+        Returns the target's sums that the initial score needs (:meth:`_target_sums`)
+        and, for a classifier, the rows of each class among the training and the
+        validation rows (``class_weight`` "balanced" reads them; None for a
+        regressor)."""
         self.model = model
         self.loss = loss
         self.K = n_outputs
@@ -194,9 +197,41 @@ class BoostingShard:
             else:
                 block.y = np.zeros(0, np.intp if classification else np.float64)
             block.raw = np.zeros((block.n, n_outputs))
-        t = self.train
         self.pairs = feature_pairs(model.bin_mapper_.is_categorical_)
         self.compact = not model.bin_mapper_.is_categorical_.any()
+        self._weigh_rows()
+        counts = None
+        if classification:
+            k = model.n_classes_
+            counts = (
+                np.bincount(self.train.y, minlength=k),
+                np.bincount(self.val.y, minlength=k) if self.val is not None else np.zeros(k),
+            )
+        return self._target_sums(), counts
+
+    @one_step_at_a_time
+    def weigh(self, class_weights, val_class_weights):
+        """Multiply each row's weight by its class's (``class_weight``: per class
+        index, for the training and the validation rows); returns the target's sums
+        (:meth:`_target_sums`)."""
+        self.train.w = self.train.w * class_weights[self.train.y]
+        if self.val is not None:
+            self.val.w = self.val.w * val_class_weights[self.val.y]
+        self._weigh_rows()
+        return self._target_sums()
+
+    def _target_sums(self):
+        """Per class weight (classification) or ``(sum w, sum w y)``."""
+        t = self.train
+        if hasattr(self.model, "classes_"):
+            return np.bincount(t.y, weights=t.w, minlength=self.model.n_classes_)
+        return np.array([t.w.sum(), np.dot(t.w, t.y)])
+
+    def _weigh_rows(self):
+        """The arrays of the rows of positive weight, for the training weights as they
+        are."""
+        t = self.train
+        n_outputs = self.K
         self.positive = np.flatnonzero(t.w > 0)
         self.w_sum = float(t.w.sum())
         self.g = np.zeros((n_outputs, t.n))
@@ -211,9 +246,6 @@ class BoostingShard:
         self.block_sums = np.empty((max(1, -(-self.positive.size // SUM_BLOCK)), N_COLS))
         self.idx = np.empty(self.positive.size, np.int32)
         self.buf = np.empty(self.positive.size, np.int32)
-        if classification:
-            return np.bincount(t.y, weights=t.w, minlength=model.n_classes_)
-        return np.array([t.w.sum(), np.dot(t.w, t.y)])
 
     def _losses(self):
         """The training loss summed over the rows (its weighted mean times the weight)

@@ -14,8 +14,8 @@ kernel: a name costs the import of the module that defines it.
   other busy processes), :class:`SampleStatistics`,
   :func:`boosting_rows`, :class:`LeafRanges`, the criteria's codes
   (:data:`CLASSIFICATION_CRITERIA`, :data:`REGRESSION_CRITERIA`, :data:`NEWTON`,
-  :data:`SQUARED_ERROR`), :class:`Constraints` and :func:`monotone_leaf_values`,
-  :data:`CAT_SMOOTH`;
+  :data:`SQUARED_ERROR`), :class:`Constraints`, :func:`monotone_leaf_values`,
+  :func:`clip_node_values`, :func:`interaction_masks`, :data:`CAT_SMOOTH`;
 * the grower stepped from outside (a data-parallel trainer): :func:`feature_pairs`,
   :func:`node_histograms`, :func:`best_node_split`, :func:`partition_nodes`,
   :func:`sum_rows`, :func:`sum_rows_blocked` (the root's sums, :data:`SUM_BLOCK`), and
@@ -63,6 +63,8 @@ _HOMES = {
     "SQUARED_ERROR": "criteria",
     "Constraints": "constraints",
     "monotone_leaf_values": "constraints",
+    "interaction_masks": "constraints",
+    "clip_node_values": "constraints",
     "CAT_SMOOTH": "splitting",
     "make_scratch": "splitting",
     "feature_pairs": "steps",

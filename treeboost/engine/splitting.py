@@ -531,6 +531,37 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
     return best, best_bin, best_ml, best_mid
 
 
+
+@inlined
+def newton_dense_split(hist_f, n_bins_f, missing_code, total, params, check, right, out_left):
+    """The best second-order split of one numeric feature read from its dense histogram
+    ``hist_f`` (:func:`scan_newton_dense`) and its loss decrease: ``(score, decrease,
+    bin, missing_go_left, middle)``.
+
+    The decrease is ``T(P) - T(L) - T(R)`` with ``T = -G^2 / (H + lambda)``, or, under a
+    monotonic constraint, half the score's gain over the node's own clipped value
+    (:func:`~.constraints.newton_decrease`).  The grower's boosting nodes and the
+    stepped search (:func:`~.steps.best_node_split`) both score a feature here.
+    """
+    s, b, ml, mid = scan_newton_dense(
+        hist_f,
+        n_bins_f,
+        missing_code,
+        total,
+        params.l2,
+        params.min_samples_leaf,
+        params.min_weight_leaf,
+        check,
+        out_left,
+    )
+    d = 0.0
+    if s > -np.inf:
+        if check.active:
+            d = newton_decrease(s, total, params.l2, check)
+        else:
+            d = decrease_from_left(out_left, total, right, NEWTON, params.n_stats, params.l2)
+    return s, d, b, ml, mid
+
 @inlined
 def _gini2(l0, l1, lc, t0, t1, tc, min_leaf, min_w, lean):
     """:func:`_score` for Gini with two classes on scalars, the same operations in the
@@ -807,39 +838,28 @@ def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
             m = compress_histogram(hist[f], n_bins_f, missing_code, count_col, codes, cstats, miss)
     out_left = cands.left_stats[f]
     check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], node.lower, node.upper)
-    if newton_dense or gini2:
-        if newton_dense:
-            s, b, ml, mid = scan_newton_dense(
-                hist[f],
-                n_bins_f,
-                missing_code,
-                total,
-                params.l2,
-                params.min_samples_leaf,
-                params.min_weight_leaf,
-                check,
-                out_left,
-            )
-            cands.mid[f] = mid
-        else:
-            # one call site: the dense histogram's rows or the compressed ones
-            dense = mode != MODE_SORT
-            rows_g = hist[f] if dense else cstats
-            s, b, ml = scan_gini_binary(
-                rows_g,
-                codes,
-                n_bins_f if dense else m,
-                dense,
-                hist[f][missing_code] if dense else miss,
-                total,
-                params.min_samples_leaf,
-                params.min_weight_leaf,
-                out_left,
-            )
+    if newton_dense:
+        s, d, b, ml, mid = newton_dense_split(
+            hist[f], n_bins_f, missing_code, total, params, check, scratch.right, out_left
+        )
+        cands.mid[f] = mid
+    elif gini2:
+        # one call site: the dense histogram's rows or the compressed ones
+        dense = mode != MODE_SORT
+        rows_g = hist[f] if dense else cstats
+        s, b, ml = scan_gini_binary(
+            rows_g,
+            codes,
+            n_bins_f if dense else m,
+            dense,
+            hist[f][missing_code] if dense else miss,
+            total,
+            params.min_samples_leaf,
+            params.min_weight_leaf,
+            out_left,
+        )
         d = 0.0
-        if s > -np.inf and newton_dense and check.active:
-            d = newton_decrease(s, total, params.l2, check)
-        elif s > -np.inf:
+        if s > -np.inf:
             d = decrease_from_left(out_left, total, scratch.right, crit, params.n_stats, params.l2)
     else:
         s, d, b, ml, mid = scan_feature(

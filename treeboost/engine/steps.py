@@ -21,7 +21,7 @@ from .constraints import MonotonicCheck
 from .criteria import NEWTON, node_term
 from .histogram import build_histogram, build_histogram_pair, compress_histogram
 from .partition import BinnedSplit, partition_serial
-from .splitting import decrease_from_left, scan_feature, scan_newton_dense, thread_scratch
+from .splitting import newton_dense_split, scan_feature, thread_scratch
 from .grow.examine import NEWTON_GAIN_RTOL, SCORE_RTOL
 from ._jit import inlined, kernel, parallel_kernel
 from ._pairs import add_pair
@@ -149,7 +149,18 @@ def partition_nodes(
 
 @kernel
 def best_node_split(
-    hist, total, dense, n_bins, is_categorical, missing_code, params, scratch, cands
+    hist,
+    total,
+    dense,
+    lower,
+    upper,
+    features,
+    n_bins,
+    is_categorical,
+    missing_code,
+    params,
+    scratch,
+    cands,
 ):
     """The best split of a node from its histograms ``hist`` (``(n_features,
     n_hist_bins, 3)``; ``(..., 2)``, without counts, will do for a ``dense`` node
@@ -158,10 +169,13 @@ def best_node_split(
 
     ``dense`` says how the grower would have read the node: from dense histograms (the
     numeric features' child counts estimated from the hessian, ``n_child ~ H_child n /
-    H``, as :func:`~.splitting.scan_newton_dense`) or from its rows (exact counts, the
+    H``, :func:`~.splitting.newton_dense_split`) or from its rows (exact counts, the
     compressed scan of :func:`~.splitting.scan_feature`).  Categorical features always
-    take the compressed scan.  Each feature's best split goes to its row of ``cands``
-    (a :class:`~.layout.SplitCandidates`).
+    take the compressed scan.  ``features`` are those the node may split on (its
+    interaction sets'), in increasing order; ``[lower, upper]`` is its interval under
+    monotonic constraints (``params.monotonic``).  Each feature's best split goes to
+    its row of ``cands`` (a :class:`~.layout.SplitCandidates`); the others score
+    ``-inf``.
 
     Returns ``(feature, impurity)``: the feature of largest score (the lowest index
     among scores equal within ``SCORE_RTOL``), -1 when no split is valid or its gain is not positive
@@ -169,26 +183,16 @@ def best_node_split(
     node's impurity ``-G^2 / (H + l2)`` term of the second-order gain.
     """
     sc = thread_scratch(scratch, 0)
-    n_features = hist.shape[0]
-    l2 = params.l2
-    for f in range(n_features):
+    for f in range(hist.shape[0]):
+        cands.score[f] = -np.inf
+    for i in range(features.shape[0]):
+        f = features[i]
         out_left = cands.left_stats[f]
-        check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], -np.inf, np.inf)
+        check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], lower, upper)
         if dense and not is_categorical[f]:
-            s, b, ml, mid = scan_newton_dense(
-                hist[f],
-                n_bins[f],
-                missing_code,
-                total,
-                l2,
-                params.min_samples_leaf,
-                params.min_weight_leaf,
-                check,
-                out_left,
+            s, d, b, ml, mid = newton_dense_split(
+                hist[f], n_bins[f], missing_code, total, params, check, sc.right, out_left
             )
-            d = 0.0
-            if s > -np.inf:
-                d = decrease_from_left(out_left, total, sc.right, NEWTON, params.n_stats, l2)
         else:
             m = compress_histogram(
                 hist[f], n_bins[f], missing_code, 2, sc.codes, sc.cstats, sc.missing
@@ -213,14 +217,15 @@ def best_node_split(
         cands.missing_go_left[f] = ml
     best = -1
     best_score = -np.inf
-    for f in range(n_features):
-        sc = cands.score[f]
+    for i in range(features.shape[0]):
+        f = features[i]
+        s = cands.score[f]
         # (the grower's rule: equal scores within rounding go to the lowest index)
-        if sc > best_score and (best < 0 or sc - best_score > SCORE_RTOL * abs(best_score)):
-            best_score = sc
+        if s > best_score and (best < 0 or s - best_score > SCORE_RTOL * abs(best_score)):
+            best_score = s
             best = f
     if best >= 0:
         gain = cands.decrease[best]
         if not (gain > NEWTON_GAIN_RTOL * best_score and gain >= params.min_decrease):
             best = -1
-    return best, node_term(total, NEWTON, params.n_stats, l2)
+    return best, node_term(total, NEWTON, params.n_stats, params.l2)
