@@ -205,13 +205,13 @@ def test_constraints_and_class_weight_as_the_one_machine_model(kw):
     weight must bind, else the test could not fail."""
     X, y = _classification(n=3000, seed=2)
     y = y.copy()
-    y[: 2000][y[:2000] == 1] = 0  # unbalanced classes: class_weight changes the model
+    y[:2000][y[:2000] == 1] = 0  # unbalanced classes: class_weight changes the model
     kw = dict(kw, max_iter=6, early_stopping=False)
     one = HistGradientBoostingClassifier(**kw).fit(X, y)
     free = HistGradientBoostingClassifier(max_iter=6, early_stopping=False).fit(X, y)
-    assert any(
-        canonical(a[0]) != canonical(b[0]) for a, b in zip(one.trees_, free.trees_)
-    ), "the parameter does not bind on this data"
+    assert any(canonical(a[0]) != canonical(b[0]) for a, b in zip(one.trees_, free.trees_)), (
+        "the parameter does not bind on this data"
+    )
     dist = fit_partitioned(
         DaskHistGradientBoostingClassifier(**kw), X, y, [0, 500, 1400, 1401, 2500, 3000]
     )

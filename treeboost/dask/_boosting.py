@@ -209,9 +209,7 @@ class _DaskHistGradientBoosting:
         prepared = shards.call("prepare", shell, loss, K)
         sums = shards.sum([p[0] for p in prepared])
         if classification and self.class_weight is not None:
-            weights = [
-                self._class_weights(shards.sum([p[1][v] for p in prepared])) for v in (0, 1)
-            ]
+            weights = [self._class_weights(shards.sum([p[1][v] for p in prepared])) for v in (0, 1)]
             sums = shards.sum(shards.call("weigh", *weights))
             if np.count_nonzero(sums) < 2:
                 raise ValueError(

@@ -531,7 +531,6 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
     return best, best_bin, best_ml, best_mid
 
 
-
 @inlined
 def newton_dense_split(hist_f, n_bins_f, missing_code, total, params, check, right, out_left):
     """The best second-order split of one numeric feature read from its dense histogram
@@ -561,6 +560,7 @@ def newton_dense_split(hist_f, n_bins_f, missing_code, total, params, check, rig
         else:
             d = decrease_from_left(out_left, total, right, NEWTON, params.n_stats, params.l2)
     return s, d, b, ml, mid
+
 
 @inlined
 def _gini2(l0, l1, lc, t0, t1, tc, min_leaf, min_w, lean):
