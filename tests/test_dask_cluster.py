@@ -16,7 +16,7 @@ distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
 
-from treeboost import HistGradientBoostingClassifier, load  # noqa: E402
+from treeboost import HistGradientBoostingClassifier, HistGradientBoostingRegressor, load  # noqa: E402
 from treeboost.dask import (
     DaskHistGradientBoostingClassifier,  # noqa: E402
     DaskHistGradientBoostingRegressor,
@@ -105,6 +105,29 @@ def test_regressor_with_weights_and_validation_collection(client):
     assert 2 < dist.n_estimators_ < 300
     assert dist.validation_score_.shape == (dist.n_estimators_ + 1,)
     assert dist.score(X[6000:], y[6000:]) > 0.95
+
+
+def test_quantile_loss_with_constraints_and_class_weight_on_the_cluster(client):
+    """The selection rounds and the constrained growth through the workers' direct
+    connections: the one-machine models."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(8000, 5))
+    y = X[:, 0] * 2 - X[:, 1] + rng.standard_t(2, size=8000)
+    Xd, yd = (da.from_array(a, chunks=1500) for a in (X, y))
+    kw = dict(
+        loss="quantile",
+        quantile=0.7,
+        max_iter=5,
+        early_stopping=False,
+        monotonic_cst=[1, 0, 0, 0, 0],
+    )
+    dist = DaskHistGradientBoostingRegressor(**kw).fit(Xd, yd)
+    assert_same_model(HistGradientBoostingRegressor(**kw).fit(X, y), dist, X)
+    Xc, yc = _data_on_workers(client, n_chunks=4, n=2000)
+    kw = dict(max_iter=5, early_stopping=False, class_weight="balanced", interaction_cst="pairwise")
+    dist = DaskHistGradientBoostingClassifier(**kw).fit(Xc, yc)
+    Xn, yn = Xc.compute(), yc.compute()
+    assert_same_model(HistGradientBoostingClassifier(**kw).fit(Xn, yn), dist, Xn)
 
 
 def test_the_model_saves_and_loads_as_the_one_machine_estimator(client, tmp_path):

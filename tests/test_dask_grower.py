@@ -231,6 +231,38 @@ def test_constraints_and_class_weight_as_the_one_machine_model(kw):
                 grid[:, f] = np.repeat(X[:50, f], 20)
 
 
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(loss="absolute_error"),
+        dict(loss="quantile", quantile=0.8),
+        dict(loss="quantile", quantile=0.3, monotonic_cst=[1, 0, 0, 0, 0, -1]),
+    ],
+)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_quantile_losses_select_the_one_machine_leaf_values(kw, weighted):
+    """The initial score and every leaf's weighted quantile of residuals whose rows lie
+    on several shards (one of them holding a single row): the one-machine values."""
+    X, y = make_regression(3000, 6, noise=5.0, random_state=1)
+    w = None
+    if weighted:
+        w = np.random.default_rng(0).uniform(0, 2, 3000)
+        w[::7] = 0.0
+    kw = dict(kw, max_iter=6, early_stopping=False)
+    one = HistGradientBoostingRegressor(**kw).fit(X, y, sample_weight=w)
+    dist = fit_partitioned(
+        DaskHistGradientBoostingRegressor(**kw),
+        X,
+        y,
+        [0, 500, 1400, 1401, 2500, 3000],
+        sample_weight=w,
+    )
+    assert dist._init_raw[0] == one._init_raw[0]
+    assert_same_model(one, dist, X)
+    # each tree's leaves took eight selection rounds beyond its growth
+    assert min(dist.n_rounds_) >= 9
+
+
 def test_monotonic_regressor_as_the_one_machine_model():
     X, y = make_regression(3000, 6, noise=5.0, random_state=1)
     kw = dict(monotonic_cst=[1, 0, -1, 0, 0, 0], max_iter=6, early_stopping=False)
@@ -257,17 +289,13 @@ def test_any_partitioning_grows_the_same_model(cuts, seed):
 @pytest.mark.parametrize(
     "param, value",
     [
-        ("loss", "absolute_error"),
         ("max_features", 0.5),
         ("warm_start", True),
         ("scoring", "accuracy"),
     ],
 )
 def test_unsupported_parameters_are_refused_by_name(param, value):
-    cls = (
-        DaskHistGradientBoostingRegressor if param == "loss" else DaskHistGradientBoostingClassifier
-    )
-    est = cls(**{param: value})
+    est = DaskHistGradientBoostingClassifier(**{param: value})
     with pytest.raises(ValueError, match=param):
         est._check_supported()
 

@@ -49,3 +49,56 @@ def test_bad_shapes_are_refused():
         weighted_quantile(np.arange(3.0), np.ones(2), 0.5)
     with pytest.raises(ValueError, match="one length"):
         grouped_weighted_quantile(np.zeros(3, int), np.arange(3.0), np.ones(2), 0.5, 1)
+
+
+def _select_across(values, weights, alpha, cuts):
+    """The radix selection of engine.quantile with the rows split into shards at
+    ``cuts``: each shard sums its own rows' weights by digit, the sums are added."""
+    from treeboost.engine import KEY_DIGIT_BITS, KEY_ROUNDS, next_digits
+    from treeboost.engine.quantile import key_digit_weights, key_values, residual_keys
+
+    bounds = [0, *sorted(cuts), values.size]
+    shards = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        rows = np.arange(a, b)
+        keys = np.empty(values.size, np.uint64)
+        starts, ends = np.zeros(1, np.int64), np.full(1, rows.size, np.int64)
+        residual_keys(
+            values, np.zeros_like(values), rows, starts, ends, keys, np.empty(values.size)
+        )
+        shards.append((keys, rows, starts, ends))
+
+    def digit_weights(prefix, shift):
+        out = np.zeros((1, 256))
+        for keys, rows, starts, ends in shards:
+            part = np.empty((1, 256))
+            key_digit_weights(keys, weights, rows, starts, ends, prefix, shift, part)
+            out += part
+        return out
+
+    prefix = np.zeros(1, np.uint64)
+    w = digit_weights(prefix, 64 - KEY_DIGIT_BITS)
+    target = alpha * w.sum(axis=1)
+    below = np.zeros(1)
+    for r in range(KEY_ROUNDS):
+        shift = 64 - KEY_DIGIT_BITS * (r + 1)
+        if r:
+            w = digit_weights(prefix, shift)
+        digit, below = next_digits(w, below, target)
+        prefix = (prefix << np.uint64(KEY_DIGIT_BITS)) | digit
+    return key_values(prefix)[0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(_sample(), st.lists(st.integers(0, 300), max_size=4), st.booleans())
+def test_selection_across_shards_equals_the_one_place_selection(sample, cuts, spread):
+    """Digit by digit over keys of the values' order (negative values, -0.0 and 0.0,
+    magnitudes far apart): the quantile of all the shards' rows, as one selection finds
+    it.  Integer weights: the sums are exact in any order."""
+    values, weights, alpha, _ = sample
+    weights = np.floor(weights) + 1.0  # positive, as the shards' rows are
+    if spread:
+        values = values * 10.0 ** np.arange(-3, 4)[np.arange(values.size) % 7]
+        values[::5] = -0.0
+    cuts = [c for c in cuts if c <= values.size]
+    assert _select_across(values, weights, alpha, cuts) == weighted_quantile(values, weights, alpha)

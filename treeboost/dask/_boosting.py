@@ -12,14 +12,11 @@ from ..ensembles.hist_gradient_boosting import (
     HistGradientBoostingClassifier,
     HistGradientBoostingRegressor,
 )
-from ..losses.base import LeafSamples
 from ._channel import ChannelShard
 from ._collections import WorkerLostError, is_dask_collection, partition_futures, place_shards
 from ._grower import StepGrower
+from ._quantiles import SelectedLeafSamples, select_quantiles
 from ._shard import BoostingShard, _concat
-
-#: losses whose leaf value is the Newton step (the trainer has no per-leaf sample access)
-_NEWTON_LOSSES = {"squared_error", "poisson", "gamma", "log_loss"}
 
 
 class _Shards:
@@ -164,7 +161,6 @@ class _DaskHistGradientBoosting:
             ("warm_start", not self.warm_start),
             ("scoring", self.scoring == "loss"),
             ("split_gain", self.split_gain == "hessian"),
-            ("loss", self.loss in _NEWTON_LOSSES),
         ]
         for name, ok in refused:
             if not ok:
@@ -219,6 +215,10 @@ class _DaskHistGradientBoosting:
                 )
         if classification:
             init = loss.init_raw(np.arange(self.n_classes_), sums)
+        elif loss.init_quantile is not None:
+            # (the quantile of y over every shard's rows, as the only value of a y)
+            q, _ = select_quantiles(shards, loss.init_quantile, 0, None)
+            init = loss.init_raw(q, np.ones(1))
         else:
             init = loss.init_raw(np.array([sums[1] / sums[0]]), np.ones(1))
         self._init_raw = np.atleast_1d(np.asarray(init, dtype=np.float64))
@@ -275,20 +275,10 @@ class _DaskHistGradientBoosting:
                         split_nodes,
                     )
                     tree = grown.tree
-                    # no row reaches the client: the losses served here read the
-                    # nodes' Newton steps alone
-                    samples = LeafSamples(
-                        np.empty(0, np.int64),
-                        tree.node_count,
-                        None,
-                        None,
-                        None,
-                        None,
-                        None,
-                        None,
-                        self.l2_regularization,
-                        tree.value[:, 0],
-                    )
+                    # no row reaches the client: the leaves' Newton steps come from
+                    # the summed statistics, their quantiles from a selection across
+                    # the shards
+                    samples = SelectedLeafSamples(shards, k, grown, self.l2_regularization)
                     tree.value = (lr * loss.leaf_values(samples))[:, None]
                     if monotonic is not None:
                         tree.value[:, 0] = monotone_leaf_values(
@@ -309,7 +299,7 @@ class _DaskHistGradientBoosting:
                     )
                     roots = [a[1] for a in answers]
                     trees.append(tree)
-                    self.n_rounds_.append(grown.n_rounds + 1)
+                    self.n_rounds_.append(grown.n_rounds + samples.n_rounds + 1)
                     self.n_expanded_.append(grown.n_expanded)
                     self.n_hist_bytes_.append(received[0])
                 self.trees_.append(trees)
@@ -403,8 +393,8 @@ class DaskHistGradientBoostingRegressor(_DaskHistGradientBoosting, HistGradientB
     __doc__ = """Histogram gradient boosting for regression, trained where a Dask
     cluster holds the data.
 
-    The parameters and the model are :class:`~treeboost.HistGradientBoostingRegressor`'s;
-    losses ``"squared_error"``, ``"poisson"`` and ``"gamma"``. Each worker bins and keeps
+    The parameters and the model are :class:`~treeboost.HistGradientBoostingRegressor`'s,
+    with every loss of it. Each worker bins and keeps
     its own partitions; per round the workers build the histograms of their rows, the
     client sums them (in the workers' order), chooses the splits with the one-machine
     grower's rules and the workers partition their rows. The bin edges and the
@@ -419,9 +409,13 @@ class DaskHistGradientBoostingRegressor(_DaskHistGradientBoosting, HistGradientB
 
     Early stopping runs on ``X_val``/``y_val`` when given (``early_stopping`` "auto" or
     True), on the training loss with True alone; ``validation_fraction`` is not used.
-    Not yet supported: ``monotonic_cst``, ``interaction_cst``, ``max_features < 1``,
-    ``warm_start``, a ``scoring`` other than "loss", the absolute-error and quantile
-    losses.
+    Monotonic and interaction constraints carry each node's interval and open
+    interaction sets by the one-machine rules. The absolute-error and quantile losses'
+    initial score and leaf values are weighted quantiles of rows on every worker:
+    they are selected digit by digit, eight rounds of 256 summed weights per leaf
+    (:mod:`treeboost.engine.quantile`), and are the one-machine values.
+    Not yet supported: ``max_features < 1``, ``warm_start``, a ``scoring`` other than
+    "loss".
 
     Examples
     --------
@@ -441,8 +435,9 @@ class DaskHistGradientBoostingClassifier(_DaskHistGradientBoosting, HistGradient
 
     The parameters and the model are :class:`~treeboost.HistGradientBoostingClassifier`'s
     (log loss, two or more classes); see :class:`DaskHistGradientBoostingRegressor` for
-    how the fit is distributed and what it does not support yet (``class_weight``
-    too).
+    how the fit is distributed and what it does not support yet. ``class_weight``
+    multiplies each row's weight on its worker ("balanced" from the rows of each class
+    on every worker).
     """
     _local_class = HistGradientBoostingClassifier
 

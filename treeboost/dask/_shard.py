@@ -21,6 +21,8 @@ from ..engine import (
     partition_nodes,
     SUM_BLOCK,
     sum_rows_blocked,
+    key_digit_weights,
+    residual_keys,
 )
 
 #: statistic columns of a row: (w g, w h, count)
@@ -246,6 +248,8 @@ class BoostingShard:
         self.block_sums = np.empty((max(1, -(-self.positive.size // SUM_BLOCK)), N_COLS))
         self.idx = np.empty(self.positive.size, np.int32)
         self.buf = np.empty(self.positive.size, np.int32)
+        # the quantile selection's order keys (key_digit_weights), by position
+        self.keys = np.empty(self.positive.size, np.uint64)
 
     def _losses(self):
         """The training loss summed over the rows (its weighted mean times the weight)
@@ -369,6 +373,43 @@ class BoostingShard:
             np.array(h_starts, np.int64), np.array(h_ends, np.int64), with_count
         )
         return hist, n_left
+
+    # -- a weighted quantile of rows on several workers (engine.quantile) ------------------
+    @one_step_at_a_time
+    def quantile_start(self, k, leaves):
+        """Start selecting the quantiles of the residuals ``y - raw[:, k]`` of the rows
+        of each leaf ``leaves`` of this tree (None: of all the rows of positive weight,
+        the target itself before the first tree, ``raw`` being 0); returns the weights
+        by the keys' first digit (:func:`~treeboost.engine.quantile.key_digit_weights`).
+        """
+        self._threads()
+        t = self.train
+        if leaves is None:
+            rows = self.positive
+            starts = np.zeros(1, np.int64)
+            ends = np.full(1, rows.size, np.int64)
+        else:
+            leaves = np.asarray(leaves, np.int64)
+            rows = self.idx
+            starts = np.array([self.starts[j] for j in leaves], np.int64)
+            ends = np.array([self.ends[j] for j in leaves], np.int64)
+        y = np.asarray(t.y, dtype=np.float64)
+        residual_keys(y, t.raw[:, k], rows, starts, ends, self.keys, np.empty(rows.size))
+        self._selection = (rows, starts, ends)
+        return self._digit_weights(np.zeros(starts.size, np.uint64), 56)
+
+    @one_step_at_a_time
+    def quantile_round(self, prefix, shift):
+        """The weights of each range's rows whose keys start with ``prefix[j]``, by
+        their digit at ``shift``."""
+        return self._digit_weights(np.asarray(prefix, np.uint64), int(shift))
+
+    def _digit_weights(self, prefix, shift):
+        self._threads()
+        rows, starts, ends = self._selection
+        out = np.empty((starts.size, 256))
+        key_digit_weights(self.keys, self.train.w, rows, starts, ends, prefix, shift, out)
+        return out
 
     @one_step_at_a_time
     def finish(self, k, tree, leaves, leaf_positions, next_k):

@@ -26,7 +26,10 @@ kernel: a name costs the import of the module that defines it.
   :data:`TREE_LEAF`, :func:`prepared_csr`, :class:`ShapTrees`;
 * blocks of rows: :func:`block_rows`, :func:`into_row_blocks`, :data:`CACHE_BLOCK_VALUES`;
 * leaf values of the losses: :func:`weighted_quantile`,
-  :func:`grouped_weighted_quantile`, :func:`huber_leaf_values`;
+  :func:`grouped_weighted_quantile`, :func:`huber_leaf_values`; the same quantiles
+  selected across workers, digit by digit: :func:`residual_keys`,
+  :func:`key_digit_weights`, :func:`next_digits`, :func:`key_values`
+  (:data:`KEY_ROUNDS` rounds of :data:`KEY_DIGIT_BITS` bits);
 * kernels of other packages (the losses' and the ensembles' own): the decorators
   :func:`compiled`, :data:`kernel`, :data:`parallel_kernel`, :data:`internal`,
   :data:`inlined`, which compile as the engine's kernels do (:mod:`._jit`);
@@ -70,6 +73,12 @@ _HOMES = {
     "feature_pairs": "steps",
     "node_histograms": "steps",
     "best_node_split": "steps",
+    "residual_keys": "quantile",
+    "key_digit_weights": "quantile",
+    "key_values": "quantile",
+    "next_digits": "quantile",
+    "KEY_ROUNDS": "quantile",
+    "KEY_DIGIT_BITS": "quantile",
     "partition_nodes": "steps",
     "sum_rows": "statistics",
     "sum_rows_blocked": "statistics",

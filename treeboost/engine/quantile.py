@@ -178,3 +178,80 @@ def huber_leaf_values(node, rows, y, raw, weights, delta, n_nodes):
         if wsum[g] > 0:
             out[g] = med[g] + csum[g] / wsum[g]
     return out
+
+
+# -- the same quantiles selected across machines -------------------------------------------
+#
+# A leaf whose rows lie on several workers cannot be partitioned in one place.  Its
+# quantile is found digit by digit instead (radix selection): each float is mapped to an
+# unsigned key of the same order (:func:`residual_keys`), every worker sums the weights
+# of its rows by the key's next 8 bits among the keys that share the digits chosen so
+# far (:func:`key_digit_weights`), and the caller, from the sums over the workers, picks
+# the digit where the cumulative weight reaches ``alpha`` of the total.  Eight rounds fix
+# all 64 bits: the key, and so the value, of the quantile as defined above.
+
+#: bits of the key fixed by one round
+KEY_DIGIT_BITS = 8
+#: rounds that fix a key
+KEY_ROUNDS = 64 // KEY_DIGIT_BITS
+
+
+@parallel_kernel
+def residual_keys(y, raw, rows, starts, ends, keys, vals):
+    """``keys[i]`` = the order key of the residual ``y[s] - raw[s]`` of the row ``s =
+    rows[i]``, for ``i`` in every range ``[starts[j], ends[j])``: the float's bits with
+    the sign bit flipped (non-negative values) or all bits flipped (negative ones), so
+    that keys compare as the values do (``-0.0`` just below ``0.0``).  ``vals`` (the
+    shape of ``keys``, float64) is work space.  The ranges are shared among threads."""
+    bits = vals.view(np.uint64)
+    top = np.uint64(1) << np.uint64(63)
+    for j in prange(starts.shape[0]):
+        for i in range(starts[j], ends[j]):
+            s = rows[i]
+            vals[i] = y[s] - raw[s]
+            b = bits[i]
+            keys[i] = ~b if b & top else b | top
+
+
+@parallel_kernel
+def key_digit_weights(keys, weights, rows, starts, ends, prefix, shift, out):
+    """``out[j, d]`` = the summed ``weights[rows[i]]`` of the positions ``i`` of range
+    ``j`` whose key's bits above ``shift + 8`` are ``prefix[j]`` (every key when ``shift
+    = 56``) and whose bits ``shift .. shift + 7`` are ``d``, in the order of the
+    positions; the ranges are shared among threads."""
+    sh = np.uint64(shift)
+    above = np.uint64(shift + KEY_DIGIT_BITS)
+    first = shift + KEY_DIGIT_BITS >= 64
+    mask = np.uint64(255)
+    for j in prange(starts.shape[0]):
+        for d in range(out.shape[1]):
+            out[j, d] = 0.0
+        p = prefix[j]
+        for i in range(starts[j], ends[j]):
+            k = keys[i]
+            if first or (k >> above) == p:
+                out[j, np.intp((k >> sh) & mask)] += weights[rows[i]]
+
+
+def key_values(keys):
+    """The floats whose order keys (:func:`residual_keys`) are ``keys``."""
+    keys = np.asarray(keys, dtype=np.uint64)
+    top = np.uint64(1) << np.uint64(63)
+    bits = np.where(keys & top, keys & ~top, ~keys)
+    return bits.view(np.float64)
+
+
+def next_digits(digit_weights, below, target):
+    """One round of the selection for every range: the digit of some key where ``below``
+    (the weight of the keys below the digits chosen so far) plus the digits' cumulative
+    weight first reaches ``target`` (else the largest digit with weight, as the
+    quantile's largest-value rule), and ``below`` plus the weight of the smaller
+    digits.  ``digit_weights`` is ``(n_ranges, 256)``, summed over the workers."""
+    cum = below[:, None] + np.cumsum(digit_weights, axis=1)
+    present = digit_weights > 0
+    # (a digit no key has is never chosen: a target of 0 is reached at the smallest key)
+    reached = (cum >= target[:, None]) & present
+    last = digit_weights.shape[1] - 1 - np.argmax(present[:, ::-1], axis=1)
+    digit = np.where(reached.any(axis=1), np.argmax(reached, axis=1), last)
+    before = np.where(digit > 0, cum[np.arange(digit.size), digit - 1], below)
+    return digit.astype(np.uint64), before

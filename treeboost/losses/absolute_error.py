@@ -15,6 +15,7 @@ class AbsoluteError(Loss):
 
     name = "absolute_error"
     metric_name = "l1"
+    init_quantile = 0.5
 
     def pointwise(self, y, raw):
         return np.abs(y - raw)

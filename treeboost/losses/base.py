@@ -192,6 +192,10 @@ class Loss:
         Factor by which scikit-learn's ``GradientBoosting*`` report this loss in
         ``train_score_`` (1; 2 where scikit-learn reports twice the loss: the squared
         error rather than half of it, the binomial deviance rather than the log-loss).
+    init_quantile : float or None
+        ``alpha`` when the initial score is the weighted ``alpha``-quantile of y and
+        the leaf values are quantiles of the leaves' residuals (the data-parallel
+        trainer then selects them across its workers); None otherwise.
     """
 
     name = None
@@ -200,6 +204,7 @@ class Loss:
     n_outputs = 1
     leaf_scale = 1.0
     score_scale = 1.0
+    init_quantile = None
 
     #: a numba kernel ``(y, raw, w, g, h) -> sum_i w_i L(y_i, F_i) / sum_i w_i`` that
     #: writes the gradient and hessian into ``g`` and ``h`` in the same pass (``y`` the

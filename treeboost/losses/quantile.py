@@ -24,6 +24,10 @@ class QuantileLoss(Loss):
     def __init__(self, alpha=0.9):
         self.alpha = alpha
 
+    @property
+    def init_quantile(self):
+        return self.alpha
+
     def pointwise(self, y, raw):
         d = y - raw
         return np.where(d >= 0, self.alpha * d, (self.alpha - 1.0) * d)
