@@ -2,6 +2,7 @@
 
     python benchmarks/bench_dask.py [--rows 2000000] [--features 20] [--chunks 8]
                                     [--workers 2] [--threads 1] [--trees 100]
+                                    [--loss log_loss|absolute_error|quantile]
                                     [--libs tb,lgbm,xgb] [--out DIR]
 
 Each library runs in a fresh driver process of its own, with a fresh ``LocalCluster``
@@ -14,6 +15,11 @@ a leaf, no early stopping), and prints one JSON line: fit seconds, the peak resi
 memory of each worker and of the driver (``ru_maxrss``), the test AUC, the chunks each
 worker held and, for treeboost, the round trips to the workers per tree and the
 histogram bytes they sent per tree.
+
+``--loss absolute_error`` or ``quantile`` fits regressors instead (the same model's
+score plus Student-t noise as the target; LightGBM's ``l1`` / ``quantile`` objectives,
+XGBoost's ``reg:absoluteerror`` / ``reg:quantileerror``, alpha 0.9) and scores the test
+set's mean absolute error or pinball loss (lower is better) where AUC was.
 The table at the end gives each library's fit time over LightGBM's.
 """
 
@@ -24,20 +30,26 @@ import time
 from _fresh import run_each
 
 
-def make_chunk(seed, n, n_features):
+#: alpha of the quantile loss
+ALPHA = 0.9
+
+
+def make_chunk(seed, n, n_features, regression=False):
     import numpy as np
 
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, n_features)).astype(np.float32)
     w = np.random.default_rng(12345).standard_normal(n_features)
     z = X @ w + 1.5 * X[:, 0] * X[:, 1] - np.abs(X[:, 2])
+    if regression:
+        return X, z + rng.standard_t(3, size=n)
     y = (z + rng.logistic(size=n) * 0.5 > 0).astype(np.int64)
     flip = rng.random(n) < 0.05
     y[flip] = 1 - y[flip]
     return X, y
 
 
-def make_data(client, rows, n_features, chunks, seed):
+def make_data(client, rows, n_features, chunks, seed, regression=False):
     import dask
     import dask.array as da
     import numpy as np
@@ -49,12 +61,12 @@ def make_data(client, rows, n_features, chunks, seed):
     X_parts, y_parts = [], []
     for i in range(chunks):
         where = [workers[i % len(workers)]]
-        both = dask.delayed(make_chunk)(seed * 1000 + i, size, n_features)
+        both = dask.delayed(make_chunk)(seed * 1000 + i, size, n_features, regression)
         X_part, y_part = client.persist(
             [both[0], both[1]], workers=where, allow_other_workers=False
         )
         X_parts.append(da.from_delayed(X_part, (size, n_features), np.float32))
-        y_parts.append(da.from_delayed(y_part, (size,), np.int64))
+        y_parts.append(da.from_delayed(y_part, (size,), np.float64 if regression else np.int64))
     X = da.concatenate(X_parts)
     y = da.concatenate(y_parts)
     X, y = client.persist([X, y])
@@ -82,46 +94,68 @@ def run_one(args):
         dashboard_address=None,
     )
     client = Client(cluster)
-    X, y = make_data(client, args.rows, args.features, args.chunks, 0)
-    Xt, yt = make_data(client, args.rows // 4, args.features, args.chunks, 1)
+    reg = args.loss != "log_loss"
+    X, y = make_data(client, args.rows, args.features, args.chunks, 0, reg)
+    Xt, yt = make_data(client, args.rows // 4, args.features, args.chunks, 1, reg)
     common = dict(learning_rate=0.1)
     extra = {}
     if args.lib == "tb":
-        from treeboost.dask import DaskHistGradientBoostingClassifier
+        import treeboost.dask as tbd
 
-        model = DaskHistGradientBoostingClassifier(
+        cls = (
+            tbd.DaskHistGradientBoostingRegressor if reg else tbd.DaskHistGradientBoostingClassifier
+        )
+        loss = dict(loss=args.loss, quantile=ALPHA) if args.loss == "quantile" else {}
+        if args.loss == "absolute_error":
+            loss = dict(loss=args.loss)
+        model = cls(
             max_iter=args.trees,
             max_leaf_nodes=31,
             min_samples_leaf=20,
             max_bins=255,
             early_stopping=False,
+            **loss,
             **common,
         )
         # a small fit first, on every worker: the kernels load (or compile) there
-        Xw, yw = make_data(client, 4_000 * args.workers * 4, args.features, args.workers * 4, 2)
-        DaskHistGradientBoostingClassifier(max_iter=2, early_stopping=False).fit(Xw, yw)
+        Xw, yw = make_data(
+            client, 4_000 * args.workers * 4, args.features, args.workers * 4, 2, reg
+        )
+        cls(max_iter=2, early_stopping=False, **loss).fit(Xw, yw)
     elif args.lib == "lgbm":
         import lightgbm as lgb
 
-        model = lgb.DaskLGBMClassifier(
+        cls = lgb.DaskLGBMRegressor if reg else lgb.DaskLGBMClassifier
+        objective = {
+            "absolute_error": dict(objective="l1"),
+            "quantile": dict(objective="quantile", alpha=ALPHA),
+        }
+        model = cls(
             client=client,
             n_estimators=args.trees,
             num_leaves=31,
             min_child_samples=20,
             max_bin=255,
             verbose=-1,
+            **objective.get(args.loss, {}),
             **common,
         )
     else:
         import xgboost.dask as xgb_dask
 
-        model = xgb_dask.DaskXGBClassifier(
+        cls = xgb_dask.DaskXGBRegressor if reg else xgb_dask.DaskXGBClassifier
+        objective = {
+            "absolute_error": dict(objective="reg:absoluteerror"),
+            "quantile": dict(objective="reg:quantileerror", quantile_alpha=ALPHA),
+        }
+        model = cls(
             n_estimators=args.trees,
             max_leaves=31,
             grow_policy="lossguide",
             max_depth=0,
             tree_method="hist",
             max_bin=256,
+            **objective.get(args.loss, {}),
             **common,
         )
         model.client = client
@@ -136,9 +170,19 @@ def run_one(args):
     t0 = time.perf_counter()
     model.fit(X, y)
     fit_s = time.perf_counter() - t0
-    proba = model.predict_proba(Xt)
-    p = np.asarray(proba.compute() if hasattr(proba, "compute") else proba)
-    auc = roc_auc_score(yt.compute(), p[:, 1] if p.ndim == 2 else p)
+    if reg:
+        from sklearn.metrics import mean_absolute_error, mean_pinball_loss
+
+        pred = model.predict(Xt)
+        p = np.asarray(pred.compute() if hasattr(pred, "compute") else pred).reshape(-1)
+        if args.loss == "quantile":
+            score = mean_pinball_loss(yt.compute(), p, alpha=ALPHA)
+        else:
+            score = mean_absolute_error(yt.compute(), p)
+    else:
+        proba = model.predict_proba(Xt)
+        p = np.asarray(proba.compute() if hasattr(proba, "compute") else proba)
+        score = roc_auc_score(yt.compute(), p[:, 1] if p.ndim == 2 else p)
     workers = client.run(peak_rss_mib)
     if args.lib == "tb":
         extra = {
@@ -148,8 +192,9 @@ def run_one(args):
         }
     out = {
         "lib": args.lib,
+        "loss": args.loss,
         "fit_s": round(fit_s, 2),
-        "auc": round(float(auc), 4),
+        "score": round(float(score), 4),
         "worker_peak_mib": [round(v) for v in workers.values()],
         "client_peak_mib": round(peak_rss_mib()),
         "chunks_per_worker": chunks,
@@ -168,13 +213,16 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--trees", type=int, default=100)
+    ap.add_argument(
+        "--loss", default="log_loss", choices=["log_loss", "absolute_error", "quantile"]
+    )
     ap.add_argument("--libs", default="tb,lgbm,xgb")
     ap.add_argument("--lib", help=argparse.SUPPRESS)
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     if args.lib:
         return run_one(args)
-    keys = ("rows", "features", "chunks", "workers", "threads", "trees")
+    keys = ("rows", "features", "chunks", "workers", "threads", "trees", "loss")
     rows = run_each(
         __file__, args.libs.split(","), {k: getattr(args, k) for k in keys}, args.out, "dask.jsonl"
     )
@@ -182,18 +230,19 @@ def main():
     print(
         f"\n{args.rows:,} rows x {args.features} features in {args.chunks} chunks, "
         f"{args.workers} workers x {args.threads} threads, {args.trees} trees of 31 "
-        f"leaves"
+        f"leaves, loss {args.loss}"
     )
+    metric = {"log_loss": "test AUC", "absolute_error": "test MAE", "quantile": "test pinball"}
     print(
-        "| library | fit (s) | / LightGBM | test AUC | worker peak (MiB) | client peak (MiB) "
-        "| chunks per worker |"
+        f"| library | fit (s) | / LightGBM | {metric[args.loss]} | worker peak (MiB) "
+        "| client peak (MiB) | chunks per worker |"
     )
     print("|---|---|---|---|---|---|---|")
     names = {"tb": "treeboost.dask", "lgbm": "lightgbm.dask", "xgb": "xgboost.dask"}
     for r in rows:
         ratio = f"{r['fit_s'] / ref['fit_s']:.2f}x" if ref else "-"
         print(
-            f"| {names[r['lib']]} | {r['fit_s']:.2f} | {ratio} | {r['auc']:.4f} | "
+            f"| {names[r['lib']]} | {r['fit_s']:.2f} | {ratio} | {r['score']:.4f} | "
             f"{' / '.join(map(str, r['worker_peak_mib']))} | {r['client_peak_mib']} | "
             f"{' / '.join(map(str, r['chunks_per_worker']))} |"
         )

@@ -55,29 +55,38 @@ def _select_across(values, weights, alpha, cuts):
     """The radix selection of engine.quantile with the rows split into shards at
     ``cuts``: each shard sums its own rows' weights by digit, the sums are added."""
     from treeboost.engine import KEY_DIGIT_BITS, KEY_ROUNDS, next_digits
-    from treeboost.engine.quantile import key_digit_weights, key_values, residual_keys
+    from treeboost.engine.quantile import (
+        key_digit_weights,
+        key_values,
+        order_keys,
+        residual_keys,
+    )
 
     bounds = [0, *sorted(cuts), values.size]
     shards = []
+    w = np.zeros((1, 256))
     for a, b in zip(bounds[:-1], bounds[1:]):
         rows = np.arange(a, b)
-        keys = np.empty(values.size, np.uint64)
-        starts, ends = np.zeros(1, np.int64), np.full(1, rows.size, np.int64)
-        residual_keys(
-            values, np.zeros_like(values), rows, starts, ends, keys, np.empty(values.size)
-        )
-        shards.append((keys, rows, starts, ends))
+        n = rows.size
+        keys, kw, cand = np.empty(n, np.uint64), np.empty(n), np.empty(n, np.int64)
+        starts, ends = np.zeros(1, np.int64), np.full(1, n, np.int64)
+        part = np.empty((1, 256))
+        row_keys = np.empty(values.size, np.uint64)
+        order_keys(values, np.zeros_like(values), row_keys)
+        unit = bool(np.all(weights == 1.0))
+        residual_keys(row_keys, weights, unit, rows, starts, ends, keys, kw, cand, part)
+        w += part
+        shards.append((keys, kw, starts, ends - starts, cand))
 
     def digit_weights(prefix, shift):
         out = np.zeros((1, 256))
-        for keys, rows, starts, ends in shards:
+        for keys, kw, starts, counts, cand in shards:
             part = np.empty((1, 256))
-            key_digit_weights(keys, weights, rows, starts, ends, prefix, shift, part)
+            key_digit_weights(keys, kw, starts, counts, cand, prefix, shift, part)
             out += part
         return out
 
     prefix = np.zeros(1, np.uint64)
-    w = digit_weights(prefix, 64 - KEY_DIGIT_BITS)
     target = alpha * w.sum(axis=1)
     below = np.zeros(1)
     for r in range(KEY_ROUNDS):

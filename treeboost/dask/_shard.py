@@ -22,6 +22,7 @@ from ..engine import (
     SUM_BLOCK,
     sum_rows_blocked,
     key_digit_weights,
+    order_keys,
     residual_keys,
 )
 
@@ -248,8 +249,13 @@ class BoostingShard:
         self.block_sums = np.empty((max(1, -(-self.positive.size // SUM_BLOCK)), N_COLS))
         self.idx = np.empty(self.positive.size, np.int32)
         self.buf = np.empty(self.positive.size, np.int32)
-        # the quantile selection's order keys (key_digit_weights), by position
+        # the quantile selection's order keys, their rows' weights and the positions
+        # still in play (engine.quantile), by position
+        self.row_keys = np.empty(t.n, np.uint64)
+        self.unit_weights = bool(np.all(t.w == 1.0))
         self.keys = np.empty(self.positive.size, np.uint64)
+        self.key_weights = np.empty(self.positive.size)
+        self.candidates = np.empty(self.positive.size, np.int64)
 
     def _losses(self):
         """The training loss summed over the rows (its weighted mean times the weight)
@@ -380,7 +386,7 @@ class BoostingShard:
         """Start selecting the quantiles of the residuals ``y - raw[:, k]`` of the rows
         of each leaf ``leaves`` of this tree (None: of all the rows of positive weight,
         the target itself before the first tree, ``raw`` being 0); returns the weights
-        by the keys' first digit (:func:`~treeboost.engine.quantile.key_digit_weights`).
+        by the keys' first digit (:func:`~treeboost.engine.quantile.residual_keys`).
         """
         self._threads()
         t = self.train
@@ -393,10 +399,23 @@ class BoostingShard:
             rows = self.idx
             starts = np.array([self.starts[j] for j in leaves], np.int64)
             ends = np.array([self.ends[j] for j in leaves], np.int64)
-        y = np.asarray(t.y, dtype=np.float64)
-        residual_keys(y, t.raw[:, k], rows, starts, ends, self.keys, np.empty(rows.size))
-        self._selection = (rows, starts, ends)
-        return self._digit_weights(np.zeros(starts.size, np.uint64), 56)
+        # the keys in row order first (one streaming pass), then gathered by leaf
+        order_keys(np.asarray(t.y, dtype=np.float64), t.raw[:, k], self.row_keys)
+        out = np.empty((starts.size, 256))
+        residual_keys(
+            self.row_keys,
+            t.w,
+            self.unit_weights,
+            rows,
+            starts,
+            ends,
+            self.keys,
+            self.key_weights,
+            self.candidates,
+            out,
+        )
+        self._selection = (starts, ends - starts)
+        return out
 
     @one_step_at_a_time
     def quantile_round(self, prefix, shift):
@@ -406,9 +425,11 @@ class BoostingShard:
 
     def _digit_weights(self, prefix, shift):
         self._threads()
-        rows, starts, ends = self._selection
+        starts, counts = self._selection
         out = np.empty((starts.size, 256))
-        key_digit_weights(self.keys, self.train.w, rows, starts, ends, prefix, shift, out)
+        key_digit_weights(
+            self.keys, self.key_weights, starts, counts, self.candidates, prefix, shift, out
+        )
         return out
 
     @one_step_at_a_time

@@ -27,7 +27,7 @@ kernel: a name costs the import of the module that defines it.
 * blocks of rows: :func:`block_rows`, :func:`into_row_blocks`, :data:`CACHE_BLOCK_VALUES`;
 * leaf values of the losses: :func:`weighted_quantile`,
   :func:`grouped_weighted_quantile`, :func:`huber_leaf_values`; the same quantiles
-  selected across workers, digit by digit: :func:`residual_keys`,
+  selected across workers, digit by digit: :func:`order_keys`, :func:`residual_keys`,
   :func:`key_digit_weights`, :func:`next_digits`, :func:`key_values`
   (:data:`KEY_ROUNDS` rounds of :data:`KEY_DIGIT_BITS` bits);
 * kernels of other packages (the losses' and the ensembles' own): the decorators
@@ -74,6 +74,7 @@ _HOMES = {
     "node_histograms": "steps",
     "best_node_split": "steps",
     "residual_keys": "quantile",
+    "order_keys": "quantile",
     "key_digit_weights": "quantile",
     "key_values": "quantile",
     "next_digits": "quantile",

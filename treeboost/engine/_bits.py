@@ -1,4 +1,4 @@
-"""The sign bit of a float64 as an integer: :func:`sign_bit`.
+"""The bits of a float64 as an integer: :func:`sign_bit`, :func:`float_bits`.
 
 A comparison whose result feeds arithmetic (``base += half * (c < u)``) compiles to a
 compare and a select, and LLVM's x86 back end turns a select inside a loop into a branch
@@ -23,5 +23,18 @@ def sign_bit(typingctx, x):
     def codegen(context, builder, signature, args):
         bits = builder.bitcast(args[0], context.get_value_type(types.uint64))
         return builder.lshr(bits, bits.type(63))
+
+    return sig, codegen
+
+
+@intrinsic
+def float_bits(typingctx, x):
+    """The 64 bits of the float64 ``x`` as a uint64 (a bit cast, no conversion)."""
+    if x != types.float64:
+        return None
+    sig = types.uint64(types.float64)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(types.uint64))
 
     return sig, codegen

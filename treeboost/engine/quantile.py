@@ -13,6 +13,7 @@ sort costs ``O(n log n)``.
 import numpy as np
 from numba import prange
 
+from ._bits import float_bits
 from ._jit import kernel, parallel_kernel
 
 #: ranges this short are finished by insertion sort and a scan
@@ -183,12 +184,14 @@ def huber_leaf_values(node, rows, y, raw, weights, delta, n_nodes):
 # -- the same quantiles selected across machines -------------------------------------------
 #
 # A leaf whose rows lie on several workers cannot be partitioned in one place.  Its
-# quantile is found digit by digit instead (radix selection): each float is mapped to an
-# unsigned key of the same order (:func:`residual_keys`), every worker sums the weights
-# of its rows by the key's next 8 bits among the keys that share the digits chosen so
-# far (:func:`key_digit_weights`), and the caller, from the sums over the workers, picks
-# the digit where the cumulative weight reaches ``alpha`` of the total.  Eight rounds fix
-# all 64 bits: the key, and so the value, of the quantile as defined above.
+# quantile is found digit by digit instead (radix selection): each float is mapped to
+# an unsigned key of the same order (:func:`order_keys`, gathered by leaf in
+# :func:`residual_keys`); every worker sums the
+# weights of its rows by the key's next 8 bits among the keys that share the digits
+# chosen so far (:func:`key_digit_weights`, which keeps only those keys for the next
+# round); and the caller, from the sums over the workers, picks the digit where the
+# cumulative weight reaches ``alpha`` of the total (:func:`next_digits`).  Eight rounds
+# fix all 64 bits: the key, and so the value, of the quantile as defined above.
 
 #: bits of the key fixed by one round
 KEY_DIGIT_BITS = 8
@@ -197,40 +200,69 @@ KEY_ROUNDS = 64 // KEY_DIGIT_BITS
 
 
 @parallel_kernel
-def residual_keys(y, raw, rows, starts, ends, keys, vals):
-    """``keys[i]`` = the order key of the residual ``y[s] - raw[s]`` of the row ``s =
-    rows[i]``, for ``i`` in every range ``[starts[j], ends[j])``: the float's bits with
-    the sign bit flipped (non-negative values) or all bits flipped (negative ones), so
-    that keys compare as the values do (``-0.0`` just below ``0.0``).  ``vals`` (the
-    shape of ``keys``, float64) is work space.  The ranges are shared among threads."""
-    bits = vals.view(np.uint64)
+def order_keys(y, raw, keys):
+    """``keys[s]`` = the order key of the residual ``y[s] - raw[s]`` for every row
+    ``s``: the float's bits with the sign bit flipped for non-negative values, all bits
+    flipped for negative ones, so that keys compare as the values do (``-0.0`` just
+    below ``0.0``).  One pass in row order, shared among threads."""
     top = np.uint64(1) << np.uint64(63)
-    for j in prange(starts.shape[0]):
-        for i in range(starts[j], ends[j]):
-            s = rows[i]
-            vals[i] = y[s] - raw[s]
-            b = bits[i]
-            keys[i] = ~b if b & top else b | top
+    for s in prange(keys.shape[0]):
+        b = float_bits(y[s] - raw[s])
+        keys[s] = ~b if b & top else b | top
 
 
 @parallel_kernel
-def key_digit_weights(keys, weights, rows, starts, ends, prefix, shift, out):
-    """``out[j, d]`` = the summed ``weights[rows[i]]`` of the positions ``i`` of range
-    ``j`` whose key's bits above ``shift + 8`` are ``prefix[j]`` (every key when ``shift
-    = 56``) and whose bits ``shift .. shift + 7`` are ``d``, in the order of the
-    positions; the ranges are shared among threads."""
+def residual_keys(row_keys, weights, unit, rows, starts, ends, keys, key_weights, candidates, out):
+    """The first round of the selection on one worker, for each range ``j``: for each
+    position ``i`` of ``[starts[j], ends[j])``, with ``s = rows[i]``, ``keys[i] =
+    row_keys[s]`` (:func:`order_keys`), ``key_weights[i] = weights[s]`` (1 where
+    ``unit``: unit weights, not read) and ``candidates[i] = i``; and ``out[j, d]`` = the
+    summed weights of the range's keys whose top 8 bits are ``d``, in the positions'
+    order.  The ranges are shared among threads."""
+    first = np.uint64(64 - KEY_DIGIT_BITS)
+    for j in prange(starts.shape[0]):
+        for d in range(out.shape[1]):
+            out[j, d] = 0.0
+        for i in range(starts[j], ends[j]):
+            s = rows[i]
+            k = row_keys[s]
+            w = 1.0 if unit else weights[s]
+            keys[i] = k
+            key_weights[i] = w
+            candidates[i] = i
+            out[j, np.intp(k >> first)] += w
+
+
+@parallel_kernel
+def key_digit_weights(keys, key_weights, starts, counts, candidates, prefix, shift, out):
+    """A later round of the selection on one worker: ``out[j, d]`` = the summed
+    ``key_weights`` of the candidates of range ``j`` (the positions
+    ``candidates[starts[j]:starts[j] + counts[j]]``) whose key's bits above ``shift +
+    8`` are ``prefix[j]`` and whose bits ``shift .. shift + 7`` are ``d``, in the
+    candidates' order.
+
+    The candidates that match are kept, in their order, at the front of their range and
+    ``counts[j]`` becomes their number: the prefixes of later rounds extend this one, so
+    each round reads only the keys still in play.  (Without a branch on the match: the
+    others add 0 to some digit and are overwritten.)  The ranges are shared among
+    threads."""
     sh = np.uint64(shift)
     above = np.uint64(shift + KEY_DIGIT_BITS)
-    first = shift + KEY_DIGIT_BITS >= 64
     mask = np.uint64(255)
     for j in prange(starts.shape[0]):
         for d in range(out.shape[1]):
             out[j, d] = 0.0
         p = prefix[j]
-        for i in range(starts[j], ends[j]):
+        base = starts[j]
+        kept = 0
+        for t in range(counts[j]):
+            i = candidates[base + t]
             k = keys[i]
-            if first or (k >> above) == p:
-                out[j, np.intp((k >> sh) & mask)] += weights[rows[i]]
+            match = (k >> above) == p
+            out[j, np.intp((k >> sh) & mask)] += key_weights[i] if match else 0.0
+            candidates[base + kept] = i
+            kept += np.intp(match)
+        counts[j] = kept
 
 
 def key_values(keys):
