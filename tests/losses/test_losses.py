@@ -280,8 +280,11 @@ def test_log_link_losses_are_their_deviances_up_to_terms_free_of_the_score(loss,
     [
         (BinaryLogLoss(), Y_BIN.astype(np.int64)),
         (MultinomialLogLoss(3), np.random.RandomState(3).randint(0, 3, size=40)),
+        (SquaredError(), Y_REG),
+        (AbsoluteError(), Y_REG),
+        (QuantileLoss(0.8), Y_REG),
     ],
-    ids=["binary", "multinomial"],
+    ids=["binary", "multinomial", "squared", "absolute", "quantile"],
 )
 def test_one_pass_loss_and_gradients_equal_the_two_calls(loss, y):
     """``loss_gradient_hessian``: the loss of ``__call__`` (to rounding) and the very
@@ -303,7 +306,7 @@ def test_one_pass_loss_and_gradients_equal_the_two_calls(loss, y):
 
 
 def test_the_default_one_pass_is_the_two_calls():
-    loss = SquaredError()
+    loss = PoissonLoss()
     assert not loss.gradient_carries
     raw = np.random.RandomState(4).normal(size=40)
     value, g, h = loss.loss_gradient_hessian(Y_REG, raw, W)

@@ -212,6 +212,8 @@ class Loss:
     #: passes.  Set only by losses whose :meth:`gradient_hessian` reads ``y`` and ``raw``
     #: alone (no parameter that :meth:`start_iteration` re-estimates).
     loss_gradient_kernel = None
+    #: the loss's parameters the kernel takes after ``h`` (the quantile's ``alpha``)
+    kernel_parameters = ()
 
     @property
     def gradient_carries(self):
@@ -253,6 +255,7 @@ class Loss:
             np.ascontiguousarray(sample_weight, dtype=np.float64),
             g,
             h,
+            *self.kernel_parameters,
         )
         return float(value), g, h
 

@@ -1,9 +1,25 @@
 """Quantile (pinball) loss."""
 
 import numpy as np
+from numba import prange
 
 from .base import Loss, weighted_quantile
+from ..engine import parallel_kernel
 from ..persistence._spec import real
+
+
+@parallel_kernel
+def _loss_grad_hess(y, raw, w, g, h, alpha):
+    # the loss and the gradients in one pass over the rows
+    total = 0.0
+    w_total = 0.0
+    for i in prange(raw.shape[0]):
+        d = y[i] - raw[i]
+        g[i] = 1.0 - alpha if raw[i] > y[i] else -alpha
+        h[i] = 1.0
+        total += w[i] * (alpha * d if d >= 0 else (alpha - 1.0) * d)
+        w_total += w[i]
+    return total / w_total
 
 
 class QuantileLoss(Loss):
@@ -34,6 +50,12 @@ class QuantileLoss(Loss):
 
     def gradient_hessian(self, y, raw):
         return np.where(raw > y, 1.0 - self.alpha, -self.alpha), np.ones_like(raw)
+
+    loss_gradient_kernel = staticmethod(_loss_grad_hess)
+
+    @property
+    def kernel_parameters(self):
+        return (float(self.alpha),)
 
     def init_raw(self, y, sample_weight):
         return float(weighted_quantile(y, sample_weight, self.alpha))
