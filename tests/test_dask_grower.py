@@ -263,6 +263,31 @@ def test_quantile_losses_select_the_one_machine_leaf_values(kw, weighted):
     assert min(dist.n_rounds_) >= 9
 
 
+@pytest.mark.parametrize("early", [False, True])
+def test_warm_start_adds_the_one_machine_trees(early):
+    """A second fit with more iterations continues from the first one's trees, on its
+    bins: the trees the one-machine warm start adds, and its scores."""
+    X, y = _classification(n=2000, seed=7)
+    kw = dict(max_iter=4, warm_start=True, early_stopping=early, n_iter_no_change=50)
+    val = dict(X_val=X[1500:], y_val=y[1500:]) if early else {}
+    one = HistGradientBoostingClassifier(**kw).fit(X[:1500], y[:1500], **val)
+    dist = fit_partitioned(
+        DaskHistGradientBoostingClassifier(**kw), X[:1500], y[:1500], [0, 700, 1500], **val
+    )
+    first = dist.trees_[0][0]
+    one.set_params(max_iter=9).fit(X[:1500], y[:1500], **val)
+    dist.set_params(max_iter=9)
+    fit_partitioned(dist, X[:1500], y[:1500], [0, 700, 1500], **val)
+    assert len(dist.trees_) == 9 and dist.trees_[0][0] is first
+    assert len(dist.n_rounds_) == 9
+    assert_same_model(one, dist, X)
+    np.testing.assert_allclose(dist.train_score_, one.train_score_, rtol=1e-9)
+    np.testing.assert_allclose(dist.validation_score_, one.validation_score_, rtol=1e-9)
+    dist.set_params(max_iter=3)
+    with pytest.raises(ValueError, match="max_iter=3"):
+        fit_partitioned(dist, X[:1500], y[:1500], [0, 700, 1500], **val)
+
+
 def test_monotonic_regressor_as_the_one_machine_model():
     X, y = make_regression(3000, 6, noise=5.0, random_state=1)
     kw = dict(monotonic_cst=[1, 0, -1, 0, 0, 0], max_iter=6, early_stopping=False)
@@ -290,7 +315,6 @@ def test_any_partitioning_grows_the_same_model(cuts, seed):
     "param, value",
     [
         ("max_features", 0.5),
-        ("warm_start", True),
         ("scoring", "accuracy"),
     ],
 )

@@ -158,7 +158,6 @@ class _DaskHistGradientBoosting:
         self._validate_params()
         refused = [
             ("max_features", float(self.max_features) == 1.0),
-            ("warm_start", not self.warm_start),
             ("scoring", self.scoring == "loss"),
             ("split_gain", self.split_gain == "hessian"),
         ]
@@ -170,14 +169,9 @@ class _DaskHistGradientBoosting:
                     f"{type(self).__name__[4:]} does."
                 )
 
-    def _fit_shards(self, shards, has_val):
-        classification = hasattr(self, "predict_proba")
-        rng = check_random_state(self.random_state)
-        summaries = shards.call("summary", classification)
-        n_positive = sum(s[1] for s in summaries)
-        if n_positive == 0:
-            raise ValueError("X has no row of positive weight.")
-        # the bins and the encoder: from a sample of every shard, in proportion
+    def _fit_bins(self, shards, summaries, n_positive, classification, rng):
+        """The input encoder, the target's classes and the BinMapper, fitted on the
+        client from a sample of every shard's rows, in proportion to its rows."""
         bm_rows = BinMapper().subsample
         parts = []
         for shard, s in zip(shards.actors, summaries):
@@ -198,6 +192,22 @@ class _DaskHistGradientBoosting:
         )
         self.bin_mapper_.fit(Xe)
         del X_s, y_s, Xe
+
+    def _fit_shards(self, shards, has_val):
+        classification = hasattr(self, "predict_proba")
+        rng = check_random_state(self.random_state)
+        summaries = shards.call("summary", classification)
+        n_positive = sum(s[1] for s in summaries)
+        if n_positive == 0:
+            raise ValueError("X has no row of positive weight.")
+        warm = self.warm_start and hasattr(self, "trees_")
+        if warm and self.max_iter < len(self.trees_):
+            raise ValueError(
+                f"max_iter={self.max_iter} must be at least the {len(self.trees_)} "
+                f"iterations already fitted with warm_start=True."
+            )
+        if not warm:
+            self._fit_bins(shards, summaries, n_positive, classification, rng)
         loss = self._make_loss()
         K = loss.n_outputs
         self.max_features_ = self.n_features_in_
@@ -213,7 +223,9 @@ class _DaskHistGradientBoosting:
                     f"trimmed classes with zero weights, while a minimum of 2 "
                     f"classes are required."
                 )
-        if classification:
+        if warm:
+            init = self._init_raw  # the first fit's
+        elif classification:
             init = loss.init_raw(np.arange(self.n_classes_), sums)
         elif loss.init_quantile is not None:
             # (the quantile of y over every shard's rows, as the only value of a y)
@@ -224,10 +236,14 @@ class _DaskHistGradientBoosting:
         self._init_raw = np.atleast_1d(np.asarray(init, dtype=np.float64))
         self.init_ = None
         self._loss = loss
-        losses = shards.sum(shards.call("start", self._init_raw))
+        # a warm start's rows start from the trees fitted so far
+        losses = shards.sum(shards.call("start", self._init_raw, self.trees_ if warm else None))
         early = self.early_stopping is True or (self.early_stopping == "auto" and has_val)
-        self.train_score_, self.validation_score_ = [], []
-        if early:
+        if not warm:
+            self.train_score_, self.validation_score_ = [], []
+        self.train_score_ = list(self.train_score_)
+        self.validation_score_ = list(self.validation_score_)
+        if early and not self.train_score_:
             self._record(losses, has_val)
         msl = int(self.min_samples_leaf)
         stopping = StoppingRules(
@@ -241,10 +257,10 @@ class _DaskHistGradientBoosting:
         constraints = self._constraints(K)
         monotonic = None if constraints is None else constraints.monotonic_cst
         grower = StepGrower(self.bin_mapper_, stopping, self.l2_regularization, constraints)
-        self.trees_ = []
-        self.n_rounds_ = []
-        self.n_expanded_ = []
-        self.n_hist_bytes_ = []
+        if not warm:
+            self.trees_ = []
+        for name in self._diagnostics:
+            setattr(self, name, list(getattr(self, name, [])) if warm else [])
         lr = self.learning_rate
         received = [0]  # histogram bytes of the tree growing
 
@@ -265,7 +281,7 @@ class _DaskHistGradientBoosting:
         root_counts = n_positive < 2 * grower.dense_min_samples
         roots = shards.call("root", 0, root_counts)
         with np.errstate(over="ignore", invalid="ignore"):
-            for it in range(self.max_iter):
+            for it in range(len(self.trees_), self.max_iter):
                 trees = []
                 for k in range(K):
                     received[0] = sum(r[0].nbytes for r in roots)
@@ -414,8 +430,9 @@ class DaskHistGradientBoostingRegressor(_DaskHistGradientBoosting, HistGradientB
     initial score and leaf values are weighted quantiles of rows on every worker:
     they are selected digit by digit, eight rounds of 256 summed weights per leaf
     (:mod:`treeboost.engine.quantile`), and are the one-machine values.
-    Not yet supported: ``max_features < 1``, ``warm_start``, a ``scoring`` other than
-    "loss".
+    ``warm_start`` adds trees to those of the previous fit on the bins of the first one,
+    as the one-machine class does.  Not yet supported: ``max_features < 1``, a
+    ``scoring`` other than "loss".
 
     Examples
     --------

@@ -285,12 +285,17 @@ class BoostingShard:
         return train, w_sum, val, 0.0 if v is None else float(v.w.sum())
 
     @one_step_at_a_time
-    def start(self, init_raw):
-        """Every row's raw scores start at ``init_raw``; returns the losses before the
-        first tree (:meth:`_losses`)."""
-        self.train.raw[:] = init_raw
-        if self.val is not None:
-            self.val.raw[:] = init_raw
+    def start(self, init_raw, trees=None):
+        """Every row's raw scores start at ``init_raw`` plus, for a warm start, the
+        values of ``trees`` (the iterations fitted so far, in order); returns the losses
+        before the first tree of this fit (:meth:`_losses`)."""
+        for block in (self.train, self.val):
+            if block is None:
+                continue
+            block.raw[:] = init_raw
+            for iteration in trees or ():
+                for k, tree in enumerate(iteration):
+                    block.raw[:, k] += tree.value[tree.apply_binned(block.codes, self.mc), 0]
         return self._losses()
 
     # -- one tree ----------------------------------------------------------------------------
