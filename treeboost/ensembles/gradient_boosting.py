@@ -19,10 +19,11 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any, Callable, Literal, NamedTuple, TypeVar
 
+import numba
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.model_selection import train_test_split
@@ -37,6 +38,7 @@ from ..engine import (
     SQUARED_ERROR,
     BinMapper,
     GrowerWorkspace,
+    PARALLEL_GROWER_MIN_WORK,
     PackedTrees,
     StoppingRules,
     Tree,
@@ -65,6 +67,7 @@ from .._input.encoding import EncoderMixin, check_weights
 from .._input.targets import check_regression_target, encode_classification_target
 from ..trees.constraints import check_interaction_cst, check_monotonic_cst, grower_constraints
 from ._bootstrap import selection_sample
+from ._output_lanes import OutputLanes, lanes_usable
 from ._gb_init import fit_init_estimator, init_raw_predictions
 from ._gb_verbose import VerboseReporter
 
@@ -225,6 +228,9 @@ class StageSetup:
     bag: np.ndarray
     stats: np.ndarray
     workspace: object
+    # the threads that grow an iteration's trees side by side (:mod:`._output_lanes`):
+    # none, or the OutputLanes made at the first iteration that uses them
+    lanes: list = field(default_factory=list)
 
 
 class Stage(NamedTuple):
@@ -358,7 +364,11 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                 else (None, None, None, None)
             ),
         )
-        self._fit_stages(plan, loss, rows, state, val, setup, scoring, monitor)
+        try:
+            self._fit_stages(plan, loss, rows, state, val, setup, scoring, monitor)
+        finally:
+            for lanes in setup.lanes:
+                lanes.close()
         return self._finish_fit(state, loss)
 
     def _validate_inputs(self, X, y, sample_weight, plan):
@@ -621,10 +631,27 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         h = np.ascontiguousarray(h.reshape(-1, K).T)
         rows_in, inbag = self._draw_rows(setup, wtr)
         oob_before = None if inbag is None else _masked_loss(loss, ytr, raw, wtr, ~inbag)
-        trees = [
-            self._fit_output_tree(k, plan, loss, rows, state, val, setup, g, h, rows_in)
-            for k in range(K)
-        ]
+        # the trees' seeds drawn in output order, whichever thread grows each
+        seeds = [setup.stage_rng.randint(0, 2**31 - 1) for _ in range(K)]
+
+        def fit_tree(k, lane=None):
+            return self._fit_output_tree(
+                k, plan, loss, rows, state, val, setup, g, h, rows_in, seeds[k], lane
+            )
+
+        n_threads = numba.get_num_threads()
+        if lanes_usable(K, n_threads) and rows_in.size * self.n_features_in_ >= (
+            PARALLEL_GROWER_MIN_WORK
+        ):
+            if setup.lanes and setup.lanes[0].n_threads != n_threads:
+                setup.lanes.pop().close()
+            if not setup.lanes:
+                setup.lanes.append(
+                    OutputLanes(setup.grower, setup.stats, setup.positive_rows.size, n_threads)
+                )
+            trees = setup.lanes[0].map(fit_tree, K)
+        else:
+            trees = [fit_tree(k) for k in range(K)]
         # with subsampling, scikit-learn's training loss is that of the in-bag rows
         if carry:
             # this iteration's gradients are no longer read: their arrays take the next
@@ -654,19 +681,24 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         inbag[rows] = True
         return rows, inbag
 
-    def _fit_output_tree(self, k, plan, loss, rows, state, val, setup, g, h, rows_in):
+    def _fit_output_tree(
+        self, k, plan, loss, rows, state, val, setup, g, h, rows_in, seed, lane=None
+    ):
         """The tree of output ``k`` on the gradients ``(g, h)`` of the rows ``rows_in``,
         its leaf values from the loss times ``learning_rate``, added to the training
-        and validation scores."""
+        and validation scores; grown with ``lane`` (:mod:`._output_lanes`) or, without
+        one, the fit's grower and buffers."""
         ytr, wtr, raw, Xb = rows.y, rows.sample_weight, state.raw, state.Xb
         newton, mc = setup.newton, setup.missing_code
-        setup.grower.random_state = setup.stage_rng.randint(0, 2**31 - 1)
+        if lane is None:
+            grower, stats, workspace = setup.grower, setup.stats, setup.workspace
+        else:
+            grower, stats, workspace = lane.grower, lane.stats, lane.workspace
+        grower.random_state = seed
         # Friedman's original (not newton): least squares on the negative gradient,
         # with its variance sq
-        sq = boosting_rows(setup.stats, wtr, g, h, k, newton)
-        tree, leaves = setup.grower.grow(
-            Xb, setup.stats, None if newton else sq, rows_in, setup.workspace
-        )
+        sq = boosting_rows(stats, wtr, g, h, k, newton)
+        tree, leaves = grower.grow(Xb, stats, None if newton else sq, rows_in, workspace)
         # the second-order gain's node values already are the Newton step
         samples = LeafSamples(
             None,
