@@ -19,9 +19,9 @@ def counted_lanes(monkeypatch):
     calls = []
     original = _output_lanes.OutputLanes.map
 
-    def counting(self, fit_tree, n_outputs):
+    def counting(self, fit_tree, n_outputs, n_threads):
         calls.append(n_outputs)
-        return original(self, fit_tree, n_outputs)
+        return original(self, fit_tree, n_outputs, n_threads)
 
     monkeypatch.setattr(_output_lanes.OutputLanes, "map", counting)
     return calls
@@ -57,7 +57,17 @@ def test_outputs_side_by_side_grow_the_one_thread_model(make, counted_lanes):
     np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
 
 
-def test_two_outputs_on_two_threads_need_no_more_outputs():
-    assert _output_lanes.lanes_usable(2, 2) in (True, False)  # the layer decides
-    assert not _output_lanes.lanes_usable(3, 4)
-    assert not _output_lanes.lanes_usable(10, 1)
+def test_side_by_side_needs_a_thread_safe_layer_and_an_output_per_thread(monkeypatch):
+    monkeypatch.setattr(_output_lanes.numba, "threading_layer", lambda: "omp")
+    assert _output_lanes.lanes_usable(2, 2, 10**6)
+    assert not _output_lanes.lanes_usable(3, 4, 10**6)  # fewer outputs than threads
+    assert not _output_lanes.lanes_usable(4, 2, 100)  # too small to share
+    assert not _output_lanes.lanes_usable(10, 1, 10**6)
+    monkeypatch.setattr(_output_lanes.numba, "threading_layer", lambda: "workqueue")
+    assert not _output_lanes.lanes_usable(2, 2, 10**6)
+
+    def none_yet():
+        raise ValueError("no threading layer")
+
+    monkeypatch.setattr(_output_lanes.numba, "threading_layer", none_yet)
+    assert not _output_lanes.lanes_usable(2, 2, 10**6)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from ..engine import GrowerWorkspace
+from ..engine import PARALLEL_GROWER_MIN_WORK, GrowerWorkspace
 
 
 @dataclass
@@ -30,12 +30,13 @@ class Lane:
     workspace: object
 
 
-def lanes_usable(n_outputs, n_threads):
-    """Whether an iteration's ``n_outputs`` trees go on ``n_threads`` threads side by
-    side: at least as many trees as threads, and a threading layer that takes parallel
-    kernels started from several threads at once (numba's OpenMP or TBB layers; its
-    workqueue aborts)."""
-    if n_threads < 2 or n_outputs < n_threads:
+def lanes_usable(n_outputs, n_threads, n_cells=PARALLEL_GROWER_MIN_WORK):
+    """Whether an iteration's ``n_outputs`` trees of ``n_cells`` (rows x features)
+    each go on ``n_threads`` threads side by side: trees large enough to be grown on
+    threads at all, at least as many of them as threads, and a threading layer that
+    takes parallel kernels started from several threads at once (numba's OpenMP or TBB
+    layers; its workqueue aborts)."""
+    if n_threads < 2 or n_outputs < n_threads or n_cells < PARALLEL_GROWER_MIN_WORK:
         return False
     try:
         return numba.threading_layer() in ("omp", "tbb")
@@ -44,7 +45,8 @@ def lanes_usable(n_outputs, n_threads):
 
 
 class OutputLanes:
-    """``n_threads`` lanes and the threads that use them, for one fit.
+    """The lanes of one fit and the threads that use them, made at the first
+    :meth:`map` (and again when the thread count changes).
 
     Parameters
     ----------
@@ -54,20 +56,39 @@ class OutputLanes:
         The fit's statistics buffer (copied per lane, its count column included).
     n_rows : int
         The rows of a tree, at most (each lane's workspace).
-    n_threads : int
     """
 
-    def __init__(self, grower, stats, n_rows, n_threads):
-        self.n_threads = n_threads
+    def __init__(self, grower, stats, n_rows):
+        self.grower = grower
+        self.stats = stats
+        self.n_rows = n_rows
+        self.n_threads = 0
         self._free: queue.SimpleQueue[Lane] = queue.SimpleQueue()
-        for _ in range(n_threads):
-            self._free.put(Lane(copy.copy(grower), stats.copy(), GrowerWorkspace(min_rows=n_rows)))
-        self._pool = ThreadPoolExecutor(n_threads, thread_name_prefix="treeboost-output")
+        self._pool: ThreadPoolExecutor | None = None
 
-    def map(self, fit_tree, n_outputs):
-        """``[fit_tree(k, lane) for k in range(n_outputs)]``, the calls shared among the
-        threads, each with a lane of its own and numba's thread count 1 (each tree on
-        the serial grower)."""
+    def _open(self, n_threads):
+        """``n_threads`` lanes, and the pool of as many threads that takes them
+        (those of another count closed first)."""
+        self.close()
+        self._free = queue.SimpleQueue()
+        for _ in range(n_threads):
+            self._free.put(
+                Lane(
+                    copy.copy(self.grower),
+                    self.stats.copy(),
+                    GrowerWorkspace(min_rows=self.n_rows),
+                )
+            )
+        self.n_threads = n_threads
+        return ThreadPoolExecutor(n_threads, thread_name_prefix="treeboost-output")
+
+    def map(self, fit_tree, n_outputs, n_threads):
+        """``[fit_tree(k, lane) for k in range(n_outputs)]``, the calls shared among
+        ``n_threads`` threads, each with a lane of its own and numba's thread count 1
+        (each tree on the serial grower)."""
+        pool = self._pool
+        if pool is None or n_threads != self.n_threads:
+            pool = self._pool = self._open(n_threads)
 
         def run(k):
             lane = self._free.get()
@@ -77,7 +98,11 @@ class OutputLanes:
             finally:
                 self._free.put(lane)
 
-        return list(self._pool.map(run, range(n_outputs)))
+        return list(pool.map(run, range(n_outputs)))
 
     def close(self):
-        self._pool.shutdown(wait=True)
+        """End the threads (none made: nothing to do)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+            self.n_threads = 0

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any, Callable, Literal, NamedTuple, TypeVar
 
@@ -38,7 +38,6 @@ from ..engine import (
     SQUARED_ERROR,
     BinMapper,
     GrowerWorkspace,
-    PARALLEL_GROWER_MIN_WORK,
     PackedTrees,
     StoppingRules,
     Tree,
@@ -228,9 +227,8 @@ class StageSetup:
     bag: np.ndarray
     stats: np.ndarray
     workspace: object
-    # the threads that grow an iteration's trees side by side (:mod:`._output_lanes`):
-    # none, or the OutputLanes made at the first iteration that uses them
-    lanes: list = field(default_factory=list)
+    # the threads that grow an iteration's trees side by side (:mod:`._output_lanes`)
+    lanes: OutputLanes
 
 
 class Stage(NamedTuple):
@@ -367,8 +365,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         try:
             self._fit_stages(plan, loss, rows, state, val, setup, scoring, monitor)
         finally:
-            for lanes in setup.lanes:
-                lanes.close()
+            setup.lanes.close()
         return self._finish_fit(state, loss)
 
     def _validate_inputs(self, X, y, sample_weight, plan):
@@ -567,6 +564,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             bag=np.zeros(n_rows_all, bool),
             stats=stats,
             workspace=GrowerWorkspace(min_rows=positive_rows.size),
+            lanes=OutputLanes(grower, stats, positive_rows.size),
         )
 
     def _fit_stages(self, plan, loss, rows, state, val, setup, scoring, monitor):
@@ -640,16 +638,8 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             )
 
         n_threads = numba.get_num_threads()
-        if lanes_usable(K, n_threads) and rows_in.size * self.n_features_in_ >= (
-            PARALLEL_GROWER_MIN_WORK
-        ):
-            if setup.lanes and setup.lanes[0].n_threads != n_threads:
-                setup.lanes.pop().close()
-            if not setup.lanes:
-                setup.lanes.append(
-                    OutputLanes(setup.grower, setup.stats, setup.positive_rows.size, n_threads)
-                )
-            trees = setup.lanes[0].map(fit_tree, K)
+        if lanes_usable(K, n_threads, rows_in.size * self.n_features_in_):
+            trees = setup.lanes.map(fit_tree, K, n_threads)
         else:
             trees = [fit_tree(k) for k in range(K)]
         # with subsampling, scikit-learn's training loss is that of the in-bag rows
