@@ -20,30 +20,11 @@ import numpy as np
 from sklearn.datasets import make_classification
 
 
-class _Answer:
-    def __init__(self, value):
-        self.value = value
-
-    def result(self, timeout=None):
-        return self.value
-
-
-class _InProcess:
-    """A shard called as a Dask actor is, in this process."""
-
-    def __init__(self, shard):
-        self.shard = shard
-
-    def __getattr__(self, name):
-        method = getattr(self.shard, name)
-        return lambda *args: _Answer(method(*args))
-
-
 def stepped_fit(est, X, y):
     from treeboost.dask._boosting import _Shards
     from treeboost.dask._shard import BoostingShard
 
-    shards = _Shards([_InProcess(BoostingShard([(X, y, None)], []))], 60)
+    shards = _Shards.in_process([BoostingShard([(X, y, None)], [])])
     est._check_supported()
     est._fit_shards(shards, False)
     return est

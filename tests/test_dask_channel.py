@@ -12,7 +12,7 @@ from sklearn.datasets import make_classification
 
 from treeboost import HistGradientBoostingClassifier
 from treeboost.dask import WorkerLostError
-from treeboost.dask._boosting import DaskHistGradientBoostingClassifier, _Shards
+from treeboost.dask._boosting import DaskHistGradientBoostingClassifier, _InProcess, _Shards
 from treeboost.dask._channel import (
     ChannelShard,
     _check,
@@ -23,7 +23,7 @@ from treeboost.dask._channel import (
 )
 from treeboost.dask._shard import BoostingShard
 
-from .test_dask_grower import _InProcess, assert_same_model
+from .test_dask_grower import assert_same_model
 
 KEY = b"k" * 32
 

@@ -17,25 +17,6 @@ from treeboost.dask._boosting import (
 from treeboost.dask._shard import BoostingShard
 
 
-class _Answer:
-    def __init__(self, value):
-        self.value = value
-
-    def result(self, timeout=None):
-        return self.value
-
-
-class _InProcess:
-    """A shard called as a Dask actor is: each method returns something with result()."""
-
-    def __init__(self, shard):
-        self.shard = shard
-
-    def __getattr__(self, name):
-        method = getattr(self.shard, name)
-        return lambda *args: _Answer(method(*args))
-
-
 def _slice(obj, rows):
     if obj is None:
         return None
@@ -49,11 +30,10 @@ def fit_partitioned(est, X, y, bounds, sample_weight=None, X_val=None, y_val=Non
     triples = [(_slice(X, p), _slice(y, p), _slice(sample_weight, p)) for p in parts]
     val = [] if X_val is None else [(X_val, y_val, None)]
     shards = [
-        _InProcess(BoostingShard(triples[i : i + 2], val if i == 0 else []))
-        for i in range(0, len(triples), 2)
+        BoostingShard(triples[i : i + 2], val if i == 0 else []) for i in range(0, len(triples), 2)
     ]
     est._check_supported()
-    est._fit_shards(_Shards(shards, 10), X_val is not None)
+    est._fit_shards(_Shards.in_process(shards, 10), X_val is not None)
     return est
 
 

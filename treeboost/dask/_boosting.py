@@ -19,6 +19,28 @@ from ._quantiles import SelectedLeafSamples, select_quantiles
 from ._shard import BoostingShard, _concat
 
 
+class _Answer:
+    """A step's result at hand, read as a Dask actor's future is (``result()``)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def result(self, timeout=None):
+        return self.value
+
+
+class _InProcess:
+    """A shard in this process, called as a Dask actor is: each method returns an
+    :class:`_Answer`."""
+
+    def __init__(self, shard):
+        self.shard = shard
+
+    def __getattr__(self, name):
+        method = getattr(self.shard, name)
+        return lambda *args: _Answer(method(*args))
+
+
 class _Shards:
     """The shards of one fit: each step is sent to all of them at once and their
     answers are read in the workers' order (the fixed order of every sum)."""
@@ -26,6 +48,13 @@ class _Shards:
     def __init__(self, actors, timeout):
         self.actors = actors
         self.timeout = timeout
+
+    @classmethod
+    def in_process(cls, shards, timeout=60.0):
+        """The shards ``shards`` (:class:`~._shard.BoostingShard` objects of this
+        process, no cluster) stepped as the actors of a fit are: the tests' and
+        ``benchmarks/bench_step_loop.py``'s way to run the distributed fit."""
+        return cls([_InProcess(s) for s in shards], timeout)
 
     @classmethod
     def direct(cls, actors, timeout):
