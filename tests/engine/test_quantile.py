@@ -59,7 +59,7 @@ def _select_across(values, weights, alpha, cuts):
         key_digit_weights,
         key_values,
         order_keys,
-        residual_keys,
+        first_digit_weights,
     )
 
     bounds = [0, *sorted(cuts), values.size]
@@ -74,7 +74,7 @@ def _select_across(values, weights, alpha, cuts):
         row_keys = np.empty(values.size, np.uint64)
         order_keys(values, np.zeros_like(values), row_keys)
         unit = bool(np.all(weights == 1.0))
-        residual_keys(row_keys, weights, unit, rows, starts, ends, keys, kw, cand, part)
+        first_digit_weights(row_keys, weights, unit, rows, starts, ends, keys, kw, cand, part)
         w += part
         shards.append((keys, kw, starts, ends - starts, cand))
 

@@ -23,7 +23,7 @@ from ..engine import (
     NEWTON,
     GrowthParams,
     clip_node_values,
-    interaction_masks,
+    growth_constraints,
     Tree,
     best_node_split,
     default_dense_min_samples,
@@ -105,15 +105,11 @@ class StepGrower:
         self.mc = int(bm.missing_values_code_)
         self.dense_min_samples = default_dense_min_samples(self.mc)
         n_features = self.n_features
-        monotonic_cst = None if constraints is None else constraints.monotonic_cst
-        self.monotonic = monotonic_cst is not None and bool(np.any(monotonic_cst))
-        if monotonic_cst is None:
-            monotonic_cst = np.zeros(n_features, np.int8)
-        self.monotonic_cst = np.ascontiguousarray(monotonic_cst, dtype=np.int8)
+        cst = growth_constraints(constraints, n_features)
+        self.monotonic = cst.monotonic
+        self.monotonic_cst = cst.monotonic_cst
         # each feature's interaction sets (n_features, n_words); no words: unconstrained
-        self.interaction = interaction_masks(
-            None if constraints is None else constraints.interaction_cst, n_features
-        )
+        self.interaction = cst.interaction
         self.all_features = np.arange(n_features, dtype=np.int64)
         self.max_leaf_nodes = (
             -1 if stopping.max_leaf_nodes is None else int(stopping.max_leaf_nodes)

@@ -23,7 +23,7 @@ from ..engine import (
     sum_rows_blocked,
     key_digit_weights,
     order_keys,
-    residual_keys,
+    first_digit_weights,
 )
 
 #: statistic columns of a row: (w g, w h, count)
@@ -391,7 +391,7 @@ class BoostingShard:
         """Start selecting the quantiles of the residuals ``y - raw[:, k]`` of the rows
         of each leaf ``leaves`` of this tree (None: of all the rows of positive weight,
         the target itself before the first tree, ``raw`` being 0); returns the weights
-        by the keys' first digit (:func:`~treeboost.engine.quantile.residual_keys`).
+        by the keys' first digit (:func:`~treeboost.engine.quantile.first_digit_weights`).
         """
         self._threads()
         t = self.train
@@ -407,7 +407,7 @@ class BoostingShard:
         # the keys in row order first (one streaming pass), then gathered by leaf
         order_keys(np.asarray(t.y, dtype=np.float64), t.raw[:, k], self.row_keys)
         out = np.empty((starts.size, 256))
-        residual_keys(
+        first_digit_weights(
             self.row_keys,
             t.w,
             self.unit_weights,
@@ -426,14 +426,18 @@ class BoostingShard:
     def quantile_round(self, prefix, shift):
         """The weights of each range's rows whose keys start with ``prefix[j]``, by
         their digit at ``shift``."""
-        return self._digit_weights(np.asarray(prefix, np.uint64), int(shift))
-
-    def _digit_weights(self, prefix, shift):
         self._threads()
         starts, counts = self._selection
         out = np.empty((starts.size, 256))
         key_digit_weights(
-            self.keys, self.key_weights, starts, counts, self.candidates, prefix, shift, out
+            self.keys,
+            self.key_weights,
+            starts,
+            counts,
+            self.candidates,
+            np.asarray(prefix, np.uint64),
+            int(shift),
+            out,
         )
         return out
 

@@ -15,7 +15,7 @@ kernel: a name costs the import of the module that defines it.
   :func:`boosting_rows`, :class:`LeafRanges`, the criteria's codes
   (:data:`CLASSIFICATION_CRITERIA`, :data:`REGRESSION_CRITERIA`, :data:`NEWTON`,
   :data:`SQUARED_ERROR`), :class:`Constraints`, :func:`monotone_leaf_values`,
-  :func:`clip_node_values`, :func:`interaction_masks`, :data:`CAT_SMOOTH`;
+  :func:`clip_node_values`, :func:`growth_constraints`, :data:`CAT_SMOOTH`;
 * the grower stepped from outside (a data-parallel trainer): :func:`feature_pairs`,
   :func:`node_histograms`, :func:`best_node_split`, :func:`partition_nodes`,
   :func:`sum_rows`, :func:`sum_rows_blocked` (the root's sums, :data:`SUM_BLOCK`), and
@@ -27,7 +27,7 @@ kernel: a name costs the import of the module that defines it.
 * blocks of rows: :func:`block_rows`, :func:`into_row_blocks`, :data:`CACHE_BLOCK_VALUES`;
 * leaf values of the losses: :func:`weighted_quantile`,
   :func:`grouped_weighted_quantile`, :func:`huber_leaf_values`; the same quantiles
-  selected across workers, digit by digit: :func:`order_keys`, :func:`residual_keys`,
+  selected across workers, digit by digit: :func:`order_keys`, :func:`first_digit_weights`,
   :func:`key_digit_weights`, :func:`next_digits`, :func:`key_values`
   (:data:`KEY_ROUNDS` rounds of :data:`KEY_DIGIT_BITS` bits);
 * kernels of other packages (the losses' and the ensembles' own): the decorators
@@ -66,14 +66,14 @@ _HOMES = {
     "SQUARED_ERROR": "criteria",
     "Constraints": "constraints",
     "monotone_leaf_values": "constraints",
-    "interaction_masks": "constraints",
+    "growth_constraints": "constraints",
     "clip_node_values": "constraints",
     "CAT_SMOOTH": "splitting",
     "make_scratch": "splitting",
     "feature_pairs": "steps",
     "node_histograms": "steps",
     "best_node_split": "steps",
-    "residual_keys": "quantile",
+    "first_digit_weights": "quantile",
     "order_keys": "quantile",
     "key_digit_weights": "quantile",
     "key_values": "quantile",

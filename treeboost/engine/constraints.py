@@ -207,6 +207,37 @@ def monotone_leaf_values(children_left, children_right, feature, values, monoton
     return out
 
 
+#: a tree's constraints as the grower's :class:`~.layout.GrowthParams` hold them
+GrowthConstraints = namedtuple(
+    "GrowthConstraints",
+    [
+        "monotonic",  # bool: some feature has a monotonic constraint
+        "monotonic_cst",  # (n_features,) int8, zeros without constraints
+        "interaction",  # (n_features, n_words) uint64 (interaction_masks)
+    ],
+)
+
+
+def growth_constraints(constraints, n_features):
+    """``constraints`` (a :class:`Constraints`, or None for none) as the grower reads
+    them: a :class:`GrowthConstraints` of one type whatever was given, so that one
+    compiled grower serves every estimator.  A ``monotonic_cst`` of another length
+    than ``n_features`` is refused (ValueError)."""
+    monotonic_cst = None if constraints is None else constraints.monotonic_cst
+    monotonic = monotonic_cst is not None and bool(np.any(monotonic_cst))
+    if monotonic_cst is None:
+        monotonic_cst = np.zeros(n_features, np.int8)
+    monotonic_cst = np.ascontiguousarray(monotonic_cst, dtype=np.int8)
+    if monotonic_cst.shape != (n_features,):
+        raise ValueError(
+            f"monotonic_cst has {monotonic_cst.shape[0]} entries for {n_features} features."
+        )
+    interaction_cst = None if constraints is None else constraints.interaction_cst
+    return GrowthConstraints(
+        monotonic, monotonic_cst, interaction_masks(interaction_cst, n_features)
+    )
+
+
 def interaction_masks(interaction_cst, n_features):
     """The sets of ``interaction_cst`` as bitmasks: row ``f`` has bit ``s`` set when set
     ``s`` holds feature ``f``; shape ``(n_features, n_words)``, ``n_words = 0`` without

@@ -13,7 +13,7 @@ from collections import namedtuple
 import numba
 import numpy as np
 
-from .constraints import LOWER, UPPER, Constraints, clip_node_values, interaction_masks
+from .constraints import LOWER, UPPER, Constraints, clip_node_values, growth_constraints
 from .criteria import ABSOLUTE_ERROR, NEWTON, POISSON, REGRESSION_CRITERIA
 from .gap_thresholds import NO_ROWS, center_thresholds
 from .grow import random_tree
@@ -228,16 +228,8 @@ class TreeGrower:
         max_depth = -1 if self.max_depth is None else int(self.max_depth)
         max_leaf_nodes = -1 if self.max_leaf_nodes is None else int(self.max_leaf_nodes)
         min_leaf = int(self.min_samples_leaf)
-        monotonic_cst = self.constraints.monotonic_cst
-        monotonic = monotonic_cst is not None and bool(np.any(monotonic_cst))
-        if monotonic_cst is None:
-            monotonic_cst = np.zeros(n_features, np.int8)
-        monotonic_cst = np.ascontiguousarray(monotonic_cst, dtype=np.int8)
-        if monotonic_cst.shape != (n_features,):
-            raise ValueError(
-                f"monotonic_cst has {monotonic_cst.shape[0]} entries for {n_features} features."
-            )
-        interaction = interaction_masks(self.constraints.interaction_cst, n_features)
+        cst = growth_constraints(self.constraints, n_features)
+        monotonic, interaction = cst.monotonic, cst.interaction
         # every field has one type whatever the caller passed, so that one compiled
         # grower serves every estimator
         params = GrowthParams(
@@ -254,7 +246,7 @@ class TreeGrower:
             int(dense_min),
             bool(self.splitter == "random"),
             monotonic,
-            monotonic_cst,
+            cst.monotonic_cst,
             interaction,
             bool(self.random_ties),
         )

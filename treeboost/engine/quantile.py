@@ -185,13 +185,13 @@ def huber_leaf_values(node, rows, y, raw, weights, delta, n_nodes):
 #
 # A leaf whose rows lie on several workers cannot be partitioned in one place.  Its
 # quantile is found digit by digit instead (radix selection): each float is mapped to
-# an unsigned key of the same order (:func:`order_keys`, gathered by leaf in
-# :func:`residual_keys`); every worker sums the
-# weights of its rows by the key's next 8 bits among the keys that share the digits
-# chosen so far (:func:`key_digit_weights`, which keeps only those keys for the next
-# round); and the caller, from the sums over the workers, picks the digit where the
-# cumulative weight reaches ``alpha`` of the total (:func:`next_digits`).  Eight rounds
-# fix all 64 bits: the key, and so the value, of the quantile as defined above.
+# an unsigned key of the same order (:func:`order_keys`); every worker sums the weights
+# of its rows by the key's next 8 bits among the keys that share the digits chosen so
+# far (:func:`first_digit_weights`, then :func:`key_digit_weights`, which keeps only
+# those keys for the next round); and the caller, from the sums over the workers,
+# picks the digit where the cumulative weight reaches ``alpha`` of the total
+# (:func:`next_digits`).  Eight rounds fix all 64 bits: the key, and so the value, of
+# the quantile as defined above.
 
 #: bits of the key fixed by one round
 KEY_DIGIT_BITS = 8
@@ -212,7 +212,9 @@ def order_keys(y, raw, keys):
 
 
 @parallel_kernel
-def residual_keys(row_keys, weights, unit, rows, starts, ends, keys, key_weights, candidates, out):
+def first_digit_weights(
+    row_keys, weights, unit, rows, starts, ends, keys, key_weights, candidates, out
+):
     """The first round of the selection on one worker, for each range ``j``: for each
     position ``i`` of ``[starts[j], ends[j])``, with ``s = rows[i]``, ``keys[i] =
     row_keys[s]`` (:func:`order_keys`), ``key_weights[i] = weights[s]`` (1 where
@@ -266,7 +268,7 @@ def key_digit_weights(keys, key_weights, starts, counts, candidates, prefix, shi
 
 
 def key_values(keys):
-    """The floats whose order keys (:func:`residual_keys`) are ``keys``."""
+    """The floats whose order keys (:func:`order_keys`) are ``keys``."""
     keys = np.asarray(keys, dtype=np.uint64)
     top = np.uint64(1) << np.uint64(63)
     bits = np.where(keys & top, keys & ~top, ~keys)
