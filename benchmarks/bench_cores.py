@@ -1,7 +1,8 @@
 """Many cores: treeboost against LightGBM and scikit-learn, each fit alone in a fresh process.
 
     python benchmarks/bench_cores.py [--cases NAME,...] [--threads 1,2,4,8,16]
-                                     [--scale 1.0] [--deadline 420] [--out DIR]
+                                     [--libs tb,lgbm,sk] [--scale 1.0] [--deadline 420]
+                                     [--out DIR]
     python benchmarks/bench_cores.py --list
     python benchmarks/bench_cores.py --replot [--out DIR]
 
@@ -29,7 +30,8 @@ learning rate 0.1, 255 bins, no early stopping (scikit-learn's HistGradientBoost
 turns it on by default above 10,000 rows); forests 100 trees, library defaults.
 Data: make_classification(n, 40 features, 20 informative, 5 redundant, flip_y=0.03,
 random_state=0); the regression row is make_regression(n, 40 features, 20
-informative, noise 10) plus Student-t(2) noise times 20.
+informative, noise 10) plus Student-t(2) noise times 20; the 10-million-row case has 28
+standard normal features and the sign of a linear score, one interaction and noise.
 """
 
 import argparse
@@ -45,6 +47,7 @@ CASES = {
     "hgb-1m": ("cls2", 1_000_000, "hgb", ("tb", "lgbm", "sk"), {}, 2),
     "hgb-10class": ("cls10", 200_000, "hgb", ("tb", "lgbm", "sk"), {"it": 50}, 1),
     "hgb-l1": ("reg", 400_000, "hgb", ("tb", "lgbm", "sk"), {"loss": "absolute_error"}, 1),
+    "hgb-10m": ("big28", 10_000_000, "hgb", ("tb", "lgbm", "sk"), {"it": 50}, 1),
     "hgb-100k": ("cls2", 100_000, "hgb", ("tb", "tbp", "lgbm", "sk"), {}, 3),
     "rf-400k": ("cls2", 400_000, "rf", ("tb", "sk"), {}, 1),
     "et-400k": ("cls2", 400_000, "et", ("tb", "sk"), {}, 1),
@@ -56,7 +59,7 @@ CASES = {
     "hgb10c-100k": ("cls10", 100_000, "hgb", ("tb", "lgbm"), {"it": 50}, 2),
     "hgb50-1m": ("cls2", 1_000_000, "hgb", ("tb", "lgbm"), {"it": 50}, 2),
 }
-MAIN = ("hgb-1m", "hgb-10class", "hgb-l1", "rf-400k", "et-400k", "cart-200k")
+MAIN = ("hgb-1m", "hgb-10class", "hgb-l1", "hgb-10m", "rf-400k", "et-400k", "cart-200k")
 SCALING = ("rf32-200k", "hgb30-1m")
 TWO_CORES = ("hgb-100k", "rf32-200k")
 
@@ -65,6 +68,13 @@ def make_data(name, n, seed=0):
     import numpy as np
     from sklearn.datasets import make_classification, make_regression
 
+    if name == "big28":
+        # quick to make at ten million rows: a linear score with one interaction, 28 features
+        rng = np.random.default_rng(seed)
+        X = rng.standard_normal((n, 28))
+        w = rng.standard_normal(28)
+        score = X @ w + 0.5 * np.sin(3 * X[:, 0]) * X[:, 1] + rng.standard_normal(n)
+        return X, (score > 0).astype(np.int64)
     if name == "reg":
         X, y = make_regression(
             n_samples=n, n_features=40, n_informative=20, noise=10.0, random_state=seed
@@ -145,6 +155,11 @@ def one(case, lib, threads):
         score = 1 - np.mean((pred - y[:m]) ** 2) / np.var(y[:m])
     else:
         score = np.mean(pred == y[:m])
+    extra = {}
+    if lib == "tb":
+        import numba
+
+        extra["threading_layer"] = numba.threading_layer()
     if os.environ.get("OMP_WAIT_POLICY") == "PASSIVE":
         lib = "tbp"
     print(
@@ -158,6 +173,7 @@ def one(case, lib, threads):
                 "predict_s": round(pt, 3),
                 "train_score": round(float(score), 4),
                 "pinned": os.environ.get("BENCH_PINNED", ""),
+                **extra,
             }
         ),
         flush=True,
@@ -316,6 +332,7 @@ def main():
     ap.add_argument("--one", nargs=3, metavar=("CASE", "LIB", "THREADS"), help=argparse.SUPPRESS)
     ap.add_argument("--cases", default=",".join(MAIN + SCALING))
     ap.add_argument("--threads", default="1,2,4,8,16", help="thread counts of the scaling cases")
+    ap.add_argument("--libs", default="tb,lgbm,sk", help="the libraries to fit (of each case's)")
     ap.add_argument(
         "--two-cores",
         action="store_true",
@@ -353,7 +370,11 @@ def main():
     have_lgbm = _importable("lightgbm")
     main_plan, scaling_plan, two_plan = [], [], []
     for case in args.cases.split(","):
-        libs = [lib for lib in CASES[case][3] if (lib != "lgbm" or have_lgbm) and lib != "tbp"]
+        libs = [
+            lib
+            for lib in CASES[case][3]
+            if (lib != "lgbm" or have_lgbm) and lib != "tbp" and lib in args.libs.split(",")
+        ]
         if case in SCALING:
             scaling_plan += [(case, lib, p, None, False) for p in THREADS for lib in libs]
         else:

@@ -211,3 +211,75 @@ def test_trailing_zeros_of_every_bit():
         low = 1 << k
         for high in (0, ~((low << 1) - 1) & (2**64 - 1), (2**64 - 1) & ~(low - 1)):
             assert ctz(np.uint64(low | high)) == k
+
+
+# -- boosting's large nodes by blocks of rows (build_histograms_blocked) -----------------
+
+
+def _blocked_node(seed, n_blocks, n_features=5, missing_code=40):
+    from treeboost.engine.histogram import HIST_BLOCK_ROWS
+
+    rng = np.random.RandomState(seed)
+    n_rows = n_blocks * HIST_BLOCK_ROWS + 123
+    codes_T = rng.randint(0, missing_code + 1, (n_features, n_rows)).astype(np.uint8)
+    idx = rng.permutation(n_rows).astype(np.int32)
+    start, end = 50, n_rows - 7
+    # real-valued statistics: the sums' order shows in their last bits
+    ostats = rng.normal(size=(end - start, 3))
+    ostats[:, 2] = rng.randint(1, 3, end - start)
+    is_cat = np.zeros(n_features, np.bool_)
+    is_cat[1] = True
+    return codes_T, idx, start, end, ostats, is_cat
+
+
+@pytest.mark.parametrize("n_blocks", [2, 3])
+def test_blocked_histograms_are_the_block_sums_in_block_order(n_blocks):
+    from treeboost.engine.histogram import (
+        build_histograms_blocked,
+        build_histograms_blocked_parallel,
+    )
+
+    codes_T, idx, start, end, ostats, is_cat = _blocked_node(n_blocks, n_blocks)
+    n_features, n_hist_bins = codes_T.shape[0], 41
+    feats = np.array([4, 1, 0, 3], np.int64)  # a subset, out of order (feature 2 left out)
+    n = end - start
+    size = -(-n // n_blocks)
+    # numpy's reference: each block summed row by row (np.add.at is unbuffered, in
+    # order), then the blocks added in order; a numeric feature gets no count column
+    want = np.zeros((n_features, n_hist_bins, 3))
+    for f in feats:
+        for b in range(n_blocks):
+            lo, hi = b * size, min(n, (b + 1) * size)
+            part = np.zeros((n_hist_bins, 3))
+            np.add.at(part, codes_T[f, idx[start + lo : start + hi]], ostats[lo:hi])
+            if not is_cat[f]:
+                part[:, 2] = 0.0
+            want[f] = part if b == 0 else want[f] + part
+    for build in (build_histograms_blocked, build_histograms_blocked_parallel):
+        hist = np.full((n_features, n_hist_bins, 3), 7.0)
+        partials = np.full((n_blocks, n_features, n_hist_bins, 3), np.nan)
+        build(feats, hist, partials, n_blocks, codes_T, is_cat, idx, start, end, ostats)
+        np.testing.assert_array_equal(hist[feats], want[feats])
+        assert (hist[2] == 7.0).all()  # a feature not asked for is left alone
+    # and the whole node's sums, to rounding
+    ref = _reference(codes_T[1], idx, start, end, ostats, n_hist_bins)
+    np.testing.assert_allclose(hist[1], ref, rtol=1e-9, atol=1e-9)
+
+
+def test_a_node_is_blocked_by_its_rows_never_by_the_threads():
+    from treeboost.engine.histogram import (
+        HIST_BLOCK_ROWS,
+        HIST_MAX_BLOCKS,
+        max_hist_blocks,
+    )
+
+    assert max_hist_blocks(40, 256, 3) == HIST_MAX_BLOCKS
+    assert max_hist_blocks(5000, 256, 3) == 1  # wide data: no blocks (no partials' memory)
+    assert 2 <= max_hist_blocks(300, 256, 3) < HIST_MAX_BLOCKS
+    partials = np.empty((HIST_MAX_BLOCKS, 1, 1, 3))
+    from treeboost.engine.histogram import hist_blocks
+
+    blocks = [
+        hist_blocks.py_func(n, partials) for n in (HIST_BLOCK_ROWS - 1, 2 * HIST_BLOCK_ROWS, 10**8)
+    ]
+    assert blocks == [0, 2, HIST_MAX_BLOCKS]

@@ -71,3 +71,23 @@ def test_side_by_side_needs_a_thread_safe_layer_and_an_output_per_thread(monkeyp
 
     monkeypatch.setattr(_output_lanes.numba, "threading_layer", none_yet)
     assert not _output_lanes.lanes_usable(2, 2, 10**6)
+
+
+def test_large_nodes_by_blocks_grow_the_one_thread_model(counted_lanes):
+    # a root of 40,000 rows is built in two blocks (engine.histogram.HIST_BLOCK_ROWS): on
+    # two threads their tasks run side by side, on one in turn; the sums are the same
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one thread only")
+    X, y = make_classification(40_000, 12, n_informative=6, random_state=0)
+    make = lambda: HistGradientBoostingClassifier(  # noqa: E731
+        max_iter=4, early_stopping=False, random_state=0
+    )
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = make().fit(X, y)
+        numba.set_num_threads(2)
+        two = make().fit(X, y)
+    finally:
+        numba.set_num_threads(before)
+    np.testing.assert_array_equal(one.decision_function(X), two.decision_function(X))

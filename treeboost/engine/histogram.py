@@ -8,12 +8,17 @@ therefore serve classification, regression and boosting.
 For small nodes, zeroing and scanning a full histogram costs more than the samples
 themselves; :func:`gather_sorted` then builds the same compressed histogram (only the
 codes present in the node) by sorting the node's codes instead.
+
+A large boosting node's histograms are built by blocks of its rows
+(:func:`build_histograms_blocked`): each block's statistics are read from memory once for
+all the features, where a pass per feature streams them once per feature pair.
 """
 
 import numpy as np
+from numba import prange
 
 from ._pairs import add_pair
-from ._jit import inlined, kernel
+from ._jit import inlined, kernel, parallel_kernel
 
 #: nodes of at most this many samples sort their codes by insertion: no allocation, and
 #: faster than a library sort for the many tiny nodes of deep trees
@@ -383,3 +388,121 @@ def _emit_bitmap(missing_code, sparse_hist, bits, codes, cstats, miss):
     for c in range(n_stats):
         miss[c] = cstats[m, c] if has_missing else 0.0
     return m
+
+
+#: a boosting node is split into blocks of at least this many rows for its histograms
+#: (:func:`build_histograms_blocked`): a block's partial histograms cost a pass over the
+#: bins of every feature, small beside the block's rows
+HIST_BLOCK_ROWS = 16_384
+#: ... and into at most this many, which is plenty of tasks for the threads with the
+#: features' groups (:data:`BLOCK_GROUP`)
+HIST_MAX_BLOCKS = 32
+#: the most memory a workspace gives its blocks' partial histograms: wide data get fewer
+#: blocks (none below two)
+HIST_PARTIALS_BYTES = 8 << 20
+#: features a task of the blocked build takes (two pairs): a block's tasks read its
+#: statistics from the cache, not from memory
+BLOCK_GROUP = 4
+
+
+def max_hist_blocks(n_features, n_hist_bins, n_cols):
+    """How many blocks of a node's rows a workspace holds partial histograms for: at most
+    :data:`HIST_MAX_BLOCKS`, within :data:`HIST_PARTIALS_BYTES`."""
+    per_block = max(1, n_features * n_hist_bins * n_cols * 8)
+    return int(min(HIST_MAX_BLOCKS, max(1, HIST_PARTIALS_BYTES // per_block)))
+
+
+@inlined
+def hist_blocks(n_node, partials):
+    """The blocks a node of ``n_node`` rows is built in: one per
+    :data:`HIST_BLOCK_ROWS` rows, as many as ``partials`` holds.  A number of the node
+    and the data only, never of the threads: the sums, hence the trees, do not depend
+    on how many threads build them."""
+    return min(partials.shape[0], n_node // HIST_BLOCK_ROWS)
+
+
+@inlined
+def _build_block_task(
+    k, n_groups, feats, partials, codes_T, is_categorical, idx, start, end, ostats, n_blocks
+):
+    """Task ``k`` of :func:`build_histograms_blocked`: the partial histograms of block
+    ``k // n_groups`` for the features of group ``k % n_groups`` (numeric features two
+    at a time, a categorical one with its count column)."""
+    b = k // n_groups
+    grp = k % n_groups
+    n = end - start
+    size = -(-n // n_blocks)
+    lo = b * size
+    hi = min(n, lo + size)
+    # the block's statistics: ostats holds the node's rows in partition order
+    block_stats = ostats[lo:]
+    j = grp * BLOCK_GROUP
+    stop = min(feats.shape[0], j + BLOCK_GROUP)
+    part = partials[b]
+    while j < stop:
+        f = feats[j]
+        if j + 1 < stop and not is_categorical[f] and not is_categorical[feats[j + 1]]:
+            fb = feats[j + 1]
+            build_histogram_pair(
+                part[f], part[fb], codes_T[f], codes_T[fb], idx, start + lo, start + hi, block_stats
+            )
+            j += 2
+        else:
+            build_histogram(
+                part[f], codes_T[f], idx, start + lo, start + hi, block_stats, is_categorical[f]
+            )
+            j += 1
+
+
+@inlined
+def _sum_blocks(j, feats, hist, partials, n_blocks):
+    """``hist[f]`` = the sum of feature ``f = feats[j]``'s partial histograms, block by
+    block in order (the same sums whichever thread built which block)."""
+    f = feats[j]
+    out = hist[f].reshape(-1)
+    first = partials[0, f].reshape(-1)
+    for i in range(out.shape[0]):
+        out[i] = first[i]
+    for b in range(1, n_blocks):
+        part = partials[b, f].reshape(-1)
+        for i in range(out.shape[0]):
+            out[i] += part[i]
+
+
+@kernel
+def build_histograms_blocked(
+    feats, hist, partials, n_blocks, codes_T, is_categorical, idx, start, end, ostats
+):
+    """The histograms ``hist[f]`` of the features ``f`` of ``feats`` for the node of rows
+    ``idx[start:end]`` (statistics ``ostats`` in node order, boosting's three columns),
+    built by ``n_blocks`` blocks of consecutive rows: the partial histograms of every
+    (block, group of :data:`BLOCK_GROUP` features) into ``partials[block]``, then each
+    feature's partials summed in block order.
+
+    A pass over a whole node per feature pair streams its ``(g, h)`` and row ids from
+    memory once per pair; a block's stay in the cache while its groups read them, so the
+    node is read from memory about once, which is what lets many threads share the
+    memory bus.  Numeric features get no count column (as :func:`build_histogram` with
+    ``with_count=False``), categorical ones get it."""
+    n_groups = -(-feats.shape[0] // BLOCK_GROUP)
+    for k in range(n_blocks * n_groups):
+        _build_block_task(
+            k, n_groups, feats, partials, codes_T, is_categorical, idx, start, end, ostats, n_blocks
+        )
+    for j in range(feats.shape[0]):
+        _sum_blocks(j, feats, hist, partials, n_blocks)
+
+
+@parallel_kernel
+def build_histograms_blocked_parallel(
+    feats, hist, partials, n_blocks, codes_T, is_categorical, idx, start, end, ostats
+):
+    """:func:`build_histograms_blocked` with its tasks, then its sums, on numba's threads:
+    the same histograms, bit for bit."""
+    n_groups = -(-feats.shape[0] // BLOCK_GROUP)
+    for k in prange(n_blocks * n_groups):
+        _build_block_task(
+            k, n_groups, feats, partials, codes_T, is_categorical, idx, start, end, ostats, n_blocks
+        )
+    for j in prange(feats.shape[0]):
+        _sum_blocks(j, feats, hist, partials, n_blocks)

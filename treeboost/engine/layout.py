@@ -212,6 +212,9 @@ Workspace = namedtuple(
         "random_cuts",  # a RandomCuts
         "pending",  # a Pending
         "block_sums",  # (blocks of statistics.SUM_BLOCK rows, n_cols) the root's sums
+        # (blocks, n_features, n_hist_bins, n_cols): the partial histograms of
+        # histogram.build_histograms_blocked
+        "hist_partials",
     ],
 )
 

@@ -23,6 +23,7 @@ GrowContext = namedtuple(
         "sampler",
         "n_threads",
         "random_cuts",
+        "hist_partials",
     ],
 )
 

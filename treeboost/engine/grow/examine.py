@@ -7,10 +7,12 @@ import numpy as np
 from .. import median_split
 from .._jit import inlined, internal
 from ..constraints import LOWER, MIDDLE, UPPER
+from ..histogram import build_histograms_blocked, build_histograms_blocked_parallel, hist_blocks
 from ..criteria import NEWTON, is_regression, node_impurity, node_weight
 from ..layout import NodeView
 from ..splitting import (
     MODE_BUILD,
+    MODE_BUILT,
     MODE_SORT,
     MODE_SUBTRACT,
     copy_into,
@@ -180,6 +182,22 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
             # a histogram of some features only cannot be subtracted from
             sampling = sampling or feats.shape[0] + rest.shape[0] < n_features
     random_ties = params.random_ties
+    # a large boosting node's histograms by blocks of its rows (..histogram), on the
+    # threads or not: the same sums either way
+    n_blocks = hist_blocks(n_node, g.hist_partials)
+    blocked = (
+        mode == MODE_BUILD
+        and crit == NEWTON
+        and n_blocks >= 2
+        and not (params.random_split or exact or sparse)
+        and rows.ostats.shape[1] == 3
+    )
+    if blocked:
+        built = NodeView(
+            start, end, total, MODE_BUILT, view.hist, view.sibling_hist, view.lower, view.upper
+        )
+    else:
+        built = view
     # the score the ties are measured against (the largest), and how many features tie
     tie_score = best_score
     n_tied = np.int64(1 if best >= 0 else 0)
@@ -193,14 +211,43 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
             and not exact
             and bucket_entries(fs, data, rows.idx, start, end, rows, np.bool_(False))
         )
+        if blocked:
+            partials = g.hist_partials
+            cat = data.is_categorical
+            if parallel and n_threads > 1:
+                build_histograms_blocked_parallel(
+                    fs,
+                    view.hist,
+                    partials,
+                    n_blocks,
+                    data.codes_T,
+                    cat,
+                    rows.idx,
+                    start,
+                    end,
+                    rows.ostats,
+                )
+            else:
+                build_histograms_blocked(
+                    fs,
+                    view.hist,
+                    partials,
+                    n_blocks,
+                    data.codes_T,
+                    cat,
+                    rows.idx,
+                    start,
+                    end,
+                    rows.ostats,
+                )
         if exact:
             median_split.evaluate_features(fs, view, data, rows.idx, params, nt, cands)
         elif parallel:
             evaluate_features_parallel(
-                n_threads, fs, view, data, rows, params, scratch, cands, sparse
+                n_threads, fs, built, data, rows, params, scratch, cands, sparse
             )
         else:
-            evaluate_features(fs, view, data, rows, params, scratch, cands, sparse)
+            evaluate_features(fs, built, data, rows, params, scratch, cands, sparse)
         if bucketed:
             bucket_entries(fs, data, rows.idx, start, end, rows, np.bool_(True))
         # serial, in the order of fs, after every score is in: the draws below do not

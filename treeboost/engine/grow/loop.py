@@ -158,6 +158,7 @@ def make_grow_tree(parallel, exact=False, sparse=False):
             borrow(sampler),
             n_threads,
             borrow(ws.random_cuts),
+            borrow(ws.hist_partials),
         )
         pool = HistogramPool(borrow(buffers), borrow(free_slots), borrow(n_free))
         if sparse:

@@ -293,6 +293,7 @@ def _examine(g, node, hist, root_w, lo, hi, codes, counts, by_code, cut_table, c
         g.sampler,
         g.n_threads,
         g.random_cuts,
+        g.hist_partials,
     )
     # every feature's range in one pass when the features are not many more than those
     # drawn (see ._rows.rows_min_max)
@@ -352,6 +353,7 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
         borrow(sampler),
         np.int64(1),
         borrow(ws.random_cuts),
+        borrow(ws.hist_partials),
     )
     nodes = g.nodes
     idx = g.rows.idx

@@ -18,6 +18,7 @@ from ..layout import (
     SplitCandidates,
     Workspace,
 )
+from ..histogram import max_hist_blocks
 from ..splitting import make_scratch
 from ..statistics import SUM_BLOCK
 
@@ -141,6 +142,12 @@ def make_workspace(
             np.zeros(2, np.int64),
         ),
         np.empty((max(1, -(-n_rows // SUM_BLOCK)), n_cols)),
+        # boosting's large nodes build their histograms by blocks of rows (dense codes)
+        np.empty(
+            (max_hist_blocks(n_features, n_hist_bins, n_cols), n_features, n_hist_bins, n_cols)
+            if newton and not n_entries
+            else (1, 1, 1, n_cols)
+        ),
     )
 
 
