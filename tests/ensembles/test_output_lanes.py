@@ -57,10 +57,16 @@ def test_outputs_side_by_side_grow_the_one_thread_model(make, counted_lanes):
     np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
 
 
-def test_side_by_side_needs_a_thread_safe_layer_and_an_output_per_thread(monkeypatch):
+def test_side_by_side_needs_a_thread_safe_layer_and_enough_outputs(monkeypatch):
     monkeypatch.setattr(_output_lanes.numba, "threading_layer", lambda: "omp")
     assert _output_lanes.lanes_usable(2, 2, 10**6)
     assert not _output_lanes.lanes_usable(3, 4, 10**6)  # fewer outputs than threads
+    # on many threads, as many outputs as one shared tree's speed-up (Amdahl, s = 10 %)
+    assert _output_lanes.lanes_usable(7, 16, 10**6)
+    assert not _output_lanes.lanes_usable(6, 16, 10**6)
+    assert _output_lanes.lanes_usable(5, 8, 10**6)
+    assert not _output_lanes.lanes_usable(4, 8, 10**6)
+    assert not _output_lanes.lanes_usable(1, 2, 10**6)
     assert not _output_lanes.lanes_usable(4, 2, 100)  # too small to share
     assert not _output_lanes.lanes_usable(10, 1, 10**6)
     monkeypatch.setattr(_output_lanes.numba, "threading_layer", lambda: "workqueue")

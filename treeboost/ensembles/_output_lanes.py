@@ -5,10 +5,15 @@ Within an iteration the K trees read the same gradients and write disjoint colum
 the raw scores, so they do not depend on each other: the model is the one the outputs
 grown one after the other make.  A thread that grows whole trees synchronises with no
 other until its trees are done, where the node-parallel grower starts a parallel
-region per node; with at least as many outputs as threads every thread has trees to
-grow.  Each thread has its lane: a copy of the grower, its own statistics buffer and
-workspace.
+region per node.  Each thread has its lane: a copy of the grower, its own statistics
+buffer and workspace.
+
+With fewer outputs than threads some threads idle while the K lanes grow, and each tree
+grows on one thread; sharing each tree's nodes among all the threads instead gains less
+than the K lanes do once K reaches that sharing's speed-up (:func:`shared_tree_speedup`).
 """
+
+import math
 
 import copy
 import queue
@@ -30,13 +35,31 @@ class Lane:
     workspace: object
 
 
+#: the share of a boosting tree's growth that does not gain from sharing its nodes
+#: among threads, wall time (Amdahl's ``s``): on 16 cores a million-row tree took 17 %
+#: (``benchmarks/bench_cores.py``, before the blocked histograms), smaller trees more
+SHARED_TREE_SERIAL = 0.10
+
+
+def shared_tree_speedup(n_threads):
+    """The speed-up of one tree whose nodes are shared among ``n_threads`` threads, at
+    best: Amdahl's ``1 / (s + (1 - s) / p)`` with ``s`` :data:`SHARED_TREE_SERIAL`."""
+    s = SHARED_TREE_SERIAL
+    return 1.0 / (s + (1.0 - s) / n_threads)
+
+
 def lanes_usable(n_outputs, n_threads, n_cells=PARALLEL_GROWER_MIN_WORK):
     """Whether an iteration's ``n_outputs`` trees of ``n_cells`` (rows x features)
-    each go on ``n_threads`` threads side by side: trees large enough to be grown on
-    threads at all, at least as many of them as threads, and a threading layer that
-    takes parallel kernels started from several threads at once (numba's OpenMP or TBB
-    layers; its workqueue aborts)."""
-    if n_threads < 2 or n_outputs < n_threads or n_cells < PARALLEL_GROWER_MIN_WORK:
+    each go on threads of their own (``min(n_outputs, n_threads)`` of them) side by
+    side: trees large enough to be grown on threads at all, enough of them to beat
+    sharing each tree's nodes among the ``n_threads`` threads
+    (``n_outputs >= ceil(shared_tree_speedup(n_threads))``, every thread on 2 or 4
+    threads, 5 on 8, 7 on 16), and a threading layer that takes parallel kernels started
+    from several threads at once (numba's OpenMP or TBB layers; its workqueue
+    aborts)."""
+    if n_threads < 2 or n_cells < PARALLEL_GROWER_MIN_WORK:
+        return False
+    if n_outputs < min(n_threads, math.ceil(shared_tree_speedup(n_threads))):
         return False
     try:
         return numba.threading_layer() in ("omp", "tbb")

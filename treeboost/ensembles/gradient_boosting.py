@@ -639,7 +639,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
 
         n_threads = numba.get_num_threads()
         if lanes_usable(K, n_threads, rows_in.size * self.n_features_in_):
-            trees = setup.lanes.map(fit_tree, K, n_threads)
+            trees = setup.lanes.map(fit_tree, K, min(K, n_threads))
         else:
             trees = [fit_tree(k) for k in range(K)]
         # with subsampling, scikit-learn's training loss is that of the in-bag rows
