@@ -212,34 +212,13 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
             and bucket_entries(fs, data, rows.idx, start, end, rows, np.bool_(False))
         )
         if blocked:
-            partials = g.hist_partials
-            cat = data.is_categorical
+            # one list of arguments for the two copies (on the threads, or not)
+            args = (fs, view.hist, g.hist_partials, n_blocks, data.codes_T)
+            args += (data.is_categorical, rows.idx, start, end, rows.ostats)
             if parallel and n_threads > 1:
-                build_histograms_blocked_parallel(
-                    fs,
-                    view.hist,
-                    partials,
-                    n_blocks,
-                    data.codes_T,
-                    cat,
-                    rows.idx,
-                    start,
-                    end,
-                    rows.ostats,
-                )
+                build_histograms_blocked_parallel(*args)
             else:
-                build_histograms_blocked(
-                    fs,
-                    view.hist,
-                    partials,
-                    n_blocks,
-                    data.codes_T,
-                    cat,
-                    rows.idx,
-                    start,
-                    end,
-                    rows.ostats,
-                )
+                build_histograms_blocked(*args)
         if exact:
             median_split.evaluate_features(fs, view, data, rows.idx, params, nt, cands)
         elif parallel:
