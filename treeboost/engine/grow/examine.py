@@ -213,8 +213,18 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
         )
         if blocked:
             # one list of arguments for the two copies (on the threads, or not)
-            args = (fs, view.hist, g.hist_partials, n_blocks, data.codes_T)
-            args += (data.is_categorical, rows.idx, start, end, rows.ostats)
+            args = (
+                fs,
+                view.hist,
+                g.hist_partials,
+                n_blocks,
+                data.codes_T,
+                data.is_categorical,
+                rows.idx,
+                start,
+                end,
+                rows.ostats,
+            )
             if parallel and n_threads > 1:
                 build_histograms_blocked_parallel(*args)
             else:
