@@ -22,7 +22,7 @@ kernel: a name costs the import of the module that defines it.
   the records they take (:class:`GrowthParams`, :class:`SplitCandidates`,
   :func:`make_scratch`, :func:`make_candidates`,
   :func:`default_dense_min_samples`, :data:`VALUES_NEWTON`);
-* trees: :class:`Tree`, :class:`PackedTrees`, :func:`add_leaf_values`,
+* trees: :class:`Tree`, :class:`PackedTrees`, :class:`PackedForest`, :func:`add_leaf_values`,
   :data:`TREE_LEAF`, :func:`prepared_csr`, :class:`ShapTrees`;
 * blocks of rows: :func:`block_rows`, :func:`into_row_blocks`, :data:`CACHE_BLOCK_VALUES`;
 * leaf values of the losses: :func:`weighted_quantile`,
@@ -89,6 +89,7 @@ _HOMES = {
     "VALUES_NEWTON": "tree_arrays",
     "Tree": "tree",
     "PackedTrees": "tree",
+    "PackedForest": "packed_forest",
     "add_leaf_values": "tree",
     "TREE_LEAF": "raw_split",
     "prepared_csr": "csr_walk",

@@ -15,8 +15,9 @@ shape (a categorical split, or children placed apart, as a model file may hold) 
 The missing values' side rides in the top bit of the split's feature index, so a step
 reads three arrays (children, split, threshold), as the one-row walk reads its five.
 
-Three walks use it: a tree's ``apply`` and ``add_predictions`` (forests), and boosting's
-:class:`~.tree.PackedTrees`, every tree over a block of rows.
+Four walks use it: a tree's ``apply`` and ``add_predictions``, a forest's
+:class:`~.packed_forest.PackedForest` and boosting's :class:`~.tree.PackedTrees`, every
+tree over a block of rows.
 """
 
 from collections import namedtuple
@@ -198,3 +199,30 @@ def predict_packed_lanes(X, left, split, threshold, value, roots, output, out):
                 i += LANES
             for r in range(i, hi):
                 out[r, k] += value[_leaf(X, r, root, left, split, threshold)]
+
+
+@parallel_kernel
+def accumulate_forest_lanes(X, left, split, threshold, value, roots, block, out):
+    """``out[i, k] += value[leaf of row i in tree t, k]`` for every tree ``t`` of a
+    :class:`~.packed_forest.PackedForest` (the trees' nodes concatenated, tree ``t`` from
+    node ``roots[t]``), in the order of the trees: blocks of ``block`` rows on numba's
+    threads, each walked by every tree in turn while its rows stay in cache."""
+    n = X.shape[0]
+    n_out = value.shape[1]
+    for blk in prange((n + block - 1) // block):
+        nodes = np.zeros(LANES, np.int64)
+        lo = blk * block
+        hi = min(n, lo + block)
+        for t in range(roots.shape[0]):
+            root = roots[t]
+            i = lo
+            while i + LANES <= hi:
+                _leaves(X, i, root, left, split, threshold, nodes)
+                for j in range(LANES):
+                    for k in range(n_out):
+                        out[i + j, k] += value[nodes[j], k]
+                i += LANES
+            for r in range(i, hi):
+                node = _leaf(X, r, root, left, split, threshold)
+                for k in range(n_out):
+                    out[r, k] += value[node, k]

@@ -11,6 +11,7 @@ from numbers import Integral
 from typing import TYPE_CHECKING, Any, Literal
 
 import warnings
+import weakref
 
 import numpy as np
 from scipy import sparse
@@ -29,17 +30,16 @@ from ..trees.cart import (
     deprecated_criterion,
 )
 from ..engine import (
-    CACHE_BLOCK_VALUES,
     CLASSIFICATION_CRITERIA,
     REGRESSION_CRITERIA,
+    PackedForest,
     SampleStatistics,
     WorkspacePool,
-    block_rows,
     prepared_csr,
 )
 from ._base import BaseParallelEnsemble, in_bag_rows, resolve_max_samples
 from ._bootstrap import bootstrap_weights
-from ._parallel import n_workers, release_free_memory, run_chunks
+from ._parallel import release_free_memory
 
 if TYPE_CHECKING:
     from .._typing import (
@@ -74,6 +74,10 @@ _TREE_PARAMS = (
     "ccp_alpha",
     "monotonic_cst",
 )
+
+
+#: each forest's packed trees (:meth:`BaseForest._packed_forest`), dropped with the forest
+_PACKED: "weakref.WeakKeyDictionary[BaseForest, tuple]" = weakref.WeakKeyDictionary()
 
 
 def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws, workspaces):
@@ -400,47 +404,51 @@ class BaseForest(BaseParallelEnsemble):
 
     def _sum_members(self, Xe, n_outputs):
         """Sum of the members' predictions (class probabilities or values), shape
-        (n_samples, n_outputs).
+        (n_samples, n_outputs), each row's sum taken in the order of the trees.
 
-        With ``n_jobs`` workers the rows are shared out between threads in blocks that
-        stay in a core's cache, each block walked by every tree in turn, serially, into
-        its rows of the one output: no thread has an output of its own, and each row's
-        sum is taken in the order of the trees whatever the number of workers (the
-        same bits as with one worker, where each tree runs on numba's threads).
+        A dense X is walked by the trees packed into one
+        :class:`~treeboost.engine.PackedForest` (built on the first prediction, kept
+        until the trees change): blocks of rows on numba's threads, each block through
+        every tree while its rows stay in a core's cache, with no Python between the
+        trees.  A forest with a categorical split adds its trees one at a time, each on
+        numba's threads.
 
         A sparse X is not densified: each tree walks its CSR rows on numba's threads
         (:mod:`~treeboost.engine.csr_walk`), a row's value found among its stored
         columns.  The sums are those of the dense X.
         """
         trees = [est.tree_ for est in self.estimators_]
+        total = np.zeros((Xe.shape[0], n_outputs))
         if sparse.issparse(Xe):
             # each tree walks the CSR rows on numba's threads, the structure checked once
             csr = prepared_csr(Xe)
-            total = np.zeros((Xe.shape[0], n_outputs))
             for tree in trees:
                 tree.add_predictions(csr, total)
             return total
-        if n_workers(self.n_jobs, len(trees)) == 1:
-            total = np.zeros((Xe.shape[0], n_outputs))
-            for tree in trees:
-                tree.add_predictions(Xe, total)
-            return total
-
-        lanes = [tree.lane_arrays() for tree in trees]
-        total = np.zeros((Xe.shape[0], n_outputs))
-        step = block_rows(Xe.shape[1], CACHE_BLOCK_VALUES)
-        starts = range(0, Xe.shape[0], step)
-
-        def part(chunk, parallel):
-            for b in chunk:
-                rows = slice(starts[b], starts[b] + step)
-                Xd, out_rows = Xe[rows], total[rows]
-                for tree, lane in zip(trees, lanes):
-                    tree.add_predictions(Xd, out_rows, parallel=False, lanes=lane)
-            return []
-
-        run_chunks(part, len(starts), self.n_jobs)
+        packed = self._packed_forest(trees)
+        if packed is not None:
+            return packed.add_predictions(Xe, total)
+        for tree in trees:
+            tree.add_predictions(Xe, total)
         return total
+
+    def _packed_forest(self, trees):
+        """The :class:`~treeboost.engine.PackedForest` of ``trees``, kept between
+        predictions and keyed on the trees themselves (a refit or a warm start never
+        reuses the packing of other trees); None where a tree cannot be packed.
+
+        It is kept beside the forest (:data:`_PACKED`), not in it: a prediction leaves
+        the estimator as it was, and a fit does not spend its time packing trees that
+        may never predict."""
+        kept = _PACKED.get(self)
+        if (
+            kept is None
+            or len(kept[0]) != len(trees)
+            or any(a is not b for a, b in zip(kept[0], trees))
+        ):
+            kept = (tuple(trees), PackedForest.of(trees))
+            _PACKED[self] = kept
+        return kept[1]
 
     #: the (rows, draws) of each member's sample; absent from a version-1 file
     _state_spec = {
@@ -646,7 +654,9 @@ _DOC = """
         scikit-learn.
     n_jobs : int, default=None
         Trees fitted in parallel on threads (``-1``: all cores); see
-        :mod:`treeboost.ensembles._parallel`.
+        :mod:`treeboost.ensembles._parallel`.  Prediction runs on numba's threads
+        (every core unless ``NUMBA_NUM_THREADS`` or :func:`numba.set_num_threads` says
+        otherwise), blocks of rows through every tree.
     random_state : int, RandomState instance or None
         Draws one seed per tree up front: the same model whatever ``n_jobs``.
     verbose : int, default=0

@@ -1,0 +1,135 @@
+"""PackedForest: a forest's trees in one set of arrays, predicted by one numba kernel.
+
+A forest's prediction adds every tree's leaf values to each row, in the order of the
+trees.  Walking it tree by tree from Python costs a call a tree (and a block of rows,
+where blocks keep the rows in cache); every call holds the GIL, so on many threads the
+calls queue behind one another.  Here the trees' lane arrays (:mod:`.lane_walk`) are
+concatenated once, and one parallel kernel walks blocks of rows, each block through
+every tree in turn: a thread holds the GIL once per prediction.
+
+The sums are taken in the order of the trees for every row, as one tree after another
+would add them: the same bits whatever the number of threads or the size of a block.
+"""
+
+import numba
+import numpy as np
+
+from .lane_walk import LaneArrays, accumulate_forest_lanes, lane_arrays
+
+#: values of X in a block of rows (one MiB of float64): a block is walked by every tree
+#: in turn, so its rows stay in a core's second-level cache while the trees' nodes come
+#: and go
+FOREST_BLOCK_VALUES = 1 << 17
+#: bounds of a block's rows: a tree's deep nodes are read once per block, so a block of
+#: too few rows reads them for too few rows (a wide X still touches only the features
+#: its rows' paths test); at most so many that every thread gets blocks to take
+FOREST_BLOCK_MIN_ROWS = 512
+FOREST_BLOCK_MAX_ROWS = 4096
+#: blocks per thread at least, where the rows allow (threads that finish early take more)
+FOREST_BLOCKS_PER_THREAD = 4
+
+
+def forest_block_rows(n_samples, n_features, n_threads):
+    """Rows of a block of :func:`~.lane_walk.accumulate_forest_lanes`: about
+    :data:`FOREST_BLOCK_VALUES` values of X, within the bounds above, and fewer (down
+    to 64) where the rows would otherwise make fewer than
+    :data:`FOREST_BLOCKS_PER_THREAD` blocks a thread.  A multiple of 8 (the lanes)."""
+    rows = FOREST_BLOCK_VALUES // max(1, n_features)
+    rows = min(FOREST_BLOCK_MAX_ROWS, max(FOREST_BLOCK_MIN_ROWS, rows))
+    share = -(-n_samples // max(1, FOREST_BLOCKS_PER_THREAD * n_threads))
+    rows = min(rows, max(64, share))
+    return int(max(64, rows // 8 * 8))
+
+
+class PackedForest:
+    """The trees of a forest, of one output width, packed for one walk.
+
+    Build it with :meth:`of`, which returns None where the lane walk cannot take every
+    tree (a categorical split, or children placed apart, as a model file may hold):
+    the caller then adds the trees one at a time.
+
+    Attributes
+    ----------
+    lanes : LaneArrays
+        The trees' nodes concatenated; tree ``t``'s children point into its own nodes.
+    value : ndarray of shape (n_nodes, n_outputs)
+        Each node's values, added to the outputs of the rows whose leaf it is.
+    roots : ndarray of shape (n_trees,)
+        The first node of each tree.
+    n_features_used : int
+        One more than the largest feature index a split reads: X must have as many
+        columns.
+    """
+
+    def __init__(self, lanes, value, roots, n_features_used):
+        self.lanes = lanes
+        self.value = value
+        self.roots = roots
+        self.n_features_used = int(n_features_used)
+
+    @classmethod
+    def of(cls, trees):
+        """The :class:`PackedForest` of ``trees`` (:class:`~.tree.Tree`, all of one
+        ``value`` width), or None when one of them has no lane arrays, or there are
+        none."""
+        if not trees:
+            return None
+        widths = {t.value.shape[1] for t in trees}
+        if len(widths) != 1:
+            raise ValueError(f"The trees' values must be of one width, got {sorted(widths)}.")
+        each = [
+            lane_arrays(
+                t.children_left,
+                t.children_right,
+                t.feature,
+                t.threshold,
+                t.missing_go_left,
+                t.is_categorical,
+            )
+            for t in trees
+        ]
+        if any(lanes is None for lanes in each):
+            return None
+        sizes = np.array([t.node_count for t in trees], dtype=np.int64)
+        if sizes.sum() > np.iinfo(np.int32).max:  # the walk reads int32 children
+            raise ValueError(f"Too many nodes to pack in one forest: {int(sizes.sum())}.")
+        roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        left = np.concatenate(
+            [np.where(la.left >= 0, la.left + r, -1) for la, r in zip(each, roots)]
+        ).astype(np.int32)
+        lanes = LaneArrays(
+            left,
+            np.concatenate([la.split for la in each]),
+            np.concatenate([la.threshold for la in each]),
+        )
+        value = np.ascontiguousarray(np.concatenate([t.value for t in trees]), dtype=np.float64)
+        internal = left != -1
+        features = np.concatenate([t.feature for t in trees])[internal]
+        return cls(lanes, value, roots, int(features.max()) + 1 if features.size else 0)
+
+    def add_predictions(self, X, out):
+        """``out += `` the sum of every tree's prediction, in the order of the trees, on
+        numba's threads.  ``X``: the encoded dense matrix (float64); ``out``: a
+        C-contiguous float64 array of shape (n_samples, n_outputs)."""
+        # the kernel reads X[i, feature] and writes out[i, k] unchecked
+        if X.ndim != 2 or X.shape[1] < self.n_features_used:
+            raise ValueError(
+                f"X must be 2-dimensional with at least {self.n_features_used} columns "
+                f"for these trees, got shape {X.shape}."
+            )
+        if (
+            not isinstance(out, np.ndarray)
+            or out.dtype != np.float64
+            or not out.flags.c_contiguous
+            or out.shape != (X.shape[0], self.value.shape[1])
+        ):
+            raise ValueError(
+                f"out must be a C-contiguous float64 array of shape "
+                f"({X.shape[0]}, {self.value.shape[1]}), got "
+                f"{getattr(out, 'dtype', type(out).__name__)} of shape "
+                f"{getattr(out, 'shape', None)}."
+            )
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        block = forest_block_rows(X.shape[0], X.shape[1], numba.get_num_threads())
+        accumulate_forest_lanes(X, *self.lanes, self.value, self.roots, block, out)
+        return out
