@@ -117,6 +117,32 @@ def test_radix_sorted_bins_are_those_of_numpy_sort(monkeypatch, max_bins):
     np.testing.assert_array_equal(got.transform(X), ref.transform(X))
 
 
+@pytest.mark.parametrize("subsample", [None, 6000])
+def test_bins_do_not_depend_on_the_cores(monkeypatch, subsample):
+    # the columns are shared among as many threads as the machine has cores, in groups
+    # whose width follows the count: every count gives the same bins
+    from treeboost.engine import binning
+
+    rng = np.random.default_rng(5)
+    n = 12_000  # threaded from 10,000 rows
+    X = rng.standard_normal((n, 41))
+    X[rng.random(n) < 0.1, 3] = np.nan
+    X[:, 7] = rng.integers(0, 4, n)
+    X[-1, 40] = np.nan  # outside a subsample, most likely: still a missing value
+    fits = []
+    for cores in (1, 2, 3, 16, 64):
+        monkeypatch.setattr(binning, "_cpu_count", lambda cores=cores: cores)
+        fits.append(BinMapper(subsample=subsample, random_state=0).fit(X))
+    ref = fits[0]
+    assert ref.has_missing_[[3, 40]].all()
+    for got in fits[1:]:
+        for f in range(X.shape[1]):
+            np.testing.assert_array_equal(got.bin_thresholds_[f], ref.bin_thresholds_[f])
+        np.testing.assert_array_equal(got.bin_centers(), ref.bin_centers())
+        np.testing.assert_array_equal(got.has_missing_, ref.has_missing_)
+        np.testing.assert_array_equal(got.single_value_bins(), ref.single_value_bins())
+
+
 @pytest.mark.parametrize("n_distinct", [2, 16, 17, 32, 33, 200, 256, 257, 300, 1000])
 def test_codes_count_the_edges_below_each_value(n_distinct):
     # every width of the edge table: one block of 16 to sixteen (the constant-length
