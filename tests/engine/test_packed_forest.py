@@ -140,3 +140,32 @@ def test_forest_packs_again_after_a_warm_start():
     rf.set_params(n_estimators=6).fit(X, y)
     want = _one_at_a_time([e.tree_ for e in rf.estimators_], X) / 6
     np.testing.assert_array_equal(rf.predict_proba(X), want)
+
+
+def test_forest_packing_is_keyed_on_the_trees_and_dropped_with_the_forest():
+    import gc
+    import weakref
+
+    from treeboost.ensembles import forest as forest_module
+
+    X, y = _data(5, n=1500)
+    a = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    b = RandomForestClassifier(n_estimators=3, random_state=1, max_depth=3).fit(X, y)
+    a.predict_proba(X)
+    first_a = weakref.ref(a.estimators_[0])
+    packed_a = a._packed_forest(a.estimators_)
+    assert packed_a is not None
+    a.predict_proba(X)  # kept between predictions
+    assert a._packed_forest(a.estimators_) is packed_a
+    # the other forest's trees, as many of them: the kept packing must not answer for them
+    a.estimators_ = b.estimators_
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    assert a._packed_forest(a.estimators_) is not packed_a
+    # kept beside the forest, not in it, and not keeping it alive
+    assert "_packed" not in vars(a)
+    gone = weakref.ref(a)
+    del a
+    gc.collect()
+    assert gone() is None
+    assert first_a() is None  # its packing held the trees' arrays, not the members
+    assert b.estimators_[0] in forest_module._PACKED

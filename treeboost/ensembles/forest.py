@@ -76,8 +76,9 @@ _TREE_PARAMS = (
 )
 
 
-#: each forest's packed trees (:meth:`BaseForest._packed_forest`), dropped with the forest
-_PACKED: "weakref.WeakKeyDictionary[BaseForest, tuple]" = weakref.WeakKeyDictionary()
+#: each forest's packed trees (:meth:`BaseForest._packed_forest`) under its first member,
+#: dropped with it
+_PACKED: "weakref.WeakKeyDictionary[Any, tuple]" = weakref.WeakKeyDictionary()
 
 
 def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws, workspaces):
@@ -417,7 +418,8 @@ class BaseForest(BaseParallelEnsemble):
         (:mod:`~treeboost.engine.csr_walk`), a row's value found among its stored
         columns.  The sums are those of the dense X.
         """
-        trees = [est.tree_ for est in self.estimators_]
+        members = list(self.estimators_)
+        trees = [est.tree_ for est in members]
         total = np.zeros((Xe.shape[0], n_outputs))
         if sparse.issparse(Xe):
             # each tree walks the CSR rows on numba's threads, the structure checked once
@@ -425,29 +427,35 @@ class BaseForest(BaseParallelEnsemble):
             for tree in trees:
                 tree.add_predictions(csr, total)
             return total
-        packed = self._packed_forest(trees)
+        packed = self._packed_forest(members)
         if packed is not None:
             return packed.add_predictions(Xe, total)
         for tree in trees:
             tree.add_predictions(Xe, total)
         return total
 
-    def _packed_forest(self, trees):
-        """The :class:`~treeboost.engine.PackedForest` of ``trees``, kept between
-        predictions and keyed on the trees themselves (a refit or a warm start never
-        reuses the packing of other trees); None where a tree cannot be packed.
+    def _packed_forest(self, members):
+        """The :class:`~treeboost.engine.PackedForest` of the trees of ``members``
+        (fitted CART estimators), kept between predictions and keyed on the trees
+        themselves (a refit or a warm start never reuses the packing of other trees);
+        None where a tree cannot be packed.
 
-        It is kept beside the forest (:data:`_PACKED`), not in it: a prediction leaves
-        the estimator as it was, and a fit does not spend its time packing trees that
-        may never predict."""
-        kept = _PACKED.get(self)
+        It is kept beside the members (:data:`_PACKED`, under the first one), not in the
+        forest: a prediction leaves the estimator as it was, each public method runs on
+        a view of the estimator's state (:mod:`treeboost._atomic`), and a fit does not
+        spend its time packing trees that may never predict.  The packing holds the
+        trees' arrays, not the members, so it goes with them."""
+        if not members:
+            return None
+        trees = tuple(m.tree_ for m in members)
+        kept = _PACKED.get(members[0])
         if (
             kept is None
             or len(kept[0]) != len(trees)
             or any(a is not b for a, b in zip(kept[0], trees))
         ):
-            kept = (tuple(trees), PackedForest.of(trees))
-            _PACKED[self] = kept
+            kept = (trees, PackedForest.of(list(trees)))
+            _PACKED[members[0]] = kept
         return kept[1]
 
     #: the (rows, draws) of each member's sample; absent from a version-1 file
