@@ -18,6 +18,10 @@ come (a run cut off by a time limit keeps what it measured) and prints the table
 - each estimator's speed-up over 1, 2, 4, 8, 16 threads, and the serial share ``s``
   that Amdahl's law gives from the 1-thread and p-thread times,
   ``T_p / T_1 = s + (1 - s) / p``, so ``s = (T_p / T_1 - 1 / p) / (1 - 1 / p)``;
+- for treeboost's forests, the fit's time before the first tree (checks, binning), the
+  span of the trees and one tree's mean wall time in its worker, against one thread's
+  (a tree that takes longer on 16 threads than on one waits on something the threads
+  share: memory, the GIL);
 - a plot of that scaling, ``DIR/cores_scaling.png`` (with matplotlib; ``--replot``
   redraws it and the tables from ``DIR/cores.jsonl`` without fitting);
 - with ``--two-cores`` (Linux), the 2-core rows pinned to cores 0 and 1 with
@@ -141,12 +145,19 @@ def one(case, lib, threads):
     X, y = make_data(data, n)
     warm = dict(opts, it=3, trees=2)
     make_model(lib, kind, threads, **warm).fit(X[:5000], y[:5000])
-    best = np.inf
+    chunks = _forest_chunks() if lib == "tb" and kind in ("rf", "et") else None
+    best, timeline = np.inf, {}
     for _ in range(repeats):
         model = make_model(lib, kind, threads, **opts)
+        if chunks is not None:
+            chunks.clear()
         t = time.perf_counter()
         model.fit(X, y)
-        best = min(best, time.perf_counter() - t)
+        took = time.perf_counter() - t
+        if took < best:
+            best = took
+            if chunks:
+                timeline = _timeline(t, t + took, chunks)
     m = min(n, 200_000)
     t = time.perf_counter()
     pred = model.predict(X[:m])
@@ -155,7 +166,7 @@ def one(case, lib, threads):
         score = 1 - np.mean((pred - y[:m]) ** 2) / np.var(y[:m])
     else:
         score = np.mean(pred == y[:m])
-    extra = {}
+    extra = dict(timeline)
     if lib == "tb":
         import numba
 
@@ -178,6 +189,39 @@ def one(case, lib, threads):
         ),
         flush=True,
     )
+
+
+def _forest_chunks():
+    """Record each chunk of trees a treeboost forest's workers fit (start, end, trees),
+    by wrapping the forest's worker function; returns the list it appends to."""
+    from treeboost.ensembles import forest
+
+    chunks = []
+    fit_trees = forest._fit_trees
+
+    def timed(chunk, parallel, **shared):
+        t = time.perf_counter()
+        out = fit_trees(chunk, parallel, **shared)
+        chunks.append((t, time.perf_counter(), len(chunk)))
+        return out
+
+    forest._fit_trees = timed
+    return chunks
+
+
+def _timeline(start, end, chunks):
+    """A forest fit's phases from its chunks: ``pre_s`` before the first tree (input
+    checks, binning), ``trees_s`` from the first tree's start to the last one's end,
+    ``tree_s`` the mean wall time of a tree in its worker, ``post_s`` after the trees."""
+    first = min(c[0] for c in chunks)
+    last = max(c[1] for c in chunks)
+    trees = sum(c[2] for c in chunks)
+    return {
+        "pre_s": round(first - start, 4),
+        "trees_s": round(last - first, 4),
+        "tree_s": round(sum(c[1] - c[0] for c in chunks) / max(1, trees), 4),
+        "post_s": round(end - last, 4),
+    }
 
 
 def run_one(case, lib, threads, timeout, pin=None, busy=False):
@@ -263,6 +307,25 @@ def print_tables(results, n_cores):
             p = max(ts)
             s = (ts[p] / ts[1] - 1 / p) / (1 - 1 / p)
             print(f"| {case} | {names[lib]} | " + " | ".join(cells) + f" | {s:.3f} |")
+    timed = sorted(
+        (r for r in results if "tree_s" in r and not r.get("pinned")),
+        key=lambda r: (r["case"], r["threads"]),
+    )
+    if timed:
+        print("\n### treeboost's forests: before the trees, the trees, one tree (s)\n")
+        print(
+            "| case | threads | fit | before the trees | trees | one tree "
+            "| one tree / on 1 thread |"
+        )
+        print("|---|---|---|---|---|---|---|")
+        one_thread = {r["case"]: r["tree_s"] for r in timed if r["threads"] == 1}
+        for r in timed:
+            base = one_thread.get(r["case"])
+            inflation = f"{r['tree_s'] / base:.2f}x" if base else ""
+            print(
+                f"| {r['case']} | {r['threads']} | {r['fit_s']:.2f} | {r['pre_s']:.3f} | "
+                f"{r['trees_s']:.3f} | {r['tree_s']:.4f} | {inflation} |"
+            )
     pinned = {
         (r["case"], r["lib"], r["pinned"].endswith("+busy")): r
         for r in results
