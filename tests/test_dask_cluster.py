@@ -107,6 +107,22 @@ def test_regressor_with_weights_and_validation_collection(client):
     assert dist.score(X[6000:], y[6000:]) > 0.95
 
 
+def test_a_worker_with_validation_rows_only(client):
+    """A worker may hold partitions of the validation set and none of the training set
+    (the scheduler places them): its shard has no training row to sample for the bins,
+    and the fit is the one of the training rows."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(5000, 4))
+    y = X[:, 0] - X[:, 1] + rng.normal(scale=0.1, size=5000)
+    a, b = sorted(client.scheduler_info()["workers"])
+    Xt, yt = (client.persist(da.from_array(v[:4000], chunks=2000), workers=[a]) for v in (X, y))
+    Xv, yv = (client.persist(da.from_array(v[4000:], chunks=1000), workers=[b]) for v in (X, y))
+    kw = dict(max_iter=20, learning_rate=0.5, n_iter_no_change=2)
+    dist = DaskHistGradientBoostingRegressor(**kw).fit(Xt, yt, X_val=Xv, y_val=yv)
+    assert dist.validation_score_.shape == (dist.n_estimators_ + 1,)
+    assert dist.score(X[4000:], y[4000:]) > 0.9
+
+
 def test_quantile_loss_with_constraints_and_class_weight_on_the_cluster(client):
     """The selection rounds and the constrained growth through the workers' direct
     connections: the one-machine models."""

@@ -205,7 +205,11 @@ class _DaskHistGradientBoosting:
         parts = []
         for shard, s in zip(shards.actors, summaries):
             quota = int(np.ceil(bm_rows * s[1] / n_positive))
-            parts.append(shards.send(shard, "sample", quota, rng.randint(2**31 - 1)))
+            seed = rng.randint(2**31 - 1)
+            if not s[1]:
+                # a worker with validation rows only, or rows of no weight: nothing to draw
+                continue
+            parts.append(shards.send(shard, "sample", quota, seed))
         samples = [shards.answer(p, "sample") for p in parts]
         X_s = _concat([s[0] for s in samples])
         y_s = _concat([s[1] for s in samples])
