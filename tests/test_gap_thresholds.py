@@ -106,6 +106,45 @@ def test_extra_trees_thresholds_fall_anywhere_in_the_gap_as_scikit_learns():
             np.testing.assert_allclose(est.predict(X), y)
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: tb.ExtraTreesClassifier(n_estimators=3, random_state=0),  # counted rows
+        lambda: tb.ExtraTreesRegressor(n_estimators=3, random_state=0),  # rows of sums
+        lambda: tb.ExtraTreesClassifier(n_estimators=2, bootstrap=True, random_state=1),
+    ],
+)
+def test_gaps_the_partition_records_are_those_of_the_childrens_samples(monkeypatch, make):
+    """The lean Extra-Trees grower records each split's gap in its partition; the
+    thresholds centered from them are those centered from the children's samples."""
+    import treeboost.engine.grower as grower_module
+
+    kernel = grower_module.center_thresholds
+    calls = []
+
+    def both(*args):
+        *rest, position, threshold, gap = args
+        recorded = (gap[: rest[-1], 0] != -2).sum()
+        scanned_threshold = threshold.copy()
+        scanned_codes = rest[3].copy()
+        kernel(
+            *rest[:3], scanned_codes, *rest[4:], position, scanned_threshold, np.full_like(gap, -2)
+        )
+        kernel(*args)
+        np.testing.assert_array_equal(rest[3][: rest[-1]], scanned_codes[: rest[-1]])
+        np.testing.assert_array_equal(threshold, scanned_threshold)
+        calls.append(recorded)
+
+    monkeypatch.setattr(grower_module, "center_thresholds", both)
+    rng = np.random.default_rng(4)
+    X = np.round(rng.normal(size=(3000, 5)), 1)  # ties: gaps between repeated values
+    X[rng.random(3000) < 0.1, 2] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + X[:, 1] > 0).astype(int)
+    model = make()
+    model.fit(X, y if hasattr(model, "predict_proba") else X[:, 0] + X[:, 1])
+    assert calls and all(n > 0 for n in calls)  # the gaps came from the partition
+
+
 def test_a_bin_of_several_values_keeps_the_edges():
     # more distinct values than bins: a bin's center is no sample's value, and a random
     # threshold stays between the edges around the gap (the rows keep their sides)

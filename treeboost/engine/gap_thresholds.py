@@ -28,6 +28,7 @@ tree's seed), which gives the thresholds scikit-learn's draws give.
 import numpy as np
 
 from ._jit import inlined, kernel
+from .layout import GAP_UNKNOWN
 from .sparse_codes import CodeRows, row_code
 
 #: the entries by row of dense codes (none)
@@ -63,6 +64,7 @@ def center_thresholds(
     n_nodes,
     position,
     threshold,
+    gap,
 ):
     """Move the numeric splits among the first ``n_nodes`` nodes into their node's gap
     (see the module docstring): ``threshold[node]`` the point ``position[node]`` of the
@@ -75,7 +77,10 @@ def center_thresholds(
     the :class:`~.sparse_codes.CodeRows` ``rows`` (``codes_T`` then unused); ``centers``: the
     bins' centers (``BinMapper.bin_centers``), ``edges`` their edges
     (``BinMapper.edge_table``), ``single`` whether each feature's bins hold one value
-    each (``BinMapper.single_value_bins``).  Missing values take no part.
+    each (``BinMapper.single_value_bins``).  Missing values take no part.  ``gap``: the
+    node's largest code going left and smallest going right where its partition
+    recorded them (:attr:`~.layout.NodeArrays.gap`: the lean Extra-Trees grower's);
+    the children's samples are read for the others (``GAP_UNKNOWN``).
     """
     mc = missing_code
     for node in range(n_nodes):
@@ -87,16 +92,19 @@ def center_thresholds(
         if is_categorical[f]:
             continue
         rc = right[node]
-        lo = np.int64(-1)  # the largest code that goes left
-        for i in range(start[lc], end[lc]):
-            c = _code(codes_T, rows, sparse, f, idx[i])
-            if c != mc and c > lo:
-                lo = c
-        hi = np.int64(mc)  # the smallest code that goes right
-        for i in range(start[rc], end[rc]):
-            c = _code(codes_T, rows, sparse, f, idx[i])
-            if c < hi:
-                hi = c
+        lo = np.int64(gap[node, 0])  # the largest code that goes left
+        hi = np.int64(gap[node, 1])  # the smallest code that goes right
+        if lo == GAP_UNKNOWN:
+            lo = np.int64(-1)
+            for i in range(start[lc], end[lc]):
+                c = _code(codes_T, rows, sparse, f, idx[i])
+                if c != mc and c > lo:
+                    lo = c
+            hi = np.int64(mc)
+            for i in range(start[rc], end[rc]):
+                c = _code(codes_T, rows, sparse, f, idx[i])
+                if c < hi:
+                    hi = c
         if lo < 0 or hi >= mc:
             continue
         a = centers[f, lo]

@@ -364,6 +364,7 @@ class TreeGrower:
                 node_count,
                 position,
                 centered,
+                nodes.gap,
             )
         # the tree is in the workspace's arrays, which the next tree reuses: the tree keeps
         # copies of what it uses (.tree_arrays)

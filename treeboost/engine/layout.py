@@ -97,8 +97,15 @@ NodeArrays = namedtuple(
         "interval",  # (n, 3): the lower and upper bound of the node's value and
         # where its children's meet (constraints.LOWER, UPPER, MIDDLE)
         "allowed",  # (n, n_words) uint64: the interaction sets still open
+        "gap",  # (n, 2) int32: the largest code (not missing) that went left at the
+        # node's split and the smallest that went right, recorded by the lean
+        # Extra-Trees grower's partition (gap_thresholds.center_thresholds);
+        # GAP_UNKNOWN where none was recorded
     ],
 )
+
+#: ``NodeArrays.gap[node, 0]`` of a node whose partition recorded no gap
+GAP_UNKNOWN = -2
 
 NodeView = namedtuple(
     "NodeView",

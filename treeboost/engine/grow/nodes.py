@@ -5,6 +5,7 @@ import numpy as np
 
 from .._jit import inlined, internal
 from ..constraints import LOWER, MIDDLE, UPPER
+from ..layout import GAP_UNKNOWN
 
 
 @inlined
@@ -22,6 +23,7 @@ def reset_node(nodes, node, start, end, depth):
     nodes.sq_sum[node] = 0.0
     nodes.impurity[node] = 0.0
     nodes.gain[node] = 0.0
+    nodes.gap[node, 0] = GAP_UNKNOWN
 
 
 @internal

@@ -161,13 +161,18 @@ def lean_tree(random_split, exact, newton, best_first, monotonic, interaction, c
 
 
 @inlined
-def _partition_rows(codes, words, wbuf, split, f, idx, ostats, start, end, buf, obuf, left, right):
+def _partition_rows(
+    codes, words, wbuf, split, f, idx, ostats, start, end, buf, obuf, left, right, gap
+):
     """Stable partition of the samples ``idx[start:end]``, of their rows of statistics
     ``ostats[start:end]`` and of their rows of codes ``words[start:end]`` (``codes``: the
     same memory by code) at ``split`` (a :class:`~..partition.BinnedSplit`) on feature
     ``f``: the left ones in place, the right ones through ``buf`` / ``obuf`` / ``wbuf``.
     ``left`` and ``right`` get the children's sums, each in its samples' order (as
-    :func:`~..statistics.sum_rows` adds them).  Returns the left count."""
+    :func:`~..statistics.sum_rows` adds them), and ``gap`` the split's gap: the largest
+    code (not missing) that goes left, -1 for none, and the smallest that goes right,
+    the missing code for none (:func:`~..gap_thresholds.center_thresholds` reads them
+    instead of the children's samples).  Returns the left count."""
     n_cols = ostats.shape[1]
     for c in range(n_cols):
         left[c] = 0.0
@@ -177,10 +182,14 @@ def _partition_rows(codes, words, wbuf, split, f, idx, ostats, start, end, buf, 
     nr = np.uint64(0)
     uf = np.uint64(f)
     ustart = np.uint64(start)
+    mc = np.int64(split.missing_code)
+    largest_left = np.int64(-1)
+    smallest_right = mc
     for i in range(ustart, np.uint64(end)):
         s = idx[i]
+        code = np.int64(codes[i, uf])
         if goes_left_binned(
-            np.int64(codes[i, uf]),
+            code,
             split.missing_code,
             split.missing_go_left,
             False,
@@ -188,6 +197,8 @@ def _partition_rows(codes, words, wbuf, split, f, idx, ostats, start, end, buf, 
             split.row,
             split.bin_threshold,
         ):
+            if code != mc:
+                largest_left = max(largest_left, code)
             o = ustart + nl
             idx[o] = s
             for c in range(n_cols):
@@ -197,6 +208,7 @@ def _partition_rows(codes, words, wbuf, split, f, idx, ostats, start, end, buf, 
             copy_row(words, o, words, i)
             nl += np.uint64(1)
         else:
+            smallest_right = min(smallest_right, code)
             buf[nr] = s
             for c in range(n_cols):
                 v = ostats[i, c]
@@ -204,6 +216,8 @@ def _partition_rows(codes, words, wbuf, split, f, idx, ostats, start, end, buf, 
                 right[c] += v
             copy_row(wbuf, nr, words, i)
             nr += np.uint64(1)
+    gap[0] = largest_left
+    gap[1] = smallest_right
     for i in range(nr):
         o = ustart + nl + i
         idx[o] = buf[i]
@@ -216,7 +230,7 @@ def _partition_rows(codes, words, wbuf, split, f, idx, ostats, start, end, buf, 
 
 @inlined
 def _partition_counted(
-    codes, words, to_words, split, f, label, idx, to_idx, start, end, total, left, right
+    codes, words, to_words, split, f, label, idx, to_idx, start, end, total, left, right, gap
 ):
     """The partition of two classes with unit weights, from one pair of buffers into the
     other: the samples ``idx[start:end]`` and their rows of codes ``words[start:end]``
@@ -224,7 +238,8 @@ def _partition_counted(
     ``to_words[start:end]``, the left ones in order from ``start``, the right ones in
     reverse order from ``end - 1``.  The class of each sample is ``codes[i, label]``; the
     children's sums are its counts (see :func:`~..random_cuts.cut_counts`; ``total``:
-    the node's).  Returns the left count.
+    the node's), and ``gap`` the split's gap (as :func:`_partition_rows` records it).
+    Returns the left count.
 
     Each row is read once and written once to each end of what is left to fill; only
     the end of its side moves on, so that the other write is overwritten later by the
@@ -240,6 +255,9 @@ def _partition_counted(
     lo = np.uint64(start)
     hi = np.uint64(end) - np.uint64(1)
     pos_l = np.int64(0)
+    missing = np.int64(split.missing_code)
+    largest_left = np.int64(-1)
+    smallest_right = missing
     for i in range(np.uint64(start), np.uint64(end)):
         c = np.int64(codes[i, uf])
         g = np.uint64((c <= thr) | (c == mc))
@@ -250,6 +268,13 @@ def _partition_counted(
         pos_l += np.int64(g) * np.int64(codes[i, ul])
         lo += g
         hi -= np.uint64(1) - g
+        # the values at or below the cut went left (a missing value going left is no
+        # value: it sits above every cut), in arithmetic, not branches
+        below = np.int64(c <= thr)
+        largest_left = max(largest_left, below * (c + 1) - 1)
+        smallest_right = min(smallest_right, c + below * (missing - c))
+    gap[0] = largest_left
+    gap[1] = smallest_right
     nl = np.int64(lo) - start
     nr = end - start - nl
     set_counts(left, nl, pos_l)
@@ -471,6 +496,7 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
                     nodes.stats[node],
                     nodes.stats[lc],
                     nodes.stats[rc],
+                    nodes.gap[node],
                 )
             else:
                 nl = _partition_counted(
@@ -487,6 +513,7 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
                     nodes.stats[node],
                     nodes.stats[lc],
                     nodes.stats[rc],
+                    nodes.gap[node],
                 )
         else:
             nl = _partition_rows(
@@ -503,6 +530,7 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
                 obuf,
                 nodes.stats[lc],
                 nodes.stats[rc],
+                nodes.gap[node],
             )
         reset_node(nodes, lc, s0, s0 + nl, depth)
         reset_node(nodes, rc, s0 + nl, e0, depth)

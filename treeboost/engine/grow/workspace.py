@@ -10,6 +10,7 @@ import numpy as np
 
 from ..criteria import NEWTON
 from ..layout import (
+    GAP_UNKNOWN,
     FeatureSampler,
     NodeArrays,
     Pending,
@@ -107,6 +108,7 @@ def make_workspace(
         np.zeros(cap, np.bool_),
         np.tile([-np.inf, np.inf, 0.0], (cap, 1)),
         np.full((cap, n_words), ~np.uint64(0), np.uint64),
+        np.full((cap, 2), GAP_UNKNOWN, np.int32),
     )
     cands = make_candidates(n_features, n_cols)
     sampler = FeatureSampler(
