@@ -23,6 +23,10 @@ measures ``s`` on one core, so that it can be read on a machine of two:
   is every sample of another thread (the forests' joblib workers, the thread pools of
   the raw-score update and of the binning); every other sample of the main thread is
   serial.  ``s`` = serial samples / all samples of the fit;
+- ``g``: the samples of the other threads (a forest's workers) in the interpreter
+  (CPython's ``_Py*`` / ``Py*`` functions), over all samples: work that holds the GIL,
+  which the workers take in turn however many they are (numpy's own loops, which mostly
+  release it, are not counted); the bound with ``s + g`` serial is the tighter one;
 - regions per tree: the ``GOMP_parallel`` calls of the fit (counted by the same
   uprobe), and the Python thread-pool dispatches (``joblib.Parallel`` calls and
   ``ThreadPoolExecutor.map`` calls, counted by wrappers), over the trees fitted.
@@ -224,12 +228,16 @@ def one(case, p, top):
     print(json.dumps(res), flush=True)
 
 
+#: the interpreter's functions (CPython's C API and evaluation loop): a thread runs them
+#: holding the GIL, so the other threads' Python waits for them
+_INTERPRETER = ("_Py", "Py")
+
 _LINE = re.compile(r"^\s*(\d+)\s+([\d.]+):\s+(\S+):\s*(.*)$")
 
 
 def classify(script, main_tid, t0, t1, top):
     """Serial and parallel samples of ``perf script`` output within ``[t0, t1]``."""
-    depth = gomp = 0
+    depth = gomp = interpreted = 0
     by_sym, by_par = {}, {}  # samples by function, serial and parallel
     for line in script.splitlines():
         m = _LINE.match(line)
@@ -249,6 +257,8 @@ def classify(script, main_tid, t0, t1, top):
         sym = parts[1].strip() if len(parts) > 1 else "[unknown]"
         side = by_par if tid != main_tid or depth > 0 else by_sym
         side[sym] = side.get(sym, 0) + 1
+        if tid != main_tid and sym.startswith(_INTERPRETER):
+            interpreted += 1
     serial = sum(by_sym.values())
     total = max(serial + sum(by_par.values()), 1)
 
@@ -259,6 +269,7 @@ def classify(script, main_tid, t0, t1, top):
     return {
         "samples": total,
         "s": round(serial / total, 4),
+        "g": round(interpreted / total, 4),
         "gomp": gomp,
         "serial_top": shares(by_sym),
         "parallel_top": shares(by_par),
@@ -316,14 +327,15 @@ def main():
     p = args.threads
     print(
         f"\n| case | rows | trees | fit CPU (s) | s | Amdahl bound on {p} threads "
-        "| OpenMP regions / tree | thread-pool dispatches / tree |"
+        f"| g | bound with g serial | OpenMP regions / tree | thread-pool dispatches / tree |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
+        g = r.get("g", 0.0)
         print(
             f"| {r['case']} | {r['n']:,} | {r['trees']} | {r['fit_cpu_s']:.2f} | "
-            f"{100 * r['s']:.1f} % | {amdahl(r['s'], p):.1f}x | {r['gomp_per_tree']} | "
-            f"{r['pool_per_tree']} |"
+            f"{100 * r['s']:.1f} % | {amdahl(r['s'], p):.1f}x | {100 * g:.1f} % | "
+            f"{amdahl(r['s'] + g, p):.1f}x | {r['gomp_per_tree']} | {r['pool_per_tree']} |"
         )
     print("\nserial work by function (share of the fit's samples):")
     for r in results:
