@@ -2,6 +2,7 @@
 
     python benchmarks/bench_cores.py [--cases NAME,...] [--threads 1,2,4,8,16]
                                      [--libs tb,lgbm,sk] [--scale 1.0] [--deadline 420]
+                                     [--forest-block-values N]
                                      [--out DIR]
     python benchmarks/bench_cores.py --list
     python benchmarks/bench_cores.py --replot [--out DIR]
@@ -142,6 +143,11 @@ def one(case, lib, threads):
     data, n, kind, _, opts, repeats = CASES[case]
     lib = "tb" if lib == "tbp" else lib
     n = max(2_000, int(n * float(os.environ.get("BENCH_SCALE", "1"))))
+    if lib == "tb" and os.environ.get("BENCH_FOREST_BLOCK_VALUES"):
+        # the forests' prediction blocks, to compare sizes on a machine's caches
+        from treeboost.engine import packed_forest
+
+        packed_forest.FOREST_BLOCK_VALUES = int(os.environ["BENCH_FOREST_BLOCK_VALUES"])
     X, y = make_data(data, n)
     warm = dict(opts, it=3, trees=2)
     make_model(lib, kind, threads, **warm).fit(X[:5000], y[:5000])
@@ -167,6 +173,8 @@ def one(case, lib, threads):
     else:
         score = np.mean(pred == y[:m])
     extra = dict(timeline)
+    if lib == "tb" and os.environ.get("BENCH_FOREST_BLOCK_VALUES"):
+        extra["forest_block_values"] = int(os.environ["BENCH_FOREST_BLOCK_VALUES"])
     if lib == "tb":
         import numba
 
@@ -402,6 +410,12 @@ def main():
         help="also the 2-core rows pinned with taskset, quiet and busy",
     )
     ap.add_argument("--scale", type=float, default=1.0, help="rows x SCALE (a quick try)")
+    ap.add_argument(
+        "--forest-block-values",
+        type=int,
+        default=None,
+        help="values of X in a block of treeboost forests' prediction (default: the library's)",
+    )
     ap.add_argument("--deadline", type=float, default=420.0, help="seconds for the whole run")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--list", action="store_true")
@@ -419,6 +433,8 @@ def main():
             print(f"{name}: {kind} on {data} x {n:,}, {', '.join(libs)} {opts or ''}")
         return
     os.environ["BENCH_SCALE"] = str(args.scale)
+    if args.forest_block_values:
+        os.environ["BENCH_FOREST_BLOCK_VALUES"] = str(args.forest_block_values)
     n_cores = os.cpu_count()
     path = os.path.join(args.out, "cores.jsonl")
     plot_path = os.path.join(args.out, "cores_scaling.png")
