@@ -14,7 +14,8 @@ would add them: the same bits whatever the number of threads or the size of a bl
 import numba
 import numpy as np
 
-from .lane_walk import LaneArrays, accumulate_forest_lanes, lane_arrays
+from .lane_walk import LaneArrays, accumulate_forest_lanes
+from .tree import check_sum_buffer
 
 #: values of X in a block of rows (one MiB of float64): a block is walked by every tree
 #: in turn, so its rows stay in a core's second-level cache while the trees' nodes come
@@ -77,17 +78,7 @@ class PackedForest:
         widths = {t.value.shape[1] for t in trees}
         if len(widths) != 1:
             raise ValueError(f"The trees' values must be of one width, got {sorted(widths)}.")
-        each = [
-            lane_arrays(
-                t.children_left,
-                t.children_right,
-                t.feature,
-                t.threshold,
-                t.missing_go_left,
-                t.is_categorical,
-            )
-            for t in trees
-        ]
+        each = [t.lane_arrays() for t in trees]
         if any(lanes is None for lanes in each):
             return None
         sizes = np.array([t.node_count for t in trees], dtype=np.int64)
@@ -117,18 +108,7 @@ class PackedForest:
                 f"X must be 2-dimensional with at least {self.n_features_used} columns "
                 f"for these trees, got shape {X.shape}."
             )
-        if (
-            not isinstance(out, np.ndarray)
-            or out.dtype != np.float64
-            or not out.flags.c_contiguous
-            or out.shape != (X.shape[0], self.value.shape[1])
-        ):
-            raise ValueError(
-                f"out must be a C-contiguous float64 array of shape "
-                f"({X.shape[0]}, {self.value.shape[1]}), got "
-                f"{getattr(out, 'dtype', type(out).__name__)} of shape "
-                f"{getattr(out, 'shape', None)}."
-            )
+        check_sum_buffer(out, (X.shape[0], self.value.shape[1]))
         X = np.ascontiguousarray(X, dtype=np.float64)
         block = forest_block_rows(X.shape[0], X.shape[1], numba.get_num_threads())
         accumulate_forest_lanes(X, *self.lanes, self.value, self.roots, block, out)

@@ -23,6 +23,23 @@ from ..persistence._spec import check_state, integer, layout_spec
 _NO_CATEGORIES = np.zeros((1, 4), np.uint64)
 
 
+def check_sum_buffer(out, shape):
+    """Raise a ValueError unless ``out`` is a C-contiguous float64 array of ``shape``:
+    the buffer a walk adds leaf values into, which its kernel writes unchecked."""
+    if (
+        not isinstance(out, np.ndarray)
+        or out.dtype != np.float64
+        or not out.flags.c_contiguous
+        or out.shape != shape
+    ):
+        raise ValueError(
+            f"out must be a C-contiguous float64 array of shape "
+            f"({shape[0]}, {shape[1]}), got "
+            f"{getattr(out, 'dtype', type(out).__name__)} of shape "
+            f"{getattr(out, 'shape', None)}."
+        )
+
+
 @inlined
 def _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat, bitset):
     """The leaf row ``i`` of the raw matrix ``X`` reaches."""
@@ -333,18 +350,7 @@ class Tree:
         if issparse(X):
             X = prepared_csr(X)
         # the kernel writes out[i, k] unchecked: a wrong shape must not reach it
-        if (
-            not isinstance(out, np.ndarray)
-            or out.dtype != np.float64
-            or not out.flags.c_contiguous
-            or out.shape != (X.shape[0], self.value.shape[1])
-        ):
-            raise ValueError(
-                f"out must be a C-contiguous float64 array of shape "
-                f"({X.shape[0]}, {self.value.shape[1]}), got "
-                f"{getattr(out, 'dtype', type(out).__name__)} of shape "
-                f"{getattr(out, 'shape', None)}."
-            )
+        check_sum_buffer(out, (X.shape[0], self.value.shape[1]))
         value = np.ascontiguousarray(self.value, dtype=np.float64)
         if isinstance(X, CSRRows):
             accumulate_csr(*X, *self._args(), value, out)

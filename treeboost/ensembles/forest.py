@@ -419,7 +419,7 @@ class BaseForest(BaseParallelEnsemble):
         columns.  The sums are those of the dense X.
         """
         members = list(self.estimators_)
-        trees = [est.tree_ for est in members]
+        trees = tuple(est.tree_ for est in members)
         total = np.zeros((Xe.shape[0], n_outputs))
         if sparse.issparse(Xe):
             # each tree walks the CSR rows on numba's threads, the structure checked once
@@ -427,16 +427,17 @@ class BaseForest(BaseParallelEnsemble):
             for tree in trees:
                 tree.add_predictions(csr, total)
             return total
-        packed = self._packed_forest(members)
+        packed = self._packed_forest(members, trees)
         if packed is not None:
             return packed.add_predictions(Xe, total)
         for tree in trees:
             tree.add_predictions(Xe, total)
         return total
 
-    def _packed_forest(self, members):
-        """The :class:`~treeboost.engine.PackedForest` of the trees of ``members``
-        (fitted CART estimators), kept between predictions and keyed on the trees
+    def _packed_forest(self, members, trees=None):
+        """The :class:`~treeboost.engine.PackedForest` of ``trees``, the trees of
+        ``members`` (fitted CART estimators; taken from them when None), kept between
+        predictions and keyed on the trees
         themselves (a refit or a warm start never reuses the packing of other trees);
         None where a tree cannot be packed.
 
@@ -447,7 +448,8 @@ class BaseForest(BaseParallelEnsemble):
         trees' arrays, not the members, so it goes with them."""
         if not members:
             return None
-        trees = tuple(m.tree_ for m in members)
+        if trees is None:
+            trees = tuple(m.tree_ for m in members)
         kept = _PACKED.get(members[0])
         if (
             kept is None
