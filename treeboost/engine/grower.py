@@ -31,6 +31,7 @@ from .leaf_ranges import LeafRanges, copied_ids
 from .node_targets import node_target_values
 from .sparse_codes import SparseCodes
 from .statistics import SOURCE_REGRESSION, SampleStatistics
+from .subtrees import grow_in_subtrees, splits_into_subtrees, subtree_rows
 from .tree import Tree
 from .tree_arrays import VALUES_CLASSES, VALUES_MEANS, VALUES_NEWTON, tree_arrays
 
@@ -158,6 +159,11 @@ class TreeGrower:
         self.random_ties = random_ties
         self.centered_thresholds = centered_thresholds
 
+    #: a part of a larger tree (.subtrees), never split into parts again
+    _part = False
+    #: GrowthParams.root_weight: below 0, the tree's own root's
+    _root_weight = -1.0
+
     # the stopping rules by name, as grow() reads them
     max_depth = property(lambda self: self.stopping.max_depth)
     min_samples_split = property(lambda self: self.stopping.min_samples_split)
@@ -249,10 +255,24 @@ class TreeGrower:
             cst.monotonic_cst,
             interaction,
             bool(self.random_ties),
+            float(self._root_weight),
         )
         exact = self.criterion == ABSOLUTE_ERROR
         sparse = isinstance(X_binned_T, SparseCodes)
         workspace = workspace or GrowerWorkspace()
+        n_rows = len(sample_indices)
+        if splits_into_subtrees(self, n_rows, params, exact, sparse, return_leaves):
+            # the small nodes as subtrees on the threads (.subtrees)
+            tree = grow_in_subtrees(
+                self,
+                subtree_rows(n_rows),
+                X_binned_T,
+                stats,
+                sample_indices,
+                workspace,
+                self._n_threads(n_rows, n_features),
+            )
+            return tree, None
         if sparse:
             codes = X_binned_T
             X_binned_T = np.empty((n_features, 0), codes.dtype)

@@ -71,8 +71,11 @@ GrowthParams = namedtuple(
         # them drawn at random (scikit-learn's trees, which permute the
         # features at each split); False: to the lowest feature index
         # (histogram gradient boosting, as scikit-learn's and LightGBM's)
+        "root_weight",  # the weight min_decrease is scaled by (scikit-learn's root
+        # weight): below 0, the weight of this tree's root; a subtree grown on its own
+        # (engine.subtrees) is given its whole tree's
     ],
-    defaults=(True,),
+    defaults=(True, -1.0),
 )
 
 NodeArrays = namedtuple(

@@ -8,14 +8,12 @@ row from its leaf; reading it from the ranges costs one pass over the samples, w
 scattered write and then read again by the update.
 """
 
-import threading
-from concurrent.futures import ThreadPoolExecutor
-
 import numba
 import numpy as np
 from numba import prange
 
 from ._jit import kernel, parallel_kernel
+from ._threads import thread_pool
 from .quantile import range_quantiles
 
 #: a tree of at least this many samples per thread copies its samples on threads
@@ -24,19 +22,6 @@ PARALLEL_MIN_SAMPLES = 100_000
 #: scattered writes over every training row, on one thread a serial step of every
 #: boosting iteration, worth a thread pool's dispatch from a few ten thousand rows
 ADD_PARALLEL_MIN_SAMPLES = 25_000
-
-_pools = {}
-_pools_lock = threading.Lock()
-
-
-def _pool(n_threads):
-    """A thread pool of ``n_threads`` workers kept for the process (made on first use:
-    a pool per call would start threads every iteration)."""
-    with _pools_lock:
-        pool = _pools.get(n_threads)
-        if pool is None:
-            pool = _pools[n_threads] = ThreadPoolExecutor(n_threads, thread_name_prefix="treeboost")
-        return pool
 
 
 @kernel
@@ -175,7 +160,7 @@ class LeafRanges:
         # each sample is in one range: the threads' positions are different rows of raw
         cuts = np.linspace(0, n, n_threads + 1).astype(np.int64)
         list(
-            _pool(n_threads).map(
+            thread_pool(n_threads).map(
                 lambda t: _add_range_values(*args, cuts[t], cuts[t + 1]), range(n_threads)
             )
         )

@@ -181,7 +181,11 @@ def make_grow_tree(parallel, exact=False, sparse=False):
             nodes.sq_sum[0] = sum_sq(src_b, rows_b.idx, zero, n)
         nodes.start[0] = 0
         nodes.end[0] = n
-        root_w = node_weight(nodes.stats[0], params.criterion, params.n_stats)
+        root_w = (
+            params.root_weight
+            if params.root_weight >= 0.0
+            else node_weight(nodes.stats[0], params.criterion, params.n_stats)
+        )
         node_count = np.int64(1)
         n_open = np.int64(0)
         n_leaves = np.int64(1)

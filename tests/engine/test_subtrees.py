@@ -1,0 +1,223 @@
+"""A large tree grown in parts (its top, then its small nodes as subtrees on threads,
+``treeboost.engine.subtrees``) is the whole-tree grower's tree up to its node ids and
+random draws, and the same tree on any number of threads."""
+
+import numpy as np
+import pytest
+
+import treeboost.engine.grower as grower_module
+import treeboost.engine.subtrees as subtrees
+from treeboost import DecisionTreeClassifier
+from treeboost.engine.criteria import ENTROPY, GINI, NEWTON, SQUARED_ERROR
+from treeboost.engine.grower import StoppingRules, TreeGrower
+from treeboost.engine.layout import GrowthParams
+from treeboost.engine.tree import TREE_LEAF, Tree
+
+from .test_grower import _problem, _same_tree
+
+#: rows of the test trees: at least twice SUBTREE_MIN_ROWS, so that they grow in parts
+N = 5 * subtrees.SUBTREE_MIN_ROWS
+
+
+def _canonical(tree):
+    """The tree's nodes in preorder, each as what it is (not where it is stored)."""
+    out = []
+    stack = [0]
+    cats = tree.categories_left
+    while stack:
+        i = stack.pop()
+        out.append(
+            (
+                int(tree.depth[i]),
+                int(tree.feature[i]),
+                int(tree.bin_threshold[i]) if tree.feature[i] >= 0 else 0,
+                repr(float(tree.threshold[i])) if tree.feature[i] >= 0 else "",
+                bool(tree.missing_go_left[i]) if tree.feature[i] >= 0 else False,
+                tuple(cats[i]),
+                tuple(tree.value[i].ravel()),
+                float(tree.impurity[i]),
+                int(tree.n_node_samples[i]),
+                float(tree.weighted_n_node_samples[i]),
+                float(tree.gain[i]),
+            )
+        )
+        if tree.children_left[i] != TREE_LEAF:
+            stack.append(int(tree.children_right[i]))
+            stack.append(int(tree.children_left[i]))
+    return out
+
+
+def _whole(monkeypatch):
+    """Grow trees whole from here on (no tree is large enough to be split)."""
+    monkeypatch.setattr(subtrees, "SUBTREE_MIN_ROWS", 1 << 40)
+
+
+@pytest.mark.parametrize("criterion", [GINI, ENTROPY, SQUARED_ERROR])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        StoppingRules(),
+        StoppingRules(max_depth=9, min_samples_leaf=3),
+        StoppingRules(min_samples_split=9, min_impurity_decrease=1e-4),
+        StoppingRules(min_weight_leaf=30.0),
+    ],
+)
+def test_parts_grow_the_whole_tree(criterion, rules, monkeypatch):
+    """Without random draws (ties to the lowest feature, every feature at every node)
+    the grafted tree is the whole tree, node for node in preorder, bit for bit (the
+    weights and targets are integers: every sum is exact)."""
+    bm, Xb, stats, n_stats = _problem(criterion, N, seed=1)
+    grower = TreeGrower(bm, criterion, n_stats, rules, random_ties=False)
+    parts, _ = grower.grow(Xb, stats, return_leaves=False)
+    _whole(monkeypatch)
+    whole, _ = grower.grow(Xb, stats, return_leaves=False)
+    assert whole.node_count > 100
+    assert _canonical(parts) == _canonical(whole)
+    # the node ids differ, the predictions do not
+    assert parts.node_count == whole.node_count
+    X = np.random.RandomState(0).randint(0, 40, (2000, 4)).astype(float)
+    X[:, 3] %= 6
+    np.testing.assert_array_equal(parts.predict(X), whole.predict(X))
+
+
+@pytest.mark.parametrize("max_features", [None, 2])
+def test_the_same_tree_on_any_number_of_threads(max_features, monkeypatch):
+    """With random ties and sampled features (a generator of each subtree's own): 1, 3
+    and 16 threads grow the same tree, bit for bit, and it splits into parts."""
+    bm, Xb, stats, n_stats = _problem(GINI, N, seed=2)
+    tasks = []
+    real = subtrees.subtree_tasks
+    monkeypatch.setattr(subtrees, "subtree_tasks", lambda *a: tasks.append(real(*a)) or tasks[-1])
+    trees = []
+    for n_threads in (1, 3, 16):
+        monkeypatch.setattr(grower_module.numba, "get_num_threads", lambda: n_threads)
+        grower = TreeGrower(bm, GINI, n_stats, max_features=max_features, random_state=5)
+        trees.append(grower.grow(Xb, stats, return_leaves=False)[0])
+    assert len(tasks) == 3 and len(tasks[0]) > 3
+    for tree in trees[1:]:
+        _same_tree(trees[0], tree)
+    # a node's children side by side, as the lane walk needs them
+    inner = trees[0].children_left >= 0
+    np.testing.assert_array_equal(
+        trees[0].children_right[inner], trees[0].children_left[inner] + 1
+    )
+
+
+def test_the_estimator_splits_its_tree_and_keeps_its_accuracy(monkeypatch):
+    rng = np.random.RandomState(0)
+    X = rng.rand(N, 6)
+    y = (X[:, 0] + 0.3 * rng.rand(N) > 0.6).astype(int)
+    seen = []
+    real = subtrees.grow_in_subtrees
+    monkeypatch.setattr(
+        grower_module, "grow_in_subtrees", lambda *a: seen.append(a[1]) or real(*a)
+    )
+    parts = DecisionTreeClassifier(random_state=0).fit(X, y)
+    assert seen == [subtrees.subtree_rows(N)]
+    _whole(monkeypatch)
+    whole = DecisionTreeClassifier(random_state=0).fit(X, y)
+    assert parts.score(X, y) == whole.score(X, y) == 1.0
+    assert abs(parts.tree_.node_count - whole.tree_.node_count) <= 0.02 * whole.tree_.node_count
+    # a pruned tree is grafted first: the pruning path reads the whole grafted tree
+    path = parts.cost_complexity_pruning_path(X, y)
+    assert np.all(np.diff(path.ccp_alphas) >= 0)
+
+
+def _params(**changes):
+    base = GrowthParams(
+        GINI,
+        2,
+        0.0,
+        -1,
+        2,
+        1,
+        0.0,
+        0.0,
+        4,
+        -1,
+        128,
+        False,
+        False,
+        np.zeros(4, np.int8),
+        np.zeros((4, 0), np.uint64),
+    )
+    return base._replace(**changes)
+
+
+@pytest.mark.parametrize(
+    "changes, exact, sparse, return_leaves, n",
+    [
+        ({}, False, False, False, N),
+        ({"max_leaf_nodes": 31}, False, False, False, N),
+        ({"criterion": NEWTON}, False, False, False, N),
+        ({"random_split": True}, False, False, False, N),
+        ({"monotonic": True}, False, False, False, N),
+        ({"interaction": np.ones((4, 1), np.uint64)}, False, False, False, N),
+        ({}, True, False, False, N),
+        ({}, False, True, False, N),
+        ({}, False, False, True, N),
+        ({}, False, False, False, 2 * subtrees.SUBTREE_MIN_ROWS - 1),
+    ],
+)
+def test_which_trees_split(changes, exact, sparse, return_leaves, n):
+    bm, _, _, n_stats = _problem(GINI, 100)
+    grower = TreeGrower(bm, GINI, n_stats)
+    split = subtrees.splits_into_subtrees(
+        grower, n, _params(**changes), exact, sparse, return_leaves
+    )
+    assert split == (not changes and not exact and not sparse and not return_leaves and n == N)
+    # nor a forest's tree (parallel=False), nor a part
+    assert not subtrees.splits_into_subtrees(
+        TreeGrower(bm, GINI, n_stats, parallel=False), N, _params(), False, False, False
+    )
+
+
+def test_subtree_rows_and_seeds():
+    assert subtrees.subtree_rows(10) == subtrees.SUBTREE_MIN_ROWS
+    big = 10_000 * subtrees.SUBTREE_TASKS + 1
+    assert subtrees.subtree_rows(big) == 10_001
+    seeds = {subtrees.subtree_seed(7, node) for node in range(1000)}
+    assert len(seeds) == 1000 and all(0 <= s < 2**63 for s in seeds)
+    assert subtrees.subtree_seed(7, 3) != subtrees.subtree_seed(8, 3)
+
+
+def _tree(left, right, feature, value, depth):
+    n = len(left)
+    return Tree(
+        2,
+        1,
+        children_left=np.array(left, np.int32),
+        children_right=np.array(right, np.int32),
+        feature=np.array(feature, np.int32),
+        threshold=np.where(np.array(feature) >= 0, 0.5, -2.0),
+        is_categorical=np.zeros(n, bool),
+        categories_left=np.zeros((0, 4), np.uint64),
+        missing_go_left=np.zeros(n, bool),
+        bin_threshold=np.zeros(n, np.int32),
+        value=np.array(value, float).reshape(n, 1),
+        impurity=np.zeros(n),
+        n_node_samples=np.ones(n, np.int64),
+        weighted_n_node_samples=np.ones(n),
+        gain=np.zeros(n),
+        depth=np.array(depth, np.int64),
+    )
+
+
+def test_graft_by_hand():
+    # top: 0 -> (1, 2); leaves 1 and 2 get subtrees of 3 and 5 nodes
+    top = _tree([1, -1, -1], [2, -1, -1], [0, -1, -1], [0, 1, 2], [0, 1, 1])
+    a = _tree([1, -1, -1], [2, -1, -1], [1, -1, -1], [10, 11, 12], [0, 1, 1])
+    b = _tree([1, -1, 3, -1, -1], [2, -1, 4, -1, -1], [1, -1, 0, -1, -1], [20, 21, 22, 23, 24],
+              [0, 1, 1, 2, 2])  # fmt: skip
+    g = subtrees.graft(top, [(1, a), (2, b)])
+    np.testing.assert_array_equal(g.children_left, [1, 3, 5, -1, -1, -1, 7, -1, -1])
+    np.testing.assert_array_equal(g.children_right, [2, 4, 6, -1, -1, -1, 8, -1, -1])
+    np.testing.assert_array_equal(g.feature, [0, 1, 1, -1, -1, -1, 0, -1, -1])
+    np.testing.assert_array_equal(g.value.ravel(), [0, 10, 20, 11, 12, 21, 22, 23, 24])
+    np.testing.assert_array_equal(g.depth, [0, 1, 1, 2, 2, 2, 2, 3, 3])
+    assert subtrees.graft(top, []) is top
+    # a lone-leaf subtree changes nothing but the leaf's own row
+    one = _tree([-1], [-1], [-1], [7], [0])
+    g1 = subtrees.graft(top, [(2, one)])
+    np.testing.assert_array_equal(g1.children_left, top.children_left)
+    np.testing.assert_array_equal(g1.value.ravel(), [0, 1, 7])

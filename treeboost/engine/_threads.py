@@ -1,0 +1,22 @@
+"""The engine's thread pools: one per thread count, kept for the process.
+
+Kernels that release the GIL run on them (the raw-score update of
+:mod:`.leaf_ranges`, the subtrees of :mod:`.subtrees`); a pool per call would start its
+threads again each time.  A task on these pools must never wait for another task of
+them (a pool's threads could all be waiting).
+"""
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+_pools = {}
+_pools_lock = threading.Lock()
+
+
+def thread_pool(n_threads):
+    """The process's pool of ``n_threads`` workers (made on first use)."""
+    with _pools_lock:
+        pool = _pools.get(n_threads)
+        if pool is None:
+            pool = _pools[n_threads] = ThreadPoolExecutor(n_threads, thread_name_prefix="treeboost")
+        return pool

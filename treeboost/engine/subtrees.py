@@ -1,0 +1,215 @@
+"""Subtrees grown as tasks: a fully grown tree's small nodes on every thread.
+
+The parallel grower shares a node's features among the threads, which pays for nodes of
+thousands of samples only; below, a node is examined on one thread.  A fully grown tree
+(CART's default) has most of its nodes down there, so on many threads most of its time
+would be serial.  :class:`~.grower.TreeGrower` therefore grows a large such tree in two
+parts:
+
+1. **the top**: the nodes of at least ``split_rows`` samples (:func:`subtree_rows`),
+   grown as usual (the large nodes on the threads); a node of fewer samples stops there;
+2. **the subtrees**: each leaf of the top that the stopping rules would still let split is
+   grown whole, from its samples, by the serial grower, as one task of a pool of threads
+   (each with a workspace of its own); the tasks start from the largest;
+
+and :func:`graft` puts each subtree in place of its leaf.  Each subtree is the tree the
+whole-tree grower would grow below that node, with the same stopping rules (``max_depth``
+less the node's depth; ``min_impurity_decrease`` scaled by the whole tree's root weight,
+``GrowthParams.root_weight``), up to three things: its random draws (features sampled by
+``max_features``, ties between features) come from a generator of its own, seeded by
+:func:`subtree_seed` from the tree's seed and the leaf's id; its root's histograms are
+built from its samples instead of subtracted from its parent's (sums in another order,
+the same counts); and its node ids follow the top's.
+
+The tree does not depend on the number of threads: ``split_rows`` depends on the tree's
+samples only, the seeds on the leaves' ids, and the subtrees are grafted in the order of
+those ids, whichever thread grew them and whenever.  On one thread the tasks run one
+after the other in the calling thread.
+
+Not split into parts (:func:`splits_into_subtrees`): best-first growth
+(``max_leaf_nodes``), boosting's trees, Extra-Trees' random cuts, ``absolute_error``'s
+exact search, sparse codes, monotonic and interaction constraints (a subtree would need
+its root's bounds and open sets), and trees whose caller wants the rows' leaves.
+"""
+
+import copy
+from collections import namedtuple
+
+import numpy as np
+
+from ._threads import thread_pool
+from .criteria import NEWTON
+from .grow.workspace import WorkspacePool
+from .tree import TREE_LEAF, Tree
+
+__all__ = [
+    "SUBTREE_MIN_ROWS",
+    "SUBTREE_TASKS",
+    "subtree_rows",
+    "subtree_seed",
+    "splits_into_subtrees",
+    "SubtreeTask",
+    "subtree_tasks",
+    "graft",
+    "grow_in_subtrees",
+]
+
+#: fewest samples from which a node is grown in the top (a subtree is at most this
+#: large, but see :data:`SUBTREE_TASKS`): a task costs a Python call and a tree's
+#: arrays, worth a subtree of a few thousand samples
+SUBTREE_MIN_ROWS = 4096
+#: ... and for large trees ``split_rows`` is the tree's samples over this, so that the
+#: tasks number in the hundreds whatever the tree's size (enough to even out the threads'
+#: loads, few enough that their calls cost little)
+SUBTREE_TASKS = 128
+
+#: the odd constants of the seed's mix (SplitMix64's, as the grower's generator's)
+_MIX_A = 0x9E3779B97F4A7C15
+_MIX_B = 0xBF58476D1CE4E5B9
+_SEED_MASK = 0x7FFFFFFFFFFFFFFF
+
+
+def subtree_rows(n_samples):
+    """``split_rows`` of a tree of ``n_samples`` samples: the nodes of fewer samples are
+    grown as subtrees, ``max(SUBTREE_MIN_ROWS, ceil(n_samples / SUBTREE_TASKS))``."""
+    return max(SUBTREE_MIN_ROWS, -(-int(n_samples) // SUBTREE_TASKS))
+
+
+def subtree_seed(seed, node):
+    """The seed of the subtree grown below the top's leaf ``node`` of a tree seeded with
+    ``seed``: ``(seed * a + (node + 1) * b) mod 2^63`` with two odd 64-bit constants."""
+    return (int(seed) * _MIX_A + (int(node) + 1) * _MIX_B) & _SEED_MASK
+
+
+def splits_into_subtrees(grower, n_samples, params, exact, sparse, return_leaves):
+    """Whether ``grower`` grows its tree of ``n_samples`` samples in parts: a grower that
+    may use the threads (``parallel``) and is not itself a part, a tree of at least twice
+    ``split_rows`` samples, and none of what the module docstring lists."""
+    return bool(
+        grower.parallel
+        and not grower._part
+        and not return_leaves
+        and n_samples >= 2 * subtree_rows(n_samples)
+        and params.max_leaf_nodes < 0
+        and params.criterion != NEWTON
+        and not params.random_split
+        and not exact
+        and not sparse
+        and not params.monotonic
+        and params.interaction.shape[1] == 0
+    )
+
+
+#: one subtree to grow: below the top's leaf ``node`` (at ``depth``), from ``rows``
+SubtreeTask = namedtuple("SubtreeTask", ["node", "depth", "rows"])
+
+
+def subtree_tasks(top, leaves, stopping, split_rows):
+    """The :class:`SubtreeTask` of each leaf of the ``top`` tree (with its
+    :class:`~.leaf_ranges.LeafRanges` ``leaves``) that stopped for its size only: fewer
+    than ``split_rows`` samples, and room left by the other rules (``max_depth``,
+    ``min_samples_split``, two leaves of ``min_samples_leaf`` samples and
+    ``min_weight_leaf``, a nonzero impurity).  In the order of the leaves' ids."""
+    n = leaves.end - leaves.start
+    node = leaves.leaves
+    keep = (
+        (n < split_rows)
+        & (n >= stopping.min_samples_split)
+        & (n >= 2 * stopping.min_samples_leaf)
+        & (top.weighted_n_node_samples[node] >= 2 * stopping.min_weight_leaf)
+        & (top.impurity[node] > 0.0)
+    )
+    if stopping.max_depth is not None:
+        keep &= top.depth[node] < stopping.max_depth
+    order = np.argsort(node[keep], kind="stable")
+    picked = np.flatnonzero(keep)[order]
+    return [
+        SubtreeTask(
+            int(node[j]),
+            int(top.depth[node[j]]),
+            leaves.idx[leaves.start[j] : leaves.end[j]],
+        )
+        for j in picked
+    ]
+
+
+def graft(top, parts):
+    """The tree ``top`` with each ``(node, subtree)`` of ``parts`` (in increasing
+    ``node``, each a leaf of ``top``) in place of its leaf.
+
+    The subtree's root takes the leaf's id, its other nodes follow the top's nodes and
+    the subtrees before it, in their order (so a node's two children stay side by side);
+    their depths add the leaf's."""
+    if not parts:
+        return top
+    sizes = np.array([t.node_count - 1 for _, t in parts], dtype=np.int64)
+    # where each subtree's node 1 goes
+    base = top.node_count + np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    at = np.array([node for node, _ in parts], dtype=np.int64)
+    cats = any(t.is_categorical.any() for _, t in parts) or top.is_categorical.any()
+    arrays = {}
+    for name in Tree._arrays:
+        if name == "categories_left" and not cats:
+            arrays[name] = np.zeros((0, 4), np.uint64)
+            continue
+        pieces = [getattr(top, name)] + [getattr(t, name)[1:] for _, t in parts]
+        out = np.concatenate(pieces)
+        roots = np.stack([getattr(t, name)[0] for _, t in parts])
+        if name in ("children_left", "children_right"):
+            shift = np.repeat(base - 1, sizes)
+            grafted = out[top.node_count :]
+            out[top.node_count :] = np.where(grafted != TREE_LEAF, grafted + shift, TREE_LEAF)
+            roots = np.where(roots != TREE_LEAF, roots + base - 1, TREE_LEAF)
+        elif name == "depth":
+            offset = np.repeat(top.depth[at], sizes)
+            out[top.node_count :] += offset.astype(out.dtype)
+            roots = roots + top.depth[at]
+        out[at] = roots
+        arrays[name] = out
+    return Tree(top.n_features, top.n_outputs, **arrays)
+
+
+def grow_in_subtrees(grower, split_rows, X_binned_T, stats, sample_indices, workspace, n_threads):
+    """Grow ``grower``'s tree in parts (the module docstring): the top on
+    ``workspace`` with the grower's threads, then the subtrees on ``n_threads`` threads,
+    each in a workspace of a :class:`~.grow.workspace.WorkspacePool` kept beside
+    ``workspace`` for the next tree.  ``stats`` is a
+    :class:`~.statistics.SampleStatistics`.  Returns the grafted :class:`~.tree.Tree`."""
+    stopping = grower.stopping
+    top_grower = copy.copy(grower)
+    top_grower._part = True
+    top_grower.stopping = stopping._replace(
+        min_samples_split=max(int(stopping.min_samples_split), split_rows)
+    )
+    top, leaves = top_grower.grow(X_binned_T, stats, None, sample_indices, workspace)
+    tasks = subtree_tasks(top, leaves, stopping, split_rows)
+    if not tasks:
+        return top
+    del leaves
+    root_weight = float(top.weighted_n_node_samples[0])
+    seed = int(grower.random_state)
+    pool = workspace.kept("subtrees", split_rows, lambda: WorkspacePool(min_rows=split_rows))
+
+    def grow_task(task):
+        part = copy.copy(grower)
+        part._part = True
+        part.parallel = False
+        part._root_weight = root_weight
+        part.random_state = subtree_seed(seed, task.node)
+        if stopping.max_depth is not None:
+            part.stopping = stopping._replace(max_depth=int(stopping.max_depth) - task.depth)
+        with pool.lend() as ws:
+            tree, _ = part.grow(X_binned_T, stats, None, task.rows, ws, return_leaves=False)
+        return tree
+
+    # the largest first: the last tasks to start are the shortest
+    order = sorted(range(len(tasks)), key=lambda i: -tasks[i].rows.shape[0])
+    n_workers = min(n_threads, len(tasks))
+    if n_workers > 1:
+        grown = thread_pool(n_workers).map(grow_task, [tasks[i] for i in order])
+    else:
+        grown = map(grow_task, [tasks[i] for i in order])
+    trees = [None] * len(tasks)
+    for i, tree in zip(order, grown):
+        trees[i] = tree
+    return graft(top, [(task.node, tree) for task, tree in zip(tasks, trees)])
