@@ -60,12 +60,14 @@ CASES = {
     # thread scaling (each at 1, 2, 4, ... threads)
     "rf32-200k": ("cls2", 200_000, "rf", ("tb", "tbp"), {"trees": 32}, 1),
     "hgb30-1m": ("cls2", 1_000_000, "hgb", ("tb", "lgbm"), {"it": 30}, 1),
+    "et32-200k": ("cls2", 200_000, "et", ("tb",), {"trees": 32}, 1),
+    "cart1-200k": ("cls2", 200_000, "cart", ("tb",), {}, 2),
     # the 2-core rows of 10 classes and of a million rows
     "hgb10c-100k": ("cls10", 100_000, "hgb", ("tb", "lgbm"), {"it": 50}, 2),
     "hgb50-1m": ("cls2", 1_000_000, "hgb", ("tb", "lgbm"), {"it": 50}, 2),
 }
 MAIN = ("hgb-1m", "hgb-10class", "hgb-l1", "hgb-10m", "rf-400k", "et-400k", "cart-200k")
-SCALING = ("rf32-200k", "hgb30-1m")
+SCALING = ("rf32-200k", "hgb30-1m", "et32-200k", "cart1-200k")
 TWO_CORES = ("hgb-100k", "rf32-200k")
 
 

@@ -98,9 +98,7 @@ def test_the_same_tree_on_any_number_of_threads(max_features, monkeypatch):
         _same_tree(trees[0], tree)
     # a node's children side by side, as the lane walk needs them
     inner = trees[0].children_left >= 0
-    np.testing.assert_array_equal(
-        trees[0].children_right[inner], trees[0].children_left[inner] + 1
-    )
+    np.testing.assert_array_equal(trees[0].children_right[inner], trees[0].children_left[inner] + 1)
 
 
 def test_the_estimator_splits_its_tree_and_keeps_its_accuracy(monkeypatch):
@@ -109,9 +107,7 @@ def test_the_estimator_splits_its_tree_and_keeps_its_accuracy(monkeypatch):
     y = (X[:, 0] + 0.3 * rng.rand(N) > 0.6).astype(int)
     seen = []
     real = subtrees.grow_in_subtrees
-    monkeypatch.setattr(
-        grower_module, "grow_in_subtrees", lambda *a: seen.append(a[1]) or real(*a)
-    )
+    monkeypatch.setattr(grower_module, "grow_in_subtrees", lambda *a: seen.append(a[1]) or real(*a))
     parts = DecisionTreeClassifier(random_state=0).fit(X, y)
     assert seen == [subtrees.subtree_rows(N)]
     _whole(monkeypatch)

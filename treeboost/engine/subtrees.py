@@ -204,9 +204,9 @@ def grow_in_subtrees(grower, split_rows, X_binned_T, stats, sample_indices, work
 
     # the largest first: the last tasks to start are the shortest
     order = sorted(range(len(tasks)), key=lambda i: -tasks[i].rows.shape[0])
-    n_workers = min(n_threads, len(tasks))
-    if n_workers > 1:
-        grown = thread_pool(n_workers).map(grow_task, [tasks[i] for i in order])
+    if n_threads > 1 and len(tasks) > 1:
+        # (one pool per thread count: a pool per number of tasks would keep idle threads)
+        grown = thread_pool(n_threads).map(grow_task, [tasks[i] for i in order])
     else:
         grown = map(grow_task, [tasks[i] for i in order])
     trees = [None] * len(tasks)
