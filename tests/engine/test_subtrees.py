@@ -8,7 +8,7 @@ import pytest
 import treeboost.engine.grower as grower_module
 import treeboost.engine.subtrees as subtrees
 from treeboost import DecisionTreeClassifier
-from treeboost.engine.criteria import ENTROPY, GINI, NEWTON, SQUARED_ERROR
+from treeboost.engine.criteria import ABSOLUTE_ERROR, ENTROPY, GINI, NEWTON, SQUARED_ERROR
 from treeboost.engine.grower import StoppingRules, TreeGrower
 from treeboost.engine.layout import GrowthParams
 from treeboost.engine.tree import TREE_LEAF, Tree
@@ -52,7 +52,7 @@ def _whole(monkeypatch):
     monkeypatch.setattr(subtrees, "SUBTREE_MIN_ROWS", 1 << 40)
 
 
-@pytest.mark.parametrize("criterion", [GINI, ENTROPY, SQUARED_ERROR])
+@pytest.mark.parametrize("criterion", [GINI, ENTROPY, SQUARED_ERROR, ABSOLUTE_ERROR])
 @pytest.mark.parametrize(
     "rules",
     [
@@ -66,7 +66,10 @@ def test_parts_grow_the_whole_tree(criterion, rules, monkeypatch):
     """Without random draws (ties to the lowest feature, every feature at every node)
     the grafted tree is the whole tree, node for node in preorder, bit for bit (the
     weights and targets are integers: every sum is exact)."""
-    bm, Xb, stats, n_stats = _problem(criterion, N, seed=1)
+    # absolute_error's exact search (the median's values) on the regression problem
+    bm, Xb, stats, n_stats = _problem(
+        SQUARED_ERROR if criterion == ABSOLUTE_ERROR else criterion, N, seed=1
+    )
     grower = TreeGrower(bm, criterion, n_stats, rules, random_ties=False)
     parts, _ = grower.grow(Xb, stats, return_leaves=False)
     _whole(monkeypatch)
@@ -80,18 +83,19 @@ def test_parts_grow_the_whole_tree(criterion, rules, monkeypatch):
     np.testing.assert_array_equal(parts.predict(X), whole.predict(X))
 
 
+@pytest.mark.parametrize("criterion", [GINI, ABSOLUTE_ERROR])
 @pytest.mark.parametrize("max_features", [None, 2])
-def test_the_same_tree_on_any_number_of_threads(max_features, monkeypatch):
+def test_the_same_tree_on_any_number_of_threads(criterion, max_features, monkeypatch):
     """With random ties and sampled features (a generator of each subtree's own): 1, 3
     and 16 threads grow the same tree, bit for bit, and it splits into parts."""
-    bm, Xb, stats, n_stats = _problem(GINI, N, seed=2)
+    bm, Xb, stats, n_stats = _problem(GINI if criterion == GINI else SQUARED_ERROR, N, seed=2)
     tasks = []
     real = subtrees.subtree_tasks
     monkeypatch.setattr(subtrees, "subtree_tasks", lambda *a: tasks.append(real(*a)) or tasks[-1])
     trees = []
     for n_threads in (1, 3, 16):
         monkeypatch.setattr(grower_module.numba, "get_num_threads", lambda: n_threads)
-        grower = TreeGrower(bm, GINI, n_stats, max_features=max_features, random_state=5)
+        grower = TreeGrower(bm, criterion, n_stats, max_features=max_features, random_state=5)
         trees.append(grower.grow(Xb, stats, return_leaves=False)[0])
     assert len(tasks) == 3 and len(tasks[0]) > 3
     for tree in trees[1:]:
@@ -141,31 +145,29 @@ def _params(**changes):
 
 
 @pytest.mark.parametrize(
-    "changes, exact, sparse, return_leaves, n",
+    "changes, sparse, return_leaves, n",
     [
-        ({}, False, False, False, N),
-        ({"max_leaf_nodes": 31}, False, False, False, N),
-        ({"criterion": NEWTON}, False, False, False, N),
-        ({"random_split": True}, False, False, False, N),
-        ({"monotonic": True}, False, False, False, N),
-        ({"interaction": np.ones((4, 1), np.uint64)}, False, False, False, N),
-        ({}, True, False, False, N),
-        ({}, False, True, False, N),
-        ({}, False, False, True, N),
-        ({}, False, False, False, 2 * subtrees.SUBTREE_MIN_ROWS - 1),
+        ({}, False, False, N),
+        ({"max_leaf_nodes": 31}, False, False, N),
+        ({"criterion": NEWTON}, False, False, N),
+        ({"random_split": True}, False, False, N),
+        ({"monotonic": True}, False, False, N),
+        ({"interaction": np.ones((4, 1), np.uint64)}, False, False, N),
+        ({}, True, False, N),
+        ({}, False, True, N),
+        ({}, False, False, 2 * subtrees.SUBTREE_MIN_ROWS - 1),
     ],
 )
-def test_which_trees_split(changes, exact, sparse, return_leaves, n):
+def test_which_trees_split(changes, sparse, return_leaves, n):
     bm, _, _, n_stats = _problem(GINI, 100)
     grower = TreeGrower(bm, GINI, n_stats)
-    split = subtrees.splits_into_subtrees(
-        grower, n, _params(**changes), exact, sparse, return_leaves
-    )
-    assert split == (not changes and not exact and not sparse and not return_leaves and n == N)
+    split = subtrees.splits_into_subtrees(grower, n, _params(**changes), sparse, return_leaves)
+    assert split == (not changes and not sparse and not return_leaves and n == N)
     # nor a forest's tree (parallel=False), nor a part
-    assert not subtrees.splits_into_subtrees(
-        TreeGrower(bm, GINI, n_stats, parallel=False), N, _params(), False, False, False
-    )
+    part = TreeGrower(bm, GINI, n_stats)
+    part._part = True
+    for other in (TreeGrower(bm, GINI, n_stats, parallel=False), part):
+        assert not subtrees.splits_into_subtrees(other, N, _params(), False, False)
 
 
 def test_subtree_rows_and_seeds():

@@ -261,7 +261,7 @@ class TreeGrower:
         sparse = isinstance(X_binned_T, SparseCodes)
         workspace = workspace or GrowerWorkspace()
         n_rows = len(sample_indices)
-        if splits_into_subtrees(self, n_rows, params, exact, sparse, return_leaves):
+        if splits_into_subtrees(self, n_rows, params, sparse, return_leaves):
             # the small nodes as subtrees on the threads (.subtrees)
             tree = grow_in_subtrees(
                 self,

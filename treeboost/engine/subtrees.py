@@ -27,8 +27,7 @@ those ids, whichever thread grew them and whenever.  On one thread the tasks run
 after the other in the calling thread.
 
 Not split into parts (:func:`splits_into_subtrees`): best-first growth
-(``max_leaf_nodes``), boosting's trees, Extra-Trees' random cuts, ``absolute_error``'s
-exact search, sparse codes, monotonic and interaction constraints (a subtree would need
+(``max_leaf_nodes``), boosting's trees, Extra-Trees' random cuts, sparse codes, monotonic and interaction constraints (a subtree would need
 its root's bounds and open sets), and trees whose caller wants the rows' leaves.
 """
 
@@ -81,7 +80,7 @@ def subtree_seed(seed, node):
     return (int(seed) * _MIX_A + (int(node) + 1) * _MIX_B) & _SEED_MASK
 
 
-def splits_into_subtrees(grower, n_samples, params, exact, sparse, return_leaves):
+def splits_into_subtrees(grower, n_samples, params, sparse, return_leaves):
     """Whether ``grower`` grows its tree of ``n_samples`` samples in parts: a grower that
     may use the threads (``parallel``) and is not itself a part, a tree of at least twice
     ``split_rows`` samples, and none of what the module docstring lists."""
@@ -93,7 +92,6 @@ def splits_into_subtrees(grower, n_samples, params, exact, sparse, return_leaves
         and params.max_leaf_nodes < 0
         and params.criterion != NEWTON
         and not params.random_split
-        and not exact
         and not sparse
         and not params.monotonic
         and params.interaction.shape[1] == 0
