@@ -11,6 +11,7 @@ from treeboost import DecisionTreeClassifier
 from treeboost.engine.criteria import ABSOLUTE_ERROR, ENTROPY, GINI, NEWTON, SQUARED_ERROR
 from treeboost.engine.grower import StoppingRules, TreeGrower
 from treeboost.engine.layout import GrowthParams
+from treeboost.engine.statistics import SampleStatistics
 from treeboost.engine.tree import TREE_LEAF, Tree
 
 from .test_grower import _problem, _same_tree
@@ -219,3 +220,27 @@ def test_graft_by_hand():
     g1 = subtrees.graft(top, [(2, one)])
     np.testing.assert_array_equal(g1.children_left, top.children_left)
     np.testing.assert_array_equal(g1.value.ravel(), [0, 1, 7])
+
+
+def test_statistics_subset_is_the_rows_statistics():
+    rng = np.random.RandomState(0)
+    n = 50
+    w = rng.rand(n)
+    rows = np.array([3, 1, 40, 7, 7, 0])
+    sources = [
+        SampleStatistics.classes(rng.randint(0, 3, n), w, 3),
+        SampleStatistics.regression(rng.rand(n), w),
+        SampleStatistics.regression_outputs(rng.rand(n, 2), w),
+        SampleStatistics.given(rng.rand(n, 3)),
+    ]
+    for stats in sources:
+        full_rows, full_sq = stats.materialize()
+        sub = stats.subset(rows)
+        assert sub.source == stats.source and sub.n_cols == stats.n_cols
+        assert sub.n_samples == rows.shape[0]
+        sub_rows, sub_sq = sub.materialize()
+        np.testing.assert_array_equal(sub_rows, full_rows[rows])
+        if full_sq is None:
+            assert sub_sq is None
+        else:
+            np.testing.assert_array_equal(sub_sq, full_sq[rows])

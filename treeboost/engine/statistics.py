@@ -124,6 +124,26 @@ class SampleStatistics:
         sq = _EMPTY_F if sq is None else np.ascontiguousarray(sq, dtype=np.float64)
         return cls(StatisticSource(SOURCE_ARRAY, stats, sq, _EMPTY_I, _EMPTY_F, _EMPTY_F))
 
+    def subset(self, rows):
+        """The statistics of the samples ``rows`` (an array of sample ids), in that order:
+        the same source over copies of its per-sample arrays (a subtree grown from its
+        own rows, :mod:`.subtrees`)."""
+        a = self.arrays
+
+        def take(x):
+            return x[rows] if x.shape[0] else x
+
+        return SampleStatistics(
+            StatisticSource(
+                a.kind,
+                take(a.stats) if a.kind == SOURCE_ARRAY else a.stats,
+                take(a.sq),
+                take(a.labels),
+                take(a.targets),
+                take(a.weights),
+            )
+        )
+
     def materialize(self):
         """The rows as an array of shape (n_samples, n_cols) and ``w*y^2`` (None for
         classification): what the kernels read, for tests and inspection."""

@@ -10,16 +10,19 @@ parts:
    grown as usual (the large nodes on the threads); a node of fewer samples stops there;
 2. **the subtrees**: each leaf of the top that the stopping rules would still let split is
    grown whole, from its samples, by the serial grower, as one task of a pool of threads
-   (each with a workspace of its own); the tasks start from the largest;
+   (each with a workspace of its own); the tasks start from the largest.  Each grows on
+   a copy of its samples' codes and statistics, in the order of their row ids (a few
+   hundred kilobytes, which stay in the core's cache);
 
 and :func:`graft` puts each subtree in place of its leaf.  Each subtree is the tree the
 whole-tree grower would grow below that node, with the same stopping rules (``max_depth``
 less the node's depth; ``min_impurity_decrease`` scaled by the whole tree's root weight,
 ``GrowthParams.root_weight``), up to three things: its random draws (features sampled by
 ``max_features``, ties between features) come from a generator of its own, seeded by
-:func:`subtree_seed` from the tree's seed and the leaf's id; its root's histograms are
-built from its samples instead of subtracted from its parent's (sums in another order,
-the same counts); and its node ids follow the top's.
+:func:`subtree_seed` from the tree's seed and the leaf's id; its sums are taken in the
+order of its row ids, and its root's histograms built from its samples instead of
+subtracted from its parent's (the same counts, other last bits of weighted sums); and
+its node ids follow the top's.
 
 The tree does not depend on the number of threads: ``split_rows`` depends on the tree's
 samples only, the seeds on the leaves' ids, and the subtrees are grafted in the order of
@@ -27,8 +30,10 @@ those ids, whichever thread grew them and whenever.  On one thread the tasks run
 after the other in the calling thread.
 
 Not split into parts (:func:`splits_into_subtrees`): best-first growth
-(``max_leaf_nodes``), boosting's trees, Extra-Trees' random cuts, sparse codes, monotonic and interaction constraints (a subtree would need
-its root's bounds and open sets), and trees whose caller wants the rows' leaves.
+(``max_leaf_nodes``), boosting's trees, Extra-Trees' random cuts, sparse codes,
+monotonic and interaction constraints (a subtree would need its root's bounds and open
+sets), and trees whose caller wants the rows' leaves.  ``absolute_error``'s trees, whose
+exact search is serial, are split.
 """
 
 import copy
@@ -196,8 +201,13 @@ def grow_in_subtrees(grower, split_rows, X_binned_T, stats, sample_indices, work
         part.random_state = subtree_seed(seed, task.node)
         if stopping.max_depth is not None:
             part.stopping = stopping._replace(max_depth=int(stopping.max_depth) - task.depth)
+        # the subtree's own copy of its rows' codes and statistics, in row order: what it
+        # reads again at every level stays in its core's cache, where the rows of the
+        # whole data set are scattered over all of it
+        rows = np.sort(task.rows)
+        codes = np.take(X_binned_T, rows, axis=1)
         with pool.lend() as ws:
-            tree, _ = part.grow(X_binned_T, stats, None, task.rows, ws, return_leaves=False)
+            tree, _ = part.grow(codes, stats.subset(rows), None, None, ws, return_leaves=False)
         return tree
 
     # the largest first: the last tasks to start are the shortest
