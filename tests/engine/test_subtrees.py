@@ -244,3 +244,13 @@ def test_statistics_subset_is_the_rows_statistics():
             assert sub_sq is None
         else:
             np.testing.assert_array_equal(sub_sq, full_sq[rows])
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_take_columns(dtype):
+    rng = np.random.RandomState(0)
+    codes = rng.randint(0, 200, (5, 300)).astype(dtype)
+    rows = np.sort(rng.choice(300, 40, replace=False)).astype(np.int32)
+    out = np.empty((5, 40), dtype)
+    subtrees.take_columns(codes, rows, out)
+    np.testing.assert_array_equal(out, codes[:, rows])

@@ -41,6 +41,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ._jit import kernel
 from ._threads import thread_pool
 from .criteria import NEWTON
 from .grow.workspace import WorkspacePool
@@ -54,6 +55,7 @@ __all__ = [
     "splits_into_subtrees",
     "SubtreeTask",
     "subtree_tasks",
+    "take_columns",
     "graft",
     "grow_in_subtrees",
 ]
@@ -136,6 +138,17 @@ def subtree_tasks(top, leaves, stopping, split_rows):
     ]
 
 
+@kernel
+def take_columns(codes_T, rows, out):
+    """``out[f, k] = codes_T[f, rows[k]]``: the codes of the samples ``rows`` (in
+    increasing order, so that each feature's reads go forwards), feature-major."""
+    for f in range(codes_T.shape[0]):
+        col = codes_T[f]
+        dst = out[f]
+        for k in range(rows.shape[0]):
+            dst[k] = col[rows[k]]
+
+
 def graft(top, parts):
     """The tree ``top`` with each ``(node, subtree)`` of ``parts`` (in increasing
     ``node``, each a leaf of ``top``) in place of its leaf.
@@ -205,7 +218,8 @@ def grow_in_subtrees(grower, split_rows, X_binned_T, stats, sample_indices, work
         # reads again at every level stays in its core's cache, where the rows of the
         # whole data set are scattered over all of it
         rows = np.sort(task.rows)
-        codes = np.take(X_binned_T, rows, axis=1)
+        codes = np.empty((X_binned_T.shape[0], rows.shape[0]), X_binned_T.dtype)
+        take_columns(X_binned_T, rows, codes)
         with pool.lend() as ws:
             tree, _ = part.grow(codes, stats.subset(rows), None, None, ws, return_leaves=False)
         return tree
