@@ -2,6 +2,11 @@
 ``treeboost.engine.subtrees``) is the whole-tree grower's tree up to its node ids and
 random draws, and the same tree on any number of threads."""
 
+import os
+import signal
+import time
+import warnings
+
 import numpy as np
 import pytest
 
@@ -254,3 +259,33 @@ def test_take_columns(dtype):
     out = np.empty((5, 40), dtype)
     subtrees.take_columns(codes, rows, out)
     np.testing.assert_array_equal(out, codes[:, rows])
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
+def test_a_forked_child_makes_its_own_thread_pools():
+    """The parent's pool threads do not exist in a forked child: a task queued on the
+    pool it inherited would wait for ever (the child exits 0 once its task ran)."""
+    from treeboost.engine._threads import thread_pool
+
+    assert list(thread_pool(2).map(abs, [-3, -4])) == [3, 4]
+    time.sleep(0.2)  # the pool's workers idle (they would take the child's tasks)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork of a threaded process
+        pid = os.fork()
+    if pid == 0:  # the child
+        code = 1
+        try:
+            code = 0 if thread_pool(2).submit(abs, -5).result(timeout=10) == 5 else 1
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the child's task never ran")
+    assert os.waitstatus_to_exitcode(status) == 0

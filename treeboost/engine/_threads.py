@@ -6,11 +6,23 @@ threads again each time.  A task on these pools must never wait for another task
 them (a pool's threads could all be waiting).
 """
 
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
 _pools = {}
 _pools_lock = threading.Lock()
+
+
+def _forget_pools():
+    """In a forked child: the parent's pools' threads do not exist there, and a task
+    queued on them would wait for ever; the child makes its own on first use."""
+    global _pools_lock
+    _pools.clear()
+    _pools_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pools)
 
 
 def thread_pool(n_threads):
