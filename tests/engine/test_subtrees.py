@@ -13,6 +13,7 @@ import pytest
 import treeboost.engine.grower as grower_module
 import treeboost.engine.subtrees as subtrees
 from treeboost import DecisionTreeClassifier
+from treeboost.engine.constraints import Constraints
 from treeboost.engine.criteria import ABSOLUTE_ERROR, ENTROPY, GINI, NEWTON, SQUARED_ERROR
 from treeboost.engine.grower import StoppingRules, TreeGrower
 from treeboost.engine.layout import GrowthParams
@@ -89,6 +90,25 @@ def test_parts_grow_the_whole_tree(criterion, rules, monkeypatch):
     np.testing.assert_array_equal(parts.predict(X), whole.predict(X))
 
 
+@pytest.mark.parametrize("criterion", [GINI, SQUARED_ERROR])
+def test_parts_grow_the_whole_tree_under_monotonic_constraints(criterion, monkeypatch):
+    """Each subtree starts from its node's interval in the whole tree (the values of its
+    nodes clipped to it, its splits' children's intervals derived from it)."""
+    bm, Xb, stats, n_stats = _problem(criterion, N, seed=4)
+    cst = Constraints(np.array([1, -1, 1, 0], np.int8), None)
+    grower = TreeGrower(bm, criterion, n_stats, random_ties=False, constraints=cst)
+    tasks = []
+    real = subtrees.subtree_tasks
+    monkeypatch.setattr(subtrees, "subtree_tasks", lambda *a: tasks.append(real(*a)) or tasks[-1])
+    parts, _ = grower.grow(Xb, stats, return_leaves=False)
+    # some subtree starts bounded
+    assert any(np.isfinite(t.lower) or np.isfinite(t.upper) for t in tasks[0])
+    _whole(monkeypatch)
+    whole, _ = grower.grow(Xb, stats, return_leaves=False)
+    assert whole.node_count > 100
+    assert _canonical(parts) == _canonical(whole)
+
+
 @pytest.mark.parametrize("criterion", [GINI, ABSOLUTE_ERROR])
 @pytest.mark.parametrize("max_features", [None, 2])
 def test_the_same_tree_on_any_number_of_threads(criterion, max_features, monkeypatch):
@@ -158,6 +178,7 @@ def _params(**changes):
         ({"criterion": NEWTON}, False, False, N),
         ({"random_split": True}, False, False, N),
         ({"monotonic": True}, False, False, N),
+        ({"max_depth": 20}, False, False, N),
         ({"interaction": np.ones((4, 1), np.uint64)}, False, False, N),
         ({}, True, False, N),
         ({}, False, True, N),
@@ -168,7 +189,8 @@ def test_which_trees_split(changes, sparse, return_leaves, n):
     bm, _, _, n_stats = _problem(GINI, 100)
     grower = TreeGrower(bm, GINI, n_stats)
     split = subtrees.splits_into_subtrees(grower, n, _params(**changes), sparse, return_leaves)
-    assert split == (not changes and not sparse and not return_leaves and n == N)
+    splits = not changes or "monotonic" in changes or "max_depth" in changes
+    assert split == (splits and not sparse and not return_leaves and n == N)
     # nor a forest's tree (parallel=False), nor a part
     part = TreeGrower(bm, GINI, n_stats)
     part._part = True

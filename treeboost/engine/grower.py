@@ -163,6 +163,8 @@ class TreeGrower:
     _part = False
     #: GrowthParams.root_weight: below 0, the tree's own root's
     _root_weight = -1.0
+    #: GrowthParams.root_lower and root_upper
+    _root_interval = (-np.inf, np.inf)
 
     # the stopping rules by name, as grow() reads them
     max_depth = property(lambda self: self.stopping.max_depth)
@@ -256,6 +258,8 @@ class TreeGrower:
             interaction,
             bool(self.random_ties),
             float(self._root_weight),
+            float(self._root_interval[0]),
+            float(self._root_interval[1]),
         )
         exact = self.criterion == ABSOLUTE_ERROR
         sparse = isinstance(X_binned_T, SparseCodes)

@@ -74,8 +74,11 @@ GrowthParams = namedtuple(
         "root_weight",  # the weight min_decrease is scaled by (scikit-learn's root
         # weight): below 0, the weight of this tree's root; a subtree grown on its own
         # (engine.subtrees) is given its whole tree's
+        "root_lower",
+        "root_upper",  # the interval of the root's value (monotonic constraints):
+        # unbounded, but a subtree's is its node's in the whole tree
     ],
-    defaults=(True, -1.0),
+    defaults=(True, -1.0, -float("inf"), float("inf")),
 )
 
 NodeArrays = namedtuple(

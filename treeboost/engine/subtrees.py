@@ -17,12 +17,13 @@ parts:
 and :func:`graft` puts each subtree in place of its leaf.  Each subtree is the tree the
 whole-tree grower would grow below that node, with the same stopping rules (``max_depth``
 less the node's depth; ``min_impurity_decrease`` scaled by the whole tree's root weight,
-``GrowthParams.root_weight``), up to three things: its random draws (features sampled by
-``max_features``, ties between features) come from a generator of its own, seeded by
-:func:`subtree_seed` from the tree's seed and the leaf's id; its sums are taken in the
-order of its row ids, and its root's histograms built from its samples instead of
-subtracted from its parent's (the same counts, other last bits of weighted sums); and
-its node ids follow the top's.
+``GrowthParams.root_weight``; with monotonic constraints, the node's interval,
+``GrowthParams.root_lower`` and ``root_upper``), up to three things: its random draws
+(features sampled by ``max_features``, ties between features) come from a generator of
+its own, seeded by :func:`subtree_seed` from the tree's seed and the leaf's id; its sums
+are taken in the order of its row ids, and its root's histograms built from its samples
+instead of subtracted from its parent's (the same counts, other last bits of weighted
+sums); and its node ids follow the top's.
 
 The tree does not depend on the number of threads: ``split_rows`` depends on the tree's
 samples only, the seeds on the leaves' ids, and the subtrees are grafted in the order of
@@ -31,8 +32,8 @@ after the other in the calling thread.
 
 Not split into parts (:func:`splits_into_subtrees`): best-first growth
 (``max_leaf_nodes``), boosting's trees, Extra-Trees' random cuts, sparse codes,
-monotonic and interaction constraints (a subtree would need its root's bounds and open
-sets), and trees whose caller wants the rows' leaves.  ``absolute_error``'s trees, whose
+interaction constraints (a subtree would need its root's open sets), and trees whose
+caller wants the rows' leaves.  ``absolute_error``'s trees, whose
 exact search is serial, are split.
 """
 
@@ -43,6 +44,7 @@ import numpy as np
 
 from ._jit import kernel
 from ._threads import thread_pool
+from .constraints import LOWER, UPPER
 from .criteria import NEWTON
 from .grow.workspace import WorkspacePool
 from .tree import TREE_LEAF, Tree
@@ -100,21 +102,22 @@ def splits_into_subtrees(grower, n_samples, params, sparse, return_leaves):
         and params.criterion != NEWTON
         and not params.random_split
         and not sparse
-        and not params.monotonic
         and params.interaction.shape[1] == 0
     )
 
 
-#: one subtree to grow: below the top's leaf ``node`` (at ``depth``), from ``rows``
-SubtreeTask = namedtuple("SubtreeTask", ["node", "depth", "rows"])
+#: one subtree to grow: below the top's leaf ``node`` (at ``depth``, its value bounded
+#: by ``lower`` and ``upper``: monotonic constraints), from ``rows``
+SubtreeTask = namedtuple("SubtreeTask", ["node", "depth", "lower", "upper", "rows"])
 
 
-def subtree_tasks(top, leaves, stopping, split_rows):
+def subtree_tasks(top, leaves, stopping, split_rows, interval):
     """The :class:`SubtreeTask` of each leaf of the ``top`` tree (with its
     :class:`~.leaf_ranges.LeafRanges` ``leaves``) that stopped for its size only: fewer
     than ``split_rows`` samples, and room left by the other rules (``max_depth``,
     ``min_samples_split``, two leaves of ``min_samples_leaf`` samples and
-    ``min_weight_leaf``, a nonzero impurity).  In the order of the leaves' ids."""
+    ``min_weight_leaf``, a nonzero impurity).  In the order of the leaves' ids;
+    ``interval``: the top's nodes' intervals (``NodeArrays.interval``)."""
     n = leaves.end - leaves.start
     node = leaves.leaves
     keep = (
@@ -132,6 +135,8 @@ def subtree_tasks(top, leaves, stopping, split_rows):
         SubtreeTask(
             int(node[j]),
             int(top.depth[node[j]]),
+            float(interval[node[j], LOWER]),
+            float(interval[node[j], UPPER]),
             leaves.idx[leaves.start[j] : leaves.end[j]],
         )
         for j in picked
@@ -198,7 +203,7 @@ def grow_in_subtrees(grower, split_rows, X_binned_T, stats, sample_indices, work
         min_samples_split=max(int(stopping.min_samples_split), split_rows)
     )
     top, leaves = top_grower.grow(X_binned_T, stats, None, sample_indices, workspace)
-    tasks = subtree_tasks(top, leaves, stopping, split_rows)
+    tasks = subtree_tasks(top, leaves, stopping, split_rows, workspace.nodes.interval)
     if not tasks:
         return top
     del leaves
@@ -211,6 +216,7 @@ def grow_in_subtrees(grower, split_rows, X_binned_T, stats, sample_indices, work
         part._part = True
         part.parallel = False
         part._root_weight = root_weight
+        part._root_interval = (task.lower, task.upper)
         part.random_state = subtree_seed(seed, task.node)
         if stopping.max_depth is not None:
             part.stopping = stopping._replace(max_depth=int(stopping.max_depth) - task.depth)

@@ -78,6 +78,7 @@ import numpy as np
 
 from .._borrow import borrow
 from .._jit import compiled
+from ..constraints import LOWER, UPPER
 from ..criteria import is_regression, node_weight
 from ..layout import HistogramPool
 from ..splitting import MODE_BUILD, MODE_SORT, MODE_SUBTRACT
@@ -124,6 +125,8 @@ def make_grow_tree(parallel, exact=False, sparse=False):
         free_slots = ws.free_slots
         n_free = ws.n_free
         reset_nodes(ws_nodes, used[0])
+        ws_nodes.interval[0, LOWER] = params.root_lower
+        ws_nodes.interval[0, UPPER] = params.root_upper
         n_slots = buffers.shape[0]
         sampler = ws.sampler
         for f in range(n_features):

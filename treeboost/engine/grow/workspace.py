@@ -298,6 +298,12 @@ class GrowerWorkspace:
         return self._arrays
 
     @property
+    def nodes(self):
+        """The node arrays (:class:`~..layout.NodeArrays`) of the tree grown last, valid
+        until the next tree (node ids as the grown tree's)."""
+        return self._arrays.nodes
+
+    @property
     def capacity(self):
         """Nodes the arrays hold now (0 before the first tree)."""
         return self._dims[1] if self._dims else 0
