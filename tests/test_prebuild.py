@@ -1,6 +1,7 @@
 """The build's compilation of the kernels (treeboost/_prebuild.py) and the build backend
 that runs it (tools/prebuild_backend.py), without compiling: what they decide."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -67,3 +68,21 @@ def test_setuptools_gets_the_other_settings():
     assert prebuild_backend._for_setuptools({"prebuild": "0", "x": "1"}) == {"x": "1"}
     assert prebuild_backend._for_setuptools({"prebuild": "0"}) is None
     assert prebuild_backend._for_setuptools(None) is None
+
+
+@pytest.mark.parametrize("given, wanted", [(None, None), ("1", "2"), ("", None), ("8", "8")])
+def test_each_worker_has_two_threads_at_least(given, wanted, monkeypatch):
+    """A large tree grows with the parallel grower, which the build then compiles, only
+    with two threads or more (numba's default is the cores, one on a one-core machine)."""
+    from treeboost.engine import kernel_cache
+
+    if given is None:
+        monkeypatch.delenv("NUMBA_NUM_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("NUMBA_NUM_THREADS", given)
+    monkeypatch.setenv(kernel_cache.DISABLE_ENV, "0")
+    env = _prebuild.worker_env(1)
+    expected = wanted or str(max(2, os.cpu_count() or 1))
+    assert env["NUMBA_NUM_THREADS"] == expected
+    assert env[kernel_cache.PREBUILD_ENV] == "part1"
+    assert kernel_cache.DISABLE_ENV not in env

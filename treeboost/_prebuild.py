@@ -308,6 +308,21 @@ def run_cases(names):
     return failed
 
 
+def worker_env(i):
+    """The environment of the build's ``i``-th worker process: it saves into its part of
+    the folder, and has at least two threads, so that its large trees take the parallel
+    growers, which it then compiles (on a one-core machine too, where numba's default is
+    one thread)."""
+    from treeboost.engine import kernel_cache
+
+    env = dict(os.environ, **{kernel_cache.PREBUILD_ENV: f"part{i}"})
+    env.pop(kernel_cache.DISABLE_ENV, None)
+    given = env.get("NUMBA_NUM_THREADS", "")
+    threads = int(given) if given.isdigit() else (os.cpu_count() or 1)
+    env["NUMBA_NUM_THREADS"] = str(max(2, threads))
+    return env
+
+
 def _split(names, jobs):
     return [names[i::jobs] for i in range(jobs) if names[i::jobs]]
 
@@ -334,8 +349,7 @@ def prebuild(jobs=2, cases=None):
         (kernel_cache.PREBUILT_DIR / f"part{i}").mkdir(parents=True)
     running = {}
     for i, share in enumerate(shares):
-        env = dict(os.environ, **{kernel_cache.PREBUILD_ENV: f"part{i}"})
-        env.pop(kernel_cache.DISABLE_ENV, None)
+        env = worker_env(i)
         running[f"part{i}"] = (
             share,
             subprocess.Popen(
@@ -367,6 +381,11 @@ def main(argv=None):
     )
     args = ap.parse_args(argv)
     if args.cases:
+        from treeboost.engine import CoreShare
+
+        # the other worker keeps a core busy: a fit that watched the load would grow its
+        # large trees on one thread and never compile the parallel growers
+        CoreShare._watch = False
         failed = run_cases(args.cases.split(","))
         return 1 if failed else 0
     report = prebuild(jobs=args.jobs)

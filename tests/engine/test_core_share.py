@@ -184,3 +184,18 @@ def test_a_small_fit_does_not_look(monkeypatch):
     X, y = make_classification(n_samples=3000, n_features=20, random_state=0)
     tb.HistGradientBoostingClassifier(max_iter=3).fit(X, y)
     assert len(looks) == 3
+
+
+@linux
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 threads")
+def test_the_kernel_build_keeps_every_thread(two_cores, monkeypatch):
+    """The install's build turns the watch off (its two processes keep each other's
+    cores busy, and its large trees must take the parallel growers to compile them)."""
+    stat, loadavg = two_cores
+    loadavg.write_text("2.00 2.00 2.00 3/80 123\n")  # a task running elsewhere
+    monkeypatch.setattr(CoreShare, "running_elsewhere", staticmethod(lambda: 1))
+    with CoreShare(n_cells=10**9) as share:
+        assert share.n_threads == 1
+    monkeypatch.setattr(CoreShare, "_watch", False)
+    with CoreShare(n_cells=10**9) as share:
+        assert share.n_threads == 2 == numba.get_num_threads()

@@ -68,6 +68,10 @@ class CoreShare:
 
     #: a core counts as taken when another process used at least 1 - _ROUND of it
     _ROUND = 0.6
+    #: whether fits look at the load at all: the install's kernel build
+    #: (:mod:`treeboost._prebuild`) turns it off in its own processes, which keep each
+    #: other's cores busy and must compile the parallel growers all the same
+    _watch = True
 
     def __init__(self, n_cells=None, interval=0.25):
         self.n_cells = n_cells
@@ -81,7 +85,9 @@ class CoreShare:
     def __enter__(self):
         self._start_threads = numba.get_num_threads()
         self.n_threads = self._start_threads
-        if self.n_cells is not None and self.n_cells < PARALLEL_GROWER_MIN_WORK:
+        if not self._watch or (
+            self.n_cells is not None and self.n_cells < PARALLEL_GROWER_MIN_WORK
+        ):
             return self
         try:
             self._cores = frozenset(os.sched_getaffinity(0))
