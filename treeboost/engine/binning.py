@@ -16,6 +16,7 @@ from .sparse_binning import (
     to_csc,
 )
 from ._jit import inlined, kernel, parallel_kernel
+from ._threads import thread_pool
 from ..persistence._spec import array, check_state, integer, list_of
 
 MAX_CATEGORIES = 255
@@ -570,9 +571,8 @@ def _distinct_columns(X, columns, rows=None, finish=None):
     :data:`GATHER_COLUMNS` float64 columns spans about a cache line of each row), sorts
     them in place and keeps their distinct values: no copy of the sampled matrix, no
     sorted copy of it.  Groups are as wide as keeps every thread busy for as many of
-    them: 40 columns make 14 groups of 3 on 16 threads, 6 of 7 on 2."""
-    from concurrent.futures import ThreadPoolExecutor
-
+    them: 40 columns make 14 groups of 3 on 16 threads, 6 of 7 on 2.  The threads are
+    the engine's kept pool (:func:`._threads.thread_pool`), not new ones a fit."""
     n_samples = X.shape[0]
     picked = np.arange(n_samples) if rows is None else np.ascontiguousarray(rows, np.int64)
     out = {}
@@ -606,8 +606,7 @@ def _distinct_columns(X, columns, rows=None, finish=None):
         # whole groups of adjacent columns to each thread
         groups = np.array_split(np.arange(-(-columns.shape[0] // width)), n_threads)
         parts = [columns[g[0] * width : (g[-1] + 1) * width] for g in groups]
-        with ThreadPoolExecutor(n_threads) as pool:
-            list(pool.map(summarise, parts))
+        list(thread_pool(n_threads).map(summarise, parts))
     return out
 
 

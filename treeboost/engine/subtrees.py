@@ -206,7 +206,6 @@ def grow_in_subtrees(grower, split_rows, X_binned_T, stats, sample_indices, work
     tasks = subtree_tasks(top, leaves, stopping, split_rows, workspace.nodes.interval)
     if not tasks:
         return top
-    del leaves
     root_weight = float(top.weighted_n_node_samples[0])
     seed = int(grower.random_state)
     pool = workspace.kept("subtrees", split_rows, lambda: WorkspacePool(min_rows=split_rows))
