@@ -13,6 +13,7 @@ from treeboost import (
     RandomForestClassifier,
 )
 from treeboost.engine import PackedForest
+from treeboost.engine import packed_forest
 from treeboost.engine.packed_forest import (
     FOREST_BLOCK_MAX_ROWS,
     FOREST_BLOCK_MIN_ROWS,
@@ -61,6 +62,57 @@ def test_packed_forest_adds_every_tree_in_order(seed, n_trees, n_rows, threads):
     finally:
         numba.set_num_threads(before)
     np.testing.assert_array_equal(got, _one_at_a_time(trees, Xt))
+
+
+@pytest.mark.parametrize("on_pool", [False, True])
+def test_packed_forest_places_each_tree_after_the_ones_before(monkeypatch, on_pool):
+    """Serial or on the engine's pool (each tree writes its own nodes), the packed arrays
+    are the trees' lane arrays end to end, children shifted by the tree's first node."""
+    monkeypatch.setattr(packed_forest, "PACK_PARALLEL_NODES", 0 if on_pool else 10**12)
+    X, y = _data(3)
+    trees = [
+        DecisionTreeClassifier(max_features=2, random_state=k).fit(X, y).tree_ for k in range(7)
+    ]
+    # a tree of one leaf reads no feature; one that splits only on feature 0
+    trees.insert(2, DecisionTreeClassifier(min_impurity_decrease=1.0).fit(X, y).tree_)
+    trees.append(DecisionTreeClassifier(max_depth=2).fit(X[:, :1], y).tree_)
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    try:
+        packed = PackedForest.of(trees)
+    finally:
+        numba.set_num_threads(before)
+    each = [t.lane_arrays() for t in trees]
+    roots = np.cumsum([0] + [t.node_count for t in trees[:-1]])
+    np.testing.assert_array_equal(packed.roots, roots)
+    want_left = np.concatenate(
+        [np.where(la.left >= 0, la.left + r, -1) for la, r in zip(each, roots)]
+    )
+    np.testing.assert_array_equal(packed.lanes.left, want_left)
+    np.testing.assert_array_equal(packed.lanes.split, np.concatenate([la.split for la in each]))
+    np.testing.assert_array_equal(
+        packed.lanes.threshold, np.concatenate([la.threshold for la in each])
+    )
+    np.testing.assert_array_equal(packed.value, np.concatenate([t.value for t in trees]))
+    features = np.concatenate([t.feature[t.children_left != -1] for t in trees])
+    assert packed.n_features_used == features.max() + 1
+    assert PackedForest.of(trees[2:3]).n_features_used == 0
+    assert PackedForest.of(trees[-1:]).n_features_used == 1
+    np.testing.assert_array_equal(
+        packed.add_predictions(X, np.zeros((400, 2))), _one_at_a_time(trees, X)
+    )
+
+
+def test_packed_forest_none_for_a_categorical_split_on_the_pool(monkeypatch):
+    monkeypatch.setattr(packed_forest, "PACK_PARALLEL_NODES", 0)
+    rng = np.random.RandomState(0)
+    X = np.c_[rng.randint(0, 6, 500), rng.normal(size=500)]
+    y = np.isin(X[:, 0], [1, 4]).astype(int)
+    numeric = [
+        DecisionTreeClassifier(max_depth=3, random_state=k).fit(X[:, 1:], y).tree_ for k in range(5)
+    ]
+    categorical = DecisionTreeClassifier(categorical_features=[0]).fit(X, y).tree_
+    assert PackedForest.of(numeric + [categorical] + numeric) is None
 
 
 def test_packed_forest_adds_to_what_out_holds_and_reads_several_outputs():

@@ -11,10 +11,14 @@ The sums are taken in the order of the trees for every row, as one tree after an
 would add them: the same bits whatever the number of threads or the size of a block.
 """
 
+import threading
+
 import numba
 import numpy as np
 
-from .lane_walk import LaneArrays, accumulate_forest_lanes
+from ._jit import kernel
+from ._threads import thread_pool
+from .lane_walk import _FEATURE, LaneArrays, accumulate_forest_lanes
 from .tree import check_sum_buffer
 
 #: values of X in a block of rows (one MiB of float64): a block is walked by every tree
@@ -28,6 +32,10 @@ FOREST_BLOCK_MIN_ROWS = 512
 FOREST_BLOCK_MAX_ROWS = 4096
 #: blocks per thread at least, where the rows allow (threads that finish early take more)
 FOREST_BLOCKS_PER_THREAD = 4
+#: nodes of a forest from which its trees are packed on a pool of threads: the packing
+#: is a copy of every node, done once for the first prediction, and on many cores a
+#: serial copy of a large forest took as long as the walk itself
+PACK_PARALLEL_NODES = 1 << 16
 
 
 def forest_block_rows(n_samples, n_features, n_threads):
@@ -78,25 +86,41 @@ class PackedForest:
         widths = {t.value.shape[1] for t in trees}
         if len(widths) != 1:
             raise ValueError(f"The trees' values must be of one width, got {sorted(widths)}.")
-        each = [t.lane_arrays() for t in trees]
-        if any(lanes is None for lanes in each):
-            return None
         sizes = np.array([t.node_count for t in trees], dtype=np.int64)
         if sizes.sum() > np.iinfo(np.int32).max:  # the walk reads int32 children
             raise ValueError(f"Too many nodes to pack in one forest: {int(sizes.sum())}.")
         roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-        left = np.concatenate(
-            [np.where(la.left >= 0, la.left + r, -1) for la, r in zip(each, roots)]
-        ).astype(np.int32)
-        lanes = LaneArrays(
-            left,
-            np.concatenate([la.split for la in each]),
-            np.concatenate([la.threshold for la in each]),
-        )
-        value = np.ascontiguousarray(np.concatenate([t.value for t in trees]), dtype=np.float64)
-        internal = left != -1
-        features = np.concatenate([t.feature for t in trees])[internal]
-        return cls(lanes, value, roots, int(features.max()) + 1 if features.size else 0)
+        total = int(sizes.sum())
+        left = np.empty(total, np.int32)
+        split = np.empty(total, np.uint32)
+        threshold = np.empty(total, np.float64)
+        value = np.empty((total, next(iter(widths))), np.float64)
+
+        def place(t):
+            """Tree ``t``'s nodes into their place; the largest feature index its splits
+            read, -1 for a leaf alone, None where the lane walk cannot take it."""
+            la = trees[t].lane_arrays()
+            if la is None:
+                return None
+            # the kernel writes [roots[t], roots[t] + node_count) unchecked
+            if not (la.left.shape[0] == trees[t].value.shape[0] == sizes[t]):
+                raise ValueError(f"Tree {t}'s arrays disagree with its node_count {sizes[t]}.")
+            return _place_tree(
+                la.left,
+                la.split,
+                la.threshold,
+                trees[t].value,
+                roots[t],
+                left,
+                split,
+                threshold,
+                value,
+            )
+
+        tops = _each_tree(place, len(trees), total)
+        if any(top is None for top in tops):
+            return None
+        return cls(LaneArrays(left, split, threshold), value, roots, max(tops) + 1)
 
     def add_predictions(self, X, out):
         """``out += `` the sum of every tree's prediction, in the order of the trees, on
@@ -113,3 +137,37 @@ class PackedForest:
         block = forest_block_rows(X.shape[0], X.shape[1], numba.get_num_threads())
         accumulate_forest_lanes(X, *self.lanes, self.value, self.roots, block, out)
         return out
+
+
+def _each_tree(place, n_trees, n_nodes):
+    """``[place(t) for t in range(n_trees)]``, on the engine's pool of numba's thread
+    count for a forest of at least :data:`PACK_PARALLEL_NODES` nodes (each tree writes
+    its own part of the arrays, and ``place``'s kernel releases the GIL)."""
+    threads = numba.get_num_threads()
+    # a task of the engine's pools must not wait on the pools (engine._threads)
+    in_pool = threading.current_thread().name.startswith("treeboost")
+    if threads < 2 or n_trees < 2 or n_nodes < PACK_PARALLEL_NODES or in_pool:
+        return [place(t) for t in range(n_trees)]
+    return list(thread_pool(threads).map(place, range(n_trees)))
+
+
+@kernel
+def _place_tree(src_left, src_split, src_threshold, src_value, root, left, split, threshold, value):
+    """Copy one tree's lane arrays and values to nodes ``root:root + n`` of the packed
+    arrays, its children shifted by ``root``; return the largest feature index its
+    splits read (-1 where it is one leaf)."""
+    top = -1
+    for i in range(src_left.shape[0]):
+        child = src_left[i]
+        if child == -1:
+            left[root + i] = -1
+        else:
+            left[root + i] = child + root
+            feature = np.int64(src_split[i] & _FEATURE)
+            if feature > top:
+                top = feature
+        split[root + i] = src_split[i]
+        threshold[root + i] = src_threshold[i]
+        for k in range(src_value.shape[1]):
+            value[root + i, k] = src_value[i, k]
+    return top
