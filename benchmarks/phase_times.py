@@ -1,0 +1,196 @@
+"""Where a fit's time goes on p threads: the wall time of its phases, each thread count
+in a fresh process.
+
+    python benchmarks/phase_times.py [--cases rf32-200k,hgb-l1] [--threads 1,16]
+                                     [--scale 1.0] [--out DIR]
+
+``serial_share.py`` measures what a fit does outside parallel regions, on one core; what
+is lost *inside* them on many cores (memory shared by the threads, a slower clock, the
+GIL taken in turn by a forest's workers) only a run on those cores shows.  This script
+wraps the Python entry points of a fit's phases with wall-clock timers (numba kernels
+are timed through the Python function that calls them), fits ``bench_cores.py``'s case
+once after a warm-up fit, and prints each phase's time per call at every thread count
+and its ratio to the first: a forest's tree whose kernel takes 1.4 times as long on 16
+threads as on one waits on something the threads share.
+
+Phases (those a case does not reach are left out):
+
+- forests, summed over the workers: ``bootstrap`` (the tree's draw), ``grow`` (the
+  tree's whole growth, ``TreeGrower.grow``), inside it ``kernel`` (the compiled grower),
+  ``centers`` (thresholds between values), ``tree_arrays`` (the tree's copy of the
+  workspace's nodes), and ``trim`` (``malloc_trim`` after each chunk);
+- boosting, on the main thread: ``iteration`` (one stage), inside it ``gradients``,
+  ``rows`` (the statistics of the rows), ``grow`` / ``kernel``, ``leaf_values``,
+  ``add_values`` (the raw scores' update);
+- both: ``binning`` (``BinMapper.fit`` and ``transform``).
+
+Each line the child prints is JSON: ``{case, threads, fit_s, trees, phases: {name:
+[seconds, calls]}}``; the driver appends them to ``DIR/phases.jsonl``.
+"""
+
+import argparse
+import functools
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import bench_cores  # noqa: E402
+
+_totals = {}
+_lock = threading.Lock()
+
+
+def _timed(name, fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        t = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            took = time.perf_counter() - t
+            with _lock:
+                s, c = _totals.get(name, (0.0, 0))
+                _totals[name] = (s + took, c + 1)
+
+    return wrapper
+
+
+def _wrap(owner, attr, name):
+    if hasattr(owner, attr):
+        setattr(owner, attr, _timed(name, getattr(owner, attr)))
+
+
+def instrument():
+    """Wrap the phases' entry points (treeboost imported here)."""
+    from treeboost import losses
+    from treeboost.engine import binning, grower, leaf_ranges
+    from treeboost.ensembles import forest, gradient_boosting
+
+    _wrap(forest, "bootstrap_weights", "bootstrap")
+    _wrap(forest, "release_free_memory", "trim")
+    _wrap(grower.TreeGrower, "grow", "grow")
+    _wrap(grower, "center_thresholds", "centers")
+    _wrap(grower, "tree_arrays", "tree_arrays")
+    choose = grower.TreeGrower._choose_grower
+
+    def timed_choice(self, *args, **kwargs):
+        choice = choose(self, *args, **kwargs)
+        return choice._replace(kernel=_timed("kernel", choice.kernel))
+
+    grower.TreeGrower._choose_grower = timed_choice
+    _wrap(binning.BinMapper, "fit", "binning")
+    _wrap(binning.BinMapper, "transform", "binning")
+    gb = gradient_boosting.BaseGradientBoosting
+    _wrap(gb, "_fit_stage", "iteration")
+    _wrap(gradient_boosting, "boosting_rows", "rows")
+    _wrap(leaf_ranges.LeafRanges, "add_values", "add_values")
+    for name in dir(losses):
+        cls = getattr(losses, name)
+        if isinstance(cls, type) and issubclass(cls, losses.Loss):
+            for attr, phase in (
+                ("gradient_hessian", "gradients"),
+                ("loss_gradient_hessian", "gradients"),
+                ("leaf_values", "leaf_values"),
+            ):
+                if attr in vars(cls):
+                    _wrap(cls, attr, phase)
+
+
+def one(case, threads):
+    data, n, kind, _, opts, _ = bench_cores.CASES[case]
+    n = max(2_000, int(n * float(os.environ.get("BENCH_SCALE", "1"))))
+    X, y = bench_cores.make_data(data, n)
+    import treeboost  # noqa: F401
+
+    instrument()
+    bench_cores.make_model("tb", kind, threads, **dict(opts, it=3, trees=2)).fit(
+        X[:5000], y[:5000]
+    )
+    _totals.clear()
+    model = bench_cores.make_model("tb", kind, threads, **opts)
+    t = time.perf_counter()
+    model.fit(X, y)
+    fit_s = time.perf_counter() - t
+    trees = len(getattr(model, "estimators_", [])) if kind in ("rf", "et") else 1
+    if kind == "hgb":
+        trees = sum(len(stage) for stage in model.trees_)
+    rec = {
+        "case": case,
+        "threads": threads,
+        "fit_s": round(fit_s, 4),
+        "trees": trees,
+        "phases": {k: [round(s, 5), c] for k, (s, c) in sorted(_totals.items())},
+    }
+    print(json.dumps(rec), flush=True)
+
+
+def print_table(records):
+    by_case = {}
+    for r in records:
+        by_case.setdefault(r["case"], []).append(r)
+    for case, recs in by_case.items():
+        recs.sort(key=lambda r: r["threads"])
+        base = recs[0]
+        heads = " | ".join(f"{r['threads']} thr" for r in recs)
+        print(f"\n### {case}: ms per call (ratio to {base['threads']} thread(s))\n")
+        print(f"| phase | calls | {heads} |")
+        print("|---|---|" + "---|" * len(recs))
+        fits = " | ".join(f"{1000 * r['fit_s']:.0f}" for r in recs)
+        print(f"| fit (wall) | 1 | {fits} |")
+        for name, (s0, c0) in base["phases"].items():
+            cells = []
+            for r in recs:
+                s, c = r["phases"].get(name, (0.0, 0))
+                per = 1000 * s / max(c, 1)
+                ratio = (s / max(c, 1)) / (s0 / max(c0, 1)) if s0 else float("nan")
+                cells.append(f"{per:.2f} ({ratio:.2f}x)")
+            print(f"| {name} | {c0} | {' | '.join(cells)} |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--one", nargs=2, metavar=("CASE", "THREADS"), help=argparse.SUPPRESS)
+    ap.add_argument("--cases", default="rf32-200k,et32-200k,hgb-l1,hgb30-1m")
+    ap.add_argument("--threads", default="1,16")
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    args = ap.parse_args()
+    if args.one:
+        one(args.one[0], int(args.one[1]))
+        return
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, "phases.jsonl")
+    records = []
+    for case in args.cases.split(","):
+        for p in (int(t) for t in args.threads.split(",")):
+            if p > os.cpu_count():
+                continue
+            env = dict(
+                os.environ,
+                NUMBA_NUM_THREADS=str(p),
+                OMP_NUM_THREADS=str(p),
+                BENCH_SCALE=str(args.scale),
+                PYTHONUNBUFFERED="1",
+            )
+            cmd = [sys.executable, os.path.abspath(__file__), "--one", case, str(p)]
+            out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+            lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
+            if not lines:
+                print(f"{case} on {p} threads failed: {out.stderr[-400:]}", flush=True)
+                continue
+            rec = json.loads(lines[-1])
+            print(json.dumps(rec), flush=True)
+            with open(path, "a") as fh:
+                fh.write(json.dumps(rec) + "\n")
+            records.append(rec)
+    print_table(records)
+
+
+if __name__ == "__main__":
+    main()
