@@ -109,9 +109,7 @@ def one(case, threads):
     import treeboost  # noqa: F401
 
     instrument()
-    bench_cores.make_model("tb", kind, threads, **dict(opts, it=3, trees=2)).fit(
-        X[:5000], y[:5000]
-    )
+    bench_cores.make_model("tb", kind, threads, **dict(opts, it=3, trees=2)).fit(X[:5000], y[:5000])
     _totals.clear()
     model = bench_cores.make_model("tb", kind, threads, **opts)
     t = time.perf_counter()
