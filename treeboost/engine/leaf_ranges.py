@@ -13,14 +13,13 @@ import numpy as np
 from numba import prange
 
 from ._jit import kernel, parallel_kernel
-from ._threads import thread_pool
 from .quantile import range_quantiles
 
 #: a tree of at least this many samples per thread copies its samples on threads
 PARALLEL_MIN_SAMPLES = 100_000
-#: ... and adds its leaf values on threads (the kernel releases the GIL): a pass of
-#: scattered writes over every training row, on one thread a serial step of every
-#: boosting iteration, worth a thread pool's dispatch from a few ten thousand rows
+#: ... and adds its leaf values on threads: a pass of scattered writes over every
+#: training row, on one thread a serial step of every boosting iteration, worth a
+#: parallel region from a few ten thousand rows
 ADD_PARALLEL_MIN_SAMPLES = 25_000
 
 
@@ -32,6 +31,17 @@ def _add_range_values(raw, k, value, idx, leaves, start, end, lo, hi):
         v = value[leaves[j]]
         for i in range(max(lo, start[j]), min(hi, end[j])):
             raw[idx[i], k] += v
+
+
+@parallel_kernel
+def _add_range_values_parallel(raw, k, value, idx, leaves, start, end, n_chunks):
+    """:func:`_add_range_values` over every position of ``idx``, ``n_chunks`` contiguous
+    shares of them on numba's threads (each sample is in one range: the shares update
+    different rows of raw)."""
+    n = idx.shape[0]
+    for t in prange(n_chunks):
+        _add_range_values(raw, k, value, idx, leaves, start, end, t * n // n_chunks,
+                          (t + 1) * n // n_chunks)  # fmt: skip
 
 
 @parallel_kernel
@@ -153,14 +163,11 @@ class LeafRanges:
             )
         args = (raw, k, value, self.idx, self.leaves, self.start, self.end)
         n = self.idx.shape[0]
-        n_threads = min(numba.get_num_threads(), n // ADD_PARALLEL_MIN_SAMPLES)
-        if n_threads <= 1:
+        n_chunks = min(numba.get_num_threads(), n // ADD_PARALLEL_MIN_SAMPLES)
+        if n_chunks <= 1:
             _add_range_values(*args, 0, n)
-            return
-        # each sample is in one range: the threads' positions are different rows of raw
-        cuts = np.linspace(0, n, n_threads + 1).astype(np.int64)
-        list(
-            thread_pool(n_threads).map(
-                lambda t: _add_range_values(*args, cuts[t], cuts[t + 1]), range(n_threads)
-            )
-        )
+        else:
+            # a parallel region, not a pool of Python threads: after the tree's own
+            # regions numba's workers are still awake, and a pool's threads woken beside
+            # them on every core waited for cores
+            _add_range_values_parallel(*args, n_chunks)
