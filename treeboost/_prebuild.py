@@ -196,7 +196,7 @@ def _large():
     _use(tb.DecisionTreeClassifier(max_depth=8).fit(Xn, yc), Xn)
     _use(tb.GradientBoostingRegressor(n_estimators=3).fit(Xn, yr), Xn)
     # rows enough for boosting's raw-score update on numba's threads
-    from treeboost.engine.leaf_ranges import ADD_PARALLEL_MIN_SAMPLES
+    from treeboost.engine import ADD_PARALLEL_MIN_SAMPLES
 
     Xa, _, _, ya = _data(n=2 * ADD_PARALLEL_MIN_SAMPLES, p=4, missing=False, categorical=False)
     _use(tb.HistGradientBoostingRegressor(max_iter=2, early_stopping=False).fit(Xa, ya), Xa)
