@@ -4,8 +4,9 @@ Coarse tasks of kernels that release the GIL run on them (the subtrees of
 :mod:`.subtrees`, the binning's column groups, the packing of a forest's trees); a pool
 per call would start its threads again each time.  A fine step that every boosting
 iteration takes is a numba parallel region instead: numba's workers, still awake from
-the tree's regions, would take the cores from a pool's threads woken beside them.  A task on these pools must never wait for another task of
-them (a pool's threads could all be waiting).
+the tree's regions, would take the cores from a pool's threads woken beside them.  A
+task on these pools must never wait for another task of them (a pool's threads could
+all be waiting).
 """
 
 import os
