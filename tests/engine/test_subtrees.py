@@ -151,21 +151,21 @@ def test_the_estimator_splits_its_tree_and_keeps_its_accuracy(monkeypatch):
 
 def _params(**changes):
     base = GrowthParams(
-        GINI,
-        2,
-        0.0,
-        -1,
-        2,
-        1,
-        0.0,
-        0.0,
-        4,
-        -1,
-        128,
-        False,
-        False,
-        np.zeros(4, np.int8),
-        np.zeros((4, 0), np.uint64),
+        criterion=GINI,
+        n_stats=2,
+        l2=0.0,
+        max_depth=-1,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_leaf=0.0,
+        min_decrease=0.0,
+        max_features=4,
+        max_leaf_nodes=-1,
+        dense_min_samples=128,
+        random_split=False,
+        monotonic=False,
+        monotonic_cst=np.zeros(4, np.int8),
+        interaction=np.zeros((4, 0), np.uint64),
     )
     return base._replace(**changes)
 
