@@ -16,7 +16,7 @@ from .sparse_binning import (
     to_csc,
 )
 from ._jit import inlined, kernel, parallel_kernel
-from ._threads import thread_pool
+from ._threads import run_tasks
 from ..persistence._spec import array, check_state, integer, list_of
 
 MAX_CATEGORIES = 255
@@ -572,7 +572,7 @@ def _distinct_columns(X, columns, rows=None, finish=None):
     them in place and keeps their distinct values: no copy of the sampled matrix, no
     sorted copy of it.  Groups are as wide as keeps every thread busy for as many of
     them: 40 columns make 14 groups of 3 on 16 threads, 6 of 7 on 2.  The threads are
-    the engine's kept pool (:func:`._threads.thread_pool`), not new ones a fit."""
+    the engine's kept pool (:func:`._threads.run_tasks`), not new ones a fit."""
     n_samples = X.shape[0]
     picked = np.arange(n_samples) if rows is None else np.ascontiguousarray(rows, np.int64)
     out = {}
@@ -606,7 +606,7 @@ def _distinct_columns(X, columns, rows=None, finish=None):
         # whole groups of adjacent columns to each thread
         groups = np.array_split(np.arange(-(-columns.shape[0] // width)), n_threads)
         parts = [columns[g[0] * width : (g[-1] + 1) * width] for g in groups]
-        list(thread_pool(n_threads).map(summarise, parts))
+        run_tasks(summarise, parts, n_threads)
     return out
 
 

@@ -11,13 +11,11 @@ The sums are taken in the order of the trees for every row, as one tree after an
 would add them: the same bits whatever the number of threads or the size of a block.
 """
 
-import threading
-
 import numba
 import numpy as np
 
 from ._jit import kernel
-from ._threads import thread_pool
+from ._threads import run_tasks
 from .lane_walk import _FEATURE, LaneArrays, accumulate_forest_lanes
 from .tree import check_sum_buffer
 
@@ -143,12 +141,8 @@ def _each_tree(place, n_trees, n_nodes):
     """``[place(t) for t in range(n_trees)]``, on the engine's pool of numba's thread
     count for a forest of at least :data:`PACK_PARALLEL_NODES` nodes (each tree writes
     its own part of the arrays, and ``place``'s kernel releases the GIL)."""
-    threads = numba.get_num_threads()
-    # a task of the engine's pools must not wait on the pools (engine._threads)
-    in_pool = threading.current_thread().name.startswith("treeboost")
-    if threads < 2 or n_trees < 2 or n_nodes < PACK_PARALLEL_NODES or in_pool:
-        return [place(t) for t in range(n_trees)]
-    return list(thread_pool(threads).map(place, range(n_trees)))
+    threads = numba.get_num_threads() if n_nodes >= PACK_PARALLEL_NODES else 1
+    return run_tasks(place, range(n_trees), threads)
 
 
 @kernel

@@ -43,7 +43,7 @@ from collections import namedtuple
 import numpy as np
 
 from ._jit import kernel
-from ._threads import thread_pool
+from ._threads import run_tasks
 from .constraints import LOWER, UPPER
 from .criteria import NEWTON
 from .grow.workspace import WorkspacePool
@@ -231,11 +231,8 @@ def grow_in_subtrees(grower, split_rows, X_binned_T, stats, sample_indices, work
 
     # the largest first: the last tasks to start are the shortest
     order = sorted(range(len(tasks)), key=lambda i: -tasks[i].rows.shape[0])
-    if n_threads > 1 and len(tasks) > 1:
-        # (one pool per thread count: a pool per number of tasks would keep idle threads)
-        grown = thread_pool(n_threads).map(grow_task, [tasks[i] for i in order])
-    else:
-        grown = map(grow_task, [tasks[i] for i in order])
+    # (one pool per thread count: a pool per number of tasks would keep idle threads)
+    grown = run_tasks(grow_task, [tasks[i] for i in order], n_threads)
     trees = [None] * len(tasks)
     for i, tree in zip(order, grown):
         trees[i] = tree
