@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from treeboost.engine.binning import BinMapper
 
@@ -98,6 +99,8 @@ def test_radix_sorted_bins_are_those_of_numpy_sort(monkeypatch, max_bins):
 
     rng = np.random.default_rng(3)
     n = 3 * binning.RADIX_SORT_MIN_ROWS
+    # the sort's path, not the selection's (test_selected_bins_are_those_of_the_sort)
+    monkeypatch.setattr(binning, "SELECT_MIN_ROWS", 10 * n)
     X = np.column_stack(
         [_awkward_column(rng, n, kind) for kind in ("spread", "ties", "special")]
         + [rng.standard_normal(n)]
@@ -115,6 +118,91 @@ def test_radix_sorted_bins_are_those_of_numpy_sort(monkeypatch, max_bins):
     np.testing.assert_array_equal(got.bin_centers(), ref.bin_centers())
     np.testing.assert_array_equal(got.has_missing_, ref.has_missing_)
     np.testing.assert_array_equal(got.transform(X), ref.transform(X))
+
+
+def _selection_columns(rng, n):
+    """Columns for the selection's buckets: awkward ones, heavy tails, few distinct values
+    around ``max_bins``, zeros of both signs, subnormals, constants."""
+    return np.column_stack(
+        [_awkward_column(rng, n, kind) for kind in ("spread", "ties", "special")]
+        + [
+            rng.standard_normal(n),
+            rng.exponential(size=n),
+            rng.lognormal(0, 5, n),
+            rng.integers(0, 300, n).astype(float),
+            rng.integers(0, 255, n).astype(float),
+            np.round(rng.standard_normal(n) * 50) / 7,
+            np.where(rng.random(n) < 0.5, 0.0, -0.0) + np.round(rng.standard_normal(n) * 100),
+            rng.standard_normal(n) * 1e-310,
+            np.full(n, 3.0),
+            np.r_[np.full(n - 1, 1.0), 2.0],
+            np.r_[rng.standard_normal(n - 1), 1e300],
+        ]
+    )
+
+
+def _same_bits(a, b):
+    return a.shape == b.shape and np.array_equal(
+        np.ascontiguousarray(a).view(np.uint64), np.ascontiguousarray(b).view(np.uint64)
+    )
+
+
+@pytest.mark.parametrize("max_bins", [2, 16, 255, 1000])
+@pytest.mark.parametrize("n, subsample", [(2048, None), (9000, None), (30_000, 20_000)])
+def test_selected_bins_are_those_of_the_sort(monkeypatch, max_bins, n, subsample):
+    # the edges and centers that selection finds (quantile_edges.select_cut) are those
+    # of the sorted column, to the bit (the sign of a zero included)
+    from treeboost.engine import binning
+
+    X = _selection_columns(np.random.default_rng(n + max_bins), n)
+    got = BinMapper(max_bins=max_bins, subsample=subsample, random_state=0).fit(X)
+    monkeypatch.setattr(binning, "SELECT_MIN_ROWS", 10 * n)
+    ref = BinMapper(max_bins=max_bins, subsample=subsample, random_state=0).fit(X)
+    for f in range(X.shape[1]):
+        assert _same_bits(got.bin_thresholds_[f], ref.bin_thresholds_[f]), f
+    assert _same_bits(got.bin_centers(), ref.bin_centers())
+    np.testing.assert_array_equal(got.has_missing_, ref.has_missing_)
+    np.testing.assert_array_equal(got.single_value_bins(), ref.single_value_bins())
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(-4, 4).map(float),
+            st.floats(-1e3, 1e3),
+            st.floats(allow_nan=True, allow_infinity=False, width=64),
+            st.sampled_from([0.0, -0.0, 5e-324, -5e-324, 1e300, np.nan]),
+        ),
+        min_size=1,
+        max_size=60,
+    ),
+    st.integers(1, 40),
+    st.integers(2, 20),
+)
+def test_select_cut_against_the_sort(values, repeat, max_bins):
+    # brute force: the selection's cut of any column (ties, zeros, subnormals, huge
+    # values, NaN) is the one the sorted column gives, or left to the sort
+    from treeboost.engine import binning
+    from treeboost.engine.quantile_edges import UNSUITED, ColumnCut, select_cut
+
+    col = np.tile(np.array(values, dtype=np.float64), repeat)
+
+    def cut(distinct, counts):
+        edges = binning._edges(distinct, counts, max_bins)
+        return ColumnCut(distinct, edges, binning._bin_centers(distinct, edges))
+
+    got, n_valid = select_cut(col.copy(), max_bins, cut, binning._midpoints)
+    # (the radix sort, which the columns long enough for selection take: -0.0 sorts
+    # before 0.0, and a value 0 is written -0.0 when there is one)
+    ref = cut(*binning._distinct_counts(binning._radix_sort(col.copy(), np.empty_like(col))))
+    assert n_valid == np.count_nonzero(~np.isnan(col))
+    if got is UNSUITED:
+        return
+    assert _same_bits(got.edges, ref.edges)
+    assert _same_bits(got.centers, ref.centers)
+    if got.distinct is not None:
+        assert _same_bits(got.distinct, ref.distinct)
 
 
 @pytest.mark.parametrize("subsample", [None, 6000])

@@ -7,6 +7,7 @@ from numba import prange
 from scipy.sparse import issparse
 
 from .bin_codes import edge_table, numeric_code
+from .quantile_edges import UNSUITED, ColumnCut, select_cut
 from .sparse_codes import SparseCodes
 from .sparse_binning import (
     add_zeros,
@@ -171,7 +172,7 @@ class BinMapper:
         def cut(distinct, counts):
             """A column's edges and bin centers from its distinct values."""
             edges = _edges(distinct, counts, max_bins)
-            return distinct, edges, _bin_centers(distinct, edges)
+            return ColumnCut(distinct, edges, _bin_centers(distinct, edges))
 
         if sparse_input:
             sample = to_csc(X if rows is None else X[rows])
@@ -182,8 +183,8 @@ class BinMapper:
         else:
             # the numeric columns sorted in parallel (NaN sorts last), each column's
             # NaN flag from all the rows, and its edges cut in the same task
-            summaries = _distinct_columns(X, numeric, rows, finish=cut)
-            cut_of = lambda f: summaries[f][3]  # noqa: E731
+            summaries = _cut_columns(X, numeric, rows, cut, max_bins)
+            cut_of = lambda f: summaries[f][1]  # noqa: E731
         self.bin_thresholds_ = []
         n_bins = np.zeros(n_features, np.int64)
         # whether each bin of a numeric feature holds one distinct training value (its
@@ -202,6 +203,7 @@ class BinMapper:
             n_bins[f] = edges.size + 1
             single[f] = (
                 rows is None
+                and distinct is not None
                 and edges.size + 1 == distinct.size
                 and np.array_equal(centers[f], distinct)
             )
@@ -213,7 +215,7 @@ class BinMapper:
         else:
             self.has_missing_ = np.array(
                 [
-                    bool(np.isnan(X[:, f]).any()) if is_cat[f] else summaries[f][2]
+                    bool(np.isnan(X[:, f]).any()) if is_cat[f] else summaries[f][0]
                     for f in range(n_features)
                 ],
                 dtype=bool,
@@ -559,23 +561,28 @@ def _map_to_bins(X, edges, n_edges, is_cat, n_bins, missing_code, grids, out):
                     out_f[i] = numeric_code(e, ne, X[i, f], missing_code)
 
 
-def _distinct_columns(X, columns, rows=None, finish=None):
-    """The sorted distinct values (as float64, NaN dropped; :func:`_distinct_counts`)
-    and their counts of each of the given columns of ``X[rows]`` (all rows for None),
-    whether the column holds a NaN in any row of X, and ``finish(distinct, counts)``
-    (None without ``finish``), as a dict column -> (distinct, counts, has_nan, finished).
+def _cut_columns(X, columns, rows, cut, max_bins):
+    """Each of the given numeric columns' edges and bin centers (a
+    :class:`~.quantile_edges.ColumnCut`) from its values in ``X[rows]`` (all rows for
+    None), and whether it holds a NaN in any row of X: a dict column -> (has_nan, cut).
+
+    ``cut(distinct, counts)`` cuts a column from its sorted distinct values (NaN dropped;
+    :func:`_distinct_counts`) and their counts.  A column long enough is cut by
+    selection instead (:func:`~.quantile_edges.select_cut`: the same edges and
+    centers, in linear time), and sorted only where that does not apply.
 
     The columns are shared among threads (the kernels release the GIL, and so does most
-    of ``finish``'s numpy work); each thread copies the sampled rows of a group of its
-    columns into contiguous columns in one pass over the rows (a group of up to
-    :data:`GATHER_COLUMNS` float64 columns spans about a cache line of each row), sorts
-    them in place and keeps their distinct values: no copy of the sampled matrix, no
-    sorted copy of it.  Groups are as wide as keeps every thread busy for as many of
-    them: 40 columns make 14 groups of 3 on 16 threads, 6 of 7 on 2.  The threads are
-    the engine's kept pool (:func:`._threads.run_tasks`), not new ones a fit."""
+    of the numpy work); each thread copies the sampled rows of a group of its columns
+    into contiguous columns in one pass over the rows (a group of up to
+    :data:`GATHER_COLUMNS` float64 columns spans about a cache line of each row) and
+    cuts them: no copy of the sampled matrix, no sorted copy of it.  Groups are as wide
+    as keeps every thread busy for as many of them: 40 columns make 14 groups of 3 on 16
+    threads, 6 of 7 on 2.  The threads are the engine's kept pool
+    (:func:`._threads.run_tasks`), not new ones a fit."""
     n_samples = X.shape[0]
     picked = np.arange(n_samples) if rows is None else np.ascontiguousarray(rows, np.int64)
     out = {}
+    select = max_bins is not None and max_bins <= SELECT_MAX_BINS
 
     n_cpus = _cpu_count()
     # as few rounds of groups as columns of GATHER_COLUMNS allow, each round a group
@@ -593,11 +600,15 @@ def _distinct_columns(X, columns, rows=None, finish=None):
                 nan = np.zeros(group.shape[0], np.bool_)
                 _nan_columns(X, group, nan)
             for t, j in enumerate(group):
-                col = _sort_column(cols[t])
-                has_nan = bool(col.size and np.isnan(col[-1])) if nan is None else bool(nan[t])
-                distinct, counts = _distinct_counts(col)
-                finished = None if finish is None else finish(distinct, counts)
-                out[int(j)] = (distinct, counts, has_nan, finished)
+                found = UNSUITED
+                if select and picked.shape[0] >= SELECT_MIN_ROWS:
+                    found, n_valid = select_cut(cols[t], max_bins, cut, _midpoints)
+                    has_nan = n_valid < picked.shape[0]
+                if found is UNSUITED:
+                    col = _sort_column(cols[t])
+                    has_nan = bool(col.size and np.isnan(col[-1]))
+                    found = cut(*_distinct_counts(col))
+                out[int(j)] = (has_nan if nan is None else bool(nan[t]), found)
 
     n_threads = min(n_cpus, -(-columns.shape[0] // width))
     if n_threads <= 1 or n_samples < 10_000:
@@ -608,6 +619,14 @@ def _distinct_columns(X, columns, rows=None, finish=None):
         parts = [columns[g[0] * width : (g[-1] + 1) * width] for g in groups]
         run_tasks(summarise, parts, n_threads)
     return out
+
+
+#: columns of at least this many values are cut by selection
+#: (:func:`~.quantile_edges.select_cut`), when ``max_bins`` is at most
+#: :data:`SELECT_MAX_BINS` (its count of distinct values uses a table of
+#: ``4 * max_bins`` slots); shorter ones and finer bins by sorting
+SELECT_MIN_ROWS = 2048
+SELECT_MAX_BINS = 1024
 
 
 #: columns copied together from the rows of X by :func:`_gather_columns`: 8 float64
