@@ -172,3 +172,44 @@ def test_single_value_bins_of_small_data_and_not_of_a_subsample():
     X = np.random.default_rng(0).normal(size=(50, 1))
     assert BinMapper().fit(X).single_value_bins().all()
     assert not BinMapper(subsample=10, random_state=0).fit(X).single_value_bins().any()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: tb.RandomForestClassifier(n_estimators=4, random_state=0),
+        lambda: tb.RandomForestClassifier(n_estimators=4, max_features=None, random_state=0),
+        lambda: tb.RandomForestRegressor(n_estimators=4, max_features=0.5, random_state=0),
+        lambda: tb.ExtraTreesClassifier(n_estimators=4, random_state=0),
+        lambda: tb.DecisionTreeClassifier(max_features=3, random_state=0),
+    ],
+)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_recorded_gaps_are_those_of_the_samples(monkeypatch, make, n_classes):
+    # the gap a split's scan records (the codes present on either side of its cut) puts
+    # every threshold where reading the children's samples puts it: missing values on
+    # either side, ties of codes, nodes of every size
+    from treeboost.engine import grower
+    from treeboost.engine.layout import GAP_UNKNOWN
+
+    rng = np.random.default_rng(n_classes)
+    n = 3000
+    X = rng.normal(size=(n, 6))
+    X[:, 1] = np.round(X[:, 1], 1)
+    X[rng.random((n, 6)) < 0.1] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) > 0).astype(int)
+    if n_classes == 3:
+        y = y + (np.nan_to_num(X[:, 2]) > 1)
+    got = make().fit(X, y)
+    center = grower.center_thresholds
+
+    def from_samples(*args):
+        args = list(args)
+        args[-1] = np.full_like(args[-1], GAP_UNKNOWN)
+        return center(*args)
+
+    monkeypatch.setattr(grower, "center_thresholds", from_samples)
+    ref = make().fit(X, y)
+    for a, b in zip(getattr(got, "estimators_", [got]), getattr(ref, "estimators_", [ref])):
+        np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
+        assert a.tree_.node_count > 50

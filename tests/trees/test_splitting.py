@@ -220,6 +220,7 @@ def test_binary_gini_scan_equals_the_general_scan(problem):
     cstats = np.empty((n_bins + 1, 3))
     miss = np.empty(3)
     m = compress_histogram(hist, n_bins, n_bins, 2, codes, cstats, miss)
+    codes_present = codes[:m].copy()
     left = np.zeros(3)
     params = GrowthParams(
         GINI,
@@ -254,10 +255,13 @@ def test_binary_gini_scan_equals_the_general_scan(problem):
     )
     for rows, mm, dense in ((cstats, m, False), (hist, n_bins, True)):
         out = np.zeros(3)
-        s2, b2, ml2 = scan_gini_binary(
+        s2, b2, ml2, right = scan_gini_binary(
             rows, codes, mm, dense, hist[n_bins], total, min_leaf, min_w, out
         )
         assert s2 == s
         if s > -np.inf:
             assert (b2, ml2) == (b, ml)
+            # the smallest code present right of the cut; -1 for "every present code left"
+            present = codes_present[codes_present > b]
+            assert right == (present[0] if present.size else -1)
             np.testing.assert_array_equal(out, left)

@@ -105,8 +105,8 @@ NodeArrays = namedtuple(
         "allowed",  # (n, n_words) uint64: the interaction sets still open
         "gap",  # (n, 2) int32: the largest code (not missing) that went left at the
         # node's split and the smallest that went right, recorded by the lean
-        # Extra-Trees grower's partition (gap_thresholds.center_thresholds);
-        # GAP_UNKNOWN where none was recorded
+        # Extra-Trees grower's partition or the split's scan
+        # (gap_thresholds.center_thresholds); GAP_UNKNOWN where none was recorded
     ],
 )
 
@@ -137,6 +137,9 @@ SplitCandidates = namedtuple(
         "categories",  # (n_features, 4) uint64
         "left_stats",  # (n_features, n_cols)
         "mid",  # the middle of the children's values (monotonic constraints)
+        "gap",  # (n_features, 2) int32: the largest code present left of the split
+        # and the smallest right (the missing code for none), where the scan knew them
+        # (NodeArrays.gap), else GAP_UNKNOWN
     ],
 )
 

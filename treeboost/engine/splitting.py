@@ -40,7 +40,7 @@ from .histogram import (
     insertion_order,
     subtract_histogram,
 )
-from .layout import NodeView, Scratch
+from .layout import GAP_UNKNOWN, NodeView, Scratch
 from .sparse_codes import node_entries
 from ._jit import compiled, inlined, internal, kernel
 
@@ -603,7 +603,10 @@ def scan_gini_binary(rows, codes, m, dense, miss, total, min_leaf, min_w, out_le
     which are scored, by far more than rounding (at a pure node, which the grower never
     searches, every cut scores the same).  The skip's branch follows no pattern a
     branch predictor could learn, and cost more than the scores it saved.
-    Returns ``(score, bin_threshold, missing_left)``; ``out_left`` gets the left sums.
+    Returns ``(score, bin_threshold, missing_left, right_code)``: ``right_code`` is the
+    smallest code present right of the cut (``codes``' next after ``bin_threshold``;
+    for the cut "every present value left" the caller's missing code, which no
+    histogram row holds, so -1 here); ``out_left`` gets the left sums.
     """
     t0 = total[0]
     t1 = total[1]
@@ -616,6 +619,7 @@ def scan_gini_binary(rows, codes, m, dense, miss, total, min_leaf, min_w, out_le
     lean = min_leaf <= 1 and min_w <= 0.0
     best = -np.inf
     best_bin = -1
+    best_right = -1
     best_ml = False
     b0 = 0.0
     b1 = 0.0
@@ -641,11 +645,13 @@ def scan_gini_binary(rows, codes, m, dense, miss, total, min_leaf, min_w, out_le
             sc = _gini2(l0, l1, lc, t0, t1, tc, min_leaf, min_w, lean)
             if sc > best:
                 best, best_bin, best_ml, b0, b1, bc = sc, last, False, l0, l1, lc
+                best_right = codes[i]
             if has_miss:
                 sc = _gini2(l0 + m0, l1 + m1, lc + n_miss, t0, t1, tc, min_leaf, min_w, False)
                 if sc > best:
                     best, best_bin, best_ml = sc, last, True
                     b0, b1, bc = l0 + m0, l1 + m1, lc + n_miss
+                    best_right = codes[i]
         l0 += c0
         l1 += c1
         lc += cc
@@ -656,13 +662,14 @@ def scan_gini_binary(rows, codes, m, dense, miss, total, min_leaf, min_w, out_le
         if sc > best:
             best, best_bin, best_ml = sc, last, False
             b0, b1, bc = t0 - m0, t1 - m1, tc - n_miss
+            best_right = -1
     out_left[0] = b0
     out_left[1] = b1
     out_left[2] = bc
     if best > -np.inf and not has_miss:
         # no missing value seen here: at predict time NaN follows the larger child
         best_ml = bc > tc - bc
-    return best, best_bin, best_ml
+    return best, best_bin, best_ml, best_right
 
 
 @compiled(no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -800,6 +807,12 @@ def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
     codes = scratch.codes
     cstats = scratch.cstats
     miss = scratch.missing
+    # the split's gap (the largest code present left, the smallest right), where the
+    # scan knows it: gap_thresholds.center_thresholds then reads no sample for it.  Only
+    # the codes gathered from the node's samples know it: a dense histogram's bins of no
+    # count may hold samples of no weight, and a sparse one's zero code is inferred
+    codes_gathered = mode == MODE_SORT and not sparse
+    cands.gap[f, 0] = GAP_UNKNOWN
     m = np.int64(0)
     if sparse:
         m = sparse_histogram(f, start, end, total, data, rows, scratch)
@@ -847,7 +860,7 @@ def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
         # one call site: the dense histogram's rows or the compressed ones
         dense = mode != MODE_SORT
         rows_g = hist[f] if dense else cstats
-        s, b, ml = scan_gini_binary(
+        s, b, ml, right_code = scan_gini_binary(
             rows_g,
             codes,
             n_bins_f if dense else m,
@@ -861,6 +874,9 @@ def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
         d = 0.0
         if s > -np.inf:
             d = decrease_from_left(out_left, total, scratch.right, crit, params.n_stats, params.l2)
+        if codes_gathered:
+            cands.gap[f, 0] = b
+            cands.gap[f, 1] = right_code if right_code >= 0 else missing_code
     else:
         s, d, b, ml, mid = scan_feature(
             codes,
@@ -876,6 +892,11 @@ def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
             out_left,
         )
         cands.mid[f] = mid
+        if codes_gathered and numeric and b >= 0:
+            # the codes present are codes[:m], ascending: the next one goes right
+            p = np.searchsorted(codes[:m], b, side="right")
+            cands.gap[f, 0] = b
+            cands.gap[f, 1] = codes[p] if p < m else missing_code
     cands.score[f] = s
     cands.decrease[f] = d
     cands.bin_threshold[f] = b

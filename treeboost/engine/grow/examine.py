@@ -285,6 +285,10 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
             copy_into(nodes.left_stats[node], cands.left_stats[best])
         nodes.interval[node, MIDDLE] = cands.mid[best]
         nodes.gain[node] = gain
+        if not (params.random_split or exact):
+            # (a random cut's search records no gap in the candidates)
+            nodes.gap[node, 0] = cands.gap[best, 0]
+            nodes.gap[node, 1] = cands.gap[best, 1]
         # a histogram of sampled features cannot be subtracted from
         keep = slot >= 0 and not sampling
         nodes.hist_slot[node] = slot if keep else -1

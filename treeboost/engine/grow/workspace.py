@@ -49,6 +49,7 @@ def make_candidates(n_features, n_cols):
         np.zeros((n_features, 4), np.uint64),
         np.empty((n_features, n_cols)),
         np.zeros(n_features),
+        np.full((n_features, 2), GAP_UNKNOWN, np.int32),
     )
 
 
