@@ -302,3 +302,15 @@ def test_centers_hold_no_negative_zero(column):
     del mapper._centers, mapper._center_table
     centers = mapper.bin_centers()
     assert not np.signbit(centers[centers == 0]).any()
+
+
+@pytest.mark.parametrize("row", [0, 16383, 16384, 40_000 - 1])
+def test_a_nan_outside_the_subsample_is_missing(row):
+    # the NaN flags of a subsampled fit come from every row of X, read in shares of rows
+    # (binning._nan_columns): a NaN in any share, in a C- or an F-ordered X
+    rng = np.random.default_rng(row)
+    X = rng.standard_normal((40_000, 5))
+    X[row, 3] = np.nan
+    for Z in (X, np.asfortranarray(X)):
+        bm = BinMapper(subsample=1000, random_state=0).fit(Z)
+        np.testing.assert_array_equal(bm.has_missing_, [False, False, False, True, False])

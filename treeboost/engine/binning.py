@@ -583,6 +583,12 @@ def _cut_columns(X, columns, rows, cut, max_bins):
     picked = np.arange(n_samples) if rows is None else np.ascontiguousarray(rows, np.int64)
     out = {}
     select = max_bins is not None and max_bins <= SELECT_MAX_BINS
+    if rows is not None:
+        # a NaN outside the sample counts too: every column's flag in one pass over X
+        # (a pass per group of columns would read each row once per group)
+        flags = np.zeros(columns.shape[0], np.bool_)
+        _nan_columns(X, np.ascontiguousarray(columns, np.int64), flags)
+        nan = dict(zip(columns.tolist(), flags.tolist()))
 
     n_cpus = _cpu_count()
     # as few rounds of groups as columns of GATHER_COLUMNS allow, each round a group
@@ -595,10 +601,6 @@ def _cut_columns(X, columns, rows, cut, max_bins):
             group = np.ascontiguousarray(js[g : g + width], dtype=np.int64)
             cols = np.empty((group.shape[0], picked.shape[0]))
             _gather_columns(X, picked, group, cols)
-            nan = None
-            if rows is not None:  # a NaN outside the sample counts too
-                nan = np.zeros(group.shape[0], np.bool_)
-                _nan_columns(X, group, nan)
             for t, j in enumerate(group):
                 found = UNSUITED
                 if select and picked.shape[0] >= SELECT_MIN_ROWS:
@@ -608,7 +610,7 @@ def _cut_columns(X, columns, rows, cut, max_bins):
                     col = _sort_column(cols[t])
                     has_nan = bool(col.size and np.isnan(col[-1]))
                     found = cut(*_distinct_counts(col))
-                out[int(j)] = (has_nan if nan is None else bool(nan[t]), found)
+                out[int(j)] = (has_nan if rows is None else bool(nan[int(j)]), found)
 
     n_threads = min(n_cpus, -(-columns.shape[0] // width))
     if n_threads <= 1 or n_samples < 10_000:
@@ -643,15 +645,28 @@ def _gather_columns(X, rows, columns, out):
             out[j, k] = X[r, columns[j]]
 
 
-@kernel
+#: rows of X a task of :func:`_nan_columns` reads
+NAN_ROWS_PER_TASK = 16384
+
+
+@parallel_kernel
 def _nan_columns(X, columns, out):
-    """``out[j]`` = whether column ``columns[j]`` of X holds a NaN, one pass over the
-    rows."""
-    for i in range(X.shape[0]):
-        for j in range(columns.shape[0]):
-            x = X[i, columns[j]]
-            if x != x:
-                out[j] = True
+    """``out[j]`` = whether column ``columns[j]`` of X holds a NaN (``out`` all False on
+    entry): one pass over the rows, in shares of :data:`NAN_ROWS_PER_TASK` rows on
+    numba's threads."""
+    n = X.shape[0]
+    k = columns.shape[0]
+    n_tasks = max(1, -(-n // NAN_ROWS_PER_TASK))
+    found = np.zeros((n_tasks, k), np.bool_)
+    for t in prange(n_tasks):
+        for i in range(t * NAN_ROWS_PER_TASK, min(n, (t + 1) * NAN_ROWS_PER_TASK)):
+            for j in range(k):
+                x = X[i, columns[j]]
+                if x != x:
+                    found[t, j] = True
+    for t in range(n_tasks):
+        for j in range(k):
+            out[j] |= found[t, j]
 
 
 #: columns of at least this many values are sorted by :func:`_radix_sort` (numpy's sort is
