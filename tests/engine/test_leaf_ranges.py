@@ -145,3 +145,34 @@ def test_residual_quantiles_refuse_arrays_that_miss_rows():
         ranges.residual_quantiles(np.zeros(2), np.zeros(3), np.ones(3), 0.5, 2)
     with pytest.raises(ValueError, match="nodes"):
         ranges.residual_quantiles(np.zeros(3), np.zeros(3), np.ones(3), 0.5, 1)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 10_000), min_size=0, max_size=40),
+    n_bins=st.integers(1, 16),
+)
+def test_leaves_go_to_threads_largest_first(sizes, n_bins):
+    # every leaf to one thread, largest first within each; no thread's samples above the
+    # mean share plus the largest leaf (any greedy sharing), nor above 4/3 of the best
+    # sharing's (Graham's bound for the largest-first rule; brute force on small cases)
+    import itertools
+    from treeboost.engine.quantile import largest_first
+
+    sizes = np.array(sizes, np.int64)
+    first, order = largest_first(sizes, n_bins)
+    assert first[0] == 0 and first[-1] == sizes.size and (np.diff(first) >= 0).all()
+    np.testing.assert_array_equal(np.sort(order), np.arange(sizes.size))
+    loads = [sizes[order[first[b] : first[b + 1]]].sum() for b in range(n_bins)]
+    if not sizes.size:
+        return
+    assert max(loads) <= sizes.sum() / n_bins + sizes.max()
+    for b in range(n_bins):
+        part = sizes[order[first[b] : first[b + 1]]]
+        assert (np.diff(part) <= 0).all()
+    if sizes.size <= 7 and n_bins <= 3:
+        best = min(
+            max(np.bincount(a, weights=sizes, minlength=n_bins))
+            for a in itertools.product(range(n_bins), repeat=sizes.size)
+        )
+        assert max(loads) <= 4 / 3 * best + 1e-9

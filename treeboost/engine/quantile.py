@@ -11,7 +11,7 @@ sort costs ``O(n log n)``.
 """
 
 import numpy as np
-from numba import prange
+from numba import get_num_threads, prange
 
 from ._bits import float_bits
 from ._jit import kernel, parallel_kernel
@@ -134,19 +134,58 @@ def range_quantiles(y, raw, weights, idx, leaves, start, end, alpha, out, vals, 
     ascending order, which the partition keeps), so both give the same values.  The
     caller checks that the ranges lie within ``idx``, the samples within the arrays and
     the leaves within ``out``.
+
+    A leaf costs in proportion to its samples, and a tree's leaves differ in size by
+    orders of magnitude: the leaves go to the threads largest first, each to the thread
+    with the fewest samples so far (:func:`largest_first`), not in equal counts.
     """
-    for j in prange(leaves.shape[0]):
-        lo = start[j]
-        hi = end[j]
-        if hi <= lo:
-            continue
-        total = 0.0
-        for i in range(lo, hi):
-            s = idx[i]
-            vals[i] = y[s] - raw[s]
-            wts[i] = weights[s]
-            total += weights[s]
-        out[leaves[j]] = _select(vals, wts, lo, hi, alpha * total)
+    n_threads = min(get_num_threads(), leaves.shape[0])
+    first, order = largest_first(end - start, n_threads)
+    for t in prange(n_threads):
+        for k in range(first[t], first[t + 1]):
+            j = order[k]
+            lo = start[j]
+            hi = end[j]
+            if hi <= lo:
+                continue
+            total = 0.0
+            for i in range(lo, hi):
+                s = idx[i]
+                vals[i] = y[s] - raw[s]
+                wts[i] = weights[s]
+                total += weights[s]
+            out[leaves[j]] = _select(vals, wts, lo, hi, alpha * total)
+
+
+@kernel
+def largest_first(sizes, n_bins):
+    """The items of ``sizes`` shared among ``n_bins`` bins largest first, each to the
+    bin of the smallest total so far (the lowest on a tie): Graham's LPT rule, whose
+    largest total is at most 4/3 of the best's.  Returns ``first`` (``n_bins + 1``) and
+    ``order``: bin ``b`` holds the items ``order[first[b]:first[b + 1]]``, largest first."""
+    n = sizes.shape[0]
+    by_size = np.argsort(-sizes, kind="mergesort")
+    load = np.zeros(max(n_bins, 1), np.int64)
+    bin_of = np.empty(n, np.int64)
+    count = np.zeros(max(n_bins, 1) + 1, np.int64)
+    for k in range(n):
+        b = 0
+        for c in range(1, n_bins):
+            if load[c] < load[b]:
+                b = c
+        j = by_size[k]
+        bin_of[j] = b
+        load[b] += max(sizes[j], 0)
+        count[b + 1] += 1
+    for b in range(n_bins):
+        count[b + 1] += count[b]
+    order = np.empty(n, np.int64)
+    fill = count[:-1].copy()
+    for k in range(n):
+        j = by_size[k]
+        order[fill[bin_of[j]]] = j
+        fill[bin_of[j]] += 1
+    return count, order
 
 
 @kernel
