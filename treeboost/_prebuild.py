@@ -108,11 +108,15 @@ def _inputs():
         tb.GradientBoostingRegressor(n_estimators=3).fit(X, yr),
         tb.HistGradientBoostingClassifier(max_iter=3).fit(X, yc),
     ]
+    from treeboost.engine import BinMapper
+
     for Xv in _layouts(X):
         tb.DecisionTreeClassifier(max_depth=4).fit(Xv, yc)
         tb.GradientBoostingClassifier(n_estimators=2).fit(Xv, yc)
         for model in models:
             _use(model, Xv)
+        # a fit on more rows than the binning's sample reads every row for the NaN flags
+        BinMapper(subsample=SMALL // 2, random_state=0).fit(Xv)
     # exact thresholds (no binning: a grower of its own; more than 255 bins, another
     # code dtype and thus another grower, is left to the fits that ask for it)
     for Xv in _layouts(X):

@@ -12,9 +12,9 @@ column's minimum and maximum at both ends.  So the edges and the centers need
 :func:`select_cut` finds them as a bucket selection does: one pass deals the values
 into buckets of equal width between the column's minimum and maximum (counting each
 bucket's values and keeping its smallest), the buckets that hold a wanted rank are
-copied out and sorted, and the rest are never ordered.  A bucket holds a few dozen
-values on data of any usual shape; a skewed column puts more in a few buckets, and
-sorts those (at worst the whole column, as a sort would).
+copied out and sorted, and the rest are never ordered.  A bucket holds sixteen values
+on average; a skewed column puts more in a few buckets, and sorts those (at worst the
+whole column, as a sort would).
 
 A column of at most ``max_bins`` distinct values is counted in a small hash table
 instead, which stops as soon as it sees one value more: a continuous column leaves
@@ -32,8 +32,9 @@ import numpy as np
 
 from ._jit import kernel
 
-#: a column that :func:`select_cut` leaves to a sort: an infinite value, or a range
-#: too wide or too narrow for buckets of equal width in float64
+#: a column that :func:`select_cut` leaves to a sort: an infinite value, a range too
+#: wide or too narrow for buckets of equal width in float64, or an edge that rounding
+#: put below its value (subnormals)
 UNSUITED = None
 
 #: values a bucket holds on average, when they spread evenly
