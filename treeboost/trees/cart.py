@@ -8,6 +8,7 @@ Both follow scikit-learn's estimator contract and grow their tree with the share
 from __future__ import annotations
 
 import numbers
+import threading
 import warnings
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
@@ -160,6 +161,25 @@ def deprecated_criterion(criterion: str) -> str:
     return criterion
 
 
+#: each thread's generator for :func:`_grower_seed`
+_SEEDERS = threading.local()
+
+
+def _grower_seed(random_state):
+    """``check_random_state(random_state).randint(2**31 - 1)``, the seed of a tree's
+    grower.  For an integer ``random_state`` (a forest's trees) the thread's generator is
+    seeded again with it instead of built anew: ``RandomState(int)`` first seeds itself
+    from the operating system's entropy, which costs more than a small tree's growth, and
+    holds the GIL that a forest's workers share."""
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        rng = getattr(_SEEDERS, "rng", None)
+        if rng is None:
+            rng = _SEEDERS.rng = np.random.RandomState()
+        rng.seed(random_state)
+        return rng.randint(np.iinfo(np.int32).max)
+    return check_random_state(random_state).randint(np.iinfo(np.int32).max)
+
+
 class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
     """Shared fitting and prediction of the CART estimators."""
 
@@ -286,7 +306,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         """Grow ``tree_`` on already binned data (the ensembles call this directly, with
         a :class:`~treeboost.engine.grower.GrowerWorkspace` per worker)."""
         if seed is None:
-            seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+            seed = _grower_seed(self.random_state)
         grower = self._grower(sample_indices.shape[0], total_weight, seed, parallel)
         multi_class = is_classifier(self) and self._multi_output()
         # a large tree shares its nodes' work among the threads other busy processes
