@@ -46,16 +46,19 @@ X, y = make_classification(n_samples=3000, n_features=20, random_state=0)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     for est in (tb.DecisionTreeClassifier(), tb.GradientBoostingClassifier(n_estimators=2),
-                tb.RandomForestClassifier(n_estimators=2), tb.ExtraTreesClassifier(n_estimators=2)):
+                tb.RandomForestClassifier(n_estimators=2), tb.ExtraTreesClassifier(n_estimators=2),
+                tb.HistGradientBoostingRegressor(loss="absolute_error", max_iter=2)):
         est.fit(X, y).predict(X)
+    tb.engine.BinMapper(subsample=1000, random_state=0).fit(X)
 print([str(w.message) for w in caught if "Cannot cache" in str(w.message)])
 """
 
 
 def test_every_kernel_is_cached():
-    # a kernel numba cannot cache (a dynamic global such as numba.set_parallel_chunksize)
-    # would be compiled again in every new process; each fit here runs the parallel and
-    # the serial grower (3000 x 20 rows reach PARALLEL_GROWER_MIN_WORK)
+    # a kernel numba cannot cache (a dynamic global such as numba.set_parallel_chunksize
+    # or numba.get_num_threads) would be compiled again in every new process; each fit
+    # here runs the parallel and the serial grower (3000 x 20 rows reach
+    # PARALLEL_GROWER_MIN_WORK), the leaves' quantiles and a subsampled binning
     out = subprocess.run(
         [sys.executable, "-c", FIT_ALL], capture_output=True, text=True, check=True
     ).stdout.split("\n")

@@ -138,7 +138,7 @@ class LeafRanges:
         n = self.idx.shape[0]
         range_quantiles(
             y, raw, weights, self.idx, self.leaves, self.start, self.end, float(alpha), out,
-            np.empty(n), np.empty(n),
+            np.empty(n), np.empty(n), numba.get_num_threads(),
         )  # fmt: skip
         return out
 

@@ -11,7 +11,7 @@ sort costs ``O(n log n)``.
 """
 
 import numpy as np
-from numba import get_num_threads, prange
+from numba import prange
 
 from ._bits import float_bits
 from ._jit import kernel, parallel_kernel
@@ -122,7 +122,7 @@ def grouped_weighted_quantile(groups, values, weights, alpha, n_groups):
 
 
 @parallel_kernel
-def range_quantiles(y, raw, weights, idx, leaves, start, end, alpha, out, vals, wts):
+def range_quantiles(y, raw, weights, idx, leaves, start, end, alpha, out, vals, wts, n_threads):
     """``out[leaves[j]]`` = the weighted ``alpha``-quantile of the residuals ``y[s] -
     raw[s]`` (weights ``weights[s]``) of the samples ``s`` of ``idx[start[j]:end[j]]``,
     for every leaf ``j``, the leaves shared among threads.
@@ -136,12 +136,13 @@ def range_quantiles(y, raw, weights, idx, leaves, start, end, alpha, out, vals, 
     the leaves within ``out``.
 
     A leaf costs in proportion to its samples, and a tree's leaves differ in size by
-    orders of magnitude: the leaves go to the threads largest first, each to the thread
-    with the fewest samples so far (:func:`largest_first`), not in equal counts.
+    orders of magnitude: the leaves go to the ``n_threads`` threads (numba's count, from
+    the caller: a kernel that asks numba for it is not cached) largest first, each to the
+    thread with the fewest samples so far (:func:`largest_first`), not in equal counts.
     """
-    n_threads = min(get_num_threads(), leaves.shape[0])
-    first, order = largest_first(end - start, n_threads)
-    for t in prange(n_threads):
+    n_tasks = max(min(n_threads, leaves.shape[0]), 0)
+    first, order = largest_first(end - start, n_tasks)
+    for t in prange(n_tasks):
         for k in range(first[t], first[t + 1]):
             j = order[k]
             lo = start[j]

@@ -175,7 +175,7 @@ def _grower_seed(random_state):
         rng = getattr(_SEEDERS, "rng", None)
         if rng is None:
             rng = _SEEDERS.rng = np.random.RandomState()
-        rng.seed(random_state)
+        rng.seed(int(random_state))
         return rng.randint(np.iinfo(np.int32).max)
     return check_random_state(random_state).randint(np.iinfo(np.int32).max)
 
