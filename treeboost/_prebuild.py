@@ -204,6 +204,11 @@ def _large():
 
     Xa, _, _, ya = _data(n=2 * ADD_PARALLEL_MIN_SAMPLES, p=4, missing=False, categorical=False)
     _use(tb.HistGradientBoostingRegressor(max_iter=2, early_stopping=False).fit(Xa, ya), Xa)
+    # ... and for the copy of a tree's samples on numba's threads
+    from treeboost.engine import COPY_PARALLEL_MIN_SAMPLES
+
+    Xc, _, _, yc2 = _data(n=2 * COPY_PARALLEL_MIN_SAMPLES, p=3, missing=False, categorical=False)
+    tb.HistGradientBoostingRegressor(max_iter=1, early_stopping=False).fit(Xc, yc2)
     import scipy.sparse as sp
 
     rng = np.random.default_rng(0)

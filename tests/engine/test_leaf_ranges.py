@@ -18,7 +18,7 @@ def test_ranges_give_each_row_its_leaf_and_update(every, threaded, monkeypatch):
         import numba
         from treeboost.engine import leaf_ranges
 
-        monkeypatch.setattr(leaf_ranges, "PARALLEL_MIN_SAMPLES", 100)
+        monkeypatch.setattr(leaf_ranges, "COPY_PARALLEL_MIN_SAMPLES", 100)
         monkeypatch.setattr(leaf_ranges, "ADD_PARALLEL_MIN_SAMPLES", 100)
         monkeypatch.setattr(numba, "get_num_threads", lambda: 4)
     bm, Xb, stats, n_stats = _problem(NEWTON, 3000, seed=4)

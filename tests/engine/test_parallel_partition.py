@@ -8,7 +8,7 @@ import pytest
 import treeboost.engine.grower as grower_module
 from treeboost.engine.criteria import GINI, NEWTON
 from treeboost.engine.grower import StoppingRules, TreeGrower
-from treeboost.engine.leaf_ranges import PARALLEL_MIN_SAMPLES, copied_ids
+from treeboost.engine.leaf_ranges import COPY_PARALLEL_MIN_SAMPLES, copied_ids
 from treeboost.engine.partition import (
     PARALLEL_PARTITION_ROWS,
     BinnedSplit,
@@ -111,7 +111,7 @@ def test_the_parallel_grower_on_many_shares_grows_the_serial_trees(
 
 @pytest.mark.parametrize("n_threads", [1, 3, 16])
 def test_copied_ids_is_a_copy(n_threads):
-    idx = np.random.RandomState(0).permutation(2 * PARALLEL_MIN_SAMPLES + 7).astype(np.int32)
+    idx = np.random.RandomState(0).permutation(2 * COPY_PARALLEL_MIN_SAMPLES + 7).astype(np.int32)
     out = copied_ids(idx, n_threads)
     assert out.dtype == idx.dtype and not np.shares_memory(out, idx)
     np.testing.assert_array_equal(out, idx)

@@ -12,7 +12,8 @@ kernel: a name costs the import of the module that defines it.
 * growing: :class:`TreeGrower`, :class:`StoppingRules`, :class:`GrowerWorkspace`,
   :class:`WorkspacePool`, :data:`PARALLEL_GROWER_MIN_WORK`, :class:`CoreShare` (the threads left by
   other busy processes), :class:`SampleStatistics`,
-  :func:`boosting_rows`, :class:`LeafRanges` (:data:`ADD_PARALLEL_MIN_SAMPLES`), the
+  :func:`boosting_rows`, :class:`LeafRanges` (:data:`ADD_PARALLEL_MIN_SAMPLES`,
+  :data:`COPY_PARALLEL_MIN_SAMPLES`), the
   criteria's codes
   (:data:`CLASSIFICATION_CRITERIA`, :data:`REGRESSION_CRITERIA`, :data:`NEWTON`,
   :data:`SQUARED_ERROR`), :class:`Constraints`, :func:`monotone_leaf_values`,
@@ -62,6 +63,7 @@ _HOMES = {
     "boosting_rows": "statistics",
     "LeafRanges": "leaf_ranges",
     "ADD_PARALLEL_MIN_SAMPLES": "leaf_ranges",
+    "COPY_PARALLEL_MIN_SAMPLES": "leaf_ranges",
     "CLASSIFICATION_CRITERIA": "criteria",
     "REGRESSION_CRITERIA": "criteria",
     "NEWTON": "criteria",

@@ -16,7 +16,7 @@ from ._jit import kernel, parallel_kernel
 from .quantile import range_quantiles
 
 #: a tree of at least this many samples per thread copies its samples on threads
-PARALLEL_MIN_SAMPLES = 100_000
+COPY_PARALLEL_MIN_SAMPLES = 100_000
 #: ... and adds its leaf values on threads: a pass of scattered writes over every
 #: training row, on one thread a serial step of every boosting iteration, worth a
 #: parallel region from a few ten thousand rows
@@ -59,7 +59,7 @@ def copied_ids(idx, n_threads):
     serves the next tree), made on up to ``n_threads`` threads when it is long enough
     (a pass over every row of the tree, once a tree)."""
     out = np.empty_like(idx)
-    n_chunks = min(n_threads, idx.shape[0] // PARALLEL_MIN_SAMPLES)
+    n_chunks = min(n_threads, idx.shape[0] // COPY_PARALLEL_MIN_SAMPLES)
     if n_chunks > 1:
         _copy_ids(idx, out, n_chunks)
     else:
