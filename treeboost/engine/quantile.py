@@ -140,7 +140,7 @@ def range_quantiles(y, raw, weights, idx, leaves, start, end, alpha, out, vals, 
     the caller: a kernel that asks numba for it is not cached) largest first, each to the
     thread with the fewest samples so far (:func:`largest_first`), not in equal counts.
     """
-    n_tasks = max(min(n_threads, leaves.shape[0]), 0)
+    n_tasks = min(n_threads, leaves.shape[0])
     first, order = largest_first(end - start, n_tasks)
     for t in prange(n_tasks):
         for k in range(first[t], first[t + 1]):

@@ -30,7 +30,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._jit import kernel
+from ._jit import inlined, kernel
 
 #: a column that :func:`select_cut` leaves to a sort: an infinite value, a range too
 #: wide or too narrow for buckets of equal width in float64, or an edge that rounding
@@ -95,6 +95,15 @@ def _count_few(col, bits, limit, keys, counts, used, shift):
     return m
 
 
+@inlined
+def _bucket(x, lo, scale, last):
+    """The bucket of ``x``: ``(x - lo) * scale`` truncated, at most ``last``.  It never
+    decreases with ``x`` (each rounding does not): equal values share a bucket, and
+    every value of a later bucket is larger.  Both of :func:`_select`'s passes deal by
+    it."""
+    return min(np.int64((x - lo) * scale), last)
+
+
 @kernel
 def _select(col, lo, hi, ranks, n_buckets, v, succ):
     """``v[k]``: the value of rank ``ranks[k]`` among the non-missing values of ``col``
@@ -108,9 +117,7 @@ def _select(col, lo, hi, ranks, n_buckets, v, succ):
     for i in range(col.shape[0]):
         x = col[i]
         if x == x:
-            # (x - lo) * scale never decreases with x: equal values share a bucket, and
-            # every value of a later bucket is larger
-            b = min(np.int64((x - lo) * scale), last)
+            b = _bucket(x, lo, scale, last)
             counts[b] += 1
             smallest[b] = min(smallest[b], x)
     starts = np.empty(n_buckets + 1, np.int64)
@@ -131,7 +138,7 @@ def _select(col, lo, hi, ranks, n_buckets, v, succ):
     for i in range(col.shape[0]):
         x = col[i]
         if x == x:
-            b = min(np.int64((x - lo) * scale), last)
+            b = _bucket(x, lo, scale, last)
             if wanted[b]:
                 seg[fill[b]] = x
                 fill[b] += 1

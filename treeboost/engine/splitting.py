@@ -813,6 +813,9 @@ def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
     # count may hold samples of no weight, and a sparse one's zero code is inferred
     codes_gathered = mode == MODE_SORT and not sparse
     cands.gap[f, 0] = GAP_UNKNOWN
+    # the smallest code present right of the numeric cut, -1 for none (missing values
+    # alone go right)
+    right_code = np.int64(-1)
     m = np.int64(0)
     if sparse:
         m = sparse_histogram(f, start, end, total, data, rows, scratch)
@@ -874,9 +877,6 @@ def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
         d = 0.0
         if s > -np.inf:
             d = decrease_from_left(out_left, total, scratch.right, crit, params.n_stats, params.l2)
-        if codes_gathered:
-            cands.gap[f, 0] = b
-            cands.gap[f, 1] = right_code if right_code >= 0 else missing_code
     else:
         s, d, b, ml, mid = scan_feature(
             codes,
@@ -895,8 +895,11 @@ def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
         if codes_gathered and numeric and b >= 0:
             # the codes present are codes[:m], ascending: the next one goes right
             p = np.searchsorted(codes[:m], b, side="right")
-            cands.gap[f, 0] = b
-            cands.gap[f, 1] = codes[p] if p < m else missing_code
+            if p < m:
+                right_code = codes[p]
+    if codes_gathered and numeric and b >= 0:
+        cands.gap[f, 0] = b
+        cands.gap[f, 1] = right_code if right_code >= 0 else missing_code
     cands.score[f] = s
     cands.decrease[f] = d
     cands.bin_threshold[f] = b
