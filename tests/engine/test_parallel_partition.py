@@ -7,6 +7,7 @@ import pytest
 
 import treeboost.engine.grower as grower_module
 from treeboost.engine.criteria import GINI, NEWTON
+from treeboost.engine.grow.examine import GATHER_ROWS_PER_THREAD, gather_chunks
 from treeboost.engine.grower import StoppingRules, TreeGrower
 from treeboost.engine.leaf_ranges import COPY_PARALLEL_MIN_SAMPLES, copied_ids
 from treeboost.engine.partition import (
@@ -115,3 +116,21 @@ def test_copied_ids_is_a_copy(n_threads):
     out = copied_ids(idx, n_threads)
     assert out.dtype == idx.dtype and not np.shares_memory(out, idx)
     np.testing.assert_array_equal(out, idx)
+
+
+@pytest.mark.parametrize(
+    "n_rows, n_threads, chunks",
+    [
+        (0, 16, 1),
+        (2 * GATHER_ROWS_PER_THREAD - 1, 16, 1),
+        # a node shares its gather by the rows each thread gets, not by its own size
+        (2 * GATHER_ROWS_PER_THREAD, 16, 2),
+        (5 * GATHER_ROWS_PER_THREAD + 7, 16, 5),
+        (16 * GATHER_ROWS_PER_THREAD, 16, 16),
+        (10**7, 16, 16),
+        (10**7, 2, 2),
+        (10**7, 1, 1),
+    ],
+)
+def test_a_gather_is_shared_by_rows_per_thread(n_rows, n_threads, chunks):
+    assert gather_chunks(n_rows, n_threads) == chunks

@@ -15,8 +15,10 @@ from ._jit import compiled, inlined, kernel
 
 #: rows of a node per thread from which the parallel grower partitions it on several
 #: threads (:func:`partition_parallel`): the parallel partition moves every row twice
-#: and starts two regions, which a share smaller than this does not repay
-PARALLEL_PARTITION_ROWS = 16_384
+#: and starts two regions, which a share smaller than this does not repay (its second
+#: region also gathers the statistics of the child examined next, which the serial path
+#: does in a pass of its own)
+PARALLEL_PARTITION_ROWS = 8_192
 
 
 @inlined

@@ -30,10 +30,17 @@ from .random_search import (
 )
 from .sampling import allowed_features, rand, sample_features
 
-#: node samples from which the parallel grower gathers a node's statistics on several
-#: threads: a gather costs a few nanoseconds a sample, and a parallel region's wake-up
-#: as much as a node of some ten thousand samples
-PARALLEL_GATHER_MIN_ROWS = 50_000
+#: rows of a node per thread from which the parallel grower gathers its statistics on
+#: several threads: a share of the rows, not the node's size, decides, since what a
+#: thread must repay is its own wake-up (a gather costs a few nanoseconds a row)
+GATHER_ROWS_PER_THREAD = 4_096
+
+
+@inlined
+def gather_chunks(n_rows, n_threads):
+    """Threads among which the parallel grower shares the gather of ``n_rows`` rows:
+    one per :data:`GATHER_ROWS_PER_THREAD` rows, at most ``n_threads`` (1: serial)."""
+    return max(np.int64(1), min(np.int64(n_threads), n_rows // GATHER_ROWS_PER_THREAD))
 #: a regularised second-order gain must exceed this fraction of the split's score
 #: ``G_L^2/(H_L+l) + G_R^2/(H_R+l)``: below it the gain is rounding error, at any scale
 #: of the gradients
@@ -140,8 +147,9 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
         if slot < 0:
             mode = MODE_SORT
     if mode != MODE_SUBTRACT and not gathered:
-        if parallel and n_threads > 1 and n_node >= PARALLEL_GATHER_MIN_ROWS:
-            gather_rows_parallel(rows.ostats, src, rows.idx, start, n_node, n_threads)
+        n_chunks = gather_chunks(n_node, n_threads) if parallel else np.int64(1)
+        if n_chunks > 1:
+            gather_rows_parallel(rows.ostats, src, rows.idx, start, n_node, n_chunks)
         else:
             gather_rows(rows.ostats, src, rows.idx, start, n_node)
     view = NodeView(

@@ -89,7 +89,7 @@ from ..statistics import (
     sum_sq,
 )
 from .context import GrowContext, borrowed_data, borrowed_rows
-from .examine import OPENED, PARALLEL_GATHER_MIN_ROWS, UNSPLITTABLE, examine_node
+from .examine import OPENED, UNSPLITTABLE, examine_node, gather_chunks
 from .expand import pick_next, schedule_children, split_node
 from .nodes import reset_nodes
 
@@ -142,9 +142,10 @@ def make_grow_tree(parallel, exact=False, sparse=False):
         rows_b = borrowed_rows(ws_rows, n)
         # the node whose statistics rows.ostats holds (gathered on the way), or -1
         gathered = np.int64(-1)
-        if parallel and not sparse and n_threads > 1 and n >= PARALLEL_GATHER_MIN_ROWS:
+        root_chunks = gather_chunks(n, n_threads) if parallel else np.int64(1)
+        if not sparse and root_chunks > 1:
             # the root's rows and their statistics in one region
-            copy_gather_rows_parallel(rows_b.idx, sample_idx, rows_b.ostats, src_b, n_threads)
+            copy_gather_rows_parallel(rows_b.idx, sample_idx, rows_b.ostats, src_b, root_chunks)
             gathered = 0
         else:
             for i in range(n):
@@ -176,7 +177,7 @@ def make_grow_tree(parallel, exact=False, sparse=False):
         # counters start as np.int64: a literal 0 or 1 would compile every kernel they are
         # passed to once more, for the literal's own type
         zero = np.int64(0)
-        if parallel and n_threads > 1 and n >= PARALLEL_GATHER_MIN_ROWS:
+        if root_chunks > 1:
             sum_rows_parallel(nodes.stats[0], src_b, rows_b.idx, zero, n, borrow(ws.block_sums))
         else:
             sum_rows_blocked(nodes.stats[0], src_b, rows_b.idx, zero, n, borrow(ws.block_sums))
