@@ -41,6 +41,8 @@ def gather_chunks(n_rows, n_threads):
     """Threads among which the parallel grower shares the gather of ``n_rows`` rows:
     one per :data:`GATHER_ROWS_PER_THREAD` rows, at most ``n_threads`` (1: serial)."""
     return max(np.int64(1), min(np.int64(n_threads), n_rows // GATHER_ROWS_PER_THREAD))
+
+
 #: a regularised second-order gain must exceed this fraction of the split's score
 #: ``G_L^2/(H_L+l) + G_R^2/(H_R+l)``: below it the gain is rounding error, at any scale
 #: of the gradients
