@@ -33,8 +33,8 @@ Threads: ``NUMBA_NUM_THREADS`` and ``OMP_NUM_THREADS`` are set for the process, 
 where the libraries differ): gradient boosting 31 leaves best-first, 20 rows a leaf,
 learning rate 0.1, 255 bins, no early stopping (scikit-learn's HistGradientBoosting
 turns it on by default above 10,000 rows); forests 100 trees, library defaults.
-Data: make_classification(n, 40 features, 20 informative, 5 redundant, flip_y=0.03,
-random_state=0); the regression row is make_regression(n, 40 features, 20
+Data: make_classification(n, 40 features, 2, 3 or 10 classes, 20 informative, 5
+redundant, flip_y=0.03, random_state=0); the regression row is make_regression(n, 40 features, 20
 informative, noise 10) plus Student-t(2) noise times 20; the 10-million-row case has 28
 standard normal features and the sign of a linear score, one interaction and noise.
 """
@@ -51,6 +51,8 @@ import time
 CASES = {
     "hgb-1m": ("cls2", 1_000_000, "hgb", ("tb", "lgbm", "sk"), {}, 2),
     "hgb-10class": ("cls10", 200_000, "hgb", ("tb", "lgbm", "sk"), {"it": 50}, 1),
+    # an odd number of classes: lanes of trees side by side, or one tree after another
+    "hgb-3class": ("cls3", 200_000, "hgb", ("tb", "lgbm", "sk"), {"it": 50}, 2),
     "hgb-l1": ("reg", 400_000, "hgb", ("tb", "lgbm", "sk"), {"loss": "absolute_error"}, 1),
     "hgb-10m": ("big28", 10_000_000, "hgb", ("tb", "lgbm", "sk"), {"it": 50}, 1),
     "hgb-100k": ("cls2", 100_000, "hgb", ("tb", "tbp", "lgbm", "sk"), {}, 3),
@@ -87,7 +89,7 @@ def make_data(name, n, seed=0):
             n_samples=n, n_features=40, n_informative=20, noise=10.0, random_state=seed
         )
         return X, y + np.random.default_rng(seed).standard_t(2, size=n) * 20
-    k = 10 if name == "cls10" else 2
+    k = {"cls10": 10, "cls3": 3}.get(name, 2)
     return make_classification(
         n_samples=n,
         n_features=40,

@@ -1,6 +1,8 @@
 """An iteration's trees grown side by side, one output per thread (ensembles/_output_lanes):
 the model of the outputs grown one after the other, bit for bit."""
 
+import math
+
 import numba
 import numpy as np
 import pytest
@@ -19,9 +21,9 @@ def counted_lanes(monkeypatch):
     calls = []
     original = _output_lanes.OutputLanes.map
 
-    def counting(self, fit_tree, n_outputs, n_threads):
+    def counting(self, fit_tree, n_outputs, plan):
         calls.append(n_outputs)
-        return original(self, fit_tree, n_outputs, n_threads)
+        return original(self, fit_tree, n_outputs, plan)
 
     monkeypatch.setattr(_output_lanes.OutputLanes, "map", counting)
     return calls
@@ -57,26 +59,97 @@ def test_outputs_side_by_side_grow_the_one_thread_model(make, counted_lanes):
     np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
 
 
-def test_side_by_side_needs_a_thread_safe_layer_and_enough_outputs(monkeypatch):
+def test_side_by_side_needs_a_thread_safe_layer_and_a_gain(monkeypatch):
     monkeypatch.setattr(_output_lanes.numba, "threading_layer", lambda: "omp")
-    assert _output_lanes.lanes_usable(2, 2, 10**6)
-    assert not _output_lanes.lanes_usable(3, 4, 10**6)  # fewer outputs than threads
-    # on many threads, as many outputs as one shared tree's speed-up (Amdahl, s = 10 %)
-    assert _output_lanes.lanes_usable(7, 16, 10**6)
-    assert not _output_lanes.lanes_usable(6, 16, 10**6)
-    assert _output_lanes.lanes_usable(5, 8, 10**6)
-    assert not _output_lanes.lanes_usable(4, 8, 10**6)
-    assert not _output_lanes.lanes_usable(1, 2, 10**6)
-    assert not _output_lanes.lanes_usable(4, 2, 100)  # too small to share
-    assert not _output_lanes.lanes_usable(10, 1, 10**6)
+    plan = _output_lanes.lane_plan
+    assert plan(2, 2, 10**6) == (2, 1)
+    assert plan(10, 2, 10**6) == (2, 1)
+    # 3 outputs on 2 threads: 2 rounds in lanes, 3 / 1.82 one after the other
+    assert plan(3, 2, 10**6) is None
+    assert plan(5, 2, 10**6) is None
+    # 10 outputs on 16 threads: 2 rounds of trees on 3 threads each (2 / 2.5 of a tree
+    # on one thread) beat 10 lanes of one thread (1)
+    assert plan(10, 16, 10**6) == (5, 3)
+    assert plan(3, 16, 10**6) == (3, 5)
+    assert plan(16, 16, 10**6) == (16, 1)
+    assert plan(10, 4, 10**6) == (2, 2)
+    assert plan(3, 4, 10**6) is None
+    assert plan(1, 16, 10**6) is None
+    assert plan(4, 2, 100) is None  # too small to share
+    assert plan(10, 1, 10**6) is None
     monkeypatch.setattr(_output_lanes.numba, "threading_layer", lambda: "workqueue")
-    assert not _output_lanes.lanes_usable(2, 2, 10**6)
+    assert plan(2, 2, 10**6) is None
 
     def none_yet():
         raise ValueError("no threading layer")
 
     monkeypatch.setattr(_output_lanes.numba, "threading_layer", none_yet)
-    assert not _output_lanes.lanes_usable(2, 2, 10**6)
+    assert plan(2, 2, 10**6) is None
+
+
+def test_the_plan_takes_the_least_modelled_time(monkeypatch):
+    """Against every split of the threads into lanes: the plan's rounds of trees, each
+    as fast as Amdahl's model says for its threads, take the least time, and its lanes
+    use at most the threads there are."""
+    monkeypatch.setattr(_output_lanes.numba, "threading_layer", lambda: "omp")
+    speed = _output_lanes.shared_tree_speedup
+    for n_threads in range(2, 65):
+        for k in range(2, 40):
+            times = {
+                lanes: math.ceil(k / lanes) / speed(n_threads // lanes)
+                for lanes in range(1, min(k, n_threads) + 1)
+            }
+            got = _output_lanes.lane_plan(k, n_threads, 10**6)
+            lanes = 1 if got is None else got.lanes
+            assert times[lanes] <= min(times.values()) * (1 + 1e-9), (n_threads, k, got)
+            if got is not None:
+                assert got.threads == n_threads // got.lanes >= 1
+                assert got.lanes * got.threads <= n_threads
+
+
+@pytest.mark.parametrize("plan", [(1, 2), (2, 1)], ids=["one lane of 2 threads", "2 lanes"])
+def test_lanes_of_any_threads_grow_the_one_thread_model(plan, counted_lanes, monkeypatch):
+    """Lanes whose trees share their nodes among threads (the parallel grower inside a
+    lane's thread) give the model of one thread, as lanes of one thread do."""
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one thread only")
+    from treeboost.ensembles import gradient_boosting
+
+    # numba's thread count in each lane as it grows a tree
+    seen = []
+    grow_one = gradient_boosting.BaseGradientBoosting._fit_output_tree
+
+    def recording(self, *args):
+        seen.append(numba.get_num_threads())
+        return grow_one(self, *args)
+
+    monkeypatch.setattr(gradient_boosting.BaseGradientBoosting, "_fit_output_tree", recording)
+
+    monkeypatch.setattr(
+        gradient_boosting,
+        "lane_plan",
+        lambda k, n_threads, n_cells: _output_lanes.LanePlan(*plan) if n_threads > 1 else None,
+    )
+    # trees of 60,000 x 12 cells: the parallel grower's (PARALLEL_GROWER_MIN_WORK)
+    X, y = make_classification(5000, 12, n_informative=8, n_classes=3, random_state=1)
+    make = lambda: HistGradientBoostingClassifier(  # noqa: E731
+        max_iter=4, early_stopping=False, random_state=0
+    )
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = make().fit(X, y)
+        assert not counted_lanes
+        numba.set_num_threads(2)
+        two = make().fit(X, y)
+    finally:
+        numba.set_num_threads(before)
+    assert counted_lanes and set(counted_lanes) == {3}
+    # 3 trees of the first fit (one thread, no lanes) a stage, then the lanes' (plan)
+    stages = len(one.trees_)
+    assert set(seen[: 3 * stages]) == {1} and set(seen[3 * stages :]) == {plan[1]}
+    assert numba.get_num_threads() == before
+    np.testing.assert_array_equal(one.decision_function(X), two.decision_function(X))
 
 
 def test_large_nodes_by_blocks_grow_the_one_thread_model(counted_lanes):

@@ -66,7 +66,7 @@ from .._input.encoding import EncoderMixin, check_weights
 from .._input.targets import check_regression_target, encode_classification_target
 from ..trees.constraints import check_interaction_cst, check_monotonic_cst, grower_constraints
 from ._bootstrap import selection_sample
-from ._output_lanes import OutputLanes, lanes_usable
+from ._output_lanes import OutputLanes, lane_plan
 from ._gb_init import fit_init_estimator, init_raw_predictions
 from ._gb_verbose import VerboseReporter
 
@@ -637,9 +637,9 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                 k, plan, loss, rows, state, val, setup, g, h, rows_in, seeds[k], lane
             )
 
-        n_threads = numba.get_num_threads()
-        if lanes_usable(K, n_threads, rows_in.size * self.n_features_in_):
-            trees = setup.lanes.map(fit_tree, K, min(K, n_threads))
+        lanes = lane_plan(K, numba.get_num_threads(), rows_in.size * self.n_features_in_)
+        if lanes is not None:
+            trees = setup.lanes.map(fit_tree, K, lanes)
         else:
             trees = [fit_tree(k) for k in range(K)]
         # with subsampling, scikit-learn's training loss is that of the in-bag rows
