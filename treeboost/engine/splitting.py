@@ -179,14 +179,30 @@ def _pure_class(cstats, j, n_stats):
     return found
 
 
+#: hessian sums of a node's two children within this fraction of the node's are equal
+#: for the side of NaN: the sums of equal hessians (every row's at the first iteration,
+#: where the scores are one constant) differ in their last bits by the order they were
+#: added in, which a data-parallel fit's shards change
+HESSIAN_TIE_RTOL = 1e-12
+
+
+@inlined
+def hessian_goes_left(left_h, total_h):
+    """NaN's side at a boosting split that saw no missing value in training: the child
+    of the larger hessian sum ``left_h`` or ``total_h - left_h``, left on a tie within
+    :data:`HESSIAN_TIE_RTOL` of ``total_h``."""
+    return left_h >= total_h - left_h - HESSIAN_TIE_RTOL * abs(total_h)
+
+
 @inlined
 def nan_goes_left(left, total, crit):
     """The side of NaN at a split that saw no missing value in training: the larger
     child, by samples (by hessian for boosting, as its dense scan, which has no counts).
     ``left`` and ``total`` are the left child's and the node's statistics.  On a tie a
-    tree sends it right, as scikit-learn's ``n_left > n_right``; boosting left."""
+    tree sends it right, as scikit-learn's ``n_left > n_right``; boosting left, on
+    hessians equal within :data:`HESSIAN_TIE_RTOL` (their sums' order must not decide)."""
     if crit == NEWTON:
-        return left[1] >= total[1] - left[1]
+        return hessian_goes_left(left[1], total[1])
     cnt = total.shape[0] - 1
     return left[cnt] > total[cnt] - left[cnt]
 
@@ -527,7 +543,7 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
     out_left[1] = bh
     out_left[2] = bh * per_h
     if best > -np.inf and not has_miss:
-        best_ml = bh >= th - bh
+        best_ml = hessian_goes_left(bh, th)
     return best, best_bin, best_ml, best_mid
 
 
