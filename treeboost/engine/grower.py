@@ -30,7 +30,7 @@ from .layout import BinnedData, GrowthParams
 from .leaf_ranges import LeafRanges, copied_ids
 from .node_targets import node_target_values
 from .sparse_codes import SparseCodes
-from .statistics import SOURCE_REGRESSION, SampleStatistics
+from .statistics import SOURCE_REGRESSION, SampleStatistics, packable
 from .subtrees import grow_in_subtrees, splits_into_subtrees, subtree_rows
 from .tree import Tree
 from .tree_arrays import VALUES_CLASSES, VALUES_MEANS, VALUES_NEWTON, tree_arrays
@@ -319,6 +319,10 @@ class TreeGrower:
         n_slots = max(1, min(want, _POOL_BYTES // max(slot_bytes, 1)))
         sample_indices = np.ascontiguousarray(sample_indices, dtype=np.int64)
         n = len(sample_indices)
+        if not (sparse or exact or params.random_split) and n_hist_bins <= 256:
+            # the 8-bit codes' gathers from the samples sum two classes' integer weights
+            # (a forest's bootstrap counts, unit weights) packed one integer a row
+            params = params._replace(packed_counts=packable(stats, sample_indices))
         choice = self._choose_grower(
             n, n_features, n_slots, exact, sparse, params, interaction, workspace, n_cols, data
         )

@@ -18,6 +18,7 @@ import numpy as np
 from numba import prange
 
 from ._pairs import add_pair
+from .statistics import PACK_BITS
 from ._jit import inlined, kernel, parallel_kernel
 
 #: nodes of at most this many samples sort their codes by insertion: no allocation, and
@@ -320,6 +321,65 @@ def gather_bitmap(
             for c in range(n_stats):
                 sparse_hist[b, c] += ostats[i, c]
     return _emit_bitmap(missing_code, sparse_hist, bits, codes, cstats, miss)
+
+
+@inlined
+def _unpack_row(v, cstats, m):
+    """Row ``m`` of ``cstats``: the three fields of the packed sums ``v``
+    (:func:`~.statistics.gather_rows_packed`), as float64 (exact: below 2^21)."""
+    mask = np.int64((1 << PACK_BITS) - 1)
+    cstats[m, 0] = np.float64(v & mask)
+    cstats[m, 1] = np.float64((v >> np.int64(PACK_BITS)) & mask)
+    cstats[m, 2] = np.float64(v >> np.int64(2 * PACK_BITS))
+
+
+@kernel
+def gather_bitmap_packed(
+    col, idx, start, end, packed, missing_code, hist, bits, touched, codes, cstats, miss
+):
+    """:func:`gather_bitmap` of two classes' integer weights packed one integer a sample
+    (``packed[i]``: the node's ``i``-th sample, :func:`~.statistics.gather_rows_packed`):
+    one integer addition a sample where the float rows take three, and the same codes,
+    ``cstats`` and ``miss`` (the sums are integers, exact in any order).  ``hist``: 256
+    int64, all zeros on entry and left so; ``bits`` and ``touched`` as there."""
+    one = np.uint64(1)
+    node_idx = idx[start:end]
+    n = end - start
+    m = 0
+    if n >= GATHER_MARK_ROWS:
+        for b in range(missing_code + 1):
+            touched[b] = 0
+        for i in range(n):
+            b = col[np.uintp(node_idx[i])]
+            touched[b] = 1
+            hist[b] += packed[i]
+        for b in range(missing_code + 1):
+            if touched[b] != 0:
+                codes[m] = b
+                _unpack_row(hist[b], cstats, m)
+                hist[b] = 0
+                m += 1
+    else:
+        for i in range(n):
+            b = col[np.uintp(node_idx[i])]
+            bits[b >> 6] |= one << np.uint64(b & 63)
+            hist[b] += packed[i]
+        for w in range(4):
+            word = bits[w]
+            while word != 0:
+                b, word = _pop_bit(word, w)
+                codes[m] = b
+                _unpack_row(hist[b], cstats, m)
+                hist[b] = 0
+                m += 1
+            bits[w] = 0
+    # the missing code is the largest: when present, it came last
+    has_missing = m > 0 and codes[m - 1] == missing_code
+    if has_missing:
+        m -= 1
+    for c in range(3):
+        miss[c] = cstats[m, c] if has_missing else 0.0
+    return m
 
 
 @kernel

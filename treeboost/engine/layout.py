@@ -77,8 +77,11 @@ GrowthParams = namedtuple(
         "root_lower",
         "root_upper",  # the interval of the root's value (monotonic constraints):
         # unbounded, but a subtree's is its node's in the whole tree
+        "packed_counts",  # bool: two classes of integer weights (statistics.packable):
+        # a node read from its samples gathers its rows packed in one int64 each
+        # (statistics.gather_rows_packed, over rows.ostats' memory)
     ],
-    defaults=(True, -1.0, -float("inf"), float("inf")),
+    defaults=(True, -1.0, -float("inf"), float("inf"), False),
 )
 
 NodeArrays = namedtuple(

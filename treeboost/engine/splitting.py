@@ -35,6 +35,7 @@ from .histogram import (
     build_histogram_pair,
     compress_histogram,
     gather_bitmap,
+    gather_bitmap_packed,
     gather_entries,
     gather_sorted,
     insertion_order,
@@ -841,6 +842,23 @@ def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
             cands.score[f] = -np.inf
             cands.decrease[f] = 0.0
             return
+    elif mode == MODE_SORT and params.packed_counts:
+        # the node's rows packed over rows.ostats (grow.examine), summed over the
+        # scratch histogram's memory (all zeros, as int64 too)
+        m = gather_bitmap_packed(
+            col,
+            rows.idx,
+            start,
+            end,
+            rows.ostats.reshape(-1).view(np.int64),
+            missing_code,
+            scratch.sparse_hist.reshape(-1).view(np.int64),
+            scratch.bits,
+            scratch.rank,
+            codes,
+            cstats,
+            miss,
+        )
     elif mode == MODE_SORT and missing_code < 256:
         # (scratch.rank, free until a categorical scan orders its codes, marks the bins)
         m = gather_bitmap(

@@ -351,6 +351,54 @@ def gather_rows(ostats, src, idx, start, n):
             ostats[i, 2] = 1.0 if ws > 0.0 else 0.0
 
 
+#: bits of each field of a packed row of two classes' integer weights
+#: (:func:`gather_rows_packed`): class 0's weight, class 1's, the count of samples
+PACK_BITS = 21
+#: every sum of a field must stay below this, so that no field carries into the next
+PACK_LIMIT = 1 << PACK_BITS
+
+
+def packable(stats, rows):
+    """Whether the statistics of the samples ``rows`` pack into integers for
+    :func:`gather_rows_packed`: two classes, integer weights, each field's sum over
+    ``rows`` below :data:`PACK_LIMIT` (a forest's bootstrap counts of at most two
+    million rows; a tree with unit weights)."""
+    a = stats.arrays
+    if a.kind != SOURCE_CLASSES or stats.n_cols != 3 or rows.shape[0] >= PACK_LIMIT:
+        return False
+    return _integer_weights_below(a.weights, rows, PACK_LIMIT)
+
+
+@kernel
+def _integer_weights_below(weights, rows, limit):
+    """Every ``weights[rows]`` a non-negative integer, and their sum below ``limit``."""
+    total = 0.0
+    for i in range(rows.shape[0]):
+        w = weights[rows[i]]
+        if not (w >= 0.0 and w == np.floor(w)):  # NaN fails too
+            return False
+        total += w
+    return total < limit
+
+
+@kernel
+def gather_rows_packed(packed, src, idx, start, n):
+    """``packed[i]`` = the statistics of sample ``s = idx[start + i]`` in one integer:
+    of class ``y`` (0 or 1) and integer weight ``w``, ``w << (21 y)``, plus ``1 << 42``
+    when ``w > 0``.  One integer addition then sums a class's weight and the count (the
+    three columns of :func:`gather_rows`).  Valid where :func:`packable` said so: no
+    field's sum reaches :data:`PACK_LIMIT`."""
+    node_idx = idx[start : start + n]
+    labels = src.labels
+    weights = src.weights
+    count = np.int64(1) << np.int64(2 * PACK_BITS)
+    for i in range(n):
+        s = node_idx[i]
+        w = np.int64(weights[s])
+        present = count if w > 0 else np.int64(0)
+        packed[i] = (w << np.int64(PACK_BITS * labels[s])) + present
+
+
 @compiled(parallel=True, no_cfunc_wrapper=True, _nrt=True)
 def gather_rows_parallel(ostats, src, idx, start, n, n_chunks):
     """:func:`gather_rows` on ``n_chunks`` threads, each a contiguous share of the

@@ -20,7 +20,7 @@ from ..splitting import (
     evaluate_features_parallel,
 )
 from ..sparse_codes import bucket_entries
-from ..statistics import gather_rows, gather_rows_parallel
+from ..statistics import gather_rows, gather_rows_packed, gather_rows_parallel
 from .histogram_pool import acquire, release
 from .random_search import (
     random_search,
@@ -148,7 +148,10 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
         slot = acquire(pool)
         if slot < 0:
             mode = MODE_SORT
-    if mode != MODE_SUBTRACT and not gathered:
+    if params.packed_counts and mode == MODE_SORT:
+        # (over rows.ostats' memory: a node read from its samples reads no other row)
+        gather_rows_packed(rows.ostats.reshape(-1).view(np.int64), src, rows.idx, start, n_node)
+    elif mode != MODE_SUBTRACT and not gathered:
         n_chunks = gather_chunks(n_node, n_threads) if parallel else np.int64(1)
         if n_chunks > 1:
             gather_rows_parallel(rows.ostats, src, rows.idx, start, n_node, n_chunks)
