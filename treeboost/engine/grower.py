@@ -349,6 +349,7 @@ class TreeGrower:
                 choice.n_threads,
                 interaction.shape[1],
                 sparse_dims,
+                params.packed_counts,
             )
             seed = int(self.random_state) & 0x7FFFFFFFFFFFFFFF
             if choice.lean_buffers is None:

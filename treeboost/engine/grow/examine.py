@@ -294,7 +294,7 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
         nodes.missing_go_left[node] = cands.missing_go_left[best]
         if data.is_categorical[best]:
             copy_into(nodes.categories[node], cands.categories[best])
-        if crit == NEWTON:
+        if crit == NEWTON or params.packed_counts:
             copy_into(nodes.left_stats[node], cands.left_stats[best])
         nodes.interval[node, MIDDLE] = cands.mid[best]
         nodes.gain[node] = gain

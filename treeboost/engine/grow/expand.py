@@ -112,6 +112,12 @@ def split_node(data, src, rows, nodes, params, node, lc, rc, sparse, parallel, n
             nodes.stats[rc, c] = nodes.stats[node, c] - nodes.left_stats[node, c]
         nodes.stats[lc, last] = nl
         nodes.stats[rc, last] = e0 - s0 - nl
+    elif params.packed_counts:
+        # integer sums (statistics.packable), exact in any order: the split search's
+        # left sums are the ones a pass over the left child's samples would add
+        for c in range(nodes.stats.shape[1]):
+            nodes.stats[lc, c] = nodes.left_stats[node, c]
+            nodes.stats[rc, c] = nodes.stats[node, c] - nodes.left_stats[node, c]
     else:
         # the trees sum their children exactly, which keeps the purity tests exact
         sum_rows(nodes.stats[lc], src, idx, s0, s0 + nl)

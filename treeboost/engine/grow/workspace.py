@@ -65,12 +65,14 @@ def make_workspace(
     n_threads=1,
     n_words=0,
     sparse_dims=(0, 0, 0),
+    left_sums=False,
 ):
     """A :class:`~.layout.Workspace` for trees of up to ``n_rows`` samples and ``cap``
     nodes, grown on up to ``n_threads`` threads.
 
     The per-node category sets (32 bytes) exist only with ``categorical`` features and
-    the per-node left sums only for ``newton`` (boosting); otherwise they have one row.
+    the per-node left sums only for ``newton`` (boosting) or ``left_sums`` (trees of
+    packed counts, whose children take them as their sums); otherwise they have one row.
     ``n_words`` 64-bit words per node hold its open interaction sets.
     Row indices are int32, 8 bytes per row less than int64 in the two row arrays
     (:meth:`~..grower.TreeGrower.grow` refuses more than ``2**31 - 1`` samples).
@@ -78,7 +80,7 @@ def make_workspace(
     entries, and the entries of its fullest feature (zeros: dense codes).
     """
     cat_cap = cap if categorical else 1
-    left_cap = cap if newton else 1
+    left_cap = cap if newton or left_sums else 1
     n_samples, n_entries, col_entries = sparse_dims
     rows = RowBuffers(
         np.empty(n_rows, np.int32),
@@ -262,6 +264,7 @@ class GrowerWorkspace:
         n_threads=1,
         n_words=0,
         sparse_dims=(0, 0, 0),
+        left_sums=False,
     ):
         """Work arrays for trees of ``n_rows`` samples and ``capacity`` nodes, at least;
         see :func:`make_workspace` for the rest."""
@@ -276,6 +279,7 @@ class GrowerWorkspace:
             or n_threads > d[8]
             or n_words != d[9]
             or tuple(sparse_dims) != d[10]
+            or (left_sums and not d[11])
         ):
             if d is not None and capacity > d[1]:
                 # the next trees' bounds differ by a little (a forest's bootstrap samples
@@ -293,6 +297,8 @@ class GrowerWorkspace:
                 n_threads,
                 n_words,
                 tuple(sparse_dims),
+                # kept once made: the trees that do not read them do not mind them
+                left_sums or bool(d and d[11]),
             )
             self._arrays = make_workspace(*d)
             self._dims = d
