@@ -35,39 +35,26 @@ def _both_gathers(col, idx, start, end, stats, missing_code):
         codes = np.full(257, -7, np.int64)
         cstats = np.full((257, 3), -7.0)
         miss = np.full(3, 9.0)
-        if packed_rows:
-            scratch = np.zeros(256, np.int64)
-            m = gather_bitmap_packed(
-                col,
-                idx,
-                start,
-                end,
-                packed,
-                missing_code,
-                scratch,
-                bits,
-                touched,
-                codes,
-                cstats,
-                miss,
-            )
-            assert not scratch.any() and not bits.any()
-        else:
-            scratch = np.zeros((256, 3))
-            m = gather_bitmap(
-                col,
-                idx,
-                start,
-                end,
-                ostats,
-                missing_code,
-                scratch,
-                bits,
-                touched,
-                codes,
-                cstats,
-                miss,
-            )
+        gather, node_rows, scratch = (
+            (gather_bitmap_packed, packed, np.zeros(256, np.int64))
+            if packed_rows
+            else (gather_bitmap, ostats, np.zeros((256, 3)))
+        )
+        m = gather(
+            col,
+            idx,
+            start,
+            end,
+            node_rows,
+            missing_code,
+            scratch,
+            bits,
+            touched,
+            codes,
+            cstats,
+            miss,
+        )
+        assert not scratch.any() and not bits.any()
         out.append((m, codes[:m].copy(), cstats[:m].copy(), miss.copy()))
     return out
 

@@ -132,6 +132,17 @@ def test_lanes_of_any_threads_grow_the_one_thread_model(plan, counted_lanes, mon
     )
     # trees of 60,000 x 12 cells: the parallel grower's (PARALLEL_GROWER_MIN_WORK)
     X, y = make_classification(5000, 12, n_informative=8, n_classes=3, random_state=1)
+    one, two = _on_one_then_two_threads(X, y)
+    # a map of 3 trees a stage of the second fit only (the first on one thread: no lanes)
+    assert counted_lanes == [3] * len(two.trees_)
+    # 3 trees a stage of the first fit on one thread, then the lanes' (plan)
+    stages = len(one.trees_)
+    assert set(seen[: 3 * stages]) == {1} and set(seen[3 * stages :]) == {plan[1]}
+    np.testing.assert_array_equal(one.decision_function(X), two.decision_function(X))
+
+
+def _on_one_then_two_threads(X, y):
+    """The same boosting fit on numba's one thread, then on two (restored after)."""
     make = lambda: HistGradientBoostingClassifier(  # noqa: E731
         max_iter=4, early_stopping=False, random_state=0
     )
@@ -139,17 +150,12 @@ def test_lanes_of_any_threads_grow_the_one_thread_model(plan, counted_lanes, mon
     try:
         numba.set_num_threads(1)
         one = make().fit(X, y)
-        assert not counted_lanes
         numba.set_num_threads(2)
         two = make().fit(X, y)
     finally:
         numba.set_num_threads(before)
-    assert counted_lanes and set(counted_lanes) == {3}
-    # 3 trees of the first fit (one thread, no lanes) a stage, then the lanes' (plan)
-    stages = len(one.trees_)
-    assert set(seen[: 3 * stages]) == {1} and set(seen[3 * stages :]) == {plan[1]}
     assert numba.get_num_threads() == before
-    np.testing.assert_array_equal(one.decision_function(X), two.decision_function(X))
+    return one, two
 
 
 def test_large_nodes_by_blocks_grow_the_one_thread_model(counted_lanes):
@@ -158,15 +164,5 @@ def test_large_nodes_by_blocks_grow_the_one_thread_model(counted_lanes):
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.skip("one thread only")
     X, y = make_classification(40_000, 12, n_informative=6, random_state=0)
-    make = lambda: HistGradientBoostingClassifier(  # noqa: E731
-        max_iter=4, early_stopping=False, random_state=0
-    )
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = make().fit(X, y)
-        numba.set_num_threads(2)
-        two = make().fit(X, y)
-    finally:
-        numba.set_num_threads(before)
+    one, two = _on_one_then_two_threads(X, y)
     np.testing.assert_array_equal(one.decision_function(X), two.decision_function(X))

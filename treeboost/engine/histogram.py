@@ -258,6 +258,19 @@ def _ctz(x):
 GATHER_MARK_ROWS = 256
 
 
+@inlined
+def _missing_apart(missing_code, codes, cstats, m, miss):
+    """Of the ``m`` codes emitted in ascending order, the missing code's row (the largest
+    code: last, when present) into ``miss`` (zeros without it); returns the count of
+    the others."""
+    has_missing = m > 0 and codes[m - 1] == missing_code
+    if has_missing:
+        m -= 1
+    for c in range(miss.shape[0]):
+        miss[c] = cstats[m, c] if has_missing else 0.0
+    return m
+
+
 @kernel
 def gather_bitmap(
     col, idx, start, end, ostats, missing_code, sparse_hist, bits, touched, codes, cstats, miss
@@ -297,13 +310,7 @@ def gather_bitmap(
                     cstats[m, c] = sparse_hist[b, c]
                     sparse_hist[b, c] = 0.0
                 m += 1
-        # as _emit_bitmap: the missing code, the largest, came last
-        has_missing = m > 0 and codes[m - 1] == missing_code
-        if has_missing:
-            m -= 1
-        for c in range(3):
-            miss[c] = cstats[m, c] if has_missing else 0.0
-        return m
+        return _missing_apart(missing_code, codes, cstats, m, miss)
     if n_stats == 3:
         # the usual width, (w_0, w_1, count) or (w, w*y, count), unrolled on flat offsets
         flat = sparse_hist.reshape(-1)
@@ -373,13 +380,7 @@ def gather_bitmap_packed(
                 hist[b] = 0
                 m += 1
             bits[w] = 0
-    # the missing code is the largest: when present, it came last
-    has_missing = m > 0 and codes[m - 1] == missing_code
-    if has_missing:
-        m -= 1
-    for c in range(3):
-        miss[c] = cstats[m, c] if has_missing else 0.0
-    return m
+    return _missing_apart(missing_code, codes, cstats, m, miss)
 
 
 @kernel
@@ -441,13 +442,7 @@ def _emit_bitmap(missing_code, sparse_hist, bits, codes, cstats, miss):
                 sparse_hist[b, c] = 0.0
             m += 1
         bits[w] = 0
-    # the missing code is the largest: when present, it was emitted last (no test per bin)
-    has_missing = m > 0 and codes[m - 1] == missing_code
-    if has_missing:
-        m -= 1
-    for c in range(n_stats):
-        miss[c] = cstats[m, c] if has_missing else 0.0
-    return m
+    return _missing_apart(missing_code, codes, cstats, m, miss)
 
 
 #: a boosting node is split into blocks of at least this many rows for its histograms
