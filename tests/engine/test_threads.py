@@ -8,14 +8,16 @@ import sys
 
 import pytest
 
-# scikit-learn sets two variables of Intel's OpenMP when it is imported: imported first
+# scikit-learn sets two variables of Intel's OpenMP when it is imported: imported first.
+# numba defines its error messages' colour scheme only where colorama is installed
 SHOW = """
 import os, numba, sklearn.ensemble
 from numba.core import codegen, errors, inline_closurecall, targetconfig
 def state():
+    scheme = getattr(errors, "HighlightColorScheme", None)
     return (dict(os.environ), numba.config.THREADING_LAYER, numba.config.NUMBA_NUM_THREADS,
             targetconfig.TargetConfig.__eq__, targetconfig.TargetConfig.__hash__,
-            errors.HighlightColorScheme._markup, codegen.CPUCodeLibrary._optimize_functions,
+            getattr(scheme, "_markup", None), codegen.CPUCodeLibrary._optimize_functions,
             codegen.CPUCodeLibrary._optimize_final_module,
             vars(inline_closurecall).copy())
 before = state()
