@@ -105,6 +105,9 @@ def see_threads(p):
     import treeboost.ensembles._parallel as ens_parallel
 
     numba.get_num_threads = lambda: p
+    # a boosting fit's lanes of several threads set numba's count for their thread
+    # (ensembles._output_lanes): here every region runs on the one thread there is
+    numba.set_num_threads = lambda n: None
     # the fit's process has one CPU: the load watch would lower numba's count (to 1,
     # which it is) and then restore the p it was made to see
     core_share.CoreShare.__enter__ = lambda self: self
