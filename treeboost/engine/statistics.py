@@ -23,7 +23,7 @@ from collections import namedtuple
 
 import numpy as np
 from numba import prange
-from ._jit import compiled, internal, kernel, parallel_kernel
+from ._jit import compiled, inlined, internal, kernel, parallel_kernel
 
 SOURCE_ARRAY, SOURCE_CLASSES, SOURCE_REGRESSION = 0, 1, 2
 
@@ -379,6 +379,14 @@ def _integer_weights_below(weights, rows, limit):
             return False
         total += w
     return total < limit
+
+
+@inlined
+def packed_rows(ostats):
+    """The memory of a node's rows of statistics ``ostats`` as int64: where
+    :func:`gather_rows_packed` writes a node's packed rows for the gathers of its
+    features to read (:func:`~.histogram.gather_bitmap_packed`)."""
+    return ostats.reshape(-1).view(np.int64)
 
 
 @kernel

@@ -20,7 +20,7 @@ from ..splitting import (
     evaluate_features_parallel,
 )
 from ..sparse_codes import bucket_entries
-from ..statistics import gather_rows, gather_rows_packed, gather_rows_parallel
+from ..statistics import gather_rows, gather_rows_packed, gather_rows_parallel, packed_rows
 from .histogram_pool import acquire, release
 from .random_search import (
     random_search,
@@ -150,7 +150,7 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
             mode = MODE_SORT
     if params.packed_counts and mode == MODE_SORT:
         # (over rows.ostats' memory: a node read from its samples reads no other row)
-        gather_rows_packed(rows.ostats.reshape(-1).view(np.int64), src, rows.idx, start, n_node)
+        gather_rows_packed(packed_rows(rows.ostats), src, rows.idx, start, n_node)
     elif mode != MODE_SUBTRACT and not gathered:
         n_chunks = gather_chunks(n_node, n_threads) if parallel else np.int64(1)
         if n_chunks > 1:

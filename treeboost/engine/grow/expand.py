@@ -103,21 +103,18 @@ def split_node(data, src, rows, nodes, params, node, lc, rc, sparse, parallel, n
     s0 = nodes.start[node]
     e0 = nodes.end[node]
     nl, gathered = partition_node(data, src, rows, nodes, params, node, sparse, parallel, n_threads)
-    if params.criterion == NEWTON:
-        # boosting takes the children's (G, H) from the split search (no second read of
-        # the statistics); counts are exact
-        last = nodes.stats.shape[1] - 1
-        for c in range(last):
-            nodes.stats[lc, c] = nodes.left_stats[node, c]
-            nodes.stats[rc, c] = nodes.stats[node, c] - nodes.left_stats[node, c]
-        nodes.stats[lc, last] = nl
-        nodes.stats[rc, last] = e0 - s0 - nl
-    elif params.packed_counts:
-        # integer sums (statistics.packable), exact in any order: the split search's
-        # left sums are the ones a pass over the left child's samples would add
+    if params.criterion == NEWTON or params.packed_counts:
+        # the children's sums from the split search (no second read of the statistics):
+        # boosting's (G, H), or the integer sums of packed counts (statistics.packable),
+        # exact in any order, which a pass over the left child's samples would add
         for c in range(nodes.stats.shape[1]):
             nodes.stats[lc, c] = nodes.left_stats[node, c]
             nodes.stats[rc, c] = nodes.stats[node, c] - nodes.left_stats[node, c]
+        if params.criterion == NEWTON:
+            # boosting's search estimates its counts from the hessian: the exact ones
+            last = nodes.stats.shape[1] - 1
+            nodes.stats[lc, last] = nl
+            nodes.stats[rc, last] = e0 - s0 - nl
     else:
         # the trees sum their children exactly, which keeps the purity tests exact
         sum_rows(nodes.stats[lc], src, idx, s0, s0 + nl)
