@@ -211,9 +211,9 @@ def _forest_chunks():
     chunks = []
     fit_trees = forest._fit_trees
 
-    def timed(chunk, parallel, **shared):
+    def timed(chunk, threads, **shared):
         t = time.perf_counter()
-        out = fit_trees(chunk, parallel, **shared)
+        out = fit_trees(chunk, threads, **shared)
         chunks.append((t, time.perf_counter(), len(chunk)))
         return out
 

@@ -100,6 +100,13 @@ class TreeGrower:
     parallel : bool
         Evaluate the features of large nodes on several threads (False inside a forest,
         which is parallel over trees instead; ``absolute_error`` trees grow serially).
+    in_parts : bool, default=True
+        With ``parallel``, grow a large fully grown tree's small nodes as subtrees on the
+        threads (:mod:`.subtrees`), whose random draws come from generators of their
+        own: the tree does not depend on the number of threads, but differs from the
+        one grown whole.  False: grown whole, node by node, on the threads, the same
+        tree as ``parallel=False`` grows (a forest's last trees on several threads,
+        which must be the trees its other workers would have grown).
     dense_min_samples : int or None
         Nodes with at least this many samples use dense histograms (default: half the
         number of histogram bins, at least 32).
@@ -144,6 +151,7 @@ class TreeGrower:
         constraints=None,
         random_ties=True,
         centered_thresholds=True,
+        in_parts=True,
     ):
         self.bin_mapper = bin_mapper
         self.criterion = criterion
@@ -158,6 +166,7 @@ class TreeGrower:
         self.constraints = Constraints(None, None) if constraints is None else constraints
         self.random_ties = random_ties
         self.centered_thresholds = centered_thresholds
+        self.in_parts = in_parts
 
     #: a part of a larger tree (.subtrees), never split into parts again
     _part = False

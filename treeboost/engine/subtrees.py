@@ -91,10 +91,12 @@ def subtree_seed(seed, node):
 
 def splits_into_subtrees(grower, n_samples, params, sparse, return_leaves):
     """Whether ``grower`` grows its tree of ``n_samples`` samples in parts: a grower that
-    may use the threads (``parallel``) and is not itself a part, a tree of at least twice
-    ``split_rows`` samples, and none of what the module docstring lists."""
+    may use the threads (``parallel``), grows in parts (``in_parts``) and is not itself a
+    part, a tree of at least twice ``split_rows`` samples, and none of what the module
+    docstring lists."""
     return bool(
         grower.parallel
+        and grower.in_parts
         and not grower._part
         and not return_leaves
         and n_samples >= 2 * subtree_rows(n_samples)

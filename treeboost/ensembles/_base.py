@@ -222,6 +222,7 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
                 total_weight=weights.sum(),
                 parallel=parallel,
                 workspace=workspace,
+                in_parts=False,  # the same tree on the threads as on one
             )
             if workspace is not None:
                 # a worker growing tree after tree hands the freed pages back

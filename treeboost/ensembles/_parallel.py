@@ -4,15 +4,20 @@ Trees are fitted in chunks, a few per worker, which the workers take as they bec
 free (a worker on a core another process is using falls behind without holding the
 others up), on threads by default:
 the numba kernels release the GIL, and threads share the binned data instead of copying
-it.  Inside a worker each tree runs its kernels on one thread (``parallel=False``), so
-``n_jobs`` workers use ``n_jobs`` cores and never oversubscribe them (``n_jobs=1`` is one
-core, as in scikit-learn).  Nor do they exceed numba's thread count, which joblib's
-process workers set to their share of the cores: a forest with ``n_jobs=2`` inside
-``GridSearchCV(n_jobs=2)`` on two cores fits on one thread per search worker.  Under
-``joblib.parallel_config(backend="dask")`` the same tasks run on the cluster's workers.
+it.  Inside a worker each tree runs its kernels on one thread (numba's count for the
+worker, :func:`tree_threads`), so ``n_jobs`` workers use ``n_jobs`` cores and never
+oversubscribe them (``n_jobs=1`` is one core, as in scikit-learn); only the trees of a
+last round that would leave threads idle share them, each on a few threads
+(:func:`tail_plan`): the same trees, sooner.  Nor do they exceed numba's
+thread count, which joblib's process workers set to their share of the cores: a forest
+with ``n_jobs=2`` inside ``GridSearchCV(n_jobs=2)`` on two cores fits on one thread per
+search worker.  Under ``joblib.parallel_config(backend="dask")`` the same tasks run on
+the cluster's workers.
 """
 
+import contextlib
 import ctypes
+from collections import namedtuple
 
 import numba
 import numpy as np
@@ -77,20 +82,75 @@ def n_workers(n_jobs, n_tasks):
     return max(1, workers)
 
 
+TailPlan = namedtuple("TailPlan", ["items", "threads"])
+TailPlan.__doc__ = """The last ``items`` trees of a fit, each grown on ``threads`` threads
+(:func:`tail_plan`)."""
+
+
+def tail_plan(n_items, n_jobs):
+    """How the last trees use the threads the others leave idle.
+
+    With ``T`` threads (``n_jobs`` as joblib reads it, at most :func:`thread_budget`),
+    ``n`` trees of one thread each take ``n // T`` full rounds and a last one of
+    ``r = n % T`` trees, in which ``T - r`` threads would wait (100 trees on 16 threads:
+    4 trees in the last round, 12 threads idle; 3 trees on 2: one tree alone).  Each of
+    those ``r`` trees grows on ``T // r`` threads instead (the parallel grower: the same
+    tree), when that is at least 2.  None otherwise, and on a Dask cluster (no local
+    thread budget).
+    """
+    budget = thread_budget()
+    if budget is None:
+        return None
+    threads = max(1, min(effective_n_jobs(n_jobs), budget))
+    last = n_items % threads
+    if last == 0 or threads // last < 2:
+        return None
+    return TailPlan(last, threads // last)
+
+
+@contextlib.contextmanager
+def tree_threads(threads):
+    """numba's thread count ``threads`` for the calling thread (a tree worker) inside the
+    block, as before after it (numba's count is per thread: the other workers keep
+    theirs).
+
+    A worker's count is 1 (``n_jobs`` workers on ``n_jobs`` cores: a member fitted by
+    its own ``fit`` inside it, which may use numba's threads, uses one), the last trees'
+    that of their :func:`tail_plan`, which grow on the parallel grower, whole (not in
+    parts, ``TreeGrower(in_parts=False)``): the trees a worker of one thread grows.
+    """
+    threads = max(1, min(int(threads), int(numba.config.NUMBA_NUM_THREADS)))
+    before = numba.get_num_threads()
+    if threads != before:
+        numba.set_num_threads(threads)
+    try:
+        yield threads
+    finally:
+        if threads != before:
+            numba.set_num_threads(before)
+
+
 def run_chunks(func, n_items, n_jobs, verbose=0, desc="trees", **shared):
-    """``func(indices, parallel, **shared)`` over chunks of ``range(n_items)``; returns the
+    """``func(indices, threads, **shared)`` over chunks of ``range(n_items)``; returns the
     concatenated results in item order, whatever the number of workers.
 
-    With ``verbose``, the work is cut in smaller chunks and a progress bar (tqdm, when
-    installed) or one line per finished chunk reports it; the results do not change.
+    ``threads`` is 1 for every chunk but those of a :func:`tail_plan`'s last trees, one
+    tree a chunk, dispatched last; ``func`` grows their trees inside
+    :func:`tree_threads`.  With ``verbose``, the work is cut in smaller chunks and a
+    progress bar (tqdm, when installed) or one line per finished chunk reports it; the
+    results do not change.
     """
     workers = n_workers(n_jobs, n_items)
+    tail = tail_plan(n_items, n_jobs)
+    n_head = n_items - (tail.items if tail is not None else 0)
     if verbose:
-        n_chunks = min(n_items, workers * 8)
+        n_chunks = min(n_head, workers * 8)
     else:
-        n_chunks = workers if workers == 1 else min(n_items, workers * CHUNKS_PER_WORKER)
-    chunks = [c for c in np.array_split(np.arange(n_items), n_chunks) if c.size]
-    tasks = (delayed(func)(chunk, False, **shared) for chunk in chunks)
+        n_chunks = workers if workers == 1 else min(n_head, workers * CHUNKS_PER_WORKER)
+    chunks = [(c, 1) for c in np.array_split(np.arange(n_head), max(n_chunks, 1)) if c.size]
+    if tail is not None:
+        chunks += [(np.array([i]), tail.threads) for i in range(n_head, n_items)]
+    tasks = (delayed(func)(chunk, threads, **shared) for chunk, threads in chunks)
     if not verbose:
         results = Parallel(n_jobs=workers, prefer="threads")(tasks)
         return [r for chunk_result in results for r in chunk_result]

@@ -33,6 +33,7 @@ from ..persistence._spec import array, check_state, list_of
 from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
 from ..engine import WorkspacePool
 from ._base import BaseParallelEnsemble, drawn_rows, grows_on_shared_bins, in_bag_rows
+from ._parallel import tree_threads
 
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
@@ -51,15 +52,16 @@ if TYPE_CHECKING:
 MemberDraw = namedtuple("MemberDraw", ["counts", "features", "seed", "weighted"])
 
 
-def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, workspaces):
+def _fit_members(chunk, threads, *, bag, members, plans, Xe, Xb, y, workspaces):
     """Fit ``members[i]`` for ``i`` in ``chunk`` on its plan ``(counts, features)``, the
     counts as weights (:meth:`~treeboost.ensembles._base.BaseTreeEnsemble._fit_member`):
     a treeboost tree on all the columns grows on the shared bins (no resampled copy of
     X); any other member is fitted on all the rows with the counts as weights when it
     takes weights, else on the drawn rows themselves.  The trees' grower workspace comes
-    from the pool ``workspaces``, kept from chunk to chunk."""
+    from the pool ``workspaces``, kept from chunk to chunk; ``threads``: the numba
+    threads each grows on (:func:`~._parallel.tree_threads`)."""
     out = []
-    with workspaces.lend() as workspace:
+    with workspaces.lend() as workspace, tree_threads(threads):
         for i in chunk:
             est = members[i]
             counts, features = plans[i].counts, plans[i].features
@@ -73,7 +75,7 @@ def _fit_members(chunk, parallel, *, bag, members, plans, Xe, Xb, y, workspaces)
                     weights=counts,
                     features=features,
                     rows=rows,
-                    parallel=parallel,
+                    parallel=threads > 1,  # a last member's threads (tree_threads)
                     workspace=workspace,
                 )
             )

@@ -39,7 +39,7 @@ from ..engine import (
 )
 from ._base import BaseParallelEnsemble, in_bag_rows, resolve_max_samples
 from ._bootstrap import bootstrap_weights
-from ._parallel import release_free_memory
+from ._parallel import release_free_memory, tree_threads
 
 if TYPE_CHECKING:
     from .._typing import (
@@ -81,7 +81,7 @@ _TREE_PARAMS = (
 _PACKED: "weakref.WeakKeyDictionary[Any, tuple]" = weakref.WeakKeyDictionary()
 
 
-def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws, workspaces):
+def _fit_trees(chunk, threads, *, forest, trees, seeds, Xb, y, w, n_draws, workspaces):
     """Fit ``trees[i]`` for ``i`` in ``chunk``; returns each with its out-of-bag rows as
     bits (1/64 of the memory of the counts, which would otherwise be held until the last
     tree is done; ``benchmarks/_memory.py`` measures a fit's peak).  ``y`` holds int64 class codes
@@ -91,13 +91,14 @@ def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws, work
 
     The worker's only per-row buffers are the bootstrap weights, the rows drawn and a
     grower workspace from the pool ``workspaces``, all reused from tree to tree (the
-    workspace from chunk to chunk)."""
+    workspace from chunk to chunk).  ``threads``: the numba threads each tree grows on
+    (:func:`~._parallel.tree_threads`)."""
     out = []
     n = y.shape[0]
     weights = np.empty(n)
     # without bootstrap "balanced_subsample" is "balanced", applied in fit
     subsample = getattr(forest, "class_weight", None) == "balanced_subsample" and forest.bootstrap
-    with workspaces.lend() as workspace:
+    with workspaces.lend() as workspace, tree_threads(threads):
         for i in chunk:
             tree = trees[i]
             bits = np.zeros((n + 7) // 8, np.uint8)
@@ -120,8 +121,11 @@ def _fit_trees(chunk, parallel, *, forest, trees, seeds, Xb, y, w, n_draws, work
                 forest._stats(y, tree_weights),
                 rows,
                 total_weight=tree_weights.sum(),
-                parallel=parallel,
+                # a last tree's nodes on its threads (tree_threads), grown whole: the
+                # tree a worker of one thread grows
+                parallel=threads > 1,
                 workspace=workspace,
+                in_parts=False,
             )
             out.append((tree, bits))
             del rows, tree_weights

@@ -13,6 +13,7 @@ import warnings
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
+import numba
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
 from sklearn.utils import Bunch, check_random_state
@@ -258,7 +259,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         )
         return self
 
-    def _grower(self, n_samples, total_weight, seed, parallel):
+    def _grower(self, n_samples, total_weight, seed, parallel, in_parts=True):
         n_features = self.n_features_in_
         mss = resolve_count(self.min_samples_split, n_samples)
         msl = resolve_count(self.min_samples_leaf, n_samples)
@@ -285,6 +286,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
             parallel=parallel,
             splitter=self.splitter,
             constraints=grower_constraints(self._monotonic_cst(), None),
+            in_parts=in_parts,
         )
 
     def _monotonic_cst(self):
@@ -302,16 +304,29 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
             check_monotonic_target(given, getattr(self, "_n_targets", 1))
         return check_monotonic_cst(self, given, self.n_features_in_, self._encoder.is_categorical_)
 
-    def _grow(self, Xb, stats, sample_indices, total_weight, parallel, seed=None, workspace=None):
+    def _grow(
+        self,
+        Xb,
+        stats,
+        sample_indices,
+        total_weight,
+        parallel,
+        seed=None,
+        workspace=None,
+        in_parts=True,
+    ):
         """Grow ``tree_`` on already binned data (the ensembles call this directly, with
-        a :class:`~treeboost.engine.grower.GrowerWorkspace` per worker)."""
+        a :class:`~treeboost.engine.grower.GrowerWorkspace` per worker, and
+        ``in_parts=False``: a member's tree is the same on one thread as on several,
+        :class:`~treeboost.engine.grower.TreeGrower`)."""
         if seed is None:
             seed = _grower_seed(self.random_state)
-        grower = self._grower(sample_indices.shape[0], total_weight, seed, parallel)
+        grower = self._grower(sample_indices.shape[0], total_weight, seed, parallel, in_parts)
         multi_class = is_classifier(self) and self._multi_output()
         # a large tree shares its nodes' work among the threads other busy processes
-        # leave free
-        n_cells = sample_indices.shape[0] * self.n_features_in_ if parallel else 0
+        # leave free (on one thread, a forest's worker's, there is nothing to look at)
+        on_threads = parallel and numba.get_num_threads() > 1
+        n_cells = sample_indices.shape[0] * self.n_features_in_ if on_threads else 0
         with CoreShare(n_cells=n_cells):
             self.tree_, _ = grower.grow(
                 Xb, stats, None, sample_indices, workspace, return_leaves=False
