@@ -29,6 +29,7 @@ from treeboost.trees.cart import BaseDecisionTree
 )
 def test_tail_plan(monkeypatch, n_items, n_jobs, budget, expected):
     monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", budget)
+    monkeypatch.setattr(numba, "threading_layer", lambda: "omp")
     assert tail_plan(n_items, n_jobs) == expected
 
 
@@ -37,9 +38,23 @@ def test_no_tail_plan_on_a_cluster(monkeypatch):
     assert tail_plan(3, 2) is None
 
 
-def test_run_chunks_gives_the_last_trees_their_threads():
+def test_no_tail_plan_on_a_layer_that_cannot_nest(monkeypatch):
+    # the workqueue layer aborts when parallel kernels start from several threads
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 2)
+    monkeypatch.setattr(numba, "threading_layer", lambda: "workqueue")
+    assert tail_plan(3, 2) is None
+
+    def not_yet():
+        raise ValueError("no threading layer launched")
+
+    monkeypatch.setattr(numba, "threading_layer", not_yet)
+    assert tail_plan(3, 2) is None
+
+
+def test_run_chunks_gives_the_last_trees_their_threads(monkeypatch):
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.skip("needs 2 numba threads")
+    monkeypatch.setattr(numba, "threading_layer", lambda: "omp")
 
     def task(chunk, threads):
         return [(int(i), threads) for i in chunk]
@@ -73,6 +88,19 @@ def test_tree_threads_sets_and_restores_the_count():
         numba.set_num_threads(before)
 
 
+def _needs_nesting_threads():
+    """Skip unless numba has 2 threads and a layer that starts parallel kernels from
+    several threads at once (tail_plan gives no tail trees otherwise)."""
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs 2 numba threads")
+    # a forest's binning starts numba's threading layer, as a fit does before its trees
+    tb.RandomForestClassifier(n_estimators=1, random_state=0).fit(
+        *make_classification(20_000, 4, n_informative=2, n_redundant=0, random_state=0)
+    )
+    if numba.threading_layer() not in ("omp", "tbb"):
+        pytest.skip("numba's threading layer cannot nest parallel kernels")
+
+
 def _record_growth(monkeypatch):
     """(numba threads, parallel) of each tree grown, in the order they were."""
     seen = []
@@ -103,8 +131,7 @@ def _trees(model):
     ids=["forest", "extra-trees", "bagging"],
 )
 def test_a_tail_tree_on_two_threads_is_the_one_thread_tree(monkeypatch, make):
-    if numba.config.NUMBA_NUM_THREADS < 2:
-        pytest.skip("needs 2 numba threads")
+    _needs_nesting_threads()
     # large enough for the parallel grower (rows x features >= PARALLEL_GROWER_MIN_WORK)
     # enough rows for the trees to grow in parts (engine.subtrees) as well as on threads
     X, y = make_classification(16_000, 10, n_informative=6, random_state=0)
@@ -122,8 +149,7 @@ def test_a_tail_tree_on_two_threads_is_the_one_thread_tree(monkeypatch, make):
 
 
 def test_a_regression_forest_tail_tree_is_the_one_thread_tree():
-    if numba.config.NUMBA_NUM_THREADS < 2:
-        pytest.skip("needs 2 numba threads")
+    _needs_nesting_threads()
     X, y = make_regression(16_000, 10, n_informative=6, random_state=0)
     one = tb.RandomForestRegressor(n_estimators=3, random_state=0, n_jobs=1).fit(X, y)
     two = tb.RandomForestRegressor(n_estimators=3, random_state=0, n_jobs=2).fit(X, y)

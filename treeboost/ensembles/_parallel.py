@@ -95,8 +95,9 @@ def tail_plan(n_items, n_jobs):
     ``r = n % T`` trees, in which ``T - r`` threads would wait (100 trees on 16 threads:
     4 trees in the last round, 12 threads idle; 3 trees on 2: one tree alone).  Each of
     those ``r`` trees grows on ``T // r`` threads instead (the parallel grower: the same
-    tree), when that is at least 2.  None otherwise, and on a Dask cluster (no local
-    thread budget).
+    tree), when that is at least 2.  None otherwise, on a Dask cluster (no local
+    thread budget), and where numba's threading layer cannot start parallel kernels
+    from several threads at once (its workqueue aborts; the OpenMP and TBB layers can).
     """
     budget = thread_budget()
     if budget is None:
@@ -104,6 +105,11 @@ def tail_plan(n_items, n_jobs):
     threads = max(1, min(effective_n_jobs(n_jobs), budget))
     last = n_items % threads
     if last == 0 or threads // last < 2:
+        return None
+    try:
+        if numba.threading_layer() not in ("omp", "tbb"):
+            return None
+    except ValueError:  # no parallel kernel has run yet
         return None
     return TailPlan(last, threads // last)
 
