@@ -173,6 +173,10 @@ def one(case, p, top):
     warm = dict(opts, it=3, trees=2)
     # compiles every kernel the fit runs: some run only on trees of over 200,000 rows
     bench_cores.make_model("tb", kind, p, **warm).fit(X[:250_000], y[:250_000])
+    if kind in ("rf", "et"):
+        # 2 trees on many threads are a last round, each tree on the parallel grower
+        # (ensembles._parallel.tail_plan); a forest's other trees grow on the serial one
+        bench_cores.make_model("tb", kind, 1, **dict(warm, trees=1)).fit(X[:250_000], y[:250_000])
     model = bench_cores.make_model("tb", kind, p, **opts)
     # the compiler's objects out of the collections the fit triggers (a process that
     # loads its kernels from the cache has none of them)
