@@ -153,7 +153,9 @@ def one(case, lib, threads):
 
         packed_forest.FOREST_BLOCK_VALUES = int(os.environ["BENCH_FOREST_BLOCK_VALUES"])
     X, y = make_data(data, n)
-    warm = dict(opts, it=3, trees=2)
+    # a forest's warm-up: a tree for each thread on the serial grower, and one more, the
+    # last round, on the parallel grower (ensembles._parallel.tail_plan), as the fit's
+    warm = dict(opts, it=3, trees=threads + 1)
     make_model(lib, kind, threads, **warm).fit(X[:5000], y[:5000])
     chunks = _forest_chunks() if lib == "tb" and kind in ("rf", "et") else None
     best, timeline = np.inf, {}
