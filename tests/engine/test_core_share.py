@@ -173,6 +173,7 @@ def test_reads_this_machine():
 
 
 @linux
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 threads")
 def test_a_small_fit_does_not_look(monkeypatch):
     # a fit whose trees the serial grower grows keeps numba's count without a look
     looks = []
@@ -199,3 +200,20 @@ def test_the_kernel_build_keeps_every_thread(two_cores, monkeypatch):
     monkeypatch.setattr(CoreShare, "_watch", False)
     with CoreShare(n_cells=10**9) as share:
         assert share.n_threads == 2 == numba.get_num_threads()
+
+
+@linux
+def test_one_thread_does_not_look(monkeypatch):
+    # nothing to give up on one thread (a forest's worker): no look at the load at all
+    looks = []
+    monkeypatch.setattr(CoreShare, "running_elsewhere", staticmethod(lambda: looks.append(1) or 1))
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        with CoreShare(n_cells=10**9) as share:
+            assert share.update() == 1
+        with CoreShare() as share:
+            assert share.n_threads == 1
+    finally:
+        numba.set_num_threads(before)
+    assert looks == []

@@ -60,7 +60,9 @@ class CoreShare:
     n_cells : int or None, default=None
         The fit's rows x features.  Below :data:`~.grower.PARALLEL_GROWER_MIN_WORK` its
         trees grow on one thread whatever numba's count: nothing is looked at and the
-        count is kept (a look would cost more than it saves).  None: always look.
+        count is kept (a look would cost more than it saves).  None: look whenever
+        numba's count is above 1 (on one thread there is nothing to give up, so a fit
+        there never looks: a forest's worker, ``NUMBA_NUM_THREADS=1``).
     interval : float, default=0.25
         Least wall time between two looks, which keeps the clock ticks' rounding (1/100 s
         a core) small against the time measured.
@@ -85,8 +87,10 @@ class CoreShare:
     def __enter__(self):
         self._start_threads = numba.get_num_threads()
         self.n_threads = self._start_threads
-        if not self._watch or (
-            self.n_cells is not None and self.n_cells < PARALLEL_GROWER_MIN_WORK
+        if (
+            not self._watch
+            or self._start_threads < 2
+            or (self.n_cells is not None and self.n_cells < PARALLEL_GROWER_MIN_WORK)
         ):
             return self
         try:

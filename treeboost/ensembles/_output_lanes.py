@@ -26,6 +26,7 @@ import numba
 import numpy as np
 
 from ..engine import PARALLEL_GROWER_MIN_WORK, GrowerWorkspace
+from ._parallel import kernels_from_several_threads
 
 
 @dataclass
@@ -84,12 +85,7 @@ def lane_plan(n_outputs, n_threads, n_cells=PARALLEL_GROWER_MIN_WORK):
         # a relative margin: equal costs computed two ways keep the fewer lanes
         if cost < best_cost * (1.0 - 1e-9):
             best_lanes, best_threads, best_cost = lanes, threads, cost
-    if best_lanes == 1:
-        return None
-    try:
-        if numba.threading_layer() not in ("omp", "tbb"):
-            return None
-    except ValueError:  # no parallel kernel has run yet
+    if best_lanes == 1 or not kernels_from_several_threads():
         return None
     return LanePlan(best_lanes, best_threads)
 

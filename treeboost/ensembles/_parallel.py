@@ -82,6 +82,16 @@ def n_workers(n_jobs, n_tasks):
     return max(1, workers)
 
 
+def kernels_from_several_threads():
+    """Whether numba's threading layer takes parallel kernels started from several
+    threads at once: its OpenMP and TBB layers do; its workqueue aborts (and before any
+    parallel kernel has run there is no layer to ask)."""
+    try:
+        return numba.threading_layer() in ("omp", "tbb")
+    except ValueError:  # no parallel kernel has run yet
+        return False
+
+
 TailPlan = namedtuple("TailPlan", ["items", "threads"])
 TailPlan.__doc__ = """The last ``items`` trees of a fit, each grown on ``threads`` threads
 (:func:`tail_plan`)."""
@@ -104,12 +114,7 @@ def tail_plan(n_items, n_jobs):
         return None
     threads = max(1, min(effective_n_jobs(n_jobs), budget))
     last = n_items % threads
-    if last == 0 or threads // last < 2:
-        return None
-    try:
-        if numba.threading_layer() not in ("omp", "tbb"):
-            return None
-    except ValueError:  # no parallel kernel has run yet
+    if last == 0 or threads // last < 2 or not kernels_from_several_threads():
         return None
     return TailPlan(last, threads // last)
 

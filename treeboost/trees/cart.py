@@ -13,7 +13,6 @@ import warnings
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
-import numba
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
 from sklearn.utils import Bunch, check_random_state
@@ -324,9 +323,8 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         grower = self._grower(sample_indices.shape[0], total_weight, seed, parallel, in_parts)
         multi_class = is_classifier(self) and self._multi_output()
         # a large tree shares its nodes' work among the threads other busy processes
-        # leave free (on one thread, a forest's worker's, there is nothing to look at)
-        on_threads = parallel and numba.get_num_threads() > 1
-        n_cells = sample_indices.shape[0] * self.n_features_in_ if on_threads else 0
+        # leave free
+        n_cells = sample_indices.shape[0] * self.n_features_in_ if parallel else 0
         with CoreShare(n_cells=n_cells):
             self.tree_, _ = grower.grow(
                 Xb, stats, None, sample_indices, workspace, return_leaves=False
