@@ -59,3 +59,21 @@ def test_kept_follows_its_key():
     ws.kept("x", (a, 4, np.dtype(np.uint8)), make)
     ws.kept("x", (a, 4, np.dtype(np.uint16)), make)
     assert len(made) == 4
+
+
+def test_the_workspaces_of_a_pool_share_one_transpose_of_the_codes():
+    pool = grower.WorkspacePool()
+    a, b = pool.take(), pool.take()
+    X = np.arange(12, dtype=np.uint8).reshape(3, 4)
+    rows = a.codes_rows(X)
+    np.testing.assert_array_equal(rows, X.T)
+    assert rows.flags.c_contiguous
+    assert b.codes_rows(X) is rows
+    # other codes (a Bagging member's own columns) are made for them
+    other = X[:2].copy()
+    assert b.codes_rows(other) is not rows
+    np.testing.assert_array_equal(b.codes_rows(other), other.T)
+    # a workspace keeps its own last codes
+    assert a.codes_rows(X) is rows
+    # workspaces of separate pools or none do not share
+    assert grower.GrowerWorkspace().codes_rows(X) is not rows

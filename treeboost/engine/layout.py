@@ -227,7 +227,8 @@ Workspace = namedtuple(
         "n_free",  # its free list
         "sampler",  # a FeatureSampler
         "open_nodes",  # the nodes that have a split and wait for it
-        "used",  # (1,) nodes the previous tree wrote (reset lazily)
+        "used",  # (2,) nodes the previous tree wrote (reset lazily), and nodes given
+        # their initial values since the arrays were made (.grow.nodes.ready_nodes)
         "random_cuts",  # a RandomCuts
         "pending",  # a Pending
         "block_sums",  # (blocks of statistics.SUM_BLOCK rows, n_cols) the root's sums

@@ -91,7 +91,7 @@ from ..statistics import (
 from .context import GrowContext, borrowed_data, borrowed_rows
 from .examine import OPENED, UNSPLITTABLE, examine_node, gather_chunks
 from .expand import pick_next, schedule_children, split_node
-from .nodes import reset_nodes
+from .nodes import ready_nodes, reset_nodes
 
 
 def make_grow_tree(parallel, exact=False, sparse=False):
@@ -125,6 +125,8 @@ def make_grow_tree(parallel, exact=False, sparse=False):
         free_slots = ws.free_slots
         n_free = ws.n_free
         reset_nodes(ws_nodes, used[0])
+        # the root and its two children
+        ready_nodes(ws_nodes, used, np.int64(3))
         ws_nodes.interval[0, LOWER] = params.root_lower
         ws_nodes.interval[0, UPPER] = params.root_upper
         n_slots = buffers.shape[0]
@@ -249,6 +251,8 @@ def make_grow_tree(parallel, exact=False, sparse=False):
             lc = node_count
             rc = node_count + 1
             node_count += 2
+            # the next split's children too
+            ready_nodes(nodes, used, node_count + 2)
             n_leaves += 1
             gathered = split_node(
                 data_b, src_b, rows_b, nodes, params, node, lc, rc, sparse, parallel, n_threads

@@ -41,7 +41,7 @@ from ..splitting import MODE_SORT
 from ..statistics import SOURCE_CLASSES, gather_rows, sum_rows, sum_sq
 from .context import GrowContext, borrowed_data, borrowed_rows
 from .examine import DECREASE_ATOL, splittable
-from .nodes import reset_node
+from .nodes import ready_nodes, reset_node
 from .random_search import random_search_body
 
 
@@ -401,6 +401,8 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
     cut_scale = borrow(bufs.cut_scale)
 
     zero = np.int64(0)
+    # the root and its two children hold their initial values (.nodes)
+    ready_nodes(nodes, ws.used, np.int64(3))
     reset_node(nodes, zero, zero, n, zero)
     for c in range(nodes.stats.shape[1]):
         nodes.stats[0, c] = 0.0
@@ -467,6 +469,7 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
         lc = node_count
         rc = node_count + 1
         node_count += 2
+        ready_nodes(nodes, ws.used, node_count + 2)
         s0 = nodes.start[node]
         e0 = nodes.end[node]
         depth = nodes.depth[node] + 1

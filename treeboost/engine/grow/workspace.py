@@ -92,26 +92,28 @@ def make_workspace(
         np.empty(n_entries, np.int32),
         np.empty(n_entries, np.uint8),
     )
+    # empty: the growers give the nodes their initial values as the trees reach them
+    # (.nodes.ready_nodes)
     nodes = NodeArrays(
-        np.zeros(cap, np.int64),
-        np.zeros(cap, np.int64),
-        np.zeros(cap, np.int32),
-        np.full(cap, -1, np.int32),
-        np.full(cap, -1, np.int32),
-        np.full(cap, -1, np.int32),
-        np.zeros(cap, np.int32),
-        np.zeros(cap, np.bool_),
-        np.zeros((cat_cap, 4), np.uint64),
-        np.zeros((cap, n_cols)),
-        np.zeros(cap),
-        np.zeros(cap),
-        np.zeros(cap),
-        np.zeros((left_cap, n_cols)),
-        np.full(cap, -1, np.int64),
-        np.zeros(cap, np.bool_),
-        np.tile([-np.inf, np.inf, 0.0], (cap, 1)),
-        np.full((cap, n_words), ~np.uint64(0), np.uint64),
-        np.full((cap, 2), GAP_UNKNOWN, np.int32),
+        np.empty(cap, np.int64),
+        np.empty(cap, np.int64),
+        np.empty(cap, np.int32),
+        np.empty(cap, np.int32),
+        np.empty(cap, np.int32),
+        np.empty(cap, np.int32),
+        np.empty(cap, np.int32),
+        np.empty(cap, np.bool_),
+        np.empty((cat_cap, 4), np.uint64),
+        np.empty((cap, n_cols)),
+        np.empty(cap),
+        np.empty(cap),
+        np.empty(cap),
+        np.empty((left_cap, n_cols)),
+        np.empty(cap, np.int64),
+        np.empty(cap, np.bool_),
+        np.empty((cap, 3)),
+        np.empty((cap, n_words), np.uint64),
+        np.empty((cap, 2), np.int32),
     )
     cands = make_candidates(n_features, n_cols)
     sampler = FeatureSampler(
@@ -138,7 +140,7 @@ def make_workspace(
         np.zeros(1, np.int64),
         sampler,
         np.empty(cap, np.int64),
-        np.zeros(1, np.int64),
+        np.zeros(2, np.int64),
         cuts,
         Pending(
             np.zeros(2, np.int64),
@@ -170,20 +172,22 @@ class WorkspacePool:
     """The :class:`GrowerWorkspace` of each worker of one fit, kept from one chunk of trees
     to the next: a chunk borrows one (:meth:`lend`, or :meth:`take` and :meth:`give`),
     so that small chunks (which even out the workers' loads) do not each allocate a
-    workspace and transpose the codes again.  Thread-safe.  Pickled (a process worker),
-    a pool arrives empty: each process makes its own."""
+    workspace again; its workspaces share one sample-major copy of the codes
+    (:class:`SharedCodesRows`).  Thread-safe.  Pickled (a process worker), a pool arrives
+    empty: each process makes its own."""
 
     def __init__(self, min_rows=0):
         self.min_rows = min_rows
         self._free = []
         self._lock = threading.Lock()
+        self._codes_rows = SharedCodesRows()
 
     def take(self):
         """A workspace no chunk is using, or a new one."""
         with self._lock:
             if self._free:
                 return self._free.pop()
-        return GrowerWorkspace(min_rows=self.min_rows)
+        return GrowerWorkspace(min_rows=self.min_rows, codes_rows=self._codes_rows)
 
     def give(self, workspace):
         with self._lock:
@@ -202,6 +206,30 @@ class WorkspacePool:
         return (WorkspacePool, (self.min_rows,))
 
 
+class SharedCodesRows:
+    """The codes sample-major (``X_binned_T.T``, C-contiguous), made once for all the
+    workspaces that share this object: the workers of one fit read the same codes, and a
+    copy each would cost every worker a pass over them and the first touch of their
+    pages.  Thread-safe: the first worker to ask for an array's makes them while the
+    others asking for the same array wait; a worker asking for another array (a Bagging
+    member's own columns) does not wait for it."""
+
+    def __init__(self):
+        self._entry = None
+        self._lock = threading.Lock()
+
+    def get(self, X_binned_T):
+        with self._lock:
+            entry = self._entry
+            if entry is None or entry[0] is not X_binned_T:
+                entry = self._entry = (X_binned_T, threading.Lock(), [])
+        _, lock, made = entry
+        with lock:
+            if not made:
+                made.append(np.ascontiguousarray(X_binned_T.T))
+        return made[0]
+
+
 class GrowerWorkspace:
     """Work arrays kept from one tree to the next (a forest's worker, the boosting loop).
 
@@ -216,22 +244,26 @@ class GrowerWorkspace:
     min_rows : int, default=0
         Size the arrays for at least this many samples from the start (a forest passes
         the training set size, so that bootstrap samples of varying size never grow it).
+    codes_rows : SharedCodesRows, optional
+        The sample-major codes shared with other workspaces (a :class:`WorkspacePool`'s);
+        by default this workspace's own.
     """
 
-    def __init__(self, min_rows=0):
+    def __init__(self, min_rows=0, codes_rows=None):
         self.min_rows = min_rows
         self._arrays = None
         self._dims = None
+        self._shared_rows = SharedCodesRows() if codes_rows is None else codes_rows
         self._codes_rows = None
         self._row_arrays = {}
         self._kept = {}
 
     def codes_rows(self, X_binned_T):
         """The codes of ``X_binned_T`` sample-major (``.T``, C-contiguous), made once for
-        the trees of one estimator that reuse this workspace."""
+        the trees of one estimator that reuse this workspace (or its pool's)."""
         kept = self._codes_rows
         if kept is None or kept[0] is not X_binned_T:
-            kept = self._codes_rows = (X_binned_T, np.ascontiguousarray(X_binned_T.T))
+            kept = self._codes_rows = (X_binned_T, self._shared_rows.get(X_binned_T))
         return kept[1]
 
     def kept(self, name, key, make):
