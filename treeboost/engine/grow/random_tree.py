@@ -402,7 +402,8 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
 
     zero = np.int64(0)
     # the root and its two children hold their initial values (.nodes)
-    ready_nodes(nodes, ws.used, np.int64(3))
+    used = borrow(ws.used)
+    ready_nodes(nodes, used, np.int64(3))
     reset_node(nodes, zero, zero, n, zero)
     for c in range(nodes.stats.shape[1]):
         nodes.stats[0, c] = 0.0
@@ -469,7 +470,7 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
         lc = node_count
         rc = node_count + 1
         node_count += 2
-        ready_nodes(nodes, ws.used, node_count + 2)
+        ready_nodes(nodes, used, node_count + 2)
         s0 = nodes.start[node]
         e0 = nodes.end[node]
         depth = nodes.depth[node] + 1
@@ -559,5 +560,5 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
                 for i in range(nodes.start[k], nodes.end[k]):
                     idx[i] = buf[i]
     # the general grower resets the nodes the last tree wrote (.nodes.reset_nodes)
-    ws.used[0] = max(ws.used[0], node_count)
+    used[0] = max(used[0], node_count)
     return truncated, node_count
