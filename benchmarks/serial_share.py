@@ -27,6 +27,11 @@ measures ``s`` on one core, so that it can be read on a machine of two:
   (CPython's ``_Py*`` / ``Py*`` functions), over all samples: work that holds the GIL,
   which the workers take in turn however many they are (numpy's own loops, which mostly
   release it, are not counted); the bound with ``s + g`` serial is the tighter one;
+- ``z``: the samples of any thread in the kernel's zeroing of fresh pages (``clear_page_*``,
+  ``folio_zero_user``, ``clear_huge_page``), over all samples: the first touch of the
+  memory a fit allocates.  It is in neither ``s`` nor ``g`` (each worker zeroes its own
+  pages), but it is a cost per worker that the Amdahl bound does not see: on many cores
+  every worker's first tree zeroes its workspace at once, against one memory bus;
 - regions per tree: the ``GOMP_parallel`` calls of the fit (counted by the same
   uprobe), and the Python thread-pool dispatches (``joblib.Parallel`` calls and
   ``ThreadPoolExecutor.map`` calls, counted by wrappers), over the trees fitted.
@@ -244,7 +249,7 @@ _LINE = re.compile(r"^\s*(\d+)\s+([\d.]+):\s+(\S+):\s*(.*)$")
 
 def classify(script, main_tid, t0, t1, top):
     """Serial and parallel samples of ``perf script`` output within ``[t0, t1]``."""
-    depth = gomp = interpreted = 0
+    depth = gomp = interpreted = zeroing = 0
     by_sym, by_par = {}, {}  # samples by function, serial and parallel
     for line in script.splitlines():
         m = _LINE.match(line)
@@ -266,6 +271,8 @@ def classify(script, main_tid, t0, t1, top):
         side[sym] = side.get(sym, 0) + 1
         if tid != main_tid and sym.startswith(_INTERPRETER):
             interpreted += 1
+        if sym.startswith(_ZEROING):
+            zeroing += 1
     serial = sum(by_sym.values())
     total = max(serial + sum(by_par.values()), 1)
 
@@ -277,10 +284,15 @@ def classify(script, main_tid, t0, t1, top):
         "samples": total,
         "s": round(serial / total, 4),
         "g": round(interpreted / total, 4),
+        "z": round(zeroing / total, 4),
         "gomp": gomp,
         "serial_top": shares(by_sym),
         "parallel_top": shares(by_par),
     }
+
+
+#: the kernel's functions that zero a fresh page (a 4 KiB one or a huge one)
+_ZEROING = ("clear_page", "folio_zero_user", "clear_huge_page", "clear_subpage")
 
 
 def amdahl(s, p):
@@ -334,15 +346,16 @@ def main():
     p = args.threads
     print(
         f"\n| case | rows | trees | fit CPU (s) | s | Amdahl bound on {p} threads "
-        f"| g | bound with g serial | OpenMP regions / tree | thread-pool dispatches / tree |"
+        f"| g | bound with g serial | z | OpenMP regions / tree | thread-pool dispatches / tree |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         g = r.get("g", 0.0)
         print(
             f"| {r['case']} | {r['n']:,} | {r['trees']} | {r['fit_cpu_s']:.2f} | "
             f"{100 * r['s']:.1f} % | {amdahl(r['s'], p):.1f}x | {100 * g:.1f} % | "
-            f"{amdahl(r['s'] + g, p):.1f}x | {r['gomp_per_tree']} | {r['pool_per_tree']} |"
+            f"{amdahl(r['s'] + g, p):.1f}x | {100 * r.get('z', 0.0):.1f} % | "
+            f"{r['gomp_per_tree']} | {r['pool_per_tree']} |"
         )
     print("\nserial work by function (share of the fit's samples):")
     for r in results:
