@@ -98,22 +98,27 @@ def _fit_trees(chunk, threads, *, forest, trees, seeds, Xb, y, w, n_draws, works
     weights = np.empty(n)
     # without bootstrap "balanced_subsample" is "balanced", applied in fit
     subsample = getattr(forest, "class_weight", None) == "balanced_subsample" and forest.bootstrap
+    # with balanced_subsample the class weights come from the draw counts
+    sw = _UNIT if w is None or subsample else w
+    if not forest.bootstrap:
+        # every tree sees every row with its weight: the weights and the rows once a
+        # chunk, not a new array of n rows a tree
+        weights[:] = 1.0 if sw is _UNIT else sw
+        all_rows = np.flatnonzero(weights > 0)
     with workspaces.lend() as workspace, tree_threads(threads):
         for i in chunk:
             tree = trees[i]
             bits = np.zeros((n + 7) // 8, np.uint8)
-            # with balanced_subsample the class weights come from the draw counts
-            sw = _UNIT if w is None or subsample else w
+            tree_weights = weights
             if forest.bootstrap:
                 bootstrap_weights(int(seeds[i]), n_draws, sw, weights, bits)
+                if subsample:
+                    tree_weights = _balance_subsample(y, weights, forest.n_classes_)
+                    if w is not None:
+                        tree_weights *= w
+                rows = np.flatnonzero(tree_weights > 0)
             else:
-                weights[:] = 1.0 if sw is _UNIT else sw
-            tree_weights = weights
-            if subsample:
-                tree_weights = _balance_subsample(y, weights, forest.n_classes_)
-                if w is not None:
-                    tree_weights *= w
-            rows = np.flatnonzero(tree_weights > 0)
+                rows = all_rows
             # the grower's seed comes from the tree's random_state, as in the tree's own
             # fit: the tree refitted alone on its sample grows the same tree
             tree._grow(
