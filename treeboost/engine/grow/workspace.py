@@ -5,6 +5,7 @@ largest tree the limits allow and kept from one tree to the next
 
 import contextlib
 import threading
+from collections import namedtuple
 
 import numpy as np
 
@@ -221,13 +222,17 @@ class SharedCodesRows:
     def get(self, X_binned_T):
         with self._lock:
             entry = self._entry
-            if entry is None or entry[0] is not X_binned_T:
-                entry = self._entry = (X_binned_T, threading.Lock(), [])
-        _, lock, made = entry
-        with lock:
-            if not made:
-                made.append(np.ascontiguousarray(X_binned_T.T))
-        return made[0]
+            if entry is None or entry.codes_T is not X_binned_T:
+                entry = self._entry = _CodesEntry(X_binned_T, threading.Lock(), [])
+        with entry.lock:
+            if not entry.made:
+                entry.made.append(np.ascontiguousarray(X_binned_T.T))
+        return entry.made[0]
+
+
+#: one array's sample-major codes in a SharedCodesRows: ``made`` holds them once made
+#: (under ``lock``, which only the workers asking for the same ``codes_T`` wait on)
+_CodesEntry = namedtuple("_CodesEntry", ["codes_T", "lock", "made"])
 
 
 class GrowerWorkspace:
