@@ -1,12 +1,12 @@
-"""Rows of 64-byte blocks moved and compared as vectors: :func:`move_row`,
-:func:`copy_row`, :func:`rows_min_max`.
+"""Rows of 64-byte blocks moved and compared as vectors: :func:`copy_row`,
+:func:`rows_min_max`.
 
 The lean grower (:mod:`.grow.random_tree`) keeps each sample's codes in a row of whole 8-byte
 words and moves rows in every partition.  numba runs LLVM without its SLP vectoriser
 (see :mod:`._pairs`), so a loop over a row's words copies them one word at a time, with
 the loop's own counting, and that copy is most of a partition's cost.  With rows padded
-to whole 64-byte blocks (:data:`ROW_BLOCK_WORDS` words), :func:`move_row` copies a row
-block by block as one vector load and one vector store per destination: the same bytes;
+to whole 64-byte blocks (:data:`ROW_BLOCK_WORDS` words), :func:`copy_row` copies a row
+block by block as one vector load and one vector store: the same bytes;
 :func:`rows_min_max` keeps a node's running minimum and maximum of every code in vector
 registers.
 """
@@ -27,8 +27,8 @@ def _is_rows(t):
 
 
 def _move_codegen(n_dst):
-    """The code of :func:`copy_row` (``n_dst`` 1) and :func:`move_row` (2): the source
-    row read a block at a time, each block stored to every destination."""
+    """The code of :func:`copy_row` (``n_dst`` 1): the source row read a block at a
+    time, each block stored to every one of the ``n_dst`` destinations."""
 
     def codegen(context, builder, signature, args):
         tys = signature.args
@@ -64,25 +64,11 @@ def _move_codegen(n_dst):
 
 
 @intrinsic
-def move_row(typingctx, dst, i, dst2, i2, src, j):
-    """``dst[i] = src[j]`` and ``dst2[i2] = src[j]`` for C-contiguous 2-d uint64 arrays
-    whose rows are whole blocks of :data:`ROW_BLOCK_WORDS` words (the same row length in
-    the three), a block at a time.  The source row is read before either row is written,
-    so ``dst[i]`` may be ``src[j]`` itself.  No bounds are checked (as numba's
-    indexing)."""
-    if not (
-        _is_rows(dst)
-        and _is_rows(dst2)
-        and _is_rows(src)
-        and all(isinstance(t, types.Integer) for t in (i, i2, j))
-    ):
-        return None
-    return types.none(dst, i, dst2, i2, src, j), _move_codegen(2)
-
-
-@intrinsic
 def copy_row(typingctx, dst, i, src, j):
-    """``dst[i] = src[j]``: :func:`move_row` with one destination."""
+    """``dst[i] = src[j]`` for C-contiguous 2-d uint64 arrays whose rows are whole blocks
+    of :data:`ROW_BLOCK_WORDS` words (the same row length in both), a block at a time.
+    The source row is read before it is written, so ``dst[i]`` may be ``src[j]``
+    itself.  No bounds are checked (as numba's indexing)."""
     if not (_is_rows(dst) and _is_rows(src) and all(isinstance(t, types.Integer) for t in (i, j))):
         return None
     return types.none(dst, i, src, j), _move_codegen(1)

@@ -32,7 +32,7 @@ import numpy as np
 
 from .._borrow import borrow
 from .._jit import compiled, inlined
-from .._rows import ROW_BLOCK_WORDS, copy_row, move_row, rows_min_max
+from .._rows import ROW_BLOCK_WORDS, copy_row, rows_min_max
 from ..criteria import is_regression, node_weight
 from ..layout import NodeView, RowBuffers
 from ..partition import BinnedSplit, goes_left_binned
@@ -241,12 +241,12 @@ def _partition_counted(
     the node's), and ``gap`` the split's gap (as :func:`_partition_rows` records it).
     Returns the left count.
 
-    Each row is read once and written once to each end of what is left to fill; only
-    the end of its side moves on, so that the other write is overwritten later by the
-    row that belongs there (the last row fills the one place left with both).  No branch
-    on the side (a random cut's is as unpredictable as a coin), and no copy back: the
-    children's rows stay in the other buffers (a node's buffers follow its depth).
-    Unstable (the right samples reversed), which counts do not see."""
+    Each row is read once and written once, to the end of what is left to fill on its
+    side: the place is chosen in arithmetic (``hi + g * (lo - hi)``), not by a branch
+    on the side (a random cut's is as unpredictable as a coin), and only that end moves
+    on.  No copy back: the children's rows stay in the other buffers (a node's buffers
+    follow its depth).  Unstable (the right samples reversed), which counts do not
+    see."""
     uf = np.uint64(f)
     ul = np.uint64(label)
     thr = np.int64(split.bin_threshold)
@@ -261,10 +261,9 @@ def _partition_counted(
     for i in range(np.uint64(start), np.uint64(end)):
         c = np.int64(codes[i, uf])
         g = np.uint64((c <= thr) | (c == mc))
-        s = idx[i]
-        to_idx[lo] = s
-        to_idx[hi] = s
-        move_row(to_words, lo, to_words, hi, words, i)
+        dest = hi + g * (lo - hi)
+        to_idx[dest] = idx[i]
+        copy_row(to_words, dest, words, i)
         pos_l += np.int64(g) * np.int64(codes[i, ul])
         lo += g
         hi -= np.uint64(1) - g
