@@ -26,41 +26,29 @@ def _is_rows(t):
     )
 
 
-def _move_codegen(n_dst):
-    """The code of :func:`copy_row` (``n_dst`` 1): the source row read a block at a
-    time, each block stored to every one of the ``n_dst`` destinations."""
-
-    def codegen(context, builder, signature, args):
-        tys = signature.args
-        dsts = [
-            (
-                context.make_array(tys[2 * k])(context, builder, args[2 * k]),
-                context.cast(builder, args[2 * k + 1], tys[2 * k + 1], types.intp),
-            )
-            for k in range(n_dst)
-        ]
-        sary = context.make_array(tys[2 * n_dst])(context, builder, args[2 * n_dst])
-        jj = context.cast(builder, args[2 * n_dst + 1], tys[2 * n_dst + 1], types.intp)
-        n_words = builder.extract_value(sary.shape, 1)
-        block = ir.VectorType(ir.IntType(64), ROW_BLOCK_WORDS).as_pointer()
-        n_blocks = builder.udiv(n_words, n_words.type(ROW_BLOCK_WORDS))
-        with cgutils.for_range(builder, n_blocks) as loop:
-            off = builder.mul(loop.index, loop.index.type(ROW_BLOCK_WORDS))
-            at_s = builder.add(builder.mul(jj, n_words), off)
-            # 8-byte alignment: numpy aligns an array to 16 bytes at least, not 64
-            v = builder.load(
-                builder.bitcast(builder.gep(sary.data, [at_s], inbounds=True), block), align=8
-            )
-            for dary, ii in dsts:
-                at_d = builder.add(builder.mul(ii, n_words), off)
-                builder.store(
-                    v,
-                    builder.bitcast(builder.gep(dary.data, [at_d], inbounds=True), block),
-                    align=8,
-                )
-        return context.get_dummy_value()
-
-    return codegen
+def _copy_codegen(context, builder, signature, args):
+    """The code of :func:`copy_row`: the source row read a block at a time, each block
+    stored to the destination row."""
+    dst_ty, i_ty, src_ty, j_ty = signature.args
+    dary = context.make_array(dst_ty)(context, builder, args[0])
+    ii = context.cast(builder, args[1], i_ty, types.intp)
+    sary = context.make_array(src_ty)(context, builder, args[2])
+    jj = context.cast(builder, args[3], j_ty, types.intp)
+    n_words = builder.extract_value(sary.shape, 1)
+    block = ir.VectorType(ir.IntType(64), ROW_BLOCK_WORDS).as_pointer()
+    n_blocks = builder.udiv(n_words, n_words.type(ROW_BLOCK_WORDS))
+    with cgutils.for_range(builder, n_blocks) as loop:
+        off = builder.mul(loop.index, loop.index.type(ROW_BLOCK_WORDS))
+        at_s = builder.add(builder.mul(jj, n_words), off)
+        at_d = builder.add(builder.mul(ii, n_words), off)
+        # 8-byte alignment: numpy aligns an array to 16 bytes at least, not 64
+        v = builder.load(
+            builder.bitcast(builder.gep(sary.data, [at_s], inbounds=True), block), align=8
+        )
+        builder.store(
+            v, builder.bitcast(builder.gep(dary.data, [at_d], inbounds=True), block), align=8
+        )
+    return context.get_dummy_value()
 
 
 @intrinsic
@@ -71,7 +59,7 @@ def copy_row(typingctx, dst, i, src, j):
     itself.  No bounds are checked (as numba's indexing)."""
     if not (_is_rows(dst) and _is_rows(src) and all(isinstance(t, types.Integer) for t in (i, j))):
         return None
-    return types.none(dst, i, src, j), _move_codegen(1)
+    return types.none(dst, i, src, j), _copy_codegen
 
 
 def _is_codes(t):
