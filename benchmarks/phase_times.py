@@ -24,14 +24,23 @@ Phases (those a case does not reach are left out):
   ``add_values`` (the raw scores' update);
 - both: ``binning`` (``BinMapper.fit`` and ``transform``).
 
+Each phase also counts the page faults of its calls (the calling thread's, from
+``getrusage(RUSAGE_THREAD)`` on Linux: a kernel releases the GIL but runs in its
+caller's thread), and a forest's ``kernel`` is also reported for the first call in each
+worker thread alone (``kernel, first in its thread``): a worker's first tree faults in
+its workspace, which on many cores every worker does at once.  A tree slower on 16
+threads than on one because of that shows there as many faults and a first tree far
+slower than the rest.
+
 Each line the child prints is JSON: ``{case, threads, fit_s, trees, phases: {name:
-[seconds, calls]}}``; the driver appends them to ``DIR/phases.jsonl``.
+[seconds, calls, faults]}}``; the driver appends them to ``DIR/phases.jsonl``.
 """
 
 import argparse
 import functools
 import json
 import os
+import resource
 import subprocess
 import sys
 import threading
@@ -44,19 +53,46 @@ import bench_cores  # noqa: E402
 
 _totals = {}
 _lock = threading.Lock()
+#: the phases each thread has called (its first call of a forest's kernel is also
+#: reported alone)
+_seen = threading.local()
+#: phases whose first call in a thread is reported apart
+_FIRST_APART = ("kernel",)
+
+
+def _thread_faults():
+    """The calling thread's page faults so far (0 where the platform does not count
+    them per thread)."""
+    who = getattr(resource, "RUSAGE_THREAD", None)
+    if who is None:
+        return 0
+    usage = resource.getrusage(who)
+    return usage.ru_minflt + usage.ru_majflt
+
+
+def _add(name, took, faults):
+    with _lock:
+        s, c, f = _totals.get(name, (0.0, 0, 0))
+        _totals[name] = (s + took, c + 1, f + faults)
 
 
 def _timed(name, fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        f0 = _thread_faults()
         t = time.perf_counter()
         try:
             return fn(*args, **kwargs)
         finally:
             took = time.perf_counter() - t
-            with _lock:
-                s, c = _totals.get(name, (0.0, 0))
-                _totals[name] = (s + took, c + 1)
+            faults = _thread_faults() - f0
+            _add(name, took, faults)
+            seen = getattr(_seen, "names", None)
+            if seen is None:
+                seen = _seen.names = set()
+            if name in _FIRST_APART and name not in seen:
+                _add(f"{name}, first in its thread", took, faults)
+            seen.add(name)
 
     return wrapper
 
@@ -113,6 +149,8 @@ def one(case, threads):
     warm = dict(opts, it=3, trees=threads + 1)
     bench_cores.make_model("tb", kind, threads, **warm).fit(X[:5000], y[:5000])
     _totals.clear()
+    # the warm-up fit's workers are not this fit's (joblib's threads may be new or kept)
+    _seen.__dict__.clear()
     model = bench_cores.make_model("tb", kind, threads, **opts)
     t = time.perf_counter()
     model.fit(X, y)
@@ -125,7 +163,7 @@ def one(case, threads):
         "threads": threads,
         "fit_s": round(fit_s, 4),
         "trees": trees,
-        "phases": {k: [round(s, 5), c] for k, (s, c) in sorted(_totals.items())},
+        "phases": {k: [round(s, 5), c, f] for k, (s, c, f) in sorted(_totals.items())},
     }
     print(json.dumps(rec), flush=True)
 
@@ -138,18 +176,23 @@ def print_table(records):
         recs.sort(key=lambda r: r["threads"])
         base = recs[0]
         heads = " | ".join(f"{r['threads']} thr" for r in recs)
-        print(f"\n### {case}: ms per call (ratio to {base['threads']} thread(s))\n")
+        print(
+            f"\n### {case}: ms per call (ratio to {base['threads']} thread(s)), "
+            "page faults per call\n"
+        )
         print(f"| phase | calls | {heads} |")
         print("|---|---|" + "---|" * len(recs))
         fits = " | ".join(f"{1000 * r['fit_s']:.0f}" for r in recs)
         print(f"| fit (wall) | 1 | {fits} |")
-        for name, (s0, c0) in base["phases"].items():
+        for name, entry in base["phases"].items():
+            s0, c0 = entry[:2]
             cells = []
             for r in recs:
-                s, c = r["phases"].get(name, (0.0, 0))
+                s, c, *f = r["phases"].get(name, (0.0, 0))
                 per = 1000 * s / max(c, 1)
                 ratio = (s / max(c, 1)) / (s0 / max(c0, 1)) if s0 else float("nan")
-                cells.append(f"{per:.2f} ({ratio:.2f}x)")
+                faults = f", {f[0] / max(c, 1):.0f} faults" if f else ""
+                cells.append(f"{per:.2f} ({ratio:.2f}x{faults})")
             print(f"| {name} | {c0} | {' | '.join(cells)} |")
 
 
