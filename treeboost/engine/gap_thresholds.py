@@ -68,9 +68,11 @@ def center_thresholds(
 ):
     """Move the numeric splits among the first ``n_nodes`` nodes into their node's gap
     (see the module docstring): ``threshold[node]`` the point ``position[node]`` of the
-    way across the gap (0.5: the middle; NaN where the split is left as it is:
-    categorical, no gap, or a side with only missing values) and ``bin_threshold[node]``
-    its code.
+    way across the gap (0.5: the middle) and ``bin_threshold[node]`` its code; both are
+    left as they are where the split stays where it is (categorical, no gap, or a side
+    with only missing values), and at the leaves.  The tree's own arrays
+    (:func:`~.tree_arrays.tree_arrays`) are written in place: no array of the moved
+    thresholds to merge into them.
 
     ``left``/``right``: the children (-1 at leaves); ``start``/``end``: each node's
     samples are ``idx[start:end]``; ``codes_T``: feature-major codes, or with ``sparse``
@@ -84,7 +86,6 @@ def center_thresholds(
     """
     mc = missing_code
     for node in range(n_nodes):
-        threshold[node] = np.nan
         lc = left[node]
         if lc < 0:
             continue

@@ -374,36 +374,6 @@ class TreeGrower:
             cap = min(max_nodes, 2 * cap + 1)
         nodes = ws.nodes
         idx = ws.rows.idx[:n]
-        centered = None
-        if self.centered_thresholds:
-            centered = np.empty(node_count)
-            if params.random_split:
-                position = np.random.default_rng(
-                    [int(self.random_state) & 0x7FFFFFFFFFFFFFFF, 1]
-                ).random(node_count)
-            else:
-                position = np.full(node_count, 0.5)
-            center_thresholds(
-                nodes.children_left,
-                nodes.children_right,
-                nodes.feature,
-                nodes.bin_threshold,
-                nodes.start,
-                nodes.end,
-                idx,
-                X_binned_T,
-                codes.rows if sparse else NO_ROWS,
-                sparse,
-                bm.is_categorical_,
-                int(bm.missing_values_code_),
-                bm.bin_centers(),
-                bm.edge_table(),
-                bm.single_value_bins(),
-                node_count,
-                position,
-                centered,
-                nodes.gap,
-            )
         # the tree is in the workspace's arrays, which the next tree reuses: the tree keeps
         # copies of what it uses (.tree_arrays)
         kind = (
@@ -422,9 +392,35 @@ class TreeGrower:
             int(self.n_stats),
             float(self.l2_regularization),
         )
-        if centered is not None:
-            moved = ~np.isnan(centered)
-            out.threshold[moved] = centered[moved]
+        if self.centered_thresholds:
+            if params.random_split:
+                position = np.random.default_rng(
+                    [int(self.random_state) & 0x7FFFFFFFFFFFFFFF, 1]
+                ).random(node_count)
+            else:
+                position = np.full(node_count, 0.5)
+            # into the tree's copies: its codes and thresholds where a split moves
+            center_thresholds(
+                nodes.children_left,
+                nodes.children_right,
+                nodes.feature,
+                out.bin_threshold,
+                nodes.start,
+                nodes.end,
+                idx,
+                X_binned_T,
+                codes.rows if sparse else NO_ROWS,
+                sparse,
+                bm.is_categorical_,
+                int(bm.missing_values_code_),
+                bm.bin_centers(),
+                bm.edge_table(),
+                bm.single_value_bins(),
+                node_count,
+                position,
+                out.threshold,
+                nodes.gap,
+            )
         leaf = out.children_left == -1
         is_cat = out.is_categorical
         bitset = (
