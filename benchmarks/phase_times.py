@@ -53,9 +53,9 @@ import bench_cores  # noqa: E402
 
 _totals = {}
 _lock = threading.Lock()
-#: the phases each thread has called (its first call of a forest's kernel is also
-#: reported alone)
-_seen = threading.local()
+#: the phases each thread has called, by thread (its first call of a forest's kernel
+#: is also reported alone); cleared with the totals, for every thread at once
+_seen = {}
 #: phases whose first call in a thread is reported apart
 _FIRST_APART = ("kernel",)
 
@@ -87,12 +87,12 @@ def _timed(name, fn):
             took = time.perf_counter() - t
             faults = _thread_faults() - f0
             _add(name, took, faults)
-            seen = getattr(_seen, "names", None)
-            if seen is None:
-                seen = _seen.names = set()
-            if name in _FIRST_APART and name not in seen:
+            with _lock:
+                seen = _seen.setdefault(threading.get_ident(), set())
+                first = name not in seen
+                seen.add(name)
+            if first and name in _FIRST_APART:
                 _add(f"{name}, first in its thread", took, faults)
-            seen.add(name)
 
     return wrapper
 
@@ -149,8 +149,9 @@ def one(case, threads):
     warm = dict(opts, it=3, trees=threads + 1)
     bench_cores.make_model("tb", kind, threads, **warm).fit(X[:5000], y[:5000])
     _totals.clear()
-    # the warm-up fit's workers are not this fit's (joblib's threads may be new or kept)
-    _seen.__dict__.clear()
+    # the warm-up fit's workers' first trees are behind them, whether joblib keeps its
+    # threads for this fit or starts new ones
+    _seen.clear()
     model = bench_cores.make_model("tb", kind, threads, **opts)
     t = time.perf_counter()
     model.fit(X, y)
