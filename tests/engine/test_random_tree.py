@@ -95,6 +95,29 @@ def test_two_class_counts_match_the_general_grower(monkeypatch, kw, missing):
     _assert_same_trees(lean, general)
 
 
+@pytest.mark.parametrize("rows_max", [1, 40, 700])
+@pytest.mark.parametrize(
+    "kw, missing",
+    [
+        ({}, 0.1),
+        ({"max_features": None, "max_bins": 8, "min_samples_leaf": 2}, 0.3),
+        ({"max_bins": 1000, "criterion": "entropy"}, 0.05),
+    ],
+)
+def test_large_nodes_read_through_ids_match_the_general_grower(monkeypatch, rows_max, kw, missing):
+    # with counts, a node above rows_max samples has no rows of codes: it is counted and
+    # partitioned through its ids from the feature-major codes, and a subtree's rows are
+    # filled from its first node of at most rows_max samples; the trees are the same
+    monkeypatch.setattr(random_tree, "_ROWS_MAX", rows_max)
+    X, y = make_classification(1500, 12, n_informative=6, random_state=21)
+    X = _with_missing(X, missing, 22)
+    X[:, 3] = np.round(X[:, 3])
+    lean, general = _fit_both(
+        monkeypatch, lambda: ExtraTreesClassifier(3, n_jobs=1, random_state=23, **kw), X, y
+    )
+    _assert_same_trees(lean, general)
+
+
 def test_counts_are_not_used_with_weights(monkeypatch):
     # a weight other than 1 makes the sums non-counts: the rows of statistics are summed
     X, y = make_classification(600, 6, random_state=14)

@@ -1,5 +1,5 @@
 """Rows of 64-byte blocks moved and compared as vectors: :func:`copy_row`,
-:func:`rows_min_max`.
+:func:`rows_min_max`; and :func:`prefetch_row`, a row asked for before it is read.
 
 The lean grower (:mod:`.grow.random_tree`) keeps each sample's codes in a row of whole 8-byte
 words and moves rows in every partition.  numba runs LLVM without its SLP vectoriser
@@ -60,6 +60,45 @@ def copy_row(typingctx, dst, i, src, j):
     if not (_is_rows(dst) and _is_rows(src) and all(isinstance(t, types.Integer) for t in (i, j))):
         return None
     return types.none(dst, i, src, j), _copy_codegen
+
+
+@intrinsic
+def prefetch_row(typingctx, rows, i):
+    """Ask the CPU to bring row ``i`` of the C-contiguous 2-d ``rows`` into its caches
+    (the row's first and last byte: a row shorter than a cache line may straddle two),
+    without waiting for it and without a fault if the row is not there.  A loop that
+    reads rows in an order the hardware prefetchers cannot follow (a node's samples,
+    scattered over the data) names the rows it will read a few steps ahead.  Nothing is
+    read or checked: an ``i`` out of range is harmless."""
+    if not (
+        isinstance(rows, types.Array)
+        and rows.ndim == 2
+        and rows.layout == "C"
+        and isinstance(i, types.Integer)
+    ):
+        return None
+
+    def codegen(context, builder, signature, args):
+        rty, ity = signature.args
+        ary = context.make_array(rty)(context, builder, args[0])
+        ii = context.cast(builder, args[1], ity, types.intp)
+        i64 = ir.IntType(64)
+        i32 = ir.IntType(32)
+        stride = builder.extract_value(ary.strides, 0)
+        first = builder.add(builder.ptrtoint(ary.data, i64), builder.mul(ii, stride))
+        last = builder.add(first, builder.sub(stride, stride.type(1)))
+        byte = ir.IntType(8).as_pointer()
+        fn = cgutils.get_or_insert_function(
+            builder.module,
+            ir.FunctionType(ir.VoidType(), [byte, i32, i32, i32]),
+            "llvm.prefetch.p0",
+        )
+        # a read, kept in every level of cache, of data
+        for at in (first, last):
+            builder.call(fn, [builder.inttoptr(at, byte), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return types.none(rows, i), codegen
 
 
 def _is_codes(t):

@@ -46,6 +46,12 @@ LeanNode = namedtuple(
         "counts",  # bool: two classes with unit weights, sums counted (cut_counts)
         "by_codes",  # bool: the drawn features' samples counted by code (count_codes)
         "by_code",  # (features at a time, number of codes) int64: count_codes' counts
+        "columns",  # bool: the node's samples are read through ``idx`` from the
+        # feature-major codes ``codes_T``, their classes from ``labels`` (a large node
+        # of counts: count_codes_columns), not from ``codes``
+        "idx",  # the node's samples' ids at their positions (with ``columns``)
+        "codes_T",  # (n_features, n_samples) the codes feature-major (with ``columns``)
+        "labels",  # (n_samples,) int64 classes 0 and 1 (with ``columns``)
         "cut_table",  # (n_features, n_cells) int32, "cut_base", "cut_scale" (n_features,):
         "cut_base",  # each feature's table of random cuts (build_cut_tables)
         "cut_scale",
@@ -264,6 +270,22 @@ def count_codes(rows, start, end, features, first, nb, label, mc, by_code):
         one = np.int64(1) + (np.int64(rows[i, ul]) << 32)
         for j in range(nb):
             by_code[j, np.uint64(rows[i, np.uint64(features[first + j])])] += one
+
+
+@inlined
+def count_codes_columns(codes_T, labels, idx, start, end, features, first, nb, mc, by_code):
+    """:func:`count_codes` of the samples ``idx[start:end]`` read from the feature-major
+    codes ``codes_T`` (their classes from ``labels``): the same counts, in one pass over
+    the node's sample ids, reading one code a sample and feature.  A large node's samples
+    then need no rows of their own: its ids are what moves through memory."""
+    for j in range(nb):
+        for c in range(mc + 1):
+            by_code[j, c] = 0
+    for i in range(np.uint64(start), np.uint64(end)):
+        s = idx[i]
+        one = np.int64(1) + (labels[s] << 32)
+        for j in range(nb):
+            by_code[j, np.uint64(codes_T[features[first + j], s])] += one
 
 
 @inlined

@@ -32,7 +32,7 @@ import numpy as np
 
 from .._borrow import borrow
 from .._jit import compiled, inlined
-from .._rows import ROW_BLOCK_WORDS, copy_row, rows_min_max
+from .._rows import ROW_BLOCK_WORDS, copy_row, prefetch_row, rows_min_max
 from ..criteria import is_regression, node_weight
 from ..layout import NodeView, RowBuffers
 from ..partition import BinnedSplit, goes_left_binned
@@ -72,22 +72,41 @@ LeanBuffers = namedtuple(
         "wbuf",  # (n_rows, n_words) uint64: the partition's buffer of rows of codes
         "codes_buf",  # the same memory by code (the rows of a node of odd depth, counted)
         "by_code",  # (features, number of codes of the dtype) int64: count_codes'
+        "labels",  # (n_samples,) uint8: the classes as bytes (read with counts: 0 and 1)
         "cut_table",  # (n_features, n_cells) int32, and (n_features,) float64 twice: the
         "cut_base",  # features' tables of random cuts (random_cuts.build_cut_tables)
         "cut_scale",
+        "rows_max",  # int: the largest node of counts with rows of codes (_ROWS_MAX)
     ],
 )
+
+#: a node of two classes with unit weights and at most this many samples has rows of
+#: codes (those of its subtree in the first rows of the two buffers, from its first
+#: sample on); a larger one is read and partitioned through its sample ids, from the
+#: feature-major codes (random_cuts.count_codes_columns, _partition_columns): its
+#: samples' rows would not stay in a core's cache, and their ids are an eighth of the
+#: bytes to move.  A worker's buffers of rows then hold this many rows, not the tree's:
+#: with a worker per core, each worker's first tree no longer faults in a copy of the
+#: whole data's codes, and the cores share less memory traffic.  Read when the buffers
+#: are made (lean_buffers), so a test may set it
+_ROWS_MAX = 65536
+
+#: rows :func:`_fill_rows` asks for ahead of the one it copies: a subtree's samples lie
+#: scattered over the data, and a row read when it is reached waits on memory
+_FILL_AHEAD = 48
 
 #: cells per code in the tables of random cuts: a random value's cell then holds a
 #: code's center about one time in this many, and the draw steps past it
 _CELLS_PER_CODE = 4
 
 
-def lean_buffers(workspace, n_rows, n_cols, data):
+def lean_buffers(workspace, n_rows, n_cols, data, labels):
     """:class:`LeanBuffers` for a tree of ``n_rows`` samples of ``data`` (its
     :class:`~..layout.BinnedData`; ``workspace``: the :class:`~.workspace.GrowerWorkspace`
     that keeps them from tree to tree, and the tables of random cuts from tree to tree of
-    one estimator)."""
+    one estimator); ``labels``: the samples' classes (``SampleStatistics``'), kept as
+    bytes for the trees of one estimator (a large node's samples read theirs at
+    random)."""
     n_features, dtype = data.codes_T.shape[0], data.codes_T.dtype
     itemsize = dtype.itemsize
     # one more slot than the features, for the class (grow_random_tree's counts), in
@@ -112,6 +131,7 @@ def lean_buffers(workspace, n_rows, n_cols, data):
         (data.bin_centers, data.n_bins, n_codes),
         lambda: _cut_tables(data.bin_centers, data.n_bins, n_codes),
     )
+    labels8 = workspace.kept("lean_labels", (labels,), lambda: (labels & 0xFF).astype(np.uint8))
     return LeanBuffers(
         workspace.row_array("lean_stats", n_rows, n_cols),
         lo,
@@ -121,9 +141,11 @@ def lean_buffers(workspace, n_rows, n_cols, data):
         wbuf,
         wbuf.view(dtype),
         by_code,
+        labels8,
         table,
         base,
         scale,
+        np.int64(max(1, _ROWS_MAX)),
     )
 
 
@@ -283,9 +305,82 @@ def _partition_counted(
 
 
 @inlined
-def _examine(g, node, hist, root_w, lo, hi, codes, counts, by_code, cut_table, cut_base, cut_scale):
+def _partition_columns(codes_T, labels, split, f, idx, to_idx, start, end, total, left, right, gap):
+    """:func:`_partition_counted` of a node read through its sample ids: the ids
+    ``idx[start:end]`` go to ``to_idx[start:end]`` (the left ones in order from
+    ``start``, the right ones in reverse order from ``end - 1``), each sample's code read
+    from the feature-major ``codes_T[f]`` and its class from ``labels``.  The same
+    counts and gap, so the same tree; only the ids move."""
+    col = codes_T[f]
+    thr = np.int64(split.bin_threshold)
+    mc = np.int64(split.missing_code) if split.missing_go_left else np.int64(-1)
+    lo = np.uint64(start)
+    hi = np.uint64(end) - np.uint64(1)
+    pos_l = np.int64(0)
+    missing = np.int64(split.missing_code)
+    largest_left = np.int64(-1)
+    smallest_right = missing
+    for i in range(np.uint64(start), np.uint64(end)):
+        s = idx[i]
+        c = np.int64(col[s])
+        g = np.uint64((c <= thr) | (c == mc))
+        dest = hi + g * (lo - hi)
+        to_idx[dest] = s
+        pos_l += np.int64(g) * labels[s]
+        lo += g
+        hi -= np.uint64(1) - g
+        below = np.int64(c <= thr)
+        largest_left = max(largest_left, below * (c + 1) - 1)
+        smallest_right = min(smallest_right, c + below * (missing - c))
+    gap[0] = largest_left
+    gap[1] = smallest_right
+    nl = np.int64(lo) - start
+    nr = end - start - nl
+    set_counts(left, nl, pos_l)
+    set_counts(right, nr, np.int64(total[1]) - pos_l)
+    return nl
+
+
+@inlined
+def _fill_rows(codes, codes_rows, labels, idx, start, end, first, n_features, counts):
+    """The rows of codes of the samples ``idx[start:end]``: ``codes[i - first]`` gets
+    sample ``idx[i]``'s codes, then its class with ``counts``."""
+    for i in range(start, end):
+        if i + _FILL_AHEAD < end:
+            prefetch_row(codes_rows, idx[i + _FILL_AHEAD])
+        s = idx[i]
+        r = codes_rows[s]
+        o = i - first
+        for k in range(n_features):
+            codes[o, k] = r[k]
+        if counts:
+            codes[o, n_features] = labels[s]
+
+
+@inlined
+def _examine(
+    g,
+    node,
+    hist,
+    root_w,
+    lo,
+    hi,
+    codes,
+    counts,
+    by_code,
+    cut_table,
+    cut_base,
+    cut_scale,
+    first,
+    columns,
+    node_idx,
+    labels,
+):
     """The impurity of a new node and, if the stopping rules let it split, its random
-    cut; returns whether it opened (as :func:`~.examine.examine_node` with random cuts)."""
+    cut; returns whether it opened (as :func:`~.examine.examine_node` with random cuts).
+    The node's rows of codes are ``codes[start - first:end - first]``, or with
+    ``columns`` it has none: its samples ``node_idx[start:end]`` are read from the
+    feature-major codes."""
     nodes = g.nodes
     params = g.params
     start = nodes.start[node]
@@ -293,7 +388,8 @@ def _examine(g, node, hist, root_w, lo, hi, codes, counts, by_code, cut_table, c
     total = nodes.stats[node]
     if not splittable(nodes, node, params):
         return False
-    view = NodeView(start, end, total, MODE_SORT, hist, hist, -np.inf, np.inf)
+    # the search reads rows from the node's first row, or ids from its first position
+    view = NodeView(start - first, end - first, total, MODE_SORT, hist, hist, -np.inf, np.inf)
     # the search reads the node's statistics from ostats[0:n_node]
     rows = g.rows
     node_rows = RowBuffers(
@@ -322,16 +418,31 @@ def _examine(g, node, hist, root_w, lo, hi, codes, counts, by_code, cut_table, c
     # every feature's range in one pass when the features are not many more than those
     # drawn (see ._rows.rows_min_max)
     # (or, for a large node of counts, each drawn feature's counts by code)
-    by_codes = counts and end - start >= _COUNT_BY_CODE_MIN
+    by_codes = columns or (counts and end - start >= _COUNT_BY_CODE_MIN)
     whole = not by_codes and g.data.codes_T.shape[0] <= _WHOLE_ROW_RATIO * params.max_features
     if whole:
-        rows_min_max(codes, start, end, lo, hi)
+        rows_min_max(codes, start - first, end - first, lo, hi)
     best, best_score, n_cat = random_search_body(
         gn,
         view,
         None,
         False,
-        LeanNode(lo, hi, whole, codes, counts, by_codes, by_code, cut_table, cut_base, cut_scale),
+        LeanNode(
+            lo,
+            hi,
+            whole,
+            codes,
+            counts,
+            by_codes,
+            by_code,
+            columns,
+            node_idx,
+            g.data.codes_T,
+            labels,
+            cut_table,
+            cut_base,
+            cut_scale,
+        ),
     )
     if best < 0:
         return False
@@ -395,6 +506,7 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
     lo = borrow(bufs.lo)
     hi = borrow(bufs.hi)
     by_code = borrow(bufs.by_code)
+    labels8 = borrow(bufs.labels)
     cut_table = borrow(bufs.cut_table)
     cut_base = borrow(bufs.cut_base)
     cut_scale = borrow(bufs.cut_scale)
@@ -422,14 +534,17 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
     if not counts:
         gather_rows(ostats, g.src, idx, zero, n)
     # and of codes: the passes over a node's samples read them in order, where the
-    # samples' own rows lie scattered over the data
+    # samples' own rows lie scattered over the data.  With counts, only a node of at
+    # most _ROWS_MAX samples has rows: those of the subtree of [rows_start, rows_end),
+    # from its first sample on (the depth-first order finishes that subtree before any
+    # other node is split); a larger one is read through its ids
     rows = g.data.codes_rows
-    for i in range(n):
-        r = rows[idx[i]]
-        for k in range(n_features):
-            codes[i, k] = r[k]
-        if counts:
-            codes[i, n_features] = src.labels[idx[i]]
+    rows_max = bufs.rows_max if counts else n
+    rows_start = zero
+    rows_end = np.int64(-1)
+    if n <= rows_max:
+        _fill_rows(codes, rows, labels8, idx, zero, n, zero, n_features, counts)
+        rows_end = n
     root_w = node_weight(nodes.stats[0], params.criterion, params.n_stats)
     node_count = np.int64(1)
     n_open = np.int64(0)
@@ -441,11 +556,13 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
     n_pending = 1
     while True:
         for t in range(n_pending):
-            # with counts, a node of odd depth has its rows in the buffers
-            at_buf = counts and nodes.depth[pending[t]] % 2 == 1
+            p = pending[t]
+            # with counts, a node of odd depth has its rows and ids in the buffers
+            at_buf = counts and nodes.depth[p] % 2 == 1
+            in_rows = nodes.start[p] >= rows_start and nodes.end[p] <= rows_end
             if _examine(
                 g,
-                pending[t],
+                p,
                 hist,
                 root_w,
                 lo,
@@ -456,6 +573,10 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
                 cut_table,
                 cut_base,
                 cut_scale,
+                rows_start if in_rows else zero,
+                not in_rows,
+                buf if at_buf else idx,
+                labels8,
             ):
                 open_nodes[n_open] = pending[t]
                 n_open += 1
@@ -482,9 +603,44 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
             0,
             nodes.bin_threshold[node],
         )
-        if counts:
-            # from the node's buffers into the others (its depth's parity says which)
-            if (depth - 1) % 2 == 0:
+        if counts and e0 - s0 > rows_max:
+            # no rows: the ids from the node's buffer into the other (its depth's parity
+            # says which)
+            even = (depth - 1) % 2 == 0
+            nl = _partition_columns(
+                g.data.codes_T,
+                labels8,
+                split,
+                f,
+                idx if even else buf,
+                buf if even else idx,
+                s0,
+                e0,
+                nodes.stats[node],
+                nodes.stats[lc],
+                nodes.stats[rc],
+                nodes.gap[node],
+            )
+        elif counts:
+            even = (depth - 1) % 2 == 0
+            if not (s0 >= rows_start and e0 <= rows_end):
+                # the first node of a subtree of rows: its rows from its samples'
+                rows_start = s0
+                rows_end = e0
+                _fill_rows(
+                    codes if even else codes_buf,
+                    rows,
+                    labels8,
+                    idx if even else buf,
+                    s0,
+                    e0,
+                    s0,
+                    n_features,
+                    True,
+                )
+            # from the node's buffers into the others, the subtree's rows from its first
+            # (views from it: one index for a sample's row and its id)
+            if even:
                 nl = _partition_counted(
                     codes,
                     words,
@@ -492,10 +648,10 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
                     split,
                     f,
                     n_features,
-                    idx,
-                    buf,
-                    s0,
-                    e0,
+                    idx[rows_start:],
+                    buf[rows_start:],
+                    s0 - rows_start,
+                    e0 - rows_start,
                     nodes.stats[node],
                     nodes.stats[lc],
                     nodes.stats[rc],
@@ -509,10 +665,10 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
                     split,
                     f,
                     n_features,
-                    buf,
-                    idx,
-                    s0,
-                    e0,
+                    buf[rows_start:],
+                    idx[rows_start:],
+                    s0 - rows_start,
+                    e0 - rows_start,
                     nodes.stats[node],
                     nodes.stats[lc],
                     nodes.stats[rc],
