@@ -109,6 +109,7 @@ def test_large_nodes_read_through_ids_match_the_general_grower(monkeypatch, rows
     # partitioned through its ids from the feature-major codes, and a subtree's rows are
     # filled from its first node of at most rows_max samples; the trees are the same
     monkeypatch.setattr(random_tree, "_ROWS_MAX", rows_max)
+    monkeypatch.setattr(random_tree, "_IDS_MIN_WORKERS", 1)
     X, y = make_classification(1500, 12, n_informative=6, random_state=21)
     X = _with_missing(X, missing, 22)
     X[:, 3] = np.round(X[:, 3])
@@ -191,3 +192,23 @@ def test_lean_tree_excludes_what_it_does_not_grow():
     assert not random_tree.lean_tree(
         True, False, False, False, False, np.zeros((5, 1), np.uint64), False
     )
+
+
+@pytest.mark.parametrize("n_jobs, ids", [(1, False), (3, False), (8, True)])
+def test_large_nodes_are_read_through_ids_with_many_workers(monkeypatch, n_jobs, ids):
+    # the forest tells its workspaces how many workers grow trees at once; from
+    # _IDS_MIN_WORKERS on, the lean grower keeps rows only for nodes of _ROWS_MAX samples
+    monkeypatch.setattr("treeboost.ensembles._parallel.thread_budget", lambda: 8)
+    made = []
+    real = random_tree.lean_buffers
+
+    def recorded(*args):
+        made.append(real(*args))
+        return made[-1]
+
+    monkeypatch.setattr(random_tree, "lean_buffers", recorded)
+    X, y = make_classification(300, 5, random_state=24)
+    ExtraTreesClassifier(8, n_jobs=n_jobs, random_state=25).fit(X, y)
+    assert len(made) == 8
+    expected = random_tree._ROWS_MAX if ids else len(y)
+    assert {int(b.rows_max) for b in made} == {expected}

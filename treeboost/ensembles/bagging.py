@@ -33,7 +33,7 @@ from ..persistence._spec import array, check_state, list_of
 from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
 from ..engine import WorkspacePool
 from ._base import BaseParallelEnsemble, drawn_rows, grows_on_shared_bins, in_bag_rows
-from ._parallel import tree_threads
+from ._parallel import n_workers, tree_threads
 
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
@@ -291,7 +291,10 @@ class BaseBagging(BaseParallelEnsemble):
 
     def _member_task(self, members, seeds, samples, size, Xe, Xb, y, w):
         n, n_rows = Xe.shape[0], size[0]
-        pool = WorkspacePool(min_rows=min(n, in_bag_rows(n, n_rows) if self.bootstrap else n_rows))
+        pool = WorkspacePool(
+            min_rows=min(n, in_bag_rows(n, n_rows) if self.bootstrap else n_rows),
+            workers=n_workers(self.n_jobs, len(members)),
+        )
         return _fit_members, dict(
             bag=self, members=members, plans=samples, Xe=Xe, Xb=Xb, y=y, workspaces=pool
         )

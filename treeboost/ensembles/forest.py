@@ -39,7 +39,7 @@ from ..engine import (
 )
 from ._base import BaseParallelEnsemble, in_bag_rows, resolve_max_samples
 from ._bootstrap import bootstrap_weights
-from ._parallel import release_free_memory, tree_threads
+from ._parallel import n_workers, release_free_memory, tree_threads
 
 if TYPE_CHECKING:
     from .._typing import (
@@ -249,7 +249,10 @@ class BaseForest(BaseParallelEnsemble):
 
     def _member_task(self, members, seeds, samples, size, Xe, Xb, y, w):
         n = y.shape[0]
-        pool = WorkspacePool(min_rows=in_bag_rows(n, size) if self.bootstrap else n)
+        pool = WorkspacePool(
+            min_rows=in_bag_rows(n, size) if self.bootstrap else n,
+            workers=n_workers(self.n_jobs, len(members)),
+        )
         return _fit_trees, dict(
             forest=self, trees=members, seeds=seeds, Xb=Xb, y=y, w=w, n_draws=size, workspaces=pool
         )

@@ -76,7 +76,8 @@ LeanBuffers = namedtuple(
         "cut_table",  # (n_features, n_cells) int32, and (n_features,) float64 twice: the
         "cut_base",  # features' tables of random cuts (random_cuts.build_cut_tables)
         "cut_scale",
-        "rows_max",  # int: the largest node of counts with rows of codes (_ROWS_MAX)
+        "rows_max",  # int: the largest node of counts with rows of codes (_ROWS_MAX,
+        # or every node's with fewer than _IDS_MIN_WORKERS workers)
     ],
 )
 
@@ -90,6 +91,12 @@ LeanBuffers = namedtuple(
 #: whole data's codes, and the cores share less memory traffic.  Read when the buffers
 #: are made (lean_buffers), so a test may set it
 _ROWS_MAX = 65536
+
+#: ... from this many workers growing trees at once (GrowerWorkspace.workers); with
+#: fewer, every node has rows: a large node's samples read through their ids cost one
+#: core more than its rows streamed in order, which pays only where many workers would
+#: each touch and stream a copy of the whole data's codes
+_IDS_MIN_WORKERS = 4
 
 #: rows :func:`_fill_rows` asks for ahead of the one it copies: a subtree's samples lie
 #: scattered over the data, and a row read when it is reached waits on memory
@@ -145,7 +152,7 @@ def lean_buffers(workspace, n_rows, n_cols, data, labels):
         table,
         base,
         scale,
-        np.int64(max(1, _ROWS_MAX)),
+        np.int64(max(1, _ROWS_MAX) if workspace.workers >= _IDS_MIN_WORKERS else max(1, n_rows)),
     )
 
 

@@ -177,8 +177,9 @@ class WorkspacePool:
     (:class:`SharedCodesRows`).  Thread-safe.  Pickled (a process worker), a pool arrives
     empty: each process makes its own."""
 
-    def __init__(self, min_rows=0):
+    def __init__(self, min_rows=0, workers=1):
         self.min_rows = min_rows
+        self.workers = workers
         self._free = []
         self._lock = threading.Lock()
         self._codes_rows = SharedCodesRows()
@@ -188,7 +189,9 @@ class WorkspacePool:
         with self._lock:
             if self._free:
                 return self._free.pop()
-        return GrowerWorkspace(min_rows=self.min_rows, codes_rows=self._codes_rows)
+        return GrowerWorkspace(
+            min_rows=self.min_rows, codes_rows=self._codes_rows, workers=self.workers
+        )
 
     def give(self, workspace):
         with self._lock:
@@ -204,7 +207,7 @@ class WorkspacePool:
             self.give(workspace)
 
     def __reduce__(self):
-        return (WorkspacePool, (self.min_rows,))
+        return (WorkspacePool, (self.min_rows, self.workers))
 
 
 class SharedCodesRows:
@@ -252,10 +255,15 @@ class GrowerWorkspace:
     codes_rows : SharedCodesRows, optional
         The sample-major codes shared with other workspaces (a :class:`WorkspacePool`'s);
         by default this workspace's own.
+    workers : int, default=1
+        How many workspaces of the same fit grow trees at once (a forest's workers): the
+        lean random-cut grower keeps a smaller copy of the codes per worker when many
+        workers share the machine's caches and memory (:mod:`.random_tree`).
     """
 
-    def __init__(self, min_rows=0, codes_rows=None):
+    def __init__(self, min_rows=0, codes_rows=None, workers=1):
         self.min_rows = min_rows
+        self.workers = int(workers)
         self._arrays = None
         self._dims = None
         self._shared_rows = SharedCodesRows() if codes_rows is None else codes_rows
