@@ -2,7 +2,7 @@
 
     python benchmarks/bench_cores.py [--cases NAME,...] [--threads 1,2,4,8,16]
                                      [--libs tb,lgbm,sk] [--scale 1.0] [--deadline 420]
-                                     [--forest-block-values N]
+                                     [--forest-block-values N] [--et-rows-max N]
                                      [--out DIR]
     python benchmarks/bench_cores.py --list
     python benchmarks/bench_cores.py --replot [--out DIR]
@@ -152,6 +152,16 @@ def one(case, lib, threads):
         from treeboost.engine import packed_forest
 
         packed_forest.FOREST_BLOCK_VALUES = int(os.environ["BENCH_FOREST_BLOCK_VALUES"])
+    if lib == "tb" and os.environ.get("BENCH_ET_ROWS_MAX"):
+        # Extra-Trees' largest node with rows of codes on many workers (0: every node),
+        # to compare thresholds on a machine's caches and memory bus
+        from treeboost.engine.grow import random_tree
+
+        rows_max = int(os.environ["BENCH_ET_ROWS_MAX"])
+        if rows_max > 0:
+            random_tree._ROWS_MAX = rows_max
+        else:
+            random_tree._IDS_MIN_WORKERS = 1 << 30
     X, y = make_data(data, n)
     # a forest's warm-up: a tree for each thread on the serial grower, and one more, the
     # last round, on the parallel grower (ensembles._parallel.tail_plan), as the fit's
@@ -181,6 +191,8 @@ def one(case, lib, threads):
     extra = dict(timeline)
     if lib == "tb" and os.environ.get("BENCH_FOREST_BLOCK_VALUES"):
         extra["forest_block_values"] = int(os.environ["BENCH_FOREST_BLOCK_VALUES"])
+    if lib == "tb" and os.environ.get("BENCH_ET_ROWS_MAX"):
+        extra["et_rows_max"] = int(os.environ["BENCH_ET_ROWS_MAX"])
     if lib == "tb":
         import numba
 
@@ -424,6 +436,13 @@ def main():
         default=None,
         help="values of X in a block of treeboost forests' prediction (default: the library's)",
     )
+    ap.add_argument(
+        "--et-rows-max",
+        type=int,
+        default=None,
+        help="Extra-Trees' largest node with rows of codes when 4 or more workers grow "
+        "trees (0: every node; default: the library's)",
+    )
     ap.add_argument("--deadline", type=float, default=420.0, help="seconds for the whole run")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--list", action="store_true")
@@ -443,6 +462,8 @@ def main():
     os.environ["BENCH_SCALE"] = str(args.scale)
     if args.forest_block_values:
         os.environ["BENCH_FOREST_BLOCK_VALUES"] = str(args.forest_block_values)
+    if args.et_rows_max is not None:
+        os.environ["BENCH_ET_ROWS_MAX"] = str(args.et_rows_max)
     n_cores = os.cpu_count()
     path = os.path.join(args.out, "cores.jsonl")
     plot_path = os.path.join(args.out, "cores_scaling.png")
