@@ -333,17 +333,7 @@ class TreeGrower:
             # (a forest's bootstrap counts, unit weights) packed one integer a row
             params = params._replace(packed_counts=packable(stats, sample_indices))
         choice = self._choose_grower(
-            n,
-            n_features,
-            n_slots,
-            exact,
-            sparse,
-            params,
-            interaction,
-            workspace,
-            n_cols,
-            data,
-            stats.arrays.labels,
+            n, n_features, n_slots, exact, sparse, params, interaction, workspace, stats, data
         )
         max_nodes = node_capacity(n, self.criterion, min_leaf, max_leaf_nodes, max_depth)
         # the worst case, 2n + 1 nodes (a fully grown regression tree reaches it), when
@@ -489,18 +479,7 @@ class TreeGrower:
         )
 
     def _choose_grower(
-        self,
-        n,
-        n_features,
-        n_slots,
-        exact,
-        sparse,
-        params,
-        interaction,
-        workspace,
-        n_cols,
-        data,
-        labels,
+        self, n, n_features, n_slots, exact, sparse, params, interaction, workspace, stats, data
     ):
         """The compiled grower of a tree of ``n`` samples, as a :class:`GrowerChoice`:
         the lean one of Extra-Trees' usual trees (:func:`.grow.random_tree.lean_tree`),
@@ -524,7 +503,7 @@ class TreeGrower:
                 random_tree.grow_random_tree,
                 1,
                 1,
-                random_tree.lean_buffers(workspace, n, n_cols, data, labels),
+                random_tree.lean_buffers(workspace, n, stats.n_cols, data, stats.arrays.labels),
             )
         if exact:
             # serial, and it builds no histogram

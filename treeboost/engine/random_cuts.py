@@ -289,6 +289,20 @@ def count_codes_columns(codes_T, labels, idx, start, end, features, first, nb, m
 
 
 @inlined
+def count_node_codes(node, start, end, features, first, nb, label, mc):
+    """``node.by_code``: the counts by code of the features ``features[first:first +
+    nb]`` of a :class:`LeanNode`'s samples at ``[start, end)``, from its rows of codes
+    (:func:`count_codes`, the class in slot ``label``) or, with ``node.columns``,
+    through its ids (:func:`count_codes_columns`)."""
+    if node.columns:
+        count_codes_columns(
+            node.codes_T, node.labels, node.idx, start, end, features, first, nb, mc, node.by_code
+        )
+    else:
+        count_codes(node.codes, start, end, features, first, nb, label, mc, node.by_code)
+
+
+@inlined
 def code_range(by_code, mc):
     """What :func:`cut_range` returns, from a feature's counts by code
     (:func:`count_codes`): the smallest and largest code that is not missing (``mc``,

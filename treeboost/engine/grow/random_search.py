@@ -10,8 +10,7 @@ from ..constraints import MonotonicCheck
 from ..random_cuts import (
     code_range,
     coded_cut_counts,
-    count_codes,
-    count_codes_columns,
+    count_node_codes,
     cut_counts,
     cut_decrease,
     cut_range,
@@ -162,31 +161,7 @@ def random_search_body(g, view, nt, exact, ranges=None, sparse=False):
                 # pass, as many at a time as by_code holds
                 if j % ranges.by_code.shape[0] == 0:
                     group = min(ranges.by_code.shape[0], nb - j)
-                    if ranges.columns:
-                        count_codes_columns(
-                            ranges.codes_T,
-                            ranges.labels,
-                            ranges.idx,
-                            view.start,
-                            view.end,
-                            cuts.feature,
-                            j,
-                            group,
-                            mc,
-                            ranges.by_code,
-                        )
-                    else:
-                        count_codes(
-                            ranges.codes,
-                            view.start,
-                            view.end,
-                            cuts.feature,
-                            j,
-                            group,
-                            n,
-                            mc,
-                            ranges.by_code,
-                        )
+                    count_node_codes(ranges, view.start, view.end, cuts.feature, j, group, n, mc)
             cands.score[f] = -np.inf
             m = np.int64(0)
             if sparse:

@@ -278,36 +278,70 @@ def _partition_counted(
     see."""
     uf = np.uint64(f)
     ul = np.uint64(label)
-    thr = np.int64(split.bin_threshold)
-    # missing values (the largest code, above every cut) go left if the split says so
-    mc = np.int64(split.missing_code) if split.missing_go_left else np.int64(-1)
-    lo = np.uint64(start)
-    hi = np.uint64(end) - np.uint64(1)
+    thr, mc, missing, lo, hi, largest_left, smallest_right = _open_counts(split, start, end)
     pos_l = np.int64(0)
-    missing = np.int64(split.missing_code)
-    largest_left = np.int64(-1)
-    smallest_right = missing
     for i in range(np.uint64(start), np.uint64(end)):
         c = np.int64(codes[i, uf])
-        g = np.uint64((c <= thr) | (c == mc))
-        dest = hi + g * (lo - hi)
+        g, dest, lo, hi, largest_left, smallest_right = _place(
+            c, thr, mc, missing, lo, hi, largest_left, smallest_right
+        )
         to_idx[dest] = idx[i]
         copy_row(to_words, dest, words, i)
         pos_l += np.int64(g) * np.int64(codes[i, ul])
-        lo += g
-        hi -= np.uint64(1) - g
-        # the values at or below the cut went left (a missing value going left is no
-        # value: it sits above every cut), in arithmetic, not branches
-        below = np.int64(c <= thr)
-        largest_left = max(largest_left, below * (c + 1) - 1)
-        smallest_right = min(smallest_right, c + below * (missing - c))
+    return _close_counts(
+        gap, largest_left, smallest_right, lo, start, end, pos_l, total, left, right
+    )
+
+
+@inlined
+def _open_counts(split, start, end):
+    """The start of a partition of counts of ``[start, end)`` by ``split``: the cut's
+    code, the code that goes left as missing (-1 if none: missing values, the largest
+    code, above every cut, go left if the split says so), the missing code, the two
+    ends, and the gap's bounds before any sample."""
+    missing = np.int64(split.missing_code)
+    return (
+        np.int64(split.bin_threshold),
+        missing if split.missing_go_left else np.int64(-1),
+        missing,
+        np.uint64(start),
+        np.uint64(end) - np.uint64(1),
+        np.int64(-1),
+        missing,
+    )
+
+
+@inlined
+def _place(c, thr, mc, missing, lo, hi, largest_left, smallest_right):
+    """One sample of code ``c`` in a partition of counts (:func:`_partition_counted`,
+    :func:`_partition_columns`): its side ``g`` (1 left, 0 right) and its place
+    ``dest``, then the two ends and the gap's bounds moved on, all in arithmetic, not
+    branches (a random cut's side is as unpredictable as a coin).  The values at or
+    below the cut went left; a missing value going left is no value: it sits above
+    every cut."""
+    g = np.uint64((c <= thr) | (c == mc))
+    dest = hi + g * (lo - hi)
+    below = np.int64(c <= thr)
+    return (
+        g,
+        dest,
+        lo + g,
+        hi - (np.uint64(1) - g),
+        max(largest_left, below * (c + 1) - 1),
+        min(smallest_right, c + below * (missing - c)),
+    )
+
+
+@inlined
+def _close_counts(gap, largest_left, smallest_right, lo, start, end, pos_l, total, left, right):
+    """The end of a partition of counts: the gap recorded, the children's counts set
+    (``pos_l`` of the left count's class 1), the left count returned."""
     gap[0] = largest_left
     gap[1] = smallest_right
     nl = np.int64(lo) - start
-    nr = end - start - nl
     set_counts(left, nl, pos_l)
     # the node's counts are integers held exactly: the right ones are the rest
-    set_counts(right, nr, np.int64(total[1]) - pos_l)
+    set_counts(right, end - start - nl, np.int64(total[1]) - pos_l)
     return nl
 
 
@@ -319,33 +353,18 @@ def _partition_columns(codes_T, labels, split, f, idx, to_idx, start, end, total
     from the feature-major ``codes_T[f]`` and its class from ``labels``.  The same
     counts and gap, so the same tree; only the ids move."""
     col = codes_T[f]
-    thr = np.int64(split.bin_threshold)
-    mc = np.int64(split.missing_code) if split.missing_go_left else np.int64(-1)
-    lo = np.uint64(start)
-    hi = np.uint64(end) - np.uint64(1)
+    thr, mc, missing, lo, hi, largest_left, smallest_right = _open_counts(split, start, end)
     pos_l = np.int64(0)
-    missing = np.int64(split.missing_code)
-    largest_left = np.int64(-1)
-    smallest_right = missing
     for i in range(np.uint64(start), np.uint64(end)):
         s = idx[i]
-        c = np.int64(col[s])
-        g = np.uint64((c <= thr) | (c == mc))
-        dest = hi + g * (lo - hi)
+        g, dest, lo, hi, largest_left, smallest_right = _place(
+            np.int64(col[s]), thr, mc, missing, lo, hi, largest_left, smallest_right
+        )
         to_idx[dest] = s
-        pos_l += np.int64(g) * labels[s]
-        lo += g
-        hi -= np.uint64(1) - g
-        below = np.int64(c <= thr)
-        largest_left = max(largest_left, below * (c + 1) - 1)
-        smallest_right = min(smallest_right, c + below * (missing - c))
-    gap[0] = largest_left
-    gap[1] = smallest_right
-    nl = np.int64(lo) - start
-    nr = end - start - nl
-    set_counts(left, nl, pos_l)
-    set_counts(right, nr, np.int64(total[1]) - pos_l)
-    return nl
+        pos_l += np.int64(g) * np.int64(labels[s])
+    return _close_counts(
+        gap, largest_left, smallest_right, lo, start, end, pos_l, total, left, right
+    )
 
 
 @inlined
