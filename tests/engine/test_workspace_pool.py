@@ -3,6 +3,7 @@
 import pickle
 
 import numpy as np
+import pytest
 
 from sklearn.datasets import make_classification
 
@@ -77,3 +78,16 @@ def test_the_workspaces_of_a_pool_share_one_transpose_of_the_codes():
     assert a.codes_rows(X) is rows
     # workspaces of separate pools or none do not share
     assert grower.GrowerWorkspace().codes_rows(X) is not rows
+
+
+@pytest.mark.parametrize("shape", [(1, 8), (1000, 3), (300_000, 8)])
+@pytest.mark.parametrize("dtype", [np.uint64, np.float64, np.uint8])
+def test_row_arrays_start_a_cache_line(shape, dtype):
+    # a large array from the C heap starts 16 bytes into a page; the lean grower's rows
+    # of 64 bytes must not straddle two cache lines
+    ws = grower.GrowerWorkspace()
+    a = ws.row_array("rows", shape[0], shape[1], dtype)
+    assert a.ctypes.data % 64 == 0
+    assert a.shape == shape and a.dtype == dtype and a.flags.c_contiguous and a.flags.writeable
+    a[...] = 1
+    assert ws.row_array("rows", shape[0], shape[1], dtype) is a

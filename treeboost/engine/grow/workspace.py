@@ -169,6 +169,23 @@ def same_key(a, b):
     return type(a) is type(b) and a == b
 
 
+#: bytes of a cache line: the start of a work array of rows
+CACHE_LINE = 64
+
+
+def aligned_empty(shape, dtype):
+    """``np.empty(shape, dtype)`` whose first byte starts a cache line.
+
+    A large array from the C heap starts 16 bytes into a page, so a row of 64 bytes
+    (the lean grower's rows of codes, moved as one vector) would straddle two cache
+    lines: every load and store of it touches both."""
+    dtype = np.dtype(dtype)
+    n_bytes = int(np.prod(shape)) * dtype.itemsize
+    raw = np.empty(n_bytes + CACHE_LINE, np.uint8)
+    skip = -raw.ctypes.data % CACHE_LINE
+    return raw[skip : skip + n_bytes].view(dtype).reshape(shape)
+
+
 class WorkspacePool:
     """The :class:`GrowerWorkspace` of each worker of one fit, kept from one chunk of trees
     to the next: a chunk borrows one (:meth:`lend`, or :meth:`take` and :meth:`give`),
@@ -293,7 +310,9 @@ class GrowerWorkspace:
         (:mod:`.random_tree`)."""
         kept = self._row_arrays.get(name)
         if kept is None or kept.shape[0] < n_rows or kept.shape[1] != n_cols or kept.dtype != dtype:
-            kept = self._row_arrays[name] = np.empty((max(n_rows, self.min_rows), n_cols), dtype)
+            kept = self._row_arrays[name] = aligned_empty(
+                (max(n_rows, self.min_rows), n_cols), dtype
+            )
         return kept
 
     def get(
