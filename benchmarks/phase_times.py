@@ -71,9 +71,9 @@ def _thread_faults():
 
 
 def _add(name, took, faults):
-    with _lock:
-        s, c, f = _totals.get(name, (0.0, 0, 0))
-        _totals[name] = (s + took, c + 1, f + faults)
+    """One call of phase ``name`` into the totals (the caller holds ``_lock``)."""
+    s, c, f = _totals.get(name, (0.0, 0, 0))
+    _totals[name] = (s + took, c + 1, f + faults)
 
 
 def _timed(name, fn):
@@ -86,13 +86,12 @@ def _timed(name, fn):
         finally:
             took = time.perf_counter() - t
             faults = _thread_faults() - f0
-            _add(name, took, faults)
             with _lock:
+                _add(name, took, faults)
                 seen = _seen.setdefault(threading.get_ident(), set())
-                first = name not in seen
+                if name not in seen and name in _FIRST_APART:
+                    _add(f"{name}, first in its thread", took, faults)
                 seen.add(name)
-            if first and name in _FIRST_APART:
-                _add(f"{name}, first in its thread", took, faults)
 
     return wrapper
 

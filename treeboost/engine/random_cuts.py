@@ -51,7 +51,7 @@ LeanNode = namedtuple(
         # of counts: count_codes_columns), not from ``codes``
         "idx",  # the node's samples' ids at their positions (with ``columns``)
         "codes_T",  # (n_features, n_samples) the codes feature-major (with ``columns``)
-        "labels",  # (n_samples,) int64 classes 0 and 1 (with ``columns``)
+        "labels",  # (n_samples,) uint8 classes 0 and 1 (with ``columns``)
         "cut_table",  # (n_features, n_cells) int32, "cut_base", "cut_scale" (n_features,):
         "cut_base",  # each feature's table of random cuts (build_cut_tables)
         "cut_scale",
@@ -283,7 +283,7 @@ def count_codes_columns(codes_T, labels, idx, start, end, features, first, nb, m
             by_code[j, c] = 0
     for i in range(np.uint64(start), np.uint64(end)):
         s = idx[i]
-        one = np.int64(1) + (labels[s] << 32)
+        one = np.int64(1) + (np.int64(labels[s]) << 32)
         for j in range(nb):
             by_code[j, np.uint64(codes_T[features[first + j], s])] += one
 

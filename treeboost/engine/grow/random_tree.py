@@ -629,10 +629,11 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
             0,
             nodes.bin_threshold[node],
         )
+        # with counts, the node's buffers are the first pair at an even depth, the
+        # other at an odd one, and its children go into the other pair
+        even = (depth - 1) % 2 == 0
         if counts and e0 - s0 > rows_max:
-            # no rows: the ids from the node's buffer into the other (its depth's parity
-            # says which)
-            even = (depth - 1) % 2 == 0
+            # no rows: the ids from the node's buffer into the other
             nl = _partition_columns(
                 g.data.codes_T,
                 labels8,
@@ -648,7 +649,6 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
                 nodes.gap[node],
             )
         elif counts:
-            even = (depth - 1) % 2 == 0
             if not (s0 >= rows_start and e0 <= rows_end):
                 # the first node of a subtree of rows: its rows from its samples'
                 rows_start = s0
