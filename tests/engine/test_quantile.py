@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from treeboost.engine.quantile import RADIX_MIN_VALUES
 from treeboost.losses.base import grouped_weighted_quantile, weighted_quantile
 
 
@@ -17,10 +18,17 @@ def _by_sorting(values, weights, alpha):
 
 @st.composite
 def _sample(draw):
-    n = draw(st.integers(1, 300))
+    # above RADIX_MIN_VALUES the selection narrows the range by radix rounds first
+    n = draw(st.one_of(st.integers(1, 300), st.integers(RADIX_MIN_VALUES + 1, 3000)))
     rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
-    distinct = draw(st.sampled_from([1, 2, 5, 40, 10**6]))
-    values = rng.integers(0, distinct, n).astype(float) - distinct / 2
+    distinct = draw(st.sampled_from([1, 2, 5, 40, 10**6, "spread"]))
+    if distinct == "spread":
+        # heavy tails, tiny and huge magnitudes, both zeros: many rounds of the radix
+        values = rng.standard_t(1, n) * 10.0 ** rng.integers(-300, 300, n)
+        values[rng.random(n) < 0.1] = 0.0
+        values[rng.random(n) < 0.1] = -0.0
+    else:
+        values = rng.integers(0, distinct, n).astype(float) - distinct / 2
     if draw(st.booleans()):
         weights = rng.integers(0, 4, n).astype(float)  # zeros and exact sums
     else:

@@ -1,5 +1,6 @@
 """Rows of 64-byte blocks moved and compared as vectors: :func:`copy_row`,
-:func:`rows_min_max`; and :func:`prefetch_row`, a row asked for before it is read.
+:func:`rows_min_max`; and :func:`prefetch_row` and :func:`prefetch_item`, a row or an
+item asked for before it is read.
 
 The lean grower (:mod:`.grow.random_tree`) keeps each sample's codes in a row of whole 8-byte
 words and moves rows in every partition.  numba runs LLVM without its SLP vectoriser
@@ -82,23 +83,48 @@ def prefetch_row(typingctx, rows, i):
         rty, ity = signature.args
         ary = context.make_array(rty)(context, builder, args[0])
         ii = context.cast(builder, args[1], ity, types.intp)
-        i64 = ir.IntType(64)
-        i32 = ir.IntType(32)
         stride = builder.extract_value(ary.strides, 0)
-        first = builder.add(builder.ptrtoint(ary.data, i64), builder.mul(ii, stride))
+        first = builder.add(builder.ptrtoint(ary.data, _I64), builder.mul(ii, stride))
         last = builder.add(first, builder.sub(stride, stride.type(1)))
-        byte = ir.IntType(8).as_pointer()
-        fn = cgutils.get_or_insert_function(
-            builder.module,
-            ir.FunctionType(ir.VoidType(), [byte, i32, i32, i32]),
-            "llvm.prefetch.p0",
-        )
-        # a read, kept in every level of cache, of data
-        for at in (first, last):
-            builder.call(fn, [builder.inttoptr(at, byte), i32(0), i32(3), i32(1)])
+        _prefetch(builder, first)
+        _prefetch(builder, last)
         return context.get_dummy_value()
 
     return types.none(rows, i), codegen
+
+
+@intrinsic
+def prefetch_item(typingctx, values, i):
+    """Ask the CPU to bring item ``i`` of the 1-d array ``values`` into its caches, as
+    :func:`prefetch_row` a row: for a loop that reads items in an order the hardware
+    prefetchers cannot follow (a leaf's samples, scattered over the rows).  Nothing is
+    read or checked: an ``i`` out of range is harmless."""
+    if not (isinstance(values, types.Array) and values.ndim == 1 and isinstance(i, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        aty, ity = signature.args
+        ary = context.make_array(aty)(context, builder, args[0])
+        ii = context.cast(builder, args[1], ity, types.intp)
+        stride = builder.extract_value(ary.strides, 0)
+        _prefetch(builder, builder.add(builder.ptrtoint(ary.data, _I64), builder.mul(ii, stride)))
+        return context.get_dummy_value()
+
+    return types.none(values, i), codegen
+
+
+_I64 = ir.IntType(64)
+
+
+def _prefetch(builder, address):
+    """LLVM's prefetch of the byte at the integer ``address``: a read, kept in every
+    level of cache, of data."""
+    i32 = ir.IntType(32)
+    byte = ir.IntType(8).as_pointer()
+    fn = cgutils.get_or_insert_function(
+        builder.module, ir.FunctionType(ir.VoidType(), [byte, i32, i32, i32]), "llvm.prefetch.p0"
+    )
+    builder.call(fn, [builder.inttoptr(address, byte), i32(0), i32(3), i32(1)])
 
 
 def _is_codes(t):

@@ -5,27 +5,50 @@ threshold (a quantile of all the residuals), at every boosting iteration.
 The weighted ``alpha``-quantile of values ``v_i`` with weights ``w_i`` is the smallest
 value ``v`` whose cumulative weight ``sum_{v_i <= v} w_i`` reaches ``alpha sum_i w_i``
 (the inverted empirical CDF, as scikit-learn's weighted percentile).  It is found by
-quickselect (Hoare 1961) with a three-way partition that carries the weights along: each
-round keeps the part that holds the quantile, so the work is ``O(n)`` expected, where a
-sort costs ``O(n log n)``.
+radix selection on the values' order keys (:func:`order_key`, integers that compare as
+the floats do): a round sums the weights of the range's keys by their leading
+:data:`RADIX_BITS` bits below those the range shares, keeps the keys of the bucket where
+the cumulative weight reaches the target and moves them to the front, so that each round
+fixes :data:`RADIX_BITS` more bits of the key in two passes over what is left, whatever
+the values' spread.  A range of at most :data:`RADIX_MIN_VALUES` values is finished by
+quickselect (Hoare 1961) with a three-way partition that carries the weights along.
+Both are ``O(n)``, where a sort costs ``O(n log n)``; the radix rounds have no
+data-dependent branch to mispredict and no worst case.
 """
 
 import numpy as np
 from numba import prange
 
 from ._bits import float_bits
-from ._jit import kernel, parallel_kernel
+from ._jit import inlined, kernel, parallel_kernel
+from ._rows import prefetch_item
 
 #: ranges this short are finished by insertion sort and a scan
 _SMALL = 16
+#: ranges of more values than this are narrowed by radix rounds before quickselect
+RADIX_MIN_VALUES = 256
+#: bits of the order key a radix round fixes (its buckets: ``2 ** RADIX_BITS``)
+RADIX_BITS = 11
+#: a leaf's gather of residuals asks for the sample this many positions ahead
+GATHER_AHEAD = 64
+
+
+@inlined
+def order_key(x):
+    """The order key of the float64 ``x``: its bits with the sign bit flipped for a
+    non-negative value and all bits flipped for a negative one, so that keys compare as
+    the values do (``-0.0`` just below ``0.0``)."""
+    b = float_bits(x)
+    top = np.uint64(1) << np.uint64(63)
+    return ~b if b & top else b | top
 
 
 @kernel
-def _select(vals, wts, lo, hi, target):
+def _quickselect(vals, wts, lo, hi, target, below):
     """The weighted quantile of ``vals[lo:hi]`` (weights ``wts[lo:hi]``) whose cumulative
-    weight reaches ``target``; both arrays are reordered in place.  The largest value
+    weight, counted from ``below`` (the weight of the values known to lie below the
+    range), reaches ``target``; both arrays are reordered in place.  The largest value
     when the weights never reach ``target`` (rounding)."""
-    below = 0.0  # weight of the values known to lie below the range
     while hi - lo > _SMALL:
         a = vals[lo]
         b = vals[(lo + hi) >> 1]
@@ -75,6 +98,91 @@ def _select(vals, wts, lo, hi, target):
         if acc >= target:
             return vals[j]
     return vals[hi - 1]
+
+
+@inlined
+def _key_range(vals, lo, hi):
+    """The smallest and largest order keys of ``vals[lo:hi]`` (at least one value)."""
+    kmin = order_key(vals[lo])
+    kmax = kmin
+    for i in range(lo + 1, hi):
+        k = order_key(vals[i])
+        kmin = min(kmin, k)
+        kmax = max(kmax, k)
+    return kmin, kmax
+
+
+@kernel
+def _select(vals, wts, lo, hi, target):
+    """The weighted quantile of ``vals[lo:hi]`` (weights ``wts[lo:hi]``) whose cumulative
+    weight reaches ``target``; both arrays are reordered in place.  The largest value
+    when the weights never reach ``target`` (rounding)."""
+    if hi - lo <= RADIX_MIN_VALUES:
+        return _quickselect(vals, wts, lo, hi, target, 0.0)
+    kmin, kmax = _key_range(vals, lo, hi)
+    return _radix_select(vals, wts, lo, hi, target, kmin, kmax)
+
+
+@kernel
+def _radix_select(vals, wts, lo, hi, target, kmin, kmax):
+    """:func:`_select` of a range whose smallest and largest order keys are ``kmin`` and
+    ``kmax``.
+
+    Radix rounds narrow the range while it holds more than :data:`RADIX_MIN_VALUES`
+    values: the bucket of a key is ``(key - kmin) >> shift``, the smallest shift that
+    leaves at most ``2 ** RADIX_BITS`` buckets; the buckets' weights are summed, the
+    first bucket where ``below`` plus the cumulative weight reaches ``target`` is kept
+    (the last one, which holds the largest value, where none does), its values moved to
+    the front of the range with their weights and their keys' range taken on the way, and
+    ``below`` grows by the weight of the buckets before it.  Its keys agree on all bits
+    above ``shift``, so the next round's span is below ``2 ** shift``, and a range of one
+    key returns it.  (A target at or below 0 is reached in the first bucket, which holds
+    the smallest value.)"""
+    below = 0.0
+    sums = np.empty(1 << RADIX_BITS)
+    n_buckets = np.uint64(1 << RADIX_BITS)
+    while hi - lo > RADIX_MIN_VALUES:
+        if kmin == kmax:
+            return vals[lo]
+        span = kmax - kmin
+        shift = np.uint64(0)
+        while (span >> shift) >= n_buckets:
+            shift += np.uint64(1)
+        last = np.intp(span >> shift)
+        for b in range(last + 1):
+            sums[b] = 0.0
+        for i in range(lo, hi):
+            sums[np.intp((order_key(vals[i]) - kmin) >> shift)] += wts[i]
+        chosen = last
+        acc = below
+        for b in range(last + 1):
+            if acc + sums[b] >= target:
+                chosen = b
+                break
+            acc += sums[b]
+        if chosen == last:
+            # reached in the last bucket, or never (rounding): the bucket of the largest
+            # value either way, above the weight of all the others
+            acc = below
+            for b in range(last):
+                acc += sums[b]
+        keep = np.uint64(chosen)
+        base = kmin
+        kmin = kmax
+        kmax = base
+        j = lo
+        for i in range(lo, hi):
+            x = vals[i]
+            k = order_key(x)
+            if (k - base) >> shift == keep:
+                vals[j] = x
+                wts[j] = wts[i]
+                kmin = min(kmin, k)
+                kmax = max(kmax, k)
+                j += 1
+        below = acc
+        hi = j
+    return _quickselect(vals, wts, lo, hi, target, below)
 
 
 @kernel
@@ -150,12 +258,26 @@ def range_quantiles(y, raw, weights, idx, leaves, start, end, alpha, out, vals, 
             if hi <= lo:
                 continue
             total = 0.0
+            kmin = order_key(y[idx[lo]] - raw[idx[lo]])
+            kmax = kmin
             for i in range(lo, hi):
+                # the leaf's samples lie scattered over the rows: ask for them ahead
+                ahead = idx[min(i + GATHER_AHEAD, hi - 1)]
+                prefetch_item(y, ahead)
+                prefetch_item(raw, ahead)
+                prefetch_item(weights, ahead)
                 s = idx[i]
-                vals[i] = y[s] - raw[s]
+                r = y[s] - raw[s]
+                vals[i] = r
                 wts[i] = weights[s]
                 total += weights[s]
-            out[leaves[j]] = _select(vals, wts, lo, hi, alpha * total)
+                k = order_key(r)
+                kmin = min(kmin, k)
+                kmax = max(kmax, k)
+            if hi - lo <= RADIX_MIN_VALUES:
+                out[leaves[j]] = _quickselect(vals, wts, lo, hi, alpha * total, 0.0)
+            else:
+                out[leaves[j]] = _radix_select(vals, wts, lo, hi, alpha * total, kmin, kmax)
 
 
 @kernel
@@ -241,14 +363,10 @@ KEY_ROUNDS = 64 // KEY_DIGIT_BITS
 
 @parallel_kernel
 def order_keys(y, raw, keys):
-    """``keys[s]`` = the order key of the residual ``y[s] - raw[s]`` for every row
-    ``s``: the float's bits with the sign bit flipped for non-negative values, all bits
-    flipped for negative ones, so that keys compare as the values do (``-0.0`` just
-    below ``0.0``).  One pass in row order, shared among threads."""
-    top = np.uint64(1) << np.uint64(63)
+    """``keys[s]`` = the order key (:func:`order_key`) of the residual ``y[s] - raw[s]``
+    for every row ``s``.  One pass in row order, shared among threads."""
     for s in prange(keys.shape[0]):
-        b = float_bits(y[s] - raw[s])
-        keys[s] = ~b if b & top else b | top
+        keys[s] = order_key(y[s] - raw[s])
 
 
 @parallel_kernel
