@@ -1,4 +1,4 @@
-"""Running tree fits on threads with joblib (or on a Dask cluster through joblib).
+"""Running tree fits on threads (or on a Dask cluster through joblib).
 
 Trees are fitted in chunks, a few per worker, which the workers take as they become
 free (a worker on a core another process is using falls behind without holding the
@@ -12,7 +12,9 @@ last round that would leave threads idle share them, each on a few threads
 thread count, which joblib's process workers set to their share of the cores: a forest
 with ``n_jobs=2`` inside ``GridSearchCV(n_jobs=2)`` on two cores fits on one thread per
 search worker.  Under ``joblib.parallel_config(backend="dask")`` the same tasks run on
-the cluster's workers.
+the cluster's workers.  On threads of this process the chunks go to the engine's kept
+pool of threads (:mod:`treeboost.engine._threads`), which joblib's threading backend
+would start and join again at every fit.
 """
 
 import contextlib
@@ -23,6 +25,8 @@ import numba
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from joblib.parallel import get_active_backend
+
+from ..engine._threads import in_pool, thread_pool
 
 
 def _find_malloc_trim():
@@ -141,6 +145,33 @@ def tree_threads(threads):
             numba.set_num_threads(before)
 
 
+def _on_local_threads():
+    """Whether joblib would run the chunks on threads of this process: its choice for
+    ``prefer="threads"`` when no backend is set, or a threading (or sequential) backend
+    the caller set; not a process or Dask backend the caller set."""
+    backend, _ = get_active_backend(prefer="threads")
+    return type(backend).__name__ in ("ThreadingBackend", "SequentialBackend")
+
+
+def _run_on_pool(func, chunks, workers, shared):
+    """``[func(chunk, threads, **shared) for chunk, threads in chunks]`` on the engine's
+    kept pool of ``workers`` threads, the chunks taken in order as threads become free
+    (in the calling thread when one worker does, or when it is itself a pool thread, as
+    joblib runs a nested call).  What joblib's threading backend does, without starting
+    and joining a pool of threads at every fit.  On an error the chunks not yet started
+    are dropped and the first error is raised."""
+    if workers <= 1 or len(chunks) <= 1 or in_pool():
+        return [func(chunk, threads, **shared) for chunk, threads in chunks]
+    pool = thread_pool(workers)
+    futures = [pool.submit(func, chunk, threads, **shared) for chunk, threads in chunks]
+    try:
+        return [f.result() for f in futures]
+    except BaseException:
+        for f in futures:
+            f.cancel()
+        raise
+
+
 def run_chunks(func, n_items, n_jobs, verbose=0, desc="trees", **shared):
     """``func(indices, threads, **shared)`` over chunks of ``range(n_items)``; returns the
     concatenated results in item order, whatever the number of workers.
@@ -161,6 +192,9 @@ def run_chunks(func, n_items, n_jobs, verbose=0, desc="trees", **shared):
     chunks = [(c, 1) for c in np.array_split(np.arange(n_head), max(n_chunks, 1)) if c.size]
     if tail is not None:
         chunks += [(np.array([i]), tail.threads) for i in range(n_head, n_items)]
+    if not verbose and _on_local_threads():
+        results = _run_on_pool(func, chunks, workers, shared)
+        return [r for chunk_result in results for r in chunk_result]
     tasks = (delayed(func)(chunk, threads, **shared) for chunk, threads in chunks)
     if not verbose:
         results = Parallel(n_jobs=workers, prefer="threads")(tasks)
