@@ -90,3 +90,29 @@ def test_a_forest_inside_a_bagging_worker_does_not_wait_on_its_own_pool():
         random_state=0,
     ).fit(X, y)
     np.testing.assert_array_equal(bag.predict_proba(X), alone.predict_proba(X))
+
+
+def _hold(chunk, threads, *, gate, entered):
+    entered.set()
+    gate.wait(10)
+    return [int(i) for i in chunk]
+
+
+def test_a_second_fit_at_once_does_not_queue_behind_the_first(monkeypatch):
+    # the first call holds the kept pool of trees; a second one, from another thread,
+    # runs on joblib's threads meanwhile instead of waiting for the first's chunks
+    gate, entered = threading.Event(), threading.Event()
+    first = threading.Thread(
+        target=run_chunks, args=(_hold, 4, 2), kwargs={"gate": gate, "entered": entered}
+    )
+    first.start()
+    assert entered.wait(10)
+    log = []
+    out = run_chunks(_where, 4, 2, log=log)  # returns while the first still holds its pool
+    assert [i for i, _ in out] == list(range(4))
+    assert not any(name.startswith("treeboost-pool") for name in log)
+    gate.set()
+    first.join(10)
+    log = []
+    run_chunks(_where, 4, 2, log=log)  # the pool is free again
+    assert all(name.startswith("treeboost-pool-trees") for name in log)

@@ -26,7 +26,7 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from joblib.parallel import get_active_backend
 
-from ..engine._threads import in_pool, thread_pool
+from ..engine._threads import in_pool, lend_pool
 
 
 def _find_malloc_trim():
@@ -153,16 +153,12 @@ def _on_local_threads():
     return type(backend).__name__ in ("ThreadingBackend", "SequentialBackend")
 
 
-def _run_on_pool(func, chunks, workers, shared):
-    """``[func(chunk, threads, **shared) for chunk, threads in chunks]`` on the engine's
-    kept pool of ``workers`` threads, the chunks taken in order as threads become free
-    (in the calling thread when one worker does, or when it is itself a pool thread, as
-    joblib runs a nested call).  What joblib's threading backend does, without starting
-    and joining a pool of threads at every fit.  On an error the chunks not yet started
-    are dropped and the first error is raised."""
-    if workers <= 1 or len(chunks) <= 1 or in_pool():
-        return [func(chunk, threads, **shared) for chunk, threads in chunks]
-    pool = thread_pool(workers)
+def _run_on_pool(pool, func, chunks, shared):
+    """``[func(chunk, threads, **shared) for chunk, threads in chunks]`` on ``pool``, the
+    engine's kept pool of threads (:func:`~treeboost.engine._threads.lend_pool`), the
+    chunks taken in order as its threads become free: what joblib's threading backend
+    does, without starting and joining a pool of threads at every fit.  On an error the
+    chunks not yet started are dropped and the first error is raised."""
     futures = [pool.submit(func, chunk, threads, **shared) for chunk, threads in chunks]
     try:
         return [f.result() for f in futures]
@@ -193,8 +189,13 @@ def run_chunks(func, n_items, n_jobs, verbose=0, desc="trees", **shared):
     if tail is not None:
         chunks += [(np.array([i]), tail.threads) for i in range(n_head, n_items)]
     if not verbose and _on_local_threads():
-        results = _run_on_pool(func, chunks, workers, shared)
-        return [r for chunk_result in results for r in chunk_result]
+        if workers <= 1 or len(chunks) <= 1 or in_pool():
+            # as joblib runs one worker's chunks, and a call nested in its workers
+            return [r for chunk, threads in chunks for r in func(chunk, threads, **shared)]
+        with lend_pool(workers) as pool:
+            if pool is not None:
+                results = _run_on_pool(pool, func, chunks, shared)
+                return [r for chunk_result in results for r in chunk_result]
     tasks = (delayed(func)(chunk, threads, **shared) for chunk, threads in chunks)
     if not verbose:
         results = Parallel(n_jobs=workers, prefer="threads")(tasks)
