@@ -148,8 +148,8 @@ def one(case, threads):
     warm = dict(opts, it=3, trees=threads + 1)
     bench_cores.make_model("tb", kind, threads, **warm).fit(X[:5000], y[:5000])
     _totals.clear()
-    # the warm-up fit's workers' first trees are behind them, whether joblib keeps its
-    # threads for this fit or starts new ones
+    # a worker's first tree of this fit faults in the fit's own workspace, whether its
+    # thread is one of the warm-up's (the engine's kept pool) or a new one (joblib's)
     _seen.clear()
     model = bench_cores.make_model("tb", kind, threads, **opts)
     t = time.perf_counter()

@@ -33,8 +33,9 @@ measures ``s`` on one core, so that it can be read on a machine of two:
   pages), but it is a cost per worker that the Amdahl bound does not see: on many cores
   every worker's first tree zeroes its workspace at once, against one memory bus;
 - regions per tree: the ``GOMP_parallel`` calls of the fit (counted by the same
-  uprobe), and the Python thread-pool dispatches (``joblib.Parallel`` calls and
-  ``ThreadPoolExecutor.map`` calls, counted by wrappers), over the trees fitted.
+  uprobe), and the Python thread-pool dispatches (``joblib.Parallel`` calls,
+  ``ThreadPoolExecutor.map`` calls and a fit's chunks of trees sent to the engine's kept
+  pool, counted by wrappers), over the trees fitted.
 
 The serial samples are also listed by function (the numba kernels named through
 ``/tmp/perf-<pid>.map``, as ``profile_kernels.py`` does; ``[unknown]`` is numpy or the
@@ -133,6 +134,13 @@ def see_threads(p):
 
     counted(concurrent.futures.ThreadPoolExecutor, "map")
     counted(joblib.Parallel, "__call__")
+    run_on_pool = ens_parallel._run_on_pool
+
+    def trees_on_pool(*args, **kwargs):
+        counts["pool"] += 1
+        return run_on_pool(*args, **kwargs)
+
+    ens_parallel._run_on_pool = trees_on_pool
     return counts
 
 
