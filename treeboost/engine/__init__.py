@@ -11,7 +11,8 @@ kernel: a name costs the import of the module that defines it.
 * binning: :class:`BinMapper`, :func:`fit_transform_weighted`, :data:`MAX_CATEGORIES`;
 * growing: :class:`TreeGrower`, :class:`StoppingRules`, :class:`GrowerWorkspace`,
   :class:`WorkspacePool`, :data:`PARALLEL_GROWER_MIN_WORK`, :class:`CoreShare` (the threads left by
-  other busy processes), :class:`SampleStatistics`,
+  other busy processes), the kept threads of a fit's trees (:func:`lend_pool`,
+  :func:`in_pool`), :class:`SampleStatistics`,
   :func:`boosting_rows`, :class:`LeafRanges` (:data:`ADD_PARALLEL_MIN_SAMPLES`,
   :data:`COPY_PARALLEL_MIN_SAMPLES`), the
   criteria's codes
@@ -59,6 +60,8 @@ _HOMES = {
     "make_candidates": "grow.workspace",
     "PARALLEL_GROWER_MIN_WORK": "grower",
     "CoreShare": "core_share",
+    "lend_pool": "_threads",
+    "in_pool": "_threads",
     "SampleStatistics": "statistics",
     "boosting_rows": "statistics",
     "LeafRanges": "leaf_ranges",

@@ -44,6 +44,7 @@ from .histogram import (
 from .layout import GAP_UNKNOWN, NodeView, Scratch
 from .sparse_codes import node_entries
 from .statistics import packed_rows
+from ._borrow import flat
 from ._jit import compiled, inlined, internal, kernel
 
 #: how a node's histogram of a feature is obtained
@@ -853,7 +854,7 @@ def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
             end,
             packed_rows(rows.ostats),
             missing_code,
-            scratch.sparse_hist.reshape(-1).view(np.int64),
+            flat(scratch.sparse_hist).view(np.int64),
             scratch.bits,
             scratch.rank,
             codes,

@@ -23,6 +23,7 @@ from collections import namedtuple
 
 import numpy as np
 from numba import prange
+from ._borrow import flat
 from ._jit import compiled, inlined, internal, kernel, parallel_kernel
 
 SOURCE_ARRAY, SOURCE_CLASSES, SOURCE_REGRESSION = 0, 1, 2
@@ -386,7 +387,7 @@ def packed_rows(ostats):
     """The memory of a node's rows of statistics ``ostats`` as int64: where
     :func:`gather_rows_packed` writes a node's packed rows for the gathers of its
     features to read (:func:`~.histogram.gather_bitmap_packed`)."""
-    return ostats.reshape(-1).view(np.int64)
+    return flat(ostats).view(np.int64)
 
 
 @kernel

@@ -13,7 +13,7 @@ thread count, which joblib's process workers set to their share of the cores: a 
 with ``n_jobs=2`` inside ``GridSearchCV(n_jobs=2)`` on two cores fits on one thread per
 search worker.  Under ``joblib.parallel_config(backend="dask")`` the same tasks run on
 the cluster's workers.  On threads of this process the chunks go to the engine's kept
-pool of threads (:mod:`treeboost.engine._threads`), which joblib's threading backend
+pool of threads (:func:`treeboost.engine.lend_pool`), which joblib's threading backend
 would start and join again at every fit.
 """
 
@@ -26,7 +26,7 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from joblib.parallel import get_active_backend
 
-from ..engine._threads import in_pool, lend_pool
+from ..engine import in_pool, lend_pool
 
 
 def _find_malloc_trim():
@@ -155,7 +155,7 @@ def _on_local_threads():
 
 def _run_on_pool(pool, func, chunks, shared):
     """``[func(chunk, threads, **shared) for chunk, threads in chunks]`` on ``pool``, the
-    engine's kept pool of threads (:func:`~treeboost.engine._threads.lend_pool`), the
+    engine's kept pool of threads (:func:`~treeboost.engine.lend_pool`), the
     chunks taken in order as its threads become free: what joblib's threading backend
     does, without starting and joining a pool of threads at every fit.  On an error the
     chunks not yet started are dropped and the first error is raised."""
