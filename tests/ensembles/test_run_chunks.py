@@ -77,19 +77,13 @@ def test_a_forest_inside_a_bagging_worker_does_not_wait_on_its_own_pool():
     # a member's fit on a pool thread runs its chunks in that thread (joblib runs a call
     # nested in its threads' workers one chunk after another too)
     X, y = make_classification(600, 8, random_state=0)
-    bag = tb.BaggingClassifier(
-        tb.RandomForestClassifier(n_estimators=4, n_jobs=2, random_state=0),
-        n_estimators=4,
-        n_jobs=2,
-        random_state=0,
-    ).fit(X, y)
-    alone = tb.BaggingClassifier(
-        tb.RandomForestClassifier(n_estimators=4, n_jobs=1, random_state=0),
-        n_estimators=4,
-        n_jobs=1,
-        random_state=0,
-    ).fit(X, y)
-    np.testing.assert_array_equal(bag.predict_proba(X), alone.predict_proba(X))
+
+    def bag(n_jobs):
+        forest = tb.RandomForestClassifier(n_estimators=4, n_jobs=n_jobs, random_state=0)
+        return tb.BaggingClassifier(forest, n_estimators=4, n_jobs=n_jobs, random_state=0)
+
+    nested, alone = bag(2).fit(X, y), bag(1).fit(X, y)
+    np.testing.assert_array_equal(nested.predict_proba(X), alone.predict_proba(X))
 
 
 def _hold(chunk, threads, *, gate, entered):

@@ -80,14 +80,9 @@ def prefetch_row(typingctx, rows, i):
         return None
 
     def codegen(context, builder, signature, args):
-        rty, ity = signature.args
-        ary = context.make_array(rty)(context, builder, args[0])
-        ii = context.cast(builder, args[1], ity, types.intp)
-        stride = builder.extract_value(ary.strides, 0)
-        first = builder.add(builder.ptrtoint(ary.data, _I64), builder.mul(ii, stride))
-        last = builder.add(first, builder.sub(stride, stride.type(1)))
+        first, stride = _address_of(context, builder, signature, args)
         _prefetch(builder, first)
-        _prefetch(builder, last)
+        _prefetch(builder, builder.add(first, builder.sub(stride, stride.type(1))))
         return context.get_dummy_value()
 
     return types.none(rows, i), codegen
@@ -103,17 +98,23 @@ def prefetch_item(typingctx, values, i):
         return None
 
     def codegen(context, builder, signature, args):
-        aty, ity = signature.args
-        ary = context.make_array(aty)(context, builder, args[0])
-        ii = context.cast(builder, args[1], ity, types.intp)
-        stride = builder.extract_value(ary.strides, 0)
-        _prefetch(builder, builder.add(builder.ptrtoint(ary.data, _I64), builder.mul(ii, stride)))
+        _prefetch(builder, _address_of(context, builder, signature, args)[0])
         return context.get_dummy_value()
 
     return types.none(values, i), codegen
 
 
 _I64 = ir.IntType(64)
+
+
+def _address_of(context, builder, signature, args):
+    """The integer address of item (row) ``i`` along the first axis of the array of a
+    ``(array, i)`` call, and that axis's stride in bytes."""
+    aty, ity = signature.args
+    ary = context.make_array(aty)(context, builder, args[0])
+    ii = context.cast(builder, args[1], ity, types.intp)
+    stride = builder.extract_value(ary.strides, 0)
+    return builder.add(builder.ptrtoint(ary.data, _I64), builder.mul(ii, stride)), stride
 
 
 def _prefetch(builder, address):
