@@ -126,7 +126,8 @@ def _select(vals, wts, lo, hi, target):
 @kernel
 def _radix_select(vals, wts, lo, hi, target, kmin, kmax):
     """:func:`_select` of a range whose smallest and largest order keys are ``kmin`` and
-    ``kmax``.
+    ``kmax`` (a range of at most :data:`RADIX_MIN_VALUES` values is finished by
+    quickselect at once, the keys unread).
 
     Radix rounds narrow the range while it holds more than :data:`RADIX_MIN_VALUES`
     values: the bucket of a key is ``(key - kmin) >> shift``, the smallest shift that
@@ -274,10 +275,8 @@ def range_quantiles(y, raw, weights, idx, leaves, start, end, alpha, out, vals, 
                 k = order_key(r)
                 kmin = min(kmin, k)
                 kmax = max(kmax, k)
-            if hi - lo <= RADIX_MIN_VALUES:
-                out[leaves[j]] = _quickselect(vals, wts, lo, hi, alpha * total, 0.0)
-            else:
-                out[leaves[j]] = _radix_select(vals, wts, lo, hi, alpha * total, kmin, kmax)
+            # (a leaf of at most RADIX_MIN_VALUES samples goes straight to quickselect)
+            out[leaves[j]] = _radix_select(vals, wts, lo, hi, alpha * total, kmin, kmax)
 
 
 @kernel

@@ -368,6 +368,13 @@ def _partition_columns(codes_T, labels, split, f, idx, to_idx, start, end, total
 
 
 @inlined
+def _within(start, end, rows_start, rows_end):
+    """Whether the node of positions ``[start, end)`` lies in the subtree whose rows of
+    codes the buffers hold, ``[rows_start, rows_end)``."""
+    return start >= rows_start and end <= rows_end
+
+
+@inlined
 def _fill_rows(codes, codes_rows, labels, idx, start, end, first, n_features, counts):
     """The rows of codes of the samples ``idx[start:end]``: ``codes[i - first]`` gets
     sample ``idx[i]``'s codes, then its class with ``counts``."""
@@ -585,7 +592,7 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
             p = pending[t]
             # with counts, a node of odd depth has its rows and ids in the buffers
             at_buf = counts and nodes.depth[p] % 2 == 1
-            in_rows = nodes.start[p] >= rows_start and nodes.end[p] <= rows_end
+            in_rows = _within(nodes.start[p], nodes.end[p], rows_start, rows_end)
             if _examine(
                 g,
                 p,
@@ -649,7 +656,7 @@ def grow_random_tree(data, src, sample_idx, params, seed, cap, ws, bufs):
                 nodes.gap[node],
             )
         elif counts:
-            if not (s0 >= rows_start and e0 <= rows_end):
+            if not _within(s0, e0, rows_start, rows_end):
                 # the first node of a subtree of rows: its rows from its samples'
                 rows_start = s0
                 rows_end = e0
