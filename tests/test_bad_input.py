@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import treeboost
+from sklearn.base import clone
 
 rng = np.random.RandomState(0)
 
@@ -31,10 +32,13 @@ def _estimators():
         "AdaBoostClassifier",
         "AdaBoostRegressor",
     ):
-        cls = getattr(treeboost, name, None)
-        if cls is not None:
-            params = {"n_estimators": 5, "random_state": 0}
-            ests.append(cls(**params))
+        ests.append(getattr(treeboost, name)(n_estimators=5, random_state=0))
+    ests += [
+        treeboost.HistGradientBoostingClassifier(max_iter=5, random_state=0),
+        treeboost.HistGradientBoostingRegressor(max_iter=5, random_state=0),
+        treeboost.ExtraTreeClassifier(random_state=0),
+        treeboost.ExtraTreeRegressor(random_state=0),
+    ]
     # the classic multiway learners; ID3 gets continuous columns here, which it cuts
     # into quantile bins with n_bins (without it, see test_id3_continuous_column_...)
     ests += [
@@ -82,6 +86,23 @@ def _check_ok(est, X, y, **fit):
     return model
 
 
+def test_the_matrix_covers_every_public_estimator():
+    public = {
+        name
+        for name in treeboost.__all__
+        if isinstance(getattr(treeboost, name), type) and hasattr(getattr(treeboost, name), "fit")
+    }
+    assert public == set(IDS)
+
+
+# The rule for infinity in X is each estimator's scikit-learn twin's: the exact trees and
+# the ensembles of them refuse it (scikit-learn's trees do, and a threshold halfway to
+# infinity would be infinite); HistGradientBoosting takes it, as scikit-learn's
+# HistGradientBoosting does, in its first and last bins (edges are finite).
+HIST_GRADIENT_BOOSTING = {"HistGradientBoostingClassifier", "HistGradientBoostingRegressor"}
+TAKES_INFINITY = HIST_GRADIENT_BOOSTING
+
+
 @pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
 def test_non_finite_targets_and_inputs_are_refused(est):
     X, y = _data(est)
@@ -91,10 +112,49 @@ def test_non_finite_targets_and_inputs_are_refused(est):
         yb[3] = bad
         with pytest.raises(ValueError, match="NaN|infinity|Input y"):
             est.fit(X, yb)
-    Xb = X.copy()
-    Xb[2, 1] = np.inf
-    with pytest.raises(ValueError, match="infinity"):
-        est.fit(Xb, y)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+@pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
+def test_infinity_in_X_follows_one_rule(est, sparse):
+    import scipy.sparse as sp
+
+    X, y = _data(est)
+    big = X.copy()
+    big[2, 1], big[5, 0] = 1e300, -1e300
+    inf = X.copy()
+    inf[2, 1], inf[5, 0] = np.inf, -np.inf
+    if sparse:
+        if type(est).__name__ in ("ID3Classifier", "C45Classifier", "RuleListClassifier"):
+            pytest.skip("the classic learners take dense X only")
+        big, inf = sp.csr_matrix(big), sp.csr_matrix(inf)
+    if type(est).__name__ not in TAKES_INFINITY:
+        with pytest.raises(ValueError, match="infinity"):
+            clone(est).fit(inf, y)
+        model = _check_ok(est, X, y)
+        with pytest.raises(ValueError, match="infinity"):
+            model.predict(inf)
+        return
+    # +-inf are the extreme values: the same bins, so the same model, as +-1e300
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        on_inf = clone(est).fit(inf, y)
+        on_big = clone(est).fit(big, y)
+        np.testing.assert_array_equal(on_inf.predict(inf), on_big.predict(big))
+        np.testing.assert_array_equal(on_inf.predict(X), on_big.predict(X))
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
+def test_values_near_the_largest_float_fit_without_warnings(est):
+    """Regression: 1e308 and -1e308 in one X overflowed scikit-learn's first-pass sum
+    in check_array ("invalid value encountered in reduce") on every estimator."""
+    X, y = _data(est)
+    X = np.clip(X, -1, 1) * 1e308  # sums of a few rows overflow both ways
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        model = clone(est).fit(X, y)
+        pred = model.predict(X)
+    assert np.all(np.isfinite(np.asarray(pred, dtype=float)))
 
 
 @pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
@@ -137,9 +197,8 @@ def _huge_target_ok(est, X, y, **fit):
     """Huge regression targets: the trees, forests and AdaBoost fit them; gradient
     boosting refuses those whose loss overflows float64 (every iteration's training loss
     would be inf), with an error naming y."""
-    if isinstance(est, treeboost.GradientBoostingRegressor):
-        from sklearn.base import clone
-
+    boosting = (treeboost.GradientBoostingRegressor, treeboost.HistGradientBoostingRegressor)
+    if isinstance(est, boosting):
         with pytest.raises(ValueError, match="y is too large for loss"):
             clone(est).fit(X, y, **fit)
         return
@@ -227,7 +286,12 @@ def test_categorical_edge_cases(est):
         {"c": pd.Categorical([f"v{i}" for i in range(300)] * 2), "x": rng.normal(size=600)}
     )
     yy = np.arange(600) % 2 if _is_classifier(est) else rng.normal(size=600)
-    _check_ok(est, many, yy)  # 300 categories: rare ones grouped
+    if type(est).__name__ in HIST_GRADIENT_BOOSTING:
+        # a bin per category, as scikit-learn's HistGradientBoosting: at most max_bins
+        with pytest.raises(ValueError, match="cardinality <= 255"):
+            clone(est).fit(many, yy)
+    else:
+        _check_ok(est, many, yy)  # 300 categories: rare ones grouped
     obj = np.array([["a", 1.0], ["b", 2.0]] * 30, dtype=object)
     with pytest.raises(ValueError):
         est.fit(obj, y)  # strings that are not declared

@@ -200,11 +200,11 @@ def test_client_memory_does_not_grow_with_the_data(client):
     assert peaks[1] - peaks[0] < 0.1 * extra_data, (peaks, extra_data)
 
 
-def kill_during_fit(client, fit, victim_pid, settle):
-    """Run ``fit()`` in a thread and kill the worker process ``victim_pid`` while it runs:
-    once every worker holds its shard (an actor) and ``settle`` seconds more have passed.
-    Assert that the fit ends within a minute of the kill, and return the
-    WorkerLostError it raised (None if it raised none)."""
+def kill_during_fit(client, fit, victim_pid, settle, sig=signal.SIGKILL, within=60):
+    """Run ``fit()`` in a thread and send ``sig`` to the worker process ``victim_pid``
+    while it runs: once every worker holds its shard (an actor) and ``settle`` seconds
+    more have passed.  Assert that the fit ends within ``within`` seconds of the signal,
+    and return the WorkerLostError it raised (None if it raised none)."""
     errors = []
 
     def run():
@@ -221,11 +221,11 @@ def kill_during_fit(client, fit, victim_pid, settle):
     ):
         time.sleep(0.1)
     time.sleep(settle)
-    os.kill(victim_pid, signal.SIGKILL)
+    os.kill(victim_pid, sig)
     t0 = time.monotonic()
-    thread.join(60)
-    assert not thread.is_alive(), "the fit did not end within a minute"
-    assert time.monotonic() - t0 < 60
+    thread.join(within)
+    assert not thread.is_alive(), f"the fit did not end within {within} s"
+    assert time.monotonic() - t0 < within
     return errors[0] if errors else None
 
 

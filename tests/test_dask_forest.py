@@ -2,6 +2,7 @@
 share of the trees on the rows it holds, the client assembles one ordinary forest."""
 
 import os
+import signal
 
 import numpy as np
 import pandas as pd
@@ -284,3 +285,28 @@ def test_a_killed_worker_ends_the_fit_with_an_error():
         model = DaskRandomForestClassifier(n_estimators=4000, max_features=None)
         error = kill_during_fit(c, lambda: model.fit(Xd, yd), pids[victim], 1.5)
         assert error is not None and victim in str(error), error
+
+
+def test_a_frozen_worker_ends_the_fit_within_its_heartbeat_timeout():
+    """Regression: a worker stopped by SIGSTOP stays in the cluster (Dask waits for its
+    worker-ttl, 5 minutes); the forest waited until then.  Its heartbeats stop, and the
+    fit ends within heartbeat_timeout plus a poll or two."""
+    with _cluster() as cluster, distributed.Client(cluster) as c:
+        pids = c.run(os.getpid)
+        victim, other = _workers(c)
+        X, y = make_classification(20_100, 6, random_state=0)
+        parts = [
+            _on_worker(c, addr, da.from_array(X[s], 10_000), da.from_array(y[s], 10_000))
+            for addr, s in ((victim, slice(0, 20_000)), (other, slice(20_000, None)))
+        ]
+        Xd = da.concatenate([p[0] for p in parts])
+        yd = da.concatenate([p[1] for p in parts])
+        model = DaskRandomForestClassifier(n_estimators=4000, max_features=None)
+        model.heartbeat_timeout = 4.0
+        try:
+            error = kill_during_fit(
+                c, lambda: model.fit(Xd, yd), pids[victim], 1.5, signal.SIGSTOP, within=15
+            )
+        finally:
+            os.kill(pids[victim], signal.SIGCONT)
+        assert error is not None and "heartbeat" in str(error) and victim in str(error), error

@@ -192,6 +192,19 @@ def _missing_mask(values):
     return np.zeros(values.shape, bool)
 
 
+def _check_finite_array(X, **kwargs):
+    """scikit-learn's ``check_array``, without its warning on large finite values.
+
+    Its first pass sums X to find a non-finite value quickly; values near the largest
+    float (1e308 and -1e308 in one X) overflow that sum to NaN, and numpy warns
+    ("invalid value encountered in reduce") about data that is valid.  The second pass
+    it then makes finds any infinity value by value, so ignoring the sum's
+    floating-point warnings changes no decision.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        return check_array(X, **kwargs)
+
+
 def _first_non_numeric_column(X):
     """Index of the first column of ``X`` that does not convert to float, or None."""
     try:
@@ -402,7 +415,7 @@ class FeatureEncoder:
             and (fit or not self._any_datetime())
         ):
             try:
-                Xn = check_array(
+                Xn = _check_finite_array(
                     X, dtype=[np.float64, np.float32], ensure_all_finite=self._finite_rule
                 )
             except (TypeError, ValueError) as exc:
@@ -475,7 +488,7 @@ class FeatureEncoder:
             )
         check_sparse_structure(X)
         Xs = _canonical(
-            check_array(
+            _check_finite_array(
                 X,
                 accept_sparse=("csr", "csc"),
                 dtype=[np.float64, np.float32],

@@ -132,6 +132,39 @@ def _apply(X, model, method):
     return getattr(model, method)(X)
 
 
+class _Heartbeats:
+    """When each worker's last heartbeat reached the scheduler, as the client saw it change.
+
+    The scheduler's ``last_seen`` of a worker is a time on the scheduler's clock; what is
+    compared here is how long it has stayed the same on the client's monotonic clock, so
+    that the two machines' clocks need not agree.
+    """
+
+    def __init__(self, timeout):
+        self.timeout = timeout
+        self._seen = {}  # address -> (scheduler's last_seen, client's time it changed)
+
+    def check(self, workers):
+        """Raise WorkerLostError naming a worker of ``workers`` (address -> the
+        scheduler's record of it) whose ``last_seen`` has not changed for ``timeout``
+        seconds."""
+        now = time.monotonic()
+        for address, info in workers.items():
+            last_seen = info.get("last_seen")
+            if last_seen is None:  # a scheduler that does not report it: no bound
+                continue
+            seen = self._seen.get(address)
+            if seen is None or seen[0] != last_seen:
+                self._seen[address] = (last_seen, now)
+            elif now - seen[1] > self.timeout:
+                raise WorkerLostError(
+                    f"the worker {address} sent no heartbeat to the scheduler for "
+                    f"{now - seen[1]:.0f} s while it grew its trees (heartbeat_timeout="
+                    f"{self.timeout} s): its process is frozen or hung; the fit is "
+                    f"abandoned."
+                )
+
+
 class _DaskForest:
     """The distributed fit shared by the classifier and the regressor.
 
@@ -146,6 +179,12 @@ class _DaskForest:
     #: seconds a worker may take to grow its share of the trees (None: no limit; a worker
     #: that leaves the cluster ends the fit within ``poll`` seconds whatever this is)
     grow_timeout = None
+    #: seconds a worker growing trees may go without a heartbeat reaching the scheduler
+    #: before the fit is abandoned: a frozen (stopped, swapped out) or hung process.  Its
+    #: heartbeats come every 0.5 to 2 s while its threads grow trees, so this bounds a
+    #: fit's wait on a frozen worker whatever the size of its share, where Dask itself
+    #: waits for its ``worker-ttl`` (5 minutes by default)
+    heartbeat_timeout = 60.0
     #: seconds between two checks that a worker growing trees is still in the cluster
     poll = 1.0
     #: what the distributed fit records of itself (not carried to the one-machine model)
@@ -304,10 +343,11 @@ class _DaskForest:
         """The trees of every worker (``futures[i]`` None: worker ``i`` grows none), in
         the workers' order.  A worker that leaves the cluster ends the fit with
         WorkerLostError within ``poll`` seconds, whichever worker it is; so does one that
-        exceeds ``grow_timeout``."""
+        exceeds ``grow_timeout``, or whose heartbeats stop for ``heartbeat_timeout``."""
         pending = {i: f for i, f in enumerate(futures) if f is not None}
         trees = {}
         start = time.monotonic()
+        heartbeats = _Heartbeats(self.heartbeat_timeout)
         while pending:
             first = next(iter(pending))
             try:
@@ -325,6 +365,7 @@ class _DaskForest:
                         f"the worker {addresses[i]} left the cluster while it grew its "
                         f"trees; the fit is abandoned."
                     )
+            heartbeats.check({addresses[i]: workers[addresses[i]] for i in pending})
             if self.grow_timeout is not None and time.monotonic() - start > self.grow_timeout:
                 raise WorkerLostError(
                     f"the workers {[addresses[i] for i in pending]} did not grow their "
