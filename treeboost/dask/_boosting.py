@@ -1,7 +1,7 @@
 """Histogram gradient boosting trained on data partitioned across a Dask cluster."""
 
 import copy
-import os
+import warnings
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -12,7 +12,7 @@ from ..ensembles.hist_gradient_boosting import (
     HistGradientBoostingClassifier,
     HistGradientBoostingRegressor,
 )
-from ._channel import ChannelShard
+from ._channel import ChannelRefused, ChannelShard, new_key
 from ._collections import WorkerLostError, is_dask_collection, partition_futures, place_shards
 from ._grower import StepGrower
 from ._quantiles import SelectedLeafSamples, select_quantiles
@@ -59,19 +59,30 @@ class _Shards:
     @classmethod
     def direct(cls, actors, timeout):
         """The shards of ``actors``, each reached through a direct connection
-        (:mod:`._channel`) where its worker offers one, else through its actor."""
-        key = os.urandom(32)
+        (:mod:`._channel`) where its worker offers one, else through its actor.  Each
+        shard gets a key of its own: no shard's proof opens another's channel."""
+        keys = [new_key() for _ in actors]
         shards = cls(actors, timeout)
-        offers = [shards.send(a, "open_channel", key, timeout) for a in actors]
+        offers = [shards.send(a, "open_channel", k, timeout) for a, k in zip(actors, keys)]
         addresses = [shards.answer(f, "open_channel") for f in offers]
         reached = []
         try:
-            for actor, address in zip(actors, addresses):
+            for actor, key, address in zip(actors, keys, addresses):
                 if address is None:
                     reached.append(actor)
                     continue
                 try:
                     reached.append(ChannelShard(address, key, timeout))
+                except ChannelRefused as exc:
+                    # something at that port that does not hold the shard's key: the
+                    # actor, over Dask's own comm, is still the shard
+                    warnings.warn(
+                        f"the direct channel to a shard was refused ({exc}); its steps "
+                        "go through its Dask actor.",
+                        RuntimeWarning,
+                        stacklevel=3,
+                    )
+                    reached.append(actor)
                 except OSError:
                     # not reachable from here (a firewall, another network): the actor
                     # still is
