@@ -80,6 +80,70 @@ class UserError(Exception):
     """A mistake of the user's, reported as one line."""
 
 
+# -- text from the user's files in messages ---------------------------------------------------
+#: A message lists at most this many names (columns, labels) ...
+NAMES_SHOWN = 20
+#: ... each shown with at most this many characters (a header cell may hold megabytes) ...
+NAME_CHARS = 60
+#: ... and an error line has at most this many, the text of a library's error included.
+LINE_CHARS = 3000
+
+
+def _printable(text):
+    """``text`` with each character a terminal would act on or cannot show (a newline, an
+    escape sequence, a lone surrogate) written as its Python escape."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
+def _shorten(text, width=NAME_CHARS):
+    """``text`` (a column name, a cell, a label, an option's value: anything that comes
+    from a file or the command line) as a message shows it: printable (:func:`_printable`)
+    and at most about ``width`` characters, its middle replaced by ``...`` when longer (the
+    two ends tell apart names that share a prefix or a suffix)."""
+    text = str(text)
+    if len(text) <= width and text.isprintable():
+        return text
+    # only the ends that can be shown are escaped, never all of a 20 MB cell
+    shown = _printable(text[: width + 1])
+    if len(text) <= width and len(shown) <= width:
+        return shown
+    keep = max(width - 3, 2)
+    head = shown[: keep - keep // 2]
+    tail = _printable(text[-keep:])
+    return f"{head}...{tail[len(tail) - keep // 2 :]}"
+
+
+def _quoted(text):
+    """A name or a cell between quotes, shortened (:func:`_shorten`)."""
+    return f"'{_shorten(text)}'" if isinstance(text, str) else _shorten(repr(text))
+
+
+def _names(names, limit=NAMES_SHOWN, show=_shorten):
+    """``a, b, c ... and 7 more``: at most ``limit`` names, each shortened (``show``: how
+    one is written, for names already shortened inside a longer text)."""
+    names = [str(n) for n in names]
+    shown = ", ".join(show(n) for n in names[:limit])
+    return shown + (f" ... and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def _first_unencodable(texts, encoding="utf-8"):
+    """Position in ``texts`` (a list of str) of the first that ``encoding`` cannot hold
+    (any text but a lone surrogate for UTF-8), or None.  One join and one encode for all
+    of them; the position is found from the offset of the failure."""
+    import numpy as np
+
+    if not texts:
+        return None
+    try:
+        "\n".join(texts).encode(encoding)
+    except UnicodeEncodeError as exc:
+        ends = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1)
+        return int(np.searchsorted(ends, exc.start, side="right"))
+    return None
+
+
 # -- output files -----------------------------------------------------------------------------
 def _same_file(a, b):
     if os.path.realpath(a) == os.path.realpath(b):
@@ -297,10 +361,82 @@ def _read_csv(path, options=None, **kwargs):
             f"cannot read {path} as {encoding} text (byte {exc.start} is not "
             f"{encoding}): give its encoding, e.g. --encoding latin-1"
         ) from None
+    except UnicodeEncodeError:
+        # the file decodes to a lone surrogate (a codec such as utf-7 or unicode_escape
+        # can): no tool after this one could write it, so it is refused where it is
+        raise UserError(_not_text(path, sep, encoding)) from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         raise UserError(f"cannot read {path} as CSV ({exc})") from None
     except OSError as exc:
         raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _not_text(path, sep, encoding):
+    """The message for a file that decodes to something that is not text: the column and
+    the row that hold it, found by reading the file again as it decodes (cells and header
+    alike, as objects: pandas' text columns and names cannot hold such a string)."""
+    pd = _pandas()
+    where = "a cell"
+    try:
+        rows = pd.read_csv(
+            path,
+            sep=sep,
+            encoding=encoding,
+            encoding_errors="surrogatepass",
+            header=None,
+            dtype=object,
+            keep_default_na=False,
+        )
+    except Exception:  # an error path only: the message without the place
+        rows = None
+    if rows is not None and len(rows):
+        names = list(map(str, rows.iloc[0].tolist()))
+        for k in range(rows.shape[1]):
+            cells = list(map(str, rows.iloc[:, k].tolist()))
+            bad = _first_unencodable(cells)
+            if bad == 0:
+                where = f"the name of column {k + 1} ({_quoted(names[k])})"
+            elif bad is not None:
+                where = f"column {_quoted(names[k])} ({_quoted(cells[bad])} in data row {bad})"
+            if bad is not None:
+                break
+    return (
+        f"{path} read as {encoding}: {where} is not text (a lone surrogate, which UTF-8 "
+        f"cannot encode): give the file's real encoding with --encoding"
+    )
+
+
+def _duplicate_columns(frame, path, options):
+    """``{name: [column numbers]}`` of the names that the header of ``path`` (read into
+    ``frame``) gives to more than one column.
+
+    pandas renames the second ``Age`` to ``Age.1``: a model would learn the two as
+    different features in the file's order, and a file with them swapped would be
+    predicted differently.  The header is read again, as it is written, only when a name
+    of ``frame`` ends like one pandas renamed (``.1``).
+    """
+    import re
+
+    if not any(re.search(r"\.\d+$", str(c)) for c in frame.columns):
+        return {}
+    header = _read_csv(path, options, header=None, nrows=1, dtype=str, keep_default_na=False)
+    numbers: dict[str, list[int]] = {}
+    for i, name in enumerate(header.iloc[0].tolist() if len(header) else []):
+        numbers.setdefault(str(name), []).append(i + 1)
+    return {name: at for name, at in numbers.items() if len(at) > 1 and name != ""}
+
+
+def _refuse_duplicate_columns(duplicates, path, why):
+    """One line naming the columns that share a name (:func:`_duplicate_columns`)."""
+    if duplicates:
+        which = _names(
+            (f"{_quoted(name)} (columns {_names(at)})" for name, at in duplicates.items()),
+            show=str,
+        )
+        raise UserError(
+            f"{path} gives the same name to several columns: {which}; {why}: rename them "
+            f"so that each name is used once"
+        )
 
 
 #: A cell that reads as a date: ISO 8601 (``2024-03-01``, ``2024-03-01 12:30``,
@@ -376,7 +512,7 @@ def _refuse_infinity(frame, columns, path):
         bad = np.flatnonzero(np.isinf(values))
         if bad.size:
             raise UserError(
-                f"column {col!r} of {path} holds {values[bad[0]]} in data row "
+                f"column {_quoted(col)} of {path} holds {values[bad[0]]} in data row "
                 f"{_row_number(frame, bad[0])} ({bad.size} infinite cell(s)); "
                 f"leave the cell empty for a missing value"
             )
@@ -471,14 +607,14 @@ def _feature_columns(frame, args):
     unknown = [c for c in drop if c not in columns]
     if unknown:
         raise UserError(
-            f"--drop {', '.join(unknown)}: no such column in {args.data} "
-            f"(columns: {', '.join(columns)})"
+            f"--drop {_names(unknown)}: no such column in {args.data} (columns: {_names(columns)})"
         )
     if args.target in drop:
-        raise UserError(f"--drop {args.target}: that is the target")
+        raise UserError(f"--drop {_shorten(args.target)}: that is the target")
     if args.weight is not None and args.weight not in columns:
         raise UserError(
-            f"--weight {args.weight}: no such column in {args.data} (columns: {', '.join(columns)})"
+            f"--weight {_shorten(args.weight)}: no such column in {args.data} "
+            f"(columns: {_names(columns)})"
         )
     if args.weight is not None:
         drop = [c for c in drop if c != args.weight]
@@ -487,15 +623,15 @@ def _feature_columns(frame, args):
     if ids:
         _note(
             f"not used as features, they identify rows (no value repeats): "
-            f"{', '.join(ids)} (--keep-ids keeps them)"
+            f"{_names(ids)} (--keep-ids keeps them)"
         )
     if drop:
-        print(f"not used as features (--drop): {', '.join(drop)}")
+        print(f"not used as features (--drop): {_names(drop)}")
     features = [c for c in frame.columns if c not in exclude and c not in drop and c not in ids]
     if not features:
         raise UserError(
             f"{args.data} has no feature column left besides the target "
-            f"{args.target!r}"
+            f"{_quoted(args.target)}"
             + (" after --drop" if drop else "")
             + (" and the identifier columns" if ids else "")
         )
@@ -517,7 +653,7 @@ def _parse_params(pairs):
     params = {}
     for pair in pairs or []:
         if "=" not in pair:
-            raise UserError(f"--param takes key=value, got {pair!r}")
+            raise UserError(f"--param takes key=value, got {_quoted(pair)}")
         key, value = pair.split("=", 1)
         try:
             params[key] = ast.literal_eval(value)
@@ -535,7 +671,7 @@ def _make_model(name, cls, pairs, base=None):
     unknown = [k.split("__")[0] for k in params if k.split("__")[0] not in known]
     if unknown:
         raise UserError(
-            f"bad --param for {name}: no parameter {', '.join(unknown)} (its "
+            f"bad --param for {name}: no parameter {_names(unknown)} (its "
             f"parameters: {', '.join(sorted(model.get_params(deep=False)))})"
         )
     for key in params:
@@ -566,15 +702,15 @@ def _target(frame, args):
         if not _is_numeric(y):
             example = y.dropna().iloc[0]
             raise UserError(
-                f"--task regression needs numbers in the target {args.target!r}, "
-                f"but it holds text such as {example!r}; use --task "
+                f"--task regression needs numbers in the target {_quoted(args.target)}, "
+                f"but it holds text such as {_quoted(example)}; use --task "
                 f"classification"
             )
         values = y.to_numpy(dtype=np.float64)
         bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
             raise UserError(
-                f"the target {args.target!r} holds {values[bad[0]]} in data row "
+                f"the target {_quoted(args.target)} holds {values[bad[0]]} in data row "
                 f"{_row_number(frame, bad[0])}"
             )
         return values, task
@@ -694,7 +830,7 @@ def _check_fit_options(args):
             "output; give a file name such as model.tbm"
         )
     if args.weight is not None and args.weight == args.target:
-        raise UserError(f"--weight {args.weight}: that is the target")
+        raise UserError(f"--weight {_shorten(args.weight)}: that is the target")
     _check_output(args.output, inputs=[args.data] + ([args.valid] if args.valid else []))
 
 
@@ -704,15 +840,14 @@ def _rows_with_target(frame, path, args):
         raise UserError(f"{path} has a header but no data rows")
     if args.target not in frame.columns:
         raise UserError(
-            f"column {args.target!r} is not in {path} (columns: "
-            f"{', '.join(map(str, frame.columns))})"
+            f"column {_quoted(args.target)} is not in {path} (columns: {_names(frame.columns)})"
         )
     empty = int(frame[args.target].isna().sum())
     if empty == len(frame):
-        raise UserError(f"the target {args.target!r} is empty in every row of {path}")
+        raise UserError(f"the target {_quoted(args.target)} is empty in every row of {path}")
     if empty:
         _note(
-            f"{empty} of the {len(frame)} rows of {path} have no {args.target} (an empty "
+            f"{empty} of the {len(frame)} rows of {path} have no {_shorten(args.target)} (an empty "
             f"cell): left out"
         )
     return frame.dropna(subset=[args.target])
@@ -735,9 +870,10 @@ def _note_text_in_numbers(frame, columns):
         if 0 < text.sum() <= max(1, STRAY_TEXT_SHARE * len(values)) < len(values):
             i = int(text.argmax())
             _note(
-                f"column {col!r} is read as categories, not numbers: {int(text.sum())} of "
-                f"its {len(values)} cells are not numbers ({values.iloc[i]!r} in data row "
-                f"{int(values.index[i]) + 1}); correct or empty them to use its numbers"
+                f"column {_quoted(col)} is read as categories, not numbers: "
+                f"{int(text.sum())} of its {len(values)} cells are not numbers "
+                f"({_quoted(values.iloc[i])} in data row {int(values.index[i]) + 1}); "
+                f"correct or empty them to use its numbers"
             )
 
 
@@ -749,16 +885,16 @@ def _weights(frame, args):
         return None
     w = frame[args.weight]
     if not _is_numeric(w):
-        raise UserError(f"--weight {args.weight}: the column holds text, not numbers")
+        raise UserError(f"--weight {_shorten(args.weight)}: the column holds text, not numbers")
     values = w.to_numpy(dtype=np.float64, na_value=np.nan)
     bad = np.flatnonzero(~(np.isfinite(values) & (values >= 0)))
     if bad.size:
         raise UserError(
-            f"--weight {args.weight}: weights must be finite numbers >= 0, got "
+            f"--weight {_shorten(args.weight)}: weights must be finite numbers >= 0, got "
             f"{values[bad[0]]} in data row {_row_number(frame, bad[0])}"
         )
     if not values.sum() > 0:
-        raise UserError(f"--weight {args.weight}: every weight is 0")
+        raise UserError(f"--weight {_shorten(args.weight)}: every weight is 0")
     return values
 
 
@@ -802,29 +938,41 @@ def _warn_if_constant(model, n_train):
         )
 
 
+def _read_fit_csv(path, args):
+    """A file ``fit`` learns from; one that names two columns alike is refused."""
+    frame = _read_csv(path, args)
+    _refuse_duplicate_columns(
+        _duplicate_columns(frame, path, args),
+        path,
+        "the model would learn them as different features told apart only by their order "
+        "in this file, and predict a file with them swapped wrongly",
+    )
+    return frame
+
+
 def fit(args):
     import treeboost
 
     pd = _pandas()
     _check_fit_options(args)
     _set_threads(args)
-    frame = _rows_with_target(_read_csv(args.data, args), args.data, args)
+    frame = _rows_with_target(_read_fit_csv(args.data, args), args.data, args)
     if frame.shape[1] < 2:
-        raise UserError(f"{args.data} has no column besides the target {args.target!r}")
+        raise UserError(f"{args.data} has no column besides the target {_quoted(args.target)}")
     # before the identifiers are picked: a column of distinct dates is a feature
     dates = _parse_dates(frame, [c for c in frame.columns if c not in (args.target, args.weight)])
     features = _feature_columns(frame, args)
     dates = [c for c in dates if c in features]
     if dates:
-        _note(f"read as dates: {', '.join(dates)}")
+        _note(f"read as dates: {_names(dates)}")
     used = features + [args.target] + ([args.weight] if args.weight else [])
     n_train = len(frame)
     if args.valid is not None:
-        valid = _rows_with_target(_read_csv(args.valid, args), args.valid, args)
+        valid = _rows_with_target(_read_fit_csv(args.valid, args), args.valid, args)
         missing = [c for c in used if c not in valid.columns]
         if missing:
             raise UserError(
-                f"--valid {args.valid} lacks the columns {', '.join(missing)} of {args.data}"
+                f"--valid {args.valid} lacks the columns {_names(missing)} of {args.data}"
             )
         _refuse_non_dates(valid, dates, args.valid)
         # one frame, so that both files' columns get the same types and categories
@@ -833,7 +981,7 @@ def fit(args):
         frame = frame[used]
     if frame[args.target].iloc[:n_train].nunique() < 2:
         raise UserError(
-            f"the target {args.target!r} has a single value in {args.data}; nothing to learn"
+            f"the target {_quoted(args.target)} has a single value in {args.data}; nothing to learn"
         )
     _note_text_in_numbers(frame, features)
     _refuse_infinity(frame, features, args.data)
@@ -916,7 +1064,83 @@ def _load_model(path):
         raise UserError(f"{path} is not a usable treeboost model ({text})") from None
     if not isinstance(model, BaseEstimator) or not hasattr(model, "predict"):
         raise UserError(f"{path} holds a {type(model).__name__}, not a fitted treeboost model")
+    bad = _invalid_text(model)
+    if bad is not None:
+        # a label, a category or a name the command would write: no output could hold it
+        where, value = bad
+        raise UserError(
+            f"{path} is not a usable treeboost model: {_where_in_model(model, where)} "
+            f"holds {_quoted(value)}, which is not text (a lone surrogate, which UTF-8 "
+            f"cannot encode)"
+        )
     return model
+
+
+#: How deep :func:`_invalid_text` looks into a model (an ensemble's members' encoders).
+_TEXT_DEPTH = 6
+
+
+def _invalid_text(obj, where=(), depth=0, seen=None):
+    """``(where, value)`` of the first string of the fitted ``obj`` that UTF-8 cannot
+    encode, or None; ``where`` is the path of attributes, keys and positions to it.
+
+    A model file may hold any string JSON can (``"\\ud800"``); the strings a command
+    writes (class labels, categories, column names, an ensemble's members' too) are all
+    found here, at load, rather than as a traceback of the writer.
+    """
+    import numpy as np
+
+    if isinstance(obj, str):
+        return None if _first_unencodable([obj]) is None else (where, obj)
+    seen = set() if seen is None else seen
+    if depth > _TEXT_DEPTH or id(obj) in seen or isinstance(obj, (int, float, bool, bytes)):
+        return None
+    seen.add(id(obj))
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.kind not in "OU":
+            return None  # numbers: the trees' arrays
+        items = obj.ravel().tolist()
+        texts = [v for v in items if isinstance(v, str)]
+        bad = _first_unencodable(texts)
+        if bad is not None:
+            return (*where, items.index(texts[bad])), texts[bad]
+        pairs = [(i, v) for i, v in enumerate(items) if not isinstance(v, str)]
+    elif isinstance(obj, dict):
+        pairs = [(("key", k), k) for k in obj] + list(obj.items())
+    elif isinstance(obj, (list, tuple)):
+        pairs = list(enumerate(obj))
+    elif hasattr(obj, "__dict__"):
+        pairs = list(vars(obj).items())
+    else:
+        return None
+    for key, value in pairs:
+        found = _invalid_text(value, (*where, key), depth + 1, seen)
+        if found is not None:
+            return found
+    return None
+
+
+def _where_in_model(model, where):
+    """The words for a path found by :func:`_invalid_text`: the class labels of the
+    target, the categories of a column, the column names, else the attributes."""
+    info = getattr(model, "treeboost_cli_", None)
+    target = info.get("target") if isinstance(info, dict) else None
+    names = [str(n) for n in getattr(model, "feature_names_in_", [])]
+    if where[:1] == ("classes_",):
+        return "the class labels" + (
+            f" of the target {_quoted(target)}" if isinstance(target, str) else ""
+        )
+    if where[:2] == ("_encoder", "categories_") and len(where) > 2:
+        k = where[2]
+        column = _quoted(names[k]) if isinstance(k, int) and k < len(names) else k
+        return f"the categories of column {column}"
+    if where[:1] == ("feature_names_in_",) or where[:2] == ("treeboost_cli_", "columns"):
+        return "the column names"
+    if where[:2] == ("treeboost_cli_", "target"):
+        return "the target's name"
+    return "the attribute " + "".join(
+        f".{k}" if isinstance(k, str) else f"[{_shorten(repr(k))}]" for k in where
+    ).lstrip(".")
 
 
 def _categorical_columns(model, columns):
@@ -956,7 +1180,7 @@ def _refuse_text_in_numbers(frame, model, columns, path):
         if bad.any():
             i = int(bad.argmax())
             raise UserError(
-                f"column {col!r} of {path} holds text ({values.iloc[i]!r} in data "
+                f"column {_quoted(col)} of {path} holds text ({_quoted(values.iloc[i])} in data "
                 f"row {_row_number(frame, i)}) but the model was fitted with "
                 f"numbers in it"
             )
@@ -1008,9 +1232,9 @@ def _refuse_non_dates(frame, columns, path):
         if dates is None:
             text = frame[col].dropna().astype(str)
             bad = ~text.str.strip().str.fullmatch(DATE_PATTERN)
-            example = f" ({text[bad].iloc[0]!r})" if bad.any() else ""
+            example = f" ({_quoted(text[bad].iloc[0])})" if bad.any() else ""
             raise UserError(
-                f"column {col!r} of {path} holds cells that are not dates"
+                f"column {_quoted(col)} of {path} holds cells that are not dates"
                 f"{example} but the model was fitted with dates in it"
             )
         frame[col] = dates
@@ -1027,16 +1251,24 @@ def _read_model_input(model, path, id_column=None, options=None):
         getattr(model, "feature_names_in_", [c for c in header.columns if c != target])
     )
     columns = [str(c) for c in columns]
+    twice = _duplicate_columns(header, path, options)
+    # a name given to two columns is refused only where the command reads it
+    _refuse_duplicate_columns(
+        {name: at for name, at in twice.items() if name in columns or name == id_column},
+        path,
+        "the model reads a column of that name and could take either",
+    )
     if id_column is not None and id_column not in header.columns:
         raise UserError(
-            f"--id {id_column}: no such column in {path} (columns: "
-            f"{', '.join(map(str, header.columns))})"
+            f"--id {_shorten(id_column)}: no such column in {path} (columns: "
+            f"{_names(header.columns)})"
         )
     missing = [c for c in columns if c not in header.columns]
     if missing:
         raise UserError(
-            f"the columns of {path} differ from training: missing {missing} "
-            f"(the model was fitted with {columns})"
+            f"the columns of {path} differ from training: missing "
+            f"[{_names(missing, show=_quoted)}] (the model was fitted with "
+            f"[{_names(columns, show=_quoted)}])"
         )
     text = [c for c in _categorical_columns(model, columns) if c in header.columns]
     # the id is carried through as written (leading zeros kept); a feature column read
@@ -1076,30 +1308,143 @@ def predict(args):
                 out[f"proba_{c}"] = proba[:, k]
     except ValueError as exc:
         raise UserError(f"cannot predict {args.data} with {args.model}: {exc}") from None
+    _write_csv(out, args, "-" if to_stdout else args.output)
     if to_stdout:
-        _write_stdout(lambda fh: out.to_csv(fh, index=False))
         return 0
-    _write_file(args.output, lambda fh: out.to_csv(fh, index=False))
     # beside the data when the data goes to a device or a pipe (-o /dev/stdout)
     info = sys.stderr if kind == "through" else sys.stdout
     target = _cli_info(model).get("target")
     unused = [c for c in data.ignored if c not in (args.id, target)]
     if unused:
-        print(f"columns of {args.data} the model does not use: {', '.join(unused)}", file=info)
+        print(f"columns of {args.data} the model does not use: {_names(unused)}", file=info)
     print(f"{len(out)} predictions written to {args.output}", file=info)
     return 0
 
 
-def _write_file(path, write):
-    """``write(fh)`` into ``path`` atomically (or through, for a device or FIFO); any
-    failure of the write (a full disk, ``/dev/full``) is the user's error line."""
+def _write_file(path, write, encoding=None):
+    """``write(fh)`` into ``path`` atomically (or through, for a device or FIFO), as
+    ``encoding`` text; any failure of the write (a full disk, ``/dev/full``) is the user's
+    error line."""
     from ._atomic import atomic_write
 
     try:
-        with atomic_write(path, "w", newline="") as fh:
+        with atomic_write(path, "w", newline="", encoding=encoding) as fh:
             write(fh)
     except OSError as exc:
         raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+#: A text cell that starts with one of these is read by a spreadsheet as a formula
+#: (``=cmd|' /C calc'!A0``): OWASP's list on CSV injection (= + - @ tab CR), with LF and
+#: NUL (ASVS 1.2.10) ...
+FORMULA_START = r"[=+\-@\t\r\n\x00]"
+#: ... unless the whole cell is a number (``-1.5``, ``+3``, ``-2e-05``), which stays one.
+PLAIN_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+
+
+def _is_text_column(series):
+    pd = _pandas()
+    dtype = series.dtype
+    return not (
+        _is_numeric(series)
+        or pd.api.types.is_bool_dtype(dtype)
+        or pd.api.types.is_datetime64_any_dtype(dtype)
+        or pd.api.types.is_timedelta64_dtype(dtype)
+    )
+
+
+def _formula_like(texts):
+    """Which cells of ``texts`` (a Series of str, missing values allowed) a spreadsheet
+    would run as a formula: they start as one (:data:`FORMULA_START`) and are not plain
+    numbers."""
+    starts = texts.str.match(FORMULA_START).fillna(False).astype(bool)
+    number = texts.str.fullmatch(PLAIN_NUMBER).fillna(False).astype(bool)
+    return starts & ~number
+
+
+def _escape_formulas(table):
+    """``table`` with a ``'`` before each text cell and column name that
+    :func:`_formula_like` finds: spreadsheets show the text and run nothing."""
+    pd = _pandas()
+    names = pd.Series([str(c) for c in table.columns], dtype=object)
+    table = table.set_axis(names.mask(_formula_like(names), "'" + names).tolist(), axis=1)
+    for k in range(table.shape[1]):
+        column = table.iloc[:, k]
+        if not _is_text_column(column):
+            continue
+        text = column.astype(object)
+        found = _formula_like(text)
+        if found.any():
+            table.isetitem(k, text.mask(found, "'" + text[found].astype(str)))
+    return table
+
+
+def _refuse_unwritable(table, encoding, where):
+    """The column name or text cell of ``table`` that ``encoding`` cannot hold, as one
+    line, before anything is written."""
+    import numpy as np
+
+    names = [str(c) for c in table.columns]
+    bad = _first_unencodable(names, encoding)
+    what = None
+    if bad is not None:
+        what = f"the column name {_quoted(names[bad])}"
+    for k in range(table.shape[1]):
+        column = table.iloc[:, k]
+        if what is not None:
+            break
+        if not _is_text_column(column):
+            continue
+        present = column.notna().to_numpy()
+        cells = list(map(str, column[present].tolist()))
+        bad = _first_unencodable(cells, encoding)
+        if bad is not None:
+            row = int(np.flatnonzero(present)[bad]) + 1
+            what = f"column {_quoted(names[k])} ({_quoted(cells[bad])} in data row {row})"
+    if what is not None:
+        raise UserError(f"{where} cannot hold {what}")
+
+
+class _RowEnds:
+    """A text stream that ends with ``\\n`` the rows that the csv writer ends with
+    ``\\r\\n``: the writer quotes a field that holds a character of its line end, so
+    that with ``\\r\\n`` a bare CR in an id is quoted, and the file keeps its ``\\n``
+    line ends.  The writer writes each row (its end included) in one call."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, row):
+        return self.stream.write(row[:-2] + "\n" if row.endswith("\r\n") else row)
+
+
+def _write_csv(table, args, output):
+    """``table`` as CSV to ``output`` (``-``: standard output): formulas escaped unless
+    ``--no-escape-formulas``, in ``--encoding`` (standard output: its own), every field
+    holding a CR or LF quoted."""
+    if not getattr(args, "no_escape_formulas", False):
+        table = _escape_formulas(table)
+
+    def write(stream):
+        table.to_csv(_RowEnds(stream), index=False, lineterminator="\r\n")
+
+    if output == "-":
+        encoding = getattr(_stdout(), "encoding", None) or "utf-8"
+        _refuse_unwritable(
+            table,
+            encoding,
+            f"standard output (encoding {encoding}; write a file with -o FILE, or set "
+            f"PYTHONIOENCODING=utf-8)",
+        )
+        _write_stdout(write)
+        return
+    encoding = getattr(args, "encoding", None) or "utf-8"
+    try:
+        "".encode(encoding)
+    except LookupError:
+        raise UserError(f"--encoding {_shorten(encoding)}: no such encoding") from None
+    _refuse_unwritable(table, encoding, f"{output} written as {encoding} (--encoding)")
+    _write_file(output, write, encoding)
 
 
 def _stdout():
@@ -1146,11 +1491,9 @@ def explain(args):
 def _write_table(table, args, what):
     """``table`` (a DataFrame) as CSV to ``-o`` (``-`` for standard output), and a line
     saying so."""
-    if args.output == "-":
-        _write_stdout(lambda fh: table.to_csv(fh, index=False))
-        return 0
-    _write_file(args.output, lambda fh: table.to_csv(fh, index=False))
-    print(f"{what} written to {args.output}", file=sys.stderr)
+    _write_csv(table, args, args.output)
+    if args.output != "-":
+        print(f"{what} written to {args.output}", file=sys.stderr)
     return 0
 
 
@@ -1403,13 +1746,24 @@ def _add_reading_options(p):
         "--encoding",
         default="utf-8",
         metavar="NAME",
-        help="the text encoding of the CSV files, e.g. latin-1",
+        help="the text encoding of the CSV files read and written, e.g. latin-1",
     )
     p.add_argument(
         "--threads",
         type=int,
         metavar="N",
         help="threads of the engine and jobs of an ensemble (default: all cores)",
+    )
+
+
+def _add_writing_option(p):
+    """``--no-escape-formulas``, for the commands that write CSV files."""
+    p.add_argument(
+        "--no-escape-formulas",
+        action="store_true",
+        help="write text cells and column names that start with = + - @, a tab, CR or LF "
+        "as they are; by default a ' is put before them (numbers such as -1.5 stay "
+        "numbers), so that a spreadsheet opening the file runs no formula",
     )
 
 
@@ -1551,6 +1905,7 @@ def _parser():
         "or FIFO (/dev/null) is written in place, a symbolic link's target "
         "is rewritten and the link kept",
     )
+    _add_writing_option(p)
     _add_reading_options(p)
     p.set_defaults(func=predict)
 
@@ -1591,6 +1946,7 @@ def _parser():
         "with DATA.csv, every feature's SHAP value of every row; without, "
         "the feature importances",
     )
+    _add_writing_option(p)
     _add_reading_options(p)
     p.set_defaults(func=explain)
 
@@ -1621,6 +1977,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     args = parser.parse_args(argv)
+    if own_process and hasattr(sys.stdout, "reconfigure"):
+        # a report (rules, SHAP lines) shows what the terminal's encoding cannot as escapes;
+        # a CSV file written to standard output is checked before it is written
+        sys.stdout.reconfigure(errors="backslashreplace")
     _NOTES.clear()
     try:
         code = args.func(args)
@@ -1631,8 +1991,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except UserError as exc:
         # one line whatever the message quotes (numpy and scikit-learn errors may span
-        # several)
-        print(f"treeboost: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        # several), of a bounded length whatever a library's error quotes
+        line = _shorten(" ".join(str(exc).split()), LINE_CHARS)
+        print(f"treeboost: error: {line}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return _reader_stopped(die=own_process)
