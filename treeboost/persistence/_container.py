@@ -202,9 +202,11 @@ def read_container(path, check_arrays=None):
     if os.path.isdir(path):
         raise ValueError(f"{path}: is a directory, not a treeboost model file.")
     try:
-        file_size = os.path.getsize(path)
-        with zipfile.ZipFile(path) as zf:
-            return _read(zf, path, file_size, check_arrays)
+        with open(path, "rb") as f:
+            file_size = os.fstat(f.fileno()).st_size
+            _check_directory(f, path, "ZIP", _MOST_FILE_ENTRIES)
+            with zipfile.ZipFile(f) as zf:
+                return _read(zf, path, file_size, check_arrays)
     except _Bad as exc:
         raise ValueError(str(exc)) from None
     except (
@@ -256,31 +258,153 @@ def _read(zf, path, file_size, check_arrays):
     return doc, _read_arrays(raw, path, doc, check_arrays, budget)
 
 
-#: most bytes of the inner archive's directory per array: the fixed 46 bytes of an entry,
-#: its name ("a123456.npy") and numpy's ZIP64 extra field, with room to spare
-_DIRECTORY_BYTES_PER_ARRAY = 256
+#: most bytes of an archive's directory per entry: the fixed 46 bytes of an entry, its
+#: name ("a123456.npy", "model.json") and a ZIP64 extra field, with room to spare
+_DIRECTORY_BYTES_PER_ENTRY = 256
+#: most entries of a model file's own directory: its two, and a few that the check of the
+#: names reports by name
+_MOST_FILE_ENTRIES = 16
+
+_EOCD, _LOCATOR, _ZIP64_END = b"PK\x05\x06", b"PK\x06\x07", b"PK\x06\x06"
+#: sizes of the end of central directory record, the ZIP64 locator and the ZIP64 end
+#: record (without extensible data), and of a directory entry without its name
+_EOCD_SIZE, _LOCATOR_SIZE, _ZIP64_END_SIZE, _ENTRY_SIZE = 22, 20, 56, 46
+_MAX_COMMENT = 0xFFFF
 
 
-def _inner_directory(raw):
-    """``(entries, size)`` of the central directory of the ZIP archive ``raw``, read from
-    its end record (and the ZIP64 one) without parsing the directory itself; ``None``
-    when there is no end record."""
-    # found as the ZIP module finds it: at the very end, else the last signature before
-    # a comment
-    end = len(raw) - 22
-    if end < 0 or raw[end : end + 4] != b"PK\x05\x06" or raw[-2:] != b"\x00\x00":
-        end = raw.rfind(b"PK\x05\x06", max(0, len(raw) - 22 - 65535))
-    if end < 0 or end + 22 > len(raw):
-        return None
-    entries = int.from_bytes(raw[end + 10 : end + 12], "little")
-    size = int.from_bytes(raw[end + 12 : end + 16], "little")
-    locator = end - 20
-    if locator >= 0 and raw[locator : locator + 4] == b"PK\x06\x07":
-        at = int.from_bytes(raw[locator + 8 : locator + 16], "little")
-        if at + 56 <= len(raw) and raw[at : at + 4] == b"PK\x06\x06":
-            entries = max(entries, int.from_bytes(raw[at + 32 : at + 40], "little"))
-            size = max(size, int.from_bytes(raw[at + 40 : at + 48], "little"))
-    return entries, size
+def _u(data, at, n):
+    return int.from_bytes(data[at : at + n], "little")
+
+
+def _end_records(f):
+    """``(entries, size, offset, location)`` of the directory of the archive in the
+    seekable binary file ``f`` as Python's zipfile reads them (``zipfile._EndRecData``),
+    or None when it has no end record; raises ``ValueError`` (a plain one) where the end
+    records disagree with each other or with where the directory lies.
+
+    zipfile takes the end record at the very end of the file when its comment is empty,
+    else the last signature within a comment's reach, and the ZIP64 end record from just
+    before the ZIP64 locator, wherever the locator's offset points; it builds one entry
+    per directory entry until it has read the size the records give (the entry counts
+    are never used).  A file written by :func:`write_container` (or numpy's ``savez``)
+    has no comment, no prefix, and ZIP64 records only past 65,535 entries or 4 GiB,
+    their fields saturated in the 16/32-bit record.
+    """
+    f.seek(0, 2)
+    file_size = f.tell()
+    reach = _EOCD_SIZE + _MAX_COMMENT + 1 + _LOCATOR_SIZE + _ZIP64_END_SIZE
+    base = max(0, file_size - reach)
+    f.seek(base)
+    tail = f.read()
+    end = len(tail) - _EOCD_SIZE
+    if not (end >= 0 and tail[end : end + 4] == _EOCD and tail[-2:] == b"\x00\x00"):
+        # zipfile's search: the last signature after max(size - 65,536 - 22, 0)
+        lo = max(file_size - (_MAX_COMMENT + 1) - _EOCD_SIZE, 0) - base
+        end = tail.rfind(_EOCD, lo)
+        if end < 0 or end + _EOCD_SIZE > len(tail):
+            return None
+    disk, disk_dir = _u(tail, end + 4, 2), _u(tail, end + 6, 2)
+    here, entries = _u(tail, end + 8, 2), _u(tail, end + 10, 2)
+    size, offset = _u(tail, end + 12, 4), _u(tail, end + 16, 4)
+    location = base + end
+    zip64 = False
+    loc = end - _LOCATOR_SIZE
+    if location >= _LOCATOR_SIZE and tail[loc : loc + 4] == _LOCATOR:
+        if _u(tail, loc + 4, 4) != 0 or _u(tail, loc + 16, 4) > 1:
+            raise ValueError("the archive spans several disks.")
+        rec = loc - _ZIP64_END_SIZE
+        if location < _LOCATOR_SIZE + _ZIP64_END_SIZE or tail[rec : rec + 4] != _ZIP64_END:
+            raise ValueError(
+                "a ZIP64 locator without the ZIP64 end record just before it "
+                "(Python's zipfile would read the 16/32-bit record instead)."
+            )
+        pointed, at = _u(tail, loc + 8, 8), base + rec
+        if pointed != at:
+            raise ValueError(
+                f"the ZIP64 locator points to offset {pointed}, the ZIP64 end record "
+                f"that Python's zipfile reads is at {at}."
+            )
+        if _u(tail, rec + 4, 8) != _ZIP64_END_SIZE - 12:
+            raise ValueError("a ZIP64 end record with extensible data.")
+        z_disk, z_disk_dir = _u(tail, rec + 16, 4), _u(tail, rec + 20, 4)
+        z_here, z_entries = _u(tail, rec + 24, 8), _u(tail, rec + 32, 8)
+        z_size, z_offset = _u(tail, rec + 40, 8), _u(tail, rec + 48, 8)
+        for what, short, full, saturated in (
+            ("disk number", disk, z_disk, 0xFFFF),
+            ("disk of the directory", disk_dir, z_disk_dir, 0xFFFF),
+            ("entries on this disk", here, z_here, 0xFFFF),
+            ("entries", entries, z_entries, 0xFFFF),
+            ("directory size", size, z_size, 0xFFFFFFFF),
+            ("directory offset", offset, z_offset, 0xFFFFFFFF),
+        ):
+            if short not in (full, saturated):
+                raise ValueError(
+                    f"the 16/32-bit end record gives {short} as the {what}, the ZIP64 one {full}."
+                )
+        disk, disk_dir, here, entries = z_disk, z_disk_dir, z_here, z_entries
+        size, offset, zip64 = z_size, z_offset, True
+    if disk != 0 or disk_dir != 0:
+        raise ValueError("the archive spans several disks.")
+    if here != entries:
+        raise ValueError(f"the end record lists {here} entries on its disk and {entries} in all.")
+    # zipfile places the directory just before the end records, and every entry as far
+    # from where the records say as the directory is ("concat": data in front)
+    ends = location - (_ZIP64_END_SIZE + _LOCATOR_SIZE if zip64 else 0)
+    if offset + size != ends:
+        raise ValueError(
+            f"the directory is said to take bytes {offset} to {offset + size}, the end "
+            f"records begin at {ends}."
+        )
+    if entries * _ENTRY_SIZE > size or (size and not entries):
+        raise ValueError(f"a directory of {entries} entries cannot take {size} bytes.")
+    return entries, size, offset, location
+
+
+#: where zipfile's end record list keeps the entries, size, offset and location
+_ECD_FIELDS = tuple(
+    getattr(zipfile, name, default)
+    for name, default in (
+        ("_ECD_ENTRIES_TOTAL", 4),
+        ("_ECD_SIZE", 5),
+        ("_ECD_OFFSET", 6),
+        ("_ECD_LOCATION", 9),
+    )
+)
+
+
+def _check_directory(f, path, part, most_entries):
+    """Refuse the archive in ``f`` unless its directory, as Python's zipfile will read it,
+    holds at most ``most_entries`` entries of at most :data:`_DIRECTORY_BYTES_PER_ENTRY`
+    bytes each, with end records that agree; before zipfile builds an object per entry.
+    Returns False when there is no end record (zipfile then refuses the archive)."""
+    try:
+        found = _end_records(f)
+        # the records as this Python's zipfile reads them, where it has the reader: they
+        # must be the ones bounded here
+        reader = getattr(zipfile, "_EndRecData", None)
+        if found is not None and callable(reader):
+            f.seek(0)
+            theirs = reader(f)
+            if theirs is None or tuple(theirs[i] for i in _ECD_FIELDS) != found:
+                raise ValueError(
+                    "Python's zipfile reads its end records otherwise "
+                    f"({None if theirs is None else [theirs[i] for i in _ECD_FIELDS]}, "
+                    f"not {list(found)})."
+                )
+    except (ValueError, OSError, zipfile.BadZipFile, IndexError, TypeError) as exc:
+        raise _fail(path, part, f"malformed end of the ZIP directory: {exc}") from None
+    if found is None:
+        return False
+    entries, size = found[0], found[1]
+    if entries > most_entries or size > _DIRECTORY_BYTES_PER_ENTRY * most_entries:
+        raise _fail(
+            path,
+            part,
+            f"a directory of {entries} entries ({size} bytes), more than the "
+            f"{most_entries} entries (of at most {_DIRECTORY_BYTES_PER_ENTRY} bytes) "
+            f"allowed here.",
+        )
+    return True
 
 
 def _array_references(doc):
@@ -301,20 +425,13 @@ def _read_arrays(raw, path, doc, check_arrays, budget):
     # arrays the document uses before it is parsed (with room for a few unused entries,
     # which the check of the headers names)
     n_refs = _array_references(doc)
-    most = 2 * n_refs + 16
-    directory = _inner_directory(raw)
-    if directory is None:
+    stream = io.BytesIO(raw)
+    if not _check_directory(
+        stream, path, f"arrays.npz (for the {n_refs} arrays the model uses)", 2 * n_refs + 16
+    ):
         raise _fail(path, "arrays.npz", "not an npz archive (no end of its directory).")
-    if directory[0] > most or directory[1] > _DIRECTORY_BYTES_PER_ARRAY * most:
-        raise _fail(
-            path,
-            "arrays.npz",
-            f"a directory of {directory[0]} entries "
-            f"({directory[1]} bytes) for the {n_refs} arrays "
-            f"the model uses.",
-        )
     try:
-        inner = zipfile.ZipFile(io.BytesIO(raw))
+        inner = zipfile.ZipFile(stream)
     except (zipfile.BadZipFile, EOFError, ValueError) as exc:
         raise _fail(path, "arrays.npz", f"not an npz archive ({exc}).") from None
     with inner:
