@@ -495,3 +495,142 @@ def test_dev_stdout_is_written_through(model_and_data):
     assert out.stdout.startswith("prediction,") and out.stdout.count("\n") == 61
     assert "60 predictions written to /dev/stdout" in out.stderr
     assert os.path.islink("/dev/stdout")
+
+
+# -- issue 56, items 5-8: outputs safe for the tools that read them ---------------------------
+def test_text_utf8_cannot_encode_is_one_line_naming_where_it_is(model_and_data, tmp_path, capsys):
+    import treeboost
+
+    model, data = model_and_data
+    # a model file holds any string JSON can, a lone surrogate too: it is refused at load,
+    # not met as a traceback of the writer
+    fitted = treeboost.load(model)
+    fitted.classes_ = np.array(["0", "\ud800"], dtype=object)
+    crafted = tmp_path / "surrogate.tbm"
+    treeboost.save(fitted, crafted)
+    for argv in (
+        ["predict", crafted, data, "-o", tmp_path / "p.csv"],
+        ["predict", crafted, data],
+        ["explain", crafted, data, "--shap"],
+        ["explain", crafted],
+    ):
+        line = cli_error([str(a) for a in argv], capsys)
+        assert "\\ud800" in line and "class" in line, line
+    assert not (tmp_path / "p.csv").exists()
+    # a file that decodes to one (utf-7 can): the column and the row are named
+    odd = tmp_path / "utf7.csv"
+    odd.write_bytes(b"x,z,y\n1,2,+2AA-\n3,4,b\n")
+    line = cli_error(
+        ["fit", str(odd), "--target", "y", "--encoding", "utf-7", "-o", str(tmp_path / "m.tbm")],
+        capsys,
+    )
+    assert "column 'y' ('\\ud800' in data row 1) is not text" in line
+
+
+def _write_ids(path, ids, n=60):
+    """The test frame with an id column, every field quoted (so that a CR in an id is one
+    field of the file, as a careful writer leaves it)."""
+    import csv
+
+    frame = _frame(n)
+    frame.insert(0, "id", [str(i) for i in range(n)])
+    frame.loc[: len(ids) - 1, "id"] = ids
+    frame.to_csv(path, index=False, quoting=csv.QUOTE_ALL)
+
+
+def test_csv_outputs_escape_formulas_keep_numbers_and_quote_a_bare_cr(
+    model_and_data, tmp_path, capsys
+):
+    import csv
+
+    model, _ = model_and_data
+    ids = ["=cmd|' /C calc'!A0", "+1+2", "-x", "@SUM(A1)", "\tx", "-1.5", "+3", "-2e-05", "a\rb"]
+    data = tmp_path / "ids.csv"
+    _write_ids(data, ids)
+    out = tmp_path / "p.csv"
+    assert main(["predict", str(model), str(data), "--id", "id", "-o", str(out)]) == 0
+    back = pd.read_csv(out, dtype={"id": str})
+    with open(out, newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert len(back) == 60 and len(rows) == 61  # the CR did not split a row
+    expected = ["'" + v for v in ids[:5]] + ids[5:]  # numbers stay numbers
+    assert back["id"].tolist()[: len(ids)] == expected
+    assert [r[0] for r in rows[1 : len(ids) + 1]] == expected
+    assert out.read_bytes().count(b"\n") == 61 and b"\r\n" not in out.read_bytes()
+    # kept as they are on request; the CR is still quoted
+    raw = tmp_path / "raw.csv"
+    argv = ["predict", str(model), str(data), "--id", "id", "--no-escape-formulas", "-o", str(raw)]
+    assert main(argv) == 0
+    assert pd.read_csv(raw, dtype={"id": str})["id"].tolist()[: len(ids)] == ids
+    # standard output and the SHAP table too
+    capsys.readouterr()
+    assert main(["predict", str(model), str(data), "--id", "id", "-o", "-"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].startswith("'=cmd|' /C calc'!A0,")
+    shap = tmp_path / "shap.csv"
+    assert main(["explain", str(model), str(data), "--id", "id", "-o", str(shap)]) == 0
+    assert pd.read_csv(shap, dtype={"id": str})["id"].tolist()[: len(ids)] == expected
+    # column names are cells too: a feature named as a formula, in the SHAP table's header
+    # and the importances' cells
+    named = tmp_path / "named.csv"
+    _frame().rename(columns={"x": "=HYPERLINK(x)"}).to_csv(named, index=False)
+    fitted = tmp_path / "named.tbm"
+    assert main(["fit", str(named), "--target", "y", "--model", "tree", "-o", str(fitted)]) == 0
+    assert main(["explain", str(fitted), str(named), "-o", str(shap)]) == 0
+    assert "'=HYPERLINK(x)" in pd.read_csv(shap).columns
+    imp = tmp_path / "imp.csv"
+    assert main(["explain", str(fitted), "-o", str(imp)]) == 0
+    assert "'=HYPERLINK(x)" in pd.read_csv(imp)["feature"].tolist()
+
+
+def test_outputs_are_written_in_the_declared_encoding(tmp_path, capsys):
+    frame = _frame()
+    frame["y"] = np.where(frame["y"] == 1, "Łódź", "Liège")
+    data, model = tmp_path / "d.csv", tmp_path / "m.tbm"
+    frame.to_csv(data, index=False)
+    assert main(["fit", str(data), "--target", "y", "--model", "tree", "-o", str(model)]) == 0
+    out = tmp_path / "p.csv"
+    assert main(["predict", str(model), str(data), "-o", str(out)]) == 0
+    assert "Łódź".encode() in out.read_bytes()  # UTF-8, whatever the locale
+    # a file read and written as latin-1, which has no Ł: one line naming the column
+    latin = tmp_path / "latin.csv"
+    frame.drop(columns="y").to_csv(latin, index=False, encoding="latin-1")
+    line = cli_error(
+        ["predict", str(model), str(latin), "--encoding", "latin-1", "-o", str(out)], capsys
+    )
+    assert "column 'prediction' ('Łódź' in data row" in line and "latin-1" in line, line
+    assert "Łódź".encode() in out.read_bytes()  # the old file is left as it was
+
+
+def test_a_name_given_to_two_columns_is_refused_where_it_is_read(model_and_data, tmp_path, capsys):
+    model, _ = model_and_data
+    frame = _frame()
+    twice = tmp_path / "twice.csv"
+    frame.assign(w=frame["z"][::-1].to_numpy()).rename(columns={"w": "z"}).to_csv(
+        twice, index=False
+    )
+    line = cli_error(["fit", str(twice), "--target", "y", "-o", str(tmp_path / "m.tbm")], capsys)
+    assert "'z' (columns 2, 4)" in line and not (tmp_path / "m.tbm").exists()
+    # the model reads z: which of the two would depend on their order
+    line = cli_error(["predict", str(model), str(twice)], capsys)
+    assert "'z' (columns 2, 4)" in line
+    # a name given twice to columns the model does not read is left with them
+    unused = tmp_path / "unused.csv"
+    frame.assign(a=1, b=2).rename(columns={"b": "a"}).to_csv(unused, index=False)
+    assert main(["predict", str(model), str(unused), "-o", str(tmp_path / "p.csv")]) == 0
+
+
+def test_an_error_line_is_short_whatever_the_header_holds(tmp_path, capsys):
+    frame = _frame()
+    huge = "N" * 2_000_000
+    many = pd.DataFrame(0, index=frame.index, columns=[f"column_{i}" for i in range(100)])
+    wide = pd.concat([frame, many], axis=1)
+    wide.rename(columns={"z": huge, "column_7": "esc\x1b[2J"}).to_csv(
+        tmp_path / "wide.csv", index=False
+    )
+    line = cli_error(
+        ["fit", str(tmp_path / "wide.csv"), "--target", "nope", "-o", str(tmp_path / "m.tbm")],
+        capsys,
+    )
+    assert len(line) < 2000, len(line)
+    assert "NNN...NNN" in line and "... and 83 more" in line
+    assert "\x1b" not in line and "esc\\x1b[2J" in line

@@ -1070,8 +1070,8 @@ def _load_model(path):
         where, value = bad
         raise UserError(
             f"{path} is not a usable treeboost model: {_where_in_model(model, where)} "
-            f"holds {_quoted(value)}, which is not text (a lone surrogate, which UTF-8 "
-            f"cannot encode)"
+            f"{_quoted(value)}, which is not text (a lone surrogate, which UTF-8 cannot "
+            f"encode)"
         )
     return model
 
@@ -1121,26 +1121,30 @@ def _invalid_text(obj, where=(), depth=0, seen=None):
 
 
 def _where_in_model(model, where):
-    """The words for a path found by :func:`_invalid_text`: the class labels of the
-    target, the categories of a column, the column names, else the attributes."""
+    """The words, up to the value, for a path found by :func:`_invalid_text`: the class
+    labels of the target, the categories of a column, the column names, else the
+    attributes."""
     info = getattr(model, "treeboost_cli_", None)
     target = info.get("target") if isinstance(info, dict) else None
     names = [str(n) for n in getattr(model, "feature_names_in_", [])]
     if where[:1] == ("classes_",):
-        return "the class labels" + (
-            f" of the target {_quoted(target)}" if isinstance(target, str) else ""
-        )
+        of = f" of the target {_quoted(target)}" if isinstance(target, str) else ""
+        return f"the class labels{of} include"
     if where[:2] == ("_encoder", "categories_") and len(where) > 2:
         k = where[2]
         column = _quoted(names[k]) if isinstance(k, int) and k < len(names) else k
-        return f"the categories of column {column}"
+        return f"the categories of column {column} include"
     if where[:1] == ("feature_names_in_",) or where[:2] == ("treeboost_cli_", "columns"):
-        return "the column names"
+        return "the column names include"
     if where[:2] == ("treeboost_cli_", "target"):
-        return "the target's name"
-    return "the attribute " + "".join(
-        f".{k}" if isinstance(k, str) else f"[{_shorten(repr(k))}]" for k in where
-    ).lstrip(".")
+        return "the target's name is"
+    return (
+        "the attribute "
+        + "".join(
+            f".{k}" if isinstance(k, str) else f"[{_shorten(repr(k))}]" for k in where
+        ).lstrip(".")
+        + " holds"
+    )
 
 
 def _categorical_columns(model, columns):
@@ -1385,14 +1389,8 @@ def _refuse_unwritable(table, encoding, where):
     import numpy as np
 
     names = [str(c) for c in table.columns]
-    bad = _first_unencodable(names, encoding)
-    what = None
-    if bad is not None:
-        what = f"the column name {_quoted(names[bad])}"
     for k in range(table.shape[1]):
         column = table.iloc[:, k]
-        if what is not None:
-            break
         if not _is_text_column(column):
             continue
         present = column.notna().to_numpy()
@@ -1400,9 +1398,13 @@ def _refuse_unwritable(table, encoding, where):
         bad = _first_unencodable(cells, encoding)
         if bad is not None:
             row = int(np.flatnonzero(present)[bad]) + 1
-            what = f"column {_quoted(names[k])} ({_quoted(cells[bad])} in data row {row})"
-    if what is not None:
-        raise UserError(f"{where} cannot hold {what}")
+            raise UserError(
+                f"{where} cannot hold column {_quoted(names[k])} ({_quoted(cells[bad])} in "
+                f"data row {row})"
+            )
+    bad = _first_unencodable(names, encoding)
+    if bad is not None:
+        raise UserError(f"{where} cannot hold the column name {_quoted(names[bad])}")
 
 
 class _RowEnds:
