@@ -25,6 +25,9 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
+    # MathJax copied into the site (_static/mathjax) instead of loaded from a CDN: the
+    # formulas render offline, from a folder or a file:// URL
+    "sphinx-mathjax-offline",
     "numpydoc",
     "myst_parser",
 ]

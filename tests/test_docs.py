@@ -4,6 +4,7 @@ carries the words of the project's own working process.  (CI builds the site its
 warnings as errors: ``.ci/run``.)"""
 
 import importlib
+import importlib.util
 import re
 from pathlib import Path
 
@@ -90,3 +91,15 @@ def test_no_working_process_words_where_users_read(page):
     ):
         found = re.search(pattern, text, flags=re.I)
         assert found is None, f"{page.name}: {found.group(0)!r}"
+
+
+def test_formulas_render_without_a_network():
+    """MathJax comes with the site (the sphinx-mathjax-offline extension copies it into
+    ``_static``), not from a CDN: the guide's formulas render offline."""
+    conf = (DOCS / "conf.py").read_text(encoding="utf-8")
+    assert '"sphinx-mathjax-offline"' in conf
+    ext = importlib.util.find_spec("sphinx-mathjax-offline")
+    if ext is None:
+        pytest.skip("the docs extra is not installed")
+    static = Path(ext.origin).parent / "static" / "mathjax" / "tex-chtml.js"
+    assert static.is_file()

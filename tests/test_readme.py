@@ -84,3 +84,27 @@ def test_the_readme_is_short_and_names_its_benchmark_machine():
 def test_no_time_of_day_wording():
     for word in ("this afternoon", "this morning", "afternoon)", "evening)", " today"):
         assert word not in README, word
+
+
+def test_the_command_line_block_runs_as_written(tmp_path):
+    """The README's ``treeboost`` block, line by line in a shell, from a folder laid out as
+    the clone is (its copy of the Titanic file where the block names it)."""
+    import shutil
+    import subprocess
+    import sys
+
+    block = next(b for b in BASH_BLOCKS if b.startswith("treeboost fit"))
+    data = tmp_path / "treeboost" / "datasets" / "data"
+    data.mkdir(parents=True)
+    shutil.copy(ROOT / "treeboost" / "datasets" / "data" / "titanic.csv", data)
+    # the console script of the interpreter running the tests, first on the PATH
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    for line in block.strip().splitlines():
+        command = line.split("#", 1)[0].strip()
+        done = subprocess.run(
+            command, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, (command, done.stderr[-2000:])
+    assert (tmp_path / "model.tbm").is_file()
+    assert len((tmp_path / "predictions.csv").read_text().splitlines()) == 892
+    assert "PassengerId 3:" in done.stdout  # the three rows of rows.csv explained
