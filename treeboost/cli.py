@@ -1357,13 +1357,34 @@ def _is_text_column(series):
     )
 
 
+def _as_text(column):
+    """A text column as a Series whose ``.str`` methods see every cell: as it is when its
+    cells are strings, else each cell as the csv writer writes it (``str``)."""
+    pd = _pandas()
+    if pd.api.types.infer_dtype(column, skipna=True) in ("string", "empty"):
+        return column
+    return column.astype(object).map(str, na_action="ignore")
+
+
 def _formula_like(texts):
-    """Which cells of ``texts`` (a Series of str, missing values allowed) a spreadsheet
-    would run as a formula: they start as one (:data:`FORMULA_START`) and are not plain
-    numbers."""
-    starts = texts.str.match(FORMULA_START).fillna(False).astype(bool)
-    number = texts.str.fullmatch(PLAIN_NUMBER).fillna(False).astype(bool)
-    return starts & ~number
+    """Which cells of ``texts`` (a Series of str, missing values allowed), as a boolean
+    array, a spreadsheet would run as a formula: they start as one
+    (:data:`FORMULA_START`) and are not plain numbers."""
+    import numpy as np
+
+    starts = np.array(texts.str.match(FORMULA_START).fillna(False), dtype=bool)
+    at = np.flatnonzero(starts)
+    if at.size:  # the numbers among the few that start so: -1.5 stays a number
+        number = texts.iloc[at].str.fullmatch(PLAIN_NUMBER).fillna(False).to_numpy(dtype=bool)
+        starts[at[number]] = False
+    return starts
+
+
+def _escaped(values, found):
+    """``values`` (a Series) as an object array with a ``'`` before the ``found`` ones."""
+    values = values.to_numpy(dtype=object, copy=True)
+    values[found] = ["'" + v for v in values[found]]  # the few found, not every cell
+    return values
 
 
 def _escape_formulas(table):
@@ -1371,33 +1392,39 @@ def _escape_formulas(table):
     :func:`_formula_like` finds: spreadsheets show the text and run nothing."""
     pd = _pandas()
     names = pd.Series([str(c) for c in table.columns], dtype=object)
-    table = table.set_axis(names.mask(_formula_like(names), "'" + names).tolist(), axis=1)
+    table = table.set_axis(_escaped(names, _formula_like(names)).tolist(), axis=1)
     for k in range(table.shape[1]):
         column = table.iloc[:, k]
         if not _is_text_column(column):
             continue
-        text = column.astype(object)
+        text = _as_text(column)
         found = _formula_like(text)
         if found.any():
-            table.isetitem(k, text.mask(found, "'" + text[found].astype(str)))
+            table.isetitem(k, pd.Series(_escaped(text, found), index=table.index))
     return table
 
 
 def _refuse_unwritable(table, encoding, where):
-    """The column name or text cell of ``table`` that ``encoding`` cannot hold, as one
+    """The text cell or column name of ``table`` that ``encoding`` cannot hold, as one
     line, before anything is written."""
+    import codecs
+
     import numpy as np
 
+    utf8 = codecs.lookup(encoding).name in ("utf-8", "utf-8-sig")
     names = [str(c) for c in table.columns]
     for k in range(table.shape[1]):
         column = table.iloc[:, k]
-        if not _is_text_column(column):
-            continue
-        present = column.notna().to_numpy()
-        cells = list(map(str, column[present].tolist()))
+        if not _is_text_column(column) or (
+            utf8 and getattr(column.dtype, "storage", None) == "pyarrow"
+        ):
+            continue  # Arrow strings are UTF-8 by construction
+        # each distinct cell once: a column of labels holds a few
+        cells = list(map(str, column.dropna().drop_duplicates().tolist()))
         bad = _first_unencodable(cells, encoding)
         if bad is not None:
-            row = int(np.flatnonzero(present)[bad]) + 1
+            text = _as_text(column).to_numpy(dtype=object)
+            row = int(np.flatnonzero(text == cells[bad])[0]) + 1
             raise UserError(
                 f"{where} cannot hold column {_quoted(names[k])} ({_quoted(cells[bad])} in "
                 f"data row {row})"
