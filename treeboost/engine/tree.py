@@ -156,6 +156,42 @@ def _decision_path(X, left, right, feature, threshold, missing_left, is_cat, bit
     return indptr, indices
 
 
+@kernel
+def _first_unsafe_node(left, right, feature, is_cat, n_columns, n_bitsets, depth, with_depth):
+    """The first node a walk of the tree's arrays could not take safely, -1 when there
+    is none: an internal node whose children are not after it and inside the tree (a
+    walk would leave the arrays, or never end), whose feature is not a column of X, that
+    is categorical without its row of category sets, or (``with_depth``) whose children
+    are not one level deeper (the depths size the buffer of :func:`_decision_path`)."""
+    n = left.shape[0]
+    if with_depth and n > 0 and depth[0] != 0:
+        return 0
+    for i in range(n):
+        lo = left[i]
+        if lo == TREE_LEAF:
+            continue
+        hi = right[i]
+        f = feature[i]
+        if lo <= i or lo >= n or hi <= i or hi >= n or f < 0 or f >= n_columns:
+            return i
+        if is_cat[i] and n_bitsets != n:
+            return i
+        if with_depth and (depth[lo] != depth[i] + 1 or depth[hi] != depth[i] + 1):
+            return i
+    return -1
+
+
+#: the kinds of the arrays a walk reads: indices, flags and numbers
+_WALK_KINDS = {
+    "children_right": "iu",
+    "feature": "iu",
+    "threshold": "f",
+    "missing_go_left": "b",
+    "is_categorical": "b",
+    "depth": "iu",
+}
+
+
 class Tree:
     """A fitted binary tree stored as parallel arrays indexed by node id (root = 0).
 
@@ -258,6 +294,64 @@ class Tree:
     def max_depth(self):
         return int(self.depth.max()) if self.node_count else 0
 
+    def _check_walk(self, n_columns=None, with_depth=False):
+        """Raise a ValueError unless the kernels can walk the tree's arrays on rows of
+        ``n_columns`` columns (None: the caller bounds the features itself).
+
+        A fitted or loaded tree is checked in full (:meth:`_validate_state`), but its
+        arrays are plain attributes: an array edited in place or replaced after that
+        (``tree_.children_left[0] = 10**6``) would send the unchecked kernels outside
+        their memory.  So every walk checks first what it indexes, in one pass over the
+        nodes (a few microseconds for thousands of nodes): the arrays' kinds and lengths,
+        the children inside the tree and after their node, the features among the
+        columns, the category sets of categorical nodes, and (``with_depth``) the
+        depths.  (The arrays stay writeable: read-only arrays are another type to numba,
+        and every kernel would be compiled a second time for them.)
+        """
+        left = self.children_left
+        if not isinstance(left, np.ndarray) or left.ndim != 1 or left.dtype.kind not in "iu":
+            raise ValueError(
+                f"The tree's children_left must be a 1-dimensional integer array, got "
+                f"{getattr(left, 'dtype', type(left).__name__)} of shape "
+                f"{getattr(left, 'shape', None)}: were the fitted tree's arrays replaced?"
+            )
+        n = left.shape[0]
+        for name, kinds in _WALK_KINDS.items():
+            a = getattr(self, name)
+            if not isinstance(a, np.ndarray) or a.shape != (n,) or a.dtype.kind not in kinds:
+                raise ValueError(
+                    f"The tree's {name} must be an array of {n} entries like its "
+                    f"children_left, got {getattr(a, 'dtype', type(a).__name__)} of shape "
+                    f"{getattr(a, 'shape', None)}: were the fitted tree's arrays replaced?"
+                )
+        value, bits = self.value, self._bitsets()
+        if not isinstance(value, np.ndarray) or value.ndim != 2 or value.shape[0] != n:
+            raise ValueError(
+                f"The tree's value must have one row per node ({n}), got shape "
+                f"{getattr(value, 'shape', None)}: were the fitted tree's arrays replaced?"
+            )
+        if not isinstance(bits, np.ndarray) or bits.ndim != 2 or bits.shape[1] != 4:
+            raise ValueError("The tree's categories_left must have 4 columns.")
+        node = _first_unsafe_node(
+            left,
+            self.children_right,
+            self.feature,
+            self.is_categorical,
+            np.iinfo(np.int64).max if n_columns is None else n_columns,
+            bits.shape[0],
+            self.depth,
+            with_depth,
+        )
+        if node >= 0:
+            columns = "" if n_columns is None else f", X {n_columns} columns"
+            depths = ", the depths one more at each child" if with_depth else ""
+            raise ValueError(
+                f"The tree's arrays cannot be walked: node {node} has children "
+                f"{int(left[node])} and {int(self.children_right[node])} and feature "
+                f"{int(self.feature[node])} (the tree has {n} nodes{columns}{depths}); "
+                f"were the fitted tree's arrays edited?"
+            )
+
     def _args(self):
         return (
             self.children_left,
@@ -272,7 +366,14 @@ class Tree:
     def lane_arrays(self):
         """The tree's :class:`~.lane_walk.LaneArrays`, or None when the lane walk cannot
         take it (a categorical split, or children not side by side).  Built on each call:
-        a caller that walks many blocks of rows builds them once and passes them on."""
+        a caller that walks many blocks of rows builds them once and passes them on.
+        The tree's nodes are checked first (:meth:`_check_walk`); the caller bounds the
+        features by the columns of X."""
+        self._check_walk()
+        return self._lanes()
+
+    def _lanes(self):
+        """:meth:`lane_arrays` of a tree already checked."""
         return lane_arrays(
             self.children_left,
             self.children_right,
@@ -289,10 +390,11 @@ class Tree:
         in dense blocks of rows with ``parallel=False`` (:mod:`.row_blocks`).  Eight
         rows walk side by side (:mod:`.lane_walk`) where the tree allows it."""
         out = np.empty(X.shape[0], np.int64)
+        self._check_walk(X.shape[1])
         if parallel and issparse(X):
             apply_csr(*prepared_csr(X), *self._args(), out)
             return out
-        lanes = self.lane_arrays()
+        lanes = self._lanes()
 
         def walk(Xd, out_rows):
             threads = parallel and Xd.shape[0] >= 2000
@@ -307,6 +409,7 @@ class Tree:
         """Leaf id of each column of the feature-major binned matrix (dense, or
         :class:`~.sparse_codes.SparseCodes`)."""
         out = np.empty(X_binned_T.shape[1], np.int64)
+        self._check_walk(X_binned_T.shape[0])
         if isinstance(X_binned_T, SparseCodes):
             _apply_code_rows(
                 X_binned_T.rows,
@@ -347,6 +450,7 @@ class Tree:
         trees.  A dense X is walked eight rows side by side where the tree allows it;
         ``lanes``, the tree's :meth:`lane_arrays` built once by a caller that adds many
         blocks of rows, saves building them again (False: build them here)."""
+        self._check_walk(X.shape[1])
         if issparse(X):
             X = prepared_csr(X)
         # the kernel writes out[i, k] unchecked: a wrong shape must not reach it
@@ -356,7 +460,7 @@ class Tree:
             accumulate_csr(*X, *self._args(), value, out)
             return out
         if lanes is False:
-            lanes = self.lane_arrays()
+            lanes = self._lanes()
         if lanes is not None:
             accumulate = accumulate_lanes if parallel else accumulate_lanes_serial
             return into_row_blocks(
@@ -369,6 +473,8 @@ class Tree:
 
     def decision_path(self, X):
         """CSR indicator matrix (n_samples, node_count) of the nodes each row visits."""
+
+        self._check_walk(X.shape[1], with_depth=True)
 
         def paths(Xd):
             indptr, indices = _decision_path(Xd, *self._args(), self.depth)
@@ -680,6 +786,9 @@ class PackedTrees:
     """
 
     def __init__(self, trees, outputs):
+        for t in trees:
+            # the features are bounded below, at every predict
+            t._check_walk()
         sizes = np.array([t.node_count for t in trees], dtype=np.int64)
         offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
         cat = lambda name: np.concatenate([getattr(t, name) for t in trees])  # noqa: E731

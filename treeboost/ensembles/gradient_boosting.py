@@ -67,7 +67,7 @@ from .._input.targets import check_regression_target, encode_classification_targ
 from ..trees.constraints import check_interaction_cst, check_monotonic_cst, grower_constraints
 from ._bootstrap import selection_sample
 from ._output_lanes import OutputLanes, lane_plan
-from ._gb_init import fit_init_estimator, init_raw_predictions
+from ._gb_init import check_init_estimator, fit_init_estimator, init_raw_predictions
 from ._gb_verbose import VerboseReporter
 
 if TYPE_CHECKING:
@@ -1165,12 +1165,12 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
                 f"trees_ ({len(trees)}), got {n_iter}."
             )
         self._check_scores(where, checked, len(trees))
-        init = getattr(self, "init_", None)
-        if init is not None and not (isinstance(init, str) and init == "zero"):
-            if not hasattr(init, "get_params") or not hasattr(
-                init, "predict_proba" if classifier else "predict"
-            ):
-                raise ValueError(f"{where}.init_: must be None, 'zero' or a fitted estimator.")
+        check_init_estimator(
+            getattr(self, "init_", None),
+            f"{where}.init_",
+            n,
+            self.n_classes_ if classifier else None,
+        )
 
 
 class BoostedRegressor(RegressorMixin, BaseGradientBoosting):

@@ -25,6 +25,7 @@ class Encoder:
     def __init__(self):
         self.arrays = {}
         self.objects = {}  # id -> reference number: shared parts stay shared
+        self.open = set()  # ids of the objects whose state is being encoded
 
     def array(self, a):
         key = f"a{len(self.arrays)}"
@@ -66,6 +67,12 @@ class Encoder:
         if isinstance(obj, np.random.RandomState):
             return {"__randomstate__": self(obj.get_state(), where)}
         if id(obj) in self.objects:
+            if id(obj) in self.open:
+                # the loader refuses a cycle: refuse to write one
+                raise TypeError(
+                    f"{where}: a {type(obj).__qualname__} that holds itself or its owner "
+                    f"(a cycle) cannot be saved in the safe format."
+                )
             return {"__ref__": self.objects[id(obj)]}
         cls = type(obj)
         name = class_name(cls)
@@ -78,6 +85,7 @@ class Encoder:
         self.objects[id(obj)] = ref
         allowed, skip = persisted_attributes(cls), transient_attributes(cls)
         state = {}
+        self.open.add(id(obj))
         for k, v in vars(obj).items():
             if k in skip:
                 continue
@@ -89,6 +97,7 @@ class Encoder:
                     f"model cannot be saved in the safe format."
                 )
             state[k] = self(v, f"{where}.{k}")
+        self.open.discard(id(obj))
         return {"__object__": name, "ref": ref, "state": state}
 
 
@@ -114,6 +123,9 @@ class Decoder:
         self.arrays = arrays
         self.objects = {}
         self.instances = []
+        # the references of the objects whose state is being decoded: the objects that
+        # hold the entry being decoded (a reference to one of them is a cycle)
+        self.open = set()
 
     def __call__(self, obj, where="model"):
         if isinstance(obj, list):
@@ -178,6 +190,14 @@ class Decoder:
             ref = obj["__ref__"]
             if not isinstance(ref, int) or isinstance(ref, bool) or ref not in self.objects:
                 raise ValueError(f"{where}: refers to an unknown object {ref!r:.40}.")
+            if ref in self.open:
+                # a part shared by several owners is saved once and referred to after;
+                # a part that holds itself, or its owner, is a cycle: its methods
+                # would recurse without end (an init_ predicting with its booster)
+                raise ValueError(
+                    f"{where}: refers to object {ref}, which holds it (a part of a model "
+                    f"cannot hold itself or its owner)."
+                )
             return self.objects[ref]
         if tag == "__object__":
             return self._object(obj, where)
@@ -226,9 +246,11 @@ class Decoder:
             except ValueError as exc:
                 raise ValueError(f"{where}: {exc}") from None
         inst = cls.__new__(cls)
-        self.objects[ref] = inst  # registered first: references may follow
+        self.objects[ref] = inst  # registered first: later parts may share it
         self.instances.append((inst, where))
+        self.open.add(ref)
         inst.__dict__.update({k: self(v, f"{where}.{k}") for k, v in state.items()})
+        self.open.discard(ref)
         return inst
 
 
