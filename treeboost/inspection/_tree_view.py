@@ -17,6 +17,12 @@ A bagging member fitted on a subset of the columns (``max_features < 1`` or
 ``bootstrap_features``) tests its own column ``j``, which is the model's column
 ``estimators_features_[i][j]``: the view names it, and labels its categories, by the
 model's column.
+
+Every walk over a tree's nodes (here, in the pictures, rules and text, and in
+:mod:`treeboost.trees.pruning`) goes through :func:`preorder` or :func:`postorder` over
+:func:`tree_children`: an explicit stack, so that a valid tree of any depth is walked (a
+recursive walk stops at Python's recursion limit, 1,000 levels by default) in time
+linear in its nodes.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Iterator, Sequence
     from typing import TypeVar
 
     from sklearn.base import BaseEstimator
@@ -39,7 +45,74 @@ if TYPE_CHECKING:
     #: which tree of a model: an int, or (iteration, class) for K-class boosting
     TreeIndex = int | tuple[int, int]
 
-__all__ = ["TreeView", "index_doc", "named_view", "select_tree", "tree_view", "tree_views"]
+__all__ = [
+    "TreeView",
+    "index_doc",
+    "named_view",
+    "postorder",
+    "preorder",
+    "select_tree",
+    "tree_children",
+    "tree_view",
+    "tree_views",
+]
+
+
+# -- walks over a tree's nodes -----------------------------------------------------------
+def tree_children(tree: Any) -> list[tuple[int, ...]]:
+    """Per node of ``tree``, its children's ids in branch order: ``()`` at a leaf,
+    ``(left, right)`` at a split of a binary :class:`~treeboost.engine.Tree`, one per
+    branch of a :class:`~treeboost.trees.classic.MultiwayTree` (category code order, or
+    ``(<= t, > t)``)."""
+    if hasattr(tree, "children_left"):
+        left = tree.children_left.tolist()
+        right = tree.children_right.tolist()
+        # a leaf's children are -1 (TREE_LEAF)
+        return [() if a < 0 else (a, b) for a, b in zip(left, right)]
+    return [tuple(c.tolist()) for c in tree.children]
+
+
+def preorder(
+    children: Sequence[Sequence[int]],
+    root: int = 0,
+    max_depth: int | None = None,
+    stop: Callable[[int], bool] | None = None,
+) -> Iterator[tuple[int, int, int, int]]:
+    """``(node, parent, branch, depth)`` of the nodes under ``root``, depth first, each
+    node before its subtree and its branches in order (a binary tree's left first).
+
+    ``parent`` and ``branch`` (the position of ``node`` in ``children[parent]``) are -1
+    at ``root``, whose ``depth`` is 0.  The walk does not go below a node at
+    ``max_depth``, nor below a node for which ``stop(node)`` is true (asked when the
+    node is yielded, after the caller's loop body has seen it).  A tree whose children
+    come after their parent (every loaded tree's) visits each node once.
+    """
+    stack = [(root, -1, -1, 0)]
+    while stack:
+        node, parent, branch, depth = item = stack.pop()
+        yield item
+        kids = children[node]
+        if not kids or depth == max_depth or (stop is not None and stop(node)):
+            continue
+        # pushed last branch first, so that the first branch is walked first
+        stack.extend((kids[b], node, b, depth + 1) for b in range(len(kids) - 1, -1, -1))
+
+
+def postorder(
+    children: Sequence[Sequence[int]], root: int = 0, max_depth: int | None = None
+) -> Iterator[tuple[int, int, int, int]]:
+    """The tuples of :func:`preorder`, each node after its subtree (branches in
+    order): the leaves come left to right, a parent after all its children."""
+    # a node waits on the stack, below its children, until its subtree is done
+    stack = [(root, -1, -1, 0, False)]
+    while stack:
+        node, parent, branch, depth, done = stack.pop()
+        kids = children[node]
+        if done or not kids or depth == max_depth:
+            yield node, parent, branch, depth
+            continue
+        stack.append((node, parent, branch, depth, True))
+        stack.extend((kids[b], node, b, depth + 1, False) for b in range(len(kids) - 1, -1, -1))
 
 
 def _bitset_members(bitset_row, n_categories):

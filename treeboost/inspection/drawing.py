@@ -20,12 +20,14 @@ multiway one).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._tree_view import _fmt, index_doc, tree_view
+from ._tree_view import _fmt, index_doc, postorder, tree_children, tree_view
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -62,36 +64,41 @@ class _Node:
     color: str = "#ffffff"
 
 
-def _color(value, classes, vmin, vmax):
-    """Class colour faded by impurity (classification); blue by value (regression)."""
-    if classes is not None and value.shape[0] == len(classes) and len(classes) > 1:
-        order = np.sort(value)[::-1]
-        alpha = (order[0] - order[1]) / max(1.0 - order[1], 1e-12)
-        base = _PALETTE[int(np.argmax(value)) % len(_PALETTE)]
+_BLUE = "#399de5"
+
+
+def _rgb(hex_colors):
+    return np.array([[int(c[i : i + 2], 16) for i in (1, 3, 5)] for c in hex_colors])
+
+
+def _colors(value, classes):
+    """Per node, its fill as 0-255 RGB: the colour of its class faded by impurity
+    (classification), blue by value between the tree's smallest and largest
+    (regression)."""
+    if classes is not None and value.shape[1] == len(classes) and len(classes) > 1:
+        order = np.sort(value, axis=1)[:, ::-1]
+        alpha = (order[:, 0] - order[:, 1]) / np.maximum(1.0 - order[:, 1], 1e-12)
+        base = _rgb(_PALETTE)[np.argmax(value, axis=1) % len(_PALETTE)]
     else:
-        alpha = 0.0 if vmax <= vmin else (float(value[0]) - vmin) / (vmax - vmin)
-        base = "#399de5"
-    rgb = np.array([int(base[i : i + 2], 16) for i in (1, 3, 5)])
-    mixed = np.rint(alpha * rgb + (1 - alpha) * 255).astype(int)
-    return "#" + "".join(f"{c:02x}" for c in mixed)
+        vmin, vmax = float(value[:, 0].min()), float(value[:, 0].max())
+        alpha = np.zeros(value.shape[0]) if vmax <= vmin else (value[:, 0] - vmin) / (vmax - vmin)
+        base = _rgb([_BLUE])
+    return np.rint(alpha[:, None] * base + (1 - alpha[:, None]) * 255).astype(int)
 
 
-def _nodes(
-    model,
-    feature_names=None,
-    class_names=None,
-    tree_index=0,
-    class_index=None,
-    decimals=3,
-    impurity=True,
-):
-    view = tree_view(model, feature_names, class_names, tree_index, class_index)
+def _hex(rgb):
+    return "#" + "".join(f"{c:02x}" for c in rgb)
+
+
+def _nodes(view, ids, decimals=3, impurity=True):
+    """The :class:`_Node` (test, text lines, labelled children, fill) of each node of
+    ``ids``, by id."""
     tree, classes = view.tree, view.classes
     value = tree.value
-    vmin, vmax = float(value[:, 0].min()), float(value[:, 0].max())
+    colors = _colors(value, classes)
     crit = "entropy" if view.multiway else "impurity"
-    out = []
-    for node in range(value.shape[0]):
+    out = {}
+    for node in ids:
         w = float(tree.weighted_n_node_samples[node])
         info = []
         if impurity and not view.raw_score:  # a boosting node's impurity is -G^2/2H
@@ -103,12 +110,12 @@ def _nodes(
             info.append(f"class = {classes[int(np.argmax(value[node]))]}")
         else:
             info.append(f"{view.value_label} = {_fmt(float(value[node, 0]), decimals)}")
-        n = _Node(node, "", info, color=_color(value[node], classes, vmin, vmax))
+        n = _Node(node, "", info, color=_hex(colors[node]))
         if view.multiway:
             _multiway_test(view, node, n, decimals)
         else:
             _binary_test(view, node, n, decimals)
-        out.append(n)
+        out[node] = n
     return out
 
 
@@ -197,7 +204,8 @@ def export_graphviz(
     >>> print(export_graphviz(clf).splitlines()[0])
     digraph Tree {
     """
-    nodes = _nodes(model, feature_names, class_names, tree_index, class_index, decimals, impurity)
+    view = tree_view(model, feature_names, class_names, tree_index, class_index)
+    nodes = _nodes(view, range(view.tree.node_count), decimals, impurity).values()
     lines = [
         "digraph Tree {",
         f'node [shape=box, style="{"filled, " if filled else ""}rounded", '
@@ -221,33 +229,28 @@ def export_graphviz(
 
 
 # -- matplotlib ------------------------------------------------------------------------
-def _layout(nodes):
-    """x (leaves spaced 1 apart, parents centred over their children) and depth."""
-    # x: leaves at 0, 1, 2, ..., a parent half-way between its outer children
+#: the most nodes :func:`plot_tree` draws with their text; a larger drawing shows the
+#: tree's shape only (its boxes would overlap, and matplotlib takes seconds a thousand)
+MAX_LABELLED_NODES = 1000
+
+
+def _layout(children, max_depth=None):
+    """The nodes drawn (down to ``max_depth``) as :func:`postorder` gives them, their x
+    (leaves spaced 1 apart, parents centred over their outer children) and depth, and
+    the number of leaves drawn."""
+    walk = list(postorder(children, max_depth=max_depth))
     x: dict[int, float] = {}
     depth: dict[int, int] = {}
-    counter = [0]
-
-    def visit(i, d):  # recursion depth = tree depth, small for these trees
-        depth[i] = d
-        kids = nodes[i].children
-        if not kids:
-            x[i] = counter[0]
-            counter[0] += 1
-            return
-        for c, _ in kids:
-            visit(c, d + 1)
-        x[i] = (x[kids[0][0]] + x[kids[-1][0]]) / 2.0
-
-    import sys
-
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 10000))
-    try:
-        visit(0, 0)
-    finally:
-        sys.setrecursionlimit(limit)
-    return x, depth, counter[0]
+    n_leaves = 0
+    for node, _, _, d in walk:  # children before their parent
+        depth[node] = d
+        kids = children[node]
+        if kids and d != max_depth:
+            x[node] = (x[kids[0]] + x[kids[-1]]) / 2.0
+        else:
+            x[node] = n_leaves
+            n_leaves += 1
+    return walk, x, depth, n_leaves
 
 
 @index_doc
@@ -268,6 +271,12 @@ def plot_tree(
 ) -> Axes:
     """Draw a tree with matplotlib.
 
+    A drawing of more than :data:`MAX_LABELLED_NODES` (1,000) nodes shows the tree's
+    shape only, with a UserWarning: a dot per node (in its fill colour when ``filled``)
+    and the edges, without the text, which could not be read at that size; pass
+    ``max_depth`` to see the text of the top levels.  The time is linear in the nodes
+    drawn (a tree 20,000 levels deep draws in seconds).
+
     Parameters
     ----------
     model : fitted treeboost tree or ensemble
@@ -284,53 +293,70 @@ def plot_tree(
     Returns
     -------
     ax : matplotlib Axes
+
+    Raises
+    ------
+    ValueError
+        ``max_depth`` is not None or an int >= 0.
     """
     try:
         import matplotlib.pyplot as plt
+        from matplotlib.collections import LineCollection
     except ImportError:
         raise ImportError(
             "plot_tree needs matplotlib: pip install matplotlib "
             "(or use export_graphviz, which needs nothing)."
         ) from None
-    nodes = _nodes(model, feature_names, class_names, tree_index, class_index, decimals, impurity)
-    if max_depth is not None:
-        nodes = _truncate(nodes, max_depth)
-    x, depth, n_leaves = _layout(nodes)
+    if max_depth is not None and (
+        isinstance(max_depth, (bool, np.bool_))
+        or not isinstance(max_depth, (Integral, np.integer))
+        or max_depth < 0
+    ):
+        raise ValueError(f"max_depth must be None or an int >= 0, got {max_depth!r:.60}.")
+    view = tree_view(model, feature_names, class_names, tree_index, class_index)
+    children = tree_children(view.tree)
+    walk, x, depth, n_leaves = _layout(children, max_depth)
     max_d = max(depth.values())
     if ax is None:
         _, ax = plt.subplots(
             figsize=(min(max(6, 2.6 * n_leaves), 60), min(max(3, 1.6 * (max_d + 1)), 40))
         )
-    if fontsize is None:
-        fontsize = float(np.clip(90.0 / max(n_leaves, 1), 5, 10))
-    text_kw: dict[str, Any] = dict(fontsize=fontsize)
-    if fontfamily is not None:
-        text_kw["fontfamily"] = fontfamily
-    for i in x:
-        n = nodes[i]
-        for c, label in n.children:
-            ax.plot([x[i], x[c]], [-depth[i], -depth[c]], color="0.4", lw=0.8, zorder=1)
-            ax.text(
-                (x[i] + x[c]) / 2,
-                -(depth[i] + depth[c]) / 2,
-                label,
-                ha="center",
-                va="center",
-                zorder=3,
-                color="0.2",
-                bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none"),
-                **{**text_kw, "fontsize": fontsize * 0.85},
-            )
-        text = "\n".join(([n.test] if n.test else []) + n.info)
-        ax.text(
-            x[i],
-            -depth[i],
-            text,
-            ha="center",
-            va="center",
+    # every edge in one artist: a Line2D per edge costs matplotlib a millisecond each
+    edges = [[(x[p], -depth[p]), (x[c], -depth[c])] for c, p, _, _ in walk if p >= 0]
+    ax.add_collection(LineCollection(edges, colors="0.4", linewidths=0.8, zorder=1))
+    if len(walk) > MAX_LABELLED_NODES:
+        warnings.warn(
+            f"plot_tree: {len(walk)} nodes to draw, more than MAX_LABELLED_NODES "
+            f"({MAX_LABELLED_NODES}): drawn as dots without their text; pass max_depth "
+            f"to see the text of the top levels.",
+            UserWarning,
+            stacklevel=2,
+        )
+        ids = [node for node, _, _, _ in walk]
+        fill = _colors(view.tree.value, view.classes)[ids] / 255.0 if filled else "white"
+        ax.scatter(
+            [x[i] for i in ids],
+            [-depth[i] for i in ids],
+            s=9,
+            c=fill,
+            edgecolors="black",
+            linewidths=0.3,
             zorder=2,
-            bbox=dict(boxstyle="round", fc=n.color if filled else "white", ec="black"),
-            **text_kw,
+        )
+    else:
+        _draw_text(
+            ax,
+            view,
+            walk,
+            x,
+            depth,
+            n_leaves,
+            max_depth,
+            decimals,
+            impurity,
+            filled,
+            fontsize,
+            fontfamily,
         )
     ax.set_xlim(-0.7, n_leaves - 0.3)
     ax.set_ylim(-max_d - 0.6, 0.6)
@@ -338,15 +364,42 @@ def plot_tree(
     return ax
 
 
-def _truncate(nodes, max_depth):
-    """Nodes deeper than ``max_depth`` dropped; their parents show "..."."""
-    out = {}
-    stack = [(0, 0)]
-    while stack:
-        i, d = stack.pop()
+def _draw_text(
+    ax, view, walk, x, depth, n_leaves, max_depth, decimals, impurity, filled, fontsize, fontfamily
+):
+    """Each drawn node's box of text and each edge's label (a node at ``max_depth``
+    with children says "..." instead of its edges)."""
+    nodes = _nodes(view, [node for node, _, _, _ in walk], decimals, impurity)
+    if fontsize is None:
+        fontsize = float(np.clip(90.0 / max(n_leaves, 1), 5, 10))
+    text_kw: dict[str, Any] = dict(fontsize=fontsize)
+    if fontfamily is not None:
+        text_kw["fontfamily"] = fontfamily
+    for i, _, _, d in walk:
         n = nodes[i]
-        if d == max_depth and n.children:
-            n = _Node(n.id, n.test, n.info + ["..."], [], n.color)
-        out[i] = n
-        stack.extend((c, d + 1) for c, _ in n.children)
-    return {i: out[i] for i in sorted(out)}
+        info = n.info
+        if n.children and d == max_depth:
+            info = info + ["..."]
+        else:
+            for c, label in n.children:
+                ax.text(
+                    (x[i] + x[c]) / 2,
+                    -(depth[i] + depth[c]) / 2,
+                    label,
+                    ha="center",
+                    va="center",
+                    zorder=3,
+                    color="0.2",
+                    bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none"),
+                    **{**text_kw, "fontsize": fontsize * 0.85},
+                )
+        ax.text(
+            x[i],
+            -depth[i],
+            "\n".join(([n.test] if n.test else []) + info),
+            ha="center",
+            va="center",
+            zorder=2,
+            bbox=dict(boxstyle="round", fc=n.color if filled else "white", ec="black"),
+            **text_kw,
+        )
