@@ -462,10 +462,11 @@ class DaskHistGradientBoostingRegressor(_DaskHistGradientBoosting, HistGradientB
     :class:`~treeboost.engine.binning.BinMapper` in all).
 
     The steps of the tree loop reach each worker through a direct connection to a port
-    the system picks on the worker's host, which both ends open with a random key sent
-    through Dask (no port to configure); where the cluster's comm is not plain TCP
-    (TLS, for one) or that port cannot be reached, they go through Dask actor calls,
-    which cost more per round.
+    the system picks on the worker's host (no port to configure): the shard's own random
+    key, sent through Dask, opens it and tags every message (HMAC-SHA256, checked before
+    anything is unpickled; the user guide's parallel page states what it guards
+    against).  Where the cluster's comm is not plain TCP (TLS, for one) or that port
+    cannot be reached, they go through Dask actor calls, which cost more per round.
 
     Early stopping runs on ``X_val``/``y_val`` when given (``early_stopping`` "auto" or
     True), on the training loss with True alone; ``validation_fraction`` is not used.

@@ -5,7 +5,8 @@ messages both ways; the tree loop makes a dozen such calls per tree to every wor
 Here the shard listens on a socket of its own (the worker's host, a port the system
 picks) and the trainer connects to it.
 
-Who may talk on it (the user guide's "The direct channel" states the threat model):
+Who may talk on it (the parallel guide's "The direct channel and its trust boundary"
+states the threat model):
 
 - each shard has a random key of its own, sent to it through Dask's comm; no two shards
   of a fit share one, so what one shard proves opens no other;

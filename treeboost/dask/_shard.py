@@ -132,9 +132,10 @@ class BoostingShard:
         numba.set_num_threads(self.n_threads)
 
     def open_channel(self, key, accept_timeout):
-        """Listen for the trainer's direct connection (:mod:`._channel`) on this
-        worker's host; its address, or None where the worker's comm is not plain TCP
-        (the trainer then keeps calling the actor)."""
+        """Listen for the trainer's direct connection (:mod:`._channel`), opened with
+        this shard's own ``key``, on this worker's host; its address, or None where the
+        worker's comm is not plain TCP (TLS: the trainer then keeps calling the actor
+        over Dask's own comm)."""
         try:
             from distributed import get_worker
             from distributed.comm import get_address_host, parse_address
