@@ -8,7 +8,8 @@
     treeboost predict MODEL DATA.csv [--id COL] [-o OUT.csv | -o -]
     treeboost explain MODEL [--tree N] [-o IMPORTANCES.csv]
     treeboost explain MODEL DATA.csv --shap [--top K] [--id COL] [-o SHAP.csv]
-    (fit, predict, explain: [--sep CHAR] [--encoding NAME] [--threads N])
+    (fit, predict, explain: [--sep CHAR] [--encoding NAME] [--threads N];
+     predict, explain: [--no-escape-formulas])
 
 ``fit`` takes a CSV file as downloaded (its separator guessed unless ``--sep`` names it):
 columns that identify rows rather than describe them (:func:`identifier_columns`: text
@@ -25,10 +26,24 @@ scikit-learn and numba load when a command needs them), so that ``--help`` is qu
 Mistakes (a missing file, an unknown column, a one-valued target, a bad ``--param``, a cell
 holding infinity or text where numbers are expected, too few rows, a file that is not a
 treeboost model, a training column missing from the file, an unknown ``--drop`` column, an
-output that cannot be written or that is one of the inputs, a closed standard output)
-print one ``treeboost: error:`` line and exit with status 2; they never print a traceback.
+output that cannot be written or that is one of the inputs, a closed standard output, a
+header that gives one name to two columns the command reads, a string that is not text, a
+cell the output's encoding cannot hold) print one ``treeboost: error:`` line and exit with
+status 2; they never print a traceback.  What the line quotes from the files or the
+command line is shortened (:func:`_shorten`, :func:`_names`): at most
+:data:`NAMES_SHOWN` names of at most :data:`NAME_CHARS` characters each, control
+characters escaped, the line at most :data:`LINE_CHARS` characters.
 A reader that stops early (``treeboost explain m.tbm | head -1``) ends the command as it
 ends ``cat``: killed by SIGPIPE, without a word.
+
+The CSV files the command writes (predictions, SHAP values, importances) are made for the
+tools that read them: written in ``--encoding`` (UTF-8 by default; standard output in its
+own encoding), a cell that encoding cannot hold refused before anything is written; a
+field holding a CR or a newline quoted, lines ending in ``\\n``; and a text cell or column
+name that a spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``, ``@``, a
+tab, CR, LF or NUL, and not a plain number such as ``-1.5``) written after a ``'``, unless
+``--no-escape-formulas``.  A model file's strings (labels, categories, names) that UTF-8
+cannot encode are refused when it is loaded, as is a CSV file that decodes to one.
 
 Every regular file the command writes (model, predictions, pictures) is written to a
 temporary file in the same directory and then moved onto its name: a failure midway leaves
@@ -779,7 +794,7 @@ def _report(model, task, yte, pred, Xte, ytr):
         common = labels[np.argmax(counts)]
         print(
             f"  {'baseline':<9} {np.mean(yte == common):.4f}  (accuracy of always "
-            f"predicting {common}, the most frequent class)"
+            f"predicting {_shorten(common)}, the most frequent class)"
         )
         if hasattr(model, "predict_proba"):
             proba = model.predict_proba(Xte)
@@ -812,7 +827,7 @@ def _unseen_categories(Xtr, Xte):
         unseen = int((~held.isin(Xtr[col].dropna().unique())).sum())
         if unseen >= UNSEEN_MIN_ROWS and unseen >= UNSEEN_SHARE * len(held):
             lines.append(
-                f"note: {unseen} of the {len(held)} held-out values of {col} never "
+                f"note: {unseen} of the {len(held)} held-out values of {_shorten(col)} never "
                 f"occur in the training part; the model reads them as missing "
                 f"values"
             )
@@ -1923,8 +1938,9 @@ def _parser():
     p.add_argument(
         "--id",
         metavar="COL",
-        help="a column copied as is into the output, first (to join the "
-        "predictions back), e.g. PassengerId",
+        help="a column copied into the output, first (to join the predictions back), "
+        "e.g. PassengerId: as written in the file, but for the ' before a cell a "
+        "spreadsheet would run as a formula (see --no-escape-formulas)",
     )
     p.add_argument(
         "-o",
