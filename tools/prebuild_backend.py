@@ -1,12 +1,20 @@
 """treeboost's build backend: setuptools', and the engine's kernels compiled once.
 
 ``pyproject.toml`` names this module as the build backend (``backend-path``).  Building
-a wheel, or installing in editable mode, first runs ``python -m treeboost._prebuild``
-on the source tree, which compiles the numba kernels of the common fits into
+a wheel, or installing in editable mode, first runs ``python -m treeboost._prebuild
+--package`` on the source tree, which puts the numba kernels of the first hour's fits (the Quick
+start's, ``treeboost demo``'s; ``--config-settings prebuild=all``: of every common fit) into
 ``treeboost/engine/_prebuilt`` (see :mod:`treeboost.engine.kernel_cache`); setuptools
-then builds as usual, and the folder goes into the wheel as package data.  An install
-thus takes a minute or two longer, and a first fit on the machine takes a fraction of a
-second instead of that minute of compilation.
+then builds as usual, and the folder goes into the wheel as package data (listed in its
+``RECORD``: ``pip uninstall`` removes it).
+
+The kernels are compiled once per source, machine and numba: the build keeps a copy in
+the user's cache folder (``~/.cache/treeboost/<version>-<source>-<cpu>-<settings>/``),
+and a later build of the same source (an editable install after a regular one, another
+virtual environment) copies it instead of compiling; a build whose source tree holds
+them already does nothing.  Compiling prints a line per group of fits on stderr, which
+pip shows with ``pip install -v`` (pip 23 to 26 show a build backend's output only with
+``-v``, or when the build fails).
 
 The kernels are for the machine that builds: a wheel built here and installed on a
 machine with another CPU, or beside another numba, loads none of them and compiles
@@ -37,21 +45,20 @@ PREBUILD_TIMEOUT = 1800
 
 
 def _wanted(config_settings):
+    """The group of kernels to compile (``treeboost._prebuild.GROUPS``), or None."""
     if os.environ.get("TREEBOOST_SKIP_PREBUILD"):
-        return False
-    setting = str((config_settings or {}).get("prebuild", "true")).lower()
-    return setting not in ("0", "false", "no", "off")
+        return None
+    setting = str((config_settings or {}).get("prebuild", "first")).lower()
+    if setting in ("0", "false", "no", "off"):
+        return None
+    return "all" if setting == "all" else "first"
 
 
 def _prebuild(config_settings):
-    if not _wanted(config_settings):
+    group = _wanted(config_settings)
+    if group is None:
+        print("treeboost: building without the compiled kernels", file=sys.stderr, flush=True)
         return
-    print(
-        "treeboost: compiling the engine's numba kernels for this machine, once "
-        "(a minute or two) ...",
-        file=sys.stderr,
-        flush=True,
-    )
     # the source tree first on the path, the build environment's packages after it
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
@@ -59,7 +66,7 @@ def _prebuild(config_settings):
     )
     try:
         subprocess.run(
-            [sys.executable, "-m", "treeboost._prebuild"],
+            [sys.executable, "-m", "treeboost._prebuild", "--package", "--group", group],
             env=env,
             check=True,
             timeout=PREBUILD_TIMEOUT,

@@ -23,9 +23,11 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import warnings
-from typing import NamedTuple
+from pathlib import Path
+from typing import NamedTuple, Optional
 
 import numpy as np
 
@@ -51,6 +53,37 @@ def _use(model, X):
         if hasattr(model, method):
             getattr(model, method)(X)
     return model
+
+
+def _first():
+    """The fits of a first hour: the Quick start's, ``treeboost demo``'s (on the bundled
+    Titanic frame, as the demo reads it) and every estimator's defaults there, with their
+    predictions, SHAP values and text rules."""
+    import treeboost as tb
+    from treeboost.demo import demo_models
+    from treeboost.inspection import export_rules, shap_values
+
+    if importlib.util.find_spec("pandas") is None:
+        return  # the bundled data sets are data frames
+    from treeboost.datasets import load_titanic
+
+    data = load_titanic()
+    X = data.data[["Pclass", "Sex", "Age", "SibSp", "Parch", "Fare", "Embarked"]]
+    y = np.asarray(data.target)
+    clf = _use(tb.DecisionTreeClassifier(max_depth=3).fit(X, y), X)
+    export_rules(clf)
+    gbdt = tb.HistGradientBoostingClassifier(max_iter=20, early_stopping=True).fit(X, y)
+    shap_values(_use(gbdt, X), X)
+    for _, model in demo_models(None, n_estimators=5):
+        _use(model.fit(X.iloc[:700], y[:700]), X.iloc[700:])
+    for cls in (
+        tb.GradientBoostingClassifier,
+        tb.RandomForestClassifier,
+        tb.ExtraTreesClassifier,
+        tb.BaggingClassifier,
+        tb.AdaBoostClassifier,
+    ):
+        _use(cls(n_estimators=5).fit(X, y), X)
 
 
 def _trees():
@@ -290,11 +323,12 @@ def _structured():
         _use(model.fit(frame, data.target), frame)
 
 
-#: the cases, dealt in this order to the processes (with two: trees, boosting and
-#: structured to one; large, forests and inputs to the other).  The first case of each
+#: the cases, dealt in this order to the processes (with two: first, large, forests and
+#: inputs to one; trees, boosting and structured to the other).  The first case of each
 #: compiles a grower of its own (the serial and the parallel copy); the later ones find
 #: what the other process compiled meanwhile in its part of the folder
 CASES = {
+    "first": _first,
     "trees": _trees,
     "large": _large,
     "boosting": _boosting,
@@ -303,18 +337,48 @@ CASES = {
     "inputs": _inputs,
 }
 
+#: what a build compiles, by the name its ``prebuild`` setting gives: ``first`` (the
+#: default) the kernels of the first hour's fits, in one process (about 70 CPU seconds;
+#: every other kind of fit compiles its kernels the first time it runs, once, into the
+#: user's cache folder); ``all`` every case, in two processes (about 470 CPU seconds)
+GROUPS = {"first": (["first"], 1), "all": (list(CASES), 2)}
+
 #: how often the build looks whether its processes have finished (s)
 POLL_SECONDS = 0.2
+#: the line a worker prints to its parent for each case it finishes
+CASE_LINE = "TREEBOOST-PREBUILD-CASE"
+
+
+def _count_compilations():
+    """A list that numba's compile events append to (one item per kernel compiled,
+    nested compilations included), for the rest of this process."""
+    from numba.core import event
+
+    compiled = []
+
+    class _Counter(event.Listener):
+        def on_start(self, ev):
+            pass
+
+        def on_end(self, ev):
+            compiled.append(1)
+
+    event.register("numba:compile", _Counter())
+    return compiled
 
 
 def run_cases(names):
-    """Run the named cases in this process; returns the names of those that failed."""
+    """Run the named cases in this process; returns the names of those that failed.
+    For each case it prints a line to stdout (:data:`CASE_LINE`, the case, its seconds,
+    the kernels it compiled) that the building parent turns into its progress."""
     from treeboost.engine import speed_up_compilation
 
     # this worker process compiles nothing but the engine (engine/_compilation.py)
     speed_up_compilation()
+    compiled = _count_compilations()
     failed = []
     for name in names:
+        start, before = time.perf_counter(), len(compiled)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -322,17 +386,20 @@ def run_cases(names):
         except Exception as exc:  # noqa: BLE001 (a failed case costs only its kernels)
             print(f"treeboost prebuild: case {name!r} failed: {exc!r}", file=sys.stderr)
             failed.append(name)
+        seconds = time.perf_counter() - start
+        print(f"{CASE_LINE} {name} {seconds:.1f} {len(compiled) - before}", flush=True)
     return failed
 
 
-def worker_env(i):
+def worker_env(i, folder=None):
     """The environment of the build's ``i``-th worker process: it saves into its part of
-    the folder, and has at least two threads, so that its large trees take the parallel
-    growers, which it then compiles (on a one-core machine too, where numba's default is
-    one thread)."""
+    ``folder`` (default :data:`~treeboost.engine.kernel_cache.PREBUILT_DIR`), and has at
+    least two threads, so that its large trees take the parallel growers, which it then
+    compiles (on a one-core machine too, where numba's default is one thread)."""
     from treeboost.engine import kernel_cache
 
-    env = dict(os.environ, **{kernel_cache.PREBUILD_ENV: f"part{i}"})
+    part = f"part{i}" if folder is None else str(Path(folder).resolve() / f"part{i}")
+    env = dict(os.environ, **{kernel_cache.PREBUILD_ENV: part})
     env.pop(kernel_cache.DISABLE_ENV, None)
     given = env.get("NUMBA_NUM_THREADS", "")
     threads = int(given) if given.isdigit() else (os.cpu_count() or 1)
@@ -349,30 +416,94 @@ class PrebuildReport(NamedTuple):
 
     seconds: float  #: wall time
     failed: int  #: processes in which a case failed (their other kernels kept)
+    compiled: int = 0  #: kernels compiled (0 when the layer was there or copied)
+    reused: Optional[str] = None  #: the layer copied or kept instead of compiling, if any
+    folder: Optional[str] = None  #: the layer written
 
 
-def prebuild(jobs=2, cases=None):
-    """Compile the kernels of ``cases`` (default: every case) into the package's
-    prebuilt folder, in ``jobs`` processes, and write its manifest.  Returns a
-    :class:`PrebuildReport`."""
+def complete(folder, names):
+    """Whether ``folder`` holds a layer compiled from this source, under this process's
+    settings, by every case of ``names``, none of which failed."""
+    from treeboost.engine import kernel_cache
+
+    if not kernel_cache.prebuilt_matches(folder):
+        return False
+    manifest = kernel_cache.read_manifest(folder)
+    done = {case for part in manifest.get("parts", {}).values() for case in part["cases"]}
+    return manifest.get("failed_processes", 1) == 0 and set(names) <= done
+
+
+def say(message):
+    """One line of the build's progress, on stderr (pip shows it with ``-v``)."""
+    print(f"treeboost: {message}", file=sys.stderr, flush=True)
+
+
+def _relay(proc, share, progress):
+    """Turn a worker's case lines into progress lines (the rest of its stdout passes)."""
+    for line in proc.stdout:
+        if not line.startswith(CASE_LINE):
+            sys.stderr.write(line)
+            continue
+        _, name, seconds, compiled = line.split()
+        with progress["lock"]:
+            progress["done"] += 1
+            progress["compiled"] += int(compiled)
+            say(
+                f"kernels [{progress['done']}/{progress['total']}] {name}: "
+                f"{compiled} compiled in {float(seconds):.0f} s"
+            )
+
+
+def prebuild(jobs=2, cases=None, folder=None, force=False):
+    """Compile the kernels of ``cases`` (default: every case) into the layer ``folder``
+    (default: the one in the user's cache folder,
+    :func:`~treeboost.engine.kernel_cache.user_prebuilt_dir`), in ``jobs`` processes,
+    and write its manifest.  Returns a :class:`PrebuildReport`.
+
+    Nothing is compiled when ``folder`` already holds those kernels for this source and
+    machine, and when the user's cache folder does (a second build of the same source:
+    an editable install after a regular one, another virtual environment): that layer
+    is copied.  A layer compiled elsewhere is copied into the user's cache folder, for
+    the next build.  ``force`` compiles in any case."""
     from treeboost.engine import kernel_cache
 
     names = list(cases or CASES)
+    unknown = [name for name in names if name not in CASES]
+    if unknown:
+        raise ValueError(f"cases: no such case {unknown} (the cases: {list(CASES)})")
     start = time.perf_counter()
-    shutil.rmtree(kernel_cache.PREBUILT_DIR, ignore_errors=True)
+    cached = kernel_cache.user_prebuilt_dir()
+    folder = cached if folder is None else Path(folder)
+    if not force and complete(folder, names):
+        say(f"kernels already compiled for this source and machine ({folder})")
+        return PrebuildReport(0.0, 0, 0, str(folder), str(folder))
+    if not force and folder != cached and complete(cached, names):
+        kernel_cache.copy_layer(cached, folder)
+        seconds = time.perf_counter() - start
+        say(f"kernels of this source and machine copied from {cached} in {seconds:.1f} s")
+        return PrebuildReport(seconds, 0, 0, str(cached), str(folder))
+    shutil.rmtree(folder, ignore_errors=True)
     shares = _split(names, max(1, jobs))
     # every part exists before any process starts, so that each looks in all of them
     for i in range(len(shares)):
-        (kernel_cache.PREBUILT_DIR / f"part{i}").mkdir(parents=True)
-    running = {}
+        (folder / f"part{i}").mkdir(parents=True)
+    say(
+        f"compiling the numba kernels of {len(names)} groups of fits in {len(shares)} "
+        f"processes, once for this source and machine (pip shows these lines with -v) ..."
+    )
+    progress = {"lock": threading.Lock(), "done": 0, "total": len(names), "compiled": 0}
+    running, relays = {}, []
     for i, share in enumerate(shares):
-        env = worker_env(i)
-        running[f"part{i}"] = (
-            share,
-            subprocess.Popen(
-                [sys.executable, "-m", "treeboost._prebuild", "--cases", ",".join(share)], env=env
-            ),
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "treeboost._prebuild", "--cases", ",".join(share)],
+            env=worker_env(i, folder),
+            stdout=subprocess.PIPE,
+            text=True,
         )
+        relay = threading.Thread(target=_relay, args=(proc, share, progress), daemon=True)
+        relay.start()
+        relays.append(relay)
+        running[f"part{i}"] = (share, proc)
     parts, failed = {}, 0
     while running:
         time.sleep(POLL_SECONDS)
@@ -381,20 +512,49 @@ def prebuild(jobs=2, cases=None):
                 parts[part] = {"cases": share, "seconds": round(time.perf_counter() - start, 1)}
                 failed += proc.returncode != 0
                 del running[part]
-    report = PrebuildReport(time.perf_counter() - start, failed)
-    kernel_cache.write_manifest(
-        {"parts": parts, "seconds": round(report.seconds, 1), "failed_processes": report.failed}
+    for relay in relays:
+        relay.join()
+    report = PrebuildReport(
+        time.perf_counter() - start, failed, progress["compiled"], None, str(folder)
     )
+    kernel_cache.write_manifest(
+        {
+            "parts": parts,
+            "seconds": round(report.seconds, 1),
+            "failed_processes": report.failed,
+            "compiled": report.compiled,
+        },
+        folder=folder,
+    )
+    if folder != cached and not failed:
+        try:
+            kernel_cache.copy_layer(folder, cached)
+        except OSError as exc:  # the next build compiles them again
+            say(f"the kernels were not kept in {cached} ({exc})")
+    say(f"{report.compiled} kernels compiled in {report.seconds:.0f} s into {folder}")
     return report
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
+    ap.add_argument("--jobs", type=int, help="processes (default 2; the group's)")
     ap.add_argument(
         "--cases",
         help="comma-separated cases to run in this process (the "
         "worker mode; the folder and manifest are left alone)",
+    )
+    ap.add_argument(
+        "--package",
+        action="store_true",
+        help="into the package's folder (the build: a wheel carries it) instead of the "
+        "user's cache folder",
+    )
+    ap.add_argument("--force", action="store_true", help="compile even if they are there")
+    ap.add_argument(
+        "--group",
+        choices=sorted(GROUPS),
+        help="the cases of a group (first: the first hour's fits; all: every case, "
+        "the default), in the group's processes unless --jobs says otherwise",
     )
     args = ap.parse_args(argv)
     if args.cases:
@@ -405,8 +565,12 @@ def main(argv=None):
         CoreShare._watch = False
         failed = run_cases(args.cases.split(","))
         return 1 if failed else 0
-    report = prebuild(jobs=args.jobs)
-    print(f"treeboost: kernels compiled in {report.seconds:.0f} s", file=sys.stderr)
+    from treeboost.engine import kernel_cache
+
+    folder = kernel_cache.PREBUILT_DIR if args.package else None
+    cases, jobs = GROUPS[args.group] if args.group else (None, args.jobs)
+    jobs = args.jobs if args.jobs is not None else jobs
+    report = prebuild(jobs=jobs or 2, cases=cases, folder=folder, force=args.force)
     return 1 if report.failed else 0
 
 

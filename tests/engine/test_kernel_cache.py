@@ -135,17 +135,27 @@ def test_manifest(tmp_path, monkeypatch):
     assert kernel_cache.read_manifest(tmp_path) is None
 
 
-def test_package_digest_follows_every_source_file(tmp_path, monkeypatch):
-    for name in ("a.py", "sub/b.py"):
+def test_package_digest_follows_every_source_file_of_kernels(tmp_path, monkeypatch):
+    """Every module that compiles kernels counts, and every module of the engine; editing
+    another module (the command line, the model files) keeps the compiled kernels."""
+    for name, text in (
+        ("a.py", "import numba\nx = 1\n"),
+        ("sub/b.py", "from ..engine._jit import kernel\nx = 1\n"),
+        ("engine/c.py", "x = 1\n"),
+        ("cli.py", "x = 1\n"),
+    ):
         (tmp_path / name).parent.mkdir(exist_ok=True)
-        (tmp_path / name).write_text("x = 1\n")
+        (tmp_path / name).write_text(text)
     monkeypatch.setattr(kernel_cache, "PACKAGE_DIR", tmp_path)
     kernel_cache.package_digest.cache_clear()
     try:
-        first = kernel_cache.package_digest()
-        (tmp_path / "sub" / "b.py").write_text("x = 2\n")
-        kernel_cache.package_digest.cache_clear()
-        assert kernel_cache.package_digest() != first
+        digests = [kernel_cache.package_digest()]
+        for name in ("sub/b.py", "engine/c.py", "cli.py"):
+            with open(tmp_path / name, "a") as f:
+                f.write("y = 2\n")
+            kernel_cache.package_digest.cache_clear()
+            digests.append(kernel_cache.package_digest())
+        assert digests[0] != digests[1] != digests[2] == digests[3]
     finally:
         kernel_cache.package_digest.cache_clear()
 

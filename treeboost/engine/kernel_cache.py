@@ -1,42 +1,64 @@
-"""Where the engine's compiled kernels are kept: numba's on-disk cache, with a layer of
-kernels compiled when treeboost was installed.
+"""Where the engine's compiled kernels are kept: a cache folder of the user's, outside the
+installed package, with a layer of kernels compiled when treeboost was installed.
 
-numba compiles a kernel the first time it is called with a new signature and keeps the
-machine code in its on-disk cache (``NUMBA_CACHE_DIR``, a ``__pycache__`` folder beside
-the source, or the user's cache folder).  On a machine whose cache is empty (a fresh
-install, a CI run, a new container or Dask worker) the first fit therefore waits for the
-whole engine to compile.  To spare users that wait, installing treeboost compiles the
-kernels of its common fits once (:mod:`treeboost._prebuild`, run by the build backend
-in ``tools/prebuild_backend.py``) into :data:`PREBUILT_DIR`, a folder of the package.
+numba compiles a kernel the first time it is called with a new signature and can keep
+the machine code on disk.  Its own cache writes into a ``__pycache__`` folder beside the
+source, which for an installed package is inside ``site-packages``: ``pip uninstall``
+then leaves those files behind, and the folder they keep alive is a namespace package
+that shadows any later (editable) install of treeboost.  :class:`KernelCache`, the cache
+of every engine kernel (:mod:`._jit` attaches it), therefore keeps numba's files in
+:func:`cache_dir` instead::
 
-:class:`KernelCache` is the cache of every engine kernel (:mod:`._jit` attaches it).  It
-is numba's :class:`~numba.core.caching.FunctionCache` with that layer in front:
+    $XDG_CACHE_HOME/treeboost/<version>-<source>-<cpu>-<settings>/   (~/.cache on Linux)
+    $NUMBA_CACHE_DIR/treeboost/<...>/                                 (when it is set)
 
-* **load**: the prebuilt kernel when there is one for the signature, the machine and this
-  numba, else numba's own cache; a kernel compiled for another CPU, another numba or
-  another source is not found (numba's index keys carry the CPU and the bytecode; the
-  index carries numba's version; the layer's stamp is a digest of the package's source,
-  since a kernel holds the code of the kernels it calls, from other files, which
-  numba's own cache does not follow);
-* **save**: numba's own cache, as for any cached function: the prebuilt layer is only
-  written while the package is being built (environment variable :data:`PREBUILD_ENV`).
+(``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on Windows).  The folder's name says
+what its kernels were compiled from: the package's version, a digest of the source of
+every module that holds kernels (:func:`package_digest`; a kernel holds the code of the
+kernels it calls, from other files, which numba's own key does not follow), the CPU, and
+a digest of numba's version, Python's and numba's code-generation settings
+(:func:`code_generation`).  A kernel compiled from other source or for another machine
+is thus never loaded, and two installs of the same source (a regular and an editable
+one, a second virtual environment) share one cache.  Only the most recently used
+:data:`KEEP_CACHES` folders are kept.
 
-The layer is left out when numba's code generation is configured otherwise than it was
-at the build (``NUMBA_OPT``, ``NUMBA_BOUNDSCHECK``, debug information: none of them is
-in numba's index key), and when :data:`DISABLE_ENV` is ``"0"`` (to measure a cold
-start: ``benchmarks/compile_time.py``).
+In front of it sit the layers of kernels compiled ahead of time (by
+:mod:`treeboost._prebuild`): :data:`PREBUILT_DIR`, a folder of the package that a wheel
+carries as package data (listed in the wheel's ``RECORD``, so ``pip uninstall`` removes
+it), and ``prebuilt/`` in :func:`cache_dir`, which ``treeboost compile`` and every build
+of the package write (a second build of the same source copies it instead of compiling):
+
+* **load**: a prebuilt kernel when a layer has one for the signature, else the cache's;
+* **save**: the cache's, as for any cached function; a layer is only written while it
+  is being built (environment variable :data:`PREBUILD_ENV`).  A save that fails (a
+  read-only home, a folder removed meanwhile) is skipped: the kernel is compiled again
+  by the next process, nothing else changes.
+
+A layer is left out when its manifest says it was compiled from other source or under
+other settings, and when :data:`DISABLE_ENV` is ``"0"`` (to measure a cold start:
+``benchmarks/compile_time.py``).
 """
 
 import functools
 import hashlib
 import json
 import os
+import re
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import numba
 from numba.core import config
-from numba.core.caching import FunctionCache, IndexDataCacheFile
+from numba.core.caching import (
+    CompileResultCacheImpl,
+    FunctionCache,
+    IndexDataCacheFile,
+    _CacheLocator,
+    _SourceFileBackedLocatorMixin,
+)
+from numba.misc.appdirs import AppDirs
 
 #: the package's folder of kernels compiled at installation
 PREBUILT_DIR = Path(__file__).resolve().parent / "_prebuilt"
@@ -44,15 +66,21 @@ PREBUILT_DIR = Path(__file__).resolve().parent / "_prebuilt"
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 #: the file that says how the prebuilt kernels were compiled
 MANIFEST = "manifest.json"
-#: set while the package is built, to the name of this process's part of
-#: :data:`PREBUILT_DIR`: every engine kernel compiled in the process is saved there, and
-#: loaded only from the prebuilt parts, never from numba's cache (each building process
-#: writes a part of its own: numba's index files are not safe to update from two
-#: processes at once)
+#: set while a layer of prebuilt kernels is built, to the folder of this process's part
+#: of it (a path, or a name in :data:`PREBUILT_DIR`): every engine kernel compiled in
+#: the process is saved there, and loaded only from that layer's parts, never from the
+#: cache (each building process writes a part of its own: numba's index files are not
+#: safe to update from two processes at once)
 PREBUILD_ENV = "TREEBOOST_PREBUILD"
-#: ``"0"`` leaves the prebuilt kernels out (every kernel then comes from numba's cache
-#: or is compiled)
+#: ``"0"`` leaves the prebuilt kernels out (every kernel then comes from the cache or is
+#: compiled)
 DISABLE_ENV = "TREEBOOST_PREBUILT"
+#: the cache folders (of other versions, sources, machines) kept besides the one in use;
+#: older ones are removed when a process first uses its own
+KEEP_CACHES = 8
+#: the package's folders whose every module counts in :func:`package_digest` (outside
+#: them, a module counts when it compiles kernels: see :func:`kernel_sources`)
+ENGINE_DIRS = ("engine",)
 
 
 def code_generation():
@@ -68,11 +96,118 @@ def code_generation():
     }
 
 
+def _host():
+    """numba's description of the machine it compiles for: (target triple, CPU name, CPU
+    features), the part of every cache key that says where a kernel runs."""
+    from numba.core.registry import cpu_target
+
+    return tuple(cpu_target.target_context.codegen().magic_tuple())
+
+
+def kernel_sources():
+    """The package's source files a compiled kernel can hold code or constants of: every
+    module of :data:`ENGINE_DIRS`, and every other module that compiles kernels (its
+    source names numba or the engine's decorators).  Editing any other file (the command
+    line, the model files, the docs' examples) leaves every compiled kernel valid."""
+    found = []
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        rel = path.relative_to(PACKAGE_DIR)
+        if rel.parts[0] in ENGINE_DIRS:
+            found.append(path)
+            continue
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if "numba" in text or "_jit" in text:
+            found.append(path)
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def package_digest():
+    """A digest of the source of every module that holds kernels (:func:`kernel_sources`).
+    A kernel's machine code holds the code of the kernels it calls, which may live in
+    other files, and numba's cache key knows only the kernel's own bytecode: after any
+    change to that source, no cached or prebuilt kernel is loaded until they are compiled
+    again."""
+    digest = hashlib.sha256()
+    for path in kernel_sources():
+        digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def cache_root():
+    """The folder of treeboost's kernel caches: ``$NUMBA_CACHE_DIR/treeboost`` when the
+    user set numba's cache folder, else treeboost's folder in the user's cache folder
+    (``$XDG_CACHE_HOME``, by default ``~/.cache``, on Linux)."""
+    if config.CACHE_DIR:
+        return Path(config.CACHE_DIR) / "treeboost"
+    return Path(AppDirs(appname="treeboost", appauthor=False).user_cache_dir)
+
+
+@functools.lru_cache(maxsize=None)
+def cache_tag():
+    """The name of this process's cache folder in :func:`cache_root`: what its kernels
+    were compiled from and for (see the module docstring)."""
+    from treeboost import __version__
+
+    triple, cpu, features = _host()
+    settings = json.dumps([code_generation(), triple, features], sort_keys=True)
+    cpu = re.sub(r"[^A-Za-z0-9_.]+", "_", cpu) or "cpu"
+    return "-".join(
+        [__version__, package_digest()[:12], cpu, hashlib.sha256(settings.encode()).hexdigest()[:8]]
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def cache_dir():
+    """This process's cache folder (:func:`cache_root` / :func:`cache_tag`), marked as used
+    now; the least recently used folders beyond :data:`KEEP_CACHES` are removed."""
+    root = cache_root()
+    folder = root / cache_tag()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        os.utime(folder)  # its modification time says when it was last used
+        _prune(root, folder)
+    except OSError:
+        pass  # an unwritable cache: each process compiles what it needs (see KernelCache)
+    return folder
+
+
+def _prune(root, keep):
+    """Remove the folders of :func:`cache_root` beyond the :data:`KEEP_CACHES` most
+    recently used ones (another source of the package, another numba: their kernels are
+    never loaded here again)."""
+    others = []
+    for path in root.iterdir():
+        if path != keep and path.is_dir() and path.name.count("-") >= 3:
+            try:
+                others.append((path.stat().st_mtime, path))
+            except OSError:
+                continue
+    others.sort(reverse=True)
+    for _, path in others[KEEP_CACHES:]:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def user_prebuilt_dir():
+    """The layer of prebuilt kernels in this process's cache folder (``treeboost compile``
+    and every build of the package write it)."""
+    return cache_dir() / "prebuilt"
+
+
 def building():
-    """The part of :data:`PREBUILT_DIR` this process compiles kernels into (the package's
-    build), or None."""
+    """The part of a layer this process compiles kernels into (while a layer is built),
+    or None."""
     part = os.environ.get(PREBUILD_ENV)
-    return PREBUILT_DIR / part if part else None
+    if not part:
+        return None
+    part = Path(part)
+    return part if part.is_absolute() else PREBUILT_DIR / part
 
 
 def read_manifest(folder=None):
@@ -87,19 +222,25 @@ def read_manifest(folder=None):
     return manifest if isinstance(manifest, dict) else None
 
 
-def prebuilt_usable(folder=None):
-    """Whether the kernels in ``folder`` (default :data:`PREBUILT_DIR`) may be loaded in
-    this process: they exist, they were compiled with this process's code-generation
-    settings, and the user did not turn them off."""
-    folder = PREBUILT_DIR if folder is None else folder
-    if os.environ.get(DISABLE_ENV, "1") == "0":
-        return False
+def prebuilt_matches(folder=None):
+    """Whether the kernels in ``folder`` (default :data:`PREBUILT_DIR`) were compiled from
+    this source under this process's code-generation settings (whatever the user's
+    switch, :data:`DISABLE_ENV`, says)."""
     manifest = read_manifest(folder)
     return (
         manifest is not None
         and manifest.get("code_generation") == code_generation()
         and manifest.get("source") == package_digest()
     )
+
+
+def prebuilt_usable(folder=None):
+    """Whether the kernels in ``folder`` (default :data:`PREBUILT_DIR`) may be loaded in
+    this process: they exist, they were compiled with this process's code-generation
+    settings, and the user did not turn them off."""
+    if os.environ.get(DISABLE_ENV, "1") == "0":
+        return False
+    return prebuilt_matches(folder)
 
 
 def write_manifest(extra=None, folder=None):
@@ -109,21 +250,6 @@ def write_manifest(extra=None, folder=None):
     manifest = {"code_generation": code_generation(), "source": package_digest(), **(extra or {})}
     with open(Path(folder) / MANIFEST, "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
-
-
-@functools.lru_cache(maxsize=None)
-def package_digest():
-    """A digest of every Python source file of treeboost.  A kernel's machine code holds
-    the code of the kernels it calls, which may live in other files, and numba's cache
-    key knows only the kernel's own bytecode: after any change to the package's source,
-    no prebuilt kernel is loaded until they are compiled again."""
-    digest = hashlib.sha256()
-    for path in sorted(PACKAGE_DIR.rglob("*.py")):
-        digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode())
-        digest.update(b"\0")
-        digest.update(path.read_bytes())
-        digest.update(b"\0")
-    return digest.hexdigest()
 
 
 @functools.lru_cache(maxsize=None)
@@ -141,32 +267,77 @@ def _source_stamp(py_func):
     return package_digest(), _module_digest(py_func.__code__.co_filename)
 
 
-#: the prebuilt parts each process loads from, by folder, decided once per process (the
-#: manifest is read and the folder listed once, not once per kernel)
+def _layer_parts(layer):
+    return sorted(path for path in layer.iterdir() if path.is_dir()) if layer.is_dir() else []
+
+
+#: the prebuilt parts this process loads from, decided once per process (the manifests
+#: are read and the folders listed once, not once per kernel)
 _parts_in_use = {}
 
 
 def _parts():
-    """The folders of prebuilt kernels this process loads from, none when the layer is
-    not in use: while building, its own part first (the one it saves into), then the
-    others, whose kernels the other building processes may already have compiled (the
-    build makes every part before it starts them; numba writes each file whole, under a
-    temporary name, so a part being written is safe to read)."""
-    if PREBUILT_DIR not in _parts_in_use:
+    """The folders of prebuilt kernels this process loads from, none when no layer is in
+    use.  While building a layer: its own part first (the one it saves into), then the
+    layer's others, whose kernels the other building processes may already have
+    compiled (the build makes every part before it starts them; numba writes each file
+    whole, under a temporary name, so a part being written is safe to read).  Otherwise:
+    the package's layer, then the cache folder's."""
+    key = (PREBUILT_DIR, os.environ.get(PREBUILD_ENV))
+    if key not in _parts_in_use:
         own = building()
-        if own is None and not prebuilt_usable():
-            parts = []
+        if own is not None:
+            parts = [own] + [path for path in _layer_parts(own.parent) if path != own]
         else:
-            found = PREBUILT_DIR.iterdir() if PREBUILT_DIR.is_dir() else ()
-            others = sorted(path for path in found if path.is_dir() and path != own)
-            parts = others if own is None else [own] + others
-        _parts_in_use[PREBUILT_DIR] = parts
-    return _parts_in_use[PREBUILT_DIR]
+            layers = [PREBUILT_DIR]
+            if os.environ.get(DISABLE_ENV, "1") != "0":
+                layers.append(user_prebuilt_dir())
+            usable = [layer for layer in layers if prebuilt_usable(layer)]
+            parts = [part for layer in usable for part in _layer_parts(layer)]
+        _parts_in_use[key] = parts
+    return _parts_in_use[key]
+
+
+def _module_subpath(py_file):
+    """Where a module's kernels go in the cache folder: its folder's path in the package
+    (``engine/grow``), or, for a module outside treeboost, a name numba would give it."""
+    path = Path(py_file).resolve()
+    try:
+        rel = path.parent.relative_to(PACKAGE_DIR)
+    except ValueError:
+        return Path("_other") / _CacheLocator.get_suitable_cache_subpath(str(path))
+    return Path("treeboost", *rel.parts)
+
+
+class _CacheFolderLocator(_SourceFileBackedLocatorMixin, _CacheLocator):
+    """numba's locator of a kernel's cache files: in :func:`cache_dir`, never beside the
+    source (numba's stamp, a digest of the module's source, stays)."""
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = str(cache_dir() / "kernels" / _module_subpath(py_file))
+
+    def get_cache_path(self):
+        return self._cache_path
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if not os.path.exists(py_file):
+            return None
+        # a folder that cannot be made now is made, or not, when a kernel is saved
+        return cls(py_func, py_file)
+
+
+class _CacheFolderImpl(CompileResultCacheImpl):
+    _locator_classes = [_CacheFolderLocator]
 
 
 class KernelCache(FunctionCache):
-    """numba's on-disk cache of one kernel, with the prebuilt layer in front (see the
-    module docstring).
+    """The on-disk cache of one kernel: numba's, in :func:`cache_dir`, with the prebuilt
+    layers in front (see the module docstring).  It is set up on the kernel's first
+    compilation, not when its module is imported (``import treeboost`` reads no source
+    file and asks numba nothing).
 
     Parameters
     ----------
@@ -174,37 +345,90 @@ class KernelCache(FunctionCache):
         The kernel's Python function.
     """
 
+    _impl_class = _CacheFolderImpl
+
     def __init__(self, py_func):
-        super().__init__(py_func)
+        self._name = repr(py_func)
+        self._py_func = py_func
+        self._ready = False
+        self.enable()
+
+    def _set_up(self):
+        if self._ready:
+            return
+        enabled = self._enabled
+        super().__init__(self._py_func)
+        self._enabled = enabled  # (numba's set-up enables the cache)
         parts = _parts()
-        stamp = _source_stamp(py_func) if parts else None
+        stamp = _source_stamp(self._py_func) if parts else None
         self._prebuilt = [
             IndexDataCacheFile(
                 cache_path=str(part), filename_base=self._impl.filename_base, source_stamp=stamp
             )
             for part in parts
         ]
+        self._ready = True
+
+    @property
+    def cache_path(self):
+        self._set_up()
+        return self._cache_path
+
+    def flush(self):
+        self._set_up()
+        super().flush()
 
     def _load_overload(self, sig, target_context):
         if not self._enabled:
             return None
-        if self._prebuilt:
-            key = self._index_key(sig, target_context.codegen())
-            for part in self._prebuilt:
-                data = part.load(key)
-                if data is not None:
-                    return self._impl.rebuild(target_context, data)
-        if building() is not None:
-            # the build compiles every kernel its fits call, whatever the user's cache holds
+        self._set_up()
+        try:
+            if self._prebuilt:
+                key = self._index_key(sig, target_context.codegen())
+                for part in self._prebuilt:
+                    data = part.load(key)
+                    if data is not None:
+                        return self._impl.rebuild(target_context, data)
+            if building() is not None:
+                # the build compiles every kernel its fits call, whatever the cache holds
+                return None
+            return super()._load_overload(sig, target_context)
+        except Exception:  # noqa: BLE001
+            # a damaged file (a disk that filled up, a copy cut short): compiling the
+            # kernel is always right, and its save replaces the file
             return None
-        return super()._load_overload(sig, target_context)
 
     def _save_overload(self, sig, data):
-        part = building()
-        if part is None:
-            return super()._save_overload(sig, data)
-        if not self._enabled or not self._impl.check_cachable(data):
+        if not self._enabled:
             return None
-        part.mkdir(parents=True, exist_ok=True)
-        self._prebuilt[0].save(self._index_key(sig, data.codegen), self._impl.reduce(data))
+        self._set_up()
+        part = building()
+        try:
+            if part is None:
+                return super()._save_overload(sig, data)
+            if not self._impl.check_cachable(data):
+                return None
+            part.mkdir(parents=True, exist_ok=True)
+            self._prebuilt[0].save(self._index_key(sig, data.codegen), self._impl.reduce(data))
+        except OSError:
+            # an unwritable or vanished cache folder costs the next process a compile,
+            # never this fit
+            pass
         return None
+
+
+def copy_layer(source, target):
+    """Copy the layer of prebuilt kernels ``source`` to ``target``, replacing it whole (a
+    reader never sees half a layer: the copy is made beside it, then renamed)."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    try:
+        shutil.copytree(source, staging / "layer")
+        old = None
+        if target.exists():
+            old = staging / "old"
+            os.replace(target, old)
+        os.replace(staging / "layer", target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
