@@ -11,7 +11,8 @@ kernel: a name costs the import of the module that defines it.
 * binning: :class:`BinMapper`, :func:`fit_transform_weighted`, :data:`MAX_CATEGORIES`;
 * growing: :class:`TreeGrower`, :class:`StoppingRules`, :class:`GrowerWorkspace`,
   :class:`WorkspacePool`, :data:`PARALLEL_GROWER_MIN_WORK`, :class:`CoreShare` (the threads left by
-  other busy processes), the kept threads of a fit's trees (:func:`lend_pool`,
+  other busy processes), :func:`region_threads` (the threads of a region of
+  :data:`THREAD_MIN_WORK` units a thread), the kept threads of a fit's trees (:func:`lend_pool`,
   :func:`in_pool`), :class:`SampleStatistics`,
   :func:`boosting_rows`, :class:`LeafRanges` (:data:`ADD_PARALLEL_MIN_SAMPLES`,
   :data:`COPY_PARALLEL_MIN_SAMPLES`), the
@@ -61,6 +62,8 @@ _HOMES = {
     "PARALLEL_GROWER_MIN_WORK": "grower",
     "CoreShare": "core_share",
     "lend_pool": "_threads",
+    "region_threads": "_threads",
+    "THREAD_MIN_WORK": "_threads",
     "in_pool": "_threads",
     "SampleStatistics": "statistics",
     "boosting_rows": "statistics",

@@ -9,12 +9,23 @@ the tree's regions, would take the cores from a pool's threads woken beside them
 task on these pools must never wait for another task of them (a pool's threads could
 all be waiting): :func:`run_tasks` and the fits' chunks of trees run their tasks in the
 calling thread when that is one of theirs.
+
+How many threads a region takes is one rule, :func:`region_threads`: each thread at
+least :data:`THREAD_MIN_WORK` of its work, and no more threads than the caller's
+numba count and the cores other processes leave free.  A parallel region ends at a
+barrier where every thread waits for the last one; when another process holds one of
+the cores, the thread on it is descheduled for a time slice (milliseconds), and a small
+fit's thousands of regions (a few per node and iteration) each wait that long: an
+891-row boosting fit ran 15 times as long on two threads as on one.  The free cores
+come from :class:`~.core_share.CoreShare`, which looks at the load once a fit.
 """
 
 import contextlib
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
+
+import numba
 
 #: the name of the pools' threads begins so (:func:`in_pool`)
 _PREFIX = "treeboost-pool"
@@ -86,3 +97,44 @@ def run_tasks(task, items, n_threads):
     if n_threads < 2 or len(items) < 2 or in_pool():
         return [task(x) for x in items]
     return list(thread_pool(n_threads).map(task, items))
+
+
+#: the least work (rows x features of a tree's node, rows x trees of a prediction) a
+#: thread of a parallel region takes (:func:`region_threads`): about 50 microseconds of
+#: histogram building, more than a region's start and end cost on idle cores
+THREAD_MIN_WORK = 25_000
+
+
+def region_threads(work, per_thread=THREAD_MIN_WORK, n_threads=None, free=None):
+    """The threads a parallel region of ``work`` units takes: the one rule of the engine.
+
+    ``min(n_threads, work // per_thread, free)``, at least 1: a thread for each
+    ``per_thread`` units of work (a region of less than twice that is serial: an
+    891-row fit's regions all are), never more than ``n_threads`` (numba's count for
+    the calling thread when None: what ``NUMBA_NUM_THREADS``, :func:`numba.set_num_threads`
+    or an enclosing fit, :class:`~.core_share.CoreShare`, allow), nor than ``free``,
+    the cores other processes leave to this one (None: not looked at).
+
+    Parameters
+    ----------
+    work : int
+        The region's units of work (its caller says which: cells, rows, row-trees,
+        nodes).
+    per_thread : int, default=THREAD_MIN_WORK
+        The least work a thread takes; 0 or less: the work sets no bound.
+    n_threads : int or None, default=None
+        The most threads; None: numba's thread count for the calling thread.
+    free : int or None, default=None
+        The cores free of other processes' work; None: no bound.
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
+    n = numba.get_num_threads() if n_threads is None else int(n_threads)
+    if per_thread > 0:
+        n = min(n, int(work) // int(per_thread))
+    if free is not None:
+        n = min(n, int(free))
+    return max(1, n)

@@ -2,6 +2,7 @@
 
 import numbers
 
+import numba
 import numpy as np
 from numba import prange
 from scipy.sparse import issparse
@@ -17,7 +18,7 @@ from .sparse_binning import (
     to_csc,
 )
 from ._jit import inlined, kernel, parallel_kernel
-from ._threads import run_tasks
+from ._threads import region_threads, run_tasks
 from ..persistence._spec import array, check_state, integer, list_of
 
 MAX_CATEGORIES = 255
@@ -612,8 +613,13 @@ def _cut_columns(X, columns, rows, cut, max_bins):
                     found = cut(*_distinct_counts(col))
                 out[int(j)] = (has_nan if rows is None else bool(nan[int(j)]), found)
 
-    n_threads = min(n_cpus, -(-columns.shape[0] // width))
-    if n_threads <= 1 or n_samples < 10_000:
+    # each thread at least CUT_MIN_VALUES of the values cut
+    n_threads = region_threads(
+        picked.shape[0] * columns.shape[0],
+        CUT_MIN_VALUES,
+        min(n_cpus, -(-columns.shape[0] // width)),
+    )
+    if n_threads <= 1:
         summarise(columns)
     else:
         # whole groups of adjacent columns to each thread
@@ -621,6 +627,11 @@ def _cut_columns(X, columns, rows, cut, max_bins):
         parts = [columns[g[0] * width : (g[-1] + 1) * width] for g in groups]
         run_tasks(summarise, parts, n_threads)
     return out
+
+
+#: the least values of X a thread of :func:`_cut_columns` cuts (two columns of 10,000
+#: rows share two threads; one of them, or fewer rows, do not)
+CUT_MIN_VALUES = 10_000
 
 
 #: columns of at least this many values are cut by selection
@@ -747,8 +758,7 @@ def _radix_sort(col, tmp):
 
 
 def _cpu_count():
-    import os
-
-    return max(
-        1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    )
+    """The threads the binning may share its columns among: numba's thread count for the
+    calling thread (a fit's, :class:`~.core_share.CoreShare`, else the user's), not the
+    machine's cores, which ``NUMBA_NUM_THREADS`` or a busy machine may deny it."""
+    return numba.get_num_threads()

@@ -15,6 +15,13 @@ used (``/proc/stat``'s busy time of those cores less this process's CPU time), a
 the next trees on the cores left free, the user's thread count at most.  The
 trees do not depend on the thread count: the model is the same whatever the load.
 Elsewhere than Linux it keeps the thread count as it is.
+
+It also decides by the work (:func:`~._threads.region_threads`, the engine's one rule):
+a fit or prediction too small to share (an 891-row boosting fit, a forest's prediction
+of a few hundred rows) runs every region of it on one thread, without a look at the
+load, and a larger one on no more threads than its work feeds.  A prediction reuses a
+look of the last :data:`LOOK_REUSE_S` seconds (a look reads a file per thread of the
+process: tenths of a millisecond, a small prediction's whole time).
 """
 
 import os
@@ -23,7 +30,7 @@ from collections import namedtuple
 
 import numba
 
-from .grower import PARALLEL_GROWER_MIN_WORK
+from ._threads import THREAD_MIN_WORK, region_threads
 
 __all__ = ["CoreShare"]
 
@@ -39,6 +46,10 @@ TASKS = "/proc/self/task"
 #: process's own CPU seconds (each since some origin: differences are what count)
 LoadSample = namedtuple("LoadSample", ["wall", "busy", "own"])
 
+#: seconds for which a prediction (``CoreShare(reuse=True)``) takes the free cores of an
+#: earlier look instead of looking again
+LOOK_REUSE_S = 1.0
+
 
 class CoreShare:
     """Numba's thread count for a boosting fit's regions, lowered while other processes
@@ -49,8 +60,9 @@ class CoreShare:
     ``t`` the wall seconds since the last look, the others' share is
     ``o = (b - c) / t`` cores, and the next iterations use
     ``max(1, min(n, n_cores - floor(o + 0.6)))`` threads, ``n`` being the thread count
-    the fit started with: a core counts as taken when another process had at least 40 %
-    of it (a process sharing a core with a spinning worker gets about half of it).
+    the fit started with (fewer where its work feeds fewer): a core counts as taken when
+    another process had at least 40 % of it (a process sharing a core with a spinning
+    worker gets about half of it).
 
     Use it as a context manager around the iterations and call :meth:`update` before
     each one.
@@ -58,14 +70,21 @@ class CoreShare:
     Parameters
     ----------
     n_cells : int or None, default=None
-        The fit's rows x features.  Below :data:`~.grower.PARALLEL_GROWER_MIN_WORK` its
-        trees grow on one thread whatever numba's count: nothing is looked at and the
-        count is kept (a look would cost more than it saves).  None: look whenever
-        numba's count is above 1 (on one thread there is nothing to give up, so a fit
-        there never looks: a forest's worker, ``NUMBA_NUM_THREADS=1``).
+        The fit's work: its rows x features (a prediction's rows x trees).  The thread
+        count is at most :func:`~._threads.region_threads` of it (a thread for every
+        ``per_thread`` cells); where that is one thread, every region of the fit runs on
+        one and nothing is looked at (a look would cost more than it saves).  None: no
+        bound by the work; look whenever numba's count is above 1 (on one thread there is
+        nothing to give up, so a fit there never looks: a forest's worker,
+        ``NUMBA_NUM_THREADS=1``).
     interval : float, default=0.25
         Least wall time between two looks, which keeps the clock ticks' rounding (1/100 s
         a core) small against the time measured.
+    per_thread : int, default=THREAD_MIN_WORK
+        The least work of a thread (:func:`~._threads.region_threads`).
+    reuse : bool, default=False
+        Take the free cores of a look of the last :data:`LOOK_REUSE_S` seconds (a
+        prediction, which has no iterations to watch); a fit looks afresh.
     """
 
     #: a core counts as taken when another process used at least 1 - _ROUND of it
@@ -74,40 +93,58 @@ class CoreShare:
     #: (:mod:`treeboost._prebuild`) turns it off in its own processes, which keep each
     #: other's cores busy and must compile the parallel growers all the same
     _watch = True
+    #: the last look: (perf_counter, the cores it found free), for ``reuse``
+    _last_look = None
 
-    def __init__(self, n_cells=None, interval=0.25):
+    def __init__(self, n_cells=None, interval=0.25, per_thread=THREAD_MIN_WORK, reuse=False):
         self.n_cells = n_cells
         self.interval = interval
+        self.per_thread = per_thread
+        self.reuse = reuse
         self.n_threads = None
         self._start_threads = None
+        self._cap = None
         self._cores = None
         self._tick = None
         self._last = None
 
     def __enter__(self):
-        self._start_threads = numba.get_num_threads()
-        self.n_threads = self._start_threads
-        if (
-            not self._watch
-            or self._start_threads < 2
-            or (self.n_cells is not None and self.n_cells < PARALLEL_GROWER_MIN_WORK)
-        ):
+        self._start_threads = self.n_threads = numba.get_num_threads()
+        # the most threads the work feeds, numba's count at most
+        self._cap = self._start_threads
+        if self.n_cells is not None:
+            self._cap = region_threads(self.n_cells, self.per_thread, self._start_threads)
+        if not self._watch or self._cap < 2:
+            self._set(self._cap)
             return self
         try:
             self._cores = frozenset(os.sched_getaffinity(0))
-            self._tick = os.sysconf("SC_CLK_TCK")
-            self._last = self._sample()
-            # a process that keeps a core busy is running at each of three looks; the
-            # kernel's own short tasks seldom are
-            self._set(len(self._cores) - min(self.running_elsewhere() for _ in range(3)))
+            if not self.reuse:
+                self._tick = os.sysconf("SC_CLK_TCK")
+                self._last = self._sample()
+            self._set(self._free_cores())
         except (AttributeError, OSError, ValueError):
             self._last = None  # not Linux: nothing to watch
+            self._set(self._cap)
         return self
 
     def __exit__(self, *exc):
         if self.n_threads != self._start_threads:
             numba.set_num_threads(self._start_threads)
         return False
+
+    def _free_cores(self):
+        """The cores of this process that no task of another process is running on: a
+        look at the load (the last one, for ``reuse``, when recent)."""
+        now = time.perf_counter()
+        last = CoreShare._last_look
+        if self.reuse and last is not None and now - last[0] < LOOK_REUSE_S:
+            return last[1]
+        # a process that keeps a core busy is running at each of three looks; the
+        # kernel's own short tasks seldom are
+        free = len(self._cores) - min(self.running_elsewhere() for _ in range(3))
+        CoreShare._last_look = (now, free)
+        return free
 
     def _sample(self):
         """A :data:`LoadSample` now."""
@@ -146,7 +183,7 @@ class CoreShare:
         return max(0, running - max(own, 1))
 
     def _set(self, n):
-        n = max(1, min(self._start_threads, n))
+        n = max(1, min(self._cap, n))
         if n != self.n_threads:
             numba.set_num_threads(n)
             self.n_threads = n

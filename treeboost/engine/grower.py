@@ -10,9 +10,9 @@ copy, each on dense or sparse codes) and the lean one of Extra-Trees' usual tree
 
 from collections import namedtuple
 
-import numba
 import numpy as np
 
+from ._threads import THREAD_MIN_WORK, region_threads
 from .constraints import LOWER, UPPER, Constraints, clip_node_values, growth_constraints
 from .criteria import ABSOLUTE_ERROR, NEWTON, POISSON, REGRESSION_CRITERIA
 from .gap_thresholds import NO_ROWS, center_thresholds
@@ -46,8 +46,10 @@ __all__ = [
 
 #: rows x features of a tree from which :class:`TreeGrower` uses the parallel grower:
 #: smaller trees take milliseconds, which thread start-ups would only add to, and they
-#: then never pay for compiling the parallel copy
-PARALLEL_GROWER_MIN_WORK = 50_000
+#: then never pay for compiling the parallel copy.  Two threads' least work
+#: (:data:`~._threads.THREAD_MIN_WORK` each): a larger tree takes a thread more for each
+#: such share (:meth:`TreeGrower._n_threads`)
+PARALLEL_GROWER_MIN_WORK = 2 * THREAD_MIN_WORK
 
 
 #: when a node stops splitting: scikit-learn's stopping rules, in one record
@@ -517,12 +519,12 @@ class TreeGrower:
         return GrowerChoice(kernel, n_threads, n_slots, None)
 
     def _n_threads(self, n_rows, n_features):
-        """Threads for the tree: numba's thread count for a tree large enough to share its
-        nodes' work (and ``parallel=True``), else 1 (the serial grower)."""
-        n_threads = numba.get_num_threads() if self.parallel else 1
-        if n_threads > 1 and n_rows * n_features >= PARALLEL_GROWER_MIN_WORK:
-            return n_threads
-        return 1
+        """Threads for the tree (``parallel=True``): :func:`~._threads.region_threads` of
+        its rows x features, a thread for each half of :data:`PARALLEL_GROWER_MIN_WORK`
+        (read at each call), numba's thread count at most; 1 is the serial grower."""
+        if not self.parallel:
+            return 1
+        return region_threads(n_rows * n_features, PARALLEL_GROWER_MIN_WORK // 2)
 
 
 #: the compiled grower a tree grows with (:meth:`TreeGrower._choose_grower`) and what it

@@ -8,11 +8,11 @@ row from its leaf; reading it from the ranges costs one pass over the samples, w
 scattered write and then read again by the update.
 """
 
-import numba
 import numpy as np
 from numba import prange
 
 from ._jit import kernel, parallel_kernel
+from ._threads import region_threads
 from .quantile import range_quantiles
 
 #: a tree of at least this many samples per thread copies its samples on threads
@@ -59,7 +59,7 @@ def copied_ids(idx, n_threads):
     serves the next tree), made on up to ``n_threads`` threads when it is long enough
     (a pass over every row of the tree, once a tree)."""
     out = np.empty_like(idx)
-    n_chunks = min(n_threads, idx.shape[0] // COPY_PARALLEL_MIN_SAMPLES)
+    n_chunks = region_threads(idx.shape[0], COPY_PARALLEL_MIN_SAMPLES, n_threads)
     if n_chunks > 1:
         _copy_ids(idx, out, n_chunks)
     else:
@@ -138,7 +138,7 @@ class LeafRanges:
         n = self.idx.shape[0]
         range_quantiles(
             y, raw, weights, self.idx, self.leaves, self.start, self.end, float(alpha), out,
-            np.empty(n), np.empty(n), numba.get_num_threads(),
+            np.empty(n), np.empty(n), region_threads(n, ADD_PARALLEL_MIN_SAMPLES),
         )  # fmt: skip
         return out
 
@@ -163,7 +163,7 @@ class LeafRanges:
             )
         args = (raw, k, value, self.idx, self.leaves, self.start, self.end)
         n = self.idx.shape[0]
-        n_chunks = min(numba.get_num_threads(), n // ADD_PARALLEL_MIN_SAMPLES)
+        n_chunks = region_threads(n, ADD_PARALLEL_MIN_SAMPLES)
         if n_chunks <= 1:
             _add_range_values(*args, 0, n)
         else:

@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 from ._jit import kernel
-from ._threads import run_tasks
+from ._threads import region_threads, run_tasks
 from .lane_walk import _FEATURE, LaneArrays, accumulate_forest_lanes
 from .tree import check_sum_buffer
 
@@ -138,10 +138,11 @@ class PackedForest:
 
 
 def _each_tree(place, n_trees, n_nodes):
-    """``[place(t) for t in range(n_trees)]``, on the engine's pool of numba's thread
-    count for a forest of at least :data:`PACK_PARALLEL_NODES` nodes (each tree writes
-    its own part of the arrays, and ``place``'s kernel releases the GIL)."""
-    threads = numba.get_num_threads() if n_nodes >= PACK_PARALLEL_NODES else 1
+    """``[place(t) for t in range(n_trees)]``, on the engine's pool for a forest of at
+    least :data:`PACK_PARALLEL_NODES` nodes, a thread for each half of that, numba's
+    thread count at most (:func:`~._threads.region_threads`; each tree writes its own
+    part of the arrays, and ``place``'s kernel releases the GIL)."""
+    threads = region_threads(n_nodes, PACK_PARALLEL_NODES // 2)
     return run_tasks(place, range(n_trees), threads)
 
 

@@ -16,9 +16,14 @@ from .partition import goes_left_binned
 from .sparse_codes import SparseCodes, row_code
 from .row_blocks import by_row_blocks, into_row_blocks
 from ._jit import inlined, kernel, parallel_kernel
+from ._threads import region_threads
 from .csr_walk import CSRRows, accumulate_csr, apply_csr, prepared_csr
 from .raw_split import TREE_LEAF, goes_left_at_node
 from ..persistence._spec import check_state, integer, layout_spec
+
+#: rows of a tree's walk (:meth:`Tree.apply`, :meth:`Tree.add_predictions`) a thread
+#: takes at least: a region of fewer than twice as many rows runs serial
+WALK_ROWS_PER_THREAD = 1000
 
 _NO_CATEGORIES = np.zeros((1, 4), np.uint64)
 
@@ -385,7 +390,8 @@ class Tree:
 
     def apply(self, X, parallel=True):
         """Leaf id of each row of the encoded float matrix X (on numba's threads for 2000
-        rows or more, unless ``parallel=False``: the caller is one of several threads).
+        rows or more, :data:`WALK_ROWS_PER_THREAD` a thread, unless ``parallel=False``:
+        the caller is one of several threads).
         A scipy.sparse X is walked row by row in its CSR form (:mod:`.csr_walk`), or
         in dense blocks of rows with ``parallel=False`` (:mod:`.row_blocks`).  Eight
         rows walk side by side (:mod:`.lane_walk`) where the tree allows it."""
@@ -397,7 +403,7 @@ class Tree:
         lanes = self._lanes()
 
         def walk(Xd, out_rows):
-            threads = parallel and Xd.shape[0] >= 2000
+            threads = parallel and region_threads(Xd.shape[0], WALK_ROWS_PER_THREAD) > 1
             if lanes is not None:
                 (apply_lanes if threads else apply_lanes_serial)(Xd, *lanes, out_rows)
             else:
@@ -445,7 +451,8 @@ class Tree:
     def add_predictions(self, X, out, parallel=True, lanes=False):
         """``out += self.predict(X)``, in place and without temporaries (``out`` is a
         C-contiguous float64 array of shape (n_samples, n_outputs)), on numba's threads
-        unless ``parallel=False`` (the caller is one of several threads).  A sparse X is
+        for 2000 rows or more, as :meth:`apply`, unless ``parallel=False`` (the caller is
+        one of several threads).  A sparse X is
         walked on its CSR rows; a :class:`~.csr_walk.CSRRows` made once serves many
         trees.  A dense X is walked eight rows side by side where the tree allows it;
         ``lanes``, the tree's :meth:`lane_arrays` built once by a caller that adds many
@@ -461,6 +468,7 @@ class Tree:
             return out
         if lanes is False:
             lanes = self._lanes()
+        parallel = parallel and region_threads(X.shape[0], WALK_ROWS_PER_THREAD) > 1
         if lanes is not None:
             accumulate = accumulate_lanes if parallel else accumulate_lanes_serial
             return into_row_blocks(

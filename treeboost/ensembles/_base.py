@@ -24,7 +24,7 @@ from ..persistence import (
     is_hashable,
     validate_part,
 )
-from ..engine import BinMapper, fit_transform_weighted
+from ..engine import BinMapper, CoreShare, fit_transform_weighted
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, check_multi_output
 from .._input.encoding import EncoderMixin, check_weights
 from .._input.targets import (
@@ -501,6 +501,15 @@ class BaseParallelEnsemble(BaseTreeEnsemble):
         self._check_y(y)
         self._drop_oob()
         Xe = self._encode_X(X, reset=not warm, y=y, sample_weight=sample_weight)
+        # the regions of the calling thread (the binning, the members a worker of one
+        # thread fits here, the out-of-bag predictions) on the threads the rows x
+        # features feed and other busy processes leave free; the workers' threads set
+        # their own count (tree_threads)
+        with CoreShare(n_cells=Xe.shape[0] * Xe.shape[1]):
+            return self._fit_encoded(Xe, y, sample_weight, base, warm, start)
+
+    def _fit_encoded(self, Xe, y, sample_weight, base, warm, start):
+        """:meth:`fit` from the encoded ``Xe`` on."""
         n, p = Xe.shape
         y = self._fit_target(y, n, base)
         weights = check_weights(sample_weight, Xe, None if is_classifier(self) else y)
@@ -514,7 +523,14 @@ class BaseParallelEnsemble(BaseTreeEnsemble):
             Xb = self.bin_mapper_.transform(Xe) if warm else self._bin(Xe, bin_weights)
         members = self._make_members(base, seeds, samples, Xb)
         task, shared = self._member_task(members, seeds, samples, size, Xe, Xb, y, w)
-        fitted = run_chunks(task, len(members), self.n_jobs, verbose=self.verbose, **shared)
+        fitted = run_chunks(
+            task,
+            len(members),
+            self.n_jobs,
+            verbose=self.verbose,
+            work=len(members) * n * p,
+            **shared,
+        )
         self._add_members(fitted, samples, size, warm, n, p)
         if self.oob_score:
             self._set_oob(Xe, y)

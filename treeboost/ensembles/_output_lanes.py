@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from ..engine import PARALLEL_GROWER_MIN_WORK, GrowerWorkspace
+from ..engine import PARALLEL_GROWER_MIN_WORK, GrowerWorkspace, region_threads
 from ._parallel import kernels_from_several_threads
 
 
@@ -75,7 +75,7 @@ def lane_plan(n_outputs, n_threads, n_cells=PARALLEL_GROWER_MIN_WORK):
     the other on the serial grower), and where numba's threading layer cannot start
     parallel kernels from several threads at once (its workqueue aborts; the OpenMP
     and TBB layers can)."""
-    if n_threads < 2 or n_outputs < 2 or n_cells < PARALLEL_GROWER_MIN_WORK:
+    if n_outputs < 2 or region_threads(n_cells, PARALLEL_GROWER_MIN_WORK // 2, n_threads) < 2:
         return None
     best_lanes, best_threads = 1, n_threads
     best_cost = n_outputs / shared_tree_speedup(n_threads)

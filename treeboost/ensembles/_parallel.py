@@ -26,7 +26,7 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from joblib.parallel import get_active_backend
 
-from ..engine import in_pool, lend_pool
+from ..engine import in_pool, lend_pool, region_threads
 
 
 def _find_malloc_trim():
@@ -168,9 +168,17 @@ def _run_on_pool(pool, func, chunks, shared):
         raise
 
 
-def run_chunks(func, n_items, n_jobs, verbose=0, desc="trees", **shared):
+def run_chunks(func, n_items, n_jobs, verbose=0, desc="trees", work=None, **shared):
     """``func(indices, threads, **shared)`` over chunks of ``range(n_items)``; returns the
     concatenated results in item order, whatever the number of workers.
+
+    ``work``: the fit's units of work (its trees x rows x features), which bound the
+    local threads' workers as they bound a region's threads
+    (:func:`~treeboost.engine.region_threads`: a forest too small to share runs in the
+    calling thread).  The workers' chunks are taken as they become free, so a worker
+    on a core another process keeps busy still adds its share: the load does not
+    lower them (it does lower the threads of a shared last tree, through its fit's
+    :class:`~treeboost.engine.CoreShare`).
 
     ``threads`` is 1 for every chunk but those of a :func:`tail_plan`'s last trees, one
     tree a chunk, dispatched last; ``func`` grows their trees inside
@@ -179,7 +187,9 @@ def run_chunks(func, n_items, n_jobs, verbose=0, desc="trees", **shared):
     results do not change.
     """
     workers = n_workers(n_jobs, n_items)
-    tail = tail_plan(n_items, n_jobs)
+    if work is not None and _on_local_threads():
+        workers = region_threads(work, n_threads=workers)
+    tail = tail_plan(n_items, n_jobs) if workers > 1 else None
     n_head = n_items - (tail.items if tail is not None else 0)
     if verbose:
         n_chunks = min(n_head, workers * 8)

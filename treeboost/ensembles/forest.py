@@ -30,6 +30,7 @@ from ..trees.cart import (
     deprecated_criterion,
 )
 from ..engine import (
+    CoreShare,
     CLASSIFICATION_CRITERIA,
     REGRESSION_CRITERIA,
     PackedForest,
@@ -432,7 +433,13 @@ class BaseForest(BaseParallelEnsemble):
         """
         members = list(self.estimators_)
         trees = tuple(est.tree_ for est in members)
-        total = np.zeros((Xe.shape[0], n_outputs))
+        # on the threads its rows x trees feed and other busy processes leave free (a
+        # few hundred rows: one; the trees one at a time make a region each)
+        with CoreShare(n_cells=Xe.shape[0] * len(trees), reuse=True):
+            return self._sum_into(Xe, members, trees, np.zeros((Xe.shape[0], n_outputs)))
+
+    def _sum_into(self, Xe, members, trees, total):
+        """:meth:`_sum_members` into ``total``, inside its :class:`CoreShare`."""
         if sparse.issparse(Xe):
             # each tree walks the CSR rows on numba's threads, the structure checked once
             csr = prepared_csr(Xe)

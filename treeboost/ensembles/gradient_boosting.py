@@ -340,6 +340,17 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         constraints = self._constraints(loss.n_outputs)
         self.max_features_ = resolve_max_features(plan.max_features, self.n_features_in_)
         rows = self._split_rows(data, plan, rng, validation)
+        # every region of the fit (the binning, the initial scores, each iteration's
+        # passes and trees) on the threads its work feeds and other busy processes
+        # leave free: one look at the load now, then between iterations
+        with CoreShare(n_cells=rows.Xe.shape[0] * self.n_features_in_) as cores:
+            return self._fit_rows(
+                plan, data, rows, rng, loss, constraints, validation, monitor, cores
+            )
+
+    def _fit_rows(self, plan, data, rows, rng, loss, constraints, validation, monitor, cores):
+        """:meth:`_fit` from the training rows on, inside its :class:`CoreShare`
+        ``cores``."""
         if data.warm:
             state = self._resume(rows, loss)
         else:
@@ -363,7 +374,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             ),
         )
         try:
-            self._fit_stages(plan, loss, rows, state, val, setup, scoring, monitor)
+            self._fit_stages(plan, loss, rows, state, val, setup, scoring, monitor, cores)
         finally:
             setup.lanes.close()
         return self._finish_fit(state, loss)
@@ -567,11 +578,12 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
             lanes=OutputLanes(grower, stats, positive_rows.size),
         )
 
-    def _fit_stages(self, plan, loss, rows, state, val, setup, scoring, monitor):
+    def _fit_stages(self, plan, loss, rows, state, val, setup, scoring, monitor, cores):
         """Add iterations up to ``plan.n_iter`` (scikit-learn's ``_fit_stages``): each
         iteration's trees (:meth:`_fit_stage`), its scores, its out-of-bag loss, the
         verbose line and the monitor; stop early, at a diverged iteration (dropped) or
-        when the monitor says so."""
+        when the monitor says so.  ``cores``: the fit's :class:`CoreShare`, which sets
+        numba's thread count before each iteration."""
         scale = self._score_scale(loss)
         # the training loss of an iteration comes with the next one's gradients (one
         # pass), unless it is the loss of the in-bag rows only
@@ -585,9 +597,7 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         t0 = time.perf_counter()
         # a diverging fit overflows to inf / NaN in the scores and the loss; the loss of
         # every iteration is tested below instead of letting numpy warn along the way
-        # the trees grow on the threads other busy processes leave free
-        share = CoreShare(n_cells=raw.shape[0] * self.n_features_in_)
-        with np.errstate(over="ignore", invalid="ignore"), share as cores:
+        with np.errstate(over="ignore", invalid="ignore"):
             for it in range(len(self.trees_), plan.n_iter):
                 cores.update()
                 stage = self._fit_stage(plan, loss, rows, state, val, setup, carry)
@@ -902,7 +912,10 @@ class BaseGradientBoosting(PersistenceMixin, EncoderMixin, BaseEstimator):
         """Raw scores of the encoded ``Xe`` (``X`` as given, for an initial estimator)."""
         raw = self._initial_raw(X, Xe.shape[0], loss)
         if self.trees_:
-            self._packer().predict(Xe, K, out=raw)
+            packer = self._packer()
+            # on the threads its rows x trees feed and other busy processes leave free
+            with CoreShare(n_cells=Xe.shape[0] * packer.roots.shape[0], reuse=True):
+                packer.predict(Xe, K, out=raw)
         return raw
 
     def _packer(self):
