@@ -338,7 +338,7 @@ CASES = {
 }
 
 #: what a build compiles, by the name its ``prebuild`` setting gives: ``first`` (the
-#: default) the kernels of the first hour's fits, in one process (about 70 CPU seconds;
+#: default) the kernels of the first hour's fits, in one process (about 80 CPU seconds;
 #: every other kind of fit compiles its kernels the first time it runs, once, into the
 #: user's cache folder); ``all`` every case, in two processes (about 470 CPU seconds)
 GROUPS = {"first": (["first"], 1), "all": (list(CASES), 2)}
