@@ -242,24 +242,23 @@ def _titanic_features():
 
 def compile_kernels(args):
     from ._prebuild import prebuild
-    from .engine import PREBUILT_DIR
 
     if args.jobs < 1:
         raise UserError(f"--jobs must be at least 1, got {args.jobs}")
-    if not os.access(PREBUILT_DIR.parent, os.W_OK):
-        raise UserError(
-            f"cannot write the kernels into {PREBUILT_DIR.parent}: not writable by this user"
-        )
-    print("Compiling treeboost's kernels for this machine (a minute or two) ...", flush=True)
+    # into the user's cache folder (kernel_cache.user_prebuilt_dir), never the package
+    print("Compiling treeboost's kernels for this machine ...", flush=True)
     report = prebuild(jobs=args.jobs)
     if report.failed:
         print(
             f"Some fits failed to compile (see above); the kernels of the others are "
-            f"in {PREBUILT_DIR}",
+            f"in {report.folder}",
             flush=True,
         )
         return 1
-    print(f"Done in {report.seconds:.0f} s: {PREBUILT_DIR}")
+    if report.reused:
+        print(f"Nothing to compile: the kernels of this source and machine are in {report.folder}")
+        return 0
+    print(f"Done in {report.seconds:.0f} s ({report.compiled} kernels): {report.folder}")
     return 0
 
 
