@@ -322,16 +322,59 @@ STRAY_TEXT_SHARE = 0.05
 
 #: Separators tried, in this order, when ``--sep`` is not given.
 SEPARATORS = (",", ";", "\t", "|")
-#: How much of a file the separator is guessed from.
+#: How much of a file the separator and the way numbers are written are guessed from.
 SNIFF_BYTES = 2**16
 
+#: Characters a file may group thousands with (``3,750``, ``3.750``, ``3 750``, the
+#: no-break spaces of French locales, the Swiss ``3'750``), for ``--thousands`` detection.
+THOUSANDS = (",", ".", " ", "\u00a0", "\u202f", "'")
+#: Cells pandas reads as missing by default: they say nothing of how numbers are written.
+_NA_TEXT = frozenset(
+    ["", "NA", "N/A", "n/a", "NaN", "nan", "-NaN", "-nan", "null", "NULL", "None", "#N/A", "<NA>"]
+)
 
-def _sniff_separator(path, encoding):
-    """The first of :data:`SEPARATORS` that splits the file's first lines into the same
-    number (at least two) of fields; a comma when none does (a one-column file)."""
-    import csv
-    import io
 
+class NumberFormat(NamedTuple):
+    """How a file writes its numbers: the decimal mark and the thousands separator (None:
+    no grouping), as :func:`pandas.read_csv` takes them."""
+
+    decimal: str = "."
+    thousands: str | None = None
+
+    def describe(self):
+        """``decimal ',' and thousands '.'``"""
+        grouping = (
+            "no thousands separator"
+            if self.thousands is None
+            else (f"thousands {self.thousands!r}")
+        )
+        return f"decimal {self.decimal!r} and {grouping}"
+
+
+def _number_pattern(fmt):
+    """A regular expression of a number as ``fmt`` writes it: groups of exactly three
+    digits after the thousands separator, so that ``3.14`` is never a thousands ``.``."""
+    import re
+
+    point = re.escape(fmt.decimal)
+    whole = r"\d+"
+    if fmt.thousands is not None:
+        whole = rf"(?:\d+|\d{{1,3}}(?:{re.escape(fmt.thousands)}\d{{3}})+)"
+    return re.compile(rf"[-+]?(?:{whole}(?:{point}\d*)?|{point}\d+)(?:[eE][-+]?\d+)?")
+
+
+def _loose_pattern(fmt):
+    """What pandas reads as a number under ``fmt``: it drops every thousands separator
+    between digits wherever it is (``3.14`` with thousands ``.`` is read as 314)."""
+    import re
+
+    point = re.escape(fmt.decimal)
+    digits = rf"[\d{re.escape(fmt.thousands)}]" if fmt.thousands is not None else r"\d"
+    return re.compile(rf"[-+]?\d{digits}*(?:{point}\d*)?(?:[eE][-+]?\d+)?")
+
+
+def _read_sample(path, encoding):
+    """The first :data:`SNIFF_BYTES` characters of ``path``, cut after its last full line."""
     try:
         with open(path, encoding=encoding, errors="replace", newline="") as fh:
             sample = fh.read(SNIFF_BYTES)
@@ -343,6 +386,15 @@ def _sniff_separator(path, encoding):
         raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
     if len(sample) == SNIFF_BYTES:  # the last line may be cut: leave it out
         sample = sample[: sample.rfind("\n") + 1] or sample
+    return sample
+
+
+def _sniff_separator(sample):
+    """The first of :data:`SEPARATORS` that splits the file's first lines into the same
+    number (at least two) of fields; a comma when none does (a one-column file)."""
+    import csv
+    import io
+
     for sep in SEPARATORS:
         try:
             widths = {len(row) for row in csv.reader(io.StringIO(sample), delimiter=sep) if row}
@@ -353,19 +405,173 @@ def _sniff_separator(path, encoding):
     return ","
 
 
-def _read_csv(path, options=None, **kwargs):
-    """``path`` read by pandas with the ``--sep`` (sniffed when not given) and
-    ``--encoding`` of ``options``."""
-    pd = _pandas()
+def _sample_columns(sample, sep):
+    """``(names, cells)``: the header and, per column, the sampled cells that are not
+    empty or missing (stripped)."""
+    import csv
+    import io
+
+    try:
+        rows = list(csv.reader(io.StringIO(sample), delimiter=sep))
+    except csv.Error:
+        return [], []
+    rows = [row for row in rows if row]
+    if not rows:
+        return [], []
+    names = rows[0]
+    cells: list[list[str]] = [[] for _ in names]
+    for row in rows[1:]:
+        for j, cell in enumerate(row[: len(names)]):
+            cell = cell.strip()
+            if cell not in _NA_TEXT:
+                cells[j].append(cell)
+    return names, cells
+
+
+def _number_formats(sep, decimal=None, thousands=None):
+    """The formats tried, the more likely first: the plain one, then a decimal comma
+    before thousands groups where the separator is not a comma (European exports), the
+    other way round where it is (a quoted ``"3,750"``).  ``decimal`` or ``thousands``
+    (``""``: none) given keep only the formats that agree."""
+    comma_first = sep != ","
+    marks = [",", "."] if comma_first else [".", ","]
+    formats = [NumberFormat()]
+    for point in marks:
+        for group in (None, *THOUSANDS):
+            fmt = NumberFormat(point, group)
+            # the field separator may group thousands: a quoted "3,750" of a US export
+            if group == point or fmt in formats:
+                continue
+            formats.append(fmt)
+    if decimal is not None:
+        formats = [f for f in formats if f.decimal == decimal]
+    if thousands is not None:
+        formats = [f for f in formats if f.thousands == (thousands or None)]
+    return formats
+
+
+def _detect_number_format(sample, sep, decimal=None, thousands=None):
+    """``(format, evidence)``: how the sampled file writes its numbers, and why.
+
+    Each candidate of :func:`_number_formats` scores the columns whose every sampled cell
+    it reads as a number (:func:`_number_pattern`); a candidate under which pandas would
+    misread a cell (a ``3.14`` in a file read with thousands ``.``: :func:`_loose_pattern`)
+    is left out.  The first of the best is taken, so that the plain format stays unless
+    another reads more columns as numbers.  ``evidence`` is ``(column, n, of, example)``:
+    the column with the most cells only the chosen format reads, or None.
+    """
+    names, cells = _sample_columns(sample, sep)
+    # a thousands separator that no cell holds reads as the format without one
+    present = set().union(*map(set, (c for column in cells for c in column)))
+    candidates = [
+        f
+        for f in _number_formats(sep, decimal, thousands)
+        if f.thousands is None or f.thousands in present
+    ]
+    if not candidates:
+        return NumberFormat(decimal or ".", thousands or None), None
+    plain = _number_pattern(NumberFormat())
+    best, best_score = candidates[0], -1
+    for fmt in candidates:
+        strict, loose = _number_pattern(fmt), _loose_pattern(fmt)
+        score = 0
+        for column in cells:
+            read = [bool(strict.fullmatch(c)) for c in column]
+            if fmt.thousands is not None and any(
+                not ok and loose.fullmatch(c) for ok, c in zip(read, column)
+            ):
+                score = -1  # a cell pandas would read as another number
+                break
+            score += bool(column) and all(read)
+        if score > best_score:
+            best, best_score = fmt, score
+    evidence = None
+    if best != NumberFormat():
+        strict = _number_pattern(best)
+        for name, column in zip(names, cells):
+            only = [c for c in column if strict.fullmatch(c) and not plain.fullmatch(c)]
+            if only and (evidence is None or len(only) > evidence[1]):
+                evidence = (name, len(only), len(column), only[0])
+    return best, evidence
+
+
+def _separator_option(options):
+    """``--sep`` as typed (``'\\t'`` and ``tab`` meaning a tab), or None."""
+    sep: Any = getattr(options, "sep", None)
+    return {"\\t": "\t", "tab": "\t"}.get(sep, sep)
+
+
+def _char_option(options, name):
+    """``--decimal`` or ``--thousands`` (``''`` or ``none``: no thousands separator)."""
+    value = getattr(options, name, None)
+    if value is None:
+        return None
+    if name == "thousands" and value.lower() in ("", "none"):
+        return ""
+    if len(value) != 1:
+        raise UserError(f"--{name} takes one character, got {_quoted(value)}")
+    return value
+
+
+#: How each file was read: ``{(path, encoding, sep, decimal, thousands): (sep, format)}``,
+#: so that a file read several times is sniffed, and noted, once.
+_READ_AS: dict = {}
+
+
+def _reading(path, options):
+    """``(encoding, sep, number format)`` of ``path``: ``--sep``, ``--decimal`` and
+    ``--thousands`` where given, else detected from the file's first lines; a note says
+    what was detected when the numbers are not written plainly."""
+    encoding = getattr(options, "encoding", None) or "utf-8"
+    sep = _separator_option(options)
+    decimal, thousands = _char_option(options, "decimal"), _char_option(options, "thousands")
+    if decimal is not None and decimal == (thousands or None):
+        raise UserError(f"--decimal and --thousands are both {decimal!r}")
+    key = (str(path), encoding, sep, decimal, thousands)
+    if key in _READ_AS:
+        return (encoding, *_READ_AS[key])
     if os.path.isdir(path):
         raise UserError(f"{path} is a directory, not a CSV file")
-    encoding = getattr(options, "encoding", None) or "utf-8"
-    sep: Any = getattr(options, "sep", None)
-    sep = {"\\t": "\t", "tab": "\t"}.get(sep, sep)  # `--sep '\t'` as typed in a shell
-    if sep is None:
-        sep = _sniff_separator(path, encoding)
+    if sep is None or decimal is None or thousands is None:
+        sample = _read_sample(path, encoding)
+        sep = _sniff_separator(sample) if sep is None else sep
+        fmt, evidence = _detect_number_format(sample, sep, decimal, thousands)
+        # what was detected rather than given, where it is not the plain way
+        change = [
+            f"--{name} {plain}"
+            for name, given, found, plain in (
+                ("decimal", decimal, fmt.decimal, "."),
+                ("thousands", thousands, fmt.thousands, "none"),
+            )
+            if given is None and found not in (".", None)
+        ]
+        if evidence is not None and change:
+            column, n, of, example = evidence
+            _note(
+                f"numbers of {path} read with {fmt.describe()} (detected: {n} of the {of} "
+                f"sampled cells of column {_quoted(column)} are written so, e.g. "
+                f"{_quoted(example)}); {' and '.join(change)} to change"
+            )
+    else:
+        fmt = NumberFormat(decimal, thousands or None)
+    _READ_AS[key] = (sep, fmt)
+    return encoding, sep, fmt
+
+
+def _read_csv(path, options=None, **kwargs):
+    """``path`` read by pandas with the separator and number format of :func:`_reading`
+    and the ``--encoding`` of ``options``."""
+    pd = _pandas()
+    encoding, sep, fmt = _reading(path, options)
     try:
-        return pd.read_csv(path, sep=sep, encoding=encoding, **kwargs)
+        return pd.read_csv(
+            path,
+            sep=sep,
+            encoding=encoding,
+            decimal=fmt.decimal,
+            thousands=fmt.thousands,
+            **kwargs,
+        )
     except FileNotFoundError:
         raise UserError(f"no such file: {path}") from None
     except LookupError:
@@ -462,36 +668,101 @@ DATE_PATTERN = (
 )
 
 
-def _as_dates(series):
-    """``series`` as datetimes when it holds text and every non-missing cell is an ISO 8601
-    date, else None.  Cells with a time zone are converted to UTC."""
+#: A cell that reads as a date written day and month first in either order, with a
+#: four-digit year: ``06/15/2012`` (the US), ``15.06.2012``, ``15/06/2012``,
+#: ``15-06-2012`` (Europe), a time ``HH:MM`` or ``HH:MM:SS`` after a space allowed.
+LOCAL_DATE_PATTERN = r"(\d{1,2})([/.-])(\d{1,2})\2\d{4}(?: \d{1,2}:\d{2}(:\d{2})?)?"
+
+
+class DateFormat(NamedTuple):
+    """How a column writes its dates: a format :func:`pandas.to_datetime` takes
+    (``ISO8601``, or ``%m/%d/%Y`` and the like) and the words of the note."""
+
+    format: str
+    words: str
+
+
+def _date_format(text):
+    """The :class:`DateFormat` of ``text`` (the non-missing cells of a column, as stripped
+    str), or None when some cell is not a date or the cells disagree.
+
+    ISO 8601 first; else :data:`LOCAL_DATE_PATTERN`, one separator and one time shape for
+    the whole column.  Which of the first two fields is the day is read from the data: a
+    first field above 12 makes it the day, a second field above 12 the month (both: not
+    dates).  Where no field tells, ``15.06.2012``'s dots mean day first, as in every
+    country that writes them; a ``/`` or ``-`` means month first, as in the US (the note
+    says it was not told).
+    """
+    if text.str.fullmatch(DATE_PATTERN).all():
+        return DateFormat("ISO8601", "ISO 8601")
+    parts = text.str.extract(f"^{LOCAL_DATE_PATTERN}$")
+    if parts[0].isna().any() or parts[1].nunique() != 1:
+        return None
+    has_time = text.str.contains(":", regex=False)
+    if (
+        has_time.any()
+        and not has_time.all()
+        or parts[3].notna().any()
+        and not (parts[3].notna().all())
+    ):
+        return None
+    first, second = parts[0].astype(int), parts[2].astype(int)
+    sep = parts[1].iloc[0]
+    if (first > 12).any() and (second > 12).any() or (first > 31).any() or (second > 31).any():
+        return None
+    if (first > 12).any():
+        day_first, why = True, f"a first field above 12: {_quoted(text[first > 12].iloc[0])}"
+    elif (second > 12).any():
+        day_first, why = False, f"a second field above 12: {_quoted(text[second > 12].iloc[0])}"
+    else:
+        day_first = sep == "."
+        why = f"no field above 12 tells; {'dots' if day_first else _quoted(sep)} taken for " + (
+            "day first" if day_first else "month first, as in the US"
+        )
+    order = ("%d", "%m") if day_first else ("%m", "%d")
+    fmt = f"{order[0]}{sep}{order[1]}{sep}%Y"
+    if has_time.any():
+        fmt += " %H:%M:%S" if parts[3].notna().all() else " %H:%M"
+    names = ("day", "month") if day_first else ("month", "day")
+    return DateFormat(fmt, f"{names[0]}{sep}{names[1]}{sep}year: {why}")
+
+
+def _as_dates(series, fmt=None):
+    """``(dates, format)``: ``series`` as datetimes when it holds text and every
+    non-missing cell is a date as :func:`_date_format` reads them (or as ``fmt``, a
+    :class:`DateFormat` a model was fitted with), else ``(None, None)``.  Cells with a
+    time zone are converted to UTC."""
     pd = _pandas()
     if (
         _is_numeric(series)
         or pd.api.types.is_bool_dtype(series.dtype)
         or pd.api.types.is_datetime64_any_dtype(series.dtype)
     ):
-        return None
+        return None, None
     text = series.dropna().astype(str).str.strip()
-    if text.empty or not text.str.fullmatch(DATE_PATTERN).all():
-        return None
+    if text.empty:
+        return None, None
+    fmt = _date_format(text) if fmt is None else fmt
+    if fmt is None:
+        return None, None
     zoned = text.str.contains(r"(?:Z|[+-]\d{2}:?\d{2})$", regex=True)
     if zoned.any() and not zoned.all():
-        return None  # some with a zone, some without: no common clock
+        return None, None  # some with a zone, some without: no common clock
     try:
-        return pd.to_datetime(series, format="ISO8601", utc=bool(zoned.any()))
+        return pd.to_datetime(series, format=fmt.format, utc=bool(zoned.any())), fmt
     except (ValueError, TypeError, OverflowError):
-        return None
+        return None, None
 
 
 def _parse_dates(frame, columns):
-    """Turn the date columns among ``columns`` into datetimes, in place; their names."""
-    found = []
+    """Turn the date columns among ``columns`` into datetimes, in place;
+    ``{name: DateFormat}``."""
+    found = {}
     for col in columns:
-        dates = _as_dates(frame[col])
+        dates, fmt = _as_dates(frame[col])
         if dates is not None:
             frame[col] = dates
-            found.append(col)
+            found[col] = fmt
     return found
 
 
@@ -556,20 +827,43 @@ def _looks_like_id_name(name):
     return bool(re.search(ID_NAME, name) or re.search(ID_NAME, name.lower()))
 
 
+#: Names that R, pandas and spreadsheets give the column of row names or row numbers they
+#: write before the data: R's ``write.csv`` writes ``""`` (pandas reads ``Unnamed: 0``),
+#: the ``datasets`` CSV files ``rownames``, pandas' ``to_csv`` after ``reset_index``
+#: ``index``.  Such a column in which no value repeats is an identifier whatever its size.
+ROW_NAME_COLUMNS = frozenset(["rownames", "Unnamed: 0", "", "index"])
+#: R's ``read.csv`` names a nameless first column ``X``: an identifier when it is first and
+#: holds the row numbers 1, 2, 3 ...
+R_ROW_NUMBERS = "X"
+
+
+def _counts_rows(series):
+    """Whether ``series`` holds the file's row numbers (1 for its first data row)."""
+    import numpy as np
+
+    return bool(np.array_equal(series.to_numpy(), np.asarray(series.index) + 1))
+
+
 def identifier_columns(frame, exclude=()):
     """Columns of ``frame`` that identify rows rather than describe them.
 
-    A column is an identifier when
+    A column is an identifier when no non-missing value occurs twice
+    (``nunique == count``) and
 
-    * no non-missing value occurs twice (``nunique == count``) and it has at least
-      :data:`MIN_IDENTIFIER_VALUES` non-missing values; and
+    * its name is one of :data:`ROW_NAME_COLUMNS` (``rownames``, ``Unnamed: 0`` for R's
+      ``""``, ``index``), or it is the first column, named ``X`` (:data:`R_ROW_NUMBERS`),
+      and holds the row numbers: the row names R and pandas write; or
+    * it has at least :data:`MIN_IDENTIFIER_VALUES` non-missing values (in a small file
+      the values of a genuine feature are all distinct by chance), and
     * it holds text (any non-numeric, non-boolean, non-date dtype): a category seen once
       cannot be learned from; or
     * it holds integers that count rows or name them: their values are dense (they span
       at most :data:`DENSE_SPAN` times as many integers as there are values, as row
-      numbers do) or the column's name says it is a key (:data:`ID_NAME`: ``PassengerId``,
-      ``order_id``, ``key``).  Other integers of distinct values are measurements (a
-      quantity, an amount in cents) and stay features, as floats do.
+      numbers do), they increase strictly down the file (sparse ids in row order: the
+      rows kept of a larger table), or the column's name says it is a key
+      (:data:`ID_NAME`: ``PassengerId``, ``order_id``, ``key``).  Other integers of
+      distinct values are measurements (a quantity, an amount in cents) and stay
+      features, as floats do.
 
     Parameters
     ----------
@@ -584,7 +878,7 @@ def identifier_columns(frame, exclude=()):
     """
     pd = _pandas()
     found = []
-    for col in frame.columns:
+    for position, col in enumerate(frame.columns):
         if col in exclude:
             continue
         series = frame[col]
@@ -598,11 +892,25 @@ def identifier_columns(frame, exclude=()):
         if _is_numeric(series) and not pd.api.types.is_integer_dtype(dtype):
             continue  # complex numbers, or anything else numeric but not integer
         count = int(series.count())
-        if count < MIN_IDENTIFIER_VALUES or series.nunique(dropna=True) != count:
+        if count == 0 or series.nunique(dropna=True) != count:
+            continue
+        if str(col) in ROW_NAME_COLUMNS or (
+            position == 0
+            and str(col) == R_ROW_NUMBERS
+            and _is_numeric(series)
+            and _counts_rows(series)
+        ):
+            found.append(col)
+            continue
+        if count < MIN_IDENTIFIER_VALUES:
             continue
         if _is_numeric(series):
             span = float(series.max()) - float(series.min()) + 1
-            if span > DENSE_SPAN * count and not _looks_like_id_name(str(col)):
+            if (
+                span > DENSE_SPAN * count
+                and not series.is_monotonic_increasing
+                and not _looks_like_id_name(str(col))
+            ):
                 continue
         found.append(col)
     return found
@@ -652,15 +960,83 @@ def _feature_columns(frame, args):
     return features
 
 
-def _detect_task(y):
+#: An integer target is a classification (under ``--task auto``) when it has at most this
+#: many distinct values and they are consecutive (0/1, 1..5 stars), or when it has two;
+#: other integers (counts with gaps, amounts, years) are a regression.
+MAX_INTEGER_CLASSES = 10
+#: A text target with more distinct values than this is refused under ``--task auto``: a
+#: classification would learn one class per value (numbers the file writes unread, names).
+MAX_AUTO_CLASSES = 100
+
+
+def _values_text(values, limit=MAX_INTEGER_CLASSES):
+    """``0, 1, 2`` for a few sorted values, ``0 ... 312`` for more."""
+    shown = [_shorten(v) for v in values]
+    return ", ".join(shown) if len(shown) <= limit else f"{shown[0]} ... {shown[-1]}"
+
+
+def _detect_task(y, name):
+    """``(task, reason)`` for ``--task auto``: the task the target ``y`` (a Series
+    without missing values) calls for, and the words of the note that says why.
+
+    Text and booleans are classes.  Integers are classes when there are two of them, or
+    at most :data:`MAX_INTEGER_CLASSES` consecutive ones (``0..k``, ``1..k``): a rating,
+    a count of a few.  Other integers (``0, 1, 2, 3, 7, 12``: counts with gaps) and
+    numbers with a fraction are a regression.  A text target of more than
+    :data:`MAX_AUTO_CLASSES` labels, or of more than :data:`MAX_INTEGER_CLASSES` labels
+    that are numbers written in another way, is refused (:class:`UserError`).
+    """
     import numpy as np
 
+    pd = _pandas()
+    target = _quoted(name)
+    if pd.api.types.is_bool_dtype(y.dtype):
+        return "classification", f"the target {target} holds true/false values"
     if not _is_numeric(y):
-        return "classification"
-    values = y.dropna().to_numpy(dtype=np.float64)
-    if np.all(np.mod(values, 1) == 0) and np.unique(values).size <= 10:
-        return "classification"
-    return "regression"
+        labels = sorted(map(str, y.unique()))
+        k = len(labels)
+        numbers = [f for f in _number_formats(",") if _looks_numeric(labels, f)]
+        if k > MAX_AUTO_CLASSES or (numbers and k > MAX_INTEGER_CLASSES):
+            plain = _number_pattern(NumberFormat())
+            example = next((t for t in labels if not plain.fullmatch(t)), labels[0])
+            how = (
+                f"numbers written as text (such as {_quoted(example)}): read them with "
+                f"--decimal {numbers[0].decimal}"
+                + (f" --thousands {_quoted(numbers[0].thousands)}" if numbers[0].thousands else "")
+                + " and --task regression, or "
+                if numbers
+                else ""
+            )
+            raise UserError(
+                f"the target {target} holds {k} distinct text values in {len(y)} rows: a "
+                f"classification would learn one class per value; {how}give --task "
+                f"classification to fit {k} classes anyway"
+            )
+        shown = _values_text(labels)
+        return "classification", f"the target {target} holds text, {k} labels ({shown})"
+    values = np.unique(y.to_numpy(dtype=np.float64))
+    k = values.size
+    if not np.all(np.mod(values, 1) == 0):
+        fraction = values[np.flatnonzero(np.mod(values, 1))[0]]
+        return "regression", f"the target {target} holds numbers with a fraction ({fraction:g})"
+    shown = _values_text([f"{v:.0f}" for v in values])
+    if k == 2:
+        return "classification", f"the target {target} has 2 values ({shown})"
+    consecutive = values[-1] - values[0] + 1 == k
+    if k <= MAX_INTEGER_CLASSES and consecutive:
+        return "classification", f"the target {target} has {k} consecutive integer values ({shown})"
+    why = (
+        "with gaps, as counts or amounts have"
+        if k <= MAX_INTEGER_CLASSES
+        else (f"more than {MAX_INTEGER_CLASSES}")
+    )
+    return "regression", f"the target {target} has {k} integer values ({shown}), {why}"
+
+
+def _looks_numeric(texts, fmt):
+    """Whether every one of ``texts`` is a number as ``fmt`` writes it."""
+    pattern = _number_pattern(fmt)
+    return all(pattern.fullmatch(t.strip()) for t in texts)
 
 
 def _parse_params(pairs):
@@ -711,7 +1087,11 @@ def _target(frame, args):
     import numpy as np
 
     y = frame[args.target]
-    task = _detect_task(y) if args.task == "auto" else args.task
+    task = args.task
+    if task == "auto":
+        task, reason = _detect_task(y, args.target)
+        other = "regression" if task == "classification" else "classification"
+        _note(f"{task}: {reason}; use --task {other} to change")
     if task == "regression":
         if not _is_numeric(y):
             example = y.dropna().iloc[0]
@@ -771,9 +1151,13 @@ def _split(X, y, task, args, n_rows, weight=None):
 
 
 def _report(model, task, yte, pred, Xte, ytr):
+    """Print the held-out scores; a warning for each that is no better than what
+    predicting without the features scores (:func:`_no_better`)."""
     import numpy as np
     from sklearn import metrics
     from sklearn.exceptions import UndefinedMetricWarning
+
+    scores = {}
 
     def show(label, score):
         # a metric undefined on this hold-out (one class in it) is said, not warned
@@ -784,15 +1168,18 @@ def _report(model, task, yte, pred, Xte, ytr):
         except (ValueError, UndefinedMetricWarning):
             print(f"  {label:<9} undefined on this hold-out")
             return
+        scores[label] = value
         print(f"  {label:<9} {value:.4f}")
 
+    common = None
     if task == "classification":
         show("accuracy", lambda: metrics.accuracy_score(yte, pred))
         # what accuracy means here: that of always answering the training's commonest class
         labels, counts = np.unique(ytr, return_counts=True)
         common = labels[np.argmax(counts)]
+        scores["baseline"] = float(np.mean(yte == common))
         print(
-            f"  {'baseline':<9} {np.mean(yte == common):.4f}  (accuracy of always "
+            f"  {'baseline':<9} {scores['baseline']:.4f}  (accuracy of always "
             f"predicting {_shorten(common)}, the most frequent class)"
         )
         if hasattr(model, "predict_proba"):
@@ -806,6 +1193,33 @@ def _report(model, task, yte, pred, Xte, ytr):
         show("R2", lambda: metrics.r2_score(yte, pred))
         show("MAE", lambda: metrics.mean_absolute_error(yte, pred))
         show("RMSE", lambda: np.sqrt(metrics.mean_squared_error(yte, pred)))
+    for line in _no_better(scores, common):
+        _warn(line)
+
+
+def _no_better(scores, common):
+    """The warnings for the scores (``{label: value}``) that no better than a guess: an
+    accuracy at most the baseline's, a ROC AUC at most 0.5 (a coin's), an R2 at most 0
+    (that of predicting the held-out rows' mean)."""
+    accuracy, baseline = scores.get("accuracy"), scores.get("baseline")
+    if accuracy is not None and baseline is not None and accuracy <= baseline:
+        yield (
+            f"the accuracy {accuracy:.4f} is {'below' if accuracy < baseline else 'that of'} "
+            f"the baseline {baseline:.4f} of always predicting {_shorten(common)}: the model "
+            f"does no better on these rows than ignoring the features"
+        )
+    auc = scores.get("ROC AUC")
+    if auc is not None and auc <= 0.5:
+        yield (
+            f"the ROC AUC {auc:.4f} is {'below' if auc < 0.5 else 'that of'} 0.5, that of a "
+            f"random ranking: the model ranks these rows no better than chance"
+        )
+    r2 = scores.get("R2")
+    if r2 is not None and r2 <= 0:
+        yield (
+            f"the R2 {r2:.4f} is not above 0, that of always predicting the mean of these "
+            f"rows: the model does no better on them than ignoring the features"
+        )
 
 
 #: A categorical column is named after the scores when at least this share of its held-out
@@ -867,7 +1281,19 @@ def _rows_with_target(frame, path, args):
     return frame.dropna(subset=[args.target])
 
 
-def _note_text_in_numbers(frame, columns):
+def _as_numbers(values, fmt):
+    """``values`` (text cells) as numbers written as ``fmt`` (a :class:`NumberFormat`)
+    writes them, NaN for a cell that is not one."""
+    pd = _pandas()
+    text = values.astype(str).str.strip()
+    if fmt.thousands is not None:
+        text = text.str.replace(fmt.thousands, "", regex=False)
+    if fmt.decimal != ".":
+        text = text.str.replace(fmt.decimal, ".", regex=False)
+    return pd.to_numeric(text, errors="coerce")
+
+
+def _note_text_in_numbers(frame, columns, fmt):
     """Name each column read as categories because a few of its cells are not numbers (a
     stray ``n/a``, a typo): its numbers lose their order, and the cells are worth fixing."""
     pd = _pandas()
@@ -880,7 +1306,7 @@ def _note_text_in_numbers(frame, columns):
         ):
             continue
         values = series.dropna()
-        text = pd.to_numeric(values.astype(str), errors="coerce").isna().to_numpy()
+        text = _as_numbers(values, fmt).isna().to_numpy()
         if 0 < text.sum() <= max(1, STRAY_TEXT_SHARE * len(values)) < len(values):
             i = int(text.argmax())
             _note(
@@ -976,9 +1402,12 @@ def fit(args):
     # before the identifiers are picked: a column of distinct dates is a feature
     dates = _parse_dates(frame, [c for c in frame.columns if c not in (args.target, args.weight)])
     features = _feature_columns(frame, args)
-    dates = [c for c in dates if c in features]
+    dates = {c: fmt for c, fmt in dates.items() if c in features}
     if dates:
-        _note(f"read as dates: {_names(dates)}")
+        _note(
+            "read as dates: "
+            + _names((f"{_shorten(c)} ({fmt.words})" for c, fmt in dates.items()), show=str)
+        )
     used = features + [args.target] + ([args.weight] if args.weight else [])
     n_train = len(frame)
     if args.valid is not None:
@@ -988,7 +1417,7 @@ def fit(args):
             raise UserError(
                 f"--valid {args.valid} lacks the columns {_names(missing)} of {args.data}"
             )
-        _refuse_non_dates(valid, dates, args.valid)
+        _refuse_non_dates(valid, list(dates), args.valid, {c: f.format for c, f in dates.items()})
         # one frame, so that both files' columns get the same types and categories
         frame = pd.concat([frame[used], valid[used]])
     else:
@@ -997,7 +1426,7 @@ def fit(args):
         raise UserError(
             f"the target {_quoted(args.target)} has a single value in {args.data}; nothing to learn"
         )
-    _note_text_in_numbers(frame, features)
+    _note_text_in_numbers(frame, features, _reading(args.data, args)[2])
     _refuse_infinity(frame, features, args.data)
     y, task = _target(frame, args)
     weight = _weights(frame, args)
@@ -1037,6 +1466,8 @@ def fit(args):
         "task": task,
         "columns": [str(c) for c in X.columns],
     }
+    if dates:  # predict reads a file's dates as these were read, whatever its days tell
+        model.treeboost_cli_["date_formats"] = {str(c): f.format for c, f in dates.items()}
     try:
         treeboost.save(model, args.output)  # atomic: a failure keeps the old file
     except OSError as exc:
@@ -1177,7 +1608,7 @@ def _categorical_columns(model, columns):
     ]
 
 
-def _refuse_text_in_numbers(frame, model, columns, path):
+def _refuse_text_in_numbers(frame, model, columns, path, fmt):
     """A column the model learned as numbers must hold numbers: name the first cell that
     does not (the estimator's error would not say which file or row)."""
     pd = _pandas()
@@ -1193,7 +1624,7 @@ def _refuse_text_in_numbers(frame, model, columns, path):
         ):
             continue
         values = frame[col]
-        numbers = pd.to_numeric(values, errors="coerce")
+        numbers = _as_numbers(values, fmt).where(values.notna())
         bad = (numbers.isna() & values.notna()).to_numpy()
         if bad.any():
             i = int(bad.argmax())
@@ -1221,6 +1652,11 @@ def _cli_info(model):
         and len(columns) == getattr(model, "n_features_in_", None)
     ):
         sound["columns"] = columns
+    formats = info.get("date_formats")
+    if isinstance(formats, dict) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in formats.items()
+    ):
+        sound["date_formats"] = formats
     return sound
 
 
@@ -1240,20 +1676,25 @@ def _date_columns(model, columns):
     return [c for c, zone in zip(columns, zones) if zone is not None]
 
 
-def _refuse_non_dates(frame, columns, path):
-    """Read the model's date columns as dates; a cell that is not one is named."""
+def _refuse_non_dates(frame, columns, path, formats=None):
+    """Read the model's date columns as dates (as ``formats``, ``{column: format}``,
+    says where it has the column); a cell that is not one is named."""
     pd = _pandas()
+    formats = formats or {}
     for col in columns:
         if pd.api.types.is_datetime64_any_dtype(frame[col].dtype):
             continue
-        dates = _as_dates(frame[col])
+        fmt = formats.get(col)
+        dates, _ = _as_dates(frame[col], None if fmt is None else DateFormat(fmt, ""))
         if dates is None:
             text = frame[col].dropna().astype(str)
-            bad = ~text.str.strip().str.fullmatch(DATE_PATTERN)
+            pattern = DATE_PATTERN if fmt in (None, "ISO8601") else LOCAL_DATE_PATTERN
+            bad = ~text.str.strip().str.fullmatch(pattern)
             example = f" ({_quoted(text[bad].iloc[0])})" if bad.any() else ""
             raise UserError(
                 f"column {_quoted(col)} of {path} holds cells that are not dates"
                 f"{example} but the model was fitted with dates in it"
+                + ("" if fmt is None else f" written {fmt}")
             )
         frame[col] = dates
 
@@ -1298,8 +1739,8 @@ def _read_model_input(model, path, id_column=None, options=None):
     ids = frame[id_column].copy() if id_column is not None else None
     ignored = [str(c) for c in frame.columns if c not in columns]
     frame = frame[columns].copy()
-    _refuse_non_dates(frame, _date_columns(model, columns), path)
-    _refuse_text_in_numbers(frame, model, columns, path)
+    _refuse_non_dates(frame, _date_columns(model, columns), path, info.get("date_formats"))
+    _refuse_text_in_numbers(frame, model, columns, path, _reading(path, options)[2])
     _refuse_infinity(frame, columns, path)
     return ModelInput(_prepare_features(frame), ids, ignored)
 
@@ -1314,6 +1755,7 @@ def predict(args):
     model = _load_model(args.model)
     _set_threads(args, model)
     data = _read_model_input(model, args.data, args.id, args)
+    _flush_notes()
     X = data.X
     out = X[[]].copy()
     if data.ids is not None:
@@ -1549,6 +1991,7 @@ def _explain_rows(model, args):
     except ImportError as exc:  # a build without the SHAP module
         raise UserError(f"SHAP values are not available in this treeboost ({exc})") from None
     data = _read_model_input(model, args.data, args.id, args)
+    _flush_notes()
     try:
         values, expected = shap_values(model, data.X)
     except (ValueError, TypeError) as exc:
@@ -1784,6 +2227,20 @@ def _add_reading_options(p):
         metavar="CHAR",
         help="the field separator of the CSV files (default: guessed from the "
         "first lines among comma, semicolon, tab and |)",
+    )
+    p.add_argument(
+        "--decimal",
+        metavar="CHAR",
+        help="the decimal mark of the numbers in the CSV files, e.g. , (default: "
+        "detected from the first lines: a comma where cells such as 12,5 or 1.234,5 "
+        "read as numbers only so)",
+    )
+    p.add_argument(
+        "--thousands",
+        metavar="CHAR",
+        help='the character that groups thousands in the numbers, e.g. , in "3,750", '
+        ". in 3.750,5 or a space; none for no grouping (default: detected from the "
+        "first lines)",
     )
     p.add_argument(
         "--encoding",
@@ -2026,6 +2483,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # a CSV file written to standard output is checked before it is written
         sys.stdout.reconfigure(errors="backslashreplace")
     _NOTES.clear()
+    _READ_AS.clear()
     try:
         code = args.func(args)
         # a reader that stopped early (`| head -1`) or a full device is found here rather

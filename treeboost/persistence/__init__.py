@@ -327,10 +327,16 @@ class PersistenceMixin:
 
 
 def _check_cli_record(info: Any, where: str, n_features: int | None) -> None:
-    """The command line's record: a dict of the target name, the task and the feature
-    columns (one name per feature), all strings."""
-    if not isinstance(info, dict) or not set(info) <= {"target", "task", "columns"}:
-        raise ValueError(f"{where}: must be a dict of target, task and columns.")
+    """The command line's record: a dict of the target name, the task, the feature
+    columns (one name per feature) and the date columns' formats, all strings."""
+    if not isinstance(info, dict) or not set(info) <= {"target", "task", "columns", "date_formats"}:
+        raise ValueError(f"{where}: must be a dict of target, task, columns and date_formats.")
+    formats = info.get("date_formats")
+    if formats is not None and (
+        not isinstance(formats, dict)
+        or not all(isinstance(k, str) and isinstance(v, str) for k, v in formats.items())
+    ):
+        raise ValueError(f"{where}['date_formats']: must map column names to format strings.")
     for key in ("target", "task"):
         if info.get(key) is not None and not isinstance(info[key], str):
             raise ValueError(f"{where}['{key}']: must be a string, got {type(info[key]).__name__}.")
