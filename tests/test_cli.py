@@ -237,6 +237,7 @@ def test_predict_refuses_to_overwrite_its_inputs(text_csv, tmp_path, capsys):
         == 0
     )
     model_bytes, data_bytes = model_path.read_bytes(), text_csv.read_bytes()
+    capsys.readouterr()  # the fit's notes
     for out in (text_csv, model_path):
         assert "is the input" in _error(
             ["predict", str(model_path), str(text_csv), "-o", str(out)], capsys
@@ -260,7 +261,12 @@ def test_a_failed_write_leaves_the_old_file(text_csv, tmp_path, capsys, monkeypa
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(zipfile.ZipFile, "writestr", disk_full)
-    assert "No space left on device" in _error(fit, capsys)
+    capsys.readouterr()
+    # the notes of the fit come before it starts, the error after: the error ends stderr
+    assert main(fit) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1].startswith("treeboost: error:") and "No space left on device" in err[-1]
+    assert all(line.startswith("treeboost: note:") for line in err[:-1])
     monkeypatch.setattr(pd.DataFrame, "to_csv", disk_full)
     assert "No space left on device" in _error(predict, capsys)
     assert model_path.read_bytes() == old_model and pred_path.read_bytes() == old_pred

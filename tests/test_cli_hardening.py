@@ -591,6 +591,7 @@ def test_outputs_are_written_in_the_declared_encoding(tmp_path, capsys):
     out = tmp_path / "p.csv"
     assert main(["predict", str(model), str(data), "-o", str(out)]) == 0
     assert "Łódź".encode() in out.read_bytes()  # UTF-8, whatever the locale
+    capsys.readouterr()  # the fit's notes
     # a file read and written as latin-1, which has no Ł: one line naming the column
     latin = tmp_path / "latin.csv"
     frame.drop(columns="y").to_csv(latin, index=False, encoding="latin-1")

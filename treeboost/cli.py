@@ -1018,7 +1018,8 @@ def _detect_task(y, name):
     k = values.size
     if not np.all(np.mod(values, 1) == 0):
         fraction = values[np.flatnonzero(np.mod(values, 1))[0]]
-        return "regression", f"the target {target} holds numbers with a fraction ({fraction:g})"
+        why = f"the target {target} holds numbers that are not integers, such as {fraction:g}"
+        return "regression", why
     shown = _values_text([f"{v:.0f}" for v in values])
     if k == 2:
         return "classification", f"the target {target} has 2 values ({shown})"
@@ -1090,8 +1091,10 @@ def _target(frame, args):
     task = args.task
     if task == "auto":
         task, reason = _detect_task(y, args.target)
-        other = "regression" if task == "classification" else "classification"
-        _note(f"{task}: {reason}; use --task {other} to change")
+        if _is_numeric(y):  # text labels cannot be a regression
+            other = "regression" if task == "classification" else "classification"
+            reason += f"; use --task {other} to change"
+        _note(f"{task}: {reason}")
     if task == "regression":
         if not _is_numeric(y):
             example = y.dropna().iloc[0]
