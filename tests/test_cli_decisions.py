@@ -69,7 +69,7 @@ def test_decimal_comma_with_semicolons_reads_numbers_and_says_so(tmp_path, capsy
         "separator (detected: "
     )
     assert "sampled cells of column" in note and note.endswith("); --decimal . to change")
-    assert "treeboost: note: regression: the target 'ozone' holds numbers that are not integers" in err
+    assert "note: regression: the target 'ozone' holds numbers that are not integers" in err
     assert model.feature_importances_[0] > 0.5  # the temperature drives the ozone
 
 
