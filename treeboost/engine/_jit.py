@@ -21,6 +21,7 @@ itself.
 
 from numba import njit
 
+from . import _fork  # noqa: F401  (its fork hooks: a forked child runs the kernels)
 from .kernel_cache import KernelCache
 
 
