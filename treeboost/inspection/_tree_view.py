@@ -92,7 +92,7 @@ def preorder(
         node, parent, branch, depth = item = stack.pop()
         yield item
         kids = children[node]
-        if not kids or depth == max_depth or (stop is not None and stop(node)):
+        if len(kids) == 0 or depth == max_depth or (stop is not None and stop(node)):
             continue
         # pushed last branch first, so that the first branch is walked first
         stack.extend((kids[b], node, b, depth + 1) for b in range(len(kids) - 1, -1, -1))
@@ -108,7 +108,7 @@ def postorder(
     while stack:
         node, parent, branch, depth, done = stack.pop()
         kids = children[node]
-        if done or not kids or depth == max_depth:
+        if done or len(kids) == 0 or depth == max_depth:
             yield node, parent, branch, depth
             continue
         stack.append((node, parent, branch, depth, True))

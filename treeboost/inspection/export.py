@@ -6,8 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..engine import TREE_LEAF
-from ._tree_view import _leaf_text, index_doc, tree_view
+from ._tree_view import _leaf_text, index_doc, preorder, tree_children, tree_view
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -81,27 +80,20 @@ def export_text(
             f"tree is multiway: use export_rules, export_graphviz or plot_tree."
         )
     tree, names = view.tree, view.feature_names
+    children = tree_children(tree)
     lines = []
-
-    def leaf_line(node, indent):
-        pred, _ = _leaf_text(view, node, decimals)
-        extra = ""
-        if show_weights:
-            weights = tree.value[node] * tree.weighted_n_node_samples[node]
-            extra = f" (weights: {np.round(weights, decimals).tolist()})"
-        lines.append(f"{indent}|--- {view.value_label}: {pred}{extra}")
-
-    # (node, depth, the text of the test leading to it: None at the root)
-    stack: list[tuple[int, int, str | None]] = [(0, 0, None)]
-    while stack:
-        node, depth, text = stack.pop()
-        indent = _indent(depth)
-        if text is not None:
-            lines.append(f"{indent}|--- {text}")
-            depth += 1
-            indent = _indent(depth)
-        if tree.children_left[node] == TREE_LEAF:
-            leaf_line(node, indent)
+    # the text of the test leading to each child of the nodes met so far
+    tests: dict[int, str] = {}
+    for node, _, _, depth in preorder(children):
+        if node in tests:
+            lines.append(f"{_indent(depth - 1)}|--- {tests.pop(node)}")
+        if not children[node]:
+            pred, _ = _leaf_text(view, node, decimals)
+            extra = ""
+            if show_weights:
+                weights = tree.value[node] * tree.weighted_n_node_samples[node]
+                extra = f" (weights: {np.round(weights, decimals).tolist()})"
+            lines.append(f"{_indent(depth)}|--- {view.value_label}: {pred}{extra}")
             continue
         f = int(tree.feature[node])
         miss = bool(view.show_missing[f])
@@ -114,6 +106,6 @@ def export_text(
         else:
             t = view.threshold_text(f, float(tree.threshold[node]), decimals)
             lt, rt = f"{names[f]} <= {t}", f"{names[f]} >  {t}"
-        stack.append((int(tree.children_right[node]), depth, rt + miss_r))
-        stack.append((int(tree.children_left[node]), depth, lt + miss_l))
+        tests[children[node][0]] = lt + miss_l
+        tests[children[node][1]] = rt + miss_r
     return "\n".join(lines)

@@ -20,10 +20,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy.sparse import issparse
 
-from ..engine import TREE_LEAF
 from ..persistence import register, validate_part
 from ..persistence._checks import check_array, check_int, is_hashable, is_int, is_real, labels_ok
-from ._tree_view import _fmt, _leaf_text, index_doc, tree_view
+from ._tree_view import _fmt, _leaf_text, index_doc, preorder, tree_children, tree_view
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -242,10 +241,12 @@ def multiway_rules(view: TreeView, target_name: str | None = None, decimals: int
     classes = view.classes
     assert classes is not None  # a multiway tree is a classifier's
     rules = []
-    stack: list[tuple[int, dict[int, Condition]]] = [(0, {})]
-    while stack:
-        node, conds = stack.pop()
-        if tree.feature[node] < 0:
+    children = tree_children(tree)
+    # each node's path: its Condition per feature (set when its parent is met)
+    paths: dict[int, dict[int, Condition]] = {0: {}}
+    for node, _, _, _ in preorder(children):
+        conds = paths.pop(node)
+        if not children[node]:
             k = int(np.argmax(tree.value[node]))
             rules.append(
                 Rule(
@@ -262,7 +263,7 @@ def multiway_rules(view: TreeView, target_name: str | None = None, decimals: int
             continue
         j = int(tree.feature[node])
         f = int(view.columns[j])
-        for v, child in reversed(list(enumerate(tree.children[node]))):
+        for v, child in enumerate(children[node]):
             new = dict(conds)
             old = new.get(f)
             if tree.is_categorical[node]:
@@ -285,7 +286,7 @@ def multiway_rules(view: TreeView, target_name: str | None = None, decimals: int
                 else:
                     c.low = max(c.low, t)
             new[f] = c
-            stack.append((int(child), new))
+            paths[child] = new
     rules.sort(key=lambda r: r.leaf)
     return rules
 
@@ -337,11 +338,13 @@ def rules_of_view(view: TreeView, target_name: str | None = None, decimals: int 
     if target_name is None:
         target_name = view.value_label
     rules = []
-    # a path's state: its Condition per feature, and the category codes still allowed
-    stack: list[tuple[int, dict[int, Condition], dict[int, set[int]]]] = [(0, {}, {})]
-    while stack:
-        node, conds, codes = stack.pop()
-        if tree.children_left[node] == TREE_LEAF:
+    children = tree_children(tree)
+    # each node's path (set when its parent is met): its Condition per feature, and the
+    # category codes still allowed
+    paths: dict[int, tuple[dict[int, Condition], dict[int, set[int]]]] = {0: ({}, {})}
+    for node, _, _, _ in preorder(children):
+        conds, codes = paths.pop(node)
+        if not children[node]:
             pred, conf = _leaf_text(view, node, decimals)
             ordered = [conds[f] for f in sorted(conds)]
             rules.append(
@@ -359,10 +362,7 @@ def rules_of_view(view: TreeView, target_name: str | None = None, decimals: int 
             continue
         j = int(tree.feature[node])
         f = int(view.columns[j])
-        for go_left, child in (
-            (False, tree.children_right[node]),
-            (True, tree.children_left[node]),
-        ):
+        for go_left, child in zip((True, False), children[node]):
             new, new_codes = dict(conds), dict(codes)
             c = new.get(f)
             c = (
@@ -394,7 +394,7 @@ def rules_of_view(view: TreeView, target_name: str | None = None, decimals: int 
                 else:
                     c.low = max(c.low, t)
             new[f] = c
-            stack.append((int(child), new, new_codes))
+            paths[child] = (new, new_codes)
     rules.sort(key=lambda r: r.leaf)
     return rules
 

@@ -63,6 +63,7 @@ from ..persistence._checks import (
 )
 from ..persistence._spec import array, check_state, integer
 from . import pruning as _pruning
+from ..inspection._tree_view import preorder, tree_children
 from .._input.encoding import EncoderMixin, check_weights
 from .._input.targets import encode_classification_target
 
@@ -238,12 +239,7 @@ class MultiwayTree:
         original id of each new node.
         """
         leaves = set(int(v) for v in leaves)
-        reached, stack = [], [0]
-        while stack:
-            node = stack.pop()
-            reached.append(node)
-            if self.feature[node] >= 0 and node not in leaves:
-                stack.extend(int(c) for c in self.children[node])
+        reached = [n for n, _, _, _ in preorder(tree_children(self), stop=leaves.__contains__)]
         keep = np.sort(np.asarray(reached, dtype=np.int64))
         new_id = {int(o): i for i, o in enumerate(keep)}
         cut = lambda o: o in leaves or self.feature[o] < 0  # noqa: E731

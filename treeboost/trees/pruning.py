@@ -53,12 +53,14 @@ subtree of the input.
 from __future__ import annotations
 
 import copy
+from collections import deque
 from numbers import Real
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
 from ..engine import TREE_LEAF, Tree
+from ..inspection._tree_view import preorder, tree_children
 
 if TYPE_CHECKING:
     from typing import Literal, TypeVar
@@ -93,18 +95,8 @@ class _View:
         tree = estimator.tree_
         self.tree = tree
         self.multiway = hasattr(tree, "children") and not hasattr(tree, "children_left")
-        if self.multiway:
-            self.children = [np.asarray(c, dtype=np.int64) for c in tree.children]
-            self.feature = tree.feature
-        else:
-            left, right = tree.children_left, tree.children_right
-            self.children = [
-                np.empty(0, np.int64)
-                if left[i] == TREE_LEAF
-                else np.array([left[i], right[i]], np.int64)
-                for i in range(tree.node_count)
-            ]
-            self.feature = tree.feature
+        self.feature = tree.feature
+        self.children = [np.array(c, dtype=np.int64) for c in tree_children(tree)]
         self.n_nodes = len(self.children)
         self.parent = np.full(self.n_nodes, -1, np.int64)
         self.depth = np.zeros(self.n_nodes, np.int64)
@@ -163,12 +155,7 @@ def _binary_subtree(tree, cut):
     """A new :class:`Tree` in which the nodes of ``cut`` are leaves, renumbered compactly
     (original order kept, so parents still precede children)."""
     cut = set(int(c) for c in cut)
-    reached, stack = [], [0]
-    while stack:
-        node = stack.pop()
-        reached.append(node)
-        if tree.children_left[node] != TREE_LEAF and node not in cut:
-            stack += [int(tree.children_left[node]), int(tree.children_right[node])]
+    reached = [node for node, _, _, _ in preorder(tree_children(tree), stop=cut.__contains__)]
     keep = np.sort(np.asarray(reached, dtype=np.int64))
     new_id = np.full(tree.node_count, TREE_LEAF, np.int64)
     new_id[keep] = np.arange(keep.size)
@@ -274,9 +261,9 @@ def pre_pruning(
     view = _View(estimator)
     correct, total = _validation_correct(view, X_val, y_val)
     current = correct[0]
-    cut, report, queue = [], [], [0]
+    cut, report, queue = [], [], deque([0])
     while queue:
-        node = queue.pop(0)
+        node = queue.popleft()
         if view.is_leaf(node):
             continue
         split = correct[view.children[node]].sum()
@@ -357,9 +344,10 @@ def reduced_error_pruning(
         if not view.is_leaf(node):
             subtree[node] = subtree[view.children[node]].sum()
     current = subtree[0]
+    position = {n: i for i, n in enumerate(order)}
     internal = [n for n in order if not view.is_leaf(n)]
     # deepest first; at equal depth left to right (the book's order)
-    internal.sort(key=lambda n: (-view.depth[n], order.index(n)))
+    internal.sort(key=lambda n: (-view.depth[n], position[n]))
     cut, report = [], []
     for node in internal:
         sub = subtree[view.children[node]].sum()
@@ -385,17 +373,17 @@ def _ccp(view, ccp_alpha=None):
     n = view.n_nodes
     r_node = view.weight * view.impurity / view.weight[0]
     leaf = np.array([view.is_leaf(i) for i in range(n)])
+    ancestors = _Ancestors(view)
     n_leaves = np.zeros(n, np.int64)
     r_branch = np.zeros(n)
+    # each leaf adds itself to its ancestors in leaf order, as scikit-learn's loop does:
+    # the same float sums, so the same alphas
     for i in np.flatnonzero(leaf):
         r_branch[i] = r_node[i]
-        j = int(i)
-        while j != 0:
-            j = view.parent[j]
-            r_branch[j] += r_node[i]
-            n_leaves[j] += 1
+        above = ancestors(i)
+        r_branch[above] += r_node[i]
+        n_leaves[above] += 1
     candidate = ~leaf
-    in_subtree = np.ones(n, bool)
     alphas, impurities, sizes = [0.0], [r_branch[0]], [int(leaf.sum())]
     cut = []
     while candidate[0]:
@@ -407,28 +395,56 @@ def _ccp(view, ccp_alpha=None):
         # order of float operations, e.g. by scikit-learn) selects that path's subtree
         if ccp_alpha is not None and alpha > ccp_alpha * (1 + 1e-10) + 1e-15:
             break
-        stack = [node]
-        while stack:
-            j = stack.pop()
-            if not in_subtree[j]:
-                continue
-            candidate[j] = in_subtree[j] = False
-            stack.extend(int(c) for c in view.children[j])
-        in_subtree[node] = True
+        candidate[ancestors.subtree(node)] = False
         cut.append(node)
         pruned_leaves = n_leaves[node] - 1
         n_leaves[node] = 0
         diff = r_node[node] - r_branch[node]
         r_branch[node] = r_node[node]
-        j = view.parent[node]
-        while j != -1:
-            n_leaves[j] -= pruned_leaves
-            r_branch[j] += diff
-            j = view.parent[j]
+        above = ancestors(node)
+        n_leaves[above] -= pruned_leaves
+        r_branch[above] += diff
         alphas.append(alpha)
         impurities.append(r_branch[0])
         sizes.append(sizes[-1] - int(pruned_leaves))
     return np.array(alphas), np.array(impurities), cut, np.array(sizes)
+
+
+class _Ancestors:
+    """The ancestors and the subtree of a node of a :class:`_View`'s tree, in time
+    linear in the nodes whatever the depth (a walk up the parents of every leaf of a
+    chain of splits is quadratic in its depth)."""
+
+    def __init__(self, view):
+        self.parent, self.depth, self.n = view.parent, view.depth, view.n_nodes
+        # a node's subtree is the run order[first[node] : end[node]] of the pre-order
+        order = [node for node, _, _, _ in preorder(view.children)]
+        self.order = np.array(order, np.int64)
+        size = np.ones(self.n, np.int64)
+        for node in reversed(order):  # children before their parent
+            if view.children[node].size:
+                size[node] += size[view.children[node]].sum()
+        self.first = np.zeros(self.n, np.int64)
+        self.first[self.order] = np.arange(len(order))
+        # by position in the pre-order: where the run of the node there ends
+        self.end_at = self.first[self.order] + size[self.order]
+
+    def __call__(self, node):
+        """The ancestors of ``node`` (not itself)."""
+        if self.depth[node] * 64 <= self.n:  # a short walk up costs less than a scan
+            out = []
+            j = self.parent[node]
+            while j != -1:
+                out.append(int(j))
+                j = self.parent[j]
+            return out
+        # the nodes before it in the pre-order whose run holds it
+        pos = self.first[node]
+        return self.order[np.flatnonzero(self.end_at[:pos] > pos)]
+
+    def subtree(self, node):
+        """``node`` and its descendants."""
+        return self.order[self.first[node] : self.end_at[self.first[node]]]
 
 
 def cost_complexity_pruning_path(
