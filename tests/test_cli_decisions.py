@@ -343,3 +343,28 @@ def test_dates_no_field_tells_and_disagreeing_fields(tmp_path, capsys):
     frame.to_csv(path, index=False)
     model, out, err = _fit(path, "y", tmp_path, capsys)
     assert "read as dates" not in err
+
+
+def test_german_dates_beside_dot_thousands_stay_dates(tmp_path, capsys):
+    """``15.06.2012`` beside ``1.234,50``: pandas read with thousands '.' would take the
+    dates for the numbers 15062012; they are read as text, then as dates."""
+    rng = np.random.default_rng(9)
+    n = 90
+    days = pd.Timestamp("2012-01-01") + pd.to_timedelta(rng.permutation(n) * 3, unit="D")
+    amount = np.round(rng.uniform(100, 9_000, n), 2)
+    frame = pd.DataFrame(
+        {
+            "datum": days.strftime("%d.%m.%Y"),
+            "betrag": [
+                f"{v:,.2f}".replace(",", " ").replace(".", ",").replace(" ", ".") for v in amount
+            ],
+            "spaet": (days > pd.Timestamp("2012-06-01")).astype(int),
+        }
+    )
+    path = tmp_path / "buchungen.csv"
+    frame.to_csv(path, sep=";", index=False)
+    model, out, err = _fit(path, "spaet", tmp_path, capsys)
+    assert "read with decimal ',' and thousands '.'" in err
+    assert "read as dates: datum (day.month.year" in err
+    assert model._encoder.datetime_zones_[0] is not None
+    assert _numeric_features(model) == ["datum", "betrag"]

@@ -8,20 +8,29 @@
     treeboost predict MODEL DATA.csv [--id COL] [-o OUT.csv | -o -]
     treeboost explain MODEL [--tree N] [-o IMPORTANCES.csv]
     treeboost explain MODEL DATA.csv --shap [--top K] [--id COL] [-o SHAP.csv]
-    (fit, predict, explain: [--sep CHAR] [--encoding NAME] [--threads N];
+    (fit, predict, explain: [--sep CHAR] [--decimal CHAR] [--thousands CHAR]
+     [--encoding NAME] [--threads N];
      predict, explain: [--no-escape-formulas])
 
-``fit`` takes a CSV file as downloaded (its separator guessed unless ``--sep`` names it):
-columns that identify rows rather than describe them (:func:`identifier_columns`: text
-columns, or integer columns that count rows or are named as keys, in which no value
-repeats, such as a passenger id or a name) are not used as features; ``--drop`` leaves out
-others.  Columns of ISO dates are read as dates.  Each decision the command takes on the
-data (identifiers, dates, rows without a target, a number column read as categories for a
-few text cells, a fitted model without a split) is one ``treeboost: note:`` or
-``treeboost: warning:`` line on standard error.  The model keeps the names of the columns
-it was fitted with, and ``predict`` and ``explain`` read those columns of their file,
-whatever else it holds.  Importing this module imports nothing heavy (numpy, pandas,
-scikit-learn and numba load when a command needs them), so that ``--help`` is quick.
+``fit`` takes a CSV file as downloaded: its separator, decimal mark and thousands
+separator are guessed from its first lines unless ``--sep``, ``--decimal`` and
+``--thousands`` name them (:func:`_detect_number_format`: ``1.234,5`` in a ``;`` file,
+a quoted ``"3,750"``); columns that identify rows rather than describe them
+(:func:`identifier_columns`: R's and pandas' row names, text columns, or integer columns
+that count rows, increase down the file or are named as keys, in which no value repeats,
+such as a passenger id or a name) are not used as features; ``--drop`` leaves out others.
+Columns of dates (ISO 8601, or ``06/15/2012`` and ``15.06.2012``, which field is the day
+read from the data: :func:`_date_format`) are read as dates.  The task is the target's
+(:func:`_detect_task`: integers are classes only when two or at most ten consecutive
+ones).  Each decision the command takes on the data (how numbers are written,
+identifiers, dates, the task, rows without a target, a number column read as categories
+for a few text cells) is one ``treeboost: note:`` line on standard error; a fitted model
+without a split and a score no better than its baseline (an accuracy at most the
+baseline's, a ROC AUC at most 0.5, an R2 at most 0) one ``treeboost: warning:`` line.
+The model keeps the names of the columns it was fitted with, and ``predict`` and
+``explain`` read those columns of their file, whatever else it holds.  Importing this
+module imports nothing heavy (numpy, pandas, scikit-learn and numba load when a command
+needs them), so that ``--help`` is quick.
 
 Mistakes (a missing file, an unknown column, a one-valued target, a bad ``--param``, a cell
 holding infinity or text where numbers are expected, too few rows, a file that is not a
@@ -340,6 +349,9 @@ class NumberFormat(NamedTuple):
 
     decimal: str = "."
     thousands: str | None = None
+    #: columns of dates written with the thousands separator (``15.06.2012`` read with
+    #: thousands ``.``), which pandas would read as the number 15062012: read as text
+    text_columns: tuple = ()
 
     def describe(self):
         """``decimal ',' and thousands '.'``"""
@@ -460,9 +472,21 @@ def _detect_number_format(sample, sep, decimal=None, thousands=None):
     another reads more columns as numbers.  ``evidence`` is ``(column, n, of, example)``:
     the column with the most cells only the chosen format reads, or None.
     """
+    import re
+
     names, cells = _sample_columns(sample, sep)
+    # only the cells made of digits and marks can be numbers under some format (and be
+    # misread under one); a column with any other cell is text under all of them
+    marks = re.compile(r"[-+]?[\d.,' \u00a0\u202f]*\d[\d.,' \u00a0\u202f]*(?:[eE][-+]?\d+)?")
+    numeric = [[c for c in column if marks.fullmatch(c)] for column in cells]
+    whole = [bool(column) and len(n) == len(column) for n, column in zip(numeric, cells)]
+    # German dates (15.06.2012) are text to every format, and kept so when read
+    dotted = re.compile(r"\d{1,2}\.\d{1,2}\.\d{4}")
+    dates = [ok and all(dotted.fullmatch(c) for c in n) for n, ok in zip(numeric, whole)]
+    numeric = [[] if date else n for n, date in zip(numeric, dates)]
+    whole = [ok and not date for ok, date in zip(whole, dates)]
     # a thousands separator that no cell holds reads as the format without one
-    present = set().union(*map(set, (c for column in cells for c in column)))
+    present = set().union(*map(set, (c for column in numeric for c in column)))
     candidates = [
         f
         for f in _number_formats(sep, decimal, thousands)
@@ -475,16 +499,18 @@ def _detect_number_format(sample, sep, decimal=None, thousands=None):
     for fmt in candidates:
         strict, loose = _number_pattern(fmt), _loose_pattern(fmt)
         score = 0
-        for column in cells:
+        for column, all_marks in zip(numeric, whole):
             read = [bool(strict.fullmatch(c)) for c in column]
             if fmt.thousands is not None and any(
                 not ok and loose.fullmatch(c) for ok, c in zip(read, column)
             ):
                 score = -1  # a cell pandas would read as another number
                 break
-            score += bool(column) and all(read)
+            score += all_marks and all(read)
         if score > best_score:
             best, best_score = fmt, score
+    if best.thousands == ".":
+        best = best._replace(text_columns=tuple(n for n, d in zip(names, dates) if d and n))
     evidence = None
     if best != NumberFormat():
         strict = _number_pattern(best)
@@ -532,28 +558,26 @@ def _reading(path, options):
         return (encoding, *_READ_AS[key])
     if os.path.isdir(path):
         raise UserError(f"{path} is a directory, not a CSV file")
-    if sep is None or decimal is None or thousands is None:
-        sample = _read_sample(path, encoding)
-        sep = _sniff_separator(sample) if sep is None else sep
-        fmt, evidence = _detect_number_format(sample, sep, decimal, thousands)
-        # what was detected rather than given, where it is not the plain way
-        change = [
-            f"--{name} {plain}"
-            for name, given, found, plain in (
-                ("decimal", decimal, fmt.decimal, "."),
-                ("thousands", thousands, fmt.thousands, "none"),
-            )
-            if given is None and found not in (".", None)
-        ]
-        if evidence is not None and change:
-            column, n, of, example = evidence
-            _note(
-                f"numbers of {path} read with {fmt.describe()} (detected: {n} of the {of} "
-                f"sampled cells of column {_quoted(column)} are written so, e.g. "
-                f"{_quoted(example)}); {' and '.join(change)} to change"
-            )
-    else:
-        fmt = NumberFormat(decimal, thousands or None)
+    # sampled even when all is given: the dates a thousands '.' would turn into numbers
+    sample = _read_sample(path, encoding)
+    sep = _sniff_separator(sample) if sep is None else sep
+    fmt, evidence = _detect_number_format(sample, sep, decimal, thousands)
+    # what was detected rather than given, where it is not the plain way
+    change = [
+        f"--{name} {plain}"
+        for name, given, found, plain in (
+            ("decimal", decimal, fmt.decimal, "."),
+            ("thousands", thousands, fmt.thousands, "none"),
+        )
+        if given is None and found not in (".", None)
+    ]
+    if evidence is not None and change:
+        column, n, of, example = evidence
+        _note(
+            f"numbers of {path} read with {fmt.describe()} (detected: {n} of the {of} "
+            f"sampled cells of column {_quoted(column)} are written so, e.g. "
+            f"{_quoted(example)}); {' and '.join(change)} to change"
+        )
     _READ_AS[key] = (sep, fmt)
     return encoding, sep, fmt
 
@@ -563,6 +587,9 @@ def _read_csv(path, options=None, **kwargs):
     and the ``--encoding`` of ``options``."""
     pd = _pandas()
     encoding, sep, fmt = _reading(path, options)
+    dtype = kwargs.get("dtype")
+    if fmt.text_columns and (dtype is None or isinstance(dtype, dict)):
+        kwargs["dtype"] = {**{c: str for c in fmt.text_columns}, **(dtype or {})}
     try:
         return pd.read_csv(
             path,
@@ -1201,7 +1228,7 @@ def _report(model, task, yte, pred, Xte, ytr):
 
 
 def _no_better(scores, common):
-    """The warnings for the scores (``{label: value}``) that no better than a guess: an
+    """The warnings for the scores (``{label: value}``) no better than a guess: an
     accuracy at most the baseline's, a ROC AUC at most 0.5 (a coin's), an R2 at most 0
     (that of predicting the held-out rows' mean)."""
     accuracy, baseline = scores.get("accuracy"), scores.get("baseline")
@@ -2310,11 +2337,14 @@ def _parser():
         description="Fit a model on a CSV file, print its metrics on a held-out part "
         "(accuracy, ROC AUC, log loss; or R2, MAE, RMSE) and save the model fitted on the "
         "rest (or, with --valid, on that file, fitting on all of DATA.csv).  Text columns "
-        "become categorical, ISO dates (2024-03-01) dates, empty cells stay missing; "
-        "rows with an empty target are left out.  Columns that identify rows (text, or "
-        "integers counting rows or named as keys, in which no value repeats, at least "
-        f"{MIN_IDENTIFIER_VALUES} values: an id, a name) are not used as features.  A "
-        "line on standard error names each of these decisions.  gbdt starts from "
+        "become categorical, dates (2024-03-01, 06/15/2012, 15.06.2012) dates, empty "
+        "cells stay missing; rows with an empty target are left out; decimal commas and "
+        "thousands separators are detected.  Columns that identify rows (R's rownames "
+        "or Unnamed: 0, text or integers counting rows, increasing down the file or named "
+        f"as keys, in which no value repeats, at least {MIN_IDENTIFIER_VALUES} values: an "
+        "id, a name) are not used as features.  A line on standard error names each of "
+        "these decisions, and warns of a score no better than its baseline.  gbdt starts "
+        "from "
         "LightGBM-style trees: 31 leaves grown best-first, second-order gain, "
         "min_samples_leaf=20 but at most a tenth of the training rows (so that a small "
         "file is learned from); the other models from their estimator's defaults.  "
@@ -2357,8 +2387,9 @@ def _parser():
         "--task",
         choices=["auto", "classification", "regression"],
         default="auto",
-        help="auto: classification for text, booleans or at most 10 distinct "
-        "integers in the target, else regression",
+        help=f"auto: classification for text, booleans, two integers or at most "
+        f"{MAX_INTEGER_CLASSES} consecutive integers (0..k, 1..k) in the target, else "
+        "regression (counts with gaps, amounts, fractions); a note says which and why",
     )
     p.add_argument(
         "--random-state", type=int, default=0, metavar="SEED", help="seed of the hold-out split"
