@@ -725,14 +725,9 @@ def _date_format(text):
     parts = text.str.extract(f"^{LOCAL_DATE_PATTERN}$")
     if parts[0].isna().any() or parts[1].nunique() != 1:
         return None
-    has_time = text.str.contains(":", regex=False)
-    if (
-        has_time.any()
-        and not has_time.all()
-        or parts[3].notna().any()
-        and not (parts[3].notna().all())
-    ):
-        return None
+    has_time, seconds = text.str.contains(":", regex=False), parts[3].notna()
+    if has_time.any() != has_time.all() or seconds.any() != seconds.all():
+        return None  # some cells with a time, some without: not one format
     first, second = parts[0].astype(int), parts[2].astype(int)
     sep = parts[1].iloc[0]
     if (first > 12).any() and (second > 12).any() or (first > 31).any() or (second > 31).any():
@@ -749,7 +744,7 @@ def _date_format(text):
     order = ("%d", "%m") if day_first else ("%m", "%d")
     fmt = f"{order[0]}{sep}{order[1]}{sep}%Y"
     if has_time.any():
-        fmt += " %H:%M:%S" if parts[3].notna().all() else " %H:%M"
+        fmt += " %H:%M:%S" if seconds.all() else " %H:%M"
     names = ("day", "month") if day_first else ("month", "day")
     return DateFormat(fmt, f"{names[0]}{sep}{names[1]}{sep}year: {why}")
 
