@@ -1574,7 +1574,9 @@ def _invalid_text(obj, where=(), depth=0, seen=None):
         bad = _first_unencodable(texts)
         if bad is not None:
             return (*where, items.index(texts[bad])), texts[bad]
-        pairs = [(i, v) for i, v in enumerate(items) if not isinstance(v, str)]
+        pairs: list[tuple[Any, Any]] = [
+            (i, v) for i, v in enumerate(items) if not isinstance(v, str)
+        ]
     elif isinstance(obj, dict):
         pairs = [(("key", k), k) for k in obj] + list(obj.items())
     elif isinstance(obj, (list, tuple)):
