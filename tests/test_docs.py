@@ -103,3 +103,29 @@ def test_formulas_render_without_a_network():
         pytest.skip("the docs extra is not installed")
     static = Path(ext.origin).parent / "static" / "mathjax" / "tex-chtml.js"
     assert static.is_file()
+
+
+def test_the_guides_demo_table_is_what_the_demo_prints(capsys):
+    """The quick start's table of the demo: its accuracies and ROC AUCs are the ones
+    ``treeboost demo`` prints with its defaults (the times are the machine's)."""
+    pytest.importorskip("pandas")
+    from treeboost.cli import FEATURES, _titanic_features
+    from treeboost.demo import run_demo
+
+    page = (DOCS / "user_guide" / "quickstart.md").read_text(encoding="utf-8")
+    guide = {
+        cells[1]: cells[2:4]
+        for cells in (line.split("|") for line in page.splitlines())
+        if len(cells) > 5 and re.match(r"\s*\d\.\d{3} ± \d\.\d{3}\s*$", cells[2])
+    }
+    assert len(guide) == 6
+    X, y, categorical = _titanic_features()
+    run_demo(X, y, categorical, FEATURES, plots=False)
+    printed = {
+        cells[1]: cells[2:4]
+        for cells in (line.split("|") for line in capsys.readouterr().out.splitlines())
+        if len(cells) > 5 and cells[1] in guide
+    }
+    assert {k: [c.strip() for c in v] for k, v in printed.items()} == {
+        k: [c.strip() for c in v] for k, v in guide.items()
+    }
