@@ -15,7 +15,7 @@ from ..ensembles.hist_gradient_boosting import (
 from ._channel import ChannelRefused, ChannelShard, new_key
 from ._collections import WorkerLostError, is_dask_collection, partition_futures, place_shards
 from ._grower import StepGrower
-from ._quantiles import SelectedLeafSamples, select_quantiles
+from ._quantiles import SelectedLeafSamples, bin_sample, select_quantiles
 from ._shard import BoostingShard, _concat
 
 
@@ -45,9 +45,12 @@ class _Shards:
     """The shards of one fit: each step is sent to all of them at once and their
     answers are read in the workers' order (the fixed order of every sum)."""
 
-    def __init__(self, actors, timeout):
+    def __init__(self, actors, timeout, partitions=None):
         self.actors = actors
         self.timeout = timeout
+        #: the indices of each shard's training partitions in X (None: each shard's
+        #: after the previous one's, as the in-process shards)
+        self.partitions = partitions
 
     @classmethod
     def in_process(cls, shards, timeout=60.0):
@@ -57,7 +60,7 @@ class _Shards:
         return cls([_InProcess(s) for s in shards], timeout)
 
     @classmethod
-    def direct(cls, actors, timeout):
+    def direct(cls, actors, timeout, partitions=None):
         """The shards of ``actors``, each reached through a direct connection
         (:mod:`._channel`) where its worker offers one, else through its actor.  Each
         shard gets a key of its own: no shard's proof opens another's channel."""
@@ -90,7 +93,7 @@ class _Shards:
         except BaseException:
             cls(reached, timeout).close()
             raise
-        return cls(reached, timeout)
+        return cls(reached, timeout, partitions)
 
     def close(self):
         """Close the direct connections (their shards' threads end)."""
@@ -186,8 +189,8 @@ class _DaskHistGradientBoosting:
             if X_val is None
             else partition_futures(client, X_val, y_val, sample_weight_val, "X_val")
         )
-        actors = place_shards(client, train, val, BoostingShard, self.step_timeout)
-        shards = _Shards.direct(actors, self.step_timeout)
+        actors, partitions = place_shards(client, train, val, BoostingShard, self.step_timeout)
+        shards = _Shards.direct(actors, self.step_timeout, partitions)
         try:
             self._fit_shards(shards, X_val is not None)
         finally:
@@ -211,29 +214,24 @@ class _DaskHistGradientBoosting:
 
     def _fit_bins(self, shards, summaries, n_positive, classification, rng):
         """The input encoder, the target's classes and the BinMapper, fitted on the
-        client from a sample of every shard's rows, in proportion to its rows."""
-        bm_rows = BinMapper().subsample
-        parts = []
-        for shard, s in zip(shards.actors, summaries):
-            quota = int(np.ceil(bm_rows * s[1] / n_positive))
-            seed = rng.randint(2**31 - 1)
-            if not s[1]:
-                # a worker with validation rows only, or rows of no weight: nothing to draw
-                continue
-            parts.append(shards.send(shard, "sample", quota, seed))
-        samples = [shards.answer(p, "sample") for p in parts]
+        client from the rows the one-machine fit draws for its bins
+        (:func:`~._quantiles.bin_sample`): its edges are the one-machine fit's."""
+        # the one-machine fit's first draw (without a validation split): its BinMapper's
+        seed = rng.randint(2**31 - 1)
+        samples = bin_sample(shards, BinMapper().subsample, seed)
         X_s = _concat([s[0] for s in samples])
         y_s = _concat([s[1] for s in samples])
         w_s = np.concatenate([s[2] for s in samples])
+        del samples  # the parts, now copied into X_s: the client's peak is one sample
         Xe = self._encode_X(X_s, reset=True, y=y_s, sample_weight=w_s)
         if classification:
             labels = np.unique(np.concatenate([s[2] for s in summaries if s[2] is not None]))
             self._validate_target(labels, labels.shape[0], True)
         else:
             self._validate_target(y_s, Xe.shape[0], True)
-        self.bin_mapper_ = BinMapper(
-            self.max_bins, self._encoder.is_categorical_, random_state=rng.randint(2**31 - 1)
-        )
+        # the drawn rows and no more: the mapper draws nothing again
+        is_cat = self._encoder.is_categorical_
+        self.bin_mapper_ = BinMapper(self.max_bins, is_cat, random_state=seed)
         self.bin_mapper_.fit(Xe)
         del X_s, y_s, Xe
 

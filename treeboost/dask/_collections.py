@@ -100,21 +100,26 @@ def place_shards(client, train, validation, shard_class, timeout):
     """Start one ``shard_class`` actor on each worker that holds a partition of X (in
     ``train`` or ``validation``, triples of futures), with the partitions it holds.
     Returns the actors, in the order of the workers' addresses (the fixed order the
-    histograms are summed in)."""
+    histograms are summed in), and for each the indices in ``train`` of its training
+    partitions (increasing: the order it holds them in)."""
     where = client.who_has([t[0] for t in train + validation])
     by_worker = defaultdict(lambda: ([], []))
+    indices = defaultdict(list)
     for i, triple in enumerate(train + validation):
         holders = sorted(where.get(triple[0].key, ()))
         if not holders:
             raise RuntimeError("a partition of the data has no worker holding it.")
         by_worker[holders[0]][0 if i < len(train) else 1].append(triple)
+        if i < len(train):
+            indices[holders[0]].append(i)
     futures = {}
     for addr in sorted(by_worker):
         tr, va = by_worker[addr]
         futures[addr] = client.submit(
             shard_class, tr, va, actor=True, workers=[addr], allow_other_workers=False, pure=False
         )
-    return [wait_on_worker(client, fut, addr, timeout) for addr, fut in futures.items()]
+    actors = [wait_on_worker(client, fut, addr, timeout) for addr, fut in futures.items()]
+    return actors, [indices[addr] for addr in futures]
 
 
 def wait_on_worker(client, future, address, timeout, poll=1.0):

@@ -37,6 +37,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from ..engine import BinMapper
 from ..ensembles.forest import RandomForestClassifier, RandomForestRegressor
 from ._boosting import _DaskHistGradientBoosting, _Shards
+from ._quantiles import bin_sample
 from ._collections import WorkerLostError, is_dask_collection, partition_futures, place_shards
 from ._shard import BoostingShard, _concat
 
@@ -224,8 +225,9 @@ class _DaskForest:
             )
         client = get_client()
         train = partition_futures(client, X, y, sample_weight)
-        actors = place_shards(client, train, [], ForestShard, self.step_timeout)
-        self._fit_shards(client, _Shards(actors, self.step_timeout), sample_weight is not None)
+        actors, partitions = place_shards(client, train, [], ForestShard, self.step_timeout)
+        shards = _Shards(actors, self.step_timeout, partitions)
+        self._fit_shards(client, shards, sample_weight is not None)
         return self
 
     def _check_supported(self):
@@ -293,18 +295,17 @@ class _DaskForest:
         self.trees_per_worker_ = {a: int(s) for a, s in zip(addresses, shares)}
 
     def _fit_input(self, shards, n_positive, seeds, classification):
-        """The encoder and the bins, fitted as the one-machine forest fits them, on a
-        sample of every worker's rows of positive weight in proportion to them."""
-        rows = BinMapper().subsample
-        sample_seeds = np.random.default_rng(seeds).integers(2**31 - 1, size=n_positive.size)
-        futures = [
-            shards.send(actor, "sample", int(np.ceil(rows * n / n_positive.sum())), int(seed))
-            for actor, n, seed in zip(shards.actors, n_positive, sample_seeds)
-        ]
-        samples = [shards.answer(f, "sample") for f in futures]
+        """The encoder and the bins, fitted as the one-machine forest fits them, on the
+        rows of positive weight its BinMapper draws (:func:`~._quantiles.bin_sample`,
+        seeded by ``random_state`` as the one-machine forest's): the same bin edges
+        for the same int ``random_state``.
+        With ``max_bins=None`` (exact bins, from every row on one machine) the client
+        still takes a sample of ``BinMapper.subsample`` rows, not all of them."""
+        samples = bin_sample(shards, BinMapper().subsample, self.random_state)
         X_s = _concat([s[0] for s in samples])
         y_s = _concat([s[1] for s in samples])
         w_s = np.concatenate([s[2] for s in samples])
+        del samples
         Xe = self._encode_X(X_s, reset=True, y=y_s, sample_weight=w_s)
         y_s = np.searchsorted(self.classes_, np.asarray(y_s)) if classification else y_s
         self._bin(Xe, self._fit_weights(y_s, w_s, w_s)[0])

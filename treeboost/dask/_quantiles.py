@@ -1,5 +1,7 @@
-"""Weighted quantiles of rows spread over the shards: the initial score and the leaf
-values of the absolute-error and quantile losses.
+"""Quantiles of rows spread over the shards: the binning sample (the rows the
+one-machine fit draws for its bin edges, :func:`bin_sample`), and the weighted
+quantiles of the initial score and the leaf values of the absolute-error and quantile
+losses.
 
 Each is selected digit by digit (:mod:`treeboost.engine.quantile`): the shards sum
 their rows' weights by the next digit of the residuals' order keys, the trainer sums
@@ -7,12 +9,12 @@ those over the shards and fixes the digit, and after
 :data:`~treeboost.engine.KEY_ROUNDS` rounds the key, hence the value, is the one the
 one-machine selection finds (up to the summation order of the weights, where the
 cumulative weight meets ``alpha`` of the total within rounding).  Only ``(n_leaves,
-256)`` sums travel per round; no row leaves its worker.
+256)`` sums travel per round; no row leaves its worker but the binning sample's.
 """
 
 import numpy as np
 
-from ..engine import KEY_DIGIT_BITS, KEY_ROUNDS, key_values, next_digits
+from ..engine import KEY_DIGIT_BITS, KEY_ROUNDS, key_values, next_digits, subsample_rows
 from ..losses.base import LeafSamples
 
 
@@ -74,3 +76,60 @@ class SelectedLeafSamples(LeafSamples):
         out = np.zeros(self.n_nodes)
         out[self._positions] = values
         return out
+
+
+def bin_sample(shards, subsample, random_state):
+    """The rows a Dask fit learns its bin edges (and input encoder) from: those the
+    one-machine :class:`~treeboost.engine.BinMapper` draws, fetched from the shards.
+
+    The one-machine fit bins the rows of positive weight of X in the order of its
+    partitions, drawing :func:`~treeboost.engine.subsample_rows` of them.  The shards
+    tell their partitions' rows of positive weight, which number every such row (the
+    partitions in order); the client draws the same row numbers with the same seed and
+    asks each shard for its own.  Only the drawn rows travel, at most ``subsample`` of
+    them: the client holds them, and the row numbers (8 bytes each), whatever the rows
+    of the data.
+
+    Parameters
+    ----------
+    shards : _Shards
+        Their ``partitions``: the indices of each shard's training partitions in X
+        (None: each shard's after the previous one's).
+    subsample : int or None
+        None: every row of positive weight (the exact binning of ``max_bins=None``).
+    random_state : int, RandomState instance or None
+        The one-machine fit's seed of its BinMapper.
+
+    Returns
+    -------
+    list of tuple
+        ``(X, y, sample_weight)`` of each shard that holds drawn rows, in the shards'
+        order.
+    """
+    counts = [np.asarray(c, np.int64) for c in shards.call("positive_rows")]
+    partitions = shards.partitions
+    if partitions is None:
+        ends = np.cumsum([c.size for c in counts])
+        partitions = [np.arange(e - c.size, e) for e, c in zip(ends, counts)]
+    partitions = [np.asarray(p, np.int64) for p in partitions]
+    per_partition = np.zeros(sum(p.size for p in partitions), np.int64)
+    for p, c in zip(partitions, counts):
+        per_partition[p] = c
+    starts = np.concatenate([[0], np.cumsum(per_partition)])
+    rows = subsample_rows(int(starts[-1]), subsample, random_state)
+    futures = []
+    for actor, p, c in zip(shards.actors, partitions, counts):
+        if not c.sum():
+            continue  # validation rows only, or rows of no weight: nothing to draw
+        if rows is None:
+            positions = np.arange(int(c.sum()))
+        else:
+            # the drawn numbers within each of its partitions, in the shard's own
+            # numbering of its rows of positive weight (its partitions one after another)
+            lo, hi = np.searchsorted(rows, starts[p]), np.searchsorted(rows, starts[p + 1])
+            shift = np.cumsum(c) - c - starts[p]
+            positions = np.concatenate([rows[a:b] + d for a, b, d in zip(lo, hi, shift)])
+            if not positions.size:
+                continue
+        futures.append(shards.send(actor, "sample", positions))
+    return [shards.answer(f, "sample") for f in futures]

@@ -80,9 +80,15 @@ class _Block:
         self.n = n
 
     def rows(self, positions):
-        """The rows at ``positions`` as given (X of the first partition's kind)."""
-        X = _concat(self.parts)
-        return X.iloc[positions] if hasattr(X, "iloc") else X[positions]
+        """The rows at ``positions`` (increasing) as given (X of the first partition's
+        kind), taken partition by partition: no copy of all the rows is made."""
+        starts = np.cumsum([0] + [_rows(X) for X in self.parts])
+        cuts = np.searchsorted(positions, starts)
+        picked = [
+            (X.iloc if hasattr(X, "iloc") else np.asarray(X))[positions[a:b] - s]
+            for X, s, a, b in zip(self.parts, starts, cuts[:-1], cuts[1:])
+        ]
+        return _concat(picked)
 
     def bin(self, model):
         """Each partition encoded and binned with the fitted ``model``; the codes of all
@@ -163,17 +169,22 @@ class BoostingShard:
         return t.n, int(np.count_nonzero(t.w > 0)), labels
 
     @one_step_at_a_time
-    def sample(self, n_rows, seed):
-        """Up to ``n_rows`` training rows of positive weight drawn without replacement,
-        as given (with their targets and weights)."""
+    def positive_rows(self):
+        """The training rows of positive weight of each partition, in the order held."""
         t = self.train
-        positive = np.flatnonzero(t.w > 0)
-        if n_rows < positive.size:
-            rng = np.random.default_rng(seed)
-            positive = np.sort(rng.choice(positive, n_rows, replace=False))
-        X = t.rows(positive)
-        y = t.y.iloc[positive] if hasattr(t.y, "iloc") else np.asarray(t.y)[positive]
-        return X, y, t.w[positive]
+        upto = np.concatenate([[0], np.cumsum(t.w > 0)])  # rows of positive weight before each
+        return np.diff(upto[np.cumsum([0] + [_rows(X) for X in t.parts])]).astype(np.int64)
+
+    @one_step_at_a_time
+    def sample(self, positions):
+        """The training rows of positive weight at ``positions`` (increasing, among this
+        shard's rows of positive weight partition after partition), as given, with their
+        targets and weights: the binning sample's rows (:func:`~._quantiles.bin_sample`)."""
+        t = self.train
+        rows = np.flatnonzero(t.w > 0)[positions]
+        X = t.rows(rows)
+        y = t.y.iloc[rows] if hasattr(t.y, "iloc") else np.asarray(t.y)[rows]
+        return X, y, t.w[rows]
 
     @one_step_at_a_time
     def prepare(self, model, loss, n_outputs):

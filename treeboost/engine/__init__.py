@@ -8,7 +8,8 @@ import BinMapper``), never from the engine's modules, which may move.  Each name
 loaded on first use (PEP 562), so importing the package imports neither numba nor any
 kernel: a name costs the import of the module that defines it.
 
-* binning: :class:`BinMapper`, :func:`fit_transform_weighted`, :data:`MAX_CATEGORIES`;
+* binning: :class:`BinMapper`, :func:`fit_transform_weighted`, :data:`MAX_CATEGORIES`,
+  :func:`subsample_rows` (the rows its edges are learned from);
 * growing: :class:`TreeGrower`, :class:`StoppingRules`, :class:`GrowerWorkspace`,
   :class:`WorkspacePool`, :data:`PARALLEL_GROWER_MIN_WORK`, :class:`CoreShare` (the threads left by
   other busy processes), :func:`region_threads` (the threads of a region of
@@ -52,6 +53,7 @@ import importlib
 _HOMES = {
     "BinMapper": "binning",
     "fit_transform_weighted": "binning",
+    "subsample_rows": "binning",
     "MAX_CATEGORIES": "binning",
     "TreeGrower": "grower",
     "StoppingRules": "grower",

@@ -163,10 +163,9 @@ class BinMapper:
                 "Categorical features of a sparse X are not supported; pass a "
                 "dense X to use categorical_features."
             )
-        rows = None
-        if self.max_bins is not None and self.subsample is not None and n_samples > self.subsample:
-            rng = np.random.default_rng(_seed(self.random_state))
-            rows = np.sort(rng.choice(n_samples, self.subsample, replace=False))
+        rows = subsample_rows(
+            n_samples, None if self.max_bins is None else self.subsample, self.random_state
+        )
         numeric = np.flatnonzero(~is_cat)
         max_bins = self.max_bins
 
@@ -456,6 +455,32 @@ def fit_transform_weighted(mapper, X, sample_weight):
         # empty ones, so the grower gets the dense codes, one constant code a feature
         return codes.toarray()
     return codes
+
+
+def subsample_rows(n_samples, subsample, random_state):
+    """The rows :meth:`BinMapper.fit` learns the bin edges from: ``subsample`` of the
+    ``n_samples`` rows drawn without replacement, sorted, or None (every row) when there
+    are no more rows than that or ``subsample`` is None.
+
+    The one draw of the binning subsample: a Dask fit draws it on the client over the
+    rows of every partition in order (:mod:`treeboost.dask`), so that its edges are the
+    one-machine fit's on the same data and ``random_state``.
+
+    Parameters
+    ----------
+    n_samples : int
+    subsample : int or None
+    random_state : int, RandomState instance or None
+        Seeds the draw (a RandomState gives one integer of its stream).
+
+    Returns
+    -------
+    ndarray of int64 or None
+    """
+    if subsample is None or n_samples <= subsample:
+        return None
+    rng = np.random.default_rng(_seed(random_state))
+    return np.sort(rng.choice(n_samples, subsample, replace=False))
 
 
 def _seed(random_state):
