@@ -7,6 +7,7 @@ import signal
 import time
 import warnings
 
+import numba
 import numpy as np
 import pytest
 
@@ -120,7 +121,7 @@ def test_the_same_tree_on_any_number_of_threads(criterion, max_features, monkeyp
     monkeypatch.setattr(subtrees, "subtree_tasks", lambda *a: tasks.append(real(*a)) or tasks[-1])
     trees = []
     for n_threads in (1, 3, 16):
-        monkeypatch.setattr(grower_module.numba, "get_num_threads", lambda: n_threads)
+        monkeypatch.setattr(numba, "get_num_threads", lambda: n_threads)
         grower = TreeGrower(bm, criterion, n_stats, max_features=max_features, random_state=5)
         trees.append(grower.grow(Xb, stats, return_leaves=False)[0])
     assert len(tasks) == 3 and len(tasks[0]) > 3
