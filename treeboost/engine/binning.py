@@ -205,7 +205,9 @@ class BinMapper:
                 rows is None
                 and distinct is not None
                 and edges.size + 1 == distinct.size
-                and np.array_equal(centers[f], distinct)
+                # the batched cut of short columns gives a single-value column's
+                # distinct values as its centers (the same array)
+                and (distinct is centers[f] or np.array_equal(centers[f], distinct))
             )
         self.n_bins_ = n_bins
         self._single_value_bins = single
@@ -265,7 +267,8 @@ class BinMapper:
         if sparse_input:
             map_sparse_to_bins(X, *args, out)
         else:
-            _map_to_bins(X, *args, _edge_grids(edges, n_edges, self.is_categorical_), out)
+            grids = _edge_grids(edges, n_edges, self.is_categorical_, n_samples)
+            _map_to_bins(X, *args, grids, out)
         return out
 
     def fit_transform(self, X):
@@ -509,34 +512,58 @@ def _grid_cell(x, lo, scale):
     return 0
 
 
-def _edge_grids(edges, n_edges, is_cat):
+def _edge_grids(edges, n_edges, is_cat, n_samples):
     """Each numeric feature's grid of :data:`GRID_CELLS` equal cells from its first
     edge to its last (:func:`_map_to_bins`): its start and scale, the number of edges in
     the cells before each cell, and the most edges in one cell (0: too many for the
-    grid, or no edge).  The cells of the edges are computed as :func:`_grid_cell` does
-    (the same float operations)."""
+    grid, or no edge).
+
+    A grid costs :data:`GRID_CELLS` counts a feature; it pays only when the feature
+    has at least as many values to code (:data:`GRID_MIN_ROWS`).  For fewer rows every
+    feature is searched (``steps`` 0) and the table of counts has one column: wide data
+    of few rows (10 x 100,000) would otherwise build 800 MB of grids for 8 MB of X.
+    The codes are the same either way."""
     n_features = edges.shape[0]
     lo_f = np.zeros(n_features)
     scale_f = np.zeros(n_features)
     steps_f = np.zeros(n_features, np.int64)
+    if n_samples < GRID_MIN_ROWS:
+        return lo_f, scale_f, steps_f, np.zeros((n_features, 1), np.int32)
     before = np.zeros((n_features, GRID_CELLS), np.int32)
-    for f in np.flatnonzero(~is_cat & (n_edges > 0)):
-        e = edges[f, : n_edges[f]]
-        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            span = e[-1] - e[0]
-            scale = GRID_CELLS / span if span > 0.0 else 0.0
-            scale = scale if np.isfinite(scale) else 0.0
-            t = (e - e[0]) * scale
-        cell = np.zeros(e.size, np.int64)
-        inside = t >= 0.0
-        cell[inside] = np.where(t[inside] < GRID_CELLS, t[inside], GRID_CELLS - 1)
-        in_cell = np.bincount(cell, minlength=GRID_CELLS)
-        before[f, 1:] = np.cumsum(in_cell)[:-1]
+    _fill_grids(edges, n_edges, is_cat, lo_f, scale_f, steps_f, before)
+    return lo_f, scale_f, steps_f, before
+
+
+#: the least rows of X for which :func:`_map_to_bins` lays grids over the edges
+GRID_MIN_ROWS = GRID_CELLS
+
+
+@kernel
+def _fill_grids(edges, n_edges, is_cat, lo_f, scale_f, steps_f, before):
+    """:func:`_edge_grids`' grids, all features in one pass.  The cells of the edges are
+    computed by :func:`_grid_cell`, the float operations the coding does."""
+    in_cell = np.zeros(GRID_CELLS, np.int64)
+    for f in range(edges.shape[0]):
+        ne = n_edges[f]
+        if is_cat[f] or ne == 0:
+            continue
+        e = edges[f]
+        span = e[ne - 1] - e[0]
+        scale = GRID_CELLS / span if span > 0.0 else 0.0
+        if not np.isfinite(scale):
+            scale = 0.0
+        in_cell[:] = 0
+        for j in range(ne):
+            in_cell[_grid_cell(e[j], e[0], scale)] += 1
+        at = 0
+        most = 0
+        for c in range(GRID_CELLS):
+            before[f, c] = at
+            at += in_cell[c]
+            most = max(most, in_cell[c])
         lo_f[f] = e[0]
         scale_f[f] = scale
-        most = int(in_cell.max())
         steps_f[f] = most if most <= GRID_MAX_STEPS else 0
-    return lo_f, scale_f, steps_f, before
 
 
 @parallel_kernel
@@ -616,6 +643,22 @@ def _cut_columns(X, columns, rows, cut, max_bins):
         _nan_columns(X, np.ascontiguousarray(columns, np.int64), flags)
         nan = dict(zip(columns.tolist(), flags.tolist()))
 
+    # columns too short for selection or the radix sort are sorted by numpy: many of
+    # them at a time, and cut by one kernel (no Python work a column: 100,000 columns
+    # of 10 rows took seconds)
+    short = picked.shape[0] < min(SELECT_MIN_ROWS, RADIX_SORT_MIN_ROWS)
+
+    def cut_short(js):
+        block = max(1, SHORT_BLOCK_VALUES // max(1, picked.shape[0]))
+        for g in range(0, js.shape[0], block):
+            group = np.ascontiguousarray(js[g : g + block], dtype=np.int64)
+            cols = np.empty((group.shape[0], picked.shape[0]))
+            _gather_columns(X, picked, group, cols)
+            # numpy's sort of each row, the sort _sort_column gives a short column
+            cols.sort(axis=1)
+            for j, has_nan, found in zip(group.tolist(), *_cut_sorted_rows(cols, max_bins)):
+                out[j] = (has_nan if rows is None else bool(nan[j]), found)
+
     n_cpus = _cpu_count()
     # as few rounds of groups as columns of GATHER_COLUMNS allow, each round a group
     # for every thread
@@ -623,6 +666,8 @@ def _cut_columns(X, columns, rows, cut, max_bins):
     width = max(1, -(-columns.shape[0] // (n_cpus * rounds)))
 
     def summarise(js):
+        if short:
+            return cut_short(js)
         for g in range(0, js.shape[0], width):
             group = np.ascontiguousarray(js[g : g + width], dtype=np.int64)
             cols = np.empty((group.shape[0], picked.shape[0]))
@@ -657,6 +702,121 @@ def _cut_columns(X, columns, rows, cut, max_bins):
 #: the least values of X a thread of :func:`_cut_columns` cuts (two columns of 10,000
 #: rows share two threads; one of them, or fewer rows, do not)
 CUT_MIN_VALUES = 10_000
+
+
+#: values of X that :func:`_cut_columns` sorts and cuts together, in short columns
+SHORT_BLOCK_VALUES = 1 << 16
+
+_LOWEST = -np.finfo(np.float64).max
+
+
+@inlined
+def _midpoint(a, b):
+    """:func:`_midpoints` of one pair (the same float operations)."""
+    mid = max(a / 2.0 + b / 2.0, _LOWEST)
+    return a if mid >= b else mid
+
+
+@kernel
+def _cut_sorted_kernel(cols, max_bins, n_valid, distinct, n_distinct, edges, n_edges, centers):
+    """Each sorted row of ``cols`` (NaN last) cut as :func:`_distinct_counts`,
+    :func:`_edges` and :func:`_bin_centers` cut a sorted column (``max_bins`` 0 for
+    None): its number of non-missing values, its distinct values, its edges and its
+    bins' centers, row by row into the tables."""
+    k, n = cols.shape
+    counts = np.empty(max(n, 1), np.int64)
+    for t in range(k):
+        c = cols[t]
+        nv = n
+        while nv > 0 and c[nv - 1] != c[nv - 1]:
+            nv -= 1
+        n_valid[t] = nv
+        d = distinct[t]
+        m = 0
+        for i in range(nv):
+            if i == 0 or c[i] != c[i - 1]:
+                d[m] = c[i]
+                counts[m] = 0
+                m += 1
+            counts[m - 1] += 1
+        n_distinct[t] = m
+        e = edges[t]
+        ne = 0
+        if m > 1 and (max_bins == 0 or m <= max_bins):
+            for j in range(m - 1):
+                e[j] = _midpoint(d[j], d[j + 1])
+            ne = m - 1
+        elif m > 1:
+            # cumulative counts, then the first distinct value whose count reaches
+            # each quantile (searchsorted "left"), each once, the last one left out
+            for j in range(1, m):
+                counts[j] += counts[j - 1]
+            total = counts[m - 1]
+            j = 0
+            previous = -1
+            for q in range(1, max_bins):
+                target = (total * q) / max_bins
+                while counts[j] < target:
+                    j += 1
+                if j != previous and j < m - 1:
+                    e[ne] = _midpoint(d[j], d[j + 1])
+                    ne += 1
+                    previous = j
+        n_edges[t] = ne
+        if m == 0:
+            centers[t, 0] = 0.0
+            continue
+        # bin b spans the distinct values from the first above edge b - 1 to the
+        # last at most edge b
+        first = 0
+        p = 0
+        for b in range(ne + 1):
+            if b < ne:
+                while p < m and d[p] <= e[b]:
+                    p += 1
+                last = p - 1
+            else:
+                last = m - 1
+            centers[t, b] = d[first] / 2.0 + d[last] / 2.0
+            first = p
+
+
+def _cut_sorted_rows(cols, max_bins):
+    """The NaN flag and :class:`~.quantile_edges.ColumnCut` of each sorted row of
+    ``cols`` (NaN last), as ``cut(*_distinct_counts(row))`` in
+    :meth:`BinMapper.fit` gives them, by :func:`_cut_sorted_kernel`: two lists."""
+    k, n = cols.shape
+    n_valid = np.empty(k, np.int64)
+    n_distinct = np.empty(k, np.int64)
+    n_edges = np.empty(k, np.int64)
+    distinct = np.empty((k, n))
+    edges = np.empty((k, max(n - 1, 0)))
+    centers = np.empty((k, max(n, 1)))
+    _cut_sorted_kernel(
+        cols,
+        0 if max_bins is None else max_bins,
+        n_valid,
+        distinct,
+        n_distinct,
+        edges,
+        n_edges,
+        centers,
+    )
+    has_nan = (n_valid < n).tolist()
+    # a column whose every bin holds one distinct value (its center) gives its centers
+    # as its distinct values, else None: BinMapper.fit needs them for nothing else
+    one_value = n_distinct == n_edges + 1
+    one_value[one_value] = (
+        (centers[one_value, :n] == distinct[one_value])
+        | (np.arange(n) >= n_distinct[one_value, None])
+    ).all(axis=1)
+    # the edges are kept by the mapper: each its own array, not a view of the table; the
+    # centers are a transient cache (views of one table of the size of these values)
+    cuts = []
+    for t, ne, single in zip(range(k), n_edges.tolist(), one_value.tolist()):
+        c = centers[t, : ne + 1]
+        cuts.append(ColumnCut(c if single else None, edges[t, :ne].copy(), c))
+    return has_nan, cuts
 
 
 #: columns of at least this many values are cut by selection
