@@ -782,8 +782,8 @@ def _cut_sorted_kernel(cols, max_bins, n_valid, distinct, n_distinct, edges, n_e
 
 
 def _cut_sorted_rows(cols, max_bins):
-    """The NaN flag and :class:`~.quantile_edges.ColumnCut` of each sorted row of
-    ``cols`` (NaN last), as ``cut(*_distinct_counts(row))`` in
+    """The NaN flag and the :class:`~.quantile_edges.ColumnCut` fields of each sorted
+    row of ``cols`` (NaN last), as ``cut(*_distinct_counts(row))`` in
     :meth:`BinMapper.fit` gives them, by :func:`_cut_sorted_kernel`: two lists."""
     k, n = cols.shape
     n_valid = np.empty(k, np.int64)
@@ -815,7 +815,9 @@ def _cut_sorted_rows(cols, max_bins):
     cuts = []
     for t, ne, single in zip(range(k), n_edges.tolist(), one_value.tolist()):
         c = centers[t, : ne + 1]
-        cuts.append(ColumnCut(c if single else None, edges[t, :ne].copy(), c))
+        # ColumnCut's fields as a plain tuple: the namedtuple's constructor cost more
+        # than the cut of a short column
+        cuts.append((c if single else None, edges[t, :ne].copy(), c))
     return has_nan, cuts
 
 
