@@ -269,21 +269,28 @@ def test_bad_labels_are_the_user_error(client):
         DaskRandomForestClassifier(n_estimators=2).fit(X, y)
 
 
+def _nearly_every_row_on_one_worker(c):
+    """The victim worker's pid and address, and X, y with 20,000 of their 20,100 rows on
+    it: nearly every tree of a forest grows there."""
+    pids = c.run(os.getpid)
+    victim, other = _workers(c)
+    X, y = make_classification(20_100, 6, random_state=0)
+    parts = [
+        _on_worker(c, addr, da.from_array(X[s], 10_000), da.from_array(y[s], 10_000))
+        for addr, s in ((victim, slice(0, 20_000)), (other, slice(20_000, None)))
+    ]
+    Xd = da.concatenate([p[0] for p in parts])
+    yd = da.concatenate([p[1] for p in parts])
+    return pids[victim], victim, Xd, yd
+
+
 def test_a_killed_worker_ends_the_fit_with_an_error():
     """Nearly every row (so every tree but a few) on the worker killed mid-fit: the
     fit ends with WorkerLostError at once, and the other worker is idle by then."""
     with _cluster() as cluster, distributed.Client(cluster) as c:
-        pids = c.run(os.getpid)
-        victim, other = _workers(c)
-        X, y = make_classification(20_100, 6, random_state=0)
-        parts = [
-            _on_worker(c, addr, da.from_array(X[s], 10_000), da.from_array(y[s], 10_000))
-            for addr, s in ((victim, slice(0, 20_000)), (other, slice(20_000, None)))
-        ]
-        Xd = da.concatenate([p[0] for p in parts])
-        yd = da.concatenate([p[1] for p in parts])
+        pid, victim, Xd, yd = _nearly_every_row_on_one_worker(c)
         model = DaskRandomForestClassifier(n_estimators=4000, max_features=None)
-        error = kill_during_fit(c, lambda: model.fit(Xd, yd), pids[victim], 1.5)
+        error = kill_during_fit(c, lambda: model.fit(Xd, yd), pid, 1.5)
         assert error is not None and victim in str(error), error
 
 
@@ -292,21 +299,13 @@ def test_a_frozen_worker_ends_the_fit_within_its_heartbeat_timeout():
     worker-ttl, 5 minutes); the forest waited until then.  Its heartbeats stop, and the
     fit ends within heartbeat_timeout plus a poll or two."""
     with _cluster() as cluster, distributed.Client(cluster) as c:
-        pids = c.run(os.getpid)
-        victim, other = _workers(c)
-        X, y = make_classification(20_100, 6, random_state=0)
-        parts = [
-            _on_worker(c, addr, da.from_array(X[s], 10_000), da.from_array(y[s], 10_000))
-            for addr, s in ((victim, slice(0, 20_000)), (other, slice(20_000, None)))
-        ]
-        Xd = da.concatenate([p[0] for p in parts])
-        yd = da.concatenate([p[1] for p in parts])
+        pid, victim, Xd, yd = _nearly_every_row_on_one_worker(c)
         model = DaskRandomForestClassifier(n_estimators=4000, max_features=None)
         model.heartbeat_timeout = 4.0
         try:
             error = kill_during_fit(
-                c, lambda: model.fit(Xd, yd), pids[victim], 1.5, signal.SIGSTOP, within=15
+                c, lambda: model.fit(Xd, yd), pid, 1.5, signal.SIGSTOP, within=15
             )
         finally:
-            os.kill(pids[victim], signal.SIGCONT)
+            os.kill(pid, signal.SIGCONT)
         assert error is not None and "heartbeat" in str(error) and victim in str(error), error
