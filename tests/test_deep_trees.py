@@ -167,6 +167,27 @@ def _n_dot_nodes(dot):
     return sum(1 for line in dot.splitlines() if "[label=" in line and "->" not in line)
 
 
+#: the pruning functions, which take a binary and a multiway tree alike
+PRUNING_WALKS = {
+    "cost_complexity_pruning_path": (
+        lambda m: cost_complexity_pruning_path(m),
+        lambda out: out.n_leaves[0] == DEPTH + 1 and out.n_leaves[-1] == 1,
+    ),
+    "pessimistic_pruning": (
+        lambda m: pessimistic_pruning(m, return_report=True),
+        lambda out: len(out[1]) == DEPTH,
+    ),
+    "reduced_error_pruning": (
+        lambda m: reduced_error_pruning(m, X_SMALL, Y_SMALL, return_report=True),
+        lambda out: len(out[1]) == DEPTH,
+    ),
+    "pre_pruning": (
+        lambda m: pre_pruning(m, X_SMALL, Y_SMALL, return_report=True),
+        lambda out: len(out[1]) >= 1,
+    ),
+}
+
+
 BINARY_WALKS = {
     "export_text": (lambda m: export_text(m), lambda out: len(out.splitlines()) == 3 * DEPTH + 1),
     "extract_rules": (lambda m: extract_rules(m), lambda out: len(out) == DEPTH + 1),
@@ -184,23 +205,8 @@ BINARY_WALKS = {
         lambda out: len(out) == 2 * DEPTH + 1 and out["depth"].max() == DEPTH,
     ),
     "shap_values": (lambda m: shap_values(m, X_SMALL), lambda out: out[0].shape == (40, 1, 2)),
-    "cost_complexity_pruning_path": (
-        lambda m: cost_complexity_pruning_path(m),
-        lambda out: out.n_leaves[0] == DEPTH + 1 and out.n_leaves[-1] == 1,
-    ),
     "prune_ccp": (lambda m: prune_ccp(m, 1e-12), lambda out: out.get_depth() <= DEPTH),
-    "pessimistic_pruning": (
-        lambda m: pessimistic_pruning(m, return_report=True),
-        lambda out: len(out[1]) == DEPTH,
-    ),
-    "reduced_error_pruning": (
-        lambda m: reduced_error_pruning(m, X_SMALL, Y_SMALL, return_report=True),
-        lambda out: len(out[1]) == DEPTH,
-    ),
-    "pre_pruning": (
-        lambda m: pre_pruning(m, X_SMALL, Y_SMALL, return_report=True),
-        lambda out: len(out[1]) >= 1,
-    ),
+    **PRUNING_WALKS,
 }
 
 
@@ -228,22 +234,7 @@ MULTIWAY_WALKS = {
         lambda m: trees_to_dataframe(m),
         lambda out: len(out) == 2 * DEPTH + 1 and out["depth"].max() == DEPTH,
     ),
-    "cost_complexity_pruning_path": (
-        lambda m: cost_complexity_pruning_path(m),
-        lambda out: out.n_leaves[0] == DEPTH + 1 and out.n_leaves[-1] == 1,
-    ),
-    "pessimistic_pruning": (
-        lambda m: pessimistic_pruning(m, return_report=True),
-        lambda out: len(out[1]) == DEPTH,
-    ),
-    "reduced_error_pruning": (
-        lambda m: reduced_error_pruning(m, X_SMALL, Y_SMALL, return_report=True),
-        lambda out: len(out[1]) == DEPTH,
-    ),
-    "pre_pruning": (
-        lambda m: pre_pruning(m, X_SMALL, Y_SMALL, return_report=True),
-        lambda out: len(out[1]) >= 1,
-    ),
+    **PRUNING_WALKS,
 }
 
 
