@@ -113,7 +113,8 @@ def test_lanes_of_any_threads_grow_the_one_thread_model(plan, counted_lanes, mon
     lane's thread) give the model of one thread, as lanes of one thread do."""
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.skip("one thread only")
-    from treeboost.ensembles import gradient_boosting
+    # the boosting loop (and the lane plan it reads) lives in _boosting
+    from treeboost.ensembles import _boosting as gradient_boosting
 
     # numba's thread count in each lane as it grows a tree
     seen = []

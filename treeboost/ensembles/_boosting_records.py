@@ -1,0 +1,171 @@
+"""The named records of one boosting fit: the plan read from an estimator's
+hyperparameters, the checked inputs, the training and validation rows, the state that
+changes between iterations, what every iteration reads and one iteration's outcome."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+
+from ._output_lanes import OutputLanes
+
+if TYPE_CHECKING:
+    pass
+
+
+def _per_output(raw):
+    """The raw scores as a loss takes them: (n,) for one output, (n, K) for K."""
+    return raw[:, 0] if raw.shape[1] == 1 else raw
+
+
+def _masked_loss(loss, y, raw, sample_weight, mask=None):
+    """The weighted mean loss of the rows of ``mask`` (all rows when None); NaN when
+    they hold no weight."""
+    if mask is None:
+        return loss(y, _per_output(raw), sample_weight)
+    if not sample_weight[mask].sum() > 0:
+        return np.nan
+    return loss(y[mask], _per_output(raw[mask]), sample_weight[mask])
+
+
+@dataclass(frozen=True)
+class ScoringData:
+    """The data of one fit that early-stopping scores read: whether early stopping is
+    on and has validation rows of its own, the loss, the training rows as given (``X``),
+    encoded targets and weights, and their current raw scores (updated in place), and
+    the same of the validation rows."""
+
+    early: bool
+    has_validation: bool
+    loss: object
+    X: object
+    y: object
+    sample_weight: object
+    raw: object
+    X_val: object
+    y_val: object
+    sample_weight_val: object
+    raw_val: object
+
+
+@dataclass(frozen=True)
+class BoostingPlan:
+    """What one fit reads from an estimator's hyperparameters, in the engine's terms, so
+    that scikit-learn's ``GradientBoosting*`` and ``HistGradientBoosting*`` (other names,
+    other defaults) share one boosting loop.
+
+    ``min_weight_fraction_leaf`` is a fraction of the training rows' total weight (trees
+    on the negative gradient); ``early_stopping`` says, for a number of rows, whether a
+    validation split is held out.
+    """
+
+    n_iter: int
+    max_depth: object
+    max_leaf_nodes: object
+    min_samples_split: object
+    min_samples_leaf: object
+    min_weight_fraction_leaf: float
+    min_impurity_decrease: float
+    min_child_weight: float
+    l2_regularization: float
+    max_features: object
+    subsample: float
+    split_gain: str
+    init: object
+    early_stopping: object
+    validation_fraction: float
+    n_iter_no_change: object
+    tol: float
+
+
+@dataclass(frozen=True)
+class FitInputs:
+    """The training data of one fit, checked: ``X`` as given, encoded (``Xe``), the
+    encoded target, the weights (times the class weights), whether ``sample_weight``
+    was given, and whether the fit is a classifier's and a warm start."""
+
+    X: object
+    Xe: object
+    y: np.ndarray
+    sample_weight: np.ndarray
+    weighted: bool
+    classifier: bool
+    warm: bool
+
+
+@dataclass(frozen=True)
+class TrainingRows:
+    """The rows the trees are fitted on: as given (``X``, for an initial estimator or a
+    scorer), encoded (``Xe``), their targets and float64 weights; ``val`` the indices
+    held out by the early-stopping split (None without one); whether early stopping is
+    on, on external validation data, and whether the rows as given are kept."""
+
+    X: object
+    Xe: object
+    y: np.ndarray
+    sample_weight: np.ndarray
+    val: object
+    early: bool
+    external: bool
+    keep_X: bool
+
+
+@dataclass
+class BoostingState:
+    """What changes from one iteration to the next: the training rows' raw scores
+    (updated in place), the gradients computed with the last loss (None when not),
+    the binned training rows and the out-of-bag lists."""
+
+    raw: np.ndarray
+    carried: object
+    Xb: np.ndarray
+    oob_scores: list
+    oob_improvement: list
+
+
+@dataclass(frozen=True)
+class ValidationRows:
+    """Early stopping's rows: as given (None when nothing reads them), their targets,
+    weights, bins and raw scores (updated in place)."""
+
+    X: object
+    y: np.ndarray
+    sample_weight: np.ndarray
+    Xb: np.ndarray
+    raw: np.ndarray
+
+
+@dataclass(frozen=True)
+class StageSetup:
+    """What every iteration reads: the grower, whether it grows on the second-order
+    gain, the monotonic constraints, the bins' missing-value code, the rows of positive
+    weight, the subsample's stream, size and mask, the statistics' buffer and the
+    grower's workspace."""
+
+    grower: object
+    newton: bool
+    monotonic: object
+    missing_code: int
+    positive_rows: np.ndarray
+    subsampled: bool
+    stage_rng: object
+    n_inbag: int
+    bag: np.ndarray
+    stats: np.ndarray
+    workspace: object
+    # the threads that grow an iteration's trees side by side (:mod:`._output_lanes`)
+    lanes: OutputLanes
+
+
+class Stage(NamedTuple):
+    """One iteration's outcome: its trees (one per output), training and validation
+    losses, the in-bag mask and the out-of-bag loss before it (None without
+    subsampling)."""
+
+    trees: list
+    train_score: float
+    val_score: object
+    inbag: object
+    oob_before: object
