@@ -28,7 +28,8 @@ The tie-break rule.  Scores within ``1e-12`` of the best count as equal; the fir
 in *priority order* wins.  The priority order is the column order, unless ``tie_break``
 lists column names (or indices): those come first, in the given order, then the rest in
 column order.  Between two classes of equal weight a leaf predicts the first of
-``classes_`` (sorted labels).
+``classes_`` (sorted labels), or the class ``class_tie_break`` ranks first
+(:mod:`treeboost.trees.class_ties`).
 
 A node becomes a leaf when its samples are all of one class, when no attribute has two
 non-empty branches (no attribute left, or every remaining attribute takes one value), at
@@ -43,6 +44,7 @@ every categorical attribute at once, and one sort per continuous attribute.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +55,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import PersistenceMixin, register, validate_part
+from .attribute_costs import COST_MEASURES, cost_sensitive_score, resolve_feature_costs
+from .chi_square import chi_square
+from .class_ties import CLASS_TIE_BREAKS, class_rank, check_class_rank, top_class
+from .missing_values import MISSING_RULES, fill_node, most_common
 from ..persistence._checks import (
     check_array,
     check_classes,
@@ -444,14 +450,21 @@ class MultiwayTree:
 
 #: keys of the split report of an internal multiway node (see _Grower._split)
 _REPORT_ARRAYS = ("gain", "split_info", "admissible", "threshold", "rank")
+#: keys a report of a model saved before the selection score and the chi-square test
+#: were reported does not have
+_REPORT_OPTIONAL = ("score", "p_value")
 
 
 def _check_report(rep, n_features, f, where):
     """The split report of an internal node (read by ``split_report`` / ``gains_``)."""
     bad = ValueError(f"{where}: the split report is malformed.")
-    if not isinstance(rep, dict) or set(rep) != {"entropy", "chosen", *_REPORT_ARRAYS}:
+    if not isinstance(rep, dict) or not (
+        {"entropy", "chosen", *_REPORT_ARRAYS}
+        <= set(rep)
+        <= {"entropy", "chosen", *_REPORT_ARRAYS, *_REPORT_OPTIONAL}
+    ):
         raise bad
-    for name in _REPORT_ARRAYS:
+    for name in _REPORT_ARRAYS + tuple(k for k in _REPORT_OPTIONAL if k in rep):
         a = rep[name]
         if (
             not isinstance(a, np.ndarray)
@@ -524,6 +537,20 @@ def _interval_labels(edges, decimals=4):
 
 
 # -- growth ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _GrowOptions:
+    """Mitchell's options of a grower (see the estimators' parameters)."""
+
+    #: the cost of each attribute (None: no costs) and the cost-sensitive measure
+    costs: Float64Array | None = None
+    cost_measure: str = "tan_schlimmer"
+    cost_weight: float = 1.0
+    #: one of missing_values.MISSING_RULES
+    missing: str = "fractional"
+    #: split a node only if the chosen attribute's chi-square p-value is below this
+    chi2_alpha: float | None = None
+
+
 class _Grower:
     """Grows a :class:`MultiwayTree` depth first from codes/values and class labels.
 
@@ -547,8 +574,12 @@ class _Grower:
         min_samples_split,
         min_samples_leaf,
         min_gain,
+        options=None,
     ):
         self.X = X
+        # Mitchell's options (attribute costs, filled missing values, the chi-square
+        # test) and the class tie-break rule: see _GrowOptions
+        self.options = options if options is not None else _GrowOptions()
         self.cat = np.asarray(kinds) == "cat"
         self.n_categories = np.asarray(n_categories, dtype=np.int64)
         self.y = y
@@ -566,11 +597,6 @@ class _Grower:
         # every categorical attribute gets a block of Vmax * K cells in one bincount
         self.vmax = int(self.n_categories[self.cat_idx].max()) if self.cat_idx.size else 0
         self.cat_offset = np.arange(self.cat_idx.size, dtype=np.int64) * self.vmax * self.K
-        self.codes = (
-            np.nan_to_num(X[:, self.cat_idx], nan=-1).astype(np.int64)
-            if self.cat_idx.size
-            else np.empty((X.shape[0], 0), np.int64)
-        )
 
     # per-attribute statistics (vectorised) ----------------------------------------------
     def _scores(self, counts, W, n_counts):
@@ -589,11 +615,10 @@ class _Grower:
         big = (n_counts >= self.min_samples_leaf - 1e-9) & (nv > 0)
         return gain, iv, nv, big.sum(axis=1) >= 2
 
-    def _categorical(self, rows, w, f_rows, y, allowed):
+    def _categorical(self, codes, w, f_rows, y, allowed):
         p = self.cat_idx.size
         if not p or not allowed[self.cat_idx].any():
             return None
-        codes = self.codes[rows]
         known = codes >= 0
         cells = (codes * self.K + y[:, None] + self.cat_offset[None, :])[known]
         size = p * self.vmax * self.K
@@ -604,11 +629,10 @@ class _Grower:
         n_counts = np.bincount(cells, weights=fk, minlength=size).reshape(shape).sum(axis=2)
         gain, iv, nv, ok = self._scores(counts, w.sum(), n_counts)
         ok &= allowed[self.cat_idx]
-        return gain, iv, nv, ok
+        return gain, iv, nv, ok, counts
 
-    def _numeric(self, f, rows, w, f_rows, y):
+    def _numeric(self, x, w, f_rows, y):
         """Best bi-partition ``x <= t`` of a continuous attribute (largest gain)."""
-        x = self.X[rows, f]
         known = ~np.isnan(x)
         xk = x[known]
         if xk.size < 2:
@@ -631,45 +655,69 @@ class _Grower:
             return None
         gain = np.where(ok, gain, -np.inf)
         b = int(np.argmax(gain >= gain.max() - TIE_TOL))  # smallest cut among ties
-        return gain[b], iv[b], nv[b], _midpoint(xs[cut[b]], xs[cut[b] + 1])
+        cut_b = _midpoint(xs[cut[b]], xs[cut[b] + 1])
+        return gain[b], iv[b], nv[b], cut_b, counts[b]
 
-    def _stats(self, rows, w, f_rows, y, allowed):
-        """Arrays over all attributes: gain, IV, admissible, threshold; branch weights."""
+    def _stats(self, Xr, w, f_rows, y, allowed):
+        """Arrays over all attributes: gain, IV, admissible, threshold, chi-square p-value;
+        branch weights.  ``Xr``: the node's rows of X."""
         p = self.X.shape[1]
         gain = np.full(p, np.nan)
         iv = np.full(p, np.nan)
         ok = np.zeros(p, bool)
         thr = np.full(p, np.nan)
+        tables = np.zeros((p, max(self.vmax, 2), self.K))
         branch = {}
-        cat = self._categorical(rows, w, f_rows, y, allowed)
+        codes = np.nan_to_num(Xr[:, self.cat_idx], nan=-1).astype(np.int64)
+        cat = self._categorical(codes, w, f_rows, y, allowed)
         if cat is not None:
-            gain[self.cat_idx], iv[self.cat_idx], nv, ok[self.cat_idx] = cat
+            gain[self.cat_idx], iv[self.cat_idx], nv, ok[self.cat_idx], counts = cat
+            tables[self.cat_idx, : self.vmax] = counts
             for j in np.flatnonzero(cat[3]):
                 f = self.cat_idx[j]
                 branch[int(f)] = nv[j, : self.n_categories[f]]
         for f in self.num_idx:
-            res = self._numeric(int(f), rows, w, f_rows, y)
+            res = self._numeric(Xr[:, f], w, f_rows, y)
             if res is not None:
-                gain[f], iv[f], branch[int(f)], thr[f] = res
+                gain[f], iv[f], branch[int(f)], thr[f], tables[f, :2] = res
                 ok[f] = True
-        return gain, iv, ok, thr, branch
+        p_value = np.where(ok, chi_square(tables).p_value, np.nan)
+        return gain, iv, ok, thr, p_value, branch
 
     # choice ----------------------------------------------------------------------------
-    def _best(self, gain, iv, ok):
-        """The chosen attribute (see the module's tie-break rule), or None."""
+    def _scores_of(self, gain, iv, ok):
+        """The selection score of every attribute (NaN where not a candidate): the gain
+        (ID3) or the gain ratio among the above-average gains (C4.5, ``-inf`` below the
+        average), passed through the cost-sensitive measure when costs are given."""
         cands = np.flatnonzero(ok)
+        out = np.full(gain.shape[0], np.nan)
         if not cands.size:
-            return None
-        cands = cands[np.argsort(self.rank[cands], kind="stable")]
+            return out
         g = gain[cands]
         if self.criterion == "gain":
             scores = g
         else:
             v = iv[cands]
             with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = np.where(v > 0, g / np.where(v > 0, v, 1.0), 0.0)
-            scores = np.where(g >= g.mean() - TIE_TOL, ratio, -np.inf)
-        return int(cands[int(np.argmax(scores >= scores.max() - TIE_TOL))])
+                scores = np.where(v > 0, g / np.where(v > 0, v, 1.0), 0.0)
+        opt = self.options
+        if opt.costs is not None:
+            scores = cost_sensitive_score(
+                scores, opt.costs[cands], opt.cost_measure, opt.cost_weight
+            )
+        if self.criterion != "gain":
+            scores = np.where(g >= g.mean() - TIE_TOL, scores, -np.inf)
+        out[cands] = scores
+        return out
+
+    def _best(self, scores, ok):
+        """The chosen attribute (see the module's tie-break rule), or None."""
+        cands = np.flatnonzero(ok)
+        if not cands.size:
+            return None
+        cands = cands[np.argsort(self.rank[cands], kind="stable")]
+        s = scores[cands]
+        return int(cands[int(np.argmax(s >= s.max() - TIE_TOL))])
 
     # growth ----------------------------------------------------------------------------
     def grow(self):
@@ -684,6 +732,9 @@ class _Grower:
             counts = np.bincount(y, weights=w, minlength=self.K).astype(np.float64)
             W = counts.sum()
             value = counts / W if W > 0 else inherited
+            Xr = self.X[rows]
+            if self.options.missing != "fractional":
+                Xr = fill_node(Xr, y, w, self.options.missing == "most_common_class")
             rec = dict(
                 feature=-1,
                 is_cat=False,
@@ -701,11 +752,15 @@ class _Grower:
             nodes.append(rec)
             if parent >= 0:
                 nodes[parent]["children"].append(node)
-            split = self._split(rows, w, frac, y, counts, depth, allowed)
+            split = self._split(Xr, w, frac, y, counts, depth, allowed)
             if split is None:
                 continue
             f, threshold, nv, report = split
             share = nv / nv.sum()
+            if self.options.missing != "fractional":
+                # a missing value at prediction takes the branch of the node's most
+                # common value (see missing_values)
+                share = self._fill_branch(f, self.X[rows, f], w, threshold, share.shape[0])
             rec.update(
                 feature=f,
                 is_cat=bool(self.cat[f]),
@@ -717,13 +772,20 @@ class _Grower:
             if self.cat[f]:  # a categorical attribute is used once per path
                 child_allowed = allowed.copy()
                 child_allowed[f] = False
-            branches = self._partition(f, rows, frac, threshold, share)
+            branches = self._partition(f, Xr[:, f], rows, frac, threshold, share)
             # pushed in reverse so that the children get ids in branch order
             for r, fr in reversed(branches):
                 stack.append((r, fr, node, depth + 1, child_allowed, value))
         return self._build(nodes)
 
-    def _split(self, rows, w, frac, y, counts, depth, allowed):
+    def _fill_branch(self, f, x, w, threshold, n_branches):
+        """One-hot branch shares: the branch of the most common value of ``x``."""
+        value = most_common(x, w)
+        share = np.zeros(n_branches)
+        share[int(value) if self.cat[f] else int(value > threshold)] = 1.0
+        return share
+
+    def _split(self, Xr, w, frac, y, counts, depth, allowed):
         """(attribute, threshold, branch weights, report) or None for a leaf."""
         W = counts.sum()
         if (
@@ -732,9 +794,13 @@ class _Grower:
             or (self.max_depth is not None and depth >= self.max_depth)
         ):
             return None
-        gain, iv, ok, thr, branch = self._stats(rows, w, frac, y, allowed)
-        f = self._best(gain, iv, ok)
+        gain, iv, ok, thr, p_value, branch = self._stats(Xr, w, frac, y, allowed)
+        scores = self._scores_of(gain, iv, ok)
+        f = self._best(scores, ok)
         if f is None or gain[f] < self.min_gain:
+            return None
+        alpha = self.options.chi2_alpha
+        if alpha is not None and not p_value[f] < alpha:
             return None
         # the report keeps raw arrays; BaseClassicTree.split_report formats them
         report = dict(
@@ -745,12 +811,13 @@ class _Grower:
             threshold=thr,
             chosen=f,
             rank=self.rank,
+            score=scores,
+            p_value=p_value,
         )
         return f, thr[f], branch[f], report
 
-    def _partition(self, f, rows, frac, threshold, share):
+    def _partition(self, f, x, rows, frac, threshold, share):
         """(rows, fractions) of each branch; missing values go down every branch."""
-        x = self.X[rows, f]
         missing = np.isnan(x)
         if self.cat[f]:
             code = np.where(missing, -1, np.nan_to_num(x, nan=-1)).astype(np.int64)
@@ -821,10 +888,16 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         "min_gain": [Interval(Real, 0.0, None, closed="left")],
         "tie_break": ["array-like", None],
         "categorical_features": ["array-like", StrOptions({"auto"}), None],
-        "pruning": [StrOptions({"pre", "post", "pessimistic"}), None],
+        "pruning": [StrOptions({"pre", "post", "mitchell", "pessimistic"}), None],
         "validation_fraction": [Interval(Real, 0.0, 1.0, closed="neither")],
         "confidence_factor": [Interval(Real, 0.0, 0.5, closed="right")],
         "random_state": ["random_state"],
+        "feature_costs": ["array-like", dict, None],
+        "cost_measure": [StrOptions(set(COST_MEASURES))],
+        "cost_weight": [Interval(Real, 0.0, 1.0, closed="both")],
+        "missing": [StrOptions(set(MISSING_RULES))],
+        "chi2_alpha": [Interval(Real, 0.0, 1.0, closed="neither"), None],
+        "class_tie_break": [StrOptions(set(CLASS_TIE_BREAKS)), "array-like"],
     }
 
     # -- encoding ------------------------------------------------------------------------
@@ -913,7 +986,8 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative, not all zero, summing to at most ``1e300``.
-        X_val, y_val : validation set for ``pruning="pre"`` / ``"post"``; when not given,
+        X_val, y_val : validation set for ``pruning="pre"`` / ``"post"`` / ``"mitchell"``;
+            when not given,
             a ``validation_fraction`` of (X, y) is held out (stratified) instead.  Both
             or neither must be given, and only with those two pruning modes.
 
@@ -930,17 +1004,26 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         self._validate_params()
         if (X_val is None) != (y_val is None):
             raise ValueError("X_val and y_val must be given together (or neither).")
-        if X_val is not None and self.pruning not in ("pre", "post"):
+        if X_val is not None and self.pruning not in _VALIDATION_PRUNINGS:
             # silently ignoring a validation set would hide a mistake
             raise ValueError(
-                f"X_val / y_val are used by pruning='pre' or 'post' only; "
+                f"X_val / y_val are used by pruning='pre', 'post' or 'mitchell' only; "
                 f"pruning={self.pruning!r} does not use them."
             )
-        if self.pruning in ("pre", "post") and X_val is None:
+        if self.pruning in _VALIDATION_PRUNINGS and X_val is None:
             X, y, sample_weight, X_val, y_val = self._hold_out(X, y, sample_weight)
         Xe = self._encode(X, reset=True)
         self.classes_, y_enc = encode_classification_target(y, Xe.shape[0])
         self.n_classes_ = self.classes_.shape[0]
+        self.class_rank_ = class_rank(self.class_tie_break, self.classes_, y_enc)
+        names = getattr(self, "feature_names_in_", None)
+        options = _GrowOptions(
+            resolve_feature_costs(self.feature_costs, Xe.shape[1], names),
+            self.cost_measure,
+            float(self.cost_weight),
+            self.missing,
+            None if self.chi2_alpha is None else float(self.chi2_alpha),
+        )
         # check_weights bounds the total at 1e300, so that c log2 c of the class
         # weights (the entropies) cannot overflow
         w = check_weights(sample_weight, Xe)
@@ -960,6 +1043,7 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
             self.min_samples_split,
             self.min_samples_leaf,
             self.min_gain,
+            options,
         )
         self.tree_ = grower.grow()
         self.pruning_report_ = []
@@ -969,11 +1053,11 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
                     self, confidence_factor=self.confidence_factor, return_report=True
                 )
             else:
-                fn = (
-                    _pruning.pre_pruning
-                    if self.pruning == "pre"
-                    else _pruning.reduced_error_pruning
-                )
+                fn = {
+                    "pre": _pruning.pre_pruning,
+                    "post": _pruning.reduced_error_pruning,
+                    "mitchell": _pruning.mitchell_reduced_error_pruning,
+                }[self.pruning]
                 # given with X_val (checked above), or held out with it
                 assert y_val is not None
                 pruned, report = fn(self, X_val, y_val, return_report=True)
@@ -983,22 +1067,7 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         return self
 
     def _hold_out(self, X, y, sample_weight):
-        from sklearn.model_selection import train_test_split
-
-        y_arr = np.asarray(y)
-        _, counts = np.unique(y_arr, return_counts=True)
-        strat = y_arr if counts.min() >= 2 else None
-        parts = train_test_split(
-            *(a for a in (X, y, sample_weight) if a is not None),
-            test_size=self.validation_fraction,
-            stratify=strat,
-            random_state=self.random_state,
-        )
-        if sample_weight is None:
-            X_tr, X_val, y_tr, y_val = parts
-            return X_tr, y_tr, None, X_val, y_val
-        X_tr, X_val, y_tr, y_val, sw_tr, _ = parts
-        return X_tr, y_tr, sw_tr, X_val, y_val
+        return hold_out(X, y, sample_weight, self.validation_fraction, self.random_state)
 
     # -- prediction ------------------------------------------------------------------------
     def _transform(self, X):
@@ -1012,9 +1081,14 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         return self.tree_.predict_proba(Xe)
 
     def predict(self, X: ArrayLike) -> NDArray[Any]:
-        """Most probable class (ties: the first of ``classes_``)."""
+        """Most probable class (ties: ``class_tie_break``)."""
         check_is_fitted(self, "tree_")
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        return self.classes_[top_class(self.predict_proba(X), self._class_rank())]
+
+    def _class_rank(self):
+        """The priority of each class at a tie (a model saved before ``class_rank_``
+        existed ranks them sorted)."""
+        return getattr(self, "class_rank_", None)
 
     def apply(self, X: ArrayLike) -> NDArray[np.intp]:
         """Leaf reached by each row (for a row split over several leaves by missing
@@ -1047,23 +1121,28 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         )
         ok = rep["admissible"]
         avg = float(np.mean(rep["gain"][ok])) if ok.any() else 0.0
+        costs = resolve_feature_costs(self.feature_costs, len(names), names)
         rows = []
         for f in range(len(names)):
             gain, iv = rep["gain"][f], rep["split_info"][f]
             if np.isnan(gain):  # not a candidate here (already used on the path)
                 continue
-            rows.append(
-                dict(
-                    feature=names[f],
-                    gain=float(gain),
-                    split_info=float(iv),
-                    gain_ratio=float(gain / iv) if iv > 0 else np.nan,
-                    threshold=float(rep["threshold"][f]),
-                    admissible=bool(ok[f]),
-                    above_average_gain=bool(ok[f] and gain >= avg - TIE_TOL),
-                    chosen=f == rep["chosen"],
-                )
+            row = dict(
+                feature=names[f],
+                gain=float(gain),
+                split_info=float(iv),
+                gain_ratio=float(gain / iv) if iv > 0 else np.nan,
+                threshold=float(rep["threshold"][f]),
+                admissible=bool(ok[f]),
+                above_average_gain=bool(ok[f] and gain >= avg - TIE_TOL),
             )
+            if costs is not None:
+                row["cost"] = float(costs[f])
+            if "score" in rep:
+                row["score"] = float(rep["score"][f])
+                row["p_value"] = float(rep["p_value"][f])
+            row["chosen"] = f == rep["chosen"]
+            rows.append(row)
         return rows
 
     def split_report(
@@ -1074,7 +1153,11 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         Columns: ``feature``, ``gain`` (``rho * Gain(D~, a)``), ``split_info`` (``IV(a)``),
         ``gain_ratio``, ``threshold`` (continuous attributes: the best cut),
         ``admissible`` (at least two non-empty branches), ``above_average_gain`` (C4.5's
-        eligibility) and ``chosen``.  Returns a pandas DataFrame (or a list of dicts with
+        eligibility), ``cost`` (with ``feature_costs``), ``score`` (the selection
+        measure the largest of which is chosen: the gain or the gain ratio, through the
+        cost measure with ``feature_costs``; ``-inf`` below C4.5's average gain),
+        ``p_value`` (of the split's chi-square test, :mod:`~treeboost.trees.chi_square`)
+        and ``chosen``.  Returns a pandas DataFrame (or a list of dicts with
         ``as_frame=False``); its ``attrs`` hold the node's ``entropy`` (``Ent(D)``) and
         ``average_gain``.
         """
@@ -1117,6 +1200,7 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
         "tree_",
         "unpruned_tree_",
         "pruning_report_",
+        "class_rank_",
     )
 
     def _validate_state(self, where="model", **context):
@@ -1136,6 +1220,8 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
             return
         n = self.n_features_in_
         K = check_classes(self, where)
+        if "class_rank_" in vars(self):
+            check_class_rank(self.class_rank_, K, where)
         enc = self._encoder
         cols = self._columns
         if not isinstance(cols, list) or len(cols) != n:
@@ -1187,6 +1273,31 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
             )
 
 
+def hold_out(X, y, sample_weight, fraction, random_state):
+    """``(X_train, y_train, sw_train, X_val, y_val)``: a share ``fraction`` of the rows
+    held out for validation, stratified by class when every class has two rows."""
+    from sklearn.model_selection import train_test_split
+
+    y_arr = np.asarray(y)
+    _, counts = np.unique(y_arr, return_counts=True)
+    strat = y_arr if counts.min() >= 2 else None
+    parts = train_test_split(
+        *(a for a in (X, y, sample_weight) if a is not None),
+        test_size=fraction,
+        stratify=strat,
+        random_state=random_state,
+    )
+    if sample_weight is None:
+        X_tr, X_val, y_tr, y_val = parts
+        return X_tr, y_tr, None, X_val, y_val
+    X_tr, X_val, y_tr, y_val, sw_tr, _ = parts
+    return X_tr, y_tr, sw_tr, X_val, y_val
+
+
+#: the pruning modes that read a validation set
+_VALIDATION_PRUNINGS = ("pre", "post", "mitchell")
+
+
 def _lookup(values, x):
     """Index of each x in the sorted ``values`` (NaN when absent or missing)."""
     out = np.full(x.shape[0], np.nan)
@@ -1213,17 +1324,45 @@ _DOC_PARAMS = """
         order, then the others in column order.  ``None``: column order.
     categorical_features : None, "auto" or array-like, default=None
         As in :class:`~treeboost.DecisionTreeClassifier`.
-    pruning : {None, "pre", "post", "pessimistic"}, default=None
-        ``"pre"``: the book's pre-pruning, ``"post"``: reduced-error post-pruning (both on
-        the validation set passed to ``fit`` or held out), ``"pessimistic"``: C4.5's
-        error-based pruning with ``confidence_factor``.  See :mod:`treeboost.trees.pruning`.
+    pruning : {None, "pre", "post", "mitchell", "pessimistic"}, default=None
+        ``"pre"``: the book's pre-pruning, ``"post"``: Zhou's reduced-error post-pruning
+        (one bottom-up pass), ``"mitchell"``: Mitchell's reduced-error pruning (remove the
+        node whose removal most increases validation accuracy, again and again, while
+        no removal hurts), all three on the validation set passed to ``fit`` or held out;
+        ``"pessimistic"``: C4.5's error-based pruning with ``confidence_factor``.  See
+        :mod:`treeboost.trees.pruning`.
     validation_fraction : float, default=0.3
-        Share of the training rows held out (stratified) for ``"pre"`` / ``"post"`` when
-        ``fit`` receives no ``X_val``.
+        Share of the training rows held out (stratified) for the validation-set prunings
+        when ``fit`` receives no ``X_val``.
     confidence_factor : float in (0, 0.5], default=0.25
         CF of ``"pessimistic"`` pruning.
     random_state : int or None, default=None
         Seeds the hold-out split.
+    feature_costs : dict, array-like or None, default=None
+        The cost of measuring each attribute (Mitchell, 3.7.5): a dict of column names
+        (or indices) to costs > 0, the others costing 1, or one cost per column.  The
+        attribute of largest ``cost_measure`` of its score (``Gain`` for ID3, the gain
+        ratio among the above-average gains for C4.5) is chosen.  See
+        :mod:`treeboost.trees.attribute_costs`.
+    cost_measure : {"tan_schlimmer", "nunez"}, default="tan_schlimmer"
+        Tan and Schlimmer's ``Gain^2(S, A) / Cost(A)`` or Núñez's
+        ``(2^Gain(S, A) - 1) / (Cost(A) + 1)^w``.
+    cost_weight : float in [0, 1], default=1.0
+        Núñez's ``w``, the weight of the cost against the gain.
+    missing : {"fractional", "most_common", "most_common_class"}, default="fractional"
+        Missing values: Quinlan's fractional cases (the module docs), or Mitchell's
+        (3.7.4) fills, at each node, by the attribute's most common value among the
+        node's examples (``"most_common"``) or among its examples of the same class
+        (``"most_common_class"``).  See :mod:`treeboost.trees.missing_values`.
+    chi2_alpha : float in (0, 1) or None, default=None
+        Pre-pruning by a chi-square test (Quinlan, 1986; Mitchell, 3.7.1): a node is
+        split only if its chosen attribute's split has a p-value below ``chi2_alpha``
+        under the hypothesis that the attribute is irrelevant to the class.  See
+        :mod:`treeboost.trees.chi_square`.
+    class_tie_break : {"sorted", "first_seen"} or list of labels, default="sorted"
+        The class a leaf predicts between classes of equal weight: the first of
+        ``classes_``, the first to appear in ``y`` (Quinlan's programs and the figures of
+        Zhou's book), or the listed labels first.  See :mod:`treeboost.trees.class_ties`.
 """
 
 
@@ -1261,8 +1400,16 @@ class ID3Classifier(BaseClassicTree):
     >>> from treeboost.trees.classic import ID3Classifier
     >>> melons = load_watermelon()
     >>> clf = ID3Classifier().fit(melons.data, melons.target)
-    >>> clf.split_report(0).round(3).set_index("feature")["gain"].to_dict()
-    {'色泽': 0.109, '根蒂': 0.143, '敲声': 0.141, '纹理': 0.381, '脐部': 0.289, '触感': 0.006}
+    >>> gains = clf.split_report(0).set_index("feature")["gain"]
+    >>> gains.round(3).to_dict()
+    {'色泽': 0.108, '根蒂': 0.143, '敲声': 0.141, '纹理': 0.381, '脐部': 0.289, '触感': 0.006}
+
+    The book prints 0.109 for 色泽: its intermediates rounded to three places
+    (``0.998 - (6/17 * 1.000 + 6/17 * 0.918 + 5/17 * 0.722)``) give 0.1087; the exact
+    gain is 0.1081.
+
+    >>> round(float(gains["色泽"]), 4)
+    0.1081
     """
     )
 
@@ -1285,10 +1432,16 @@ class ID3Classifier(BaseClassicTree):
         tie_break: Sequence[str | int] | None = None,
         n_bins: int | None = None,
         categorical_features: CategoricalFeatures = None,
-        pruning: Literal["pre", "post", "pessimistic"] | None = None,
+        pruning: Literal["pre", "post", "mitchell", "pessimistic"] | None = None,
         validation_fraction: float = 0.3,
         confidence_factor: float = 0.25,
         random_state: RandomStateLike = None,
+        feature_costs: dict[str | int, float] | ArrayLike | None = None,
+        cost_measure: Literal["tan_schlimmer", "nunez"] = "tan_schlimmer",
+        cost_weight: float = 1.0,
+        missing: Literal["fractional", "most_common", "most_common_class"] = "fractional",
+        chi2_alpha: float | None = None,
+        class_tie_break: str | Sequence[Any] = "sorted",
     ) -> None:
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -1301,6 +1454,12 @@ class ID3Classifier(BaseClassicTree):
         self.validation_fraction = validation_fraction
         self.confidence_factor = confidence_factor
         self.random_state = random_state
+        self.feature_costs = feature_costs
+        self.cost_measure = cost_measure
+        self.cost_weight = cost_weight
+        self.missing = missing
+        self.chi2_alpha = chi2_alpha
+        self.class_tie_break = class_tie_break
 
 
 class C45Classifier(BaseClassicTree):
@@ -1341,10 +1500,16 @@ class C45Classifier(BaseClassicTree):
         min_gain: float = 0.0,
         tie_break: Sequence[str | int] | None = None,
         categorical_features: CategoricalFeatures = None,
-        pruning: Literal["pre", "post", "pessimistic"] | None = None,
+        pruning: Literal["pre", "post", "mitchell", "pessimistic"] | None = None,
         validation_fraction: float = 0.3,
         confidence_factor: float = 0.25,
         random_state: RandomStateLike = None,
+        feature_costs: dict[str | int, float] | ArrayLike | None = None,
+        cost_measure: Literal["tan_schlimmer", "nunez"] = "tan_schlimmer",
+        cost_weight: float = 1.0,
+        missing: Literal["fractional", "most_common", "most_common_class"] = "fractional",
+        chi2_alpha: float | None = None,
+        class_tie_break: str | Sequence[Any] = "sorted",
     ) -> None:
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -1356,6 +1521,12 @@ class C45Classifier(BaseClassicTree):
         self.validation_fraction = validation_fraction
         self.confidence_factor = confidence_factor
         self.random_state = random_state
+        self.feature_costs = feature_costs
+        self.cost_measure = cost_measure
+        self.cost_weight = cost_weight
+        self.missing = missing
+        self.chi2_alpha = chi2_alpha
+        self.class_tie_break = class_tie_break
 
 
 register(ID3Classifier, C45Classifier, MultiwayTree, _Column)

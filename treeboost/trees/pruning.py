@@ -26,6 +26,9 @@ several branches counts with its fractional weights.
   the default): on equal accuracy the smaller tree is kept, by Occam's razor and because
   a tie on a small validation set is no evidence for the subtree.  ``tie="keep"`` prunes
   only on a strict improvement (the book's figure 4.7 keeps tied subtrees).
+* :func:`mitchell_reduced_error_pruning` (Mitchell, *Machine Learning*, 3.7.1.1): again
+  and again, the node whose removal most increases validation accuracy is removed, while
+  some removal does not lower it; every node is judged again after each removal.
 
 Each step is reported as a dict: ``node`` (id in the original tree), ``feature``,
 ``accuracy_before``, ``accuracy_after`` (of the whole tree on the validation set, before
@@ -61,6 +64,7 @@ import numpy as np
 
 from ..engine import TREE_LEAF, Tree
 from ..inspection._tree_view import preorder, tree_children
+from .class_ties import top_class
 
 if TYPE_CHECKING:
     from typing import Literal, TypeVar
@@ -77,6 +81,7 @@ if TYPE_CHECKING:
 __all__ = [
     "pre_pruning",
     "reduced_error_pruning",
+    "mitchell_reduced_error_pruning",
     "cost_complexity_pruning_path",
     "prune_ccp",
     "pessimistic_pruning",
@@ -124,8 +129,9 @@ class _View:
         return self.tree.value * self.weight[:, None]
 
     def prediction(self):
-        """Class index each node predicts as a leaf (ties: the first class)."""
-        return np.argmax(self.tree.value, axis=1)
+        """Class index each node predicts as a leaf (ties: the estimator's
+        ``class_rank_``, else the first class)."""
+        return top_class(self.tree.value, getattr(self.estimator, "class_rank_", None))
 
     def node_weights(self, X):
         """CSR (n_samples, n_nodes): weight with which each row reaches each node."""
@@ -362,6 +368,78 @@ def reduced_error_pruning(
         else:
             report.append(_step(view, node, current / total, after / total, "keep"))
             subtree[node] = sub
+    pruned = view.build(cut)
+    return (pruned, report) if return_report else pruned
+
+
+def mitchell_reduced_error_pruning(
+    estimator: _EstimatorT,
+    X_val: MatrixLike,
+    y_val: ArrayLike,
+    return_report: bool = False,
+) -> _EstimatorT | tuple[_EstimatorT, PruningReport]:
+    """Reduced-error pruning as Mitchell defines it (*Machine Learning*, 3.7.1.1).
+
+    "Pruning a decision node consists of removing the subtree rooted at that node, making
+    it a leaf node, and assigning it the most common classification of the training
+    examples affiliated with that node.  Nodes are removed only if the resulting pruned
+    tree performs no worse than the original over the validation set. [...] Nodes are
+    pruned iteratively, always choosing the node whose removal most increases the
+    decision tree accuracy over the validation set.  Pruning of nodes continues until
+    further pruning is harmful."
+
+    Each step looks at every internal node of the current tree, removes the one whose
+    removal gives the largest validation accuracy (ties: the smallest node id, an
+    ancestor before its descendants), and stops when every removal lowers the accuracy.
+    Unlike :func:`reduced_error_pruning` (Zhou's one bottom-up pass, which judges each
+    node once, after its children), a node is judged again after every removal, and a
+    large subtree can go at once where its parts alone would not.
+
+    Parameters
+    ----------
+    estimator : fitted treeboost classifier tree (CART, ID3 or C4.5)
+    X_val, y_val : the validation set
+    return_report : bool, default=False
+        Also return the steps (one per removal, then the last look, ``decision`` "keep
+        (every removal lowers accuracy)" at the best node).
+
+    Returns
+    -------
+    pruned : a pruned copy of ``estimator`` (and the report when asked)
+    """
+    view = _View(estimator)
+    correct, total = _validation_correct(view, X_val, y_val)
+    order = view.topological()
+    subtree = correct.copy()  # validation correct of each (current) subtree
+    for node in reversed(order):
+        if not view.is_leaf(node):
+            subtree[node] = subtree[view.children[node]].sum()
+    ancestors = _Ancestors(view)
+    alive = np.zeros(view.n_nodes, bool)  # internal nodes of the current tree
+    alive[[n for n in order if not view.is_leaf(n)]] = True
+    cut, report = [], []
+    while alive.any():
+        nodes = np.flatnonzero(alive)  # in id order: ties to the smallest id
+        change = correct[nodes] - subtree[nodes]
+        k = int(np.argmax(change >= change.max() - 1e-12))
+        node, delta = int(nodes[k]), float(change[k])
+        before = subtree[0]
+        if delta < -1e-12:
+            report.append(
+                _step(
+                    view,
+                    node,
+                    before / total,
+                    (before + delta) / total,
+                    "keep (every removal lowers accuracy)",
+                )
+            )
+            break
+        report.append(_step(view, node, before / total, (before + delta) / total, "prune"))
+        alive[ancestors.subtree(node)] = False
+        subtree[node] = correct[node]
+        subtree[ancestors(node)] += delta
+        cut.append(node)
     pruned = view.build(cut)
     return (pruned, report) if return_report else pruned
 

@@ -11,16 +11,30 @@ duplicate rules, order the rules by estimated accuracy ``1 - U_CF`` (largest fir
 more rows covered first), and predict with the first rule that fires, or the default class
 (the majority class of the training rows no rule covers).  Quinlan's MDL selection of rule
 subsets per class is not done.
+
+Rule post-pruning judged on a validation set (Mitchell, *Machine Learning*, 3.7.1.2;
+``accuracy_estimate="validation"``): "1. Infer the decision tree from the training set
+[...] 2. Convert the learned tree into an equivalent set of rules by creating one rule for
+each path from the root node to a leaf node.  3. Prune (generalize) each rule by removing
+any preconditions that result in improving its estimated accuracy.  4. Sort the pruned
+rules by their estimated accuracy, and consider them in this sequence when classifying
+subsequent instances."  A rule's estimated accuracy is then the (weighted) fraction of the
+validation rows it covers that are of its class (0 when it covers none); the
+precondition whose removal gives the best accuracy goes first, as long as the accuracy
+does not go down ("no pruning step is performed if it reduces the estimated rule
+accuracy"); ties in the order: more validation rows covered first, then more training
+rows.  The tree grows on the training rows only (``X_val`` given, or a
+``validation_fraction`` held out).
 """
 
 from __future__ import annotations
 
 from numbers import Real
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
@@ -32,7 +46,8 @@ from ..inspection.rules import Rule, _categories, _condition_mask
 from ..persistence import PersistenceMixin, check_fitted, is_hashable, register, validate_part
 from ..persistence._spec import array, check_state
 from .cart import DecisionTreeClassifier
-from .classic import BaseClassicTree, C45Classifier, ID3Classifier
+from .class_ties import top_class
+from .classic import BaseClassicTree, C45Classifier, ID3Classifier, hold_out
 from .pruning import _check_cf, pessimistic_errors
 
 if TYPE_CHECKING:
@@ -66,12 +81,22 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
     generalize : bool, default=True
         Drop antecedents (C4.5rules); False keeps the tree's rules as they are (still
         ordered).
+    accuracy_estimate : {"pessimistic", "validation"}, default="pessimistic"
+        How a rule's accuracy is estimated, to drop antecedents and to order the rules:
+        ``1 - U_CF`` on the training rows (C4.5rules), or the accuracy on a validation
+        set (Mitchell's rule post-pruning, module docs).
+    validation_fraction : float in (0, 1), default=0.3
+        With ``"validation"`` and no ``X_val`` given to ``fit``: the share of the rows
+        held out (stratified).
+    random_state : int, RandomState or None, default=None
+        Seeds that hold-out split.
 
     Attributes
     ----------
     estimator_ : the fitted tree
     rules_ : list of Rule
-        The ordered rules; ``rule.extra`` holds ``estimated_accuracy`` (``1 - U_CF``),
+        The ordered rules; ``rule.extra`` holds ``estimated_accuracy`` (``1 - U_CF``, or
+        the validation accuracy),
         ``coverage`` (training weight covered), ``dropped`` (antecedents removed) and
         ``distribution`` (class distribution of the covered training rows).
     default_class_ : the class predicted when no rule fires
@@ -82,6 +107,9 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         "estimator": [HasMethods(["fit", "predict_proba"]), None],
         "confidence_factor": [Interval(Real, 0.0, 0.5, closed="right")],
         "generalize": ["boolean"],
+        "accuracy_estimate": [StrOptions({"pessimistic", "validation"})],
+        "validation_fraction": [Interval(Real, 0.0, 1.0, closed="neither")],
+        "random_state": ["random_state"],
     }
 
     def __init__(
@@ -90,10 +118,16 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         *,
         confidence_factor: float = 0.25,
         generalize: bool = True,
+        accuracy_estimate: str = "pessimistic",
+        validation_fraction: float = 0.3,
+        random_state: Any = None,
     ) -> None:
         self.estimator = estimator
         self.confidence_factor = confidence_factor
         self.generalize = generalize
+        self.accuracy_estimate = accuracy_estimate
+        self.validation_fraction = validation_fraction
+        self.random_state = random_state
 
     def _make_tree(self):
         """An unfitted clone of ``estimator``; only treeboost's classifier trees have the
@@ -113,7 +147,12 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         return clone(self.estimator)
 
     def fit(
-        self: _RuleListT, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+        self: _RuleListT,
+        X: MatrixLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        X_val: MatrixLike | None = None,
+        y_val: ArrayLike | None = None,
     ) -> _RuleListT:
         """Fit the tree, extract, generalise and order its rules.
 
@@ -125,6 +164,8 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative, not all zero, summing to at most ``1e300`` (the rules' error
             estimates count the weights as cases).
+        X_val, y_val : the validation set of ``accuracy_estimate="validation"`` (both or
+            neither; when not given, a ``validation_fraction`` of the rows is held out).
 
         Returns
         -------
@@ -139,6 +180,18 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         """
         self._validate_params()
         cf = _check_cf(self.confidence_factor)
+        if (X_val is None) != (y_val is None):
+            raise ValueError("X_val and y_val must be given together (or neither).")
+        on_validation = self.accuracy_estimate == "validation"
+        if X_val is not None and not on_validation:
+            raise ValueError(
+                "X_val / y_val are read with accuracy_estimate='validation' only; "
+                f"accuracy_estimate={self.accuracy_estimate!r} does not use them."
+            )
+        if on_validation and X_val is None:
+            X, y, sample_weight, X_val, y_val = hold_out(
+                X, y, sample_weight, self.validation_fraction, self.random_state
+            )
         est = self._make_tree()
         est.fit(X, y, sample_weight=sample_weight)
         self.estimator_ = est
@@ -155,12 +208,19 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
             raise ValueError("y has other classes than the fitted tree.")
         w = check_weights(sample_weight, Xe)
         K = self.classes_.shape[0]
+        rank = getattr(est, "class_rank_", None)
+        val = self._validation_rows(est, X_val, y_val) if on_validation else None
         rules, seen = [], set()
         for rule in _rules.extract_rules(est):
             # the class index from the leaf itself (CART rules carry it as text)
-            k = int(np.argmax(est.tree_.value[rule.leaf]))
+            k = int(top_class(est.tree_.value[rule.leaf], rank))
             masks = [_condition_mask(c, Xe, cats) for c in rule.conditions]
-            keep, dropped = self._generalize(masks, y_idx == k, w, cf)
+            if val is None:
+                rate = self._pessimistic_rate(masks, y_idx == k, w, cf)
+            else:
+                val_masks = [_condition_mask(c, val.X, cats) for c in rule.conditions]
+                rate = self._validation_rate(val_masks, val.y == k)
+            keep, dropped = self._generalize(len(masks), rate)
             conds = [rule.conditions[i] for i in keep]
             cover = (
                 np.logical_and.reduce([masks[i] for i in keep])
@@ -180,13 +240,21 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
             # classes_, as a leaf does), so that predict agrees with predict_proba; this
             # is the leaf's class unless generalising, or rows that a multiway leaf only
             # got fractions of, changed the majority
-            k = int(np.argmax(distribution))
+            k = int(top_class(distribution, rank))
             key = (tuple(str(c) for c in conds), k)
             if key in seen:  # two leaves generalised to the same rule
                 continue
             seen.add(key)
             e = n - float(dist[k])
             acc = 1.0 - float(pessimistic_errors(n, e, cf)) / n if n > 0 else 0.0
+            val_cover = 0.0
+            if val is not None:
+                val_masks = [_condition_mask(c, val.X, cats) for c in conds]
+                val_rate = self._validation_rate(val_masks, val.y == k)
+                acc = 1.0 - val_rate(list(range(len(conds))))
+                val_cover = float(
+                    np.logical_and.reduce(val_masks).sum() if conds else val.y.shape[0]
+                )
             new = Rule(
                 conds,
                 self.classes_[k],
@@ -201,25 +269,33 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
                     coverage=n,
                     dropped=[str(rule.conditions[i]) for i in dropped],
                     distribution=distribution,
+                    **({} if val is None else {"validation_coverage": val_cover}),
                 ),
             )
             rules.append(new)
-        rules.sort(key=lambda r: (-r.extra["estimated_accuracy"], -r.extra["coverage"]))
+        rules.sort(
+            key=lambda r: (
+                -r.extra["estimated_accuracy"],
+                -r.extra.get("validation_coverage", 0.0),
+                -r.extra["coverage"],
+            )
+        )
         self.rules_ = rules
         fired = self._first_rule(Xe) >= 0
         rest = ~fired if (~fired).any() else np.ones(Xe.shape[0], bool)
         counts = np.bincount(y_idx[rest], weights=w[rest], minlength=K)
         self.default_distribution_ = counts / counts.sum()
-        self.default_class_ = self.classes_[int(np.argmax(counts))]
+        self.default_class_ = self.classes_[int(top_class(counts / counts.sum(), rank))]
         return self
 
-    def _generalize(self, masks, correct, w, cf):
-        """Indices of the antecedents kept, and of those dropped (greedy, C4.5rules)."""
-        keep = list(range(len(masks)))
+    def _generalize(self, n_conditions, rate):
+        """Indices of the antecedents kept, and of those dropped: greedily, the one whose
+        removal gives the lowest error ``rate(kept)``, while it does not go up."""
+        keep = list(range(n_conditions))
         dropped = []
-        current = self._rate(masks, keep, correct, w, cf)
+        current = rate(keep)
         while self.generalize and keep:
-            rates = [self._rate(masks, [i for i in keep if i != j], correct, w, cf) for j in keep]
+            rates = [rate([i for i in keep if i != j]) for j in keep]
             best = int(np.argmin(rates))
             if rates[best] > current + 1e-12:
                 break
@@ -228,17 +304,40 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         return keep, dropped
 
     @staticmethod
-    def _rate(masks, keep, correct, w, cf):
-        cover = (
-            np.logical_and.reduce([masks[i] for i in keep])
-            if keep
-            else np.ones(correct.shape[0], bool)
-        )
-        n = float(w[cover].sum())
-        if n <= 0:
-            return 1.0
-        e = n - float(w[cover & correct].sum())
-        return float(pessimistic_errors(n, e, cf)) / n
+    def _pessimistic_rate(masks, correct, w, cf):
+        """``U_CF(E, N)`` of the rule made of the antecedents ``keep`` (C4.5rules)."""
+
+        def rate(keep):
+            cover = _cover(masks, keep, correct.shape[0])
+            n = float(w[cover].sum())
+            if n <= 0:
+                return 1.0
+            e = n - float(w[cover & correct].sum())
+            return float(pessimistic_errors(n, e, cf)) / n
+
+        return rate
+
+    @staticmethod
+    def _validation_rate(masks, correct):
+        """The error rate on the validation rows the rule covers (1 when none)."""
+
+        def rate(keep):
+            cover = _cover(masks, keep, correct.shape[0])
+            n = int(cover.sum())
+            return 1.0 - float((cover & correct).sum()) / n if n else 1.0
+
+        return rate
+
+    def _validation_rows(self, est, X_val, y_val):
+        """The validation set, encoded as the tree's input, with class indices (-1 for a
+        class the tree never saw: never correct)."""
+        Xv = est._transform(X_val)
+        labels = column_or_1d(y_val)
+        if labels.shape[0] != Xv.shape[0]:
+            raise ValueError(f"X_val has {Xv.shape[0]} rows but y_val has {labels.shape[0]}.")
+        lookup = {c: i for i, c in enumerate(self.classes_.tolist())}
+        yv = np.array([lookup.get(v, -1) for v in labels.tolist()], dtype=np.int64)
+        return _Validation(Xv, yv)
 
     def _first_rule(self, Xe):
         """Index of the first rule firing on each row (-1: none)."""
@@ -359,6 +458,18 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         ]
         lines.append(f"     OTHERWISE class = {self.default_class_}")
         return "\n".join(lines)
+
+
+class _Validation(NamedTuple):
+    """The validation rows of a rule post-pruning: encoded X and class indices."""
+
+    X: Float64Array
+    y: NDArray[np.int64]
+
+
+def _cover(masks, keep, n):
+    """Rows satisfying every antecedent of ``keep`` (all rows for none)."""
+    return np.logical_and.reduce([masks[i] for i in keep]) if keep else np.ones(n, bool)
 
 
 register(RuleListClassifier)
