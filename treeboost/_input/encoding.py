@@ -32,6 +32,7 @@ from .._atomic import AtomicRefitMixin
 from ..engine import MAX_CATEGORIES
 from ..persistence._checks import check_array as check_saved_array, check_labels
 from ..persistence._spec import array, check_state
+from . import polars_frames
 from .datetimes import format_epoch_seconds, is_datetime, is_tz_aware, to_epoch_seconds
 from .rare_categories import describe_group, describe_other, group_by_target, group_categories
 from .targets import check_class_weight
@@ -316,6 +317,8 @@ class FeatureEncoder:
         cf = self.categorical_features
         # "from_dtype": scikit-learn's HistGradientBoosting name of "auto"
         if cf is None or (isinstance(cf, str) and cf in ("auto", "from_dtype")):
+            if polars_frames.is_polars_frame(X):
+                return polars_frames.categorical_mask(X)
             if _is_frame(X):
                 return np.array([_frame_is_categorical(dt) for dt in X.dtypes], bool)
             return np.zeros(n_features, bool)
@@ -359,7 +362,7 @@ class FeatureEncoder:
             raise ValueError(
                 "categorical_features should be passed as an array of integers or as a "
                 "boolean mask when the model is fitted on data without feature names. "
-                "(Names need X as a pandas DataFrame.)"
+                "(Names need X as a pandas or polars DataFrame.)"
             )
         lookup = {n: i for i, n in enumerate(names)}
         for name in cf:
@@ -399,7 +402,8 @@ class FeatureEncoder:
     def _fit_transform(self, X, fit, target=None, sample_weight=None):
         if issparse(X):
             return self._sparse(X, fit)
-        frame = _is_frame(X)
+        polars = polars_frames.is_polars_frame(X)
+        frame = _is_frame(X) or polars
         # datetime64 arrays take the column path: check_array would turn them into numbers
         # of their unit
         if (
@@ -433,7 +437,10 @@ class FeatureEncoder:
                     "categorical data; pass the same kind of X as in fit."
                 )
             return Xn
-        if frame:
+        if polars:
+            n_samples, n_features = X.shape
+            names = polars_frames.column_names(X)
+        elif frame:
             n_samples, n_features = X.shape
             names = [str(c) for c in X.columns]
             get = lambda f: X.iloc[:, f]  # noqa: E731
@@ -451,13 +458,17 @@ class FeatureEncoder:
             )
         any_cat = self.is_categorical_.any()
         out = np.empty((n_samples, n_features), dtype=np.float64)
+        if polars:
+            is_cat = self.is_categorical_
+            get = lambda f: polars_frames.read_column(X, f, bool(is_cat[f]))  # noqa: E731
         for f in range(n_features):  # loop over columns, each one vectorised
             col = get(f)
             if self.is_categorical_[f]:
                 out[:, f] = self._encode_categorical(col, f, fit, names, target, sample_weight)
             else:
+                col = col.values if polars else col
                 out[:, f] = self._numeric_or_datetime(col, f, names, fit)
-        if not any_cat and frame:
+        if not any_cat and frame and not polars:
             # keep float32 input as float32 (memory) when no column needs encoding
             # (a text column of numbers has a pandas dtype that np.dtype refuses)
             dts = [getattr(dt, "numpy_dtype", dt) for dt in X.dtypes]
@@ -579,7 +590,9 @@ class FeatureEncoder:
         return vals
 
     def _encode_categorical(self, col, f, fit, names, target=None, sample_weight=None):
-        if hasattr(col, "cat"):
+        if isinstance(col, polars_frames.PolarsColumn):
+            values, pd_categories = col.values, col.categories
+        elif hasattr(col, "cat"):
             values = np.asarray(col.astype(object))
             pd_categories = np.asarray(col.cat.categories, dtype=object)
         else:
@@ -588,9 +601,8 @@ class FeatureEncoder:
         missing = _missing_mask(values)
         if fit:
             if pd_categories is not None:
-                pd_codes = col.cat.codes.to_numpy()
                 cats = pd_categories
-                row_category = pd_codes[~missing].astype(np.int64)
+                row_category = _declared_codes(col, values[~missing], cats)
             else:
                 try:
                     cats, row_category = np.unique(values[~missing], return_inverse=True)
@@ -888,6 +900,17 @@ class FeatureEncoder:
             )
 
 
+def _declared_codes(col, present, categories):
+    """The position in ``categories`` (a declared category order) of each of the
+    values ``present``: a pandas ``category`` column's codes, or a polars ``Enum``'s."""
+    if hasattr(col, "cat"):
+        codes = col.cat.codes.to_numpy()
+        return codes[codes >= 0].astype(np.int64)
+    distinct, inverse = np.unique(present, return_inverse=True)
+    position = {c: i for i, c in enumerate(categories.tolist())}
+    return np.array([position[c] for c in distinct.tolist()], np.int64)[inverse]
+
+
 def _distinct(labels):
     """Whether no two labels are equal (as a Python set sees them)."""
     try:
@@ -908,6 +931,16 @@ class EncoderMixin(AtomicRefitMixin):
     _accepts_sparse = True
     #: whether X may hold +-inf (scikit-learn's HistGradientBoosting takes them)
     _allows_infinite = False
+
+    def __sklearn_tags__(self):
+        """scikit-learn's tags, plus what the encoder takes: categorical columns
+        (``input_tags.categorical``) and text categories in a DataFrame
+        (``input_tags.string``: a pandas or polars column of strings is read as
+        categories)."""
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
 
     def _validate_params(self):
         """scikit-learn's check of the parameters against ``_parameter_constraints``,
