@@ -65,6 +65,7 @@ from ._registry import (
     transient_attributes,
     validate_part,
 )
+from ._skops import skops_trusted_types
 
 __all__ = [
     "FORMAT",
@@ -75,6 +76,7 @@ __all__ = [
     "save",
     "register",
     "registered_classes",
+    "skops_trusted_types",
     "validate_part",
     "check_array",
     "check_int",
