@@ -10,6 +10,7 @@ from .forest import (
 )
 from .gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from .hist_gradient_boosting import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+from .ranking import HistGradientBoostingRanker
 
 __all__ = [
     "AdaBoostClassifier",
@@ -21,6 +22,7 @@ __all__ = [
     "GradientBoostingClassifier",
     "GradientBoostingRegressor",
     "HistGradientBoostingClassifier",
+    "HistGradientBoostingRanker",
     "HistGradientBoostingRegressor",
     "RandomForestClassifier",
     "RandomForestRegressor",
