@@ -33,8 +33,9 @@ def test_watermelon_gains_and_root(melons):
     rep = clf.split_report(0)
     assert rep.attrs["entropy"] == pytest.approx(0.998, abs=2e-3)
     gains = rep.set_index("feature")["gain"]
+    # the book prints 0.109 for 色泽, from rounded intermediates; the exact gain is 0.1081
     book = {
-        "色泽": 0.109,
+        "色泽": 0.108,
         "根蒂": 0.143,
         "敲声": 0.141,
         "纹理": 0.381,
@@ -42,7 +43,7 @@ def test_watermelon_gains_and_root(melons):
         "触感": 0.006,
     }
     for name, g in book.items():
-        assert gains[name] == pytest.approx(g, abs=2e-3)
+        assert gains[name] == pytest.approx(g, abs=1e-3)
     assert rep.loc[rep.chosen, "feature"].item() == "纹理"
     # gain ratio = gain / IV with IV = -sum |D^v|/|D| log2 |D^v|/|D|
     X = melons.data

@@ -681,6 +681,9 @@ class _Grower:
             if res is not None:
                 gain[f], iv[f], branch[int(f)], thr[f], tables[f, :2] = res
                 ok[f] = True
+        # an attribute already used on the path is no candidate (its report line goes)
+        gain[~allowed] = np.nan
+        iv[~allowed] = np.nan
         p_value = np.where(ok, chi_square(tables).p_value, np.nan)
         return gain, iv, ok, thr, p_value, branch
 
