@@ -18,6 +18,7 @@ from ._jit import kernel
 from ._threads import region_threads, run_tasks
 from .lane_walk import _FEATURE, LaneArrays, accumulate_forest_lanes
 from .tree import check_sum_buffer
+from .tree_stack import TreeStack
 
 #: values of X in a block of rows (one MiB of float64): a block is walked by every tree
 #: in turn, so its rows stay in a core's second-level cache while the trees' nodes come
@@ -84,10 +85,11 @@ class PackedForest:
         widths = {t.value.shape[1] for t in trees}
         if len(widths) != 1:
             raise ValueError(f"The trees' values must be of one width, got {sorted(widths)}.")
-        sizes = np.array([t.node_count for t in trees], dtype=np.int64)
+        stack = TreeStack(trees)
+        sizes = stack.sizes
         if sizes.sum() > np.iinfo(np.int32).max:  # the walk reads int32 children
             raise ValueError(f"Too many nodes to pack in one forest: {int(sizes.sum())}.")
-        roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        roots = stack.roots
         total = int(sizes.sum())
         left = np.empty(total, np.int32)
         split = np.empty(total, np.uint32)

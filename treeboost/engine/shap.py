@@ -27,7 +27,7 @@ import numpy as np
 from numba import prange
 
 from .raw_split import TREE_LEAF, goes_left_raw
-from .tree import _NO_CATEGORIES
+from .tree_stack import TreeStack
 from ._jit import inlined, kernel, parallel_kernel
 
 #: rows walked together: every tree is walked once per block, its path shared by the
@@ -448,12 +448,9 @@ class ShapTrees:
                     f"values[{t}]: must have shape (node_count, {n_values}), got {v.shape}."
                 )
             _check_tree(tree, v, f"trees[{t}]")
-        sizes = np.array([t.node_count for t in trees], dtype=np.int64)
-        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-        shift = np.repeat(offsets, sizes)
-        cat = lambda name: np.concatenate([getattr(t, name) for t in trees])  # noqa: E731
-        left = cat("children_left").astype(np.int64)
-        right = cat("children_right").astype(np.int64)
+        stack = TreeStack(trees)
+        cat = stack.concat
+        left, right = stack.children()
         leaf = left == TREE_LEAF
         feature = cat("feature").astype(np.int64)
         player = np.concatenate(
@@ -469,8 +466,8 @@ class ShapTrees:
             ]
         )
         cover = cat("weighted_n_node_samples").astype(np.float64)
-        lc = cover[np.where(leaf, 0, left + shift)]
-        rc = cover[np.where(leaf, 0, right + shift)]
+        lc = cover[np.where(leaf, 0, left)]
+        rc = cover[np.where(leaf, 0, right)]
         total = lc + rc
         with np.errstate(invalid="ignore", divide="ignore"):
             frac = np.where(total > 0, lc / np.where(total > 0, total, 1.0), 0.5)
@@ -481,14 +478,10 @@ class ShapTrees:
         self.n_columns_used = int(feature[internal].max()) + 1 if internal.any() else 0
         self.n_players_used = int(player[internal].max()) + 1 if internal.any() else 0
         max_depth = int(max(int(np.max(t.depth)) for t in trees))
-        bitset = (
-            np.concatenate([t.categories_left for t in trees])
-            if any(np.asarray(t.is_categorical).any() for t in trees)
-            else _NO_CATEGORIES
-        )
+        bitset = stack.bitsets()
         self.forest = ShapForest(
-            left=np.where(leaf, TREE_LEAF, left + shift),
-            right=np.where(leaf, TREE_LEAF, right + shift),
+            left=left,
+            right=right,
             feature=np.where(leaf, 0, feature),
             player=np.where(leaf, 0, player),
             threshold=cat("threshold").astype(np.float64),
@@ -497,7 +490,7 @@ class ShapTrees:
             bitset=bitset,
             frac_left=np.ascontiguousarray(frac, dtype=np.float64),
             value=np.ascontiguousarray(np.concatenate(values), dtype=np.float64),
-            roots=offsets,
+            roots=stack.roots,
             output=np.asarray(outputs, dtype=np.int64),
             max_depth=max_depth,
             max_unique=min(max_depth, self.n_players_used),

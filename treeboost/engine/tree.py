@@ -19,13 +19,12 @@ from ._jit import inlined, kernel, parallel_kernel
 from ._threads import region_threads
 from .csr_walk import CSRRows, accumulate_csr, apply_csr, prepared_csr
 from .raw_split import TREE_LEAF, goes_left_at_node
+from .tree_stack import NO_CATEGORIES as _NO_CATEGORIES, TreeStack
 from ..persistence._spec import check_state, integer, layout_spec
 
 #: rows of a tree's walk (:meth:`Tree.apply`, :meth:`Tree.add_predictions`) a thread
 #: takes at least: a region of fewer than twice as many rows runs serial
 WALK_ROWS_PER_THREAD = 1000
-
-_NO_CATEGORIES = np.zeros((1, 4), np.uint64)
 
 
 def check_sum_buffer(out, shape):
@@ -797,25 +796,15 @@ class PackedTrees:
         for t in trees:
             # the features are bounded below, at every predict
             t._check_walk()
-        sizes = np.array([t.node_count for t in trees], dtype=np.int64)
-        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-        cat = lambda name: np.concatenate([getattr(t, name) for t in trees])  # noqa: E731
-        shift = np.repeat(offsets, sizes)
-        left = cat("children_left").astype(np.int64)
-        right = cat("children_right").astype(np.int64)
-        self.left = np.where(left >= 0, left + shift, TREE_LEAF)
-        self.right = np.where(right >= 0, right + shift, TREE_LEAF)
-        self.feature = cat("feature")
-        self.threshold = cat("threshold")
-        self.missing_left = cat("missing_go_left")
-        self.is_cat = cat("is_categorical")
-        self.bitset = (
-            np.concatenate([t.categories_left for t in trees])
-            if any(t.is_categorical.any() for t in trees)
-            else _NO_CATEGORIES
-        )
+        stack = TreeStack(trees)
+        self.left, self.right = stack.children()
+        self.feature = stack.concat("feature")
+        self.threshold = stack.concat("threshold")
+        self.missing_left = stack.concat("missing_go_left")
+        self.is_cat = stack.concat("is_categorical")
+        self.bitset = stack.bitsets()
         self.value = np.concatenate([t.value[:, 0] for t in trees])
-        self.roots = offsets
+        self.roots = stack.roots
         # the lane walk's arrays, when every tree has numeric splits only (the children
         # stay side by side through the shift)
         self.lanes = (
