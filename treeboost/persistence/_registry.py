@@ -72,7 +72,7 @@ def _register_estimators() -> None:
     loads them on first use only, and a file may be loaded before any estimator is."""
     import importlib
 
-    for module in ("treeboost.trees", "treeboost.ensembles"):
+    for module in ("treeboost.trees", "treeboost.ensembles", "treeboost.oblique"):
         importlib.import_module(module)
 
 
