@@ -1,0 +1,34 @@
+"""Treeboost models in the formats other tools read.
+
+* :func:`to_onnx`: an ONNX graph (``TreeEnsemble``, ai.onnx.ml 5) that onnxruntime
+  scores; :func:`register_skl2onnx` lets ``skl2onnx.to_onnx`` take treeboost models,
+  alone or in a Pipeline; :func:`graph_input` is the matrix the graphs read.
+* :func:`to_treelite`: a treelite model (``treelite.gtil.predict``, ``tl2cgen``).
+
+Each name is imported on first use: onnx, skl2onnx and treelite are optional.
+"""
+
+import importlib
+
+#: each public name -> the module (of this package) that defines it
+_HOMES = {
+    "to_onnx": "onnx",
+    "register_skl2onnx": "onnx",
+    "graph_input": "_tree_ensemble",
+    "to_treelite": "treelite",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
