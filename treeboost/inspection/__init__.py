@@ -22,12 +22,15 @@ if TYPE_CHECKING:
     # what __getattr__ gives, named for type checkers
     from ._dataframe import trees_to_dataframe
     from ._shap import shap_values
+    from .shap_tools import shap_explainer, shap_explanation
     from .drawing import export_graphviz, plot_tree
     from .export import export_text
     from .rules import Condition, Rule, export_rules, extract_rules, rule_coverage
 
 _WHERE = {
     "shap_values": "._shap",
+    "shap_explainer": ".shap_tools",
+    "shap_explanation": ".shap_tools",
     "trees_to_dataframe": "._dataframe",
     "export_text": ".export",
     "Condition": ".rules",
