@@ -206,8 +206,7 @@ RandomCuts = namedtuple(
     "RandomCuts",
     [
         "feature",  # the batch's features, in the order they were drawn
-        "lo",
-        "hi",  # smallest and largest code present in the node
+        "nan_left",  # 1: the feature's missing values go left (drawn with its cut)
         "n_missing",  # the node's samples with a missing value
         "cut",  # codes <= cut go left
         "left",  # (n_features, n_cols) statistics of the left side

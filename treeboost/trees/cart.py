@@ -495,10 +495,17 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Categorical columns (see :class:`~treeboost.trees.FeatureEncoder`);
         by default the pandas columns of category, object or string dtype.
     splitter : {"best", "random"}, default="best"
-        "best" searches every cut; "random" draws one cut per numeric feature uniformly in
-        value between the node's smallest and largest value (Extra-Trees, Geurts et al.
-        2006; the values are bin centers, exact up to ``max_bins`` distinct values), and
-        constant features do not count towards ``max_features``.
+        "best" searches every cut; "random" draws as scikit-learn's random splitter:
+        one cut per numeric feature uniformly in value between the node's smallest and
+        largest value (Extra-Trees, Geurts et al. 2006; the values are bin centers, exact
+        up to ``max_bins`` distinct values), the missing values to a random side, a
+        random subset of the node's categories for a categorical feature (each category
+        left with probability 1/2, both sides non-empty); every drawn feature counts
+        toward ``max_features``, constant ones too, and past ``max_features`` the node
+        draws one more at a time until one is not constant (or none is left).  (With
+        ``criterion="absolute_error"`` a categorical feature gets its best subset and the
+        missing values the better side; with sparse X, a categorical feature its best
+        subset.)
     ccp_alpha : float, default=0.0
         Minimal cost-complexity pruning (Breiman et al. 1984; scikit-learn's parameter):
         after growth, the weakest link (the internal node ``t`` of least

@@ -22,16 +22,24 @@ from ..random_cuts import (
 from ..splitting import sparse_histogram, thread_scratch
 from .sampling import rand
 
+#: the bit of a cut's draw that gives its missing values' side (the cut reads the 53 low
+#: bits: one draw, so that the lean grower and this search draw alike)
+_SIDE_BIT = np.int64(61)
+
 
 @inlined
 def random_search_body(g, view, nt, exact, ranges=None, sparse=False):
-    """Extra-Trees' search at a node: features in random order until ``max_features`` of
-    them are not constant in the node (constant ones do not count, as in Geurts et al.
-    2006 and scikit-learn), each numeric one with one random cut (:mod:`..random_cuts`),
-    the features drawn in batches (all the draws of a batch's features, then those of
-    their cuts, in the order of the features).  Returns the best numeric feature (-1:
-    none), its score, and how many categorical features were drawn: they are in
-    ``sampler.sorted_draw[:n]``, for the caller to search for their best subset (with
+    """Extra-Trees' search at a node, as scikit-learn's random splitter draws it:
+    features in random order, every drawn feature counted toward ``max_features``
+    (constant ones too), and past ``max_features`` one more at a time until one of them
+    is not constant in the node (or none is left).  Each numeric one gets one random cut
+    (:mod:`..random_cuts`) and its missing values a random side; each categorical one a
+    random subset of the node's categories (:func:`random_subset`), the features drawn in
+    batches (all the draws of a batch's features, then those of their cuts, in the order
+    of the features).  A feature is constant when all its values are missing, or one
+    value and none missing.  Returns the best feature (-1: none), its score, and how many
+    categorical features were left to the caller: with ``exact`` or ``sparse`` they are
+    in ``sampler.sorted_draw[:n]``, for the caller to search for their best subset (with
     the split search it compiles anyway).
 
     ``exact`` is a constant of the compiled copy: with True the cuts are scored by the
@@ -56,24 +64,32 @@ def random_search_body(g, view, nt, exact, ranges=None, sparse=False):
     count_col = view.total.shape[0] - 1
     best = np.int64(-1)
     best_score = -np.inf
+    # the drawn features not constant in the node; ``i`` counts every drawn one
     found = 0
     n_cat = 0
     i = 0
-    while i < n and found < max_features:
+    while i < n and (i < max_features or found == 0):
         nb = 0
-        while i < n and found + nb < max_features:
+        n_batch = 0
+        while i < n and (i < max_features or (found == 0 and n_batch == 0)):
             j = i + np.int64(rand(sampler.state) % np.uint64(n - i))
             f = perm[j]
             perm[j] = perm[i]
             perm[i] = f
             i += 1
-            if data.is_categorical[f]:
+            n_batch += 1
+            if not data.is_categorical[f]:
+                cuts.feature[nb] = f
+                nb += 1
+            elif exact or sparse or ranges is not None:
                 sampler.sorted_draw[n_cat] = f
                 n_cat += 1
                 found += 1
-            else:
-                cuts.feature[nb] = f
-                nb += 1
+            elif random_subset(f, view, data, rows, mc, params, scratch_all, cands, sampler.state):
+                found += 1
+                if cands.score[f] > best_score:
+                    best_score = cands.score[f]
+                    best = f
         if nb == 0:
             continue
         if ranges is not None and not ranges.by_codes and not exact and not sparse:
@@ -95,12 +111,13 @@ def random_search_body(g, view, nt, exact, ranges=None, sparse=False):
                         )
                 else:
                     lo, hi, n_missing = cut_range(ranges.codes, None, view.start, view.end, f, mc)
-                if hi <= lo:
+                if constant(lo, hi, n_missing):
                     cuts.n_missing[j] = -1  # constant in the node: no cut
                     continue
                 found += 1
                 draw = np.int64(rand(sampler.state) >> np.uint64(2))
                 cuts.n_missing[j] = n_missing
+                cuts.nan_left[j] = (draw >> _SIDE_BIT) & 1
                 cuts.cut[j] = draw_cut_from_table(
                     data.bin_centers[f],
                     ranges.cut_table[f],
@@ -145,7 +162,16 @@ def random_search_body(g, view, nt, exact, ranges=None, sparse=False):
                         miss,
                     )
                 score_random_cut(
-                    f, cuts.cut[j], left, miss, n_missing, view, params, scratch_all, cands
+                    f,
+                    cuts.cut[j],
+                    left,
+                    miss,
+                    n_missing,
+                    cuts.nan_left[j],
+                    view,
+                    params,
+                    scratch_all,
+                    cands,
                 )
                 if cands.score[f] > best_score:
                     best_score = cands.score[f]
@@ -177,11 +203,12 @@ def random_search_body(g, view, nt, exact, ranges=None, sparse=False):
                 # the lean grower's large node (its small ones are drawn above): the
                 # counts by code give the range, then the cut's sums
                 lo, hi, n_missing = code_range(ranges.by_code[j % ranges.by_code.shape[0]], mc)
-            if hi <= lo:
+            if constant(lo, hi, n_missing):
                 continue
             found += 1
             draw = np.int64(rand(sampler.state) >> np.uint64(2))
             cuts.n_missing[j] = n_missing
+            cuts.nan_left[j] = (draw >> _SIDE_BIT) & 1
             if ranges is None:
                 cuts.cut[j] = draw_cut(data.bin_centers[f], lo, hi, draw)
             else:
@@ -220,7 +247,16 @@ def random_search_body(g, view, nt, exact, ranges=None, sparse=False):
                         ranges.by_code[j % ranges.by_code.shape[0]], cuts.cut[j], mc, left, miss
                     )
                 score_random_cut(
-                    f, cuts.cut[j], left, miss, n_missing, view, params, scratch_all, cands
+                    f,
+                    cuts.cut[j],
+                    left,
+                    miss,
+                    n_missing,
+                    cuts.nan_left[j],
+                    view,
+                    params,
+                    scratch_all,
+                    cands,
                 )
             if cands.score[f] > best_score:
                 best_score = cands.score[f]
@@ -231,14 +267,30 @@ def random_search_body(g, view, nt, exact, ranges=None, sparse=False):
 
 
 @inlined
-def score_random_cut(f, cut, left, miss, n_missing, view, params, scratch_all, cands):
+def constant(lo, hi, n_missing):
+    """Whether a feature whose present codes in the node span ``[lo, hi]`` (``hi < lo``:
+    none) with ``n_missing`` missing values is constant there: all missing, or one value
+    and none missing (scikit-learn's rule; one value and some missing is split into the
+    two)."""
+    return hi < lo or (hi == lo and n_missing == 0)
+
+
+@inlined
+def score_random_cut(f, cut, left, miss, n_missing, nan_left, view, params, scratch_all, cands):
     """Feature ``f``'s random cut ``cut``, whose sides sum to ``left`` and ``miss``
-    (missing values), scored into ``cands``."""
+    (missing values), scored into ``cands`` with the missing values on the drawn side
+    (``nan_left`` 1: left), not the better one, as scikit-learn's random splitter; a cut
+    that saw none sends them to the larger child (:func:`..splitting.nan_goes_left`).
+    ``left`` is a work row: it gets the missing values when they go left."""
+    has_miss = n_missing > 0
+    if has_miss and nan_left == 1:
+        for c in range(left.shape[0]):
+            left[c] += miss[c]
     check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], view.lower, view.upper)
     sc, ml, mid = score_cut(
         left,
         miss,
-        n_missing > 0,
+        False,
         view.total,
         check,
         params.criterion,
@@ -249,11 +301,82 @@ def score_random_cut(f, cut, left, miss, n_missing, view, params, scratch_all, c
         scratch_all.tmp[0],
         cands.left_stats[f],
     )
+    if has_miss:
+        ml = nan_left == 1
     cands.score[f] = sc
     if sc > -np.inf:
         cands.mid[f] = mid
         cands.bin_threshold[f] = cut
         cands.missing_go_left[f] = ml
+
+
+@inlined
+def random_subset(f, view, data, rows, mc, params, scratch_all, cands, state):
+    """Categorical feature ``f``'s random split at the node: each category present in
+    the node goes left with probability 1/2 (drawn again until both sides get one), its
+    missing values to a random side; scored into ``cands`` as a random cut
+    (:func:`score_random_cut`), the subset in ``cands.categories[f]``.  Returns whether
+    the feature is not constant in the node (:func:`constant`): only then is it drawn.
+    Reads the codes sample-major through ``rows.idx``, the statistics in node order
+    (``rows.ostats``); ``scratch_all.bits[0]`` holds the present set meanwhile (zeros
+    again on return, as the bitmap gather leaves it)."""
+    present = scratch_all.bits[0]
+    bits = cands.categories[f]
+    for w in range(bits.shape[0]):
+        present[w] = np.uint64(0)
+    codes = data.codes_rows
+    idx = rows.idx
+    uf = np.uint64(f)
+    n_missing = np.int64(0)
+    for i in range(np.uint64(view.start), np.uint64(view.end)):
+        c = np.int64(codes[np.uint64(idx[i]), uf])
+        if c == mc:
+            n_missing += 1
+        else:
+            present[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+    n_present = np.int64(0)
+    for w in range(bits.shape[0]):
+        x = present[w]
+        while x:
+            x &= x - np.uint64(1)
+            n_present += 1
+    if constant(np.int64(0), n_present - 1, n_missing):
+        for w in range(bits.shape[0]):
+            present[w] = np.uint64(0)
+        cands.score[f] = -np.inf
+        return False
+    # a subset is kept when it holds some present category and not all of them (one
+    # present category and some missing: all of it, against the missing values)
+    while True:
+        some = False
+        every = True
+        for w in range(bits.shape[0]):
+            bits[w] = present[w] & rand(state) if n_present >= 2 else present[w]
+            some = some or bits[w] != np.uint64(0)
+            every = every and bits[w] == present[w]
+        if n_present < 2 or (some and not every):
+            break
+    for w in range(bits.shape[0]):
+        present[w] = np.uint64(0)
+    nan_left = np.int64(rand(state) >> np.uint64(63))
+    left = cands.left_stats[f]
+    miss = scratch_all.left[0]
+    for c in range(left.shape[0]):
+        left[c] = 0.0
+        miss[c] = 0.0
+    ostats = rows.ostats
+    ustart = np.uint64(view.start)
+    for i in range(ustart, np.uint64(view.end)):
+        c = np.int64(codes[np.uint64(idx[i]), uf])
+        o = i - ustart
+        if c == mc:
+            for k in range(left.shape[0]):
+                miss[k] += ostats[o, k]
+        elif bits[c >> 6] >> np.uint64(c & 63) & np.uint64(1):
+            for k in range(left.shape[0]):
+                left[k] += ostats[o, k]
+    score_random_cut(f, 0, left, miss, n_missing, nan_left, view, params, scratch_all, cands)
+    return True
 
 
 @inlined

@@ -127,7 +127,7 @@ def make_workspace(
         np.empty(n_features, np.int64),
     )
     cuts = RandomCuts(
-        *(np.zeros(n_features, np.int64) for _ in range(5)),
+        *(np.zeros(n_features, np.int64) for _ in range(4)),
         np.zeros((n_features, n_cols)),
         np.zeros((n_features, n_cols)),
     )
