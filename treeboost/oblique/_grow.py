@@ -18,7 +18,6 @@ from ..engine._jit import internal, kernel
 from ._search import side_impurity
 from ._splitters import (
     AXIS,
-    LINEAR,
     OC1,
     SPORF,
     best_axis,

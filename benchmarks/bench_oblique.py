@@ -1,0 +1,209 @@
+"""Oblique trees and forests against the oblique learners on PyPI and scikit-learn's
+axis-parallel ones, each library in a fresh process, on data sets that packages ship.
+
+    python benchmarks/bench_oblique.py --quick      # 4 data sets, 20 trees
+    python benchmarks/bench_oblique.py              # 8 data sets, 100 trees
+
+Every learner sees the same 5 stratified folds (shuffled, seed 0), with its defaults
+(``random_state=0``, one thread).  Printed per data set and learner: mean accuracy and
+its spread over the folds, leaves (per tree), fit time (seconds per fold, the whole
+forest).  A library that does not install or import is skipped with its reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+FORESTS = ["treeboost_sporf", "treeple_sporf", "sklearn_rf", "rotation_forest"]
+TREES = [
+    "treeboost_oc1",
+    "treeboost_cart",
+    "sklearn_cart",
+    "oc1_package",
+    "obliquetree",
+    "scikit_obliquetree",
+]
+
+
+def datasets(quick):
+    """Real data sets shipped by installed packages (numeric attributes, class y)."""
+    from sklearn import datasets as skd
+
+    out = {}
+    for name in ("iris", "wine", "breast_cancer", "digits"):
+        X, y = getattr(skd, f"load_{name}")(return_X_y=True)
+        out[name] = (X.astype(float), y)
+    if quick:
+        return out
+    Xd, yd = skd.load_diabetes(return_X_y=True)
+    out["diabetes>median"] = (Xd, (yd > np.median(yd)).astype(int))
+    from treeboost.datasets import load_titanic
+
+    t = load_titanic(as_frame=True).frame
+    cols = [c for c in t.columns if t[c].dtype.kind in "if" and c.lower() != "survived"]
+    Xt = t[cols].astype(float).to_numpy()
+    sex = [c for c in t.columns if c.lower() == "sex"]
+    if sex:
+        Xt = np.column_stack([Xt, (t[sex[0]].astype(str) == "male").to_numpy(float)])
+    Xt = np.where(np.isnan(Xt), np.nanmedian(Xt, axis=0), Xt)
+    ycol = [c for c in t.columns if c.lower() == "survived"][0]
+    out["titanic"] = (Xt, t[ycol].to_numpy().astype(int))
+    try:
+        import statsmodels.api as sm
+
+        fair = sm.datasets.fair.load_pandas().data
+        out["fair(affairs>0)"] = (
+            fair.drop(columns="affairs").to_numpy(float),
+            (fair["affairs"] > 0).to_numpy(int),
+        )
+        anes = sm.datasets.anes96.load_pandas().data
+        out["anes96(vote)"] = (
+            anes.drop(columns="vote").to_numpy(float),
+            anes["vote"].to_numpy(int),
+        )
+    except ImportError:
+        print("statsmodels not installed: its data sets left out", file=sys.stderr)
+    return out
+
+
+def make(lib, n_trees):
+    """The learner of ``lib`` with its defaults, and how to count its leaves."""
+    if lib == "treeboost_sporf":
+        from treeboost.oblique import ObliqueRandomForestClassifier
+
+        return ObliqueRandomForestClassifier(n_trees, random_state=0), lambda m: m.n_leaves_.mean()
+    if lib == "treeple_sporf":
+        from treeple import ObliqueRandomForestClassifier
+
+        m = ObliqueRandomForestClassifier(n_estimators=n_trees, random_state=0)
+        return m, lambda m: np.mean([e.get_n_leaves() for e in m.estimators_])
+    if lib == "sklearn_rf":
+        from sklearn.ensemble import RandomForestClassifier
+
+        m = RandomForestClassifier(n_trees, random_state=0)
+        return m, lambda m: np.mean([e.get_n_leaves() for e in m.estimators_])
+    if lib == "rotation_forest":
+        from rotation_forest import RotationForestClassifier
+
+        m = RotationForestClassifier(n_estimators=n_trees, random_state=0)
+        return m, lambda m: np.mean([e.get_n_leaves() for e in m.estimators_])
+    if lib == "treeboost_oc1":
+        from treeboost.oblique import ObliqueDecisionTreeClassifier
+
+        return ObliqueDecisionTreeClassifier(random_state=0), lambda m: m.get_n_leaves()
+    if lib == "treeboost_cart":
+        from treeboost import DecisionTreeClassifier
+
+        return DecisionTreeClassifier(random_state=0), lambda m: m.get_n_leaves()
+    if lib == "sklearn_cart":
+        from sklearn.tree import DecisionTreeClassifier
+
+        return DecisionTreeClassifier(random_state=0), lambda m: m.get_n_leaves()
+    if lib == "obliquetree":
+        from obliquetree import Classifier
+
+        return Classifier(random_state=0), lambda m: float("nan")
+    if lib == "oc1_package":
+        from oc1 import ObliqueDecisionTree
+
+        return ObliqueDecisionTree(random_state=0), lambda m: _oc1_leaves(m)
+    if lib == "scikit_obliquetree":
+        from scikit_obliquetree.HHCART import HouseHolderCART
+
+        return HouseHolderCART(), lambda m: float("nan")
+    raise ValueError(f"unknown lib {lib!r}")
+
+
+def _oc1_leaves(model):
+    """Leaves of the oc1 package's tree (its root's ``count_leaves``)."""
+    return model.root.count_leaves()
+
+
+def child(lib, quick):
+    from sklearn.model_selection import StratifiedKFold
+
+    n_trees = 20 if quick else 100
+    try:
+        make(lib, n_trees)
+    except Exception as exc:  # noqa: BLE001  (a library that does not import: skipped)
+        print(json.dumps({"lib": lib, "skipped": f"{type(exc).__name__}: {exc}"[:200]}))
+        return
+    rows = {}
+    for name, (X, y) in datasets(quick).items():
+        folds = StratifiedKFold(5, shuffle=True, random_state=0).split(X, y)
+        acc, leaves, fit = [], [], []
+        for train, test in folds:
+            model, count = make(lib, n_trees)
+            t0 = time.perf_counter()
+            model.fit(X[train], y[train])
+            fit.append(time.perf_counter() - t0)
+            acc.append(float(np.mean(model.predict(X[test]) == y[test])))
+            leaves.append(float(count(model)))
+        rows[name] = {
+            "acc": float(np.mean(acc)),
+            "acc_sd": float(np.std(acc)),
+            "leaves": float(np.mean(leaves)),
+            # the first fold pays for numba's compilation in a fresh process: left out
+            "fit_s": float(np.median(fit[1:])),
+        }
+    print(json.dumps({"lib": lib, "rows": rows}))
+
+
+def table(results, libs, title):
+    got = {r["lib"]: r for r in results}
+    print(f"\n## {title}\n")
+    for lib in libs:
+        if lib in got and "skipped" in got[lib]:
+            print(f"skipped {lib}: {got[lib]['skipped']}")
+        elif lib not in got:
+            print(f"skipped {lib}: failed to run (see stderr)")
+    ran = [lib for lib in libs if lib in got and "rows" in got[lib]]
+    if not ran:
+        return
+    names = list(got[ran[0]]["rows"])
+    print("| data set | " + " | ".join(f"{lib} acc (sd) / leaves / fit s" for lib in ran) + " |")
+    print("|---" * (len(ran) + 1) + "|")
+    for name in names:
+        cells = []
+        for lib in ran:
+            r = got[lib]["rows"].get(name)
+            cells.append(
+                "-"
+                if r is None
+                else f"{r['acc']:.3f} ({r['acc_sd']:.3f}) / {r['leaves']:.0f} / {r['fit_s']:.3f}"
+            )
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    base = "treeboost_sporf" if "treeboost_sporf" in ran else "treeboost_oc1"
+    for lib in ran:
+        if lib == base:
+            continue
+        ratios = [got[lib]["rows"][n]["fit_s"] / got[base]["rows"][n]["fit_s"] for n in names]
+        print(f"\nfit time {lib} / {base}: geometric mean {np.exp(np.mean(np.log(ratios))):.2f}x")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lib")
+    ap.add_argument("--quick", nargs="?", const="1", default="0")
+    args = ap.parse_args()
+    quick = args.quick not in ("0", "False", "false", "")
+    if args.lib:
+        child(args.lib, quick)
+        return
+    from _fresh import run_each
+
+    results = run_each(__file__, FORESTS + TREES, {"quick": int(quick)})
+    table(results, FORESTS, "Forests")
+    table(results, TREES, "Single trees")
+
+
+if __name__ == "__main__":
+    main()
