@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     # what __getattr__ gives, named for type checkers
     from ._dataframe import trees_to_dataframe
     from ._shap import shap_values
+    from .json_dump import dump_json, dump_model
     from .shap_tools import shap_explainer, shap_explanation
     from .drawing import export_graphviz, plot_tree
     from .export import export_text
@@ -31,6 +32,8 @@ _WHERE = {
     "shap_values": "._shap",
     "shap_explainer": ".shap_tools",
     "shap_explanation": ".shap_tools",
+    "dump_model": ".json_dump",
+    "dump_json": ".json_dump",
     "trees_to_dataframe": "._dataframe",
     "export_text": ".export",
     "Condition": ".rules",
