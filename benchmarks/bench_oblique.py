@@ -193,6 +193,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lib")
     ap.add_argument("--quick", nargs="?", const="1", default="0")
+    ap.add_argument("--libs", help="comma-separated subset of the learners")
     args = ap.parse_args()
     quick = args.quick not in ("0", "False", "false", "")
     if args.lib:
@@ -200,9 +201,10 @@ def main():
         return
     from _fresh import run_each
 
-    results = run_each(__file__, FORESTS + TREES, {"quick": int(quick)})
-    table(results, FORESTS, "Forests")
-    table(results, TREES, "Single trees")
+    chosen = args.libs.split(",") if args.libs else FORESTS + TREES
+    results = run_each(__file__, chosen, {"quick": int(quick)})
+    table(results, [lib for lib in FORESTS if lib in chosen], "Forests")
+    table(results, [lib for lib in TREES if lib in chosen], "Single trees")
 
 
 if __name__ == "__main__":
