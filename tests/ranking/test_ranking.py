@@ -203,3 +203,30 @@ def test_clone_get_params_and_save_load(tmp_path):
     save(ranker, path)
     loaded = load(path)
     np.testing.assert_array_equal(loaded.predict(X), ranker.predict(X))
+
+
+def test_lambdas_are_lightgbms():
+    """One stump on a 0/1 feature: LightGBM's two leaves are -G/H of our lambdas on each
+    side (to its sigmoid table's precision)."""
+    lgb = pytest.importorskip("lightgbm")
+    rng = np.random.default_rng(1)
+    sizes = rng.integers(5, 40, 50)
+    n = sizes.sum()
+    y = rng.integers(0, 4, n)
+    x = rng.integers(0, 2, n).astype(float)
+    model = lgb.LGBMRanker(
+        n_estimators=1,
+        num_leaves=2,
+        learning_rate=1.0,
+        min_child_samples=1,
+        min_child_weight=0,
+        reg_lambda=0,
+        verbose=-1,
+    ).fit(x[:, None], y, group=sizes)
+    loss = LambdaRankLoss()
+    loss.bind(y, query_offsets(n, sizes))
+    g, h = loss.gradient_hessian(y, np.zeros(n))
+    leaves = model.predict(np.array([[0.0], [1.0]]))
+    for value in (0, 1):
+        side = x == value
+        assert leaves[value] == pytest.approx(-g[side].sum() / h[side].sum(), rel=1e-6)
