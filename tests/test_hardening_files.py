@@ -72,7 +72,7 @@ def test_c45_cut_between_adjacent_values_ends():
 
 
 def test_c45_threshold_lies_between_the_values():
-    from treeboost.trees.classic import _midpoint
+    from treeboost.trees._classic_grower import _midpoint
 
     for a, b in _ADJACENT.values():
         t = _midpoint(a, b)

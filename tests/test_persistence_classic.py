@@ -377,7 +377,7 @@ def test_inconsistent_columns_are_refused(c45, corruption, message, tmp_path):
         cols[0]["state"]["categories"]["dtype"] = "no such dtype"
     elif corruption == "not_a_column":
         cols[1] = {
-            "__object__": cols[1]["__object__"].replace("_Column", "MultiwayTree"),
+            "__object__": "treeboost.trees.multiway_tree.MultiwayTree",
             "ref": 999,
             "state": {},
         }
@@ -664,3 +664,20 @@ def test_moved_names_still_import_with_a_future_warning(module, name):
     with pytest.warns(FutureWarning, match=f"treeboost.inspection.{name}"):
         value = getattr(importlib.import_module(module), name)
     assert value is getattr(treeboost.inspection, name)
+
+
+def test_a_file_naming_the_classes_old_module_loads(c45, data, tmp_path):
+    """MultiwayTree and _Column moved out of ``trees.classic``: a file written before,
+    which names them there, loads into the same model."""
+    path = c45.save(tmp_path / "m.tbm")
+    text = path.read_bytes()
+    doc, arrays = _read(path)
+    raw = json.dumps(doc)
+    old = raw.replace(
+        "treeboost.trees.multiway_tree.MultiwayTree", "treeboost.trees.classic.MultiwayTree"
+    )
+    old = old.replace("treeboost.trees._classic_grower._Column", "treeboost.trees.classic._Column")
+    assert old != raw
+    _write(path, json.loads(old), arrays)
+    assert path.read_bytes() != text
+    _assert_same(c45, treeboost.load(path), data[0])

@@ -39,6 +39,11 @@ _MOVED_MODULES = {
     "treeboost.trees.encoding": "treeboost._input.encoding",
     "treeboost.trees.export": "treeboost.inspection.rules",
 }
+#: classes that moved out of a module that still exists: the old name -> the new one
+_MOVED_CLASSES = {
+    "treeboost.trees.classic.MultiwayTree": "treeboost.trees.multiway_tree.MultiwayTree",
+    "treeboost.trees.classic._Column": "treeboost.trees._classic_grower._Column",
+}
 
 
 def class_name(cls: type) -> str:
@@ -84,6 +89,8 @@ def lookup(name: object) -> type[Any] | None:
     if cls is None and name.startswith("treeboost."):
         _register_estimators()
         cls = _REGISTRY.get(name)
+    if cls is None and name in _MOVED_CLASSES:
+        cls = _REGISTRY.get(_MOVED_CLASSES[name])
     if cls is None:
         for old, new in _MOVED_MODULES.items():
             if name.startswith(old + "."):
