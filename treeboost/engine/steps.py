@@ -22,7 +22,7 @@ from .criteria import NEWTON, node_term
 from .histogram import build_histogram, build_histogram_pair, compress_histogram
 from .partition import BinnedSplit, partition_serial
 from .splitting import newton_dense_split, scan_feature, thread_scratch
-from .grow.examine import NEWTON_GAIN_RTOL, SCORE_RTOL
+from .grow.acceptance import better_score, gain_accepted
 from ._jit import inlined, kernel, parallel_kernel
 from ._pairs import add_pair
 
@@ -178,8 +178,8 @@ def best_node_split(
     ``-inf``.
 
     Returns ``(feature, impurity)``: the feature of largest score (the lowest index
-    among scores equal within ``SCORE_RTOL``), -1 when no split is valid or its gain is not positive
-    (``gain > NEWTON_GAIN_RTOL * score`` and ``gain >= params.min_decrease``), and the
+    among scores equal within rounding, :func:`~.grow.acceptance.better_score`), -1 when
+    no split is valid or its gain is refused (:func:`~.grow.acceptance.gain_accepted`), and the
     node's impurity ``-G^2 / (H + l2)`` term of the second-order gain.
     """
     sc = thread_scratch(scratch, 0)
@@ -220,12 +220,12 @@ def best_node_split(
     for i in range(features.shape[0]):
         f = features[i]
         s = cands.score[f]
-        # (the grower's rule: equal scores within rounding go to the lowest index)
-        if s > best_score and (best < 0 or s - best_score > SCORE_RTOL * abs(best_score)):
+        # (the grower's rule, .grow.acceptance)
+        if better_score(s, best_score, best):
             best_score = s
             best = f
     if best >= 0:
         gain = cands.decrease[best]
-        if not (gain > NEWTON_GAIN_RTOL * best_score and gain >= params.min_decrease):
+        if not gain_accepted(gain, best_score, params, 1.0):
             best = -1
     return best, node_term(total, NEWTON, params.n_stats, params.l2)

@@ -21,6 +21,7 @@ from ..splitting import (
 )
 from ..sparse_codes import bucket_entries
 from ..statistics import gather_rows, gather_rows_packed, gather_rows_parallel, packed_rows
+from .acceptance import DECREASE_ATOL, better_score, gain_accepted  # noqa: F401 (random_tree reads DECREASE_ATOL here)
 from .histogram_pool import acquire, release
 from .random_search import (
     random_search,
@@ -43,18 +44,9 @@ def gather_chunks(n_rows, n_threads):
     return max(np.int64(1), min(np.int64(n_threads), n_rows // GATHER_ROWS_PER_THREAD))
 
 
-#: a regularised second-order gain must exceed this fraction of the split's score
-#: ``G_L^2/(H_L+l) + G_R^2/(H_R+l)``: below it the gain is rounding error, at any scale
-#: of the gradients
-NEWTON_GAIN_RTOL = 1e-12
-#: an impurity decrease within this fraction of the root weight of zero still counts
-#: (ties of exactly equal impurity must not be lost to rounding)
-DECREASE_ATOL = 1e-12
 #: scores of two features' best splits within this fraction of each other are a tie
 #: (the same partition from two features sums its statistics in another order)
 TIE_RTOL = 1e-15
-#: scores closer than this (relative) are equal when ties go to the lowest feature index
-SCORE_RTOL = 1e-10
 #: a regression node is pure when its variance is this small relative to its mean
 #: squared target
 PURE_RTOL = 1e-12
@@ -258,10 +250,8 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
             f = fs[i]
             sc = cands.score[f]
             if not random_ties:
-                # scores equal within the rounding of their sums are a tie, which the
-                # lowest index wins: the choice must not depend on the order the
-                # histograms were summed in (threads, or the data-parallel trainer)
-                if sc > best_score and (best < 0 or sc - best_score > SCORE_RTOL * abs(best_score)):
+                # scores equal within rounding go to the lowest index (.acceptance)
+                if better_score(sc, best_score, best):
                     best_score = sc
                     best = f
             elif sc == -np.inf:
@@ -284,10 +274,7 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
     ok = best >= 0
     if ok:
         gain = cands.decrease[best]
-        if crit == NEWTON:
-            ok = gain > NEWTON_GAIN_RTOL * best_score and gain >= params.min_decrease
-        else:
-            ok = gain + DECREASE_ATOL * root_w >= params.min_decrease * root_w
+        ok = gain_accepted(gain, best_score, params, root_w)
     if ok:
         nodes.feature[node] = best
         nodes.bin_threshold[node] = cands.bin_threshold[best]

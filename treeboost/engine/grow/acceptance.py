@@ -1,0 +1,48 @@
+"""The rules that accept a node's split, written once for every loop that grows a tree
+(the compiled grower, :mod:`.examine`, and the stepped grower of the data-parallel
+trainer, :mod:`..steps`):
+
+* **ties**: :func:`better_score`, the best feature's score against the next one's, where
+  scores equal within the rounding of their sums go to the lowest feature index;
+* **gain**: :func:`gain_accepted`, whether the best split's gain is large enough to keep.
+"""
+
+from .._jit import inlined
+from ..criteria import NEWTON
+
+#: a regularised second-order gain must exceed this fraction of the split's score
+#: ``G_L^2/(H_L+l) + G_R^2/(H_R+l)``: below it the gain is rounding error, at any scale
+#: of the gradients
+NEWTON_GAIN_RTOL = 1e-12
+#: an impurity decrease within this fraction of the root weight of zero still counts
+#: (ties of exactly equal impurity must not be lost to rounding)
+DECREASE_ATOL = 1e-12
+#: scores closer than this (relative) are equal when ties go to the lowest feature index
+SCORE_RTOL = 1e-10
+
+
+@inlined
+def better_score(score, best_score, best):
+    """Whether a feature scoring ``score`` replaces the best so far (``best_score`` of
+    feature ``best``, -1 when none): only by more than :data:`SCORE_RTOL` relative, so
+    that equal scores within the rounding of their sums go to the lowest index whatever
+    order the histograms were summed in (threads, or the data-parallel trainer)."""
+    return score > best_score and (best < 0 or score - best_score > SCORE_RTOL * abs(best_score))
+
+
+@inlined
+def gain_accepted(gain, score, params, root_w):
+    """Whether the best split, of ``score`` and ``gain`` (its decrease of the node's
+    impurity), is kept.
+
+    For the second-order gain (``params.criterion == NEWTON``), with ``gain`` the
+    regularised ``(G_L^2/(H_L+l) + G_R^2/(H_R+l) - G^2/(H+l)) / 2``: it must exceed
+    :data:`NEWTON_GAIN_RTOL` times ``score`` (no rounding error passes for a gain) and
+    reach ``params.min_decrease`` (LightGBM's ``min_split_gain``, halved: LightGBM's
+    gain has no factor 1/2).  For an impurity decrease: ``gain >= min_decrease *
+    root_w`` within :data:`DECREASE_ATOL` ``* root_w`` (scikit-learn's
+    ``min_impurity_decrease``, scaled by the root weight ``root_w``).
+    """
+    if params.criterion == NEWTON:
+        return gain > NEWTON_GAIN_RTOL * score and gain >= params.min_decrease
+    return gain + DECREASE_ATOL * root_w >= params.min_decrease * root_w
