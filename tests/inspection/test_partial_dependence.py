@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import treeboost as tb
-from treeboost.inspection.partial_dependence import partial_dependence
+from treeboost.inspection import partial_dependence
 
 pd = pytest.importorskip("pandas")
 

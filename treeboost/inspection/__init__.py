@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ._dataframe import trees_to_dataframe
     from ._shap import shap_values
     from .json_dump import dump_json, dump_model
-    from .partial_dependence import partial_dependence
+    from ._partial_dependence import partial_dependence
     from .shap_tools import shap_explainer, shap_explanation
     from .drawing import export_graphviz, plot_tree
     from .export import export_text
@@ -35,7 +35,7 @@ _WHERE = {
     "shap_explanation": ".shap_tools",
     "dump_model": ".json_dump",
     "dump_json": ".json_dump",
-    "partial_dependence": ".partial_dependence",
+    "partial_dependence": "._partial_dependence",
     "trees_to_dataframe": "._dataframe",
     "export_text": ".export",
     "Condition": ".rules",
