@@ -25,6 +25,7 @@ from ..losses import (
     MultinomialLogLoss,
 )
 from ..losses.base import Loss
+from ..losses.custom import is_builtin
 from ..trees.cart import DecisionTreeRegressor
 from ._gb_init import check_init_estimator
 
@@ -67,10 +68,43 @@ class BoostedModel:
             packed = self._packed = (tuple(flat), PackedTrees(flat, outputs) if flat else None)
         return packed[1]
 
-    def _raw_predict(self, X):
+    def _raw_predict(self, X, num_iteration=None):
         check_is_fitted(self, "trees_")
+        n_iter = self._iterations_used(num_iteration)
         Xe = self._encode_X(X, reset=False)
-        return self._raw_from_trees(Xe, self._loss.n_outputs, X, self._loss)
+        if n_iter == len(self.trees_):
+            return self._raw_from_trees(Xe, self._loss.n_outputs, X, self._loss)
+        raw = self._initial_raw(X, Xe.shape[0], self._loss)
+        kept = self.trees_[:n_iter]
+        flat = [t for trees in kept for t in trees]
+        if flat:
+            outputs = [k for trees in kept for k in range(len(trees))]
+            PackedTrees(flat, outputs).predict(Xe, self._loss.n_outputs, out=raw)
+        return raw
+
+    def _iterations_used(self, num_iteration):
+        """The iterations a prediction adds up: every one (None), the best
+        (``"best"``: ``best_iteration_``) or the first ``num_iteration``."""
+        n = len(self.trees_)
+        if num_iteration is None:
+            return n
+        if isinstance(num_iteration, str) and num_iteration == "best":
+            best = getattr(self, "best_iteration_", None)
+            if best is None:
+                raise ValueError(
+                    "num_iteration='best' needs best_iteration_: fit with eval_set first."
+                )
+            return int(best)
+        if (
+            isinstance(num_iteration, (bool, np.bool_))
+            or not isinstance(num_iteration, (int, np.integer))
+            or not 0 <= num_iteration <= n
+        ):
+            raise ValueError(
+                f"num_iteration must be None, 'best' or an integer in [0, {n}], "
+                f"got {num_iteration!r}."
+            )
+        return int(num_iteration)
 
     def _staged_raw_predict(self, X):
         check_is_fitted(self, "trees_")
@@ -263,8 +297,17 @@ class BoostedModel:
         if classifier:
             n_classes = check_classes(self, where, at_least=2)
             want = (BinaryLogLoss, ExponentialLoss) if n_classes == 2 else (MultinomialLogLoss,)
-            if type(loss) not in want or (
-                isinstance(loss, MultinomialLogLoss) and loss.n_classes != n_classes
+            custom = not is_builtin(loss)
+            if custom and (loss.n_outputs != (1 if n_classes == 2 else n_classes)):
+                raise ValueError(
+                    f"{where}._loss: {n_classes} classes need "
+                    f"{1 if n_classes == 2 else n_classes} output(s), "
+                    f"got {loss.n_outputs}."
+                )
+            if (
+                not custom
+                and type(loss) not in want
+                or (isinstance(loss, MultinomialLogLoss) and loss.n_classes != n_classes)
             ):
                 names = " or ".join(w.__name__ for w in want)
                 raise ValueError(

@@ -31,16 +31,30 @@ if TYPE_CHECKING:
 
 from ._boosting import BaseGradientBoosting
 from ._boosting_records import _per_output
+from ._custom_loss import user_loss
+
+
+def _raw_first(self, X, num_iteration):
+    """``_raw_predict`` of the first ``num_iteration`` iterations (every one when None:
+    the call a wrapper of ``_raw_predict(X)`` takes)."""
+    if num_iteration is None:
+        return self._raw_predict(X)
+    return self._raw_predict(X, num_iteration)
 
 
 class BoostedRegressor(RegressorMixin, BaseGradientBoosting):
     """Regression losses and predictions shared by the regressors (``_alpha()``: the
     quantile of the quantile and Huber losses)."""
 
+    _raw_first = _raw_first
+
     #: the losses whose target has a domain, by name
     _TARGET_RULES = {"poisson": PoissonLoss, "gamma": GammaLoss}
 
     def _make_loss(self):
+        custom = user_loss(self.loss, 1, False)
+        if custom is not None:
+            return custom
         return {
             "squared_error": SquaredError,
             "absolute_error": AbsoluteError,
@@ -52,16 +66,25 @@ class BoostedRegressor(RegressorMixin, BaseGradientBoosting):
 
     def _validate_target(self, y, n_samples, reset):
         y = check_regression_target(y, n_samples)
-        rule = self._TARGET_RULES.get(self.loss)
+        rule = self._TARGET_RULES.get(self.loss) if isinstance(self.loss, str) else None
         return y if rule is None else rule.check_target(y)
 
     def _validate_validation_target(self, y, n_samples):
         return self._validate_target(y, n_samples, False)
 
-    def predict(self, X: MatrixLike) -> Float64Array:
+    def predict(self, X: MatrixLike, num_iteration: int | str | None = None) -> Float64Array:
         """Sum of the initial score and every tree's leaf value (through the loss's
-        inverse link: ``exp`` of it for ``poisson`` and ``gamma``)."""
-        raw = self._raw_predict(X)[:, 0]  # checks that the model is fitted
+        inverse link: ``exp`` of it for ``poisson`` and ``gamma``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        num_iteration : None, int or "best", default=None
+            The iterations added up: every one, the first ``num_iteration``, or
+            ``best_iteration_`` (LightGBM's ``num_iteration``, XGBoost's
+            ``iteration_range=(0, k)``).
+        """
+        raw = self._raw_first(X, num_iteration)[:, 0]  # checks that the model is fitted
         return self._loss.predict(raw)
 
     def apply(self, X: MatrixLike) -> NDArray[np.int64]:
@@ -78,7 +101,13 @@ class BoostedRegressor(RegressorMixin, BaseGradientBoosting):
 class BoostedClassifier(ClassifierMixin, BaseGradientBoosting):
     """Classification losses and predictions shared by the classifiers."""
 
+    _raw_first = _raw_first
+
     def _make_loss(self):
+        K = 1 if self.n_classes_ == 2 else self.n_classes_
+        custom = user_loss(self.loss, K, True)
+        if custom is not None:
+            return custom
         if self.loss == "exponential":
             if self.n_classes_ != 2:
                 raise ValueError(
@@ -95,7 +124,7 @@ class BoostedClassifier(ClassifierMixin, BaseGradientBoosting):
         classes, y_enc = encode_classification_target(y, n_samples)
         if classes.shape[0] < 2:
             raise ValueError(
-                f"{self.loss} needs at least 2 classes in y; got only one "
+                f"{self.loss!r:.40} needs at least 2 classes in y; got only one "
                 f"class: {classes.tolist()!r}."
             )
         if reset:
@@ -114,9 +143,20 @@ class BoostedClassifier(ClassifierMixin, BaseGradientBoosting):
             raise ValueError(f"y_val has classes not in y: {unknown.tolist()!r}.")
         return index[y_enc]
 
-    def decision_function(self, X: MatrixLike) -> Float64Array:
-        """Raw scores: the log-odds (n_samples,) for two classes, else (n_samples, K)."""
-        raw = self._raw_predict(X)
+    def decision_function(
+        self, X: MatrixLike, num_iteration: int | str | None = None
+    ) -> Float64Array:
+        """Raw scores: the log-odds (n_samples,) for two classes, else (n_samples, K).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        num_iteration : None, int or "best", default=None
+            The iterations added up: every one, the first ``num_iteration``, or
+            ``best_iteration_`` (LightGBM's ``num_iteration``, XGBoost's
+            ``iteration_range=(0, k)``).
+        """
+        raw = self._raw_first(X, num_iteration)
         return raw[:, 0] if self.n_classes_ == 2 else raw
 
     def staged_decision_function(self, X: MatrixLike) -> Iterator[Float64Array]:
@@ -126,17 +166,21 @@ class BoostedClassifier(ClassifierMixin, BaseGradientBoosting):
     def _proba(self, raw):
         return self._loss.proba(_per_output(raw))
 
-    def predict_proba(self, X: MatrixLike) -> Float64Array:
+    def predict_proba(self, X: MatrixLike, num_iteration: int | str | None = None) -> Float64Array:
         """Class probabilities: ``expit(F)`` (``expit(2F)`` for the exponential loss) or
-        ``softmax(F)``."""
-        return self._proba(self._raw_predict(X))
+        ``softmax(F)``; ``num_iteration`` as in :meth:`decision_function`."""
+        return self._proba(self._raw_first(X, num_iteration))
 
-    def predict_log_proba(self, X: MatrixLike) -> Float64Array:
+    def predict_log_proba(
+        self, X: MatrixLike, num_iteration: int | str | None = None
+    ) -> Float64Array:
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            return np.log(self.predict_proba(X, num_iteration))
 
-    def predict(self, X: MatrixLike) -> NDArray[Any]:
-        proba = self.predict_proba(X)
+    def predict(self, X: MatrixLike, num_iteration: int | str | None = None) -> NDArray[Any]:
+        """The class of highest probability; ``num_iteration`` as in
+        :meth:`decision_function`."""
+        proba = self.predict_proba(X, num_iteration)
         return self.classes_[np.argmax(proba, axis=1)]
 
     def staged_predict_proba(self, X: MatrixLike) -> Iterator[Float64Array]:

@@ -42,6 +42,7 @@ from ..engine import (
 )
 from ..persistence import PersistenceMixin
 from ..losses.base import LeafSamples
+from ..losses.custom import check_gradient_hessian
 from ..trees.cart import resolve_count, resolve_max_features
 from .._input.encoding import EncoderMixin, check_weights
 from ..trees.constraints import check_interaction_cst, check_monotonic_cst, grower_constraints
@@ -57,7 +58,12 @@ if TYPE_CHECKING:
 
     # the estimator itself, of its own class (typing.Self needs Python 3.11)
     Self = TypeVar("Self", bound="BaseGradientBoosting")
+from dataclasses import replace
+
 from ._boosted_model import BoostedModel
+from ._eval_request import EvalRequest
+from .evaluation import EvalSet, Evaluation
+from .early_stopping import ScorePlateau
 from ._boosting_records import (
     BoostingState,
     FitInputs,
@@ -75,8 +81,8 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
     """Fitting loop shared by the classifiers and the regressors.
 
     Subclasses define ``_plan()`` (their hyperparameters as a :class:`BoostingPlan`),
-    ``_split_seed``, ``_should_stop`` and ``_score_scale`` (scikit-learn's two families
-    differ there)."""
+    ``_split_seed``, ``_stopping_rule`` (an :mod:`.early_stopping` rule) and
+    ``_score_scale`` (scikit-learn's two families differ there)."""
 
     #: ties between features whose best splits score the same are drawn with the tree's
     #: seed, as scikit-learn's GradientBoosting trees permute the features at each split
@@ -111,6 +117,12 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
         y: ArrayLike,
         sample_weight: ArrayLike | None = None,
         monitor: Callable[[int, Any, dict[str, Any]], object] | None = None,
+        *,
+        eval_set: list[tuple[Any, Any]] | None = None,
+        eval_names: list[str] | None = None,
+        eval_metric: Any = None,
+        eval_sample_weight: list[Any] | None = None,
+        callbacks: list[Callable[[Any], object]] | None = None,
     ) -> Self:
         """Fit the boosted trees.
 
@@ -125,6 +137,9 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
             Called after each iteration as ``monitor(i, self, locals())`` (``i`` the
             0-based iteration, ``locals()`` those of the fitting loop); the fit stops when
             it returns True, keeping iteration ``i`` (scikit-learn's ``monitor``).
+        eval_set, eval_names, eval_metric, eval_sample_weight, callbacks : optional
+            Evaluation sets scored after every iteration, as LightGBM's ``fit``
+            (:mod:`treeboost.ensembles.evaluation`, the user guide's evaluation page).
 
         Returns
         -------
@@ -147,9 +162,12 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
             dropped and the model keeps the iterations before it (``n_estimators_`` says
             how many), whose predictions of the training data are finite.
         """
-        return self._fit(X, y, sample_weight, monitor=monitor)
+        evaluation = EvalRequest.of(
+            eval_set, eval_names, eval_metric, eval_sample_weight, callbacks
+        )
+        return self._fit(X, y, sample_weight, monitor=monitor, evaluation=evaluation)
 
-    def _fit(self, X, y, sample_weight, monitor=None, validation=None):
+    def _fit(self, X, y, sample_weight, monitor=None, validation=None, evaluation=None):
         """:meth:`fit`; ``validation``: ``(X_val, y_val, sample_weight_val)`` given to
         early stopping instead of a split of ``X`` (HistGradientBoosting's ``fit``).
 
@@ -173,10 +191,12 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
         # leave free: one look at the load now, then between iterations
         with CoreShare(n_cells=rows.Xe.shape[0] * self.n_features_in_) as cores:
             return self._fit_rows(
-                plan, data, rows, rng, loss, constraints, validation, monitor, cores
+                plan, data, rows, rng, loss, constraints, validation, monitor, cores, evaluation
             )
 
-    def _fit_rows(self, plan, data, rows, rng, loss, constraints, validation, monitor, cores):
+    def _fit_rows(
+        self, plan, data, rows, rng, loss, constraints, validation, monitor, cores, evaluation
+    ):
         """:meth:`_fit` from the training rows on, inside its :class:`CoreShare`
         ``cores``."""
         if data.warm:
@@ -185,6 +205,8 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
             state = self._start_fresh(rows, plan, loss, rng, data.weighted)
         val = self._validation_rows(data, rows, validation, loss, state)
         setup = self._stage_setup(plan, rows, constraints)
+        if evaluation is not None:
+            setup = replace(setup, evaluation=self._evaluation(evaluation, data, loss))
         # what the early-stopping scores of a subclass may read (HistGradientBoosting's
         # scorers predict the original rows)
         scoring = ScoringData(
@@ -205,7 +227,7 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
             self._fit_stages(plan, loss, rows, state, val, setup, scoring, monitor, cores)
         finally:
             setup.lanes.close()
-        return self._finish_fit(state, loss)
+        return self._finish_fit(state, loss, setup.evaluation)
 
     def _validate_inputs(self, X, y, sample_weight, plan):
         """The training data checked and encoded (a warm start against the fitted
@@ -426,11 +448,13 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
         # a diverging fit overflows to inf / NaN in the scores and the loss; the loss of
         # every iteration is tested below instead of letting numpy warn along the way
         with np.errstate(over="ignore", invalid="ignore"):
-            for it in range(len(self.trees_), plan.n_iter):
+            begin = len(self.trees_)
+            for it in range(begin, plan.n_iter):
                 cores.update()
                 stage = self._fit_stage(plan, loss, rows, state, val, setup, carry)
-                if not np.isfinite(stage.train_score) or not np.isfinite(
-                    0.0 if stage.val_score is None else stage.val_score
+                if loss.has_value and (
+                    not np.isfinite(stage.train_score)
+                    or not np.isfinite(0.0 if stage.val_score is None else stage.val_score)
                 ):
                     self._warn_diverged(
                         it, "training" if not np.isfinite(stage.train_score) else "validation"
@@ -445,6 +469,10 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
                     self._report(
                         it, loss, time.perf_counter() - t0, stage.train_score, stage.val_score
                     )
+                if setup.evaluation is not None and setup.evaluation.after_iteration(
+                    self, it, stage.trees, begin, plan.n_iter
+                ):
+                    break
                 if monitor is not None and monitor(it, self, locals()):
                     break
                 if stop:
@@ -462,6 +490,8 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
             state.carried = None
         else:
             g, h = loss.gradient_hessian(ytr, _per_output(raw))
+            if not loss.checks_own_gradients:
+                g, h = check_gradient_hessian(loss, g, h, _per_output(raw))
         # one output's gradients contiguous (the carried arrays already are)
         g = np.ascontiguousarray(g.reshape(-1, K).T)
         h = np.ascontiguousarray(h.reshape(-1, K).T)
@@ -573,7 +603,7 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
         state.oob_scores.append(scale * oob_after)
         state.oob_improvement.append(scale * (stage.oob_before - oob_after))
 
-    def _finish_fit(self, state, loss):
+    def _finish_fit(self, state, loss, evaluation=None):
         """The fitted attributes once the iterations are done."""
         self.n_estimators_ = len(self.trees_)
         self.train_score_ = np.asarray(self.train_score_, dtype=np.float64)
@@ -587,9 +617,33 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
             for name in ("oob_scores_", "oob_improvement_", "oob_score_"):
                 self.__dict__.pop(name, None)
         self._loss = loss
+        self._finish_evaluation(evaluation)
         self._packed = None
         self._packer()  # built now, so that predict never changes the estimator
         return self
+
+    def _evaluation(self, request, data, loss):
+        """The fit's :class:`~.evaluation.Evaluation`: each evaluation set checked as
+        the training data (against the fitted encoder), binned and scored by the trees
+        fitted so far."""
+        sets = []
+        for i, (X_e, y_e) in enumerate(request.eval_set):
+            Xe = self._encode_X(X_e, reset=False)
+            y_enc = self._validate_validation_target(y_e, Xe.shape[0])
+            w = self._weights(request.sample_weights[i], Xe, y_enc, data.classifier)
+            raw = self._raw_from_trees(Xe, loss.n_outputs, X_e, loss)
+            sets.append(EvalSet(request.names[i], y_enc, w, Xe, raw))
+        return Evaluation(sets, request.metrics, request.callbacks, loss)
+
+    def _finish_evaluation(self, evaluation):
+        """``evals_result_`` and ``best_iteration_`` of a fit with evaluation sets (the
+        early-stopping callback's best iteration, else the best of the first metric on
+        the last set); neither without."""
+        if evaluation is None:
+            return
+        self.evals_result_ = evaluation.history
+        if not any(getattr(c, "sets_best_iteration", False) for c in evaluation.callbacks):
+            self.best_iteration_ = evaluation.best_iteration()
 
     def _warn_deprecated(self):
         """Warn of deprecated parameters set at fit (none here)."""
@@ -659,6 +713,8 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
         (:attr:`~treeboost.losses.base.Loss.gradient_carries`), else None.
         """
         carried = None
+        if not loss.has_value:  # a callable objective: no value to test
+            return None
         with np.errstate(over="ignore", invalid="ignore"):
             if loss.gradient_carries:
                 value, g, h = loss.loss_gradient_hessian(
@@ -684,14 +740,9 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
             stacklevel=4,
         )
 
-    @staticmethod
-    def _should_stop(scores, n_iter_no_change, tol):
-        """HistGradientBoosting's rule: stop when none of the last ``n_iter_no_change``
-        validation losses is below the one before them by more than ``tol``."""
-        k = n_iter_no_change
-        if len(scores) <= k:
-            return False
-        return min(scores[-k:]) > scores[-k - 1] - tol
+    def _stopping_rule(self, plan):
+        """The early-stopping rule of the recorded scores (:mod:`.early_stopping`)."""
+        return ScorePlateau(plan.n_iter_no_change, plan.tol)
 
     def _score_scale(self, loss):
         """Factor of the loss in ``train_score_`` (scikit-learn's GradientBoosting:
@@ -724,7 +775,7 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
         if val_loss is None:
             return False
         self.validation_score_.append(scale * val_loss)
-        return self._should_stop(self.validation_score_, plan.n_iter_no_change, plan.tol)
+        return self._stopping_rule(plan).should_stop(self.validation_score_)
 
     def _check_scores(self, where, checked, n_iter):
         """The rule of the loaded scores (``checked``: the values of ``_state_spec``) of

@@ -157,6 +157,8 @@ class StageSetup:
     workspace: object
     # the threads that grow an iteration's trees side by side (:mod:`._output_lanes`)
     lanes: OutputLanes
+    # the evaluation sets, metrics and callbacks (:mod:`.evaluation`), or None
+    evaluation: object = None
 
 
 class Stage(NamedTuple):

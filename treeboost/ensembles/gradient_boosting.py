@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     )
 
 from ._boosting import BaseGradientBoosting
+from .early_stopping import LossPlateau
 from ._boosting_records import BoostingPlan
 from ._boosted_outputs import BoostedClassifier, BoostedRegressor
 
@@ -128,14 +129,9 @@ class _SklearnGradientBoosting(_Booster):
         # scikit-learn splits with random_state itself
         return self.random_state
 
-    @staticmethod
-    def _should_stop(scores, n_iter_no_change, tol):
-        """scikit-learn's GradientBoosting rule: stop when the validation loss plus
-        ``tol`` is not below the worst of the ``n_iter_no_change`` losses before it."""
-        k = n_iter_no_change
-        if len(scores) <= k:
-            return False
-        return scores[-1] + tol >= max(scores[-k - 1 : -1])
+    def _stopping_rule(self, plan):
+        # scikit-learn's GradientBoosting rule on the validation losses
+        return LossPlateau(plan.n_iter_no_change, plan.tol)
 
     def _reporter(self, plan, subsampled, begin_at_stage):
         return VerboseReporter(self.verbose, subsampled, plan.n_iter, begin_at_stage)
@@ -276,7 +272,7 @@ class GradientBoostingRegressor(_SklearnGradientBoosting, BoostedRegressor):
 
     _parameter_constraints = {
         **_SklearnGradientBoosting._parameter_constraints,
-        "loss": [StrOptions({"squared_error", "absolute_error", "huber", "quantile"})],
+        "loss": [StrOptions({"squared_error", "absolute_error", "huber", "quantile"}), callable],
         "alpha": [Interval(Real, 0.0, 1.0, closed="neither")],
         "init": [StrOptions({"zero"}), None, HasMethods(["fit", "predict"])],
     }
@@ -362,7 +358,7 @@ class GradientBoostingClassifier(_SklearnGradientBoosting, BoostedClassifier):
 
     _parameter_constraints = {
         **_SklearnGradientBoosting._parameter_constraints,
-        "loss": [StrOptions({"log_loss", "exponential"})],
+        "loss": [StrOptions({"log_loss", "exponential"}), callable],
         "init": [StrOptions({"zero"}), None, HasMethods(["fit", "predict_proba"])],
     }
 

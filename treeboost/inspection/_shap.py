@@ -35,7 +35,9 @@ def shap_values(model: BaseEstimator, X: MatrixLike) -> tuple[Float64Array, floa
         phi_i = sum_{S subset of F \\ {i}}  |S|! (M - |S| - 1)! / M!  (v(S + i) - v(S))
 
     and they add up to the explained output: ``values.sum(axis=1) + expected_value``
-    equals ``predict(X)`` (regressors), ``predict_proba(X)`` (tree, forest and bagging
+    equals ``predict(X)`` (regressors of the identity link), ``log(predict(X))`` (the
+    boosted regressors of ``loss="poisson"`` or ``"gamma"``, whose trees add up the raw
+    score ``F`` and predict ``exp(F)``), ``predict_proba(X)`` (tree, forest and bagging
     classifiers, one output per class), ``decision_function(X)`` (gradient boosting and
     AdaBoost classifiers: the raw score, one output for two classes).
 

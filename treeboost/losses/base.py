@@ -173,9 +173,20 @@ class Loss:
     ``raw`` is of shape (n_samples,) for a loss of one output, (n_samples, n_outputs)
     otherwise.
 
-    Subclasses define :meth:`pointwise`, :meth:`gradient_hessian`, :meth:`init_raw`,
-    ``name`` and ``metric_name``, and, when it differs from the defaults,
-    :meth:`start_iteration`, ``leaf_scale`` or :meth:`leaf_values`.
+    This is the public base class of a user's own loss: pass an instance as ``loss=``
+    to any booster.  A subclass defines :meth:`pointwise` (``L(y_i, F_i)``),
+    :meth:`gradient_hessian` (``dL/dF`` and ``d2L/dF2`` per row) and :meth:`init_raw`
+    (the best constant ``F0``), and, when it differs from the defaults, ``name``,
+    ``metric_name``, :meth:`link` / :meth:`predict` (a regressor's inverse link),
+    ``proba`` (a classifier's, with ``is_classification = True`` and ``n_outputs``),
+    :meth:`start_iteration`, ``leaf_scale`` or :meth:`leaf_values` (the Newton step
+    ``-sum_leaf w g / (sum_leaf w h + lambda)`` by default).  The gradients and hessians
+    of a loss that is not treeboost's own are checked every iteration (shape, finite,
+    hessian >= 0: :func:`treeboost.losses.custom.check_gradient_hessian`).  A model
+    trained with one pickles when the class is importable; treeboost's safe model
+    format (:func:`treeboost.save`) loads it once the class is registered with
+    :func:`treeboost.persistence.register` (it then needs ``_validate_state``, which it
+    inherits).
 
     Attributes
     ----------
@@ -205,6 +216,17 @@ class Loss:
     leaf_scale = 1.0
     score_scale = 1.0
     init_quantile = None
+    #: whether :meth:`__call__` gives the loss's value (a callable objective gives only
+    #: its derivatives: its training scores are NaN)
+    has_value = True
+    #: whether :meth:`gradient_hessian` checks its own output (a callable objective's
+    #: does); the booster checks the others' (a no-op for treeboost's own losses)
+    checks_own_gradients = False
+
+    @property
+    def display_name(self):
+        """The loss as errors name it: ``name``, or the class's name."""
+        return self.name or type(self).__name__
 
     #: a numba kernel ``(y, raw, w, g, h) -> sum_i w_i L(y_i, F_i) / sum_i w_i`` that
     #: writes the gradient and hessian into ``g`` and ``h`` in the same pass (``y`` the
