@@ -90,13 +90,17 @@ def _ensemble_v3(onnx, arrays, splits, mt, dtype):
         if name not in ("nodes_values", "target_weights")
     }
     attrs["nodes_modes"] = list(legacy.nodes_modes)
-    attrs.update(
-        n_targets=int(mt.n_outputs),
-        aggregate_function="SUM",
-        post_transform="NONE",
-        nodes_values_as_tensor=_tensor(onnx, "v", legacy.nodes_values.astype(dtype)),
-        target_weights_as_tensor=_tensor(onnx, "w", legacy.target_weights.astype(dtype)),
-    )
+    attrs.update(n_targets=int(mt.n_outputs), aggregate_function="SUM", post_transform="NONE")
+    if dtype == np.float64:
+        attrs.update(
+            nodes_values_as_tensor=_tensor(onnx, "v", legacy.nodes_values),
+            target_weights_as_tensor=_tensor(onnx, "w", legacy.target_weights),
+        )
+    else:  # the plain float attributes, as skl2onnx writes (and hummingbird reads) them
+        attrs.update(
+            nodes_values=legacy.nodes_values.astype(np.float32).tolist(),
+            target_weights=legacy.target_weights.astype(np.float32).tolist(),
+        )
     return "TreeEnsembleRegressor", attrs
 
 
