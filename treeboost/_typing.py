@@ -62,7 +62,9 @@ ClassificationCriterion = Literal["gini", "entropy", "log_loss", "gain_ratio"]
 #: the split criteria of regression trees ("friedman_mse" maps to "squared_error")
 RegressionCriterion = Literal["squared_error", "friedman_mse", "poisson", "absolute_error"]
 #: ``loss`` of HistGradientBoostingRegressor
-HistRegressionLoss = Literal["squared_error", "absolute_error", "quantile", "poisson", "gamma"]
+HistRegressionLoss = Literal[
+    "squared_error", "absolute_error", "quantile", "poisson", "gamma", "tweedie"
+]
 #: ``oob_score`` of a forest: a flag or a score function ``oob_score(y, pred)``
 OobScore = Union[bool, Callable[[Any, Any], float]]
 #: a file name: a string or a path-like object

@@ -16,8 +16,15 @@ from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ..losses.tweedie import TweedieLoss
 from ..persistence import register
 from ..persistence._spec import array
+from ._booster_params import (
+    BOOSTER_PARAM_CONSTRAINTS,
+    BoosterParamsMixin,
+    RawScoreRegressorMixin,
+)
+from ._eval_request import EvalRequest
 from .gradient_boosting import (
     CONSTRAINTS_DOC,
     BaseGradientBoosting,
@@ -71,6 +78,9 @@ class _HistGradientBoosting(_Booster):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
         "max_features": [Interval(Real, 0.0, 1.0, closed="right")],
+        "subsample": [Interval(Real, 0.0, 1.0, closed="right")],
+        "min_split_gain": [Interval(Real, 0.0, None, closed="left")],
+        **BOOSTER_PARAM_CONSTRAINTS,
         "categorical_features": ["array-like", StrOptions({"auto", "from_dtype"}), None],
         "early_stopping": [StrOptions({"auto"}), "boolean"],
         "scoring": [str, callable, None],
@@ -123,12 +133,13 @@ class _HistGradientBoosting(_Booster):
             min_samples_split=2,
             min_samples_leaf=self.min_samples_leaf,
             min_weight_fraction_leaf=0.0,
-            min_impurity_decrease=0.0,
+            # LightGBM's gain has no factor 1/2 (.grow.acceptance)
+            min_impurity_decrease=self._min_split_gain() / 2.0,
             min_child_weight=self.min_child_weight,
             # a fraction of the features, also when given as the integer 1
             l2_regularization=self.l2_regularization,
             max_features=float(self.max_features),
-            subsample=1.0,
+            subsample=float(self.subsample),
             split_gain=self.split_gain,
             init=None,
             early_stopping=early_stopping,
@@ -136,6 +147,14 @@ class _HistGradientBoosting(_Booster):
             n_iter_no_change=self.n_iter_no_change,
             tol=self.tol,
         )
+
+    def _min_split_gain(self):
+        if self.min_split_gain > 0 and self.split_gain != "hessian":
+            raise ValueError(
+                f"min_split_gain={self.min_split_gain!r} is a second-order gain: it needs "
+                f"split_gain='hessian', got split_gain={self.split_gain!r}."
+            )
+        return float(self.min_split_gain)
 
     # scikit-learn's HistGradientBoosting takes validation data and no ``monitor``
     def fit(  # type: ignore[override]
@@ -147,6 +166,11 @@ class _HistGradientBoosting(_Booster):
         X_val: MatrixLike | None = None,
         y_val: ArrayLike | None = None,
         sample_weight_val: ArrayLike | None = None,
+        eval_set: list[tuple[Any, Any]] | None = None,
+        eval_names: list[str] | None = None,
+        eval_metric: Any = None,
+        eval_sample_weight: list[Any] | None = None,
+        callbacks: list[Callable[[Any], object]] | None = None,
     ) -> Self:
         """Fit the boosted trees.
 
@@ -159,6 +183,10 @@ class _HistGradientBoosting(_Booster):
             Validation data for early stopping instead of ``validation_fraction`` of X
             (both or neither; not with ``early_stopping=False``).
         sample_weight_val : array-like of shape (n_val_samples,), default=None
+        eval_set, eval_names, eval_metric, eval_sample_weight, callbacks : optional
+            Evaluation sets scored after every iteration, as LightGBM's ``fit``
+            (:mod:`treeboost.ensembles.evaluation`); independent of early stopping's
+            ``X_val``.
 
         Returns
         -------
@@ -173,7 +201,16 @@ class _HistGradientBoosting(_Booster):
                 "early_stopping is False. When passing X_val and y_val to "
                 "fit, early_stopping should be set to either 'auto' or True."
             )
-        return self._fit(X, y, sample_weight, validation=(X_val, y_val, sample_weight_val))
+        evaluation = EvalRequest.of(
+            eval_set, eval_names, eval_metric, eval_sample_weight, callbacks
+        )
+        return self._fit(
+            X,
+            y,
+            sample_weight,
+            validation=(X_val, y_val, sample_weight_val),
+            evaluation=evaluation,
+        )
 
     # -- scikit-learn's early-stopping scores ---------------------------------------------
     def _start_scores(self, data):
@@ -236,14 +273,8 @@ class _HistGradientBoosting(_Booster):
         return self._should_stop(self.validation_score_)
 
     # the rule on the kept scores, for every HistGradientBoosting (treeboost.dask's too)
-    def _should_stop(self, scores):  # type: ignore[override]
-        """scikit-learn's rule on scores (higher is better): stop when none of the last
-        ``n_iter_no_change`` scores exceeds the one before them by more than ``tol``."""
-        reference_position = self.n_iter_no_change + 1
-        if len(scores) < reference_position:
-            return False
-        reference = scores[-reference_position] + self.tol
-        return not any(score > reference for score in scores[-reference_position + 1 :])
+    def _should_stop(self, scores):
+        return self._stopping_rule(self._plan()).should_stop(scores)
 
     #: without early stopping no score is kept; with it, the initial one comes first
     _state_spec = {**BaseGradientBoosting._state_spec, "train_score_": array("float64", ndim=1)}
@@ -321,6 +352,22 @@ _HIST_DOC = (
     split_gain : {"hessian", "gradient"}, default="hessian"
         "hessian": second-order gain on ``(g, h)``; "gradient": each tree is a least-squares
         fit of the negative gradient.
+    subsample : float in (0, 1], default=1.0
+        Fraction of the rows each iteration's trees grow on, drawn without replacement
+        (LightGBM's ``bagging_fraction`` with ``bagging_freq=1``, XGBoost's
+        ``subsample``); the leaf values are those of the rows drawn.
+    min_split_gain : float, default=0.0
+        A split is kept only when its gain ``G_L^2/(H_L+lambda) + G_R^2/(H_R+lambda) -
+        G^2/(H+lambda)`` is at least this (LightGBM's ``min_split_gain``, XGBoost's
+        ``gamma`` up to its factor 1/2; ``split_gain="hessian"`` only).
+    importance_type : {"split", "gain"} or None, default=None
+        What ``feature_importances_`` gives: None, the normalised gain
+        (scikit-learn's); ``"split"``, the number of splits on each feature; ``"gain"``,
+        the total gain of its splits, not normalised (LightGBM's).
+    n_jobs : int or None, default=None
+        Threads of ``fit`` and ``predict`` (joblib's convention: -1 every core); None:
+        numba's current count.  Scoped to the call: the thread count of the process is
+        the same after it.
 """
     + CONSTRAINTS_DOC
     + """    Attributes
@@ -345,18 +392,25 @@ _HIST_DOC = (
 )
 
 
-class HistGradientBoostingRegressor(_HistGradientBoosting, BoostedRegressor):
+class HistGradientBoostingRegressor(
+    _HistGradientBoosting, RawScoreRegressorMixin, BoostedRegressor
+):
     __doc__ = (
         """Histogram gradient boosting for regression with scikit-learn's
     ``HistGradientBoostingRegressor`` parameters and defaults.
 
     Parameters
     ----------
-    loss : {"squared_error", "absolute_error", "quantile", "poisson", "gamma"}, \
-            default="squared_error"
-        ``"poisson"`` (y >= 0, a positive sum) and ``"gamma"`` (y > 0) boost ``log`` of
-        the mean and predict ``exp`` of the raw score
-        (:class:`~treeboost.losses.PoissonLoss`, :class:`~treeboost.losses.GammaLoss`).
+    loss : {"squared_error", "absolute_error", "quantile", "poisson", "gamma", \
+            "tweedie"}, default="squared_error"
+        ``"poisson"`` (y >= 0, a positive sum), ``"gamma"`` (y > 0) and ``"tweedie"``
+        (y >= 0) boost ``log`` of the mean and predict ``exp`` of the raw score
+        (:class:`~treeboost.losses.PoissonLoss`, :class:`~treeboost.losses.GammaLoss`,
+        :class:`~treeboost.losses.TweedieLoss`); ``predict(X, raw_score=True)`` gives
+        the raw score itself.
+    tweedie_power : float in (1, 2), default=1.5
+        The variance power of ``loss="tweedie"`` (LightGBM's
+        ``tweedie_variance_power``).
     quantile : float in (0, 1) or None, default=None
         The quantile of ``loss="quantile"``."""
         + _HIST_DOC
@@ -364,15 +418,23 @@ class HistGradientBoostingRegressor(_HistGradientBoosting, BoostedRegressor):
 
     _parameter_constraints = {
         **_HistGradientBoosting._parameter_constraints,
-        "loss": [StrOptions({"squared_error", "absolute_error", "quantile", "poisson", "gamma"})],
+        "loss": [
+            StrOptions(
+                {"squared_error", "absolute_error", "quantile", "poisson", "gamma", "tweedie"}
+            ),
+            callable,
+        ],
         "quantile": [Interval(Real, 0.0, 1.0, closed="neither"), None],
+        "tweedie_power": [Interval(Real, 1.0, 2.0, closed="neither")],
     }
+    _TARGET_RULES = {**BoostedRegressor._TARGET_RULES, "tweedie": TweedieLoss}
 
     def __init__(
         self,
         loss: HistRegressionLoss = "squared_error",
         *,
         quantile: float | None = None,
+        tweedie_power: float = 1.5,
         learning_rate: float = 0.1,
         max_iter: int = 100,
         max_leaf_nodes: int | None = 31,
@@ -394,9 +456,14 @@ class HistGradientBoostingRegressor(_HistGradientBoosting, BoostedRegressor):
         random_state: RandomStateLike = None,
         min_child_weight: float = 1e-3,
         split_gain: Literal["hessian", "gradient"] = "hessian",
+        subsample: float = 1.0,
+        min_split_gain: float = 0.0,
+        importance_type: Literal["split", "gain"] | None = None,
+        n_jobs: int | None = None,
     ) -> None:
         self.loss = loss
         self.quantile = quantile
+        self.tweedie_power = tweedie_power
         self.learning_rate = learning_rate
         self.max_iter = max_iter
         self.max_leaf_nodes = max_leaf_nodes
@@ -418,6 +485,10 @@ class HistGradientBoostingRegressor(_HistGradientBoosting, BoostedRegressor):
         self.random_state = random_state
         self.min_child_weight = min_child_weight
         self.split_gain = split_gain
+        self.subsample = subsample
+        self.min_split_gain = min_split_gain
+        self.importance_type = importance_type
+        self.n_jobs = n_jobs
 
     def _alpha(self):
         if self.loss == "quantile" and self.quantile is None:
@@ -426,10 +497,12 @@ class HistGradientBoostingRegressor(_HistGradientBoosting, BoostedRegressor):
 
     def _make_loss(self):
         self._alpha()
+        if self.loss == "tweedie":
+            return TweedieLoss(self.tweedie_power)
         return super()._make_loss()
 
 
-class HistGradientBoostingClassifier(_HistGradientBoosting, BoostedClassifier):
+class HistGradientBoostingClassifier(_HistGradientBoosting, BoosterParamsMixin, BoostedClassifier):
     __doc__ = (
         """Histogram gradient boosting for classification with scikit-learn's
     ``HistGradientBoostingClassifier`` parameters and defaults (log-loss: one tree per
@@ -447,7 +520,7 @@ class HistGradientBoostingClassifier(_HistGradientBoosting, BoostedClassifier):
 
     _parameter_constraints = {
         **_HistGradientBoosting._parameter_constraints,
-        "loss": [StrOptions({"log_loss"})],
+        "loss": [StrOptions({"log_loss"}), callable],
         "class_weight": [dict, StrOptions({"balanced"}), None],
     }
 
@@ -477,6 +550,10 @@ class HistGradientBoostingClassifier(_HistGradientBoosting, BoostedClassifier):
         class_weight: ClassWeight = None,
         min_child_weight: float = 1e-3,
         split_gain: Literal["hessian", "gradient"] = "hessian",
+        subsample: float = 1.0,
+        min_split_gain: float = 0.0,
+        importance_type: Literal["split", "gain"] | None = None,
+        n_jobs: int | None = None,
     ) -> None:
         self.loss = loss
         self.class_weight = class_weight
@@ -501,6 +578,10 @@ class HistGradientBoostingClassifier(_HistGradientBoosting, BoostedClassifier):
         self.random_state = random_state
         self.min_child_weight = min_child_weight
         self.split_gain = split_gain
+        self.subsample = subsample
+        self.min_split_gain = min_split_gain
+        self.importance_type = importance_type
+        self.n_jobs = n_jobs
 
 
 register(HistGradientBoostingClassifier, HistGradientBoostingRegressor)

@@ -21,6 +21,7 @@ w e``
 ``poisson``            counts, y >= 0 (log link)  log weighted mean       Newton ``sum w (y-mu) /
 sum w mu``
 ``gamma``              y > 0 (log link)           log weighted mean       Newton step
+``tweedie``            y >= 0 (log link)          log weighted mean       Newton step
 =====================  =========================  ======================
 ===========================
 
@@ -44,6 +45,7 @@ from .multinomial import MultinomialLogLoss
 from .poisson import PoissonLoss
 from .quantile import QuantileLoss
 from .squared_error import SquaredError
+from .tweedie import TweedieLoss
 
 __all__ = [
     "AbsoluteError",
@@ -56,4 +58,5 @@ __all__ = [
     "PoissonLoss",
     "QuantileLoss",
     "SquaredError",
+    "TweedieLoss",
 ]
