@@ -46,6 +46,10 @@ autodoc_default_options = {"inherited-members": False}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
+# an "Attributes" entry of one estimator (``feature_importances_``) finds the attribute of
+# every sibling that documents a property of that name; Sphinx warns that it cannot pick
+# one, although every one of them is the right page for the name
+suppress_warnings = ["ref.python"]
 
 intersphinx_mapping = {}  # the build reaches no network
 

@@ -25,6 +25,10 @@ MODULES = {
     "treeboost.losses": None,
     "treeboost.datasets": None,
     "treeboost.persistence": None,
+    "treeboost.oblique": None,
+    "treeboost.export": None,
+    "treeboost.metrics": None,
+    "treeboost.callbacks": None,
     "treeboost.plotting": [
         "plot_importance",
         "plot_learning_curve",

@@ -21,9 +21,16 @@ if TYPE_CHECKING:  # what a type checker sees of the names imported on first use
         GradientBoostingClassifier,
         GradientBoostingRegressor,
         HistGradientBoostingClassifier,
+        HistGradientBoostingRanker,
         HistGradientBoostingRegressor,
         RandomForestClassifier,
         RandomForestRegressor,
+    )
+    from .oblique import (
+        ObliqueDecisionTreeClassifier,
+        ObliqueDecisionTreeRegressor,
+        ObliqueRandomForestClassifier,
+        ObliqueRandomForestRegressor,
     )
     from .persistence import load, save
     from .trees import (
@@ -49,11 +56,21 @@ _LAZY = {
             "GradientBoostingClassifier",
             "GradientBoostingRegressor",
             "HistGradientBoostingClassifier",
+            "HistGradientBoostingRanker",
             "HistGradientBoostingRegressor",
             "RandomForestClassifier",
             "RandomForestRegressor",
         ],
         ".ensembles",
+    ),
+    **dict.fromkeys(
+        [
+            "ObliqueDecisionTreeClassifier",
+            "ObliqueDecisionTreeRegressor",
+            "ObliqueRandomForestClassifier",
+            "ObliqueRandomForestRegressor",
+        ],
+        ".oblique",
     ),
     **dict.fromkeys(
         [
@@ -76,7 +93,20 @@ __all__ = sorted([*_LAZY, "__version__"])
 #: subpackages reachable as attributes (``treeboost.trees.rules``), as when this package
 #: imported its estimators at once
 _SUBPACKAGES = frozenset(
-    ["datasets", "engine", "ensembles", "inspection", "losses", "persistence", "plotting", "trees"]
+    [
+        "callbacks",
+        "datasets",
+        "engine",
+        "ensembles",
+        "export",
+        "inspection",
+        "losses",
+        "metrics",
+        "oblique",
+        "persistence",
+        "plotting",
+        "trees",
+    ]
 )
 
 

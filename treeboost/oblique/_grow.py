@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..engine._jit import internal, kernel
+from ..engine import internal, kernel
 from ._search import side_impurity
 from ._splitters import (
     AXIS,

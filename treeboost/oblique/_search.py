@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine._jit import inlined, internal
+from ..engine import inlined, internal
 
 #: criterion codes of the kernels
 GINI, ENTROPY, SQUARED_ERROR = 0, 1, 2

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine._jit import internal
+from ..engine import internal
 from ._search import SQUARED_ERROR, line_search
 
 #: splitter codes of the kernels

@@ -14,12 +14,14 @@ from .._input.encoding import FeatureEncoder
 from ..engine import TreeGrower
 from .pruning import (
     cost_complexity_pruning_path,
+    mitchell_reduced_error_pruning,
     pessimistic_pruning,
     pre_pruning,
     prune_ccp,
     reduced_error_pruning,
 )
 from .rules import RuleListClassifier
+from .gini_report import gini_report
 from ..engine import Tree
 
 __all__ = [
@@ -36,6 +38,8 @@ __all__ = [
     "Tree",
     "TreeGrower",
     "cost_complexity_pruning_path",
+    "gini_report",
+    "mitchell_reduced_error_pruning",
     "pessimistic_pruning",
     "pre_pruning",
     "prune_ccp",
