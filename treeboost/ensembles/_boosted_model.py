@@ -30,16 +30,49 @@ from ..trees.cart import DecisionTreeRegressor
 from ._gb_init import check_init_estimator
 
 if TYPE_CHECKING:
+    from typing import Any
+
+    from sklearn.base import BaseEstimator
+
+    from .._input.encoding import EncoderMixin
     from .._typing import (
         Float64Array,
         MatrixLike,
         NDArray,
     )
+    from ..persistence import PersistenceMixin
+    from ._boosting_records import BoostingPlan
+
+    class _ModelBase(PersistenceMixin, EncoderMixin, BaseEstimator):
+        """To the type checker, the mixin sits on the bases of the booster it is mixed
+        into (``BaseGradientBoosting``, which cannot be its base: it derives from it),
+        where its ``super()`` calls go."""
+
+else:
+    _ModelBase = object
 
 
-class BoostedModel:
+class BoostedModel(_ModelBase):
     """Prediction, introspection and the saved state of a fitted booster (a mixin of
     :class:`~treeboost.ensembles._boosting.BaseGradientBoosting`)."""
+
+    if TYPE_CHECKING:
+        # what the booster's fit sets and its subclasses define, read here
+        trees_: list[list[Tree]]
+        _loss: Loss
+        _init_raw: Float64Array
+        bin_mapper_: BinMapper
+        n_classes_: int
+        max_bins: int
+        categorical_features: Any
+        #: the trees ``_packer`` packed, and their packing (None without trees)
+        _packed: tuple[tuple[Tree, ...], PackedTrees | None] | None
+
+        def _plan(self) -> BoostingPlan: ...
+
+        def _initial_raw(self, X: Any, n_samples: int, loss: Loss) -> Float64Array: ...
+
+        def _check_scores(self, where: str, checked: dict[str, Any], n_iter: int) -> None: ...
 
     # -- prediction --------------------------------------------------------------------------
     def _raw_from_trees(self, Xe, K, X, loss):
@@ -229,7 +262,7 @@ class BoostedModel:
 
     # -- the state read from a model file ---------------------------------------------------
 
-    _persist_attributes = (
+    _persist_attributes: tuple[str, ...] = (
         "classes_",
         "n_classes_",
         "bin_mapper_",

@@ -101,6 +101,10 @@ class BoostedRegressor(RegressorMixin, BaseGradientBoosting):
 class BoostedClassifier(ClassifierMixin, BaseGradientBoosting):
     """Classification losses and predictions shared by the classifiers."""
 
+    if TYPE_CHECKING:
+        # a classification loss (built in or a user's): a Loss with ``proba``
+        _loss: Any
+
     _raw_first = _raw_first
 
     def _make_loss(self):

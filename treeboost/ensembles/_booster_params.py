@@ -17,6 +17,12 @@ from ._parallel import tree_threads
 
 if TYPE_CHECKING:
     from .._typing import Float64Array, MatrixLike
+    from ._boosting import BaseGradientBoosting
+
+    # to the type checker, the mixins are the boosters they are mixed into
+    _BoosterBase = BaseGradientBoosting
+else:
+    _BoosterBase = object
 
 #: what ``importance_type`` takes: None (scikit-learn's normalised impurity decrease),
 #: LightGBM's ``"split"`` and ``"gain"``
@@ -68,7 +74,7 @@ def gain_importances(trees, n_features):
     return total
 
 
-class BoosterParamsMixin:
+class BoosterParamsMixin(_BoosterBase):
     """``n_jobs`` and ``importance_type`` of a booster (before the booster's base class
     in the bases, so that its ``_fit`` and ``feature_importances_`` wrap the base's)."""
 

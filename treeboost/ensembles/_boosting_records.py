@@ -12,7 +12,7 @@ import numpy as np
 from ._output_lanes import OutputLanes
 
 if TYPE_CHECKING:
-    pass
+    from .._typing import MaxFeatures
 
 
 def _per_output(raw):
@@ -62,15 +62,15 @@ class BoostingPlan:
     """
 
     n_iter: int
-    max_depth: object
-    max_leaf_nodes: object
-    min_samples_split: object
-    min_samples_leaf: object
+    max_depth: int | None
+    max_leaf_nodes: int | None
+    min_samples_split: int | float
+    min_samples_leaf: int | float
     min_weight_fraction_leaf: float
     min_impurity_decrease: float
     min_child_weight: float
     l2_regularization: float
-    max_features: object
+    max_features: MaxFeatures
     subsample: float
     split_gain: str
     init: object

@@ -8,7 +8,7 @@ sample_weight) -> value`` (lower is better) or ``-> (name, value, is_higher_bett
 scores (shape (n,) or (n, K)) of the trees fitted so far.
 """
 
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 from scipy.special import expit, softmax
@@ -92,7 +92,7 @@ def check_metrics(eval_metric):
         eval_metric = ["loss"]
     elif isinstance(eval_metric, str) or callable(eval_metric):
         eval_metric = [eval_metric]
-    out = []
+    out: list[tuple[str, Callable[..., Any], bool | None]] = []
     for m in eval_metric:
         if isinstance(m, str):
             if m not in METRICS:
@@ -123,7 +123,9 @@ class Evaluation:
         self.metrics = metrics
         self.callbacks = list(callbacks or ())
         self.loss = loss
-        self.history = {s.name: {m[0]: [] for m in metrics} for s in sets}
+        self.history: dict[str, dict[str, list[float]]] = {
+            s.name: {m[0]: [] for m in metrics} for s in sets
+        }
         self.last = []
 
     def _value(self, metric, s):

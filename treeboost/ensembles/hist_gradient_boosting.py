@@ -392,7 +392,9 @@ _HIST_DOC = (
 )
 
 
-class HistGradientBoostingRegressor(
+# RawScoreRegressorMixin's predict (X, raw_score) comes before BoostedRegressor's
+# (X, num_iteration) in the bases: the regressor's predict is the mixin's
+class HistGradientBoostingRegressor(  # type: ignore[misc]
     _HistGradientBoosting, RawScoreRegressorMixin, BoostedRegressor
 ):
     __doc__ = (

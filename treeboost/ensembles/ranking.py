@@ -148,7 +148,8 @@ class HistGradientBoostingRanker(_HistGradientBoosting, BoostedRegressor):
     #: the queries of the fit in progress (bound to its loss), never saved
     _persist_transient = _HistGradientBoosting._persist_transient + ("_fit_queries",)
 
-    def fit(
+    # a ranker's fit takes the queries (group/qid) and no eval_set or callbacks
+    def fit(  # type: ignore[override]
         self,
         X,
         y,
@@ -220,7 +221,7 @@ class HistGradientBoostingRanker(_HistGradientBoosting, BoostedRegressor):
         """Hold out ``validation_fraction`` of the queries, whole."""
         n_queries = offsets.shape[0] - 1
         frac = self.validation_fraction
-        n_val = frac if isinstance(frac, Integral) else int(np.ceil(frac * n_queries))
+        n_val = int(frac) if isinstance(frac, Integral) else int(np.ceil(frac * n_queries))
         if n_queries < 2 or not 1 <= n_val < n_queries:
             raise ValueError(
                 f"Early stopping holds out whole queries: validation_fraction="
@@ -251,6 +252,7 @@ class HistGradientBoostingRanker(_HistGradientBoosting, BoostedRegressor):
 
     # -- the hooks of the boosting loop -----------------------------------------------------
     def _make_loss(self):
+        loss: LambdaRankLoss | PairwiseRankLoss
         if self.loss == "lambdarank":
             loss = LambdaRankLoss(
                 self.lambdarank_truncation_level,

@@ -15,7 +15,7 @@ the initial score as the offset.  :func:`model_trees` writes that rule once;
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 import numpy as np
 from sklearn.base import is_classifier
@@ -84,7 +84,7 @@ class ModelTrees(NamedTuple):
     raw_method: str
 
 
-def model_trees(model) -> ModelTrees:
+def model_trees(model: Any) -> ModelTrees:
     """The trees of a fitted treeboost binary-tree model and how they add up.
 
     Parameters

@@ -33,6 +33,7 @@ How a row is scored:
 """
 
 import json
+from typing import Any
 
 import numpy as np
 
@@ -83,8 +84,9 @@ def _nodes(mt):
         if left[i] < 0:
             nodes.append({"id": i, "leaf": True, "value": mt.values[i].tolist()})
             continue
-        node = {"id": i, "feature": int(feature[i])}
+        node: dict[str, Any] = {"id": i, "feature": int(feature[i])}
         if is_cat[i]:
+            assert bits is not None  # read above when a node is categorical
             node["categories_left"] = _codes_left(bits[i])
         else:
             node["threshold"] = float(threshold[i])

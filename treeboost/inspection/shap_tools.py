@@ -131,7 +131,8 @@ def shap_explainer(model):
 
 
 def _explainer_class(shap):
-    class TreeboostTreeExplainer(shap.TreeExplainer):
+    # the base is the lazily imported shap's (an argument here): no class to the checker
+    class TreeboostTreeExplainer(shap.TreeExplainer):  # type: ignore[name-defined]
         """shap's TreeExplainer reading X as a treeboost model encodes it."""
 
         def __init__(self, records, model):

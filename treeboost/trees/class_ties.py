@@ -35,7 +35,7 @@ CLASS_TIE_TOL = 1e-12
 
 
 def class_rank(
-    class_tie_break: str | Sequence[object], classes: NDArray[object], y_enc: NDArray[np.int64]
+    class_tie_break: str | Sequence[object], classes: NDArray[np.object_], y_enc: NDArray[np.int64]
 ) -> NDArray[np.int64]:
     """The priority of each class index (0 first) under ``class_tie_break``.
 
@@ -49,8 +49,8 @@ def class_rank(
         if class_tie_break == "sorted":
             return np.arange(K, dtype=np.int64)
         if class_tie_break == "first_seen":
-            _, first = np.unique(y_enc, return_index=True)
-            order = np.argsort(first, kind="stable")
+            _, first_index = np.unique(y_enc, return_index=True)
+            order = np.argsort(first_index, kind="stable")
             rank = np.empty(K, np.int64)
             rank[order] = np.arange(K)
             return rank
@@ -65,9 +65,9 @@ def class_rank(
             raise ValueError(f"class_tie_break names {label!r}, which is not a class of y.")
         if labels.index(label) not in first:
             first.append(labels.index(label))
-    order = first + [k for k in range(K) if k not in first]
+    listed = first + [k for k in range(K) if k not in first]
     rank = np.empty(K, np.int64)
-    rank[np.asarray(order, dtype=np.int64)] = np.arange(K)
+    rank[np.asarray(listed, dtype=np.int64)] = np.arange(K)
     return rank
 
 

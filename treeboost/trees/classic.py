@@ -45,7 +45,7 @@ every categorical attribute at once, and one sort per continuous attribute.
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -268,11 +268,12 @@ class BaseClassicTree(PersistenceMixin, EncoderMixin, ClassifierMixin, BaseEstim
                     self, confidence_factor=self.confidence_factor, return_report=True
                 )
             else:
-                fn = {
+                pruners: dict[str, Callable[..., Any]] = {
                     "pre": _pruning.pre_pruning,
                     "post": _pruning.reduced_error_pruning,
                     "mitchell": _pruning.mitchell_reduced_error_pruning,
-                }[self.pruning]
+                }
+                fn = pruners[self.pruning]
                 # given with X_val (checked above), or held out with it
                 assert y_val is not None
                 pruned, report = fn(self, X_val, y_val, return_report=True)

@@ -40,7 +40,9 @@ def gini(counts: ArrayLike) -> Float64Array:
     return np.where(total > 0, 1.0 - ((c / safe[..., None]) ** 2).sum(axis=-1), 0.0)
 
 
-def gini_report(X: pd.DataFrame, y: ArrayLike, sample_weight: ArrayLike | None = None):
+def gini_report(
+    X: pd.DataFrame, y: ArrayLike, sample_weight: ArrayLike | None = None
+) -> pd.DataFrame:
     """One line per (attribute, value): the Gini index of the binary split on that value.
 
     Parameters
