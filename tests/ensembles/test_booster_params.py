@@ -200,3 +200,15 @@ def test_tweedie_refuses_bad_input(tmp_path):
     model = _ours(loss="tweedie", tweedie_power=1.3).fit(X, np.abs(y))
     path = save(model, tmp_path / "tweedie.tbm")
     np.testing.assert_array_equal(load(path).predict(X), model.predict(X))
+
+
+def test_a_regressors_raw_score_keeps_num_iteration():
+    """``predict(raw_score=)`` sits in front of the booster's ``predict``: it still takes
+    ``num_iteration``, and the first k iterations' prediction is the k-th staged one."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    y = np.exp(X[:, 0] + 0.1 * rng.normal(size=300))
+    m = HistGradientBoostingRegressor(max_iter=10, loss="poisson").fit(X, y)
+    staged = list(m.staged_predict(X))
+    np.testing.assert_array_equal(m.predict(X, num_iteration=4), staged[3])
+    np.testing.assert_array_equal(np.exp(m.predict(X, raw_score=True, num_iteration=4)), staged[3])

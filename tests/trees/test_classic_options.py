@@ -17,7 +17,7 @@ from scipy.stats import chi2_contingency
 from treeboost.datasets import load_watermelon
 from treeboost.inspection.rules import _categories, _condition_mask
 from treeboost.persistence import load, save
-from treeboost.trees import attribute_costs, gini_report as gini_module
+from treeboost.trees import attribute_costs
 from treeboost.trees import classic
 from treeboost.trees.chi_square import chi_square
 from treeboost.trees.classic import C45Classifier, ID3Classifier
@@ -142,7 +142,7 @@ def test_first_seen_tie_break_gives_the_books_pre_pruning_root(melons):
 
 
 def test_docstring_examples_run():
-    for obj in (classic.ID3Classifier, gini_module.gini_report):
+    for obj in (classic.ID3Classifier, gini_report):
         finder = doctest.DocTestFinder()
         runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
         for test in finder.find(obj, obj.__name__, globs={}):

@@ -107,7 +107,9 @@ class RawScoreRegressorMixin(BoosterParamsMixin):
     """``predict(X, raw_score=True)`` of a regressor: the raw score before the inverse
     link, LightGBM's ``raw_score`` (XGBoost's ``output_margin``)."""
 
-    def predict(self, X: MatrixLike, raw_score: bool = False) -> Float64Array:
+    def predict(
+        self, X: MatrixLike, raw_score: bool = False, num_iteration: int | str | None = None
+    ) -> Float64Array:
         """Sum of the initial score and every tree's leaf value, through the loss's
         inverse link (``exp`` of it for ``poisson``, ``gamma`` and ``tweedie``).
 
@@ -117,10 +119,13 @@ class RawScoreRegressorMixin(BoosterParamsMixin):
         raw_score : bool, default=False
             Return the raw score ``F(x)`` itself (for a log link, ``log`` of the
             prediction; for the other losses the prediction itself).
+        num_iteration : None, int or "best", default=None
+            The iterations added up: every one, the first ``num_iteration``, or
+            ``best_iteration_``.
 
         Returns
         -------
         ndarray of shape (n_samples,)
         """
-        raw = self._raw_predict(X)[:, 0]  # checks that the model is fitted
+        raw = self._raw_first(X, num_iteration)[:, 0]  # checks that the model is fitted
         return raw if raw_score else self._loss.predict(raw)
