@@ -439,12 +439,22 @@ class _DaskHistGradientBoosting:
             return self.classes_.dtype
         return np.float64
 
-    def predict(self, X):
+    def predict(self, X, num_iteration=None):
         """Predictions; a dask collection maps over its partitions and gives a dask
         array."""
         if is_dask_collection(X):
+            _every_iteration(num_iteration)
             return self._map("predict", X, False)
-        return super().predict(X)
+        return super().predict(X, num_iteration=num_iteration)
+
+
+def _every_iteration(num_iteration):
+    """A dask collection is predicted with every iteration: refuse another choice."""
+    if num_iteration is not None:
+        raise ValueError(
+            f"num_iteration={num_iteration!r}: a dask collection is predicted with every "
+            "iteration; compute it, or predict a numpy array or pandas frame."
+        )
 
 
 class DaskHistGradientBoostingRegressor(_DaskHistGradientBoosting, HistGradientBoostingRegressor):
@@ -501,14 +511,16 @@ class DaskHistGradientBoostingClassifier(_DaskHistGradientBoosting, HistGradient
     """
     _local_class = HistGradientBoostingClassifier
 
-    def predict_proba(self, X):
+    def predict_proba(self, X, num_iteration=None):
         """Class probabilities; a dask collection maps over its partitions."""
         if is_dask_collection(X):
+            _every_iteration(num_iteration)
             return self._map("predict_proba", X, True)
-        return super().predict_proba(X)
+        return super().predict_proba(X, num_iteration=num_iteration)
 
-    def decision_function(self, X):
+    def decision_function(self, X, num_iteration=None):
         """Raw scores; a dask collection maps over its partitions."""
         if is_dask_collection(X):
+            _every_iteration(num_iteration)
             return self._map("decision_function", X, self.n_classes_ > 2)
-        return super().decision_function(X)
+        return super().decision_function(X, num_iteration=num_iteration)
