@@ -46,6 +46,14 @@ def _estimators():
         treeboost.C45Classifier(),
         treeboost.RuleListClassifier(),
     ]
+    # the ranker (its fit takes query groups: see _fit_kw) and the oblique learners
+    ests += [
+        treeboost.HistGradientBoostingRanker(max_iter=5, random_state=0),
+        treeboost.ObliqueDecisionTreeClassifier(random_state=0),
+        treeboost.ObliqueDecisionTreeRegressor(random_state=0),
+        treeboost.ObliqueRandomForestClassifier(n_estimators=5, random_state=0),
+        treeboost.ObliqueRandomForestRegressor(n_estimators=5, random_state=0),
+    ]
     return ests
 
 
@@ -60,12 +68,29 @@ def _is_classifier(est):
     )
 
 
+def _is_ranker(est):
+    return isinstance(est, treeboost.HistGradientBoostingRanker)
+
+
+def _fit_kw(est, X):
+    """What a fit of ``est`` on ``X`` needs besides X and y: a ranker's query groups, of
+    10 rows each (the last one shorter)."""
+    if not _is_ranker(est):
+        return {}
+    from sklearn.utils.validation import _num_samples
+
+    n = _num_samples(X)
+    return {"group": [10] * (n // 10) + ([n % 10] if n % 10 else [])}
+
+
 def _data(est, n=60, d=3):
     # its own generator: the data must not depend on the order tests run in (with all
     # features constant, a y of exactly balanced classes stops AdaBoost, as scikit-learn's)
     rng = np.random.RandomState(0)
     X = rng.normal(size=(n, d))
     y = (X[:, 0] > 0).astype(int) if _is_classifier(est) else X[:, 0] * 3 + rng.normal(size=n)
+    if _is_ranker(est):
+        y = np.digitize(y, [-2.0, 0.0, 2.0])  # relevance labels 0..3
     return X, y
 
 
@@ -74,7 +99,7 @@ def _check_ok(est, X, y, **fit):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = clone(est).fit(X, y, **fit)
+        model = clone(est).fit(X, y, **{**_fit_kw(est, X), **fit})
         pred = model.predict(X)
     assert pred.shape == (X.shape[0],)
     if hasattr(model, "predict_proba"):
@@ -99,7 +124,18 @@ def test_the_matrix_covers_every_public_estimator():
 # the ensembles of them refuse it (scikit-learn's trees do, and a threshold halfway to
 # infinity would be infinite); HistGradientBoosting takes it, as scikit-learn's
 # HistGradientBoosting does, in its first and last bins (edges are finite).
-HIST_GRADIENT_BOOSTING = {"HistGradientBoostingClassifier", "HistGradientBoostingRegressor"}
+HIST_GRADIENT_BOOSTING = {
+    "HistGradientBoostingClassifier",
+    "HistGradientBoostingRegressor",
+    "HistGradientBoostingRanker",
+}
+#: the oblique learners take a dense numeric X only (a split is a weighted sum of columns)
+NUMERIC_ONLY = {
+    "ObliqueDecisionTreeClassifier",
+    "ObliqueDecisionTreeRegressor",
+    "ObliqueRandomForestClassifier",
+    "ObliqueRandomForestRegressor",
+}
 TAKES_INFINITY = HIST_GRADIENT_BOOSTING
 
 
@@ -111,7 +147,7 @@ def test_non_finite_targets_and_inputs_are_refused(est):
         yb = yf.copy()
         yb[3] = bad
         with pytest.raises(ValueError, match="NaN|infinity|Input y"):
-            est.fit(X, yb)
+            est.fit(X, yb, **_fit_kw(est, X))
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
@@ -127,10 +163,14 @@ def test_infinity_in_X_follows_one_rule(est, sparse):
     if sparse:
         if type(est).__name__ in ("ID3Classifier", "C45Classifier", "RuleListClassifier"):
             pytest.skip("the classic learners take dense X only")
+        if type(est).__name__ in NUMERIC_ONLY:
+            with pytest.raises(TypeError, match="dense data is required"):
+                clone(est).fit(sp.csr_matrix(X), y)
+            return
         big, inf = sp.csr_matrix(big), sp.csr_matrix(inf)
     if type(est).__name__ not in TAKES_INFINITY:
         with pytest.raises(ValueError, match="infinity"):
-            clone(est).fit(inf, y)
+            clone(est).fit(inf, y, **_fit_kw(est, inf))
         model = _check_ok(est, X, y)
         with pytest.raises(ValueError, match="infinity"):
             model.predict(inf)
@@ -138,8 +178,8 @@ def test_infinity_in_X_follows_one_rule(est, sparse):
     # +-inf are the extreme values: the same bins, so the same model, as +-1e300
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        on_inf = clone(est).fit(inf, y)
-        on_big = clone(est).fit(big, y)
+        on_inf = clone(est).fit(inf, y, **_fit_kw(est, inf))
+        on_big = clone(est).fit(big, y, **_fit_kw(est, big))
         np.testing.assert_array_equal(on_inf.predict(inf), on_big.predict(big))
         np.testing.assert_array_equal(on_inf.predict(X), on_big.predict(X))
 
@@ -152,7 +192,7 @@ def test_values_near_the_largest_float_fit_without_warnings(est):
     X = np.clip(X, -1, 1) * 1e308  # sums of a few rows overflow both ways
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        model = clone(est).fit(X, y)
+        model = clone(est).fit(X, y, **_fit_kw(est, X))
         pred = model.predict(X)
     assert np.all(np.isfinite(np.asarray(pred, dtype=float)))
 
@@ -160,10 +200,10 @@ def test_values_near_the_largest_float_fit_without_warnings(est):
 @pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
 def test_shape_errors(est):
     X, y = _data(est)
-    with pytest.raises(ValueError, match="inconsistent|samples"):
-        est.fit(X, y[:-1])
-    with pytest.raises(ValueError, match="0 sample"):
-        est.fit(X[:0], y[:0])
+    with pytest.raises(ValueError, match="inconsistent|samples|labels for"):
+        est.fit(X, y[:-1], **_fit_kw(est, X))
+    with pytest.raises(ValueError, match="0 sample|group must be a non-empty"):
+        est.fit(X[:0], y[:0], **_fit_kw(est, X[:0]))
     model = _check_ok(est, X, y)
     with pytest.raises(ValueError, match="features"):
         model.predict(X[:, :2])
@@ -189,7 +229,7 @@ def test_degenerate_but_valid_data_works(est):
     Xn = X.copy()
     Xn[::3, 0] = np.nan  # missing values
     _check_ok(est, Xn, y)
-    if not _is_classifier(est):
+    if not _is_classifier(est) and not _is_ranker(est):
         _huge_target_ok(est, X, y * 1e300)  # huge targets
 
 
@@ -211,7 +251,7 @@ def test_one_sample(est):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            model = est.fit(X[:1], y[:1])
+            model = est.fit(X[:1], y[:1], **_fit_kw(est, X[:1]))
     except ValueError as exc:
         assert "class" in str(exc) or "sample" in str(exc)
         return
@@ -222,12 +262,12 @@ def test_one_sample(est):
 def test_bad_weights(est):
     X, y = _data(est)
     with pytest.raises(ValueError, match="(?i)negative"):
-        est.fit(X, y, sample_weight=-np.ones(len(y)))
+        est.fit(X, y, **_fit_kw(est, X), sample_weight=-np.ones(len(y)))
     with pytest.raises(ValueError, match="zero"):
-        est.fit(X, y, sample_weight=np.zeros(len(y)))
+        est.fit(X, y, **_fit_kw(est, X), sample_weight=np.zeros(len(y)))
     # a 0-d array: scikit-learn's TypeError, in its words
     with pytest.raises(TypeError, match="at least 1 dimension"):
-        est.fit(X, y, sample_weight=np.array(0.0))
+        est.fit(X, y, **_fit_kw(est, X), sample_weight=np.array(0.0))
 
 
 @pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
@@ -247,12 +287,12 @@ def test_weights_out_of_range_are_refused_by_name(est):
         (np.array(["a"] * n), "sample_weight must hold numbers.*string"),
     ]:
         with pytest.raises(ValueError, match=message):
-            est.fit(X, y, sample_weight=w)
+            est.fit(X, y, **_fit_kw(est, X), sample_weight=w)
     _check_ok(est, X, y, sample_weight=np.full(n, 1e297))  # large but usable
     _check_ok(est, X, y, sample_weight=np.r_[np.full(n - 1, 5e-324), 1e-300])
 
 
-REGRESSORS = [e for e in ESTIMATORS if not _is_classifier(e)]
+REGRESSORS = [e for e in ESTIMATORS if not _is_classifier(e) and not _is_ranker(e)]
 
 
 @pytest.mark.parametrize("est", REGRESSORS, ids=[type(e).__name__ for e in REGRESSORS])
@@ -279,6 +319,11 @@ def test_weighted_regression_target_that_would_overflow_is_refused(est):
 def test_categorical_edge_cases(est):
     pd = pytest.importorskip("pandas")
     X, y = _data(est)
+    if type(est).__name__ in NUMERIC_ONLY:
+        df = pd.DataFrame({"c": pd.Categorical(["a", "b"] * 30), "x": X[:, 0]})
+        with pytest.raises(ValueError, match="X must be numeric.*categorical"):
+            clone(est).fit(df, y)
+        return
     big = np.array([2**62, -(2**62), 7], dtype=np.int64)[rng.randint(0, 3, len(y))]
     df = pd.DataFrame({"code": pd.Categorical(big), "x": X[:, 0]})
     _check_ok(est, df, y)  # huge integer category labels
@@ -286,15 +331,17 @@ def test_categorical_edge_cases(est):
         {"c": pd.Categorical([f"v{i}" for i in range(300)] * 2), "x": rng.normal(size=600)}
     )
     yy = np.arange(600) % 2 if _is_classifier(est) else rng.normal(size=600)
+    if _is_ranker(est):
+        yy = np.arange(600) % 3
     if type(est).__name__ in HIST_GRADIENT_BOOSTING:
         # a bin per category, as scikit-learn's HistGradientBoosting: at most max_bins
         with pytest.raises(ValueError, match="cardinality <= 255"):
-            clone(est).fit(many, yy)
+            clone(est).fit(many, yy, **_fit_kw(est, many))
     else:
         _check_ok(est, many, yy)  # 300 categories: rare ones grouped
     obj = np.array([["a", 1.0], ["b", 2.0]] * 30, dtype=object)
     with pytest.raises(ValueError):
-        est.fit(obj, y)  # strings that are not declared
+        est.fit(obj, y, **_fit_kw(est, obj))  # strings that are not declared
 
 
 @pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
@@ -305,6 +352,13 @@ def test_strings_in_a_numeric_column_name_the_column(est):
     X, y = _data(est)
     obj = X.astype(object)
     obj[5, 2] = "oops"
+    if type(est).__name__ in NUMERIC_ONLY:  # no categorical_features to declare
+        with pytest.raises(ValueError, match="X must be numeric.*'oops'"):
+            est.fit(obj, y)
+        model = _check_ok(est, X, y)
+        with pytest.raises(ValueError, match="X must be numeric.*'oops'"):
+            model.predict(obj)
+        return
     with pytest.raises(
         ValueError,
         match=r"Column 2 is not numeric \(could not convert "
@@ -312,9 +366,9 @@ def test_strings_in_a_numeric_column_name_the_column(est):
         r"categorical_features \(e.g. "
         r"categorical_features=\[2\]\)",
     ):
-        est.fit(obj, y)
+        est.fit(obj, y, **_fit_kw(est, obj))
     with pytest.raises(ValueError, match=r"Column 1 is not numeric.*categorical_features"):
-        est.fit([[0.5, "a", 1.0]] * len(y), y)  # a list of rows
+        est.fit([[0.5, "a", 1.0]] * len(y), y, **_fit_kw(est, X))  # a list of rows
     df = pd.DataFrame(X, columns=["a", "b", "c"]).astype({"b": object})
     df.loc[3, "b"] = "oops"
     if "categorical_features" in est.get_params():  # a frame with a declared column
@@ -325,7 +379,7 @@ def test_strings_in_a_numeric_column_name_the_column(est):
             match=r"Column 'b' is not numeric.*"
             r"categorical_features=\['b'\]",
         ):
-            clone(est).set_params(categorical_features=[0]).fit(df, y)
+            clone(est).set_params(categorical_features=[0]).fit(df, y, **_fit_kw(est, df))
     model = _check_ok(est, X, y)
     with pytest.raises(
         ValueError,
@@ -357,6 +411,11 @@ def test_text_columns_with_missing_values_are_categorical(est):
     X, y = _data(est)
     text = np.where(X[:, 1] > 0, "hi", "lo").astype(object)
     text[::7], text[3::11], text[5::13] = pd.NA, None, np.nan
+    if type(est).__name__ in NUMERIC_ONLY:
+        df = pd.DataFrame({"x": X[:, 0], "t": pd.Series(text).astype("string")})
+        with pytest.raises(ValueError, match="X must be numeric"):
+            clone(est).fit(df, y)
+        return
     first = None
     for dtype in _string_dtypes():
         df = pd.DataFrame({"x": X[:, 0], "t": pd.Series(text).astype(dtype)})
@@ -467,7 +526,7 @@ def test_classic_validation_set_is_used_or_refused(est):
 def test_huge_total_weight_is_refused_not_nan(est):
     X, y = _data(est)
     with pytest.raises(ValueError, match="sample_weight sums to inf"):
-        est.fit(X, y, sample_weight=np.full(len(y), 1e308))
+        est.fit(X, y, **_fit_kw(est, X), sample_weight=np.full(len(y), 1e308))
     _check_ok(est, X, y, sample_weight=np.full(len(y), 1e297))  # large but usable
 
 
@@ -509,3 +568,13 @@ def test_rule_list_bad_parameters():
         model = RL().fit(X, y[:, None])
     np.testing.assert_array_equal(model.predict(X), RL().fit(X, y).predict(X))
     _check_ok(RL(treeboost.DecisionTreeClassifier(max_depth=3)), X, y)
+
+
+def test_ranker_with_every_query_tied_fits_a_constant_model():
+    """No query has two labels: no pairs, every gradient and hessian 0 (the Newton step
+    divided 0 by 0 in the grower, a ZeroDivisionError out of a numba kernel)."""
+    X, _ = _data(treeboost.HistGradientBoostingRanker())
+    y = np.repeat([0, 2, 1], 20)  # each query of 20 rows one label
+    model = treeboost.HistGradientBoostingRanker(max_iter=3).fit(X, y, group=[20, 20, 20])
+    pred = model.predict(X)
+    assert np.all(np.isfinite(pred)) and np.unique(pred).size == 1

@@ -919,6 +919,21 @@ def _distinct(labels):
         return False
 
 
+def check_int64_params(est):
+    """Refuse an integer parameter of ``est`` outside an int64 (the engine's kernels take
+    them as such: a larger one raised OverflowError or was wrapped around), naming it."""
+    for name, value in est.get_params(deep=False).items():
+        if (
+            isinstance(value, numbers.Integral)
+            and not isinstance(value, bool)
+            and not _INT64_MIN <= int(value) <= _INT64_MAX
+        ):
+            raise ValueError(
+                f"The {name!r} parameter of {type(est).__name__} must fit in a 64-bit "
+                f"integer (at most 2**63 - 1), got {value!r}."
+            )
+
+
 class EncoderMixin(AtomicRefitMixin):
     """Input handling shared by every treeboost estimator with a ``categorical_features``
     parameter: feature names and count checked as scikit-learn does, X encoded by a
@@ -948,16 +963,7 @@ class EncoderMixin(AtomicRefitMixin):
         (the engine's kernels take them as such: a larger one raised OverflowError or
         was wrapped around), and ``class_weight`` must hold finite weights."""
         super()._validate_params()
-        for name, value in self.get_params(deep=False).items():
-            if (
-                isinstance(value, numbers.Integral)
-                and not isinstance(value, bool)
-                and not _INT64_MIN <= int(value) <= _INT64_MAX
-            ):
-                raise ValueError(
-                    f"The {name!r} parameter of {type(self).__name__} must fit in a 64-bit "
-                    f"integer (at most 2**63 - 1), got {value!r}."
-                )
+        check_int64_params(self)
         if "class_weight" in self.get_params(deep=False):
             check_class_weight(self.class_weight)
 

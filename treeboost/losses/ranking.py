@@ -92,6 +92,12 @@ def _pair_gradients(offsets, labels, raw, gain, inverse_idcg, truncation, sigma,
     return losses.mean()
 
 
+#: the least hessian of a row: a query whose labels all tie has no pairs, so its rows'
+#: gradients and hessians are 0, and a node of such rows alone (every row, when no query
+#: has two labels) would divide 0 by 0 in its Newton step ``-G / H``
+MIN_HESSIAN = 1e-16
+
+
 class _QueryLoss(Loss):
     """A loss over query groups.  The ranker binds the groups of its training (and
     validation) targets to the loss for one fit (:meth:`bind`); they are not saved."""
@@ -132,6 +138,7 @@ class _QueryLoss(Loss):
         raw = np.ascontiguousarray(raw, dtype=np.float64)
         g, h = (np.empty_like(raw), np.empty_like(raw)) if out is None else out
         value = _pair_gradients(offsets, labels, raw, *self._kernel_options(idcg), g, h)
+        np.maximum(h, MIN_HESSIAN, out=h)
         return float(value), g, h
 
     def gradient_hessian(self, y, raw):

@@ -76,7 +76,12 @@ def check_relevance(y, n_gains, name="y"):
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"{name} must be 1-D relevance labels, got shape {y.shape}.")
-    if y.dtype.kind not in "iufb" or not np.all(np.isfinite(y)) or np.any(y != np.round(y)):
+    if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
+        raise ValueError(
+            f"{name} contains NaN or infinity; it must hold integer relevance labels "
+            f"(0, 1, 2, ...)."
+        )
+    if y.dtype.kind not in "iufb" or np.any(y != np.round(y)):
         raise ValueError(f"{name} must hold integer relevance labels (0, 1, 2, ...).")
     if y.size and (y.min() < 0 or y.max() >= n_gains):
         raise ValueError(

@@ -10,7 +10,7 @@ from sklearn.base import is_classifier
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._input.encoding import check_weights
+from .._input.encoding import _check_finite_array, check_int64_params, check_weights
 from .._input.targets import check_regression_target, encode_classification_target
 from ..persistence import check_array, check_classes, check_fitted, validate_part
 from ._grow import GrowParams, GrownArrays, grow_tree
@@ -46,10 +46,20 @@ def resolve_count(value, n_samples):
 
 
 def check_X(est, X, reset):
-    """X as a float64 array (NaN allowed: missing; +-inf refused, naming X)."""
-    return validate_data(
-        est, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan", order="C"
-    )
+    """X as a float64 array (NaN allowed: missing; +-inf refused, naming X), through the
+    encoders' check (without scikit-learn's warning on values near the largest float)."""
+    X = validate_data(est, X, reset=reset, skip_check_array=True)
+    try:
+        return _check_finite_array(
+            X, dtype=np.float64, ensure_all_finite="allow-nan", order="C", estimator=est
+        )
+    except (TypeError, ValueError) as exc:  # text: float("a") / float(pd.NA)
+        if "could not convert" not in str(exc) and "float() argument" not in str(exc):
+            raise
+        raise ValueError(
+            f"X must be numeric: {type(est).__name__} takes no categorical or text "
+            f"columns ({exc}); encode them first (e.g. with OneHotEncoder)."
+        ) from exc
 
 
 def check_fit_input(est, X, y, sample_weight):
@@ -72,11 +82,16 @@ def standardisation(X, w):
     ww = np.where(present, w[:, None], 0.0)
     den = ww.sum(axis=0)
     Xz = np.where(present, X, 0.0)
+    # the moments of X / m (m: the column's largest |x|), then scaled back: sums of
+    # values near the largest float would overflow
+    m = np.abs(Xz).max(axis=0, initial=0.0)
+    m[m == 0] = 1.0
+    Xz = Xz / m
     mean = np.divide((ww * Xz).sum(axis=0), den, out=np.zeros(X.shape[1]), where=den > 0)
     var = np.divide(
         (ww * (Xz - mean) ** 2).sum(axis=0), den, out=np.zeros(X.shape[1]), where=den > 0
     )
-    scale = np.sqrt(var)
+    mean, scale = mean * m, np.sqrt(var) * m
     scale[~(scale > 1e-12 * (1.0 + np.abs(mean)))] = 1.0
     return mean, scale
 
@@ -152,7 +167,14 @@ def ccp_prune(tree: ObliqueTree, ccp_alpha: float) -> ObliqueTree:
 
 
 class ObliqueStateMixin:
-    """The load-time check of an oblique learner's standardisation and classes."""
+    """The parameter check of an oblique learner, and the load-time check of its
+    standardisation and classes."""
+
+    def _validate_params(self):
+        """scikit-learn's check against ``_parameter_constraints``, then the int64 bound
+        the other estimators put on an integer parameter."""
+        super()._validate_params()
+        check_int64_params(self)
 
     def _check_oblique_state(self, where, required):
         if not check_fitted(self, where, required):
