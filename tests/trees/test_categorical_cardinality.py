@@ -121,9 +121,7 @@ _FAMILIES = {
         5, max_depth=3, max_features=None, random_state=0
     ),
     # (random subsets, as scikit-learn's random splitter draws: grown out, not 3 deep)
-    "extra_trees": lambda: treeboost.ExtraTreesClassifier(
-        5, max_features=None, random_state=0
-    ),
+    "extra_trees": lambda: treeboost.ExtraTreesClassifier(5, max_features=None, random_state=0),
     "bagging": lambda: treeboost.BaggingClassifier(n_estimators=5, random_state=0),
     "adaboost": lambda: treeboost.AdaBoostClassifier(n_estimators=5, random_state=0),
     "gbdt": lambda: treeboost.GradientBoostingClassifier(n_estimators=10, max_leaf_nodes=4),
