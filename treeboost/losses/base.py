@@ -348,3 +348,20 @@ class Loss:
                 f"{where}: {type(self).__name__} has {self.n_outputs!r:.20} "
                 f"output(s), the model {n_outputs}."
             )
+
+
+class LogLinkLoss(Loss):
+    """A loss of a positive mean on the log link (Poisson, gamma, Tweedie): the raw score
+    is ``F = log(mu)``, the prediction ``exp(F)``, and the initial score the log of the
+    weighted mean of ``y``."""
+
+    def init_raw(self, y, sample_weight):
+        return float(np.log(np.average(y, weights=sample_weight)))
+
+    def link(self, predictions):
+        """``log(mu)`` of an initial estimator's predictions, clipped away from 0."""
+        return np.log(np.maximum(np.asarray(predictions, dtype=np.float64), 1e-300))
+
+    @staticmethod
+    def predict(raw):
+        return np.exp(raw)

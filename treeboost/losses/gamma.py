@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from .base import Loss
+from .base import LogLinkLoss
 
 
-class GammaLoss(Loss):
+class GammaLoss(LogLinkLoss):
     """``L = F + y exp(-F)`` (the half Gamma deviance up to terms free of ``F``),
     prediction ``mu = exp(F)``, y > 0.
 
@@ -22,17 +22,6 @@ class GammaLoss(Loss):
     def gradient_hessian(self, y, raw):
         r = y * np.exp(-raw)
         return 1.0 - r, r
-
-    def init_raw(self, y, sample_weight):
-        return float(np.log(np.average(y, weights=sample_weight)))
-
-    def link(self, predictions):
-        """``log(mu)`` of an initial estimator's predictions, clipped away from 0."""
-        return np.log(np.maximum(np.asarray(predictions, dtype=np.float64), 1e-300))
-
-    @staticmethod
-    def predict(raw):
-        return np.exp(raw)
 
     @staticmethod
     def check_target(y):

@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from .base import Loss
+from .base import LogLinkLoss
 
 
-class PoissonLoss(Loss):
+class PoissonLoss(LogLinkLoss):
     """``L = exp(F) - y F`` (the half Poisson deviance up to the term ``y log y - y``,
     which does not depend on ``F``), prediction ``mu = exp(F)``, y >= 0 with a positive
     sum.
@@ -23,17 +23,6 @@ class PoissonLoss(Loss):
     def gradient_hessian(self, y, raw):
         mu = np.exp(raw)
         return mu - y, mu
-
-    def init_raw(self, y, sample_weight):
-        return float(np.log(np.average(y, weights=sample_weight)))
-
-    def link(self, predictions):
-        """``log(mu)`` of an initial estimator's predictions, clipped away from 0."""
-        return np.log(np.maximum(np.asarray(predictions, dtype=np.float64), 1e-300))
-
-    @staticmethod
-    def predict(raw):
-        return np.exp(raw)
 
     @staticmethod
     def check_target(y):

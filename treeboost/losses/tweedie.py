@@ -4,12 +4,12 @@
 
 import numpy as np
 
-from .base import Loss
+from .base import LogLinkLoss
 from ..persistence import register
 from ..persistence._spec import real
 
 
-class TweedieLoss(Loss):
+class TweedieLoss(LogLinkLoss):
     """``L = -y exp((1-p) F) / (1-p) + exp((2-p) F) / (2-p)`` (the Tweedie deviance of
     variance power ``p`` up to terms free of ``F``, as LightGBM's ``tweedie`` and
     XGBoost's ``reg:tweedie`` define it), prediction ``mu = exp(F)``, y >= 0 with a
@@ -49,17 +49,6 @@ class TweedieLoss(Loss):
         a, b = 1.0 - self.power, 2.0 - self.power
         ea, eb = np.exp(a * raw), np.exp(b * raw)
         return eb - y * ea, b * eb - a * y * ea
-
-    def init_raw(self, y, sample_weight):
-        return float(np.log(np.average(y, weights=sample_weight)))
-
-    def link(self, predictions):
-        """``log(mu)`` of an initial estimator's predictions, clipped away from 0."""
-        return np.log(np.maximum(np.asarray(predictions, dtype=np.float64), 1e-300))
-
-    @staticmethod
-    def predict(raw):
-        return np.exp(raw)
 
     @staticmethod
     def check_target(y):
