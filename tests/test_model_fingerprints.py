@@ -14,7 +14,5 @@ def test_default_models_are_unchanged_bit_for_bit():
         pytest.skip(f"digests recorded on {saved['cpu']}, this CPU is {fingerprints.cpu()}")
     digests = fingerprints.compute()
     changed = sorted(n for n, d in digests.items() if saved["digests"].get(n) != d)
-    assert not changed, (
-        f"predictions changed: {changed}; rerun tests/fingerprints.py --save if meant"
-    )
+    assert not changed, f"predictions changed: {changed} (fingerprints.py --save if meant)"
     assert set(saved["digests"]) == set(digests)
