@@ -1,6 +1,8 @@
 """The package's import graph: module-level imports form no cycle, and each layer imports
 only the layers below it (persistence < engine < input < trees < ensembles; the text,
-rules and pictures of a tree sit beside input, and SHAP above the ensembles)."""
+rules and pictures of a tree sit beside input, the metrics and losses on the engine, the
+oblique trees beside the ensembles, SHAP above the ensembles, and the exporters read only a
+model's description as a sum of trees)."""
 
 import ast
 import pathlib
@@ -77,6 +79,22 @@ ALLOWED = {
     "treeboost.inspection.export": ("treeboost.engine",),
     "treeboost.inspection.drawing": (),
     "treeboost.inspection._tree_view": (),
+    # the metrics and the losses (which score themselves with the metrics) sit on the engine
+    "treeboost.metrics": ("treeboost.engine",),
+    "treeboost.losses": ("treeboost.engine", "treeboost.metrics", "treeboost.persistence"),
+    # the exporters read a model only through its description as a sum of trees
+    "treeboost.export": ("treeboost.engine", "treeboost.inspection._model_trees"),
+    # the oblique trees sit beside the ensembles (which they use as bases), below inspection
+    "treeboost.oblique": (
+        "treeboost._atomic",
+        "treeboost._input",
+        "treeboost.engine",
+        "treeboost.persistence",
+        "treeboost.trees",
+        "treeboost.losses",
+        "treeboost.metrics",
+        "treeboost.ensembles",
+    ),
 }
 
 
