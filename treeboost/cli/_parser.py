@@ -85,22 +85,8 @@ def _add_writing_option(p):
     )
 
 
-def _parser():
-    fmt: dict[str, Any] = {"formatter_class": _HelpFormatter}
-    parser = argparse.ArgumentParser(
-        prog="treeboost",
-        description="Decision trees and tree ensembles: fit a model on a\n"
-        "CSV file, predict, explain; or run the demo.",
-        epilog="Run `treeboost COMMAND --help` for a command's options.  Example:\n"
-        "  treeboost fit train.csv --target Survived -o model.tbm\n"
-        "  treeboost predict model.tbm test.csv --id PassengerId -o pred.csv\n"
-        "  treeboost explain model.tbm test.csv --shap --top 3",
-        formatter_class=_MainHelpFormatter,
-    )
-    from .. import __version__
-
-    parser.add_argument("--version", action="version", version=f"treeboost {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+def _add_demo(sub, fmt):
+    """The ``demo`` subcommand."""
     p = sub.add_parser(
         "demo",
         help="a single tree against the ensembles on Titanic",
@@ -119,6 +105,9 @@ def _parser():
     p.add_argument("--no-plots", action="store_true", help="print the table only")
     p.set_defaults(func=demo)
 
+
+def _add_fit(sub, fmt):
+    """The ``fit`` subcommand."""
     p = sub.add_parser(
         "fit",
         help="fit a model on a CSV file and save it",
@@ -203,6 +192,9 @@ def _parser():
     )
     p.set_defaults(func=fit)
 
+
+def _add_predict(sub, fmt):
+    """The ``predict`` subcommand."""
     p = sub.add_parser(
         "predict",
         help="predict a CSV file with a saved model",
@@ -232,6 +224,9 @@ def _parser():
     _add_reading_options(p)
     p.set_defaults(func=predict)
 
+
+def _add_explain(sub, fmt):
+    """The ``explain`` subcommand."""
     p = sub.add_parser(
         "explain",
         help="rules, importances and trace of a saved model; SHAP values of rows",
@@ -273,6 +268,9 @@ def _parser():
     _add_reading_options(p)
     p.set_defaults(func=explain)
 
+
+def _add_compile(sub, fmt):
+    """The ``compile`` subcommand."""
     p = sub.add_parser(
         "compile",
         help="compile the engine's kernels for this machine, once",
@@ -286,4 +284,28 @@ def _parser():
         "--jobs", type=int, default=2, metavar="N", help="processes that compile side by side"
     )
     p.set_defaults(func=compile_kernels)
+
+
+def _parser():
+    """The whole grammar: the program's options and one subparser per command."""
+    fmt: dict[str, Any] = {"formatter_class": _HelpFormatter}
+    parser = argparse.ArgumentParser(
+        prog="treeboost",
+        description="Decision trees and tree ensembles: fit a model on a\n"
+        "CSV file, predict, explain; or run the demo.",
+        epilog="Run `treeboost COMMAND --help` for a command's options.  Example:\n"
+        "  treeboost fit train.csv --target Survived -o model.tbm\n"
+        "  treeboost predict model.tbm test.csv --id PassengerId -o pred.csv\n"
+        "  treeboost explain model.tbm test.csv --shap --top 3",
+        formatter_class=_MainHelpFormatter,
+    )
+    from .. import __version__
+
+    parser.add_argument("--version", action="version", version=f"treeboost {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_demo(sub, fmt)
+    _add_fit(sub, fmt)
+    _add_predict(sub, fmt)
+    _add_explain(sub, fmt)
+    _add_compile(sub, fmt)
     return parser
