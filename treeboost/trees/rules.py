@@ -210,68 +210,14 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         K = self.classes_.shape[0]
         rank = getattr(est, "class_rank_", None)
         val = self._validation_rows(est, X_val, y_val) if on_validation else None
+        fit_rows = _FitRows(est, Xe, cats, y_idx, w, K, rank, cf, val)
         rules, seen = [], set()
         for rule in _rules.extract_rules(est):
-            # the class index from the leaf itself (CART rules carry it as text)
-            k = int(top_class(est.tree_.value[rule.leaf], rank))
-            masks = [_condition_mask(c, Xe, cats) for c in rule.conditions]
-            if val is None:
-                rate = self._pessimistic_rate(masks, y_idx == k, w, cf)
-            else:
-                val_masks = [_condition_mask(c, val.X, cats) for c in rule.conditions]
-                rate = self._validation_rate(val_masks, val.y == k)
-            keep, dropped = self._generalize(len(masks), rate)
-            conds = [rule.conditions[i] for i in keep]
-            cover = (
-                np.logical_and.reduce([masks[i] for i in keep])
-                if keep
-                else np.ones(Xe.shape[0], bool)
-            )
-            n = float(w[cover].sum())
-            dist = np.bincount(y_idx[cover], weights=w[cover], minlength=K)
-            if n > 0:
-                distribution = dist / n
-            else:
-                # no training row satisfies the rule (a multiway leaf reached only by
-                # fractions of rows with a missing value): the leaf's own distribution
-                leaf = np.asarray(est.tree_.value[rule.leaf], dtype=np.float64).ravel()
-                distribution = leaf / leaf.sum()
-            # the rule predicts the class most of its rows have (ties: the first of
-            # classes_, as a leaf does), so that predict agrees with predict_proba; this
-            # is the leaf's class unless generalising, or rows that a multiway leaf only
-            # got fractions of, changed the majority
-            k = int(top_class(distribution, rank))
-            key = (tuple(str(c) for c in conds), k)
+            new = self._post_prune(rule, fit_rows)
+            key = (tuple(str(c) for c in new.conditions), new.prediction)
             if key in seen:  # two leaves generalised to the same rule
                 continue
             seen.add(key)
-            e = n - float(dist[k])
-            acc = 1.0 - float(pessimistic_errors(n, e, cf)) / n if n > 0 else 0.0
-            val_cover = 0.0
-            if val is not None:
-                val_masks = [_condition_mask(c, val.X, cats) for c in conds]
-                val_rate = self._validation_rate(val_masks, val.y == k)
-                acc = 1.0 - val_rate(list(range(len(conds))))
-                val_cover = float(
-                    np.logical_and.reduce(val_masks).sum() if conds else val.y.shape[0]
-                )
-            new = Rule(
-                conds,
-                self.classes_[k],
-                float(dist[k] / n) if n > 0 else None,
-                rule.leaf,
-                int(cover.sum()),
-                n,
-                rule.target_name,
-                rule.decimals,
-                dict(
-                    estimated_accuracy=acc,
-                    coverage=n,
-                    dropped=[str(rule.conditions[i]) for i in dropped],
-                    distribution=distribution,
-                    **({} if val is None else {"validation_coverage": val_cover}),
-                ),
-            )
             rules.append(new)
         rules.sort(
             key=lambda r: (
@@ -287,6 +233,63 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         self.default_distribution_ = counts / counts.sum()
         self.default_class_ = self.classes_[int(top_class(counts / counts.sum(), rank))]
         return self
+
+    def _post_prune(self, rule, rows):
+        """One leaf's rule generalised (its antecedents dropped while the estimated error
+        does not rise) and scored: a new :class:`Rule` with its estimate in ``extra``."""
+        est, Xe, cats, y_idx, w, K, rank, cf, val = rows
+        # the class index from the leaf itself (CART rules carry it as text)
+        k = int(top_class(est.tree_.value[rule.leaf], rank))
+        masks = [_condition_mask(c, Xe, cats) for c in rule.conditions]
+        if val is None:
+            rate = self._pessimistic_rate(masks, y_idx == k, w, cf)
+        else:
+            val_masks = [_condition_mask(c, val.X, cats) for c in rule.conditions]
+            rate = self._validation_rate(val_masks, val.y == k)
+        keep, dropped = self._generalize(len(masks), rate)
+        conds = [rule.conditions[i] for i in keep]
+        cover = (
+            np.logical_and.reduce([masks[i] for i in keep]) if keep else np.ones(Xe.shape[0], bool)
+        )
+        n = float(w[cover].sum())
+        dist = np.bincount(y_idx[cover], weights=w[cover], minlength=K)
+        if n > 0:
+            distribution = dist / n
+        else:
+            # no training row satisfies the rule (a multiway leaf reached only by
+            # fractions of rows with a missing value): the leaf's own distribution
+            leaf = np.asarray(est.tree_.value[rule.leaf], dtype=np.float64).ravel()
+            distribution = leaf / leaf.sum()
+        # the rule predicts the class most of its rows have (ties: the first of
+        # classes_, as a leaf does), so that predict agrees with predict_proba; this
+        # is the leaf's class unless generalising, or rows that a multiway leaf only
+        # got fractions of, changed the majority
+        k = int(top_class(distribution, rank))
+        e = n - float(dist[k])
+        acc = 1.0 - float(pessimistic_errors(n, e, cf)) / n if n > 0 else 0.0
+        val_cover = 0.0
+        if val is not None:
+            val_masks = [_condition_mask(c, val.X, cats) for c in conds]
+            val_rate = self._validation_rate(val_masks, val.y == k)
+            acc = 1.0 - val_rate(list(range(len(conds))))
+            val_cover = float(np.logical_and.reduce(val_masks).sum() if conds else val.y.shape[0])
+        return Rule(
+            conds,
+            self.classes_[k],
+            float(dist[k] / n) if n > 0 else None,
+            rule.leaf,
+            int(cover.sum()),
+            n,
+            rule.target_name,
+            rule.decimals,
+            dict(
+                estimated_accuracy=acc,
+                coverage=n,
+                dropped=[str(rule.conditions[i]) for i in dropped],
+                distribution=distribution,
+                **({} if val is None else {"validation_coverage": val_cover}),
+            ),
+        )
 
     def _generalize(self, n_conditions, rate):
         """Indices of the antecedents kept, and of those dropped: greedily, the one whose
@@ -458,6 +461,21 @@ class RuleListClassifier(AtomicRefitMixin, PersistenceMixin, ClassifierMixin, Ba
         ]
         lines.append(f"     OTHERWISE class = {self.default_class_}")
         return "\n".join(lines)
+
+
+class _FitRows(NamedTuple):
+    """What every rule of a fit is scored on: the tree, its encoded training rows, their
+    class indices and weights, and the validation rows (``accuracy_estimate="validation"``)."""
+
+    tree: Any
+    X: Any
+    categories: Any
+    y: Any
+    weights: Any
+    n_classes: int
+    class_rank: Any
+    confidence_factor: float
+    validation: Any
 
 
 class _Validation(NamedTuple):
