@@ -4,7 +4,7 @@ node (:class:`MultiwayTree`); the entropy it is grown by."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from scipy.sparse import csr_matrix
@@ -296,6 +296,7 @@ class MultiwayTree:
             )
         if parent[0] != -1 or depth[0] != 0:
             raise ValueError(f"{where}: the root (node 0) must have parent -1 and depth 0.")
+        arrays = _NodeArrays(feature, is_cat, threshold, parent, depth, nf, n)
         n_children, all_kids = 0, []
         for i in range(n):
             rep = self.report[i]
@@ -307,74 +308,8 @@ class MultiwayTree:
                 ndim=1,
                 finite=True,
             )
-            f = int(feature[i])
-            if f < 0:
-                if (
-                    f != -1
-                    or kids.size
-                    or frac.size
-                    or is_cat[i]
-                    or not np.isnan(threshold[i])
-                    or rep is not None
-                ):
-                    raise ValueError(
-                        f"{where}: leaf {i} must have feature -1, no children, "
-                        f"no branch fractions, no threshold and no split "
-                        f"report."
-                    )
+            if not _check_node(where, i, kids, frac, rep, arrays, columns):
                 continue
-            if f >= nf:
-                raise ValueError(
-                    f"{where}.feature: node {i} tests feature index {f}, outside [0, {nf})."
-                )
-            if kids.size < 2:
-                raise ValueError(
-                    f"{where}.children[{i}]: internal node {i} has {kids.size} "
-                    f"children (a split has at least two branches)."
-                )
-            # children after their parent: no cycle is possible, and every id is in range
-            if np.any(kids <= i) or np.any(kids >= n):
-                raise ValueError(
-                    f"{where}.children[{i}]: a child index is out of range or "
-                    f"points backwards ({kids.tolist()[:8]}; the tree has {n} "
-                    f"nodes)."
-                )
-            if is_cat[i]:
-                if not np.isnan(threshold[i]):
-                    raise ValueError(
-                        f"{where}.threshold: categorical node {i} has a "
-                        f"threshold ({threshold[i]!r}); a categorical test has "
-                        f"none."
-                    )
-            elif kids.size != 2 or not np.isfinite(threshold[i]):
-                raise ValueError(
-                    f"{where}: continuous node {i} must have two children and a finite threshold."
-                )
-            if columns is not None:
-                col = columns[f]
-                if is_cat[i] != (col.kind != "num"):
-                    raise ValueError(
-                        f"{where}: node {i} makes a "
-                        f"{'categorical' if is_cat[i] else 'threshold'} test on the "
-                        f"{'continuous' if col.kind == 'num' else 'categorical'} column {f}."
-                    )
-                if is_cat[i] and kids.size != len(col.categories):
-                    raise ValueError(
-                        f"{where}: categorical node {i} has {kids.size} "
-                        f"branches, column {f} has {len(col.categories)} "
-                        f"categories (one branch per category)."
-                    )
-            if frac.shape != kids.shape or np.any(frac < 0) or abs(frac.sum() - 1.0) > 1e-6:
-                raise ValueError(
-                    f"{where}.branch_fraction[{i}]: must hold one share >= 0 per "
-                    f"branch ({kids.size}), summing to 1."
-                )
-            if np.any(parent[kids] != i) or np.any(depth[kids] != depth[i] + 1):
-                raise ValueError(
-                    f"{where}: parent / depth of the children of node {i} do not "
-                    f"match the children lists."
-                )
-            _check_report(rep, nf, f, f"{where}.report[{i}]")
             n_children += kids.size
             all_kids.append(kids)
         kids = np.concatenate(all_kids) if all_kids else np.empty(0, np.int64)
@@ -383,6 +318,90 @@ class MultiwayTree:
                 f"{where}: the nodes do not form a tree (a node reachable twice, "
                 f"or an unreachable node)."
             )
+
+
+class _NodeArrays(NamedTuple):
+    """The per-node arrays of a multiway tree that :func:`_check_node` reads."""
+
+    feature: Any
+    is_categorical: Any
+    threshold: Any
+    parent: Any
+    depth: Any
+    n_features: int
+    n_nodes: int
+
+
+def _check_node(where, i, kids, frac, rep, arrays, columns):
+    """Raise ValueError unless node ``i`` is a well-formed leaf or split; return whether it
+    is a split (whose children the caller counts)."""
+    feature, is_cat, threshold, parent, depth, nf, n = arrays
+    f = int(feature[i])
+    if f < 0:
+        if (
+            f != -1
+            or kids.size
+            or frac.size
+            or is_cat[i]
+            or not np.isnan(threshold[i])
+            or rep is not None
+        ):
+            raise ValueError(
+                f"{where}: leaf {i} must have feature -1, no children, "
+                f"no branch fractions, no threshold and no split "
+                f"report."
+            )
+        return False
+    if f >= nf:
+        raise ValueError(f"{where}.feature: node {i} tests feature index {f}, outside [0, {nf}).")
+    if kids.size < 2:
+        raise ValueError(
+            f"{where}.children[{i}]: internal node {i} has {kids.size} "
+            f"children (a split has at least two branches)."
+        )
+    # children after their parent: no cycle is possible, and every id is in range
+    if np.any(kids <= i) or np.any(kids >= n):
+        raise ValueError(
+            f"{where}.children[{i}]: a child index is out of range or "
+            f"points backwards ({kids.tolist()[:8]}; the tree has {n} "
+            f"nodes)."
+        )
+    if is_cat[i]:
+        if not np.isnan(threshold[i]):
+            raise ValueError(
+                f"{where}.threshold: categorical node {i} has a "
+                f"threshold ({threshold[i]!r}); a categorical test has "
+                f"none."
+            )
+    elif kids.size != 2 or not np.isfinite(threshold[i]):
+        raise ValueError(
+            f"{where}: continuous node {i} must have two children and a finite threshold."
+        )
+    if columns is not None:
+        col = columns[f]
+        if is_cat[i] != (col.kind != "num"):
+            raise ValueError(
+                f"{where}: node {i} makes a "
+                f"{'categorical' if is_cat[i] else 'threshold'} test on the "
+                f"{'continuous' if col.kind == 'num' else 'categorical'} column {f}."
+            )
+        if is_cat[i] and kids.size != len(col.categories):
+            raise ValueError(
+                f"{where}: categorical node {i} has {kids.size} "
+                f"branches, column {f} has {len(col.categories)} "
+                f"categories (one branch per category)."
+            )
+    if frac.shape != kids.shape or np.any(frac < 0) or abs(frac.sum() - 1.0) > 1e-6:
+        raise ValueError(
+            f"{where}.branch_fraction[{i}]: must hold one share >= 0 per "
+            f"branch ({kids.size}), summing to 1."
+        )
+    if np.any(parent[kids] != i) or np.any(depth[kids] != depth[i] + 1):
+        raise ValueError(
+            f"{where}: parent / depth of the children of node {i} do not match the children lists."
+        )
+    _check_report(rep, nf, f, f"{where}.report[{i}]")
+    return True
 
 
 #: keys of the split report of an internal multiway node (see _Grower._split)
