@@ -1,5 +1,7 @@
 """Tree: a fitted tree as flat arrays, with numba prediction on raw X."""
 
+from typing import Any, NamedTuple
+
 import numpy as np
 from numba import prange
 from scipy.sparse import csr_matrix, issparse
@@ -587,142 +589,174 @@ class Tree:
             )
         if n_outputs is not None and k != n_outputs:
             raise ValueError(f"{where}.n_outputs: {k}, the owner reads {n_outputs} output(s).")
-        left = arrays["children_left"]
-        n = left.shape[0]
-        if n == 0:
-            raise ValueError(f"{where}: a tree has at least one node (the root).")
-        right, feature, depth = arrays["children_right"], arrays["feature"], arrays["depth"]
-        bits = arrays["_categories_left"]
-        if bits.shape[0] not in (0, n):
-            raise ValueError(
-                f"{where}._categories_left: must have {n} rows (or none), got {bits.shape[0]}."
-            )
-        leaf = left == TREE_LEAF
-        if np.any(leaf != (right == TREE_LEAF)):
-            raise ValueError(
-                f"{where}: node {int(np.argmax(leaf != (right == TREE_LEAF)))} "
-                f"has exactly one child."
-            )
-        internal = np.flatnonzero(~leaf)
-        # children after their parent: no cycle is possible, and every id is in range
-        for name, child in (("children_left", left), ("children_right", right)):
-            c = child[internal]
-            bad = (c <= internal) | (c >= n)
-            if bad.any():
-                i = int(internal[np.argmax(bad)])
-                raise ValueError(
-                    f"{where}.{name}: node {i} has child {int(child[i])}, out of "
-                    f"range or pointing backwards (the tree has {n} nodes)."
-                )
-        kids = np.concatenate([left[internal], right[internal]])
-        # (the children are in range, checked above: counted, not sorted or hashed)
-        if kids.size != n - 1 or (kids.size and np.bincount(kids, minlength=n).max() > 1):
-            raise ValueError(
-                f"{where}: the nodes do not form a tree (a node with two "
-                f"parents or an unreachable node)."
-            )
-        if (
-            depth[0] != 0
-            or np.any(depth[left[internal]] != depth[internal] + 1)
-            or np.any(depth[right[internal]] != depth[internal] + 1)
-        ):
-            raise ValueError(
-                f"{where}.depth: must be 0 at the root and one more than the "
-                f"parent's at every other node."
-            )
-        if np.any(feature[leaf] != TREE_LEAF):
-            i = int(np.flatnonzero(leaf)[np.argmax(feature[leaf] != TREE_LEAF)])
-            raise ValueError(
-                f"{where}.feature: leaf {i} has feature {int(feature[i])}, must be {TREE_LEAF}."
-            )
-        f_int = feature[internal]
-        if f_int.size and (f_int.min() < 0 or f_int.max() >= nf):
-            bad = f_int[(f_int < 0) | (f_int >= nf)][0]
-            raise ValueError(
-                f"{where}.feature: a split feature index {int(bad)} is outside [0, {nf})."
-            )
-        is_cat = arrays["is_categorical"]
-        if is_cat[leaf].any():
-            raise ValueError(f"{where}.is_categorical: a leaf is flagged categorical.")
-        cat_nodes = internal[is_cat[internal]]
-        if cat_nodes.size and bits.shape[0] != n:
-            raise ValueError(
-                f"{where}._categories_left: the tree has categorical splits but no category sets."
-            )
-        if categorical is not None:
-            categorical = np.asarray(categorical, bool)
-            if categorical.shape != (nf,):
-                raise ValueError(
-                    f"{where}: the owner's categorical flags do not cover the tree's {nf} features."
-                )
-            wrong = is_cat[internal] != categorical[f_int]
-            if wrong.any():
-                i = int(internal[np.argmax(wrong)])
-                raise ValueError(
-                    f"{where}.is_categorical: node {i} makes a "
-                    f"{'categorical' if is_cat[i] else 'numeric'} split on "
-                    f"feature {int(feature[i])}, which is not "
-                    f"{'categorical' if is_cat[i] else 'numeric'}."
-                )
-        num_nodes = internal[~is_cat[internal]]
-        thr = arrays["threshold"][num_nodes]
-        bad = np.isnan(thr) | np.isneginf(thr)
-        if bad.any():
-            raise ValueError(
-                f"{where}.threshold: node {int(num_nodes[np.argmax(bad)])} has "
-                f"threshold {thr[np.argmax(bad)]!r} (a number or +inf, the "
-                f'"is missing" split, is needed).'
-            )
-        gains = np.abs(arrays["gain"]).sum()
-        if not np.isfinite(gains):
-            raise ValueError(f"{where}.gain: the gains must sum to a finite number.")
-        # the importances divide the gains by the root's weight: a tiny (subnormal) weight
-        # would make them infinite, and NaN once normalised (a diverged boosting fit's gains
-        # are legitimately huge: only an infinite quotient is refused)
-        root_w = float(arrays["weighted_n_node_samples"][0])
-        with np.errstate(over="ignore", divide="ignore"):
-            if root_w > 0 and not np.isfinite(gains / root_w):
-                raise ValueError(
-                    f"{where}.weighted_n_node_samples: the root's weight "
-                    f"{root_w!r} makes the importances (the gains over it) "
-                    f"infinite."
-                )
+        shape = _check_shape(where, arrays)
+        _check_split_features(where, arrays, shape, nf, categorical)
+        _check_numbers(where, arrays, shape)
         if bin_mapper is not None:
-            n_bins = bin_mapper.n_bins_
-            if n_bins.shape != (nf,):
-                raise ValueError(
-                    f"{where}: the tree has {nf} features, its bin mapper {n_bins.shape[0]}."
-                )
-            bt = arrays["bin_threshold"][num_nodes]
-            f_num = feature[num_nodes]
-            bad = (bt < 0) | (bt >= n_bins[f_num])
-            if bad.any():
-                i = int(num_nodes[np.argmax(bad)])
-                raise ValueError(
-                    f"{where}.bin_threshold: node {i} splits feature "
-                    f"{int(feature[i])} at code {int(arrays['bin_threshold'][i])}"
-                    f", outside its {int(n_bins[feature[i]])} bins."
-                )
-            _check_category_sets(where, bits, cat_nodes, n_bins[feature[cat_nodes]])
-            if num_nodes.size:
-                # the edge of the binned threshold, or (a threshold centered in its
-                # node's gap, engine/gap_thresholds.py) strictly between the edges
-                # around it, so that the binned and the raw test agree on the codes
-                expected = bin_mapper.thresholds_of(f_num, bt)
-                below = np.where(
-                    bt > 0, bin_mapper.thresholds_of(f_num, np.maximum(bt - 1, 0)), -np.inf
-                )
-                above = bin_mapper.thresholds_of(f_num, bt + 1)
-                bad = (expected != thr) & ~((below < thr) & (thr < above))
-                if bad.any():
-                    i = int(num_nodes[np.argmax(bad)])
-                    raise ValueError(
-                        f"{where}.threshold: node {i} has threshold "
-                        f"{arrays['threshold'][i]!r}, outside the bin mapper's "
-                        f"edges around its binned threshold "
-                        f"({below[np.argmax(bad)]!r}, "
-                        f"{above[np.argmax(bad)]!r})."
-                    )
+            _check_bins(where, arrays, shape, nf, bin_mapper)
+
+
+class _TreeShape(NamedTuple):
+    """Which nodes of a checked tree are leaves, splits, categorical and numeric splits."""
+
+    leaf: Any
+    internal: Any
+    categorical: Any
+    numeric: Any
+
+
+def _check_shape(where, arrays):
+    """The children and depths form one tree rooted at node 0, children after parents."""
+    left = arrays["children_left"]
+    n = left.shape[0]
+    if n == 0:
+        raise ValueError(f"{where}: a tree has at least one node (the root).")
+    right, feature, depth = arrays["children_right"], arrays["feature"], arrays["depth"]
+    bits = arrays["_categories_left"]
+    if bits.shape[0] not in (0, n):
+        raise ValueError(
+            f"{where}._categories_left: must have {n} rows (or none), got {bits.shape[0]}."
+        )
+    leaf = left == TREE_LEAF
+    if np.any(leaf != (right == TREE_LEAF)):
+        raise ValueError(
+            f"{where}: node {int(np.argmax(leaf != (right == TREE_LEAF)))} has exactly one child."
+        )
+    internal = np.flatnonzero(~leaf)
+    # children after their parent: no cycle is possible, and every id is in range
+    for name, child in (("children_left", left), ("children_right", right)):
+        c = child[internal]
+        bad = (c <= internal) | (c >= n)
+        if bad.any():
+            i = int(internal[np.argmax(bad)])
+            raise ValueError(
+                f"{where}.{name}: node {i} has child {int(child[i])}, out of "
+                f"range or pointing backwards (the tree has {n} nodes)."
+            )
+    kids = np.concatenate([left[internal], right[internal]])
+    # (the children are in range, checked above: counted, not sorted or hashed)
+    if kids.size != n - 1 or (kids.size and np.bincount(kids, minlength=n).max() > 1):
+        raise ValueError(
+            f"{where}: the nodes do not form a tree (a node with two "
+            f"parents or an unreachable node)."
+        )
+    if (
+        depth[0] != 0
+        or np.any(depth[left[internal]] != depth[internal] + 1)
+        or np.any(depth[right[internal]] != depth[internal] + 1)
+    ):
+        raise ValueError(
+            f"{where}.depth: must be 0 at the root and one more than the "
+            f"parent's at every other node."
+        )
+    if np.any(feature[leaf] != TREE_LEAF):
+        i = int(np.flatnonzero(leaf)[np.argmax(feature[leaf] != TREE_LEAF)])
+        raise ValueError(
+            f"{where}.feature: leaf {i} has feature {int(feature[i])}, must be {TREE_LEAF}."
+        )
+    is_cat = arrays["is_categorical"]
+    return _TreeShape(leaf, internal, internal[is_cat[internal]], internal[~is_cat[internal]])
+
+
+def _check_split_features(where, arrays, shape, nf, categorical):
+    """Leaves test nothing; splits test a feature below ``nf``, categorical ones a
+    categorical feature (``categorical``: the owner's flags) with a category set."""
+    leaf, internal, cat_nodes = shape.leaf, shape.internal, shape.categorical
+    feature, bits = arrays["feature"], arrays["_categories_left"]
+    n = feature.shape[0]
+    f_int = feature[internal]
+    if f_int.size and (f_int.min() < 0 or f_int.max() >= nf):
+        bad = f_int[(f_int < 0) | (f_int >= nf)][0]
+        raise ValueError(f"{where}.feature: a split feature index {int(bad)} is outside [0, {nf}).")
+    is_cat = arrays["is_categorical"]
+    if is_cat[leaf].any():
+        raise ValueError(f"{where}.is_categorical: a leaf is flagged categorical.")
+    if cat_nodes.size and bits.shape[0] != n:
+        raise ValueError(
+            f"{where}._categories_left: the tree has categorical splits but no category sets."
+        )
+    if categorical is not None:
+        categorical = np.asarray(categorical, bool)
+        if categorical.shape != (nf,):
+            raise ValueError(
+                f"{where}: the owner's categorical flags do not cover the tree's {nf} features."
+            )
+        wrong = is_cat[internal] != categorical[f_int]
+        if wrong.any():
+            i = int(internal[np.argmax(wrong)])
+            raise ValueError(
+                f"{where}.is_categorical: node {i} makes a "
+                f"{'categorical' if is_cat[i] else 'numeric'} split on "
+                f"feature {int(feature[i])}, which is not "
+                f"{'categorical' if is_cat[i] else 'numeric'}."
+            )
+
+
+def _check_numbers(where, arrays, shape):
+    """Numeric thresholds that are numbers (``+inf``: "is missing"), finite gains, and a
+    root weight that keeps the importances finite."""
+    num_nodes = shape.numeric
+    thr = arrays["threshold"][num_nodes]
+    bad = np.isnan(thr) | np.isneginf(thr)
+    if bad.any():
+        raise ValueError(
+            f"{where}.threshold: node {int(num_nodes[np.argmax(bad)])} has "
+            f"threshold {thr[np.argmax(bad)]!r} (a number or +inf, the "
+            f'"is missing" split, is needed).'
+        )
+    gains = np.abs(arrays["gain"]).sum()
+    if not np.isfinite(gains):
+        raise ValueError(f"{where}.gain: the gains must sum to a finite number.")
+    # the importances divide the gains by the root's weight: a tiny (subnormal) weight
+    # would make them infinite, and NaN once normalised (a diverged boosting fit's gains
+    # are legitimately huge: only an infinite quotient is refused)
+    root_w = float(arrays["weighted_n_node_samples"][0])
+    with np.errstate(over="ignore", divide="ignore"):
+        if root_w > 0 and not np.isfinite(gains / root_w):
+            raise ValueError(
+                f"{where}.weighted_n_node_samples: the root's weight "
+                f"{root_w!r} makes the importances (the gains over it) "
+                f"infinite."
+            )
+
+
+def _check_bins(where, arrays, shape, nf, bin_mapper):
+    """The binned thresholds are codes of their feature, the thresholds its edges (or
+    centred strictly between them), the category sets codes of their feature."""
+    num_nodes, cat_nodes = shape.numeric, shape.categorical
+    feature, bits = arrays["feature"], arrays["_categories_left"]
+    thr = arrays["threshold"][num_nodes]
+    n_bins = bin_mapper.n_bins_
+    if n_bins.shape != (nf,):
+        raise ValueError(f"{where}: the tree has {nf} features, its bin mapper {n_bins.shape[0]}.")
+    bt = arrays["bin_threshold"][num_nodes]
+    f_num = feature[num_nodes]
+    bad = (bt < 0) | (bt >= n_bins[f_num])
+    if bad.any():
+        i = int(num_nodes[np.argmax(bad)])
+        raise ValueError(
+            f"{where}.bin_threshold: node {i} splits feature "
+            f"{int(feature[i])} at code {int(arrays['bin_threshold'][i])}"
+            f", outside its {int(n_bins[feature[i]])} bins."
+        )
+    _check_category_sets(where, bits, cat_nodes, n_bins[feature[cat_nodes]])
+    if num_nodes.size:
+        # the edge of the binned threshold, or (a threshold centered in its
+        # node's gap, engine/gap_thresholds.py) strictly between the edges
+        # around it, so that the binned and the raw test agree on the codes
+        expected = bin_mapper.thresholds_of(f_num, bt)
+        below = np.where(bt > 0, bin_mapper.thresholds_of(f_num, np.maximum(bt - 1, 0)), -np.inf)
+        above = bin_mapper.thresholds_of(f_num, bt + 1)
+        bad = (expected != thr) & ~((below < thr) & (thr < above))
+        if bad.any():
+            i = int(num_nodes[np.argmax(bad)])
+            raise ValueError(
+                f"{where}.threshold: node {i} has threshold "
+                f"{arrays['threshold'][i]!r}, outside the bin mapper's "
+                f"edges around its binned threshold "
+                f"({below[np.argmax(bad)]!r}, "
+                f"{above[np.argmax(bad)]!r})."
+            )
 
 
 def _check_category_sets(where, bits, nodes, n_codes):
