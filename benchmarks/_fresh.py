@@ -7,14 +7,18 @@ import subprocess
 import sys
 
 
-def run_each(script, libs, options, out_dir=None, out_name="results.jsonl"):
+def run_each(script, libs, options, out_dir=None, out_name="results.jsonl", pythons=None):
     """Run ``script --lib LIB --key=value ...`` for each of ``libs`` (``options`` a dict,
     ``_`` in a key written ``-``); return the last JSON line of each run that printed
     one, echoing it, and write them to ``out_dir/out_name`` when ``out_dir`` is given.
-    A run that fails is reported on stderr and left out."""
+    A run that fails is reported on stderr and left out.  ``pythons`` maps a library to
+    the interpreter that runs it (an anchor that needs other versions of its
+    dependencies lives in a virtual environment of its own); the others run under this
+    interpreter."""
     rows = []
+    pythons = pythons or {}
     for lib in libs:
-        cmd = [sys.executable, script, "--lib", lib] + [
+        cmd = [pythons.get(lib, sys.executable), script, "--lib", lib] + [
             f"--{key.replace('_', '-')}={value}" for key, value in options.items()
         ]
         res = subprocess.run(cmd, capture_output=True, text=True)

@@ -3,6 +3,7 @@ axis-parallel ones, each library in a fresh process, on data sets that packages 
 
     python benchmarks/bench_oblique.py --quick      # 4 data sets, 20 trees
     python benchmarks/bench_oblique.py              # 8 data sets, 100 trees
+    python benchmarks/bench_oblique.py --python treeple_sporf=/venvs/treeple/bin/python
 
 Every learner sees the same 5 stratified folds (shuffled, seed 0), with its defaults
 (``random_state=0``, one thread).  Printed per data set and learner: mean accuracy and
@@ -45,9 +46,13 @@ def datasets(quick):
         return out
     Xd, yd = skd.load_diabetes(return_X_y=True)
     out["diabetes>median"] = (Xd, (yd > np.median(yd)).astype(int))
-    from treeboost.datasets import load_titanic
+    import pandas as pd
 
-    t = load_titanic(as_frame=True).frame
+    # read from the package's folder, not through treeboost: an anchor's own environment
+    # (see --python) need not have treeboost installed
+    here = os.path.dirname(os.path.abspath(__file__))
+    t = pd.read_csv(os.path.join(here, "..", "treeboost", "datasets", "data", "titanic.csv"))
+    t = t.drop(columns="PassengerId")
     cols = [c for c in t.columns if t[c].dtype.kind in "if" and c.lower() != "survived"]
     Xt = t[cols].astype(float).to_numpy()
     sex = [c for c in t.columns if c.lower() == "sex"]
@@ -194,6 +199,14 @@ def main():
     ap.add_argument("--lib")
     ap.add_argument("--quick", nargs="?", const="1", default="0")
     ap.add_argument("--libs", help="comma-separated subset of the learners")
+    ap.add_argument(
+        "--python",
+        action="append",
+        default=[],
+        metavar="LIB=PATH",
+        help="the interpreter for one learner, e.g. treeple_sporf=/venvs/treeple/bin/python "
+        "(treeple 0.10 imports only beside scikit-learn 1.6)",
+    )
     args = ap.parse_args()
     quick = args.quick not in ("0", "False", "false", "")
     if args.lib:
@@ -202,7 +215,8 @@ def main():
     from _fresh import run_each
 
     chosen = args.libs.split(",") if args.libs else FORESTS + TREES
-    results = run_each(__file__, chosen, {"quick": int(quick)})
+    pythons = dict(item.split("=", 1) for item in args.python)
+    results = run_each(__file__, chosen, {"quick": int(quick)}, pythons=pythons)
     table(results, [lib for lib in FORESTS if lib in chosen], "Forests")
     table(results, [lib for lib in TREES if lib in chosen], "Single trees")
 

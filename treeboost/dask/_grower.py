@@ -21,7 +21,7 @@ import numpy as np
 
 from ..engine import (
     NEWTON,
-    GrowthParams,
+    growth_params,
     clip_node_values,
     growth_constraints,
     Tree,
@@ -114,23 +114,23 @@ class StepGrower:
         self.max_leaf_nodes = (
             -1 if stopping.max_leaf_nodes is None else int(stopping.max_leaf_nodes)
         )
-        self.params = GrowthParams(
-            NEWTON,
-            2,
-            float(l2_regularization),
-            -1 if stopping.max_depth is None else int(stopping.max_depth),
-            int(stopping.min_samples_split),
-            int(stopping.min_samples_leaf),
-            float(stopping.min_weight_leaf),
-            float(stopping.min_impurity_decrease),
-            n_features,
-            self.max_leaf_nodes,
-            self.dense_min_samples,
-            False,
-            self.monotonic,
-            self.monotonic_cst,
-            self.interaction,
-            False,
+        self.params = growth_params(
+            criterion=NEWTON,
+            n_stats=2,
+            l2=l2_regularization,
+            max_depth=-1 if stopping.max_depth is None else stopping.max_depth,
+            min_samples_split=stopping.min_samples_split,
+            min_samples_leaf=stopping.min_samples_leaf,
+            min_weight_leaf=stopping.min_weight_leaf,
+            min_decrease=stopping.min_impurity_decrease,
+            max_features=n_features,
+            max_leaf_nodes=self.max_leaf_nodes,
+            dense_min_samples=self.dense_min_samples,
+            random_split=False,
+            monotonic=self.monotonic,
+            monotonic_cst=self.monotonic_cst,
+            interaction=self.interaction,
+            random_ties=False,
         )
         self.scratch = make_scratch(1, 1, self.mc + 1, 3)
         self.cands = make_candidates(n_features, 3)

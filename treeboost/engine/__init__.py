@@ -97,6 +97,7 @@ _HOMES = {
     "sum_rows_blocked": "statistics",
     "SUM_BLOCK": "statistics",
     "GrowthParams": "layout",
+    "growth_params": "layout",
     "SplitCandidates": "layout",
     "VALUES_NEWTON": "tree_arrays",
     "Tree": "tree",

@@ -26,7 +26,8 @@ from .grow.loop import (
     grow_tree_serial_sparse,
 )
 from .grow.workspace import GrowerWorkspace, WorkspacePool, node_capacity
-from .layout import BinnedData, GrowthParams
+from .grow.acceptance import COST_MEASURE_CODES
+from .layout import BinnedData, growth_params
 from .leaf_ranges import LeafRanges, copied_ids
 from .node_targets import node_target_values
 from .sparse_codes import SparseCodes
@@ -135,6 +136,10 @@ class TreeGrower:
         LightGBM's).  Extra-Trees' random cuts (``splitter="random"``) go to a uniform
         position in the gap, drawn with ``random_state``, as scikit-learn's real-valued
         cuts fall.  The tree's samples are on the same sides either way.
+    attribute_costs : AttributeCosts or None, default=None
+        The cost of measuring each feature and the cost-sensitive measure that compares
+        the features' best splits (Mitchell, 3.7.5; :mod:`.grow.acceptance`); None:
+        the features' scores are compared as they are.  Not with ``splitter="random"``.
     """
 
     def __init__(
@@ -154,6 +159,7 @@ class TreeGrower:
         random_ties=True,
         centered_thresholds=True,
         in_parts=True,
+        attribute_costs=None,
     ):
         self.bin_mapper = bin_mapper
         self.criterion = criterion
@@ -169,6 +175,7 @@ class TreeGrower:
         self.random_ties = random_ties
         self.centered_thresholds = centered_thresholds
         self.in_parts = in_parts
+        self.attribute_costs = attribute_costs
 
     #: a part of a larger tree (.subtrees), never split into parts again
     _part = False
@@ -176,6 +183,19 @@ class TreeGrower:
     _root_weight = -1.0
     #: GrowthParams.root_lower and root_upper
     _root_interval = (-np.inf, np.inf)
+
+    def _cost_fields(self, n_features):
+        """The GrowthParams fields of :attr:`attribute_costs` (none: the defaults)."""
+        costs = self.attribute_costs
+        if costs is None:
+            return {}
+        if self.splitter == "random" or costs.cost.shape != (n_features,):
+            raise ValueError("attribute_costs need splitter='best' and one cost per feature.")
+        return {
+            "feature_cost": costs.cost,
+            "cost_measure": COST_MEASURE_CODES[costs.measure],
+            "cost_weight": costs.weight,
+        }
 
     # the stopping rules by name, as grow() reads them
     max_depth = property(lambda self: self.stopping.max_depth)
@@ -249,28 +269,27 @@ class TreeGrower:
         min_leaf = int(self.min_samples_leaf)
         cst = growth_constraints(self.constraints, n_features)
         monotonic, interaction = cst.monotonic, cst.interaction
-        # every field has one type whatever the caller passed, so that one compiled
-        # grower serves every estimator
-        params = GrowthParams(
-            int(self.criterion),
-            int(self.n_stats),
-            float(self.l2_regularization),
-            max_depth,
-            int(self.min_samples_split),
-            min_leaf,
-            float(self.min_weight_leaf),
-            float(self.min_impurity_decrease),
-            max_features,
-            max_leaf_nodes,
-            int(dense_min),
-            bool(self.splitter == "random"),
-            monotonic,
-            cst.monotonic_cst,
-            interaction,
-            bool(self.random_ties),
-            float(self._root_weight),
-            float(self._root_interval[0]),
-            float(self._root_interval[1]),
+        params = growth_params(
+            criterion=self.criterion,
+            n_stats=self.n_stats,
+            l2=self.l2_regularization,
+            max_depth=max_depth,
+            min_samples_split=self.min_samples_split,
+            min_samples_leaf=min_leaf,
+            min_weight_leaf=self.min_weight_leaf,
+            min_decrease=self.min_impurity_decrease,
+            max_features=max_features,
+            max_leaf_nodes=max_leaf_nodes,
+            dense_min_samples=dense_min,
+            random_split=self.splitter == "random",
+            monotonic=monotonic,
+            monotonic_cst=cst.monotonic_cst,
+            interaction=interaction,
+            random_ties=self.random_ties,
+            root_weight=self._root_weight,
+            root_lower=self._root_interval[0],
+            root_upper=self._root_interval[1],
+            **self._cost_fields(n_features),
         )
         exact = self.criterion == ABSOLUTE_ERROR
         sparse = isinstance(X_binned_T, SparseCodes)

@@ -24,6 +24,8 @@ record                 what it holds
 
 from collections import namedtuple
 
+import numpy as np
+
 BinnedData = namedtuple(
     "BinnedData",
     [
@@ -80,9 +82,74 @@ GrowthParams = namedtuple(
         "packed_counts",  # bool: two classes of integer weights (statistics.packable):
         # a node read from its samples gathers its rows packed in one int64 each
         # (statistics.gather_rows_packed, over rows.ostats' memory)
+        "feature_cost",  # (n_features,) float64 the cost of measuring each feature
+        # (Mitchell 3.7.5), read only with a cost_measure
+        "cost_measure",  # a code of grow.acceptance: NO_COST, TAN_SCHLIMMER or NUNEZ
+        "cost_weight",  # Nunez's w
     ],
-    defaults=(True, -1.0, -float("inf"), float("inf"), False),
+    defaults=(True, -1.0, -float("inf"), float("inf"), False, np.ones(0), 0, 1.0),
 )
+
+#: the one type of each GrowthParams field: every caller's values are cast to it, so
+#: that one compiled grower serves every estimator (a literal or a numpy scalar where
+#: another caller passes a Python number would compile the grower again)
+_GROWTH_TYPES = {
+    "criterion": int,
+    "n_stats": int,
+    "l2": float,
+    "max_depth": int,
+    "min_samples_split": int,
+    "min_samples_leaf": int,
+    "min_weight_leaf": float,
+    "min_decrease": float,
+    "max_features": int,
+    "max_leaf_nodes": int,
+    "dense_min_samples": int,
+    "random_split": bool,
+    "monotonic": bool,
+    "monotonic_cst": np.int8,
+    "interaction": np.uint64,
+    "random_ties": bool,
+    "root_weight": float,
+    "root_lower": float,
+    "root_upper": float,
+    "packed_counts": bool,
+    "feature_cost": np.float64,
+    "cost_measure": int,
+    "cost_weight": float,
+}
+
+
+def growth_params(**fields):
+    """The :class:`GrowthParams` of one tree from named fields, each cast to its one
+    type (numbers to Python ``int``/``float``/``bool``, arrays to C-contiguous arrays of
+    their dtype); a field not given takes its default.  Every grower builds its
+    parameters here.
+
+    Raises
+    ------
+    TypeError
+        On a field that GrowthParams does not have, or a required one missing.
+    """
+    unknown = set(fields) - set(GrowthParams._fields)
+    if unknown:
+        raise TypeError(f"GrowthParams has no field {sorted(unknown)[0]!r}.")
+    defaults = GrowthParams._field_defaults
+    values = {}
+    for name in GrowthParams._fields:
+        if name in fields:
+            value = fields[name]
+        elif name in defaults:
+            value = defaults[name]
+        else:
+            raise TypeError(f"growth_params() needs the field {name!r}.")
+        kind = _GROWTH_TYPES[name]
+        if isinstance(kind, type) and issubclass(kind, np.generic):
+            values[name] = np.ascontiguousarray(value, dtype=kind)
+        else:
+            values[name] = kind(value)
+    return GrowthParams(**values)
+
 
 NodeArrays = namedtuple(
     "NodeArrays",

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..engine import internal, kernel
-from ._search import side_impurity
+from ._search import SQUARED_ERROR, side_impurity
 from ._splitters import (
     AXIS,
     OC1,
@@ -24,8 +24,8 @@ from ._splitters import (
     gather,
     linear_split,
     oc1_split,
-    row_weights,
     sporf_split,
+    sporf_work,
 )
 
 
@@ -44,6 +44,8 @@ class GrowParams(NamedTuple):
     max_cycles: int
     n_projections: int
     density: float
+    #: bins of a projection's histogram search (SPORF); 0: the exact sorted search
+    n_bins: int
     seed: int
 
 
@@ -63,15 +65,22 @@ class GrownArrays(NamedTuple):
 
 
 @internal
-def _split_node(X, rows, mean, scale, S, p, feats, coefs, fills):
+def _split_node(X, rows, mean, scale, S, p, feats, coefs, fills, work):
     """The node's split written to ``feats/coefs/fills`` (raw units): returns ``(nnz,
     tau, score)``; ``score = inf``: none."""
     d = X.shape[1]
     m = rows.shape[0]
-    Sn = np.empty((m, S.shape[1]))
+    k = S.shape[1]
+    Sn = work.stats[:m]
+    wt = work.weight[:m]
     for i in range(m):
-        Sn[i] = S[rows[i]]
-    wt = row_weights(Sn, p.crit)
+        r = rows[i]
+        t = 0.0
+        for c in range(k):
+            Sn[i, c] = S[r, c]
+            t += S[r, c]
+        # a row's weight: w of (w, w y, w y^2), or its class weights' sum
+        wt[i] = S[r, 0] if p.crit == SQUARED_ERROR else t
     w = np.zeros(d)
     fill = np.full(d, np.nan)
     if p.splitter == SPORF:
@@ -86,8 +95,10 @@ def _split_node(X, rows, mean, scale, S, p, feats, coefs, fills):
             p.min_samples_leaf,
             p.n_projections,
             p.density,
+            p.n_bins,
             fill,
             w,
+            work,
         )
     else:
         Z = gather(X, rows, mean, scale, wt, fill)
@@ -153,6 +164,7 @@ def grow_tree(X, mean, scale, S, rows, p):
     coefs = np.empty(d)
     fills = np.empty(d)
     pending = np.empty(cap, dtype=np.int64)
+    work = sporf_work(rows.shape[0], d, k, p.n_bins)
     total_w = 0.0
     for i in range(rows.shape[0]):
         for c in range(k):
@@ -186,7 +198,7 @@ def grow_tree(X, mean, scale, S, rows, p):
                 or imp <= 1e-12 * total_w
             ):
                 continue
-            nnz, tau, score = _split_node(X, seg, mean, scale, S, p, feats, coefs, fills)
+            nnz, tau, score = _split_node(X, seg, mean, scale, S, p, feats, coefs, fills, work)
             if score == np.inf:
                 continue
             decrease = (imp - score) / total_w

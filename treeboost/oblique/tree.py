@@ -96,6 +96,7 @@ class BaseObliqueTree(ExplainMixin, ObliqueStateMixin, PersistenceMixin, BaseEst
             max_cycles=int(self.max_cycles),
             n_projections=0,
             density=1.0,
+            n_bins=0,
             seed=int(check_random_state(self.random_state).randint(2**31 - 1)),
         )
         tree = grow(X, S, w, self.mean_, self.scale_, params, center)

@@ -10,6 +10,10 @@ the gain ratio for C4.5) and ``Cost(A) > 0`` the price of measuring attribute ``
 
 Both measures rise with the gain for a fixed cost, so the best cut of a continuous
 attribute is the same with or without costs; only the choice between attributes changes.
+CART (:class:`~treeboost.DecisionTreeClassifier`, ``feature_costs``) compares its
+features' best splits by the same formula, compiled into its grower
+(:func:`treeboost.engine.grow.acceptance.cost_sensitive_measure`), with the gain of its
+own criterion.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..engine.grow.acceptance import COST_MEASURE_CODES, cost_sensitive_measure
+
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
@@ -27,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["COST_MEASURES", "cost_sensitive_score", "resolve_feature_costs"]
 
 #: the names of the measures, as ``cost_measure`` takes them
-COST_MEASURES = ("tan_schlimmer", "nunez")
+COST_MEASURES = tuple(COST_MEASURE_CODES)
 
 
 def cost_sensitive_score(
@@ -50,13 +56,13 @@ def cost_sensitive_score(
     -------
     ndarray of float
     """
-    g = np.asarray(gain, dtype=np.float64)
-    c = np.asarray(cost, dtype=np.float64)
-    if measure == "tan_schlimmer":
-        return g * g / c
-    if measure == "nunez":
-        return np.expm1(g * np.log(2.0)) / (c + 1.0) ** weight
-    raise ValueError(f"cost_measure must be one of {COST_MEASURES}, got {measure!r}.")
+    if measure not in COST_MEASURE_CODES:
+        raise ValueError(f"cost_measure must be one of {COST_MEASURES}, got {measure!r}.")
+    g, c = np.broadcast_arrays(np.asarray(gain, np.float64), np.asarray(cost, np.float64))
+    code = COST_MEASURE_CODES[measure]
+    # the compiled grower's own formula (CART compares its features by it)
+    out = [cost_sensitive_measure(gi, ci, code, float(weight)) for gi, ci in zip(g.flat, c.flat)]
+    return np.asarray(out, dtype=np.float64).reshape(g.shape)
 
 
 def resolve_feature_costs(

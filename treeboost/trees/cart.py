@@ -45,6 +45,8 @@ from .._input.targets import (
     check_regression_outputs,
     encode_classification_target,
 )
+from ..engine.grow.acceptance import AttributeCosts
+from .attribute_costs import COST_MEASURES, resolve_feature_costs
 from .constraints import check_monotonic_cst, check_monotonic_target, grower_constraints
 from .pruning import cost_complexity_pruning_path, prune_ccp
 
@@ -210,6 +212,9 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         "splitter": [StrOptions({"best", "random"})],
         "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
         "monotonic_cst": ["array-like", None],
+        "feature_costs": [dict, "array-like", None],
+        "cost_measure": [StrOptions(set(COST_MEASURES))],
+        "cost_weight": [Interval(Real, 0.0, 1.0, closed="both")],
     }
 
     def _stats(self, y, sample_weight):
@@ -286,7 +291,24 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
             splitter=self.splitter,
             constraints=grower_constraints(self._monotonic_cst(), None),
             in_parts=in_parts,
+            attribute_costs=self._attribute_costs(),
         )
+
+    def _attribute_costs(self):
+        """``feature_costs`` checked against the data being fitted (None: no costs)."""
+        costs = resolve_feature_costs(
+            getattr(self, "feature_costs", None),
+            self.n_features_in_,
+            getattr(self, "feature_names_in_", None),
+        )
+        if costs is None:
+            return None
+        if self.splitter == "random":
+            raise ValueError(
+                "feature_costs need splitter='best': a random cut is not chosen by its "
+                "gain, got splitter='random'."
+            )
+        return AttributeCosts(costs, self.cost_measure, float(self.cost_weight))
 
     def _monotonic_cst(self):
         """``monotonic_cst`` checked against the data being fitted (None: no constraint)."""
@@ -519,6 +541,20 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         constrained feature must keep its children's values ordered and within the
         node's interval, and every node's value is clipped to its interval
         (:mod:`treeboost.engine.constraints`).
+    feature_costs : dict, array-like or None, default=None
+        The cost of measuring each feature (Mitchell, *Machine Learning*, 3.7.5): a dict
+        of column names (or indices) to costs > 0, the others costing 1, or one cost per
+        column.  At each node the feature of largest ``cost_measure`` of its best
+        split's gain ``Gain(S, A) = I(S) - sum_c W_c/W I(S_c)`` (the impurity's
+        decrease per unit of the node's weight) is chosen, so that cheap features are
+        preferred and costly ones used where they pay; a feature's own best split is
+        the same with or without costs.  ``splitter="best"`` only.  See
+        :mod:`treeboost.trees.attribute_costs`.
+    cost_measure : {"tan_schlimmer", "nunez"}, default="tan_schlimmer"
+        Tan and Schlimmer's ``Gain^2(S, A) / Cost(A)`` or Núñez's
+        ``(2^Gain(S, A) - 1) / (Cost(A) + 1)^w``.
+    cost_weight : float in [0, 1], default=1.0
+        Núñez's ``w``, the weight of the cost against the gain.
 
     Attributes
     ----------
@@ -565,6 +601,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         splitter: Literal["best", "random"] = "best",
         ccp_alpha: float = 0.0,
         monotonic_cst: ArrayLike | None = None,
+        feature_costs: Mapping[str | int, float] | ArrayLike | None = None,
+        cost_measure: Literal["tan_schlimmer", "nunez"] = "tan_schlimmer",
+        cost_weight: float = 1.0,
     ) -> None:
         self.criterion = criterion
         self.max_depth = max_depth
@@ -581,6 +620,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.splitter = splitter
         self.ccp_alpha = ccp_alpha
         self.monotonic_cst = monotonic_cst
+        self.feature_costs = feature_costs
+        self.cost_measure = cost_measure
+        self.cost_weight = cost_weight
 
     def _multi_output(self):
         return isinstance(getattr(self, "classes_", None), list)
@@ -722,7 +764,7 @@ default="squared_error"
         :class:`DecisionTreeClassifier`.
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     max_features, random_state, max_leaf_nodes, min_impurity_decrease, max_bins,
-    categorical_features, splitter
+    categorical_features, splitter, feature_costs, cost_measure, cost_weight
         As in :class:`DecisionTreeClassifier`.
     """
 
@@ -748,6 +790,9 @@ default="squared_error"
         splitter: Literal["best", "random"] = "best",
         ccp_alpha: float = 0.0,
         monotonic_cst: ArrayLike | None = None,
+        feature_costs: Mapping[str | int, float] | ArrayLike | None = None,
+        cost_measure: Literal["tan_schlimmer", "nunez"] = "tan_schlimmer",
+        cost_weight: float = 1.0,
     ) -> None:
         self.criterion = deprecated_criterion(criterion)
         self.max_depth = max_depth
@@ -763,6 +808,9 @@ default="squared_error"
         self.splitter = splitter
         self.ccp_alpha = ccp_alpha
         self.monotonic_cst = monotonic_cst
+        self.feature_costs = feature_costs
+        self.cost_measure = cost_measure
+        self.cost_weight = cost_weight
 
     def _criterion_code(self):
         return REGRESSION_CRITERIA[self.criterion]
@@ -811,7 +859,8 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
     ----------
     criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     random_state, max_leaf_nodes, min_impurity_decrease, class_weight, max_bins,
-    categorical_features, ccp_alpha, monotonic_cst
+    categorical_features, ccp_alpha, monotonic_cst, feature_costs, cost_measure,
+    cost_weight
         As in :class:`DecisionTreeClassifier`.
     splitter : {"random", "best"}, default="random"
     max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
@@ -835,6 +884,9 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
         categorical_features: CategoricalFeatures = None,
         ccp_alpha: float = 0.0,
         monotonic_cst: ArrayLike | None = None,
+        feature_costs: Mapping[str | int, float] | ArrayLike | None = None,
+        cost_measure: Literal["tan_schlimmer", "nunez"] = "tan_schlimmer",
+        cost_weight: float = 1.0,
     ) -> None:
         super().__init__(
             criterion=criterion,
@@ -852,6 +904,9 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
             categorical_features=categorical_features,
             ccp_alpha=ccp_alpha,
             monotonic_cst=monotonic_cst,
+            feature_costs=feature_costs,
+            cost_measure=cost_measure,
+            cost_weight=cost_weight,
         )
 
 
@@ -866,7 +921,7 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
     ----------
     criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     random_state, max_leaf_nodes, min_impurity_decrease, max_bins, categorical_features,
-    ccp_alpha, monotonic_cst
+    ccp_alpha, monotonic_cst, feature_costs, cost_measure, cost_weight
         As in :class:`DecisionTreeRegressor`.
     splitter : {"random", "best"}, default="random"
     max_features : int, float, {"sqrt", "log2"} or None, default=1.0
@@ -889,6 +944,9 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
         categorical_features: CategoricalFeatures = None,
         ccp_alpha: float = 0.0,
         monotonic_cst: ArrayLike | None = None,
+        feature_costs: Mapping[str | int, float] | ArrayLike | None = None,
+        cost_measure: Literal["tan_schlimmer", "nunez"] = "tan_schlimmer",
+        cost_weight: float = 1.0,
     ) -> None:
         super().__init__(
             criterion=criterion,
@@ -905,6 +963,9 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
             categorical_features=categorical_features,
             ccp_alpha=ccp_alpha,
             monotonic_cst=monotonic_cst,
+            feature_costs=feature_costs,
+            cost_measure=cost_measure,
+            cost_weight=cost_weight,
         )
 
 

@@ -4,11 +4,35 @@ trainer, :mod:`..steps`):
 
 * **ties**: :func:`better_score`, the best feature's score against the next one's, where
   scores equal within the rounding of their sums go to the lowest feature index;
-* **gain**: :func:`gain_accepted`, whether the best split's gain is large enough to keep.
+* **gain**: :func:`gain_accepted`, whether the best split's gain is large enough to keep;
+* **attribute costs**: :func:`cost_sensitive_measure`, what the features' best splits are
+  compared by when measuring each feature has a cost (Mitchell, 3.7.5).
 """
+
+from typing import NamedTuple
+
+import numpy as np
 
 from .._jit import inlined
 from ..criteria import NEWTON
+
+#: GrowthParams.cost_measure: the features' scores compared as they are, Tan and
+#: Schlimmer's measure, Nunez's
+NO_COST, TAN_SCHLIMMER, NUNEZ = 0, 1, 2
+#: the measures by the names the estimators take
+COST_MEASURE_CODES = {"tan_schlimmer": TAN_SCHLIMMER, "nunez": NUNEZ}
+
+
+class AttributeCosts(NamedTuple):
+    """What a tree grown with attribute costs compares its features by."""
+
+    #: (n_features,) float64 > 0: the cost of measuring each feature
+    cost: np.ndarray
+    #: "tan_schlimmer" or "nunez"
+    measure: str
+    #: Nunez's w in [0, 1]
+    weight: float
+
 
 #: a regularised second-order gain must exceed this fraction of the split's score
 #: ``G_L^2/(H_L+l) + G_R^2/(H_R+l)``: below it the gain is rounding error, at any scale
@@ -46,3 +70,17 @@ def gain_accepted(gain, score, params, root_w):
     if params.criterion == NEWTON:
         return gain > NEWTON_GAIN_RTOL * score and gain >= params.min_decrease
     return gain + DECREASE_ATOL * root_w >= params.min_decrease * root_w
+
+
+@inlined
+def cost_sensitive_measure(gain, cost, measure, weight):
+    """The cost-sensitive measure of a feature whose split gains ``gain`` at a node
+    (the node's impurity minus its children's, weighted by their share of the node:
+    ``Gain(S, A)``) and whose measurement costs ``cost``: Tan and Schlimmer's
+    ``Gain^2 / Cost`` (``measure == TAN_SCHLIMMER``) or Nunez's ``(2^Gain - 1) / (Cost +
+    1)^w`` (``NUNEZ``, ``w = weight``).  Both rise with the gain at a fixed cost, so a
+    feature's best split is the same with or without costs; only the choice between
+    features changes."""
+    if measure == TAN_SCHLIMMER:
+        return gain * gain / cost
+    return np.expm1(gain * np.log(2.0)) / (cost + 1.0) ** weight

@@ -21,7 +21,13 @@ from ..splitting import (
 )
 from ..sparse_codes import bucket_entries
 from ..statistics import gather_rows, gather_rows_packed, gather_rows_parallel, packed_rows
-from .acceptance import DECREASE_ATOL, better_score, gain_accepted  # noqa: F401 (random_tree reads DECREASE_ATOL here)
+from .acceptance import (  # noqa: F401 (random_tree reads DECREASE_ATOL here)
+    DECREASE_ATOL,
+    NO_COST,
+    better_score,
+    cost_sensitive_measure,
+    gain_accepted,
+)
 from .histogram_pool import acquire, release
 from .random_search import (
     random_search,
@@ -203,6 +209,8 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
         )
     else:
         built = view
+    # the node's weight: a gain per unit of it is what attribute costs weigh
+    w_node = max(node_weight(total, crit, params.n_stats), 1e-300)
     # the score the ties are measured against (the largest), and how many features tie
     tie_score = best_score
     n_tied = np.int64(1 if best >= 0 else 0)
@@ -249,6 +257,13 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
         for i in range(fs.shape[0]):
             f = fs[i]
             sc = cands.score[f]
+            if params.cost_measure != NO_COST and sc > -np.inf:
+                sc = cost_sensitive_measure(
+                    cands.decrease[f] / w_node,
+                    params.feature_cost[f],
+                    params.cost_measure,
+                    params.cost_weight,
+                )
             if not random_ties:
                 # scores equal within rounding go to the lowest index (.acceptance)
                 if better_score(sc, best_score, best):
