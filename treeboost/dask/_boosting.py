@@ -158,7 +158,18 @@ class _DaskHistGradientBoosting:
     #: histograms they sent
     _diagnostics = ("n_rounds_", "n_expanded_", "n_hist_bytes_")
 
-    def fit(self, X, y, sample_weight=None, *, X_val=None, y_val=None, sample_weight_val=None):
+    def fit(
+        self,
+        X,
+        y,
+        sample_weight=None,
+        *,
+        X_val=None,
+        y_val=None,
+        sample_weight_val=None,
+        init_score=None,
+        init_score_val=None,
+    ):
         """Fit on dask collections that stay on their workers.
 
         Parameters
@@ -170,6 +181,9 @@ class _DaskHistGradientBoosting:
         X_val, y_val, sample_weight_val : dask collections, default=None
             Validation data for early stopping (``early_stopping`` "auto" or True);
             without it, early stopping (True) scores the training loss.
+        init_score, init_score_val : None
+            Per-row offsets are not supported by the distributed fit yet (a ValueError
+            names them); the one-machine estimator (:meth:`to_local`'s class) takes them.
 
         Returns
         -------
@@ -178,6 +192,12 @@ class _DaskHistGradientBoosting:
         from distributed import get_client
 
         self._check_supported()
+        for name, value in (("init_score", init_score), ("init_score_val", init_score_val)):
+            if value is not None:
+                raise ValueError(
+                    f"{type(self).__name__} does not support {name} (per-row offsets) yet; "
+                    f"the one-machine {type(self).__name__[4:]} does."
+                )
         if (X_val is None) != (y_val is None):
             raise ValueError("X_val and y_val go together: give both or neither.")
         if X_val is not None and self.early_stopping is False:
@@ -203,6 +223,9 @@ class _DaskHistGradientBoosting:
             ("max_features", float(self.max_features) == 1.0),
             ("scoring", self.scoring == "loss"),
             ("split_gain", self.split_gain == "hessian"),
+            # one quantile (a number) per model: its initial score and leaf values are
+            # selected across the workers for one output
+            ("quantile", np.ndim(getattr(self, "quantile", None)) == 0),
         ]
         for name, ok in refused:
             if not ok:
