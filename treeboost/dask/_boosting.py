@@ -234,6 +234,17 @@ class _DaskHistGradientBoosting:
                     f"{name}={getattr(self, name)!r} yet; the one-machine "
                     f"{type(self).__name__[4:]} does."
                 )
+        if not isinstance(self.loss, str):
+            # the distributed initial score is a function of the weighted mean of y (or
+            # a quantile selected across the workers), and a callable gives no loss value
+            # to watch for divergence: only the built-in losses are those of the
+            # one-machine fit
+            name = getattr(self.loss, "__name__", type(self.loss).__name__)
+            raise ValueError(
+                f"{type(self).__name__} does not support a custom loss (loss={name}) yet: "
+                f"only the built-in losses by name; the one-machine "
+                f"{type(self).__name__[4:]} takes it."
+            )
 
     def _fit_bins(self, shards, summaries, n_positive, classification, rng):
         """The input encoder, the target's classes and the BinMapper, fitted on the
@@ -507,8 +518,10 @@ class DaskHistGradientBoostingRegressor(_DaskHistGradientBoosting, HistGradientB
     they are selected digit by digit, eight rounds of 256 summed weights per leaf
     (:mod:`treeboost.engine.quantile`), and are the one-machine values.
     ``warm_start`` adds trees to those of the previous fit on the bins of the first one,
-    as the one-machine class does.  Not yet supported: ``max_features < 1``, a
-    ``scoring`` other than "loss".
+    as the one-machine class does.  Not yet supported (a ValueError names them):
+    ``max_features < 1``, a ``scoring`` other than "loss", ``split_gain="gradient"``, a
+    custom loss (a callable or a :class:`~treeboost.losses.Loss` subclass), a list of
+    quantiles, and ``init_score`` (per-row offsets).
 
     Examples
     --------
