@@ -157,9 +157,7 @@ def test_held_out_rows_keep_their_offsets():
     # the held-out rows' first score is the loss at their offsets
     seed = np.random.RandomState(0).randint(np.iinfo(np.uint32).max, dtype="u8")
     _, val = train_test_split(np.arange(y.shape[0]), test_size=0.1, random_state=seed)
-    np.testing.assert_allclose(
-        a.validation_score_[0], -a._loss(y[val], offset[val]), rtol=1e-12
-    )
+    np.testing.assert_allclose(a.validation_score_[0], -a._loss(y[val], offset[val]), rtol=1e-12)
     Xv, yv, rv = _regression(300, seed=1)
     ov = rv.normal(0, 2.0, yv.shape)
     ext = dict(kw, validation_fraction=None)
@@ -197,7 +195,9 @@ def test_gradient_boosting_eval_set_offsets_and_warm_start():
     a = GradientBoostingRegressor(**kw).fit(
         X, y, init_score=offset, eval_set=[(X, y)], eval_init_score=[offset], eval_metric="l2"
     )
-    b = GradientBoostingRegressor(**kw).fit(X, y - offset, eval_set=[(X, y - offset)], eval_metric="l2")
+    b = GradientBoostingRegressor(**kw).fit(
+        X, y - offset, eval_set=[(X, y - offset)], eval_metric="l2"
+    )
     np.testing.assert_allclose(
         a.evals_result_["valid_0"]["l2"], b.evals_result_["valid_0"]["l2"], rtol=1e-9
     )

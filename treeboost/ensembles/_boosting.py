@@ -246,11 +246,10 @@ default=None
             rows.y,
             rows.sample_weight,
             state.raw,
-            *(
-                (val.X, val.y, val.sample_weight, val.raw)
-                if val is not None
-                else (None, None, None, None)
-            ),
+            X_val=None if val is None else val.X,
+            y_val=None if val is None else val.y,
+            sample_weight_val=None if val is None else val.sample_weight,
+            raw_val=None if val is None else val.raw,
             has_offset=data.offset is not None,
         )
         try:

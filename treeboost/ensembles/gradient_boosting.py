@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import warnings
 from numbers import Integral, Real
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 from sklearn.base import BaseEstimator
@@ -300,7 +301,7 @@ class GradientBoostingRegressor(_SklearnGradientBoosting, BoostedRegressor):
         init: BaseEstimator | Literal["zero"] | None = None,
         random_state: RandomStateLike = None,
         max_features: MaxFeatures = None,
-        alpha: float = 0.9,
+        alpha: float | Sequence[float] = 0.9,
         verbose: int = 0,
         max_leaf_nodes: int | None = None,
         warm_start: bool = False,

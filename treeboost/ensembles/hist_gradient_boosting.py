@@ -6,6 +6,7 @@ and defaults of scikit-learn's histogram boosting (LightGBM's: 31 leaves grown b
 from __future__ import annotations
 
 from numbers import Integral, Real
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable, Literal, TypeVar
 
 import numpy as np
@@ -459,7 +460,7 @@ class HistGradientBoostingRegressor(_HistGradientBoosting, BoosterParamsMixin, B
         self,
         loss: HistRegressionLoss = "squared_error",
         *,
-        quantile: float | None = None,
+        quantile: float | Sequence[float] | None = None,
         tweedie_power: float = 1.5,
         learning_rate: float = 0.1,
         max_iter: int = 100,
@@ -519,7 +520,7 @@ class HistGradientBoostingRegressor(_HistGradientBoosting, BoosterParamsMixin, B
     def _alpha(self):
         if self.loss == "quantile" and self.quantile is None:
             raise ValueError("The quantile must be set when loss='quantile'.")
-        if np.ndim(self.quantile) > 0:
+        if self.quantile is not None and np.ndim(self.quantile) > 0:
             if self.loss != "quantile":
                 raise ValueError(
                     f"quantile={self.quantile!r}: a list of quantiles needs "

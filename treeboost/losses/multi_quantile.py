@@ -6,7 +6,6 @@ from .base import Loss, weighted_quantile
 from ..persistence._spec import array
 
 
-
 def check_quantiles(values, name="quantile"):
     """Several quantiles as a float64 array: at least one, each in (0, 1), none twice.
 

@@ -66,4 +66,3 @@ class QuantileLoss(Loss):
 
     _persist_attributes = ("alpha",)
     _state_spec = {"alpha": real(0, 1, low_open=True, high_open=True)}
-
