@@ -151,7 +151,7 @@ default=None
             an ``init`` estimator's predictions are still added).  Shape (n_samples,):
             the same offset on every output.  The model does not keep them:
             ``predict(X, raw_score=True)`` is ``sum_t f_t(x)`` and the caller adds the
-            offsets of the rows it predicts (:mod:`treeboost.ensembles._offsets`).
+            offsets of the rows it predicts.
             With early stopping, the held-out rows keep their offsets.
         eval_init_score : list, default=None
             One offset (or None) per ``eval_set`` entry, as ``init_score``.
