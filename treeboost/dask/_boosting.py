@@ -158,7 +158,18 @@ class _DaskHistGradientBoosting:
     #: histograms they sent
     _diagnostics = ("n_rounds_", "n_expanded_", "n_hist_bytes_")
 
-    def fit(self, X, y, sample_weight=None, *, X_val=None, y_val=None, sample_weight_val=None):
+    def fit(
+        self,
+        X,
+        y,
+        sample_weight=None,
+        *,
+        X_val=None,
+        y_val=None,
+        sample_weight_val=None,
+        init_score=None,
+        init_score_val=None,
+    ):
         """Fit on dask collections that stay on their workers.
 
         Parameters
@@ -170,6 +181,9 @@ class _DaskHistGradientBoosting:
         X_val, y_val, sample_weight_val : dask collections, default=None
             Validation data for early stopping (``early_stopping`` "auto" or True);
             without it, early stopping (True) scores the training loss.
+        init_score, init_score_val : None
+            Per-row offsets are not supported by the distributed fit yet (a ValueError
+            names them); the one-machine estimator (:meth:`to_local`'s class) takes them.
 
         Returns
         -------
@@ -178,6 +192,12 @@ class _DaskHistGradientBoosting:
         from distributed import get_client
 
         self._check_supported()
+        for name, value in (("init_score", init_score), ("init_score_val", init_score_val)):
+            if value is not None:
+                raise ValueError(
+                    f"{type(self).__name__} does not support {name} (per-row offsets) yet; "
+                    f"the one-machine {type(self).__name__[4:]} does."
+                )
         if (X_val is None) != (y_val is None):
             raise ValueError("X_val and y_val go together: give both or neither.")
         if X_val is not None and self.early_stopping is False:
@@ -203,6 +223,9 @@ class _DaskHistGradientBoosting:
             ("max_features", float(self.max_features) == 1.0),
             ("scoring", self.scoring == "loss"),
             ("split_gain", self.split_gain == "hessian"),
+            # one quantile (a number) per model: its initial score and leaf values are
+            # selected across the workers for one output
+            ("quantile", np.ndim(getattr(self, "quantile", None)) == 0),
         ]
         for name, ok in refused:
             if not ok:
@@ -211,6 +234,17 @@ class _DaskHistGradientBoosting:
                     f"{name}={getattr(self, name)!r} yet; the one-machine "
                     f"{type(self).__name__[4:]} does."
                 )
+        if not isinstance(self.loss, str):
+            # the distributed initial score is a function of the weighted mean of y (or
+            # a quantile selected across the workers), and a callable gives no loss value
+            # to watch for divergence: only the built-in losses are those of the
+            # one-machine fit
+            name = getattr(self.loss, "__name__", type(self.loss).__name__)
+            raise ValueError(
+                f"{type(self).__name__} does not support a custom loss (loss={name}) yet: "
+                f"only the built-in losses by name; the one-machine "
+                f"{type(self).__name__[4:]} takes it."
+            )
 
     def _fit_bins(self, shards, summaries, n_positive, classification, rng):
         """The input encoder, the target's classes and the BinMapper, fitted on the
@@ -484,8 +518,10 @@ class DaskHistGradientBoostingRegressor(_DaskHistGradientBoosting, HistGradientB
     they are selected digit by digit, eight rounds of 256 summed weights per leaf
     (:mod:`treeboost.engine.quantile`), and are the one-machine values.
     ``warm_start`` adds trees to those of the previous fit on the bins of the first one,
-    as the one-machine class does.  Not yet supported: ``max_features < 1``, a
-    ``scoring`` other than "loss".
+    as the one-machine class does.  Not yet supported (a ValueError names them):
+    ``max_features < 1``, a ``scoring`` other than "loss", ``split_gain="gradient"``, a
+    custom loss (a callable or a :class:`~treeboost.losses.Loss` subclass), a list of
+    quantiles, and ``init_score`` (per-row offsets).
 
     Examples
     --------

@@ -16,6 +16,7 @@ from ..losses import (
     GammaLoss,
     HuberLoss,
     MultinomialLogLoss,
+    MultiQuantileLoss,
     PoissonLoss,
     QuantileLoss,
     SquaredError,
@@ -32,6 +33,15 @@ if TYPE_CHECKING:
 from ._boosting import BaseGradientBoosting
 from ._boosting_records import _per_output
 from ._custom_loss import user_loss
+
+
+def quantile_loss(alpha):
+    """The quantile loss of ``alpha``: :class:`QuantileLoss` of a number, and of a list
+    of quantiles :class:`MultiQuantileLoss` (one output per quantile, in the list's
+    order; checked by :func:`~treeboost.losses.multi_quantile.check_quantiles`)."""
+    if np.ndim(alpha) == 0:
+        return QuantileLoss(alpha)
+    return MultiQuantileLoss(alpha)
 
 
 def _raw_first(self, X, num_iteration):
@@ -59,7 +69,7 @@ class BoostedRegressor(RegressorMixin, BaseGradientBoosting):
             "squared_error": SquaredError,
             "absolute_error": AbsoluteError,
             "huber": lambda: HuberLoss(self._alpha()),
-            "quantile": lambda: QuantileLoss(self._alpha()),
+            "quantile": lambda: quantile_loss(self._alpha()),
             "poisson": PoissonLoss,
             "gamma": GammaLoss,
         }[self.loss]()
@@ -72,20 +82,41 @@ class BoostedRegressor(RegressorMixin, BaseGradientBoosting):
     def _validate_validation_target(self, y, n_samples):
         return self._validate_target(y, n_samples, False)
 
-    def predict(self, X: MatrixLike, num_iteration: int | str | None = None) -> Float64Array:
-        """Sum of the initial score and every tree's leaf value (through the loss's
-        inverse link: ``exp`` of it for ``poisson`` and ``gamma``).
+    def predict(
+        self,
+        X: MatrixLike,
+        raw_score: bool = False,
+        num_iteration: int | str | None = None,
+    ) -> Float64Array:
+        """Sum of the initial score and every tree's leaf value, ``F(x) = F0 +
+        sum_t f_t(x)``, through the loss's inverse link (``exp`` of it for ``poisson``,
+        ``gamma`` and ``tweedie``; ``F`` itself for the others).
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        raw_score : bool, default=False
+            Return the raw score ``F(x)`` itself, before the inverse link (LightGBM's
+            ``raw_score``, XGBoost's ``output_margin``): ``log`` of the prediction for a
+            log link.  A model fitted with ``init_score`` does not hold the offsets:
+            ``predict(X, raw_score=True) + offset`` is the raw score the fit boosted.
         num_iteration : None, int or "best", default=None
             The iterations added up: every one, the first ``num_iteration``, or
             ``best_iteration_`` (LightGBM's ``num_iteration``, XGBoost's
             ``iteration_range=(0, k)``).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), or (n_samples, n_outputs) for a loss of several
+        outputs (one column per quantile of ``quantile=[...]``)
         """
-        raw = self._raw_first(X, num_iteration)[:, 0]  # checks that the model is fitted
-        return self._loss.predict(raw)
+        raw = self._outputs(self._raw_first(X, num_iteration))  # checks that it is fitted
+        return raw if raw_score else self._loss.predict(raw)
+
+    def _outputs(self, raw):
+        """The raw scores as predictions give them: (n_samples,) for one output, unless
+        the loss keeps a column per output (several quantiles, also one)."""
+        return raw if getattr(self._loss, "keeps_columns", False) else _per_output(raw)
 
     def apply(self, X: MatrixLike) -> NDArray[np.int64]:
         return super().apply(X)[:, :, 0]
@@ -95,7 +126,7 @@ class BoostedRegressor(RegressorMixin, BaseGradientBoosting):
     def staged_predict(self, X: MatrixLike) -> Iterator[Float64Array]:
         """Predictions after each iteration (a generator)."""
         for raw in self._staged_raw_predict(X):
-            yield self._loss.predict(raw[:, 0])
+            yield self._loss.predict(self._outputs(raw))
 
 
 class BoostedClassifier(ClassifierMixin, BaseGradientBoosting):
@@ -181,9 +212,21 @@ class BoostedClassifier(ClassifierMixin, BaseGradientBoosting):
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X, num_iteration))
 
-    def predict(self, X: MatrixLike, num_iteration: int | str | None = None) -> NDArray[Any]:
+    def predict(
+        self,
+        X: MatrixLike,
+        raw_score: bool = False,
+        num_iteration: int | str | None = None,
+    ) -> NDArray[Any]:
         """The class of highest probability; ``num_iteration`` as in
-        :meth:`decision_function`."""
+        :meth:`decision_function`.
+
+        ``raw_score=True`` gives the raw scores instead, :meth:`decision_function`
+        (LightGBM's ``predict(X, raw_score=True)``): the log-odds, shape (n_samples,),
+        for two classes, else (n_samples, K).  A model fitted with ``init_score`` does
+        not hold the offsets: add them to these raw scores."""
+        if raw_score:
+            return self.decision_function(X, num_iteration)
         proba = self.predict_proba(X, num_iteration)
         return self.classes_[np.argmax(proba, axis=1)]
 

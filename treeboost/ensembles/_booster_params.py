@@ -1,7 +1,6 @@
 """Parameters of the boosters that LightGBM and XGBoost users tune, as one mixin each
 booster takes: ``n_jobs`` (numba's thread count scoped to a fit or a prediction),
-``importance_type`` (split counts or total gains) and, for the regressors,
-``predict(X, raw_score=True)`` (the margin of a log link)."""
+``importance_type`` (split counts or total gains)."""
 
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ from numbers import Integral
 from ._parallel import tree_threads
 
 if TYPE_CHECKING:
-    from .._typing import Float64Array, MatrixLike
+    from .._typing import Float64Array
     from ._boosting import BaseGradientBoosting
 
     # to the type checker, the mixins are the boosters they are mixed into
@@ -101,31 +100,3 @@ class BoosterParamsMixin(_BoosterBase):
         if kind == "split":
             return split_importances(trees, self.n_features_in_)
         return gain_importances(trees, self.n_features_in_)
-
-
-class RawScoreRegressorMixin(BoosterParamsMixin):
-    """``predict(X, raw_score=True)`` of a regressor: the raw score before the inverse
-    link, LightGBM's ``raw_score`` (XGBoost's ``output_margin``)."""
-
-    def predict(
-        self, X: MatrixLike, raw_score: bool = False, num_iteration: int | str | None = None
-    ) -> Float64Array:
-        """Sum of the initial score and every tree's leaf value, through the loss's
-        inverse link (``exp`` of it for ``poisson``, ``gamma`` and ``tweedie``).
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        raw_score : bool, default=False
-            Return the raw score ``F(x)`` itself (for a log link, ``log`` of the
-            prediction; for the other losses the prediction itself).
-        num_iteration : None, int or "best", default=None
-            The iterations added up: every one, the first ``num_iteration``, or
-            ``best_iteration_``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        raw = self._raw_first(X, num_iteration)[:, 0]  # checks that the model is fitted
-        return raw if raw_score else self._loss.predict(raw)

@@ -47,6 +47,7 @@ from ..trees.cart import resolve_count, resolve_max_features
 from .._input.encoding import EncoderMixin, check_weights
 from ..trees.constraints import check_interaction_cst, check_monotonic_cst, grower_constraints
 from ._bootstrap import selection_sample
+from ._offsets import add_offset, check_offset, take_rows
 from ._output_lanes import OutputLanes, lane_plan
 from ._gb_init import fit_init_estimator, init_raw_predictions
 
@@ -123,6 +124,8 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
         eval_metric: Any = None,
         eval_sample_weight: list[Any] | None = None,
         callbacks: list[Callable[[Any], object]] | None = None,
+        init_score: ArrayLike | None = None,
+        eval_init_score: list[Any] | None = None,
     ) -> Self:
         """Fit the boosted trees.
 
@@ -140,6 +143,18 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
         eval_set, eval_names, eval_metric, eval_sample_weight, callbacks : optional
             Evaluation sets scored after every iteration, as LightGBM's ``fit``
             (:mod:`treeboost.ensembles.evaluation`, the user guide's evaluation page).
+        init_score : array-like of shape (n_samples,) or (n_samples, n_outputs), \
+default=None
+            Per-row offsets of the raw score (LightGBM's ``init_score``, XGBoost's
+            ``base_margin``): the fit boosts ``F(x_i) = init_score_i + sum_t f_t(x_i)``,
+            and, as LightGBM, without the loss's best constant (``init_score_`` is 0;
+            an ``init`` estimator's predictions are still added).  Shape (n_samples,):
+            the same offset on every output.  The model does not keep them:
+            ``predict(X, raw_score=True)`` is ``sum_t f_t(x)`` and the caller adds the
+            offsets of the rows it predicts.
+            With early stopping, the held-out rows keep their offsets.
+        eval_init_score : list, default=None
+            One offset (or None) per ``eval_set`` entry, as ``init_score``.
 
         Returns
         -------
@@ -163,13 +178,25 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
             how many), whose predictions of the training data are finite.
         """
         evaluation = EvalRequest.of(
-            eval_set, eval_names, eval_metric, eval_sample_weight, callbacks
+            eval_set, eval_names, eval_metric, eval_sample_weight, callbacks, eval_init_score
         )
-        return self._fit(X, y, sample_weight, monitor=monitor, evaluation=evaluation)
+        return self._fit(
+            X, y, sample_weight, monitor=monitor, evaluation=evaluation, init_score=init_score
+        )
 
-    def _fit(self, X, y, sample_weight, monitor=None, validation=None, evaluation=None):
-        """:meth:`fit`; ``validation``: ``(X_val, y_val, sample_weight_val)`` given to
-        early stopping instead of a split of ``X`` (HistGradientBoosting's ``fit``).
+    def _fit(
+        self,
+        X,
+        y,
+        sample_weight,
+        monitor=None,
+        validation=None,
+        evaluation=None,
+        init_score=None,
+    ):
+        """:meth:`fit`; ``validation``: ``(X_val, y_val, sample_weight_val,
+        init_score_val)`` given to early stopping instead of a split of ``X``
+        (HistGradientBoosting's ``fit``); ``init_score``: the rows' offsets.
 
         The stages in order: the inputs checked (:meth:`_validate_inputs`), the
         early-stopping split (:meth:`_split_rows`), the initial scores of a fresh fit or
@@ -183,6 +210,8 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
         data = self._validate_inputs(X, y, sample_weight, plan)
         rng = check_random_state(self.random_state)
         loss = self._make_loss()
+        offset = check_offset(init_score, data.Xe.shape[0], loss.n_outputs)
+        data = replace(data, offset=offset)
         constraints = self._constraints(loss.n_outputs)
         self.max_features_ = resolve_max_features(plan.max_features, self.n_features_in_)
         rows = self._split_rows(data, plan, rng, validation)
@@ -217,11 +246,11 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
             rows.y,
             rows.sample_weight,
             state.raw,
-            *(
-                (val.X, val.y, val.sample_weight, val.raw)
-                if val is not None
-                else (None, None, None, None)
-            ),
+            X_val=None if val is None else val.X,
+            y_val=None if val is None else val.y,
+            sample_weight_val=None if val is None else val.sample_weight,
+            raw_val=None if val is None else val.raw,
+            has_offset=data.offset is not None,
         )
         try:
             self._fit_stages(plan, loss, rows, state, val, setup, scoring, monitor, cores)
@@ -296,15 +325,16 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
                 )
         # without a validation split X is used as it is (no copy of a large X)
         if val is None:
-            Xtr, ytr, wtr = data.Xe, y, data.sample_weight
+            Xtr, ytr, wtr, otr = data.Xe, y, data.sample_weight, data.offset
         else:
             Xtr, ytr, wtr = data.Xe[train], y[train], data.sample_weight[train]
+            otr = take_rows(data.offset, train)
         wtr = np.ascontiguousarray(wtr, dtype=np.float64)
         # the rows as given are copied only for what reads them (an initial estimator, a
         # scorer): early stopping otherwise copies the encoded rows alone
         keep_X = self._needs_input_rows(plan)
         X_init = data.X if val is None or not keep_X else _safe_indexing(data.X, train)
-        return TrainingRows(X_init, Xtr, ytr, wtr, val, early, external, keep_X)
+        return TrainingRows(X_init, Xtr, ytr, wtr, val, early, external, keep_X, otr)
 
     def _start_fresh(self, rows, plan, loss, rng, weighted):
         """A fresh fit's state: ``init_`` fitted, the initial scores (refused when their
@@ -312,12 +342,14 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
         K = loss.n_outputs
         ytr, wtr = rows.y, rows.sample_weight
         self.init_ = self._fit_init(plan.init, rows.X, ytr, wtr, weighted)
-        if plan.init is None:
+        if plan.init is None and rows.offset is None:
             init = np.atleast_1d(np.asarray(loss.init_raw(ytr, wtr), dtype=np.float64))
         else:
+            # with offsets, no best constant: LightGBM's boost_from_average is off
+            # when the data has an init_score
             init = np.zeros(K)
         self._init_raw = init
-        raw = self._initial_raw(rows.X, ytr.shape[0], loss)
+        raw = add_offset(self._initial_raw(rows.X, ytr.shape[0], loss), rows.offset)
         carried = self._check_loss_is_finite(
             loss, ytr, raw, wtr, self._gradient_arrays(K, ytr.shape[0])
         )
@@ -335,7 +367,7 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
         """A warm start's state: the scores of the trees fitted so far, on the bins of
         the first fit."""
         K = loss.n_outputs
-        raw = self._raw_from_trees(rows.Xe, K, rows.X, loss)
+        raw = add_offset(self._raw_from_trees(rows.Xe, K, rows.X, loss), rows.offset)
         carried = self._check_loss_is_finite(
             loss, rows.y, raw, rows.sample_weight, self._gradient_arrays(K, rows.y.shape[0])
         )
@@ -361,18 +393,31 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
             Xe_v = self._encode_X(X_v, reset=False)
             y_v = self._validate_validation_target(validation[1], Xe_v.shape[0])
             sw_v = self._weights(validation[2], Xe_v, y_v, data.classifier)
+            o_v = check_offset(
+                validation[3] if len(validation) > 3 else None,
+                Xe_v.shape[0],
+                loss.n_outputs,
+                "init_score_val",
+            )
+            if (o_v is None) != (data.offset is None):
+                raise ValueError(
+                    "init_score and init_score_val go together: the validation rows "
+                    "start from offsets when the training rows do."
+                )
         elif rows.val is not None:
             val = rows.val
             X_v = _safe_indexing(data.X, val) if rows.keep_X else None
             Xe_v, y_v, sw_v = data.Xe[val], data.y[val], data.sample_weight[val]
+            o_v = take_rows(data.offset, val)
         else:
             X_v, Xe_v, y_v, sw_v = rows.X, rows.Xe, rows.y, rows.sample_weight
+            o_v = rows.offset
         return ValidationRows(
             X_v,
             y_v,
             sw_v,
             self.bin_mapper_.transform(Xe_v),
-            self._raw_from_trees(Xe_v, loss.n_outputs, X_v, loss),
+            add_offset(self._raw_from_trees(Xe_v, loss.n_outputs, X_v, loss), o_v),
         )
 
     def _stage_setup(self, plan, rows, constraints):
@@ -497,8 +542,13 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
         h = np.ascontiguousarray(h.reshape(-1, K).T)
         rows_in, inbag = self._draw_rows(setup, wtr)
         oob_before = None if inbag is None else _masked_loss(loss, ytr, raw, wtr, ~inbag)
-        # the trees' seeds drawn in output order, whichever thread grows each
-        seeds = [setup.stage_rng.randint(0, 2**31 - 1) for _ in range(K)]
+        # the trees' seeds drawn in output order, whichever thread grows each; outputs
+        # that are separate models side by side (several quantiles) share one, the seed
+        # a model of one output draws
+        if getattr(loss, "outputs_share_seed", False):
+            seeds = [setup.stage_rng.randint(0, 2**31 - 1)] * K
+        else:
+            seeds = [setup.stage_rng.randint(0, 2**31 - 1) for _ in range(K)]
 
         def fit_tree(k, lane=None):
             return self._fit_output_tree(
@@ -570,6 +620,7 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
             plan.l2_regularization,
             tree.value[:, 0] if newton else None,
             leaf_of_sample=leaves,
+            output=k,
         )
         tree.value = (self.learning_rate * loss.leaf_values(samples))[:, None]
         if setup.monotonic is not None:
@@ -631,7 +682,10 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
             Xe = self._encode_X(X_e, reset=False)
             y_enc = self._validate_validation_target(y_e, Xe.shape[0])
             w = self._weights(request.sample_weights[i], Xe, y_enc, data.classifier)
-            raw = self._raw_from_trees(Xe, loss.n_outputs, X_e, loss)
+            offset = check_offset(
+                request.init_scores[i], Xe.shape[0], loss.n_outputs, f"eval_init_score[{i}]"
+            )
+            raw = add_offset(self._raw_from_trees(Xe, loss.n_outputs, X_e, loss), offset)
             sets.append(EvalSet(request.names[i], y_enc, w, Xe, raw))
         return Evaluation(sets, request.metrics, request.callbacks, loss)
 
@@ -664,7 +718,8 @@ class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEst
         )
         if cst is not None and n_outputs > 1:
             raise ValueError(
-                "monotonic constraints are not supported for multiclass classification."
+                "monotonic constraints are not supported for multiclass classification "
+                f"or several quantiles (a loss of {n_outputs} outputs)."
             )
         return grower_constraints(cst, self._check_interaction_cst(self.n_features_in_))
 

@@ -48,6 +48,9 @@ class ScoringData:
     y_val: object
     sample_weight_val: object
     raw_val: object
+    # whether the raw scores start from per-row offsets (``fit(init_score=...)``): a
+    # scorer that predicts the rows as given would miss them
+    has_offset: bool = False
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,8 @@ class BoostingPlan:
 class FitInputs:
     """The training data of one fit, checked: ``X`` as given, encoded (``Xe``), the
     encoded target, the weights (times the class weights), whether ``sample_weight``
-    was given, and whether the fit is a classifier's and a warm start."""
+    was given, whether the fit is a classifier's and a warm start, and the rows'
+    offsets (``init_score``, shape (n_samples, n_outputs); None without)."""
 
     X: object
     Xe: object
@@ -93,6 +97,7 @@ class FitInputs:
     weighted: bool
     classifier: bool
     warm: bool
+    offset: object = None
 
 
 @dataclass(frozen=True)
@@ -100,7 +105,8 @@ class TrainingRows:
     """The rows the trees are fitted on: as given (``X``, for an initial estimator or a
     scorer), encoded (``Xe``), their targets and float64 weights; ``val`` the indices
     held out by the early-stopping split (None without one); whether early stopping is
-    on, on external validation data, and whether the rows as given are kept."""
+    on, on external validation data, whether the rows as given are kept, and the
+    training rows' offsets (None without)."""
 
     X: object
     Xe: object
@@ -110,6 +116,7 @@ class TrainingRows:
     early: bool
     external: bool
     keep_X: bool
+    offset: object = None
 
 
 @dataclass

@@ -3,6 +3,7 @@
 
 from typing import NamedTuple
 
+from ._offsets import check_offsets
 from .evaluation import check_metrics
 
 
@@ -12,13 +13,21 @@ class EvalRequest(NamedTuple):
     metrics: list
     sample_weights: list
     callbacks: list
+    #: one offset (``init_score``) or None per set
+    init_scores: list
 
     @classmethod
-    def of(cls, eval_set, eval_names, eval_metric, eval_sample_weight, callbacks):
+    def of(
+        cls, eval_set, eval_names, eval_metric, eval_sample_weight, callbacks, eval_init_score=None
+    ):
         """The request, or None when no argument is given; ValueError/TypeError naming
         the argument otherwise."""
         if eval_set is None and callbacks is None:
-            for name, v in (("eval_names", eval_names), ("eval_metric", eval_metric)):
+            for name, v in (
+                ("eval_names", eval_names),
+                ("eval_metric", eval_metric),
+                ("eval_init_score", eval_init_score),
+            ):
                 if v is not None:
                     raise ValueError(f"{name} is given without eval_set.")
             return None
@@ -43,4 +52,11 @@ class EvalRequest(NamedTuple):
         for c in callbacks or ():
             if not callable(c):
                 raise TypeError(f"callbacks must hold callables, got {c!r}.")
-        return cls(eval_set, names, check_metrics(eval_metric), weights, list(callbacks or ()))
+        return cls(
+            eval_set,
+            names,
+            check_metrics(eval_metric),
+            weights,
+            list(callbacks or ()),
+            check_offsets(eval_init_score, n),
+        )

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import warnings
 from numbers import Integral, Real
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import HasMethods, Hidden, Interval, RealNotInt, StrOptions
 
+import numpy as np
+
+from ..losses.multi_quantile import check_quantiles
 from ..persistence import register
 from ..losses import (
     AbsoluteError,
@@ -21,6 +25,7 @@ from ..losses import (
     GammaLoss,
     HuberLoss,
     MultinomialLogLoss,
+    MultiQuantileLoss,
     PoissonLoss,
     QuantileLoss,
     SquaredError,
@@ -264,16 +269,19 @@ class GradientBoostingRegressor(_SklearnGradientBoosting, BoostedRegressor):
     loss : {"squared_error", "absolute_error", "huber", "quantile"}, default="squared_error"
         See :mod:`treeboost.losses` for the gradient, hessian, initial score and leaf value
         of each.
-    alpha : float in (0, 1), default=0.9
+    alpha : float in (0, 1) or list of them, default=0.9
         Quantile of ``loss="quantile"``; for ``"huber"``, the quantile of the absolute
-        residuals that sets ``delta``."""
+        residuals that sets ``delta``.  A list of quantiles (``loss="quantile"`` only)
+        fits one lane of trees per quantile in one model
+        (:class:`~treeboost.losses.MultiQuantileLoss`); ``predict`` then gives shape
+        (n_samples, n_quantiles)."""
         + _GB_DOC
     )
 
     _parameter_constraints = {
         **_SklearnGradientBoosting._parameter_constraints,
         "loss": [StrOptions({"squared_error", "absolute_error", "huber", "quantile"}), callable],
-        "alpha": [Interval(Real, 0.0, 1.0, closed="neither")],
+        "alpha": [Interval(Real, 0.0, 1.0, closed="neither"), "array-like"],
         "init": [StrOptions({"zero"}), None, HasMethods(["fit", "predict"])],
     }
 
@@ -293,7 +301,7 @@ class GradientBoostingRegressor(_SklearnGradientBoosting, BoostedRegressor):
         init: BaseEstimator | Literal["zero"] | None = None,
         random_state: RandomStateLike = None,
         max_features: MaxFeatures = None,
-        alpha: float = 0.9,
+        alpha: float | Sequence[float] = 0.9,
         verbose: int = 0,
         max_leaf_nodes: int | None = None,
         warm_start: bool = False,
@@ -337,6 +345,13 @@ class GradientBoostingRegressor(_SklearnGradientBoosting, BoostedRegressor):
         self.interaction_cst = interaction_cst
 
     def _alpha(self):
+        if np.ndim(self.alpha) > 0:
+            if self.loss != "quantile":
+                raise ValueError(
+                    f"alpha={self.alpha!r}: a list of quantiles needs loss='quantile', "
+                    f"got loss={self.loss!r}."
+                )
+            return check_quantiles(self.alpha, "alpha")
         return self.alpha
 
 
@@ -429,6 +444,7 @@ register(
     GammaLoss,
     HuberLoss,
     MultinomialLogLoss,
+    MultiQuantileLoss,
     PoissonLoss,
     QuantileLoss,
     SquaredError,

@@ -6,6 +6,7 @@ and defaults of scikit-learn's histogram boosting (LightGBM's: 31 leaves grown b
 from __future__ import annotations
 
 from numbers import Integral, Real
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable, Literal, TypeVar
 
 import numpy as np
@@ -16,13 +17,13 @@ from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ..losses.multi_quantile import check_quantiles
 from ..losses.tweedie import TweedieLoss
 from ..persistence import register
 from ..persistence._spec import array
 from ._booster_params import (
     BOOSTER_PARAM_CONSTRAINTS,
     BoosterParamsMixin,
-    RawScoreRegressorMixin,
 )
 from ._eval_request import EvalRequest
 from .gradient_boosting import (
@@ -171,6 +172,9 @@ class _HistGradientBoosting(_Booster):
         eval_metric: Any = None,
         eval_sample_weight: list[Any] | None = None,
         callbacks: list[Callable[[Any], object]] | None = None,
+        init_score: ArrayLike | None = None,
+        init_score_val: ArrayLike | None = None,
+        eval_init_score: list[Any] | None = None,
     ) -> Self:
         """Fit the boosted trees.
 
@@ -187,6 +191,19 @@ class _HistGradientBoosting(_Booster):
             Evaluation sets scored after every iteration, as LightGBM's ``fit``
             (:mod:`treeboost.ensembles.evaluation`); independent of early stopping's
             ``X_val``.
+        init_score : array-like of shape (n_samples,) or (n_samples, n_outputs), \
+default=None
+            Per-row offsets of the raw score (LightGBM's ``init_score``, XGBoost's
+            ``base_margin``): the fit boosts ``F(x_i) = init_score_i + sum_t f_t(x_i)``
+            without the loss's best constant (as LightGBM: ``init_score_`` is 0).  Not
+            kept by the model: ``predict(X, raw_score=True)`` is ``sum_t f_t(x)``, to
+            which the caller adds the offsets of the rows it predicts.  The rows held
+            out by ``validation_fraction`` keep their offsets; with early stopping, only
+            ``scoring="loss"`` (a scorer predicts the rows without their offsets).
+        init_score_val : array-like, default=None
+            The offsets of ``X_val`` (given with ``init_score``).
+        eval_init_score : list, default=None
+            One offset (or None) per ``eval_set`` entry.
 
         Returns
         -------
@@ -202,14 +219,17 @@ class _HistGradientBoosting(_Booster):
                 "fit, early_stopping should be set to either 'auto' or True."
             )
         evaluation = EvalRequest.of(
-            eval_set, eval_names, eval_metric, eval_sample_weight, callbacks
+            eval_set, eval_names, eval_metric, eval_sample_weight, callbacks, eval_init_score
         )
+        if init_score_val is not None and X_val is None:
+            raise ValueError("init_score_val is given without X_val.")
         return self._fit(
             X,
             y,
             sample_weight,
-            validation=(X_val, y_val, sample_weight_val),
+            validation=(X_val, y_val, sample_weight_val, init_score_val),
             evaluation=evaluation,
+            init_score=init_score,
         )
 
     # -- scikit-learn's early-stopping scores ---------------------------------------------
@@ -219,6 +239,11 @@ class _HistGradientBoosting(_Booster):
         if not data.early:
             self.train_score_, self.validation_score_ = [], []
             return
+        if data.has_offset and self.scoring != "loss":
+            raise ValueError(
+                f"init_score with early stopping needs scoring='loss': the scorer "
+                f"{self.scoring!r} predicts the rows without their offsets."
+            )
         self._scorer = None if self.scoring == "loss" else check_scoring(self, self.scoring)
         self._small_train = None
         n = data.y.shape[0]
@@ -392,11 +417,7 @@ _HIST_DOC = (
 )
 
 
-# RawScoreRegressorMixin's predict (X, raw_score) comes before BoostedRegressor's
-# (X, num_iteration) in the bases: the regressor's predict is the mixin's
-class HistGradientBoostingRegressor(  # type: ignore[misc]
-    _HistGradientBoosting, RawScoreRegressorMixin, BoostedRegressor
-):
+class HistGradientBoostingRegressor(_HistGradientBoosting, BoosterParamsMixin, BoostedRegressor):
     __doc__ = (
         """Histogram gradient boosting for regression with scikit-learn's
     ``HistGradientBoostingRegressor`` parameters and defaults.
@@ -413,8 +434,12 @@ class HistGradientBoostingRegressor(  # type: ignore[misc]
     tweedie_power : float in (1, 2), default=1.5
         The variance power of ``loss="tweedie"`` (LightGBM's
         ``tweedie_variance_power``).
-    quantile : float in (0, 1) or None, default=None
-        The quantile of ``loss="quantile"``."""
+    quantile : float in (0, 1), list of them, or None, default=None
+        The quantile of ``loss="quantile"``.  A list of quantiles fits one lane of
+        trees per quantile in one model (:class:`~treeboost.losses.MultiQuantileLoss`:
+        the trees of each are those a model of that quantile alone grows on the same
+        bins) and ``predict`` gives shape (n_samples, n_quantiles), a column per
+        quantile in the list's order."""
         + _HIST_DOC
     )
 
@@ -426,7 +451,7 @@ class HistGradientBoostingRegressor(  # type: ignore[misc]
             ),
             callable,
         ],
-        "quantile": [Interval(Real, 0.0, 1.0, closed="neither"), None],
+        "quantile": [Interval(Real, 0.0, 1.0, closed="neither"), "array-like", None],
         "tweedie_power": [Interval(Real, 1.0, 2.0, closed="neither")],
     }
     _TARGET_RULES = {**BoostedRegressor._TARGET_RULES, "tweedie": TweedieLoss}
@@ -435,7 +460,7 @@ class HistGradientBoostingRegressor(  # type: ignore[misc]
         self,
         loss: HistRegressionLoss = "squared_error",
         *,
-        quantile: float | None = None,
+        quantile: float | Sequence[float] | None = None,
         tweedie_power: float = 1.5,
         learning_rate: float = 0.1,
         max_iter: int = 100,
@@ -495,6 +520,13 @@ class HistGradientBoostingRegressor(  # type: ignore[misc]
     def _alpha(self):
         if self.loss == "quantile" and self.quantile is None:
             raise ValueError("The quantile must be set when loss='quantile'.")
+        if self.quantile is not None and np.ndim(self.quantile) > 0:
+            if self.loss != "quantile":
+                raise ValueError(
+                    f"quantile={self.quantile!r}: a list of quantiles needs "
+                    f"loss='quantile', got loss={self.loss!r}."
+                )
+            return check_quantiles(self.quantile, "quantile")
         return self.quantile
 
     def _make_loss(self):

@@ -16,6 +16,7 @@ from ..losses.ranking import LambdaRankLoss, PairwiseRankLoss
 from ..metrics._groups import check_label_gain, check_relevance, query_offsets
 from ..metrics.ranking import query_metric
 from ..persistence import register
+from ._offsets import check_offset, take_rows
 from .gradient_boosting import BoostedRegressor
 from .hist_gradient_boosting import _HIST_DOC, _HistGradientBoosting
 
@@ -162,6 +163,8 @@ class HistGradientBoostingRanker(_HistGradientBoosting, BoostedRegressor):
         group_val=None,
         qid_val=None,
         sample_weight_val=None,
+        init_score=None,
+        init_score_val=None,
     ):
         """Fit the ranker.
 
@@ -179,6 +182,12 @@ class HistGradientBoostingRanker(_HistGradientBoosting, BoostedRegressor):
             The query of each row (rows of a query contiguous); ``group`` or ``qid``.
         X_val, y_val, group_val / qid_val, sample_weight_val : optional
             Validation queries for early stopping instead of ``validation_fraction``.
+        init_score : array-like of shape (n_samples,), default=None
+            Per-document offsets of the score (LightGBM's ``init_score``): the fit
+            boosts ``init_score_i + sum_t f_t(x_i)``; ``predict`` gives ``sum_t f_t(x)``
+            (add the offsets back to rank).  The held-out queries keep theirs.
+        init_score_val : array-like of shape (n_val_samples,), default=None
+            The offsets of ``X_val``.
 
         Returns
         -------
@@ -198,10 +207,13 @@ class HistGradientBoostingRanker(_HistGradientBoosting, BoostedRegressor):
                 raise ValueError("X_val and y_val need early_stopping 'auto' or True.")
             val_labels = check_relevance(y_val, gain.size, "y_val")
             val_offsets = query_offsets(val_labels.shape[0], group_val, qid_val, suffix="_val")
-            validation = (X_val, val_labels, sample_weight_val, val_offsets)
+            validation = (X_val, val_labels, sample_weight_val, val_offsets, init_score_val)
+        elif init_score_val is not None:
+            raise ValueError("init_score_val is given without X_val.")
         elif self._plan().early_stopping(n) and self.validation_fraction is not None:
-            X, labels, sample_weight, offsets, validation = self._split_queries(
-                X, labels, sample_weight, offsets
+            init_score = check_offset(init_score, n, 1)
+            X, labels, sample_weight, offsets, validation, init_score = self._split_queries(
+                X, labels, sample_weight, offsets, init_score
             )
         self._fit_queries = {"train": offsets, "val": None if validation is None else validation[3]}
         try:
@@ -209,7 +221,8 @@ class HistGradientBoostingRanker(_HistGradientBoosting, BoostedRegressor):
                 X,
                 labels,
                 sample_weight,
-                validation=None if validation is None else validation[:3],
+                validation=None if validation is None else (*validation[:3], validation[4]),
+                init_score=init_score,
             )
         finally:
             queries = self.__dict__.pop("_fit_queries")
@@ -217,8 +230,9 @@ class HistGradientBoostingRanker(_HistGradientBoosting, BoostedRegressor):
                 queries["loss"].__dict__.pop("_bound", None)
         return self
 
-    def _split_queries(self, X, labels, sample_weight, offsets):
-        """Hold out ``validation_fraction`` of the queries, whole."""
+    def _split_queries(self, X, labels, sample_weight, offsets, init_score=None):
+        """Hold out ``validation_fraction`` of the queries, whole (and their rows'
+        offsets ``init_score``)."""
         n_queries = offsets.shape[0] - 1
         frac = self.validation_fraction
         n_val = int(frac) if isinstance(frac, Integral) else int(np.ceil(frac * n_queries))
@@ -240,6 +254,7 @@ class HistGradientBoostingRanker(_HistGradientBoosting, BoostedRegressor):
             labels[val],
             None if w is None else w[val],
             np.concatenate([[0], np.cumsum(sizes[held])]).astype(np.int64),
+            take_rows(init_score, val),
         )
         train_offsets = np.concatenate([[0], np.cumsum(sizes[~held])]).astype(np.int64)
         return (
@@ -248,6 +263,7 @@ class HistGradientBoostingRanker(_HistGradientBoosting, BoostedRegressor):
             None if w is None else w[train],
             train_offsets,
             part,
+            take_rows(init_score, train),
         )
 
     # -- the hooks of the boosting loop -----------------------------------------------------

@@ -13,6 +13,7 @@ residuals
 step
 ``quantile``           regression                 weighted alpha-quantile alpha-quantile of
 residuals
+``quantile`` (list)    regression, K quantiles    each alpha_k-quantile   alpha_k-quantile, lane k
 ``log_loss`` (binary)  2 classes                  log-odds                Newton ``sum r / sum
 p(1-p)``
 ``log_loss`` (K)       K classes, K trees / iter  log class priors        ``(K-1)/K`` Newton step
@@ -43,6 +44,7 @@ from .huber import HuberLoss
 from .log_loss import BinaryLogLoss
 from .multinomial import MultinomialLogLoss
 from .poisson import PoissonLoss
+from .multi_quantile import MultiQuantileLoss
 from .quantile import QuantileLoss
 from .squared_error import SquaredError
 from .tweedie import TweedieLoss
@@ -56,6 +58,7 @@ __all__ = [
     "Loss",
     "MultinomialLogLoss",
     "PoissonLoss",
+    "MultiQuantileLoss",
     "QuantileLoss",
     "SquaredError",
     "TweedieLoss",

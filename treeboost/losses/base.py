@@ -73,9 +73,13 @@ class LeafSamples:
         The leaf of every training row (indexed by ``rows``), read when ``node`` is
         None; the grower's :class:`~treeboost.engine.leaf_ranges.LeafRanges` makes the
         array only then.
+    output : int, default=0
+        The output (lane) the tree fits, for a loss of several outputs whose leaf values
+        differ by output (:class:`~treeboost.losses.quantile.MultiQuantileLoss`).
     """
 
     __slots__ = (
+        "output",
         "_node",
         "_leaf_of_sample",
         "n_nodes",
@@ -102,6 +106,7 @@ class LeafSamples:
         l2_regularization,
         node_newton=None,
         leaf_of_sample=None,
+        output=0,
     ):
         if node is None and leaf_of_sample is None:
             raise ValueError("LeafSamples needs node or leaf_of_sample.")
@@ -116,6 +121,7 @@ class LeafSamples:
         self.hessian = hessian
         self.l2_regularization = l2_regularization
         self._newton = node_newton
+        self.output = output
 
     @property
     def node(self):
