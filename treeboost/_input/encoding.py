@@ -18,6 +18,8 @@ left subset", on this one matrix.
 
 import numbers
 import sys
+from functools import partial
+from operator import is_not
 
 import numpy as np
 from scipy.sparse import issparse
@@ -522,7 +524,7 @@ class FeatureEncoder:
 
     def _any_datetime(self):
         zones = vars(self).get("datetime_zones_")
-        return zones is not None and any(z is not None for z in zones)
+        return zones is not None and any(map(partial(is_not, None), zones))
 
     def _rare(self, f):
         # a model file from before grouped columns has no rare_categories_

@@ -13,10 +13,14 @@ way never raises and never returns what the full checks would not.
 """
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
 #: the dtypes ``check_array(dtype=[float64, float32])`` keeps as they are (native byte
 #: order: a big-endian array is converted)
 _KEPT = (np.dtype(np.float64), np.dtype(np.float32))
+
+#: values of X up to which the infinity check looks at each value without summing first
+_SMALL = 4096
 
 #: ``categorical_features`` values under which a numeric ndarray has no categorical
 #: column (scikit-learn's names of "from the dtypes")
@@ -30,17 +34,20 @@ def _numeric_encoder(encoder):
     if cf is not None and not (isinstance(cf, str) and cf in _FROM_DTYPES):
         return False
     flags = getattr(encoder, "is_categorical_", None)
-    return flags is not None and not flags.any() and not encoder._any_datetime()
+    return flags is not None and np.count_nonzero(flags) == 0 and not encoder._any_datetime()
 
 
 def _no_infinity(X):
-    """Whether X holds no +-inf (NaN, a missing value, may be there): the sum is finite
-    when every value is (the common case, one pass), else each value is looked at (a
-    NaN, or a sum of large finite values that overflowed)."""
+    """Whether X holds no +-inf (NaN, a missing value, may be there).  A few rows are
+    looked at value by value; more are summed first, which is finite when every value
+    is (one pass without a temporary), and looked at value by value only when it is not
+    (a NaN, or a sum of large finite values that overflowed)."""
+    if X.size <= _SMALL:
+        return np.count_nonzero(np.isinf(X)) == 0
     with np.errstate(over="ignore", invalid="ignore"):
         if np.isfinite(np.add.reduce(X, axis=None)):
             return True
-    return not np.isinf(X).any()
+    return np.count_nonzero(np.isinf(X)) == 0
 
 
 def numeric_rows(est, X):
@@ -84,3 +91,11 @@ def numeric_rows(est, X):
     if encoder._finite_rule is not False and not _no_infinity(X):
         return None
     return X
+
+
+def quick_check_is_fitted(est, attribute):
+    """scikit-learn's ``check_is_fitted(est, attribute)``, which a fitted ``est`` passes
+    with ``attribute`` among its instance attributes: looked up there first (a dict
+    look-up where the full check takes microseconds), the full check else (its error)."""
+    if attribute not in vars(est):
+        check_is_fitted(est, attribute)
