@@ -274,7 +274,7 @@ def dtreeviz_model(
     import dtreeviz
 
     shadow = _shadow_class()
-    view = tree_view(model, tree_index, class_index)
+    view = tree_view(model, tree_index=tree_index, class_index=class_index)
     if view.multiway or not hasattr(view.tree, "children_left"):
         raise ValueError(
             f"model: dtreeviz draws binary trees; {type(model).__name__}'s tree has one "
