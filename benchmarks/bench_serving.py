@@ -130,6 +130,7 @@ def child(args):
                 "rows_per_s_1k": round(1000 / t1k),
                 "rows_per_s_batch": round(len(batch) / tbig),
                 "batch": len(batch),
+                "load": round(os.getloadavg()[0], 2),
             }
         )
     )
@@ -146,6 +147,8 @@ def main():
     ap.add_argument("--calls", type=int, default=10_000)
     ap.add_argument("--batch", type=int, default=1_000_000)
     ap.add_argument("--libs", default=",".join(LIBS))
+    ap.add_argument("--models", default="hgb,rf", help="comma-separated: hgb, rf")
+    ap.add_argument("--out-dir", default=None, help="write each model's rows here (JSONL)")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
     if args.lib:
@@ -153,7 +156,7 @@ def main():
     if args.quick:
         args.rows, args.features, args.iters, args.trees = 20_000, 20, 30, 20
         args.calls, args.batch = 1000, 100_000
-    for model in ("hgb", "rf"):
+    for model in args.models.split(","):
         opts = dict(
             model=model,
             rows=args.rows,
@@ -163,15 +166,17 @@ def main():
             calls=args.calls,
             batch=args.batch,
         )
-        results = run_each(__file__, args.libs.split(","), opts)
+        results = run_each(
+            __file__, args.libs.split(","), opts, args.out_dir, f"serving_{model}.jsonl"
+        )
         ref = next((r for r in results if r["lib"] == "treeboost"), None)
         print(
             f"\n{model}: {args.rows} x {args.features}  (ratio: treeboost / other; "
-            f"latency < 1 and throughput > 1 favour treeboost)"
+            f"latency < 1 and throughput > 1 favour treeboost; load: 1-minute load average)"
         )
         print(
             f"{'lib':12} {'median us':>10} {'p99 us':>9} {'rows/s 1k':>11} "
-            f"{'rows/s ' + str(args.batch):>15}   ratios (median, 1k, batch)"
+            f"{'rows/s ' + str(args.batch):>15} {'load':>5}   ratios (median, 1k, batch)"
         )
         for r in results:
             ratio = ""
@@ -183,7 +188,7 @@ def main():
                 )
             print(
                 f"{r['lib']:12} {r['median_us']:>10} {r['p99_us']:>9} "
-                f"{r['rows_per_s_1k']:>11} {r['rows_per_s_batch']:>15}   {ratio}"
+                f"{r['rows_per_s_1k']:>11} {r['rows_per_s_batch']:>15} {r['load']:>5}   {ratio}"
             )
 
 

@@ -153,8 +153,9 @@ def test_titanic_fit_and_predict_run_on_one_thread_and_restore_the_count(
     assert spy.calls[:1] == [1] and spy.calls[-1] == 2
     assert numba.get_num_threads() == 2
     spy.calls.clear()
+    # a small prediction's walk runs on the calling thread: no count set and reset
     model.predict_proba(X.iloc[:179])
-    assert spy.calls == [1, 2]
+    assert spy.calls == []
     assert numba.get_num_threads() == 2
 
 

@@ -18,6 +18,8 @@ left subset", on this one matrix.
 
 import numbers
 import sys
+from functools import partial
+from operator import is_not
 
 import numpy as np
 from scipy.sparse import issparse
@@ -33,6 +35,7 @@ from ..engine import MAX_CATEGORIES
 from ..persistence._checks import check_array as check_saved_array, check_labels
 from ..persistence._spec import array, check_state
 from . import polars_frames
+from .fast_path import numeric_rows
 from .datetimes import format_epoch_seconds, is_datetime, is_tz_aware, to_epoch_seconds
 from .rare_categories import describe_group, describe_other, group_by_target, group_categories
 from .targets import check_class_weight
@@ -521,7 +524,7 @@ class FeatureEncoder:
 
     def _any_datetime(self):
         zones = vars(self).get("datetime_zones_")
-        return zones is not None and any(z is not None for z in zones)
+        return zones is not None and any(map(partial(is_not, None), zones))
 
     def _rare(self, f):
         # a model file from before grouped columns has no rare_categories_
@@ -969,7 +972,15 @@ class EncoderMixin(AtomicRefitMixin):
 
     def _encode_X(self, X, reset, y=None, sample_weight=None):
         """X encoded; at a fit (``reset``), ``y`` and ``sample_weight`` rank the
-        categories of a column of more than 255 (regression, or two classes)."""
+        categories of a column of more than 255 (regression, or two classes).
+
+        A prediction's plain float ndarray of a numeric model is taken as it is, without
+        the full checks, where they would conclude the same
+        (:func:`~treeboost._input.fast_path.numeric_rows`)."""
+        if not reset:
+            Xn = numeric_rows(self, X)
+            if Xn is not None:
+                return Xn
         if issparse(X) and not self._accepts_sparse:
             raise TypeError(
                 f"{type(self).__name__} does not accept a sparse X "

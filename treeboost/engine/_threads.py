@@ -132,6 +132,8 @@ def region_threads(work, per_thread=THREAD_MIN_WORK, n_threads=None, free=None):
     int
         At least 1.
     """
+    if per_thread > 0 and int(work) < 2 * int(per_thread):
+        return 1  # whatever the counts (numba's look-up costs a small prediction's walk)
     n = numba.get_num_threads() if n_threads is None else int(n_threads)
     if per_thread > 0:
         n = min(n, int(work) // int(per_thread))

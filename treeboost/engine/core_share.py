@@ -24,6 +24,7 @@ look of the last :data:`LOOK_REUSE_S` seconds (a look reads a file per thread of
 process: tenths of a millisecond, a small prediction's whole time).
 """
 
+import contextlib
 import os
 import time
 from collections import namedtuple
@@ -107,6 +108,17 @@ class CoreShare:
         self._cores = None
         self._tick = None
         self._last = None
+
+    @classmethod
+    def for_prediction(cls, n_cells):
+        """The share of a prediction of ``n_cells`` rows x trees: a :class:`CoreShare`
+        that reuses a recent look (``reuse=True``), or, where that work feeds one thread
+        (:func:`~._threads.region_threads`), a context that does nothing: the walk then
+        runs on the calling thread whatever numba's count, and setting the count to 1
+        and back would cost more than walking a row through a hundred trees."""
+        if region_threads(n_cells) < 2:
+            return contextlib.nullcontext()
+        return cls(n_cells=n_cells, reuse=True)
 
     def __enter__(self):
         self._start_threads = self.n_threads = numba.get_num_threads()

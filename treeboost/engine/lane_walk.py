@@ -178,6 +178,35 @@ def apply_lanes(X, left, split, threshold, out):
 _PACKED_BLOCK = 64
 
 
+@inlined
+def _packed_block(X, lo, hi, left, split, threshold, value, roots, output, out, nodes):
+    """``out[i, output[t]] += value[leaf of row i in tree t]`` for the rows ``lo:hi``,
+    every tree in turn."""
+    for t in range(roots.shape[0]):
+        root = roots[t]
+        k = output[t]
+        i = lo
+        while i + LANES <= hi:
+            _leaves(X, i, root, left, split, threshold, nodes)
+            for j in range(LANES):
+                out[i + j, k] += value[nodes[j]]
+            i += LANES
+        for r in range(i, hi):
+            out[r, k] += value[_leaf(X, r, root, left, split, threshold)]
+
+
+@kernel
+def predict_packed_lanes_serial(X, left, split, threshold, value, roots, output, out):
+    """:func:`predict_packed_lanes` on the calling thread, block after block (a few
+    rows: starting numba's threads costs more than walking them)."""
+    n = X.shape[0]
+    nodes = np.zeros(LANES, np.int64)
+    for blk in range((n + _PACKED_BLOCK - 1) // _PACKED_BLOCK):
+        lo = blk * _PACKED_BLOCK
+        hi = min(n, lo + _PACKED_BLOCK)
+        _packed_block(X, lo, hi, left, split, threshold, value, roots, output, out, nodes)
+
+
 @parallel_kernel
 def predict_packed_lanes(X, left, split, threshold, value, roots, output, out):
     """``out[i, output[t]] += value[leaf of row i in tree t]`` for every tree ``t`` of
@@ -188,17 +217,38 @@ def predict_packed_lanes(X, left, split, threshold, value, roots, output, out):
         nodes = np.zeros(LANES, np.int64)
         lo = blk * _PACKED_BLOCK
         hi = min(n, lo + _PACKED_BLOCK)
-        for t in range(roots.shape[0]):
-            root = roots[t]
-            k = output[t]
-            i = lo
-            while i + LANES <= hi:
-                _leaves(X, i, root, left, split, threshold, nodes)
-                for j in range(LANES):
-                    out[i + j, k] += value[nodes[j]]
-                i += LANES
-            for r in range(i, hi):
-                out[r, k] += value[_leaf(X, r, root, left, split, threshold)]
+        _packed_block(X, lo, hi, left, split, threshold, value, roots, output, out, nodes)
+
+
+@inlined
+def _forest_block(X, lo, hi, left, split, threshold, value, roots, out, nodes):
+    """``out[i, k] += value[leaf of row i in tree t, k]`` for the rows ``lo:hi``, every
+    tree in turn."""
+    n_out = value.shape[1]
+    for t in range(roots.shape[0]):
+        root = roots[t]
+        i = lo
+        while i + LANES <= hi:
+            _leaves(X, i, root, left, split, threshold, nodes)
+            for j in range(LANES):
+                for k in range(n_out):
+                    out[i + j, k] += value[nodes[j], k]
+            i += LANES
+        for r in range(i, hi):
+            node = _leaf(X, r, root, left, split, threshold)
+            for k in range(n_out):
+                out[r, k] += value[node, k]
+
+
+@kernel
+def accumulate_forest_lanes_serial(X, left, split, threshold, value, roots, block, out):
+    """:func:`accumulate_forest_lanes` on the calling thread, block after block (a few
+    rows: starting numba's threads costs more than walking them)."""
+    n = X.shape[0]
+    nodes = np.zeros(LANES, np.int64)
+    for blk in range((n + block - 1) // block):
+        lo = blk * block
+        _forest_block(X, lo, min(n, lo + block), left, split, threshold, value, roots, out, nodes)
 
 
 @parallel_kernel
@@ -208,21 +258,7 @@ def accumulate_forest_lanes(X, left, split, threshold, value, roots, block, out)
     node ``roots[t]``), in the order of the trees: blocks of ``block`` rows on numba's
     threads, each walked by every tree in turn while its rows stay in cache."""
     n = X.shape[0]
-    n_out = value.shape[1]
     for blk in prange((n + block - 1) // block):
         nodes = np.zeros(LANES, np.int64)
         lo = blk * block
-        hi = min(n, lo + block)
-        for t in range(roots.shape[0]):
-            root = roots[t]
-            i = lo
-            while i + LANES <= hi:
-                _leaves(X, i, root, left, split, threshold, nodes)
-                for j in range(LANES):
-                    for k in range(n_out):
-                        out[i + j, k] += value[nodes[j], k]
-                i += LANES
-            for r in range(i, hi):
-                node = _leaf(X, r, root, left, split, threshold)
-                for k in range(n_out):
-                    out[r, k] += value[node, k]
+        _forest_block(X, lo, min(n, lo + block), left, split, threshold, value, roots, out, nodes)

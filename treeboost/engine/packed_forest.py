@@ -11,12 +11,16 @@ The sums are taken in the order of the trees for every row, as one tree after an
 would add them: the same bits whatever the number of threads or the size of a block.
 """
 
-import numba
 import numpy as np
 
 from ._jit import kernel
 from ._threads import region_threads, run_tasks
-from .lane_walk import _FEATURE, LaneArrays, accumulate_forest_lanes
+from .lane_walk import (
+    _FEATURE,
+    LaneArrays,
+    accumulate_forest_lanes,
+    accumulate_forest_lanes_serial,
+)
 from .tree import check_sum_buffer
 from .tree_stack import TreeStack
 
@@ -134,8 +138,11 @@ class PackedForest:
             )
         check_sum_buffer(out, (X.shape[0], self.value.shape[1]))
         X = np.ascontiguousarray(X, dtype=np.float64)
-        block = forest_block_rows(X.shape[0], X.shape[1], numba.get_num_threads())
-        accumulate_forest_lanes(X, *self.lanes, self.value, self.roots, block, out)
+        # a few rows (rows x trees that feed one thread) on the calling thread
+        n_threads = region_threads(X.shape[0] * self.roots.shape[0])
+        block = forest_block_rows(X.shape[0], X.shape[1], n_threads)
+        walk = accumulate_forest_lanes if n_threads > 1 else accumulate_forest_lanes_serial
+        walk(X, *self.lanes, self.value, self.roots, block, out)
         return out
 
 

@@ -13,6 +13,7 @@ from .lane_walk import (
     apply_lanes_serial,
     lane_arrays,
     predict_packed_lanes,
+    predict_packed_lanes_serial,
 )
 from .partition import goes_left_binned
 from .sparse_codes import SparseCodes, row_code
@@ -786,6 +787,59 @@ def _check_category_sets(where, bits, nodes, n_codes):
             )
 
 
+@inlined
+def _packed_rows(
+    X,
+    lo,
+    hi,
+    left,
+    right,
+    feature,
+    threshold,
+    missing_left,
+    is_cat,
+    bitset,
+    value,
+    roots,
+    output,
+    out,
+):
+    """``out[i, output[t]] += value[leaf of row i in tree t]`` for the rows ``lo:hi``,
+    every tree in turn."""
+    for t in range(roots.shape[0]):
+        root = roots[t]
+        k = output[t]
+        for i in range(lo, hi):
+            node = root
+            while left[node] != TREE_LEAF:
+                go = goes_left_at_node(
+                    X[i, feature[node]], node, threshold, missing_left, is_cat, bitset
+                )
+                node = left[node] if go else right[node]
+            out[i, k] += value[node]
+
+
+#: rows of a block of the packed walk: each block walks one tree after the other, so a
+#: tree's nodes stay in cache while the block's rows use them
+_PACKED_ROWS = 64
+
+
+@kernel
+def _predict_packed_serial(
+    X, left, right, feature, threshold, missing_left, is_cat, bitset, value, roots, output, out
+):
+    """:func:`_predict_packed` on the calling thread, block after block (a few rows:
+    starting numba's threads costs more than walking them)."""
+    n = X.shape[0]
+    for blk in range((n + _PACKED_ROWS - 1) // _PACKED_ROWS):
+        lo = blk * _PACKED_ROWS
+        hi = min(n, lo + _PACKED_ROWS)
+        _packed_rows(
+            X, lo, hi, left, right, feature, threshold, missing_left, is_cat, bitset, value,
+            roots, output, out,
+        )  # fmt: skip
+
+
 @parallel_kernel
 def _predict_packed(
     X, left, right, feature, threshold, missing_left, is_cat, bitset, value, roots, output, out
@@ -796,21 +850,13 @@ def _predict_packed(
     Rows go in blocks of 64 and each block walks one tree after the other, so a tree's
     nodes stay in cache while the block's rows use them."""
     n = X.shape[0]
-    block = 64
-    for blk in prange((n + block - 1) // block):
-        lo = blk * block
-        hi = min(n, lo + block)
-        for t in range(roots.shape[0]):
-            root = roots[t]
-            k = output[t]
-            for i in range(lo, hi):
-                node = root
-                while left[node] != TREE_LEAF:
-                    go = goes_left_at_node(
-                        X[i, feature[node]], node, threshold, missing_left, is_cat, bitset
-                    )
-                    node = left[node] if go else right[node]
-                out[i, k] += value[node]
+    for blk in prange((n + _PACKED_ROWS - 1) // _PACKED_ROWS):
+        lo = blk * _PACKED_ROWS
+        hi = min(n, lo + _PACKED_ROWS)
+        _packed_rows(
+            X, lo, hi, left, right, feature, threshold, missing_left, is_cat, bitset, value,
+            roots, output, out,
+        )  # fmt: skip
 
 
 class PackedTrees:
@@ -879,18 +925,22 @@ class PackedTrees:
                 f"{getattr(out, 'dtype', type(out).__name__)} of shape "
                 f"{getattr(out, 'shape', None)} for {n_outputs} outputs."
             )
-        # a sparse X: every tree walks one dense block of rows before the next block
+        # a sparse X: every tree walks one dense block of rows before the next block;
+        # a few rows (rows x trees that feed one thread) on the calling thread
+        parallel = region_threads(X.shape[0] * self.roots.shape[0]) > 1
         lanes = getattr(self, "lanes", None)
         if lanes is not None:
+            walk = predict_packed_lanes if parallel else predict_packed_lanes_serial
             return into_row_blocks(
-                lambda Xd, out_rows: predict_packed_lanes(
+                lambda Xd, out_rows: walk(
                     Xd, *lanes, self.value, self.roots, self.output, out_rows
                 ),
                 X,
                 out,
             )
+        walk = _predict_packed if parallel else _predict_packed_serial
         return into_row_blocks(
-            lambda Xd, out_rows: _predict_packed(
+            lambda Xd, out_rows: walk(
                 Xd,
                 self.left,
                 self.right,

@@ -34,6 +34,7 @@ from .._input.targets import (
     encode_classification_target,
 )
 from ._parallel import release_free_memory, run_chunks
+from .._input.fast_path import quick_check_is_fitted
 
 if TYPE_CHECKING:
     from .._typing import ArrayLike, MatrixLike, NDArray
@@ -302,7 +303,7 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
         self.oob_score_ = float((scoring if callable(scoring) else score)(y[has], pred))
 
     def _encoded(self, X):
-        check_is_fitted(self, "estimators_")
+        quick_check_is_fitted(self, "estimators_")
         return self._encode_X(X, reset=False)
 
     def __sklearn_tags__(self):

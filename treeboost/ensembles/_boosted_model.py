@@ -5,6 +5,8 @@ fitting loop."""
 
 from __future__ import annotations
 
+from itertools import chain
+from operator import is_
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,6 +30,7 @@ from ..losses.base import Loss
 from ..losses.custom import is_builtin
 from ..trees.cart import DecisionTreeRegressor
 from ._gb_init import check_init_estimator
+from .._input.fast_path import quick_check_is_fitted
 
 if TYPE_CHECKING:
     from typing import Any
@@ -81,20 +84,16 @@ class BoostedModel(_ModelBase):
         if self.trees_:
             packer = self._packer()
             # on the threads its rows x trees feed and other busy processes leave free
-            with CoreShare(n_cells=Xe.shape[0] * packer.roots.shape[0], reuse=True):
+            with CoreShare.for_prediction(Xe.shape[0] * packer.roots.shape[0]):
                 packer.predict(Xe, K, out=raw)
         return raw
 
     def _packer(self):
-        flat = [t for trees in self.trees_ for t in trees]
+        flat = list(chain.from_iterable(self.trees_))
         packed = getattr(self, "_packed", None)
         # keyed on the trees themselves, not their count: packed trees of another fit
         # (a refit or warm start with as many trees) are never reused
-        if (
-            packed is None
-            or len(packed[0]) != len(flat)
-            or any(a is not b for a, b in zip(packed[0], flat))
-        ):
+        if packed is None or len(packed[0]) != len(flat) or not all(map(is_, packed[0], flat)):
             outputs = [k for trees in self.trees_ for k in range(len(trees))]
             # a fit that diverged at its first iteration keeps no tree: predict returns
             # the initial score without packed trees
@@ -102,7 +101,7 @@ class BoostedModel(_ModelBase):
         return packed[1]
 
     def _raw_predict(self, X, num_iteration=None):
-        check_is_fitted(self, "trees_")
+        quick_check_is_fitted(self, "trees_")
         n_iter = self._iterations_used(num_iteration)
         Xe = self._encode_X(X, reset=False)
         if n_iter == len(self.trees_):

@@ -82,7 +82,10 @@ class BoosterParamsMixin(_BoosterBase):
             return super()._fit(*args, **kwargs)
 
     def _raw_predict(self, X, *args, **kwargs):
-        with fit_threads(getattr(self, "n_jobs", None)):
+        n_jobs = getattr(self, "n_jobs", None)
+        if n_jobs is None:  # numba's count as it is (and no context to enter)
+            return super()._raw_predict(X, *args, **kwargs)
+        with fit_threads(n_jobs):
             return super()._raw_predict(X, *args, **kwargs)
 
     @property

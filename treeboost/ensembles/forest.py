@@ -8,6 +8,7 @@ cut point at random and, by default, use all rows.  X is binned once; all trees 
 from __future__ import annotations
 
 from numbers import Integral
+from operator import is_
 from typing import TYPE_CHECKING, Any, Literal
 
 import warnings
@@ -435,7 +436,7 @@ class BaseForest(BaseParallelEnsemble):
         trees = tuple(est.tree_ for est in members)
         # on the threads its rows x trees feed and other busy processes leave free (a
         # few hundred rows: one; the trees one at a time make a region each)
-        with CoreShare(n_cells=Xe.shape[0] * len(trees), reuse=True):
+        with CoreShare.for_prediction(Xe.shape[0] * len(trees)):
             return self._sum_into(Xe, members, trees, np.zeros((Xe.shape[0], n_outputs)))
 
     def _sum_into(self, Xe, members, trees, total):
@@ -470,11 +471,7 @@ class BaseForest(BaseParallelEnsemble):
         if trees is None:
             trees = tuple(m.tree_ for m in members)
         kept = _PACKED.get(members[0])
-        if (
-            kept is None
-            or len(kept[0]) != len(trees)
-            or any(a is not b for a, b in zip(kept[0], trees))
-        ):
+        if kept is None or len(kept[0]) != len(trees) or not all(map(is_, kept[0], trees)):
             kept = (trees, PackedForest.of(list(trees)))
             _PACKED[members[0]] = kept
         return kept[1]

@@ -4,8 +4,11 @@
   scores; :func:`register_skl2onnx` lets ``skl2onnx.to_onnx`` take treeboost models,
   alone or in a Pipeline; :func:`graph_input` is the matrix the graphs read.
 * :func:`to_treelite`: a treelite model (``treelite.gtil.predict``, ``tl2cgen``).
+* :func:`to_lightgbm`: a LightGBM text model (``lightgbm.Booster(model_str=...)``) of
+  gradient boosting with one raw output and numeric splits.
 
-Each name is imported on first use: onnx, skl2onnx and treelite are optional.
+Each name is imported on first use: onnx, skl2onnx and treelite are optional (the
+LightGBM text model needs no library to be written).
 """
 
 import importlib
@@ -16,6 +19,7 @@ _HOMES = {
     "register_skl2onnx": "onnx",
     "graph_input": "_tree_ensemble",
     "to_treelite": "treelite",
+    "to_lightgbm": "lightgbm",
 }
 
 __all__ = sorted(_HOMES)

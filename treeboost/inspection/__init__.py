@@ -8,6 +8,7 @@
 * :func:`extract_rules`, :func:`export_rules`, :func:`rule_coverage` -- one IF-THEN
   :class:`Rule` (of :class:`Condition`\\ s) per leaf, and the rows each rule fires on.
 * :func:`export_graphviz`, :func:`plot_tree` -- Graphviz DOT text and a matplotlib drawing.
+* :func:`dtreeviz_model` -- dtreeviz's drawings of one tree (``pip install dtreeviz``).
 
 Each works on any treeboost tree (CART, ID3, C4.5) and on one tree of any ensemble
 (``tree_index``, and ``class_index`` for K-class boosting).
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from ._partial_dependence import partial_dependence
     from .shap_tools import shap_explainer, shap_explanation
     from .drawing import export_graphviz, plot_tree
+    from ._dtreeviz import dtreeviz_model
     from .export import export_text
     from .rules import Condition, Rule, export_rules, extract_rules, rule_coverage
 
@@ -45,6 +47,7 @@ _WHERE = {
     "rule_coverage": ".rules",
     "export_graphviz": ".drawing",
     "plot_tree": ".drawing",
+    "dtreeviz_model": "._dtreeviz",
 }
 
 __all__ = sorted(_WHERE)

@@ -49,6 +49,7 @@ from ..engine.grow.acceptance import AttributeCosts
 from .attribute_costs import COST_MEASURES, resolve_feature_costs
 from .constraints import check_monotonic_cst, check_monotonic_target, grower_constraints
 from .pruning import cost_complexity_pruning_path, prune_ccp
+from .._input.fast_path import quick_check_is_fitted
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -377,7 +378,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
 
     # -- prediction -------------------------------------------------------------------
     def _transform(self, X):
-        check_is_fitted(self, "tree_")
+        quick_check_is_fitted(self, "tree_")
         return self._encode_X(X, reset=False)
 
     def apply(self, X: MatrixLike) -> NDArray[np.int64]:
