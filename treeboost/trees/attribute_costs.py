@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..engine.grow.acceptance import COST_MEASURE_CODES, cost_sensitive_measure
+from ..engine import COST_MEASURE_CODES, cost_sensitive_measure
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence

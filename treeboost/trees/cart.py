@@ -21,6 +21,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ..engine import (
+    AttributeCosts,
     CoreShare,
     CLASSIFICATION_CRITERIA,
     REGRESSION_CRITERIA,
@@ -45,7 +46,6 @@ from .._input.targets import (
     check_regression_outputs,
     encode_classification_target,
 )
-from ..engine.grow.acceptance import AttributeCosts
 from .attribute_costs import COST_MEASURES, resolve_feature_costs
 from .constraints import check_monotonic_cst, check_monotonic_target, grower_constraints
 from .pruning import cost_complexity_pruning_path, prune_ccp
