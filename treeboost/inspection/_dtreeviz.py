@@ -27,8 +27,8 @@ __all__ = ["dtreeviz_model"]
 
 def _require_dtreeviz():
     try:
-        import dtreeviz  # noqa: F401
-        from dtreeviz.models.shadow_decision_tree import ShadowDecTree
+        import dtreeviz  # type: ignore[import-untyped,import-not-found,unused-ignore]  # noqa: F401
+        from dtreeviz.models.shadow_decision_tree import ShadowDecTree  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(
             "dtreeviz_model needs dtreeviz: pip install dtreeviz (and graphviz's dot "
@@ -46,7 +46,7 @@ def _shadow_class():
     ShadowDecTree = _require_dtreeviz()
     from dtreeviz.models.shadow_decision_tree import VisualisationNotYetSupportedError
 
-    class ShadowTreeboostTree(ShadowDecTree):
+    class ShadowTreeboostTree(ShadowDecTree):  # type: ignore[misc,valid-type,unused-ignore]
         """dtreeviz's view of one treeboost tree (a ``Tree`` of the engine) of ``model``.
 
         ``X_train`` is the model's encoded X, ``y_train`` the class indices (into
