@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..engine import internal, kernel
-from ._search import SQUARED_ERROR, side_impurity
+from ._search import side_impurity
 from ._splitters import (
     AXIS,
     OC1,
@@ -24,6 +24,7 @@ from ._splitters import (
     gather,
     linear_split,
     oc1_split,
+    row_weights_into,
     sporf_split,
     sporf_work,
 )
@@ -74,13 +75,9 @@ def _split_node(X, rows, mean, scale, S, p, feats, coefs, fills, work):
     Sn = work.stats[:m]
     wt = work.weight[:m]
     for i in range(m):
-        r = rows[i]
-        t = 0.0
         for c in range(k):
-            Sn[i, c] = S[r, c]
-            t += S[r, c]
-        # a row's weight: w of (w, w y, w y^2), or its class weights' sum
-        wt[i] = S[r, 0] if p.crit == SQUARED_ERROR else t
+            Sn[i, c] = S[rows[i], c]
+    row_weights_into(Sn, p.crit, wt)
     w = np.zeros(d)
     fill = np.full(d, np.nan)
     if p.splitter == SPORF:

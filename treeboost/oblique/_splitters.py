@@ -58,9 +58,14 @@ def sporf_work(n, d, k, n_bins):
 
 @internal
 def row_weights(S, crit):
-    m = S.shape[0]
-    w = np.empty(m)
-    for i in range(m):
+    return row_weights_into(S, crit, np.empty(S.shape[0]))
+
+
+@internal
+def row_weights_into(S, crit, w):
+    """Each row's weight into ``w`` (returned): ``w`` of ``(w, w y, w y^2)``, or the sum
+    of a row's class weights."""
+    for i in range(S.shape[0]):
         if crit == SQUARED_ERROR:
             w[i] = S[i, 0]
         else:
