@@ -201,6 +201,7 @@ class _DaskHistGradientBoosting:
         self._validate_params()
         refused = [
             ("max_features", float(self.max_features) == 1.0),
+            ("colsample_bytree", float(self.colsample_bytree) == 1.0),
             ("scoring", self.scoring == "loss"),
             ("split_gain", self.split_gain == "hessian"),
         ]
@@ -298,7 +299,10 @@ class _DaskHistGradientBoosting:
         )
         constraints = self._constraints(K)
         monotonic = None if constraints is None else constraints.monotonic_cst
-        grower = StepGrower(self.bin_mapper_, stopping, self.l2_regularization, constraints)
+        l1 = float(self.reg_alpha)
+        grower = StepGrower(
+            self.bin_mapper_, stopping, self.l2_regularization, constraints, l1_regularization=l1
+        )
         if not warm:
             self.trees_ = []
         for name in self._diagnostics:
@@ -336,7 +340,9 @@ class _DaskHistGradientBoosting:
                     # no row reaches the client: the leaves' Newton steps come from
                     # the summed statistics, their quantiles from a selection across
                     # the shards
-                    samples = SelectedLeafSamples(shards, k, grown, self.l2_regularization)
+                    samples = SelectedLeafSamples(
+                        shards, k, grown, self.l2_regularization, l1_regularization=l1
+                    )
                     tree.value = (lr * loss.leaf_values(samples))[:, None]
                     if monotonic is not None:
                         tree.value[:, 0] = monotone_leaf_values(
@@ -484,8 +490,8 @@ class DaskHistGradientBoostingRegressor(_DaskHistGradientBoosting, HistGradientB
     they are selected digit by digit, eight rounds of 256 summed weights per leaf
     (:mod:`treeboost.engine.quantile`), and are the one-machine values.
     ``warm_start`` adds trees to those of the previous fit on the bins of the first one,
-    as the one-machine class does.  Not yet supported: ``max_features < 1``, a
-    ``scoring`` other than "loss".
+    as the one-machine class does.  Not yet supported: ``max_features < 1``,
+    ``colsample_bytree < 1``, a ``scoring`` other than "loss".
 
     Examples
     --------

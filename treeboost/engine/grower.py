@@ -97,6 +97,15 @@ class TreeGrower:
         Number of features sampled at each node (all when None).
     l2_regularization : float
         The ``lambda`` of the second-order gain and leaf value.
+    l1_regularization : float, default=0.0
+        The ``alpha`` of the second-order gain and leaf value: the gradient sums are
+        soft-thresholded, ``T(G) = sign(G) max(|G| - alpha, 0)``, in the gain
+        ``T(G)^2 / (H + lambda)`` and the value ``-T(G) / (H + lambda)``
+        (:func:`~.criteria.l1_threshold`).
+    tree_features : array-like of int or None, default=None
+        The only features the tree may split on (boosting's ``colsample_bytree``, drawn
+        per tree by the booster); None: every feature.  They restrict the interaction
+        sets (:func:`~.constraints.growth_constraints`).
     random_state : int
         Seed of the per-node feature sampling and of the draws between tied features.
     parallel : bool
@@ -146,6 +155,8 @@ class TreeGrower:
         *,
         max_features=None,
         l2_regularization=0.0,
+        l1_regularization=0.0,
+        tree_features=None,
         random_state=0,
         parallel=True,
         dense_min_samples=None,
@@ -161,6 +172,8 @@ class TreeGrower:
         self.stopping = StoppingRules() if stopping is None else StoppingRules(*stopping)
         self.max_features = max_features
         self.l2_regularization = l2_regularization
+        self.l1_regularization = l1_regularization
+        self.tree_features = tree_features
         self.random_state = random_state
         self.parallel = parallel
         self.dense_min_samples = dense_min_samples
@@ -247,7 +260,7 @@ class TreeGrower:
         max_depth = -1 if self.max_depth is None else int(self.max_depth)
         max_leaf_nodes = -1 if self.max_leaf_nodes is None else int(self.max_leaf_nodes)
         min_leaf = int(self.min_samples_leaf)
-        cst = growth_constraints(self.constraints, n_features)
+        cst = growth_constraints(self.constraints, n_features, self.tree_features)
         monotonic, interaction = cst.monotonic, cst.interaction
         # every field has one type whatever the caller passed, so that one compiled
         # grower serves every estimator
@@ -271,6 +284,8 @@ class TreeGrower:
             float(self._root_weight),
             float(self._root_interval[0]),
             float(self._root_interval[1]),
+            l1=float(self.l1_regularization),
+            fixed_features=bool(cst.fixed_features),
         )
         exact = self.criterion == ABSOLUTE_ERROR
         sparse = isinstance(X_binned_T, SparseCodes)
@@ -392,6 +407,7 @@ class TreeGrower:
             bm.edge_table(),
             kind,
             int(self.n_stats),
+            float(self.l1_regularization),
             float(self.l2_regularization),
         )
         if self.centered_thresholds:

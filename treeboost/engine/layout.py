@@ -80,8 +80,13 @@ GrowthParams = namedtuple(
         "packed_counts",  # bool: two classes of integer weights (statistics.packable):
         # a node read from its samples gathers its rows packed in one int64 each
         # (statistics.gather_rows_packed, over rows.ostats' memory)
+        "l1",  # alpha of the second-order gain and leaf value: the L1 threshold of the
+        # gradient sums (criteria.l1_threshold)
+        "fixed_features",  # bool: the interaction sets leave every node of the tree the
+        # same features (one set: a tree's drawn features), whose histograms a child
+        # may subtract
     ],
-    defaults=(True, -1.0, -float("inf"), float("inf"), False),
+    defaults=(True, -1.0, -float("inf"), float("inf"), False, 0.0, False),
 )
 
 NodeArrays = namedtuple(
