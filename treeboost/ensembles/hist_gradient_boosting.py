@@ -378,7 +378,8 @@ _HIST_DOC = (
     min_split_gain : float, default=0.0
         A split is kept only when its gain ``G_L^2/(H_L+lambda) + G_R^2/(H_R+lambda) -
         G^2/(H+lambda)`` is at least this (LightGBM's ``min_split_gain``, XGBoost's
-        ``gamma`` up to its factor 1/2; ``split_gain="hessian"`` only).
+        ``gamma`` up to its factor 1/2; ``split_gain="hessian"`` only), each ``G``
+        read as ``T(G)`` with ``reg_alpha``.
     importance_type : {"split", "gain"} or None, default=None
         What ``feature_importances_`` gives: None, the normalised gain
         (scikit-learn's); ``"split"``, the number of splits on each feature; ``"gain"``,
