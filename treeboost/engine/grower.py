@@ -98,6 +98,15 @@ class TreeGrower:
         Number of features sampled at each node (all when None).
     l2_regularization : float
         The ``lambda`` of the second-order gain and leaf value.
+    l1_regularization : float, default=0.0
+        The ``alpha`` of the second-order gain and leaf value: the gradient sums are
+        soft-thresholded, ``T(G) = sign(G) max(|G| - alpha, 0)``, in the gain
+        ``T(G)^2 / (H + lambda)`` and the value ``-T(G) / (H + lambda)``
+        (:func:`~.criteria.l1_threshold`).
+    tree_features : array-like of int or None, default=None
+        The only features the tree may split on (boosting's ``colsample_bytree``, drawn
+        per tree by the booster); None: every feature.  They restrict the interaction
+        sets (:func:`~.constraints.growth_constraints`).
     random_state : int
         Seed of the per-node feature sampling and of the draws between tied features.
     parallel : bool
@@ -151,6 +160,8 @@ class TreeGrower:
         *,
         max_features=None,
         l2_regularization=0.0,
+        l1_regularization=0.0,
+        tree_features=None,
         random_state=0,
         parallel=True,
         dense_min_samples=None,
@@ -167,6 +178,8 @@ class TreeGrower:
         self.stopping = StoppingRules() if stopping is None else StoppingRules(*stopping)
         self.max_features = max_features
         self.l2_regularization = l2_regularization
+        self.l1_regularization = l1_regularization
+        self.tree_features = tree_features
         self.random_state = random_state
         self.parallel = parallel
         self.dense_min_samples = dense_min_samples
@@ -267,7 +280,7 @@ class TreeGrower:
         max_depth = -1 if self.max_depth is None else int(self.max_depth)
         max_leaf_nodes = -1 if self.max_leaf_nodes is None else int(self.max_leaf_nodes)
         min_leaf = int(self.min_samples_leaf)
-        cst = growth_constraints(self.constraints, n_features)
+        cst = growth_constraints(self.constraints, n_features, self.tree_features)
         monotonic, interaction = cst.monotonic, cst.interaction
         params = growth_params(
             criterion=self.criterion,
@@ -289,6 +302,8 @@ class TreeGrower:
             root_weight=self._root_weight,
             root_lower=self._root_interval[0],
             root_upper=self._root_interval[1],
+            l1=self.l1_regularization,
+            fixed_features=cst.fixed_features,
             **self._cost_fields(n_features),
         )
         exact = self.criterion == ABSOLUTE_ERROR
@@ -411,6 +426,7 @@ class TreeGrower:
             bm.edge_table(),
             kind,
             int(self.n_stats),
+            float(self.l1_regularization),
             float(self.l2_regularization),
         )
         if self.centered_thresholds:

@@ -86,8 +86,24 @@ GrowthParams = namedtuple(
         # (Mitchell 3.7.5), read only with a cost_measure
         "cost_measure",  # a code of grow.acceptance: NO_COST, TAN_SCHLIMMER or NUNEZ
         "cost_weight",  # Nunez's w
+        "l1",  # alpha of the second-order gain and leaf value: the L1 threshold of the
+        # gradient sums (criteria.l1_threshold)
+        "fixed_features",  # bool: the interaction sets leave every node of the tree the
+        # same features (one set: a tree's drawn features), whose histograms a child
+        # may subtract
     ],
-    defaults=(True, -1.0, -float("inf"), float("inf"), False, np.ones(0), 0, 1.0),
+    defaults=(
+        True,
+        -1.0,
+        -float("inf"),
+        float("inf"),
+        False,
+        np.ones(0),
+        0,
+        1.0,
+        0.0,
+        False,
+    ),
 )
 
 #: the one type of each GrowthParams field: every caller's values are cast to it, so
@@ -117,6 +133,8 @@ _GROWTH_TYPES = {
     "feature_cost": np.float64,
     "cost_measure": int,
     "cost_weight": float,
+    "l1": float,
+    "fixed_features": bool,
 }
 
 

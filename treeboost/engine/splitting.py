@@ -17,6 +17,7 @@ from numba import prange
 
 from .constraints import MonotonicCheck, constrained_score, newton_constrained, newton_decrease
 from .criteria import (
+    newton_gain_term,
     node_term,
     is_regression,
     NEWTON,
@@ -71,7 +72,7 @@ MAX_CAT_EXACT = 4
 
 
 @kernel
-def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
+def _score(left, total, crit, n_stats, l1, l2, min_leaf, min_w):
     """Score of sending ``left`` left and ``total - left`` right, ``-inf`` if a child
     breaks ``min_samples_leaf`` / ``min_weight_leaf``.
 
@@ -82,8 +83,9 @@ def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
     (his improvement times ``W``); Poisson ``S_L log(S_L/W_L) + S_R log(S_R/W_R)``, ``-inf``
     when a child's sum of targets is not positive (scikit-learn's rule, with a tolerance
     for the rounding of the difference ``S - S_L``); newton
-    ``G_L^2/(H_L+l) + G_R^2/(H_R+l)``, computed as ``G (G/(H+l))`` so that huge gradients
-    (sample weights near 1e300) do not overflow;
+    ``T(G_L)^2/(H_L+l) + T(G_R)^2/(H_R+l)`` (``T`` the L1 threshold,
+    :func:`~.criteria.newton_gain_term`), computed as ``T (T/(H+l))`` so that huge
+    gradients (sample weights near 1e300) do not overflow;
     gain ratio: the ratio itself.  (``absolute_error`` has its own search,
     :mod:`.median_split`.)
     """
@@ -98,7 +100,7 @@ def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
             return -np.inf
         gl = left[0]
         gr = total[0] - gl
-        return gl * (gl / (hl + l2)) + gr * (gr / (hr + l2))
+        return newton_gain_term(gl, hl, l1, l2) + newton_gain_term(gr, hr, l1, l2)
     if crit == SQUARED_ERROR:
         wl = left[0]
         wr = total[0] - wl
@@ -151,7 +153,7 @@ def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
         return -(tl + tr)
     # gain ratio
     w = wl + wr
-    ig = (node_term(total, crit, n_stats, l2) - (tl + tr) / _LOG2) / w
+    ig = (node_term(total, crit, n_stats, l1, l2) - (tl + tr) / _LOG2) / w
     pl = wl / w
     pr = wr / w
     iv = -(pl * np.log(pl) + pr * np.log(pr)) / _LOG2
@@ -159,14 +161,14 @@ def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
 
 
 @internal
-def decrease_from_left(left, total, right, crit, n_stats, l2):
+def decrease_from_left(left, total, right, crit, n_stats, l1, l2):
     """Weighted impurity decrease ``T(P) - T(L) - T(R)`` of a split."""
     for c in range(total.shape[0]):
         right[c] = total[c] - left[c]
     return (
-        node_term(total, crit, n_stats, l2)
-        - node_term(left, crit, n_stats, l2)
-        - node_term(right, crit, n_stats, l2)
+        node_term(total, crit, n_stats, l1, l2)
+        - node_term(left, crit, n_stats, l1, l2)
+        - node_term(right, crit, n_stats, l1, l2)
     )
 
 
@@ -212,7 +214,7 @@ def nan_goes_left(left, total, crit):
 
 @inlined
 def score_sides(
-    left, miss, has_miss, total, check, crit, n_stats, l2, min_leaf, min_w, tmp, best, out_left
+    left, miss, has_miss, total, check, crit, n_stats, l1, l2, min_leaf, min_w, tmp, best, out_left
 ):
     """A cut whose present values on the left sum to ``left``, scored with the missing
     values (summing to ``miss``) on the right, then, ``has_miss``, on the left
@@ -230,10 +232,10 @@ def score_sides(
             for c in range(total.shape[0]):
                 tmp[c] = left[c] + miss[c]
             cand = tmp
-        sc = _score(cand, total, crit, n_stats, l2, min_leaf, min_w)
+        sc = _score(cand, total, crit, n_stats, l1, l2, min_leaf, min_w)
         cand_mid = 0.0
         if sc > best and check.active:
-            sc, cand_mid = constrained_score(sc, cand, total, crit, l2, check)
+            sc, cand_mid = constrained_score(sc, cand, total, crit, l1, l2, check)
         if sc > best:
             best = sc
             ml = with_miss == 1
@@ -279,6 +281,7 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
     sides.  Same returns as :func:`scan_feature` (its monotonic constraints are not
     applied: a categorical feature has none, and the node's interval clips the leaves).
     """
+    l1 = params.l1
     l2 = params.l2 + CAT_L2
     # the criterion (newton) and its 2 statistics as run-time values: literal constants
     # would compile _score and node_term once more, for the literals' types
@@ -318,7 +321,7 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
                     tmp[c] = left[c] + miss[c] if with_miss == 1 else left[c]
                 if tmp[cnt] < MIN_DATA_PER_GROUP or total[cnt] - tmp[cnt] < MIN_DATA_PER_GROUP:
                     continue
-                sc = _score(tmp, total, crit, n_stats, l2, min_leaf, min_w)
+                sc = _score(tmp, total, crit, n_stats, l1, l2, min_leaf, min_w)
                 if sc > best_score:
                     best_score, best_ml, best_end, best_pos = sc, with_miss == 1, end, i
                     copy_into(out_left, tmp)
@@ -329,7 +332,7 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
     for i in range(best_pos + 1):
         b = codes[order[i]] if best_end == 0 else codes[order[used - 1 - i]]
         out_bitset[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
-    best_dec = 0.5 * best_score + node_term(total, crit, n_stats, params.l2)
+    best_dec = 0.5 * best_score + node_term(total, crit, n_stats, l1, params.l2)
     if not has_miss:
         best_ml = nan_goes_left(out_left, total, crit)
     return best_score, best_dec, 0, best_ml, 0.0
@@ -362,6 +365,7 @@ def scan_feature(
             codes, cstats, m, miss, total, params, scratch, out_bitset, out_left
         )
     n_stats = params.n_stats
+    l1 = params.l1
     l2 = params.l2
     min_leaf = params.min_samples_leaf
     min_w = params.min_weight_leaf
@@ -420,6 +424,7 @@ def scan_feature(
                 check,
                 crit,
                 n_stats,
+                l1,
                 l2,
                 min_leaf,
                 min_w,
@@ -433,9 +438,9 @@ def scan_feature(
         # every present code left, the missing values alone right ("is missing")
         for c in range(n_cols):
             tmp[c] = total[c] - miss[c]
-        sc = _score(tmp, total, crit, n_stats, l2, min_leaf, min_w)
+        sc = _score(tmp, total, crit, n_stats, l1, l2, min_leaf, min_w)
         if sc > best_score and check.active:
-            sc, mid = constrained_score(sc, tmp, total, crit, l2, check)
+            sc, mid = constrained_score(sc, tmp, total, crit, l1, l2, check)
         if sc > best_score:
             best_score, best_ml, best_ord, best_pos, best_mid = sc, False, -1, m - 1, mid
             copy_into(out_left, tmp)
@@ -456,9 +461,9 @@ def scan_feature(
     best_dec = 0.0
     if best_score > -np.inf:
         if crit == NEWTON and check.active:
-            best_dec = newton_decrease(best_score, total, l2, check)
+            best_dec = newton_decrease(best_score, total, l1, l2, check)
         else:
-            best_dec = decrease_from_left(out_left, total, scratch.right, crit, n_stats, l2)
+            best_dec = decrease_from_left(out_left, total, scratch.right, crit, n_stats, l1, l2)
         if not has_miss:
             best_ml = nan_goes_left(out_left, total, crit)
     return best_score, best_dec, best_bin, best_ml, best_mid
@@ -470,7 +475,9 @@ COUNT_RTOL = 1e-9
 
 
 @internal
-def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w, check, out_left):
+def scan_newton_dense(
+    hist_f, n_bins_f, missing_code, total, l1, l2, min_leaf, min_w, check, out_left
+):
     """:func:`scan_feature` specialised for the boosting hot path: a numeric feature, the
     second-order gain, read straight from the dense histogram ``(g, h, -)`` with the
     running sums in registers (no compressed copy, no per-candidate arrays).
@@ -524,9 +531,9 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
                 hr = th - h2
                 c2 = h2 * per_h
                 if c2 >= min_leaf and tc - c2 >= min_leaf and h2 >= min_w and hr >= min_w:
-                    sc = g2 * (g2 / (h2 + l2)) + gr * (gr / (hr + l2))
+                    sc = newton_gain_term(g2, h2, l1, l2) + newton_gain_term(gr, hr, l1, l2)
                     if sc > best and active:
-                        sc, mid = newton_constrained(g2, h2, gr, hr, l2, check)
+                        sc, mid = newton_constrained(g2, h2, gr, hr, l1, l2, check)
                     if sc > best:
                         best, best_bin, best_ml = sc, last, with_miss == 1
                         bg, bh, best_mid = g2, h2, mid
@@ -537,9 +544,9 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
         # every present value left, missing values right ("is missing")
         cl = hl * per_h
         if cl >= min_leaf and n_miss >= min_leaf and hl >= min_w and mh >= min_w:
-            sc = gl * (gl / (hl + l2)) + mg * (mg / (mh + l2))
+            sc = newton_gain_term(gl, hl, l1, l2) + newton_gain_term(mg, mh, l1, l2)
             if sc > best and active:
-                sc, mid = newton_constrained(gl, hl, mg, mh, l2, check)
+                sc, mid = newton_constrained(gl, hl, mg, mh, l1, l2, check)
             if sc > best:
                 best, best_bin, best_ml, bg, bh, best_mid = sc, last, False, gl, hl, mid
     out_left[0] = bg
@@ -566,6 +573,7 @@ def newton_dense_split(hist_f, n_bins_f, missing_code, total, params, check, rig
         n_bins_f,
         missing_code,
         total,
+        params.l1,
         params.l2,
         params.min_samples_leaf,
         params.min_weight_leaf,
@@ -575,9 +583,11 @@ def newton_dense_split(hist_f, n_bins_f, missing_code, total, params, check, rig
     d = 0.0
     if s > -np.inf:
         if check.active:
-            d = newton_decrease(s, total, params.l2, check)
+            d = newton_decrease(s, total, params.l1, params.l2, check)
         else:
-            d = decrease_from_left(out_left, total, right, NEWTON, params.n_stats, params.l2)
+            d = decrease_from_left(
+                out_left, total, right, NEWTON, params.n_stats, params.l1, params.l2
+            )
     return s, d, b, ml, mid
 
 
@@ -912,7 +922,9 @@ def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
         )
         d = 0.0
         if s > -np.inf:
-            d = decrease_from_left(out_left, total, scratch.right, crit, params.n_stats, params.l2)
+            d = decrease_from_left(
+                out_left, total, scratch.right, crit, params.n_stats, params.l1, params.l2
+            )
     else:
         s, d, b, ml, mid = scan_feature(
             codes,

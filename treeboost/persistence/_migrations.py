@@ -126,3 +126,13 @@ def migrate_added_parameters(obj):
         if added is not None and isinstance(state, dict):
             for name, value in added.items():
                 state.setdefault(name, value)
+
+
+# HistGradientBoosting files from before reg_alpha and colsample_bytree: no L1 penalty,
+# every feature in every tree
+for _name in (
+    "treeboost.ensembles.hist_gradient_boosting.HistGradientBoostingClassifier",
+    "treeboost.ensembles.hist_gradient_boosting.HistGradientBoostingRegressor",
+    "treeboost.ensembles.ranking.HistGradientBoostingRanker",
+):
+    _ADDED_PARAMETERS.setdefault(_name, {}).update(reg_alpha=0.0, colsample_bytree=1.0)

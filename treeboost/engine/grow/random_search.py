@@ -295,6 +295,7 @@ def score_random_cut(f, cut, left, miss, n_missing, nan_left, view, params, scra
         check,
         params.criterion,
         params.n_stats,
+        params.l1,
         params.l2,
         params.min_samples_leaf,
         params.min_weight_leaf,
