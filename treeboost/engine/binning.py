@@ -175,8 +175,7 @@ class BinMapper:
             or not 2 <= self.max_bins <= 65535
         ):
             raise ValueError(
-                f"max_bins must be an integer in [2, 65535], None or 'auto', got "
-                f"{self.max_bins!r}."
+                f"max_bins must be an integer in [2, 65535], None or 'auto', got {self.max_bins!r}."
             )
         sparse_input = issparse(X)
         if sparse_input:
