@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         CategoricalFeatures,
         Float64Array,
         MatrixLike,
+        MaxBins,
         NDArray,
         RandomStateLike,
     )
@@ -188,7 +189,7 @@ class BaseBagging(BaseParallelEnsemble):
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
-        "max_bins": [Interval(Integral, 2, 65535, closed="both"), None],
+        "max_bins": [Interval(Integral, 2, 65535, closed="both"), StrOptions({"auto"}), None],
         "categorical_features": ["array-like", StrOptions({"auto"}), None],
     }
 
@@ -629,8 +630,13 @@ _DOC = """
     n_jobs : int, default=None
     random_state : int, RandomState instance or None
     verbose : int, default=0
-    max_bins, categorical_features
-        As in :class:`~treeboost.DecisionTreeClassifier` (used for encoding and binning).
+    max_bins : int, None or "auto", default="auto"
+        The bins of X, shared by every member: as in
+        :class:`~treeboost.DecisionTreeClassifier` (``"auto"``: exact thresholds for a
+        feature of at most 16,384 distinct values, 255 quantile bins above; 255 for the
+        fastest fit).
+    categorical_features
+        As in :class:`~treeboost.DecisionTreeClassifier` (used for encoding).
 
     Attributes
     ----------
@@ -667,7 +673,7 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         random_state: RandomStateLike = None,
         verbose: int = 0,
         voting: Literal["soft", "hard"] = "soft",
-        max_bins: int | None = 255,
+        max_bins: MaxBins = "auto",
         categorical_features: CategoricalFeatures = None,
     ) -> None:
         self.estimator = estimator
@@ -738,7 +744,7 @@ class BaggingRegressor(RegressorMixin, BaseBagging):
         n_jobs: int | None = None,
         random_state: RandomStateLike = None,
         verbose: int = 0,
-        max_bins: int | None = 255,
+        max_bins: MaxBins = "auto",
         categorical_features: CategoricalFeatures = None,
     ) -> None:
         self.estimator = estimator

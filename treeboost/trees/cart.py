@@ -65,6 +65,7 @@ if TYPE_CHECKING:
         ClassWeight,
         Float64Array,
         MatrixLike,
+        MaxBins,
         MaxFeatures,
         NDArray,
         RandomStateLike,
@@ -208,7 +209,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         "random_state": ["random_state"],
         "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
         "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
-        "max_bins": [Interval(Integral, 2, 65535, closed="both"), None],
+        "max_bins": [Interval(Integral, 2, 65535, closed="both"), StrOptions({"auto"}), None],
         "categorical_features": ["array-like", StrOptions({"auto"}), None],
         "splitter": [StrOptions({"best", "random"})],
         "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
@@ -511,9 +512,19 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         reaches this value (weighted counts).
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes, multiplied into ``sample_weight``.
-    max_bins : int or None, default=255
+    max_bins : int, None or "auto", default="auto"
         Bins per numeric feature, in [2, 65535]; None gives one bin per distinct value
-        (exact CART).  Thresholds are always midpoints between adjacent training values.
+        (exact CART).  ``"auto"``: one bin per distinct value for a feature of at most
+        16,384 distinct values, so that the tree makes the splits of scikit-learn's exact
+        tree (and Extra-Trees draw their cuts between the node's training values), and
+        255 quantile bins for a feature of more (the values are counted on the 200,000
+        rows the bins are learned from).  Thresholds are always midpoints between
+        adjacent training values.  What "auto" costs: a feature of more than 255 bins
+        makes every feature's codes two bytes instead of one and its large nodes'
+        histograms wider, about 2.5x the fit time of ``max_bins=255`` on 10,000 rows of
+        40 continuous features (the same as 255 where no feature has more than 255
+        distinct values, or every feature more than 16,384).  ``max_bins=255`` is the
+        fastest (the default before ``"auto"``).
     categorical_features : None, "auto" or array-like, default=None
         Categorical columns (see :class:`~treeboost.trees.FeatureEncoder`);
         by default the pandas columns of category, object or string dtype.
@@ -597,7 +608,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         max_leaf_nodes: int | None = None,
         min_impurity_decrease: float = 0.0,
         class_weight: TreeClassWeight = None,
-        max_bins: int | None = 255,
+        max_bins: MaxBins = "auto",
         categorical_features: CategoricalFeatures = None,
         splitter: Literal["best", "random"] = "best",
         ccp_alpha: float = 0.0,
@@ -786,7 +797,7 @@ default="squared_error"
         random_state: RandomStateLike = None,
         max_leaf_nodes: int | None = None,
         min_impurity_decrease: float = 0.0,
-        max_bins: int | None = 255,
+        max_bins: MaxBins = "auto",
         categorical_features: CategoricalFeatures = None,
         splitter: Literal["best", "random"] = "best",
         ccp_alpha: float = 0.0,
@@ -881,7 +892,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
         max_leaf_nodes: int | None = None,
         min_impurity_decrease: float = 0.0,
         class_weight: TreeClassWeight = None,
-        max_bins: int | None = 255,
+        max_bins: MaxBins = "auto",
         categorical_features: CategoricalFeatures = None,
         ccp_alpha: float = 0.0,
         monotonic_cst: ArrayLike | None = None,
@@ -941,7 +952,7 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
         random_state: RandomStateLike = None,
         max_leaf_nodes: int | None = None,
         min_impurity_decrease: float = 0.0,
-        max_bins: int | None = 255,
+        max_bins: MaxBins = "auto",
         categorical_features: CategoricalFeatures = None,
         ccp_alpha: float = 0.0,
         monotonic_cst: ArrayLike | None = None,
