@@ -30,6 +30,7 @@ from .layout import BinnedData, GrowthParams
 from .leaf_ranges import LeafRanges, copied_ids
 from .node_targets import node_target_values
 from .sparse_codes import SparseCodes
+from .splitting import CAT_SMOOTH
 from .statistics import SOURCE_REGRESSION, SampleStatistics, packable
 from .subtrees import grow_in_subtrees, splits_into_subtrees, subtree_rows
 from .tree import Tree
@@ -65,6 +66,20 @@ StoppingRules = namedtuple(
     ],
     defaults=(None, 2, 1, 0.0, 0.0, None),
 )
+
+
+#: the guard of categorical splits (:func:`~.splitting.category_key`,
+#: :func:`~.splitting.category_searched`), at nodes with more than
+#: :data:`~.splitting.MAX_CAT_EXACT` categories present: categories ordered by their mean
+#: smoothed with ``cat_smooth`` rows of the node's mean, those of fewer than
+#: ``min_samples_per_category`` rows left out of the search
+CategoryGuard = namedtuple(
+    "CategoryGuard",
+    ["min_samples_per_category", "cat_smooth"],
+)
+
+#: no guard: every category searched by its own mean (scikit-learn's trees)
+NO_CATEGORY_GUARD = CategoryGuard(0, 0.0)
 
 
 def default_dense_min_samples(missing_code):
@@ -135,6 +150,12 @@ class TreeGrower:
         LightGBM's).  Extra-Trees' random cuts (``splitter="random"``) go to a uniform
         position in the gap, drawn with ``random_state``, as scikit-learn's real-valued
         cuts fall.  The tree's samples are on the same sides either way.
+    category_guard : CategoryGuard, optional
+        The guard of categorical splits at nodes with more than
+        :data:`~.splitting.MAX_CAT_EXACT` categories present
+        (:func:`~.splitting.scan_feature`); by default boosting's
+        (``CAT_SMOOTH`` for both, :func:`~.splitting.scan_categories_newton`) with the
+        ``"newton"`` criterion, else none (:data:`NO_CATEGORY_GUARD`).
     """
 
     def __init__(
@@ -154,6 +175,7 @@ class TreeGrower:
         random_ties=True,
         centered_thresholds=True,
         in_parts=True,
+        category_guard=None,
     ):
         self.bin_mapper = bin_mapper
         self.criterion = criterion
@@ -169,6 +191,13 @@ class TreeGrower:
         self.random_ties = random_ties
         self.centered_thresholds = centered_thresholds
         self.in_parts = in_parts
+        if category_guard is None:
+            category_guard = (
+                CategoryGuard(int(CAT_SMOOTH), CAT_SMOOTH)
+                if criterion == NEWTON
+                else NO_CATEGORY_GUARD
+            )
+        self.category_guard = CategoryGuard(*category_guard)
 
     #: a part of a larger tree (.subtrees), never split into parts again
     _part = False
@@ -271,6 +300,9 @@ class TreeGrower:
             float(self._root_weight),
             float(self._root_interval[0]),
             float(self._root_interval[1]),
+            False,
+            float(self.category_guard.cat_smooth),
+            int(self.category_guard.min_samples_per_category),
         )
         exact = self.criterion == ABSOLUTE_ERROR
         sparse = isinstance(X_binned_T, SparseCodes)

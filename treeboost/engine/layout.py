@@ -80,8 +80,12 @@ GrowthParams = namedtuple(
         "packed_counts",  # bool: two classes of integer weights (statistics.packable):
         # a node read from its samples gathers its rows packed in one int64 each
         # (statistics.gather_rows_packed, over rows.ostats' memory)
+        "cat_smooth",  # the smoothing of the categories' order (splitting.category_key)
+        "min_samples_per_category",  # rows a category needs in a node to be searched
+        # (splitting.category_searched); both read only at nodes with more than
+        # splitting.MAX_CAT_EXACT categories present.  Defaults: boosting's (LightGBM's)
     ],
-    defaults=(True, -1.0, -float("inf"), float("inf"), False),
+    defaults=(True, -1.0, -float("inf"), float("inf"), False, 10.0, 10),
 )
 
 NodeArrays = namedtuple(

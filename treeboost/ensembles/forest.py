@@ -22,6 +22,7 @@ from sklearn.utils.class_weight import compute_class_weight, compute_sample_weig
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import register
+from ..trees.category_guard import CAT_SMOOTH, MIN_SAMPLES_PER_CATEGORY
 from ..persistence._spec import array, check_state, list_of
 from ..trees.cart import (
     BaseDecisionTree,
@@ -74,6 +75,8 @@ _TREE_PARAMS = (
     "categorical_features",
     "ccp_alpha",
     "monotonic_cst",
+    "min_samples_per_category",
+    "cat_smooth",
 )
 
 
@@ -667,7 +670,7 @@ _DOC = """
         regression, each with its formula in :class:`~treeboost.DecisionTreeRegressor`.
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     max_leaf_nodes, min_impurity_decrease, max_bins, categorical_features, ccp_alpha,
-    monotonic_cst
+    monotonic_cst, min_samples_per_category, cat_smooth
         As in :class:`~treeboost.DecisionTreeClassifier`, for every tree (each tree is
         pruned with ``ccp_alpha`` on its own bootstrap sample; the mean of trees that
         each respect ``monotonic_cst`` respects it).
@@ -738,6 +741,8 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest
         categorical_features: CategoricalFeatures = None,
         ccp_alpha: float = 0.0,
         monotonic_cst: ArrayLike | None = None,
+        min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
+        cat_smooth: float = CAT_SMOOTH,
     ) -> None:
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -760,6 +765,8 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest
         self.categorical_features = categorical_features
         self.ccp_alpha = ccp_alpha
         self.monotonic_cst = monotonic_cst
+        self.min_samples_per_category = min_samples_per_category
+        self.cat_smooth = cat_smooth
 
 
 class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
@@ -788,6 +795,8 @@ class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
         categorical_features: CategoricalFeatures = None,
         ccp_alpha: float = 0.0,
         monotonic_cst: ArrayLike | None = None,
+        min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
+        cat_smooth: float = CAT_SMOOTH,
     ) -> None:
         self.n_estimators = n_estimators
         self.criterion = deprecated_criterion(criterion)
@@ -809,6 +818,8 @@ class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
         self.categorical_features = categorical_features
         self.ccp_alpha = ccp_alpha
         self.monotonic_cst = monotonic_cst
+        self.min_samples_per_category = min_samples_per_category
+        self.cat_smooth = cat_smooth
 
 
 class ExtraTreesClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest):
@@ -846,6 +857,8 @@ class ExtraTreesClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest):
         categorical_features: CategoricalFeatures = None,
         ccp_alpha: float = 0.0,
         monotonic_cst: ArrayLike | None = None,
+        min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
+        cat_smooth: float = CAT_SMOOTH,
     ) -> None:
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -868,6 +881,8 @@ class ExtraTreesClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest):
         self.categorical_features = categorical_features
         self.ccp_alpha = ccp_alpha
         self.monotonic_cst = monotonic_cst
+        self.min_samples_per_category = min_samples_per_category
+        self.cat_smooth = cat_smooth
 
 
 class ExtraTreesRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
@@ -902,6 +917,8 @@ class ExtraTreesRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
         categorical_features: CategoricalFeatures = None,
         ccp_alpha: float = 0.0,
         monotonic_cst: ArrayLike | None = None,
+        min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
+        cat_smooth: float = CAT_SMOOTH,
     ) -> None:
         self.n_estimators = n_estimators
         self.criterion = deprecated_criterion(criterion)
@@ -923,6 +940,8 @@ class ExtraTreesRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
         self.categorical_features = categorical_features
         self.ccp_alpha = ccp_alpha
         self.monotonic_cst = monotonic_cst
+        self.min_samples_per_category = min_samples_per_category
+        self.cat_smooth = cat_smooth
 
 
 register(RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor)

@@ -40,6 +40,7 @@ from ..persistence import (
 )
 from ..persistence._spec import check_state, integer
 from .._input.encoding import EncoderMixin, FeatureEncoder, check_weights
+from .category_guard import CAT_SMOOTH, GUARD_CONSTRAINTS, MIN_SAMPLES_PER_CATEGORY, category_guard
 from .._input.targets import (
     check_poisson_target,
     check_regression_outputs,
@@ -210,6 +211,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         "splitter": [StrOptions({"best", "random"})],
         "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
         "monotonic_cst": ["array-like", None],
+        **GUARD_CONSTRAINTS,
     }
 
     def _stats(self, y, sample_weight):
@@ -286,6 +288,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
             splitter=self.splitter,
             constraints=grower_constraints(self._monotonic_cst(), None),
             in_parts=in_parts,
+            category_guard=category_guard(self),
         )
 
     def _monotonic_cst(self):
@@ -519,6 +522,17 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         constrained feature must keep its children's values ordered and within the
         node's interval, and every node's value is clipped to its interval
         (:mod:`treeboost.engine.constraints`).
+    min_samples_per_category : int, default=5
+        At a node with more than 4 categories of a feature present, a category with
+        fewer rows in the node is left out of the split's search and goes with the
+        node's missing values (:mod:`treeboost.trees.category_guard`); 0: every
+        category is searched.
+    cat_smooth : float, default=10.0
+        At such a node the categories are ordered by their mean smoothed toward the
+        node's mean ``m``, ``(sum_i w_i y_i + cat_smooth * m) / (sum_i w_i +
+        cat_smooth)`` (for classification ``y_i`` is 1 for the class the order is by;
+        LightGBM's parameter of that name); 0: their own means.  A category with no
+        row in the node goes where its missing values go.
 
     Attributes
     ----------
@@ -565,6 +579,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         splitter: Literal["best", "random"] = "best",
         ccp_alpha: float = 0.0,
         monotonic_cst: ArrayLike | None = None,
+        min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
+        cat_smooth: float = CAT_SMOOTH,
     ) -> None:
         self.criterion = criterion
         self.max_depth = max_depth
@@ -581,6 +597,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.splitter = splitter
         self.ccp_alpha = ccp_alpha
         self.monotonic_cst = monotonic_cst
+        self.min_samples_per_category = min_samples_per_category
+        self.cat_smooth = cat_smooth
 
     def _multi_output(self):
         return isinstance(getattr(self, "classes_", None), list)
@@ -722,7 +740,7 @@ default="squared_error"
         :class:`DecisionTreeClassifier`.
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     max_features, random_state, max_leaf_nodes, min_impurity_decrease, max_bins,
-    categorical_features, splitter
+    categorical_features, splitter, min_samples_per_category, cat_smooth
         As in :class:`DecisionTreeClassifier`.
     """
 
@@ -748,6 +766,8 @@ default="squared_error"
         splitter: Literal["best", "random"] = "best",
         ccp_alpha: float = 0.0,
         monotonic_cst: ArrayLike | None = None,
+        min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
+        cat_smooth: float = CAT_SMOOTH,
     ) -> None:
         self.criterion = deprecated_criterion(criterion)
         self.max_depth = max_depth
@@ -763,6 +783,8 @@ default="squared_error"
         self.splitter = splitter
         self.ccp_alpha = ccp_alpha
         self.monotonic_cst = monotonic_cst
+        self.min_samples_per_category = min_samples_per_category
+        self.cat_smooth = cat_smooth
 
     def _criterion_code(self):
         return REGRESSION_CRITERIA[self.criterion]
@@ -811,7 +833,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
     ----------
     criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     random_state, max_leaf_nodes, min_impurity_decrease, class_weight, max_bins,
-    categorical_features, ccp_alpha, monotonic_cst
+    categorical_features, ccp_alpha, monotonic_cst, min_samples_per_category, cat_smooth
         As in :class:`DecisionTreeClassifier`.
     splitter : {"random", "best"}, default="random"
     max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
@@ -835,6 +857,8 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
         categorical_features: CategoricalFeatures = None,
         ccp_alpha: float = 0.0,
         monotonic_cst: ArrayLike | None = None,
+        min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
+        cat_smooth: float = CAT_SMOOTH,
     ) -> None:
         super().__init__(
             criterion=criterion,
@@ -852,6 +876,8 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
             categorical_features=categorical_features,
             ccp_alpha=ccp_alpha,
             monotonic_cst=monotonic_cst,
+            min_samples_per_category=min_samples_per_category,
+            cat_smooth=cat_smooth,
         )
 
 
@@ -866,7 +892,7 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
     ----------
     criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     random_state, max_leaf_nodes, min_impurity_decrease, max_bins, categorical_features,
-    ccp_alpha, monotonic_cst
+    ccp_alpha, monotonic_cst, min_samples_per_category, cat_smooth
         As in :class:`DecisionTreeRegressor`.
     splitter : {"random", "best"}, default="random"
     max_features : int, float, {"sqrt", "log2"} or None, default=1.0
@@ -889,6 +915,8 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
         categorical_features: CategoricalFeatures = None,
         ccp_alpha: float = 0.0,
         monotonic_cst: ArrayLike | None = None,
+        min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
+        cat_smooth: float = CAT_SMOOTH,
     ) -> None:
         super().__init__(
             criterion=criterion,
@@ -905,6 +933,8 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
             categorical_features=categorical_features,
             ccp_alpha=ccp_alpha,
             monotonic_cst=monotonic_cst,
+            min_samples_per_category=min_samples_per_category,
+            cat_smooth=cat_smooth,
         )
 
 
