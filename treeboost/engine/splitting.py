@@ -349,14 +349,15 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
 
     The categories with at least ``min_samples_per_category`` rows
     (:func:`category_searched`) are ordered by ``G_c / (H_c + cat_smooth)``
-    (:func:`category_key`; both ``CAT_SMOOTH`` by default); the left side is a prefix of
-    that order taken from either end, of at most ``min(MAX_CAT_THRESHOLD, (u + 1) // 2)``
-    of the ``u`` ordered categories, and each side keeps at least ``MIN_DATA_PER_GROUP``
-    rows.  Candidates are scored with ``lambda + CAT_L2``, so the score ``G_L^2/(H_L+l') + G_R^2/(H_R+l')``
-    competes with the numeric features' (lower for the same partition), and the decrease
-    is ``1/2 score - 1/2 G^2/(H + lambda)``.  The missing values are tried on both
-    sides.  Same returns as :func:`scan_feature` (its monotonic constraints are not
-    applied: a categorical feature has none, and the node's interval clips the leaves).
+    (:func:`category_key`; both ``CAT_SMOOTH`` by default); the left side is a prefix
+    of that order taken from either end, of at most
+    ``min(MAX_CAT_THRESHOLD, (u + 1) // 2)`` of the ``u`` ordered categories, and each
+    side keeps at least ``MIN_DATA_PER_GROUP`` rows.  Candidates are scored with
+    ``lambda + CAT_L2``, so the score ``G_L^2/(H_L+l') + G_R^2/(H_R+l')`` competes with
+    the numeric features' (lower for the same partition), and the decrease is
+    ``1/2 score - 1/2 G^2/(H + lambda)``.  The missing values are tried on both sides.
+    Same returns as :func:`scan_feature` (its monotonic constraints are not applied: a
+    categorical feature has none, and the node's interval clips the leaves).
     """
     l2 = params.l2 + CAT_L2
     # the criterion (newton) and its 2 statistics as run-time values: literal constants
