@@ -28,8 +28,8 @@ Settings:
 
 The sets that installed packages ship (``_twin_sets.py``: treeboost.datasets' titanic,
 palmerpenguins with every column, statsmodels' grunfeld, randhie (20,190 rows), fair,
-anes96, modechoice, star98, spector, scotland, stackloss, ccard; string columns, missing
-values, columns of up to 681 levels) are run as a raw frame (treeboost's native
+anes96, modechoice, star98, spector, scotland, stackloss, ccard; plotnine's mpg and
+msleep; string columns, missing values, columns of up to 681 levels) are run as a raw frame (treeboost's native
 categories, scikit-learn the ordinal matrix) and as the ordinal matrix on both sides
 (levels numbered in sorted order, NaN kept), by default with three shuffles of five
 folds.  Each pair gets the corrected repeated-CV t-test of Nadeau & Bengio (2003) on its
