@@ -103,14 +103,14 @@ def test_unseen_categories_at_predict_follow_the_rare_ones():
 
 
 def test_many_levels_of_few_rows_do_not_take_the_root():
-    """A column of 60 levels of 3 rows each, unrelated to y, against a numeric column
-    that explains half of it: the exact subset search puts the levels at the root (their
+    """A column of 90 levels of 2 rows each, unrelated to y, against a numeric column
+    that explains half of its variance: the exact subset search puts the levels at the root (their
     own labels order them), the guard leaves them out."""
     rng = np.random.default_rng(1)
     n = 180
     signal = rng.normal(size=n)
     y = signal + rng.normal(size=n)
-    levels = pd.Series(np.repeat([f"id{i}" for i in range(60)], 3)[rng.permutation(n)])
+    levels = pd.Series(np.repeat([f"id{i}" for i in range(90)], 2)[rng.permutation(n)])
     X = pd.DataFrame({"signal": signal, "levels": levels.astype(object)})
     exact = tb.DecisionTreeRegressor(max_depth=1, min_samples_per_category=0, cat_smooth=0.0).fit(
         X, y
