@@ -67,8 +67,12 @@ CAT_SMOOTH = 10.0
 CAT_L2 = 10.0
 #: at most this many categories on the side that is searched (both ends of the order)
 MAX_CAT_THRESHOLD = 32
-#: rows each side of a categorical split keeps
+#: rows each side of a categorical split keeps, at most a fraction
+#: ``MIN_DATA_PER_GROUP_SHARE`` of the node's (LightGBM's 100 alone forbids every such
+#: split in a node of fewer than 200 rows: on small data boosting could not split a
+#: column of categories at all)
 MIN_DATA_PER_GROUP = 100
+MIN_DATA_PER_GROUP_SHARE = 0.25
 #: a node with at most this many categories present keeps the exact optimal-subset scan
 #: without the rules above (the order's every prefix, Fisher 1958), as trees do
 MAX_CAT_EXACT = 4
@@ -352,7 +356,8 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
     (:func:`category_key`; both ``CAT_SMOOTH`` by default); the left side is a prefix
     of that order taken from either end, of at most
     ``min(MAX_CAT_THRESHOLD, (u + 1) // 2)`` of the ``u`` ordered categories, and each
-    side keeps at least ``MIN_DATA_PER_GROUP`` rows.  Candidates are scored with
+    side keeps at least ``min(MIN_DATA_PER_GROUP, MIN_DATA_PER_GROUP_SHARE n)`` of the
+    node's ``n`` rows.  Candidates are scored with
     ``lambda + CAT_L2``, so the score ``G_L^2/(H_L+l') + G_R^2/(H_R+l')`` competes with
     the numeric features' (lower for the same partition), and the decrease is
     ``1/2 score - 1/2 G^2/(H + lambda)``.  The missing values are tried on both sides.
@@ -384,6 +389,7 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
             keys[j] = np.nan  # sorted last, never searched
     insertion_order(keys, m, order)
     max_left = min(MAX_CAT_THRESHOLD, (used + 1) // 2)
+    min_group = min(MIN_DATA_PER_GROUP, MIN_DATA_PER_GROUP_SHARE * total[cnt])
     best_score = -np.inf
     best_ml = False
     best_end = 0
@@ -398,7 +404,7 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
             for with_miss in range(2 if has_miss else 1):
                 for c in range(n_cols):
                     tmp[c] = left[c] + miss[c] if with_miss == 1 else left[c]
-                if tmp[cnt] < MIN_DATA_PER_GROUP or total[cnt] - tmp[cnt] < MIN_DATA_PER_GROUP:
+                if tmp[cnt] < min_group or total[cnt] - tmp[cnt] < min_group:
                     continue
                 sc = _score(tmp, total, crit, n_stats, l2, min_leaf, min_w)
                 if sc > best_score:
