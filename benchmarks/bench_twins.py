@@ -30,10 +30,11 @@ The sets that installed packages ship (``_twin_sets.py``: treeboost.datasets' ti
 palmerpenguins with every column, statsmodels' grunfeld, randhie (20,190 rows), fair,
 anes96, modechoice, star98, spector, scotland, stackloss, ccard; plotnine's mpg and
 msleep; string columns, missing values, columns of up to 681 levels) are run as a raw
-frame (treeboost's native categories, scikit-learn the ordinal matrix) and as the ordinal matrix on both sides
-(levels numbered in sorted order, NaN kept), by default with three shuffles of five
-folds.  Each pair gets the corrected repeated-CV t-test of Nadeau & Bengio (2003) on its
-paired fold scores; a row is flagged ``WORSE`` where treeboost is worse with p < 0.05.
+frame (treeboost's native categories, scikit-learn the ordinal matrix) and as the
+ordinal matrix on both sides (levels numbered in sorted order, NaN kept), by default
+with three shuffles of five folds. Each pair gets the corrected repeated-CV t-test of
+Nadeau & Bengio (2003) on its paired fold scores; a row is flagged ``WORSE`` where
+treeboost is worse with p < 0.05.
 
 A row is flagged ``BEHIND`` where treeboost's mean is worse than its twin's by more
 than the twin's fold spread, and on copper where treeboost's RMSE is more than 10 %
