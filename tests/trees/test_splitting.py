@@ -247,6 +247,7 @@ def test_binary_gini_scan_equals_the_general_scan(problem):
         miss,
         total,
         False,
+        n_bins,
         params,
         NO_CHECK,
         scratch,

@@ -31,6 +31,7 @@ from .layout import BinnedData, growth_params
 from .leaf_ranges import LeafRanges, copied_ids
 from .node_targets import node_target_values
 from .sparse_codes import SparseCodes
+from .splitting import CAT_SMOOTH
 from .statistics import SOURCE_REGRESSION, SampleStatistics, packable
 from .subtrees import grow_in_subtrees, splits_into_subtrees, subtree_rows
 from .tree import Tree
@@ -66,6 +67,20 @@ StoppingRules = namedtuple(
     ],
     defaults=(None, 2, 1, 0.0, 0.0, None),
 )
+
+
+#: the guard of categorical splits (:func:`~.splitting.category_key`,
+#: :func:`~.splitting.category_searched`), at nodes with more than
+#: :data:`~.splitting.MAX_CAT_EXACT` categories present: categories ordered by their mean
+#: smoothed with ``cat_smooth`` rows of the node's mean, those of fewer than
+#: ``min_samples_per_category`` rows left out of the search
+CategoryGuard = namedtuple(
+    "CategoryGuard",
+    ["min_samples_per_category", "cat_smooth"],
+)
+
+#: no guard: every category searched by its own mean (scikit-learn's trees)
+NO_CATEGORY_GUARD = CategoryGuard(0, 0.0)
 
 
 def default_dense_min_samples(missing_code):
@@ -149,6 +164,12 @@ class TreeGrower:
         The cost of measuring each feature and the cost-sensitive measure that compares
         the features' best splits (Mitchell, 3.7.5; :mod:`.grow.acceptance`); None:
         the features' scores are compared as they are.  Not with ``splitter="random"``.
+    category_guard : CategoryGuard, optional
+        The guard of categorical splits at nodes with more than
+        :data:`~.splitting.MAX_CAT_EXACT` categories present
+        (:func:`~.splitting.scan_feature`); by default boosting's
+        (``CAT_SMOOTH`` for both, :func:`~.splitting.scan_categories_newton`) with the
+        ``"newton"`` criterion, else none (:data:`NO_CATEGORY_GUARD`).
     """
 
     def __init__(
@@ -171,6 +192,7 @@ class TreeGrower:
         centered_thresholds=True,
         in_parts=True,
         attribute_costs=None,
+        category_guard=None,
     ):
         self.bin_mapper = bin_mapper
         self.criterion = criterion
@@ -189,6 +211,13 @@ class TreeGrower:
         self.centered_thresholds = centered_thresholds
         self.in_parts = in_parts
         self.attribute_costs = attribute_costs
+        if category_guard is None:
+            category_guard = (
+                CategoryGuard(int(CAT_SMOOTH), CAT_SMOOTH)
+                if criterion == NEWTON
+                else NO_CATEGORY_GUARD
+            )
+        self.category_guard = CategoryGuard(*category_guard)
 
     #: a part of a larger tree (.subtrees), never split into parts again
     _part = False
@@ -304,6 +333,8 @@ class TreeGrower:
             root_upper=self._root_interval[1],
             l1=self.l1_regularization,
             fixed_features=cst.fixed_features,
+            cat_smooth=self.category_guard.cat_smooth,
+            min_samples_per_category=self.category_guard.min_samples_per_category,
             **self._cost_fields(n_features),
         )
         exact = self.criterion == ABSOLUTE_ERROR

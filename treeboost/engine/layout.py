@@ -91,6 +91,10 @@ GrowthParams = namedtuple(
         "fixed_features",  # bool: the interaction sets leave every node of the tree the
         # same features (one set: a tree's drawn features), whose histograms a child
         # may subtract
+        "cat_smooth",  # the smoothing of the categories' order (splitting.category_key)
+        "min_samples_per_category",  # rows a category needs in a node to be searched
+        # (splitting.category_searched); both read only at nodes with more than
+        # splitting.MAX_CAT_EXACT categories present.  Defaults: boosting's (LightGBM's)
     ],
     defaults=(
         True,
@@ -103,6 +107,8 @@ GrowthParams = namedtuple(
         1.0,
         0.0,
         False,
+        10.0,
+        10,
     ),
 )
 
@@ -135,6 +141,8 @@ _GROWTH_TYPES = {
     "cost_weight": float,
     "l1": float,
     "fixed_features": bool,
+    "cat_smooth": float,
+    "min_samples_per_category": int,
 }
 
 

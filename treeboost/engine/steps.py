@@ -204,6 +204,7 @@ def best_node_split(
                 sc.missing,
                 total,
                 is_categorical[f],
+                n_bins[f],
                 params,
                 check,
                 sc,

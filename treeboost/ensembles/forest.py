@@ -23,6 +23,7 @@ from sklearn.utils.class_weight import compute_class_weight, compute_sample_weig
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import register
+from ..trees.category_guard import CAT_SMOOTH, MIN_SAMPLES_PER_CATEGORY
 from ..persistence._spec import array, check_state, list_of
 from ..trees.cart import (
     BaseDecisionTree,
@@ -76,6 +77,8 @@ _TREE_PARAMS = (
     "categorical_features",
     "ccp_alpha",
     "monotonic_cst",
+    "min_samples_per_category",
+    "cat_smooth",
 )
 
 
@@ -665,7 +668,7 @@ _DOC = """
         regression, each with its formula in :class:`~treeboost.DecisionTreeRegressor`.
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     max_leaf_nodes, min_impurity_decrease, categorical_features, ccp_alpha,
-    monotonic_cst
+    monotonic_cst, min_samples_per_category, cat_smooth
         As in :class:`~treeboost.DecisionTreeClassifier`, for every tree (each tree is
         pruned with ``ccp_alpha`` on its own bootstrap sample; the mean of trees that
         each respect ``monotonic_cst`` respects it).
@@ -746,6 +749,8 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest
         categorical_features: CategoricalFeatures = None,
         ccp_alpha: float = 0.0,
         monotonic_cst: ArrayLike | None = None,
+        min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
+        cat_smooth: float = CAT_SMOOTH,
     ) -> None:
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -768,6 +773,8 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest
         self.categorical_features = categorical_features
         self.ccp_alpha = ccp_alpha
         self.monotonic_cst = monotonic_cst
+        self.min_samples_per_category = min_samples_per_category
+        self.cat_smooth = cat_smooth
 
 
 class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
@@ -796,6 +803,8 @@ class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
         categorical_features: CategoricalFeatures = None,
         ccp_alpha: float = 0.0,
         monotonic_cst: ArrayLike | None = None,
+        min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
+        cat_smooth: float = CAT_SMOOTH,
     ) -> None:
         self.n_estimators = n_estimators
         self.criterion = deprecated_criterion(criterion)
@@ -817,6 +826,8 @@ class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
         self.categorical_features = categorical_features
         self.ccp_alpha = ccp_alpha
         self.monotonic_cst = monotonic_cst
+        self.min_samples_per_category = min_samples_per_category
+        self.cat_smooth = cat_smooth
 
 
 class ExtraTreesClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest):
@@ -854,6 +865,8 @@ class ExtraTreesClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest):
         categorical_features: CategoricalFeatures = None,
         ccp_alpha: float = 0.0,
         monotonic_cst: ArrayLike | None = None,
+        min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
+        cat_smooth: float = CAT_SMOOTH,
     ) -> None:
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -876,6 +889,8 @@ class ExtraTreesClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest):
         self.categorical_features = categorical_features
         self.ccp_alpha = ccp_alpha
         self.monotonic_cst = monotonic_cst
+        self.min_samples_per_category = min_samples_per_category
+        self.cat_smooth = cat_smooth
 
 
 class ExtraTreesRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
@@ -910,6 +925,8 @@ class ExtraTreesRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
         categorical_features: CategoricalFeatures = None,
         ccp_alpha: float = 0.0,
         monotonic_cst: ArrayLike | None = None,
+        min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
+        cat_smooth: float = CAT_SMOOTH,
     ) -> None:
         self.n_estimators = n_estimators
         self.criterion = deprecated_criterion(criterion)
@@ -931,6 +948,8 @@ class ExtraTreesRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
         self.categorical_features = categorical_features
         self.ccp_alpha = ccp_alpha
         self.monotonic_cst = monotonic_cst
+        self.min_samples_per_category = min_samples_per_category
+        self.cat_smooth = cat_smooth
 
 
 register(RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor)

@@ -90,6 +90,12 @@ _ADDED_PARAMETERS: dict[str, dict[str, Any]] = {name: {"ccp_alpha": 0.0} for nam
 # trees and forests from before monotonic constraints: none
 for _name in _TREES:
     _ADDED_PARAMETERS[_name]["monotonic_cst"] = None
+# trees, forests and bagging from before the category guard: the exact subset search
+for _name in _TREES + (
+    "treeboost.ensembles.bagging.BaggingClassifier",
+    "treeboost.ensembles.bagging.BaggingRegressor",
+):
+    _ADDED_PARAMETERS.setdefault(_name, {}).update(min_samples_per_category=0, cat_smooth=0.0)
 # boosters from before the constraints: none
 for _name in _BOOSTERS + (
     "treeboost.ensembles.hist_gradient_boosting.HistGradientBoostingClassifier",

@@ -41,6 +41,7 @@ from ..persistence import (
 )
 from ..persistence._spec import check_state, integer
 from .._input.encoding import EncoderMixin, FeatureEncoder, check_weights
+from .category_guard import CAT_SMOOTH, GUARD_CONSTRAINTS, MIN_SAMPLES_PER_CATEGORY, category_guard
 from .._input.targets import (
     check_poisson_target,
     check_regression_outputs,
@@ -217,6 +218,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         "feature_costs": [dict, "array-like", None],
         "cost_measure": [StrOptions(set(COST_MEASURES))],
         "cost_weight": [Interval(Real, 0.0, 1.0, closed="both")],
+        **GUARD_CONSTRAINTS,
     }
 
     def _stats(self, y, sample_weight):
@@ -294,6 +296,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
             constraints=grower_constraints(self._monotonic_cst(), None),
             in_parts=in_parts,
             attribute_costs=self._attribute_costs(),
+            category_guard=category_guard(self),
         )
 
     def _attribute_costs(self):
@@ -567,6 +570,17 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         ``(2^Gain(S, A) - 1) / (Cost(A) + 1)^w``.
     cost_weight : float in [0, 1], default=1.0
         Núñez's ``w``, the weight of the cost against the gain.
+    min_samples_per_category : int, default=5
+        At a node with more than 4 categories of a feature present, a category with
+        fewer rows in the node is left out of the split's search and goes with the
+        node's missing values (:mod:`treeboost.trees.category_guard`); 0: every
+        category is searched.
+    cat_smooth : float, default=10.0
+        At such a node the categories are ordered by their mean smoothed toward the
+        node's mean ``m``, ``(sum_i w_i y_i + cat_smooth * m) / (sum_i w_i +
+        cat_smooth)`` (for classification ``y_i`` is 1 for the class the order is by;
+        LightGBM's parameter of that name); 0: their own means.  A category with no
+        row in the node goes where its missing values go.
 
     Attributes
     ----------
@@ -616,6 +630,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         feature_costs: Mapping[str | int, float] | ArrayLike | None = None,
         cost_measure: Literal["tan_schlimmer", "nunez"] = "tan_schlimmer",
         cost_weight: float = 1.0,
+        min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
+        cat_smooth: float = CAT_SMOOTH,
     ) -> None:
         self.criterion = criterion
         self.max_depth = max_depth
@@ -635,6 +651,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.feature_costs = feature_costs
         self.cost_measure = cost_measure
         self.cost_weight = cost_weight
+        self.min_samples_per_category = min_samples_per_category
+        self.cat_smooth = cat_smooth
 
     def _multi_output(self):
         return isinstance(getattr(self, "classes_", None), list)
@@ -776,7 +794,8 @@ default="squared_error"
         :class:`DecisionTreeClassifier`.
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     max_features, random_state, max_leaf_nodes, min_impurity_decrease, max_bins,
-    categorical_features, splitter, feature_costs, cost_measure, cost_weight
+    categorical_features, splitter, feature_costs, cost_measure, cost_weight,
+    min_samples_per_category, cat_smooth
         As in :class:`DecisionTreeClassifier`.
     """
 
@@ -805,6 +824,8 @@ default="squared_error"
         feature_costs: Mapping[str | int, float] | ArrayLike | None = None,
         cost_measure: Literal["tan_schlimmer", "nunez"] = "tan_schlimmer",
         cost_weight: float = 1.0,
+        min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
+        cat_smooth: float = CAT_SMOOTH,
     ) -> None:
         self.criterion = deprecated_criterion(criterion)
         self.max_depth = max_depth
@@ -820,9 +841,8 @@ default="squared_error"
         self.splitter = splitter
         self.ccp_alpha = ccp_alpha
         self.monotonic_cst = monotonic_cst
-        self.feature_costs = feature_costs
-        self.cost_measure = cost_measure
-        self.cost_weight = cost_weight
+    categorical_features, ccp_alpha, monotonic_cst, feature_costs, cost_measure,
+    cost_weight, min_samples_per_category, cat_smooth
 
     def _criterion_code(self):
         return REGRESSION_CRITERIA[self.criterion]
@@ -872,7 +892,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
     criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     random_state, max_leaf_nodes, min_impurity_decrease, class_weight, max_bins,
     categorical_features, ccp_alpha, monotonic_cst, feature_costs, cost_measure,
-    cost_weight
+    cost_weight, min_samples_per_category, cat_smooth
         As in :class:`DecisionTreeClassifier`.
     splitter : {"random", "best"}, default="random"
     max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
@@ -896,9 +916,8 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
         categorical_features: CategoricalFeatures = None,
         ccp_alpha: float = 0.0,
         monotonic_cst: ArrayLike | None = None,
-        feature_costs: Mapping[str | int, float] | ArrayLike | None = None,
-        cost_measure: Literal["tan_schlimmer", "nunez"] = "tan_schlimmer",
-        cost_weight: float = 1.0,
+    ccp_alpha, monotonic_cst, feature_costs, cost_measure, cost_weight,
+    min_samples_per_category, cat_smooth
     ) -> None:
         super().__init__(
             criterion=criterion,
@@ -919,6 +938,8 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
             feature_costs=feature_costs,
             cost_measure=cost_measure,
             cost_weight=cost_weight,
+            min_samples_per_category=min_samples_per_category,
+            cat_smooth=cat_smooth,
         )
 
 
@@ -933,7 +954,8 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
     ----------
     criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     random_state, max_leaf_nodes, min_impurity_decrease, max_bins, categorical_features,
-    ccp_alpha, monotonic_cst, feature_costs, cost_measure, cost_weight
+    ccp_alpha, monotonic_cst, feature_costs, cost_measure, cost_weight,
+    min_samples_per_category, cat_smooth
         As in :class:`DecisionTreeRegressor`.
     splitter : {"random", "best"}, default="random"
     max_features : int, float, {"sqrt", "log2"} or None, default=1.0
@@ -959,6 +981,8 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
         feature_costs: Mapping[str | int, float] | ArrayLike | None = None,
         cost_measure: Literal["tan_schlimmer", "nunez"] = "tan_schlimmer",
         cost_weight: float = 1.0,
+        min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
+        cat_smooth: float = CAT_SMOOTH,
     ) -> None:
         super().__init__(
             criterion=criterion,
@@ -978,6 +1002,8 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
             feature_costs=feature_costs,
             cost_measure=cost_measure,
             cost_weight=cost_weight,
+            min_samples_per_category=min_samples_per_category,
+            cat_smooth=cat_smooth,
         )
 
 
