@@ -841,8 +841,11 @@ default="squared_error"
         self.splitter = splitter
         self.ccp_alpha = ccp_alpha
         self.monotonic_cst = monotonic_cst
-    categorical_features, ccp_alpha, monotonic_cst, feature_costs, cost_measure,
-    cost_weight, min_samples_per_category, cat_smooth
+        self.feature_costs = feature_costs
+        self.cost_measure = cost_measure
+        self.cost_weight = cost_weight
+        self.min_samples_per_category = min_samples_per_category
+        self.cat_smooth = cat_smooth
 
     def _criterion_code(self):
         return REGRESSION_CRITERIA[self.criterion]
@@ -916,8 +919,11 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
         categorical_features: CategoricalFeatures = None,
         ccp_alpha: float = 0.0,
         monotonic_cst: ArrayLike | None = None,
-    ccp_alpha, monotonic_cst, feature_costs, cost_measure, cost_weight,
-    min_samples_per_category, cat_smooth
+        feature_costs: Mapping[str | int, float] | ArrayLike | None = None,
+        cost_measure: Literal["tan_schlimmer", "nunez"] = "tan_schlimmer",
+        cost_weight: float = 1.0,
+        min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
+        cat_smooth: float = CAT_SMOOTH,
     ) -> None:
         super().__init__(
             criterion=criterion,

@@ -45,6 +45,7 @@ GUARD_CONSTRAINTS = {
     "cat_smooth": [Interval(Real, 0.0, None, closed="left")],
 }
 
+
 def category_guard(estimator):
     """The grower's :class:`~treeboost.engine.grower.CategoryGuard` of a tree estimator
     (its parameters, the defaults for an estimator of an older version without them)."""
