@@ -12,8 +12,10 @@ from ..ensembles.hist_gradient_boosting import (
     HistGradientBoostingClassifier,
     HistGradientBoostingRegressor,
 )
+from ..losses.custom import is_builtin
 from ._channel import ChannelRefused, ChannelShard, new_key
 from ._collections import WorkerLostError, is_dask_collection, partition_futures, place_shards
+from ._losses import check_loss_travels, distributed_init_raw, pack_loss
 from ._grower import StepGrower
 from ._quantiles import SelectedLeafSamples, bin_sample, select_quantiles
 from ._shard import BoostingShard, _concat
@@ -189,27 +191,43 @@ class _DaskHistGradientBoosting:
         -------
         self
         """
-        from distributed import get_client
-
-        self._check_supported()
         for name, value in (("init_score", init_score), ("init_score_val", init_score_val)):
             if value is not None:
                 raise ValueError(
                     f"{type(self).__name__} does not support {name} (per-row offsets) yet; "
                     f"the one-machine {type(self).__name__[4:]} does."
                 )
+        return self._fit_collections(X, y, sample_weight, X_val, y_val, sample_weight_val)
+
+    #: the class of the workers' shards
+    _shard_class = BoostingShard
+
+    def _fit_collections(
+        self, X, y, sample_weight, X_val, y_val, sample_weight_val, extra=(), extra_val=()
+    ):
+        """Fit on the collections: shards placed where their partitions are, the tree
+        loop, the channels closed.  ``extra`` (``extra_val``): more collections
+        partitioned as X (X_val) whose partitions each shard gets after the weights'
+        (a ranker's query ids)."""
+        from distributed import get_client
+
+        self._check_supported()
         if (X_val is None) != (y_val is None):
             raise ValueError("X_val and y_val go together: give both or neither.")
         if X_val is not None and self.early_stopping is False:
             raise ValueError("X_val and y_val are given with early_stopping=False.")
         client = get_client()
-        train = partition_futures(client, X, y, sample_weight)
+        train = partition_futures(client, X, y, sample_weight, extra=extra)
         val = (
             []
             if X_val is None
-            else partition_futures(client, X_val, y_val, sample_weight_val, "X_val")
+            else partition_futures(
+                client, X_val, y_val, sample_weight_val, "X_val", extra=extra_val
+            )
         )
-        actors, partitions = place_shards(client, train, val, BoostingShard, self.step_timeout)
+        actors, partitions = place_shards(
+            client, train, val, self._shard_class, self.step_timeout
+        )
         shards = _Shards.direct(actors, self.step_timeout, partitions)
         try:
             self._fit_shards(shards, X_val is not None)
@@ -235,16 +253,8 @@ class _DaskHistGradientBoosting:
                     f"{type(self).__name__[4:]} does."
                 )
         if not isinstance(self.loss, str):
-            # the distributed initial score is a function of the weighted mean of y (or
-            # a quantile selected across the workers), and a callable gives no loss value
-            # to watch for divergence: only the built-in losses are those of the
-            # one-machine fit
-            name = getattr(self.loss, "__name__", type(self.loss).__name__)
-            raise ValueError(
-                f"{type(self).__name__} does not support a custom loss (loss={name}) yet: "
-                f"only the built-in losses by name; the one-machine "
-                f"{type(self).__name__[4:]} takes it."
-            )
+            # applied on the workers: it must travel there (by reference)
+            check_loss_travels(self.loss, type(self).__name__)
 
     def _fit_bins(self, shards, summaries, n_positive, classification, rng):
         """The input encoder, the target's classes and the BinMapper, fitted on the
@@ -284,11 +294,21 @@ class _DaskHistGradientBoosting:
             )
         if not warm:
             self._fit_bins(shards, summaries, n_positive, classification, rng)
-        loss = self._make_loss()
+        loss = self._make_loss()  # a custom loss checked by the one-machine rules
         K = loss.n_outputs
+        early = self.early_stopping is True or (self.early_stopping == "auto" and has_val)
+        if early and not loss.has_value:
+            raise ValueError(
+                f"early stopping watches the loss's value, and loss="
+                f"{loss.display_name} gives its gradients only: pass early_stopping=False, "
+                f"or a treeboost.losses.Loss subclass (its pointwise gives the value)."
+            )
         self.max_features_ = self.n_features_in_
         shell = copy.copy(self)
-        prepared = shards.call("prepare", shell, loss, K)
+        if not isinstance(self.loss, str):
+            shell.loss = None  # the loss travels once, in its own bytes
+        prepared = shards.call("prepare", shell, pack_loss(loss), K)
+        self._prepare_shards(shards)
         sums = shards.sum([p[0] for p in prepared])
         if classification and self.class_weight is not None:
             weights = [self._class_weights(shards.sum([p[1][v] for p in prepared])) for v in (0, 1)]
@@ -301,6 +321,10 @@ class _DaskHistGradientBoosting:
                 )
         if warm:
             init = self._init_raw  # the first fit's
+        elif not is_builtin(loss):
+            # a user's loss: Newton's method on the constant, G and H summed over the
+            # shards (its own init_raw would need every row of y in one place)
+            init = distributed_init_raw(shards, K)
         elif classification:
             init = loss.init_raw(np.arange(self.n_classes_), sums)
         elif loss.init_quantile is not None:
@@ -314,7 +338,6 @@ class _DaskHistGradientBoosting:
         self._loss = loss
         # a warm start's rows start from the trees fitted so far
         losses = shards.sum(shards.call("start", self._init_raw, self.trees_ if warm else None))
-        early = self.early_stopping is True or (self.early_stopping == "auto" and has_val)
         if not warm:
             self.train_score_, self.validation_score_ = [], []
         self.train_score_ = list(self.train_score_)
@@ -396,7 +419,7 @@ class _DaskHistGradientBoosting:
                     self.n_hist_bytes_.append(received[0])
                 self.trees_.append(trees)
                 losses = shards.sum([a[0] for a in answers])
-                if not np.all(np.isfinite(losses)):
+                if loss.has_value and not np.all(np.isfinite(losses)):
                     self._warn_diverged(it, "training")
                     self.trees_.pop()
                     break
@@ -407,6 +430,9 @@ class _DaskHistGradientBoosting:
         self.validation_score_ = np.asarray(self.validation_score_, dtype=np.float64)
         self._packed = None
         self._packer()
+
+    def _prepare_shards(self, shards):
+        """A step after the shards have binned their rows (a ranker's queries)."""
 
     def _class_weights(self, counts):
         """``class_weight`` per class index, for rows whose classes have the row

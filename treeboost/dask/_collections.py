@@ -64,9 +64,11 @@ def _ordered_futures(obj):
     raise RuntimeError("the partitions of a persisted collection could not be told apart.")
 
 
-def partition_futures(client, X, y, sample_weight, what="X"):
+def partition_futures(client, X, y, sample_weight, what="X", extra=()):
     """``(X, y, sample_weight)`` futures, one triple per partition of ``X``, persisted
-    where the scheduler puts them (a collection already persisted stays where it is)."""
+    where the scheduler puts them (a collection already persisted stays where it is).
+    ``extra``: ``(name, collection)`` pairs partitioned as X, whose futures follow in
+    each tuple (a ranker's ``qid``)."""
     from distributed import wait
 
     X = _rows_chunks(X, what, None)
@@ -76,17 +78,17 @@ def partition_futures(client, X, y, sample_weight, what="X"):
     cols = [X, y]
     if sample_weight is not None:
         cols.append(_rows_chunks(sample_weight, f"sample_weight{suffix}", chunks))
+    cols += [_rows_chunks(c, name, chunks) for name, c in extra]
     cols = client.persist(cols)
     wait(cols)
     parts = [_ordered_futures(c) for c in cols]
     if sample_weight is None:
-        parts.append([None] * len(parts[0]))
+        parts.insert(2, [None] * len(parts[0]))
     n = [len(p) for p in parts]
     if len(set(n)) != 1:
-        raise ValueError(
-            f"{what}, y and sample_weight must have as many partitions; got "
-            f"{n[0]}, {n[1]} and {n[2]}."
-        )
+        names = [what, f"y{suffix}", f"sample_weight{suffix}"] + [name for name, _ in extra]
+        counts = ", ".join(f"{a}: {b}" for a, b in zip(names, n))
+        raise ValueError(f"{', '.join(names)} must have as many partitions; got {counts}.")
     return list(zip(*parts))
 
 
