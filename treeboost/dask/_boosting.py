@@ -22,12 +22,16 @@ from ._shard import BoostingShard, _concat
 
 
 class _Answer:
-    """A step's result at hand, read as a Dask actor's future is (``result()``)."""
+    """A step's result (or the exception it raised) at hand, read as a Dask actor's
+    future is (``result()``)."""
 
-    def __init__(self, value):
+    def __init__(self, value, error=None):
         self.value = value
+        self.error = error
 
     def result(self, timeout=None):
+        if self.error is not None:
+            raise self.error
         return self.value
 
 
@@ -40,7 +44,14 @@ class _InProcess:
 
     def __getattr__(self, name):
         method = getattr(self.shard, name)
-        return lambda *args: _Answer(method(*args))
+
+        def call(*args):
+            try:
+                return _Answer(method(*args))
+            except Exception as exc:  # raised where an actor's future raises it
+                return _Answer(None, exc)
+
+        return call
 
 
 class _Shards:
@@ -225,9 +236,7 @@ class _DaskHistGradientBoosting:
                 client, X_val, y_val, sample_weight_val, "X_val", extra=extra_val
             )
         )
-        actors, partitions = place_shards(
-            client, train, val, self._shard_class, self.step_timeout
-        )
+        actors, partitions = place_shards(client, train, val, self._shard_class, self.step_timeout)
         shards = _Shards.direct(actors, self.step_timeout, partitions)
         try:
             self._fit_shards(shards, X_val is not None)
@@ -239,7 +248,7 @@ class _DaskHistGradientBoosting:
         self._validate_params()
         refused = [
             ("max_features", float(self.max_features) == 1.0),
-            ("scoring", self.scoring == "loss"),
+            ("scoring", self._scoring_supported()),
             ("split_gain", self.split_gain == "hessian"),
             # one quantile (a number) per model: its initial score and leaf values are
             # selected across the workers for one output
@@ -430,6 +439,11 @@ class _DaskHistGradientBoosting:
         self.validation_score_ = np.asarray(self.validation_score_, dtype=np.float64)
         self._packed = None
         self._packer()
+
+    def _scoring_supported(self):
+        """Whether the fit can watch ``scoring`` (the loss alone: a scorer needs every
+        validation row's prediction in one place)."""
+        return self.scoring == "loss"
 
     def _prepare_shards(self, shards):
         """A step after the shards have binned their rows (a ranker's queries)."""
