@@ -219,6 +219,7 @@ def test_custom_loss_and_ranker_on_a_local_cluster():
             n_workers=2,
             threads_per_worker=1,
             processes=False,
+            protocol="tcp",  # the shards' direct channels carry the steps, the loss too
             dashboard_address=None,
             silence_logs=50,
         ) as cluster,

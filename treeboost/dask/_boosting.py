@@ -558,10 +558,26 @@ class DaskHistGradientBoostingRegressor(_DaskHistGradientBoosting, HistGradientB
     they are selected digit by digit, eight rounds of 256 summed weights per leaf
     (:mod:`treeboost.engine.quantile`), and are the one-machine values.
     ``warm_start`` adds trees to those of the previous fit on the bins of the first one,
-    as the one-machine class does.  Not yet supported (a ValueError names them):
-    ``max_features < 1``, a ``scoring`` other than "loss", ``split_gain="gradient"``, a
-    custom loss (a callable or a :class:`~treeboost.losses.Loss` subclass), a list of
-    quantiles, and ``init_score`` (per-row offsets).
+    as the one-machine class does.
+
+    A custom loss (a :class:`~treeboost.losses.Loss` subclass instance, or a callable
+    ``(y_true, raw[, sample_weight]) -> (gradient, hessian)``) is applied on the
+    workers, each to its own rows, and checked there by the one-machine rule (shape,
+    finite values, hessian >= 0).  It travels to them pickled, once, in the fit's
+    first step over the authenticated channel: it must be importable on every worker
+    (defined at the top level of a module they import; a lambda or a function defined
+    inside another is refused before the fit).  Its initial score is Newton's method
+    on the constant with the gradient and hessian sums of every worker (the rule of a
+    callable on one machine; a subclass's own ``init_raw`` would need every row of y
+    in one place).  Its ``leaf_values`` (the Newton step by default) gets the leaves
+    without their rows, which stay on the workers: an override may read
+    ``samples.newton_step()`` and ``samples.residual_quantiles(alpha)`` only.  Its
+    ``start_iteration`` runs on each worker with that worker's rows.  A callable gives
+    no loss value: early stopping needs a subclass.
+
+    Not yet supported (a ValueError names them): ``max_features < 1``, a ``scoring``
+    other than "loss", ``split_gain="gradient"``, a list of quantiles, and
+    ``init_score`` (per-row offsets).
 
     Examples
     --------

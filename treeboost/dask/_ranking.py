@@ -155,9 +155,9 @@ class DaskHistGradientBoostingRanker(_DaskHistGradientBoosting, HistGradientBoos
 
     The parameters and the model are :class:`~treeboost.HistGradientBoostingRanker`'s
     (LambdaMART with NDCG, or the pairwise loss); the fit is distributed as
-    :class:`DaskHistGradientBoostingRegressor`'s.  The queries come as ``group=`` (the
-    sizes of the queries in row order, a NumPy array on the client) or ``qid=`` (a dask
-    collection of one query id per row, partitioned as X); the rows of each query must
+    :class:`~treeboost.dask.DaskHistGradientBoostingRegressor`'s.  The queries come
+    as ``group=`` (the sizes of the queries in row order, a NumPy array on the client)
+    or ``qid=`` (a dask collection of one query id per row, partitioned as X); the rows of each query must
     lie in one partition, and a query that crosses a partition boundary is refused
     (a ValueError names it and the two partitions).  Each worker computes its
     documents' gradients with the one-machine kernel on its own queries, so on the
@@ -169,9 +169,9 @@ class DaskHistGradientBoostingRanker(_DaskHistGradientBoosting, HistGradientBoos
     Early stopping: not with the default ``early_stopping="auto"`` (the
     ``validation_fraction`` split is not made on a cluster), and with
     ``early_stopping=True`` on the training loss (``scoring="loss"``: the mean over the
-    queries).  Not yet supported (a ValueError names them): ``X_val`` (validation
-    queries), ``scoring`` NDCG or MAP for early stopping, ``init_score``, and what
-    the Dask regressor does not support.
+    queries).  Not yet supported: ``X_val`` (validation queries: not a parameter of
+    this ``fit``), ``scoring`` NDCG or MAP for early stopping and ``init_score`` (a
+    ValueError names them), and what the Dask regressor does not support.
 
     Examples
     --------
