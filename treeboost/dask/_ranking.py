@@ -155,16 +155,15 @@ class DaskHistGradientBoostingRanker(_DaskHistGradientBoosting, HistGradientBoos
 
     The parameters and the model are :class:`~treeboost.HistGradientBoostingRanker`'s
     (LambdaMART with NDCG, or the pairwise loss); the fit is distributed as
-    :class:`~treeboost.dask.DaskHistGradientBoostingRegressor`'s.  The queries come
-    as ``group=`` (the sizes of the queries in row order, a NumPy array on the client)
-    or ``qid=`` (a dask collection of one query id per row, partitioned as X); the
-    rows of each query must lie in one partition, and a query that crosses a
-    partition boundary is refused (a ValueError names it and the two partitions).
-    Each worker computes its documents' gradients with the one-machine kernel on its own queries, so on the
-    same bins the model is the one-machine ranker's (leaf values equal within the
-    order of the sums).  ``qid`` sends the client each partition's query ids (one per
-    query), to check that none lies in two partitions; ``group`` the partitions' row
-    counts.
+    :class:`~treeboost.dask.DaskHistGradientBoostingRegressor`'s. The queries come as
+    ``group=`` (the sizes of the queries in row order, a NumPy array on the client) or
+    ``qid=`` (a dask collection of one query id per row, partitioned as X); the rows of
+    each query must lie in one partition, and a query that crosses a partition boundary
+    is refused (a ValueError names it and the two partitions). Each worker computes its
+    documents' gradients with the one-machine kernel on its own queries, so on the same
+    bins the model is the one-machine ranker's (leaf values equal within the order of
+    the sums). ``qid`` sends the client each partition's query ids (one per query), to
+    check that none lies in two partitions; ``group`` the partitions' row counts.
 
     Early stopping: not with the default ``early_stopping="auto"`` (the
     ``validation_fraction`` split is not made on a cluster), and with
