@@ -39,10 +39,10 @@ def check_loss_travels(loss, estimator):
     except Exception as exc:  # PicklingError, AttributeError of a local object, ...
         raise TypeError(
             f"{estimator}: loss={custom_loss_name(loss)} cannot be sent to the Dask "
-            f"workers ({type(exc).__name__}: {exc}). A custom loss is applied on the "
-            f"workers, so it must pickle by reference: a function or a Loss subclass "
-            f"defined at the top level of a module the workers import (not a lambda, nor "
-            f"one defined inside a function)."
+            f"workers. A custom loss is applied on the workers, so it must pickle by "
+            f"reference: a function or a Loss subclass defined at the top level of a "
+            f"module the workers import, not a lambda nor one defined inside a function "
+            f"(pickle: {type(exc).__name__}: {exc})."
         ) from None
 
 
