@@ -135,18 +135,29 @@ def _queries(seed=0, n_queries=60):
     return X, y, sizes
 
 
-def _ranker_shards(X, y, bounds, qid=None):
-    """Ranking shards of the row partitions ``X[bounds[i]:bounds[i + 1]]``, two a shard."""
+def _parts(X, y, bounds, qid=None):
+    """The row partitions ``X[bounds[i]:bounds[i + 1]]`` as a shard takes them."""
     parts = [np.arange(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
-    tuples = [(X[p], y[p], None) if qid is None else (X[p], y[p], None, qid[p]) for p in parts]
-    return [RankingShard(tuples[i : i + 2], []) for i in range(0, len(tuples), 2)]
+    return [(X[p], y[p], None) if qid is None else (X[p], y[p], None, qid[p]) for p in parts]
 
 
-def fit_ranker(est, X, y, bounds, group=None, qid=None):
+def fit_ranker(est, X, y, bounds, group=None, qid=None, val=None):
+    """``est`` fitted on ranking shards in this process, two partitions a shard (and
+    ``val``: ``(X_val, y_val, bounds, group_val, qid_val)``, two a shard)."""
+    train = _parts(X, y, bounds, qid)
+    est._groups = {"train": None if group is None else np.asarray(group)}
+    held = []
+    if val is not None:
+        Xv, yv, bv, gv, qv = val
+        held = _parts(Xv, yv, bv, qv)
+        est._groups["val"] = None if gv is None else np.asarray(gv)
+    n = max(len(train), len(held))
+    shards = [RankingShard(train[i : i + 2], held[i : i + 2]) for i in range(0, n, 2)]
     est._check_supported()
-    est._group = None if group is None else np.asarray(group)
-    est._fit_shards(_Shards.in_process(_ranker_shards(X, y, bounds, qid), 10), False)
-    del est._group
+    try:
+        est._fit_shards(_Shards.in_process(shards, 10), val is not None)
+    finally:
+        del est._groups
     return est
 
 
@@ -197,10 +208,33 @@ def test_a_query_across_partitions_is_refused_by_name():
         fit_ranker(est, X, y, [0, offsets[30], offsets[60]], qid=qid)
 
 
+@pytest.mark.parametrize("scoring", ["ndcg@5", "map", "loss"])
+def test_ranker_early_stopping_on_validation_queries(scoring):
+    X, y, sizes = _queries(4)
+    Xv, yv, sv = _queries(5, 30)
+    off, off_v = np.cumsum(sizes), np.cumsum(sv)
+    kw = dict(
+        max_iter=20, early_stopping=True, scoring=scoring, n_iter_no_change=2, min_samples_leaf=5
+    )
+    one = HistGradientBoostingRanker(**kw).fit(X, y, group=sizes, X_val=Xv, y_val=yv, group_val=sv)
+    qid_v = np.repeat(np.arange(sv.size), sv)
+    dist = fit_ranker(
+        DaskHistGradientBoostingRanker(**kw),
+        X,
+        y,
+        [0, off[20], off[59]],
+        group=sizes,
+        val=(Xv, yv, [0, off_v[9], off_v[17], off_v[29]], None, qid_v),
+    )
+    assert dist.n_iter_ == one.n_iter_ < 20
+    np.testing.assert_allclose(dist.validation_score_, one.validation_score_, rtol=1e-10)
+    np.testing.assert_allclose(dist.train_score_, one.train_score_, rtol=1e-10)
+    np.testing.assert_allclose(dist.predict(X), one.predict(X), rtol=0, atol=1e-10)
+
+
 def test_ranker_refuses_what_it_does_not_support():
-    est = DaskHistGradientBoostingRanker(early_stopping=True)  # scoring ndcg@10
-    with pytest.raises(ValueError, match="scoring='ndcg@10'"):
-        est._check_supported()
+    with pytest.raises(ValueError, match="without X_val"):
+        DaskHistGradientBoostingRanker().fit(None, None, group=[1], group_val=[1])
     with pytest.raises(ValueError, match="pass group="):
         DaskHistGradientBoostingRanker().fit(None, None)
     with pytest.raises(TypeError, match="qid must be a dask array"):

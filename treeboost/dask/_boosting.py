@@ -58,12 +58,14 @@ class _Shards:
     """The shards of one fit: each step is sent to all of them at once and their
     answers are read in the workers' order (the fixed order of every sum)."""
 
-    def __init__(self, actors, timeout, partitions=None):
+    def __init__(self, actors, timeout, partitions=None, val_partitions=None):
         self.actors = actors
         self.timeout = timeout
         #: the indices of each shard's training partitions in X (None: each shard's
         #: after the previous one's, as the in-process shards)
         self.partitions = partitions
+        #: the same of the validation partitions in X_val
+        self.val_partitions = val_partitions
 
     @classmethod
     def in_process(cls, shards, timeout=60.0):
@@ -73,7 +75,7 @@ class _Shards:
         return cls([_InProcess(s) for s in shards], timeout)
 
     @classmethod
-    def direct(cls, actors, timeout, partitions=None):
+    def direct(cls, actors, timeout, partitions=None, val_partitions=None):
         """The shards of ``actors``, each reached through a direct connection
         (:mod:`._channel`) where its worker offers one, else through its actor.  Each
         shard gets a key of its own: no shard's proof opens another's channel."""
@@ -106,7 +108,7 @@ class _Shards:
         except BaseException:
             cls(reached, timeout).close()
             raise
-        return cls(reached, timeout, partitions)
+        return cls(reached, timeout, partitions, val_partitions)
 
     def close(self):
         """Close the direct connections (their shards' threads end)."""
@@ -236,8 +238,10 @@ class _DaskHistGradientBoosting:
                 client, X_val, y_val, sample_weight_val, "X_val", extra=extra_val
             )
         )
-        actors, partitions = place_shards(client, train, val, self._shard_class, self.step_timeout)
-        shards = _Shards.direct(actors, self.step_timeout, partitions)
+        actors, partitions, val_partitions = place_shards(
+            client, train, val, self._shard_class, self.step_timeout
+        )
+        shards = _Shards.direct(actors, self.step_timeout, partitions, val_partitions)
         try:
             self._fit_shards(shards, X_val is not None)
         finally:

@@ -102,11 +102,13 @@ def place_shards(client, train, validation, shard_class, timeout):
     """Start one ``shard_class`` actor on each worker that holds a partition of X (in
     ``train`` or ``validation``, triples of futures), with the partitions it holds.
     Returns the actors, in the order of the workers' addresses (the fixed order the
-    histograms are summed in), and for each the indices in ``train`` of its training
-    partitions (increasing: the order it holds them in)."""
+    histograms are summed in), for each the indices in ``train`` of its training
+    partitions (increasing: the order it holds them in), and the same in
+    ``validation``."""
     where = client.who_has([t[0] for t in train + validation])
     by_worker = defaultdict(lambda: ([], []))
     indices = defaultdict(list)
+    val_indices = defaultdict(list)
     for i, triple in enumerate(train + validation):
         holders = sorted(where.get(triple[0].key, ()))
         if not holders:
@@ -114,6 +116,8 @@ def place_shards(client, train, validation, shard_class, timeout):
         by_worker[holders[0]][0 if i < len(train) else 1].append(triple)
         if i < len(train):
             indices[holders[0]].append(i)
+        else:
+            val_indices[holders[0]].append(i - len(train))
     futures = {}
     for addr in sorted(by_worker):
         tr, va = by_worker[addr]
@@ -121,7 +125,7 @@ def place_shards(client, train, validation, shard_class, timeout):
             shard_class, tr, va, actor=True, workers=[addr], allow_other_workers=False, pure=False
         )
     actors = [wait_on_worker(client, fut, addr, timeout) for addr, fut in futures.items()]
-    return actors, [indices[addr] for addr in futures]
+    return actors, [indices[addr] for addr in futures], [val_indices[addr] for addr in futures]
 
 
 def wait_on_worker(client, future, address, timeout, poll=1.0):
