@@ -267,6 +267,23 @@ def test_custom_loss_and_ranker_on_a_local_cluster():
         qid = da.from_array(np.repeat(np.arange(sizes.size), sizes), chunks=(chunks,))
         by_qid = DaskHistGradientBoostingRanker(**kw).fit(Xd, yd, qid=qid)
         np.testing.assert_allclose(by_qid.predict(X), one.predict(X), rtol=0, atol=1e-10)
+        # validation queries in partitions of their own, qid_val on the workers
+        Xv, yv, sv = _queries(5, 30)
+        cv = tuple(np.diff([0, np.cumsum(sv)[14], sv.sum()]).tolist())
+        es = dict(kw, max_iter=20, early_stopping=True, n_iter_no_change=2)
+        one_es = HistGradientBoostingRanker(**es).fit(
+            X, y, group=sizes, X_val=Xv, y_val=yv, group_val=sv
+        )
+        dist_es = DaskHistGradientBoostingRanker(**es).fit(
+            Xd,
+            yd,
+            group=sizes,
+            X_val=da.from_array(Xv, chunks=(cv, 4)),
+            y_val=da.from_array(yv, chunks=(cv,)),
+            qid_val=da.from_array(np.repeat(np.arange(sv.size), sv), chunks=(cv,)),
+        )
+        assert dist_es.n_iter_ == one_es.n_iter_ < 20
+        np.testing.assert_allclose(dist_es.validation_score_, one_es.validation_score_, rtol=1e-10)
         yr = X @ np.arange(1.0, 5.0)
         reg = DaskHistGradientBoostingRegressor(loss=squared_error, **kw)
         reg.fit(Xd, da.from_array(yr, chunks=(chunks,)))
