@@ -37,6 +37,14 @@ def logistic(y, raw):
     return p - y, p * (1.0 - p)
 
 
+def softmax_loss(y, raw):
+    """The multinomial log loss's gradient and diagonal hessian (y: class indices)."""
+    p = np.exp(raw - raw.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    onehot = np.eye(raw.shape[1])[y]
+    return p - onehot, p * (1.0 - p)
+
+
 def nan_gradient(y, raw):
     g = raw - y
     g[3] = np.nan
@@ -82,6 +90,17 @@ def test_custom_logistic_is_log_loss():
     np.testing.assert_allclose(dist.predict_proba(X), one.predict_proba(X), rtol=0, atol=1e-10)
     # the callable has no value: no score is recorded, no divergence is seen in NaN
     assert dist.n_iter_ == KW["max_iter"]
+
+
+def test_custom_loss_of_three_classes_is_the_one_machine_model():
+    """K outputs: the initial score by Newton on each output summed over the shards,
+    as the one-machine callable's."""
+    X, y = make_classification(1200, 6, n_informative=4, n_classes=3, random_state=2)
+    kw = dict(KW, loss=softmax_loss)
+    one = HistGradientBoostingClassifier(**kw).fit(X, y)
+    dist = fit_partitioned(DaskHistGradientBoostingClassifier(**kw), X, y, [0, 500, 1200])
+    np.testing.assert_allclose(dist._init_raw, one._init_raw, rtol=1e-12)
+    assert_same_model(one, dist, X, rtol=1e-10)
 
 
 @pytest.mark.parametrize(
