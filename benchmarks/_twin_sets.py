@@ -22,8 +22,18 @@ spector                 32       statsmodels; GRADE (classification on 32 rows)
 scotland                32       statsmodels; YES (regression on 32 rows)
 stackloss               21       statsmodels; STACKLOSS (regression on 21 rows)
 ccard                   72       statsmodels; AVGEXP (regression)
+mpg                     234      plotnine's copy of ggplot2's mpg; ``hwy`` (regression),
+                                 ``model`` a string of 38 levels, six string columns
+msleep                  83       plotnine's msleep; ``sleep_total`` (regression), ``genus``
+                                 of 77 levels, missing values in strings and numbers
 ======================  =======  ==========================================================
+
+plotnine's data sets are read from its package folder as CSV files (plotnine itself is not
+imported).
 """
+
+import importlib.util
+from pathlib import Path
 
 import numpy as np
 
@@ -96,6 +106,32 @@ def star98():
     return d, above / (above + below), False
 
 
+def _plotnine(name):
+    """One of plotnine's data sets as a frame, its text columns as strings."""
+    import pandas as pd
+
+    spec = importlib.util.find_spec("plotnine")
+    if spec is None:
+        raise ImportError("plotnine is not installed")
+    d = pd.read_csv(Path(spec.submodule_search_locations[0]) / "data" / f"{name}.csv")
+    for c in string_columns(d):
+        d[c] = d[c].astype(object)
+    return d
+
+
+def mpg():
+    d = _plotnine("mpg")
+    y = d.pop("hwy").to_numpy(float)
+    return d, y, False
+
+
+def msleep():
+    # ``name`` is an id; ``awake`` is 24 minus the target
+    d = _plotnine("msleep").drop(columns=["name", "awake"])
+    y = d.pop("sleep_total").to_numpy(float)
+    return d, y, False
+
+
 def _target(name, target, classifier):
     def load():
         d = _sm(name)
@@ -119,6 +155,8 @@ SETS = {
     "scotland": _target("scotland", "YES", False),
     "stackloss": _target("stackloss", "STACKLOSS", False),
     "ccard": _target("ccard", "AVGEXP", False),
+    "mpg": mpg,
+    "msleep": msleep,
 }
 
 

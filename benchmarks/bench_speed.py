@@ -110,6 +110,16 @@ ROWS = {
         "scikit-learn",
         _est("sklearn.ensemble", "RandomForestClassifier", 100, n_jobs=-1, random_state=0),
     ),
+    # 7,500 training rows: every feature has at most 16,384 distinct values, so the
+    # default max_bins="auto" keeps exact thresholds (the 100,000-row rows bin to 255)
+    "random-forest-10k": (
+        "clf",
+        10_000,
+        2,
+        _est("treeboost", "RandomForestClassifier", 100, n_jobs=-1, random_state=0),
+        "scikit-learn",
+        _est("sklearn.ensemble", "RandomForestClassifier", 100, n_jobs=-1, random_state=0),
+    ),
     "extra-trees": (
         "clf",
         100_000,

@@ -28,12 +28,13 @@ Settings:
 
 The sets that installed packages ship (``_twin_sets.py``: treeboost.datasets' titanic,
 palmerpenguins with every column, statsmodels' grunfeld, randhie (20,190 rows), fair,
-anes96, modechoice, star98, spector, scotland, stackloss, ccard; string columns, missing
-values, columns of up to 681 levels) are run as a raw frame (treeboost's native
-categories, scikit-learn the ordinal matrix) and as the ordinal matrix on both sides
-(levels numbered in sorted order, NaN kept), by default with three shuffles of five
-folds.  Each pair gets the corrected repeated-CV t-test of Nadeau & Bengio (2003) on its
-paired fold scores; a row is flagged ``WORSE`` where treeboost is worse with p < 0.05.
+anes96, modechoice, star98, spector, scotland, stackloss, ccard; plotnine's mpg and
+msleep; string columns, missing values, columns of up to 681 levels) are run as a raw
+frame (treeboost's native categories, scikit-learn the ordinal matrix) and as the
+ordinal matrix on both sides (levels numbered in sorted order, NaN kept), by default
+with three shuffles of five folds. Each pair gets the corrected repeated-CV t-test of
+Nadeau & Bengio (2003) on its paired fold scores; a row is flagged ``WORSE`` where
+treeboost is worse with p < 0.05.
 
 A row is flagged ``BEHIND`` where treeboost's mean is worse than its twin's by more
 than the twin's fold spread, and on copper where treeboost's RMSE is more than 10 %
@@ -42,7 +43,8 @@ above scikit-learn's.
 Run: ``python benchmarks/bench_twins.py`` (several minutes on two cores: the
 multi-class GradientBoosting fits of both libraries take most of it); ``--quick`` for one
 shuffle of three folds on the small sets; ``--sets copper,wine`` for some sets only;
-``--repeats 3`` for the protocol of issue 34 (three shuffles of five folds) everywhere.
+``--repeats 3`` for the protocol of issue 34 (three shuffles of five folds) everywhere;
+``--estimators HistGradientBoosting --variants raw`` for some rows only.
 """
 
 import argparse
@@ -214,7 +216,7 @@ def _inputs(X):
     return [("ordinal", Xo, Xo)] + ([("raw", X, Xo)] if string_columns(X) else [])
 
 
-def run(sets, repeats, n_folds, others=True):
+def run(sets, repeats, n_folds, others=True, estimators=None, variants=None):
     rows = []
     for set_name in sets:
         try:
@@ -229,8 +231,12 @@ def run(sets, repeats, n_folds, others=True):
         n_train = len(folds[0][1])
         metric = "accuracy" if classifier else "RMSE"
         for variant, Xt, Xs in _inputs(X):
+            if variants and variant and variant not in variants:
+                continue
             label = f"{set_name}/{variant}" if variant else set_name
             for name, make_tb, make_sk in _twins(classifier):
+                if estimators and name not in estimators:
+                    continue
                 t0 = time.perf_counter()
                 try:
                     a = _cv(make_tb, Xt, y, folds, classifier)
@@ -293,6 +299,12 @@ def main(argv=None):
     parser.add_argument("--sets", default=None, help="comma-separated names: " + ",".join(SETS))
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table too")
     parser.add_argument("--twins-only", action="store_true", help="leave out LightGBM and XGBoost")
+    parser.add_argument(
+        "--estimators", default=None, help="comma-separated twins, e.g. RandomForest,Bagging"
+    )
+    parser.add_argument(
+        "--variants", default=None, help="comma-separated frame variants: raw, ordinal"
+    )
     args = parser.parse_args(argv)
     sets = args.sets.split(",") if args.sets else (QUICK_SETS if args.quick else list(SETS))
     unknown = [s for s in sets if s not in SETS]
@@ -302,7 +314,9 @@ def main(argv=None):
     n_folds = args.folds or (3 if args.quick else 5)
     warnings.filterwarnings("ignore", category=UserWarning)
     warnings.filterwarnings("ignore", category=FutureWarning)
-    rows = run(sets, repeats, n_folds, others=not args.twins_only)
+    estimators = args.estimators.split(",") if args.estimators else None
+    variants = args.variants.split(",") if args.variants else None
+    rows = run(sets, repeats, n_folds, not args.twins_only, estimators, variants)
     worse = [r for r in rows if r[7]]
     print(
         f"\n{len(worse)} of {sum(r[3] is not None for r in rows)} treeboost rows significantly "

@@ -61,11 +61,11 @@ def test_criterion_is_the_mean_of_the_outputs_squared_errors(k, n, seed):
     means = (w[:, None] * Y).sum(axis=0) / W
     var = ((w[:, None] * (Y - means) ** 2).sum(axis=0) / W).mean()
     sq = float((w[:, None] * Y * Y).sum())
-    assert node_impurity(s, sq, SQUARED_ERROR, k + 1, 0.0) == pytest.approx(
+    assert node_impurity(s, sq, SQUARED_ERROR, k + 1, 0.0, 0.0) == pytest.approx(
         var, rel=1e-9, abs=1e-12
     )
     # T(s) + sum w y^2 / K is W times the mean variance
-    assert node_term(s, SQUARED_ERROR, k + 1, 0.0) + sq / k == pytest.approx(
+    assert node_term(s, SQUARED_ERROR, k + 1, 0.0, 0.0) + sq / k == pytest.approx(
         W * var, rel=1e-8, abs=1e-9
     )
 

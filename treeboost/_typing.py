@@ -29,6 +29,7 @@ __all__ = [
     "HistRegressionLoss",
     "InteractionCst",
     "MatrixLike",
+    "MaxBins",
     "MaxFeatures",
     "MonotonicCst",
     "NDArray",
@@ -45,6 +46,8 @@ MatrixLike = Union[ArrayLike, "sparse.spmatrix", "sparse.sparray"]
 RandomStateLike = Union[int, np.random.RandomState, None]
 #: ``max_features``: a count, a fraction, a rule or None (all features)
 MaxFeatures = Union[int, float, Literal["sqrt", "log2"], None]
+#: ``max_bins`` of the trees, forests, bagging and AdaBoost: a count, None (exact) or "auto"
+MaxBins = Union[int, Literal["auto"], None]
 #: ``categorical_features`` of the trees, forests, bagging and AdaBoost
 CategoricalFeatures = Union[ArrayLike, Literal["auto"], None]
 #: ``categorical_features`` of HistGradientBoosting (scikit-learn's "from_dtype" too)

@@ -1,20 +1,22 @@
 """Boosting's categorical split search (splitting.scan_categories_newton) against a
 brute-force reading of LightGBM's rules: categories of at least CAT_SMOOTH rows, ordered
 by G/(H + CAT_SMOOTH), a prefix of at most MAX_CAT_THRESHOLD of them from either end of
-the order, MIN_DATA_PER_GROUP rows each side, the gain with l2 + CAT_L2."""
+the order, min(MIN_DATA_PER_GROUP, MIN_DATA_PER_GROUP_SHARE n) rows each side, the gain
+with l2 + CAT_L2."""
 
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from treeboost.engine.constraints import MonotonicCheck
 from treeboost.engine.criteria import NEWTON
-from treeboost.engine.layout import GrowthParams, Scratch
+from treeboost.engine.layout import growth_params, Scratch
 from treeboost.engine.splitting import (
     CAT_L2,
     CAT_SMOOTH,
     MAX_CAT_EXACT,
     MAX_CAT_THRESHOLD,
     MIN_DATA_PER_GROUP,
+    MIN_DATA_PER_GROUP_SHARE,
     make_scratch,
     scan_feature,
 )
@@ -38,7 +40,8 @@ def _brute_force(cstats, miss, total, l2, min_leaf, min_w):
                 left = cstats[left_set].sum(axis=0) + (miss if with_miss else 0.0)
                 right = total - left
                 if (
-                    min(left[2], right[2]) < max(MIN_DATA_PER_GROUP, min_leaf)
+                    min(left[2], right[2])
+                    < max(min(MIN_DATA_PER_GROUP, MIN_DATA_PER_GROUP_SHARE * total[2]), min_leaf)
                     or min(left[1], right[1]) < min_w
                 ):
                     continue
@@ -69,29 +72,29 @@ def test_scan_equals_brute_force(node):
     m = cstats.shape[0]
     total = cstats.sum(axis=0) + miss
     l2 = 1.0
-    params = GrowthParams(
-        NEWTON,
-        2,
-        l2,
-        -1,
-        2,
-        min_leaf,
-        min_w,
-        0.0,
-        1,
-        -1,
-        32,
-        False,
-        False,
-        np.zeros(1, np.int8),
-        np.zeros((1, 0), np.uint64),
+    params = growth_params(
+        criterion=NEWTON,
+        n_stats=2,
+        l2=l2,
+        max_depth=-1,
+        min_samples_split=2,
+        min_samples_leaf=min_leaf,
+        min_weight_leaf=min_w,
+        min_decrease=0.0,
+        max_features=1,
+        max_leaf_nodes=-1,
+        dense_min_samples=32,
+        random_split=False,
+        monotonic=False,
+        monotonic_cst=np.zeros(1, np.int8),
+        interaction=np.zeros((1, 0), np.uint64),
     )
     scratch = Scratch(*(a[0] for a in make_scratch(1, m + 1, 256, 3)))
     codes = np.arange(m, dtype=np.int64) * 3  # codes need not be consecutive
     bits = np.zeros(4, np.uint64)
     left = np.zeros(3)
     s, dec, b, ml, _ = scan_feature(
-        codes, cstats.copy(), m, miss, total, True, params, NO_CHECK, scratch, bits, left
+        codes, cstats.copy(), m, miss, total, True, 256, params, NO_CHECK, scratch, bits, left
     )
     want, left_set, want_ml = _brute_force(cstats, miss, total, l2, min_leaf, min_w)
     if want == -np.inf:
@@ -114,26 +117,27 @@ def test_scan_equals_brute_force(node):
 
 def test_few_categories_keep_the_exact_subset_scan():
     """With at most MAX_CAT_EXACT categories in the node the optimal subset is searched
-    without the rules: a 12-row node splits, which MIN_DATA_PER_GROUP would forbid."""
+    without the rules: a 12-row node of 3 rows a category splits, which the rules (at
+    least CAT_SMOOTH rows a category) would forbid."""
     cstats = np.array([[3.0, 1.0, 3.0], [-3.0, 1.0, 3.0], [2.0, 1.0, 3.0], [-2.0, 1.0, 3.0]])
     miss = np.zeros(3)
     total = cstats.sum(axis=0)
-    params = GrowthParams(
-        NEWTON,
-        2,
-        0.0,
-        -1,
-        2,
-        1,
-        0.0,
-        0.0,
-        1,
-        -1,
-        32,
-        False,
-        False,
-        np.zeros(1, np.int8),
-        np.zeros((1, 0), np.uint64),
+    params = growth_params(
+        criterion=NEWTON,
+        n_stats=2,
+        l2=0.0,
+        max_depth=-1,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_leaf=0.0,
+        min_decrease=0.0,
+        max_features=1,
+        max_leaf_nodes=-1,
+        dense_min_samples=32,
+        random_split=False,
+        monotonic=False,
+        monotonic_cst=np.zeros(1, np.int8),
+        interaction=np.zeros((1, 0), np.uint64),
     )
     scratch = Scratch(*(a[0] for a in make_scratch(1, 5, 256, 3)))
     bits = np.zeros(4, np.uint64)
@@ -144,6 +148,7 @@ def test_few_categories_keep_the_exact_subset_scan():
         miss,
         total,
         True,
+        4,
         params,
         NO_CHECK,
         scratch,

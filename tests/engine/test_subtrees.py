@@ -17,7 +17,7 @@ from treeboost import DecisionTreeClassifier
 from treeboost.engine.constraints import Constraints
 from treeboost.engine.criteria import ABSOLUTE_ERROR, ENTROPY, GINI, NEWTON, SQUARED_ERROR
 from treeboost.engine.grower import StoppingRules, TreeGrower
-from treeboost.engine.layout import GrowthParams
+from treeboost.engine.layout import growth_params
 from treeboost.engine.statistics import SampleStatistics
 from treeboost.engine.tree import TREE_LEAF, Tree
 
@@ -151,7 +151,7 @@ def test_the_estimator_splits_its_tree_and_keeps_its_accuracy(monkeypatch):
 
 
 def _params(**changes):
-    base = GrowthParams(
+    base = growth_params(
         criterion=GINI,
         n_stats=2,
         l2=0.0,

@@ -145,13 +145,18 @@ def test_categorical_subset_split_is_optimal_for_two_classes_and_regression(
     criterion, problem, data
 ):
     X, y, w = problem
+    # the exact subset search: without the category guard (tests/trees/test_category_guard)
+    exact = dict(
+        max_depth=1,
+        categorical_features=list(range(X.shape[1])),
+        min_samples_per_category=0,
+        cat_smooth=0.0,
+    )
     if criterion == "squared_error":
-        est = DecisionTreeRegressor(max_depth=1, categorical_features=list(range(X.shape[1])))
+        est = DecisionTreeRegressor(**exact)
     else:
         y = (y > 0).astype(int)
-        est = DecisionTreeClassifier(
-            criterion=criterion, max_depth=1, categorical_features=list(range(X.shape[1]))
-        )
+        est = DecisionTreeClassifier(criterion=criterion, **exact)
     _check_root(est, X, y, w, criterion, categorical=True)
 
 
@@ -207,7 +212,7 @@ def test_binary_gini_scan_equals_the_general_scan(problem):
     first.)"""
     from treeboost.engine.criteria import GINI
     from treeboost.engine.histogram import compress_histogram
-    from treeboost.engine.layout import GrowthParams, Scratch
+    from treeboost.engine.layout import growth_params, Scratch
     from treeboost.engine.splitting import make_scratch, scan_feature, scan_gini_binary
     from treeboost.engine.constraints import MonotonicCheck
 
@@ -222,22 +227,24 @@ def test_binary_gini_scan_equals_the_general_scan(problem):
     m = compress_histogram(hist, n_bins, n_bins, 2, codes, cstats, miss)
     codes_present = codes[:m].copy()
     left = np.zeros(3)
-    params = GrowthParams(
-        GINI,
-        2,
-        0.0,
-        -1,
-        2,
-        min_leaf,
-        float(min_w),
-        0.0,
-        1,
-        -1,
-        32,
-        False,
-        False,
-        np.zeros(1, np.int8),
-        np.zeros((1, 0), np.uint64),
+    params = growth_params(
+        criterion=GINI,
+        n_stats=2,
+        l2=0.0,
+        max_depth=-1,
+        min_samples_split=2,
+        min_samples_leaf=min_leaf,
+        min_weight_leaf=float(min_w),
+        min_decrease=0.0,
+        max_features=1,
+        max_leaf_nodes=-1,
+        dense_min_samples=32,
+        random_split=False,
+        monotonic=False,
+        monotonic_cst=np.zeros(1, np.int8),
+        interaction=np.zeros((1, 0), np.uint64),
+        cat_smooth=0.0,
+        min_samples_per_category=0,
     )
     scratch = Scratch(*(a[0] for a in make_scratch(1, n_bins + 1, n_bins + 1, 3)))
     s, dec, b, ml, _ = scan_feature(
@@ -247,6 +254,7 @@ def test_binary_gini_scan_equals_the_general_scan(problem):
         miss,
         total,
         False,
+        n_bins,
         params,
         NO_CHECK,
         scratch,

@@ -252,6 +252,7 @@ class _DaskHistGradientBoosting:
         self._validate_params()
         refused = [
             ("max_features", float(self.max_features) == 1.0),
+            ("colsample_bytree", float(self.colsample_bytree) == 1.0),
             ("scoring", self._scoring_supported()),
             ("split_gain", self.split_gain == "hessian"),
             # one quantile (a number) per model: its initial score and leaf values are
@@ -368,7 +369,10 @@ class _DaskHistGradientBoosting:
         )
         constraints = self._constraints(K)
         monotonic = None if constraints is None else constraints.monotonic_cst
-        grower = StepGrower(self.bin_mapper_, stopping, self.l2_regularization, constraints)
+        l1 = float(self.reg_alpha)
+        grower = StepGrower(
+            self.bin_mapper_, stopping, self.l2_regularization, constraints, l1_regularization=l1
+        )
         if not warm:
             self.trees_ = []
         for name in self._diagnostics:
@@ -406,7 +410,9 @@ class _DaskHistGradientBoosting:
                     # no row reaches the client: the leaves' Newton steps come from
                     # the summed statistics, their quantiles from a selection across
                     # the shards
-                    samples = SelectedLeafSamples(shards, k, grown, self.l2_regularization)
+                    samples = SelectedLeafSamples(
+                        shards, k, grown, self.l2_regularization, l1_regularization=l1
+                    )
                     tree.value = (lr * loss.leaf_values(samples))[:, None]
                     if monotonic is not None:
                         tree.value[:, 0] = monotone_leaf_values(
@@ -579,9 +585,9 @@ class DaskHistGradientBoostingRegressor(_DaskHistGradientBoosting, HistGradientB
     ``start_iteration`` runs on each worker with that worker's rows.  A callable gives
     no loss value: early stopping needs a subclass.
 
-    Not yet supported (a ValueError names them): ``max_features < 1``, a ``scoring``
-    other than "loss", ``split_gain="gradient"``, a list of quantiles, and
-    ``init_score`` (per-row offsets).
+    Not yet supported (a ValueError names them): ``max_features < 1``,
+    ``colsample_bytree < 1``, a ``scoring`` other than "loss", ``split_gain="gradient"``,
+    a list of quantiles, and ``init_score`` (per-row offsets).
 
     Examples
     --------

@@ -30,6 +30,7 @@ from ..engine import (
     make_candidates,
     make_scratch,
 )
+from ..engine.criteria import newton_leaf_values
 
 
 #: which children's histograms the shards build (:meth:`StepGrower._expand`)
@@ -87,6 +88,9 @@ class StepGrower:
         (the hessian, ``min_child_weight``), ``min_impurity_decrease`` and
         ``max_leaf_nodes`` as the one-machine grower reads them.
     l2_regularization : float
+    l1_regularization : float, default=0.0
+        The ``alpha`` of the L1 threshold of the gradient sums
+        (:func:`~treeboost.engine.criteria.l1_threshold`), as the one-machine grower's.
     constraints : Constraints, default=None
         Monotonic and interaction constraints
         (:class:`~treeboost.engine.constraints.Constraints`), as the one-machine grower
@@ -98,7 +102,9 @@ class StepGrower:
     #: needs (best-first): fewer rounds, against nodes split but never reached
     speculation = 0.25
 
-    def __init__(self, bin_mapper, stopping, l2_regularization, constraints=None):
+    def __init__(
+        self, bin_mapper, stopping, l2_regularization, constraints=None, l1_regularization=0.0
+    ):
         bm = bin_mapper
         self.bin_mapper = bm
         self.n_features = bm.n_bins_.shape[0]
@@ -131,6 +137,7 @@ class StepGrower:
             monotonic_cst=self.monotonic_cst,
             interaction=self.interaction,
             random_ties=False,
+            l1=l1_regularization,
         )
         self.scratch = make_scratch(1, 1, self.mc + 1, 3)
         self.cands = make_candidates(n_features, 3)
@@ -353,7 +360,7 @@ class StepGrower:
 
     def _tree(self, nodes, plan):
         """The :class:`~treeboost.engine.tree.Tree` of the replay ``plan``, with the
-        Newton step ``-G / (H + l2)`` as each node's value (before the loss's leaf
+        Newton step ``-T(G) / (H + l2)`` as each node's value (before the loss's leaf
         values and the learning rate)."""
         order, committed = plan
         m = len(order)
@@ -388,8 +395,10 @@ class StepGrower:
                     bitsets[p] = nd.categories
                 else:
                     threshold[p] = self.edges[f, min(nd.bin_threshold, last_edge)]
-        l2 = self.params.l2
-        value = (-total[:, 0] / (total[:, 1] + l2))[:, None]
+        p = self.params
+        value = newton_leaf_values(
+            np.ascontiguousarray(total[:, 0]), np.ascontiguousarray(total[:, 1]), p.l1, p.l2
+        )[:, None]
         if self.monotonic:
             clip_node_values(
                 value,

@@ -48,7 +48,7 @@ class SelectedLeafSamples(LeafSamples):
 
     __slots__ = ("_shards", "_k", "_leaves", "_positions", "n_rounds")
 
-    def __init__(self, shards, k, grown, l2_regularization):
+    def __init__(self, shards, k, grown, l2_regularization, l1_regularization=0.0):
         tree = grown.tree
         super().__init__(
             np.empty(0, np.int64),
@@ -61,6 +61,7 @@ class SelectedLeafSamples(LeafSamples):
             None,
             l2_regularization,
             tree.value[:, 0],
+            l1_regularization=l1_regularization,
         )
         self._shards = shards
         self._k = k

@@ -28,6 +28,23 @@ MAX_CATEGORIES = 255
 #: for dense codes); a denser one into dense codes, which the grower reads faster
 SPARSE_CODES_MAX_DENSITY = 0.05
 
+#: ``max_bins="auto"``: a numeric column of at most this many distinct values gets one bin
+#: per value (the thresholds of an exact tree), a column of more gets
+#: :data:`AUTO_MAX_BINS` quantile bins
+AUTO_EXACT_MAX_VALUES = 16_384
+#: ``max_bins="auto"``: the quantile bins of a column of more than
+#: :data:`AUTO_EXACT_MAX_VALUES` distinct values
+AUTO_MAX_BINS = 255
+
+
+def resolve_auto_bins(max_bins, n_distinct):
+    """The ``max_bins`` a numeric column of ``n_distinct`` distinct values is cut with:
+    ``max_bins`` itself, except ``"auto"``: None (one bin per distinct value) up to
+    :data:`AUTO_EXACT_MAX_VALUES` distinct values, else :data:`AUTO_MAX_BINS`."""
+    if isinstance(max_bins, str):
+        return None if n_distinct <= AUTO_EXACT_MAX_VALUES else AUTO_MAX_BINS
+    return max_bins
+
 
 def _bin_centers(distinct, edges):
     """``(min + max) / 2`` of the sorted distinct values of each bin cut by ``edges``.
@@ -40,6 +57,11 @@ def _bin_centers(distinct, edges):
     first = np.concatenate([[0], np.searchsorted(distinct, edges, side="right")])
     last = np.concatenate([first[1:], [distinct.size]]) - 1
     return distinct[first] / 2.0 + distinct[last] / 2.0
+
+
+def _is_auto(max_bins):
+    """Whether ``max_bins`` is ``"auto"``."""
+    return isinstance(max_bins, str) and max_bins == "auto"
 
 
 def _midpoints(a, b):
@@ -70,9 +92,10 @@ def _edges(distinct, counts, max_bins):
     """Bin edges of a numeric column from its sorted distinct values and their counts:
     the midpoints between adjacent distinct values, all of them when they fit in
     ``max_bins`` bins (or ``max_bins`` is None), else those where the cumulative count
-    crosses each quantile."""
+    crosses each quantile (``"auto"``: :func:`resolve_auto_bins`)."""
     if distinct.size <= 1:
         return np.empty(0)
+    max_bins = resolve_auto_bins(max_bins, distinct.size)
     if max_bins is None or distinct.size <= max_bins:
         return _midpoints(distinct[:-1], distinct[1:])
     # cut where the cumulative count crosses each quantile, between the distinct value
@@ -91,7 +114,9 @@ class BinMapper:
     bins at quantiles of the data; every bin edge is the midpoint between two adjacent
     distinct training values, so a split "code <= j" is the textbook bi-partition
     ``x <= (a_i + a_{i+1}) / 2``.  With ``max_bins=None`` every distinct value gets its
-    own bin (exact CART).  A value ``x`` falls in bin ``j`` when
+    own bin (exact CART); with ``max_bins="auto"`` a column of at most
+    :data:`AUTO_EXACT_MAX_VALUES` distinct values does, a column of more gets
+    :data:`AUTO_MAX_BINS` quantile bins.  A value ``x`` falls in bin ``j`` when
     ``edge[j-1] < x <= edge[j]``.
 
     Categorical columns (already encoded as category indices ``0..k-1`` by
@@ -102,9 +127,12 @@ class BinMapper:
 
     Parameters
     ----------
-    max_bins : int or None, default=255
+    max_bins : int, None or "auto", default=255
         Maximum number of bins for non-missing values of a numeric feature, in
-        ``[2, 65535]``, or None for one bin per distinct value.
+        ``[2, 65535]``, None for one bin per distinct value, or ``"auto"``: one bin per
+        distinct value for a column of at most :data:`AUTO_EXACT_MAX_VALUES` of them
+        (counted on the subsample), :data:`AUTO_MAX_BINS` quantile bins for a column of
+        more.
     is_categorical : array-like of bool of shape (n_features,), default=None
         Which columns hold category indices.
     subsample : int or None, default=200_000
@@ -141,13 +169,13 @@ class BinMapper:
         edges are then learned from its stored values and its implicit zeros (see
         :mod:`treeboost.engine.sparse_binning`), the same edges as from ``X.toarray()``.
         """
-        if self.max_bins is not None and (
+        if not (self.max_bins is None or _is_auto(self.max_bins)) and (
             not isinstance(self.max_bins, numbers.Integral)
             or isinstance(self.max_bins, bool)
             or not 2 <= self.max_bins <= 65535
         ):
             raise ValueError(
-                f"max_bins must be an integer in [2, 65535] or None, got {self.max_bins!r}."
+                f"max_bins must be an integer in [2, 65535], None or 'auto', got {self.max_bins!r}."
             )
         sparse_input = issparse(X)
         if sparse_input:
@@ -168,6 +196,11 @@ class BinMapper:
         )
         numeric = np.flatnonzero(~is_cat)
         max_bins = self.max_bins
+        if _is_auto(max_bins) and (n_samples if rows is None else rows.shape[0]) <= (
+            AUTO_EXACT_MAX_VALUES
+        ):
+            # no column of these rows has more distinct values than "auto" keeps exact
+            max_bins = None
 
         def cut(distinct, counts):
             """A column's edges and bin centers from its distinct values."""
@@ -635,7 +668,8 @@ def _cut_columns(X, columns, rows, cut, max_bins):
     n_samples = X.shape[0]
     picked = np.arange(n_samples) if rows is None else np.ascontiguousarray(rows, np.int64)
     out = {}
-    select = max_bins is not None and max_bins <= SELECT_MAX_BINS
+    # ("auto" needs each column's count of distinct values: its columns are sorted)
+    select = isinstance(max_bins, numbers.Integral) and max_bins <= SELECT_MAX_BINS
     if rows is not None:
         # a NaN outside the sample counts too: every column's flag in one pass over X
         # (a pass per group of columns would read each row once per group)

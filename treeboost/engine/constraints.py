@@ -35,7 +35,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from .criteria import NEWTON, is_regression
+from .criteria import NEWTON, is_regression, l1_threshold, newton_leaf_value
 from ._jit import inlined, internal
 
 #: the columns of the grower's node intervals (NodeArrays.interval): one array for the
@@ -69,43 +69,50 @@ def clip(v, lower, upper):
 
 
 @internal
-def child_values(left, total, crit, l2):
+def child_values(left, total, crit, l1, l2):
     """The values ``(v_L, v_R)`` of the two children of a split whose left child has the
     sums ``left`` and whose node has ``total``: the Newton step, the mean target, or the
     positive-class rate."""
     if crit == NEWTON:
         gl = left[0]
         hl = left[1]
-        return -gl / (hl + l2), -(total[0] - gl) / (total[1] - hl + l2)
+        return (
+            newton_leaf_value(gl, hl, l1, l2),
+            newton_leaf_value(total[0] - gl, total[1] - hl, l1, l2),
+        )
     if is_regression(crit):
         wl = left[0]
         wr = total[0] - wl
         sl = left[1]
         return (sl / wl if wl > 0.0 else 0.0, (total[1] - sl) / wr if wr > 0.0 else 0.0)
-    l0 = left[0]
-    l1 = left[1]
-    r0 = total[0] - l0
-    r1 = total[1] - l1
-    return (l1 / (l0 + l1) if l0 + l1 > 0.0 else 0.0, r1 / (r0 + r1) if r0 + r1 > 0.0 else 0.0)
+    c0 = left[0]
+    c1 = left[1]
+    r0 = total[0] - c0
+    r1 = total[1] - c1
+    return (c1 / (c0 + c1) if c0 + c1 > 0.0 else 0.0, r1 / (r0 + r1) if r0 + r1 > 0.0 else 0.0)
 
 
 @internal
-def newton_loss_score(g, h, l2, v):
-    """``-(2 G v + (H + lambda) v^2)``: twice the second-order loss decrease of value
-    ``v`` (``G^2 / (H + lambda)`` at the unconstrained optimum ``v = -G / (H + lambda)``)."""
-    return -(2.0 * g * v + (h + l2) * v * v)
+def newton_loss_score(g, h, l1, l2, v):
+    """``-(2 T(G) v + (H + lambda) v^2)``: twice the second-order loss decrease of value
+    ``v`` (``T(G)^2 / (H + lambda)`` at the unconstrained optimum ``v = -T(G) / (H +
+    lambda)``; ``T`` the L1 threshold, :func:`~.criteria.l1_threshold`)."""
+    return -(2.0 * l1_threshold(g, l1) * v + (h + l2) * v * v)
 
 
 @internal
-def newton_constrained(gl, hl, gr, hr, l2, check):
+def newton_constrained(gl, hl, gr, hr, l1, l2, check):
     """A boosting split with children sums ``(G_L, H_L)``, ``(G_R, H_R)`` under the
     constraints: ``(score, middle)`` at the Newton values clipped to the node's interval,
     ``-inf`` when they break the feature's order."""
-    vl = clip(-gl / (hl + l2), check.lower, check.upper)
-    vr = clip(-gr / (hr + l2), check.lower, check.upper)
+    vl = clip(newton_leaf_value(gl, hl, l1, l2), check.lower, check.upper)
+    vr = clip(newton_leaf_value(gr, hr, l1, l2), check.lower, check.upper)
     if check.cst != 0 and (vl - vr) * check.cst > 0.0:
         return -np.inf, 0.0
-    return (newton_loss_score(gl, hl, l2, vl) + newton_loss_score(gr, hr, l2, vr), 0.5 * (vl + vr))
+    return (
+        newton_loss_score(gl, hl, l1, l2, vl) + newton_loss_score(gr, hr, l1, l2, vr),
+        0.5 * (vl + vr),
+    )
 
 
 @internal
@@ -122,26 +129,26 @@ def ordered_in_interval(vl, vr, check):
 
 
 @internal
-def constrained_score(score, left, total, crit, l2, check):
+def constrained_score(score, left, total, crit, l1, l2, check):
     """A candidate split under the constraints: ``(score, middle)``, its score (``-inf``
     when it breaks the feature's constraint; for boosting, the score at the clipped
     values) and the middle ``(v_L + v_R) / 2`` where the children's intervals meet."""
     if crit == NEWTON:
         return newton_constrained(
-            left[0], left[1], total[0] - left[0], total[1] - left[1], l2, check
+            left[0], left[1], total[0] - left[0], total[1] - left[1], l1, l2, check
         )
-    vl, vr = child_values(left, total, crit, l2)
+    vl, vr = child_values(left, total, crit, l1, l2)
     ok, mid = ordered_in_interval(vl, vr, check)
     return (score if ok else -np.inf), mid
 
 
 @internal
-def newton_decrease(score, total, l2, check):
+def newton_decrease(score, total, l1, l2, check):
     """The loss decrease of a boosting split of score ``score`` (at clipped values, see
     :func:`newton_constrained`) from the node's own value clipped to its interval:
     ``1/2 (score - score of the node)``."""
-    v = clip(-total[0] / (total[1] + l2), check.lower, check.upper)
-    return 0.5 * (score - newton_loss_score(total[0], total[1], l2, v))
+    v = clip(newton_leaf_value(total[0], total[1], l1, l2), check.lower, check.upper)
+    return 0.5 * (score - newton_loss_score(total[0], total[1], l1, l2, v))
 
 
 def clip_node_values(value, lower, upper, classification):
@@ -214,15 +221,22 @@ GrowthConstraints = namedtuple(
         "monotonic",  # bool: some feature has a monotonic constraint
         "monotonic_cst",  # (n_features,) int8, zeros without constraints
         "interaction",  # (n_features, n_words) uint64 (interaction_masks)
+        "fixed_features",  # bool: every node searches the same features (one set)
     ],
 )
 
 
-def growth_constraints(constraints, n_features):
+def growth_constraints(constraints, n_features, tree_features=None):
     """``constraints`` (a :class:`Constraints`, or None for none) as the grower reads
     them: a :class:`GrowthConstraints` of one type whatever was given, so that one
     compiled grower serves every estimator.  A ``monotonic_cst`` of another length
-    than ``n_features`` is refused (ValueError)."""
+    than ``n_features`` is refused (ValueError).
+
+    ``tree_features`` (indices, or None for all) are the only features the tree may
+    split on (boosting's ``colsample_bytree``): the other features leave every
+    interaction set, which the grower then never opens for them (:func:`.grow.sampling.
+    allowed_features`); without interaction constraints the drawn features form the
+    one set, and every node searches the same features (``fixed_features``)."""
     monotonic_cst = None if constraints is None else constraints.monotonic_cst
     monotonic = monotonic_cst is not None and bool(np.any(monotonic_cst))
     if monotonic_cst is None:
@@ -233,9 +247,15 @@ def growth_constraints(constraints, n_features):
             f"monotonic_cst has {monotonic_cst.shape[0]} entries for {n_features} features."
         )
     interaction_cst = None if constraints is None else constraints.interaction_cst
-    return GrowthConstraints(
-        monotonic, monotonic_cst, interaction_masks(interaction_cst, n_features)
-    )
+    if tree_features is not None and interaction_cst is None:
+        interaction_cst = [range(n_features)]
+    masks = interaction_masks(interaction_cst, n_features)
+    if tree_features is not None:
+        drawn = np.zeros(n_features, bool)
+        drawn[np.asarray(tree_features, dtype=np.int64)] = True
+        masks[~drawn] = 0
+    fixed = interaction_cst is not None and len(interaction_cst) == 1
+    return GrowthConstraints(monotonic, monotonic_cst, masks, fixed)
 
 
 def interaction_masks(interaction_cst, n_features):

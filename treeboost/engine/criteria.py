@@ -21,14 +21,20 @@ criterion          statistics ``s``            node term ``T(s)`` (lower is pure
 ``absolute_error`` ``(w, w*y)`` (its split    ``sum w |y - median|``: no sum gives it, the
                    search reads the samples)   split search sweeps the node's samples
                                                (:mod:`.median_split`)
-``newton``         ``(g, h)`` (gradient,       ``-1/2 G^2 / (H + lambda)``
+``newton``         ``(g, h)`` (gradient,       ``-1/2 T(G)^2 / (H + lambda)``
                    hessian, sample-weighted)
 =================  ==========================  ===========================================
+
+``newton``'s ``T(G) = sign(G) max(|G| - alpha, 0)`` is the gradient sum soft-thresholded
+by the L1 penalty ``alpha`` on the leaf values (LightGBM's ``lambda_l1``, XGBoost's
+``alpha``; ``T(G) = G`` when ``alpha`` is 0), ``lambda`` the L2 penalty: every
+second-order formula of the engine (a split's gain, a node's value ``-T(G)/(H +
+lambda)``, the loss of a clipped value) reads ``G`` through :func:`l1_threshold`.
 
 The weighted impurity decrease of a split of a parent ``P`` into ``L`` and ``R`` is
 ``T(P) - T(L) - T(R)``.  Divided by the total weight of the root it is scikit-learn's
 ``min_impurity_decrease`` quantity; for ``newton`` it is the second-order gain of
-XGBoost / LightGBM, ``1/2 [G_L^2/(H_L+l) + G_R^2/(H_R+l) - G^2/(H+l)]``.
+XGBoost / LightGBM, ``1/2 [T(G_L)^2/(H_L+l) + T(G_R)^2/(H_R+l) - T(G)^2/(H+l)]``.
 
 A regression tree's leaves predict the weighted mean, or the weighted median for
 ``absolute_error``.  The impurity it reports is scikit-learn's: the weighted variance
@@ -100,12 +106,53 @@ def node_weight(s, crit, n_stats):
     return w
 
 
+@inlined
+def l1_threshold(g, l1):
+    """``T(G) = sign(G) max(|G| - alpha, 0)`` of a gradient sum ``g`` and the L1 penalty
+    ``alpha = l1 >= 0``: the gradient sum every second-order formula reads (``g`` itself,
+    the same bits, when ``l1`` is 0)."""
+    if l1 == 0.0:
+        return g
+    if g > l1:
+        return g - l1
+    if g < -l1:
+        return g + l1
+    return 0.0
+
+
+@inlined
+def newton_gain_term(g, h, l1, l2):
+    """``T(G)^2 / (H + lambda)`` of a node of sums ``(G, H) = (g, h)``, computed as
+    ``T (T/(H+lambda))``: ``T^2`` alone would overflow for gradients near 1e155 and
+    above."""
+    t = l1_threshold(g, l1)
+    return t * (t / (h + l2))
+
+
+@inlined
+def newton_leaf_value(g, h, l1, l2):
+    """The Newton step ``-T(G) / (H + lambda)`` of a node of sums ``(G, H) = (g, h)``."""
+    return -l1_threshold(g, l1) / (h + l2)
+
+
 @kernel
-def node_term(s, crit, n_stats, l2):
+def newton_leaf_values(G, H, l1, l2):
+    """:func:`newton_leaf_value` of every node, ``G`` and ``H`` arrays of the nodes'
+    sums; 0 where ``H + lambda`` is not positive (a node without samples)."""
+    out = np.zeros(G.shape[0])
+    for i in range(G.shape[0]):
+        if H[i] + l2 > 0.0:
+            out[i] = newton_leaf_value(G[i], H[i], l1, l2)
+    return out
+
+
+@kernel
+def node_term(s, crit, n_stats, l1, l2):
     """``T(s)`` of the table above, so that a split's decrease is ``T(P)-T(L)-T(R)``."""
     if crit == NEWTON:
-        # G (G/(H+l)): G^2 alone would overflow for gradients near 1e155 and above
-        return -0.5 * s[0] * (s[0] / (s[1] + l2))
+        # T (T/(H+l)): T^2 alone would overflow for gradients near 1e155 and above
+        t = l1_threshold(s[0], l1)
+        return -0.5 * t * (t / (s[1] + l2))
     if crit == SQUARED_ERROR or crit == FRIEDMAN_MSE:
         if s[0] <= 0.0:
             return 0.0
@@ -141,13 +188,13 @@ def node_term(s, crit, n_stats, l2):
 
 
 @kernel
-def node_impurity(s, sq_sum, crit, n_stats, l2):
+def node_impurity(s, sq_sum, crit, n_stats, l1, l2):
     """The impurity a fitted tree reports for a node (Gini index, entropy in bits,
-    weighted variance, or ``-1/2 G^2/(H+lambda)`` for ``newton``).  For ``poisson`` and
+    weighted variance, or ``-1/2 T(G)^2/(H+lambda)`` for ``newton``).  For ``poisson`` and
     ``absolute_error`` it is the variance too: the impurity a tree reports for them needs
     the node's samples, and is computed after growth (see the module docstring)."""
     if crit == NEWTON:
-        return node_term(s, crit, n_stats, l2)
+        return node_term(s, crit, n_stats, l1, l2)
     if is_regression(crit):
         if s[0] <= 0.0:
             return 0.0
@@ -162,4 +209,4 @@ def node_impurity(s, sq_sum, crit, n_stats, l2):
     w = node_weight(s, crit, n_stats)
     if w <= 0.0:
         return 0.0
-    return node_term(s, crit, n_stats, l2) / w
+    return node_term(s, crit, n_stats, l1, l2) / w

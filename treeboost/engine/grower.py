@@ -31,6 +31,7 @@ from .layout import BinnedData, growth_params
 from .leaf_ranges import LeafRanges, copied_ids
 from .node_targets import node_target_values
 from .sparse_codes import SparseCodes
+from .splitting import CAT_SMOOTH
 from .statistics import SOURCE_REGRESSION, SampleStatistics, packable
 from .subtrees import grow_in_subtrees, splits_into_subtrees, subtree_rows
 from .tree import Tree
@@ -68,6 +69,20 @@ StoppingRules = namedtuple(
 )
 
 
+#: the guard of categorical splits (:func:`~.splitting.category_key`,
+#: :func:`~.splitting.category_searched`), at nodes with more than
+#: :data:`~.splitting.MAX_CAT_EXACT` categories present: categories ordered by their mean
+#: smoothed with ``cat_smooth`` rows of the node's mean, those of fewer than
+#: ``min_samples_per_category`` rows left out of the search
+CategoryGuard = namedtuple(
+    "CategoryGuard",
+    ["min_samples_per_category", "cat_smooth"],
+)
+
+#: no guard: every category searched by its own mean (scikit-learn's trees)
+NO_CATEGORY_GUARD = CategoryGuard(0, 0.0)
+
+
 def default_dense_min_samples(missing_code):
     """Samples from which a node reads dense histograms (fewer: its rows, with exact
     counts) when ``dense_min_samples`` is not given: half the histogram's bins, at
@@ -98,6 +113,15 @@ class TreeGrower:
         Number of features sampled at each node (all when None).
     l2_regularization : float
         The ``lambda`` of the second-order gain and leaf value.
+    l1_regularization : float, default=0.0
+        The ``alpha`` of the second-order gain and leaf value: the gradient sums are
+        soft-thresholded, ``T(G) = sign(G) max(|G| - alpha, 0)``, in the gain
+        ``T(G)^2 / (H + lambda)`` and the value ``-T(G) / (H + lambda)``
+        (:func:`~.criteria.l1_threshold`).
+    tree_features : array-like of int or None, default=None
+        The only features the tree may split on (boosting's ``colsample_bytree``, drawn
+        per tree by the booster); None: every feature.  They restrict the interaction
+        sets (:func:`~.constraints.growth_constraints`).
     random_state : int
         Seed of the per-node feature sampling and of the draws between tied features.
     parallel : bool
@@ -140,6 +164,12 @@ class TreeGrower:
         The cost of measuring each feature and the cost-sensitive measure that compares
         the features' best splits (Mitchell, 3.7.5; :mod:`.grow.acceptance`); None:
         the features' scores are compared as they are.  Not with ``splitter="random"``.
+    category_guard : CategoryGuard, optional
+        The guard of categorical splits at nodes with more than
+        :data:`~.splitting.MAX_CAT_EXACT` categories present
+        (:func:`~.splitting.scan_feature`); by default boosting's
+        (``CAT_SMOOTH`` for both, :func:`~.splitting.scan_categories_newton`) with the
+        ``"newton"`` criterion, else none (:data:`NO_CATEGORY_GUARD`).
     """
 
     def __init__(
@@ -151,6 +181,8 @@ class TreeGrower:
         *,
         max_features=None,
         l2_regularization=0.0,
+        l1_regularization=0.0,
+        tree_features=None,
         random_state=0,
         parallel=True,
         dense_min_samples=None,
@@ -160,6 +192,7 @@ class TreeGrower:
         centered_thresholds=True,
         in_parts=True,
         attribute_costs=None,
+        category_guard=None,
     ):
         self.bin_mapper = bin_mapper
         self.criterion = criterion
@@ -167,6 +200,8 @@ class TreeGrower:
         self.stopping = StoppingRules() if stopping is None else StoppingRules(*stopping)
         self.max_features = max_features
         self.l2_regularization = l2_regularization
+        self.l1_regularization = l1_regularization
+        self.tree_features = tree_features
         self.random_state = random_state
         self.parallel = parallel
         self.dense_min_samples = dense_min_samples
@@ -176,6 +211,13 @@ class TreeGrower:
         self.centered_thresholds = centered_thresholds
         self.in_parts = in_parts
         self.attribute_costs = attribute_costs
+        if category_guard is None:
+            category_guard = (
+                CategoryGuard(int(CAT_SMOOTH), CAT_SMOOTH)
+                if criterion == NEWTON
+                else NO_CATEGORY_GUARD
+            )
+        self.category_guard = CategoryGuard(*category_guard)
 
     #: a part of a larger tree (.subtrees), never split into parts again
     _part = False
@@ -267,7 +309,7 @@ class TreeGrower:
         max_depth = -1 if self.max_depth is None else int(self.max_depth)
         max_leaf_nodes = -1 if self.max_leaf_nodes is None else int(self.max_leaf_nodes)
         min_leaf = int(self.min_samples_leaf)
-        cst = growth_constraints(self.constraints, n_features)
+        cst = growth_constraints(self.constraints, n_features, self.tree_features)
         monotonic, interaction = cst.monotonic, cst.interaction
         params = growth_params(
             criterion=self.criterion,
@@ -289,6 +331,10 @@ class TreeGrower:
             root_weight=self._root_weight,
             root_lower=self._root_interval[0],
             root_upper=self._root_interval[1],
+            l1=self.l1_regularization,
+            fixed_features=cst.fixed_features,
+            cat_smooth=self.category_guard.cat_smooth,
+            min_samples_per_category=self.category_guard.min_samples_per_category,
             **self._cost_fields(n_features),
         )
         exact = self.criterion == ABSOLUTE_ERROR
@@ -411,6 +457,7 @@ class TreeGrower:
             bm.edge_table(),
             kind,
             int(self.n_stats),
+            float(self.l1_regularization),
             float(self.l2_regularization),
         )
         if self.centered_thresholds:

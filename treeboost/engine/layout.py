@@ -86,8 +86,30 @@ GrowthParams = namedtuple(
         # (Mitchell 3.7.5), read only with a cost_measure
         "cost_measure",  # a code of grow.acceptance: NO_COST, TAN_SCHLIMMER or NUNEZ
         "cost_weight",  # Nunez's w
+        "l1",  # alpha of the second-order gain and leaf value: the L1 threshold of the
+        # gradient sums (criteria.l1_threshold)
+        "fixed_features",  # bool: the interaction sets leave every node of the tree the
+        # same features (one set: a tree's drawn features), whose histograms a child
+        # may subtract
+        "cat_smooth",  # the smoothing of the categories' order (splitting.category_key)
+        "min_samples_per_category",  # rows a category needs in a node to be searched
+        # (splitting.category_searched); both read only at nodes with more than
+        # splitting.MAX_CAT_EXACT categories present.  Defaults: boosting's (LightGBM's)
     ],
-    defaults=(True, -1.0, -float("inf"), float("inf"), False, np.ones(0), 0, 1.0),
+    defaults=(
+        True,
+        -1.0,
+        -float("inf"),
+        float("inf"),
+        False,
+        np.ones(0),
+        0,
+        1.0,
+        0.0,
+        False,
+        10.0,
+        10,
+    ),
 )
 
 #: the one type of each GrowthParams field: every caller's values are cast to it, so
@@ -117,6 +139,10 @@ _GROWTH_TYPES = {
     "feature_cost": np.float64,
     "cost_measure": int,
     "cost_weight": float,
+    "l1": float,
+    "fixed_features": bool,
+    "cat_smooth": float,
+    "min_samples_per_category": int,
 }
 
 

@@ -330,7 +330,7 @@ def coded_cut_counts(by_code, cut, mc, left, miss):
 
 @inlined
 def score_cut(
-    left, miss, has_miss, total, check, crit, n_stats, l2, min_leaf, min_w, tmp, out_left
+    left, miss, has_miss, total, check, crit, n_stats, l1, l2, min_leaf, min_w, tmp, out_left
 ):
     """The score of a cut whose left side sums to ``left`` and whose missing values sum
     to ``miss``, with the missing values on the better side: returns the score (``-inf``
@@ -347,6 +347,7 @@ def score_cut(
         check,
         crit,
         n_stats,
+        l1,
         l2,
         min_leaf,
         min_w,
@@ -366,8 +367,14 @@ def cut_decrease(f, view, params, right, cands):
     total = view.total
     check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], view.lower, view.upper)
     if params.criterion == NEWTON and check.active:
-        cands.decrease[f] = newton_decrease(cands.score[f], total, params.l2, check)
+        cands.decrease[f] = newton_decrease(cands.score[f], total, params.l1, params.l2, check)
     else:
         cands.decrease[f] = decrease_from_left(
-            cands.left_stats[f], total, right, params.criterion, params.n_stats, params.l2
+            cands.left_stats[f],
+            total,
+            right,
+            params.criterion,
+            params.n_stats,
+            params.l1,
+            params.l2,
         )

@@ -17,6 +17,7 @@ from numba import prange
 
 from .constraints import MonotonicCheck, constrained_score, newton_constrained, newton_decrease
 from .criteria import (
+    newton_gain_term,
     node_term,
     is_regression,
     NEWTON,
@@ -53,25 +54,33 @@ MODE_BUILD = 1  # dense histogram built from the node's samples
 MODE_SUBTRACT = 2  # dense histogram = parent - sibling (in the parent's buffer)
 MODE_BUILT = 3  # dense histogram already built (two features a pass, boosting)
 
-# Boosting's categorical splits are regularised as LightGBM's (its defaults, same names):
-# with many categories and few rows each, the best prefix of the order by G/(H + l2)
-# mostly fits noise, which the four rules below hold back.
-#: categories ordered by ``G / (H + CAT_SMOOTH)``; one with fewer rows in the node is
-#: left out of the search (it goes right, with the categories never seen)
+# Categorical splits with many categories and few rows each: the best prefix of the
+# order by the categories' statistic mostly fits noise.  Every tree holds it back by one
+# rule (category_key, category_searched), with its own parameters (GrowthParams'
+# cat_smooth and min_samples_per_category); boosting's are LightGBM's defaults, under
+# the same names, and it has the three rules after these as well.
+#: boosting's ``cat_smooth`` and ``min_samples_per_category`` (LightGBM's
+#: ``cat_smooth``, and the rows it needs a category to have): categories ordered by
+#: ``G / (H + CAT_SMOOTH)``; one with fewer rows in the node is left out of the search
+#: (it goes right, with the categories never seen)
 CAT_SMOOTH = 10.0
 #: added to ``l2`` in the gain of a categorical split (not of the leaves)
 CAT_L2 = 10.0
 #: at most this many categories on the side that is searched (both ends of the order)
 MAX_CAT_THRESHOLD = 32
-#: rows each side of a categorical split keeps
+#: rows each side of a categorical split keeps, at most a fraction
+#: ``MIN_DATA_PER_GROUP_SHARE`` of the node's (LightGBM's 100 alone forbids every such
+#: split in a node of fewer than 200 rows: on small data boosting could not split a
+#: column of categories at all)
 MIN_DATA_PER_GROUP = 100
+MIN_DATA_PER_GROUP_SHARE = 0.25
 #: a node with at most this many categories present keeps the exact optimal-subset scan
 #: without the rules above (the order's every prefix, Fisher 1958), as trees do
 MAX_CAT_EXACT = 4
 
 
 @kernel
-def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
+def _score(left, total, crit, n_stats, l1, l2, min_leaf, min_w):
     """Score of sending ``left`` left and ``total - left`` right, ``-inf`` if a child
     breaks ``min_samples_leaf`` / ``min_weight_leaf``.
 
@@ -82,8 +91,9 @@ def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
     (his improvement times ``W``); Poisson ``S_L log(S_L/W_L) + S_R log(S_R/W_R)``, ``-inf``
     when a child's sum of targets is not positive (scikit-learn's rule, with a tolerance
     for the rounding of the difference ``S - S_L``); newton
-    ``G_L^2/(H_L+l) + G_R^2/(H_R+l)``, computed as ``G (G/(H+l))`` so that huge gradients
-    (sample weights near 1e300) do not overflow;
+    ``T(G_L)^2/(H_L+l) + T(G_R)^2/(H_R+l)`` (``T`` the L1 threshold,
+    :func:`~.criteria.newton_gain_term`), computed as ``T (T/(H+l))`` so that huge
+    gradients (sample weights near 1e300) do not overflow;
     gain ratio: the ratio itself.  (``absolute_error`` has its own search,
     :mod:`.median_split`.)
     """
@@ -98,7 +108,7 @@ def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
             return -np.inf
         gl = left[0]
         gr = total[0] - gl
-        return gl * (gl / (hl + l2)) + gr * (gr / (hr + l2))
+        return newton_gain_term(gl, hl, l1, l2) + newton_gain_term(gr, hr, l1, l2)
     if crit == SQUARED_ERROR:
         wl = left[0]
         wr = total[0] - wl
@@ -151,7 +161,7 @@ def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
         return -(tl + tr)
     # gain ratio
     w = wl + wr
-    ig = (node_term(total, crit, n_stats, l2) - (tl + tr) / _LOG2) / w
+    ig = (node_term(total, crit, n_stats, l1, l2) - (tl + tr) / _LOG2) / w
     pl = wl / w
     pr = wr / w
     iv = -(pl * np.log(pl) + pr * np.log(pr)) / _LOG2
@@ -159,14 +169,14 @@ def _score(left, total, crit, n_stats, l2, min_leaf, min_w):
 
 
 @internal
-def decrease_from_left(left, total, right, crit, n_stats, l2):
+def decrease_from_left(left, total, right, crit, n_stats, l1, l2):
     """Weighted impurity decrease ``T(P) - T(L) - T(R)`` of a split."""
     for c in range(total.shape[0]):
         right[c] = total[c] - left[c]
     return (
-        node_term(total, crit, n_stats, l2)
-        - node_term(left, crit, n_stats, l2)
-        - node_term(right, crit, n_stats, l2)
+        node_term(total, crit, n_stats, l1, l2)
+        - node_term(left, crit, n_stats, l1, l2)
+        - node_term(right, crit, n_stats, l1, l2)
     )
 
 
@@ -212,7 +222,7 @@ def nan_goes_left(left, total, crit):
 
 @inlined
 def score_sides(
-    left, miss, has_miss, total, check, crit, n_stats, l2, min_leaf, min_w, tmp, best, out_left
+    left, miss, has_miss, total, check, crit, n_stats, l1, l2, min_leaf, min_w, tmp, best, out_left
 ):
     """A cut whose present values on the left sum to ``left``, scored with the missing
     values (summing to ``miss``) on the right, then, ``has_miss``, on the left
@@ -230,10 +240,10 @@ def score_sides(
             for c in range(total.shape[0]):
                 tmp[c] = left[c] + miss[c]
             cand = tmp
-        sc = _score(cand, total, crit, n_stats, l2, min_leaf, min_w)
+        sc = _score(cand, total, crit, n_stats, l1, l2, min_leaf, min_w)
         cand_mid = 0.0
         if sc > best and check.active:
-            sc, cand_mid = constrained_score(sc, cand, total, crit, l2, check)
+            sc, cand_mid = constrained_score(sc, cand, total, crit, l1, l2, check)
         if sc > best:
             best = sc
             ml = with_miss == 1
@@ -250,18 +260,92 @@ def copy_into(dst, src):
         dst[c] = src[c]
 
 
+@inlined
+def category_key(s, w, prior, smooth):
+    """A category's place in the order of a categorical split's search: its smoothed
+    mean ``(s + smooth * prior) / (w + smooth)`` of the statistic ``s`` over the weight
+    ``w`` (0 when both ``w`` and ``smooth`` are 0).  With ``smooth > 0`` a category of
+    few rows sits near ``prior``, the node's own mean, instead of at the end of the
+    order its few labels would put it at.  Trees: ``s`` the category's sum of ``w y``
+    (regression) or weight of one class, ``prior`` the node's mean (class rate);
+    boosting: ``s = G``, ``w = H`` and ``prior = 0`` (LightGBM's order
+    ``G / (H + cat_smooth)``).  The one order of every tree's categorical search."""
+    d = w + smooth
+    if d <= 0.0:
+        return 0.0
+    return (s + smooth * prior) / d
+
+
+@inlined
+def category_searched(count, min_count):
+    """Whether a category with ``count`` rows in the node takes part in a categorical
+    split's search (``count >= min_count``, the tree's ``min_samples_per_category``); the
+    one rule of every tree.  A tree's split sends the others with the missing values
+    (:func:`set_aside_rare`), boosting's to the right."""
+    return count >= min_count
+
+
 @internal
-def _category_keys(cstats, m, crit, n_stats, l2, order_class, keys):
+def set_aside_rare(codes, cstats, m, miss, min_count):
+    """Move the categories of fewer than ``min_count`` rows (``cstats``' count column)
+    to the end of ``codes[:m]`` and ``cstats[:m]`` and add their statistics to ``miss``:
+    a tree's split treats them as missing values (tried on both sides, the side learned).
+    Returns how many categories are left to search, in their order, at the front."""
+    cnt = cstats.shape[1] - 1
+    kept = 0
     for j in range(m):
-        if crit == NEWTON:
+        if category_searched(cstats[j, cnt], min_count):
+            if j != kept:
+                c = codes[kept]
+                codes[kept] = codes[j]
+                codes[j] = c
+                for k in range(cstats.shape[1]):
+                    v = cstats[kept, k]
+                    cstats[kept, k] = cstats[j, k]
+                    cstats[j, k] = v
+            kept += 1
+    for j in range(kept, m):
+        for k in range(cstats.shape[1]):
+            miss[k] += cstats[j, k]
+    return kept
+
+
+@internal
+def _category_keys(cstats, m, crit, n_stats, l2, order_class, total, smooth, keys):
+    """Each category's :func:`category_key` for the search of a tree (boosting's exact
+    scan: ``G / (H + l2)``); ``total`` the node's statistics, whose mean is the prior."""
+    if crit == NEWTON:
+        for j in range(m):
             keys[j] = cstats[j, 0] / (cstats[j, 1] + l2)
-        elif is_regression(crit):
-            keys[j] = cstats[j, 1] / cstats[j, 0] if cstats[j, 0] > 0 else 0.0
-        else:
+    elif is_regression(crit):
+        prior = total[1] / total[0] if total[0] > 0 else 0.0
+        for j in range(m):
+            keys[j] = category_key(cstats[j, 1], cstats[j, 0], prior, smooth)
+    else:
+        wt = 0.0
+        for k in range(n_stats):
+            wt += total[k]
+        prior = total[order_class] / wt if wt > 0 else 0.0
+        for j in range(m):
             w = 0.0
             for k in range(n_stats):
                 w += cstats[j, k]
-            keys[j] = cstats[j, order_class] / w if w > 0 else 0.0
+            keys[j] = category_key(cstats[j, order_class], w, prior, smooth)
+
+
+@internal
+def missing_side_codes(out_bitset, codes, m, n_codes):
+    """Add to a split's set of the codes that go left every code below ``n_codes`` that
+    is not among the ``m`` searched ``codes``: the categories absent from the node (or
+    set aside as rare), which go where its missing values go."""
+    for b in range(min(n_codes, 256)):
+        seen = False
+        for p in range(m):
+            if codes[p] == b:
+                seen = True
+                break
+        if not seen:
+            out_bitset[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
 
 
 @kernel
@@ -269,16 +353,20 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
     """Boosting's best split of a categorical feature with more than ``MAX_CAT_EXACT``
     categories in the node, LightGBM's search and regularisation.
 
-    The categories with at least ``CAT_SMOOTH`` rows are ordered by
-    ``G_c / (H_c + CAT_SMOOTH)``; the left side is a prefix of that order taken from
-    either end, of at most ``min(MAX_CAT_THRESHOLD, (u + 1) // 2)`` of the ``u`` ordered
-    categories, and each side keeps at least ``MIN_DATA_PER_GROUP`` rows.  Candidates
-    are scored with ``lambda + CAT_L2``, so the score ``G_L^2/(H_L+l') + G_R^2/(H_R+l')``
-    competes with the numeric features' (lower for the same partition), and the decrease
-    is ``1/2 score - 1/2 G^2/(H + lambda)``.  The missing values are tried on both
-    sides.  Same returns as :func:`scan_feature` (its monotonic constraints are not
-    applied: a categorical feature has none, and the node's interval clips the leaves).
+    The categories with at least ``min_samples_per_category`` rows
+    (:func:`category_searched`) are ordered by ``G_c / (H_c + cat_smooth)``
+    (:func:`category_key`; both ``CAT_SMOOTH`` by default); the left side is a prefix
+    of that order taken from either end, of at most
+    ``min(MAX_CAT_THRESHOLD, (u + 1) // 2)`` of the ``u`` ordered categories, and each
+    side keeps at least ``min(MIN_DATA_PER_GROUP, MIN_DATA_PER_GROUP_SHARE n)`` of the
+    node's ``n`` rows.  Candidates are scored with
+    ``lambda + CAT_L2``, so the score ``G_L^2/(H_L+l') + G_R^2/(H_R+l')`` competes with
+    the numeric features' (lower for the same partition), and the decrease is
+    ``1/2 score - 1/2 G^2/(H + lambda)``.  The missing values are tried on both sides.
+    Same returns as :func:`scan_feature` (its monotonic constraints are not applied: a
+    categorical feature has none, and the node's interval clips the leaves).
     """
+    l1 = params.l1
     l2 = params.l2 + CAT_L2
     # the criterion (newton) and its 2 statistics as run-time values: literal constants
     # would compile _score and node_term once more, for the literals' types
@@ -294,14 +382,17 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
     cnt = n_cols - 1
     has_miss = miss[cnt] > 0.5
     used = 0
+    smooth = params.cat_smooth
+    min_count = params.min_samples_per_category
     for j in range(m):
-        if cstats[j, cnt] >= CAT_SMOOTH:
-            keys[j] = cstats[j, 0] / (cstats[j, 1] + CAT_SMOOTH)
+        if category_searched(cstats[j, cnt], min_count):
+            keys[j] = category_key(cstats[j, 0], cstats[j, 1], 0.0, smooth)
             used += 1
         else:
             keys[j] = np.nan  # sorted last, never searched
     insertion_order(keys, m, order)
     max_left = min(MAX_CAT_THRESHOLD, (used + 1) // 2)
+    min_group = min(MIN_DATA_PER_GROUP, MIN_DATA_PER_GROUP_SHARE * total[cnt])
     best_score = -np.inf
     best_ml = False
     best_end = 0
@@ -316,9 +407,9 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
             for with_miss in range(2 if has_miss else 1):
                 for c in range(n_cols):
                     tmp[c] = left[c] + miss[c] if with_miss == 1 else left[c]
-                if tmp[cnt] < MIN_DATA_PER_GROUP or total[cnt] - tmp[cnt] < MIN_DATA_PER_GROUP:
+                if tmp[cnt] < min_group or total[cnt] - tmp[cnt] < min_group:
                     continue
-                sc = _score(tmp, total, crit, n_stats, l2, min_leaf, min_w)
+                sc = _score(tmp, total, crit, n_stats, l1, l2, min_leaf, min_w)
                 if sc > best_score:
                     best_score, best_ml, best_end, best_pos = sc, with_miss == 1, end, i
                     copy_into(out_left, tmp)
@@ -329,7 +420,7 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
     for i in range(best_pos + 1):
         b = codes[order[i]] if best_end == 0 else codes[order[used - 1 - i]]
         out_bitset[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
-    best_dec = 0.5 * best_score + node_term(total, crit, n_stats, params.l2)
+    best_dec = 0.5 * best_score + node_term(total, crit, n_stats, l1, params.l2)
     if not has_miss:
         best_ml = nan_goes_left(out_left, total, crit)
     return best_score, best_dec, 0, best_ml, 0.0
@@ -337,9 +428,21 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
 
 @kernel
 def scan_feature(
-    codes, cstats, m, miss, total, is_cat, params, check, scratch, out_bitset, out_left
+    codes, cstats, m, miss, total, is_cat, n_codes, params, check, scratch, out_bitset, out_left
 ):
     """Best split of one feature from its compressed histogram.
+
+    A tree's categorical feature with more than ``MAX_CAT_EXACT`` categories in the node
+    is searched under the category guard (boosting's is
+    :func:`scan_categories_newton`): a category of fewer than
+    ``params.min_samples_per_category`` rows is treated as a missing value
+    (:func:`set_aside_rare`), and the others are ordered by their smoothed mean
+    (:func:`category_key`, ``params.cat_smooth``, the node's mean as the prior).  At
+    every categorical split of a tree, the codes below ``n_codes`` (the feature's
+    categories at fit) that the search did not see (absent from the node, or set aside)
+    go with the missing values: left when they go left (:func:`missing_side_codes`),
+    where they are learned if the node has any, else to the larger child (boosting's go
+    right, as LightGBM's).
 
     Returns ``(score, decrease, bin_threshold, missing_left, middle)``; ``score`` is
     ``-inf`` when no split satisfies the leaf constraints.  ``check`` is the feature's
@@ -362,6 +465,7 @@ def scan_feature(
             codes, cstats, m, miss, total, params, scratch, out_bitset, out_left
         )
     n_stats = params.n_stats
+    l1 = params.l1
     l2 = params.l2
     min_leaf = params.min_samples_leaf
     min_w = params.min_weight_leaf
@@ -371,6 +475,10 @@ def scan_feature(
     tmp = scratch.tmp
     n_cols = total.shape[0]
     cnt = n_cols - 1
+    smooth = 0.0
+    if is_cat and m > MAX_CAT_EXACT:
+        smooth = params.cat_smooth
+        m = set_aside_rare(codes, cstats, m, miss, params.min_samples_per_category)
     has_miss = miss[cnt] > 0.5
     # Every kind of feature is the same search: the codes present in some order, and a
     # cut after each prefix of it (the prefix goes left).  Numeric codes keep their
@@ -398,7 +506,9 @@ def scan_feature(
     best_mid = 0.0
     for o in range(n_orders):
         if is_cat:
-            _category_keys(cstats, m, crit, n_stats, l2, o if n_stats > 2 else 1, keys)
+            _category_keys(
+                cstats, m, crit, n_stats, l2, o if n_stats > 2 else 1, total, smooth, keys
+            )
             insertion_order(keys, m, order)
         next_class = _pure_class(cstats, 0, n_stats) if skip_ok and m > 0 else -1
         for c in range(n_cols):
@@ -420,6 +530,7 @@ def scan_feature(
                 check,
                 crit,
                 n_stats,
+                l1,
                 l2,
                 min_leaf,
                 min_w,
@@ -433,9 +544,9 @@ def scan_feature(
         # every present code left, the missing values alone right ("is missing")
         for c in range(n_cols):
             tmp[c] = total[c] - miss[c]
-        sc = _score(tmp, total, crit, n_stats, l2, min_leaf, min_w)
+        sc = _score(tmp, total, crit, n_stats, l1, l2, min_leaf, min_w)
         if sc > best_score and check.active:
-            sc, mid = constrained_score(sc, tmp, total, crit, l2, check)
+            sc, mid = constrained_score(sc, tmp, total, crit, l1, l2, check)
         if sc > best_score:
             best_score, best_ml, best_ord, best_pos, best_mid = sc, False, -1, m - 1, mid
             copy_into(out_left, tmp)
@@ -445,7 +556,17 @@ def scan_feature(
             out_bitset[w] = 0
         if best_pos >= 0:
             if best_ord >= 0:
-                _category_keys(cstats, m, crit, n_stats, l2, best_ord if n_stats > 2 else 1, keys)
+                _category_keys(
+                    cstats,
+                    m,
+                    crit,
+                    n_stats,
+                    l2,
+                    best_ord if n_stats > 2 else 1,
+                    total,
+                    smooth,
+                    keys,
+                )
                 insertion_order(keys, m, order)
             for p in range(best_pos + 1):
                 b = codes[order[p]] if best_ord >= 0 else codes[p]
@@ -456,11 +577,15 @@ def scan_feature(
     best_dec = 0.0
     if best_score > -np.inf:
         if crit == NEWTON and check.active:
-            best_dec = newton_decrease(best_score, total, l2, check)
+            best_dec = newton_decrease(best_score, total, l1, l2, check)
         else:
-            best_dec = decrease_from_left(out_left, total, scratch.right, crit, n_stats, l2)
+            best_dec = decrease_from_left(out_left, total, scratch.right, crit, n_stats, l1, l2)
         if not has_miss:
             best_ml = nan_goes_left(out_left, total, crit)
+        if is_cat and best_ml and crit != NEWTON:
+            # a tree's categories that the search did not see go with the missing values
+            # (boosting's go right, as in scan_categories_newton)
+            missing_side_codes(out_bitset, codes, m, n_codes)
     return best_score, best_dec, best_bin, best_ml, best_mid
 
 
@@ -470,7 +595,9 @@ COUNT_RTOL = 1e-9
 
 
 @internal
-def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w, check, out_left):
+def scan_newton_dense(
+    hist_f, n_bins_f, missing_code, total, l1, l2, min_leaf, min_w, check, out_left
+):
     """:func:`scan_feature` specialised for the boosting hot path: a numeric feature, the
     second-order gain, read straight from the dense histogram ``(g, h, -)`` with the
     running sums in registers (no compressed copy, no per-candidate arrays).
@@ -524,9 +651,9 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
                 hr = th - h2
                 c2 = h2 * per_h
                 if c2 >= min_leaf and tc - c2 >= min_leaf and h2 >= min_w and hr >= min_w:
-                    sc = g2 * (g2 / (h2 + l2)) + gr * (gr / (hr + l2))
+                    sc = newton_gain_term(g2, h2, l1, l2) + newton_gain_term(gr, hr, l1, l2)
                     if sc > best and active:
-                        sc, mid = newton_constrained(g2, h2, gr, hr, l2, check)
+                        sc, mid = newton_constrained(g2, h2, gr, hr, l1, l2, check)
                     if sc > best:
                         best, best_bin, best_ml = sc, last, with_miss == 1
                         bg, bh, best_mid = g2, h2, mid
@@ -537,9 +664,9 @@ def scan_newton_dense(hist_f, n_bins_f, missing_code, total, l2, min_leaf, min_w
         # every present value left, missing values right ("is missing")
         cl = hl * per_h
         if cl >= min_leaf and n_miss >= min_leaf and hl >= min_w and mh >= min_w:
-            sc = gl * (gl / (hl + l2)) + mg * (mg / (mh + l2))
+            sc = newton_gain_term(gl, hl, l1, l2) + newton_gain_term(mg, mh, l1, l2)
             if sc > best and active:
-                sc, mid = newton_constrained(gl, hl, mg, mh, l2, check)
+                sc, mid = newton_constrained(gl, hl, mg, mh, l1, l2, check)
             if sc > best:
                 best, best_bin, best_ml, bg, bh, best_mid = sc, last, False, gl, hl, mid
     out_left[0] = bg
@@ -566,6 +693,7 @@ def newton_dense_split(hist_f, n_bins_f, missing_code, total, params, check, rig
         n_bins_f,
         missing_code,
         total,
+        params.l1,
         params.l2,
         params.min_samples_leaf,
         params.min_weight_leaf,
@@ -575,9 +703,11 @@ def newton_dense_split(hist_f, n_bins_f, missing_code, total, params, check, rig
     d = 0.0
     if s > -np.inf:
         if check.active:
-            d = newton_decrease(s, total, params.l2, check)
+            d = newton_decrease(s, total, params.l1, params.l2, check)
         else:
-            d = decrease_from_left(out_left, total, right, NEWTON, params.n_stats, params.l2)
+            d = decrease_from_left(
+                out_left, total, right, NEWTON, params.n_stats, params.l1, params.l2
+            )
     return s, d, b, ml, mid
 
 
@@ -912,7 +1042,9 @@ def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
         )
         d = 0.0
         if s > -np.inf:
-            d = decrease_from_left(out_left, total, scratch.right, crit, params.n_stats, params.l2)
+            d = decrease_from_left(
+                out_left, total, scratch.right, crit, params.n_stats, params.l1, params.l2
+            )
     else:
         s, d, b, ml, mid = scan_feature(
             codes,
@@ -921,6 +1053,7 @@ def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
             miss,
             total,
             data.is_categorical[f],
+            n_bins_f,
             params,
             check,
             scratch,

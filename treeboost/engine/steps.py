@@ -180,7 +180,7 @@ def best_node_split(
     Returns ``(feature, impurity)``: the feature of largest score (the lowest index
     among scores equal within rounding, :func:`~.grow.acceptance.better_score`), -1 when
     no split is valid or its gain is refused (:func:`~.grow.acceptance.gain_accepted`), and the
-    node's impurity ``-G^2 / (H + l2)`` term of the second-order gain.
+    node's impurity ``-T(G)^2 / (H + l2)`` term of the second-order gain.
     """
     sc = thread_scratch(scratch, 0)
     for f in range(hist.shape[0]):
@@ -204,6 +204,7 @@ def best_node_split(
                 sc.missing,
                 total,
                 is_categorical[f],
+                n_bins[f],
                 params,
                 check,
                 sc,
@@ -228,4 +229,4 @@ def best_node_split(
         gain = cands.decrease[best]
         if not gain_accepted(gain, best_score, params, 1.0):
             best = -1
-    return best, node_term(total, NEWTON, params.n_stats, params.l2)
+    return best, node_term(total, NEWTON, params.n_stats, params.l1, params.l2)

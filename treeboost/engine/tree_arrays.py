@@ -12,6 +12,7 @@ from collections import namedtuple
 import numpy as np
 
 from ._jit import kernel
+from .criteria import newton_leaf_value
 
 #: how the node values are read from the summed statistics (:func:`tree_arrays`)
 VALUES_CLASSES, VALUES_MEANS, VALUES_NEWTON = 0, 1, 2
@@ -39,7 +40,7 @@ TreeArrays = namedtuple(
 
 
 @kernel
-def _copy_out(nodes, node_count, is_categorical, edges, kind, n_stats, l2):
+def _copy_out(nodes, node_count, is_categorical, edges, kind, n_stats, l1, l2):
     nc = node_count
     left = nodes.children_left[:nc].copy()
     right = nodes.children_right[:nc].copy()
@@ -72,7 +73,7 @@ def _copy_out(nodes, node_count, is_categorical, edges, kind, n_stats, l2):
         n_node[i] = np.int64(np.rint(stats[i, last_col]))
         if kind == VALUES_NEWTON:
             weight[i] = stats[i, 1]
-            value[i, 0] = -stats[i, 0] / (stats[i, 1] + l2)
+            value[i, 0] = newton_leaf_value(stats[i, 0], stats[i, 1], l1, l2)
         elif kind == VALUES_MEANS:
             # (w, w*y_1, .., w*y_K): the mean of each output
             w = stats[i, 0]
@@ -110,7 +111,7 @@ def _copy_out(nodes, node_count, is_categorical, edges, kind, n_stats, l2):
 _MAX_SEQUENTIAL_CLASSES = 7
 
 
-def tree_arrays(nodes, node_count, is_categorical, edges, kind, n_stats, l2):
+def tree_arrays(nodes, node_count, is_categorical, edges, kind, n_stats, l1, l2):
     """:class:`TreeArrays` of the first ``node_count`` nodes of the workspace's
     ``nodes`` (:class:`~.layout.NodeArrays`).
 
@@ -126,15 +127,18 @@ def tree_arrays(nodes, node_count, is_categorical, edges, kind, n_stats, l2):
         ``sum_k w_k`` and the value ``w_k / weight``; ``VALUES_MEANS``: ``(w, w y_1, ..,
         w y_K, count)``, the weight ``w`` and the values ``w y_k / w`` (0 when ``w`` is
         0); ``VALUES_NEWTON``: ``(g, h, count)``, the weight ``h`` and the value
-        ``-g / (h + l2)``.
+        ``-T(g) / (h + l2)`` (:func:`~.criteria.newton_leaf_value`, ``T`` the L1
+        threshold of ``l1``).
     n_stats : int
         The stats' columns but the count.
     """
     if kind == VALUES_CLASSES and n_stats > _MAX_SEQUENTIAL_CLASSES:
         # NumPy's pairwise sum, not reproduced in the kernel: the weights come from it
-        out = TreeArrays(*_copy_out(nodes, node_count, is_categorical, edges, kind, n_stats, l2))
+        out = TreeArrays(
+            *_copy_out(nodes, node_count, is_categorical, edges, kind, n_stats, l1, l2)
+        )
         stats = nodes.stats[:node_count, :n_stats]
         w = stats.sum(axis=1)
         np.divide(stats, np.where(w > 0, w, 1.0)[:, None], out=out.value)
         return out._replace(weight=w)
-    return TreeArrays(*_copy_out(nodes, node_count, is_categorical, edges, kind, n_stats, l2))
+    return TreeArrays(*_copy_out(nodes, node_count, is_categorical, edges, kind, n_stats, l1, l2))

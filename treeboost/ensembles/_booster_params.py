@@ -1,6 +1,8 @@
 """Parameters of the boosters that LightGBM and XGBoost users tune, as one mixin each
 booster takes: ``n_jobs`` (numba's thread count scoped to a fit or a prediction),
-``importance_type`` (split counts or total gains)."""
+``importance_type`` (split counts or total gains); and the rules of ``colsample_bytree``
+(the features each tree draws) and ``reg_alpha`` (the L1 penalty of the leaf values,
+which the engine applies: :func:`treeboost.engine.criteria.l1_threshold`)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from joblib import effective_n_jobs
 from sklearn.utils._param_validation import Interval, StrOptions
-from numbers import Integral
+from numbers import Integral, Real
 
 from ._parallel import tree_threads
 
@@ -31,7 +33,32 @@ IMPORTANCE_TYPES = {"split", "gain"}
 BOOSTER_PARAM_CONSTRAINTS = {
     "importance_type": [StrOptions(IMPORTANCE_TYPES), None],
     "n_jobs": [Interval(Integral, None, None, closed="neither"), None],
+    "colsample_bytree": [Interval(Real, 0.0, 1.0, closed="right")],
+    "reg_alpha": [Interval(Real, 0.0, None, closed="left")],
 }
+
+
+def tree_feature_count(n_features, colsample_bytree):
+    """How many of the ``n_features`` features each tree draws for ``colsample_bytree``,
+    LightGBM's rule for ``feature_fraction``: ``round(colsample_bytree * n_features)``
+    (halves up), at least ``min(2, n_features)``; 0 when that is every feature (no draw
+    at all: the trees of ``colsample_bytree=1`` are those grown without it)."""
+    frac = float(colsample_bytree)
+    if not 0.0 < frac <= 1.0:
+        raise ValueError(f"colsample_bytree must be in (0, 1], got {colsample_bytree!r}.")
+    count = max(int(frac * n_features + 0.5), min(2, n_features))
+    return 0 if count >= n_features else count
+
+
+def draw_tree_features(setup, n_features):
+    """One tree's features for ``colsample_bytree``: ``setup.n_tree_features`` of the
+    ``n_features`` drawn without replacement from ``setup.feature_rng``, in increasing
+    order (a :class:`~._boosting_records.StageSetup`); None when the trees draw
+    none."""
+    if not setup.n_tree_features:
+        return None
+    drawn = setup.feature_rng.choice(n_features, size=setup.n_tree_features, replace=False)
+    return np.sort(drawn).astype(np.int64)
 
 
 @contextlib.contextmanager

@@ -46,6 +46,7 @@ from ..losses.custom import check_gradient_hessian
 from ..trees.cart import resolve_count, resolve_max_features
 from .._input.encoding import EncoderMixin, check_weights
 from ..trees.constraints import check_interaction_cst, check_monotonic_cst, grower_constraints
+from ._booster_params import draw_tree_features, tree_feature_count
 from ._bootstrap import selection_sample
 from ._offsets import add_offset, check_offset, take_rows
 from ._output_lanes import OutputLanes, lane_plan
@@ -445,6 +446,7 @@ default=None
             stopping,
             max_features=self.max_features_,
             l2_regularization=plan.l2_regularization,
+            l1_regularization=plan.l1_regularization,
             parallel=True,
             constraints=constraints,
             # the second-order gain grows LightGBM's trees (HistGradient-
@@ -456,6 +458,15 @@ default=None
         n_rows_all = rows.Xe.shape[0]
         stats = np.empty((n_rows_all, 3))
         stats[:, 2] = wtr > 0
+        n_tree_features = tree_feature_count(self.n_features_in_, plan.colsample_bytree)
+        feature_rng = None
+        if n_tree_features:
+            # a stream of its own (LightGBM's feature_fraction_seed), seeded from
+            # random_state: the subsample's rows and the trees' seeds are those of a fit
+            # without colsample_bytree
+            feature_rng = np.random.default_rng(
+                check_random_state(self.random_state).randint(2**31 - 1)
+            )
         return StageSetup(
             grower=grower,
             newton=newton,
@@ -471,6 +482,8 @@ default=None
             stats=stats,
             workspace=GrowerWorkspace(min_rows=positive_rows.size),
             lanes=OutputLanes(grower, stats, positive_rows.size),
+            n_tree_features=n_tree_features,
+            feature_rng=feature_rng,
         )
 
     def _fit_stages(self, plan, loss, rows, state, val, setup, scoring, monitor, cores):
@@ -549,10 +562,13 @@ default=None
             seeds = [setup.stage_rng.randint(0, 2**31 - 1)] * K
         else:
             seeds = [setup.stage_rng.randint(0, 2**31 - 1) for _ in range(K)]
+        # colsample_bytree: each tree's features, drawn in output order too (one draw
+        # per tree, as LightGBM's feature_fraction)
+        features = [draw_tree_features(setup, self.n_features_in_) for _ in range(K)]
 
         def fit_tree(k, lane=None):
             return self._fit_output_tree(
-                k, plan, loss, rows, state, val, setup, g, h, rows_in, seeds[k], lane
+                k, plan, loss, rows, state, val, setup, g, h, rows_in, seeds[k], lane, features[k]
             )
 
         lanes = lane_plan(K, numba.get_num_threads(), rows_in.size * self.n_features_in_)
@@ -590,12 +606,13 @@ default=None
         return rows, inbag
 
     def _fit_output_tree(
-        self, k, plan, loss, rows, state, val, setup, g, h, rows_in, seed, lane=None
+        self, k, plan, loss, rows, state, val, setup, g, h, rows_in, seed, lane=None, features=None
     ):
         """The tree of output ``k`` on the gradients ``(g, h)`` of the rows ``rows_in``,
         its leaf values from the loss times ``learning_rate``, added to the training
         and validation scores; grown with ``lane`` (:mod:`._output_lanes`) or, without
-        one, the fit's grower and buffers."""
+        one, the fit's grower and buffers, splitting on ``features`` only (the tree's
+        draw of ``colsample_bytree``; None: every feature)."""
         ytr, wtr, raw, Xb = rows.y, rows.sample_weight, state.raw, state.Xb
         newton, mc = setup.newton, setup.missing_code
         if lane is None:
@@ -603,6 +620,7 @@ default=None
         else:
             grower, stats, workspace = lane.grower, lane.stats, lane.workspace
         grower.random_state = seed
+        grower.tree_features = features
         # Friedman's original (not newton): least squares on the negative gradient,
         # with its variance sq
         sq = boosting_rows(stats, wtr, g, h, k, newton)
@@ -621,6 +639,7 @@ default=None
             tree.value[:, 0] if newton else None,
             leaf_of_sample=leaves,
             output=k,
+            l1_regularization=plan.l1_regularization,
         )
         tree.value = (self.learning_rate * loss.leaf_values(samples))[:, None]
         if setup.monotonic is not None:

@@ -81,6 +81,10 @@ class BoostingPlan:
     validation_fraction: float
     n_iter_no_change: object
     tol: float
+    # the L1 penalty ``alpha`` of the second-order gain and leaf values
+    l1_regularization: float = 0.0
+    # the fraction of the features each tree draws (LightGBM's ``feature_fraction``)
+    colsample_bytree: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -149,7 +153,8 @@ class StageSetup:
     """What every iteration reads: the grower, whether it grows on the second-order
     gain, the monotonic constraints, the bins' missing-value code, the rows of positive
     weight, the subsample's stream, size and mask, the statistics' buffer and the
-    grower's workspace."""
+    grower's workspace; with ``colsample_bytree``, the features each tree draws and
+    their stream."""
 
     grower: object
     newton: bool
@@ -166,6 +171,10 @@ class StageSetup:
     lanes: OutputLanes
     # the evaluation sets, metrics and callbacks (:mod:`.evaluation`), or None
     evaluation: object = None
+    # colsample_bytree: how many features each tree draws (0: every feature, no draw)
+    # and the stream they are drawn from
+    n_tree_features: int = 0
+    feature_rng: object = None
 
 
 class Stage(NamedTuple):

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         CategoricalFeatures,
         Float64Array,
         MatrixLike,
+        MaxBins,
         NDArray,
         RandomStateLike,
     )
@@ -83,7 +84,7 @@ class BaseAdaBoost(BaseTreeEnsemble):
         "learning_rate": [Interval(Real, 0.0, None, closed="neither")],
         "boosting": [StrOptions({"reweight", "resample"})],
         "random_state": ["random_state"],
-        "max_bins": [Interval(Integral, 2, 65535, closed="both"), None],
+        "max_bins": [Interval(Integral, 2, 65535, closed="both"), StrOptions({"auto"}), None],
         "categorical_features": ["array-like", StrOptions({"auto"}), None],
         "verbose": ["verbose"],
     }
@@ -245,7 +246,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
         learning_rate: float = 1.0,
         boosting: Literal["reweight", "resample"] = "reweight",
         random_state: RandomStateLike = None,
-        max_bins: int | None = 255,
+        max_bins: MaxBins = 255,
         categorical_features: CategoricalFeatures = None,
         verbose: int = 0,
     ) -> None:
@@ -445,7 +446,7 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
         loss: Literal["linear", "square", "exponential"] = "linear",
         boosting: Literal["reweight", "resample"] = "resample",
         random_state: RandomStateLike = None,
-        max_bins: int | None = 255,
+        max_bins: MaxBins = 255,
         categorical_features: CategoricalFeatures = None,
         verbose: int = 0,
     ) -> None:

@@ -31,6 +31,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..persistence import check_array, register
 from ..persistence._spec import array, check_state, list_of
 from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
+from ..trees.category_guard import CAT_SMOOTH, GUARD_CONSTRAINTS, MIN_SAMPLES_PER_CATEGORY
 from ..engine import WorkspacePool
 from ._base import BaseParallelEnsemble, drawn_rows, grows_on_shared_bins, in_bag_rows
 from ._parallel import n_workers, tree_threads
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
         CategoricalFeatures,
         Float64Array,
         MatrixLike,
+        MaxBins,
         NDArray,
         RandomStateLike,
     )
@@ -188,14 +190,18 @@ class BaseBagging(BaseParallelEnsemble):
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
-        "max_bins": [Interval(Integral, 2, 65535, closed="both"), None],
+        "max_bins": [Interval(Integral, 2, 65535, closed="both"), StrOptions({"auto"}), None],
         "categorical_features": ["array-like", StrOptions({"auto"}), None],
+        **GUARD_CONSTRAINTS,
     }
 
     def _base_estimator(self):
         if self.estimator is None:
             return (DecisionTreeClassifier if is_classifier(self) else DecisionTreeRegressor)(
-                max_bins=self.max_bins, categorical_features=self.categorical_features
+                max_bins=self.max_bins,
+                categorical_features=self.categorical_features,
+                min_samples_per_category=self.min_samples_per_category,
+                cat_smooth=self.cat_smooth,
             )
         # refused when it says it is of the other kind; an estimator that does not say
         # (no classifier or regressor tag) is taken at its word, as scikit-learn does
@@ -629,8 +635,17 @@ _DOC = """
     n_jobs : int, default=None
     random_state : int, RandomState instance or None
     verbose : int, default=0
-    max_bins, categorical_features
-        As in :class:`~treeboost.DecisionTreeClassifier` (used for encoding and binning).
+    max_bins : int, None or "auto", default="auto"
+        The bins of X, shared by every member: as in
+        :class:`~treeboost.DecisionTreeClassifier` (``"auto"``: exact thresholds for a
+        feature of at most 16,384 distinct values, 255 quantile bins above; 255 for the
+        fastest fit).
+    categorical_features
+        As in :class:`~treeboost.DecisionTreeClassifier` (used for encoding).
+    min_samples_per_category, cat_smooth
+        As in :class:`~treeboost.DecisionTreeClassifier`, for the default members (the
+        category guard, :mod:`treeboost.trees.category_guard`); a given ``estimator``
+        keeps its own.
 
     Attributes
     ----------
@@ -667,8 +682,10 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         random_state: RandomStateLike = None,
         verbose: int = 0,
         voting: Literal["soft", "hard"] = "soft",
-        max_bins: int | None = 255,
+        max_bins: MaxBins = "auto",
         categorical_features: CategoricalFeatures = None,
+        min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
+        cat_smooth: float = CAT_SMOOTH,
     ) -> None:
         self.estimator = estimator
         self.n_estimators = n_estimators
@@ -684,6 +701,8 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         self.voting = voting
         self.max_bins = max_bins
         self.categorical_features = categorical_features
+        self.min_samples_per_category = min_samples_per_category
+        self.cat_smooth = cat_smooth
 
     def predict_proba(self, X: MatrixLike) -> Float64Array:
         """Mean class probabilities (soft voting) or vote shares (hard voting)."""
@@ -738,8 +757,10 @@ class BaggingRegressor(RegressorMixin, BaseBagging):
         n_jobs: int | None = None,
         random_state: RandomStateLike = None,
         verbose: int = 0,
-        max_bins: int | None = 255,
+        max_bins: MaxBins = "auto",
         categorical_features: CategoricalFeatures = None,
+        min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
+        cat_smooth: float = CAT_SMOOTH,
     ) -> None:
         self.estimator = estimator
         self.n_estimators = n_estimators
@@ -754,6 +775,8 @@ class BaggingRegressor(RegressorMixin, BaseBagging):
         self.verbose = verbose
         self.max_bins = max_bins
         self.categorical_features = categorical_features
+        self.min_samples_per_category = min_samples_per_category
+        self.cat_smooth = cat_smooth
 
     def predict(self, X: MatrixLike) -> Float64Array:
         """Mean of the members' predictions, shape (n_samples,) or (n_samples,

@@ -137,8 +137,10 @@ class _HistGradientBoosting(_Booster):
             # LightGBM's gain has no factor 1/2 (.grow.acceptance)
             min_impurity_decrease=self._min_split_gain() / 2.0,
             min_child_weight=self.min_child_weight,
-            # a fraction of the features, also when given as the integer 1
             l2_regularization=self.l2_regularization,
+            l1_regularization=float(self.reg_alpha),
+            colsample_bytree=float(self.colsample_bytree),
+            # a fraction of the features, also when given as the integer 1
             max_features=float(self.max_features),
             subsample=float(self.subsample),
             split_gain=self.split_gain,
@@ -343,9 +345,25 @@ _HIST_DOC = (
     min_samples_leaf : int, default=20
         Minimum number of samples per leaf.
     l2_regularization : float, default=0.0
-        The ``lambda`` of the gain ``G^2/(H+lambda)`` and the leaf value ``-G/(H+lambda)``.
+        The ``lambda`` of the gain ``T(G)^2/(H+lambda)`` and the leaf value
+        ``-T(G)/(H+lambda)`` (LightGBM's ``lambda_l2``, XGBoost's ``lambda``).
+    reg_alpha : float, default=0.0
+        The L1 penalty ``alpha >= 0`` of the leaf values (LightGBM's ``lambda_l1``,
+        XGBoost's ``alpha``): the gradient sums of the gain and of the leaf values are
+        soft-thresholded, ``T(G) = sign(G) max(|G| - alpha, 0)``, so that a split scores
+        ``T(G_L)^2/(H_L+lambda) + T(G_R)^2/(H_R+lambda) - T(G)^2/(H+lambda)`` and a
+        leaf's value is ``-T(G)/(H+lambda)`` (times ``learning_rate``): a leaf whose
+        ``|G|`` is at most ``alpha`` predicts 0.  With ``split_gain="gradient"`` the
+        leaf values only.
     max_features : float in (0, 1], default=1.0
-        Fraction of the features sampled at each node.
+        Fraction of the features sampled at each node (drawn among all the features; a
+        node searches those of its tree's ``colsample_bytree`` draw).
+    colsample_bytree : float in (0, 1], default=1.0
+        Fraction of the features each tree may split on, drawn without replacement
+        for every tree (one draw per tree, each of the classes' trees of an iteration
+        its own) from a stream seeded by ``random_state`` (LightGBM's
+        ``feature_fraction``, XGBoost's ``colsample_bytree``): ``round(colsample_bytree
+        * n_features)`` features, at least 2 (LightGBM's count).  1.0 draws nothing.
     max_bins : int, default=255
         Bins per numeric feature (X is binned once per ``fit``).
     categorical_features : None, "from_dtype", "auto" or array-like, default="from_dtype"
@@ -371,7 +389,8 @@ _HIST_DOC = (
         ``k > 0`` prints the training (and validation) loss every ``k`` iterations and at
         the last one, LightGBM-style (``[10]  training's binary_logloss: ...``).
     random_state : int, RandomState instance or None, default=None
-        Seeds feature sampling and the validation split.
+        Seeds feature sampling (``max_features``, ``colsample_bytree``) and the
+        validation split.
     min_child_weight : float, default=1e-3
         Minimum hessian sum per leaf (scikit-learn's fixed ``min_hessian_to_split``).
     split_gain : {"hessian", "gradient"}, default="hessian"
@@ -384,7 +403,8 @@ _HIST_DOC = (
     min_split_gain : float, default=0.0
         A split is kept only when its gain ``G_L^2/(H_L+lambda) + G_R^2/(H_R+lambda) -
         G^2/(H+lambda)`` is at least this (LightGBM's ``min_split_gain``, XGBoost's
-        ``gamma`` up to its factor 1/2; ``split_gain="hessian"`` only).
+        ``gamma`` up to its factor 1/2; ``split_gain="hessian"`` only), each ``G``
+        read as ``T(G)`` with ``reg_alpha``.
     importance_type : {"split", "gain"} or None, default=None
         What ``feature_importances_`` gives: None, the normalised gain
         (scikit-learn's); ``"split"``, the number of splits on each feature; ``"gain"``,
@@ -468,7 +488,9 @@ class HistGradientBoostingRegressor(_HistGradientBoosting, BoosterParamsMixin, B
         max_depth: int | None = None,
         min_samples_leaf: int = 20,
         l2_regularization: float = 0.0,
+        reg_alpha: float = 0.0,
         max_features: float = 1.0,
+        colsample_bytree: float = 1.0,
         max_bins: int = 255,
         categorical_features: HistCategoricalFeatures = "from_dtype",
         monotonic_cst: MonotonicCst = None,
@@ -497,7 +519,9 @@ class HistGradientBoostingRegressor(_HistGradientBoosting, BoosterParamsMixin, B
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.l2_regularization = l2_regularization
+        self.reg_alpha = reg_alpha
         self.max_features = max_features
+        self.colsample_bytree = colsample_bytree
         self.max_bins = max_bins
         self.categorical_features = categorical_features
         self.monotonic_cst = monotonic_cst
@@ -568,7 +592,9 @@ class HistGradientBoostingClassifier(_HistGradientBoosting, BoosterParamsMixin, 
         max_depth: int | None = None,
         min_samples_leaf: int = 20,
         l2_regularization: float = 0.0,
+        reg_alpha: float = 0.0,
         max_features: float = 1.0,
+        colsample_bytree: float = 1.0,
         max_bins: int = 255,
         categorical_features: HistCategoricalFeatures = "from_dtype",
         monotonic_cst: MonotonicCst = None,
@@ -597,7 +623,9 @@ class HistGradientBoostingClassifier(_HistGradientBoosting, BoosterParamsMixin, 
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.l2_regularization = l2_regularization
+        self.reg_alpha = reg_alpha
         self.max_features = max_features
+        self.colsample_bytree = colsample_bytree
         self.max_bins = max_bins
         self.categorical_features = categorical_features
         self.monotonic_cst = monotonic_cst

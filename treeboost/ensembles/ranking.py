@@ -93,7 +93,9 @@ class HistGradientBoostingRanker(_HistGradientBoosting, BoostedRegressor):
         max_depth=None,
         min_samples_leaf=20,
         l2_regularization=0.0,
+        reg_alpha=0.0,
         max_features=1.0,
+        colsample_bytree=1.0,
         max_bins=255,
         categorical_features="from_dtype",
         monotonic_cst=None,
@@ -123,7 +125,9 @@ class HistGradientBoostingRanker(_HistGradientBoosting, BoostedRegressor):
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.l2_regularization = l2_regularization
+        self.reg_alpha = reg_alpha
         self.max_features = max_features
+        self.colsample_bytree = colsample_bytree
         self.max_bins = max_bins
         self.categorical_features = categorical_features
         self.monotonic_cst = monotonic_cst

@@ -4,6 +4,7 @@ tree from which a loss sets the tree's leaf values."""
 import numpy as np
 
 from ..engine import LeafRanges
+from ..engine.criteria import newton_leaf_values
 from ..engine import grouped_weighted_quantile as _grouped_quantile
 from ..engine import weighted_quantile as _quantile
 from ..persistence._spec import check_state
@@ -76,6 +77,9 @@ class LeafSamples:
     output : int, default=0
         The output (lane) the tree fits, for a loss of several outputs whose leaf values
         differ by output (:class:`~treeboost.losses.quantile.MultiQuantileLoss`).
+    l1_regularization : float, default=0.0
+        The ``alpha`` of the Newton step: the L1 threshold of the gradient sums
+        (:func:`~treeboost.engine.criteria.l1_threshold`).
     """
 
     __slots__ = (
@@ -90,6 +94,7 @@ class LeafSamples:
         "gradient",
         "hessian",
         "l2_regularization",
+        "l1_regularization",
         "_newton",
     )
 
@@ -107,6 +112,7 @@ class LeafSamples:
         node_newton=None,
         leaf_of_sample=None,
         output=0,
+        l1_regularization=0.0,
     ):
         if node is None and leaf_of_sample is None:
             raise ValueError("LeafSamples needs node or leaf_of_sample.")
@@ -120,6 +126,7 @@ class LeafSamples:
         self.gradient = gradient
         self.hessian = hessian
         self.l2_regularization = l2_regularization
+        self.l1_regularization = l1_regularization
         self._newton = node_newton
         self.output = output
 
@@ -131,17 +138,17 @@ class LeafSamples:
         return self._node
 
     def newton_step(self):
-        """``-G / (H + lambda)`` of every node, ``G = sum w g`` and ``H = sum w h`` over
-        its samples (0 where ``H + lambda`` is 0: internal nodes hold no sample of
-        ``node`` and their value is never used)."""
+        """``-T(G) / (H + lambda)`` of every node, ``G = sum w g`` and ``H = sum w h``
+        over its samples, ``T(G) = sign(G) max(|G| - alpha, 0)`` (the grower's
+        :func:`~treeboost.engine.criteria.newton_leaf_value`; 0 where ``H + lambda`` is
+        0: internal nodes hold no sample of ``node`` and their value is never used)."""
         if self._newton is None:
             w = self.sample_weight[self.rows]
             G = np.bincount(self.node, weights=w * self.gradient[self.rows], minlength=self.n_nodes)
-            H = (
-                np.bincount(self.node, weights=w * self.hessian[self.rows], minlength=self.n_nodes)
-                + self.l2_regularization
+            H = np.bincount(self.node, weights=w * self.hessian[self.rows], minlength=self.n_nodes)
+            self._newton = newton_leaf_values(
+                G, H, float(self.l1_regularization), float(self.l2_regularization)
             )
-            self._newton = -np.divide(G, H, out=np.zeros(self.n_nodes), where=H > 0)
         return self._newton
 
     def residual_quantiles(self, alpha):

@@ -90,6 +90,12 @@ _ADDED_PARAMETERS: dict[str, dict[str, Any]] = {name: {"ccp_alpha": 0.0} for nam
 # trees and forests from before monotonic constraints: none
 for _name in _TREES:
     _ADDED_PARAMETERS[_name]["monotonic_cst"] = None
+# trees, forests and bagging from before the category guard: the exact subset search
+for _name in _TREES + (
+    "treeboost.ensembles.bagging.BaggingClassifier",
+    "treeboost.ensembles.bagging.BaggingRegressor",
+):
+    _ADDED_PARAMETERS.setdefault(_name, {}).update(min_samples_per_category=0, cat_smooth=0.0)
 # boosters from before the constraints: none
 for _name in _BOOSTERS + (
     "treeboost.ensembles.hist_gradient_boosting.HistGradientBoostingClassifier",
@@ -126,3 +132,13 @@ def migrate_added_parameters(obj):
         if added is not None and isinstance(state, dict):
             for name, value in added.items():
                 state.setdefault(name, value)
+
+
+# HistGradientBoosting files from before reg_alpha and colsample_bytree: no L1 penalty,
+# every feature in every tree
+for _name in (
+    "treeboost.ensembles.hist_gradient_boosting.HistGradientBoostingClassifier",
+    "treeboost.ensembles.hist_gradient_boosting.HistGradientBoostingRegressor",
+    "treeboost.ensembles.ranking.HistGradientBoostingRanker",
+):
+    _ADDED_PARAMETERS.setdefault(_name, {}).update(reg_alpha=0.0, colsample_bytree=1.0)

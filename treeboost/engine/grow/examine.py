@@ -86,7 +86,9 @@ def splittable(nodes, node, params):
     total = nodes.stats[node]
     n_node = nodes.end[node] - nodes.start[node]
     crit = params.criterion
-    nodes.impurity[node] = node_impurity(total, nodes.sq_sum[node], crit, params.n_stats, params.l2)
+    nodes.impurity[node] = node_impurity(
+        total, nodes.sq_sum[node], crit, params.n_stats, params.l1, params.l2
+    )
     w_node = node_weight(total, crit, params.n_stats)
     return (
         not is_pure(total, nodes.sq_sum[node], nodes.impurity[node], params)
@@ -190,8 +192,11 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
             feats, rest = allowed_features(
                 nodes.allowed[node], params.interaction, feats, rest, sampler.allowed
             )
-            # a histogram of some features only cannot be subtracted from
-            sampling = sampling or feats.shape[0] + rest.shape[0] < n_features
+            # a histogram of some features only cannot be subtracted from, unless every
+            # node of the tree searches the same ones (a tree's drawn features)
+            sampling = sampling or (
+                not params.fixed_features and feats.shape[0] + rest.shape[0] < n_features
+            )
     random_ties = params.random_ties
     # a large boosting node's histograms by blocks of its rows (..histogram), on the
     # threads or not: the same sums either way

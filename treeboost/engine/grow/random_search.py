@@ -19,7 +19,7 @@ from ..random_cuts import (
     draw_cut_from_table,
     score_cut,
 )
-from ..splitting import sparse_histogram, thread_scratch
+from ..splitting import MAX_CAT_EXACT, category_searched, sparse_histogram, thread_scratch
 from .sampling import rand
 
 #: the bit of a cut's draw that gives its missing values' side (the cut reads the 53 low
@@ -295,6 +295,7 @@ def score_random_cut(f, cut, left, miss, n_missing, nan_left, view, params, scra
         check,
         params.criterion,
         params.n_stats,
+        params.l1,
         params.l2,
         params.min_samples_leaf,
         params.min_weight_leaf,
@@ -317,10 +318,17 @@ def random_subset(f, view, data, rows, mc, params, scratch_all, cands, state):
     missing values to a random side; scored into ``cands`` as a random cut
     (:func:`score_random_cut`), the subset in ``cands.categories[f]``.  Returns whether
     the feature is not constant in the node (:func:`constant`): only then is it drawn.
+    Under the category guard, at a node with more than ``MAX_CAT_EXACT`` categories
+    present, a category of fewer than ``params.min_samples_per_category`` rows
+    (:func:`~..splitting.category_searched`) is treated as a missing value; the
+    categories absent from the node, or set aside, go where the missing values go
+    (:func:`~..splitting.missing_side_codes`'s rule).
     Reads the codes sample-major through ``rows.idx``, the statistics in node order
-    (``rows.ostats``); ``scratch_all.bits[0]`` holds the present set meanwhile (zeros
-    again on return, as the bitmap gather leaves it)."""
+    (``rows.ostats``); ``scratch_all.bits[0]`` holds the present set meanwhile, and
+    ``scratch_all.sparse_hist[0]``'s first column the categories' rows (zeros again on
+    return, as the bitmap gather leaves them)."""
     present = scratch_all.bits[0]
+    counts = scratch_all.sparse_hist[0]
     bits = cands.categories[f]
     for w in range(bits.shape[0]):
         present[w] = np.uint64(0)
@@ -334,12 +342,23 @@ def random_subset(f, view, data, rows, mc, params, scratch_all, cands, state):
             n_missing += 1
         else:
             present[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+            counts[c, 0] += 1.0
     n_present = np.int64(0)
     for w in range(bits.shape[0]):
         x = present[w]
         while x:
             x &= x - np.uint64(1)
             n_present += 1
+    # the categories set aside: out of the present set, their rows counted as missing
+    guarded = n_present > MAX_CAT_EXACT
+    for c in range(256 if guarded else 0):
+        if present[c >> 6] >> np.uint64(c & 63) & np.uint64(1):
+            if not category_searched(counts[c, 0], params.min_samples_per_category):
+                present[c >> 6] &= ~(np.uint64(1) << np.uint64(c & 63))
+                n_missing += np.int64(counts[c, 0])
+                n_present -= 1
+    for c in range(256):
+        counts[c, 0] = 0.0
     if constant(np.int64(0), n_present - 1, n_missing):
         for w in range(bits.shape[0]):
             present[w] = np.uint64(0)
@@ -356,8 +375,6 @@ def random_subset(f, view, data, rows, mc, params, scratch_all, cands, state):
             every = every and bits[w] == present[w]
         if n_present < 2 or (some and not every):
             break
-    for w in range(bits.shape[0]):
-        present[w] = np.uint64(0)
     nan_left = np.int64(rand(state) >> np.uint64(63))
     left = cands.left_stats[f]
     miss = scratch_all.left[0]
@@ -369,13 +386,20 @@ def random_subset(f, view, data, rows, mc, params, scratch_all, cands, state):
     for i in range(ustart, np.uint64(view.end)):
         c = np.int64(codes[np.uint64(idx[i]), uf])
         o = i - ustart
-        if c == mc:
+        if c == mc or not (present[c >> 6] >> np.uint64(c & 63) & np.uint64(1)):
             for k in range(left.shape[0]):
                 miss[k] += ostats[o, k]
         elif bits[c >> 6] >> np.uint64(c & 63) & np.uint64(1):
             for k in range(left.shape[0]):
                 left[k] += ostats[o, k]
     score_random_cut(f, 0, left, miss, n_missing, nan_left, view, params, scratch_all, cands)
+    if cands.score[f] > -np.inf and cands.missing_go_left[f]:
+        # the categories the draw did not see go with the missing values
+        for c in range(min(np.int64(data.n_bins[f]), 256)):
+            if not (present[c >> 6] >> np.uint64(c & 63) & np.uint64(1)):
+                bits[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+    for w in range(bits.shape[0]):
+        present[w] = np.uint64(0)
     return True
 
 
