@@ -17,9 +17,11 @@ from ._boosting import (
     WorkerLostError,
 )
 from ._forest import DaskRandomForestClassifier, DaskRandomForestRegressor
+from ._ranking import DaskHistGradientBoostingRanker
 
 __all__ = [
     "DaskHistGradientBoostingClassifier",
+    "DaskHistGradientBoostingRanker",
     "DaskHistGradientBoostingRegressor",
     "DaskRandomForestClassifier",
     "DaskRandomForestRegressor",

@@ -12,20 +12,26 @@ from ..ensembles.hist_gradient_boosting import (
     HistGradientBoostingClassifier,
     HistGradientBoostingRegressor,
 )
+from ..losses.custom import is_builtin
 from ._channel import ChannelRefused, ChannelShard, new_key
 from ._collections import WorkerLostError, is_dask_collection, partition_futures, place_shards
+from ._losses import check_loss_travels, distributed_init_raw, pack_loss
 from ._grower import StepGrower
 from ._quantiles import SelectedLeafSamples, bin_sample, select_quantiles
 from ._shard import BoostingShard, _concat
 
 
 class _Answer:
-    """A step's result at hand, read as a Dask actor's future is (``result()``)."""
+    """A step's result (or the exception it raised) at hand, read as a Dask actor's
+    future is (``result()``)."""
 
-    def __init__(self, value):
+    def __init__(self, value, error=None):
         self.value = value
+        self.error = error
 
     def result(self, timeout=None):
+        if self.error is not None:
+            raise self.error
         return self.value
 
 
@@ -38,19 +44,28 @@ class _InProcess:
 
     def __getattr__(self, name):
         method = getattr(self.shard, name)
-        return lambda *args: _Answer(method(*args))
+
+        def call(*args):
+            try:
+                return _Answer(method(*args))
+            except Exception as exc:  # raised where an actor's future raises it
+                return _Answer(None, exc)
+
+        return call
 
 
 class _Shards:
     """The shards of one fit: each step is sent to all of them at once and their
     answers are read in the workers' order (the fixed order of every sum)."""
 
-    def __init__(self, actors, timeout, partitions=None):
+    def __init__(self, actors, timeout, partitions=None, val_partitions=None):
         self.actors = actors
         self.timeout = timeout
         #: the indices of each shard's training partitions in X (None: each shard's
         #: after the previous one's, as the in-process shards)
         self.partitions = partitions
+        #: the same of the validation partitions in X_val
+        self.val_partitions = val_partitions
 
     @classmethod
     def in_process(cls, shards, timeout=60.0):
@@ -60,7 +75,7 @@ class _Shards:
         return cls([_InProcess(s) for s in shards], timeout)
 
     @classmethod
-    def direct(cls, actors, timeout, partitions=None):
+    def direct(cls, actors, timeout, partitions=None, val_partitions=None):
         """The shards of ``actors``, each reached through a direct connection
         (:mod:`._channel`) where its worker offers one, else through its actor.  Each
         shard gets a key of its own: no shard's proof opens another's channel."""
@@ -93,7 +108,7 @@ class _Shards:
         except BaseException:
             cls(reached, timeout).close()
             raise
-        return cls(reached, timeout, partitions)
+        return cls(reached, timeout, partitions, val_partitions)
 
     def close(self):
         """Close the direct connections (their shards' threads end)."""
@@ -189,28 +204,44 @@ class _DaskHistGradientBoosting:
         -------
         self
         """
-        from distributed import get_client
-
-        self._check_supported()
         for name, value in (("init_score", init_score), ("init_score_val", init_score_val)):
             if value is not None:
                 raise ValueError(
                     f"{type(self).__name__} does not support {name} (per-row offsets) yet; "
                     f"the one-machine {type(self).__name__[4:]} does."
                 )
+        return self._fit_collections(X, y, sample_weight, X_val, y_val, sample_weight_val)
+
+    #: the class of the workers' shards
+    _shard_class = BoostingShard
+
+    def _fit_collections(
+        self, X, y, sample_weight, X_val, y_val, sample_weight_val, extra=(), extra_val=()
+    ):
+        """Fit on the collections: shards placed where their partitions are, the tree
+        loop, the channels closed.  ``extra`` (``extra_val``): more collections
+        partitioned as X (X_val) whose partitions each shard gets after the weights'
+        (a ranker's query ids)."""
+        from distributed import get_client
+
+        self._check_supported()
         if (X_val is None) != (y_val is None):
             raise ValueError("X_val and y_val go together: give both or neither.")
         if X_val is not None and self.early_stopping is False:
             raise ValueError("X_val and y_val are given with early_stopping=False.")
         client = get_client()
-        train = partition_futures(client, X, y, sample_weight)
+        train = partition_futures(client, X, y, sample_weight, extra=extra)
         val = (
             []
             if X_val is None
-            else partition_futures(client, X_val, y_val, sample_weight_val, "X_val")
+            else partition_futures(
+                client, X_val, y_val, sample_weight_val, "X_val", extra=extra_val
+            )
         )
-        actors, partitions = place_shards(client, train, val, BoostingShard, self.step_timeout)
-        shards = _Shards.direct(actors, self.step_timeout, partitions)
+        actors, partitions, val_partitions = place_shards(
+            client, train, val, self._shard_class, self.step_timeout
+        )
+        shards = _Shards.direct(actors, self.step_timeout, partitions, val_partitions)
         try:
             self._fit_shards(shards, X_val is not None)
         finally:
@@ -222,7 +253,7 @@ class _DaskHistGradientBoosting:
         refused = [
             ("max_features", float(self.max_features) == 1.0),
             ("colsample_bytree", float(self.colsample_bytree) == 1.0),
-            ("scoring", self.scoring == "loss"),
+            ("scoring", self._scoring_supported()),
             ("split_gain", self.split_gain == "hessian"),
             # one quantile (a number) per model: its initial score and leaf values are
             # selected across the workers for one output
@@ -236,16 +267,8 @@ class _DaskHistGradientBoosting:
                     f"{type(self).__name__[4:]} does."
                 )
         if not isinstance(self.loss, str):
-            # the distributed initial score is a function of the weighted mean of y (or
-            # a quantile selected across the workers), and a callable gives no loss value
-            # to watch for divergence: only the built-in losses are those of the
-            # one-machine fit
-            name = getattr(self.loss, "__name__", type(self.loss).__name__)
-            raise ValueError(
-                f"{type(self).__name__} does not support a custom loss (loss={name}) yet: "
-                f"only the built-in losses by name; the one-machine "
-                f"{type(self).__name__[4:]} takes it."
-            )
+            # applied on the workers: it must travel there (by reference)
+            check_loss_travels(self.loss, type(self).__name__)
 
     def _fit_bins(self, shards, summaries, n_positive, classification, rng):
         """The input encoder, the target's classes and the BinMapper, fitted on the
@@ -285,11 +308,21 @@ class _DaskHistGradientBoosting:
             )
         if not warm:
             self._fit_bins(shards, summaries, n_positive, classification, rng)
-        loss = self._make_loss()
+        loss = self._make_loss()  # a custom loss checked by the one-machine rules
         K = loss.n_outputs
+        early = self.early_stopping is True or (self.early_stopping == "auto" and has_val)
+        if early and not loss.has_value:
+            raise ValueError(
+                f"early stopping watches the loss's value, and loss="
+                f"{loss.display_name} gives its gradients only: pass early_stopping=False, "
+                f"or a treeboost.losses.Loss subclass (its pointwise gives the value)."
+            )
         self.max_features_ = self.n_features_in_
         shell = copy.copy(self)
-        prepared = shards.call("prepare", shell, loss, K)
+        if not isinstance(self.loss, str):
+            shell.loss = None  # the loss travels once, in its own bytes
+        prepared = shards.call("prepare", shell, pack_loss(loss), K)
+        self._prepare_shards(shards)
         sums = shards.sum([p[0] for p in prepared])
         if classification and self.class_weight is not None:
             weights = [self._class_weights(shards.sum([p[1][v] for p in prepared])) for v in (0, 1)]
@@ -302,6 +335,10 @@ class _DaskHistGradientBoosting:
                 )
         if warm:
             init = self._init_raw  # the first fit's
+        elif not is_builtin(loss):
+            # a user's loss: Newton's method on the constant, G and H summed over the
+            # shards (its own init_raw would need every row of y in one place)
+            init = distributed_init_raw(shards, K)
         elif classification:
             init = loss.init_raw(np.arange(self.n_classes_), sums)
         elif loss.init_quantile is not None:
@@ -315,7 +352,6 @@ class _DaskHistGradientBoosting:
         self._loss = loss
         # a warm start's rows start from the trees fitted so far
         losses = shards.sum(shards.call("start", self._init_raw, self.trees_ if warm else None))
-        early = self.early_stopping is True or (self.early_stopping == "auto" and has_val)
         if not warm:
             self.train_score_, self.validation_score_ = [], []
         self.train_score_ = list(self.train_score_)
@@ -402,7 +438,7 @@ class _DaskHistGradientBoosting:
                     self.n_hist_bytes_.append(received[0])
                 self.trees_.append(trees)
                 losses = shards.sum([a[0] for a in answers])
-                if not np.all(np.isfinite(losses)):
+                if loss.has_value and not np.all(np.isfinite(losses)):
                     self._warn_diverged(it, "training")
                     self.trees_.pop()
                     break
@@ -413,6 +449,14 @@ class _DaskHistGradientBoosting:
         self.validation_score_ = np.asarray(self.validation_score_, dtype=np.float64)
         self._packed = None
         self._packer()
+
+    def _scoring_supported(self):
+        """Whether the fit can watch ``scoring`` (the loss alone: a scorer needs every
+        validation row's prediction in one place)."""
+        return self.scoring == "loss"
+
+    def _prepare_shards(self, shards):
+        """A step after the shards have binned their rows (a ranker's queries)."""
 
     def _class_weights(self, counts):
         """``class_weight`` per class index, for rows whose classes have the row
@@ -524,11 +568,26 @@ class DaskHistGradientBoostingRegressor(_DaskHistGradientBoosting, HistGradientB
     they are selected digit by digit, eight rounds of 256 summed weights per leaf
     (:mod:`treeboost.engine.quantile`), and are the one-machine values.
     ``warm_start`` adds trees to those of the previous fit on the bins of the first one,
-    as the one-machine class does.  Not yet supported (a ValueError names them):
-    ``max_features < 1``, ``colsample_bytree < 1``, a ``scoring`` other than "loss",
-    ``split_gain="gradient"``, a custom loss (a callable or a
-    :class:`~treeboost.losses.Loss` subclass), a list of quantiles, and ``init_score``
-    (per-row offsets).
+    as the one-machine class does.
+
+    A custom loss (a :class:`~treeboost.losses.Loss` subclass instance, or a callable
+    ``(y_true, raw[, sample_weight]) -> (gradient, hessian)``) is applied on the
+    workers, each to its own rows, and checked there by the one-machine rule (shape,
+    finite values, hessian >= 0).  It travels to them pickled, once, in the fit's
+    first step over the authenticated channel: it must be importable on every worker
+    (defined at the top level of a module they import; a lambda or a function defined
+    inside another is refused before the fit).  Its initial score is Newton's method
+    on the constant with the gradient and hessian sums of every worker (the rule of a
+    callable on one machine; a subclass's own ``init_raw`` would need every row of y
+    in one place).  Its ``leaf_values`` (the Newton step by default) gets the leaves
+    without their rows, which stay on the workers: an override may read
+    ``samples.newton_step()`` and ``samples.residual_quantiles(alpha)`` only.  Its
+    ``start_iteration`` runs on each worker with that worker's rows.  A callable gives
+    no loss value: early stopping needs a subclass.
+
+    Not yet supported (a ValueError names them): ``max_features < 1``,
+    ``colsample_bytree < 1``, a ``scoring`` other than "loss", ``split_gain="gradient"``,
+    a list of quantiles, and ``init_score`` (per-row offsets).
 
     Examples
     --------

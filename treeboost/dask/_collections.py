@@ -64,9 +64,11 @@ def _ordered_futures(obj):
     raise RuntimeError("the partitions of a persisted collection could not be told apart.")
 
 
-def partition_futures(client, X, y, sample_weight, what="X"):
+def partition_futures(client, X, y, sample_weight, what="X", extra=()):
     """``(X, y, sample_weight)`` futures, one triple per partition of ``X``, persisted
-    where the scheduler puts them (a collection already persisted stays where it is)."""
+    where the scheduler puts them (a collection already persisted stays where it is).
+    ``extra``: ``(name, collection)`` pairs partitioned as X, whose futures follow in
+    each tuple (a ranker's ``qid``)."""
     from distributed import wait
 
     X = _rows_chunks(X, what, None)
@@ -76,17 +78,17 @@ def partition_futures(client, X, y, sample_weight, what="X"):
     cols = [X, y]
     if sample_weight is not None:
         cols.append(_rows_chunks(sample_weight, f"sample_weight{suffix}", chunks))
+    cols += [_rows_chunks(c, name, chunks) for name, c in extra]
     cols = client.persist(cols)
     wait(cols)
     parts = [_ordered_futures(c) for c in cols]
     if sample_weight is None:
-        parts.append([None] * len(parts[0]))
+        parts.insert(2, [None] * len(parts[0]))
     n = [len(p) for p in parts]
     if len(set(n)) != 1:
-        raise ValueError(
-            f"{what}, y and sample_weight must have as many partitions; got "
-            f"{n[0]}, {n[1]} and {n[2]}."
-        )
+        names = [what, f"y{suffix}", f"sample_weight{suffix}"] + [name for name, _ in extra]
+        counts = ", ".join(f"{a}: {b}" for a, b in zip(names, n))
+        raise ValueError(f"{', '.join(names)} must have as many partitions; got {counts}.")
     return list(zip(*parts))
 
 
@@ -100,11 +102,13 @@ def place_shards(client, train, validation, shard_class, timeout):
     """Start one ``shard_class`` actor on each worker that holds a partition of X (in
     ``train`` or ``validation``, triples of futures), with the partitions it holds.
     Returns the actors, in the order of the workers' addresses (the fixed order the
-    histograms are summed in), and for each the indices in ``train`` of its training
-    partitions (increasing: the order it holds them in)."""
+    histograms are summed in), for each the indices in ``train`` of its training
+    partitions (increasing: the order it holds them in), and the same in
+    ``validation``."""
     where = client.who_has([t[0] for t in train + validation])
     by_worker = defaultdict(lambda: ([], []))
     indices = defaultdict(list)
+    val_indices = defaultdict(list)
     for i, triple in enumerate(train + validation):
         holders = sorted(where.get(triple[0].key, ()))
         if not holders:
@@ -112,6 +116,8 @@ def place_shards(client, train, validation, shard_class, timeout):
         by_worker[holders[0]][0 if i < len(train) else 1].append(triple)
         if i < len(train):
             indices[holders[0]].append(i)
+        else:
+            val_indices[holders[0]].append(i - len(train))
     futures = {}
     for addr in sorted(by_worker):
         tr, va = by_worker[addr]
@@ -119,7 +125,7 @@ def place_shards(client, train, validation, shard_class, timeout):
             shard_class, tr, va, actor=True, workers=[addr], allow_other_workers=False, pure=False
         )
     actors = [wait_on_worker(client, fut, addr, timeout) for addr, fut in futures.items()]
-    return actors, [indices[addr] for addr in futures]
+    return actors, [indices[addr] for addr in futures], [val_indices[addr] for addr in futures]
 
 
 def wait_on_worker(client, future, address, timeout, poll=1.0):

@@ -225,7 +225,7 @@ class _DaskForest:
             )
         client = get_client()
         train = partition_futures(client, X, y, sample_weight)
-        actors, partitions = place_shards(client, train, [], ForestShard, self.step_timeout)
+        actors, partitions, _ = place_shards(client, train, [], ForestShard, self.step_timeout)
         shards = _Shards(actors, self.step_timeout, partitions)
         self._fit_shards(client, shards, sample_weight is not None)
         return self

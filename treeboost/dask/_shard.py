@@ -12,6 +12,8 @@ import numba
 import numpy as np
 
 from ._channel import one_step_at_a_time, serve
+from ._losses import constant_sums, unpack_loss
+from ..losses.custom import check_gradient_hessian
 from ..engine import (
     LeafRanges,
     boosting_rows,
@@ -189,14 +191,15 @@ class BoostingShard:
     @one_step_at_a_time
     def prepare(self, model, loss, n_outputs):
         """Encode and bin the rows with the trainer's fitted encoder and BinMapper
-        (``model``, an estimator before its first tree).
+        (``model``, an estimator before its first tree); ``loss``: the fit's loss as
+        :func:`~._losses.pack_loss` bytes (the only step that takes one).
 
         Returns the target's sums that the initial score needs (:meth:`_target_sums`)
         and, for a classifier, the rows of each class among the training and the
         validation rows (``class_weight`` "balanced" reads them; None for a
         regressor)."""
         self.model = model
-        self.loss = loss
+        self.loss = unpack_loss(loss)
         self.K = n_outputs
         self.mc = int(model.bin_mapper_.missing_values_code_)
         classification = hasattr(model, "classes_")
@@ -282,10 +285,15 @@ class BoostingShard:
         if t.n and w_sum > 0:
             # the gradients of the tree before are read no more: their arrays
             # (output-major, as the one-machine booster's) take the next ones
+            raw = per_output(t.raw)
+            self.loss.start_iteration(t.y, raw, t.w)
             value, g, h = self.loss.loss_gradient_hessian(
-                t.y, per_output(t.raw), t.w, out=(per_output(self.g.T), per_output(self.h.T))
+                t.y, raw, t.w, out=(per_output(self.g.T), per_output(self.h.T))
             )
-            train = value * w_sum
+            if not self.loss.checks_own_gradients:
+                # a user's loss: the one-machine fit's check (a no-op for treeboost's own)
+                g, h = check_gradient_hessian(self.loss, g, h, raw)
+            train = value * self._value_weight(t)
             self.g = np.ascontiguousarray(np.reshape(g, (-1, K)).T)
             self.h = np.ascontiguousarray(np.reshape(h, (-1, K)).T)
         else:
@@ -293,8 +301,21 @@ class BoostingShard:
         val = 0.0
         v = self.val
         if v is not None and v.n and v.w.sum() > 0:
-            val = self.loss(v.y, v.raw[:, 0] if self.K == 1 else v.raw, v.w) * v.w.sum()
-        return train, w_sum, val, 0.0 if v is None else float(v.w.sum())
+            val = self.loss(v.y, v.raw[:, 0] if self.K == 1 else v.raw, v.w) * self._value_weight(v)
+        v_weight = 0.0 if v is None else self._value_weight(v)
+        return train, self._value_weight(t), val, v_weight
+
+    def _value_weight(self, block):
+        """What the loss's value of ``block`` is a mean over (its rows' weight): the
+        trainer divides the shards' summed ``value * weight`` by the summed weights."""
+        return float(block.w.sum())
+
+    @one_step_at_a_time
+    def constant_sums(self, f):
+        """``(sum w g, sum w h)`` per output of the training rows all at the raw score
+        ``f``: a step of a custom loss's initial score (:mod:`._losses`)."""
+        t = self.train
+        return constant_sums(self.loss, t.y, t.w, np.asarray(f, np.float64), t.n)
 
     @one_step_at_a_time
     def start(self, init_raw, trees=None):

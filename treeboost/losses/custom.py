@@ -71,6 +71,34 @@ def check_gradient_hessian(loss, g, h, raw):
     return out[0], out[1]
 
 
+def newton_constant(sums, n_outputs):
+    """The constant raw score ``F0`` (one per output) that minimises a loss known by its
+    derivatives alone: Newton's method on the constant from ``F = 0``,
+    ``F <- F - G(F) / H(F)`` with ``G = sum_i w_i g_i(F)`` and ``H = sum_i w_i h_i(F)``
+    per output (an output whose ``H`` is 0 keeps its value), until a step is at most
+    ``INIT_NEWTON_TOL`` of ``max(1, |F|)`` or after ``INIT_NEWTON_STEPS`` steps.
+
+    Parameters
+    ----------
+    sums : callable
+        ``sums(f)`` -> ``(G, H)``, arrays of shape (n_outputs,), at every row's raw score
+        ``f`` (the rows of one machine, or summed over a cluster's workers).
+    n_outputs : int
+
+    Returns
+    -------
+    ndarray of shape (n_outputs,)
+    """
+    f = np.zeros(n_outputs)
+    for _ in range(INIT_NEWTON_STEPS):
+        G, H = (np.atleast_1d(np.asarray(a, dtype=np.float64)) for a in sums(f.copy()))
+        step = np.where(H > 0, -G / np.where(H > 0, H, 1.0), 0.0)
+        f += step
+        if np.max(np.abs(step)) <= INIT_NEWTON_TOL * max(1.0, np.max(np.abs(f))):
+            break
+    return f
+
+
 class CallableLoss(Loss):
     """A loss given by a callable returning its gradient and hessian.
 
@@ -131,19 +159,15 @@ class CallableLoss(Loss):
 
     def init_raw(self, y, sample_weight):
         K = self.n_outputs
-        raw = np.zeros((y.shape[0], K)) if K > 1 else np.zeros(y.shape[0])
-        f = np.zeros(K)
-        self._weight = sample_weight
         w = sample_weight[:, None] if K > 1 else sample_weight
-        for _ in range(INIT_NEWTON_STEPS):
+        self._weight = sample_weight
+
+        def sums(f):
+            raw = np.tile(f, (y.shape[0], 1)) if K > 1 else np.full(y.shape[0], f[0])
             g, h = self.gradient_hessian(y, raw)
-            hs = np.sum(w * h, axis=0)
-            step = np.where(hs > 0, -np.sum(w * g, axis=0) / np.where(hs > 0, hs, 1.0), 0.0)
-            step = np.atleast_1d(step)
-            f += step
-            raw = raw + (step if K > 1 else step[0])
-            if np.max(np.abs(step)) <= INIT_NEWTON_TOL * max(1.0, np.max(np.abs(f))):
-                break
+            return np.sum(w * g, axis=0), np.sum(w * h, axis=0)
+
+        f = newton_constant(sums, K)
         return f if K > 1 else float(f[0])
 
     def proba(self, raw):
