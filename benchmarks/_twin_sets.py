@@ -26,10 +26,14 @@ mpg                     234      plotnine's copy of ggplot2's mpg; ``hwy`` (regr
                                  ``model`` a string of 38 levels, six string columns
 msleep                  83       plotnine's msleep; ``sleep_total`` (regression), ``genus``
                                  of 77 levels, missing values in strings and numbers
+default                 10,000   ISLP's copy of ISLR's Default: ``default`` (classification),
+                                 ``balance`` and ``income`` of ~10,000 distinct values
+wage                    3,000    ISLP's Wage: ``wage`` (regression), seven string columns
 ======================  =======  ==========================================================
 
-plotnine's data sets are read from its package folder as CSV files (plotnine itself is not
-imported).
+plotnine's and ISLP's data sets are read from their package folders as CSV files (neither
+package is imported; ISLP installs without its dependencies: ``pip install --no-deps
+ISLP``).
 """
 
 import importlib.util
@@ -132,6 +136,35 @@ def msleep():
     return d, y, False
 
 
+def _islp(name):
+    """One of ISLP's data sets (the R package ISLR's, as the book's Python edition ships
+    them) as a frame, its text columns as strings.  ISLP's own dependencies (torch,
+    lifelines) are not needed for its data: ``pip install --no-deps ISLP``."""
+    import pandas as pd
+
+    spec = importlib.util.find_spec("ISLP")
+    if spec is None:
+        raise ImportError("ISLP is not installed (pip install --no-deps ISLP)")
+    d = pd.read_csv(Path(spec.submodule_search_locations[0]) / "data" / f"{name}.csv")
+    for c in string_columns(d):
+        d[c] = d[c].astype(object)
+    return d
+
+
+def default():
+    # 10,000 rows; balance and income have about 10,000 distinct values each
+    d = _islp("Default")
+    y = (d.pop("default") == "Yes").to_numpy(int)
+    return d, y, True
+
+
+def wage():
+    # ``logwage`` is the target's log
+    d = _islp("Wage").drop(columns=["logwage"])
+    y = d.pop("wage").to_numpy(float)
+    return d, y, False
+
+
 def _target(name, target, classifier):
     def load():
         d = _sm(name)
@@ -157,6 +190,8 @@ SETS = {
     "ccard": _target("ccard", "AVGEXP", False),
     "mpg": mpg,
     "msleep": msleep,
+    "default": default,
+    "wage": wage,
 }
 
 

@@ -123,3 +123,30 @@ def test_bad_max_bins(bad):
         tb.RandomForestClassifier(n_estimators=2, max_bins=bad).fit(X, y)
     with pytest.raises(ValueError, match="max_bins"):
         BinMapper(bad).fit(X)
+
+
+@pytest.mark.parametrize(
+    "make", [tb.DecisionTreeClassifier, tb.RandomForestClassifier, tb.ExtraTreesClassifier]
+)
+def test_a_model_with_auto_bins_saves_and_loads(make, tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] > 0).astype(int)
+    model = make(
+        random_state=0, **({} if make is tb.DecisionTreeClassifier else {"n_estimators": 5})
+    )
+    model.fit(X, y)
+    assert model.bin_mapper_.max_bins == "auto"
+    tb.save(model, tmp_path / "m.tbm")
+    back = tb.load(tmp_path / "m.tbm")
+    np.testing.assert_array_equal(back.predict_proba(X), model.predict_proba(X))
+
+
+def test_a_file_with_another_word_for_max_bins_is_refused(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 2))
+    model = tb.DecisionTreeClassifier(random_state=0).fit(X, (X[:, 0] > 0).astype(int))
+    model.bin_mapper_.max_bins = "many"
+    tb.save(model, tmp_path / "m.tbm")
+    with pytest.raises(ValueError, match="max_bins"):
+        tb.load(tmp_path / "m.tbm")

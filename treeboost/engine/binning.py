@@ -377,7 +377,7 @@ class BinMapper:
     #: what :meth:`_validate_state` checks attribute by attribute (a flag per feature of
     #: ``n_bins_``)
     _state_spec = {
-        "max_bins": integer(2, 65535, none_ok=True),
+        "max_bins": integer(2, 65535, none_ok=True, words=("auto",)),
         "subsample": integer(1, none_ok=True),
         "n_bins_": array("int64", ndim=1),
         "is_categorical_": array("bool", ("n_bins_",)),
@@ -430,7 +430,7 @@ class BinMapper:
         ):
             raise ValueError(f"{where}.is_categorical: must match is_categorical_.")
         edges = checked["bin_thresholds_"]
-        most = 65535 if self.max_bins is None else self.max_bins
+        most = 65535 if self.max_bins is None or _is_auto(self.max_bins) else self.max_bins
         for f, e in enumerate(edges):
             w = f"{where}.bin_thresholds_[{f}]"
             if is_cat[f]:

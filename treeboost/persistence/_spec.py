@@ -39,7 +39,8 @@ class AttrSpec:
     ``low_open`` / ``high_open``) or ``"labels"`` (a 1-dimensional array of at least
     ``low`` labels) or ``"list"`` (a list of ``shape[0]`` elements, each checked
     against ``items``, else the error ``message`` with ``{length}``).  ``optional``:
-    checked only when present; ``none_ok``: None passes."""
+    checked only when present; ``none_ok``: None passes; ``words``: these strings pass
+    too (``max_bins="auto"``)."""
 
     kind: str
     dtype: Any = None
@@ -56,6 +57,7 @@ class AttrSpec:
     none_ok: bool = False
     items: AttrSpec | None = None
     message: str | None = None
+    words: tuple[str, ...] = ()
 
 
 def array(dtype, shape=None, **rules):
@@ -162,8 +164,8 @@ def check_state(obj, where, spec, sizes=None, missing=None):
                 f"{where}: {missing or f'incomplete {type(obj).__name__}'} (no {name})."
             )
         value = state[name]
-        if value is None and rule.none_ok:
-            out[name] = None
+        if (value is None and rule.none_ok) or (isinstance(value, str) and value in rule.words):
+            out[name] = value
             continue
         value = _check_value(rule, value, f"{where}.{name}", sizes)
         if rule.kind == "int":
