@@ -12,8 +12,8 @@ patients, :func:`make_diabetes_queries`).
 
 Each library with its defaults (and treeboost with LightGBM's 31-leaf trees), 100
 rounds, NDCG@10 on the held-out queries (:func:`treeboost.metrics.ndcg_score`,
-LightGBM's NDCG, for all); fit time the
-best of ``--repeats`` after a warm-up fit.  ``--quick``: fewer queries.
+LightGBM's NDCG, for all); fit time the best of ``--repeats`` after a warm-up fit.
+``--quick``: fewer queries.
 """
 
 import argparse
