@@ -230,3 +230,16 @@ def test_lambdas_are_lightgbms():
     for value in (0, 1):
         side = x == value
         assert leaves[value] == pytest.approx(-g[side].sum() / h[side].sum(), rel=1e-6)
+
+
+def test_default_trees_are_xgboosts_depth_six():
+    """The defaults grow XGBoost's depth-6 trees (at most 2**6 leaves), deeper than the
+    31 leaves of the other boosters."""
+    ranker = HistGradientBoostingRanker()
+    assert (ranker.max_depth, ranker.max_leaf_nodes) == (6, 64)
+    X, y, sizes = _learnable(5, 300)
+    ranker.set_params(max_iter=3, min_samples_leaf=1).fit(X, y, group=sizes)
+    trees = [tree for trees in ranker.trees_ for tree in trees]
+    assert max(tree.max_depth for tree in trees) <= 6
+    assert max(tree.n_leaves for tree in trees) > 31
+    assert max(tree.n_leaves for tree in trees) <= 64
