@@ -179,7 +179,7 @@ def breakdown(args):
         "thread share of the call (CoreShare)": share,
         "packed trees, looked up (_packer)": model._packer,
         "PackedTrees.predict (checks, kernel)": lambda: packer.predict(Xe, K, out=raw),
-        "the kernel alone (100 trees)": lambda: predict_packed_lanes_serial(
+        "  of which the kernel (numba's call)": lambda: predict_packed_lanes_serial(
             Xe, *lanes, packer.value, packer.roots, packer.output, raw
         ),
         "probabilities (loss.proba)": lambda: model._proba(raw),
@@ -195,12 +195,17 @@ def breakdown(args):
             lat[i] = time.perf_counter() - t
         medians[name] = float(np.median(lat))
     base = medians.pop("")
+    us = {name: max(m - base, 0.0) * 1e6 for name, m in medians.items()}
+    names = list(us)
+    # the stages but the whole call and the kernel inside PackedTrees.predict
+    rest = us[names[0]] - sum(us[n] for n in names[1:] if not n.startswith(" "))
     print(
         f"HGB({args.iters}) fitted to {args.rows:,} x {args.features}: one row, median of "
         f"{args.calls:,} calls per stage, load {os.getloadavg()[0]:.2f}"
     )
-    for name, m in medians.items():
-        print(f"{name:40} {max(m - base, 0.0) * 1e6:6.1f} us")
+    for name, t in us.items():
+        print(f"{name:40} {t:6.1f} us")
+    print(f"{'the Python calls between the stages':40} {rest:6.1f} us")
 
 
 def main():
