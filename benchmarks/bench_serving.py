@@ -208,6 +208,34 @@ def breakdown(args):
     print(f"{'the Python calls between the stages':40} {rest:6.1f} us")
 
 
+def _table(model, args, results):
+    """The table of one model's rows (``results``: the JSON rows of its libraries)."""
+    ref = next((r for r in results if r["lib"] == "treeboost"), None)
+    n_train = _train_rows(model, args.rows, args.train_rows)
+    size = f"{model}({args.trees if model == 'rf' else args.iters})"
+    print(
+        f"\n{size} fitted to {n_train} x {args.features}, predicting rows of "
+        f"{args.rows} x {args.features}  (ratio: treeboost / other; "
+        f"latency < 1 and throughput > 1 favour treeboost; load: 1-minute load average)"
+    )
+    print(
+        f"{'lib':12} {'median us':>10} {'p99 us':>9} {'rows/s 1k':>11} "
+        f"{'rows/s ' + str(args.batch):>15} {'load':>5}   ratios (median, 1k, batch)"
+    )
+    for r in results:
+        ratio = ""
+        if ref is not None:
+            ratio = (
+                f"{ref['median_us'] / r['median_us']:.2f}  "
+                f"{ref['rows_per_s_1k'] / r['rows_per_s_1k']:.2f}  "
+                f"{ref['rows_per_s_batch'] / r['rows_per_s_batch']:.2f}"
+            )
+        print(
+            f"{r['lib']:12} {r['median_us']:>10} {r['p99_us']:>9} "
+            f"{r['rows_per_s_1k']:>11} {r['rows_per_s_batch']:>15} {r['load']:>5}   {ratio}"
+        )
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--lib")
@@ -229,9 +257,18 @@ def main():
     ap.add_argument("--out-dir", default=None, help="write each model's rows here (JSONL)")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--breakdown", action="store_true", help="where a one-row call's time goes")
+    ap.add_argument(
+        "--table",
+        nargs="+",
+        metavar="JSONL",
+        help="print the table of rows saved by --out-dir (runs of a model's libraries apart)",
+    )
     args = ap.parse_args()
     if args.breakdown:
         return breakdown(args)
+    if args.table:
+        rows = [json.loads(ln) for f in args.table for ln in open(f) if ln.strip()]
+        return _table(rows[0]["model"], args, rows)
     if args.lib:
         return child(args)
     if args.quick:
@@ -252,30 +289,7 @@ def main():
         results = run_each(
             __file__, args.libs.split(","), opts, args.out_dir, f"serving_{model}.jsonl"
         )
-        ref = next((r for r in results if r["lib"] == "treeboost"), None)
-        n_train = _train_rows(model, args.rows, args.train_rows)
-        size = f"{model}({args.trees if model == 'rf' else args.iters})"
-        print(
-            f"\n{size} fitted to {n_train} x {args.features}, predicting rows of "
-            f"{args.rows} x {args.features}  (ratio: treeboost / other; "
-            f"latency < 1 and throughput > 1 favour treeboost; load: 1-minute load average)"
-        )
-        print(
-            f"{'lib':12} {'median us':>10} {'p99 us':>9} {'rows/s 1k':>11} "
-            f"{'rows/s ' + str(args.batch):>15} {'load':>5}   ratios (median, 1k, batch)"
-        )
-        for r in results:
-            ratio = ""
-            if ref is not None:
-                ratio = (
-                    f"{ref['median_us'] / r['median_us']:.2f}  "
-                    f"{ref['rows_per_s_1k'] / r['rows_per_s_1k']:.2f}  "
-                    f"{ref['rows_per_s_batch'] / r['rows_per_s_batch']:.2f}"
-                )
-            print(
-                f"{r['lib']:12} {r['median_us']:>10} {r['p99_us']:>9} "
-                f"{r['rows_per_s_1k']:>11} {r['rows_per_s_batch']:>15} {r['load']:>5}   {ratio}"
-            )
+        _table(model, args, results)
 
 
 if __name__ == "__main__":
