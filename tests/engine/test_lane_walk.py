@@ -184,3 +184,27 @@ def test_packed_trees_walk_in_lanes_as_row_by_row(categorical):
         want,
     )
     np.testing.assert_array_equal(packed.predict(Xt, packed.n_outputs_used), want)
+
+
+def test_serial_and_parallel_copies_of_one_source():
+    """engine._jit.serial_and_parallel: one copy without a parallel region, one with,
+    told apart by numba's cache key (the closure's loop: range or prange)."""
+    from numba import prange
+
+    from treeboost.engine import tree
+
+    pairs = [
+        (lw.accumulate_lanes_serial, lw.accumulate_lanes),
+        (lw.apply_lanes_serial, lw.apply_lanes),
+        (lw.predict_packed_lanes_serial, lw.predict_packed_lanes),
+        (lw.accumulate_forest_lanes_serial, lw.accumulate_forest_lanes),
+        (tree._apply_raw_serial, tree._apply_raw),
+        (tree._accumulate_raw_serial, tree._accumulate_raw),
+        (tree._predict_packed_serial, tree._predict_packed),
+    ]
+    for serial, parallel in pairs:
+        assert not serial.targetoptions.get("parallel")
+        assert parallel.targetoptions.get("parallel")
+        assert serial.py_func.__code__ is parallel.py_func.__code__
+        loops = [f.py_func.__closure__[0].cell_contents for f in (serial, parallel)]
+        assert loops == [range, prange]

@@ -83,3 +83,26 @@ def test_refused_models():
     model = tb.HistGradientBoostingClassifier(max_iter=3).fit(frame, yc)
     with pytest.raises(ValueError, match="categorical split"):
         to_lightgbm(model)
+
+
+@pytest.mark.parametrize(
+    "make, boosting",
+    [
+        (lambda: tb.DecisionTreeRegressor(max_depth=3), False),
+        (lambda: tb.RandomForestRegressor(n_estimators=2, random_state=0), False),
+        (lambda: tb.ExtraTreesRegressor(n_estimators=2, random_state=0), False),
+        (lambda: tb.BaggingRegressor(n_estimators=2, random_state=0), False),
+        (lambda: tb.GradientBoostingRegressor(n_estimators=2), True),
+        (lambda: tb.HistGradientBoostingRegressor(max_iter=2), True),
+    ],
+)
+def test_model_trees_says_which_models_boost(make, boosting):
+    """The decomposition's ``boosting`` field is what to_lightgbm takes a model by."""
+    from treeboost.inspection._model_trees import model_trees
+
+    X, signal, _ = _data(0, n=300)
+    model = make().fit(X, signal)
+    assert model_trees(model).boosting is boosting
+    if not boosting:
+        with pytest.raises(TypeError, match="gradient-boosting"):
+            to_lightgbm(model)

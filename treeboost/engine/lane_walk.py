@@ -23,9 +23,7 @@ tree over a block of rows.
 from collections import namedtuple
 
 import numpy as np
-from numba import prange
-
-from ._jit import inlined, kernel, parallel_kernel
+from ._jit import inlined, kernel, serial_and_parallel
 
 #: rows walked side by side
 LANES = 8
@@ -136,42 +134,35 @@ def _apply_rows(X, start, stop, left, split, threshold, out, nodes):
         out[r] = _leaf(X, r, 0, left, split, threshold)
 
 
-@kernel
-def accumulate_lanes_serial(X, left, split, threshold, value, out):
-    """``out[i, k] += value[leaf of row i, k]`` over the rows of X, on the calling thread
-    (one of a forest's workers)."""
-    nodes = np.zeros(LANES, np.int64)
-    _accumulate_rows(X, 0, X.shape[0], left, split, threshold, value, out, nodes)
+def _make_accumulate_lanes(blocks):
+    def accumulate_lanes(X, left, split, threshold, value, out):
+        """``out[i, k] += value[leaf of row i, k]`` over the rows of X, a task of rows
+        at a time."""
+        n = X.shape[0]
+        for t in blocks((n + _TASK_ROWS - 1) // _TASK_ROWS):
+            nodes = np.zeros(LANES, np.int64)
+            start = t * _TASK_ROWS
+            stop = min(start + _TASK_ROWS, n)
+            _accumulate_rows(X, start, stop, left, split, threshold, value, out, nodes)
+
+    return accumulate_lanes
 
 
-@parallel_kernel
-def accumulate_lanes(X, left, split, threshold, value, out):
-    """:func:`accumulate_lanes_serial` on numba's threads, a task of rows each."""
-    n = X.shape[0]
-    for t in prange((n + _TASK_ROWS - 1) // _TASK_ROWS):
-        nodes = np.zeros(LANES, np.int64)
-        start = t * _TASK_ROWS
-        _accumulate_rows(
-            X, start, min(start + _TASK_ROWS, n), left, split, threshold, value, out, nodes
-        )
+def _make_apply_lanes(blocks):
+    def apply_lanes(X, left, split, threshold, out):
+        """``out[i]`` = the leaf row ``i`` of X reaches, a task of rows at a time."""
+        n = X.shape[0]
+        for t in blocks((n + _TASK_ROWS - 1) // _TASK_ROWS):
+            nodes = np.zeros(LANES, np.int64)
+            start = t * _TASK_ROWS
+            _apply_rows(X, start, min(start + _TASK_ROWS, n), left, split, threshold, out, nodes)
+
+    return apply_lanes
 
 
-@kernel
-def apply_lanes_serial(X, left, split, threshold, out):
-    """``out[i]`` = the leaf row ``i`` of X reaches, on the calling thread."""
-    nodes = np.zeros(LANES, np.int64)
-    _apply_rows(X, 0, X.shape[0], left, split, threshold, out, nodes)
-
-
-@parallel_kernel
-def apply_lanes(X, left, split, threshold, out):
-    """:func:`apply_lanes_serial` on numba's threads, a task of rows each."""
-    n = X.shape[0]
-    for t in prange((n + _TASK_ROWS - 1) // _TASK_ROWS):
-        nodes = np.zeros(LANES, np.int64)
-        start = t * _TASK_ROWS
-        _apply_rows(X, start, min(start + _TASK_ROWS, n), left, split, threshold, out, nodes)
-
+#: on the calling thread (a few rows, or one of a forest's workers) and on numba's threads
+accumulate_lanes_serial, accumulate_lanes = serial_and_parallel(_make_accumulate_lanes)
+apply_lanes_serial, apply_lanes = serial_and_parallel(_make_apply_lanes)
 
 #: rows of a block of the packed walk: every tree walks the block's rows before the next
 #: tree, so that a tree's nodes stay in cache while the block uses them
@@ -195,29 +186,24 @@ def _packed_block(X, lo, hi, left, split, threshold, value, roots, output, out, 
             out[r, k] += value[_leaf(X, r, root, left, split, threshold)]
 
 
-@kernel
-def predict_packed_lanes_serial(X, left, split, threshold, value, roots, output, out):
-    """:func:`predict_packed_lanes` on the calling thread, block after block (a few
-    rows: starting numba's threads costs more than walking them)."""
-    n = X.shape[0]
-    nodes = np.zeros(LANES, np.int64)
-    for blk in range((n + _PACKED_BLOCK - 1) // _PACKED_BLOCK):
-        lo = blk * _PACKED_BLOCK
-        hi = min(n, lo + _PACKED_BLOCK)
-        _packed_block(X, lo, hi, left, split, threshold, value, roots, output, out, nodes)
+def _make_predict_packed_lanes(blocks):
+    def predict_packed_lanes(X, left, split, threshold, value, roots, output, out):
+        """``out[i, output[t]] += value[leaf of row i in tree t]`` for every tree ``t``
+        of :class:`~.tree.PackedTrees` (the trees' nodes concatenated, tree ``t`` from
+        node ``roots[t]``), block after block of rows."""
+        n = X.shape[0]
+        for blk in blocks((n + _PACKED_BLOCK - 1) // _PACKED_BLOCK):
+            nodes = np.zeros(LANES, np.int64)
+            lo = blk * _PACKED_BLOCK
+            hi = min(n, lo + _PACKED_BLOCK)
+            _packed_block(X, lo, hi, left, split, threshold, value, roots, output, out, nodes)
+
+    return predict_packed_lanes
 
 
-@parallel_kernel
-def predict_packed_lanes(X, left, split, threshold, value, roots, output, out):
-    """``out[i, output[t]] += value[leaf of row i in tree t]`` for every tree ``t`` of
-    :class:`~.tree.PackedTrees` (the trees' nodes concatenated, tree ``t`` from node
-    ``roots[t]``), blocks of rows on numba's threads."""
-    n = X.shape[0]
-    for blk in prange((n + _PACKED_BLOCK - 1) // _PACKED_BLOCK):
-        nodes = np.zeros(LANES, np.int64)
-        lo = blk * _PACKED_BLOCK
-        hi = min(n, lo + _PACKED_BLOCK)
-        _packed_block(X, lo, hi, left, split, threshold, value, roots, output, out, nodes)
+#: on the calling thread (a few rows: starting numba's threads costs more than walking
+#: them) and on numba's threads
+predict_packed_lanes_serial, predict_packed_lanes = serial_and_parallel(_make_predict_packed_lanes)
 
 
 @inlined
@@ -240,25 +226,23 @@ def _forest_block(X, lo, hi, left, split, threshold, value, roots, out, nodes):
                 out[r, k] += value[node, k]
 
 
-@kernel
-def accumulate_forest_lanes_serial(X, left, split, threshold, value, roots, block, out):
-    """:func:`accumulate_forest_lanes` on the calling thread, block after block (a few
-    rows: starting numba's threads costs more than walking them)."""
-    n = X.shape[0]
-    nodes = np.zeros(LANES, np.int64)
-    for blk in range((n + block - 1) // block):
-        lo = blk * block
-        _forest_block(X, lo, min(n, lo + block), left, split, threshold, value, roots, out, nodes)
+def _make_accumulate_forest_lanes(blocks):
+    def accumulate_forest_lanes(X, left, split, threshold, value, roots, block, out):
+        """``out[i, k] += value[leaf of row i in tree t, k]`` for every tree ``t`` of a
+        :class:`~.packed_forest.PackedForest` (the trees' nodes concatenated, tree ``t``
+        from node ``roots[t]``), in the order of the trees: blocks of ``block`` rows,
+        each walked by every tree in turn while its rows stay in cache."""
+        n = X.shape[0]
+        for blk in blocks((n + block - 1) // block):
+            nodes = np.zeros(LANES, np.int64)
+            lo = blk * block
+            hi = min(n, lo + block)
+            _forest_block(X, lo, hi, left, split, threshold, value, roots, out, nodes)
+
+    return accumulate_forest_lanes
 
 
-@parallel_kernel
-def accumulate_forest_lanes(X, left, split, threshold, value, roots, block, out):
-    """``out[i, k] += value[leaf of row i in tree t, k]`` for every tree ``t`` of a
-    :class:`~.packed_forest.PackedForest` (the trees' nodes concatenated, tree ``t`` from
-    node ``roots[t]``), in the order of the trees: blocks of ``block`` rows on numba's
-    threads, each walked by every tree in turn while its rows stay in cache."""
-    n = X.shape[0]
-    for blk in prange((n + block - 1) // block):
-        nodes = np.zeros(LANES, np.int64)
-        lo = blk * block
-        _forest_block(X, lo, min(n, lo + block), left, split, threshold, value, roots, out, nodes)
+#: on the calling thread (a few rows) and on numba's threads
+accumulate_forest_lanes_serial, accumulate_forest_lanes = serial_and_parallel(
+    _make_accumulate_forest_lanes
+)

@@ -3,7 +3,6 @@
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import prange
 from scipy.sparse import csr_matrix, issparse
 
 from .lane_walk import (
@@ -18,7 +17,7 @@ from .lane_walk import (
 from .partition import goes_left_binned
 from .sparse_codes import SparseCodes, row_code
 from .row_blocks import by_row_blocks, into_row_blocks
-from ._jit import inlined, kernel, parallel_kernel
+from ._jit import inlined, kernel, serial_and_parallel
 from ._threads import region_threads
 from .csr_walk import CSRRows, accumulate_csr, apply_csr, prepared_csr
 from .raw_split import TREE_LEAF, goes_left_at_node
@@ -59,37 +58,35 @@ def _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat, bi
     return node
 
 
-@parallel_kernel
-def _apply_raw(X, left, right, feature, threshold, missing_left, is_cat, bitset, out):
-    for i in prange(X.shape[0]):
-        out[i] = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat, bitset)
+def _make_apply_raw(blocks):
+    def apply_raw(X, left, right, feature, threshold, missing_left, is_cat, bitset, out):
+        """``out[i]`` = the leaf row ``i`` of the raw matrix ``X`` reaches."""
+        for i in blocks(X.shape[0]):
+            out[i] = _leaf_of_row(
+                X, i, left, right, feature, threshold, missing_left, is_cat, bitset
+            )
+
+    return apply_raw
 
 
-@kernel
-def _apply_raw_serial(X, left, right, feature, threshold, missing_left, is_cat, bitset, out):
-    for i in range(X.shape[0]):
-        out[i] = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat, bitset)
+def _make_accumulate_raw(blocks):
+    def accumulate_raw(
+        X, left, right, feature, threshold, missing_left, is_cat, bitset, value, out
+    ):
+        """``out[i] += value[leaf of row i]``: a forest sums its trees' outputs without a
+        leaf array and a gathered copy of the values per tree."""
+        for i in blocks(X.shape[0]):
+            node = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat, bitset)
+            for k in range(value.shape[1]):
+                out[i, k] += value[node, k]
+
+    return accumulate_raw
 
 
-@parallel_kernel
-def _accumulate_raw(X, left, right, feature, threshold, missing_left, is_cat, bitset, value, out):
-    """``out[i] += value[leaf of row i]``: a forest sums its trees' outputs without a leaf
-    array and a gathered copy of the values per tree."""
-    for i in prange(X.shape[0]):
-        node = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat, bitset)
-        for k in range(value.shape[1]):
-            out[i, k] += value[node, k]
-
-
-@kernel
-def _accumulate_raw_serial(
-    X, left, right, feature, threshold, missing_left, is_cat, bitset, value, out
-):
-    """:func:`_accumulate_raw` on the calling thread (one of a forest's workers)."""
-    for i in range(X.shape[0]):
-        node = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat, bitset)
-        for k in range(value.shape[1]):
-            out[i, k] += value[node, k]
+#: the one-row walks on the calling thread (a few rows, or one of a forest's workers)
+#: and on numba's threads
+_apply_raw_serial, _apply_raw = serial_and_parallel(_make_apply_raw)
+_accumulate_raw_serial, _accumulate_raw = serial_and_parallel(_make_accumulate_raw)
 
 
 @kernel
@@ -824,39 +821,30 @@ def _packed_rows(
 _PACKED_ROWS = 64
 
 
-@kernel
-def _predict_packed_serial(
-    X, left, right, feature, threshold, missing_left, is_cat, bitset, value, roots, output, out
-):
-    """:func:`_predict_packed` on the calling thread, block after block (a few rows:
-    starting numba's threads costs more than walking them)."""
-    n = X.shape[0]
-    for blk in range((n + _PACKED_ROWS - 1) // _PACKED_ROWS):
-        lo = blk * _PACKED_ROWS
-        hi = min(n, lo + _PACKED_ROWS)
-        _packed_rows(
-            X, lo, hi, left, right, feature, threshold, missing_left, is_cat, bitset, value,
-            roots, output, out,
-        )  # fmt: skip
+def _make_predict_packed(blocks):
+    def predict_packed(
+        X, left, right, feature, threshold, missing_left, is_cat, bitset, value, roots, output, out
+    ):
+        """``out[i, output[t]] += value[leaf of row i in tree t]`` for every tree ``t``;
+        the trees' nodes are concatenated, ``roots[t]`` is the first node of tree ``t``.
+
+        Rows go in blocks of 64 and each block walks one tree after the other, so a
+        tree's nodes stay in cache while the block's rows use them."""
+        n = X.shape[0]
+        for blk in blocks((n + _PACKED_ROWS - 1) // _PACKED_ROWS):
+            lo = blk * _PACKED_ROWS
+            hi = min(n, lo + _PACKED_ROWS)
+            _packed_rows(
+                X, lo, hi, left, right, feature, threshold, missing_left, is_cat, bitset,
+                value, roots, output, out,
+            )  # fmt: skip
+
+    return predict_packed
 
 
-@parallel_kernel
-def _predict_packed(
-    X, left, right, feature, threshold, missing_left, is_cat, bitset, value, roots, output, out
-):
-    """``out[i, output[t]] += value[leaf of row i in tree t]`` for every tree ``t``; the
-    trees' nodes are concatenated, ``roots[t]`` is the first node of tree ``t``.
-
-    Rows go in blocks of 64 and each block walks one tree after the other, so a tree's
-    nodes stay in cache while the block's rows use them."""
-    n = X.shape[0]
-    for blk in prange((n + _PACKED_ROWS - 1) // _PACKED_ROWS):
-        lo = blk * _PACKED_ROWS
-        hi = min(n, lo + _PACKED_ROWS)
-        _packed_rows(
-            X, lo, hi, left, right, feature, threshold, missing_left, is_cat, bitset, value,
-            roots, output, out,
-        )  # fmt: skip
+#: on the calling thread (a few rows: starting numba's threads costs more than walking
+#: them) and on numba's threads
+_predict_packed_serial, _predict_packed = serial_and_parallel(_make_predict_packed)
 
 
 class PackedTrees:

@@ -133,13 +133,12 @@ def to_lightgbm(model) -> str:
     """
     from ..inspection._model_trees import model_trees
 
-    # by name: the exporters lie below the estimators (tests/test_import_graph.py)
-    if not any(c.__name__ == "BaseGradientBoosting" for c in type(model).__mro__):
+    mt = model_trees(model)
+    if not mt.boosting:
         raise TypeError(
             f"model must be a treeboost gradient-boosting model (GradientBoosting* or "
             f"HistGradientBoosting*), got {type(model).__name__}."
         )
-    mt = model_trees(model)
     if mt.n_outputs != 1:
         raise ValueError(
             f"model: a LightGBM text model is written for one raw output (regression, "

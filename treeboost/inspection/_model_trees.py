@@ -82,6 +82,10 @@ class ModelTrees(NamedTuple):
     #: the model's method whose values ``offset + sum`` are: ``"predict_proba"``,
     #: ``"decision_function"`` or ``"predict"`` (before the link)
     raw_method: str
+    #: whether the trees are gradient boosting's (``GradientBoosting*``,
+    #: ``HistGradientBoosting*``): each fitted to the gradients of the ones before, the
+    #: kind of model a booster's format (LightGBM's text model) writes
+    boosting: bool = False
 
 
 def model_trees(model: Any) -> ModelTrees:
@@ -207,7 +211,11 @@ def _boosting(model):
         for k, tree in enumerate(per_output):
             trees.append(ModelTree(tree, tree.value[:, :1], k))
     return ModelTrees(
-        K, np.asarray(model._init_raw, dtype=np.float64), trees, **_boosting_link(model, K)
+        K,
+        np.asarray(model._init_raw, dtype=np.float64),
+        trees,
+        **_boosting_link(model, K),
+        boosting=True,
     )
 
 
