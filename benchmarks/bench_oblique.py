@@ -13,7 +13,8 @@ Every learner sees the same 5 stratified folds (shuffled, seed 0), with its defa
 its spread over the folds, leaves (per tree), fit time (seconds per fold, the whole
 forest).  A library that does not install or import is skipped with its reason.  With
 ``--fit-limit S`` a fit that runs past ``S`` seconds is stopped and its data set reported
-"did not finish in S s" (the pure-Python OC1 package needs minutes on the larger sets).
+"did not finish in S s" (processor seconds; the pure-Python OC1 package needs minutes
+on the larger sets).
 """
 
 from __future__ import annotations
@@ -137,7 +138,8 @@ class _FitTimeout(Exception):
 
 
 def _fit_within(model, X, y, limit):
-    """``model.fit(X, y)``; ``_FitTimeout`` past ``limit`` seconds (0: no limit)."""
+    """``model.fit(X, y)``; ``_FitTimeout`` past ``limit`` seconds of processor time
+    (0: no limit; processor time, so that a busy machine does not cut a fit short)."""
     if not limit:
         model.fit(X, y)
         return
@@ -146,13 +148,13 @@ def _fit_within(model, X, y, limit):
     def stop(signum, frame):
         raise _FitTimeout
 
-    old = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, limit)
+    old = signal.signal(signal.SIGPROF, stop)
+    signal.setitimer(signal.ITIMER_PROF, limit)
     try:
         model.fit(X, y)
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, old)
 
 
 def _chosen_sets(all_sets, sets):
@@ -186,6 +188,8 @@ def child(lib, quick, sets="", fit_limit=0.0):
                 leaves.append(float(count(model)))
         except _FitTimeout:
             rows[name] = {"dnf": float(fit_limit)}
+            # the rows so far, in case the run is stopped (the driver keeps the last line)
+            print(json.dumps({"lib": lib, "rows": rows}), flush=True)
             continue
         rows[name] = {
             "acc": float(np.mean(acc)),
@@ -194,6 +198,7 @@ def child(lib, quick, sets="", fit_limit=0.0):
             # the first fold pays for numba's compilation in a fresh process: left out
             "fit_s": float(np.median(fit[1:])),
         }
+        print(json.dumps({"lib": lib, "rows": rows}), flush=True)
     print(json.dumps({"lib": lib, "rows": rows}))
 
 
