@@ -133,8 +133,9 @@ def make(lib, n_trees):
     raise ValueError(f"unknown lib {lib!r}")
 
 
-class _FitTimeout(Exception):
-    pass
+class _FitTimeout(BaseException):
+    """Past the fit limit (a BaseException: a library's ``except Exception`` around its
+    own steps does not swallow it)."""
 
 
 def _fit_within(model, X, y, limit):
@@ -149,7 +150,8 @@ def _fit_within(model, X, y, limit):
         raise _FitTimeout
 
     old = signal.signal(signal.SIGPROF, stop)
-    signal.setitimer(signal.ITIMER_PROF, limit)
+    # repeated each second past the limit, should a library still swallow one
+    signal.setitimer(signal.ITIMER_PROF, limit, 1.0)
     try:
         model.fit(X, y)
     finally:
