@@ -4,11 +4,17 @@ axis-parallel ones, each library in a fresh process, on data sets that packages 
     python benchmarks/bench_oblique.py --quick      # 4 data sets, 20 trees
     python benchmarks/bench_oblique.py              # 8 data sets, 100 trees
     python benchmarks/bench_oblique.py --python treeple_sporf=/venvs/treeple/bin/python
+    python benchmarks/bench_oblique.py --libs treeboost_sporf --sets fair,digits
+    python benchmarks/bench_oblique.py --quick --libs oc1_package,treeboost_oc1 \
+        --python oc1_package=/venvs/oc1/bin/python --fit-limit 60
 
 Every learner sees the same 5 stratified folds (shuffled, seed 0), with its defaults
 (``random_state=0``, one thread).  Printed per data set and learner: mean accuracy and
 its spread over the folds, leaves (per tree), fit time (seconds per fold, the whole
-forest).  A library that does not install or import is skipped with its reason.
+forest).  A library that does not install or import is skipped with its reason.  With
+``--fit-limit S`` a fit that runs past ``S`` seconds is stopped and its data set reported
+"did not finish in S s" (processor seconds; the pure-Python OC1 package needs minutes
+on the larger sets).
 """
 
 from __future__ import annotations
@@ -119,7 +125,7 @@ def make(lib, n_trees):
     if lib == "oc1_package":
         from oc1 import ObliqueDecisionTree
 
-        return ObliqueDecisionTree(random_state=0), lambda m: _oc1_leaves(m)
+        return ObliqueDecisionTree(random_state=0), lambda m: m.get_n_leaves()
     if lib == "scikit_obliquetree":
         from scikit_obliquetree.HHCART import HouseHolderCART
 
@@ -127,12 +133,41 @@ def make(lib, n_trees):
     raise ValueError(f"unknown lib {lib!r}")
 
 
-def _oc1_leaves(model):
-    """Leaves of the oc1 package's tree (its root's ``count_leaves``)."""
-    return model.root.count_leaves()
+class _FitTimeout(BaseException):
+    """Past the fit limit (a BaseException: a library's ``except Exception`` around its
+    own steps does not swallow it)."""
 
 
-def child(lib, quick):
+def _fit_within(model, X, y, limit):
+    """``model.fit(X, y)``; ``_FitTimeout`` past ``limit`` seconds of processor time
+    (0: no limit; processor time, so that a busy machine does not cut a fit short)."""
+    if not limit:
+        model.fit(X, y)
+        return
+    import signal
+
+    def stop(signum, frame):
+        raise _FitTimeout
+
+    old = signal.signal(signal.SIGPROF, stop)
+    # repeated each second past the limit, should a library still swallow one
+    signal.setitimer(signal.ITIMER_PROF, limit, 1.0)
+    try:
+        model.fit(X, y)
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, old)
+
+
+def _chosen_sets(all_sets, sets):
+    """The data sets named (a name or its start, e.g. ``fair``) in ``sets``."""
+    if not sets:
+        return all_sets
+    keys = [k.strip() for k in sets.split(",") if k.strip()]
+    return {n: v for n, v in all_sets.items() if any(n.startswith(k) for k in keys)}
+
+
+def child(lib, quick, sets="", fit_limit=0.0):
     from sklearn.model_selection import StratifiedKFold
 
     n_trees = 20 if quick else 100
@@ -142,16 +177,22 @@ def child(lib, quick):
         print(json.dumps({"lib": lib, "skipped": f"{type(exc).__name__}: {exc}"[:200]}))
         return
     rows = {}
-    for name, (X, y) in datasets(quick).items():
+    for name, (X, y) in _chosen_sets(datasets(quick), sets).items():
         folds = StratifiedKFold(5, shuffle=True, random_state=0).split(X, y)
         acc, leaves, fit = [], [], []
-        for train, test in folds:
-            model, count = make(lib, n_trees)
-            t0 = time.perf_counter()
-            model.fit(X[train], y[train])
-            fit.append(time.perf_counter() - t0)
-            acc.append(float(np.mean(model.predict(X[test]) == y[test])))
-            leaves.append(float(count(model)))
+        try:
+            for train, test in folds:
+                model, count = make(lib, n_trees)
+                t0 = time.perf_counter()
+                _fit_within(model, X[train], y[train], fit_limit)
+                fit.append(time.perf_counter() - t0)
+                acc.append(float(np.mean(model.predict(X[test]) == y[test])))
+                leaves.append(float(count(model)))
+        except _FitTimeout:
+            rows[name] = {"dnf": float(fit_limit)}
+            # the rows so far, in case the run is stopped (the driver keeps the last line)
+            print(json.dumps({"lib": lib, "rows": rows}), flush=True)
+            continue
         rows[name] = {
             "acc": float(np.mean(acc)),
             "acc_sd": float(np.std(acc)),
@@ -159,6 +200,7 @@ def child(lib, quick):
             # the first fold pays for numba's compilation in a fresh process: left out
             "fit_s": float(np.median(fit[1:])),
         }
+        print(json.dumps({"lib": lib, "rows": rows}), flush=True)
     print(json.dumps({"lib": lib, "rows": rows}))
 
 
@@ -180,17 +222,26 @@ def table(results, libs, title):
         cells = []
         for lib in ran:
             r = got[lib]["rows"].get(name)
-            cells.append(
-                "-"
-                if r is None
-                else f"{r['acc']:.3f} ({r['acc_sd']:.3f}) / {r['leaves']:.0f} / {r['fit_s']:.3f}"
-            )
+            if r is None:
+                cells.append("-")
+            elif "dnf" in r:
+                cells.append(f"did not finish in {r['dnf']:g} s")
+            else:
+                cells.append(
+                    f"{r['acc']:.3f} ({r['acc_sd']:.3f}) / {r['leaves']:.0f} / {r['fit_s']:.3f}"
+                )
         print(f"| {name} | " + " | ".join(cells) + " |")
     base = "treeboost_sporf" if "treeboost_sporf" in ran else "treeboost_oc1"
     for lib in ran:
         if lib == base:
             continue
-        ratios = [got[lib]["rows"][n]["fit_s"] / got[base]["rows"][n]["fit_s"] for n in names]
+        ratios = [
+            got[lib]["rows"][n]["fit_s"] / got[base]["rows"][n]["fit_s"]
+            for n in names
+            if "fit_s" in got[lib]["rows"].get(n, {}) and "fit_s" in got[base]["rows"].get(n, {})
+        ]
+        if not ratios:
+            continue
         print(f"\nfit time {lib} / {base}: geometric mean {np.exp(np.mean(np.log(ratios))):.2f}x")
 
 
@@ -199,6 +250,14 @@ def main():
     ap.add_argument("--lib")
     ap.add_argument("--quick", nargs="?", const="1", default="0")
     ap.add_argument("--libs", help="comma-separated subset of the learners")
+    ap.add_argument("--sets", default="", help="comma-separated data sets (a name's start)")
+    ap.add_argument(
+        "--fit-limit",
+        type=float,
+        default=0.0,
+        help="seconds one fit may take (0: no limit); past it the data set is reported "
+        "'did not finish'",
+    )
     ap.add_argument(
         "--python",
         action="append",
@@ -210,13 +269,14 @@ def main():
     args = ap.parse_args()
     quick = args.quick not in ("0", "False", "false", "")
     if args.lib:
-        child(args.lib, quick)
+        child(args.lib, quick, args.sets, args.fit_limit)
         return
     from _fresh import run_each
 
     chosen = args.libs.split(",") if args.libs else FORESTS + TREES
     pythons = dict(item.split("=", 1) for item in args.python)
-    results = run_each(__file__, chosen, {"quick": int(quick)}, pythons=pythons)
+    options = {"quick": int(quick), "sets": args.sets, "fit_limit": args.fit_limit}
+    results = run_each(__file__, chosen, options, pythons=pythons)
     table(results, [lib for lib in FORESTS if lib in chosen], "Forests")
     table(results, [lib for lib in TREES if lib in chosen], "Single trees")
 

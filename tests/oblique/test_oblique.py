@@ -208,3 +208,55 @@ def test_base_learner_of_bagging_and_adaboost():
         ObliqueDecisionTreeClassifier(max_depth=1, n_restarts=1), n_estimators=3, random_state=0
     ).fit(X, y)
     assert (ada.predict(X) == y).mean() > 0.95
+
+
+def _brute_ccp_leaves(tree, alpha):
+    """The weakest-link loop written out on the node arrays: leaves left for ``alpha``."""
+    left, right = tree.children_left, tree.children_right
+    R = tree.impurity * tree.weighted_n_node_samples / tree.weighted_n_node_samples[0]
+    cut = np.zeros(tree.node_count, bool)
+
+    def walk(i):  # (R(T_t), leaves) of the current subtree at i
+        if left[i] < 0 or cut[i]:
+            return R[i], 1
+        a, b = walk(left[i]), walk(right[i])
+        return a[0] + b[0], a[1] + b[1]
+
+    def internal(i):
+        return [] if left[i] < 0 or cut[i] else [i, *internal(left[i]), *internal(right[i])]
+
+    while internal(0):
+        eff = {i: (R[i] - walk(i)[0]) / (walk(i)[1] - 1) for i in internal(0)}
+        i = min(sorted(eff), key=eff.get)
+        if eff[i] > alpha * (1 + 1e-10) + 1e-15:
+            break
+        cut[i] = True
+    return walk(0)[1]
+
+
+def test_oblique_ccp_is_the_axis_trees_rule(monkeypatch):
+    """``ccp_alpha`` prunes by :func:`treeboost.trees.pruning.weakest_links` (the
+    rule of the axis-parallel trees), and leaves what the loop written out leaves."""
+    from treeboost.oblique import _base
+    from treeboost.trees import pruning
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=200) > 0).astype(int)
+    full = ObliqueDecisionTreeClassifier(random_state=0, n_restarts=1).fit(X, y).tree_
+    calls = []
+    monkeypatch.setattr(
+        _base, "weakest_links", lambda t, a: calls.append(a) or pruning.weakest_links(t, a)
+    )
+    for alpha in (0.0005, 0.002, 0.01, 0.05):
+        est = ObliqueDecisionTreeClassifier(random_state=0, n_restarts=1, ccp_alpha=alpha)
+        assert est.fit(X, y).get_n_leaves() == _brute_ccp_leaves(full, alpha)
+    assert calls == [0.0005, 0.002, 0.01, 0.05]
+
+
+@pytest.mark.parametrize("bad", [1, 0, -3, 2.5, "256", True])
+def test_forest_refuses_bad_max_bins_by_name(bad):
+    X, y = _oblique_line(60)
+    with pytest.raises((ValueError, TypeError), match=r"max_bins") as err:
+        ObliqueRandomForestClassifier(n_estimators=2, max_bins=bad).fit(X, y)
+    assert repr(bad) in str(err.value) or str(bad) in str(err.value)

@@ -109,3 +109,56 @@ def test_bad_costs_are_refused_by_name(table, kwargs, match):
     X, y = table
     with pytest.raises(ValueError, match=match):
         DecisionTreeClassifier(**kwargs).fit(X, y)
+
+
+def test_split_report_gives_the_gain_cost_and_measure_by_hand(table):
+    X, y = table
+    gains = np.array([_best_gain(X[:, f], y) for f in range(2)])
+    costs = np.array([4.0, 1.0])
+    tree = DecisionTreeClassifier(max_depth=2, max_bins=None, feature_costs=costs).fit(X, y)
+    rep = tree.split_report(X, y)
+    np.testing.assert_allclose(rep["gain"], gains, rtol=1e-12)
+    assert rep["gain"][0] == pytest.approx(0.5)  # Gini 0.5 of 20 : 20 to two pure sides
+    np.testing.assert_allclose(rep["cost"], costs)
+    np.testing.assert_allclose(rep["score"], gains**2 / costs, rtol=1e-12)
+    assert rep["chosen"].tolist() == [False, True] and rep.attrs["impurity"] == 0.5
+    nunez = DecisionTreeClassifier(
+        max_depth=1, max_bins=None, feature_costs=costs, cost_measure="nunez", cost_weight=0.5
+    ).fit(X, y)
+    by_hand = (2.0**gains - 1.0) / (costs + 1.0) ** 0.5
+    np.testing.assert_allclose(nunez.split_report(X, y)["score"], by_hand, rtol=1e-12)
+    # the node below: its own rows, by brute force; a leaf has no report
+    below_root = int(np.flatnonzero(tree.tree_.children_left >= 0)[1])
+    here = tree.decision_path(X)[:, below_root].toarray().ravel() > 0
+    below = tree.split_report(X, y, node=below_root)
+    sub = np.array([_best_gain(X[here, f], y[here]) for f in range(2)])
+    np.testing.assert_allclose(below["gain"], sub, rtol=1e-12, atol=1e-15)
+    leaf = int(np.flatnonzero(tree.tree_.children_left < 0)[0])
+    with pytest.raises(ValueError, match="leaf"):
+        tree.split_report(X, y, node=leaf)
+    with pytest.raises(ValueError, match="node"):
+        tree.split_report(X, y, node=-1)
+
+
+def test_split_report_without_costs_and_regression_chooses_the_largest_gain():
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 6, size=(300, 4)).astype(float)
+    X[rng.random((300, 4)) < 0.1] = np.nan
+    y = X[:, 1] * 2.0 + np.nan_to_num(X[:, 2]) + rng.normal(0, 0.5, 300)
+    y = np.nan_to_num(y)
+    tree = DecisionTreeRegressor(max_depth=2).fit(X, y)
+    for node in (0, tree.tree_.children_left[0]):
+        rep = tree.split_report(X, y, node=node)
+        assert rep["chosen"].tolist() == (rep["score"] == rep["score"].max()).tolist()
+        np.testing.assert_array_equal(rep["score"], rep["gain"])
+        assert (rep["cost"] == 1.0).all()
+    # the root's variance decrease of its chosen cut, by hand
+    f, t = tree.tree_.feature[0], tree.tree_.threshold[0]
+    go_left = X[:, f] <= t
+    miss = np.isnan(X[:, f])
+    best = 0.0
+    for miss_left in (False, True):
+        lft = (go_left & ~miss) | (miss & miss_left)
+        g = y.var() - lft.mean() * y[lft].var() - (~lft).mean() * y[~lft].var()
+        best = max(best, g)
+    assert tree.split_report(X, y)["gain"][f] == pytest.approx(best, rel=1e-9)

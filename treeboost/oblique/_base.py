@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._input.encoding import _check_finite_array, check_int64_params, check_weights
 from .._input.targets import check_regression_target, encode_classification_target
+from ..trees.pruning import weakest_links
 from ..persistence import check_array, check_classes, check_fitted, validate_part
 from ._grow import GrowParams, GrownArrays, grow_tree
 from ._search import ENTROPY, GINI, SQUARED_ERROR
@@ -137,32 +138,15 @@ def grow(X, S, w, mean, scale, params: GrowParams, center, rows=None):
 
 
 def ccp_prune(tree: ObliqueTree, ccp_alpha: float) -> ObliqueTree:
-    """Minimal cost-complexity pruning (Breiman et al. 1984): while the weakest link,
-    the internal node ``t`` of least ``alpha_eff(t) = (R(t) - R(T_t)) / (|leaves(T_t)|
-    - 1)``, has ``alpha_eff <= ccp_alpha``, make it a leaf (``R``: impurity times the
-    node's share of the root's weight)."""
+    """Minimal cost-complexity pruning (Breiman et al. 1984) by the axis-parallel
+    trees' one rule, :func:`~treeboost.trees.pruning.weakest_links`: while the weakest
+    link, the internal node ``t`` of least ``alpha_eff(t) = (R(t) - R(T_t)) /
+    (|leaves(T_t)| - 1)``, has ``alpha_eff <= ccp_alpha``, make it a leaf (``R``:
+    impurity times the node's share of the root's weight)."""
     if ccp_alpha <= 0 or tree.node_count == 1:
         return tree
-    left, right = tree.children_left, tree.children_right
-    R = tree.impurity * tree.weighted_n_node_samples / tree.weighted_n_node_samples[0]
     cut = np.zeros(tree.node_count, dtype=bool)
-    # children after their parent: a reverse sweep is a post-order
-    while True:
-        leaves = np.ones(tree.node_count)
-        subtree = R.copy()
-        alpha = np.full(tree.node_count, np.inf)
-        for i in range(tree.node_count - 1, -1, -1):
-            if left[i] >= 0 and not cut[i]:
-                leaves[i] = leaves[left[i]] + leaves[right[i]]
-                subtree[i] = subtree[left[i]] + subtree[right[i]]
-                alpha[i] = (R[i] - subtree[i]) / (leaves[i] - 1)
-        live = np.isfinite(alpha)
-        if not live.any():
-            break
-        weakest = int(np.argmin(alpha))
-        if alpha[weakest] > ccp_alpha * (1 + 1e-10):
-            break
-        cut[weakest] = True
+    cut[weakest_links(tree, ccp_alpha)] = True
     return tree.subtree(cut)
 
 

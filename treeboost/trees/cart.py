@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Literal, TypeVar, Union
 
+    import pandas as pd
     from scipy import sparse
 
     from .._input.encoding import FeatureEncoder
@@ -379,6 +380,24 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         full = clone(self).set_params(ccp_alpha=0.0).fit(X, y, sample_weight=sample_weight)
         path = cost_complexity_pruning_path(full)
         return Bunch(ccp_alphas=path.ccp_alphas, impurities=path.impurities)
+
+    def split_report(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        node: int = 0,
+        sample_weight: ArrayLike | None = None,
+        as_frame: bool = True,
+    ) -> pd.DataFrame | list[dict[str, Any]]:
+        """Each feature's best split at ``node`` on the training rows ``X, y`` that
+        reach it: ``gain`` (``I(S) - sum_c W_c / W I(S_c)``, the criterion's decrease per
+        unit of the node's weight), ``cost`` and ``score`` (the cost-sensitive measure
+        the grower compares the features by, ``Gain^2 / Cost`` or ``(2^Gain - 1) /
+        (Cost + 1)^w``; the gain without ``feature_costs``), ``chosen``.  See
+        :func:`treeboost.trees.cart_report.cart_split_report`."""
+        from .cart_report import cart_split_report
+
+        return cart_split_report(self, X, y, node, sample_weight, as_frame)
 
     # -- prediction -------------------------------------------------------------------
     def _transform(self, X):

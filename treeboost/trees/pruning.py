@@ -90,18 +90,12 @@ __all__ = [
 
 
 # -- a common view of binary and multiway trees ----------------------------------------
-class _View:
-    """Children, class counts and validation routing of any treeboost tree."""
+class _Links:
+    """The parents, depths, weights and impurities of a tree's nodes, from each node's
+    children: what the weakest-link loop (:func:`_ccp`) reads, of any tree."""
 
-    def __init__(self, estimator):
-        if not hasattr(estimator, "tree_"):
-            raise ValueError(f"{type(estimator).__name__} is not fitted: call fit first.")
-        self.estimator = estimator
-        tree = estimator.tree_
-        self.tree = tree
-        self.multiway = hasattr(tree, "children") and not hasattr(tree, "children_left")
-        self.feature = tree.feature
-        self.children = [np.array(c, dtype=np.int64) for c in tree_children(tree)]
+    def __init__(self, children, weight, impurity):
+        self.children = [np.array(c, dtype=np.int64) for c in children]
         self.n_nodes = len(self.children)
         self.parent = np.full(self.n_nodes, -1, np.int64)
         self.depth = np.zeros(self.n_nodes, np.int64)
@@ -109,9 +103,8 @@ class _View:
             for c in self.children[node]:
                 self.parent[c] = node
                 self.depth[c] = self.depth[node] + 1
-        self.weight = np.asarray(tree.weighted_n_node_samples, dtype=np.float64)
-        self.impurity = np.asarray(tree.impurity, dtype=np.float64)
-        self.classifier = hasattr(estimator, "classes_")
+        self.weight = np.asarray(weight, dtype=np.float64)
+        self.impurity = np.asarray(impurity, dtype=np.float64)
 
     def topological(self):
         """Node ids in breadth-first order from the root (only reachable nodes)."""
@@ -123,6 +116,21 @@ class _View:
 
     def is_leaf(self, node):
         return self.children[node].size == 0
+
+
+class _View(_Links):
+    """Children, class counts and validation routing of any treeboost tree."""
+
+    def __init__(self, estimator):
+        if not hasattr(estimator, "tree_"):
+            raise ValueError(f"{type(estimator).__name__} is not fitted: call fit first.")
+        self.estimator = estimator
+        tree = estimator.tree_
+        self.tree = tree
+        self.multiway = hasattr(tree, "children") and not hasattr(tree, "children_left")
+        self.feature = tree.feature
+        super().__init__(tree_children(tree), tree.weighted_n_node_samples, tree.impurity)
+        self.classifier = hasattr(estimator, "classes_")
 
     def class_counts(self):
         """Training class weights of each node, shape (n_nodes, n_classes)."""
@@ -555,6 +563,18 @@ def cost_complexity_pruning_path(
         estimator = clone(estimator).fit(X, y, sample_weight=sample_weight)
     alphas, impurities, _, sizes = _ccp(_View(estimator))
     return Bunch(ccp_alphas=alphas, impurities=impurities, n_leaves=sizes)
+
+
+def weakest_links(tree: Any, ccp_alpha: float) -> list[int]:
+    """The nodes that minimal cost-complexity pruning makes leaves, of any binary tree
+    with ``children_left`` / ``children_right`` (-1 at a leaf), ``impurity`` and
+    ``weighted_n_node_samples`` (an axis-parallel or an oblique tree): the weakest
+    link, the internal node ``t`` of least ``alpha_eff(t) = (R(t) - R(T_t)) /
+    (|leaves(T_t)| - 1)`` (``R``: impurity times the node's share of the root's weight),
+    is cut while ``alpha_eff <= ccp_alpha`` (up to a relative 1e-10), the rule of
+    :func:`prune_ccp` and of the trees' ``ccp_alpha``."""
+    links = _Links(tree_children(tree), tree.weighted_n_node_samples, tree.impurity)
+    return _ccp(links, float(ccp_alpha))[2]
 
 
 def prune_ccp(estimator: _EstimatorT, ccp_alpha: float) -> _EstimatorT:
