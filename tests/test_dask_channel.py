@@ -161,8 +161,8 @@ def test_a_tcp_cluster_is_reached_through_channels():
         seen = []
         direct = _Shards.direct.__func__
 
-        def spy(cls, actors, timeout, partitions=None):
-            shards = direct(cls, actors, timeout, partitions)
+        def spy(cls, *args, **kwargs):
+            shards = direct(cls, *args, **kwargs)
             seen.extend(type(a) for a in shards.actors)
             return shards
 

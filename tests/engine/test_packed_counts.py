@@ -116,11 +116,16 @@ def test_what_packs():
 
 
 def _fits(X, y, sample_weight=None):
+    # 8-bit codes (at most 256 histogram rows) are what packs
     models = [
-        tb.RandomForestClassifier(n_estimators=4, random_state=0),
-        tb.RandomForestClassifier(n_estimators=2, criterion="entropy", random_state=1),
-        tb.DecisionTreeClassifier(random_state=0, min_samples_leaf=2),
-        tb.DecisionTreeClassifier(random_state=0, max_features=3, categorical_features=[0]),
+        tb.RandomForestClassifier(n_estimators=4, random_state=0, max_bins=255),
+        tb.RandomForestClassifier(
+            n_estimators=2, criterion="entropy", random_state=1, max_bins=255
+        ),
+        tb.DecisionTreeClassifier(random_state=0, min_samples_leaf=2, max_bins=255),
+        tb.DecisionTreeClassifier(
+            random_state=0, max_features=3, categorical_features=[0], max_bins=255
+        ),
     ]
     for m in models:
         m.fit(X, y, sample_weight=sample_weight)

@@ -131,16 +131,10 @@ def test_a_loaded_model_with_bad_quantiles_is_refused():
         loss._validate_state("loss", 3)
 
 
-def test_dask_booster_refuses_a_list_and_a_custom_loss_by_name():
+def test_dask_booster_refuses_a_list_by_name():
     pytest.importorskip("distributed")
     from treeboost.dask import DaskHistGradientBoostingRegressor
 
     X, y = _data(200)
     with pytest.raises(ValueError, match=r"does not support quantile=\[0.1, 0.5, 0.9\]"):
         DaskHistGradientBoostingRegressor(loss="quantile", quantile=QUANTILES).fit(X, y)
-
-    def squared_error(y_true, raw):
-        return raw - y_true, np.ones_like(raw)
-
-    with pytest.raises(ValueError, match=r"does not support a custom loss \(loss=squared_error\)"):
-        DaskHistGradientBoostingRegressor(loss=squared_error).fit(X, y)

@@ -30,7 +30,7 @@ from ..engine import (
     make_candidates,
     make_scratch,
 )
-from ..engine.criteria import newton_leaf_values
+from ..engine import newton_leaf_values
 
 
 #: which children's histograms the shards build (:meth:`StepGrower._expand`)

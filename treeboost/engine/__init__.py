@@ -20,7 +20,8 @@ kernel: a name costs the import of the module that defines it.
   criteria's codes
   (:data:`CLASSIFICATION_CRITERIA`, :data:`REGRESSION_CRITERIA`, :data:`NEWTON`,
   :data:`SQUARED_ERROR`), :class:`Constraints`, :func:`monotone_leaf_values`,
-  :func:`clip_node_values`, :func:`growth_constraints`, :data:`CAT_SMOOTH`;
+  :func:`clip_node_values`, :func:`growth_constraints`, :data:`CAT_SMOOTH`,
+  :class:`CategoryGuard` (the category guard of the trees' categorical splits);
 * the grower stepped from outside (a data-parallel trainer): :func:`feature_pairs`,
   :func:`node_histograms`, :func:`best_node_split`, :func:`partition_nodes`,
   :func:`sum_rows`, :func:`sum_rows_blocked` (the root's sums, :data:`SUM_BLOCK`), and
@@ -31,7 +32,8 @@ kernel: a name costs the import of the module that defines it.
   :data:`TREE_LEAF`, :func:`prepared_csr`, :class:`ShapTrees`;
 * blocks of rows: :func:`block_rows`, :func:`into_row_blocks`, :data:`CACHE_BLOCK_VALUES`;
 * leaf values of the losses: :func:`weighted_quantile`,
-  :func:`grouped_weighted_quantile`, :func:`huber_leaf_values`; the same quantiles
+  :func:`grouped_weighted_quantile`, :func:`huber_leaf_values`, :func:`newton_leaf_values`
+  (the Newton step of a leaf); the same quantiles
   selected across workers, digit by digit: :func:`order_keys`, :func:`first_digit_weights`,
   :func:`key_digit_weights`, :func:`next_digits`, :func:`key_values`
   (:data:`KEY_ROUNDS` rounds of :data:`KEY_DIGIT_BITS` bits);
@@ -116,6 +118,8 @@ _HOMES = {
     "weighted_quantile": "quantile",
     "grouped_weighted_quantile": "quantile",
     "huber_leaf_values": "quantile",
+    "newton_leaf_values": "criteria",
+    "CategoryGuard": "grower",
     "compiled": "_jit",
     "kernel": "_jit",
     "parallel_kernel": "_jit",

@@ -4,7 +4,7 @@ tree from which a loss sets the tree's leaf values."""
 import numpy as np
 
 from ..engine import LeafRanges
-from ..engine.criteria import newton_leaf_values
+from ..engine import newton_leaf_values
 from ..engine import grouped_weighted_quantile as _grouped_quantile
 from ..engine import weighted_quantile as _quantile
 from ..persistence._spec import check_state

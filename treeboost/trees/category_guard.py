@@ -49,7 +49,7 @@ GUARD_CONSTRAINTS = {
 def category_guard(estimator):
     """The grower's :class:`~treeboost.engine.grower.CategoryGuard` of a tree estimator
     (its parameters, the defaults for an estimator of an older version without them)."""
-    from ..engine.grower import CategoryGuard
+    from ..engine import CategoryGuard
 
     params = vars(estimator)
     return CategoryGuard(
