@@ -202,3 +202,22 @@ def test_installed_kernels_cover_the_first_fits(tmp_path):
     )
     line = [ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")][-1]
     assert json.loads(line[len("RESULT ") :]) == []
+
+
+def test_every_module_with_kernels_counts_in_the_digest():
+    """A module whose kernels take the engine's decorators through its surface
+    (``from ..engine import kernel``) names neither numba nor ``_jit``; it still counts,
+    so that editing a kernel it holds invalidates the kernels that inline it."""
+    import re
+    from pathlib import Path
+
+    import treeboost
+    from treeboost.engine.kernel_cache import kernel_sources
+
+    root = Path(treeboost.__file__).parent
+    decorated = re.compile(r"^\s*@(kernel|parallel_kernel|internal|inlined|compiled)\b", re.M)
+    with_kernels = {
+        p for p in root.rglob("*.py") if decorated.search(p.read_text(encoding="utf-8"))
+    }
+    assert root / "oblique" / "_search.py" in with_kernels
+    assert with_kernels <= set(kernel_sources())

@@ -104,11 +104,19 @@ def _host():
     return tuple(cpu_target.target_context.codegen().magic_tuple())
 
 
+#: a kernel decorated by the engine's decorators imported through its surface
+#: (``from ..engine import kernel``), whose module need not name numba or ``_jit``
+_DECORATED = re.compile(r"^\s*@(kernel|parallel_kernel|internal|inlined|compiled)\b", re.M)
+
+
 def kernel_sources():
     """The package's source files a compiled kernel can hold code or constants of: every
     module of :data:`ENGINE_DIRS`, and every other module that compiles kernels (its
-    source names numba or the engine's decorators).  Editing any other file (the command
-    line, the model files, the docs' examples) leaves every compiled kernel valid."""
+    source names numba or ``_jit``, or decorates a function with the engine's
+    decorators).  A kernel inlines the kernels it calls from other modules: each of
+    them must count, or a kernel cached before an edit of its callee would run the old
+    callee.  Editing any other file (the command line, the model files, the docs'
+    examples) leaves every compiled kernel valid."""
     found = []
     for path in sorted(PACKAGE_DIR.rglob("*.py")):
         rel = path.relative_to(PACKAGE_DIR)
@@ -119,7 +127,7 @@ def kernel_sources():
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        if "numba" in text or "_jit" in text:
+        if "numba" in text or "_jit" in text or _DECORATED.search(text):
             found.append(path)
     return found
 
