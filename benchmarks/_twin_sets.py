@@ -110,17 +110,23 @@ def star98():
     return d, above / (above + below), False
 
 
-def _plotnine(name):
-    """One of plotnine's data sets as a frame, its text columns as strings."""
+def _package_csv(package, name, hint=""):
+    """A CSV file of a package's ``data`` folder as a frame, its text columns as strings
+    (the package itself is not imported); ImportError when it is not installed."""
     import pandas as pd
 
-    spec = importlib.util.find_spec("plotnine")
+    spec = importlib.util.find_spec(package)
     if spec is None:
-        raise ImportError("plotnine is not installed")
+        raise ImportError(f"{package} is not installed{hint}")
     d = pd.read_csv(Path(spec.submodule_search_locations[0]) / "data" / f"{name}.csv")
     for c in string_columns(d):
         d[c] = d[c].astype(object)
     return d
+
+
+def _plotnine(name):
+    """One of plotnine's data sets."""
+    return _package_csv("plotnine", name)
 
 
 def mpg():
@@ -138,17 +144,9 @@ def msleep():
 
 def _islp(name):
     """One of ISLP's data sets (the R package ISLR's, as the book's Python edition ships
-    them) as a frame, its text columns as strings.  ISLP's own dependencies (torch,
-    lifelines) are not needed for its data: ``pip install --no-deps ISLP``."""
-    import pandas as pd
-
-    spec = importlib.util.find_spec("ISLP")
-    if spec is None:
-        raise ImportError("ISLP is not installed (pip install --no-deps ISLP)")
-    d = pd.read_csv(Path(spec.submodule_search_locations[0]) / "data" / f"{name}.csv")
-    for c in string_columns(d):
-        d[c] = d[c].astype(object)
-    return d
+    them).  ISLP's own dependencies (torch, lifelines) are not needed for its data:
+    ``pip install --no-deps ISLP``."""
+    return _package_csv("ISLP", name, " (pip install --no-deps ISLP)")
 
 
 def default():

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from treeboost.engine.constraints import MonotonicCheck
 from treeboost.engine.criteria import NEWTON
-from treeboost.engine.layout import growth_params, Scratch
+from treeboost.engine.layout import Scratch
 from treeboost.engine.splitting import (
     CAT_L2,
     CAT_SMOOTH,
@@ -20,6 +20,8 @@ from treeboost.engine.splitting import (
     make_scratch,
     scan_feature,
 )
+
+from tests._helpers import search_params
 
 #: no monotonic constraint
 NO_CHECK = MonotonicCheck(False, np.int8(0), -np.inf, np.inf)
@@ -72,23 +74,7 @@ def test_scan_equals_brute_force(node):
     m = cstats.shape[0]
     total = cstats.sum(axis=0) + miss
     l2 = 1.0
-    params = growth_params(
-        criterion=NEWTON,
-        n_stats=2,
-        l2=l2,
-        max_depth=-1,
-        min_samples_split=2,
-        min_samples_leaf=min_leaf,
-        min_weight_leaf=min_w,
-        min_decrease=0.0,
-        max_features=1,
-        max_leaf_nodes=-1,
-        dense_min_samples=32,
-        random_split=False,
-        monotonic=False,
-        monotonic_cst=np.zeros(1, np.int8),
-        interaction=np.zeros((1, 0), np.uint64),
-    )
+    params = search_params(NEWTON, l2=l2, min_samples_leaf=min_leaf, min_weight_leaf=min_w)
     scratch = Scratch(*(a[0] for a in make_scratch(1, m + 1, 256, 3)))
     codes = np.arange(m, dtype=np.int64) * 3  # codes need not be consecutive
     bits = np.zeros(4, np.uint64)
@@ -122,23 +108,7 @@ def test_few_categories_keep_the_exact_subset_scan():
     cstats = np.array([[3.0, 1.0, 3.0], [-3.0, 1.0, 3.0], [2.0, 1.0, 3.0], [-2.0, 1.0, 3.0]])
     miss = np.zeros(3)
     total = cstats.sum(axis=0)
-    params = growth_params(
-        criterion=NEWTON,
-        n_stats=2,
-        l2=0.0,
-        max_depth=-1,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_weight_leaf=0.0,
-        min_decrease=0.0,
-        max_features=1,
-        max_leaf_nodes=-1,
-        dense_min_samples=32,
-        random_split=False,
-        monotonic=False,
-        monotonic_cst=np.zeros(1, np.int8),
-        interaction=np.zeros((1, 0), np.uint64),
-    )
+    params = search_params(NEWTON)
     scratch = Scratch(*(a[0] for a in make_scratch(1, 5, 256, 3)))
     bits = np.zeros(4, np.uint64)
     s, dec, b, ml, _ = scan_feature(

@@ -17,11 +17,12 @@ from treeboost import DecisionTreeClassifier
 from treeboost.engine.constraints import Constraints
 from treeboost.engine.criteria import ABSOLUTE_ERROR, ENTROPY, GINI, NEWTON, SQUARED_ERROR
 from treeboost.engine.grower import StoppingRules, TreeGrower
-from treeboost.engine.layout import growth_params
 from treeboost.engine.statistics import SampleStatistics
 from treeboost.engine.tree import TREE_LEAF, Tree
 
 from .test_grower import _problem, _same_tree
+
+from tests._helpers import search_params
 
 #: rows of the test trees: at least twice SUBTREE_MIN_ROWS, so that they grow in parts
 N = 5 * subtrees.SUBTREE_MIN_ROWS
@@ -151,24 +152,8 @@ def test_the_estimator_splits_its_tree_and_keeps_its_accuracy(monkeypatch):
 
 
 def _params(**changes):
-    base = growth_params(
-        criterion=GINI,
-        n_stats=2,
-        l2=0.0,
-        max_depth=-1,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_weight_leaf=0.0,
-        min_decrease=0.0,
-        max_features=4,
-        max_leaf_nodes=-1,
-        dense_min_samples=128,
-        random_split=False,
-        monotonic=False,
-        monotonic_cst=np.zeros(4, np.int8),
-        interaction=np.zeros((4, 0), np.uint64),
-    )
-    return base._replace(**changes)
+    fields = {"criterion": GINI, "dense_min_samples": 128, **changes}
+    return search_params(n_features=4, **fields)
 
 
 @pytest.mark.parametrize(

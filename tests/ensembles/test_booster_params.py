@@ -10,6 +10,8 @@ import pytest
 from treeboost import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 from treeboost.losses.tweedie import TweedieLoss
 
+from tests._helpers import lightgbm_on_our_bins
+
 N_ITER = 5
 
 
@@ -28,20 +30,12 @@ def _ours(**params):
 
 
 def _lightgbm(**params):
-    lgb = pytest.importorskip("lightgbm")
-    return lgb.LGBMRegressor(
+    return lightgbm_on_our_bins(
         n_estimators=N_ITER,
         num_leaves=15,
         min_child_samples=20,
-        min_child_weight=1e-3,
         learning_rate=0.1,
         reg_lambda=0.0,
-        max_bin=255,
-        min_data_in_bin=1,
-        n_jobs=1,
-        deterministic=True,
-        force_row_wise=True,
-        verbose=-1,
         **params,
     )
 

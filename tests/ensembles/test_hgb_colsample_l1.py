@@ -16,6 +16,7 @@ from treeboost import (
 from treeboost.ensembles import _boosting
 from treeboost.ensembles._booster_params import tree_feature_count
 
+from tests._helpers import lightgbm_on_our_bins
 from tests._model_files import read_parts, used_only, write_parts
 
 N_ITER = 5
@@ -34,20 +35,8 @@ def _ours(**params):
 
 
 def _lightgbm(**params):
-    lgb = pytest.importorskip("lightgbm")
     params = {"n_estimators": N_ITER, "reg_lambda": 0.0, "learning_rate": 0.1, **params}
-    return lgb.LGBMRegressor(
-        num_leaves=15,
-        min_child_samples=20,
-        min_child_weight=1e-3,
-        max_bin=255,
-        min_data_in_bin=1,
-        n_jobs=1,
-        deterministic=True,
-        force_row_wise=True,
-        verbose=-1,
-        **params,
-    )
+    return lightgbm_on_our_bins(num_leaves=15, min_child_samples=20, **params)
 
 
 def _split_features(tree):
@@ -102,20 +91,16 @@ def test_reg_alpha_one_tree_leaf_values_are_lightgbms():
 
 
 def test_reg_alpha_binary_classifier_is_lightgbms():
-    lgb = pytest.importorskip("lightgbm")
     X, y = _integer_data(n=2000, seed=1)
     yc = (y > np.median(y)).astype(int)
-    common = dict(learning_rate=0.1, max_bin=255, min_data_in_bin=1, n_jobs=1, verbose=-1)
-    ref = lgb.LGBMClassifier(
+    ref = lightgbm_on_our_bins(
+        "LGBMClassifier",
         n_estimators=N_ITER,
         num_leaves=15,
         min_child_samples=20,
-        min_child_weight=1e-3,
         reg_alpha=0.5,
         reg_lambda=1.0,
-        deterministic=True,
-        force_row_wise=True,
-        **common,
+        learning_rate=0.1,
     ).fit(X, yc)
     ours = HistGradientBoostingClassifier(
         max_iter=N_ITER,

@@ -16,6 +16,8 @@ from treeboost import (
     HistGradientBoostingRegressor,
 )
 
+from tests._helpers import lightgbm_on_our_bins
+
 
 def _exposure_data(n=2000, seed=0):
     """Integer features (one bin a value in both libraries), an exposure per row and
@@ -43,26 +45,18 @@ def test_log_exposure_offset_is_lightgbms_init_score(loss):
     the offsets alone, as ours.  Small trees with a minimum leaf size that binds: LightGBM
     counts a leaf's rows from its hessian sum, exact only where the hessian is constant,
     so larger trees of these losses split differently now and then."""
-    lgb = pytest.importorskip("lightgbm")
     X, exposure, mu, rng = _exposure_data()
     y = rng.poisson(mu).astype(float) if loss == "poisson" else rng.gamma(2.0, mu / 2.0)
     offset = np.log(exposure)
     # LightGBM's Poisson hessian is exp(F + poisson_max_delta_step): a step near 0 is ours
     extra = {"poisson_max_delta_step": 1e-12} if loss == "poisson" else {}
-    ref = lgb.LGBMRegressor(
+    ref = lightgbm_on_our_bins(
         objective=loss,
         n_estimators=20,
         num_leaves=7,
         min_child_samples=40,
-        min_child_weight=1e-3,
         learning_rate=0.1,
         reg_lambda=0.0,
-        max_bin=255,
-        min_data_in_bin=1,
-        n_jobs=1,
-        deterministic=True,
-        force_row_wise=True,
-        verbose=-1,
         **extra,
     ).fit(X, y, init_score=offset)
     ours = HistGradientBoostingRegressor(

@@ -8,6 +8,8 @@ from hypothesis import assume, given, settings, strategies as st, HealthCheck
 
 from treeboost import DecisionTreeClassifier, DecisionTreeRegressor
 
+from tests._helpers import search_params
+
 LOG2 = np.log(2)
 
 
@@ -212,7 +214,7 @@ def test_binary_gini_scan_equals_the_general_scan(problem):
     first.)"""
     from treeboost.engine.criteria import GINI
     from treeboost.engine.histogram import compress_histogram
-    from treeboost.engine.layout import growth_params, Scratch
+    from treeboost.engine.layout import Scratch
     from treeboost.engine.splitting import make_scratch, scan_feature, scan_gini_binary
     from treeboost.engine.constraints import MonotonicCheck
 
@@ -227,22 +229,10 @@ def test_binary_gini_scan_equals_the_general_scan(problem):
     m = compress_histogram(hist, n_bins, n_bins, 2, codes, cstats, miss)
     codes_present = codes[:m].copy()
     left = np.zeros(3)
-    params = growth_params(
-        criterion=GINI,
-        n_stats=2,
-        l2=0.0,
-        max_depth=-1,
-        min_samples_split=2,
+    params = search_params(
+        GINI,
         min_samples_leaf=min_leaf,
         min_weight_leaf=float(min_w),
-        min_decrease=0.0,
-        max_features=1,
-        max_leaf_nodes=-1,
-        dense_min_samples=32,
-        random_split=False,
-        monotonic=False,
-        monotonic_cst=np.zeros(1, np.int8),
-        interaction=np.zeros((1, 0), np.uint64),
         cat_smooth=0.0,
         min_samples_per_category=0,
     )
