@@ -149,7 +149,7 @@ def one(case, lib, threads):
     n = max(2_000, int(n * float(os.environ.get("BENCH_SCALE", "1"))))
     if lib == "tb" and os.environ.get("BENCH_FOREST_BLOCK_VALUES"):
         # the forests' prediction blocks, to compare sizes on a machine's caches
-        from treeboost.engine import packed_forest
+        from treeboost.engine.predict import packed_forest
 
         packed_forest.FOREST_BLOCK_VALUES = int(os.environ["BENCH_FOREST_BLOCK_VALUES"])
     if lib == "tb" and os.environ.get("BENCH_ET_ROWS_MAX"):

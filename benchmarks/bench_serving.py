@@ -156,7 +156,7 @@ def breakdown(args):
     """Median time of each stage of a single-row ``predict_proba`` of treeboost's HGB
     (the stages ``predict_proba`` runs, called one by one on the same row)."""
     from treeboost.engine import CoreShare
-    from treeboost.engine.lane_walk import predict_packed_lanes_serial
+    from treeboost.engine.predict.eight_rows import predict_packed_lanes_serial
 
     X, y = _data(args.rows, args.features)
     model = _treeboost("hgb", args).fit(X, y)

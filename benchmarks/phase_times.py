@@ -104,7 +104,9 @@ def _wrap(owner, attr, name):
 def instrument():
     """Wrap the phases' entry points (treeboost imported here)."""
     from treeboost import losses
-    from treeboost.engine import binning, grower, leaf_ranges
+    from treeboost.engine.binning import mapper as binning
+    from treeboost.engine.grow import grower
+    from treeboost.engine.grow import leaf_ranges
     from treeboost.ensembles import forest, gradient_boosting
 
     _wrap(forest, "bootstrap_weights", "bootstrap")

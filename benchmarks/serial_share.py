@@ -106,8 +106,8 @@ def see_threads(p):
     import joblib
     import numba
 
-    import treeboost.engine.binning as binning
-    import treeboost.engine.core_share as core_share
+    import treeboost.engine.binning.mapper as binning
+    import treeboost.engine.parallel.free_cores as core_share
     import treeboost.ensembles._parallel as ens_parallel
 
     numba.get_num_threads = lambda: p

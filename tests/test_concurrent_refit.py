@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import treeboost
-from treeboost.engine.tree import PackedTrees
+from treeboost.engine.predict.tree import PackedTrees
 
 rng = np.random.RandomState(0)
 X = rng.normal(size=(400, 4))

@@ -11,7 +11,7 @@ from sklearn.base import clone
 from sklearn.datasets import make_classification, make_regression
 
 import treeboost as tb
-from treeboost.engine.constraints import monotone_leaf_values
+from treeboost.engine.split.constraints import monotone_leaf_values
 from treeboost.trees.constraints import check_interaction_cst
 
 from ._model_files import read_parts, used_only, write_parts

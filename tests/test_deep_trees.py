@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import treeboost
-from treeboost.engine.tree import Tree
+from treeboost.engine.predict.tree import Tree
 from treeboost.inspection import (
     export_graphviz,
     export_rules,

@@ -119,7 +119,8 @@ def test_without_openmps_pause_the_child_runs_on_one_thread_and_warns():
     # (the child leaves numba's thread count as it finds it)
     script = CHILD.replace(
         "ctx = mp.get_context",
-        "from treeboost.engine import _fork\n_fork._pause = False\nctx = mp.get_context",
+        "from treeboost.engine.parallel import fork as _fork\n"
+        "_fork._pause = False\nctx = mp.get_context",
     ).replace("CHILD_THREADS = min(2, numba.config.NUMBA_NUM_THREADS)", "CHILD_THREADS = None")
     done = _run(script)
     (line,) = [l for l in done.stdout.splitlines() if l.startswith("RESULT")]

@@ -1,4 +1,4 @@
-"""A split's threshold in the middle of its node's gap (engine/gap_thresholds.py), as
+"""A split's threshold in the middle of its node's gap (engine/split/gap_thresholds.py), as
 scikit-learn's trees put it; histogram gradient boosting keeps the bin edge right above
 the left side, as scikit-learn's HistGradientBoosting and LightGBM."""
 
@@ -117,7 +117,7 @@ def test_extra_trees_thresholds_fall_anywhere_in_the_gap_as_scikit_learns():
 def test_gaps_the_partition_records_are_those_of_the_childrens_samples(monkeypatch, make):
     """The lean Extra-Trees grower records each split's gap in its partition; the
     thresholds centered from them are those centered from the children's samples."""
-    import treeboost.engine.grower as grower_module
+    import treeboost.engine.grow.grower as grower_module
 
     kernel = grower_module.center_thresholds
     calls = []
@@ -165,7 +165,7 @@ def test_a_bin_of_several_values_keeps_the_edges():
 
 
 def test_single_value_bins_of_small_data_and_not_of_a_subsample():
-    from treeboost.engine.binning import BinMapper
+    from treeboost.engine.binning.mapper import BinMapper
 
     X = np.array([[0.0, 1.0], [1.0, 1.0], [10.0, 2.0], [5e-324, 3.0]])
     np.testing.assert_array_equal(BinMapper().fit(X).single_value_bins(), [False, True])
@@ -189,8 +189,8 @@ def test_recorded_gaps_are_those_of_the_samples(monkeypatch, make, n_classes):
     # the gap a split's scan records (the codes present on either side of its cut) puts
     # every threshold where reading the children's samples puts it: missing values on
     # either side, ties of codes, nodes of every size
-    from treeboost.engine import grower
-    from treeboost.engine.layout import GAP_UNKNOWN
+    from treeboost.engine.grow import grower
+    from treeboost.engine.grow.records import GAP_UNKNOWN
 
     rng = np.random.default_rng(n_classes)
     n = 3000

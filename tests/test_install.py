@@ -36,7 +36,7 @@ pytestmark = [
 #: one small engine kernel compiled in the installed package (a second or two)
 COMPILE_ONE = textwrap.dedent("""
     import numpy as np
-    from treeboost.engine.statistics import _integer_weights_below
+    from treeboost.engine.statistics.samples import _integer_weights_below
     assert _integer_weights_below(np.ones(3), np.arange(3), 10.0)
     from treeboost import __version__
     print("OK", __version__)

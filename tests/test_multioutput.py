@@ -10,7 +10,7 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.tree import DecisionTreeRegressor as SkTree
 
 import treeboost as tb
-from treeboost.engine.criteria import SQUARED_ERROR, node_impurity, node_term
+from treeboost.engine.split.criteria import SQUARED_ERROR, node_impurity, node_term
 
 
 def _data(n=400, k=3, seed=0):

@@ -449,7 +449,11 @@ JUNK_ARRAYS = [
 
 #: parts whose own checks have their own tests (test_persistence*.py): the random JSON
 #: edits go to the ensembles' attributes and parameters instead
-_COVERED = ("engine.tree.Tree", "engine.binning.BinMapper", "_input.encoding.FeatureEncoder")
+_COVERED = (
+    "engine.predict.tree.Tree",
+    "engine.binning.mapper.BinMapper",
+    "_input.encoding.FeatureEncoder",
+)
 
 
 _DOCS = {}

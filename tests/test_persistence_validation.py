@@ -367,8 +367,8 @@ def test_old_module_names_still_load(saved, tmp_path):
     doc, arrays = _read(models["cart"][0])
     text = (
         json.dumps(doc)
-        .replace("treeboost.engine.tree.Tree", "treeboost.trees.tree.Tree")
-        .replace("treeboost.engine.binning.", "treeboost.trees.binning.")
+        .replace("treeboost.engine.predict.tree.Tree", "treeboost.trees.tree.Tree")
+        .replace("treeboost.engine.binning.mapper.", "treeboost.trees.binning.")
     )
     assert "treeboost.trees.tree.Tree" in text
     path = tmp_path / "old.tbm"

@@ -1,4 +1,4 @@
-"""TreeSHAP values (treeboost.inspection.shap_values, treeboost.engine.shap): against
+"""TreeSHAP values (treeboost.inspection.shap_values, treeboost.engine.predict.tree_shap): against
 Shapley values by brute force over every coalition, against the shap package, additivity
 for every model family, refused models and inputs, and the summary plot."""
 
@@ -14,8 +14,8 @@ from sklearn.base import is_classifier
 from sklearn.exceptions import NotFittedError
 
 import treeboost as tb
-from treeboost.engine.shap import ShapTrees
-from treeboost.engine.raw_split import goes_left_raw
+from treeboost.engine.predict.tree_shap import ShapTrees
+from treeboost.engine.predict.routing import goes_left_raw
 from treeboost.inspection import shap_values
 
 
@@ -187,7 +187,7 @@ def test_zero_cover_children_give_finite_values_equal_to_brute_force():
 def _random_tree(rng, n_features, n_outputs, max_depth):
     """A random binary tree in preorder: numeric and categorical splits, both missing
     sides, features repeated along paths, covers that are sometimes zero."""
-    from treeboost.engine.tree import Tree
+    from treeboost.engine.predict.tree import Tree
 
     categorical = rng.random(n_features) < 0.4
     nodes = []
@@ -267,7 +267,7 @@ def test_random_trees_equal_brute_force(seed, n_features, n_outputs, max_depth):
 
 def test_a_deep_chain_over_few_features_equals_brute_force():
     # 300 levels, two features: the path buffers are as long as the distinct features
-    from treeboost.engine.tree import Tree
+    from treeboost.engine.predict.tree import Tree
 
     depth = 300
     n = 2 * depth + 1

@@ -12,9 +12,9 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils import get_tags
 
 import treeboost as tb
-from treeboost.engine import row_blocks
-from treeboost.engine.binning import BinMapper
-from treeboost.engine.sparse_codes import SparseCodes
+from treeboost.engine.predict import sparse_blocks as row_blocks
+from treeboost.engine.binning.mapper import BinMapper
+from treeboost.engine.binning.sparse_codes import SparseCodes
 
 FORMATS = [sp.csr_matrix, sp.csc_matrix, sp.csr_array, sp.csc_array]
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import treeboost as tb
-from treeboost.engine.binning import BinMapper
-from treeboost.engine.criteria import SQUARED_ERROR
+from treeboost.engine.binning.mapper import BinMapper
+from treeboost.engine.split.criteria import SQUARED_ERROR
 from treeboost.engine import TreeGrower
 
 

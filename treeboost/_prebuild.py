@@ -179,7 +179,7 @@ def _forests():
     ):
         _use(cls(n_estimators=4, random_state=0).fit(X, yr), X)
     Xn, yc, _, _ = _data(missing=False, categorical=False)
-    # numeric splits only: the lane walks (engine/lane_walk.py), on numba's threads and
+    # numeric splits only: the lane walks (engine/predict/eight_rows.py), on numba's threads and
     # in a forest's workers
     for cls in (tb.RandomForestClassifier, tb.ExtraTreesClassifier):
         for n_jobs in (None, 2):
@@ -373,7 +373,7 @@ def run_cases(names):
     the kernels it compiled) that the building parent turns into its progress."""
     from treeboost.engine import speed_up_compilation
 
-    # this worker process compiles nothing but the engine (engine/_compilation.py)
+    # this worker process compiles nothing but the engine (engine/_numba/compilation.py)
     speed_up_compilation()
     compiled = _count_compilations()
     failed = []

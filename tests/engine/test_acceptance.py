@@ -6,7 +6,7 @@ import inspect
 import numpy as np
 import pytest
 
-from treeboost.engine import steps
+from treeboost.engine.grow import stepped as steps
 from treeboost.engine.grow import acceptance, examine
 
 

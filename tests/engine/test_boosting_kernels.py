@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from treeboost.engine.statistics import SampleStatistics, boosting_rows, sum_rows
-from treeboost.engine.tree import add_leaf_values
+from treeboost.engine.statistics.samples import SampleStatistics, boosting_rows, sum_rows
+from treeboost.engine.predict.tree import add_leaf_values
 
 
 @pytest.mark.parametrize("newton", [True, False])

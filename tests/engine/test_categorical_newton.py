@@ -7,10 +7,10 @@ with l2 + CAT_L2."""
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from treeboost.engine.constraints import MonotonicCheck
-from treeboost.engine.criteria import NEWTON
-from treeboost.engine.layout import Scratch
-from treeboost.engine.splitting import (
+from treeboost.engine.split.constraints import MonotonicCheck
+from treeboost.engine.split.criteria import NEWTON
+from treeboost.engine.grow.records import Scratch
+from treeboost.engine.split.search import (
     CAT_L2,
     CAT_SMOOTH,
     MAX_CAT_EXACT,

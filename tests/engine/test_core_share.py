@@ -9,8 +9,8 @@ import pytest
 from sklearn.datasets import make_classification
 
 import treeboost as tb
-from treeboost.engine import core_share
-from treeboost.engine.core_share import CoreShare
+from treeboost.engine.parallel import free_cores as core_share
+from treeboost.engine.parallel.free_cores import CoreShare
 
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 

@@ -1,4 +1,4 @@
-"""Trees walked over CSR rows (engine/csr_walk.py) give the results of the dense X:
+"""Trees walked over CSR rows (engine/predict/csr_rows.py) give the results of the dense X:
 duplicates summed, explicit NaN missing, unsorted indices, CSC input, empty rows; a
 malformed matrix is refused before any kernel reads it."""
 
@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 
 import treeboost as tb
-from treeboost.engine.csr_walk import prepared_csr
+from treeboost.engine.predict.csr_rows import prepared_csr
 
 
 def _data(seed, n=300, p=12):

@@ -1,10 +1,10 @@
-"""engine._borrow.flat: ``reshape(-1)`` of a C-contiguous array, made in place."""
+"""engine._numba.borrowed_views.flat: ``reshape(-1)`` of a C-contiguous array, made in place."""
 
 import numpy as np
 import pytest
 from numba import njit
 
-from treeboost.engine._borrow import borrow, flat
+from treeboost.engine._numba.borrowed_views import borrow, flat
 
 
 @njit

@@ -8,11 +8,11 @@ and the trees must be equal to the last bit.
 import numpy as np
 import pytest
 
-import treeboost.engine.grower as grower_module
-from treeboost.engine.binning import BinMapper
-from treeboost.engine.criteria import ENTROPY, GINI, NEWTON, SQUARED_ERROR
-from treeboost.engine.grower import StoppingRules, TreeGrower
-from treeboost.engine.statistics import SampleStatistics
+import treeboost.engine.grow.grower as grower_module
+from treeboost.engine.binning.mapper import BinMapper
+from treeboost.engine.split.criteria import ENTROPY, GINI, NEWTON, SQUARED_ERROR
+from treeboost.engine.grow.grower import StoppingRules, TreeGrower
+from treeboost.engine.statistics.samples import SampleStatistics
 
 
 def _same_tree(a, b):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from treeboost.engine.histogram import (
+from treeboost.engine.split.histogram import (
     build_histogram,
     build_histogram_pair,
     compress_histogram,
@@ -16,8 +16,8 @@ from treeboost.engine.histogram import (
     subtract_histogram,
     _radix_order,
 )
-from treeboost.engine.layout import Scratch
-from treeboost.engine.splitting import make_scratch
+from treeboost.engine.grow.records import Scratch
+from treeboost.engine.split.search import make_scratch
 
 
 def _node(seed, n_rows, n_codes, missing_code):
@@ -95,7 +95,7 @@ def test_pair_build_equals_two_builds(n_rows):
 
 def test_add_pair_adds_two_adjacent_values():
     from numba import njit
-    from treeboost.engine._pairs import add_pair
+    from treeboost.engine._numba.pairs import add_pair
 
     @njit
     def run(dst, a, src, b):
@@ -201,7 +201,7 @@ def test_bitmap_gather_with_and_without_missing_values(n_cols, with_missing, n_r
 
 def test_trailing_zeros_of_every_bit():
     from numba import njit
-    from treeboost.engine.histogram import _ctz
+    from treeboost.engine.split.histogram import _ctz
 
     @njit
     def ctz(x):
@@ -217,7 +217,7 @@ def test_trailing_zeros_of_every_bit():
 
 
 def _blocked_node(seed, n_blocks, n_features=5, missing_code=40):
-    from treeboost.engine.histogram import HIST_BLOCK_ROWS
+    from treeboost.engine.split.histogram import HIST_BLOCK_ROWS
 
     rng = np.random.RandomState(seed)
     n_rows = n_blocks * HIST_BLOCK_ROWS + 123
@@ -234,7 +234,7 @@ def _blocked_node(seed, n_blocks, n_features=5, missing_code=40):
 
 @pytest.mark.parametrize("n_blocks", [2, 3])
 def test_blocked_histograms_are_the_block_sums_in_block_order(n_blocks):
-    from treeboost.engine.histogram import (
+    from treeboost.engine.split.histogram import (
         build_histograms_blocked,
         build_histograms_blocked_parallel,
     )
@@ -267,7 +267,7 @@ def test_blocked_histograms_are_the_block_sums_in_block_order(n_blocks):
 
 
 def test_a_node_is_blocked_by_its_rows_never_by_the_threads():
-    from treeboost.engine.histogram import (
+    from treeboost.engine.split.histogram import (
         HIST_BLOCK_ROWS,
         HIST_MAX_BLOCKS,
         max_hist_blocks,
@@ -277,7 +277,7 @@ def test_a_node_is_blocked_by_its_rows_never_by_the_threads():
     assert max_hist_blocks(5000, 256, 3) == 1  # wide data: no blocks (no partials' memory)
     assert 2 <= max_hist_blocks(300, 256, 3) < HIST_MAX_BLOCKS
     partials = np.empty((HIST_MAX_BLOCKS, 1, 1, 3))
-    from treeboost.engine.histogram import hist_blocks
+    from treeboost.engine.split.histogram import hist_blocks
 
     blocks = [
         hist_blocks.py_func(n, partials) for n in (HIST_BLOCK_ROWS - 1, 2 * HIST_BLOCK_ROWS, 10**8)

@@ -16,7 +16,7 @@ from treeboost.engine import kernel_cache
 
 KERNEL_MODULE = textwrap.dedent("""
     import numpy as np
-    from treeboost.engine._jit import kernel
+    from treeboost.engine._numba.jit import kernel
 
     @kernel
     def total(values):

@@ -1,12 +1,12 @@
-"""The lane walk (engine/lane_walk.py) against a row-by-row walk in Python."""
+"""The lane walk (engine/predict/eight_rows.py) against a row-by-row walk in Python."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from treeboost import DecisionTreeClassifier, DecisionTreeRegressor
-from treeboost.engine import lane_walk as lw
-from treeboost.engine.tree import Tree
+from treeboost.engine.predict import eight_rows as lw
+from treeboost.engine.predict.tree import Tree
 
 
 def _brute_leaf(tree, x):
@@ -147,7 +147,7 @@ def test_every_grown_tree_keeps_its_children_side_by_side(est):
 @pytest.mark.parametrize("categorical", [False, True])
 def test_packed_trees_walk_in_lanes_as_row_by_row(categorical):
     from treeboost import GradientBoostingClassifier
-    from treeboost.engine.tree import _predict_packed
+    from treeboost.engine.predict.tree import _predict_packed
 
     rng = np.random.RandomState(0)
     X = rng.normal(size=(700, 4))
@@ -187,11 +187,11 @@ def test_packed_trees_walk_in_lanes_as_row_by_row(categorical):
 
 
 def test_serial_and_parallel_copies_of_one_source():
-    """engine._jit.serial_and_parallel: one copy without a parallel region, one with,
+    """engine._numba.jit.serial_and_parallel: one copy without a parallel region, one with,
     told apart by numba's cache key (the closure's loop: range or prange)."""
     from numba import prange
 
-    from treeboost.engine import tree
+    from treeboost.engine.predict import tree
 
     pairs = [
         (lw.accumulate_lanes_serial, lw.accumulate_lanes),

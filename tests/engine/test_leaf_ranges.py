@@ -5,9 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from treeboost.engine.criteria import NEWTON
+from treeboost.engine.split.criteria import NEWTON
 from treeboost.engine import LeafRanges, StoppingRules, TreeGrower, grouped_weighted_quantile
-from treeboost.engine.tree import add_leaf_values
+from treeboost.engine.predict.tree import add_leaf_values
 
 from .test_grower import _problem
 
@@ -16,7 +16,7 @@ from .test_grower import _problem
 def test_ranges_give_each_row_its_leaf_and_update(every, threaded, monkeypatch):
     if threaded:  # the positions shared among threads, as on a large training set
         import numba
-        from treeboost.engine import leaf_ranges
+        from treeboost.engine.grow import leaf_ranges
 
         monkeypatch.setattr(leaf_ranges, "COPY_PARALLEL_MIN_SAMPLES", 100)
         monkeypatch.setattr(leaf_ranges, "ADD_PARALLEL_MIN_SAMPLES", 100)
@@ -71,9 +71,9 @@ def test_lean_counted_tree_gives_each_row_its_leaf(max_depth):
     # one pair of buffers to the other at each depth (random_tree._partition_counted);
     # the leaves of odd depth bring their samples back to idx
     from sklearn.datasets import make_classification
-    from treeboost.engine.binning import BinMapper
-    from treeboost.engine.criteria import GINI
-    from treeboost.engine.statistics import SampleStatistics
+    from treeboost.engine.binning.mapper import BinMapper
+    from treeboost.engine.split.criteria import GINI
+    from treeboost.engine.statistics.samples import SampleStatistics
 
     X, y = make_classification(2000, 6, random_state=3)
     bm = BinMapper(255).fit(X)
@@ -157,7 +157,7 @@ def test_leaves_go_to_threads_largest_first(sizes, n_bins):
     # mean share plus the largest leaf (any greedy sharing), nor above 4/3 of the best
     # sharing's (Graham's bound for the largest-first rule; brute force on small cases)
     import itertools
-    from treeboost.engine.quantile import largest_first
+    from treeboost.engine.statistics.quantile import largest_first
 
     sizes = np.array(sizes, np.int64)
     first, order = largest_first(sizes, n_bins)

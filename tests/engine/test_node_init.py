@@ -100,10 +100,10 @@ def test_junk_in_fresh_node_arrays_changes_no_tree(case, monkeypatch):
 
 
 def test_a_small_tree_initialises_a_chunk_of_a_large_workspace():
-    from treeboost.engine.grower import TreeGrower, StoppingRules
-    from treeboost.engine.binning import BinMapper
-    from treeboost.engine.criteria import GINI
-    from treeboost.engine.statistics import SampleStatistics
+    from treeboost.engine.grow.grower import TreeGrower, StoppingRules
+    from treeboost.engine.binning.mapper import BinMapper
+    from treeboost.engine.split.criteria import GINI
+    from treeboost.engine.statistics.samples import SampleStatistics
 
     X, y = make_classification(20_000, 5, random_state=0)
     bm = BinMapper(255, np.zeros(5, bool)).fit(X)

@@ -1,4 +1,4 @@
-"""The cheaper comparisons of numba's compiler flags (engine/_numba_flags.py) give numba's
+"""The cheaper comparisons of numba's compiler flags (engine/_numba/flags.py) give numba's
 own answers."""
 
 from hypothesis import given, settings, strategies as st
@@ -8,10 +8,10 @@ from numba.core.cpu_options import FastMathOptions, InlineOptions, ParallelOptio
 
 from treeboost.engine import speed_up_compilation
 
-# the shortcuts are never applied on import (engine/_compilation.py): applied here, in
+# the shortcuts are never applied on import (engine/_numba/compilation.py): applied here, in
 # this test process only
 speed_up_compilation()
-from treeboost.engine._numba_flags import compare_flags_cheaply
+from treeboost.engine._numba.flags import compare_flags_cheaply
 
 NUMBA_EQ = targetconfig.TargetConfig.__eq__._treeboost_numba_eq
 

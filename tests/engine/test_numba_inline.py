@@ -1,4 +1,4 @@
-"""The inliner's block copier (engine/_numba_inline.py) makes the copies numba's own makes."""
+"""The inliner's block copier (engine/_numba/inline.py) makes the copies numba's own makes."""
 
 import copy
 import re
@@ -11,10 +11,10 @@ from numba.core.compiler import run_frontend
 
 from treeboost.engine import speed_up_compilation
 
-# the shortcuts are never applied on import (engine/_compilation.py): applied here, in
+# the shortcuts are never applied on import (engine/_numba/compilation.py): applied here, in
 # this test process only
 speed_up_compilation()
-from treeboost.engine._numba_inline import BlockCopier, copy_inlined_ir_once
+from treeboost.engine._numba.inline import BlockCopier, copy_inlined_ir_once
 
 
 @njit(inline="always")

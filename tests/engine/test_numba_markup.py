@@ -1,4 +1,4 @@
-"""numba's error-message markup without colorama's init (engine/_numba_markup.py) gives
+"""numba's error-message markup without colorama's init (engine/_numba/markup.py) gives
 numba's own text."""
 
 import pytest
@@ -7,10 +7,10 @@ from numba.core import errors
 
 from treeboost.engine import speed_up_compilation
 
-# the shortcuts are never applied on import (engine/_compilation.py): applied here, in
+# the shortcuts are never applied on import (engine/_numba/compilation.py): applied here, in
 # this test process only
 speed_up_compilation()
-from treeboost.engine._numba_markup import mark_up_without_colorama_init
+from treeboost.engine._numba.markup import mark_up_without_colorama_init
 
 colorama = pytest.importorskip("colorama")
 

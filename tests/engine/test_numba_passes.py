@@ -1,4 +1,4 @@
-"""numba's LLVM passes on the engine's code (engine/_numba_passes.py): engine kernels get
+"""numba's LLVM passes on the engine's code (engine/_numba/passes.py): engine kernels get
 the light clean-up before linking, link-only kernels no module passes of their own;
 other numba code and prange loops keep numba's passes."""
 
@@ -10,11 +10,11 @@ from numba.core import codegen
 
 from treeboost.engine import speed_up_compilation
 
-# the shortcuts are never applied on import (engine/_compilation.py): applied here, in
+# the shortcuts are never applied on import (engine/_numba/compilation.py): applied here, in
 # this test process only
 speed_up_compilation()
-from treeboost.engine import splitting
-from treeboost.engine._numba_passes import (
+from treeboost.engine.split import search as splitting
+from treeboost.engine._numba.passes import (
     PREPASS_OPT_LEVEL,
     is_link_only,
     lighten_engine_passes,

@@ -8,9 +8,9 @@ from hypothesis import given, settings, strategies as st
 from sklearn.datasets import make_classification
 
 import treeboost as tb
-import treeboost.engine.grower as grower_module
-from treeboost.engine.histogram import GATHER_MARK_ROWS, gather_bitmap, gather_bitmap_packed
-from treeboost.engine.statistics import (
+import treeboost.engine.grow.grower as grower_module
+from treeboost.engine.split.histogram import GATHER_MARK_ROWS, gather_bitmap, gather_bitmap_packed
+from treeboost.engine.statistics.samples import (
     PACK_LIMIT,
     SampleStatistics,
     gather_rows,

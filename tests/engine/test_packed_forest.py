@@ -1,4 +1,4 @@
-"""PackedForest (engine/packed_forest.py): one walk of many trees, against the trees
+"""PackedForest (engine/predict/packed_forest.py): one walk of many trees, against the trees
 added one at a time in Python, bit for bit."""
 
 import numba
@@ -13,8 +13,8 @@ from treeboost import (
     RandomForestClassifier,
 )
 from treeboost.engine import PackedForest
-from treeboost.engine import packed_forest
-from treeboost.engine.packed_forest import (
+from treeboost.engine.predict import packed_forest
+from treeboost.engine.predict.packed_forest import (
     FOREST_BLOCK_MAX_ROWS,
     FOREST_BLOCK_MIN_ROWS,
     forest_block_rows,

@@ -5,17 +5,17 @@ parallel grower that uses it grows the serial grower's trees."""
 import numpy as np
 import pytest
 
-from treeboost.engine.criteria import GINI, NEWTON
+from treeboost.engine.split.criteria import GINI, NEWTON
 from treeboost.engine.grow.examine import GATHER_ROWS_PER_THREAD, gather_chunks
-from treeboost.engine.grower import StoppingRules, TreeGrower
-from treeboost.engine.leaf_ranges import COPY_PARALLEL_MIN_SAMPLES, copied_ids
-from treeboost.engine.partition import (
+from treeboost.engine.grow.grower import StoppingRules, TreeGrower
+from treeboost.engine.grow.leaf_ranges import COPY_PARALLEL_MIN_SAMPLES, copied_ids
+from treeboost.engine.grow.partition import (
     PARALLEL_PARTITION_ROWS,
     BinnedSplit,
     partition_parallel,
     partition_serial,
 )
-from treeboost.engine.statistics import SampleStatistics, gather_rows
+from treeboost.engine.statistics.samples import SampleStatistics, gather_rows
 
 from .test_grower import _problem, _same_tree
 

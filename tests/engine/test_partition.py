@@ -4,7 +4,7 @@ missing-value splits."""
 import numpy as np
 import pytest
 
-from treeboost.engine.partition import BinnedSplit, goes_left_binned, partition_serial
+from treeboost.engine.grow.partition import BinnedSplit, goes_left_binned, partition_serial
 
 
 def _split(kind, missing_go_left):

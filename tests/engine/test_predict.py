@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from treeboost import DecisionTreeRegressor, GradientBoostingClassifier
-from treeboost.engine.raw_split import goes_left_raw
-from treeboost.engine.tree import PackedTrees
+from treeboost.engine.predict.routing import goes_left_raw
+from treeboost.engine.predict.tree import PackedTrees
 
 
 def _data(n=600, seed=0):

@@ -1,11 +1,11 @@
-"""Weighted quantiles by selection (engine/quantile.py) against the definition computed by
-a stable sort and a cumulative sum, on values with many ties and weights with zeros."""
+"""Weighted quantiles by selection (engine/statistics/quantile.py) against the definition
+computed by a stable sort and a cumulative sum, on values with many ties and weights with zeros."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from treeboost.engine.quantile import RADIX_MIN_VALUES
+from treeboost.engine.statistics.quantile import RADIX_MIN_VALUES
 from treeboost.losses.base import grouped_weighted_quantile, weighted_quantile
 
 
@@ -60,10 +60,10 @@ def test_bad_shapes_are_refused():
 
 
 def _select_across(values, weights, alpha, cuts):
-    """The radix selection of engine.quantile with the rows split into shards at
+    """The radix selection of engine.statistics.quantile with the rows split into shards at
     ``cuts``: each shard sums its own rows' weights by digit, the sums are added."""
     from treeboost.engine import KEY_DIGIT_BITS, KEY_ROUNDS, next_digits
-    from treeboost.engine.quantile import (
+    from treeboost.engine.statistics.quantile import (
         key_digit_weights,
         key_values,
         order_keys,

@@ -1,11 +1,12 @@
-"""The random cuts' kernels (engine/random_cuts.py) against brute force."""
+"""The random cuts' kernels (engine/split/random_cuts.py) against brute force."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from numba import njit
 
-from treeboost.engine import _rows as rc_rows, random_cuts as rc
+from treeboost.engine._numba import rows as rc_rows
+from treeboost.engine.split import random_cuts as rc
 
 
 @njit
@@ -55,7 +56,7 @@ def test_a_zero_center_is_not_below_a_zero_cut():
     # centers -1, 0, 1 and the draw halfway: u = 0.0, and the center 0 is not below it.
     # From a column holding -0.0 the search read -0.0 - 0.0 as "below" and cut one code
     # later than the table's search
-    from treeboost.engine.binning import BinMapper
+    from treeboost.engine.binning.mapper import BinMapper
 
     centers = BinMapper().fit(np.array([[-1.0], [-0.0], [1.0]])).bin_centers()[0, :3]
     draws = np.array([1 << 52], np.int64)

@@ -168,8 +168,8 @@ def test_multi_output_regressor_matches_the_general_grower(monkeypatch):
 def test_a_tree_outgrowing_its_nodes_is_grown_again(monkeypatch):
     # a first capacity of 3 nodes: the lean grower stops at the cap, and grow() grows
     # the tree again in more room, as with the general grower
-    monkeypatch.setattr("treeboost.engine.grower._MAX_FIRST_CAPACITY", 1)
-    monkeypatch.setattr("treeboost.engine.grower._FIRST_CAPACITY", 3)
+    monkeypatch.setattr("treeboost.engine.grow.grower._MAX_FIRST_CAPACITY", 1)
+    monkeypatch.setattr("treeboost.engine.grow.grower._FIRST_CAPACITY", 3)
     X, y = make_classification(400, 5, random_state=9)
     lean, general = _fit_both(
         monkeypatch, lambda: ExtraTreesClassifier(2, n_jobs=1, random_state=10), X, y

@@ -1,4 +1,4 @@
-"""Sparse codes (engine.sparse_codes): the codes of a sparse X kept as its entries, the
+"""Sparse codes (engine.binning.sparse_codes): the codes of a sparse X kept as its entries, the
 node's entries of a feature from each of their sources, the compressed histogram with
 the zero bin by subtraction, and every estimator grown on them as on dense codes, in
 memory that follows the entries, not n_samples x n_features."""
@@ -12,18 +12,18 @@ from hypothesis import given, settings, strategies as st
 from sklearn.base import clone, is_classifier
 
 import treeboost as tb
-from treeboost.engine import binning
-from treeboost.engine.binning import BinMapper
-from treeboost.engine.histogram import gather_bitmap, gather_entries
-from treeboost.engine.layout import RowBuffers
-from treeboost.engine.sparse_codes import (
+from treeboost.engine.binning import mapper as binning
+from treeboost.engine.binning.mapper import BinMapper
+from treeboost.engine.split.histogram import gather_bitmap, gather_entries
+from treeboost.engine.grow.records import RowBuffers
+from treeboost.engine.binning.sparse_codes import (
     SparseCodes,
     bucket_entries,
     fill_buckets,
     node_entries,
     row_code,
 )
-from treeboost.engine.layout import BinnedData
+from treeboost.engine.grow.records import BinnedData
 
 from ..test_sparse import ESTIMATORS
 
@@ -127,7 +127,7 @@ def test_inconsistent_sparse_codes_are_refused():
 
 
 def _mapper_args(bm):
-    from treeboost.engine.bin_codes import edge_table
+    from treeboost.engine.binning.codes import edge_table
 
     edges, n_edges = edge_table(bm.bin_thresholds_)
     return (edges, n_edges, bm.is_categorical_, bm.n_bins_, bm.missing_values_code_)

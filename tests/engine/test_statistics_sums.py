@@ -4,7 +4,7 @@ the two-class path in registers and the general class path."""
 import numpy as np
 import pytest
 
-from treeboost.engine.statistics import SampleStatistics, sum_rows
+from treeboost.engine.statistics.samples import SampleStatistics, sum_rows
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
@@ -34,7 +34,7 @@ def test_class_sums_equal_the_sequential_sums(n_classes):
 
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_gathered_class_rows_are_the_materialized_rows(n_classes):
-    from treeboost.engine.statistics import gather_rows
+    from treeboost.engine.statistics.samples import gather_rows
 
     rng = np.random.default_rng(10 + n_classes)
     n = 400
@@ -64,7 +64,7 @@ def _blocked_reference(rows, idx, start, end, block):
 
 @pytest.mark.parametrize("kind", ["given", "classes2", "classes3", "regression"])
 def test_long_ranges_add_block_by_block_and_threads_give_the_same_bits(kind):
-    from treeboost.engine.statistics import SUM_BLOCK, sum_rows_blocked, sum_rows_parallel
+    from treeboost.engine.statistics.samples import SUM_BLOCK, sum_rows_blocked, sum_rows_parallel
 
     rng = np.random.default_rng(7)
     n = 2 * SUM_BLOCK + 1234

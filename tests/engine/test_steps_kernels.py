@@ -1,4 +1,4 @@
-"""Kernels of the stepped grower (engine/steps.py) that the data-parallel trainer adds:
+"""Kernels of the stepped grower (engine/grow/stepped.py) that the data-parallel trainer adds:
 their sums are those of the one-machine kernels, in the same order."""
 
 import numpy as np

@@ -1,5 +1,5 @@
 """A large tree grown in parts (its top, then its small nodes as subtrees on threads,
-``treeboost.engine.subtrees``) is the whole-tree grower's tree up to its node ids and
+``treeboost.engine.grow.subtrees``) is the whole-tree grower's tree up to its node ids and
 random draws, and the same tree on any number of threads."""
 
 import os
@@ -11,14 +11,14 @@ import numba
 import numpy as np
 import pytest
 
-import treeboost.engine.grower as grower_module
-import treeboost.engine.subtrees as subtrees
+import treeboost.engine.grow.grower as grower_module
+import treeboost.engine.grow.subtrees as subtrees
 from treeboost import DecisionTreeClassifier
-from treeboost.engine.constraints import Constraints
-from treeboost.engine.criteria import ABSOLUTE_ERROR, ENTROPY, GINI, NEWTON, SQUARED_ERROR
-from treeboost.engine.grower import StoppingRules, TreeGrower
-from treeboost.engine.statistics import SampleStatistics
-from treeboost.engine.tree import TREE_LEAF, Tree
+from treeboost.engine.split.constraints import Constraints
+from treeboost.engine.split.criteria import ABSOLUTE_ERROR, ENTROPY, GINI, NEWTON, SQUARED_ERROR
+from treeboost.engine.grow.grower import StoppingRules, TreeGrower
+from treeboost.engine.statistics.samples import SampleStatistics
+from treeboost.engine.predict.tree import TREE_LEAF, Tree
 
 from .test_grower import _problem, _same_tree
 
@@ -273,7 +273,7 @@ def test_take_columns(dtype):
 def test_a_forked_child_makes_its_own_thread_pools():
     """The parent's pool threads do not exist in a forked child: a task queued on the
     pool it inherited would wait for ever (the child exits 0 once its task ran)."""
-    from treeboost.engine._threads import thread_pool
+    from treeboost.engine.parallel.thread_pools import thread_pool
 
     assert list(thread_pool(2).map(abs, [-3, -4])) == [3, 4]
     time.sleep(0.2)  # the pool's workers idle (they would take the child's tasks)

@@ -1,8 +1,8 @@
-"""engine._threads: the engine's kept thread pools and run_tasks, their one entry."""
+"""engine.parallel.thread_pools: the engine's kept thread pools and run_tasks, their one entry."""
 
 import threading
 
-from treeboost.engine._threads import in_pool, run_tasks, thread_pool
+from treeboost.engine.parallel.thread_pools import in_pool, run_tasks, thread_pool
 
 
 def test_run_tasks_keeps_the_items_order_on_the_pool():

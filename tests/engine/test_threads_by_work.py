@@ -1,4 +1,4 @@
-"""The threads of a parallel region: one rule (engine._threads.region_threads) from its
+"""The threads of a parallel region: one rule (engine.parallel.thread_pools.region_threads) from its
 work and the free cores, used by every fit and prediction, and numba's thread count of
 the caller as it was after them."""
 

@@ -1,4 +1,4 @@
-"""engine/tree_arrays.py: a grown tree's arrays, against NumPy's formulas on the same
+"""engine/grow/tree_arrays.py: a grown tree's arrays, against NumPy's formulas on the same
 nodes."""
 
 import numpy as np

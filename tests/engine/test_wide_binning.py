@@ -4,8 +4,8 @@ one kernel, with the edges, centers and codes of the cut column by column."""
 import numpy as np
 import pytest
 
-from treeboost.engine import binning
-from treeboost.engine.binning import (
+from treeboost.engine.binning import mapper as binning
+from treeboost.engine.binning.mapper import (
     BinMapper,
     _bin_centers,
     _distinct_counts,

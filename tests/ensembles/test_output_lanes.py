@@ -9,7 +9,7 @@ import pytest
 from sklearn.datasets import make_classification
 
 from treeboost import GradientBoostingClassifier, HistGradientBoostingClassifier
-from treeboost.engine import core_share
+from treeboost.engine.parallel import free_cores as core_share
 from treeboost.ensembles import _output_lanes
 
 
@@ -160,7 +160,7 @@ def _on_one_then_two_threads(X, y):
 
 
 def test_large_nodes_by_blocks_grow_the_one_thread_model(counted_lanes):
-    # a root of 40,000 rows is built in two blocks (engine.histogram.HIST_BLOCK_ROWS): on
+    # a root of 40,000 rows is built in two blocks (engine.split.histogram.HIST_BLOCK_ROWS): on
     # two threads their tasks run side by side, on one in turn; the sums are the same
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.skip("one thread only")

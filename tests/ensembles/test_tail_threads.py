@@ -133,7 +133,7 @@ def _trees(model):
 def test_a_tail_tree_on_two_threads_is_the_one_thread_tree(monkeypatch, make):
     _needs_nesting_threads()
     # large enough for the parallel grower (rows x features >= PARALLEL_GROWER_MIN_WORK)
-    # enough rows for the trees to grow in parts (engine.subtrees) as well as on threads
+    # enough rows for the trees to grow in parts (engine.grow.subtrees) as well as on threads
     X, y = make_classification(16_000, 10, n_informative=6, random_state=0)
     X[::7, 3] = np.nan
     one = make(n_jobs=1).fit(X, y)

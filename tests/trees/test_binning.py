@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from treeboost.engine.binning import BinMapper
+from treeboost.engine.binning.mapper import BinMapper
 
 
 def test_exact_bins_are_midpoints_of_adjacent_values():
@@ -82,7 +82,7 @@ def _awkward_column(rng, n, kind):
 @pytest.mark.parametrize("n", [0, 1, 2, 5, 3000, 20000])
 @pytest.mark.parametrize("kind", ["spread", "ties", "special"])
 def test_radix_sort_orders_as_numpy(n, kind):
-    from treeboost.engine.binning import _radix_sort
+    from treeboost.engine.binning.mapper import _radix_sort
 
     a = _awkward_column(np.random.default_rng(n), n, kind)
     got = _radix_sort(a.copy(), np.empty_like(a))
@@ -95,7 +95,7 @@ def test_radix_sort_orders_as_numpy(n, kind):
 def test_radix_sorted_bins_are_those_of_numpy_sort(monkeypatch, max_bins):
     # columns long enough for the radix sort get the edges, centers and missing flags that
     # numpy's sort gives
-    from treeboost.engine import binning
+    from treeboost.engine.binning import mapper as binning
 
     rng = np.random.default_rng(3)
     n = 3 * binning.RADIX_SORT_MIN_ROWS
@@ -152,7 +152,7 @@ def _same_bits(a, b):
 def test_selected_bins_are_those_of_the_sort(monkeypatch, max_bins, n, subsample):
     # the edges and centers that selection finds (quantile_edges.select_cut) are those
     # of the sorted column, to the bit (the sign of a zero included)
-    from treeboost.engine import binning
+    from treeboost.engine.binning import mapper as binning
 
     X = _selection_columns(np.random.default_rng(n + max_bins), n)
     got = BinMapper(max_bins=max_bins, subsample=subsample, random_state=0).fit(X)
@@ -183,8 +183,8 @@ def test_selected_bins_are_those_of_the_sort(monkeypatch, max_bins, n, subsample
 def test_select_cut_against_the_sort(values, repeat, max_bins):
     # brute force: the selection's cut of any column (ties, zeros, subnormals, huge
     # values, NaN) is the one the sorted column gives, or left to the sort
-    from treeboost.engine import binning
-    from treeboost.engine.quantile_edges import UNSUITED, ColumnCut, select_cut
+    from treeboost.engine.binning import mapper as binning
+    from treeboost.engine.binning.quantile_edges import UNSUITED, ColumnCut, select_cut
 
     col = np.tile(np.array(values, dtype=np.float64), repeat)
 
@@ -209,7 +209,7 @@ def test_select_cut_against_the_sort(values, repeat, max_bins):
 def test_bins_do_not_depend_on_the_cores(monkeypatch, subsample):
     # the columns are shared among as many threads as the machine has cores, in groups
     # whose width follows the count: every count gives the same bins
-    from treeboost.engine import binning
+    from treeboost.engine.binning import mapper as binning
 
     rng = np.random.default_rng(5)
     n = 12_000  # threaded from 10,000 rows

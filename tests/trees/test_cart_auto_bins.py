@@ -12,7 +12,7 @@ from sklearn.tree import DecisionTreeRegressor as SkTreeRegressor
 
 import treeboost as tb
 from treeboost.engine import BinMapper
-from treeboost.engine.binning import AUTO_EXACT_MAX_VALUES, AUTO_MAX_BINS, resolve_auto_bins
+from treeboost.engine.binning.mapper import AUTO_EXACT_MAX_VALUES, AUTO_MAX_BINS, resolve_auto_bins
 
 
 def _continuous(n, n_features=3, seed=0):

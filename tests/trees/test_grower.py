@@ -4,7 +4,7 @@ nothing in the trees."""
 import numpy as np
 import pytest
 
-import treeboost.engine.grower as grower_module
+import treeboost.engine.grow.grower as grower_module
 from treeboost import DecisionTreeClassifier, DecisionTreeRegressor
 
 
@@ -48,9 +48,9 @@ def test_a_reused_workspace_grows_the_same_trees_as_fresh_ones():
 def test_statistics_derived_in_the_kernel_equal_the_materialised_rows(kind, max_features):
     """SampleStatistics.classes / .regression grow exactly the tree the same rows, given
     as an array, grow (the kernels derive the rows where they read them)."""
-    from treeboost.engine.binning import BinMapper
-    from treeboost.engine.criteria import GINI, SQUARED_ERROR
-    from treeboost.engine.statistics import SampleStatistics
+    from treeboost.engine.binning.mapper import BinMapper
+    from treeboost.engine.split.criteria import GINI, SQUARED_ERROR
+    from treeboost.engine.statistics.samples import SampleStatistics
 
     rng = np.random.RandomState(3)
     n = 700

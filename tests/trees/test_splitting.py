@@ -212,11 +212,11 @@ def test_binary_gini_scan_equals_the_general_scan(problem):
     searches a pure node: there every cut scores the same, and the general scan, which
     skips the cuts inside runs of one class, finds none where the binary scan takes the
     first.)"""
-    from treeboost.engine.criteria import GINI
-    from treeboost.engine.histogram import compress_histogram
-    from treeboost.engine.layout import Scratch
-    from treeboost.engine.splitting import make_scratch, scan_feature, scan_gini_binary
-    from treeboost.engine.constraints import MonotonicCheck
+    from treeboost.engine.split.criteria import GINI
+    from treeboost.engine.split.histogram import compress_histogram
+    from treeboost.engine.grow.records import Scratch
+    from treeboost.engine.split.search import make_scratch, scan_feature, scan_gini_binary
+    from treeboost.engine.split.constraints import MonotonicCheck
 
     NO_CHECK = MonotonicCheck(False, np.int8(0), -np.inf, np.inf)
     hist, min_leaf, min_w = problem

@@ -2,9 +2,9 @@
 float matrix.
 
 A scipy.sparse X (numeric columns only) is checked and kept sparse: the engine bins it
-column by column (:mod:`treeboost.engine.sparse_binning`), keeps the codes of a very
-sparse one as its entries (:mod:`treeboost.engine.sparse_codes`) and predicts it on its
-rows (:mod:`treeboost.engine.csr_walk`).
+column by column (:mod:`treeboost.engine.binning.sparse_columns`), keeps the codes of a very
+sparse one as its entries (:mod:`treeboost.engine.binning.sparse_codes`) and predicts it on its
+rows (:mod:`treeboost.engine.predict.csr_rows`).
 
 Categorical columns become category codes ``0..k-1`` (stored as floats, NaN for a
 missing value or a category never seen in training); a column of more than 255 categories

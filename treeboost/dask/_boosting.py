@@ -551,7 +551,7 @@ class DaskHistGradientBoostingRegressor(_DaskHistGradientBoosting, HistGradientB
     client sums them (in the workers' order), chooses the splits with the one-machine
     grower's rules and the workers partition their rows. The bin edges and the
     categories come from a sample of every partition (``subsample`` rows of
-    :class:`~treeboost.engine.binning.BinMapper` in all).
+    :class:`~treeboost.engine.binning.mapper.BinMapper` in all).
 
     The steps of the tree loop reach each worker through a direct connection to a port
     the system picks on the worker's host (no port to configure): the shard's own random
@@ -566,7 +566,7 @@ class DaskHistGradientBoostingRegressor(_DaskHistGradientBoosting, HistGradientB
     interaction sets by the one-machine rules. The absolute-error and quantile losses'
     initial score and leaf values are weighted quantiles of rows on every worker:
     they are selected digit by digit, eight rounds of 256 summed weights per leaf
-    (:mod:`treeboost.engine.quantile`), and are the one-machine values.
+    (:mod:`treeboost.engine.statistics.quantile`), and are the one-machine values.
     ``warm_start`` adds trees to those of the previous fit on the bins of the first one,
     as the one-machine class does.
 

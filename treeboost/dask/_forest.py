@@ -10,7 +10,7 @@ What is shared, so that the trees of every worker make one model:
 
 * the input encoder (categories, feature names) and the bins, fitted on the client from
   a sample of every worker's rows in proportion to its rows (``subsample`` rows of
-  :class:`~treeboost.engine.binning.BinMapper` in all), as the boosting trainer does;
+  :class:`~treeboost.engine.binning.mapper.BinMapper` in all), as the boosting trainer does;
   each worker encodes and bins its own partitions with them;
 * the classes: the union of every worker's labels; a worker encodes its labels into
   them, so that the trees of a worker that lacks a class have a column for it (of

@@ -2,7 +2,7 @@
 
 The shards build histograms of their own rows; :class:`StepGrower` sums them, picks
 each node's split with the one-machine grower's search
-(:func:`~treeboost.engine.steps.best_node_split`) and rules (stopping rules, which child
+(:func:`~treeboost.engine.grow.stepped.best_node_split`) and rules (stopping rules, which child
 reads a dense histogram, best-first order by gain with the lowest node id among equal
 gains, depth-first otherwise), and asks the shards to partition their rows.
 
@@ -90,10 +90,10 @@ class StepGrower:
     l2_regularization : float
     l1_regularization : float, default=0.0
         The ``alpha`` of the L1 threshold of the gradient sums
-        (:func:`~treeboost.engine.criteria.l1_threshold`), as the one-machine grower's.
+        (:func:`~treeboost.engine.split.criteria.l1_threshold`), as the one-machine grower's.
     constraints : Constraints, default=None
         Monotonic and interaction constraints
-        (:class:`~treeboost.engine.constraints.Constraints`), as the one-machine grower
+        (:class:`~treeboost.engine.split.constraints.Constraints`), as the one-machine grower
         reads them: each node's interval and open interaction sets are carried from
         parent to children by the same rules.
     """
@@ -347,7 +347,7 @@ class StepGrower:
 
     def _constrain_children(self, nd, left, right):
         """The children's intervals and open interaction sets after ``nd`` splits, by
-        the one-machine grower's rules (:mod:`treeboost.engine.constraints`)."""
+        the one-machine grower's rules (:mod:`treeboost.engine.split.constraints`)."""
         f = nd.feature
         cst = self.monotonic_cst[f]
         # the child that must predict less (left for +1) is bounded above by the middle
@@ -359,7 +359,7 @@ class StepGrower:
             right.allowed = left.allowed.copy()
 
     def _tree(self, nodes, plan):
-        """The :class:`~treeboost.engine.tree.Tree` of the replay ``plan``, with the
+        """The :class:`~treeboost.engine.predict.tree.Tree` of the replay ``plan``, with the
         Newton step ``-T(G) / (H + l2)`` as each node's value (before the loss's leaf
         values and the learning rate)."""
         order, committed = plan

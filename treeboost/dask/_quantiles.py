@@ -3,7 +3,7 @@ one-machine fit draws for its bin edges, :func:`bin_sample`), and the weighted
 quantiles of the initial score and the leaf values of the absolute-error and quantile
 losses.
 
-Each is selected digit by digit (:mod:`treeboost.engine.quantile`): the shards sum
+Each is selected digit by digit (:mod:`treeboost.engine.statistics.quantile`): the shards sum
 their rows' weights by the next digit of the residuals' order keys, the trainer sums
 those over the shards and fixes the digit, and after
 :data:`~treeboost.engine.KEY_ROUNDS` rounds the key, hence the value, is the one the

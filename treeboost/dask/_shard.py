@@ -265,7 +265,7 @@ class BoostingShard:
         self.idx = np.empty(self.positive.size, np.int32)
         self.buf = np.empty(self.positive.size, np.int32)
         # the quantile selection's order keys, their rows' weights and the positions
-        # still in play (engine.quantile), by position
+        # still in play (engine.statistics.quantile), by position
         self.row_keys = np.empty(t.n, np.uint64)
         self.unit_weights = bool(np.all(t.w == 1.0))
         self.keys = np.empty(self.positive.size, np.uint64)
@@ -418,13 +418,14 @@ class BoostingShard:
         )
         return hist, n_left
 
-    # -- a weighted quantile of rows on several workers (engine.quantile) ------------------
+    # -- a weighted quantile of rows on several workers (engine.statistics.quantile) ----
     @one_step_at_a_time
     def quantile_start(self, k, leaves):
         """Start selecting the quantiles of the residuals ``y - raw[:, k]`` of the rows
         of each leaf ``leaves`` of this tree (None: of all the rows of positive weight,
         the target itself before the first tree, ``raw`` being 0); returns the weights
-        by the keys' first digit (:func:`~treeboost.engine.quantile.first_digit_weights`).
+        by the keys' first digit
+        (:func:`~treeboost.engine.statistics.quantile.first_digit_weights`).
         """
         self._threads()
         t = self.train
@@ -476,7 +477,7 @@ class BoostingShard:
 
     @one_step_at_a_time
     def finish(self, k, tree, leaves, leaf_positions, next_k):
-        """Add the values of ``tree`` (a :class:`~treeboost.engine.tree.Tree`) to the
+        """Add the values of ``tree`` (a :class:`~treeboost.engine.predict.tree.Tree`) to the
         raw scores of output ``k``: its leaves ``leaf_positions`` are this tree's nodes
         ``leaves`` here.  The validation rows go through the tree.
 

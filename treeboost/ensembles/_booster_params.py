@@ -2,7 +2,7 @@
 booster takes: ``n_jobs`` (numba's thread count scoped to a fit or a prediction),
 ``importance_type`` (split counts or total gains); and the rules of ``colsample_bytree``
 (the features each tree draws) and ``reg_alpha`` (the L1 penalty of the leaf values,
-which the engine applies: :func:`treeboost.engine.criteria.l1_threshold`)."""
+which the engine applies: :func:`treeboost.engine.split.criteria.l1_threshold`)."""
 
 from __future__ import annotations
 

@@ -727,7 +727,7 @@ default=None
         return check_interaction_cst(getattr(self, "interaction_cst", None), n_features)
 
     def _constraints(self, n_outputs):
-        """The trees' :class:`~treeboost.engine.constraints.Constraints` (None without any),
+        """The trees' :class:`~treeboost.engine.split.constraints.Constraints` (None without any),
         checked against the data being fitted."""
         cst = check_monotonic_cst(
             self,

@@ -433,7 +433,7 @@ class BaseForest(BaseParallelEnsemble):
         numba's threads.
 
         A sparse X is not densified: each tree walks its CSR rows on numba's threads
-        (:mod:`~treeboost.engine.csr_walk`), a row's value found among its stored
+        (:mod:`~treeboost.engine.predict.csr_rows`), a row's value found among its stored
         columns.  The sums are those of the dense X.
         """
         members = list(self.estimators_)

@@ -151,7 +151,7 @@ default=None
         feature keeps its children's Newton values ordered, every node's value lies in
         an interval its ancestors' splits set, and leaf values set by the loss's line
         search (absolute error, Huber, quantile) are put back in order
-        (:mod:`treeboost.engine.constraints`).
+        (:mod:`treeboost.engine.split.constraints`).
     interaction_cst : list of sets of int, "pairwise", "no_interactions" or None, \
 default=None
         Sets of features that may interact: the features split on along a branch all

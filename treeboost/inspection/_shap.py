@@ -2,7 +2,8 @@
 
 A model's output is a constant plus a sum of per-tree leaf values
 (:func:`~._model_trees.model_trees` writes each model so); the SHAP values of a sum are
-the sums of the trees' SHAP values, which :mod:`treeboost.engine.shap` computes exactly.
+the sums of the trees' SHAP values, which :mod:`treeboost.engine.predict.tree_shap`
+computes exactly.
 """
 
 from __future__ import annotations

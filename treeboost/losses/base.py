@@ -14,7 +14,7 @@ from ..persistence._checks import check_attributes
 def weighted_quantile(values, weights, alpha):
     """Smallest ``v`` of ``values`` whose cumulative weight reaches ``alpha`` of the total
     (the inverted empirical CDF, as scikit-learn's weighted percentile), by selection in
-    a numba kernel (:func:`treeboost.engine.quantile.weighted_quantile`)."""
+    a numba kernel (:func:`treeboost.engine.statistics.quantile.weighted_quantile`)."""
     values = np.ascontiguousarray(values, dtype=np.float64)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     if values.ndim != 1 or values.size == 0 or weights.shape != values.shape:
@@ -28,7 +28,7 @@ def weighted_quantile(values, weights, alpha):
 def grouped_weighted_quantile(groups, values, weights, alpha, n_groups):
     """:func:`weighted_quantile` of ``values`` within each group ``0..n_groups-1`` at once
     (0 for a group with no member), in one numba kernel
-    (:func:`treeboost.engine.quantile.grouped_weighted_quantile`)."""
+    (:func:`treeboost.engine.statistics.quantile.grouped_weighted_quantile`)."""
     groups = np.ascontiguousarray(groups, dtype=np.int64)
     values = np.ascontiguousarray(values, dtype=np.float64)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
@@ -72,14 +72,14 @@ class LeafSamples:
         second-order gain); computed from the samples when None.
     leaf_of_sample : ndarray of int of shape (n_samples,) or LeafRanges, optional
         The leaf of every training row (indexed by ``rows``), read when ``node`` is
-        None; the grower's :class:`~treeboost.engine.leaf_ranges.LeafRanges` makes the
+        None; the grower's :class:`~treeboost.engine.grow.leaf_ranges.LeafRanges` makes the
         array only then.
     output : int, default=0
         The output (lane) the tree fits, for a loss of several outputs whose leaf values
         differ by output (:class:`~treeboost.losses.quantile.MultiQuantileLoss`).
     l1_regularization : float, default=0.0
         The ``alpha`` of the Newton step: the L1 threshold of the gradient sums
-        (:func:`~treeboost.engine.criteria.l1_threshold`).
+        (:func:`~treeboost.engine.split.criteria.l1_threshold`).
     """
 
     __slots__ = (
@@ -140,7 +140,7 @@ class LeafSamples:
     def newton_step(self):
         """``-T(G) / (H + lambda)`` of every node, ``G = sum w g`` and ``H = sum w h``
         over its samples, ``T(G) = sign(G) max(|G| - alpha, 0)`` (the grower's
-        :func:`~treeboost.engine.criteria.newton_leaf_value`; 0 where ``H + lambda`` is
+        :func:`~treeboost.engine.split.criteria.newton_leaf_value`; 0 where ``H + lambda`` is
         0: internal nodes hold no sample of ``node`` and their value is never used)."""
         if self._newton is None:
             w = self.sample_weight[self.rows]

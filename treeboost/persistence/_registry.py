@@ -30,12 +30,61 @@ __all__ = [
 
 _REGISTRY: dict[str, type[Any]] = {}
 
+#: the engine's modules that moved into its stage folders, old -> new (under treeboost.engine)
+ENGINE_MOVES = {
+    "_jit": "_numba.jit",
+    "_compilation": "_numba.compilation",
+    "_numba_flags": "_numba.flags",
+    "_numba_inline": "_numba.inline",
+    "_numba_markup": "_numba.markup",
+    "_numba_passes": "_numba.passes",
+    "_bits": "_numba.bits",
+    "_pairs": "_numba.pairs",
+    "_rows": "_numba.rows",
+    "_borrow": "_numba.borrowed_views",
+    "_threads": "parallel.thread_pools",
+    "core_share": "parallel.free_cores",
+    "_fork": "parallel.fork",
+    "binning": "binning.mapper",
+    "bin_codes": "binning.codes",
+    "quantile_edges": "binning.quantile_edges",
+    "sparse_binning": "binning.sparse_columns",
+    "sparse_codes": "binning.sparse_codes",
+    "statistics": "statistics.samples",
+    "quantile": "statistics.quantile",
+    "node_targets": "statistics.node_targets",
+    "criteria": "split.criteria",
+    "histogram": "split.histogram",
+    "splitting": "split.search",
+    "median_split": "split.absolute_error",
+    "random_cuts": "split.random_cuts",
+    "gap_thresholds": "split.gap_thresholds",
+    "constraints": "split.constraints",
+    "grower": "grow.grower",
+    "layout": "grow.records",
+    "partition": "grow.partition",
+    "steps": "grow.stepped",
+    "subtrees": "grow.subtrees",
+    "tree_arrays": "grow.tree_arrays",
+    "leaf_ranges": "grow.leaf_ranges",
+    "tree": "predict.tree",
+    "raw_split": "predict.routing",
+    "lane_walk": "predict.eight_rows",
+    "csr_walk": "predict.csr_rows",
+    "row_blocks": "predict.sparse_blocks",
+    "packed_forest": "predict.packed_forest",
+    "tree_stack": "predict.tree_stack",
+    "shap": "predict.tree_shap",
+}
+
 #: modules that moved, old name -> new name (files written before the move name the old one)
 _MOVED_MODULES = {
     **{
-        f"treeboost.trees.{m}": f"treeboost.engine.{m}"
+        f"treeboost.trees.{m}": f"treeboost.engine.{ENGINE_MOVES[m]}"
         for m in ("binning", "tree", "grower", "statistics")
     },
+    # the engine's modules moved into its stage folders (binning/, split/, grow/, ...)
+    **{f"treeboost.engine.{old}": f"treeboost.engine.{new}" for old, new in ENGINE_MOVES.items()},
     "treeboost.trees.encoding": "treeboost._input.encoding",
     "treeboost.trees.export": "treeboost.inspection.rules",
 }

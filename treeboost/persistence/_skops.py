@@ -11,8 +11,8 @@ from ._registry import registered_classes
 #: caches of the boosting predictor saved in the estimator's ``__dict__`` (rebuilt from
 #: the trees when absent, so a ``.tbm`` file drops them; skops keeps them)
 _PREDICTION_CACHES = (
-    "treeboost.engine.tree.PackedTrees",
-    "treeboost.engine.lane_walk.LaneArrays",
+    "treeboost.engine.predict.tree.PackedTrees",
+    "treeboost.engine.predict.eight_rows.LaneArrays",
 )
 
 

@@ -1,8 +1,8 @@
 """CART estimators: DecisionTreeClassifier and DecisionTreeRegressor.
 
 Both follow scikit-learn's estimator contract and grow their tree with the shared
-:class:`~treeboost.engine.grower.TreeGrower` on data binned once by
-:class:`~treeboost.engine.binning.BinMapper`.
+:class:`~treeboost.engine.grow.grower.TreeGrower` on data binned once by
+:class:`~treeboost.engine.binning.mapper.BinMapper`.
 """
 
 from __future__ import annotations
@@ -237,7 +237,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
             the columns named in ``categorical_features``) are categorical.  A sparse X
             (CSR or CSC, matrix or array; numeric columns only, a stored NaN is missing)
             is binned without a dense copy of its floats; at density up to 5 % its
-            codes are kept as its entries (:mod:`treeboost.engine.sparse_codes`, memory
+            codes are kept as its entries (:mod:`treeboost.engine.binning.sparse_codes`, memory
             in proportion to the non-zeros; Extra-Trees' random cuts and
             ``absolute_error`` read dense codes).  Predict walks its rows, with the
             results of its dense form.
@@ -343,9 +343,9 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         in_parts=True,
     ):
         """Grow ``tree_`` on already binned data (the ensembles call this directly, with
-        a :class:`~treeboost.engine.grower.GrowerWorkspace` per worker, and
+        a :class:`~treeboost.engine.grow.grower.GrowerWorkspace` per worker, and
         ``in_parts=False``: a member's tree is the same on one thread as on several,
-        :class:`~treeboost.engine.grower.TreeGrower`)."""
+        :class:`~treeboost.engine.grow.grower.TreeGrower`)."""
         if seed is None:
             seed = _grower_seed(self.random_state)
         grower = self._grower(sample_indices.shape[0], total_weight, seed, parallel, in_parts)
@@ -574,7 +574,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         output y and numeric features only (scikit-learn's rules).  A split on a
         constrained feature must keep its children's values ordered and within the
         node's interval, and every node's value is clipped to its interval
-        (:mod:`treeboost.engine.constraints`).
+        (:mod:`treeboost.engine.split.constraints`).
     feature_costs : dict, array-like or None, default=None
         The cost of measuring each feature (Mitchell, *Machine Learning*, 3.7.5): a dict
         of column names (or indices) to costs > 0, the others costing 1, or one cost per

@@ -7,7 +7,7 @@ few rows each, that optimum is mostly noise: a category of three rows sits at an
 the order by its own labels, and the subset separates the training rows rather than the
 categories' effects.  At a node with more than ``MAX_CAT_EXACT`` (4) categories present
 every tree estimator therefore applies two rules, the ones boosting applies as
-LightGBM does (:mod:`treeboost.engine.splitting`, the same code):
+LightGBM does (:mod:`treeboost.engine.split.search`, the same code):
 
 * ``min_samples_per_category``: a category with fewer rows in the node is left out of
   the search and treated as a missing value there: its rows go with the node's missing
@@ -47,7 +47,7 @@ GUARD_CONSTRAINTS = {
 
 
 def category_guard(estimator):
-    """The grower's :class:`~treeboost.engine.grower.CategoryGuard` of a tree estimator
+    """The grower's :class:`~treeboost.engine.grow.grower.CategoryGuard` of a tree estimator
     (its parameters, the defaults for an estimator of an older version without them)."""
     from ..engine import CategoryGuard
 

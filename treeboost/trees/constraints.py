@@ -1,5 +1,5 @@
 """The ``monotonic_cst`` and ``interaction_cst`` parameters, checked and resolved to the
-form the grower takes (:class:`treeboost.engine.constraints.Constraints`).
+form the grower takes (:class:`treeboost.engine.split.constraints.Constraints`).
 
 The rules and the messages are scikit-learn's (its trees and HistGradientBoosting):
 one of -1, 0, 1 per feature (a dict maps feature names to them), no constraint on a
@@ -145,7 +145,7 @@ def check_interaction_cst(
 def grower_constraints(
     monotonic_cst: NDArray[np.int8] | None, interaction_sets: list[set[int]] | None
 ) -> Constraints | None:
-    """The :class:`~treeboost.engine.constraints.Constraints` of checked parameters, or
+    """The :class:`~treeboost.engine.split.constraints.Constraints` of checked parameters, or
     None without any."""
     if monotonic_cst is None and interaction_sets is None:
         return None

@@ -13,8 +13,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._jit import inlined
-from ..criteria import NEWTON
+from .._numba.jit import inlined
+from ..split.criteria import NEWTON
 
 #: GrowthParams.cost_measure: the features' scores compared as they are, Tan and
 #: Schlimmer's measure, Nunez's

@@ -4,9 +4,9 @@ the whole growth, so the kernels the loop calls do not reference-count them."""
 
 from collections import namedtuple
 
-from .._borrow import borrow
-from .._jit import inlined
-from ..layout import BinnedData, RowBuffers
+from .._numba.borrowed_views import borrow
+from .._numba.jit import inlined
+from .records import BinnedData, RowBuffers
 
 #: everything the steps of the grower read: the inputs, the workspace's records, the
 #: feature sampler and the number of threads the parallel grower may use

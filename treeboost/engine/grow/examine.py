@@ -4,13 +4,17 @@ random cuts, :mod:`.random_search`), with the rules that decide between features
 
 import numpy as np
 
-from .. import median_split
-from .._jit import inlined, internal
-from ..constraints import LOWER, MIDDLE, UPPER
-from ..histogram import build_histograms_blocked, build_histograms_blocked_parallel, hist_blocks
-from ..criteria import NEWTON, is_regression, node_impurity, node_weight
-from ..layout import NodeView
-from ..splitting import (
+from ..split import absolute_error as median_split
+from .._numba.jit import inlined, internal
+from ..split.constraints import LOWER, MIDDLE, UPPER
+from ..split.histogram import (
+    build_histograms_blocked,
+    build_histograms_blocked_parallel,
+    hist_blocks,
+)
+from ..split.criteria import NEWTON, is_regression, node_impurity, node_weight
+from .records import NodeView
+from ..split.search import (
     MODE_BUILD,
     MODE_BUILT,
     MODE_SORT,
@@ -19,8 +23,8 @@ from ..splitting import (
     evaluate_features,
     evaluate_features_parallel,
 )
-from ..sparse_codes import bucket_entries
-from ..statistics import gather_rows, gather_rows_packed, gather_rows_parallel, packed_rows
+from ..binning.sparse_codes import bucket_entries
+from ..statistics.samples import gather_rows, gather_rows_packed, gather_rows_parallel, packed_rows
 from .acceptance import (  # noqa: F401 (random_tree reads DECREASE_ATOL here)
     DECREASE_ATOL,
     NO_COST,

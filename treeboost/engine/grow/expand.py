@@ -5,18 +5,18 @@ parent's minus the sibling's)."""
 
 import numpy as np
 
-from .._jit import inlined, internal
-from ..constraints import LOWER, MIDDLE, UPPER
-from ..criteria import NEWTON, is_regression, node_weight
-from ..partition import (
+from .._numba.jit import inlined, internal
+from ..split.constraints import LOWER, MIDDLE, UPPER
+from ..split.criteria import NEWTON, is_regression, node_weight
+from .partition import (
     PARALLEL_PARTITION_ROWS,
     BinnedSplit,
     partition_parallel,
     partition_serial,
     partition_sparse,
 )
-from ..splitting import MODE_BUILD, MODE_SORT, MODE_SUBTRACT
-from ..statistics import sum_rows, sum_sq
+from ..split.search import MODE_BUILD, MODE_SORT, MODE_SUBTRACT
+from ..statistics.samples import sum_rows, sum_sq
 from .histogram_pool import acquire, release
 
 

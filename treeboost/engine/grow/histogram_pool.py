@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from .._jit import internal
+from .._numba.jit import internal
 
 
 @internal

@@ -76,13 +76,13 @@ intermediate representation, which costs as much as compiling a small kernel.)
 
 import numpy as np
 
-from .._borrow import borrow
-from .._jit import compiled
-from ..constraints import LOWER, UPPER
-from ..criteria import is_regression, node_weight
-from ..layout import HistogramPool
-from ..splitting import MODE_BUILD, MODE_SORT, MODE_SUBTRACT
-from ..statistics import (
+from .._numba.borrowed_views import borrow
+from .._numba.jit import compiled
+from ..split.constraints import LOWER, UPPER
+from ..split.criteria import is_regression, node_weight
+from .records import HistogramPool
+from ..split.search import MODE_BUILD, MODE_SORT, MODE_SUBTRACT
+from ..statistics.samples import (
     copy_gather_rows_parallel,
     sum_rows_blocked,
     sum_rows_parallel,

@@ -13,9 +13,9 @@ wrote get them back at the start of the next (:func:`reset_nodes`)."""
 
 import numpy as np
 
-from .._jit import inlined, internal
-from ..constraints import LOWER, MIDDLE, UPPER
-from ..layout import GAP_UNKNOWN
+from .._numba.jit import inlined, internal
+from ..split.constraints import LOWER, MIDDLE, UPPER
+from .records import GAP_UNKNOWN
 
 
 @inlined

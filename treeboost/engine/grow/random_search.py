@@ -4,10 +4,10 @@ its samples (:mod:`..median_split`)."""
 
 import numpy as np
 
-from .. import median_split
-from .._jit import inlined, internal
-from ..constraints import MonotonicCheck
-from ..random_cuts import (
+from ..split import absolute_error as median_split
+from .._numba.jit import inlined, internal
+from ..split.constraints import MonotonicCheck
+from ..split.random_cuts import (
     code_range,
     coded_cut_counts,
     count_node_codes,
@@ -19,7 +19,7 @@ from ..random_cuts import (
     draw_cut_from_table,
     score_cut,
 )
-from ..splitting import MAX_CAT_EXACT, category_searched, sparse_histogram, thread_scratch
+from ..split.search import MAX_CAT_EXACT, category_searched, sparse_histogram, thread_scratch
 from .sampling import rand
 
 #: the bit of a cut's draw that gives its missing values' side (the cut reads the 53 low

@@ -30,15 +30,15 @@ from collections import namedtuple
 
 import numpy as np
 
-from .._borrow import borrow
-from .._jit import compiled, inlined
-from .._rows import ROW_BLOCK_WORDS, copy_row, prefetch_row, rows_min_max
-from ..criteria import is_regression, node_weight
-from ..layout import NodeView, RowBuffers
-from ..partition import BinnedSplit, goes_left_binned
-from ..random_cuts import LeanNode, build_cut_tables, set_counts
-from ..splitting import MODE_SORT
-from ..statistics import SOURCE_CLASSES, gather_rows, sum_rows, sum_sq
+from .._numba.borrowed_views import borrow
+from .._numba.jit import compiled, inlined
+from .._numba.rows import ROW_BLOCK_WORDS, copy_row, prefetch_row, rows_min_max
+from ..split.criteria import is_regression, node_weight
+from .records import NodeView, RowBuffers
+from .partition import BinnedSplit, goes_left_binned
+from ..split.random_cuts import LeanNode, build_cut_tables, set_counts
+from ..split.search import MODE_SORT
+from ..statistics.samples import SOURCE_CLASSES, gather_rows, sum_rows, sum_sq
 from .context import GrowContext, borrowed_data, borrowed_rows
 from .examine import DECREASE_ATOL, splittable
 from .nodes import ready_nodes, reset_node

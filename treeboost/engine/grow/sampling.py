@@ -3,7 +3,7 @@ each node (``max_features``) and those its interaction sets allow."""
 
 import numpy as np
 
-from .._jit import internal
+from .._numba.jit import internal
 
 
 @internal

@@ -9,8 +9,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..criteria import NEWTON
-from ..layout import (
+from ..split.criteria import NEWTON
+from .records import (
     GAP_UNKNOWN,
     FeatureSampler,
     NodeArrays,
@@ -20,9 +20,9 @@ from ..layout import (
     SplitCandidates,
     Workspace,
 )
-from ..histogram import max_hist_blocks
-from ..splitting import make_scratch
-from ..statistics import SUM_BLOCK
+from ..split.histogram import max_hist_blocks
+from ..split.search import make_scratch
+from ..statistics.samples import SUM_BLOCK
 
 
 def node_capacity(n, crit, min_samples_leaf, max_leaf_nodes, max_depth):

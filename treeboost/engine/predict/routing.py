@@ -1,0 +1,34 @@
+"""How a raw value goes at a split: the one predicate of every walk of a tree on raw
+values (:mod:`.tree`, :mod:`.csr_walk`, :mod:`.shap`); :func:`~.partition.goes_left_binned`
+is its twin on bin codes."""
+
+import numpy as np
+
+from .._numba.jit import inlined
+
+#: the child id of a leaf in a tree's ``children_left`` and ``children_right``
+TREE_LEAF = -1
+
+
+@inlined
+def goes_left_raw(x, missing_go_left, is_categorical, categories, row, threshold):
+    """Does a raw value ``x`` go left at a split?  The one predicate of every walk on raw
+    values (apply, decision path, packed prediction); :func:`~.partition.goes_left_binned`
+    is its twin on bin codes.  ``categories[row]`` is the split's 256-bit set of the
+    categories that go left (read for categorical splits only).  NaN, and a category
+    code outside 0..255 (never seen in training), take the missing values' side."""
+    if np.isnan(x):
+        return missing_go_left
+    if is_categorical:
+        if x < 0 or x >= 256:
+            return missing_go_left
+        c = np.int64(x)
+        return (categories[row, c >> 6] >> np.uint64(c & 63)) & np.uint64(1) == 1
+    return x <= threshold
+
+
+@inlined
+def goes_left_at_node(x, node, threshold, missing_go_left, is_cat, bitset):
+    """:func:`goes_left_raw` at ``node`` of a tree's arrays (the category set is read
+    at categorical nodes only: a tree without any has a single row of them)."""
+    return goes_left_raw(x, missing_go_left[node], is_cat[node], bitset, node, threshold[node])
