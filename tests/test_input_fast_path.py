@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import treeboost as tb
-from treeboost._input import encoding, fast_path
+from treeboost._input import estimator_input, fast_path
 
 N_FEATURES = 4
 
@@ -64,7 +64,7 @@ def _same(model, X):
     for what, call in calls.items():
         fast = _outcome(call, X)
         with pytest.MonkeyPatch.context() as m:
-            m.setattr(encoding, "numeric_rows", lambda est, X: None)
+            m.setattr(estimator_input, "numeric_rows", lambda est, X: None)
             full = _outcome(call, X)
         assert fast[0] == full[0], (what, fast, full)
         assert fast[2] == full[2], (what, fast[2], full[2])

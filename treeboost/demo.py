@@ -194,6 +194,21 @@ def _save_picture(fig, path):
         fig.savefig(fh, format="png", dpi=120)
 
 
+def _finish(plt, ax, path, labels, title, **legend):
+    """Label ``ax`` (``labels``: the x and y axes', None for none), title it, add its
+    legend, and write its figure to ``path``."""
+    xlabel, ylabel = labels
+    if xlabel is not None:
+        ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=8, **legend)
+    fig = ax.figure
+    fig.tight_layout()
+    _save_picture(fig, path)
+    plt.close(fig)
+
+
 def _pictures(models, X, y, split, oof, feature_names, out):
     try:
         import matplotlib
@@ -206,7 +221,7 @@ def _pictures(models, X, y, split, oof, feature_names, out):
     os.makedirs(out, exist_ok=True)
     train, test = split
     fitted = []
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    _, ax = plt.subplots(figsize=(7, 4.5))
     for label, est in models:
         model = clone(est).fit(_subset(X, train), y[train])
         fitted.append((label, model))
@@ -217,41 +232,43 @@ def _pictures(models, X, y, split, oof, feature_names, out):
         elif stages:
             accs = [accuracy_score(y[test], (p > 0.5).astype(int)) for p in stages]
             ax.plot(np.arange(1, len(accs) + 1), accs, label=label)
-    ax.set_xlabel("number of trees")
-    ax.set_ylabel("test accuracy (first fold)")
-    ax.set_title("Titanic: accuracy against the number of trees")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    _save_picture(fig, os.path.join(out, "accuracy_vs_trees.png"))
-    plt.close(fig)
+    _finish(
+        plt,
+        ax,
+        os.path.join(out, "accuracy_vs_trees.png"),
+        ("number of trees", "test accuracy (first fold)"),
+        "Titanic: accuracy against the number of trees",
+    )
 
-    fig, ax = plt.subplots(figsize=(5.5, 5))
+    _, ax = plt.subplots(figsize=(5.5, 5))
     for label, proba in oof.items():
         fpr, tpr, _ = roc_curve(y, proba)
         ax.plot(fpr, tpr, label=f"{label} (AUC {roc_auc_score(y, proba):.3f})")
     ax.plot([0, 1], [0, 1], color="grey", linestyle=":")
-    ax.set_xlabel("false positive rate")
-    ax.set_ylabel("true positive rate")
-    ax.set_title("Titanic: ROC curves (pooled out-of-fold probabilities)")
-    ax.legend(fontsize=8, loc="lower right")
-    fig.tight_layout()
-    _save_picture(fig, os.path.join(out, "roc_curves.png"))
-    plt.close(fig)
+    _finish(
+        plt,
+        ax,
+        os.path.join(out, "roc_curves.png"),
+        ("false positive rate", "true positive rate"),
+        "Titanic: ROC curves (pooled out-of-fold probabilities)",
+        loc="lower right",
+    )
 
     with_imp = [(label, m) for label, m in fitted if hasattr(m, "feature_importances_")]
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    _, ax = plt.subplots(figsize=(8, 4.5))
     width = 0.8 / max(1, len(with_imp))
     pos = np.arange(len(feature_names))
     for i, (label, m) in enumerate(with_imp):
         ax.bar(pos + i * width, m.feature_importances_, width, label=label)
     ax.set_xticks(pos + 0.4 - width / 2)
     ax.set_xticklabels(feature_names)
-    ax.set_ylabel("importance (normalised)")
-    ax.set_title("Titanic: feature importances (first fold)")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    _save_picture(fig, os.path.join(out, "feature_importances.png"))
-    plt.close(fig)
+    _finish(
+        plt,
+        ax,
+        os.path.join(out, "feature_importances.png"),
+        (None, "importance (normalised)"),
+        "Titanic: feature importances (first fold)",
+    )
     print(
         f"\nPictures written to {out}/: accuracy_vs_trees.png, roc_curves.png, "
         f"feature_importances.png"

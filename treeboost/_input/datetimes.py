@@ -14,7 +14,18 @@ the column's unit, so that one instant gives the same float in every unit.
 
 import numpy as np
 
-__all__ = ["is_datetime", "is_tz_aware", "to_epoch_seconds", "format_epoch_seconds"]
+__all__ = [
+    "is_datetime",
+    "is_tz_aware",
+    "to_epoch_seconds",
+    "format_epoch_seconds",
+    "NAIVE",
+    "UTC",
+]
+
+#: the encoder's ``datetime_zones_`` of a column of datetimes without / with a time zone
+NAIVE = "naive"
+UTC = "UTC"
 
 #: units finer than a second: how many of them make a second
 _PER_SECOND = {"ms": 10**3, "us": 10**6, "ns": 10**9, "ps": 10**12, "fs": 10**15, "as": 10**18}

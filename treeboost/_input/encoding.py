@@ -1,265 +1,53 @@
-"""FeatureEncoder: raw X (numpy or pandas, numeric + categorical + datetime + NaN) to a
-float matrix.
+"""FeatureEncoder: raw X (numpy, pandas or polars; numeric, categorical, datetime, NaN)
+to the float matrix the engine bins.
 
-A scipy.sparse X (numeric columns only) is checked and kept sparse: the engine bins it
-column by column (:mod:`treeboost.engine.binning.sparse_columns`), keeps the codes of a very
-sparse one as its entries (:mod:`treeboost.engine.binning.sparse_codes`) and predicts it on its
-rows (:mod:`treeboost.engine.predict.csr_rows`).
+A scipy.sparse X (numeric columns only) is checked (:mod:`.sparse_structure`) and kept
+sparse: the engine bins it column by column (:mod:`treeboost.engine.binning.sparse_columns`),
+keeps the codes of a very sparse one as its entries
+(:mod:`treeboost.engine.binning.sparse_codes`) and predicts it on its rows
+(:mod:`treeboost.engine.predict.csr_rows`).
 
-Categorical columns become category codes ``0..k-1`` (stored as floats, NaN for a
-missing value or a category never seen in training); a column of more than 255 categories
-is grouped into at most 255 codes, by the categories' target means when a target is
-given, else by frequency (the rules are in :mod:`treeboost.trees._rare_categories`).  Datetime
-columns become seconds since the
-epoch (:mod:`treeboost.trees._datetimes`), numeric columns stay as they are.  The trees
-then test numeric columns with ``x <= threshold`` and categorical ones with "code in the
-left subset", on this one matrix.
+Categorical columns (:mod:`.categorical_mask` says which) become category codes
+``0..k-1`` (stored as floats, NaN for a missing value or a category never seen in
+training); a column of more than 255 categories is grouped into at most 255 codes, by the
+categories' target means when a target is given, else by frequency (the rules are in
+:mod:`.rare_categories`).  Datetime columns become seconds since the epoch
+(:mod:`.datetimes`), numeric columns stay as they are.  The trees then test numeric
+columns with ``x <= threshold`` and categorical ones with "code in the left subset", on
+this one matrix.  A model file's encoder is checked by :mod:`.encoder_state`.
 """
 
-import numbers
-import sys
 from functools import partial
 from operator import is_not
 
 import numpy as np
 from scipy.sparse import issparse
-from sklearn.utils.validation import (
-    _check_feature_names,
-    _check_n_features,
-    _check_sample_weight,
-    check_array,
-)
+from sklearn.utils.validation import _check_sample_weight, check_array
 
-from .._atomic import AtomicRefitMixin
 from ..engine import MAX_CATEGORIES
-from ..persistence._checks import check_array as check_saved_array, check_labels
-from ..persistence._spec import array, check_state
+from ..persistence._spec import array
 from . import polars_frames
-from .fast_path import numeric_rows
-from .datetimes import format_epoch_seconds, is_datetime, is_tz_aware, to_epoch_seconds
+from .categorical_mask import categorical_mask, from_dtypes
+from .columns import (
+    check_finite_array,
+    first_non_numeric_column,
+    is_frame,
+    missing_mask,
+    not_numeric,
+)
+from .datetimes import (
+    NAIVE,
+    UTC,
+    format_epoch_seconds,
+    is_datetime,
+    is_tz_aware,
+    to_epoch_seconds,
+)
+from .encoder_state import check_encoder_state
 from .rare_categories import describe_group, describe_other, group_by_target, group_categories
-from .targets import check_class_weight
+from .sparse_structure import canonical_sparse, check_sparse_structure
 
-
-_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
-
-#: ``datetime_zones_`` of a column of datetimes without / with a time zone
-_NAIVE = "naive"
-_UTC = "UTC"
-
-
-def _is_frame(X):
-    return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
-
-
-def _check_compressed(indptr, indices, n_data, n_major, n_minor, what):
-    """Raise ValueError unless ``indptr`` / ``indices`` describe a valid compressed
-    (CSR, CSC or BSR) structure of ``n_major`` slices over ``n_minor`` positions with
-    ``n_data`` stored values: the checks of scipy's ``check_format(full_check=True)``,
-    without its pruning of the caller's matrix in place."""
-
-    def bad(reason):
-        return ValueError(f"X is not a valid {what} matrix: {reason}.")
-
-    if indptr.ndim != 1 or indices.ndim != 1:
-        raise bad("indptr and indices must be 1-D")
-    if indptr.dtype.kind not in "iu" or indices.dtype.kind not in "iu":
-        raise bad(f"indptr ({indptr.dtype}) and indices ({indices.dtype}) must be integers")
-    if indptr.shape[0] != n_major + 1:
-        raise bad(f"indptr has {indptr.shape[0]} entries, not {n_major + 1}")
-    if indptr[0] != 0:
-        raise bad(f"indptr starts at {indptr[0]}, not 0")
-    if indices.shape[0] != n_data:
-        raise bad(f"{indices.shape[0]} indices for {n_data} stored values")
-    if indptr[-1] > n_data:
-        raise bad(f"indptr ends at {indptr[-1]}, past the {n_data} stored values")
-    if n_major and np.diff(indptr).min() < 0:
-        raise bad("indptr must be non-decreasing")
-    # (values past indptr[-1] belong to no slice: scipy prunes them)
-    indices = indices[: indptr[-1]]
-    if indices.shape[0] and (indices.min() < 0 or indices.max() >= n_minor):
-        raise bad(
-            f"an index is outside [0, {n_minor}): indices span [{indices.min()}, {indices.max()}]"
-        )
-
-
-def _is_canonical(indptr, indices):
-    """Whether each slice of a valid compressed structure holds strictly ascending
-    indices (sorted, no duplicate), read from the arrays: scipy's cached
-    ``has_canonical_format`` goes stale when the caller edits the arrays."""
-    ascending = np.diff(indices) > 0
-    # the pair across a slice boundary (last of one slice, first of the next) is free
-    starts = indptr[1:-1]
-    starts = starts[(starts > 0) & (starts < indices.shape[0])]
-    ascending[starts - 1] = True
-    return bool(ascending.all())
-
-
-def check_sparse_structure(X):
-    """Check the structure of a scipy.sparse X before anything reads it by its indices:
-    CSR, CSC and BSR index pointers and indices, COO coordinates.  Compiled kernels and
-    scipy's own conversions index with them unchecked (a corrupt matrix is a crash, not
-    an error).
-
-    Parameters
-    ----------
-    X : scipy.sparse matrix or array
-
-    Raises
-    ------
-    ValueError
-        Naming what is wrong.
-    """
-    fmt = X.format
-    if X.ndim != 2:
-        return  # check_array refuses it
-    n_rows, n_cols = X.shape
-    if fmt in ("csr", "csc"):
-        major, minor = (n_rows, n_cols) if fmt == "csr" else (n_cols, n_rows)
-        _check_compressed(
-            np.asarray(X.indptr),
-            np.asarray(X.indices),
-            np.asarray(X.data).reshape(-1).shape[0],
-            major,
-            minor,
-            fmt.upper(),
-        )
-    elif fmt == "bsr":
-        R, C = X.blocksize
-        _check_compressed(
-            np.asarray(X.indptr),
-            np.asarray(X.indices),
-            np.asarray(X.data).shape[0],
-            n_rows // R,
-            n_cols // C,
-            "BSR",
-        )
-    elif fmt == "coo":
-        row, col = np.asarray(X.row), np.asarray(X.col)
-        if not (row.shape == col.shape == np.asarray(X.data).shape):
-            raise ValueError("X is not a valid COO matrix: row, col and data differ in length.")
-        if row.size and (
-            row.min() < 0 or row.max() >= n_rows or col.min() < 0 or col.max() >= n_cols
-        ):
-            raise ValueError(
-                f"X is not a valid COO matrix: a coordinate is outside its shape {X.shape}."
-            )
-
-
-def _canonical(X):
-    """A CSR or CSC X with each slice's indices sorted and duplicates summed (as
-    ``toarray`` sums them) and no value past its last slice: X itself when it is so
-    already, else a canonical copy."""
-    if X.indptr[-1] == X.indices.shape[0] and _is_canonical(X.indptr, X.indices):
-        return X
-    X = X.copy()
-    X.prune()
-    # the flags of the copy may be stale: say it is neither sorted nor canonical, so
-    # that scipy sorts and sums
-    X.has_sorted_indices = False
-    X.has_canonical_format = False
-    X.sum_duplicates()
-    return X
-
-
-def _frame_is_categorical(dtype):
-    import pandas as pd
-
-    return (
-        isinstance(dtype, pd.CategoricalDtype)
-        or pd.api.types.is_object_dtype(dtype)
-        or pd.api.types.is_string_dtype(dtype)
-    )
-
-
-def _missing_mask(values):
-    """Missing-value mask (NaN, None, ``pd.NA``, ``NaT``) of an object or numeric array.
-
-    Parameters
-    ----------
-    values : array-like of shape (n,)
-
-    Returns
-    -------
-    ndarray of bool, shape (n,)
-    """
-    values = np.asarray(values)
-    if values.dtype.kind == "f":
-        return np.isnan(values)
-    if values.dtype.kind == "O":
-        # pd.NA answers `!=` with NA, whose truth value raises: only pandas can test it.
-        # A pd.NA can only exist once pandas is imported, so pandas is never imported here.
-        pd = sys.modules.get("pandas")
-        if pd is not None:
-            return np.asarray(pd.isna(values), dtype=bool)
-        return np.asarray((values != values) | np.equal(values, None), dtype=bool)
-    return np.zeros(values.shape, bool)
-
-
-def _check_finite_array(X, **kwargs):
-    """scikit-learn's ``check_array``, without its warning on large finite values.
-
-    Its first pass sums X to find a non-finite value quickly; values near the largest
-    float (1e308 and -1e308 in one X) overflow that sum to NaN, and numpy warns
-    ("invalid value encountered in reduce") about data that is valid.  The second pass
-    it then makes finds any infinity value by value, so ignoring the sum's
-    floating-point warnings changes no decision.
-    """
-    with np.errstate(over="ignore", invalid="ignore"):
-        return check_array(X, **kwargs)
-
-
-def _first_non_numeric_column(X):
-    """Index of the first column of ``X`` that does not convert to float, or None."""
-    try:
-        A = np.asarray(X, dtype=object)
-    except (TypeError, ValueError):  # ragged rows: not a column problem
-        return None
-    if A.ndim != 2:
-        return None
-    for f in range(A.shape[1]):
-        try:
-            A[:, f].astype(np.float64)
-        except (TypeError, ValueError):
-            return f
-    return None
-
-
-def _not_numeric(f, names, fit, cause=None):
-    """The error for a column of non-numbers where numbers are expected.
-
-    Parameters
-    ----------
-    f : int
-        Index of the column.
-    names : list of str or None
-        Column names of a DataFrame (the error then names the column), else None.
-    fit : bool
-        Whether the error arises in fit (declare the column categorical) or at predict
-        (the model learned it as numeric: refit to treat it as categorical).
-    cause : Exception or None
-        The conversion error, quoted for its offending value.
-
-    Returns
-    -------
-    ValueError or TypeError
-        A TypeError when ``cause`` is one, else a ValueError.
-    """
-    name = names[f] if names else f
-    detail = f" ({cause})" if cause is not None else ""
-    if fit:
-        hint = f"declare it in categorical_features (e.g. categorical_features=[{name!r}])"
-        if names:
-            hint += " or give it a category dtype"
-    else:
-        hint = (
-            f"the model was fitted with it numeric; to treat it as categorical, refit "
-            f"with categorical_features=[{name!r}]"
-        )
-    # the type of the conversion error is kept: a TypeError (an object such as a dict)
-    # stays one, as scikit-learn's input checks expect
-    cls = TypeError if isinstance(cause, TypeError) else ValueError
-    return cls(f"Column {name!r} is not numeric{detail}; {hint}.")
+__all__ = ["FeatureEncoder"]
 
 
 class FeatureEncoder:
@@ -279,7 +67,7 @@ class FeatureEncoder:
         For each feature, the label of each of its codes (None for numeric ones): its
         categories, sorted (or in the order of a pandas ``category`` dtype); category
         ``categories_[f][i]`` is encoded as ``i``.  A column of more than 255 categories
-        is grouped (see :mod:`~treeboost.trees._rare_categories`): by frequency, it
+        is grouped (see :mod:`~treeboost._input.rare_categories`): by frequency, it
         keeps codes for at most 254 frequent ones and its last label, ``"other (rare)"``,
         names the code its rare categories share; by target, its labels are
         ``"target group g"`` (and ``"other (rare)"`` for the categories of too few rows).
@@ -315,69 +103,6 @@ class FeatureEncoder:
         fall in the first and last bins)."""
         return False if getattr(self, "allow_infinite", False) else "allow-nan"
 
-    # -- which columns --------------------------------------------------------------
-    def _resolve_mask(self, X, n_features, names):
-        cf = self.categorical_features
-        # "from_dtype": scikit-learn's HistGradientBoosting name of "auto"
-        if cf is None or (isinstance(cf, str) and cf in ("auto", "from_dtype")):
-            if polars_frames.is_polars_frame(X):
-                return polars_frames.categorical_mask(X)
-            if _is_frame(X):
-                return np.array([_frame_is_categorical(dt) for dt in X.dtypes], bool)
-            return np.zeros(n_features, bool)
-        if isinstance(cf, str):
-            raise ValueError(
-                f"categorical_features must be None, 'auto' or an array-like of bool, int or "
-                f"str, got {cf!r}."
-            )
-        cf = np.asarray(cf)
-        if cf.size == 0:
-            return np.zeros(n_features, bool)
-        # scikit-learn's rules and words (sklearn.utils.validation, HistGradientBoosting)
-        if cf.dtype.kind not in "biuUO":
-            raise ValueError(
-                f"categorical_features must be an array-like of bool, int or "
-                f"str, got: {cf.dtype.name}."
-            )
-        if cf.dtype.kind == "O" and {type(v) for v in cf.ravel()} != {str}:
-            kinds = sorted({type(v).__name__ for v in cf.ravel()})
-            raise ValueError(
-                f"categorical_features must be an array-like of bool, int or "
-                f"str, got: {', '.join(kinds)}."
-            )
-        if cf.dtype.kind == "b":
-            if cf.shape != (n_features,):
-                raise ValueError(
-                    f"categorical_features set as a boolean mask must have shape "
-                    f"(n_features,), got: {cf.shape} (n_features = {n_features})."
-                )
-            return cf.copy()
-        mask = np.zeros(n_features, bool)
-        if cf.dtype.kind in "iu":
-            if cf.min() < 0 or cf.max() >= n_features:
-                raise ValueError(
-                    f"categorical_features set as integer indices must be in "
-                    f"[0, n_features - 1] = [0, {n_features - 1}], got {cf.tolist()}."
-                )
-            mask[cf] = True
-            return mask
-        if names is None:
-            raise ValueError(
-                "categorical_features should be passed as an array of integers or as a "
-                "boolean mask when the model is fitted on data without feature names. "
-                "(Names need X as a pandas or polars DataFrame.)"
-            )
-        lookup = {n: i for i, n in enumerate(names)}
-        for name in cf:
-            if name not in lookup:
-                raise ValueError(
-                    f"categorical_features has an item value {str(name)!r} which is not a "
-                    f"valid feature name of the training data. Observed feature names: "
-                    f"{list(names)}"
-                )
-            mask[lookup[name]] = True
-        return mask
-
     # -- fit / transform ---------------------------------------------------------------
     def fit(self, X, target=None, sample_weight=None):
         """Learn the categorical columns and their categories; returns self.
@@ -406,32 +131,26 @@ class FeatureEncoder:
         if issparse(X):
             return self._sparse(X, fit)
         polars = polars_frames.is_polars_frame(X)
-        frame = _is_frame(X) or polars
+        frame = is_frame(X) or polars
         # datetime64 arrays take the column path: check_array would turn them into numbers
         # of their unit
         if (
             not frame
-            and (
-                self.categorical_features is None
-                or (
-                    isinstance(self.categorical_features, str)
-                    and self.categorical_features in ("auto", "from_dtype")
-                )
-            )
+            and from_dtypes(self.categorical_features)
             and not is_datetime(X)
             and (fit or not self._any_datetime())
         ):
             try:
-                Xn = _check_finite_array(
+                Xn = check_finite_array(
                     X, dtype=[np.float64, np.float32], ensure_all_finite=self._finite_rule
                 )
             except (TypeError, ValueError) as exc:
                 # numpy's "could not convert string to float" names neither the column
                 # nor the remedy; find the column and say both
-                f = _first_non_numeric_column(X)
+                f = first_non_numeric_column(X)
                 if f is None:
                     raise
-                raise _not_numeric(f, None, fit, exc) from None
+                raise not_numeric(f, None, fit, exc) from None
             if fit:
                 self._reset(np.zeros(Xn.shape[1], bool))
             elif self.is_categorical_.any():
@@ -453,7 +172,7 @@ class FeatureEncoder:
             names = None
             get = lambda f: Xa[:, f]  # noqa: E731
         if fit:
-            self._reset(self._resolve_mask(X, n_features, names))
+            self._reset(categorical_mask(self.categorical_features, X, n_features, names))
         elif n_features != self.is_categorical_.shape[0]:
             raise ValueError(
                 f"X has {n_features} features, but the model was fitted on "
@@ -488,7 +207,11 @@ class FeatureEncoder:
         missing value; infinity is refused as in a dense X.
         """
         if fit:
-            mask = self._resolve_mask(X, X.shape[1], None) if X.ndim == 2 else None
+            mask = (
+                categorical_mask(self.categorical_features, X, X.shape[1], None)
+                if X.ndim == 2
+                else None
+            )
             if mask is not None and mask.any():
                 raise TypeError(
                     "A sparse X cannot have categorical features (categorical_features="
@@ -501,8 +224,8 @@ class FeatureEncoder:
                 "sparse X cannot hold them: pass the same kind of X as in fit."
             )
         check_sparse_structure(X)
-        Xs = _canonical(
-            _check_finite_array(
+        Xs = canonical_sparse(
+            check_finite_array(
                 X,
                 accept_sparse=("csr", "csc"),
                 dtype=[np.float64, np.float32],
@@ -540,7 +263,7 @@ class FeatureEncoder:
         found = is_datetime(col)
         if fit:
             if found:
-                self.datetime_zones_[f] = _UTC if is_tz_aware(col) else _NAIVE
+                self.datetime_zones_[f] = UTC if is_tz_aware(col) else NAIVE
                 return to_epoch_seconds(col)
             return self._numeric(col, f, names, fit)
         zones = vars(self).get("datetime_zones_")
@@ -550,7 +273,7 @@ class FeatureEncoder:
             return self._numeric(col, f, names, fit)
         name = names[f] if names else f
         if zones[f] is not None:
-            aware = zones[f] == _UTC
+            aware = zones[f] == UTC
             if not found:
                 raise ValueError(
                     f"Column {name!r} held datetimes in fit but has dtype "
@@ -586,7 +309,7 @@ class FeatureEncoder:
             else:
                 vals = np.asarray(col, dtype=np.float64)
         except (TypeError, ValueError) as exc:
-            raise _not_numeric(f, names, fit, exc) from None
+            raise not_numeric(f, names, fit, exc) from None
         if not getattr(self, "allow_infinite", False) and np.isinf(vals).any():
             name = names[f] if names else f
             raise ValueError(f"Input X contains infinity in column {name!r}.")
@@ -601,7 +324,7 @@ class FeatureEncoder:
         else:
             values = np.asarray(col, dtype=object)
             pd_categories = None
-        missing = _missing_mask(values)
+        missing = missing_mask(values)
         if fit:
             if pd_categories is not None:
                 cats = pd_categories
@@ -770,7 +493,7 @@ class FeatureEncoder:
         zones = vars(self).get("datetime_zones_")
         if zones is None or zones[f] is None:
             return None
-        return format_epoch_seconds(float(value), utc=zones[f] == _UTC)
+        return format_epoch_seconds(float(value), utc=zones[f] == UTC)
 
     # -- the state read from a model file ---------------------------------------------------
 
@@ -787,120 +510,9 @@ class FeatureEncoder:
     _state_spec = {"is_categorical_": array("bool", ndim=1)}
 
     def _validate_state(self, where="encoder", n_features=None):
-        """Raise ValueError unless the learned columns can encode X for the model.
-
-        One flag per feature (``n_features`` of the owner), and per categorical feature a
-        1-dimensional array of at most ``MAX_CATEGORIES`` distinct labels (their positions
-        are the codes the trees' 256-bit category sets are indexed with), None for the
-        others.  A grouped column (``rare_categories_[f]`` not None) has a non-empty
-        array of rare categories, distinct and none of them a label of its own code, and
-        a string as its last label (the shared code's); the codes are positions, so
-        they are in range by construction, and the rare categories, looked up by binary
-        search only, are bounded by the size of the file.  A column grouped by target
-        (``rare_codes_[f]`` not None) has only string labels, one per code, and one code
-        per rare category, each a position in its labels: these codes reach the trees'
-        category sets, so they are checked.  ``datetime_zones_`` marks
-        numeric columns only, with ``"naive"`` or ``"UTC"``.  A file written before
-        grouped or datetime columns lacks the last two attributes: no column is
-        grouped, and datetime columns are read as their integer representation, as that
-        model learned them.
-        """
-        cf = self.categorical_features
-        if not (
-            cf is None
-            or isinstance(cf, str)
-            or (
-                isinstance(cf, (list, tuple, np.ndarray))
-                and all(isinstance(v, (bool, int, str, np.generic)) for v in np.ravel(cf))
-            )
-        ):
-            raise ValueError(
-                f"{where}.categorical_features: must be None, 'auto' or a list "
-                f"of column flags, indices or names, got {cf!r:.60}."
-            )
-        if not isinstance(getattr(self, "allow_infinite", False), bool):
-            raise ValueError(
-                f"{where}.allow_infinite: must be a bool, got {self.allow_infinite!r:.40}."
-            )
-        state = vars(self)
-        if "is_categorical_" not in state:
-            return
-        flags = check_state(self, where, self._state_spec)["is_categorical_"]
-        p = flags.shape[0]
-        if n_features is not None and p != n_features:
-            raise ValueError(
-                f"{where}.is_categorical_: {p} columns, the model has {n_features} features."
-            )
-        cats = state.get("categories_")
-        if not isinstance(cats, list) or len(cats) != p:
-            raise ValueError(f"{where}.categories_: must be a list of {p} entries.")
-        rares = state.get("rare_categories_", [None] * p)
-        if not isinstance(rares, list) or len(rares) != p:
-            raise ValueError(f"{where}.rare_categories_: must be a list of {p} entries.")
-        rare_codes = state.get("rare_codes_", [None] * p)
-        if not isinstance(rare_codes, list) or len(rare_codes) != p:
-            raise ValueError(f"{where}.rare_codes_: must be a list of {p} entries.")
-        for f, (flag, c, rare, rc) in enumerate(zip(flags.tolist(), cats, rares, rare_codes)):
-            w = f"{where}.categories_[{f}]"
-            if not flag:
-                if c is not None or rare is not None or rc is not None:
-                    raise ValueError(f"{w}: a numeric column has no categories.")
-                continue
-            check_labels(c, w)
-            if c.shape[0] > MAX_CATEGORIES:
-                raise ValueError(f"{w}: {c.shape[0]} categories, at most {MAX_CATEGORIES}.")
-            if rare is None:
-                if rc is not None:
-                    raise ValueError(
-                        f"{where}.rare_codes_[{f}]: a column without rare "
-                        f"categories has no codes for them."
-                    )
-                continue
-            wr = f"{where}.rare_categories_[{f}]"
-            check_labels(rare, wr, at_least=1)
-            if rc is not None:
-                if not all(isinstance(v, str) for v in c.tolist()) or c.shape[0] == 0:
-                    raise ValueError(
-                        f"{w}: a column grouped by target has one string label per code."
-                    )
-                check_saved_array(
-                    rc,
-                    f"{where}.rare_codes_[{f}]",
-                    "int64",
-                    shape=(rare.shape[0],),
-                    low=0,
-                    high=c.shape[0] - 1,
-                )
-                if not _distinct(rare.tolist()):
-                    raise ValueError(f"{wr}: the categories must be distinct.")
-                continue
-            if c.shape[0] == 0 or not isinstance(c[-1], str):
-                raise ValueError(
-                    f"{w}: a grouped column ends with the label of its shared code (a string)."
-                )
-            own = c[:-1].tolist()
-            rare_list = rare.tolist()
-            if not _distinct(own + rare_list):
-                raise ValueError(
-                    f"{wr}: the rare categories must be distinct and differ "
-                    f"from the categories with a code of their own."
-                )
-        if "datetime_zones_" not in state:
-            return
-        zones = state["datetime_zones_"]
-        if (
-            not isinstance(zones, list)
-            or len(zones) != p
-            or not all(z is None or z in (_NAIVE, _UTC) for z in zones)
-        ):
-            raise ValueError(
-                f"{where}.datetime_zones_: must be a list of {p} entries, each "
-                f"None, {_NAIVE!r} or {_UTC!r}."
-            )
-        if any(z is not None and flag for z, flag in zip(zones, flags.tolist())):
-            raise ValueError(
-                f"{where}.datetime_zones_: a categorical column is not a datetime column."
-            )
+        """Raise ValueError unless the learned columns can encode X for the model (the
+        rules are in :mod:`treeboost._input.encoder_state`)."""
+        check_encoder_state(self, where, n_features)
 
 
 def _declared_codes(col, present, categories):
@@ -912,213 +524,3 @@ def _declared_codes(col, present, categories):
     distinct, inverse = np.unique(present, return_inverse=True)
     position = {c: i for i, c in enumerate(categories.tolist())}
     return np.array([position[c] for c in distinct.tolist()], np.int64)[inverse]
-
-
-def _distinct(labels):
-    """Whether no two labels are equal (as a Python set sees them)."""
-    try:
-        return len(set(labels)) == len(labels)
-    except TypeError:  # an unhashable label is not a category label
-        return False
-
-
-def check_int64_params(est):
-    """Refuse an integer parameter of ``est`` outside an int64 (the engine's kernels take
-    them as such: a larger one raised OverflowError or was wrapped around), naming it."""
-    for name, value in est.get_params(deep=False).items():
-        if (
-            isinstance(value, numbers.Integral)
-            and not isinstance(value, bool)
-            and not _INT64_MIN <= int(value) <= _INT64_MAX
-        ):
-            raise ValueError(
-                f"The {name!r} parameter of {type(est).__name__} must fit in a 64-bit "
-                f"integer (at most 2**63 - 1), got {value!r}."
-            )
-
-
-class EncoderMixin(AtomicRefitMixin):
-    """Input handling shared by every treeboost estimator with a ``categorical_features``
-    parameter: feature names and count checked as scikit-learn does, X encoded by a
-    :class:`FeatureEncoder` learned at fit.
-
-    Through :class:`~treeboost._atomic.AtomicRefitMixin`, a refit installs its new state at
-    once and predict reads one consistent state, even with other threads."""
-
-    #: whether X may be a scipy.sparse matrix or array (numeric features only)
-    _accepts_sparse = True
-    #: whether X may hold +-inf (scikit-learn's HistGradientBoosting takes them)
-    _allows_infinite = False
-
-    def __sklearn_tags__(self):
-        """scikit-learn's tags, plus what the encoder takes: categorical columns
-        (``input_tags.categorical``) and text categories in a DataFrame
-        (``input_tags.string``: a pandas or polars column of strings is read as
-        categories)."""
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        return tags
-
-    def _validate_params(self):
-        """scikit-learn's check of the parameters against ``_parameter_constraints``,
-        then what its intervals leave open: an integer parameter must fit in an int64
-        (the engine's kernels take them as such: a larger one raised OverflowError or
-        was wrapped around), and ``class_weight`` must hold finite weights."""
-        super()._validate_params()
-        check_int64_params(self)
-        if "class_weight" in self.get_params(deep=False):
-            check_class_weight(self.class_weight)
-
-    def _encode_X(self, X, reset, y=None, sample_weight=None):
-        """X encoded; at a fit (``reset``), ``y`` and ``sample_weight`` rank the
-        categories of a column of more than 255 (regression, or two classes).
-
-        A prediction's plain float ndarray of a numeric model is taken as it is, without
-        the full checks, where they would conclude the same
-        (:func:`~treeboost._input.fast_path.numeric_rows`)."""
-        if not reset:
-            Xn = numeric_rows(self, X)
-            if Xn is not None:
-                return Xn
-        if issparse(X) and not self._accepts_sparse:
-            raise TypeError(
-                f"{type(self).__name__} does not accept a sparse X "
-                f"({type(X).__name__}); pass a dense array (X.toarray())."
-            )
-        _check_feature_names(self, X, reset=reset)
-        if reset:
-            self._encoder = FeatureEncoder(
-                self.categorical_features, allow_infinite=self._allows_infinite
-            )
-            Xe = self._encoder.fit_transform(
-                X, target=lambda: _grouping_target(self, y, sample_weight), sample_weight=None
-            )
-        else:
-            Xe = self._encoder.transform(X)
-        _check_n_features(self, Xe, reset=reset)
-        if reset and Xe.shape[0] == 0:
-            raise ValueError(
-                f"Found array with 0 sample(s) (shape={Xe.shape}) while a minimum of 1 is required."
-            )
-        return Xe
-
-
-def _grouping_target(est, y, sample_weight):
-    """``(target, weight)`` that rank categories for ``est``: ``y`` as floats for a
-    regressor, 1.0 for the second of exactly two classes of a classifier; ``(None,
-    None)`` when there is none to rank by (no ``y``, more than two classes, or a ``y``
-    or weights that the estimator's own checks will refuse after this)."""
-    from sklearn.base import is_classifier
-
-    if y is None:
-        return None, None
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y[:, 0]
-    if y.ndim != 1:
-        return None, None
-    try:
-        if is_classifier(est):
-            classes = np.unique(y)
-            if classes.shape[0] != 2:
-                return None, None
-            target = (y == classes[1]).astype(np.float64)
-        else:
-            target = y.astype(np.float64)
-        w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    except (TypeError, ValueError):
-        return None, None
-    if not np.isfinite(target).all() or (
-        w is not None and (w.shape != target.shape or not np.isfinite(w).all() or (w < 0).any())
-    ):
-        return None, None
-    return target, w
-
-
-#: Bounds on the total sample weight.  The trees sum weights (and weight times gradient,
-#: hessian or target) over nodes; above ``MAX_TOTAL_WEIGHT`` such sums overflow to inf and
-#: the leaf values become NaN (and the classic learners' entropies ``c log2 c``), below
-#: ``MIN_TOTAL_WEIGHT`` the products of weight and hessian underflow to zero and a leaf's
-#: Newton step divides by zero.
-MAX_TOTAL_WEIGHT = 1e300
-MIN_TOTAL_WEIGHT = 1e-300
-#: Bound on ``sum(w * |y|)`` of a regression target: node sums of ``w * y`` (and of
-#: ``w * g`` with ``|g| <= 2 max|y|`` in gradient boosting) stay finite with room to spare.
-MAX_WEIGHTED_TARGET = 1e306
-
-
-def check_weights(sample_weight, X, y=None):
-    """Validated float64 sample weights: finite, non-negative, of a usable total.
-
-    Parameters
-    ----------
-    sample_weight : array-like of shape (n_samples,), scalar or None
-        None gives unit weights, a scalar the same weight to every sample.
-    X : ndarray of shape (n_samples, n_features)
-        The (encoded) input; only its number of rows is used.
-    y : ndarray of shape (n_samples,) or None, default=None
-        A numeric regression target.  When given, ``sum(w * |y|)`` must be at most
-        ``MAX_WEIGHTED_TARGET`` (1e306): the leaves are weighted means
-        ``sum(w y) / sum(w)``, whose numerator must not overflow.
-
-    Returns
-    -------
-    ndarray of shape (n_samples,)
-
-    Raises
-    ------
-    ValueError
-        Naming ``sample_weight``: a weight that is not a number, NaN, infinite or
-        negative; all weights zero; a total above ``MAX_TOTAL_WEIGHT`` (1e300) or below
-        ``MIN_TOTAL_WEIGHT`` (1e-300); with ``y``, ``sum(w * |y|)`` above
-        ``MAX_WEIGHTED_TARGET``.
-
-    Notes
-    -----
-    Weights whose total is out of range are refused rather than rescaled: every
-    estimator would be unchanged by a common factor except through its absolute
-    weight parameters (``min_child_weight`` and ``l2_regularization`` of gradient
-    boosting) and the weighted counts it reports (``weighted_n_node_samples``), which
-    rescaling would silently change.  The user can rescale knowing this.
-    """
-    try:
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-    except TypeError:
-        # scikit-learn's own words (a scalar, a wrong type): as scikit-learn raises them
-        raise
-    except ValueError as exc:
-        if "sample_weight" in str(exc) or "Sample weights" in str(exc):
-            raise
-        # e.g. "could not convert string to float": say which argument held it
-        raise ValueError(f"sample_weight must hold numbers: {exc}") from None
-    # _check_sample_weight refuses NaN / inf and negative weights; kept as a guard
-    if not np.all(np.isfinite(sw)):
-        raise ValueError("sample_weight must be finite.")
-    with np.errstate(over="ignore"):  # an overflow to inf is what is checked
-        total = float(np.sum(sw))
-    if total <= 0:
-        raise ValueError("sample_weight sums to zero: at least one sample needs a positive weight.")
-    if not total <= MAX_TOTAL_WEIGHT:
-        raise ValueError(
-            f"sample_weight sums to {total:.3g}; the total weight must be at "
-            f"most {MAX_TOTAL_WEIGHT:.0e} (rescale the weights)."
-        )
-    if total < MIN_TOTAL_WEIGHT:
-        raise ValueError(
-            f"sample_weight sums to {total:.3g}; the total weight must be at "
-            f"least {MIN_TOTAL_WEIGHT:.0e} (rescale the weights)."
-        )
-    if y is not None:
-        with np.errstate(over="ignore"):
-            ay = np.abs(np.asarray(y, dtype=np.float64))
-            if ay.ndim == 2:  # several outputs: bound every output's sums at once
-                ay = ay.max(axis=1)
-            wy = float(np.sum(sw * ay))
-        if not wy <= MAX_WEIGHTED_TARGET:
-            raise ValueError(
-                f"sample_weight times |y| sums to {wy:.3g}; it must be at most "
-                f"{MAX_WEIGHTED_TARGET:.0e}, or the weighted means of the "
-                f"targets overflow (rescale the weights or the targets)."
-            )
-    return sw

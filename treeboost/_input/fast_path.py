@@ -1,6 +1,6 @@
 """The short way through a prediction's input checks, for the X they would pass as is.
 
-:meth:`~treeboost._input.encoding.EncoderMixin._encode_X` checks a prediction's X as
+:meth:`~treeboost._input.estimator_input.EncoderMixin._encode_X` checks a prediction's X as
 scikit-learn does: feature names (a frame library's detection), ``check_array`` (more
 frame detection, dtype conversion, finiteness), the feature count, then the
 :class:`~treeboost._input.encoding.FeatureEncoder`'s rules.  On one row those checks cost

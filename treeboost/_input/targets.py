@@ -7,18 +7,27 @@ from sklearn.utils.validation import column_or_1d
 
 def _as_1d(y, n_samples):
     y = column_or_1d(y, warn=True)
+    _check_length(y, n_samples)
+    return y
+
+
+def _check_length(y, n_samples):
+    """Refuse a ``y`` of another number of rows than X's ``n_samples``."""
     if y.shape[0] != n_samples:
         # scikit-learn's words (check_consistent_length), naming X and y
         raise ValueError(
             f"Found input variables with inconsistent numbers of samples: "
             f"[{n_samples}, {y.shape[0]}] (X and y)."
         )
-    return y
 
 
 def check_regression_target(y, n_samples):
     """y as finite float64 of length ``n_samples``; a clear ValueError otherwise."""
-    y = _as_1d(y, n_samples)
+    return _finite_floats(_as_1d(y, n_samples))
+
+
+def _finite_floats(y):
+    """A regression target ``y`` as float64, refused unless numeric and finite."""
     try:
         y = y.astype(np.float64)
     except (TypeError, ValueError):
@@ -38,19 +47,8 @@ def check_regression_outputs(y, n_samples):
     arr = np.asarray(y)
     if arr.ndim != 2 or arr.shape[1] == 1:
         return check_regression_target(y, n_samples)
-    if arr.shape[0] != n_samples:
-        # scikit-learn's words (check_consistent_length), naming X and y
-        raise ValueError(
-            f"Found input variables with inconsistent numbers of samples: "
-            f"[{n_samples}, {arr.shape[0]}] (X and y)."
-        )
-    try:
-        arr = arr.astype(np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"y must be numeric for a regressor, got dtype {arr.dtype}.") from None
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("Input y contains NaN or infinity.")
-    return np.ascontiguousarray(arr)
+    _check_length(arr, n_samples)
+    return np.ascontiguousarray(_finite_floats(arr))
 
 
 def check_poisson_target(y):

@@ -302,6 +302,15 @@ def _read_csv(path, options=None, **kwargs):
         raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
+#: pandas' options that read every line, the header's too, as the strings it decodes to
+_EVERY_CELL_AS_DECODED = {
+    "encoding_errors": "surrogatepass",
+    "header": None,
+    "dtype": object,
+    "keep_default_na": False,
+}
+
+
 def _not_text(path, sep, encoding):
     """The message for a file that decodes to something that is not text: the column and
     the row that hold it, found by reading the file again as it decodes (cells and header
@@ -309,15 +318,7 @@ def _not_text(path, sep, encoding):
     pd = _pandas()
     where = "a cell"
     try:
-        rows = pd.read_csv(
-            path,
-            sep=sep,
-            encoding=encoding,
-            encoding_errors="surrogatepass",
-            header=None,
-            dtype=object,
-            keep_default_na=False,
-        )
+        rows = pd.read_csv(path, sep=sep, encoding=encoding, **_EVERY_CELL_AS_DECODED)
     except Exception:  # an error path only: the message without the place
         rows = None
     if rows is not None and len(rows):

@@ -87,12 +87,14 @@ def _add_writing_option(p):
 
 def _add_demo(sub, fmt):
     """The ``demo`` subcommand."""
-    p = sub.add_parser(
+    p = _subcommand(
+        sub,
+        fmt,
         "demo",
+        demo,
         help="a single tree against the ensembles on Titanic",
         description="Cross-validate a single CART tree and every ensemble "
         "on the bundled Titanic data: one table, and three pictures.",
-        **fmt,
     )
     p.add_argument(
         "--out",
@@ -101,15 +103,29 @@ def _add_demo(sub, fmt):
         help="folder for the pictures (created if needed)",
     )
     p.add_argument("--folds", type=int, default=5, help="cross-validation folds (>= 2)")
-    p.add_argument("--n-estimators", type=int, default=100, metavar="N", help="trees per ensemble")
+    _number_option(p, "--n-estimators", 100, "N", "trees per ensemble")
     p.add_argument("--no-plots", action="store_true", help="print the table only")
-    p.set_defaults(func=demo)
+
+
+def _subcommand(sub, fmt, name, func, help, description):
+    """The subparser of command ``name``, which runs ``func``."""
+    p = sub.add_parser(name, help=help, description=description, **fmt)
+    p.set_defaults(func=func)
+    return p
+
+
+def _number_option(p, flag, default, metavar, help):
+    """An option of one number, of the type of its ``default`` (int or float)."""
+    p.add_argument(flag, type=type(default), default=default, metavar=metavar, help=help)
 
 
 def _add_fit(sub, fmt):
     """The ``fit`` subcommand."""
-    p = sub.add_parser(
+    p = _subcommand(
+        sub,
+        fmt,
         "fit",
+        fit,
         help="fit a model on a CSV file and save it",
         description="Fit a model on a CSV file, print its metrics on a held-out part "
         "(accuracy, ROC AUC, log loss; or R2, MAE, RMSE) and save the model fitted on the "
@@ -126,7 +142,6 @@ def _add_fit(sub, fmt):
         "min_samples_leaf=20 but at most a tenth of the training rows (so that a small "
         "file is learned from); the other models from their estimator's defaults.  "
         "--param overrides any of them.",
-        **fmt,
     )
     p.add_argument("data", metavar="DATA.csv", help="the training data, one row per sample")
     p.add_argument("--target", required=True, metavar="COL", help="the column to predict")
@@ -153,12 +168,8 @@ def _add_fit(sub, fmt):
     p.add_argument(
         "--keep-ids", action="store_true", help="use the identifier columns as features too"
     )
-    p.add_argument(
-        "--test-size",
-        type=float,
-        default=0.2,
-        metavar="FRACTION",
-        help="fraction of the rows held out for the printed metrics",
+    _number_option(
+        p, "--test-size", 0.2, "FRACTION", "fraction of the rows held out for the printed metrics"
     )
     p.add_argument(
         "--task",
@@ -168,9 +179,7 @@ def _add_fit(sub, fmt):
         f"{MAX_INTEGER_CLASSES} consecutive integers (0..k, 1..k) in the target, else "
         "regression (counts with gaps, amounts, fractions); a note says which and why",
     )
-    p.add_argument(
-        "--random-state", type=int, default=0, metavar="SEED", help="seed of the hold-out split"
-    )
+    _number_option(p, "--random-state", 0, "SEED", "seed of the hold-out split")
     p.add_argument(
         "--valid",
         metavar="VALID.csv",
@@ -190,21 +199,21 @@ def _add_fit(sub, fmt):
         metavar="MODEL",
         help="the model file to write (e.g. model.tbm)",
     )
-    p.set_defaults(func=fit)
 
 
 def _add_predict(sub, fmt):
     """The ``predict`` subcommand."""
-    p = sub.add_parser(
+    p = _subcommand(
+        sub,
+        fmt,
         "predict",
+        predict,
         help="predict a CSV file with a saved model",
         description="Predict every row of a CSV file: one prediction column and, for "
         "classifiers, one probability column per class.  The file must hold the columns "
         "the model was fitted with; its other columns are ignored.",
-        **fmt,
     )
-    p.add_argument("model", metavar="MODEL", help="a model file written by fit")
-    p.add_argument("data", metavar="DATA.csv", help="the rows to predict")
+    _add_model_and_data(p, "the rows to predict")
     p.add_argument(
         "--id",
         metavar="COL",
@@ -212,78 +221,69 @@ def _add_predict(sub, fmt):
         "e.g. PassengerId: as written in the file, but for the ' before a cell a "
         "spreadsheet would run as a formula (see --no-escape-formulas)",
     )
-    p.add_argument(
-        "-o",
-        "--output",
-        metavar="OUT.csv",
-        help="where to write the predictions; - or none: standard output.  A device "
+    _add_csv_output(
+        p,
+        "where to write the predictions; - or none: standard output.  A device "
         "or FIFO (/dev/null) is written in place, a symbolic link's target "
         "is rewritten and the link kept",
     )
+
+
+def _add_model_and_data(p, data_help, nargs=None):
+    """The positional MODEL and DATA.csv of ``predict`` and ``explain``."""
+    p.add_argument("model", metavar="MODEL", help="a model file written by fit")
+    p.add_argument("data", metavar="DATA.csv", nargs=nargs, help=data_help)
+
+
+def _add_csv_output(p, help):
+    """``-o OUT.csv`` with the options of the CSV file written and of those read."""
+    p.add_argument("-o", "--output", metavar="OUT.csv", help=help)
     _add_writing_option(p)
     _add_reading_options(p)
-    p.set_defaults(func=predict)
 
 
 def _add_explain(sub, fmt):
     """The ``explain`` subcommand."""
-    p = sub.add_parser(
+    p = _subcommand(
+        sub,
+        fmt,
         "explain",
+        explain,
         help="rules, importances and trace of a saved model; SHAP values of rows",
         description="Without DATA.csv: the rules of one tree, the feature importances and "
         "the boosting trace.  With DATA.csv (and --shap): for each row, the features with "
         "the largest SHAP values (exact TreeSHAP: the row's output is the expected value "
         "plus the sum of its features' SHAP values).",
-        **fmt,
     )
-    p.add_argument("model", metavar="MODEL", help="a model file written by fit")
-    p.add_argument("data", metavar="DATA.csv", nargs="?", help="rows to explain with SHAP values")
-    p.add_argument(
-        "--tree",
-        type=int,
-        default=0,
-        metavar="N",
-        help="which tree's rules to print (0 = the first)",
-    )
+    _add_model_and_data(p, "rows to explain with SHAP values", nargs="?")
+    _number_option(p, "--tree", 0, "N", "which tree's rules to print (0 = the first)")
     p.add_argument(
         "--shap", action="store_true", help="print each row's SHAP values (implied by DATA.csv)"
     )
-    p.add_argument(
-        "--top",
-        type=int,
-        default=5,
-        metavar="K",
-        help="SHAP values shown per row: the K largest in absolute value",
-    )
+    _number_option(p, "--top", 5, "K", "SHAP values shown per row: the K largest in absolute value")
     p.add_argument("--id", metavar="COL", help="a column of DATA.csv that names each row")
-    p.add_argument(
-        "-o",
-        "--output",
-        metavar="OUT.csv",
-        help="write a CSV file instead of printing (- for standard output): "
+    _add_csv_output(
+        p,
+        "write a CSV file instead of printing (- for standard output): "
         "with DATA.csv, every feature's SHAP value of every row; without, "
         "the feature importances",
     )
-    _add_writing_option(p)
-    _add_reading_options(p)
-    p.set_defaults(func=explain)
 
 
 def _add_compile(sub, fmt):
     """The ``compile`` subcommand."""
-    p = sub.add_parser(
+    p = _subcommand(
+        sub,
+        fmt,
         "compile",
+        compile_kernels,
         help="compile the engine's kernels for this machine, once",
         description="Compile the numba kernels of the common fits into treeboost's own "
         "folder, so that a first fit loads them instead of compiling them.  Installing "
         "treeboost from its source does this; run it after installing a wheel built on "
         "another machine, or after an upgrade of numba.  The folder must be writable.",
-        **fmt,
     )
-    p.add_argument(
-        "--jobs", type=int, default=2, metavar="N", help="processes that compile side by side"
-    )
-    p.set_defaults(func=compile_kernels)
+    _number_option(p, "--jobs", 2, "N", "processes that compile side by side")
 
 
 def _parser():

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import numpy as np
 from sklearn.utils import Bunch
 
+from .._docstrings import insert_docs
+
 if TYPE_CHECKING:
     from types import ModuleType
 
@@ -68,6 +70,33 @@ def _read_rows(name: str) -> tuple[list[str], list[list[str]]]:
     return rows[0], rows[1:]
 
 
+#: the docstring paragraphs every loader shares (:func:`~treeboost._docstrings.insert_docs`)
+_LOADER_DOCS = {
+    "return_X_y": """
+        return_X_y : bool, default=False
+            If True, return ``(data, target)`` instead of a Bunch.
+    """,
+    "bunch": """
+        data : sklearn.utils.Bunch
+            Dictionary-like object with attributes
+    """,
+    "descr_and_tuple": """
+            DESCR : str
+                Description of the data and its source.
+        (data, target) : tuple
+            If ``return_X_y`` is True.
+    """,
+}
+
+
+def _loaded(data: Any, target: Any, frame: Any, return_X_y: bool, **attributes: Any) -> Any:
+    """What a loader returns: ``(data, target)``, or a Bunch of them, ``frame`` and
+    ``attributes``."""
+    if return_X_y:
+        return data, target
+    return Bunch(data=data, target=target, frame=frame, **attributes)
+
+
 def _import_pandas() -> ModuleType:
     try:
         import pandas as pd
@@ -84,6 +113,7 @@ def load_titanic(*, as_frame: bool = ..., return_X_y: Literal[False] = ...) -> B
 def load_titanic(*, as_frame: bool = ..., return_X_y: Literal[True]) -> tuple[Any, Any]: ...
 @overload
 def load_titanic(*, as_frame: bool = ..., return_X_y: bool = ...) -> Bunch | tuple[Any, Any]: ...
+@insert_docs(**_LOADER_DOCS)
 def load_titanic(*, as_frame: bool = True, return_X_y: bool = False) -> Bunch | tuple[Any, Any]:
     """Load the Titanic passenger data set (891 rows, binary target ``Survived``).
 
@@ -96,13 +126,11 @@ def load_titanic(*, as_frame: bool = True, return_X_y: bool = False) -> Bunch | 
         missing); ``target`` is an int Series and ``frame`` the whole table.  If False,
         only numpy is used: ``data`` is a 2-D object array with the same columns (ints,
         floats with NaN, strings with NaN for missing) and ``target`` an int array.
-    return_X_y : bool, default=False
-        If True, return ``(data, target)`` instead of a Bunch.
+    {return_X_y}
 
     Returns
     -------
-    data : sklearn.utils.Bunch
-        Dictionary-like object with attributes
+    {bunch}
 
         data : pandas.DataFrame of shape (891, 10) or ndarray of object
             The features, in the CSV's order, without ``PassengerId``.
@@ -113,10 +141,7 @@ def load_titanic(*, as_frame: bool = True, return_X_y: bool = False) -> Bunch | 
         feature_names : list of str
         target_names : ndarray
             The class labels, ``[0, 1]``.
-        DESCR : str
-            Description of the data and its source.
-    (data, target) : tuple
-        If ``return_X_y`` is True.
+    {descr_and_tuple}
 
     Notes
     -----
@@ -163,12 +188,11 @@ def load_titanic(*, as_frame: bool = True, return_X_y: bool = False) -> Bunch | 
                 data[:, j] = [float(v) if v else np.nan for v in values]
             else:
                 data[:, j] = [v if v else np.nan for v in values]
-    if return_X_y:
-        return data, target
-    return Bunch(
-        data=data,
-        target=target,
-        frame=frame,
+    return _loaded(
+        data,
+        target,
+        frame,
+        return_X_y,
         feature_names=features,
         target_names=np.array([0, 1]),
         DESCR=_TITANIC_DESCR,
@@ -181,6 +205,7 @@ def load_watermelon(*, as_frame: bool = ..., return_X_y: Literal[False] = ...) -
 def load_watermelon(*, as_frame: bool = ..., return_X_y: Literal[True]) -> tuple[Any, Any]: ...
 @overload
 def load_watermelon(*, as_frame: bool = ..., return_X_y: bool = ...) -> Bunch | tuple[Any, Any]: ...
+@insert_docs(**_LOADER_DOCS)
 def load_watermelon(*, as_frame: bool = True, return_X_y: bool = False) -> Bunch | tuple[Any, Any]:
     """Load watermelon data set 2.0 (Zhou Zhihua, *Machine Learning*, table 4.1).
 
@@ -196,13 +221,11 @@ def load_watermelon(*, as_frame: bool = True, return_X_y: bool = False) -> Bunch
         青绿, 乌黑, 浅白), and ``target`` a Series of the strings "是"/"否".  If False, only
         numpy is used: ``data`` is a (17, 6) object array of strings and ``target`` a
         (17,) object array of "是"/"否".
-    return_X_y : bool, default=False
-        If True, return ``(data, target)`` instead of a Bunch.
+    {return_X_y}
 
     Returns
     -------
-    data : sklearn.utils.Bunch
-        Dictionary-like object with attributes
+    {bunch}
 
         data : pandas.DataFrame of shape (17, 6) or ndarray of object
             The six attributes.
@@ -219,10 +242,7 @@ def load_watermelon(*, as_frame: bool = True, return_X_y: bool = False) -> Bunch
         book_train_ids, book_validation_ids : list of int
             The book's hold-out split (table 4.2): training ids 1, 2, 3, 6, 7, 10, 14,
             15, 16, 17 and validation ids 4, 5, 8, 9, 11, 12, 13.
-        DESCR : str
-            Description of the data and its source.
-    (data, target) : tuple
-        If ``return_X_y`` is True.
+    {descr_and_tuple}
 
     Examples
     --------
@@ -249,12 +269,11 @@ def load_watermelon(*, as_frame: bool = True, return_X_y: bool = False) -> Bunch
         frame = data.assign(**{header[-1]: target})
     else:
         data = values
-    if return_X_y:
-        return data, target
-    return Bunch(
-        data=data,
-        target=target,
-        frame=frame,
+    return _loaded(
+        data,
+        target,
+        frame,
+        return_X_y,
         feature_names=list(features),
         target_names=np.array(["否", "是"], dtype=object),
         ids=ids,

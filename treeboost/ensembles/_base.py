@@ -26,7 +26,8 @@ from ..persistence import (
 )
 from ..engine import BinMapper, CoreShare, fit_transform_weighted
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, check_multi_output
-from .._input.encoding import EncoderMixin, check_weights
+from .._input.estimator_input import EncoderMixin
+from .._input.weights import check_weights
 from .._input.targets import (
     check_poisson_target,
     check_regression_outputs,

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     from sklearn.base import BaseEstimator
 
-    from .._input.encoding import EncoderMixin
+    from .._input.estimator_input import EncoderMixin
     from .._typing import (
         Float64Array,
         MatrixLike,

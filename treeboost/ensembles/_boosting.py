@@ -44,7 +44,8 @@ from ..persistence import PersistenceMixin
 from ..losses.base import LeafSamples
 from ..losses.custom import check_gradient_hessian
 from ..trees.cart import resolve_count, resolve_max_features
-from .._input.encoding import EncoderMixin, check_weights
+from .._input.estimator_input import EncoderMixin
+from .._input.weights import check_weights
 from ..trees.constraints import check_interaction_cst, check_monotonic_cst, grower_constraints
 from ._booster_params import draw_tree_features, tree_feature_count
 from ._bootstrap import selection_sample

@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..persistence import register
 from ..persistence._spec import array, check_state
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
-from .._input.encoding import check_weights
+from .._input.weights import check_weights
 from ._base import BaseTreeEnsemble, grows_on_shared_bins
 from .bagging import _takes_weight
 

@@ -37,176 +37,181 @@ def _require_dtreeviz():
     return ShadowDecTree
 
 
+class _TreeboostShadow:
+    """dtreeviz's view of one treeboost tree (a ``Tree`` of the engine) of ``model``: the
+    methods of dtreeviz's ``ShadowDecTree``, combined with it by :func:`_shadow_class`.
+
+    ``X_train`` is the model's encoded X, ``y_train`` the class indices (into
+    ``model.classes_``) of a classifier or the target of a regressor; a node's
+    feature is the model's column its split tests."""
+
+    def __init__(self, model, view, X_train, y_train, feature_names, target_name, class_names):
+        self.model = model
+        self.view = view
+        self.tree = view.tree
+        self._columns = np.where(self.tree.children_left != -1, view.columns[self.tree.feature], -1)
+        self.node_to_samples = None
+        super().__init__(model, X_train, y_train, feature_names, target_name, class_names)
+
+    # -- the model -------------------------------------------------------------
+    def is_fit(self):
+        return True
+
+    def is_classifier(self):
+        return is_classifier(self.model)
+
+    def nclasses(self):
+        return len(self.model.classes_) if self.is_classifier() else 1
+
+    def classes(self):
+        if self.is_classifier():
+            return self.model.classes_
+
+    def get_class_weight(self):
+        return getattr(self.model, "class_weight", None)
+
+    def get_class_weights(self):
+        weight = self.get_class_weight()
+        if not self.is_classifier() or weight is None:
+            return None
+        return compute_class_weight(
+            weight, classes=np.arange(self.nclasses()), y=np.asarray(self.y_train)
+        )
+
+    def criterion(self):
+        from dtreeviz.models.shadow_decision_tree import VisualisationNotYetSupportedError
+
+        crit = getattr(self.model, "criterion", None)
+        if not isinstance(crit, str):
+            raise VisualisationNotYetSupportedError("criterion()", type(self.model).__name__)
+        return crit.upper() if crit in ("gini", "mse") else crit
+
+    def get_score(self):
+        from dtreeviz.models.shadow_decision_tree import VisualisationNotYetSupportedError
+
+        if "tree_" not in vars(self.model):  # a member of an ensemble
+            raise VisualisationNotYetSupportedError("get_score()", "an ensemble's tree")
+        return self.model.score(self.X_train_raw, self.y_raw)
+
+    def get_min_samples_leaf(self):
+        return getattr(self.model, "min_samples_leaf", 1)
+
+    def get_max_depth(self):
+        return int(self.tree.max_depth)
+
+    # -- the tree's arrays -----------------------------------------------------------
+    def nnodes(self):
+        return int(self.tree.node_count)
+
+    def get_children_left(self):
+        return np.asarray(self.tree.children_left, dtype=int)
+
+    def get_children_right(self):
+        return np.asarray(self.tree.children_right, dtype=int)
+
+    def get_features(self):
+        return self._columns
+
+    def get_node_feature(self, id):
+        return int(self._columns[id])
+
+    def is_categorical_split(self, id):
+        return bool(self.tree.is_categorical[id]) and self.tree.children_left[id] != -1
+
+    def get_node_split(self, id):
+        if self.is_categorical_split(id):
+            return [int(c) for c in self.view.category_split(id)]
+        return float(self.tree.threshold[id])
+
+    def get_thresholds(self):
+        return np.array(
+            [
+                self.get_node_split(i) if self.tree.children_left[i] != -1 else -1
+                for i in range(self.nnodes())
+            ],
+            dtype=object,
+        )
+
+    def get_root_edge_labels(self):
+        return ["&le;", "&gt;"]
+
+    def _goes_left(self, id, x):
+        """Whether the values ``x`` of node ``id``'s column go left (NaN: the
+        split's missing side; a category outside the set: right)."""
+        x = np.asarray(x, dtype=np.float64)
+        if self.is_categorical_split(id):
+            left = np.isin(x, self.get_node_split(id))
+        else:
+            left = x <= self.tree.threshold[id]
+        return np.where(np.isnan(x), bool(self.tree.missing_go_left[id]), left)
+
+    def shouldGoLeftAtSplit(self, id, x):
+        return bool(self._goes_left(id, x))
+
+    # -- the rows at each node ---------------------------------------------------------
+    def get_node_samples(self):
+        if self.node_to_samples is None:
+            X = np.asarray(self.X_train, dtype=np.float64)[:, self.view.columns]
+            paths = self.tree.decision_path(np.ascontiguousarray(X)).tocsc()
+            self.node_to_samples = {
+                node: paths.indices[paths.indptr[node] : paths.indptr[node + 1]].tolist()
+                for node in range(self.nnodes())
+            }
+        return self.node_to_samples
+
+    def get_node_nsamples(self, id):
+        return len(self.get_node_samples()[id])
+
+    def get_split_samples(self, id):
+        samples = np.asarray(self.get_node_samples()[id], dtype=np.int64)
+        left = self._goes_left(id, self.X_train[samples, self.get_node_feature(id)])
+        return np.flatnonzero(left), np.flatnonzero(~left)
+
+    def get_node_nsamples_by_class(self, id):
+        if not self.is_classifier():
+            return None
+        y = np.asarray(self.y_train)[self.get_node_samples()[id]]
+        counts = np.bincount(y, minlength=self.nclasses())
+        weights = self.get_class_weights()
+        return counts if weights is None else counts * weights
+
+    def get_prediction(self, id):
+        value = self.tree.value[id]
+        if not self.is_classifier():
+            return float(value[0])
+        if self.view.classes is not None:  # class fractions
+            return int(np.argmax(value))
+        # a boosting tree's raw score: the node's most frequent class
+        return int(np.argmax(self.get_node_nsamples_by_class(id)))
+
+    def get_node_criterion(self, id):
+        return float(self.tree.impurity[id])
+
+    def get_feature_path_importance(self, node_list):
+        tree = self.tree
+        gain = np.zeros(self.view.n_columns)
+        w, imp = tree.weighted_n_node_samples, tree.impurity
+        for node in node_list:
+            left, right = tree.children_left[node], tree.children_right[node]
+            if left != -1:
+                gain[self._columns[node]] += (
+                    w[node] * imp[node] - w[left] * imp[left] - w[right] * imp[right]
+                )
+        total = gain.sum()
+        return gain / total if total > 0 else gain
+
+
 def _shadow_class():
-    """The ``ShadowDecTree`` subclass for a treeboost tree (defined once dtreeviz is
+    """The ``ShadowDecTree`` subclass for a treeboost tree (made once dtreeviz is
     imported: it is an optional dependency)."""
     global _SHADOW
-    if _SHADOW is not None:
-        return _SHADOW
-    ShadowDecTree = _require_dtreeviz()
-    from dtreeviz.models.shadow_decision_tree import VisualisationNotYetSupportedError
+    if _SHADOW is None:
+        ShadowDecTree = _require_dtreeviz()
 
-    class ShadowTreeboostTree(ShadowDecTree):  # type: ignore[misc,valid-type,unused-ignore]
-        """dtreeviz's view of one treeboost tree (a ``Tree`` of the engine) of ``model``.
+        class ShadowTreeboostTree(_TreeboostShadow, ShadowDecTree):  # type: ignore[misc,valid-type,unused-ignore]
+            """dtreeviz's view of one treeboost tree (see :class:`_TreeboostShadow`)."""
 
-        ``X_train`` is the model's encoded X, ``y_train`` the class indices (into
-        ``model.classes_``) of a classifier or the target of a regressor; a node's
-        feature is the model's column its split tests."""
-
-        def __init__(self, model, view, X_train, y_train, feature_names, target_name, class_names):
-            self.model = model
-            self.view = view
-            self.tree = view.tree
-            self._columns = np.where(
-                self.tree.children_left != -1, view.columns[self.tree.feature], -1
-            )
-            self.node_to_samples = None
-            super().__init__(model, X_train, y_train, feature_names, target_name, class_names)
-
-        # -- the model -------------------------------------------------------------
-        def is_fit(self):
-            return True
-
-        def is_classifier(self):
-            return is_classifier(self.model)
-
-        def nclasses(self):
-            return len(self.model.classes_) if self.is_classifier() else 1
-
-        def classes(self):
-            if self.is_classifier():
-                return self.model.classes_
-
-        def get_class_weight(self):
-            return getattr(self.model, "class_weight", None)
-
-        def get_class_weights(self):
-            weight = self.get_class_weight()
-            if not self.is_classifier() or weight is None:
-                return None
-            return compute_class_weight(
-                weight, classes=np.arange(self.nclasses()), y=np.asarray(self.y_train)
-            )
-
-        def criterion(self):
-            crit = getattr(self.model, "criterion", None)
-            if not isinstance(crit, str):
-                raise VisualisationNotYetSupportedError("criterion()", type(self.model).__name__)
-            return crit.upper() if crit in ("gini", "mse") else crit
-
-        def get_score(self):
-            if "tree_" not in vars(self.model):  # a member of an ensemble
-                raise VisualisationNotYetSupportedError("get_score()", "an ensemble's tree")
-            return self.model.score(self.X_train_raw, self.y_raw)
-
-        def get_min_samples_leaf(self):
-            return getattr(self.model, "min_samples_leaf", 1)
-
-        def get_max_depth(self):
-            return int(self.tree.max_depth)
-
-        # -- the tree's arrays -----------------------------------------------------------
-        def nnodes(self):
-            return int(self.tree.node_count)
-
-        def get_children_left(self):
-            return np.asarray(self.tree.children_left, dtype=int)
-
-        def get_children_right(self):
-            return np.asarray(self.tree.children_right, dtype=int)
-
-        def get_features(self):
-            return self._columns
-
-        def get_node_feature(self, id):
-            return int(self._columns[id])
-
-        def is_categorical_split(self, id):
-            return bool(self.tree.is_categorical[id]) and self.tree.children_left[id] != -1
-
-        def get_node_split(self, id):
-            if self.is_categorical_split(id):
-                return [int(c) for c in self.view.category_split(id)]
-            return float(self.tree.threshold[id])
-
-        def get_thresholds(self):
-            return np.array(
-                [
-                    self.get_node_split(i) if self.tree.children_left[i] != -1 else -1
-                    for i in range(self.nnodes())
-                ],
-                dtype=object,
-            )
-
-        def get_root_edge_labels(self):
-            return ["&le;", "&gt;"]
-
-        def _goes_left(self, id, x):
-            """Whether the values ``x`` of node ``id``'s column go left (NaN: the
-            split's missing side; a category outside the set: right)."""
-            x = np.asarray(x, dtype=np.float64)
-            if self.is_categorical_split(id):
-                left = np.isin(x, self.get_node_split(id))
-            else:
-                left = x <= self.tree.threshold[id]
-            return np.where(np.isnan(x), bool(self.tree.missing_go_left[id]), left)
-
-        def shouldGoLeftAtSplit(self, id, x):
-            return bool(self._goes_left(id, x))
-
-        # -- the rows at each node ---------------------------------------------------------
-        def get_node_samples(self):
-            if self.node_to_samples is None:
-                X = np.asarray(self.X_train, dtype=np.float64)[:, self.view.columns]
-                paths = self.tree.decision_path(np.ascontiguousarray(X)).tocsc()
-                self.node_to_samples = {
-                    node: paths.indices[paths.indptr[node] : paths.indptr[node + 1]].tolist()
-                    for node in range(self.nnodes())
-                }
-            return self.node_to_samples
-
-        def get_node_nsamples(self, id):
-            return len(self.get_node_samples()[id])
-
-        def get_split_samples(self, id):
-            samples = np.asarray(self.get_node_samples()[id], dtype=np.int64)
-            left = self._goes_left(id, self.X_train[samples, self.get_node_feature(id)])
-            return np.flatnonzero(left), np.flatnonzero(~left)
-
-        def get_node_nsamples_by_class(self, id):
-            if not self.is_classifier():
-                return None
-            y = np.asarray(self.y_train)[self.get_node_samples()[id]]
-            counts = np.bincount(y, minlength=self.nclasses())
-            weights = self.get_class_weights()
-            return counts if weights is None else counts * weights
-
-        def get_prediction(self, id):
-            value = self.tree.value[id]
-            if not self.is_classifier():
-                return float(value[0])
-            if self.view.classes is not None:  # class fractions
-                return int(np.argmax(value))
-            # a boosting tree's raw score: the node's most frequent class
-            return int(np.argmax(self.get_node_nsamples_by_class(id)))
-
-        def get_node_criterion(self, id):
-            return float(self.tree.impurity[id])
-
-        def get_feature_path_importance(self, node_list):
-            tree = self.tree
-            gain = np.zeros(self.view.n_columns)
-            w, imp = tree.weighted_n_node_samples, tree.impurity
-            for node in node_list:
-                left, right = tree.children_left[node], tree.children_right[node]
-                if left != -1:
-                    gain[self._columns[node]] += (
-                        w[node] * imp[node] - w[left] * imp[left] - w[right] * imp[right]
-                    )
-            total = gain.sum()
-            return gain / total if total > 0 else gain
-
-    _SHADOW = ShadowTreeboostTree
+        _SHADOW = ShadowTreeboostTree
     return _SHADOW
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy.sparse import issparse
 
-from ..persistence import register, validate_part
+from ..persistence import register, validate_parts
 from ..persistence._checks import check_array, check_int, is_hashable, is_int, is_real, labels_ok
 from ._tree_view import _fmt, _leaf_text, index_doc, preorder, tree_children, tree_view
 
@@ -170,16 +170,13 @@ class Rule:
         ``classes`` and carries a finite class distribution over them."""
         if set(vars(self)) != set(self._persist_attributes):
             raise ValueError(f"{where}: not a Rule (or with other attributes).")
-        if not isinstance(self.conditions, list):
-            raise ValueError(f"{where}.conditions: must be a list.")
-        for j, c in enumerate(self.conditions):
-            validate_part(
-                c,
-                f"{where}.conditions[{j}]",
-                expect=Condition,
-                n_features=n_features,
-                categories=categories,
-            )
+        validate_parts(
+            self.conditions,
+            f"{where}.conditions",
+            Condition,
+            n_features=n_features,
+            categories=categories,
+        )
         if classes is not None and (
             not is_hashable(self.prediction) or self.prediction not in set(classes.tolist())
         ):

@@ -14,17 +14,28 @@ from ._groups import check_label_gain, check_relevance, query_offsets
 
 
 @kernel
+def ranked(scores):
+    """The positions of ``scores`` by descending score, ties in row order (a stable
+    sort, as LightGBM)."""
+    return np.argsort(-scores, kind="mergesort")
+
+
+@kernel
+def dcg(gains, k):
+    """DCG@k of gains in ranked order: ``sum_{i < k} gains[i] / log2(i + 2)``."""
+    total = 0.0
+    for i in range(min(k, gains.shape[0])):
+        total += gains[i] / np.log2(i + 2.0)
+    return total
+
+
+@kernel
 def max_dcg(offsets, labels, gain, k):
     """The ideal DCG@k of every query (labels sorted by descending gain)."""
     n_queries = offsets.shape[0] - 1
     out = np.zeros(n_queries)
     for q in range(n_queries):
-        s, e = offsets[q], offsets[q + 1]
-        g = np.sort(gain[labels[s:e]])[::-1]
-        total = 0.0
-        for i in range(min(k, e - s)):
-            total += g[i] / np.log2(i + 2.0)
-        out[q] = total
+        out[q] = dcg(np.sort(gain[labels[offsets[q] : offsets[q + 1]]])[::-1], k)
     return out
 
 
@@ -34,14 +45,9 @@ def _ndcg_per_query(offsets, labels, scores, gain, k):
     out = np.empty(n_queries)
     for q in prange(n_queries):
         s, e = offsets[q], offsets[q + 1]
-        order = np.argsort(-scores[s:e], kind="mergesort")
-        ideal = np.sort(gain[labels[s:e]])[::-1]
-        dcg = 0.0
-        best = 0.0
-        for i in range(min(k, e - s)):
-            dcg += gain[labels[s + order[i]]] / np.log2(i + 2.0)
-            best += ideal[i] / np.log2(i + 2.0)
-        out[q] = dcg / best if best > 0 else 1.0
+        gains = gain[labels[s:e]]
+        best = dcg(np.sort(gains)[::-1], k)
+        out[q] = dcg(gains[ranked(scores[s:e])], k) / best if best > 0 else 1.0
     return out
 
 
@@ -51,7 +57,7 @@ def _ap_per_query(offsets, labels, scores, k):
     out = np.empty(n_queries)
     for q in prange(n_queries):
         s, e = offsets[q], offsets[q + 1]
-        order = np.argsort(-scores[s:e], kind="mergesort")
+        order = ranked(scores[s:e])
         n_relevant = 0
         for i in range(s, e):
             n_relevant += labels[i] > 0

@@ -10,7 +10,9 @@ from sklearn.base import is_classifier
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._input.encoding import _check_finite_array, check_int64_params, check_weights
+from .._input.columns import check_finite_array as _check_finite_array
+from .._input.estimator_input import check_int64_params
+from .._input.weights import check_weights
 from .._input.targets import check_regression_target, encode_classification_target
 from ..trees.pruning import weakest_links
 from ..persistence import check_array, check_classes, check_fitted, validate_part

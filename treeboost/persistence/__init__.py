@@ -64,8 +64,10 @@ from ._registry import (
     registered_classes,
     transient_attributes,
     validate_part,
+    validate_parts,
 )
 from ._skops import skops_trusted_types
+from ._walk import json_objects
 
 __all__ = [
     "FORMAT",
@@ -78,6 +80,7 @@ __all__ = [
     "registered_classes",
     "skops_trusted_types",
     "validate_part",
+    "validate_parts",
     "check_array",
     "check_int",
     "check_real",
@@ -217,20 +220,14 @@ def _migrate_v1(obj: Any) -> None:
     """Version 1 stored a bagging ensemble's draw counts as ``estimators_samples_``, now a
     property (renamed to ``_draw_counts``).  Its forests lack ``_bootstrap_draws``: they
     load and predict, only their ``estimators_samples_`` is unknown."""
-    stack = [obj]
-    while stack:
-        obj = stack.pop()
-        if isinstance(obj, list):
-            stack.extend(obj)
-        elif isinstance(obj, dict):
-            state = obj.get("state")
-            if (
-                isinstance(state, dict)
-                and str(obj.get("__object__", "")).startswith("treeboost.ensembles.bagging.")
-                and "estimators_samples_" in state
-            ):
-                state["_draw_counts"] = state.pop("estimators_samples_")
-            stack.extend(obj.values())
+    for obj in json_objects(obj):
+        state = obj.get("state")
+        if (
+            isinstance(state, dict)
+            and str(obj.get("__object__", "")).startswith("treeboost.ensembles.bagging.")
+            and "estimators_samples_" in state
+        ):
+            state["_draw_counts"] = state.pop("estimators_samples_")
 
 
 class PersistenceMixin:

@@ -14,6 +14,7 @@ import numpy as np
 
 from ._container import ALLOWED_DTYPES
 from ._registry import class_name, lookup, persisted_attributes, transient_attributes
+from ._walk import json_objects
 
 _SCALAR_KINDS = "biuf"
 _FLOAT_NAMES = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
@@ -279,17 +280,11 @@ def _dtype(s, where, kinds):
 def array_references(doc):
     """Every array name the document refers to, and each registered object's state."""
     refs, objects = set(), []
-    stack = [doc]
-    while stack:
-        obj = stack.pop()
-        if isinstance(obj, list):
-            stack.extend(obj)
-        elif isinstance(obj, dict):
-            if "__array__" in obj and isinstance(obj["__array__"], str):
-                refs.add(obj["__array__"])
-            if "__object__" in obj and isinstance(obj.get("state"), dict):
-                objects.append((obj["__object__"], obj["state"]))
-            stack.extend(obj.values())
+    for obj in json_objects(doc):
+        if "__array__" in obj and isinstance(obj["__array__"], str):
+            refs.add(obj["__array__"])
+        if "__object__" in obj and isinstance(obj.get("state"), dict):
+            objects.append((obj["__object__"], obj["state"]))
     return refs, objects
 
 

@@ -14,6 +14,7 @@ import zlib
 
 import numpy as np
 
+from ._walk import json_objects
 from .._atomic import atomic_write  # the file is replaced, a device or FIFO written through
 
 __all__ = [
@@ -409,15 +410,7 @@ def _check_directory(f, path, part, most_entries):
 
 def _array_references(doc):
     """How many arrays the document refers to (``{"__array__": name}`` objects)."""
-    count, stack = 0, [doc]
-    while stack:
-        obj = stack.pop()
-        if isinstance(obj, dict):
-            count += "__array__" in obj
-            stack.extend(obj.values())
-        elif isinstance(obj, list):
-            stack.extend(obj)
-    return count
+    return sum("__array__" in obj for obj in json_objects(doc))
 
 
 def _read_arrays(raw, path, doc, check_arrays, budget):

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from ._walk import json_objects
+
 _BOOSTERS = (
     "treeboost.ensembles.gradient_boosting.GradientBoostingClassifier",
     "treeboost.ensembles.gradient_boosting.GradientBoostingRegressor",
@@ -45,15 +47,7 @@ _DOUBLED = (
 def migrate_gradient_boosting(obj, arrays):
     """Rewrite, in place, every former booster of the decoded JSON ``obj`` (and the
     score arrays of ``arrays`` it refers to) into the current parameters."""
-    stack = [obj]
-    while stack:
-        obj = stack.pop()
-        if isinstance(obj, list):
-            stack.extend(obj)
-            continue
-        if not isinstance(obj, dict):
-            continue
-        stack.extend(obj.values())
+    for obj in json_objects(obj):
         state = obj.get("state")
         if (
             obj.get("__object__") not in _BOOSTERS
@@ -118,15 +112,7 @@ _ADDED_PARAMETERS.setdefault(
 def migrate_added_parameters(obj):
     """Fill in, in place, the parameters of :data:`_ADDED_PARAMETERS` that an object of
     the decoded JSON ``obj`` lacks."""
-    stack = [obj]
-    while stack:
-        obj = stack.pop()
-        if isinstance(obj, list):
-            stack.extend(obj)
-            continue
-        if not isinstance(obj, dict):
-            continue
-        stack.extend(obj.values())
+    for obj in json_objects(obj):
         added = _ADDED_PARAMETERS.get(obj["__object__"]) if "__object__" in obj else None
         state = obj.get("state")
         if added is not None and isinstance(state, dict):

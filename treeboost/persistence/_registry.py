@@ -26,6 +26,7 @@ __all__ = [
     "persisted_attributes",
     "transient_attributes",
     "validate_part",
+    "validate_parts",
 ]
 
 _REGISTRY: dict[str, type[Any]] = {}
@@ -176,12 +177,11 @@ _validated: contextvars.ContextVar[set[int] | None] = contextvars.ContextVar(
 )
 
 
-def validate_part(
-    obj: Any,
-    where: str,
-    expect: type | str | tuple[type | str, ...] | None = None,
-    **context: Any,
-) -> None:
+#: the classes a part may be of: a class, a registered name, a tuple of those, or None (any)
+_Expect = type | str | tuple[type | str, ...] | None
+
+
+def validate_part(obj: Any, where: str, expect: _Expect = None, **context: Any) -> None:
     """Check a part of a model as its owner sees it: ``obj._validate_state(where, **context)``.
 
     Owners call this for each part they hold, passing what they know of it (the number
@@ -220,3 +220,15 @@ def validate_part(
     if seen is not None:
         seen.add(id(obj))
     obj._validate_state(where, **context)
+
+
+def validate_parts(
+    objs: Any, where: str, expect: _Expect = None, *, what: str | None = None, **context: Any
+) -> None:
+    """:func:`validate_part` on each part of the list ``objs`` (at ``where[j]``), with the
+    same ``expect`` and ``context``; a ValueError naming ``where`` (and ``what`` the list
+    holds, if given) when ``objs`` is not a list."""
+    if not isinstance(objs, list):
+        raise ValueError(f"{where}: must be a list{' of ' + what if what else ''}.")
+    for j, obj in enumerate(objs):
+        validate_part(obj, f"{where}[{j}]", expect, **context)

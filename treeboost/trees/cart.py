@@ -40,7 +40,9 @@ from ..persistence import (
     validate_part,
 )
 from ..persistence._spec import check_state, integer
-from .._input.encoding import EncoderMixin, FeatureEncoder, check_weights
+from .._input.encoding import FeatureEncoder
+from .._input.estimator_input import EncoderMixin
+from .._input.weights import check_weights
 from .category_guard import CAT_SMOOTH, GUARD_CONSTRAINTS, MIN_SAMPLES_PER_CATEGORY, category_guard
 from .._input.targets import (
     check_poisson_target,

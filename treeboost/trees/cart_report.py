@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from sklearn.base import is_classifier
 
-from .._input.encoding import check_weights
+from .._input.weights import check_weights
 from .attribute_costs import cost_sensitive_score
 
 if TYPE_CHECKING:

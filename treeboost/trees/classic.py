@@ -52,7 +52,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._input.encoding import EncoderMixin, check_weights
+from .._input.estimator_input import EncoderMixin
+from .._input.weights import check_weights
 from .._input.targets import encode_classification_target
 from ..persistence import PersistenceMixin, register, validate_part
 from ..persistence._checks import (

@@ -39,7 +39,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._atomic import AtomicRefitMixin
-from .._input.encoding import check_weights
+from .._input.weights import check_weights
 from .._moved import moved_names
 from ..inspection import rules as _rules
 from ..inspection.rules import Rule, _categories, _condition_mask
