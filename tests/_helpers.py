@@ -56,7 +56,7 @@ def search_params(criterion, n_features=1, **fields):
     """The GrowthParams of a split-search test on ``n_features`` features: two statistics
     columns, no depth, leaf-count or size limits, no constraints; ``fields`` set any other
     field (through the grower's own factory, growth_params)."""
-    from treeboost.engine.grow.records import growth_params
+    from treeboost.engine.records import growth_params
 
     base = dict(
         criterion=criterion,

@@ -190,7 +190,7 @@ def test_recorded_gaps_are_those_of_the_samples(monkeypatch, make, n_classes):
     # every threshold where reading the children's samples puts it: missing values on
     # either side, ties of codes, nodes of every size
     from treeboost.engine.grow import grower
-    from treeboost.engine.grow.records import GAP_UNKNOWN
+    from treeboost.engine.records import GAP_UNKNOWN
 
     rng = np.random.default_rng(n_classes)
     n = 3000

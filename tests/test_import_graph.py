@@ -111,3 +111,51 @@ def test_a_layer_imports_only_what_lies_below_it(layer):
         and not (layer.startswith("treeboost.inspection.") and target in ALLOWED)
     }
     assert not wrong, sorted(wrong)
+
+
+#: the engine's folders in the order of its pipeline: each imports only those before it
+#: (the numba plumbing and the thread pools under everything, the named records the kernels
+#: share, then binning, the per-sample statistics, the split search, a grown tree's
+#: prediction, and the growers, which use all of them)
+ENGINE_STAGES = (
+    "kernel_cache",
+    "parallel",
+    "_numba",
+    "records",
+    "binning",
+    "statistics",
+    "split",
+    "predict",
+    "grow",
+)
+
+
+def _stage(module):
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[:2] == ["treeboost", "engine"] else None
+
+
+def test_every_engine_module_lies_in_a_stage():
+    loose = sorted(
+        m for m in GRAPH if m.startswith("treeboost.engine.") and _stage(m) not in ENGINE_STAGES
+    )
+    assert not loose, loose
+
+
+def test_an_engine_stage_imports_only_the_stages_before_it():
+    wrong = []
+    for module, targets in sorted(GRAPH.items()):
+        here = _stage(module)
+        if here not in ENGINE_STAGES:
+            continue
+        for target in sorted(targets):
+            there = _stage(target)
+            if there in ENGINE_STAGES and ENGINE_STAGES.index(there) > ENGINE_STAGES.index(here):
+                wrong.append(f"{module} -> {target}")
+    assert not wrong, wrong
+
+
+def test_the_stage_rule_sees_a_backward_import():
+    # the rule reads real edges: the growers import the split search, never the reverse
+    assert any(_stage(t) == "split" for t in GRAPH["treeboost.engine.grow.examine"])
+    assert ENGINE_STAGES.index("split") < ENGINE_STAGES.index("grow")

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from treeboost.engine.split.constraints import MonotonicCheck
 from treeboost.engine.split.criteria import NEWTON
-from treeboost.engine.grow.records import Scratch
+from treeboost.engine.records import Scratch
 from treeboost.engine.split.search import (
     CAT_L2,
     CAT_SMOOTH,

@@ -16,7 +16,7 @@ from treeboost.engine.split.histogram import (
     subtract_histogram,
     _radix_order,
 )
-from treeboost.engine.grow.records import Scratch
+from treeboost.engine.records import Scratch
 from treeboost.engine.split.search import make_scratch
 
 

@@ -4,7 +4,8 @@ missing-value splits."""
 import numpy as np
 import pytest
 
-from treeboost.engine.grow.partition import BinnedSplit, goes_left_binned, partition_serial
+from treeboost.engine.grow.partition import BinnedSplit, partition_serial
+from treeboost.engine.predict.routing import goes_left_binned
 
 
 def _split(kind, missing_go_left):

@@ -15,7 +15,7 @@ import treeboost as tb
 from treeboost.engine.binning import mapper as binning
 from treeboost.engine.binning.mapper import BinMapper
 from treeboost.engine.split.histogram import gather_bitmap, gather_entries
-from treeboost.engine.grow.records import RowBuffers
+from treeboost.engine.records import RowBuffers
 from treeboost.engine.binning.sparse_codes import (
     SparseCodes,
     bucket_entries,
@@ -23,7 +23,7 @@ from treeboost.engine.binning.sparse_codes import (
     node_entries,
     row_code,
 )
-from treeboost.engine.grow.records import BinnedData
+from treeboost.engine.records import BinnedData
 
 from ..test_sparse import ESTIMATORS
 

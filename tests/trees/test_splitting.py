@@ -214,7 +214,7 @@ def test_binary_gini_scan_equals_the_general_scan(problem):
     first.)"""
     from treeboost.engine.split.criteria import GINI
     from treeboost.engine.split.histogram import compress_histogram
-    from treeboost.engine.grow.records import Scratch
+    from treeboost.engine.records import Scratch
     from treeboost.engine.split.search import make_scratch, scan_feature, scan_gini_binary
     from treeboost.engine.split.constraints import MonotonicCheck
 

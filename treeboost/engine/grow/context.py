@@ -6,7 +6,7 @@ from collections import namedtuple
 
 from .._numba.borrowed_views import borrow
 from .._numba.jit import inlined
-from .records import BinnedData, RowBuffers
+from ..records import BinnedData, RowBuffers
 
 #: everything the steps of the grower read: the inputs, the workspace's records, the
 #: feature sampler and the number of threads the parallel grower may use

@@ -13,7 +13,7 @@ from ..split.histogram import (
     hist_blocks,
 )
 from ..split.criteria import NEWTON, is_regression, node_impurity, node_weight
-from .records import NodeView
+from ..records import NodeView
 from ..split.search import (
     MODE_BUILD,
     MODE_BUILT,

@@ -27,9 +27,9 @@ from .loop import (
 )
 from .workspace import GrowerWorkspace, WorkspacePool, node_capacity
 from .acceptance import COST_MEASURE_CODES
-from .records import BinnedData, growth_params
+from ..records import BinnedData, growth_params
 from .leaf_ranges import LeafRanges, copied_ids
-from ..statistics.node_targets import node_target_values
+from .node_targets import node_target_values
 from ..binning.sparse_codes import SparseCodes
 from ..split.search import CAT_SMOOTH
 from ..statistics.samples import SOURCE_REGRESSION, SampleStatistics, packable

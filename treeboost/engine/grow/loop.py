@@ -80,7 +80,7 @@ from .._numba.borrowed_views import borrow
 from .._numba.jit import compiled
 from ..split.constraints import LOWER, UPPER
 from ..split.criteria import is_regression, node_weight
-from .records import HistogramPool
+from ..records import HistogramPool
 from ..split.search import MODE_BUILD, MODE_SORT, MODE_SUBTRACT
 from ..statistics.samples import (
     copy_gather_rows_parallel,

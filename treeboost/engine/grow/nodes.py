@@ -15,7 +15,7 @@ import numpy as np
 
 from .._numba.jit import inlined, internal
 from ..split.constraints import LOWER, MIDDLE, UPPER
-from .records import GAP_UNKNOWN
+from ..records import GAP_UNKNOWN
 
 
 @inlined

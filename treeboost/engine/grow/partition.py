@@ -1,7 +1,7 @@
 """Splitting a node's samples into its two children (stable, in place).
 
-:func:`goes_left_binned` is the one predicate on bin codes: the grower's partition and
-:func:`~.tree.Tree.apply_binned` both use it.
+:func:`~..predict.routing.goes_left_binned` is the one predicate on bin codes: the
+grower's partition and :func:`~..predict.tree.Tree.apply_binned` both use it.
 """
 
 from collections import namedtuple
@@ -12,6 +12,7 @@ from numba import prange
 from ..binning.sparse_codes import row_code
 from ..statistics.samples import gather_rows
 from .._numba.jit import compiled, inlined, kernel
+from ..predict.routing import goes_left_binned
 
 #: rows of a node per thread from which the parallel grower partitions it on several
 #: threads (:func:`partition_parallel`): the parallel partition moves every row twice
@@ -19,20 +20,6 @@ from .._numba.jit import compiled, inlined, kernel
 #: region also gathers the statistics of the child examined next, which the serial path
 #: does in a pass of its own)
 PARALLEL_PARTITION_ROWS = 8_192
-
-
-@inlined
-def goes_left_binned(
-    code, missing_code, missing_go_left, is_categorical, categories, row, bin_threshold
-):
-    """Does a sample with bin ``code`` go left at a split?  ``categories[row]`` is the
-    split's 256-bit set of the category codes that go left (read for categorical splits
-    only)."""
-    if code == missing_code:
-        return missing_go_left
-    if is_categorical:
-        return (categories[row, code >> 6] >> np.uint64(code & 63)) & np.uint64(1) == 1
-    return code <= bin_threshold
 
 
 #: a split as the partition reads it: ``categories[row]`` is its category set

@@ -34,8 +34,9 @@ from .._numba.borrowed_views import borrow
 from .._numba.jit import compiled, inlined
 from .._numba.rows import ROW_BLOCK_WORDS, copy_row, prefetch_row, rows_min_max
 from ..split.criteria import is_regression, node_weight
-from .records import NodeView, RowBuffers
-from .partition import BinnedSplit, goes_left_binned
+from ..records import NodeView, RowBuffers
+from ..predict.routing import goes_left_binned
+from .partition import BinnedSplit
 from ..split.random_cuts import LeanNode, build_cut_tables, set_counts
 from ..split.search import MODE_SORT
 from ..statistics.samples import SOURCE_CLASSES, gather_rows, sum_rows, sum_sq

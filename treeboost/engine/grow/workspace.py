@@ -10,7 +10,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..split.criteria import NEWTON
-from .records import (
+from ..records import (
     GAP_UNKNOWN,
     FeatureSampler,
     NodeArrays,

@@ -1,6 +1,6 @@
 """How a raw value goes at a split: the one predicate of every walk of a tree on raw
-values (:mod:`.tree`, :mod:`.csr_walk`, :mod:`.shap`); :func:`~.partition.goes_left_binned`
-is its twin on bin codes."""
+values (:mod:`.tree`, :mod:`.csr_rows`, :mod:`.tree_shap`), and :func:`goes_left_binned`, its
+twin on bin codes (the grower's partition)."""
 
 import numpy as np
 
@@ -13,7 +13,7 @@ TREE_LEAF = -1
 @inlined
 def goes_left_raw(x, missing_go_left, is_categorical, categories, row, threshold):
     """Does a raw value ``x`` go left at a split?  The one predicate of every walk on raw
-    values (apply, decision path, packed prediction); :func:`~.partition.goes_left_binned`
+    values (apply, decision path, packed prediction); :func:`goes_left_binned`
     is its twin on bin codes.  ``categories[row]`` is the split's 256-bit set of the
     categories that go left (read for categorical splits only).  NaN, and a category
     code outside 0..255 (never seen in training), take the missing values' side."""
@@ -32,3 +32,17 @@ def goes_left_at_node(x, node, threshold, missing_go_left, is_cat, bitset):
     """:func:`goes_left_raw` at ``node`` of a tree's arrays (the category set is read
     at categorical nodes only: a tree without any has a single row of them)."""
     return goes_left_raw(x, missing_go_left[node], is_cat[node], bitset, node, threshold[node])
+
+
+@inlined
+def goes_left_binned(
+    code, missing_code, missing_go_left, is_categorical, categories, row, bin_threshold
+):
+    """Does a sample with bin ``code`` go left at a split?  ``categories[row]`` is the
+    split's 256-bit set of the category codes that go left (read for categorical splits
+    only)."""
+    if code == missing_code:
+        return missing_go_left
+    if is_categorical:
+        return (categories[row, code >> 6] >> np.uint64(code & 63)) & np.uint64(1) == 1
+    return code <= bin_threshold

@@ -14,7 +14,7 @@ from .eight_rows import (
     predict_packed_lanes,
     predict_packed_lanes_serial,
 )
-from ..grow.partition import goes_left_binned
+from .routing import goes_left_binned
 from ..binning.sparse_codes import SparseCodes, row_code
 from .sparse_blocks import by_row_blocks, into_row_blocks
 from .._numba.jit import inlined, kernel, serial_and_parallel

@@ -28,7 +28,7 @@ tree's seed), which gives the thresholds scikit-learn's draws give.
 import numpy as np
 
 from .._numba.jit import inlined, kernel
-from ..grow.records import GAP_UNKNOWN
+from ..records import GAP_UNKNOWN
 from ..binning.sparse_codes import CodeRows, row_code
 
 #: the entries by row of dense codes (none)

@@ -42,7 +42,7 @@ from .histogram import (
     insertion_order,
     subtract_histogram,
 )
-from ..grow.records import GAP_UNKNOWN, NodeView, Scratch
+from ..records import GAP_UNKNOWN, NodeView, Scratch
 from ..binning.sparse_codes import node_entries
 from ..statistics.samples import packed_rows
 from .._numba.borrowed_views import flat
