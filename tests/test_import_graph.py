@@ -72,8 +72,9 @@ def test_no_module_level_import_cycle():
 
 #: what each low layer may import from treeboost, beyond itself
 ALLOWED = {
+    "treeboost._lazy": (),
     "treeboost.persistence": ("treeboost._atomic",),
-    "treeboost.engine": ("treeboost.persistence", "treeboost._atomic"),
+    "treeboost.engine": ("treeboost.persistence", "treeboost._atomic", "treeboost._lazy"),
     "treeboost._input": ("treeboost.engine", "treeboost.persistence", "treeboost._atomic"),
     "treeboost.inspection.rules": ("treeboost.engine", "treeboost.persistence"),
     "treeboost.inspection.export": ("treeboost.engine",),
@@ -83,7 +84,11 @@ ALLOWED = {
     "treeboost.metrics": ("treeboost.engine",),
     "treeboost.losses": ("treeboost.engine", "treeboost.metrics", "treeboost.persistence"),
     # the exporters read a model only through its description as a sum of trees
-    "treeboost.export": ("treeboost.engine", "treeboost.inspection._model_trees"),
+    "treeboost.export": (
+        "treeboost.engine",
+        "treeboost.inspection._model_trees",
+        "treeboost._lazy",
+    ),
     # the oblique trees sit beside the ensembles (which they use as bases), below inspection
     "treeboost.oblique": (
         "treeboost._atomic",

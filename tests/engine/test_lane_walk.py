@@ -169,20 +169,7 @@ def test_packed_trees_walk_in_lanes_as_row_by_row(categorical):
     Xe = gb._encode_X(X, reset=False)
     Xt = np.vstack([Xe, [[np.nan, np.nan, np.inf, -0.0]] * 11])
     want = np.zeros((Xt.shape[0], packed.n_outputs_used))
-    _predict_packed(
-        Xt,
-        packed.left,
-        packed.right,
-        packed.feature,
-        packed.threshold,
-        packed.missing_left,
-        packed.is_cat,
-        packed.bitset,
-        packed.value,
-        packed.roots,
-        packed.output,
-        want,
-    )
+    _predict_packed(Xt, packed.splits(), packed.value, packed.roots, packed.output, want)
     np.testing.assert_array_equal(packed.predict(Xt, packed.n_outputs_used), want)
 
 

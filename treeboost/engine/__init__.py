@@ -49,7 +49,7 @@ Importing it changes nothing of numba: the compile-time shortcuts of
 (:mod:`treeboost._prebuild`), in processes of its own.
 """
 
-import importlib
+from .._lazy import lazy_names
 
 #: each public name -> the module (of this package) that defines it
 _HOMES = {
@@ -132,15 +132,4 @@ _HOMES = {
 
 __all__ = sorted(_HOMES)
 
-
-def __getattr__(name):
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value  # later reads find it without this function
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)

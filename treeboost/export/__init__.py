@@ -11,7 +11,7 @@ Each name is imported on first use: onnx, skl2onnx and treelite are optional (th
 LightGBM text model needs no library to be written).
 """
 
-import importlib
+from .._lazy import lazy_names
 
 #: each public name -> the module (of this package) that defines it
 _HOMES = {
@@ -24,15 +24,4 @@ _HOMES = {
 
 __all__ = sorted(_HOMES)
 
-
-def __getattr__(name):
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)

@@ -3,7 +3,7 @@
 Each row's stored values are scattered into a dense row of zeros (one per chunk of
 rows), the tree walked on it, and the row cleared again: O(stored values + depth) per
 row and tree, no dense copy of X.  Every walk reads the values through the one raw
-predicate (:func:`.raw_split.goes_left_raw`), so a sparse X gives exactly the results of its
+predicate (:func:`.routing.goes_left_raw`), so a sparse X gives exactly the results of its
 dense form (an explicit NaN is missing, as in the dense walk).
 """
 
@@ -13,7 +13,7 @@ import numpy as np
 from numba import prange
 from scipy import sparse
 
-from .routing import TREE_LEAF, goes_left_at_node
+from .routing import leaf_of_row
 from .._numba.jit import inlined, parallel_kernel
 
 
@@ -51,110 +51,45 @@ N_CHUNKS = 64
 
 
 @inlined
-def _leaf_of_dense_row(row, left, right, feature, threshold, missing_left, is_cat, bitset):
-    node = 0
-    while left[node] != TREE_LEAF:
-        if goes_left_at_node(row[feature[node]], node, threshold, missing_left, is_cat, bitset):
-            node = left[node]
-        else:
-            node = right[node]
-    return node
-
-
-@inlined
 def _set_row(row, indptr, indices, data, i, clear):
-    """Scatter row ``i``'s stored values into the dense ``row`` (zeros elsewhere), or
-    zero them again with ``clear``."""
+    """Scatter row ``i``'s stored values into the dense ``row`` (one row of zeros
+    elsewhere), or zero them again with ``clear``."""
     for p in range(indptr[i], indptr[i + 1]):
-        row[indices[p]] = 0.0 if clear else data[p]
+        row[0, indices[p]] = 0.0 if clear else data[p]
 
 
 @inlined
-def _leaf_of_csr_row(
-    row, indptr, indices, data, i, left, right, feature, threshold, missing_left, is_cat, bitset
-):
-    """The leaf row ``i`` reaches: its stored values scattered into the dense ``row`` of
-    zeros, the tree walked on it, and ``row`` cleared again (scikit-learn's sparse walk):
-    O(stored values + depth)."""
-    _set_row(row, indptr, indices, data, i, False)
-    node = _leaf_of_dense_row(row, left, right, feature, threshold, missing_left, is_cat, bitset)
-    _set_row(row, indptr, indices, data, i, True)
+def _leaf_of_csr_row(row, csr, i, splits):
+    """The leaf row ``i`` of ``csr`` (:class:`CSRRows`) reaches: its stored values scattered
+    into the dense ``row`` (one row of zeros), the tree walked on it, and ``row`` cleared again
+    (scikit-learn's sparse walk): O(stored values + depth)."""
+    _set_row(row, csr.indptr, csr.indices, csr.data, i, False)
+    node = leaf_of_row(row, 0, splits, 0)
+    _set_row(row, csr.indptr, csr.indices, csr.data, i, True)
     return node
 
 
 @parallel_kernel
-def apply_csr(
-    indptr,
-    indices,
-    data,
-    n_features,
-    left,
-    right,
-    feature,
-    threshold,
-    missing_left,
-    is_cat,
-    bitset,
-    out,
-):
-    """Leaf of each row (into ``out``).  The threads take chunks of rows, each chunk with
-    its own dense row (:func:`_leaf_of_csr_row`)."""
+def apply_csr(csr, splits, out):
+    """Leaf of each row of ``csr`` (:class:`CSRRows`) in the tree of ``splits``
+    (:class:`~.routing.Splits`), into ``out``.  The threads take chunks of rows, each chunk
+    with its own dense row (:func:`_leaf_of_csr_row`)."""
     n = out.shape[0]
     n_chunks = min(n, N_CHUNKS)
     for c in prange(n_chunks):
-        row = np.zeros(n_features)
+        row = np.zeros((1, csr.n_features))
         for i in range(c * n // n_chunks, (c + 1) * n // n_chunks):
-            out[i] = _leaf_of_csr_row(
-                row,
-                indptr,
-                indices,
-                data,
-                i,
-                left,
-                right,
-                feature,
-                threshold,
-                missing_left,
-                is_cat,
-                bitset,
-            )
+            out[i] = _leaf_of_csr_row(row, csr, i, splits)
 
 
 @parallel_kernel
-def accumulate_csr(
-    indptr,
-    indices,
-    data,
-    n_features,
-    left,
-    right,
-    feature,
-    threshold,
-    missing_left,
-    is_cat,
-    bitset,
-    value,
-    out,
-):
+def accumulate_csr(csr, splits, value, out):
     """``out[i] += value[leaf of row i]``, rows walked as in :func:`apply_csr`."""
     n = out.shape[0]
     n_chunks = min(n, N_CHUNKS)
     for c in prange(n_chunks):
-        row = np.zeros(n_features)
+        row = np.zeros((1, csr.n_features))
         for i in range(c * n // n_chunks, (c + 1) * n // n_chunks):
-            node = _leaf_of_csr_row(
-                row,
-                indptr,
-                indices,
-                data,
-                i,
-                left,
-                right,
-                feature,
-                threshold,
-                missing_left,
-                is_cat,
-                bitset,
-            )
+            node = _leaf_of_csr_row(row, csr, i, splits)
             for k in range(value.shape[1]):
                 out[i, k] += value[node, k]

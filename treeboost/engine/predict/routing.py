@@ -2,12 +2,22 @@
 values (:mod:`.tree`, :mod:`.csr_rows`, :mod:`.tree_shap`), and :func:`goes_left_binned`, its
 twin on bin codes (the grower's partition)."""
 
+from collections import namedtuple
+
 import numpy as np
 
 from .._numba.jit import inlined
 
 #: the child id of a leaf in a tree's ``children_left`` and ``children_right``
 TREE_LEAF = -1
+
+#: a tree's splits as every walk reads them, one entry a node: the children (``left[node]``
+#: is :data:`TREE_LEAF` at a leaf), the feature and its threshold (raw values, or bin codes
+#: for a walk on binned X), the missing values' side, whether the split is categorical, and
+#: the 256-bit category sets (``bitset[node]``, read at categorical nodes only)
+Splits = namedtuple(
+    "Splits", ["left", "right", "feature", "threshold", "missing_left", "is_cat", "bitset"]
+)
 
 
 @inlined
@@ -46,3 +56,21 @@ def goes_left_binned(
     if is_categorical:
         return (categories[row, code >> 6] >> np.uint64(code & 63)) & np.uint64(1) == 1
     return code <= bin_threshold
+
+
+@inlined
+def leaf_of_row(X, i, splits, root):
+    """The leaf row ``i`` of the raw matrix ``X`` reaches from ``root`` in the tree (or the
+    concatenated trees) of ``splits``."""
+    node = root
+    while splits.left[node] != TREE_LEAF:
+        go = goes_left_at_node(
+            X[i, splits.feature[node]],
+            node,
+            splits.threshold,
+            splits.missing_left,
+            splits.is_cat,
+            splits.bitset,
+        )
+        node = splits.left[node] if go else splits.right[node]
+    return node

@@ -14,13 +14,12 @@ from .eight_rows import (
     predict_packed_lanes,
     predict_packed_lanes_serial,
 )
-from .routing import goes_left_binned
 from ..binning.sparse_codes import SparseCodes, row_code
 from .sparse_blocks import by_row_blocks, into_row_blocks
 from .._numba.jit import inlined, kernel, serial_and_parallel
 from ..parallel.thread_pools import region_threads
 from .csr_rows import CSRRows, accumulate_csr, apply_csr, prepared_csr
-from .routing import TREE_LEAF, goes_left_at_node
+from .routing import TREE_LEAF, Splits, goes_left_at_node, goes_left_binned, leaf_of_row
 from .tree_stack import NO_CATEGORIES as _NO_CATEGORIES, TreeStack
 from ...persistence._spec import check_state, integer, layout_spec
 
@@ -46,37 +45,21 @@ def check_sum_buffer(out, shape):
         )
 
 
-@inlined
-def _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat, bitset):
-    """The leaf row ``i`` of the raw matrix ``X`` reaches."""
-    node = 0
-    while left[node] != TREE_LEAF:
-        if goes_left_at_node(X[i, feature[node]], node, threshold, missing_left, is_cat, bitset):
-            node = left[node]
-        else:
-            node = right[node]
-    return node
-
-
 def _make_apply_raw(blocks):
-    def apply_raw(X, left, right, feature, threshold, missing_left, is_cat, bitset, out):
+    def apply_raw(X, splits, out):
         """``out[i]`` = the leaf row ``i`` of the raw matrix ``X`` reaches."""
         for i in blocks(X.shape[0]):
-            out[i] = _leaf_of_row(
-                X, i, left, right, feature, threshold, missing_left, is_cat, bitset
-            )
+            out[i] = leaf_of_row(X, i, splits, 0)
 
     return apply_raw
 
 
 def _make_accumulate_raw(blocks):
-    def accumulate_raw(
-        X, left, right, feature, threshold, missing_left, is_cat, bitset, value, out
-    ):
+    def accumulate_raw(X, splits, value, out):
         """``out[i] += value[leaf of row i]``: a forest sums its trees' outputs without a
         leaf array and a gathered copy of the values per tree."""
         for i in blocks(X.shape[0]):
-            node = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat, bitset)
+            node = leaf_of_row(X, i, splits, 0)
             for k in range(value.shape[1]):
                 out[i, k] += value[node, k]
 
@@ -89,50 +72,46 @@ _apply_raw_serial, _apply_raw = serial_and_parallel(_make_apply_raw)
 _accumulate_raw_serial, _accumulate_raw = serial_and_parallel(_make_accumulate_raw)
 
 
+@inlined
+def _child_binned(code, node, splits, missing_code):
+    """The child of ``node`` a sample of bin ``code`` goes to (``splits.threshold`` holds
+    the bin thresholds)."""
+    go = goes_left_binned(
+        code,
+        missing_code,
+        splits.missing_left[node],
+        splits.is_cat[node],
+        splits.bitset,
+        node,
+        splits.threshold[node],
+    )
+    return splits.left[node] if go else splits.right[node]
+
+
 @kernel
-def _apply_binned(
-    Xb_T, left, right, feature, bin_threshold, missing_left, is_cat, bitset, missing_code, out
-):
+def _apply_binned(Xb_T, splits, missing_code, out):
+    """``out[i]`` = the leaf sample ``i`` of the feature-major codes ``Xb_T`` reaches."""
     for i in range(Xb_T.shape[1]):
         node = 0
-        while left[node] != TREE_LEAF:
-            go = goes_left_binned(
-                Xb_T[feature[node], i],
-                missing_code,
-                missing_left[node],
-                is_cat[node],
-                bitset,
-                node,
-                bin_threshold[node],
-            )
-            node = left[node] if go else right[node]
+        while splits.left[node] != TREE_LEAF:
+            node = _child_binned(Xb_T[splits.feature[node], i], node, splits, missing_code)
         out[i] = node
 
 
 @kernel
-def _apply_code_rows(
-    rows, left, right, feature, bin_threshold, missing_left, is_cat, bitset, missing_code, out
-):
+def _apply_code_rows(rows, splits, missing_code, out):
     """:func:`_apply_binned` on sparse codes (``rows`` a
-    :class:`~.sparse_codes.CodeRows`), each code looked up in its row."""
+    :class:`~..binning.sparse_codes.CodeRows`), each code looked up in its row."""
     for i in range(rows.row_ptr.shape[0] - 1):
         node = 0
-        while left[node] != TREE_LEAF:
-            go = goes_left_binned(
-                row_code(rows, i, feature[node]),
-                missing_code,
-                missing_left[node],
-                is_cat[node],
-                bitset,
-                node,
-                bin_threshold[node],
-            )
-            node = left[node] if go else right[node]
+        while splits.left[node] != TREE_LEAF:
+            code = row_code(rows, i, splits.feature[node])
+            node = _child_binned(code, node, splits, missing_code)
         out[i] = node
 
 
 @kernel
-def _decision_path(X, left, right, feature, threshold, missing_left, is_cat, bitset, depth):
+def _decision_path(X, splits, depth):
     """The CSR ``(indptr, indices)`` of the nodes each row visits, in two walks: the
     first finds each row's leaf, whose depth plus one is the length of its path, the
     second fills exactly that many entries (a buffer of ``n_rows * (max_depth + 1)``
@@ -140,7 +119,7 @@ def _decision_path(X, left, right, feature, threshold, missing_left, is_cat, bit
     n = X.shape[0]
     indptr = np.zeros(n + 1, np.int64)
     for i in range(n):
-        leaf = _leaf_of_row(X, i, left, right, feature, threshold, missing_left, is_cat, bitset)
+        leaf = leaf_of_row(X, i, splits, 0)
         indptr[i + 1] = indptr[i] + depth[leaf] + 1
     indices = np.empty(indptr[n], np.int64)
     k = 0
@@ -149,14 +128,17 @@ def _decision_path(X, left, right, feature, threshold, missing_left, is_cat, bit
         while True:
             indices[k] = node
             k += 1
-            if left[node] == TREE_LEAF:
+            if splits.left[node] == TREE_LEAF:
                 break
-            if goes_left_at_node(
-                X[i, feature[node]], node, threshold, missing_left, is_cat, bitset
-            ):
-                node = left[node]
-            else:
-                node = right[node]
+            go = goes_left_at_node(
+                X[i, splits.feature[node]],
+                node,
+                splits.threshold,
+                splits.missing_left,
+                splits.is_cat,
+                splits.bitset,
+            )
+            node = splits.left[node] if go else splits.right[node]
     return indptr, indices
 
 
@@ -356,12 +338,14 @@ class Tree:
                 f"were the fitted tree's arrays edited?"
             )
 
-    def _args(self):
-        return (
+    def _splits(self, binned=False):
+        """The tree's :class:`~.routing.Splits`, with its bin thresholds for a walk on
+        binned X (``binned``)."""
+        return Splits(
             self.children_left,
             self.children_right,
             self.feature,
-            self.threshold,
+            self.bin_threshold if binned else self.threshold,
             self.missing_go_left,
             self.is_categorical,
             self._bitsets(),
@@ -397,7 +381,7 @@ class Tree:
         out = np.empty(X.shape[0], np.int64)
         self._check_walk(X.shape[1])
         if parallel and issparse(X):
-            apply_csr(*prepared_csr(X), *self._args(), out)
+            apply_csr(prepared_csr(X), self._splits(), out)
             return out
         lanes = self._lanes()
 
@@ -406,7 +390,7 @@ class Tree:
             if lanes is not None:
                 (apply_lanes if threads else apply_lanes_serial)(Xd, *lanes, out_rows)
             else:
-                (_apply_raw if threads else _apply_raw_serial)(Xd, *self._args(), out_rows)
+                (_apply_raw if threads else _apply_raw_serial)(Xd, self._splits(), out_rows)
 
         return into_row_blocks(walk, X, out)
 
@@ -415,32 +399,11 @@ class Tree:
         :class:`~.sparse_codes.SparseCodes`)."""
         out = np.empty(X_binned_T.shape[1], np.int64)
         self._check_walk(X_binned_T.shape[0])
+        splits = self._splits(binned=True)
         if isinstance(X_binned_T, SparseCodes):
-            _apply_code_rows(
-                X_binned_T.rows,
-                self.children_left,
-                self.children_right,
-                self.feature,
-                self.bin_threshold,
-                self.missing_go_left,
-                self.is_categorical,
-                self._bitsets(),
-                missing_code,
-                out,
-            )
-            return out
-        _apply_binned(
-            X_binned_T,
-            self.children_left,
-            self.children_right,
-            self.feature,
-            self.bin_threshold,
-            self.missing_go_left,
-            self.is_categorical,
-            self._bitsets(),
-            missing_code,
-            out,
-        )
+            _apply_code_rows(X_binned_T.rows, splits, missing_code, out)
+        else:
+            _apply_binned(X_binned_T, splits, missing_code, out)
         return out
 
     def predict(self, X):
@@ -463,7 +426,7 @@ class Tree:
         check_sum_buffer(out, (X.shape[0], self.value.shape[1]))
         value = np.ascontiguousarray(self.value, dtype=np.float64)
         if isinstance(X, CSRRows):
-            accumulate_csr(*X, *self._args(), value, out)
+            accumulate_csr(X, self._splits(), value, out)
             return out
         if lanes is False:
             lanes = self._lanes()
@@ -475,7 +438,7 @@ class Tree:
             )
         accumulate = _accumulate_raw if parallel else _accumulate_raw_serial
         return into_row_blocks(
-            lambda Xd, out_rows: accumulate(Xd, *self._args(), value, out_rows), X, out
+            lambda Xd, out_rows: accumulate(Xd, self._splits(), value, out_rows), X, out
         )
 
     def decision_path(self, X):
@@ -484,7 +447,7 @@ class Tree:
         self._check_walk(X.shape[1], with_depth=True)
 
         def paths(Xd):
-            indptr, indices = _decision_path(Xd, *self._args(), self.depth)
+            indptr, indices = _decision_path(Xd, self._splits(), self.depth)
             data = np.ones(indices.shape[0], dtype=np.int64)
             return csr_matrix((data, indices, indptr), shape=(Xd.shape[0], self.node_count))
 
@@ -785,35 +748,14 @@ def _check_category_sets(where, bits, nodes, n_codes):
 
 
 @inlined
-def _packed_rows(
-    X,
-    lo,
-    hi,
-    left,
-    right,
-    feature,
-    threshold,
-    missing_left,
-    is_cat,
-    bitset,
-    value,
-    roots,
-    output,
-    out,
-):
+def _packed_rows(X, lo, hi, splits, value, roots, output, out):
     """``out[i, output[t]] += value[leaf of row i in tree t]`` for the rows ``lo:hi``,
-    every tree in turn."""
+    every tree in turn (``splits`` the trees' concatenated nodes)."""
     for t in range(roots.shape[0]):
         root = roots[t]
         k = output[t]
         for i in range(lo, hi):
-            node = root
-            while left[node] != TREE_LEAF:
-                go = goes_left_at_node(
-                    X[i, feature[node]], node, threshold, missing_left, is_cat, bitset
-                )
-                node = left[node] if go else right[node]
-            out[i, k] += value[node]
+            out[i, k] += value[leaf_of_row(X, i, splits, root)]
 
 
 #: rows of a block of the packed walk: each block walks one tree after the other, so a
@@ -822,9 +764,7 @@ _PACKED_ROWS = 64
 
 
 def _make_predict_packed(blocks):
-    def predict_packed(
-        X, left, right, feature, threshold, missing_left, is_cat, bitset, value, roots, output, out
-    ):
+    def predict_packed(X, splits, value, roots, output, out):
         """``out[i, output[t]] += value[leaf of row i in tree t]`` for every tree ``t``;
         the trees' nodes are concatenated, ``roots[t]`` is the first node of tree ``t``.
 
@@ -834,10 +774,7 @@ def _make_predict_packed(blocks):
         for blk in blocks((n + _PACKED_ROWS - 1) // _PACKED_ROWS):
             lo = blk * _PACKED_ROWS
             hi = min(n, lo + _PACKED_ROWS)
-            _packed_rows(
-                X, lo, hi, left, right, feature, threshold, missing_left, is_cat, bitset,
-                value, roots, output, out,
-            )  # fmt: skip
+            _packed_rows(X, lo, hi, splits, value, roots, output, out)
 
     return predict_packed
 
@@ -888,6 +825,18 @@ class PackedTrees:
         internal = self.left != TREE_LEAF
         self.n_features_used = int(self.feature[internal].max()) + 1 if internal.any() else 0
 
+    def splits(self):
+        """The trees' concatenated nodes as :class:`~.routing.Splits`."""
+        return Splits(
+            self.left,
+            self.right,
+            self.feature,
+            self.threshold,
+            self.missing_left,
+            self.is_cat,
+            self.bitset,
+        )
+
     def predict(self, X, n_outputs, out=None):
         """Sum of the leaf values of every tree, shape (n_samples, n_outputs); a
         scipy.sparse X is walked in dense blocks of rows (:mod:`.row_blocks`)."""
@@ -929,18 +878,7 @@ class PackedTrees:
         walk = _predict_packed if parallel else _predict_packed_serial
         return into_row_blocks(
             lambda Xd, out_rows: walk(
-                Xd,
-                self.left,
-                self.right,
-                self.feature,
-                self.threshold,
-                self.missing_left,
-                self.is_cat,
-                self.bitset,
-                self.value,
-                self.roots,
-                self.output,
-                out_rows,
+                Xd, self.splits(), self.value, self.roots, self.output, out_rows
             ),
             X,
             out,
