@@ -59,18 +59,24 @@ def goes_left_binned(
 
 
 @inlined
+def child_of_row(X, i, splits, node):
+    """The child of internal ``node`` that row ``i`` of the raw matrix ``X`` goes to."""
+    go = goes_left_at_node(
+        X[i, splits.feature[node]],
+        node,
+        splits.threshold,
+        splits.missing_left,
+        splits.is_cat,
+        splits.bitset,
+    )
+    return splits.left[node] if go else splits.right[node]
+
+
+@inlined
 def leaf_of_row(X, i, splits, root):
     """The leaf row ``i`` of the raw matrix ``X`` reaches from ``root`` in the tree (or the
     concatenated trees) of ``splits``."""
     node = root
     while splits.left[node] != TREE_LEAF:
-        go = goes_left_at_node(
-            X[i, splits.feature[node]],
-            node,
-            splits.threshold,
-            splits.missing_left,
-            splits.is_cat,
-            splits.bitset,
-        )
-        node = splits.left[node] if go else splits.right[node]
+        node = child_of_row(X, i, splits, node)
     return node

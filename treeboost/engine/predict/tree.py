@@ -19,7 +19,7 @@ from .sparse_blocks import by_row_blocks, into_row_blocks
 from .._numba.jit import inlined, kernel, serial_and_parallel
 from ..parallel.thread_pools import region_threads
 from .csr_rows import CSRRows, accumulate_csr, apply_csr, prepared_csr
-from .routing import TREE_LEAF, Splits, goes_left_at_node, goes_left_binned, leaf_of_row
+from .routing import TREE_LEAF, Splits, child_of_row, goes_left_binned, leaf_of_row
 from .tree_stack import NO_CATEGORIES as _NO_CATEGORIES, TreeStack
 from ...persistence._spec import check_state, integer, layout_spec
 
@@ -130,15 +130,7 @@ def _decision_path(X, splits, depth):
             k += 1
             if splits.left[node] == TREE_LEAF:
                 break
-            go = goes_left_at_node(
-                X[i, splits.feature[node]],
-                node,
-                splits.threshold,
-                splits.missing_left,
-                splits.is_cat,
-                splits.bitset,
-            )
-            node = splits.left[node] if go else splits.right[node]
+            node = child_of_row(X, i, splits, node)
     return indptr, indices
 
 

@@ -15,11 +15,10 @@ all the features, where a pass per feature streams them once per feature pair.
 """
 
 import numpy as np
-from numba import prange
 
 from .._numba.pairs import add_pair
 from ..statistics.samples import PACK_BITS
-from .._numba.jit import inlined, kernel, parallel_kernel
+from .._numba.jit import inlined, kernel, serial_and_parallel
 
 #: nodes of at most this many samples sort their codes by insertion: no allocation, and
 #: faster than a library sort for the many tiny nodes of deep trees
@@ -524,40 +523,35 @@ def _sum_blocks(j, feats, hist, partials, n_blocks):
             out[i] += part[i]
 
 
-@kernel
-def build_histograms_blocked(
-    feats, hist, partials, n_blocks, codes_T, is_categorical, idx, start, end, ostats
-):
-    """The histograms ``hist[f]`` of the features ``f`` of ``feats`` for the node of rows
-    ``idx[start:end]`` (statistics ``ostats`` in node order, boosting's three columns),
-    built by ``n_blocks`` blocks of consecutive rows: the partial histograms of every
-    (block, group of :data:`BLOCK_GROUP` features) into ``partials[block]``, then each
-    feature's partials summed in block order.
+def _make_build_histograms_blocked(blocks):
+    def build_histograms_blocked(
+        feats, hist, partials, n_blocks, codes_T, is_categorical, idx, start, end, ostats
+    ):
+        """The histograms ``hist[f]`` of the features ``f`` of ``feats`` for the node of rows
+        ``idx[start:end]`` (statistics ``ostats`` in node order, boosting's three columns),
+        built by ``n_blocks`` blocks of consecutive rows: the partial histograms of every
+        (block, group of :data:`BLOCK_GROUP` features) into ``partials[block]``, then each
+        feature's partials summed in block order.
 
-    A pass over a whole node per feature pair streams its ``(g, h)`` and row ids from
-    memory once per pair; a block's stay in the cache while its groups read them, so the
-    node is read from memory about once, which is what lets many threads share the
-    memory bus.  Numeric features get no count column (as :func:`build_histogram` with
-    ``with_count=False``), categorical ones get it."""
-    n_groups = -(-feats.shape[0] // BLOCK_GROUP)
-    for k in range(n_blocks * n_groups):
-        _build_block_task(
-            k, n_groups, feats, partials, codes_T, is_categorical, idx, start, end, ostats, n_blocks
-        )
-    for j in range(feats.shape[0]):
-        _sum_blocks(j, feats, hist, partials, n_blocks)
+        A pass over a whole node per feature pair streams its ``(g, h)`` and row ids from
+        memory once per pair; a block's stay in the cache while its groups read them, so the
+        node is read from memory about once, which is what lets many threads share the
+        memory bus.  Numeric features get no count column (as :func:`build_histogram` with
+        ``with_count=False``), categorical ones get it."""
+        n_groups = -(-feats.shape[0] // BLOCK_GROUP)
+        for k in blocks(n_blocks * n_groups):
+            _build_block_task(
+                k, n_groups, feats, partials, codes_T, is_categorical, idx, start, end, ostats,
+                n_blocks,
+            )  # fmt: skip
+        for j in blocks(feats.shape[0]):
+            _sum_blocks(j, feats, hist, partials, n_blocks)
+
+    return build_histograms_blocked
 
 
-@parallel_kernel
-def build_histograms_blocked_parallel(
-    feats, hist, partials, n_blocks, codes_T, is_categorical, idx, start, end, ostats
-):
-    """:func:`build_histograms_blocked` with its tasks, then its sums, on numba's threads:
-    the same histograms, bit for bit."""
-    n_groups = -(-feats.shape[0] // BLOCK_GROUP)
-    for k in prange(n_blocks * n_groups):
-        _build_block_task(
-            k, n_groups, feats, partials, codes_T, is_categorical, idx, start, end, ostats, n_blocks
-        )
-    for j in prange(feats.shape[0]):
-        _sum_blocks(j, feats, hist, partials, n_blocks)
+#: the blocked build on the calling thread, and with its tasks, then its sums, on numba's
+#: threads: the same histograms, bit for bit
+build_histograms_blocked, build_histograms_blocked_parallel = serial_and_parallel(
+    _make_build_histograms_blocked
+)

@@ -24,7 +24,7 @@ from collections import namedtuple
 import numpy as np
 from numba import prange
 from .._numba.borrowed_views import flat
-from .._numba.jit import compiled, inlined, internal, kernel, parallel_kernel
+from .._numba.jit import compiled, inlined, internal, kernel, parallel_kernel, serial_and_parallel
 
 SOURCE_ARRAY, SOURCE_CLASSES, SOURCE_REGRESSION = 0, 1, 2
 
@@ -179,33 +179,27 @@ def sum_rows(dst, src, idx, start, end):
     _sum_range(dst, src, idx, start, end)
 
 
-@kernel
-def sum_rows_blocked(dst, src, idx, start, end, parts):
-    """``dst +=`` the statistics of samples ``idx[start:end]`` added block by block
-    (:data:`SUM_BLOCK`): a range of one block is added into ``dst`` in order, a longer one
-    block sum by block sum, each block's summed from zero into a row of ``parts`` (at
-    least as many rows as blocks, ``dst``'s width)."""
-    if end - start <= SUM_BLOCK:
-        _sum_range(dst, src, idx, start, end)
-        return
-    n_blocks = (end - start + SUM_BLOCK - 1) // SUM_BLOCK
-    for k in range(n_blocks):
-        b = start + k * SUM_BLOCK
-        _sum_block(parts[k], src, idx, b, min(end, b + SUM_BLOCK))
-    _add_blocks(dst, parts, n_blocks)
+def _make_sum_rows_blocked(blocks):
+    def sum_rows_blocked(dst, src, idx, start, end, parts):
+        """``dst +=`` the statistics of samples ``idx[start:end]`` added block by block
+        (:data:`SUM_BLOCK`): a range of one block is added into ``dst`` in order, a longer one
+        block sum by block sum, each block's summed from zero into a row of ``parts`` (at
+        least as many rows as blocks, ``dst``'s width)."""
+        if end - start <= SUM_BLOCK:
+            _sum_range(dst, src, idx, start, end)
+            return
+        n_blocks = (end - start + SUM_BLOCK - 1) // SUM_BLOCK
+        for k in blocks(n_blocks):
+            b = start + k * SUM_BLOCK
+            _sum_block(parts[k], src, idx, b, min(end, b + SUM_BLOCK))
+        _add_blocks(dst, parts, n_blocks)
+
+    return sum_rows_blocked
 
 
-@parallel_kernel
-def sum_rows_parallel(dst, src, idx, start, end, parts):
-    """:func:`sum_rows_blocked` with the blocks shared among threads: the same bits."""
-    if end - start <= SUM_BLOCK:
-        _sum_range(dst, src, idx, start, end)
-        return
-    n_blocks = (end - start + SUM_BLOCK - 1) // SUM_BLOCK
-    for k in prange(n_blocks):
-        b = start + k * SUM_BLOCK
-        _sum_block(parts[k], src, idx, b, min(end, b + SUM_BLOCK))
-    _add_blocks(dst, parts, n_blocks)
+#: the blocked sums on the calling thread, and with the blocks shared among numba's
+#: threads (:func:`sum_rows_parallel`): the same bits
+sum_rows_blocked, sum_rows_parallel = serial_and_parallel(_make_sum_rows_blocked)
 
 
 @internal
