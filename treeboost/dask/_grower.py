@@ -30,7 +30,7 @@ from ..engine import (
     make_candidates,
     make_scratch,
 )
-from ..engine import newton_leaf_values
+from ..engine import newton_leaf_values, stopping_allows
 
 
 #: which children's histograms the shards build (:meth:`StepGrower._expand`)
@@ -147,14 +147,8 @@ class StepGrower:
 
     # -- one node -------------------------------------------------------------------------
     def _splittable(self, node):
-        p = self.params
         n, w = node.total[2], node.total[1]
-        return (
-            (p.max_depth < 0 or node.depth < p.max_depth)
-            and n >= p.min_samples_split
-            and n >= 2 * p.min_samples_leaf
-            and w >= 2 * p.min_weight_leaf
-        )
+        return bool(stopping_allows(node.depth, n, w, self.params))
 
     def _features(self, node):
         """The features ``node`` may split on: every one, or those of its open

@@ -21,7 +21,8 @@ kernel: a name costs the import of the module that defines it.
   (:data:`CLASSIFICATION_CRITERIA`, :data:`REGRESSION_CRITERIA`, :data:`NEWTON`,
   :data:`SQUARED_ERROR`), :class:`Constraints`, :func:`monotone_leaf_values`,
   :func:`clip_node_values`, :func:`growth_constraints`, :data:`CAT_SMOOTH`,
-  :class:`CategoryGuard` (the category guard of the trees' categorical splits);
+  :class:`CategoryGuard` (the category guard of the trees' categorical splits),
+  :func:`stopping_allows` (the stopping rules, for every loop that grows a tree);
 * the grower stepped from outside (a data-parallel trainer): :func:`feature_pairs`,
   :func:`node_histograms`, :func:`best_node_split`, :func:`partition_nodes`,
   :func:`sum_rows`, :func:`sum_rows_blocked` (the root's sums, :data:`SUM_BLOCK`), and
@@ -103,6 +104,7 @@ _HOMES = {
     "AttributeCosts": "grow.acceptance",
     "COST_MEASURE_CODES": "grow.acceptance",
     "cost_sensitive_measure": "grow.acceptance",
+    "stopping_allows": "grow.acceptance",
     "SplitCandidates": "records",
     "VALUES_NEWTON": "grow.tree_arrays",
     "Tree": "predict.tree",

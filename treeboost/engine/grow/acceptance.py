@@ -1,7 +1,9 @@
 """The rules that accept a node's split, written once for every loop that grows a tree
 (the compiled grower, :mod:`.examine`, and the stepped grower of the data-parallel
-trainer, :mod:`..steps`):
+trainer, :mod:`.stepped`):
 
+* **stopping**: :func:`stopping_allows`, whether the stopping rules let a node split (the
+  compiled grower, the data-parallel trainer, and the choice of a tree's subtree tasks);
 * **ties**: :func:`better_score`, the best feature's score against the next one's, where
   scores equal within the rounding of their sums go to the lowest feature index;
 * **gain**: :func:`gain_accepted`, whether the best split's gain is large enough to keep;
@@ -43,6 +45,25 @@ NEWTON_GAIN_RTOL = 1e-12
 DECREASE_ATOL = 1e-12
 #: scores closer than this (relative) are equal when ties go to the lowest feature index
 SCORE_RTOL = 1e-10
+
+
+@inlined
+def stopping_allows(depth, n_samples, weight, params):
+    """Whether the stopping rules let a node at ``depth`` of ``n_samples`` samples and
+    total sample weight ``weight`` split:
+
+    ``(max_depth < 0 or depth < max_depth) and n_samples >= min_samples_split and
+    n_samples >= 2 min_samples_leaf and weight >= 2 min_weight_leaf``
+
+    (``params`` a :class:`~..records.GrowthParams` or any record with those four fields,
+    ``max_depth`` -1 for none).  Written with ``&`` and ``|``, it takes arrays of nodes
+    as well as one node (the subtree tasks ask it of all of a tree's leaves at once)."""
+    return (
+        ((params.max_depth < 0) | (depth < params.max_depth))
+        & (n_samples >= params.min_samples_split)
+        & (n_samples >= 2 * params.min_samples_leaf)
+        & (weight >= 2 * params.min_weight_leaf)
+    )
 
 
 @inlined

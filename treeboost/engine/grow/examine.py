@@ -31,6 +31,7 @@ from .acceptance import (  # noqa: F401 (random_tree reads DECREASE_ATOL here)
     better_score,
     cost_sensitive_measure,
     gain_accepted,
+    stopping_allows,
 )
 from .histogram_pool import acquire, release
 from .random_search import (
@@ -85,8 +86,7 @@ def is_pure(total, sq_sum, impurity, params):
 @inlined
 def splittable(nodes, node, params):
     """A new node's impurity (into ``nodes.impurity``), and whether the stopping rules
-    let it split: not pure, above ``max_depth``, at least ``min_samples_split`` samples
-    and room for two leaves of ``min_samples_leaf`` samples and ``min_weight_leaf``."""
+    let it split: not pure, and :func:`~.acceptance.stopping_allows`."""
     total = nodes.stats[node]
     n_node = nodes.end[node] - nodes.start[node]
     crit = params.criterion
@@ -94,12 +94,8 @@ def splittable(nodes, node, params):
         total, nodes.sq_sum[node], crit, params.n_stats, params.l1, params.l2
     )
     w_node = node_weight(total, crit, params.n_stats)
-    return (
-        not is_pure(total, nodes.sq_sum[node], nodes.impurity[node], params)
-        and (params.max_depth < 0 or nodes.depth[node] < params.max_depth)
-        and n_node >= params.min_samples_split
-        and n_node >= 2 * params.min_samples_leaf
-        and w_node >= 2 * params.min_weight_leaf
+    return not is_pure(total, nodes.sq_sum[node], nodes.impurity[node], params) and (
+        stopping_allows(nodes.depth[node], n_node, w_node, params)
     )
 
 

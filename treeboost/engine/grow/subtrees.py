@@ -46,6 +46,7 @@ from .._numba.jit import kernel
 from ..parallel.thread_pools import run_tasks
 from ..split.constraints import LOWER, UPPER
 from ..split.criteria import NEWTON
+from .acceptance import stopping_allows
 from .workspace import WorkspacePool
 from ..predict.tree import TREE_LEAF, Tree
 
@@ -122,15 +123,12 @@ def subtree_tasks(top, leaves, stopping, split_rows, interval):
     ``interval``: the top's nodes' intervals (``NodeArrays.interval``)."""
     n = leaves.end - leaves.start
     node = leaves.leaves
+    rules = stopping._replace(max_depth=-1 if stopping.max_depth is None else stopping.max_depth)
     keep = (
         (n < split_rows)
-        & (n >= stopping.min_samples_split)
-        & (n >= 2 * stopping.min_samples_leaf)
-        & (top.weighted_n_node_samples[node] >= 2 * stopping.min_weight_leaf)
+        & stopping_allows(top.depth[node], n, top.weighted_n_node_samples[node], rules)
         & (top.impurity[node] > 0.0)
     )
-    if stopping.max_depth is not None:
-        keep &= top.depth[node] < stopping.max_depth
     order = np.argsort(node[keep], kind="stable")
     picked = np.flatnonzero(keep)[order]
     return [
