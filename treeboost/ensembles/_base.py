@@ -25,7 +25,8 @@ from ..persistence import (
     validate_part,
 )
 from ..engine import BinMapper, CoreShare, fit_transform_weighted
-from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, check_multi_output
+from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier
+from ..trees._params import check_multi_output, check_output_classes
 from .._input.encoding import EncoderMixin, check_weights
 from .._input.targets import (
     check_poisson_target,
@@ -216,11 +217,10 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
         if Xb is not None and features is None and grows_on_shared_bins(est):
             weights = np.asarray(weights, dtype=np.float64)
             # the grower's seed comes from the tree's random_state, as in its own fit
-            est._grow(
+            est.grow_binned(
                 Xb,
                 est._stats(y, weights),
-                np.flatnonzero(weights > 0),
-                total_weight=weights.sum(),
+                weights,
                 parallel=parallel,
                 workspace=workspace,
                 in_parts=False,  # the same tree on the threads as on one
@@ -350,9 +350,7 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
             )
         multi = classifier and isinstance(self.classes_, list)
         if multi:  # several outputs: a list of label arrays
-            from ..trees.cart import _check_output_classes
-
-            K: int | None = int(_check_output_classes(self, where).sum())
+            K: int | None = int(check_output_classes(self, where).sum())
         else:
             K = check_classes(self, where) if classifier else None
         members = self.estimators_
