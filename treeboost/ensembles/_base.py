@@ -19,13 +19,13 @@ from ..persistence import (
     PersistenceMixin,
     check_array,
     check_classes,
-    check_fitted,
     check_real,
     is_hashable,
     validate_part,
 )
 from ..engine import BinMapper, CoreShare, fit_transform_weighted
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier
+from ..trees._fitted_state import check_binned_state
 from ..trees._params import check_multi_output, check_output_classes
 from .._input.encoding import EncoderMixin, check_weights
 from .._input.targets import (
@@ -334,20 +334,8 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
         """
         classifier = is_classifier(self)
         needed = ["n_features_in_", "_encoder", "estimators_", *required]
-        if classifier:
-            needed += ["classes_", "n_classes_"]
-        if not check_fitted(self, where, needed):
+        if not check_binned_state(self, where, needed, classifier):
             return False
-        n = self.n_features_in_
-        flags = self._encoder.is_categorical_
-        if "bin_mapper_" in vars(self):
-            validate_part(
-                self.bin_mapper_,
-                f"{where}.bin_mapper_",
-                expect=BinMapper,
-                n_features=n,
-                categorical=flags,
-            )
         multi = classifier and isinstance(self.classes_, list)
         if multi:  # several outputs: a list of label arrays
             K: int | None = int(check_output_classes(self, where).sum())

@@ -26,7 +26,7 @@ from ..persistence import register
 from ..trees.category_guard import CAT_SMOOTH, MIN_SAMPLES_PER_CATEGORY
 from ..persistence._spec import array, check_state, list_of
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
-from ..trees._params import deprecated_criterion
+from ..trees._params import deprecated_criterion, store_params
 from ..engine import (
     CoreShare,
     CLASSIFICATION_CRITERIA,
@@ -743,29 +743,7 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest
         min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
         cat_smooth: float = CAT_SMOOTH,
     ) -> None:
-        self.n_estimators = n_estimators
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.bootstrap = bootstrap
-        self.oob_score = oob_score
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.warm_start = warm_start
-        self.class_weight = class_weight
-        self.max_samples = max_samples
-        self.max_bins = max_bins
-        self.categorical_features = categorical_features
-        self.ccp_alpha = ccp_alpha
-        self.monotonic_cst = monotonic_cst
-        self.min_samples_per_category = min_samples_per_category
-        self.cat_smooth = cat_smooth
+        store_params(self, locals())
 
 
 class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
@@ -797,28 +775,8 @@ class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
         min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
         cat_smooth: float = CAT_SMOOTH,
     ) -> None:
-        self.n_estimators = n_estimators
+        store_params(self, locals())
         self.criterion = deprecated_criterion(criterion)
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.bootstrap = bootstrap
-        self.oob_score = oob_score
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.warm_start = warm_start
-        self.max_samples = max_samples
-        self.max_bins = max_bins
-        self.categorical_features = categorical_features
-        self.ccp_alpha = ccp_alpha
-        self.monotonic_cst = monotonic_cst
-        self.min_samples_per_category = min_samples_per_category
-        self.cat_smooth = cat_smooth
 
 
 class ExtraTreesClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest):
@@ -859,29 +817,7 @@ class ExtraTreesClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest):
         min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
         cat_smooth: float = CAT_SMOOTH,
     ) -> None:
-        self.n_estimators = n_estimators
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.bootstrap = bootstrap
-        self.oob_score = oob_score
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.warm_start = warm_start
-        self.class_weight = class_weight
-        self.max_samples = max_samples
-        self.max_bins = max_bins
-        self.categorical_features = categorical_features
-        self.ccp_alpha = ccp_alpha
-        self.monotonic_cst = monotonic_cst
-        self.min_samples_per_category = min_samples_per_category
-        self.cat_smooth = cat_smooth
+        store_params(self, locals())
 
 
 class ExtraTreesRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
@@ -919,28 +855,8 @@ class ExtraTreesRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
         min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
         cat_smooth: float = CAT_SMOOTH,
     ) -> None:
-        self.n_estimators = n_estimators
+        store_params(self, locals())
         self.criterion = deprecated_criterion(criterion)
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.bootstrap = bootstrap
-        self.oob_score = oob_score
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.warm_start = warm_start
-        self.max_samples = max_samples
-        self.max_bins = max_bins
-        self.categorical_features = categorical_features
-        self.ccp_alpha = ccp_alpha
-        self.monotonic_cst = monotonic_cst
-        self.min_samples_per_category = min_samples_per_category
-        self.cat_smooth = cat_smooth
 
 
 register(RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor)

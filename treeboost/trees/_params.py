@@ -30,6 +30,7 @@ __all__ = [
     "deprecated_criterion",
     "resolve_count",
     "resolve_max_features",
+    "store_params",
 ]
 
 #: the checks of the parameters that decide whether a node splits and on which features,
@@ -139,3 +140,13 @@ def deprecated_criterion(criterion: str) -> str:
         )
         return "squared_error"
     return criterion
+
+
+def store_params(est, params):
+    """Keep an estimator's ``__init__`` arguments as its attributes, unchanged, as
+    scikit-learn's estimator contract asks (``params``: the ``locals()`` of ``__init__``,
+    ``self`` left out).  A regressor then maps its ``criterion`` through
+    :func:`deprecated_criterion`."""
+    for name, value in params.items():
+        if name not in ("self", "__class__"):
+            setattr(est, name, value)

@@ -35,7 +35,6 @@ from ..engine import (
 from ..persistence import (
     PersistenceMixin,
     check_classes,
-    check_fitted,
     register,
     validate_part,
 )
@@ -50,6 +49,7 @@ from .._input.targets import (
 from .attribute_costs import COST_MEASURES, resolve_feature_costs
 from .constraints import check_monotonic_cst, check_monotonic_target, grower_constraints
 from .pruning import cost_complexity_pruning_path, prune_ccp
+from ._fitted_state import check_binned_state
 from ._params import (
     SPLIT_CONSTRAINTS,
     check_multi_output,
@@ -57,6 +57,7 @@ from ._params import (
     deprecated_criterion,
     resolve_count,
     resolve_max_features,
+    store_params,
 )
 from .._input.fast_path import quick_check_is_fitted
 
@@ -388,19 +389,10 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         holding class fractions, or one for the regression mean)."""
         super()._validate_state(where, **context)
         required = ["n_features_in_", "_encoder", "bin_mapper_", "max_features_", "tree_"]
-        if is_classifier(self):
-            required += ["classes_", "n_classes_"]
-        if not check_fitted(self, where, required):
+        if not check_binned_state(self, where, required, is_classifier(self)):
             return
         n = self.n_features_in_
         flags = self._encoder.is_categorical_
-        validate_part(
-            self.bin_mapper_,
-            f"{where}.bin_mapper_",
-            expect=BinMapper,
-            n_features=n,
-            categorical=flags,
-        )
         check_state(self, where, self._state_spec, {"n_features_in_": n})
         blocks = None
         K: int | None
@@ -583,26 +575,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
         cat_smooth: float = CAT_SMOOTH,
     ) -> None:
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.random_state = random_state
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.class_weight = class_weight
-        self.max_bins = max_bins
-        self.categorical_features = categorical_features
-        self.splitter = splitter
-        self.ccp_alpha = ccp_alpha
-        self.monotonic_cst = monotonic_cst
-        self.feature_costs = feature_costs
-        self.cost_measure = cost_measure
-        self.cost_weight = cost_weight
-        self.min_samples_per_category = min_samples_per_category
-        self.cat_smooth = cat_smooth
+        store_params(self, locals())
 
     def _multi_output(self):
         return isinstance(getattr(self, "classes_", None), list)
@@ -777,25 +750,8 @@ default="squared_error"
         min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
         cat_smooth: float = CAT_SMOOTH,
     ) -> None:
+        store_params(self, locals())
         self.criterion = deprecated_criterion(criterion)
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.random_state = random_state
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.max_bins = max_bins
-        self.categorical_features = categorical_features
-        self.splitter = splitter
-        self.ccp_alpha = ccp_alpha
-        self.monotonic_cst = monotonic_cst
-        self.feature_costs = feature_costs
-        self.cost_measure = cost_measure
-        self.cost_weight = cost_weight
-        self.min_samples_per_category = min_samples_per_category
-        self.cat_smooth = cat_smooth
 
     def _criterion_code(self):
         return REGRESSION_CRITERIA[self.criterion]
@@ -875,28 +831,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
         min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
         cat_smooth: float = CAT_SMOOTH,
     ) -> None:
-        super().__init__(
-            criterion=criterion,
-            splitter=splitter,
-            max_depth=max_depth,
-            min_samples_split=min_samples_split,
-            min_samples_leaf=min_samples_leaf,
-            min_weight_fraction_leaf=min_weight_fraction_leaf,
-            max_features=max_features,
-            random_state=random_state,
-            max_leaf_nodes=max_leaf_nodes,
-            min_impurity_decrease=min_impurity_decrease,
-            class_weight=class_weight,
-            max_bins=max_bins,
-            categorical_features=categorical_features,
-            ccp_alpha=ccp_alpha,
-            monotonic_cst=monotonic_cst,
-            feature_costs=feature_costs,
-            cost_measure=cost_measure,
-            cost_weight=cost_weight,
-            min_samples_per_category=min_samples_per_category,
-            cat_smooth=cat_smooth,
-        )
+        store_params(self, locals())
 
 
 class ExtraTreeRegressor(DecisionTreeRegressor):
@@ -940,27 +875,8 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
         min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
         cat_smooth: float = CAT_SMOOTH,
     ) -> None:
-        super().__init__(
-            criterion=criterion,
-            splitter=splitter,
-            max_depth=max_depth,
-            min_samples_split=min_samples_split,
-            min_samples_leaf=min_samples_leaf,
-            min_weight_fraction_leaf=min_weight_fraction_leaf,
-            max_features=max_features,
-            random_state=random_state,
-            max_leaf_nodes=max_leaf_nodes,
-            min_impurity_decrease=min_impurity_decrease,
-            max_bins=max_bins,
-            categorical_features=categorical_features,
-            ccp_alpha=ccp_alpha,
-            monotonic_cst=monotonic_cst,
-            feature_costs=feature_costs,
-            cost_measure=cost_measure,
-            cost_weight=cost_weight,
-            min_samples_per_category=min_samples_per_category,
-            cat_smooth=cat_smooth,
-        )
+        store_params(self, locals())
+        self.criterion = deprecated_criterion(criterion)
 
 
 register(
