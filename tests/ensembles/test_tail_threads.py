@@ -104,13 +104,13 @@ def _needs_nesting_threads():
 def _record_growth(monkeypatch):
     """(numba threads, parallel) of each tree grown, in the order they were."""
     seen = []
-    grow = BaseDecisionTree._grow
+    grow = BaseDecisionTree.grow_binned
 
-    def recording(self, Xb, stats, sample_indices, total_weight, parallel, **kw):
+    def recording(self, binned, stats, weights, *, parallel=True, **kw):
         seen.append((numba.get_num_threads(), bool(parallel)))
-        return grow(self, Xb, stats, sample_indices, total_weight, parallel, **kw)
+        return grow(self, binned, stats, weights, parallel=parallel, **kw)
 
-    monkeypatch.setattr(BaseDecisionTree, "_grow", recording)
+    monkeypatch.setattr(BaseDecisionTree, "grow_binned", recording)
     return seen
 
 

@@ -19,13 +19,14 @@ from ..persistence import (
     PersistenceMixin,
     check_array,
     check_classes,
-    check_fitted,
     check_real,
     is_hashable,
     validate_part,
 )
 from ..engine import BinMapper, CoreShare, fit_transform_weighted
-from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, check_multi_output
+from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier
+from ..trees._fitted_state import check_binned_state
+from ..trees._params import check_multi_output, check_output_classes
 from .._input.estimator_input import EncoderMixin
 from .._input.weights import check_weights
 from .._input.targets import (
@@ -217,11 +218,10 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
         if Xb is not None and features is None and grows_on_shared_bins(est):
             weights = np.asarray(weights, dtype=np.float64)
             # the grower's seed comes from the tree's random_state, as in its own fit
-            est._grow(
+            est.grow_binned(
                 Xb,
                 est._stats(y, weights),
-                np.flatnonzero(weights > 0),
-                total_weight=weights.sum(),
+                weights,
                 parallel=parallel,
                 workspace=workspace,
                 in_parts=False,  # the same tree on the threads as on one
@@ -335,25 +335,11 @@ class BaseTreeEnsemble(PersistenceMixin, EncoderMixin, BaseEstimator):
         """
         classifier = is_classifier(self)
         needed = ["n_features_in_", "_encoder", "estimators_", *required]
-        if classifier:
-            needed += ["classes_", "n_classes_"]
-        if not check_fitted(self, where, needed):
+        if not check_binned_state(self, where, needed, classifier):
             return False
-        n = self.n_features_in_
-        flags = self._encoder.is_categorical_
-        if "bin_mapper_" in vars(self):
-            validate_part(
-                self.bin_mapper_,
-                f"{where}.bin_mapper_",
-                expect=BinMapper,
-                n_features=n,
-                categorical=flags,
-            )
         multi = classifier and isinstance(self.classes_, list)
         if multi:  # several outputs: a list of label arrays
-            from ..trees.cart import _check_output_classes
-
-            K: int | None = int(_check_output_classes(self, where).sum())
+            K: int | None = int(check_output_classes(self, where).sum())
         else:
             K = check_classes(self, where) if classifier else None
         members = self.estimators_

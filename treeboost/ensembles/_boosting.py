@@ -43,7 +43,7 @@ from ..engine import (
 from ..persistence import PersistenceMixin
 from ..losses.base import LeafSamples
 from ..losses.custom import check_gradient_hessian
-from ..trees.cart import resolve_count, resolve_max_features
+from ..trees._params import resolve_count, resolve_max_features
 from .._input.estimator_input import EncoderMixin
 from .._input.weights import check_weights
 from ..trees.constraints import check_interaction_cst, check_monotonic_cst, grower_constraints

@@ -25,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..persistence import register
 from ..persistence._spec import array, check_state
 from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
+from ..trees._params import store_params
 from .._input.weights import check_weights
 from ._base import BaseTreeEnsemble, grows_on_shared_bins
 from .bagging import _takes_weight
@@ -250,14 +251,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseAdaBoost):
         categorical_features: CategoricalFeatures = None,
         verbose: int = 0,
     ) -> None:
-        self.verbose = verbose
-        self.estimator = estimator
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.boosting = boosting
-        self.random_state = random_state
-        self.max_bins = max_bins
-        self.categorical_features = categorical_features
+        store_params(self, locals())
 
     def fit(
         self: Self,
@@ -450,15 +444,7 @@ class AdaBoostRegressor(RegressorMixin, BaseAdaBoost):
         categorical_features: CategoricalFeatures = None,
         verbose: int = 0,
     ) -> None:
-        self.verbose = verbose
-        self.estimator = estimator
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.loss = loss
-        self.boosting = boosting
-        self.random_state = random_state
-        self.max_bins = max_bins
-        self.categorical_features = categorical_features
+        store_params(self, locals())
 
     def fit(
         self: Self,

@@ -31,6 +31,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..persistence import check_array, register
 from ..persistence._spec import array, check_state, list_of
 from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
+from ..trees._params import store_params
 from ..trees.category_guard import CAT_SMOOTH, GUARD_CONSTRAINTS, MIN_SAMPLES_PER_CATEGORY
 from ..engine import WorkspacePool
 from ._base import BaseParallelEnsemble, drawn_rows, grows_on_shared_bins, in_bag_rows
@@ -687,22 +688,7 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
         cat_smooth: float = CAT_SMOOTH,
     ) -> None:
-        self.estimator = estimator
-        self.n_estimators = n_estimators
-        self.max_samples = max_samples
-        self.max_features = max_features
-        self.bootstrap = bootstrap
-        self.bootstrap_features = bootstrap_features
-        self.oob_score = oob_score
-        self.warm_start = warm_start
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.voting = voting
-        self.max_bins = max_bins
-        self.categorical_features = categorical_features
-        self.min_samples_per_category = min_samples_per_category
-        self.cat_smooth = cat_smooth
+        store_params(self, locals())
 
     def predict_proba(self, X: MatrixLike) -> Float64Array:
         """Mean class probabilities (soft voting) or vote shares (hard voting)."""
@@ -762,21 +748,7 @@ class BaggingRegressor(RegressorMixin, BaseBagging):
         min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
         cat_smooth: float = CAT_SMOOTH,
     ) -> None:
-        self.estimator = estimator
-        self.n_estimators = n_estimators
-        self.max_samples = max_samples
-        self.max_features = max_features
-        self.bootstrap = bootstrap
-        self.bootstrap_features = bootstrap_features
-        self.oob_score = oob_score
-        self.warm_start = warm_start
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.max_bins = max_bins
-        self.categorical_features = categorical_features
-        self.min_samples_per_category = min_samples_per_category
-        self.cat_smooth = cat_smooth
+        store_params(self, locals())
 
     def predict(self, X: MatrixLike) -> Float64Array:
         """Mean of the members' predictions, shape (n_samples,) or (n_samples,

@@ -25,12 +25,8 @@ from sklearn.utils.validation import check_is_fitted
 from ..persistence import register
 from ..trees.category_guard import CAT_SMOOTH, MIN_SAMPLES_PER_CATEGORY
 from ..persistence._spec import array, check_state, list_of
-from ..trees.cart import (
-    BaseDecisionTree,
-    DecisionTreeClassifier,
-    DecisionTreeRegressor,
-    deprecated_criterion,
-)
+from ..trees.cart import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
+from ..trees._params import deprecated_criterion, store_params
 from ..engine import (
     CoreShare,
     CLASSIFICATION_CRITERIA,
@@ -107,10 +103,9 @@ def _fit_trees(chunk, threads, *, forest, trees, seeds, Xb, y, w, n_draws, works
     # with balanced_subsample the class weights come from the draw counts
     sw = _UNIT if w is None or subsample else w
     if not forest.bootstrap:
-        # every tree sees every row with its weight: the weights and the rows once a
-        # chunk, not a new array of n rows a tree
+        # every tree sees every row with its weight: the weights once a chunk, not a new
+        # array of n rows a tree
         weights[:] = 1.0 if sw is _UNIT else sw
-        all_rows = np.flatnonzero(weights > 0)
     with workspaces.lend() as workspace, tree_threads(threads):
         for i in chunk:
             tree = trees[i]
@@ -122,16 +117,12 @@ def _fit_trees(chunk, threads, *, forest, trees, seeds, Xb, y, w, n_draws, works
                     tree_weights = _balance_subsample(y, weights, forest.n_classes_)
                     if w is not None:
                         tree_weights *= w
-                rows = np.flatnonzero(tree_weights > 0)
-            else:
-                rows = all_rows
             # the grower's seed comes from the tree's random_state, as in the tree's own
             # fit: the tree refitted alone on its sample grows the same tree
-            tree._grow(
+            tree.grow_binned(
                 Xb,
                 forest._stats(y, tree_weights),
-                rows,
-                total_weight=tree_weights.sum(),
+                tree_weights,
                 # a last tree's nodes on its threads (tree_threads), grown whole: the
                 # tree a worker of one thread grows
                 parallel=threads > 1,
@@ -139,7 +130,7 @@ def _fit_trees(chunk, threads, *, forest, trees, seeds, Xb, y, w, n_draws, works
                 in_parts=False,
             )
             out.append((tree, bits))
-            del rows, tree_weights
+            del tree_weights
     # once a chunk: after each tree, the trees' next arrays fault their pages in again
     # (the peak is the same: benchmarks/_memory.py measures it)
     release_free_memory()
@@ -752,29 +743,7 @@ class RandomForestClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest
         min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
         cat_smooth: float = CAT_SMOOTH,
     ) -> None:
-        self.n_estimators = n_estimators
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.bootstrap = bootstrap
-        self.oob_score = oob_score
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.warm_start = warm_start
-        self.class_weight = class_weight
-        self.max_samples = max_samples
-        self.max_bins = max_bins
-        self.categorical_features = categorical_features
-        self.ccp_alpha = ccp_alpha
-        self.monotonic_cst = monotonic_cst
-        self.min_samples_per_category = min_samples_per_category
-        self.cat_smooth = cat_smooth
+        store_params(self, locals())
 
 
 class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
@@ -806,28 +775,8 @@ class RandomForestRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
         min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
         cat_smooth: float = CAT_SMOOTH,
     ) -> None:
-        self.n_estimators = n_estimators
+        store_params(self, locals())
         self.criterion = deprecated_criterion(criterion)
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.bootstrap = bootstrap
-        self.oob_score = oob_score
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.warm_start = warm_start
-        self.max_samples = max_samples
-        self.max_bins = max_bins
-        self.categorical_features = categorical_features
-        self.ccp_alpha = ccp_alpha
-        self.monotonic_cst = monotonic_cst
-        self.min_samples_per_category = min_samples_per_category
-        self.cat_smooth = cat_smooth
 
 
 class ExtraTreesClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest):
@@ -868,29 +817,7 @@ class ExtraTreesClassifier(_ForestClassifierMixin, ClassifierMixin, BaseForest):
         min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
         cat_smooth: float = CAT_SMOOTH,
     ) -> None:
-        self.n_estimators = n_estimators
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.bootstrap = bootstrap
-        self.oob_score = oob_score
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.warm_start = warm_start
-        self.class_weight = class_weight
-        self.max_samples = max_samples
-        self.max_bins = max_bins
-        self.categorical_features = categorical_features
-        self.ccp_alpha = ccp_alpha
-        self.monotonic_cst = monotonic_cst
-        self.min_samples_per_category = min_samples_per_category
-        self.cat_smooth = cat_smooth
+        store_params(self, locals())
 
 
 class ExtraTreesRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
@@ -928,28 +855,8 @@ class ExtraTreesRegressor(_ForestRegressorMixin, RegressorMixin, BaseForest):
         min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
         cat_smooth: float = CAT_SMOOTH,
     ) -> None:
-        self.n_estimators = n_estimators
+        store_params(self, locals())
         self.criterion = deprecated_criterion(criterion)
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.bootstrap = bootstrap
-        self.oob_score = oob_score
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.warm_start = warm_start
-        self.max_samples = max_samples
-        self.max_bins = max_bins
-        self.categorical_features = categorical_features
-        self.ccp_alpha = ccp_alpha
-        self.monotonic_cst = monotonic_cst
-        self.min_samples_per_category = min_samples_per_category
-        self.cat_smooth = cat_smooth
 
 
 register(RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor)

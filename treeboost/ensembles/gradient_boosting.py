@@ -12,12 +12,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import HasMethods, Hidden, Interval, RealNotInt, StrOptions
+from sklearn.utils._param_validation import HasMethods, Hidden, Interval, StrOptions
 
 import numpy as np
 
 from ..losses.multi_quantile import check_quantiles
 from ..persistence import register
+from ..trees._params import SPLIT_CONSTRAINTS
 from ..losses import (
     AbsoluteError,
     BinaryLogLoss,
@@ -74,22 +75,7 @@ class _SklearnGradientBoosting(_Booster):
         **BaseGradientBoosting._parameter_constraints,
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "subsample": [Interval(Real, 0.0, 1.0, closed="right")],
-        "min_samples_split": [
-            Interval(Integral, 2, None, closed="left"),
-            Interval(RealNotInt, 0.0, 1.0, closed="right"),
-        ],
-        "min_samples_leaf": [
-            Interval(Integral, 1, None, closed="left"),
-            Interval(RealNotInt, 0.0, 1.0, closed="neither"),
-        ],
-        "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
-        "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
-        "max_features": [
-            Interval(Integral, 1, None, closed="left"),
-            Interval(RealNotInt, 0.0, 1.0, closed="right"),
-            StrOptions({"sqrt", "log2"}),
-            None,
-        ],
+        **SPLIT_CONSTRAINTS,
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left"), None],
         "tol": [Interval(Real, 0.0, None, closed="left")],
         # scikit-learn 1.9 deprecated it: the trees always fit the squared error

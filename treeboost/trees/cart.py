@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
 from sklearn.utils import Bunch, check_random_state
-from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
@@ -35,7 +35,6 @@ from ..engine import (
 from ..persistence import (
     PersistenceMixin,
     check_classes,
-    check_fitted,
     register,
     validate_part,
 )
@@ -52,6 +51,16 @@ from .._input.targets import (
 from .attribute_costs import COST_MEASURES, resolve_feature_costs
 from .constraints import check_monotonic_cst, check_monotonic_target, grower_constraints
 from .pruning import cost_complexity_pruning_path, prune_ccp
+from ._fitted_state import check_binned_state
+from ._params import (
+    SPLIT_CONSTRAINTS,
+    check_multi_output,
+    check_output_classes,
+    deprecated_criterion,
+    resolve_count,
+    resolve_max_features,
+    store_params,
+)
 from .._input.fast_path import quick_check_is_fitted
 
 if TYPE_CHECKING:
@@ -60,6 +69,8 @@ if TYPE_CHECKING:
 
     import pandas as pd
     from scipy import sparse
+
+    from ..engine import GrowerWorkspace
 
     from .._input.encoding import FeatureEncoder
     from .._typing import (
@@ -80,93 +91,6 @@ if TYPE_CHECKING:
     #: of a multi-output ``y``
     TreeClassWeight = Union[ClassWeight, Sequence[Mapping[Any, float]]]
     _TreeT = TypeVar("_TreeT", bound="BaseDecisionTree")
-
-
-def resolve_max_features(max_features: MaxFeatures, n_features: int) -> int:
-    """Number of features sampled per node from scikit-learn's ``max_features`` forms."""
-    if max_features is None:
-        return n_features
-    if isinstance(max_features, str):
-        if max_features == "sqrt":
-            return max(1, int(np.sqrt(n_features)))
-        if max_features == "log2":
-            return max(1, int(np.log2(n_features)))
-        raise ValueError(
-            f"max_features must be 'sqrt', 'log2', an int, a float or None, got {max_features!r}."
-        )
-    if isinstance(max_features, numbers.Integral):
-        if max_features > n_features:
-            raise ValueError(
-                f"max_features={max_features} is larger than the number of features ({n_features})."
-            )
-        return int(max_features)
-    return max(1, int(max_features * n_features))
-
-
-def resolve_count(value: int | float, n_samples: int) -> int:
-    """An int count, or a float fraction of ``n_samples`` (ceil), as scikit-learn does."""
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    return int(np.ceil(value * n_samples))
-
-
-def _check_output_classes(est, where):
-    """``classes_`` of a multi-output classifier read from a file: a list of at least two
-    sorted label arrays, ``n_classes_`` their sizes; returns the sizes."""
-    from types import SimpleNamespace
-
-    classes, n = est.classes_, getattr(est, "n_classes_", None)
-    if len(classes) < 2:
-        raise ValueError(f"{where}.classes_: a list of classes needs two outputs or more.")
-    sizes = np.array(
-        [
-            check_classes(
-                SimpleNamespace(classes_=c, n_classes_=int(np.size(c))), f"{where}.classes_[{k}]"
-            )
-            for k, c in enumerate(classes)
-        ],
-        dtype=np.intp,
-    )
-    if not isinstance(n, np.ndarray) or n.shape != sizes.shape or np.any(n != sizes):
-        raise ValueError(
-            f"{where}.n_classes_: must be the sizes of classes_ ({sizes.tolist()}), got {n!r:.60}."
-        )
-    return sizes
-
-
-def check_multi_output(criterion: str, encoder: FeatureEncoder) -> None:
-    """A regression tree grows on several outputs (their mean squared error) with
-    ``criterion="squared_error"`` and numeric features (``encoder``: the fitted
-    FeatureEncoder); the others raise ValueError."""
-    if criterion not in ("squared_error", "friedman_mse"):
-        raise ValueError(
-            f"criterion={criterion!r} does not take a multi-output y in "
-            f"treeboost: use criterion='squared_error' (the mean of the "
-            f"outputs' squared errors), or one model per output."
-        )
-    if encoder.is_categorical_.any():
-        raise ValueError(
-            "A multi-output y needs numeric features: treeboost orders the "
-            "categories of a categorical split by one target. Encode the "
-            "categorical columns (e.g. one-hot) or fit one model per output."
-        )
-
-
-def deprecated_criterion(criterion: str) -> str:
-    """``criterion``, with ``"friedman_mse"`` mapped to ``"squared_error"`` and a
-    FutureWarning, as scikit-learn 1.9 does: Friedman's improvement
-    ``W_L W_R (mean_L - mean_R)^2 / W`` of a binary split *is* its decrease of the
-    weighted squared error, so the two always chose the same splits."""
-    if isinstance(criterion, str) and criterion == "friedman_mse":
-        warnings.warn(
-            'Value `"friedman_mse"` for `criterion` is deprecated (as in '
-            "scikit-learn 1.9, which removes it in 1.11). It maps to "
-            '`"squared_error"` as both were always equivalent. Use '
-            '`criterion="squared_error"` to remove this warning.',
-            FutureWarning,
-        )
-        return "squared_error"
-    return criterion
 
 
 #: each thread's generator for :func:`_grower_seed`
@@ -192,27 +116,10 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
     """Shared fitting and prediction of the CART estimators."""
 
     _parameter_constraints = {
+        **SPLIT_CONSTRAINTS,
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-        # a fraction is a float (RealNotInt): the integer 1 is a count, and a split
-        # needs at least 2 samples, as in scikit-learn
-        "min_samples_split": [
-            Interval(Integral, 2, None, closed="left"),
-            Interval(RealNotInt, 0.0, 1.0, closed="right"),
-        ],
-        "min_samples_leaf": [
-            Interval(Integral, 1, None, closed="left"),
-            Interval(RealNotInt, 0.0, 1.0, closed="neither"),
-        ],
-        "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
-        "max_features": [
-            Interval(Integral, 1, None, closed="left"),
-            Interval(RealNotInt, 0.0, 1.0, closed="right"),
-            StrOptions({"sqrt", "log2"}),
-            None,
-        ],
         "random_state": ["random_state"],
         "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
-        "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
         "max_bins": [Interval(Integral, 2, 65535, closed="both"), StrOptions({"auto"}), None],
         "categorical_features": ["array-like", StrOptions({"auto"}), None],
         "splitter": [StrOptions({"best", "random"})],
@@ -261,14 +168,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
             self.max_bins, self._encoder.is_categorical_, random_state=self.random_state
         )
         Xb = fit_transform_weighted(self.bin_mapper_, Xe, w)
-        self._grow(
-            Xb,
-            self._stats(y, w),
-            np.flatnonzero(w > 0),
-            total_weight=w.sum(),
-            parallel=True,
-        )
-        return self
+        return self.grow_binned(Xb, self._stats(y, w), w, parallel=True)
 
     def _grower(self, n_samples, total_weight, seed, parallel, in_parts=True):
         n_features = self.n_features_in_
@@ -333,21 +233,53 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
             check_monotonic_target(given, getattr(self, "_n_targets", 1))
         return check_monotonic_cst(self, given, self.n_features_in_, self._encoder.is_categorical_)
 
-    def _grow(
-        self,
-        Xb,
-        stats,
-        sample_indices,
-        total_weight,
-        parallel,
-        seed=None,
-        workspace=None,
-        in_parts=True,
-    ):
-        """Grow ``tree_`` on already binned data (the ensembles call this directly, with
-        a :class:`~treeboost.engine.grow.grower.GrowerWorkspace` per worker, and
-        ``in_parts=False``: a member's tree is the same on one thread as on several,
-        :class:`~treeboost.engine.grow.grower.TreeGrower`)."""
+    def grow_binned(
+        self: _TreeT,
+        binned: NDArray[Any],
+        stats: SampleStatistics,
+        weights: Float64Array,
+        *,
+        parallel: bool = True,
+        seed: int | None = None,
+        workspace: GrowerWorkspace | None = None,
+        in_parts: bool = True,
+    ) -> _TreeT:
+        """Grow ``tree_`` on data already binned by ``bin_mapper_``.
+
+        The tree's :meth:`fit` ends here, and so does each member of a forest or a bagging
+        ensemble, which bins its data once for all its trees: the tree grown is the one
+        ``fit`` grows on the same rows and weights.  ``fit`` (or the ensemble) has set the
+        tree's fitted input attributes (``n_features_in_``, the encoder, ``bin_mapper_``,
+        the classes or outputs) before.
+
+        Parameters
+        ----------
+        binned : ndarray of shape (n_samples, n_features)
+            The bin codes of the training rows.
+        stats : SampleStatistics
+            The rows' weighted sums the criterion reads (class counts, or ``w`` and
+            ``w * y``), of the targets and ``weights``.
+        weights : ndarray of shape (n_samples,)
+            The rows' weights; the rows of weight 0 are not grown on, and the total weight
+            bounds ``min_weight_fraction_leaf``.
+        parallel : bool, default=True
+            Whether the grower's kernels run on numba's threads (a large tree shares its
+            nodes' work among the threads other busy processes leave free).
+        seed : int or None, default=None
+            The grower's seed; None draws it from ``random_state`` as ``fit`` does.
+        workspace : GrowerWorkspace or None, default=None
+            Row buffers reused from tree to tree (an ensemble's worker passes its own).
+        in_parts : bool, default=True
+            Whether a large node's rows may be split among the threads; ensembles pass
+            False, so that a member's tree is the same on one thread as on several
+            (:class:`~treeboost.engine.grow.grower.TreeGrower`).
+
+        Returns
+        -------
+        self
+        """
+        sample_indices = np.flatnonzero(weights > 0)
+        total_weight = weights.sum()
         if seed is None:
             seed = _grower_seed(self.random_state)
         grower = self._grower(sample_indices.shape[0], total_weight, seed, parallel, in_parts)
@@ -357,7 +289,7 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         n_cells = sample_indices.shape[0] * self.n_features_in_ if parallel else 0
         with CoreShare(n_cells=n_cells):
             self.tree_, _ = grower.grow(
-                Xb, stats, None, sample_indices, workspace, return_leaves=False
+                binned, stats, None, sample_indices, workspace, return_leaves=False
             )
         if multi_class:  # scikit-learn's numbers: the mean Gini index of the outputs
             self.tree_.impurity *= self._indicator_scale()
@@ -459,24 +391,15 @@ class BaseDecisionTree(PersistenceMixin, EncoderMixin, BaseEstimator):
         holding class fractions, or one for the regression mean)."""
         super()._validate_state(where, **context)
         required = ["n_features_in_", "_encoder", "bin_mapper_", "max_features_", "tree_"]
-        if is_classifier(self):
-            required += ["classes_", "n_classes_"]
-        if not check_fitted(self, where, required):
+        if not check_binned_state(self, where, required, is_classifier(self)):
             return
         n = self.n_features_in_
         flags = self._encoder.is_categorical_
-        validate_part(
-            self.bin_mapper_,
-            f"{where}.bin_mapper_",
-            expect=BinMapper,
-            n_features=n,
-            categorical=flags,
-        )
         check_state(self, where, self._state_spec, {"n_features_in_": n})
         blocks = None
         K: int | None
         if is_classifier(self) and isinstance(self.classes_, list):
-            blocks = _check_output_classes(self, where)
+            blocks = check_output_classes(self, where)
             K = int(blocks.sum())
         else:
             K = check_classes(self, where) if is_classifier(self) else None
@@ -654,26 +577,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
         cat_smooth: float = CAT_SMOOTH,
     ) -> None:
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.random_state = random_state
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.class_weight = class_weight
-        self.max_bins = max_bins
-        self.categorical_features = categorical_features
-        self.splitter = splitter
-        self.ccp_alpha = ccp_alpha
-        self.monotonic_cst = monotonic_cst
-        self.feature_costs = feature_costs
-        self.cost_measure = cost_measure
-        self.cost_weight = cost_weight
-        self.min_samples_per_category = min_samples_per_category
-        self.cat_smooth = cat_smooth
+        store_params(self, locals())
 
     def _multi_output(self):
         return isinstance(getattr(self, "classes_", None), list)
@@ -848,25 +752,8 @@ default="squared_error"
         min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
         cat_smooth: float = CAT_SMOOTH,
     ) -> None:
+        store_params(self, locals())
         self.criterion = deprecated_criterion(criterion)
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.random_state = random_state
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.max_bins = max_bins
-        self.categorical_features = categorical_features
-        self.splitter = splitter
-        self.ccp_alpha = ccp_alpha
-        self.monotonic_cst = monotonic_cst
-        self.feature_costs = feature_costs
-        self.cost_measure = cost_measure
-        self.cost_weight = cost_weight
-        self.min_samples_per_category = min_samples_per_category
-        self.cat_smooth = cat_smooth
 
     def _criterion_code(self):
         return REGRESSION_CRITERIA[self.criterion]
@@ -946,28 +833,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
         min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
         cat_smooth: float = CAT_SMOOTH,
     ) -> None:
-        super().__init__(
-            criterion=criterion,
-            splitter=splitter,
-            max_depth=max_depth,
-            min_samples_split=min_samples_split,
-            min_samples_leaf=min_samples_leaf,
-            min_weight_fraction_leaf=min_weight_fraction_leaf,
-            max_features=max_features,
-            random_state=random_state,
-            max_leaf_nodes=max_leaf_nodes,
-            min_impurity_decrease=min_impurity_decrease,
-            class_weight=class_weight,
-            max_bins=max_bins,
-            categorical_features=categorical_features,
-            ccp_alpha=ccp_alpha,
-            monotonic_cst=monotonic_cst,
-            feature_costs=feature_costs,
-            cost_measure=cost_measure,
-            cost_weight=cost_weight,
-            min_samples_per_category=min_samples_per_category,
-            cat_smooth=cat_smooth,
-        )
+        store_params(self, locals())
 
 
 class ExtraTreeRegressor(DecisionTreeRegressor):
@@ -1011,27 +877,8 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
         min_samples_per_category: int = MIN_SAMPLES_PER_CATEGORY,
         cat_smooth: float = CAT_SMOOTH,
     ) -> None:
-        super().__init__(
-            criterion=criterion,
-            splitter=splitter,
-            max_depth=max_depth,
-            min_samples_split=min_samples_split,
-            min_samples_leaf=min_samples_leaf,
-            min_weight_fraction_leaf=min_weight_fraction_leaf,
-            max_features=max_features,
-            random_state=random_state,
-            max_leaf_nodes=max_leaf_nodes,
-            min_impurity_decrease=min_impurity_decrease,
-            max_bins=max_bins,
-            categorical_features=categorical_features,
-            ccp_alpha=ccp_alpha,
-            monotonic_cst=monotonic_cst,
-            feature_costs=feature_costs,
-            cost_measure=cost_measure,
-            cost_weight=cost_weight,
-            min_samples_per_category=min_samples_per_category,
-            cat_smooth=cat_smooth,
-        )
+        store_params(self, locals())
+        self.criterion = deprecated_criterion(criterion)
 
 
 register(
