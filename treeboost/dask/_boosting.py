@@ -476,10 +476,9 @@ class _DaskHistGradientBoosting:
         stopping stops here."""
         train, w, val, w_val = losses
         self.train_score_.append(-train / w)
-        if not has_val:
-            return self._should_stop(self.train_score_)
-        self.validation_score_.append(-val / w_val if w_val > 0 else np.nan)
-        return self._should_stop(self.validation_score_)
+        if has_val:
+            self.validation_score_.append(-val / w_val if w_val > 0 else np.nan)
+        return self._plan().stopping_rule.should_stop(self._watched_scores(has_val))
 
     # -- the model as an ordinary one ---------------------------------------------------
     def to_local(self):

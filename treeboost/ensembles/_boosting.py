@@ -65,7 +65,6 @@ from dataclasses import replace
 from ._boosted_model import BoostedModel
 from ._eval_request import EvalRequest
 from .evaluation import EvalSet, Evaluation
-from .early_stopping import ScorePlateau
 from ._boosting_records import (
     BoostingState,
     FitInputs,
@@ -82,9 +81,10 @@ from ._boosting_records import (
 class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEstimator):
     """Fitting loop shared by the classifiers and the regressors.
 
-    Subclasses define ``_plan()`` (their hyperparameters as a :class:`BoostingPlan`),
-    ``_split_seed``, ``_stopping_rule`` (an :mod:`.early_stopping` rule) and
-    ``_score_scale`` (scikit-learn's two families differ there)."""
+    Subclasses define ``_plan()`` (their hyperparameters as a :class:`BoostingPlan`,
+    whose ``stopping_rule`` is an :mod:`.early_stopping` rule object that the loop
+    asks after each iteration) and ``_split_seed`` (the seed of the early-stopping
+    split: scikit-learn's two families draw it differently)."""
 
     #: ties between features whose best splits score the same are drawn with the tree's
     #: seed, as scikit-learn's GradientBoosting trees permute the features at each split
@@ -814,18 +814,10 @@ default=None
             stacklevel=4,
         )
 
-    def _stopping_rule(self, plan):
-        """The early-stopping rule of the recorded scores (:mod:`.early_stopping`)."""
-        return ScorePlateau(plan.n_iter_no_change, plan.tol)
-
     def _score_scale(self, loss):
         """Factor of the loss in ``train_score_`` (scikit-learn's GradientBoosting:
         :attr:`Loss.score_scale`)."""
         return loss.score_scale
-
-    def _split_seed(self, rng):
-        """``random_state`` of the early-stopping split."""
-        return rng.randint(2**31 - 1)
 
     def _reporter(self, plan, subsampled, begin_at_stage):
         """The verbose table's printer, or None for the LightGBM-style lines of
@@ -849,7 +841,7 @@ default=None
         if val_loss is None:
             return False
         self.validation_score_.append(scale * val_loss)
-        return self._stopping_rule(plan).should_stop(self.validation_score_)
+        return plan.stopping_rule.should_stop(self.validation_score_)
 
     def _check_scores(self, where, checked, n_iter):
         """The rule of the loaded scores (``checked``: the values of ``_state_spec``) of

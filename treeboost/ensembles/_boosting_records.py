@@ -61,7 +61,8 @@ class BoostingPlan:
 
     ``min_weight_fraction_leaf`` is a fraction of the training rows' total weight (trees
     on the negative gradient); ``early_stopping`` says, for a number of rows, whether a
-    validation split is held out.
+    validation split is held out; ``stopping_rule`` (an :mod:`.early_stopping` rule)
+    says from the recorded scores whether the fit stops.
     """
 
     n_iter: int
@@ -79,8 +80,7 @@ class BoostingPlan:
     init: object
     early_stopping: object
     validation_fraction: float
-    n_iter_no_change: object
-    tol: float
+    stopping_rule: object
     # the L1 penalty ``alpha`` of the second-order gain and leaf values
     l1_regularization: float = 0.0
     # the fraction of the features each tree draws (LightGBM's ``feature_fraction``)
