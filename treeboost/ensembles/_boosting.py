@@ -68,6 +68,7 @@ from .evaluation import EvalSet, Evaluation
 from ._boosting_records import (
     BoostingState,
     FitInputs,
+    ScoredRows,
     ScoringData,
     Stage,
     StageSetup,
@@ -243,14 +244,8 @@ default=None
             rows.early,
             rows.external or rows.val is not None,
             loss,
-            rows.X,
-            rows.y,
-            rows.sample_weight,
-            state.raw,
-            X_val=None if val is None else val.X,
-            y_val=None if val is None else val.y,
-            sample_weight_val=None if val is None else val.sample_weight,
-            raw_val=None if val is None else val.raw,
+            ScoredRows(rows.X, rows.y, rows.sample_weight, state.raw),
+            None if val is None else ScoredRows(val.X, val.y, val.sample_weight, val.raw),
             has_offset=data.offset is not None,
         )
         try:

@@ -31,26 +31,34 @@ def _masked_loss(loss, y, raw, sample_weight, mask=None):
 
 
 @dataclass(frozen=True)
+class ScoredRows:
+    """Rows that early stopping scores: as given (``X``; None when nothing reads them),
+    their encoded targets, weights and current raw scores (updated in place)."""
+
+    X: object
+    y: np.ndarray
+    sample_weight: np.ndarray
+    raw: np.ndarray
+
+
+@dataclass(frozen=True)
 class ScoringData:
     """The data of one fit that early-stopping scores read: whether early stopping is
-    on and has validation rows of its own, the loss, the training rows as given (``X``),
-    encoded targets and weights, and their current raw scores (updated in place), and
-    the same of the validation rows."""
+    on and has validation rows of its own, the loss, the training rows and the
+    validation rows (:class:`ScoredRows`; None without)."""
 
     early: bool
     has_validation: bool
     loss: object
-    X: object
-    y: object
-    sample_weight: object
-    raw: object
-    X_val: object
-    y_val: object
-    sample_weight_val: object
-    raw_val: object
+    train: ScoredRows
+    val: ScoredRows | None
     # whether the raw scores start from per-row offsets (``fit(init_score=...)``): a
     # scorer that predicts the rows as given would miss them
     has_offset: bool = False
+
+    def rows(self, validation):
+        """The validation rows when ``validation``, else the training rows."""
+        return self.val if validation else self.train
 
 
 @dataclass(frozen=True)

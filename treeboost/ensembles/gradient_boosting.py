@@ -12,24 +12,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import HasMethods, Hidden, Interval, RealNotInt, StrOptions
+from sklearn.utils._param_validation import HasMethods, Hidden, Interval, StrOptions
 
 import numpy as np
 
 from ..losses.multi_quantile import check_quantiles
 from ..persistence import register
-from ..losses import (
-    AbsoluteError,
-    BinaryLogLoss,
-    ExponentialLoss,
-    GammaLoss,
-    HuberLoss,
-    MultinomialLogLoss,
-    MultiQuantileLoss,
-    PoissonLoss,
-    QuantileLoss,
-    SquaredError,
-)
 from ._gb_verbose import VerboseReporter
 
 if TYPE_CHECKING:
@@ -41,6 +29,7 @@ if TYPE_CHECKING:
         RandomStateLike,
     )
 
+from ..trees.cart import BaseDecisionTree
 from ._boosting import BaseGradientBoosting
 from .early_stopping import LossPlateau
 from ._boosting_records import BoostingPlan
@@ -64,6 +53,16 @@ else:
     _Booster = object
 
 
+#: the parameters of scikit-learn's ``GradientBoosting*`` that are its trees'
+_TREE_PARAMETERS = (
+    "min_samples_split",
+    "min_samples_leaf",
+    "min_weight_fraction_leaf",
+    "min_impurity_decrease",
+    "max_features",
+)
+
+
 class _SklearnGradientBoosting(_Booster):
     """scikit-learn's ``GradientBoosting*``: their parameter names, early stopping and
     verbose table."""
@@ -74,22 +73,9 @@ class _SklearnGradientBoosting(_Booster):
         **BaseGradientBoosting._parameter_constraints,
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "subsample": [Interval(Real, 0.0, 1.0, closed="right")],
-        "min_samples_split": [
-            Interval(Integral, 2, None, closed="left"),
-            Interval(RealNotInt, 0.0, 1.0, closed="right"),
-        ],
-        "min_samples_leaf": [
-            Interval(Integral, 1, None, closed="left"),
-            Interval(RealNotInt, 0.0, 1.0, closed="neither"),
-        ],
-        "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
-        "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
-        "max_features": [
-            Interval(Integral, 1, None, closed="left"),
-            Interval(RealNotInt, 0.0, 1.0, closed="right"),
-            StrOptions({"sqrt", "log2"}),
-            None,
-        ],
+        # the trees' own parameters, checked as scikit-learn's trees (and the CART
+        # estimators) check them
+        **{name: BaseDecisionTree._parameter_constraints[name] for name in _TREE_PARAMETERS},
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left"), None],
         "tol": [Interval(Real, 0.0, None, closed="left")],
         # scikit-learn 1.9 deprecated it: the trees always fit the squared error
@@ -431,17 +417,4 @@ class GradientBoostingClassifier(_SklearnGradientBoosting, BoostedClassifier):
         self.interaction_cst = interaction_cst
 
 
-register(
-    GradientBoostingClassifier,
-    GradientBoostingRegressor,
-    AbsoluteError,
-    BinaryLogLoss,
-    ExponentialLoss,
-    GammaLoss,
-    HuberLoss,
-    MultinomialLogLoss,
-    MultiQuantileLoss,
-    PoissonLoss,
-    QuantileLoss,
-    SquaredError,
-)
+register(GradientBoostingClassifier, GradientBoostingRegressor)

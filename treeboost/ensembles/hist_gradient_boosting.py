@@ -249,11 +249,11 @@ default=None
             )
         self._scorer = None if self.scoring == "loss" else check_scoring(self, self.scoring)
         self._small_train = None
-        n = data.y.shape[0]
+        n = data.train.y.shape[0]
         if self._scorer is not None and n > SMALL_TRAINSET_ROWS:
             # scikit-learn scores the training data on a subset of this size
             rows = np.arange(n)
-            stratify = data.y if is_classifier(self) else None
+            stratify = data.train.y if is_classifier(self) else None
             self._small_train, _ = train_test_split(
                 rows,
                 train_size=SMALL_TRAINSET_ROWS,
@@ -272,10 +272,8 @@ default=None
     def _score(self, data, validation, loss_value):
         """Minus the loss (``scoring="loss"``), else the scorer's value of the model
         fitted so far."""
-        if validation:
-            X, y, w, raw = data.X_val, data.y_val, data.sample_weight_val, data.raw_val
-        else:
-            X, y, w, raw = data.X, data.y, data.sample_weight, data.raw
+        rows = data.rows(validation)
+        X, y, w, raw = rows.X, rows.y, rows.sample_weight, rows.raw
         if self._scorer is None:
             if loss_value is None:
                 loss_value = data.loss(y, raw[:, 0] if raw.shape[1] == 1 else raw, w)
