@@ -4,8 +4,7 @@ pass them as ``fit(..., callbacks=[...])``.  A callback is any callable
 fit by returning True.
 """
 
-import numpy as np
-
+from .ensembles.early_stopping import BestScore
 from .ensembles.evaluation import CallbackEnv, EvalResult
 
 __all__ = ["CallbackEnv", "EvalResult", "early_stopping", "log_evaluation", "record_evaluation"]
@@ -56,7 +55,7 @@ def early_stopping(stopping_rounds, data_name=None, metric_name=None, min_delta=
         raise ValueError(f"stopping_rounds must be at least 1, got {stopping_rounds!r}.")
     if min_delta < 0:
         raise ValueError(f"min_delta must be non-negative, got {min_delta!r}.")
-    state = {}
+    rule = BestScore(stopping_rounds, min_delta)
 
     def _stop(env):
         results = env.evaluation_result_list
@@ -74,13 +73,11 @@ def early_stopping(stopping_rounds, data_name=None, metric_name=None, min_delta=
             )
         r = picked[0]
         sign = 1.0 if r.is_higher_better else -1.0
-        if env.iteration == env.begin_iteration or "best" not in state:
-            state.update(best=-np.inf, best_iter=env.iteration)
-        score = sign * r.value
-        if score > state["best"] + min_delta:
-            state.update(best=score, best_iter=env.iteration)
-        env.model.best_iteration_ = state["best_iter"] + 1
-        return env.iteration - state["best_iter"] >= stopping_rounds
+        if env.iteration == env.begin_iteration or rule.best_iteration is None:
+            rule.restart(env.iteration)
+        stop = rule.update(env.iteration, sign * r.value)
+        env.model.best_iteration_ = rule.best_iteration + 1
+        return stop
 
     _stop.sets_best_iteration = True
     return _stop

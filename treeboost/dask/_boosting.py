@@ -7,6 +7,8 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
 
+from .._docstrings import insert_docs
+from ._docs import FIT_ROWS, REGRESSION_DATA_EXAMPLE
 from ..engine import BinMapper, StoppingRules, monotone_leaf_values
 from ..ensembles.hist_gradient_boosting import (
     HistGradientBoostingClassifier,
@@ -173,6 +175,7 @@ class _DaskHistGradientBoosting:
     #: histograms they sent
     _diagnostics = ("n_rounds_", "n_expanded_", "n_hist_bytes_")
 
+    @insert_docs(fit_rows=FIT_ROWS)
     def fit(
         self,
         X,
@@ -189,10 +192,7 @@ class _DaskHistGradientBoosting:
 
         Parameters
         ----------
-        X : dask array or dask DataFrame of shape (n_samples, n_features)
-        y : dask array or dask Series of shape (n_samples,)
-            Partitioned as X (a dask array is rechunked to X's row chunks).
-        sample_weight : dask array or dask Series, default=None
+        {fit_rows}
         X_val, y_val, sample_weight_val : dask collections, default=None
             Validation data for early stopping (``early_stopping`` "auto" or True);
             without it, early stopping (True) scores the training loss.
@@ -204,13 +204,17 @@ class _DaskHistGradientBoosting:
         -------
         self
         """
+        self._refuse_offsets(init_score, init_score_val)
+        return self._fit_collections(X, y, sample_weight, X_val, y_val, sample_weight_val)
+
+    def _refuse_offsets(self, init_score, init_score_val):
+        """Refuse per-row offsets, which the distributed fit does not take yet."""
         for name, value in (("init_score", init_score), ("init_score_val", init_score_val)):
             if value is not None:
                 raise ValueError(
                     f"{type(self).__name__} does not support {name} (per-row offsets) yet; "
-                    f"the one-machine {type(self).__name__[4:]} does."
+                    f"the one-machine {self._local_class.__name__} does."
                 )
-        return self._fit_collections(X, y, sample_weight, X_val, y_val, sample_weight_val)
 
     #: the class of the workers' shards
     _shard_class = BoostingShard
@@ -294,7 +298,52 @@ class _DaskHistGradientBoosting:
         del X_s, y_s, Xe
 
     def _fit_shards(self, shards, has_val):
+        """The distributed fit, step by step: the rows' summaries and the bins
+        (:meth:`_bin_shards`), the loss, the shards prepared (:meth:`_prepare_fit`),
+        the initial raw score (:meth:`_initial_raw_of`), the scores before the first
+        iteration, the grower (:meth:`_step_grower`) and the iterations
+        (:meth:`_boost_shards`)."""
         classification = hasattr(self, "predict_proba")
+        warm, n_positive = self._bin_shards(shards, classification)
+        loss = self._make_loss()  # a custom loss checked by the one-machine rules
+        early = self.early_stopping is True or (self.early_stopping == "auto" and has_val)
+        if early and not loss.has_value:
+            raise ValueError(
+                f"early stopping watches the loss's value, and loss="
+                f"{loss.display_name} gives its gradients only: pass early_stopping=False, "
+                f"or a treeboost.losses.Loss subclass (its pointwise gives the value)."
+            )
+        sums = self._prepare_fit(shards, loss, classification)
+        init = self._initial_raw_of(shards, loss, sums, warm, classification)
+        self._init_raw = np.atleast_1d(np.asarray(init, dtype=np.float64))
+        self.init_ = None
+        self._loss = loss
+        # a warm start's rows start from the trees fitted so far
+        losses = shards.sum(shards.call("start", self._init_raw, self.trees_ if warm else None))
+        if not warm:
+            self.train_score_, self.validation_score_ = [], []
+        self.train_score_ = list(self.train_score_)
+        self.validation_score_ = list(self.validation_score_)
+        if early and not self.train_score_:
+            self._record(losses, has_val)
+        grower, monotonic = self._step_grower(loss.n_outputs)
+        if not warm:
+            self.trees_ = []
+        for name in self._diagnostics:
+            setattr(self, name, list(getattr(self, name, [])) if warm else [])
+        # the root's histograms carry counts where it may be read from its rows
+        root_counts = n_positive < 2 * grower.dense_min_samples
+        self._boost_shards(shards, grower, loss, monotonic, root_counts, early, has_val)
+        self.n_estimators_ = len(self.trees_)
+        self.train_score_ = np.asarray(self.train_score_, dtype=np.float64)
+        self.validation_score_ = np.asarray(self.validation_score_, dtype=np.float64)
+        self._packed = None
+        self._packer()
+
+    def _bin_shards(self, shards, classification):
+        """The shards' summaries checked and, unless a warm start continues, the bins
+        fitted from them; whether the fit is a warm start, and the rows of positive
+        weight."""
         rng = check_random_state(self.random_state)
         summaries = shards.call("summary", classification)
         n_positive = sum(s[1] for s in summaries)
@@ -308,20 +357,16 @@ class _DaskHistGradientBoosting:
             )
         if not warm:
             self._fit_bins(shards, summaries, n_positive, classification, rng)
-        loss = self._make_loss()  # a custom loss checked by the one-machine rules
-        K = loss.n_outputs
-        early = self.early_stopping is True or (self.early_stopping == "auto" and has_val)
-        if early and not loss.has_value:
-            raise ValueError(
-                f"early stopping watches the loss's value, and loss="
-                f"{loss.display_name} gives its gradients only: pass early_stopping=False, "
-                f"or a treeboost.losses.Loss subclass (its pointwise gives the value)."
-            )
+        return warm, n_positive
+
+    def _prepare_fit(self, shards, loss, classification):
+        """The shards given the estimator and its loss (once); the summed weights of the
+        rows (per class for a classifier, times ``class_weight``)."""
         self.max_features_ = self.n_features_in_
         shell = copy.copy(self)
         if not isinstance(self.loss, str):
             shell.loss = None  # the loss travels once, in its own bytes
-        prepared = shards.call("prepare", shell, pack_loss(loss), K)
+        prepared = shards.call("prepare", shell, pack_loss(loss), loss.n_outputs)
         self._prepare_shards(shards)
         sums = shards.sum([p[0] for p in prepared])
         if classification and self.class_weight is not None:
@@ -333,31 +378,28 @@ class _DaskHistGradientBoosting:
                     f"trimmed classes with zero weights, while a minimum of 2 "
                     f"classes are required."
                 )
+        return sums
+
+    def _initial_raw_of(self, shards, loss, sums, warm, classification):
+        """The constant raw score every row starts at: a warm start's first one, else
+        the loss's from the summed statistics ``sums``."""
         if warm:
-            init = self._init_raw  # the first fit's
-        elif not is_builtin(loss):
+            return self._init_raw  # the first fit's
+        if not is_builtin(loss):
             # a user's loss: Newton's method on the constant, G and H summed over the
             # shards (its own init_raw would need every row of y in one place)
-            init = distributed_init_raw(shards, K)
-        elif classification:
-            init = loss.init_raw(np.arange(self.n_classes_), sums)
-        elif loss.init_quantile is not None:
+            return distributed_init_raw(shards, loss.n_outputs)
+        if classification:
+            return loss.init_raw(np.arange(self.n_classes_), sums)
+        if loss.init_quantile is not None:
             # (the quantile of y over every shard's rows, as the only value of a y)
             q, _ = select_quantiles(shards, loss.init_quantile, 0, None)
-            init = loss.init_raw(q, np.ones(1))
-        else:
-            init = loss.init_raw(np.array([sums[1] / sums[0]]), np.ones(1))
-        self._init_raw = np.atleast_1d(np.asarray(init, dtype=np.float64))
-        self.init_ = None
-        self._loss = loss
-        # a warm start's rows start from the trees fitted so far
-        losses = shards.sum(shards.call("start", self._init_raw, self.trees_ if warm else None))
-        if not warm:
-            self.train_score_, self.validation_score_ = [], []
-        self.train_score_ = list(self.train_score_)
-        self.validation_score_ = list(self.validation_score_)
-        if early and not self.train_score_:
-            self._record(losses, has_val)
+            return loss.init_raw(q, np.ones(1))
+        return loss.init_raw(np.array([sums[1] / sums[0]]), np.ones(1))
+
+    def _step_grower(self, n_outputs):
+        """The client's :class:`StepGrower` and the monotonic constraints (None
+        without)."""
         msl = int(self.min_samples_leaf)
         stopping = StoppingRules(
             max_depth=self.max_depth,
@@ -367,18 +409,49 @@ class _DaskHistGradientBoosting:
             min_impurity_decrease=0.0,
             max_leaf_nodes=self.max_leaf_nodes,
         )
-        constraints = self._constraints(K)
+        constraints = self._constraints(n_outputs)
         monotonic = None if constraints is None else constraints.monotonic_cst
-        l1 = float(self.reg_alpha)
         grower = StepGrower(
-            self.bin_mapper_, stopping, self.l2_regularization, constraints, l1_regularization=l1
+            self.bin_mapper_,
+            stopping,
+            self.l2_regularization,
+            constraints,
+            l1_regularization=float(self.reg_alpha),
         )
-        if not warm:
-            self.trees_ = []
-        for name in self._diagnostics:
-            setattr(self, name, list(getattr(self, name, [])) if warm else [])
-        lr = self.learning_rate
-        received = [0]  # histogram bytes of the tree growing
+        return grower, monotonic
+
+    def _boost_shards(self, shards, grower, loss, monotonic, root_counts, early, has_val):
+        """The iterations up to ``max_iter``: one tree per output each
+        (:meth:`_grow_shard_tree`); stop at a diverged iteration (dropped) or when
+        early stopping says so."""
+        K = loss.n_outputs
+        roots = shards.call("root", 0, root_counts)
+        with np.errstate(over="ignore", invalid="ignore"):
+            for it in range(len(self.trees_), self.max_iter):
+                trees = []
+                for k in range(K):
+                    last = it == self.max_iter - 1 and k == K - 1
+                    following = None if last else ((k + 1) % K, root_counts)
+                    tree, answers = self._grow_shard_tree(
+                        shards, grower, loss, monotonic, k, roots, following
+                    )
+                    roots = [a[1] for a in answers]
+                    trees.append(tree)
+                self.trees_.append(trees)
+                losses = shards.sum([a[0] for a in answers])
+                if loss.has_value and not np.all(np.isfinite(losses)):
+                    self._warn_diverged(it, "training")
+                    self.trees_.pop()
+                    break
+                if early and self._record(losses, has_val):
+                    break
+
+    def _grow_shard_tree(self, shards, grower, loss, monotonic, k, roots, following):
+        """The tree of output ``k`` from the shards' root histograms ``roots``, its leaf
+        values (times ``learning_rate``), sent to the shards, which add them to their
+        scores and build the root of ``following`` (``(output, counts)``; None after the
+        last tree); the tree and the shards' answers (their losses and next roots)."""
+        received = [sum(r[0].nbytes for r in roots)]  # histogram bytes of the tree
 
         def split_nodes(batch):
             answers = shards.call(
@@ -393,62 +466,29 @@ class _DaskHistGradientBoosting:
             received[0] += sum(a[0].nbytes for a in answers)
             return (shards.sum([a[0] for a in answers]), np.sum([a[1] for a in answers], axis=0))
 
-        # the root's histograms carry counts where it may be read from its rows
-        root_counts = n_positive < 2 * grower.dense_min_samples
-        roots = shards.call("root", 0, root_counts)
-        with np.errstate(over="ignore", invalid="ignore"):
-            for it in range(len(self.trees_), self.max_iter):
-                trees = []
-                for k in range(K):
-                    received[0] = sum(r[0].nbytes for r in roots)
-                    grown = grower.grow(
-                        shards.sum([r[0] for r in roots]),
-                        shards.sum([r[1] for r in roots]),
-                        split_nodes,
-                    )
-                    tree = grown.tree
-                    # no row reaches the client: the leaves' Newton steps come from
-                    # the summed statistics, their quantiles from a selection across
-                    # the shards
-                    samples = SelectedLeafSamples(
-                        shards, k, grown, self.l2_regularization, l1_regularization=l1
-                    )
-                    tree.value = (lr * loss.leaf_values(samples))[:, None]
-                    if monotonic is not None:
-                        tree.value[:, 0] = monotone_leaf_values(
-                            tree.children_left,
-                            tree.children_right,
-                            tree.feature,
-                            tree.value[:, 0],
-                            monotonic,
-                        )
-                    last = it == self.max_iter - 1 and k == K - 1
-                    answers = shards.call(
-                        "finish",
-                        k,
-                        tree,
-                        grown.leaves,
-                        grown.leaf_positions,
-                        None if last else ((k + 1) % K, root_counts),
-                    )
-                    roots = [a[1] for a in answers]
-                    trees.append(tree)
-                    self.n_rounds_.append(grown.n_rounds + samples.n_rounds + 1)
-                    self.n_expanded_.append(grown.n_expanded)
-                    self.n_hist_bytes_.append(received[0])
-                self.trees_.append(trees)
-                losses = shards.sum([a[0] for a in answers])
-                if loss.has_value and not np.all(np.isfinite(losses)):
-                    self._warn_diverged(it, "training")
-                    self.trees_.pop()
-                    break
-                if early and self._record(losses, has_val):
-                    break
-        self.n_estimators_ = len(self.trees_)
-        self.train_score_ = np.asarray(self.train_score_, dtype=np.float64)
-        self.validation_score_ = np.asarray(self.validation_score_, dtype=np.float64)
-        self._packed = None
-        self._packer()
+        grown = grower.grow(
+            shards.sum([r[0] for r in roots]), shards.sum([r[1] for r in roots]), split_nodes
+        )
+        tree = grown.tree
+        # no row reaches the client: the leaves' Newton steps come from the summed
+        # statistics, their quantiles from a selection across the shards
+        samples = SelectedLeafSamples(
+            shards, k, grown, self.l2_regularization, l1_regularization=float(self.reg_alpha)
+        )
+        tree.value = (self.learning_rate * loss.leaf_values(samples))[:, None]
+        if monotonic is not None:
+            tree.value[:, 0] = monotone_leaf_values(
+                tree.children_left,
+                tree.children_right,
+                tree.feature,
+                tree.value[:, 0],
+                monotonic,
+            )
+        answers = shards.call("finish", k, tree, grown.leaves, grown.leaf_positions, following)
+        self.n_rounds_.append(grown.n_rounds + samples.n_rounds + 1)
+        self.n_expanded_.append(grown.n_expanded)
+        self.n_hist_bytes_.append(received[0])
+        return tree, answers
 
     def _scoring_supported(self):
         """Whether the fit can watch ``scoring`` (the loss alone: a scorer needs every
@@ -476,10 +516,9 @@ class _DaskHistGradientBoosting:
         stopping stops here."""
         train, w, val, w_val = losses
         self.train_score_.append(-train / w)
-        if not has_val:
-            return self._should_stop(self.train_score_)
-        self.validation_score_.append(-val / w_val if w_val > 0 else np.nan)
-        return self._should_stop(self.validation_score_)
+        if has_val:
+            self.validation_score_.append(-val / w_val if w_val > 0 else np.nan)
+        return self._plan().stopping_rule.should_stop(self._watched_scores(has_val))
 
     # -- the model as an ordinary one ---------------------------------------------------
     def to_local(self):
@@ -541,6 +580,7 @@ def _every_iteration(num_iteration):
         )
 
 
+@insert_docs(regression_data=REGRESSION_DATA_EXAMPLE)
 class DaskHistGradientBoostingRegressor(_DaskHistGradientBoosting, HistGradientBoostingRegressor):
     __doc__ = """Histogram gradient boosting for regression, trained where a Dask
     cluster holds the data.
@@ -591,11 +631,7 @@ class DaskHistGradientBoostingRegressor(_DaskHistGradientBoosting, HistGradientB
 
     Examples
     --------
-    >>> from dask.distributed import Client, LocalCluster  # doctest: +SKIP
-    >>> import dask.array as da  # doctest: +SKIP
-    >>> client = Client(LocalCluster(n_workers=2))  # doctest: +SKIP
-    >>> X = da.random.random((100_000, 10), chunks=25_000)  # doctest: +SKIP
-    >>> y = X[:, 0] * 3 + X[:, 1]  # doctest: +SKIP
+    {regression_data}
     >>> model = DaskHistGradientBoostingRegressor().fit(X, y)  # doctest: +SKIP
     """
     _local_class = HistGradientBoostingRegressor

@@ -34,6 +34,8 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.utils.class_weight import compute_class_weight
 
+from .._docstrings import insert_docs
+from ._docs import FIT_ROWS, REGRESSION_DATA_EXAMPLE
 from ..engine import BinMapper
 from ..ensembles.forest import RandomForestClassifier, RandomForestRegressor
 from ._boosting import _DaskHistGradientBoosting, _Shards
@@ -194,15 +196,13 @@ class _DaskForest:
     to_local = _DaskHistGradientBoosting.to_local
     save = _DaskHistGradientBoosting.save
 
+    @insert_docs(fit_rows=FIT_ROWS)
     def fit(self, X, y, sample_weight=None):
         """Grow the trees on the workers that hold the rows.
 
         Parameters
         ----------
-        X : dask array or dask DataFrame of shape (n_samples, n_features)
-        y : dask array or dask Series of shape (n_samples,)
-            Partitioned as X (a dask array is rechunked to X's row chunks).
-        sample_weight : dask array or dask Series, default=None
+        {fit_rows}
 
         Returns
         -------
@@ -427,6 +427,7 @@ class _DaskForest:
         )
 
 
+@insert_docs(regression_data=REGRESSION_DATA_EXAMPLE)
 class DaskRandomForestRegressor(_DaskForest, RandomForestRegressor):
     __doc__ = """A random forest of regression trees, grown where a Dask cluster holds
     the data.
@@ -453,11 +454,7 @@ class DaskRandomForestRegressor(_DaskForest, RandomForestRegressor):
 
     Examples
     --------
-    >>> from dask.distributed import Client, LocalCluster  # doctest: +SKIP
-    >>> import dask.array as da  # doctest: +SKIP
-    >>> client = Client(LocalCluster(n_workers=2))  # doctest: +SKIP
-    >>> X = da.random.random((100_000, 10), chunks=25_000)  # doctest: +SKIP
-    >>> y = X[:, 0] * 3 + X[:, 1]  # doctest: +SKIP
+    {regression_data}
     >>> model = DaskRandomForestRegressor(n_estimators=50).fit(X, y)  # doctest: +SKIP
     """
     _local_class = RandomForestRegressor

@@ -265,12 +265,7 @@ class DaskHistGradientBoostingRanker(_DaskHistGradientBoosting, HistGradientBoos
         -------
         self
         """
-        for name, value in (("init_score", init_score), ("init_score_val", init_score_val)):
-            if value is not None:
-                raise ValueError(
-                    f"{type(self).__name__} does not support {name} (per-row offsets) "
-                    f"yet; the one-machine HistGradientBoostingRanker does."
-                )
+        self._refuse_offsets(init_score, init_score_val)
         self._groups = {"train": _check_queries(group, qid, "")}
         extra, extra_val = (() if qid is None else (("qid", qid),)), ()
         if X_val is not None:

@@ -55,6 +55,18 @@ else:
     _ModelBase = object
 
 
+#: the state every fitted booster has (a classifier also its classes)
+_FITTED_STATE = (
+    "bin_mapper_",
+    "trees_",
+    "_init_raw",
+    "_loss",
+    "n_estimators_",
+    "train_score_",
+    "validation_score_",
+)
+
+
 class BoostedModel(_ModelBase):
     """Prediction, introspection and the saved state of a fitted booster (a mixin of
     :class:`~treeboost.ensembles._boosting.BaseGradientBoosting`)."""
@@ -264,13 +276,7 @@ class BoostedModel(_ModelBase):
     _persist_attributes: tuple[str, ...] = (
         "classes_",
         "n_classes_",
-        "bin_mapper_",
-        "trees_",
-        "_init_raw",
-        "_loss",
-        "n_estimators_",
-        "train_score_",
-        "validation_score_",
+        *_FITTED_STATE,
         "init_",
         "max_features_",
         "oob_scores_",
@@ -298,17 +304,7 @@ class BoostedModel(_ModelBase):
         validation scores than iterations, ``init_``)."""
         super()._validate_state(where, **context)
         classifier = isinstance(self, ClassifierMixin)
-        required = [
-            "n_features_in_",
-            "_encoder",
-            "bin_mapper_",
-            "trees_",
-            "_init_raw",
-            "_loss",
-            "n_estimators_",
-            "train_score_",
-            "validation_score_",
-        ]
+        required = ["n_features_in_", "_encoder", *_FITTED_STATE]
         if classifier:
             required += ["classes_", "n_classes_"]
         if not check_fitted(self, where, required):

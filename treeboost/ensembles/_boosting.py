@@ -66,10 +66,10 @@ from dataclasses import replace
 from ._boosted_model import BoostedModel
 from ._eval_request import EvalRequest
 from .evaluation import EvalSet, Evaluation
-from .early_stopping import ScorePlateau
 from ._boosting_records import (
     BoostingState,
     FitInputs,
+    ScoredRows,
     ScoringData,
     Stage,
     StageSetup,
@@ -83,9 +83,10 @@ from ._boosting_records import (
 class BaseGradientBoosting(BoostedModel, PersistenceMixin, EncoderMixin, BaseEstimator):
     """Fitting loop shared by the classifiers and the regressors.
 
-    Subclasses define ``_plan()`` (their hyperparameters as a :class:`BoostingPlan`),
-    ``_split_seed``, ``_stopping_rule`` (an :mod:`.early_stopping` rule) and
-    ``_score_scale`` (scikit-learn's two families differ there)."""
+    Subclasses define ``_plan()`` (their hyperparameters as a :class:`BoostingPlan`,
+    whose ``stopping_rule`` is an :mod:`.early_stopping` rule object that the loop
+    asks after each iteration) and ``_split_seed`` (the seed of the early-stopping
+    split: scikit-learn's two families draw it differently)."""
 
     #: ties between features whose best splits score the same are drawn with the tree's
     #: seed, as scikit-learn's GradientBoosting trees permute the features at each split
@@ -244,14 +245,8 @@ default=None
             rows.early,
             rows.external or rows.val is not None,
             loss,
-            rows.X,
-            rows.y,
-            rows.sample_weight,
-            state.raw,
-            X_val=None if val is None else val.X,
-            y_val=None if val is None else val.y,
-            sample_weight_val=None if val is None else val.sample_weight,
-            raw_val=None if val is None else val.raw,
+            ScoredRows(rows.X, rows.y, rows.sample_weight, state.raw),
+            None if val is None else ScoredRows(val.X, val.y, val.sample_weight, val.raw),
             has_offset=data.offset is not None,
         )
         try:
@@ -815,18 +810,10 @@ default=None
             stacklevel=4,
         )
 
-    def _stopping_rule(self, plan):
-        """The early-stopping rule of the recorded scores (:mod:`.early_stopping`)."""
-        return ScorePlateau(plan.n_iter_no_change, plan.tol)
-
     def _score_scale(self, loss):
         """Factor of the loss in ``train_score_`` (scikit-learn's GradientBoosting:
         :attr:`Loss.score_scale`)."""
         return loss.score_scale
-
-    def _split_seed(self, rng):
-        """``random_state`` of the early-stopping split."""
-        return rng.randint(2**31 - 1)
 
     def _reporter(self, plan, subsampled, begin_at_stage):
         """The verbose table's printer, or None for the LightGBM-style lines of
@@ -850,7 +837,7 @@ default=None
         if val_loss is None:
             return False
         self.validation_score_.append(scale * val_loss)
-        return self._stopping_rule(plan).should_stop(self.validation_score_)
+        return plan.stopping_rule.should_stop(self.validation_score_)
 
     def _check_scores(self, where, checked, n_iter):
         """The rule of the loaded scores (``checked``: the values of ``_state_spec``) of

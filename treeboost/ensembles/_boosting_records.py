@@ -31,26 +31,34 @@ def _masked_loss(loss, y, raw, sample_weight, mask=None):
 
 
 @dataclass(frozen=True)
+class ScoredRows:
+    """Rows that early stopping scores: as given (``X``; None when nothing reads them),
+    their encoded targets, weights and current raw scores (updated in place)."""
+
+    X: object
+    y: np.ndarray
+    sample_weight: np.ndarray
+    raw: np.ndarray
+
+
+@dataclass(frozen=True)
 class ScoringData:
     """The data of one fit that early-stopping scores read: whether early stopping is
-    on and has validation rows of its own, the loss, the training rows as given (``X``),
-    encoded targets and weights, and their current raw scores (updated in place), and
-    the same of the validation rows."""
+    on and has validation rows of its own, the loss, the training rows and the
+    validation rows (:class:`ScoredRows`; None without)."""
 
     early: bool
     has_validation: bool
     loss: object
-    X: object
-    y: object
-    sample_weight: object
-    raw: object
-    X_val: object
-    y_val: object
-    sample_weight_val: object
-    raw_val: object
+    train: ScoredRows
+    val: ScoredRows | None
     # whether the raw scores start from per-row offsets (``fit(init_score=...)``): a
     # scorer that predicts the rows as given would miss them
     has_offset: bool = False
+
+    def rows(self, validation):
+        """The validation rows when ``validation``, else the training rows."""
+        return self.val if validation else self.train
 
 
 @dataclass(frozen=True)
@@ -61,7 +69,8 @@ class BoostingPlan:
 
     ``min_weight_fraction_leaf`` is a fraction of the training rows' total weight (trees
     on the negative gradient); ``early_stopping`` says, for a number of rows, whether a
-    validation split is held out.
+    validation split is held out; ``stopping_rule`` (an :mod:`.early_stopping` rule)
+    says from the recorded scores whether the fit stops.
     """
 
     n_iter: int
@@ -79,8 +88,7 @@ class BoostingPlan:
     init: object
     early_stopping: object
     validation_fraction: float
-    n_iter_no_change: object
-    tol: float
+    stopping_rule: object
     # the L1 penalty ``alpha`` of the second-order gain and leaf values
     l1_regularization: float = 0.0
     # the fraction of the features each tree draws (LightGBM's ``feature_fraction``)

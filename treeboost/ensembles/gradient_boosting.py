@@ -19,18 +19,6 @@ import numpy as np
 from ..losses.multi_quantile import check_quantiles
 from ..persistence import register
 from ..trees._params import SPLIT_CONSTRAINTS
-from ..losses import (
-    AbsoluteError,
-    BinaryLogLoss,
-    ExponentialLoss,
-    GammaLoss,
-    HuberLoss,
-    MultinomialLogLoss,
-    MultiQuantileLoss,
-    PoissonLoss,
-    QuantileLoss,
-    SquaredError,
-)
 from ._gb_verbose import VerboseReporter
 
 if TYPE_CHECKING:
@@ -112,17 +100,13 @@ class _SklearnGradientBoosting(_Booster):
             init=self.init,
             early_stopping=lambda n: self.n_iter_no_change is not None,
             validation_fraction=self.validation_fraction,
-            n_iter_no_change=self.n_iter_no_change,
-            tol=self.tol,
+            # scikit-learn's GradientBoosting rule on the validation losses
+            stopping_rule=LossPlateau(self.n_iter_no_change, self.tol),
         )
 
     def _split_seed(self, rng):
         # scikit-learn splits with random_state itself
         return self.random_state
-
-    def _stopping_rule(self, plan):
-        # scikit-learn's GradientBoosting rule on the validation losses
-        return LossPlateau(plan.n_iter_no_change, plan.tol)
 
     def _reporter(self, plan, subsampled, begin_at_stage):
         return VerboseReporter(self.verbose, subsampled, plan.n_iter, begin_at_stage)
@@ -421,17 +405,4 @@ class GradientBoostingClassifier(_SklearnGradientBoosting, BoostedClassifier):
         self.interaction_cst = interaction_cst
 
 
-register(
-    GradientBoostingClassifier,
-    GradientBoostingRegressor,
-    AbsoluteError,
-    BinaryLogLoss,
-    ExponentialLoss,
-    GammaLoss,
-    HuberLoss,
-    MultinomialLogLoss,
-    MultiQuantileLoss,
-    PoissonLoss,
-    QuantileLoss,
-    SquaredError,
-)
+register(GradientBoostingClassifier, GradientBoostingRegressor)

@@ -26,6 +26,7 @@ from ._booster_params import (
     BoosterParamsMixin,
 )
 from ._eval_request import EvalRequest
+from .early_stopping import ScorePlateau
 from .gradient_boosting import (
     CONSTRAINTS_DOC,
     BaseGradientBoosting,
@@ -147,8 +148,8 @@ class _HistGradientBoosting(_Booster):
             init=None,
             early_stopping=early_stopping,
             validation_fraction=self.validation_fraction,
-            n_iter_no_change=self.n_iter_no_change,
-            tol=self.tol,
+            # scikit-learn's HistGradientBoosting rule on the scores
+            stopping_rule=ScorePlateau(self.n_iter_no_change, self.tol),
         )
 
     def _min_split_gain(self):
@@ -248,11 +249,11 @@ default=None
             )
         self._scorer = None if self.scoring == "loss" else check_scoring(self, self.scoring)
         self._small_train = None
-        n = data.y.shape[0]
+        n = data.train.y.shape[0]
         if self._scorer is not None and n > SMALL_TRAINSET_ROWS:
             # scikit-learn scores the training data on a subset of this size
             rows = np.arange(n)
-            stratify = data.y if is_classifier(self) else None
+            stratify = data.train.y if is_classifier(self) else None
             self._small_train, _ = train_test_split(
                 rows,
                 train_size=SMALL_TRAINSET_ROWS,
@@ -271,10 +272,8 @@ default=None
     def _score(self, data, validation, loss_value):
         """Minus the loss (``scoring="loss"``), else the scorer's value of the model
         fitted so far."""
-        if validation:
-            X, y, w, raw = data.X_val, data.y_val, data.sample_weight_val, data.raw_val
-        else:
-            X, y, w, raw = data.X, data.y, data.sample_weight, data.raw
+        rows = data.rows(validation)
+        X, y, w, raw = rows.X, rows.y, rows.sample_weight, rows.raw
         if self._scorer is None:
             if loss_value is None:
                 loss_value = data.loss(y, raw[:, 0] if raw.shape[1] == 1 else raw, w)
@@ -294,14 +293,14 @@ default=None
         if not data.early:
             return False
         self.train_score_.append(self._score(data, False, train_loss))
-        if not data.has_validation:
-            return self._should_stop(self.train_score_)
-        self.validation_score_.append(self._score(data, True, val_loss))
-        return self._should_stop(self.validation_score_)
+        if data.has_validation:
+            self.validation_score_.append(self._score(data, True, val_loss))
+        return plan.stopping_rule.should_stop(self._watched_scores(data.has_validation))
 
-    # the rule on the kept scores, for every HistGradientBoosting (treeboost.dask's too)
-    def _should_stop(self, scores):
-        return self._stopping_rule(self._plan()).should_stop(scores)
+    def _watched_scores(self, has_validation):
+        """The scores early stopping watches: the validation scores, or the training
+        scores without validation rows (``validation_fraction=None``)."""
+        return self.validation_score_ if has_validation else self.train_score_
 
     #: without early stopping no score is kept; with it, the initial one comes first
     _state_spec = {**BaseGradientBoosting._state_spec, "train_score_": array("float64", ndim=1)}

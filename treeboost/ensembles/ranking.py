@@ -329,7 +329,8 @@ class HistGradientBoostingRanker(_HistGradientBoosting, BoostedRegressor):
 
     def _score(self, data, validation, loss_value):
         """The early-stopping metric (``scoring``) of the current scores."""
-        y, raw = (data.y_val, data.raw_val) if validation else (data.y, data.raw)
+        rows = data.rows(validation)
+        y, raw = rows.y, rows.raw
         _, offsets, labels, _ = data.loss._queries(y)
         if self.scoring == "loss":
             return -float(data.loss(y, raw[:, 0], None))

@@ -3,6 +3,7 @@
 import numpy as np
 from numba import prange
 
+from ..persistence import register
 from .base import Loss, weighted_quantile
 from ..engine import parallel_kernel
 
@@ -46,3 +47,6 @@ class AbsoluteError(Loss):
     def leaf_values(self, samples):
         """Weighted median of the residuals ``y - F`` of each leaf."""
         return samples.residual_quantiles(0.5)
+
+
+register(AbsoluteError)

@@ -378,3 +378,28 @@ class LogLinkLoss(Loss):
     @staticmethod
     def predict(raw):
         return np.exp(raw)
+
+
+class CompiledLoss(Loss):
+    """A loss whose per-row values and gradients are compiled kernels:
+    ``pointwise_kernel(y, raw, out)`` writes ``L(y_i, F_i)`` into ``out`` of shape
+    (n_samples,), ``gradient_kernel(y, raw, g, h)`` the gradient and hessian into arrays
+    of ``raw``'s shape; ``y`` is passed contiguous as ``target_dtype``, ``raw`` as
+    float64."""
+
+    pointwise_kernel = None
+    gradient_kernel = None
+    target_dtype = np.float64
+
+    def pointwise(self, y, raw):
+        raw = np.ascontiguousarray(raw, dtype=np.float64)
+        out = np.empty(raw.shape[0])
+        self.pointwise_kernel(np.ascontiguousarray(y, dtype=self.target_dtype), raw, out)
+        return out
+
+    def gradient_hessian(self, y, raw):
+        raw = np.ascontiguousarray(raw, dtype=np.float64)
+        g = np.empty_like(raw)
+        h = np.empty_like(raw)
+        self.gradient_kernel(np.ascontiguousarray(y, dtype=self.target_dtype), raw, g, h)
+        return g, h

@@ -3,6 +3,7 @@
 import numpy as np
 from scipy.special import expit, logit
 
+from ..persistence import register
 from .base import Loss
 
 
@@ -50,3 +51,6 @@ class ExponentialLoss(Loss):
         """``[1 - expit(2 F), expit(2 F)]`` of raw scores of shape (n_samples,)."""
         p = expit(2.0 * raw)
         return np.column_stack([1.0 - p, p])
+
+
+register(ExponentialLoss)

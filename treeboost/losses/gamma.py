@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ..persistence import register
 from .base import LogLinkLoss
 
 
@@ -28,3 +29,6 @@ class GammaLoss(LogLinkLoss):
         if not np.all(y > 0):
             raise ValueError("loss='gamma' requires strictly positive y.")
         return y
+
+
+register(GammaLoss)

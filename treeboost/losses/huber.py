@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ..persistence import register
 from ..engine import huber_leaf_values
 from .base import Loss, weighted_quantile
 from ..persistence._spec import real
@@ -87,3 +88,6 @@ class HuberLoss(Loss):
         "alpha": real(0, 1, low_open=True, high_open=True),
         "delta": real(low=0, none_ok=True),
     }
+
+
+register(HuberLoss)

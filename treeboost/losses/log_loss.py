@@ -4,7 +4,8 @@ import numpy as np
 from numba import prange
 from scipy.special import expit, logit
 
-from .base import Loss
+from ..persistence import register
+from .base import CompiledLoss
 from ..engine import parallel_kernel
 
 
@@ -47,7 +48,7 @@ def _binary_loss_grad_hess(y, raw, w, g, h):
     return total / w_total
 
 
-class BinaryLogLoss(Loss):
+class BinaryLogLoss(CompiledLoss):
     """``L = -[y log p + (1 - y) log(1 - p)]`` with ``p = expit(F)``, y in {0, 1}.
 
     ``g = p - y``, ``h = p (1 - p)``.  Initial score: the log-odds of the positive class,
@@ -60,19 +61,8 @@ class BinaryLogLoss(Loss):
     is_classification = True
     score_scale = 2.0
 
-    def pointwise(self, y, raw):
-        raw = np.ascontiguousarray(raw, dtype=np.float64)
-        out = np.empty_like(raw)
-        _binary_pointwise(np.ascontiguousarray(y, dtype=np.float64), raw, out)
-        return out
-
-    def gradient_hessian(self, y, raw):
-        raw = np.ascontiguousarray(raw, dtype=np.float64)
-        g = np.empty_like(raw)
-        h = np.empty_like(raw)
-        _binary_grad_hess(np.ascontiguousarray(y, dtype=np.float64), raw, g, h)
-        return g, h
-
+    pointwise_kernel = staticmethod(_binary_pointwise)
+    gradient_kernel = staticmethod(_binary_grad_hess)
     loss_gradient_kernel = staticmethod(_binary_loss_grad_hess)
 
     def init_raw(self, y, sample_weight):
@@ -94,3 +84,6 @@ class BinaryLogLoss(Loss):
         """``[1 - expit(F), expit(F)]`` of raw scores of shape (n_samples,)."""
         p = expit(raw)
         return np.column_stack([1.0 - p, p])
+
+
+register(BinaryLogLoss)

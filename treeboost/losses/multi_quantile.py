@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ..persistence import register
 from .base import Loss, weighted_quantile
 from ..persistence._spec import array
 
@@ -98,3 +99,6 @@ class MultiQuantileLoss(Loss):
     def _validate_state(self, where="loss", n_outputs=None):
         super()._validate_state(where, n_outputs)
         check_quantiles(self.alphas, f"{where}.alphas")
+
+
+register(MultiQuantileLoss)

@@ -4,7 +4,8 @@ import numpy as np
 from numba import prange
 from scipy.special import softmax
 
-from .base import Loss
+from ..persistence import register
+from .base import CompiledLoss
 from ..persistence._spec import integer
 from ..engine import inlined, parallel_kernel
 
@@ -66,7 +67,7 @@ def _multinomial_loss_grad_hess(y, raw, w, g, h):
     return total / w_total
 
 
-class MultinomialLogLoss(Loss):
+class MultinomialLogLoss(CompiledLoss):
     """``L = -sum_k y_k log p_k`` with ``p = softmax(F)`` over K raw scores.
 
     One tree per class and iteration, fitted to ``g_k = p_k - y_k`` with the diagonal
@@ -95,19 +96,9 @@ class MultinomialLogLoss(Loss):
         """``(K-1)/K``."""
         return (self.n_classes - 1) / self.n_classes
 
-    def pointwise(self, y, raw):
-        raw = np.ascontiguousarray(raw, dtype=np.float64)
-        out = np.empty(raw.shape[0])
-        _multinomial_pointwise(np.ascontiguousarray(y, dtype=np.int64), raw, out)
-        return out
-
-    def gradient_hessian(self, y, raw):
-        raw = np.ascontiguousarray(raw, dtype=np.float64)
-        g = np.empty_like(raw)
-        h = np.empty_like(raw)
-        _multinomial_grad_hess(np.ascontiguousarray(y, dtype=np.int64), raw, g, h)
-        return g, h
-
+    pointwise_kernel = staticmethod(_multinomial_pointwise)
+    gradient_kernel = staticmethod(_multinomial_grad_hess)
+    target_dtype = np.int64
     loss_gradient_kernel = staticmethod(_multinomial_loss_grad_hess)
 
     def init_raw(self, y, sample_weight):
@@ -136,3 +127,6 @@ class MultinomialLogLoss(Loss):
         super()._validate_state(where, n_outputs)
         if self.n_outputs != self.n_classes:
             raise ValueError(f"{where}.n_outputs: must be n_classes ({self.n_classes}).")
+
+
+register(MultinomialLogLoss)

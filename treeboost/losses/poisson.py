@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ..persistence import register
 from .base import LogLinkLoss
 
 
@@ -29,3 +30,6 @@ class PoissonLoss(LogLinkLoss):
         if np.any(y < 0) or not np.sum(y) > 0:
             raise ValueError("loss='poisson' requires non-negative y and sum(y) > 0.")
         return y
+
+
+register(PoissonLoss)

@@ -3,6 +3,7 @@
 import numpy as np
 from numba import prange
 
+from ..persistence import register
 from .base import Loss, weighted_quantile
 from ..engine import parallel_kernel
 from ..persistence._spec import real
@@ -66,3 +67,6 @@ class QuantileLoss(Loss):
 
     _persist_attributes = ("alpha",)
     _state_spec = {"alpha": real(0, 1, low_open=True, high_open=True)}
+
+
+register(QuantileLoss)

@@ -3,6 +3,7 @@
 import numpy as np
 from numba import prange
 
+from ..persistence import register
 from .base import Loss
 from ..engine import parallel_kernel
 
@@ -43,3 +44,6 @@ class SquaredError(Loss):
 
     def init_raw(self, y, sample_weight):
         return float(np.average(y, weights=sample_weight))
+
+
+register(SquaredError)
