@@ -24,6 +24,7 @@ def _histogram(z, S, crit, min_leaf, n_bins, exact):
         np.empty(n_bins, np.int64),
         np.empty(n_bins),
         np.empty(n_bins),
+        np.empty((3, k)),
     )
 
 

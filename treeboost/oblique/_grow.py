@@ -78,8 +78,10 @@ def _split_node(X, rows, mean, scale, S, p, feats, coefs, fills, work):
         for c in range(k):
             Sn[i, c] = S[rows[i], c]
     row_weights_into(Sn, p.crit, wt)
-    w = np.zeros(d)
-    fill = np.full(d, np.nan)
+    w = work.node_w
+    w[:] = 0.0
+    fill = work.fill
+    fill[:] = np.nan
     if p.splitter == SPORF:
         t, score = sporf_split(
             X,

@@ -148,7 +148,7 @@ def line_search(v, d, S, crit, min_leaf):
 
 
 @internal
-def histogram_search(z, S, crit, min_leaf, n_bins, exact, hist, count, low, high):
+def histogram_search(z, S, crit, min_leaf, n_bins, exact, hist, count, low, high, sides):
     """The best threshold on the projection ``z`` among the boundaries of ``n_bins``
     equal-width bins of its range, in ``O(m + n_bins k)`` instead of the sort's ``O(m
     log m)``.
@@ -160,10 +160,10 @@ def histogram_search(z, S, crit, min_leaf, n_bins, exact, hist, count, low, high
     the smallest value right of it, so the rows are routed exactly as the histogram
     counted them.  With ``exact``, a histogram in which two different values share a
     bin (a cut between them would be lost) is not swept: ``score = nan`` says so, and
-    the caller sorts instead.  ``hist`` (at least ``n_bins x k``), ``count``, ``low`` and
-    ``high`` (at least ``n_bins``) are work arrays, overwritten.  Returns ``(threshold,
-    score)``, ``score = inf`` when no cut leaves ``min_leaf`` rows and a positive weight
-    on each side.
+    the caller sorts instead.  ``hist`` (at least ``n_bins x k``), ``count``, ``low``,
+    ``high`` (at least ``n_bins``) and ``sides`` (``(3, k)``) are work arrays,
+    overwritten.  Returns ``(threshold, score)``, ``score = inf`` when no cut leaves
+    ``min_leaf`` rows and a positive weight on each side.
     """
     m, k = S.shape
     lo = np.inf
@@ -195,12 +195,12 @@ def histogram_search(z, S, crit, min_leaf, n_bins, exact, hist, count, low, high
         for b in range(n_bins):
             if low[b] < high[b]:
                 return 0.0, np.nan
-    total = np.zeros(k)
+    total, left, right = sides[0], sides[1], sides[2]
+    total[:] = 0.0
+    left[:] = 0.0
     for b in range(n_bins):
         for c in range(k):
             total[c] += hist[b, c]
-    left = np.zeros(k)
-    right = np.empty(k)
     n_left = 0
     prev_high = -np.inf
     best = np.inf
@@ -222,4 +222,57 @@ def histogram_search(z, S, crit, min_leaf, n_bins, exact, hist, count, low, high
             left[c] += hist[b, c]
         n_left += count[b]
         prev_high = high[b]
+    return best_t, best
+
+
+#: a node of at most this many rows is sorted by insertion (no allocation)
+INSERTION_ROWS = 32
+
+
+@internal
+def sorted_search(z, S, crit, min_leaf, order, sides):
+    """The best threshold of ``z`` among all ``m - 1`` cuts between its sorted values:
+    the rows ordered by ``z`` (insertion sort up to :data:`INSERTION_ROWS` rows, into
+    the work array ``order``), then one sweep that scores each cut between two
+    different values, ``W_L I_L + W_R I_R``, each side holding at least ``min_leaf``
+    rows and a positive weight.  The threshold is the midpoint of the two values (the
+    left one where the midpoint rounds onto the right one), as
+    :func:`histogram_search` returns it.  ``sides`` (``(3, k)``) is a work array.
+    Returns ``(threshold, score)``, ``score = inf`` when no cut is allowed."""
+    m, k = S.shape
+    if m <= INSERTION_ROWS:
+        for i in range(m):
+            j = i
+            v = z[i]
+            while j > 0 and z[order[j - 1]] > v:
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = i
+    else:
+        order[:m] = np.argsort(z)
+    total, left, right = sides[0], sides[1], sides[2]
+    total[:] = 0.0
+    left[:] = 0.0
+    for j in range(m):
+        for c in range(k):
+            total[c] += S[j, c]
+    best = np.inf
+    best_t = 0.0
+    hi = m - min_leaf
+    for i in range(m - 1):
+        j = order[i]
+        for c in range(k):
+            left[c] += S[j, c]
+        here = z[j]
+        nxt = z[order[i + 1]]
+        if not nxt > here or i + 1 < min_leaf or i + 1 > hi:
+            continue
+        for c in range(k):
+            right[c] = total[c] - left[c]
+        if side_weight(left, crit) > 0.0 and side_weight(right, crit) > 0.0:
+            score = side_impurity(left, crit) + side_impurity(right, crit)
+            if score < best:
+                t = 0.5 * (here + nxt)
+                best = score
+                best_t = t if t < nxt else here
     return best_t, best

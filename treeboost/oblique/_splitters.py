@@ -13,7 +13,13 @@ from typing import NamedTuple
 import numpy as np
 
 from ..engine import internal
-from ._search import SQUARED_ERROR, histogram_search, line_search
+from ._search import (
+    INSERTION_ROWS,
+    SQUARED_ERROR,
+    histogram_search,
+    line_search,
+    sorted_search,
+)
 
 #: splitter codes of the kernels
 AXIS, OC1, LINEAR, SPORF = 0, 1, 2, 3
@@ -29,30 +35,38 @@ class SporfWork(NamedTuple):
 
     stats: np.ndarray  # (n, k) the node's rows' statistics
     weight: np.ndarray  # (n,) their weights
-    minus: np.ndarray  # (n,) -1.0: the threshold's direction
     z: np.ndarray  # (n,) the projection of the node's rows
     perm: np.ndarray  # (d,) int64: attributes, partly shuffled per projection
     hist: np.ndarray  # (n_hist, k) a projection's histogram
     count: np.ndarray  # (n_hist,) int64
     low: np.ndarray  # (n_hist,)
     high: np.ndarray  # (n_hist,)
+    order: np.ndarray  # (n,) int64: a small node's rows in the order of z
+    sides: np.ndarray  # (3, k): a search's total, left and right statistics
+    proj: np.ndarray  # (d,) a projection's weights
+    node_w: np.ndarray  # (d,) the node's split weights
+    fill: np.ndarray  # (d,) the node's fills (NaN: not computed)
 
 
 @internal
 def sporf_work(n, d, k, n_bins):
     """The :class:`SporfWork` of a tree of ``n`` rows, ``d`` attributes and ``k``
     statistics whose histograms have at most ``n_bins`` bins."""
-    n_hist = max(1, min(n_bins, HIST_BINS_PER_ROW * n))
+    n_hist = max(1, n_bins)
     return SporfWork(
         np.empty((n, k)),
         np.empty(n),
-        -np.ones(n),
         np.empty(n),
         np.arange(d),
         np.empty((n_hist, k)),
         np.empty(n_hist, dtype=np.int64),
         np.empty(n_hist),
         np.empty(n_hist),
+        np.empty(n, dtype=np.int64),
+        np.empty((3, k)),
+        np.empty(d),
+        np.empty(d),
+        np.empty(d),
     )
 
 
@@ -270,20 +284,21 @@ def sporf_split(
     attributes drawn without replacement, each weight +1 or -1; the best threshold of
     each projection by :func:`histogram_search`: over ``n_bins`` bins at a node of more
     rows than that, exactly at a smaller one (four bins a row, sorted by
-    :func:`line_search` where two different values share a bin); by
-    :func:`line_search` alone with ``n_bins = 0``.  Missing values take the node's mean
-    (``fill``, filled for the attributes drawn; NaN marks one not computed).  ``work``:
-    the tree's :class:`SporfWork`."""
+    :func:`sorted_search` where two different values share a bin); by
+    :func:`sorted_search` at a node of at most :data:`INSERTION_ROWS` rows (no
+    histogram to clear) and at every node with ``n_bins = 0``.  Missing values take the
+    node's mean (``fill``, filled for the attributes drawn; NaN marks one not
+    computed).  ``work``: the tree's :class:`SporfWork`."""
     m, d = rows.shape[0], X.shape[1]
-    minus = work.minus[:m]
-    # a node of at most n_bins rows is searched exactly: a histogram of 4 bins a row,
-    # swept unless two different values share a bin (then sorted)
+    # a node of at most n_bins rows is searched exactly: sorted by insertion up to
+    # INSERTION_ROWS rows, above by a histogram of 4 bins a row (sorted where two
+    # different values share a bin)
     exact = m <= n_bins
     n_hist = min(n_bins, HIST_BINS_PER_ROW * m)
     hist, count, low, high = work.hist, work.count, work.low, work.high
     perm = work.perm
     z = work.z[:m]
-    w = np.zeros(d)
+    w = work.proj
     best, best_t = np.inf, 0.0
     lam = density - 1.0 if density > 1.0 else 0.0
     for _p in range(n_proj):
@@ -326,12 +341,13 @@ def sporf_split(
                     x = X[rows[i], f]
                     z[i] += s * (fill[f] if np.isnan(x) else (x - mu) * inv)
         sc = np.nan
-        if n_bins > 0:
-            # the histogram's O(m + bins) against the sort's O(m log m), at a sort's
-            # ~100 ns a row
-            t, sc = histogram_search(z, S, crit, min_leaf, n_hist, exact, hist, count, low, high)
+        if n_bins > 0 and m > INSERTION_ROWS:
+            # the histogram's O(m + bins) against the sort's O(m log m)
+            t, sc = histogram_search(
+                z, S, crit, min_leaf, n_hist, exact, hist, count, low, high, work.sides
+            )
         if np.isnan(sc):
-            t, sc = line_search(z, minus, S, crit, min_leaf)
+            t, sc = sorted_search(z, S, crit, min_leaf, work.order, work.sides)
         if sc < best:
             best, best_t = sc, t
             out_w[:] = w
