@@ -10,16 +10,15 @@ from hypothesis import given, settings, strategies as st
 from treeboost.engine.split.constraints import MonotonicCheck
 from treeboost.engine.split.criteria import NEWTON
 from treeboost.engine.records import Scratch
-from treeboost.engine.split.search import (
+from treeboost.engine.split.categorical import (
     CAT_L2,
     CAT_SMOOTH,
     MAX_CAT_EXACT,
     MAX_CAT_THRESHOLD,
     MIN_DATA_PER_GROUP,
     MIN_DATA_PER_GROUP_SHARE,
-    make_scratch,
-    scan_feature,
 )
+from treeboost.engine.split.search import make_scratch, scan_feature
 
 from tests._helpers import search_params
 

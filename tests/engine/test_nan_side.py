@@ -5,7 +5,7 @@ adds its shards' sums; the first iteration's hessians are all equal)."""
 import numpy as np
 
 from treeboost.engine.split.criteria import GINI, NEWTON
-from treeboost.engine.split.search import HESSIAN_TIE_RTOL, hessian_goes_left, nan_goes_left
+from treeboost.engine.split.scoring import HESSIAN_TIE_RTOL, hessian_goes_left, nan_goes_left
 
 
 def _sequential(h, n):

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import treeboost as tb
-from treeboost.engine.split.search import MAX_CAT_EXACT
+from treeboost.engine.split.categorical import MAX_CAT_EXACT
 
 
 def _guarded_stump(codes, y, min_count, smooth):

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 import treeboost
 from treeboost.inspection import trees_to_dataframe
 from treeboost.inspection import export_text
-from treeboost.engine.split.search import CAT_SMOOTH
+from treeboost.engine.split.categorical import CAT_SMOOTH
 from treeboost.trees import FeatureEncoder
 from treeboost._input.rare_categories import MIN_TARGET_ROWS, TARGET_GROUP_ROWS, group_by_target
 

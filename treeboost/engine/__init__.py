@@ -83,7 +83,7 @@ _HOMES = {
     "monotone_leaf_values": "split.constraints",
     "growth_constraints": "split.constraints",
     "clip_node_values": "split.constraints",
-    "CAT_SMOOTH": "split.search",
+    "CAT_SMOOTH": "split.categorical",
     "make_scratch": "split.search",
     "feature_pairs": "grow.stepped",
     "node_histograms": "grow.stepped",

@@ -19,10 +19,10 @@ from ..split.search import (
     MODE_BUILT,
     MODE_SORT,
     MODE_SUBTRACT,
-    copy_into,
     evaluate_features,
     evaluate_features_parallel,
 )
+from ..split.scoring import copy_into
 from ..binning.sparse_codes import bucket_entries
 from ..statistics.samples import gather_rows, gather_rows_packed, gather_rows_parallel, packed_rows
 from .acceptance import (  # noqa: F401 (random_tree reads DECREASE_ATOL here)

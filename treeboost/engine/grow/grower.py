@@ -31,7 +31,7 @@ from ..records import BinnedData, growth_params
 from .leaf_ranges import LeafRanges, copied_ids
 from .node_targets import node_target_values
 from ..binning.sparse_codes import SparseCodes
-from ..split.search import CAT_SMOOTH
+from ..split.categorical import CAT_SMOOTH
 from ..statistics.samples import SOURCE_REGRESSION, SampleStatistics, packable
 from .subtrees import grow_in_subtrees, splits_into_subtrees, subtree_rows
 from ..predict.tree import Tree

@@ -19,7 +19,8 @@ from ..split.random_cuts import (
     draw_cut_from_table,
     score_cut,
 )
-from ..split.search import MAX_CAT_EXACT, category_searched, sparse_histogram, thread_scratch
+from ..split.categorical import MAX_CAT_EXACT, category_searched
+from ..split.search import sparse_histogram, thread_scratch
 from .sampling import rand
 
 #: the bit of a cut's draw that gives its missing values' side (the cut reads the 53 low

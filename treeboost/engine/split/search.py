@@ -1,4 +1,5 @@
-"""Numba kernels that find the best split of a node.
+"""Numba kernels that find the best split of a node (the categorical search is in
+:mod:`.categorical`, the scores of a split in :mod:`.scoring`).
 
 The search works on a *compressed histogram* of one feature: the bin codes present in
 the node in ascending order, their summed statistics, and the statistics of the
@@ -18,17 +19,10 @@ from numba import prange
 from .constraints import MonotonicCheck, constrained_score, newton_constrained, newton_decrease
 from .criteria import (
     newton_gain_term,
-    node_term,
-    is_regression,
     NEWTON,
     SQUARED_ERROR,
-    FRIEDMAN_MSE,
-    POISSON,
-    POISSON_MIN_SUM,
-    POISSON_SUM_RTOL,
     GINI,
     ENTROPY,
-    _LOG2,
 )
 from .histogram import (
     SMALL_NODE_SORT,
@@ -47,383 +41,28 @@ from ..binning.sparse_codes import node_entries
 from ..statistics.samples import packed_rows
 from .._numba.borrowed_views import flat
 from .._numba.jit import compiled, inlined, internal, kernel
+from .categorical import (
+    MAX_CAT_EXACT,
+    _category_keys,
+    missing_side_codes,
+    scan_categories_newton,
+    set_aside_rare,
+)
+from .scoring import (
+    _pure_class,
+    _score,
+    copy_into,
+    decrease_from_left,
+    hessian_goes_left,
+    nan_goes_left,
+    score_sides,
+)
 
 #: how a node's histogram of a feature is obtained
 MODE_SORT = 0  # compressed histogram by gathering the node's codes
 MODE_BUILD = 1  # dense histogram built from the node's samples
 MODE_SUBTRACT = 2  # dense histogram = parent - sibling (in the parent's buffer)
 MODE_BUILT = 3  # dense histogram already built (two features a pass, boosting)
-
-# Categorical splits with many categories and few rows each: the best prefix of the
-# order by the categories' statistic mostly fits noise.  Every tree holds it back by one
-# rule (category_key, category_searched), with its own parameters (GrowthParams'
-# cat_smooth and min_samples_per_category); boosting's are LightGBM's defaults, under
-# the same names, and it has the three rules after these as well.
-#: boosting's ``cat_smooth`` and ``min_samples_per_category`` (LightGBM's
-#: ``cat_smooth``, and the rows it needs a category to have): categories ordered by
-#: ``G / (H + CAT_SMOOTH)``; one with fewer rows in the node is left out of the search
-#: (it goes right, with the categories never seen)
-CAT_SMOOTH = 10.0
-#: added to ``l2`` in the gain of a categorical split (not of the leaves)
-CAT_L2 = 10.0
-#: at most this many categories on the side that is searched (both ends of the order)
-MAX_CAT_THRESHOLD = 32
-#: rows each side of a categorical split keeps, at most a fraction
-#: ``MIN_DATA_PER_GROUP_SHARE`` of the node's (LightGBM's 100 alone forbids every such
-#: split in a node of fewer than 200 rows: on small data boosting could not split a
-#: column of categories at all)
-MIN_DATA_PER_GROUP = 100
-MIN_DATA_PER_GROUP_SHARE = 0.25
-#: a node with at most this many categories present keeps the exact optimal-subset scan
-#: without the rules above (the order's every prefix, Fisher 1958), as trees do
-MAX_CAT_EXACT = 4
-
-
-@kernel
-def _score(left, total, crit, n_stats, l1, l2, min_leaf, min_w):
-    """Score of sending ``left`` left and ``total - left`` right, ``-inf`` if a child
-    breaks ``min_samples_leaf`` / ``min_weight_leaf``.
-
-    Within one node the score is a monotone function of the impurity decrease
-    (:func:`decrease_from_score` recovers it), so no child array is written here:
-    gini ``sum_k l_k^2/W_L + sum_k r_k^2/W_R``; entropy ``-(T(L) + T(R))``; squared
-    error ``S_L^2/W_L + S_R^2/W_R``; Friedman's ``(W_R S_L - W_L S_R)^2 / (W_L W_R)``
-    (his improvement times ``W``); Poisson ``S_L log(S_L/W_L) + S_R log(S_R/W_R)``, ``-inf``
-    when a child's sum of targets is not positive (scikit-learn's rule, with a tolerance
-    for the rounding of the difference ``S - S_L``); newton
-    ``T(G_L)^2/(H_L+l) + T(G_R)^2/(H_R+l)`` (``T`` the L1 threshold,
-    :func:`~.criteria.newton_gain_term`), computed as ``T (T/(H+l))`` so that huge
-    gradients (sample weights near 1e300) do not overflow;
-    gain ratio: the ratio itself.  (``absolute_error`` has its own search,
-    :mod:`.median_split`.)
-    """
-    cnt = total.shape[0] - 1
-    nl = left[cnt]
-    if nl < min_leaf or total[cnt] - nl < min_leaf:
-        return -np.inf
-    if crit == NEWTON:
-        hl = left[1]
-        hr = total[1] - hl
-        if hl < min_w or hr < min_w:
-            return -np.inf
-        gl = left[0]
-        gr = total[0] - gl
-        return newton_gain_term(gl, hl, l1, l2) + newton_gain_term(gr, hr, l1, l2)
-    if crit == SQUARED_ERROR:
-        wl = left[0]
-        wr = total[0] - wl
-        if wl < min_w or wr < min_w or wl <= 0.0 or wr <= 0.0:
-            return -np.inf
-        sc = 0.0
-        for k in range(1, n_stats):  # one (w*y) sum per output
-            sl = left[k]
-            sr = total[k] - sl
-            sc += sl * sl / wl + sr * sr / wr
-        return sc
-    if crit == FRIEDMAN_MSE or crit == POISSON:
-        wl = left[0]
-        wr = total[0] - wl
-        if wl < min_w or wr < min_w or wl <= 0.0 or wr <= 0.0:
-            return -np.inf
-        sl = left[1]
-        sr = total[1] - sl
-        if crit == FRIEDMAN_MSE:
-            diff = wr * sl - wl * sr
-            return diff * diff / (wl * wr)
-        floor = POISSON_SUM_RTOL * total[1]
-        if sl <= floor or sr <= floor or sl <= POISSON_MIN_SUM or sr <= POISSON_MIN_SUM:
-            return -np.inf
-        return sl * np.log(sl / wl) + sr * np.log(sr / wr)
-    wl = 0.0
-    wr = 0.0
-    for k in range(n_stats):
-        wl += left[k]
-        wr += total[k] - left[k]
-    if wl < min_w or wr < min_w or wl <= 0.0 or wr <= 0.0:
-        return -np.inf
-    if crit == GINI:
-        ql = 0.0
-        qr = 0.0
-        for k in range(n_stats):
-            r = total[k] - left[k]
-            ql += left[k] * left[k]
-            qr += r * r
-        return ql / wl + qr / wr
-    tl = wl * np.log(wl)
-    tr = wr * np.log(wr)
-    for k in range(n_stats):
-        r = total[k] - left[k]
-        if left[k] > 0.0:
-            tl -= left[k] * np.log(left[k])
-        if r > 0.0:
-            tr -= r * np.log(r)
-    if crit == ENTROPY:
-        return -(tl + tr)
-    # gain ratio
-    w = wl + wr
-    ig = (node_term(total, crit, n_stats, l1, l2) - (tl + tr) / _LOG2) / w
-    pl = wl / w
-    pr = wr / w
-    iv = -(pl * np.log(pl) + pr * np.log(pr)) / _LOG2
-    return ig / iv
-
-
-@internal
-def decrease_from_left(left, total, right, crit, n_stats, l1, l2):
-    """Weighted impurity decrease ``T(P) - T(L) - T(R)`` of a split."""
-    for c in range(total.shape[0]):
-        right[c] = total[c] - left[c]
-    return (
-        node_term(total, crit, n_stats, l1, l2)
-        - node_term(left, crit, n_stats, l1, l2)
-        - node_term(right, crit, n_stats, l1, l2)
-    )
-
-
-@inlined
-def _pure_class(cstats, j, n_stats):
-    """The only class with weight in bin ``j``, or -1 when it holds several."""
-    found = -1
-    for k in range(n_stats):
-        if cstats[j, k] > 0.0:
-            if found >= 0:
-                return -1
-            found = k
-    return found
-
-
-#: hessian sums of a node's two children within this fraction of the node's are equal
-#: for the side of NaN: the sums of equal hessians (every row's at the first iteration,
-#: where the scores are one constant) differ in their last bits by the order they were
-#: added in, which a data-parallel fit's shards change
-HESSIAN_TIE_RTOL = 1e-12
-
-
-@inlined
-def hessian_goes_left(left_h, total_h):
-    """NaN's side at a boosting split that saw no missing value in training: the child
-    of the larger hessian sum ``left_h`` or ``total_h - left_h``, left on a tie within
-    :data:`HESSIAN_TIE_RTOL` of ``total_h``."""
-    return left_h >= total_h - left_h - HESSIAN_TIE_RTOL * abs(total_h)
-
-
-@inlined
-def nan_goes_left(left, total, crit):
-    """The side of NaN at a split that saw no missing value in training: the larger
-    child, by samples (by hessian for boosting, as its dense scan, which has no counts).
-    ``left`` and ``total`` are the left child's and the node's statistics.  On a tie a
-    tree sends it right, as scikit-learn's ``n_left > n_right``; boosting left, on
-    hessians equal within :data:`HESSIAN_TIE_RTOL` (their sums' order must not decide)."""
-    if crit == NEWTON:
-        return hessian_goes_left(left[1], total[1])
-    cnt = total.shape[0] - 1
-    return left[cnt] > total[cnt] - left[cnt]
-
-
-@inlined
-def score_sides(
-    left, miss, has_miss, total, check, crit, n_stats, l1, l2, min_leaf, min_w, tmp, best, out_left
-):
-    """A cut whose present values on the left sum to ``left``, scored with the missing
-    values (summing to ``miss``) on the right, then, ``has_miss``, on the left
-    (:func:`_score`, under the monotonic ``check`` when it is active).  Returns the
-    better score if it beats ``best`` (else ``best``), whether the missing values then go
-    left, and the middle of the children's values; ``out_left`` gets the winning left
-    sums only when ``best`` was beaten.  ``tmp`` is a work row.  (Shared by the
-    histogram scan and the random cuts: one call site of each scoring function per
-    caller, each an inlined copy to compile.)"""
-    ml = False
-    mid = 0.0
-    for with_miss in range(2 if has_miss else 1):
-        cand = left
-        if with_miss == 1:
-            for c in range(total.shape[0]):
-                tmp[c] = left[c] + miss[c]
-            cand = tmp
-        sc = _score(cand, total, crit, n_stats, l1, l2, min_leaf, min_w)
-        cand_mid = 0.0
-        if sc > best and check.active:
-            sc, cand_mid = constrained_score(sc, cand, total, crit, l1, l2, check)
-        if sc > best:
-            best = sc
-            ml = with_miss == 1
-            mid = cand_mid
-            copy_into(out_left, cand)
-    return best, ml, mid
-
-
-@internal
-def copy_into(dst, src):
-    """``dst[:] = src`` for two vectors of one length: an explicit loop, which compiles
-    to far less than numpy's broadcasting assignment and its error paths."""
-    for c in range(dst.shape[0]):
-        dst[c] = src[c]
-
-
-@inlined
-def category_key(s, w, prior, smooth):
-    """A category's place in the order of a categorical split's search: its smoothed
-    mean ``(s + smooth * prior) / (w + smooth)`` of the statistic ``s`` over the weight
-    ``w`` (0 when both ``w`` and ``smooth`` are 0).  With ``smooth > 0`` a category of
-    few rows sits near ``prior``, the node's own mean, instead of at the end of the
-    order its few labels would put it at.  Trees: ``s`` the category's sum of ``w y``
-    (regression) or weight of one class, ``prior`` the node's mean (class rate);
-    boosting: ``s = G``, ``w = H`` and ``prior = 0`` (LightGBM's order
-    ``G / (H + cat_smooth)``).  The one order of every tree's categorical search."""
-    d = w + smooth
-    if d <= 0.0:
-        return 0.0
-    return (s + smooth * prior) / d
-
-
-@inlined
-def category_searched(count, min_count):
-    """Whether a category with ``count`` rows in the node takes part in a categorical
-    split's search (``count >= min_count``, the tree's ``min_samples_per_category``); the
-    one rule of every tree.  A tree's split sends the others with the missing values
-    (:func:`set_aside_rare`), boosting's to the right."""
-    return count >= min_count
-
-
-@internal
-def set_aside_rare(codes, cstats, m, miss, min_count):
-    """Move the categories of fewer than ``min_count`` rows (``cstats``' count column)
-    to the end of ``codes[:m]`` and ``cstats[:m]`` and add their statistics to ``miss``:
-    a tree's split treats them as missing values (tried on both sides, the side learned).
-    Returns how many categories are left to search, in their order, at the front."""
-    cnt = cstats.shape[1] - 1
-    kept = 0
-    for j in range(m):
-        if category_searched(cstats[j, cnt], min_count):
-            if j != kept:
-                c = codes[kept]
-                codes[kept] = codes[j]
-                codes[j] = c
-                for k in range(cstats.shape[1]):
-                    v = cstats[kept, k]
-                    cstats[kept, k] = cstats[j, k]
-                    cstats[j, k] = v
-            kept += 1
-    for j in range(kept, m):
-        for k in range(cstats.shape[1]):
-            miss[k] += cstats[j, k]
-    return kept
-
-
-@internal
-def _category_keys(cstats, m, crit, n_stats, l2, order_class, total, smooth, keys):
-    """Each category's :func:`category_key` for the search of a tree (boosting's exact
-    scan: ``G / (H + l2)``); ``total`` the node's statistics, whose mean is the prior."""
-    if crit == NEWTON:
-        for j in range(m):
-            keys[j] = cstats[j, 0] / (cstats[j, 1] + l2)
-    elif is_regression(crit):
-        prior = total[1] / total[0] if total[0] > 0 else 0.0
-        for j in range(m):
-            keys[j] = category_key(cstats[j, 1], cstats[j, 0], prior, smooth)
-    else:
-        wt = 0.0
-        for k in range(n_stats):
-            wt += total[k]
-        prior = total[order_class] / wt if wt > 0 else 0.0
-        for j in range(m):
-            w = 0.0
-            for k in range(n_stats):
-                w += cstats[j, k]
-            keys[j] = category_key(cstats[j, order_class], w, prior, smooth)
-
-
-@internal
-def missing_side_codes(out_bitset, codes, m, n_codes):
-    """Add to a split's set of the codes that go left every code below ``n_codes`` that
-    is not among the ``m`` searched ``codes``: the categories absent from the node (or
-    set aside as rare), which go where its missing values go."""
-    for b in range(min(n_codes, 256)):
-        seen = False
-        for p in range(m):
-            if codes[p] == b:
-                seen = True
-                break
-        if not seen:
-            out_bitset[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
-
-
-@kernel
-def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_bitset, out_left):
-    """Boosting's best split of a categorical feature with more than ``MAX_CAT_EXACT``
-    categories in the node, LightGBM's search and regularisation.
-
-    The categories with at least ``min_samples_per_category`` rows
-    (:func:`category_searched`) are ordered by ``G_c / (H_c + cat_smooth)``
-    (:func:`category_key`; both ``CAT_SMOOTH`` by default); the left side is a prefix
-    of that order taken from either end, of at most
-    ``min(MAX_CAT_THRESHOLD, (u + 1) // 2)`` of the ``u`` ordered categories, and each
-    side keeps at least ``min(MIN_DATA_PER_GROUP, MIN_DATA_PER_GROUP_SHARE n)`` of the
-    node's ``n`` rows.  Candidates are scored with
-    ``lambda + CAT_L2``, so the score ``G_L^2/(H_L+l') + G_R^2/(H_R+l')`` competes with
-    the numeric features' (lower for the same partition), and the decrease is
-    ``1/2 score - 1/2 G^2/(H + lambda)``.  The missing values are tried on both sides.
-    Same returns as :func:`scan_feature` (its monotonic constraints are not applied: a
-    categorical feature has none, and the node's interval clips the leaves).
-    """
-    l1 = params.l1
-    l2 = params.l2 + CAT_L2
-    # the criterion (newton) and its 2 statistics as run-time values: literal constants
-    # would compile _score and node_term once more, for the literals' types
-    crit = params.criterion
-    n_stats = params.n_stats
-    min_leaf = params.min_samples_leaf
-    min_w = params.min_weight_leaf
-    keys = scratch.keys
-    order = scratch.rank
-    left = scratch.left
-    tmp = scratch.tmp
-    n_cols = total.shape[0]
-    cnt = n_cols - 1
-    has_miss = miss[cnt] > 0.5
-    used = 0
-    smooth = params.cat_smooth
-    min_count = params.min_samples_per_category
-    for j in range(m):
-        if category_searched(cstats[j, cnt], min_count):
-            keys[j] = category_key(cstats[j, 0], cstats[j, 1], 0.0, smooth)
-            used += 1
-        else:
-            keys[j] = np.nan  # sorted last, never searched
-    insertion_order(keys, m, order)
-    max_left = min(MAX_CAT_THRESHOLD, (used + 1) // 2)
-    min_group = min(MIN_DATA_PER_GROUP, MIN_DATA_PER_GROUP_SHARE * total[cnt])
-    best_score = -np.inf
-    best_ml = False
-    best_end = 0
-    best_pos = -1
-    for end in range(2):
-        for c in range(n_cols):
-            left[c] = 0.0
-        for i in range(max_left):
-            j = order[i] if end == 0 else order[used - 1 - i]
-            for c in range(n_cols):
-                left[c] += cstats[j, c]
-            for with_miss in range(2 if has_miss else 1):
-                for c in range(n_cols):
-                    tmp[c] = left[c] + miss[c] if with_miss == 1 else left[c]
-                if tmp[cnt] < min_group or total[cnt] - tmp[cnt] < min_group:
-                    continue
-                sc = _score(tmp, total, crit, n_stats, l1, l2, min_leaf, min_w)
-                if sc > best_score:
-                    best_score, best_ml, best_end, best_pos = sc, with_miss == 1, end, i
-                    copy_into(out_left, tmp)
-    for w in range(out_bitset.shape[0]):
-        out_bitset[w] = 0
-    if best_pos < 0:
-        return -np.inf, 0.0, -1, False, 0.0
-    for i in range(best_pos + 1):
-        b = codes[order[i]] if best_end == 0 else codes[order[used - 1 - i]]
-        out_bitset[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
-    best_dec = 0.5 * best_score + node_term(total, crit, n_stats, l1, params.l2)
-    if not has_miss:
-        best_ml = nan_goes_left(out_left, total, crit)
-    return best_score, best_dec, 0, best_ml, 0.0
 
 
 @kernel
