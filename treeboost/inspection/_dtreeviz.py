@@ -45,13 +45,22 @@ class _TreeboostShadow:
     ``model.classes_``) of a classifier or the target of a regressor; a node's
     feature is the model's column its split tests."""
 
+    # set by dtreeviz's ShadowDecTree, the base this class is combined with
+    X_train: Any
+    y_train: Any
+    X_train_raw: Any
+    y_raw: Any
+
     def __init__(self, model, view, X_train, y_train, feature_names, target_name, class_names):
         self.model = model
         self.view = view
         self.tree = view.tree
         self._columns = np.where(self.tree.children_left != -1, view.columns[self.tree.feature], -1)
         self.node_to_samples = None
-        super().__init__(model, X_train, y_train, feature_names, target_name, class_names)
+        # the base is dtreeviz's ShadowDecTree
+        super().__init__(  # type: ignore[call-arg]
+            model, X_train, y_train, feature_names, target_name, class_names
+        )
 
     # -- the model -------------------------------------------------------------
     def is_fit(self):

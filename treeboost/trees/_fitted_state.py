@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import Any
 
 from ..engine import BinMapper
 from ..persistence import check_fitted, validate_part
@@ -10,7 +11,7 @@ from ..persistence import check_fitted, validate_part
 __all__ = ["check_binned_state"]
 
 
-def check_binned_state(est, where: str, required: Collection[str], classifier: bool) -> bool:
+def check_binned_state(est: Any, where: str, required: Collection[str], classifier: bool) -> bool:
     """Whether ``est`` (a tree, a forest, a boosted model) read from a file is fitted.
 
     ``required`` are its fitted attributes (``classes_`` and ``n_classes_`` are added for a
