@@ -147,6 +147,25 @@ def line_search(v, d, S, crit, min_leaf):
     return best_alpha, best
 
 
+@inlined
+def _cut_score(total, left, right, crit):
+    """``W_L I_L + W_R I_R`` of a cut whose left side sums to ``left`` (``right`` is
+    filled with ``total - left``); inf where a side has no weight."""
+    for c in range(total.shape[0]):
+        right[c] = total[c] - left[c]
+    if side_weight(left, crit) > 0.0 and side_weight(right, crit) > 0.0:
+        return side_impurity(left, crit) + side_impurity(right, crit)
+    return np.inf
+
+
+@inlined
+def _midpoint(low, high):
+    """The threshold between two adjacent values: their midpoint, or ``low`` where the
+    midpoint of adjacent floats rounds onto ``high``."""
+    t = 0.5 * (low + high)
+    return t if t < high else low
+
+
 @internal
 def histogram_search(z, S, crit, min_leaf, n_bins, exact, hist, count, low, high, sides):
     """The best threshold on the projection ``z`` among the boundaries of ``n_bins``
@@ -209,15 +228,10 @@ def histogram_search(z, S, crit, min_leaf, n_bins, exact, hist, count, low, high
         if count[b] == 0:
             continue
         if n_left >= min_leaf and m - n_left >= min_leaf:
-            for c in range(k):
-                right[c] = total[c] - left[c]
-            if side_weight(left, crit) > 0.0 and side_weight(right, crit) > 0.0:
-                score = side_impurity(left, crit) + side_impurity(right, crit)
-                if score < best:
-                    t = 0.5 * (prev_high + low[b])
-                    best = score
-                    # adjacent floats: the midpoint may round onto the right value
-                    best_t = t if t < low[b] else prev_high
+            score = _cut_score(total, left, right, crit)
+            if score < best:
+                best = score
+                best_t = _midpoint(prev_high, low[b])
         for c in range(k):
             left[c] += hist[b, c]
         n_left += count[b]
@@ -267,12 +281,8 @@ def sorted_search(z, S, crit, min_leaf, order, sides):
         nxt = z[order[i + 1]]
         if not nxt > here or i + 1 < min_leaf or i + 1 > hi:
             continue
-        for c in range(k):
-            right[c] = total[c] - left[c]
-        if side_weight(left, crit) > 0.0 and side_weight(right, crit) > 0.0:
-            score = side_impurity(left, crit) + side_impurity(right, crit)
-            if score < best:
-                t = 0.5 * (here + nxt)
-                best = score
-                best_t = t if t < nxt else here
+        score = _cut_score(total, left, right, crit)
+        if score < best:
+            best = score
+            best_t = _midpoint(here, nxt)
     return best_t, best
