@@ -14,7 +14,7 @@ from .histogram import (
     insertion_order,
 )
 from .._numba.jit import inlined, internal, kernel
-from .scoring import _score, copy_into, nan_goes_left
+from .scoring import SplitRule, copy_into, nan_goes_left, rule_score, split_rule
 
 # Categorical splits with many categories and few rows each: the best prefix of the
 # order by the categories' statistic mostly fits noise.  Every tree holds it back by one
@@ -147,14 +147,17 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
     Same returns as :func:`scan_feature` (its monotonic constraints are not applied: a
     categorical feature has none, and the node's interval clips the leaves).
     """
-    l1 = params.l1
-    l2 = params.l2 + CAT_L2
     # the criterion (newton) and its 2 statistics as run-time values: literal constants
     # would compile _score and node_term once more, for the literals' types
-    crit = params.criterion
-    n_stats = params.n_stats
-    min_leaf = params.min_samples_leaf
-    min_w = params.min_weight_leaf
+    tree_rule = split_rule(params)
+    rule = SplitRule(
+        tree_rule.criterion,
+        tree_rule.n_stats,
+        tree_rule.l1,
+        params.l2 + CAT_L2,
+        tree_rule.min_leaf,
+        tree_rule.min_weight,
+    )
     keys = scratch.keys
     order = scratch.rank
     left = scratch.left
@@ -190,7 +193,7 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
                     tmp[c] = left[c] + miss[c] if with_miss == 1 else left[c]
                 if tmp[cnt] < min_group or total[cnt] - tmp[cnt] < min_group:
                     continue
-                sc = _score(tmp, total, crit, n_stats, l1, l2, min_leaf, min_w)
+                sc = rule_score(tmp, total, rule)
                 if sc > best_score:
                     best_score, best_ml, best_end, best_pos = sc, with_miss == 1, end, i
                     copy_into(out_left, tmp)
@@ -201,7 +204,7 @@ def scan_categories_newton(codes, cstats, m, miss, total, params, scratch, out_b
     for i in range(best_pos + 1):
         b = codes[order[i]] if best_end == 0 else codes[order[used - 1 - i]]
         out_bitset[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
-    best_dec = 0.5 * best_score + node_term(total, crit, n_stats, l1, params.l2)
+    best_dec = 0.5 * best_score + node_term(total, rule.criterion, rule.n_stats, rule.l1, params.l2)
     if not has_miss:
-        best_ml = nan_goes_left(out_left, total, crit)
+        best_ml = nan_goes_left(out_left, total, rule.criterion)
     return best_score, best_dec, 0, best_ml, 0.0

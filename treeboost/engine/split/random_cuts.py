@@ -23,6 +23,7 @@ import numpy as np
 from .constraints import MonotonicCheck, newton_decrease
 from .criteria import NEWTON
 from .search import copy_into, decrease_from_left, nan_goes_left, score_sides
+from .scoring import SplitRule
 from .._numba.bits import sign_bit
 from .._numba.jit import inlined, internal, kernel
 
@@ -329,35 +330,29 @@ def coded_cut_counts(by_code, cut, mc, left, miss):
 
 
 @inlined
+def cut_score(left, miss, has_miss, total, check, rule, tmp, out_left):
+    """The score of a cut whose left side sums to ``left`` and whose missing values sum
+    to ``miss``, with the missing values on the better side, under the
+    :class:`~.scoring.SplitRule` ``rule``: returns the score (``-inf`` when a child breaks
+    the leaf constraints or the monotonic ``check``), whether the missing values go left
+    and the middle of the children's values; ``out_left`` gets the left child's sums.
+    (Arrays and scalars, not the grower's records: it runs once per feature and node.)"""
+    copy_into(out_left, left)
+    best, ml, mid = score_sides(left, miss, has_miss, total, check, rule, tmp, -np.inf, out_left)
+    if best > -np.inf and not has_miss:
+        ml = nan_goes_left(out_left, total, rule.criterion)
+    return best, ml, mid
+
+
+@inlined
 def score_cut(
     left, miss, has_miss, total, check, crit, n_stats, l1, l2, min_leaf, min_w, tmp, out_left
 ):
-    """The score of a cut whose left side sums to ``left`` and whose missing values sum
-    to ``miss``, with the missing values on the better side: returns the score (``-inf``
-    when a child breaks the leaf constraints or the monotonic ``check``), whether the
-    missing values go left and the middle of the children's values; ``out_left`` gets
-    the left child's sums.  (Arrays and scalars, not the grower's records: it runs once
-    per feature and node.)"""
-    copy_into(out_left, left)
-    best, ml, mid = score_sides(
-        left,
-        miss,
-        has_miss,
-        total,
-        check,
-        crit,
-        n_stats,
-        l1,
-        l2,
-        min_leaf,
-        min_w,
-        tmp,
-        -np.inf,
-        out_left,
-    )
-    if best > -np.inf and not has_miss:
-        ml = nan_goes_left(out_left, total, crit)
-    return best, ml, mid
+    """:func:`cut_score` with the :class:`~.scoring.SplitRule`'s fields one by one: the
+    form :func:`..grow.random_search.score_random_cut` calls (until it passes
+    ``split_rule(params)`` to :func:`cut_score`, when this goes)."""
+    rule = SplitRule(crit, n_stats, l1, l2, min_leaf, min_w)
+    return cut_score(left, miss, has_miss, total, check, rule, tmp, out_left)
 
 
 @internal

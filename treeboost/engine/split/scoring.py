@@ -2,6 +2,8 @@
 values: the functions every split search of a histogram shares (numeric, categorical,
 and the second-order scans of boosting)."""
 
+from collections import namedtuple
+
 import numpy as np
 
 from .constraints import constrained_score
@@ -19,6 +21,36 @@ from .criteria import (
     _LOG2,
 )
 from .._numba.jit import inlined, internal, kernel
+
+
+#: what scores a candidate split, read from the tree's :class:`~..records.GrowthParams`
+#: once per feature (:func:`split_rule`): the criterion and its statistics, the
+#: regularisation and the leaf constraints that :func:`_score` applies
+SplitRule = namedtuple(
+    "SplitRule",
+    [
+        "criterion",  # int: the criterion's code (.criteria)
+        "n_stats",  # int: statistics per sample before the count column
+        "l1",  # float: L1 regularisation of the leaf values (boosting)
+        "l2",  # float: L2 regularisation (boosting's lambda; the categories' own, higher)
+        "min_leaf",  # int: min_samples_leaf
+        "min_weight",  # float: min_weight_leaf (the hessian sum for boosting)
+    ],
+)
+
+
+@inlined
+def split_rule(params):
+    """The :class:`SplitRule` of a tree's :class:`~..records.GrowthParams` (inlined: its
+    fields are the params' own scalars, no record is built at run time)."""
+    return SplitRule(
+        params.criterion,
+        params.n_stats,
+        params.l1,
+        params.l2,
+        params.min_samples_leaf,
+        params.min_weight_leaf,
+    )
 
 
 @kernel
@@ -110,6 +142,21 @@ def _score(left, total, crit, n_stats, l1, l2, min_leaf, min_w):
     return ig / iv
 
 
+@inlined
+def rule_score(left, total, rule):
+    """:func:`_score` of sending ``left`` left under the :class:`SplitRule` ``rule``."""
+    return _score(
+        left,
+        total,
+        rule.criterion,
+        rule.n_stats,
+        rule.l1,
+        rule.l2,
+        rule.min_leaf,
+        rule.min_weight,
+    )
+
+
 @internal
 def decrease_from_left(left, total, right, crit, n_stats, l1, l2):
     """Weighted impurity decrease ``T(P) - T(L) - T(R)`` of a split."""
@@ -163,17 +210,15 @@ def nan_goes_left(left, total, crit):
 
 
 @inlined
-def score_sides(
-    left, miss, has_miss, total, check, crit, n_stats, l1, l2, min_leaf, min_w, tmp, best, out_left
-):
+def score_sides(left, miss, has_miss, total, check, rule, tmp, best, out_left):
     """A cut whose present values on the left sum to ``left``, scored with the missing
     values (summing to ``miss``) on the right, then, ``has_miss``, on the left
-    (:func:`_score`, under the monotonic ``check`` when it is active).  Returns the
-    better score if it beats ``best`` (else ``best``), whether the missing values then go
-    left, and the middle of the children's values; ``out_left`` gets the winning left
-    sums only when ``best`` was beaten.  ``tmp`` is a work row.  (Shared by the
-    histogram scan and the random cuts: one call site of each scoring function per
-    caller, each an inlined copy to compile.)"""
+    (:func:`_score` under the :class:`SplitRule` ``rule``, and under the monotonic
+    ``check`` when it is active).  Returns the better score if it beats ``best`` (else
+    ``best``), whether the missing values then go left, and the middle of the children's
+    values; ``out_left`` gets the winning left sums only when ``best`` was beaten.
+    ``tmp`` is a work row.  (Shared by the histogram scan and the random cuts: one call
+    site of each scoring function per caller, each an inlined copy to compile.)"""
     ml = False
     mid = 0.0
     for with_miss in range(2 if has_miss else 1):
@@ -182,10 +227,12 @@ def score_sides(
             for c in range(total.shape[0]):
                 tmp[c] = left[c] + miss[c]
             cand = tmp
-        sc = _score(cand, total, crit, n_stats, l1, l2, min_leaf, min_w)
+        sc = rule_score(cand, total, rule)
         cand_mid = 0.0
         if sc > best and check.active:
-            sc, cand_mid = constrained_score(sc, cand, total, crit, l1, l2, check)
+            sc, cand_mid = constrained_score(
+                sc, cand, total, rule.criterion, rule.l1, rule.l2, check
+            )
         if sc > best:
             best = sc
             ml = with_miss == 1

@@ -13,6 +13,8 @@ With ``K > 2`` classes the search tries the ``K`` orders by each class's rate an
 the best prefix of any of them, a heuristic (the optimal subset is NP-hard in general).
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import prange
 
@@ -50,12 +52,13 @@ from .categorical import (
 )
 from .scoring import (
     _pure_class,
-    _score,
     copy_into,
     decrease_from_left,
     hessian_goes_left,
     nan_goes_left,
+    rule_score,
     score_sides,
+    split_rule,
 )
 
 #: how a node's histogram of a feature is obtained
@@ -65,11 +68,23 @@ MODE_SUBTRACT = 2  # dense histogram = parent - sibling (in the parent's buffer)
 MODE_BUILT = 3  # dense histogram already built (two features a pass, boosting)
 
 
+#: a node's compressed histogram of one feature, the input of :func:`scan_histogram`
+FeatureHistogram = namedtuple(
+    "FeatureHistogram",
+    [
+        "codes",  # (>= m,) int64: the codes present in the node, ascending
+        "cstats",  # (>= m, n_cols): their summed statistics (count last)
+        "m",  # int: how many codes are present
+        "miss",  # (n_cols,): the statistics of the node's missing values
+        "total",  # (n_cols,): the node's statistics
+    ],
+)
+
+
 @kernel
-def scan_feature(
-    codes, cstats, m, miss, total, is_cat, n_codes, params, check, scratch, out_bitset, out_left
-):
-    """Best split of one feature from its compressed histogram.
+def scan_histogram(hist, is_cat, n_codes, params, check, scratch, out_bitset, out_left):
+    """Best split of one feature from its compressed histogram ``hist`` (a
+    :class:`FeatureHistogram`).
 
     A tree's categorical feature with more than ``MAX_CAT_EXACT`` categories in the node
     is searched under the category guard (boosting's is
@@ -98,27 +113,96 @@ def scan_feature(
     ``params`` is the tree's :class:`~.layout.GrowthParams`, ``scratch`` the thread's
     :class:`~.layout.Scratch` (its ``keys``, ``left``, ``right`` and ``tmp`` are used).
     """
-    crit = params.criterion
-    if is_cat and crit == NEWTON and m > MAX_CAT_EXACT:
+    codes, cstats, m, miss, total = hist
+    rule = split_rule(params)
+    if is_cat and rule.criterion == NEWTON and m > MAX_CAT_EXACT:
         return scan_categories_newton(
             codes, cstats, m, miss, total, params, scratch, out_bitset, out_left
         )
-    n_stats = params.n_stats
-    l1 = params.l1
-    l2 = params.l2
-    min_leaf = params.min_samples_leaf
-    min_w = params.min_weight_leaf
-    keys = scratch.keys
-    order = scratch.rank
-    left = scratch.left
-    tmp = scratch.tmp
-    n_cols = total.shape[0]
-    cnt = n_cols - 1
     smooth = 0.0
     if is_cat and m > MAX_CAT_EXACT:
         smooth = params.cat_smooth
         m = set_aside_rare(codes, cstats, m, miss, params.min_samples_per_category)
-    has_miss = miss[cnt] > 0.5
+    # (the codes present now: the rare categories set aside are no longer among them)
+    present = FeatureHistogram(codes, cstats, m, miss, total)
+    has_miss = miss[total.shape[0] - 1] > 0.5
+    best_score, best_ml, best_ord, best_pos, best_mid = scan_prefixes(
+        present, has_miss, is_cat, smooth, rule, check, scratch, out_left
+    )
+    if has_miss and m >= 1:
+        # every present code left, the missing values alone right ("is missing")
+        tmp = scratch.tmp
+        for c in range(total.shape[0]):
+            tmp[c] = total[c] - miss[c]
+        sc = rule_score(tmp, total, rule)
+        mid = 0.0
+        if sc > best_score and check.active:
+            sc, mid = constrained_score(sc, tmp, total, rule.criterion, rule.l1, rule.l2, check)
+        if sc > best_score:
+            best_score, best_ml, best_ord, best_pos, best_mid = sc, False, -1, m - 1, mid
+            copy_into(out_left, tmp)
+    best_bin = -1
+    if is_cat:
+        best_bin = category_set(present, best_ord, best_pos, smooth, rule, scratch, out_bitset)
+    elif best_pos >= 0:
+        best_bin = codes[best_pos]
+    best_dec = 0.0
+    if best_score > -np.inf:
+        best_dec, best_ml = split_decrease(
+            best_score, best_ml, has_miss, total, rule, check, scratch, out_left
+        )
+        if is_cat and best_ml and rule.criterion != NEWTON:
+            # a tree's categories that the search did not see go with the missing values
+            # (boosting's go right, as in scan_categories_newton)
+            missing_side_codes(out_bitset, codes, m, n_codes)
+    return best_score, best_dec, best_bin, best_ml, best_mid
+
+
+@inlined
+def scan_feature(
+    codes, cstats, m, miss, total, is_cat, n_codes, params, check, scratch, out_bitset, out_left
+):
+    """:func:`scan_histogram` of the histogram given array by array: the form
+    :func:`~..grow.stepped.best_node_split` calls (until it passes a
+    :class:`FeatureHistogram`, when this goes)."""
+    hist = FeatureHistogram(codes, cstats, m, miss, total)
+    return scan_histogram(hist, is_cat, n_codes, params, check, scratch, out_bitset, out_left)
+
+
+@inlined
+def order_codes(hist, o, smooth, rule, scratch):
+    """The ``o``-th order of a categorical feature's ``m`` codes (one per class for
+    ``K > 2`` classes, else the only one) into ``scratch.rank``, by their statistic
+    (:func:`_category_keys`)."""
+    n_stats = rule.n_stats
+    _category_keys(
+        hist.cstats,
+        hist.m,
+        rule.criterion,
+        n_stats,
+        rule.l2,
+        o if n_stats > 2 else 1,
+        hist.total,
+        smooth,
+        scratch.keys,
+    )
+    insertion_order(scratch.keys, hist.m, scratch.rank)
+
+
+@inlined
+def scan_prefixes(hist, has_miss, is_cat, smooth, rule, check, scratch, out_left):
+    """The best cut after a prefix of the ``m`` codes present (the prefix goes left), the
+    missing values on either side (:func:`score_sides`): ``(score, missing_left,
+    order, position, middle)``, ``position`` -1 when no cut scores."""
+    cstats = hist.cstats
+    m = hist.m
+    miss = hist.miss
+    total = hist.total
+    crit = rule.criterion
+    n_stats = rule.n_stats
+    order = scratch.rank
+    left = scratch.left
+    n_cols = total.shape[0]
     # Every kind of feature is the same search: the codes present in some order, and a
     # cut after each prefix of it (the prefix goes left).  Numeric codes keep their
     # order; categories are ordered by their statistic (one order per class for K > 2
@@ -133,8 +217,8 @@ def scan_feature(
     skip_ok = (
         not is_cat
         and (crit == GINI or crit == ENTROPY)
-        and min_leaf <= 1
-        and min_w <= 0.0
+        and rule.min_leaf <= 1
+        and rule.min_weight <= 0.0
         and not check.active
     )
     best_score = -np.inf
@@ -145,10 +229,7 @@ def scan_feature(
     best_mid = 0.0
     for o in range(n_orders):
         if is_cat:
-            _category_keys(
-                cstats, m, crit, n_stats, l2, o if n_stats > 2 else 1, total, smooth, keys
-            )
-            insertion_order(keys, m, order)
+            order_codes(hist, o, smooth, rule, scratch)
         next_class = _pure_class(cstats, 0, n_stats) if skip_ok and m > 0 else -1
         for c in range(n_cols):
             left[c] = 0.0
@@ -162,70 +243,46 @@ def scan_feature(
                 if this_class >= 0 and this_class == next_class:
                     continue
             sc, ml, mid = score_sides(
-                left,
-                miss,
-                has_miss,
-                total,
-                check,
-                crit,
-                n_stats,
-                l1,
-                l2,
-                min_leaf,
-                min_w,
-                tmp,
-                best_score,
-                out_left,
+                left, miss, has_miss, total, check, rule, scratch.tmp, best_score, out_left
             )
             if sc > best_score:
                 best_score, best_ml, best_ord, best_pos, best_mid = sc, ml, o, p, mid
-    if has_miss and m >= 1:
-        # every present code left, the missing values alone right ("is missing")
-        for c in range(n_cols):
-            tmp[c] = total[c] - miss[c]
-        sc = _score(tmp, total, crit, n_stats, l1, l2, min_leaf, min_w)
-        if sc > best_score and check.active:
-            sc, mid = constrained_score(sc, tmp, total, crit, l1, l2, check)
-        if sc > best_score:
-            best_score, best_ml, best_ord, best_pos, best_mid = sc, False, -1, m - 1, mid
-            copy_into(out_left, tmp)
-    best_bin = -1
-    if is_cat:
-        for w in range(out_bitset.shape[0]):
-            out_bitset[w] = 0
-        if best_pos >= 0:
-            if best_ord >= 0:
-                _category_keys(
-                    cstats,
-                    m,
-                    crit,
-                    n_stats,
-                    l2,
-                    best_ord if n_stats > 2 else 1,
-                    total,
-                    smooth,
-                    keys,
-                )
-                insertion_order(keys, m, order)
-            for p in range(best_pos + 1):
-                b = codes[order[p]] if best_ord >= 0 else codes[p]
-                out_bitset[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
-            best_bin = 0
-    elif best_pos >= 0:
-        best_bin = codes[best_pos]
-    best_dec = 0.0
-    if best_score > -np.inf:
-        if crit == NEWTON and check.active:
-            best_dec = newton_decrease(best_score, total, l1, l2, check)
-        else:
-            best_dec = decrease_from_left(out_left, total, scratch.right, crit, n_stats, l1, l2)
-        if not has_miss:
-            best_ml = nan_goes_left(out_left, total, crit)
-        if is_cat and best_ml and crit != NEWTON:
-            # a tree's categories that the search did not see go with the missing values
-            # (boosting's go right, as in scan_categories_newton)
-            missing_side_codes(out_bitset, codes, m, n_codes)
-    return best_score, best_dec, best_bin, best_ml, best_mid
+    return best_score, best_ml, best_ord, best_pos, best_mid
+
+
+@inlined
+def category_set(hist, best_ord, best_pos, smooth, rule, scratch, out_bitset):
+    """``out_bitset``: the categories of the best prefix (``best_pos`` of order
+    ``best_ord``, -1: the codes in their own order), none when no cut scored; returns
+    the bin threshold of a categorical split (0, or -1 for none)."""
+    for w in range(out_bitset.shape[0]):
+        out_bitset[w] = 0
+    if best_pos < 0:
+        return -1
+    order = scratch.rank
+    codes = hist.codes
+    if best_ord >= 0:
+        order_codes(hist, best_ord, smooth, rule, scratch)
+    for p in range(best_pos + 1):
+        b = codes[order[p]] if best_ord >= 0 else codes[p]
+        out_bitset[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+    return 0
+
+
+@inlined
+def split_decrease(best_score, best_ml, has_miss, total, rule, check, scratch, out_left):
+    """The loss decrease of the best split (of left sums ``out_left``) and the side of
+    its missing values, the larger child's when the node has none."""
+    crit = rule.criterion
+    if crit == NEWTON and check.active:
+        best_dec = newton_decrease(best_score, total, rule.l1, rule.l2, check)
+    else:
+        best_dec = decrease_from_left(
+            out_left, total, scratch.right, crit, rule.n_stats, rule.l1, rule.l2
+        )
+    if not has_miss:
+        best_ml = nan_goes_left(out_left, total, crit)
+    return best_dec, best_ml
 
 
 #: relative rounding allowed to a child count estimated from the hessian
@@ -575,44 +632,48 @@ def _make_eval_feature(sparse):
 @inlined
 def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
     """The search of one feature, inlined once in each copy of
-    :func:`_make_eval_feature`."""
+    :func:`_make_eval_feature`: its histogram in the node's mode
+    (:func:`_feature_histogram`), then the scan that reads it (:func:`_scan_feature`)."""
     mode = node.mode
-    hist = node.hist
-    start = node.start
-    end = node.end
-    total = node.total
-    count_col = rows.ostats.shape[1] - 1
-    col = data.codes_T[f]
-    n_bins_f = data.n_bins[f]
-    missing_code = data.missing_code
     crit = params.criterion
     numeric = not data.is_categorical[f]
     # the two hot paths read a dense histogram directly: boosting (no count column is
     # built, counts are estimated from the hessian) and two-class Gini
     # (monotonic constraints of trees take the general scan, which checks them)
-    newton_dense = crit == NEWTON and numeric and mode != MODE_SORT and count_col == 2
+    newton_dense = (
+        crit == NEWTON and numeric and mode != MODE_SORT and rows.ostats.shape[1] - 1 == 2
+    )
     gini2 = crit == GINI and params.n_stats == 2 and numeric and not params.monotonic
+    cands.gap[f, 0] = GAP_UNKNOWN
+    m = _feature_histogram(f, node, data, rows, params, scratch, sparse, newton_dense, gini2)
+    if m < 0:
+        # every sample of the node has the zero code: no split, as a constant
+        # feature's histogram would say (most features of a small node)
+        cands.score[f] = -np.inf
+        cands.decrease[f] = 0.0
+        return
+    _scan_feature(f, m, node, data, params, scratch, cands, sparse, newton_dense, gini2)
+
+
+@inlined
+def _feature_histogram(f, node, data, rows, params, scratch, sparse, newton_dense, gini2):
+    """Feature ``f``'s histogram in ``node``: gathered compressed from the node's samples
+    (``MODE_SORT``, and sparse codes) into ``scratch.codes`` / ``cstats`` / ``missing``,
+    or dense in the node's buffer (built, subtracted, or built already), then compressed
+    unless one of the dense scans reads it.  Returns the number of codes compressed, -1
+    when a sparse node holds no entry of ``f``."""
+    mode = node.mode
+    hist = node.hist
+    start = node.start
+    end = node.end
+    col = data.codes_T[f]
+    missing_code = data.missing_code
     codes = scratch.codes
     cstats = scratch.cstats
     miss = scratch.missing
-    # the split's gap (the largest code present left, the smallest right), where the
-    # scan knows it: gap_thresholds.center_thresholds then reads no sample for it.  Only
-    # the codes gathered from the node's samples know it: a dense histogram's bins of no
-    # count may hold samples of no weight, and a sparse one's zero code is inferred
-    codes_gathered = mode == MODE_SORT and not sparse
-    cands.gap[f, 0] = GAP_UNKNOWN
-    # the smallest code present right of the numeric cut, -1 for none (missing values
-    # alone go right)
-    right_code = np.int64(-1)
     m = np.int64(0)
     if sparse:
-        m = sparse_histogram(f, start, end, total, data, rows, scratch)
-        if m < 0:
-            # every sample of the node has the zero code: no split, as a constant
-            # feature's histogram would say (most features of a small node)
-            cands.score[f] = -np.inf
-            cands.decrease[f] = 0.0
-            return
+        m = sparse_histogram(f, start, end, node.total, data, rows, scratch)
     elif mode == MODE_SORT and params.packed_counts:
         # the node's rows packed over rows.ostats (grow.examine), summed over the
         # scratch histogram's memory (all zeros, as int64 too)
@@ -656,7 +717,32 @@ def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
         elif mode == MODE_SUBTRACT:
             subtract_histogram(hist[f], node.sibling_hist[f])
         if not (newton_dense or gini2):
-            m = compress_histogram(hist[f], n_bins_f, missing_code, count_col, codes, cstats, miss)
+            count_col = rows.ostats.shape[1] - 1
+            m = compress_histogram(
+                hist[f], data.n_bins[f], missing_code, count_col, codes, cstats, miss
+            )
+    return m
+
+
+@inlined
+def _scan_feature(f, m, node, data, params, scratch, cands, sparse, newton_dense, gini2):
+    """Feature ``f``'s best split from the histogram :func:`_feature_histogram` left
+    (``m`` codes compressed), by the scan that reads it, into row ``f`` of ``cands``."""
+    mode = node.mode
+    hist = node.hist
+    total = node.total
+    n_bins_f = data.n_bins[f]
+    missing_code = data.missing_code
+    numeric = not data.is_categorical[f]
+    codes = scratch.codes
+    # the split's gap (the largest code present left, the smallest right), where the
+    # scan knows it: gap_thresholds.center_thresholds then reads no sample for it.  Only
+    # the codes gathered from the node's samples know it: a dense histogram's bins of no
+    # count may hold samples of no weight, and a sparse one's zero code is inferred
+    codes_gathered = mode == MODE_SORT and not sparse
+    # the smallest code present right of the numeric cut, -1 for none (missing values
+    # alone go right)
+    right_code = np.int64(-1)
     out_left = cands.left_stats[f]
     check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], node.lower, node.upper)
     if newton_dense:
@@ -667,13 +753,13 @@ def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
     elif gini2:
         # one call site: the dense histogram's rows or the compressed ones
         dense = mode != MODE_SORT
-        rows_g = hist[f] if dense else cstats
+        rows_g = hist[f] if dense else scratch.cstats
         s, b, ml, right_code = scan_gini_binary(
             rows_g,
             codes,
             n_bins_f if dense else m,
             dense,
-            hist[f][missing_code] if dense else miss,
+            hist[f][missing_code] if dense else scratch.missing,
             total,
             params.min_samples_leaf,
             params.min_weight_leaf,
@@ -682,15 +768,17 @@ def _eval_feature(f, node, data, rows, params, scratch, cands, sparse):
         d = 0.0
         if s > -np.inf:
             d = decrease_from_left(
-                out_left, total, scratch.right, crit, params.n_stats, params.l1, params.l2
+                out_left,
+                total,
+                scratch.right,
+                params.criterion,
+                params.n_stats,
+                params.l1,
+                params.l2,
             )
     else:
-        s, d, b, ml, mid = scan_feature(
-            codes,
-            cstats,
-            m,
-            miss,
-            total,
+        s, d, b, ml, mid = scan_histogram(
+            FeatureHistogram(codes, scratch.cstats, m, scratch.missing, total),
             data.is_categorical[f],
             n_bins_f,
             params,
