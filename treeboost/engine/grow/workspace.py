@@ -54,22 +54,32 @@ def make_candidates(n_features, n_cols):
     )
 
 
-def make_workspace(
-    n_rows,
-    cap,
-    n_features,
-    n_cols,
-    n_hist_bins,
-    n_slots,
-    categorical,
-    newton,
-    n_threads=1,
-    n_words=0,
-    sparse_dims=(0, 0, 0),
-    left_sums=False,
-):
-    """A :class:`~.layout.Workspace` for trees of up to ``n_rows`` samples and ``cap``
-    nodes, grown on up to ``n_threads`` threads.
+#: the sizes of a :class:`~..records.Workspace` (:func:`make_workspace`,
+#: :meth:`GrowerWorkspace.get`)
+WorkspaceDims = namedtuple(
+    "WorkspaceDims",
+    [
+        "n_rows",  # samples of the largest tree
+        "cap",  # nodes of the largest tree
+        "n_features",
+        "n_cols",  # columns of the statistics
+        "n_hist_bins",
+        "n_slots",  # dense histogram buffers
+        "categorical",  # whether some feature is categorical (per-node category sets)
+        "newton",  # boosting: per-node left sums, the blocked histograms
+        "n_threads",  # threads the tree grows on
+        "n_words",  # 64-bit words per node of its open interaction sets
+        "sparse_dims",  # sparse codes: rows of X, its entries, its fullest feature's
+        "left_sums",  # per-node left sums outside boosting (trees of packed counts)
+    ],
+    defaults=(1, 0, (0, 0, 0), False),
+)
+
+
+def make_workspace(dims):
+    """A :class:`~.layout.Workspace` of the sizes ``dims`` (a :class:`WorkspaceDims`):
+    for trees of up to ``n_rows`` samples and ``cap`` nodes, grown on up to
+    ``n_threads`` threads.
 
     The per-node category sets (32 bytes) exist only with ``categorical`` features and
     the per-node left sums only for ``newton`` (boosting) or ``left_sums`` (trees of
@@ -80,6 +90,8 @@ def make_workspace(
     ``sparse_dims``, for sparse codes (:mod:`..sparse_codes`): the rows of X, its
     entries, and the entries of its fullest feature (zeros: dense codes).
     """
+    n_rows, cap, n_features, n_cols, n_hist_bins, n_slots = dims[:6]
+    categorical, newton, n_threads, n_words, sparse_dims, left_sums = dims[6:]
     cat_cap = cap if categorical else 1
     left_cap = cap if newton or left_sums else 1
     n_samples, n_entries, col_entries = sparse_dims
@@ -315,56 +327,26 @@ class GrowerWorkspace:
             )
         return kept
 
-    def get(
-        self,
-        n_rows,
-        capacity,
-        n_features,
-        n_cols,
-        n_hist_bins,
-        n_slots,
-        categorical,
-        newton,
-        n_threads=1,
-        n_words=0,
-        sparse_dims=(0, 0, 0),
-        left_sums=False,
-    ):
-        """Work arrays for trees of ``n_rows`` samples and ``capacity`` nodes, at least;
-        see :func:`make_workspace` for the rest."""
+    def get(self, *dims, **named):
+        """Work arrays of at least the sizes ``WorkspaceDims(*dims, **named)``
+        (:class:`WorkspaceDims`; see :func:`make_workspace`): made again only when a tree
+        asks for more than they hold, or for other shapes."""
+        want = WorkspaceDims(*dims, **named)
         d = self._dims
-        if (
-            d is None
-            or n_rows > d[0]
-            or capacity > d[1]
-            or (n_features, n_cols, n_hist_bins) != d[2:5]
-            or n_slots > d[5]
-            or (categorical, newton) != d[6:8]
-            or n_threads > d[8]
-            or n_words != d[9]
-            or tuple(sparse_dims) != d[10]
-            or (left_sums and not d[11])
-        ):
-            if d is not None and capacity > d[1]:
+        if d is None or not _holds(d, want):
+            capacity = want.cap
+            if d is not None and capacity > d.cap:
                 # the next trees' bounds differ by a little (a forest's bootstrap samples
                 # have more or fewer distinct rows): room for them, not for this one only
                 capacity += capacity // _CAPACITY_HEADROOM
-            d = (
-                max(n_rows, self.min_rows),
-                max(capacity, d[1] if d else 0),
-                n_features,
-                n_cols,
-                n_hist_bins,
-                n_slots,
-                categorical,
-                newton,
-                n_threads,
-                n_words,
-                tuple(sparse_dims),
+            d = want._replace(
+                n_rows=max(want.n_rows, self.min_rows),
+                cap=max(capacity, d.cap if d else 0),
+                sparse_dims=tuple(want.sparse_dims),
                 # kept once made: the trees that do not read them do not mind them
-                left_sums or bool(d and d[11]),
+                left_sums=want.left_sums or bool(d and d.left_sums),
             )
-            self._arrays = make_workspace(*d)
+            self._arrays = make_workspace(d)
             self._dims = d
         return self._arrays
 
@@ -377,7 +359,24 @@ class GrowerWorkspace:
     @property
     def capacity(self):
         """Nodes the arrays hold now (0 before the first tree)."""
-        return self._dims[1] if self._dims else 0
+        return self._dims.cap if self._dims else 0
+
+
+def _holds(have, want):
+    """Whether a workspace of the sizes ``have`` serves a tree that asks for ``want``
+    (two :class:`WorkspaceDims`): room enough, and the same shapes."""
+    return not (
+        want.n_rows > have.n_rows
+        or want.cap > have.cap
+        or (want.n_features, want.n_cols, want.n_hist_bins)
+        != (have.n_features, have.n_cols, have.n_hist_bins)
+        or want.n_slots > have.n_slots
+        or (want.categorical, want.newton) != (have.categorical, have.newton)
+        or want.n_threads > have.n_threads
+        or want.n_words != have.n_words
+        or tuple(want.sparse_dims) != have.sparse_dims
+        or (want.left_sums and not have.left_sums)
+    )
 
 
 #: A workspace that a tree outgrows is made again with this fraction more node room
