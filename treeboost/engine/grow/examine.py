@@ -2,6 +2,8 @@
 split, and its best split (:mod:`..splitting`, :mod:`..median_split`, or Extra-Trees'
 random cuts, :mod:`.random_search`), with the rules that decide between features."""
 
+from collections import namedtuple
+
 import numpy as np
 
 from ..split import absolute_error as median_split
@@ -99,13 +101,24 @@ def splittable(nodes, node, params):
     )
 
 
+#: a node created and not yet examined, as the loop hands it to :func:`examine_node`:
+#: its histogram's mode (``..split.search.MODE_*``), its buffer and its sibling's (-1:
+#: none), and whether ``rows.ostats`` already holds its statistics (its parent's
+#: partition gathered them)
+NodeTask = namedtuple("NodeTask", ["node", "mode", "slot", "sibling_slot", "gathered"])
+
+#: the best feature so far among a node's (:func:`choose_feature`): its index (-1:
+#: none), its score, the score ties are measured against (the largest) and how many
+#: features tie at it
+FeatureChoice = namedtuple("FeatureChoice", ["best", "score", "tie_score", "n_tied"])
+
+
 @inlined
-def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, sparse, gathered):
-    """Step 1: the impurity of a new node and, if the stopping rules let it split, its
-    best split.  Returns its status: :data:`UNSPLITTABLE` (its histogram was not
-    built), :data:`NO_SPLIT` or :data:`OPENED` (it joins the open nodes).  ``gathered``:
-    ``rows.ostats`` already holds the node's statistics (its parent's partition
-    gathered them).
+def examine_node(g, task, pool, root_w, parallel, exact, sparse):
+    """Step 1: the impurity of a new node (``task``, a :class:`NodeTask`) and, if the
+    stopping rules let it split, its best split.  Returns its status:
+    :data:`UNSPLITTABLE` (its histogram was not built), :data:`NO_SPLIT` or
+    :data:`OPENED` (it joins the open nodes).
 
     ``parallel`` and ``exact`` are constants of the compiled grower
     (:func:`.loop.make_grow_tree`): with ``parallel``, large nodes evaluate their features on
@@ -119,11 +132,11 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
     rows = g.rows
     nodes = g.nodes
     cands = g.candidates
-    scratch = g.scratch
     params = g.params
     sampler = g.sampler
     n_threads = g.n_threads
-    crit = params.criterion
+    node = task.node
+    slot = task.slot
     start = nodes.start[node]
     end = nodes.end[node]
     total = nodes.stats[node]
@@ -135,35 +148,15 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
         return UNSPLITTABLE
     n_features = data.codes_T.shape[0]
     sampling = params.max_features < n_features
-    if params.random_split or exact or sparse:
-        # a random cut and the exact search read the node's samples, not a histogram;
-        # sparse codes gather each feature's entries in the node
-        mode = MODE_SORT
-    elif sampling and mode == MODE_BUILD and crit != NEWTON and data.missing_code < 256:
-        # sampled features: no child subtracts this histogram, and the 8-bit codes'
-        # gather touches only the bins present, where a dense one is zeroed and scanned
-        # whole (boosting keeps its dense scan, whose counts are estimated)
-        mode = MODE_SORT
-    elif mode == MODE_BUILD and slot < 0:
-        slot = acquire(pool)
-        if slot < 0:
-            mode = MODE_SORT
-    if params.packed_counts and mode == MODE_SORT:
-        # (over rows.ostats' memory: a node read from its samples reads no other row)
-        gather_rows_packed(packed_rows(rows.ostats), src, rows.idx, start, n_node)
-    elif mode != MODE_SUBTRACT and not gathered:
-        n_chunks = gather_chunks(n_node, n_threads) if parallel else np.int64(1)
-        if n_chunks > 1:
-            gather_rows_parallel(rows.ostats, src, rows.idx, start, n_node, n_chunks)
-        else:
-            gather_rows(rows.ostats, src, rows.idx, start, n_node)
+    mode, slot = search_mode(data, params, task.mode, slot, sampling, pool, exact, sparse)
+    gather_statistics(src, rows, params, start, n_node, mode, task.gathered, n_threads, parallel)
     view = NodeView(
         start,
         end,
         total,
         mode,
         pool.buffers[max(slot, 0)],
-        pool.buffers[max(sib_slot, 0)],
+        pool.buffers[max(task.sibling_slot, 0)],
         nodes.interval[node, LOWER],
         nodes.interval[node, UPPER],
     )
@@ -184,26 +177,15 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
     else:
         best = np.int64(-1)
         best_score = -np.inf
-        if sampling:
-            feats, rest = sample_features(sampler, params.max_features)
-        else:
-            feats, rest = sampler.all_features, sampler.no_features
-        if params.interaction.shape[1] > 0:
-            feats, rest = allowed_features(
-                nodes.allowed[node], params.interaction, feats, rest, sampler.allowed
-            )
-            # a histogram of some features only cannot be subtracted from, unless every
-            # node of the tree searches the same ones (a tree's drawn features)
-            sampling = sampling or (
-                not params.fixed_features and feats.shape[0] + rest.shape[0] < n_features
-            )
-    random_ties = params.random_ties
+        feats, rest, sampling = searched_features(
+            nodes, node, params, sampler, sampling, n_features
+        )
     # a large boosting node's histograms by blocks of its rows (..histogram), on the
     # threads or not: the same sums either way
     n_blocks = hist_blocks(n_node, g.hist_partials)
     blocked = (
         mode == MODE_BUILD
-        and crit == NEWTON
+        and params.criterion == NEWTON
         and n_blocks >= 2
         and not (params.random_split or exact or sparse)
         and rows.ostats.shape[1] == 3
@@ -215,10 +197,8 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
     else:
         built = view
     # the node's weight: a gain per unit of it is what attribute costs weigh
-    w_node = max(node_weight(total, crit, params.n_stats), 1e-300)
-    # the score the ties are measured against (the largest), and how many features tie
-    tie_score = best_score
-    n_tied = np.int64(1 if best >= 0 else 0)
+    w_node = max(node_weight(total, params.criterion, params.n_stats), 1e-300)
+    choice = FeatureChoice(best, best_score, best_score, np.int64(1 if best >= 0 else 0))
     for attempt in range(2):
         fs = feats if attempt == 0 else rest
         if fs.shape[0] == 0:
@@ -230,78 +210,169 @@ def examine_node(g, node, mode, slot, sib_slot, pool, root_w, parallel, exact, s
             and bucket_entries(fs, data, rows.idx, start, end, rows, np.bool_(False))
         )
         if blocked:
-            # one list of arguments for the two copies (on the threads, or not)
-            args = (
-                fs,
-                view.hist,
-                g.hist_partials,
-                n_blocks,
-                data.codes_T,
-                data.is_categorical,
-                rows.idx,
-                start,
-                end,
-                rows.ostats,
-            )
-            if parallel and n_threads > 1:
-                build_histograms_blocked_parallel(*args)
-            else:
-                build_histograms_blocked(*args)
+            build_blocked(g, fs, view, n_blocks, parallel)
         if exact:
             median_split.evaluate_features(fs, view, data, rows.idx, params, nt, cands)
         elif parallel:
             evaluate_features_parallel(
-                n_threads, fs, built, data, rows, params, scratch, cands, sparse
+                n_threads, fs, built, data, rows, params, g.scratch, cands, sparse
             )
         else:
-            evaluate_features(fs, built, data, rows, params, scratch, cands, sparse)
+            evaluate_features(fs, built, data, rows, params, g.scratch, cands, sparse)
         if bucketed:
             bucket_entries(fs, data, rows.idx, start, end, rows, np.bool_(True))
-        # serial, in the order of fs, after every score is in: the draws below do not
-        # depend on the threads that evaluated the features
-        for i in range(fs.shape[0]):
-            f = fs[i]
-            sc = cands.score[f]
-            if params.cost_measure != NO_COST and sc > -np.inf:
-                sc = cost_sensitive_measure(
-                    cands.decrease[f] / w_node,
-                    params.feature_cost[f],
-                    params.cost_measure,
-                    params.cost_weight,
-                )
-            if not random_ties:
-                # scores equal within rounding go to the lowest index (.acceptance)
-                if better_score(sc, best_score, best):
-                    best_score = sc
-                    best = f
-            elif sc == -np.inf:
-                continue
-            elif n_tied == 0 or sc > tie_score + TIE_RTOL * abs(tie_score):
-                best_score = sc
-                tie_score = sc
-                best = f
-                n_tied = 1
-            elif sc >= tie_score - TIE_RTOL * abs(tie_score):
-                # as good as the best within rounding: each of the n_tied equal features
-                # is kept with probability 1 / n_tied (reservoir sampling), drawn only at
-                # a tie, so that a tree without ties is the one lowest-index order grows
-                n_tied += 1
-                if rand(sampler.state) % np.uint64(n_tied) == np.uint64(0):
-                    best_score = sc
-                    best = f
-        if best >= 0:
+        choice = choose_feature(fs, cands, params, sampler, choice, w_node)
+        if choice.best >= 0:
             break
+    return open_node(g, node, choice, slot, sampling, pool, root_w, exact)
+
+
+@inlined
+def search_mode(data, params, mode, slot, sampling, pool, exact, sparse):
+    """How a splittable node's histograms are obtained, and its buffer: ``(mode, slot)``
+    from the mode and buffer the loop scheduled (a buffer is taken from ``pool`` for a
+    histogram built, gathered compressed when none is free)."""
+    if params.random_split or exact or sparse:
+        # a random cut and the exact search read the node's samples, not a histogram;
+        # sparse codes gather each feature's entries in the node
+        mode = MODE_SORT
+    elif sampling and mode == MODE_BUILD and params.criterion != NEWTON and data.missing_code < 256:
+        # sampled features: no child subtracts this histogram, and the 8-bit codes'
+        # gather touches only the bins present, where a dense one is zeroed and scanned
+        # whole (boosting keeps its dense scan, whose counts are estimated)
+        mode = MODE_SORT
+    elif mode == MODE_BUILD and slot < 0:
+        slot = acquire(pool)
+        if slot < 0:
+            mode = MODE_SORT
+    return mode, slot
+
+
+@inlined
+def gather_statistics(src, rows, params, start, n_node, mode, gathered, n_threads, parallel):
+    """The statistics of the node's ``n_node`` samples from ``start`` into
+    ``rows.ostats`` in node order (packed counts for a search from the samples), unless
+    the histogram is subtracted or they are there already (``gathered``)."""
+    if params.packed_counts and mode == MODE_SORT:
+        # (over rows.ostats' memory: a node read from its samples reads no other row)
+        gather_rows_packed(packed_rows(rows.ostats), src, rows.idx, start, n_node)
+    elif mode != MODE_SUBTRACT and not gathered:
+        n_chunks = gather_chunks(n_node, n_threads) if parallel else np.int64(1)
+        if n_chunks > 1:
+            gather_rows_parallel(rows.ostats, src, rows.idx, start, n_node, n_chunks)
+        else:
+            gather_rows(rows.ostats, src, rows.idx, start, n_node)
+
+
+@inlined
+def searched_features(nodes, node, params, sampler, sampling, n_features):
+    """The features a node searches first and the rest (searched when none of the first
+    splits): the tree's drawn or all of them, within the node's interaction sets; and
+    whether its histogram then covers only some features (``sampling``)."""
+    if sampling:
+        feats, rest = sample_features(sampler, params.max_features)
+    else:
+        feats, rest = sampler.all_features, sampler.no_features
+    if params.interaction.shape[1] > 0:
+        feats, rest = allowed_features(
+            nodes.allowed[node], params.interaction, feats, rest, sampler.allowed
+        )
+        # a histogram of some features only cannot be subtracted from, unless every
+        # node of the tree searches the same ones (a tree's drawn features)
+        sampling = sampling or (
+            not params.fixed_features and feats.shape[0] + rest.shape[0] < n_features
+        )
+    return feats, rest, sampling
+
+
+@inlined
+def build_blocked(g, fs, view, n_blocks, parallel):
+    """A large boosting node's histograms of the features ``fs`` by blocks of its rows
+    (:func:`~..split.histogram.build_histograms_blocked`), on the threads or not."""
+    rows = g.rows
+    data = g.data
+    # one list of arguments for the two copies (on the threads, or not)
+    args = (
+        fs,
+        view.hist,
+        g.hist_partials,
+        n_blocks,
+        data.codes_T,
+        data.is_categorical,
+        rows.idx,
+        view.start,
+        view.end,
+        rows.ostats,
+    )
+    if parallel and g.n_threads > 1:
+        build_histograms_blocked_parallel(*args)
+    else:
+        build_histograms_blocked(*args)
+
+
+@inlined
+def choose_feature(fs, cands, params, sampler, choice, w_node):
+    """The best of ``choice`` (a :class:`FeatureChoice`) and the features ``fs`` whose
+    splits are in ``cands``, serial, in the order of ``fs``, after every score is in: the
+    draws below do not depend on the threads that evaluated the features.  Scores are
+    weighed by the attribute costs; ties go to the lowest index or, with
+    ``params.random_ties``, to one of the tied features drawn uniformly."""
+    best, best_score, tie_score, n_tied = choice
+    random_ties = params.random_ties
+    for i in range(fs.shape[0]):
+        f = fs[i]
+        sc = cands.score[f]
+        if params.cost_measure != NO_COST and sc > -np.inf:
+            sc = cost_sensitive_measure(
+                cands.decrease[f] / w_node,
+                params.feature_cost[f],
+                params.cost_measure,
+                params.cost_weight,
+            )
+        if not random_ties:
+            # scores equal within rounding go to the lowest index (.acceptance)
+            if better_score(sc, best_score, best):
+                best_score = sc
+                best = f
+        elif sc == -np.inf:
+            continue
+        elif n_tied == 0 or sc > tie_score + TIE_RTOL * abs(tie_score):
+            best_score = sc
+            tie_score = sc
+            best = f
+            n_tied = 1
+        elif sc >= tie_score - TIE_RTOL * abs(tie_score):
+            # as good as the best within rounding: each of the n_tied equal features
+            # is kept with probability 1 / n_tied (reservoir sampling), drawn only at
+            # a tie, so that a tree without ties is the one lowest-index order grows
+            n_tied += 1
+            if rand(sampler.state) % np.uint64(n_tied) == np.uint64(0):
+                best_score = sc
+                best = f
+    return FeatureChoice(best, best_score, tie_score, n_tied)
+
+
+@inlined
+def open_node(g, node, choice, slot, sampling, pool, root_w, exact):
+    """The node's split, if its best feature's (``choice``) gain is accepted
+    (:func:`~.acceptance.gain_accepted`), written to its row of ``g.nodes``; its
+    histogram kept for its children when they can subtract from it.  Returns
+    :data:`OPENED` or :data:`NO_SPLIT`."""
+    nodes = g.nodes
+    cands = g.candidates
+    params = g.params
+    best = choice.best
     ok = best >= 0
     if ok:
         gain = cands.decrease[best]
-        ok = gain_accepted(gain, best_score, params, root_w)
+        ok = gain_accepted(gain, choice.score, params, root_w)
     if ok:
         nodes.feature[node] = best
         nodes.bin_threshold[node] = cands.bin_threshold[best]
         nodes.missing_go_left[node] = cands.missing_go_left[best]
-        if data.is_categorical[best]:
+        if g.data.is_categorical[best]:
             copy_into(nodes.categories[node], cands.categories[best])
-        if crit == NEWTON or params.packed_counts:
+        if params.criterion == NEWTON or params.packed_counts:
             copy_into(nodes.left_stats[node], cands.left_stats[best])
         nodes.interval[node, MIDDLE] = cands.mid[best]
         nodes.gain[node] = gain

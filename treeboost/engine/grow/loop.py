@@ -77,7 +77,7 @@ intermediate representation, which costs as much as compiling a small kernel.)
 import numpy as np
 
 from .._numba.borrowed_views import borrow
-from .._numba.jit import compiled
+from .._numba.jit import compiled, inlined
 from ..split.constraints import LOWER, UPPER
 from ..split.criteria import is_regression, node_weight
 from ..records import HistogramPool
@@ -89,7 +89,7 @@ from ..statistics.samples import (
     sum_sq,
 )
 from .context import GrowContext, borrowed_data, borrowed_rows
-from .examine import OPENED, UNSPLITTABLE, examine_node, gather_chunks
+from .examine import OPENED, UNSPLITTABLE, NodeTask, examine_node, gather_chunks
 from .expand import pick_next, schedule_children, split_node
 from .nodes import ready_nodes, reset_nodes
 
@@ -118,40 +118,18 @@ def make_grow_tree(parallel, exact=False, sparse=False):
         n = sample_idx.shape[0]
         n_features = data.codes_T.shape[0]
         # each record read from the workspace once (see examine_node)
-        ws_rows = ws.rows
         ws_nodes = ws.nodes
         used = ws.used
-        buffers = ws.buffers
-        free_slots = ws.free_slots
-        n_free = ws.n_free
-        reset_nodes(ws_nodes, used[0])
-        # the root and its two children
-        ready_nodes(ws_nodes, used, np.int64(3))
-        ws_nodes.interval[0, LOWER] = params.root_lower
-        ws_nodes.interval[0, UPPER] = params.root_upper
-        n_slots = buffers.shape[0]
         sampler = ws.sampler
-        for f in range(n_features):
-            sampler.perm[f] = f
-        sampler.state[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
-        for k in range(n_slots):
-            free_slots[k] = k
-        n_free[0] = n_slots
+        start_tree(ws_nodes, used, sampler, ws.free_slots, ws.n_free, params, seed, n_features)
         # the caller holds data, src and ws for the whole call: their views need no reference
         # counting (see ._borrow)
         data_b = borrowed_data(data)
         src_b = borrow(src)
-        rows_b = borrowed_rows(ws_rows, n)
-        # the node whose statistics rows.ostats holds (gathered on the way), or -1
-        gathered = np.int64(-1)
+        rows_b = borrowed_rows(ws.rows, n)
         root_chunks = gather_chunks(n, n_threads) if parallel else np.int64(1)
-        if not sparse and root_chunks > 1:
-            # the root's rows and their statistics in one region
-            copy_gather_rows_parallel(rows_b.idx, sample_idx, rows_b.ostats, src_b, root_chunks)
-            gathered = 0
-        else:
-            for i in range(n):
-                rows_b.idx[i] = sample_idx[i]
+        # the node whose statistics rows.ostats holds (gathered on the way), or -1
+        gathered = root_rows(rows_b, src_b, sample_idx, root_chunks, sparse)
         nodes = borrow(ws_nodes)
         g = GrowContext(
             data_b,
@@ -166,62 +144,31 @@ def make_grow_tree(parallel, exact=False, sparse=False):
             borrow(ws.random_cuts),
             borrow(ws.hist_partials),
         )
-        pool = HistogramPool(borrow(buffers), borrow(free_slots), borrow(n_free))
-        if sparse:
-            # the rows of the tree by place; the others are in no node
-            position = rows_b.position
-            for r in range(position.shape[0]):
-                position[r] = -1
-            for i in range(n):
-                position[rows_b.idx[i]] = i
+        pool = HistogramPool(borrow(ws.buffers), borrow(ws.free_slots), borrow(ws.n_free))
         open_nodes = borrow(ws.open_nodes)
-
+        root_w = root_sums(nodes, src_b, rows_b, n, params, borrow(ws.block_sums), root_chunks)
         # counters start as np.int64: a literal 0 or 1 would compile every kernel they are
         # passed to once more, for the literal's own type
         zero = np.int64(0)
-        if root_chunks > 1:
-            sum_rows_parallel(nodes.stats[0], src_b, rows_b.idx, zero, n, borrow(ws.block_sums))
-        else:
-            sum_rows_blocked(nodes.stats[0], src_b, rows_b.idx, zero, n, borrow(ws.block_sums))
-        if is_regression(params.criterion):
-            nodes.sq_sum[0] = sum_sq(src_b, rows_b.idx, zero, n)
-        nodes.start[0] = 0
-        nodes.end[0] = n
-        root_w = (
-            params.root_weight
-            if params.root_weight >= 0.0
-            else node_weight(nodes.stats[0], params.criterion, params.n_stats)
-        )
         node_count = np.int64(1)
         n_open = np.int64(0)
         n_leaves = np.int64(1)
         truncated = False
         best_first = params.max_leaf_nodes > 0
         pending = borrow(ws.pending)
-        for t in range(2):
-            pending.node[t] = 0
-            pending.mode[t] = 0
-            pending.slot[t] = -1
-            pending.sibling_slot[t] = -1
-        n_pending = np.int64(1)
-        pending.mode[0] = MODE_BUILD if n >= params.dense_min_samples else MODE_SORT
+        n_pending = first_pending(pending, n, params)
 
         while True:
             for t in range(n_pending):
                 node = pending.node[t]
-                status = examine_node(
-                    g,
+                task = NodeTask(
                     node,
                     pending.mode[t],
                     pending.slot[t],
                     pending.sibling_slot[t],
-                    pool,
-                    root_w,
-                    parallel,
-                    exact,
-                    sparse,
                     node == gathered,
                 )
+                status = examine_node(g, task, pool, root_w, parallel, exact, sparse)
                 # (an examination may gather another node's statistics over them)
                 gathered = -1
                 if status == OPENED:
@@ -267,6 +214,84 @@ def make_grow_tree(parallel, exact=False, sparse=False):
         return truncated, node_count
 
     return grow_tree
+
+
+@inlined
+def start_tree(nodes, used, sampler, free_slots, n_free, params, seed, n_features):
+    """A workspace ready for a new tree: the last tree's nodes reset, the root and its
+    two children ready (the root's interval the tree's bounds), the ``n_features``
+    features in their order and the sampler seeded with ``seed``, every histogram
+    buffer free."""
+    reset_nodes(nodes, used[0])
+    # the root and its two children
+    ready_nodes(nodes, used, np.int64(3))
+    nodes.interval[0, LOWER] = params.root_lower
+    nodes.interval[0, UPPER] = params.root_upper
+    for f in range(n_features):
+        sampler.perm[f] = f
+    sampler.state[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
+    n_slots = free_slots.shape[0]
+    for k in range(n_slots):
+        free_slots[k] = k
+    n_free[0] = n_slots
+
+
+@inlined
+def root_rows(rows, src, sample_idx, root_chunks, sparse):
+    """The tree's samples ``sample_idx`` as the root's rows (``rows.idx``), with their
+    statistics gathered in the same region on ``root_chunks`` threads (then returns 0,
+    the root's node, else -1: none gathered); with sparse codes, each row's place
+    (``rows.position``, -1 for the rows in no node)."""
+    n = sample_idx.shape[0]
+    gathered = np.int64(-1)
+    if not sparse and root_chunks > 1:
+        # the root's rows and their statistics in one region
+        copy_gather_rows_parallel(rows.idx, sample_idx, rows.ostats, src, root_chunks)
+        gathered = 0
+    else:
+        for i in range(n):
+            rows.idx[i] = sample_idx[i]
+    if sparse:
+        # the rows of the tree by place; the others are in no node
+        position = rows.position
+        for r in range(position.shape[0]):
+            position[r] = -1
+        for i in range(n):
+            position[rows.idx[i]] = i
+    return gathered
+
+
+@inlined
+def root_sums(nodes, src, rows, n, params, block_sums, root_chunks):
+    """The root's statistics (summed in blocks of rows, the same sums on any number of
+    threads), its squared targets for regression, its rows ``[0, n)``; returns the
+    weight the gains are measured against (``params.root_weight``, or the root's)."""
+    zero = np.int64(0)
+    if root_chunks > 1:
+        sum_rows_parallel(nodes.stats[0], src, rows.idx, zero, n, block_sums)
+    else:
+        sum_rows_blocked(nodes.stats[0], src, rows.idx, zero, n, block_sums)
+    if is_regression(params.criterion):
+        nodes.sq_sum[0] = sum_sq(src, rows.idx, zero, n)
+    nodes.start[0] = 0
+    nodes.end[0] = n
+    if params.root_weight >= 0.0:
+        return params.root_weight
+    return node_weight(nodes.stats[0], params.criterion, params.n_stats)
+
+
+@inlined
+def first_pending(pending, n, params):
+    """``pending`` holding the root alone, its histogram dense for ``n`` samples from
+    ``params.dense_min_samples`` on, else gathered compressed; returns 1, the nodes
+    pending."""
+    for t in range(2):
+        pending.node[t] = 0
+        pending.mode[t] = 0
+        pending.slot[t] = -1
+        pending.sibling_slot[t] = -1
+    pending.mode[0] = MODE_BUILD if n >= params.dense_min_samples else MODE_SORT
+    return np.int64(1)
 
 
 #: the grower without any parallel region
