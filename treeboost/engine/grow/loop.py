@@ -120,8 +120,7 @@ def make_grow_tree(parallel, exact=False, sparse=False):
         # each record read from the workspace once (see examine_node)
         ws_nodes = ws.nodes
         used = ws.used
-        sampler = ws.sampler
-        start_tree(ws_nodes, used, sampler, ws.free_slots, ws.n_free, params, seed, n_features)
+        start_tree(ws_nodes, used, ws.sampler, ws.free_slots, ws.n_free, params, seed, n_features)
         # the caller holds data, src and ws for the whole call: their views need no reference
         # counting (see ._borrow)
         data_b = borrowed_data(data)
@@ -131,19 +130,7 @@ def make_grow_tree(parallel, exact=False, sparse=False):
         # the node whose statistics rows.ostats holds (gathered on the way), or -1
         gathered = root_rows(rows_b, src_b, sample_idx, root_chunks, sparse)
         nodes = borrow(ws_nodes)
-        g = GrowContext(
-            data_b,
-            src_b,
-            rows_b,
-            nodes,
-            borrow(ws.candidates),
-            borrow(ws.scratch),
-            params,
-            borrow(sampler),
-            n_threads,
-            borrow(ws.random_cuts),
-            borrow(ws.hist_partials),
-        )
+        g = grow_context(ws, data_b, src_b, rows_b, nodes, params, n_threads)
         pool = HistogramPool(borrow(ws.buffers), borrow(ws.free_slots), borrow(ws.n_free))
         open_nodes = borrow(ws.open_nodes)
         root_w = root_sums(nodes, src_b, rows_b, n, params, borrow(ws.block_sums), root_chunks)
@@ -214,6 +201,25 @@ def make_grow_tree(parallel, exact=False, sparse=False):
         return truncated, node_count
 
     return grow_tree
+
+
+@inlined
+def grow_context(ws, data, src, rows, nodes, params, n_threads):
+    """The :class:`~.context.GrowContext` of a tree grown in workspace ``ws``: the
+    borrowed inputs and rows, the workspace's records on borrowed views."""
+    return GrowContext(
+        data,
+        src,
+        rows,
+        nodes,
+        borrow(ws.candidates),
+        borrow(ws.scratch),
+        params,
+        borrow(ws.sampler),
+        n_threads,
+        borrow(ws.random_cuts),
+        borrow(ws.hist_partials),
+    )
 
 
 @inlined
