@@ -105,6 +105,7 @@ _HOMES = {
     "COST_MEASURE_CODES": "grow.acceptance",
     "cost_sensitive_measure": "grow.acceptance",
     "stopping_allows": "grow.acceptance",
+    "rand": "grow.sampling",
     "SplitCandidates": "records",
     "VALUES_NEWTON": "grow.tree_arrays",
     "Tree": "predict.tree",

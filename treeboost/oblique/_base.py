@@ -4,6 +4,7 @@ the standardisation, and the tree built from the grower's arrays."""
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import is_classifier
@@ -18,6 +19,7 @@ from ..trees.pruning import weakest_links
 from ..persistence import check_array, check_classes, check_fitted, validate_part
 from ._grow import GrowParams, GrownArrays, grow_tree
 from ._search import ENTROPY, GINI, SQUARED_ERROR
+from ._splitters import SPORF
 from .oblique_tree import ObliqueTree
 
 CRITERIA = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY, "squared_error": SQUARED_ERROR}
@@ -132,10 +134,31 @@ def tree_from_stats(grown: GrownArrays, crit, n_features, center):
     return ObliqueTree.from_grown(grown, n_features, value, impurity, weight)
 
 
-def grow(X, S, w, mean, scale, params: GrowParams, center, rows=None):
-    """One tree on the rows of positive weight (or ``rows``)."""
+class Standardised(NamedTuple):
+    """The attributes standardised, ``(x - mean) / scale``, one row an attribute (the
+    projection splitter reads a node's rows of one attribute at a time), missing values
+    NaN, and which attributes have any."""
+
+    ZT: np.ndarray
+    has_nan: np.ndarray
+
+
+def standardised(X, mean, scale, splitter) -> Standardised:
+    """The :class:`Standardised` attributes a grower of ``splitter`` reads (once a fit:
+    a forest's trees share them); empty for the splitters that gather a node's rows."""
+    if splitter != SPORF:
+        return Standardised(np.empty((0, 0)), np.zeros(0, dtype=bool))
+    ZT = np.ascontiguousarray(((X - mean) / scale).T)
+    return Standardised(ZT, np.isnan(X).any(axis=0))
+
+
+def grow(X, S, w, mean, scale, params: GrowParams, center, rows=None, std=None):
+    """One tree on the rows of positive weight (or ``rows``); ``std``: the
+    :class:`Standardised` attributes when already computed."""
     rows = np.flatnonzero(w > 0).astype(np.int64) if rows is None else rows.astype(np.int64)
-    grown = GrownArrays(*grow_tree(X, mean, scale, S, rows, params))
+    if std is None:
+        std = standardised(X, mean, scale, params.splitter)
+    grown = GrownArrays(*grow_tree(X, std.ZT, std.has_nan, mean, scale, S, rows, params))
     return tree_from_stats(grown, params.crit, X.shape[1], center)
 
 

@@ -1,5 +1,5 @@
-"""The split of one node: OC1's search, a linear classifier's direction, or sparse
-random projections (SPORF).
+"""The split of one node: OC1's search or a linear classifier's direction (the sparse
+random projections of the forests are :mod:`._projections`).
 
 Each splitter sees the node's rows standardised (``z = (x - mean) / scale``, the
 training set's mean and standard deviation) with a missing value replaced by the node's
@@ -8,66 +8,13 @@ weighted mean of that attribute, and returns a hyperplane ``w . z <= t`` in that
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
 from ..engine import internal
-from ._search import (
-    INSERTION_ROWS,
-    SQUARED_ERROR,
-    histogram_search,
-    line_search,
-    sorted_search,
-)
+from ._search import SQUARED_ERROR, line_search
 
 #: splitter codes of the kernels
 AXIS, OC1, LINEAR, SPORF = 0, 1, 2, 3
-#: bins of a projection's histogram per row of a node of at most ``max_bins`` rows:
-#: enough that two different values rarely share one (which sends the node to a sort)
-HIST_BINS_PER_ROW = 4
-
-
-class SporfWork(NamedTuple):
-    """The work arrays of a node's split (:func:`sporf_split`'s among them), allocated
-    once a tree for its root (a node takes their first ``m`` rows): a small node's
-    split costs little more than their allocation would."""
-
-    stats: np.ndarray  # (n, k) the node's rows' statistics
-    weight: np.ndarray  # (n,) their weights
-    z: np.ndarray  # (n,) the projection of the node's rows
-    perm: np.ndarray  # (d,) int64: attributes, partly shuffled per projection
-    hist: np.ndarray  # (n_hist, k) a projection's histogram
-    count: np.ndarray  # (n_hist,) int64
-    low: np.ndarray  # (n_hist,)
-    high: np.ndarray  # (n_hist,)
-    order: np.ndarray  # (n,) int64: a small node's rows in the order of z
-    sides: np.ndarray  # (3, k): a search's total, left and right statistics
-    proj: np.ndarray  # (d,) a projection's weights
-    node_w: np.ndarray  # (d,) the node's split weights
-    fill: np.ndarray  # (d,) the node's fills (NaN: not computed)
-
-
-@internal
-def sporf_work(n, d, k, n_bins):
-    """The :class:`SporfWork` of a tree of ``n`` rows, ``d`` attributes and ``k``
-    statistics whose histograms have at most ``n_bins`` bins."""
-    n_hist = max(1, n_bins)
-    return SporfWork(
-        np.empty((n, k)),
-        np.empty(n),
-        np.empty(n),
-        np.arange(d),
-        np.empty((n_hist, k)),
-        np.empty(n_hist, dtype=np.int64),
-        np.empty(n_hist),
-        np.empty(n_hist),
-        np.empty(n, dtype=np.int64),
-        np.empty((3, k)),
-        np.empty(d),
-        np.empty(d),
-        np.empty(d),
-    )
 
 
 @internal
@@ -273,82 +220,3 @@ def linear_split(Z, S, crit, min_leaf, out_w):
             best, t = sc, tc
             out_w[:] = w
     return t, best
-
-
-@internal
-def sporf_split(
-    X, rows, mean, scale, wt, S, crit, min_leaf, n_proj, density, n_bins, fill, out_w, work
-):
-    """Sparse random projections (Tomita et al. 2020): ``n_proj`` directions, each with
-    ``1 + Poisson(density - 1)`` non-zero weights (at most the number of attributes) on
-    attributes drawn without replacement, each weight +1 or -1; the best threshold of
-    each projection by :func:`histogram_search`: over ``n_bins`` bins at a node of more
-    rows than that, exactly at a smaller one (four bins a row, sorted by
-    :func:`sorted_search` where two different values share a bin); by
-    :func:`sorted_search` at a node of at most :data:`INSERTION_ROWS` rows (no
-    histogram to clear) and at every node with ``n_bins = 0``.  Missing values take the
-    node's mean (``fill``, filled for the attributes drawn; NaN marks one not
-    computed).  ``work``: the tree's :class:`SporfWork`."""
-    m, d = rows.shape[0], X.shape[1]
-    # a node of at most n_bins rows is searched exactly: sorted by insertion up to
-    # INSERTION_ROWS rows, above by a histogram of 4 bins a row (sorted where two
-    # different values share a bin)
-    exact = m <= n_bins
-    n_hist = min(n_bins, HIST_BINS_PER_ROW * m)
-    hist, count, low, high = work.hist, work.count, work.low, work.high
-    perm = work.perm
-    z = work.z[:m]
-    w = work.proj
-    best, best_t = np.inf, 0.0
-    lam = density - 1.0 if density > 1.0 else 0.0
-    for _p in range(n_proj):
-        nnz = 1 + (np.random.poisson(lam) if lam > 0.0 else 0)
-        if nnz > d:
-            nnz = d
-        for i in range(nnz):
-            j = i + np.random.randint(d - i)
-            perm[i], perm[j] = perm[j], perm[i]
-        z[:] = 0.0
-        w[:] = 0.0
-        for q in range(nnz):
-            f = perm[q]
-            s = 1.0 if np.random.random() < 0.5 else -1.0
-            w[f] = s
-            mu = mean[f]
-            inv = 1.0 / scale[f]
-            if np.isnan(fill[f]):
-                # the node's mean of the attribute in the pass that projects it; the
-                # missing values are added once it is known
-                num = 0.0
-                den = 0.0
-                n_missing = 0
-                for i in range(m):
-                    x = X[rows[i], f]
-                    if np.isnan(x):
-                        n_missing += 1
-                    else:
-                        v = (x - mu) * inv
-                        z[i] += s * v
-                        num += wt[i] * v
-                        den += wt[i]
-                fill[f] = num / den if den > 0.0 else 0.0
-                if n_missing > 0:
-                    for i in range(m):
-                        if np.isnan(X[rows[i], f]):
-                            z[i] += s * fill[f]
-            else:
-                for i in range(m):
-                    x = X[rows[i], f]
-                    z[i] += s * (fill[f] if np.isnan(x) else (x - mu) * inv)
-        sc = np.nan
-        if n_bins > 0 and m > INSERTION_ROWS:
-            # the histogram's O(m + bins) against the sort's O(m log m)
-            t, sc = histogram_search(
-                z, S, crit, min_leaf, n_hist, exact, hist, count, low, high, work.sides
-            )
-        if np.isnan(sc):
-            t, sc = sorted_search(z, S, crit, min_leaf, work.order, work.sides)
-        if sc < best:
-            best, best_t = sc, t
-            out_w[:] = w
-    return best_t, best

@@ -4,9 +4,10 @@ Each node of each tree draws ``max_features`` sparse random directions ``a`` of 
 standardised attributes, ``a_f in {-1, 0, +1}``, each with on average
 ``feature_combinations`` non-zero entries (``1 + Poisson(feature_combinations - 1)``,
 on attributes drawn without replacement), and splits on the best threshold of the best
-projection ``z = a . x``: the exact search of every cut between the sorted ``z`` of the
-node's rows, by the sweep of :func:`~treeboost.oblique._search.line_search` in one
-compiled call per tree.  The trees are grown on bootstrap samples, in parallel on
+projection ``z = a . x``: the search of every cut between the ordered ``z`` of the
+node's rows (between bins of ``z`` at a node of more than ``max_bins`` rows), by one
+sweep whose scores are updated in O(1) a row (:mod:`._projections`), in one compiled
+call per tree.  The trees are grown on bootstrap samples, in parallel on
 threads as treeboost's other forests (the kernels release the GIL).
 """
 
@@ -32,6 +33,7 @@ from ._base import (
     grow,
     resolve_count,
     standardisation,
+    standardised,
     statistics,
 )
 from ._grow import GrowParams
@@ -51,6 +53,7 @@ def resolve_projections(max_features, n_features):
 
 
 def _grow_chunk(indices, threads, X, S, w, mean, scale, params, center, seeds, bootstrap):
+    std = standardised(X, mean, scale, params.splitter)
     trees = []
     n = X.shape[0]
     for i in indices:
@@ -62,7 +65,7 @@ def _grow_chunk(indices, threads, X, S, w, mean, scale, params, center, seeds, b
             wi = w
         tree_params = params._replace(seed=int(rng.randint(2**31 - 1)))
         Si = S * (wi / np.where(w > 0, w, 1.0))[:, None]
-        trees.append(grow(X, Si, wi, mean, scale, tree_params, center))
+        trees.append(grow(X, Si, wi, mean, scale, tree_params, center, std=std))
     return trees
 
 
@@ -181,13 +184,14 @@ _FOREST_PARAMS = """
         The mean number of attributes combined in one projection (the density
         ``lambda`` of the projection matrix times the number of attributes).
     max_bins : int or None, default=256
-        A node with more rows than ``max_bins`` finds each projection's threshold by a
-        histogram: the projected values fall into ``max_bins`` equal-width bins of their
-        range at the node, the statistics are summed per bin and one sweep scores every
-        cut between two non-empty bins (``O(m + max_bins k)`` for ``m`` rows and ``k``
-        classes, against the sort's ``O(m log m)``); the threshold is the midpoint
-        between the values on either side of the cut.  Smaller nodes, and every node
-        when ``max_bins=None``, search all ``m - 1`` cuts exactly.
+        A node with more rows than ``max_bins`` (and more than 32) cuts each projection
+        only between bins: its rows are dealt into ``max_bins`` equal-width bins of the
+        projected values' range at the node, and one sweep of the rows bin by bin scores
+        every cut between two non-empty bins, in ``O(m + max_bins)`` for ``m`` rows; the
+        threshold is the midpoint between the values on either side of the cut.  Smaller
+        nodes, and every node when ``max_bins=None``, search all cuts between different
+        values exactly (the rows dealt into two buckets a row, then ordered by
+        insertion).  See :mod:`treeboost.oblique._projections`.
     bootstrap : bool, default=True
     n_jobs : int, default=None
         Threads growing trees (None: 1; -1: every core).
