@@ -21,8 +21,9 @@ from .eight_rows import (
     accumulate_forest_lanes,
     accumulate_forest_lanes_serial,
 )
+from .routing import TREE_LEAF
 from .tree import check_sum_buffer
-from .tree_stack import TreeStack
+from .tree_stack import TreeStack, shifted_child
 
 #: values of X in a block of rows (one MiB of float64): a block is walked by every tree
 #: in turn, so its rows stay in a core's second-level cache while the trees' nodes come
@@ -163,10 +164,8 @@ def _place_tree(src_left, src_split, src_threshold, src_value, root, left, split
     top = -1
     for i in range(src_left.shape[0]):
         child = src_left[i]
-        if child == -1:
-            left[root + i] = -1
-        else:
-            left[root + i] = child + root
+        left[root + i] = shifted_child(child, root)
+        if child != TREE_LEAF:
             feature = np.int64(src_split[i] & _FEATURE)
             if feature > top:
                 top = feature

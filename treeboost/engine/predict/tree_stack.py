@@ -3,15 +3,64 @@ read them (prediction of packed trees, tree SHAP, the lane walk of a forest).
 
 Tree ``t``'s nodes occupy ``[roots[t], roots[t] + node_count_t)``; its children, which
 point into its own nodes, are shifted by ``roots[t]`` so that they point into the stack,
-and a leaf's ``TREE_LEAF`` stays one.  This is the one place where trees are stacked.
+and a leaf's ``TREE_LEAF`` stays one.  This is the one place where trees are stacked:
+:func:`stack_roots` places them, :func:`shift_children` (and :func:`shifted_child` in a
+kernel) moves their children; :class:`TreeStack` stacks whole trees, and the subtree
+graft of :mod:`~..grow.subtrees` calls the two functions.
 """
 
 import numpy as np
 
+from .._numba.jit import inlined
 from .routing import TREE_LEAF
 
 #: the category bitsets of a stack without a categorical split: one row, never read
 NO_CATEGORIES = np.zeros((1, 4), np.uint64)
+
+
+def stack_roots(sizes, first=0):
+    """The first node of each block of ``sizes`` nodes laid one after the other from node
+    ``first``: ``first + sum(sizes[:t])`` for block ``t``, int64.
+
+    Parameters
+    ----------
+    sizes : ndarray of int64, shape (n_blocks,)
+        Each block's node count (a tree's, or a grafted subtree's nodes below its root).
+    first : int, default 0
+        The node where the first block starts.
+
+    Returns
+    -------
+    ndarray of int64, shape (n_blocks,)
+    """
+    return (first + np.concatenate([[0], np.cumsum(sizes)[:-1]])).astype(np.int64)
+
+
+def shift_children(children, shift):
+    """``children + shift`` with a leaf's :data:`~.routing.TREE_LEAF` kept: a tree's
+    children moved to the nodes of a stack (or of a grafted tree).
+
+    Parameters
+    ----------
+    children : ndarray of int
+        Child indices, ``TREE_LEAF`` at the leaves.
+    shift : int or ndarray of int
+        What each child moves by (an array lines up with ``children``).
+
+    Returns
+    -------
+    ndarray of int64 (or of ``children``'s wider type)
+    """
+    return np.where(children == TREE_LEAF, TREE_LEAF, children + shift)
+
+
+@inlined
+def shifted_child(child, root):
+    """:func:`shift_children` for one child, inside a kernel that copies a tree to nodes
+    ``root:`` of a stack (:func:`~.packed_forest._place_tree`)."""
+    if child == TREE_LEAF:
+        return TREE_LEAF
+    return child + root
 
 
 class TreeStack:
@@ -31,7 +80,7 @@ class TreeStack:
     def __init__(self, trees):
         self.trees = list(trees)
         self.sizes = np.array([t.node_count for t in self.trees], dtype=np.int64)
-        self.roots = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(np.int64)
+        self.roots = stack_roots(self.sizes)
         self.shift = np.repeat(self.roots, self.sizes)
 
     def concat(self, name):
@@ -43,11 +92,7 @@ class TreeStack:
         kept at the leaves)."""
         left = self.concat("children_left").astype(np.int64)
         right = self.concat("children_right").astype(np.int64)
-        leaf = left == TREE_LEAF
-        return (
-            np.where(leaf, TREE_LEAF, left + self.shift),
-            np.where(leaf, TREE_LEAF, right + self.shift),
-        )
+        return shift_children(left, self.shift), shift_children(right, self.shift)
 
     def bitsets(self):
         """The category bitsets of every node (rows line up with the nodes), or
