@@ -17,9 +17,10 @@ from ..split.random_cuts import (
     cut_sums,
     draw_cut,
     draw_cut_from_table,
-    score_cut,
+    cut_score,
 )
 from ..split.categorical import MAX_CAT_EXACT, category_searched
+from ..split.scoring import split_rule
 from ..split.search import sparse_histogram, thread_scratch
 from .sampling import rand
 
@@ -288,18 +289,13 @@ def score_random_cut(f, cut, left, miss, n_missing, nan_left, view, params, scra
         for c in range(left.shape[0]):
             left[c] += miss[c]
     check = MonotonicCheck(params.monotonic, params.monotonic_cst[f], view.lower, view.upper)
-    sc, ml, mid = score_cut(
+    sc, ml, mid = cut_score(
         left,
         miss,
         False,
         view.total,
         check,
-        params.criterion,
-        params.n_stats,
-        params.l1,
-        params.l2,
-        params.min_samples_leaf,
-        params.min_weight_leaf,
+        split_rule(params),
         scratch_all.tmp[0],
         cands.left_stats[f],
     )

@@ -23,7 +23,6 @@ import numpy as np
 from .constraints import MonotonicCheck, newton_decrease
 from .criteria import NEWTON
 from .search import copy_into, decrease_from_left, nan_goes_left, score_sides
-from .scoring import SplitRule
 from .._numba.bits import sign_bit
 from .._numba.jit import inlined, internal, kernel
 
@@ -342,17 +341,6 @@ def cut_score(left, miss, has_miss, total, check, rule, tmp, out_left):
     if best > -np.inf and not has_miss:
         ml = nan_goes_left(out_left, total, rule.criterion)
     return best, ml, mid
-
-
-@inlined
-def score_cut(
-    left, miss, has_miss, total, check, crit, n_stats, l1, l2, min_leaf, min_w, tmp, out_left
-):
-    """:func:`cut_score` with the :class:`~.scoring.SplitRule`'s fields one by one: the
-    form :func:`..grow.random_search.score_random_cut` calls (until it passes
-    ``split_rule(params)`` to :func:`cut_score`, when this goes)."""
-    rule = SplitRule(crit, n_stats, l1, l2, min_leaf, min_w)
-    return cut_score(left, miss, has_miss, total, check, rule, tmp, out_left)
 
 
 @internal
